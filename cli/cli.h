@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cli.h - the memcg-replay tool layer: subcommands and the helpers they share.
+ *
+ * Contract: only cli/ (and capture/main.c) print to the user and choose exit
+ * codes.  Each subcommand is one file cli/cmd_<name>.c exporting
+ * int cmd_<name>(int argc, char **argv) that parses its own options with argp
+ * and returns an exit code from enum mcr_exit (db/error.h).
+ */
+#ifndef MCR_CLI_H
+#define MCR_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "error.h"
+
+extern const char *cli_prog;	/* "memcg-replay" */
+
+/* "memcg-replay: <msg>\n" on stderr. */
+void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints "memcg-replay: <what>: <mcr_strerror(err)>" and returns mcr_exit_code(err). */
+int cli_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Opens a trace database, printing the reason and setting *exit_code on failure. */
+struct db *cli_open_db(const char *path, bool writable, int *exit_code);
+
+/* A progress line on stderr, only when it is a TTY; rate-limited to ~5 per second. */
+struct cli_progress {
+	const char	*what;
+	uint64_t	total;		/* 0: unknown */
+	uint64_t	last_ns;
+	uint64_t	start_ns;
+	bool		tty;
+};
+void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total);
+void cli_progress_update(struct cli_progress *p, uint64_t done);
+void cli_progress_done(struct cli_progress *p, uint64_t done);
+
+uint64_t cli_now_ns(void);	/* CLOCK_MONOTONIC */
+
+int cmd_synth(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+
+#endif

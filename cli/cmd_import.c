@@ -1,0 +1,9 @@
+// SPDX-License-Identifier: GPL-2.0
+/* PLACEHOLDER: replaced by the owner of this subcommand. */
+#include "cli.h"
+
+int cmd_import(int argc, char **argv)
+{
+	cli_msg("import: not built yet");
+	return MCR_EXIT_FAILURE;
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers every subcommand shares: messages, exit codes, progress. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", cli_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", mcr_strerror(err));
+	return mcr_exit_code(err);
+}
+
+struct db *cli_open_db(const char *path, bool writable, int *exit_code)
+{
+	struct db *db = NULL;
+	int err = db_open(path, writable, &db);
+
+	if (err < 0) {
+		*exit_code = cli_fail(err, "%s", path);
+		return NULL;
+	}
+	return db;
+}
+
+uint64_t cli_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total)
+{
+	p->what = what;
+	p->total = total;
+	p->start_ns = p->last_ns = cli_now_ns();
+	p->tty = isatty(STDERR_FILENO);
+}
+
+static void progress_print(struct cli_progress *p, uint64_t done, uint64_t now, const char *end)
+{
+	double secs = (double)(now - p->start_ns) / 1e9;
+	double rate = secs > 0 ? (double)done / secs : 0;
+
+	if (p->total)
+		fprintf(stderr, "\r%s: %llu/%llu events (%.0f%%), %.0f events/s, %.1f s%s", p->what,
+			(unsigned long long)done, (unsigned long long)p->total,
+			100.0 * (double)done / (double)p->total, rate, secs, end);
+	else
+		fprintf(stderr, "\r%s: %llu events, %.0f events/s, %.1f s%s", p->what,
+			(unsigned long long)done, rate, secs, end);
+}
+
+void cli_progress_update(struct cli_progress *p, uint64_t done)
+{
+	uint64_t now;
+
+	if (!p->tty)
+		return;
+	now = cli_now_ns();
+	if (now - p->last_ns < 200000000ull)
+		return;
+	p->last_ns = now;
+	progress_print(p, done, now, "   ");
+}
+
+void cli_progress_done(struct cli_progress *p, uint64_t done)
+{
+	if (!p->tty || cli_now_ns() - p->start_ns < 500000000ull)
+		return;
+	progress_print(p, done, cli_now_ns(), "\n");
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * db.h - the trace database: one SQLite file with a trace and any number of
+ * replay results (DESIGN.md section 5).  Schema and column docs: db/schema.sql.
+ *
+ * Contract: db/ owns the schema, the file identity checks (application_id,
+ * user_version), bulk event writing and streaming event reading.  It never
+ * prints or exits; it returns negative errno or -MCR_E_* (db/error.h).  Other
+ * modules may run their own SQL on db_sqlite() for result tables.
+ */
+#ifndef MCR_DB_H
+#define MCR_DB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "event.h"
+
+#define DB_APPLICATION_ID	0x6d637270	/* "mcrp" */
+#define DB_SCHEMA_VERSION	1
+
+struct db;
+
+/*
+ * Create a new trace database at @path (mode 0600; cgroup paths name tenants).
+ * An existing file is replaced.  Fast bulk-load settings are used until
+ * db_events_finish().
+ */
+int db_create(const char *path, struct db **out);
+
+/*
+ * Open an existing trace database.  Refuses (with these codes) a file that is
+ * not SQLite (-MCR_E_NOT_SQLITE), not ours (-MCR_E_NOT_OURS), of a newer
+ * schema (-MCR_E_NEWER), or missing a table (-MCR_E_SCHEMA); -ENOENT if absent.
+ * Results tables are created on demand when @writable.
+ */
+int db_open(const char *path, bool writable, struct db **out);
+int db_close(struct db *db);	/* commits pending work; frees */
+sqlite3 *db_sqlite(struct db *db);
+
+/* meta: key/value (see schema.sql for the keys we write). */
+int db_meta_set(struct db *db, const char *key, const char *value);
+int db_meta_set_int(struct db *db, const char *key, int64_t value);
+int db_meta_get(struct db *db, const char *key, char **value);	/* malloc'd; -ENOENT */
+int db_meta_get_int(struct db *db, const char *key, int64_t *value);
+
+struct db_cgroup {
+	uint64_t	id;		/* cgroup id = inode of the cgroup directory */
+	uint64_t	parent;		/* 0 for the root or unknown */
+	const char	*path;		/* "/a/b", "/" for the root; NULL if unknown */
+	int		level;		/* root = 0; -1 unknown */
+	int64_t		created_ts;	/* -1: existed before the trace */
+	int64_t		removed_ts;	/* -1: not removed during the trace */
+	bool		parent_unknown;	/* attached under root for lack of a parent */
+};
+int db_cgroup_put(struct db *db, const struct db_cgroup *cg);	/* insert or replace */
+
+/* BTF names of stat items: kind is MCR_EV_STATE, MCR_EV_LRUVEC or MCR_EV_EVENTS. */
+int db_item_put(struct db *db, int kind, int item, const char *name, const char *unit);
+
+struct db_cpu_stats {
+	int		cpu;
+	const char	*phase;		/* "start" or "end" */
+	int64_t		entries, overrun, commit_overrun, bytes, dropped, read;	/* -1 unknown */
+};
+int db_cpu_stats_put(struct db *db, const struct db_cpu_stats *st);
+
+/* A gap: events lost on @cpu just before @ts; @count -1 when unknown. */
+int db_gap_put(struct db *db, int cpu, uint64_t ts, int64_t count);
+
+/*
+ * Bulk event writing.  The producer appends in replay order: merged across CPUs
+ * by (ts, cpu), ring-buffer order (seq increasing) within a CPU; the row order
+ * is the replay order.  db_events_append() buffers, writes prepared multi-row
+ * INSERTs and commits every large batch (what is committed survives a crash);
+ * db_events_finish() commits, creates the indexes and switches to safe settings.
+ */
+int db_events_append(struct db *db, const struct mcr_event *ev);
+int db_events_commit(struct db *db);	/* make what was appended durable now */
+int db_events_finish(struct db *db);
+
+/*
+ * Streaming read in replay order.  Memory does not grow with the number of
+ * events.  db_iter_next() returns 1 with *ev filled, 0 at the end, or a
+ * negative error: -MCR_E_TIME if ts goes backwards within one CPU, -MCR_E_CPU
+ * if an event names a CPU >= meta nr_cpus_possible.
+ */
+struct db_iter;
+int db_iter_open(struct db *db, struct db_iter **out);
+int db_iter_next(struct db_iter *it, struct mcr_event *ev);
+uint64_t db_iter_count(const struct db_iter *it);	/* events total, for progress */
+void db_iter_close(struct db_iter *it);
+
+/* Run results: one transaction around everything written for a run. */
+int db_begin(struct db *db);
+int db_commit(struct db *db);
+int db_rollback(struct db *db);
+
+#endif
