@@ -1,9 +1,557 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER: memcg-capture main, replaced by the capture owner. */
+/*
+ * memcg-capture - record the memcg rstat tracepoints of this host into a
+ * trace database for memcg-replay.  The tool layer: options, checks, messages,
+ * the command to run, progress and exit codes.  Capturing is capture/live.c.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
-int main(void)
+#include "btf.h"
+#include "cgroupfs.h"
+#include "cgtrack.h"
+#include "db.h"
+#include "error.h"
+#include "live.h"
+
+#define PROG			"memcg-capture"
+#define DEFAULT_BUFFER_KB	8192
+#define DEFAULT_CLOCK		"mono"
+
+enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP };
+
+struct capture_args {
+	const char	*output;
+	const char	*clock;
+	const char	*cgroup;
+	char		**command;
+	double		duration;
+	unsigned int	buffer_kb;
+	bool		force_clock;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void msg(const char *fmt, ...)
 {
-	fprintf(stderr, "memcg-capture: not built yet\n");
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* One line for @err and its exit code. */
+static int fail(int err, const char *what)
+{
+	if (what)
+		msg("%s: %s", what, mcr_strerror(err));
+	else
+		msg("%s", mcr_strerror(err));
+	return mcr_exit_code(err);
+}
+
+const char *argp_program_version = PROG " " MCR_VERSION;
+
+static const char doc[] =
+"Record the kernel's memcg stat-update and flush tracepoints into a trace database "
+"that `memcg-replay replay` reads.\v"
+"What is recorded, system-wide, in a private tracefs instance (memcg_capture_<pid>): "
+"memcg:mod_memcg_state, mod_memcg_lruvec_state, count_memcg_events and memcg_flush_stats; "
+"cgroup:cgroup_rstat_locked, _unlock, _lock_contended, cgroup_mkdir and cgroup_rmdir of the "
+"memory controller's hierarchy; each CPU's events in ring-buffer order. The database also "
+"holds the cgroup tree (walked at start, then kept current), stat item names from BTF, "
+"per-CPU ring-buffer stats and every lost-events gap.\n"
+"\n"
+"It stops after -d SECONDS, when COMMAND exits, or on SIGINT/SIGTERM, and then always turns "
+"tracing off, drains the buffers, commits and removes its instance. What was committed "
+"before a crash or kill -9 stays readable (it commits at least once a second).\n"
+"\n"
+"Examples:\n"
+"  memcg-capture -o host.db -d 60            # the whole host for a minute\n"
+"  memcg-capture -o job.db -- ./job args     # for the life of a command\n"
+"  memcg-capture -o t.db --cgroup /tenant -d 30\n"
+"  memcg-replay replay host.db               # then anywhere, no root\n"
+"\n"
+"The clock must be coherent across CPUs: 'local' is per CPU and can misorder events of "
+"different CPUs, so it is refused unless --force-clock. Lost events are never silent: "
+"the summary line counts them and the exit code is 11.\n"
+"\n"
+"Exit codes: 0 ok, 1 failure, 2 usage, 11 events lost, 12 not root, 13 no tracefs, "
+"14 kernel without memcg tracepoints (needs 6.13+), 17 bad input (unknown clock or "
+"--cgroup path).";
+
+static const char args_doc[] = "[-- COMMAND [ARGS...]]";
+
+static const struct argp_option options[] = {
+	{ "output", 'o', "FILE", 0, "Trace database to write (replaced if it exists; mode 0600)", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: until COMMAND exits or a signal)", 0 },
+	{ "buffer", 'b', "KIB", 0, "Ring buffer per CPU in KiB (default 8192: about half a second of "
+	  "headroom at 500k events/s per CPU)", 0 },
+	{ "clock", 'C', "CLOCK", 0, "Trace clock (default mono = CLOCK_MONOTONIC; see "
+	  "/sys/kernel/tracing/trace_clock)", 0 },
+	{ "force-clock", OPT_FORCE_CLOCK, NULL, 0, "Allow -C local (per-CPU clock, not ordered across CPUs)", 0 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0, "Keep only this subtree's events and its ancestors' flushes "
+	  "(PATH below the memory hierarchy, e.g. /tenant, or a full path under its mount)", 0 },
+	{ 0 }
+};
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct capture_args *a = state->input;
+	char *end;
+
+	switch (key) {
+	case 'o':
+		a->output = arg;
+		break;
+	case 'd':
+		errno = 0;
+		a->duration = strtod(arg, &end);
+		if (errno || *end || a->duration <= 0)
+			argp_error(state, "-d wants a positive number of seconds, not '%s'", arg);
+		break;
+	case 'b': {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || *end || v < 4 || v > (1ul << 22))
+			argp_error(state, "-b wants KiB per CPU between 4 and 4194304, not '%s'", arg);
+		a->buffer_kb = (unsigned int)v;
+		break;
+	}
+	case 'C':
+		a->clock = arg;
+		break;
+	case OPT_FORCE_CLOCK:
+		a->force_clock = true;
+		break;
+	case OPT_CGROUP:
+		a->cgroup = arg;
+		break;
+	case ARGP_KEY_ARG:
+		a->command = &state->argv[state->next - 1];
+		state->next = state->argc;
+		break;
+	case ARGP_KEY_END:
+		if (!a->output)
+			argp_error(state, "-o FILE is required");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+/* meta options: the command line and what it resolved to, as JSON */
+static char *options_json(int argc, char **argv, const struct capture_args *a)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int i;
+
+	if (!f)
+		return NULL;
+	fprintf(f, "{\"argv\":[");
+	for (i = 0; i < argc; i++) {
+		if (i)
+			fputc(',', f);
+		json_str(f, argv[i]);
+	}
+	fprintf(f, "],\"buffer_kb\":%u,\"clock\":", a->buffer_kb);
+	json_str(f, a->clock);
+	fprintf(f, ",\"duration_s\":%g,\"cgroup\":", a->duration);
+	if (a->cgroup)
+		json_str(f, a->cgroup);
+	else
+		fputs("null", f);
+	fputc('}', f);
+	fclose(f);
+	return buf;
+}
+
+static int count_cpu_list(const char *path)
+{
+	char buf[4096], *tok, *save;
+	int a, b, k, n = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	for (tok = strtok_r(buf, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save)) {
+		k = sscanf(tok, "%d-%d", &a, &b);
+		if (k == 1)
+			n++;
+		else if (k == 2 && b >= a)
+			n += b - a + 1;
+	}
+	return n;
+}
+
+struct capture {
+	struct capture_args	args;
+	struct cgroupfs		cg;
+	char			scope[PATH_MAX];
+	char			instance[64];
+	char			warnings[2048];
+	struct db		*db;
+	struct cgtrack		*cgt;
+	struct live		*lv;
+	pid_t			child;
+	int			child_status;	/* -1: none or not exited */
+};
+
+static void warn_add(struct capture *c, const char *w)
+{
+	size_t len = strlen(c->warnings);
+
+	snprintf(c->warnings + len, sizeof(c->warnings) - len, "%s%s", len ? "\n" : "", w);
+	msg("warning: %s", w);
+}
+
+static void on_stale(void *ctx, const char *name)
+{
+	msg("removed stale tracefs instance %s (its memcg-capture is gone)", name);
+}
+
+/* --cgroup: "/a/b" below the mount, or a full path under the mount */
+static int resolve_scope(struct capture *c)
+{
+	const char *p = c->args.cgroup;
+	size_t ml = strlen(c->cg.mount);
+
+	if (!p) {
+		strcpy(c->scope, "/");
+		return 0;
+	}
+	if (!strncmp(p, c->cg.mount, ml) && (p[ml] == '/' || !p[ml]))
+		p += ml;
+	if (!*p)
+		p = "/";
+	if (*p != '/' || strlen(p) >= sizeof(c->scope))
+		return -EINVAL;
+	strcpy(c->scope, p);
+	return 0;
+}
+
+static int write_meta(struct capture *c, int argc, char **argv)
+{
+	struct utsname u;
+	char *opts;
+	int ret = 0, n;
+
+	uname(&u);
+	ret |= db_meta_set(c->db, "source", "memcg-capture");
+	ret |= db_meta_set(c->db, "tool_version", MCR_VERSION);
+	ret |= db_meta_set(c->db, "kernel_release", u.release);
+	n = count_cpu_list("/sys/devices/system/cpu/online");
+	ret |= db_meta_set_int(c->db, "nr_cpus_online", n > 0 ? n : sysconf(_SC_NPROCESSORS_ONLN));
+	n = count_cpu_list("/sys/devices/system/cpu/possible");
+	ret |= db_meta_set_int(c->db, "nr_cpus_possible", n > 0 ? n : sysconf(_SC_NPROCESSORS_CONF));
+	ret |= db_meta_set_int(c->db, "page_size", sysconf(_SC_PAGESIZE));
+	ret |= db_meta_set_int(c->db, "batch_size", 64);
+	ret |= db_meta_set(c->db, "trace_clock", c->args.clock);
+	ret |= db_meta_set_int(c->db, "buffer_kb", c->args.buffer_kb);
+	ret |= db_meta_set_int(c->db, "memory_hierarchy_id", c->cg.hierarchy_id);
+	ret |= db_meta_set_int(c->db, "cgroup_version", c->cg.version);
+	ret |= db_meta_set(c->db, "cgroup_mount", c->cg.mount);
+	opts = options_json(argc, argv, &c->args);
+	if (opts)
+		ret |= db_meta_set(c->db, "options", opts);
+	free(opts);
+	return ret < 0 ? -EIO : 0;
+}
+
+static pid_t run_command(char **command)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(command[0], command);
+		fprintf(stderr, PROG ": %s: %s\n", command[0], strerror(errno));
+		_exit(127);
+	}
+	return pid;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void progress(struct capture *c, uint64_t start, bool final)
+{
+	struct live_totals t;
+	double secs = (double)(now_ns() - start) / 1e9;
+
+	live_totals(c->lv, &t);
+	fprintf(stderr, "\r" PROG ": %.1f s, %llu events, %.0f events/s, lost %llu%s", secs,
+		(unsigned long long)t.records, secs > 0 ? (double)t.records / secs : 0.0,
+		(unsigned long long)(t.kernel_lost > t.missed ? t.kernel_lost : t.missed),
+		final ? "\n" : "   ");
+}
+
+/* Wait for the duration, the command or a signal; the capture runs meanwhile. */
+static void wait_for_end(struct capture *c)
+{
+	uint64_t start = now_ns(), last_poll = start, last_print = 0;
+	bool tty = isatty(STDERR_FILENO);
+	struct live_totals t;
+
+	for (;;) {
+		struct timespec ts = { 0, 50000000 };
+		uint64_t now;
+		int status;
+
+		if (stop_signal)
+			break;
+		if (c->child > 0 && waitpid(c->child, &status, WNOHANG) == c->child) {
+			c->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			c->child = 0;
+			break;
+		}
+		now = now_ns();
+		if (c->args.duration > 0 && (double)(now - start) / 1e9 >= c->args.duration)
+			break;
+		live_totals(c->lv, &t);
+		if (t.write_error)
+			break;
+		if (now - last_poll >= 1000000000ull) {
+			live_poll_loss(c->lv);
+			last_poll = now;
+		}
+		if (tty && now - last_print >= 200000000ull) {
+			progress(c, start, false);
+			last_print = now;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (tty && last_print)
+		progress(c, start, true);
+}
+
+static int summarize(struct capture *c, uint64_t start_ns, uint64_t end_ns)
+{
+	struct live_totals t;
+	uint64_t lost, unread;
+	double secs = (double)(end_ns - start_ns) / 1e9;
+
+	live_totals(c->lv, &t);
+	unread = t.kernel_read > t.records ? t.kernel_read - t.records : 0;
+	/* the stats and the in-band markers count the same overwritten events */
+	lost = (t.kernel_lost > t.missed ? t.kernel_lost : t.missed) + unread;
+	printf(PROG ": %llu events in %.1f s (%.0f/s) from %d CPUs, %llu stored in %s",
+	       (unsigned long long)t.records, secs, secs > 0 ? (double)t.records / secs : 0.0,
+	       live_nr_cpus(c->lv), (unsigned long long)t.stored, c->args.output);
+	if (t.filtered)
+		printf(" (%llu outside --cgroup)", (unsigned long long)t.filtered);
+	if (!lost && !t.missed_unknown) {
+		printf("; lost: none\n");
+		return 0;
+	}
+	printf("; LOST: %llu events (ring-buffer stats: overrun/dropped %llu; in-band markers:"
+	       " %llu + %llu sub-buffers of unknown count; read by another consumer: %llu);"
+	       " see the gaps and cpu_stats tables; a larger -b helps\n",
+	       (unsigned long long)lost, (unsigned long long)t.kernel_lost,
+	       (unsigned long long)t.missed, (unsigned long long)t.missed_unknown,
+	       (unsigned long long)unread);
 	return 1;
+}
+
+static int capture_run(struct capture *c, int argc, char **argv)
+{
+	struct live_opts lo = { 0 };
+	uint64_t start_ns = 0, end_ns = 0;
+	const char *tdir;
+	bool mounted;
+	int ret, lost;
+
+	if (geteuid() != 0)
+		return fail(-MCR_E_NOT_ROOT, NULL);
+	ret = live_tracefs_check(&mounted, &tdir);
+	if (ret < 0) {
+		msg("tracefs is not available and could not be mounted at /sys/kernel/tracing");
+		return mcr_exit_code(ret);
+	}
+	if (mounted)
+		msg("tracefs was not mounted: mounted it at %s", tdir);
+	ret = live_events_check();
+	if (ret < 0)
+		return fail(ret, NULL);
+	ret = cgroupfs_detect(&c->cg);
+	if (ret < 0) {
+		msg("no mounted cgroup hierarchy has the memory controller");
+		return MCR_EXIT_FAILURE;
+	}
+	if (resolve_scope(c) < 0) {
+		msg("--cgroup %s: not a path below %s", c->args.cgroup, c->cg.mount);
+		return MCR_EXIT_BAD_INPUT;
+	}
+	live_remove_stale(on_stale, NULL);
+	snprintf(c->instance, sizeof(c->instance), LIVE_INSTANCE_PREFIX "%d", (int)getpid());
+
+	ret = db_create(c->args.output, &c->db);
+	if (ret < 0)
+		return fail(ret, c->args.output);
+	ret = write_meta(c, argc, argv);
+	if (ret < 0)
+		return fail(ret, c->args.output);
+	ret = cgtrack_new(c->db, c->scope, &c->cgt);
+	if (ret < 0)
+		return fail(ret, "cgroup table");
+	ret = cgroupfs_walk(&c->cg, c->scope, cgtrack_add, c->cgt);
+	if (ret < 0) {
+		msg("--cgroup %s: %s%s: %s", c->args.cgroup ? c->args.cgroup : "/", c->cg.mount,
+		    c->scope, strerror(-ret));
+		return ret == -ENOENT ? MCR_EXIT_BAD_INPUT : MCR_EXIT_FAILURE;
+	}
+	if (btf_items_store(c->db) < 0)
+		warn_add(c, "no kernel BTF (/sys/kernel/btf/vmlinux): stat items are numbers only");
+	if (c->args.cgroup && strcmp(c->scope, "/")) {
+		char w[PATH_MAX + 160];
+
+		snprintf(w, sizeof(w), "--cgroup %s: only this subtree's updates were kept, so the "
+			 "counters of its ancestors are incomplete", c->scope);
+		warn_add(c, w);
+	}
+	if (!strcmp(c->args.clock, "local"))
+		warn_add(c, "trace clock 'local' is per CPU: the order across CPUs may be wrong");
+
+	lo.instance = c->instance;
+	lo.clock = c->args.clock;
+	lo.buffer_kb = c->args.buffer_kb;
+	lo.hierarchy_id = c->cg.hierarchy_id;
+	lo.cgroups = c->cgt;
+	ret = live_open(&lo, c->db, &c->lv);
+	if (ret == -MCR_E_BAD_INPUT) {
+		msg("-C %s: not a trace clock of this kernel (see %s/trace_clock)", c->args.clock, tdir);
+		return MCR_EXIT_BAD_INPUT;
+	}
+	if (ret < 0)
+		return fail(ret, "setting up the tracefs instance");
+	/* the database is written by the capture's writer thread from here on */
+	ret = db_events_commit(c->db);
+	if (ret < 0)
+		return fail(ret, c->args.output);
+	live_clock_now(c->lv, &start_ns);
+	ret = live_start(c->lv);
+	if (ret < 0)
+		return fail(ret, "starting the capture");
+	if (c->args.command) {
+		c->child = run_command(c->args.command);
+		if (c->child < 0)
+			return fail(-errno, "fork");
+	}
+	wait_for_end(c);
+	live_clock_now(c->lv, &end_ns);
+	ret = live_stop(c->lv);
+	if (stop_signal)
+		msg("stopping on %s", strsignal(stop_signal));
+	if (c->child > 0) {
+		int status;
+
+		/* we stop before the command: it gets our signal, and we reap it */
+		kill(c->child, stop_signal ? stop_signal : SIGTERM);
+		if (waitpid(c->child, &status, 0) == c->child)
+			c->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		c->child = 0;
+	}
+	if (ret < 0)
+		msg("writing %s: %s (what was committed stays readable)", c->args.output,
+		    mcr_strerror(ret));
+	db_meta_set_int(c->db, "capture_start_ns", (int64_t)start_ns);
+	db_meta_set_int(c->db, "capture_end_ns", (int64_t)end_ns);
+	if (c->args.command)
+		db_meta_set_int(c->db, "command_exit_status", c->child_status);
+	if (c->warnings[0])
+		db_meta_set(c->db, "warnings", c->warnings);
+	lost = summarize(c, start_ns, end_ns);
+	if (c->args.command && c->child_status != 0)
+		msg("%s exited with status %d", c->args.command[0], c->child_status);
+	live_close(c->lv);
+	c->lv = NULL;
+	if (ret >= 0) {
+		ret = db_events_finish(c->db);
+		if (ret < 0)
+			msg("finishing %s: %s", c->args.output, mcr_strerror(ret));
+	}
+	if (ret < 0)
+		return mcr_exit_code(ret);
+	return lost ? MCR_EXIT_LOST : MCR_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+	struct capture c = { .child_status = -1 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	int rc, ret;
+
+	argp_err_exit_status = MCR_EXIT_USAGE;
+	c.args.clock = DEFAULT_CLOCK;
+	c.args.buffer_kb = DEFAULT_BUFFER_KB;
+	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &c.args))
+		return MCR_EXIT_USAGE;
+	if (!strcmp(c.args.clock, "local") && !c.args.force_clock) {
+		msg("-C local: the 'local' clock is per CPU and not synchronized across CPUs, so "
+		    "the merged replay order could be wrong; use mono (default), or --force-clock");
+		return MCR_EXIT_BAD_INPUT;
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	rc = capture_run(&c, argc, argv);
+	live_close(c.lv);
+	cgtrack_free(c.cgt);
+	if (c.db) {
+		ret = db_close(c.db);
+		if (ret < 0 && rc == MCR_EXIT_OK)
+			rc = fail(ret, c.args.output);
+	}
+	return rc;
 }

@@ -1,9 +1,306 @@
 // SPDX-License-Identifier: GPL-2.0
-/* PLACEHOLDER: replaced by the owner of this subcommand. */
+/*
+ * memcg-replay validate FILE: replay the traced kernel's own walk policy and
+ * compare, at every memcg_flush_stats after the first completed forced root
+ * flush, the simulated counter and decision with the kernel's recorded ones.
+ */
+#include <argp.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
+#include "replay.h"
+
+#define VALIDATE_STORED_MISMATCHES	10000
+
+struct validate_opts {
+	const char	*file;
+	const char	*policy;
+	const char	*model;
+	const char	*format;
+	double		min_match;
+	long		show;
+};
+
+static const struct argp_option validate_options[] = {
+	{ "policy", 'p', "POLICY", 0, "auto (default: from the traced kernel release), break, legacy, continue", 0 },
+	{ "flush-model", 'm', "MODEL", 0, "where flush visits happen when the trace does not say", 0 },
+	{ "format", 'f', "FORMAT", 0, "text (default) or json", 0 },
+	{ "min-match", 'r', "RATE", 0, "exit 10 when the stats_updates match rate is below RATE (default 0.999)", 0 },
+	{ "mismatches", 'n', "N", 0, "mismatches to show with their context (default 10)", 0 },
+	{ 0 }
+};
+
+static error_t validate_parse(int key, char *arg, struct argp_state *state)
+{
+	struct validate_opts *o = state->input;
+	char *end;
+
+	switch (key) {
+	case 'p':
+		o->policy = arg;
+		break;
+	case 'm':
+		o->model = arg;
+		break;
+	case 'f':
+		if (strcmp(arg, "text") && strcmp(arg, "json"))
+			argp_error(state, "--format: '%s' (valid: text, json)", arg);
+		o->format = arg;
+		break;
+	case 'r':
+		errno = 0;
+		o->min_match = strtod(arg, &end);
+		if (errno || *end || !(o->min_match >= 0 && o->min_match <= 1))
+			argp_error(state, "--min-match: not a rate in [0, 1]: '%s'", arg);
+		break;
+	case 'n':
+		errno = 0;
+		o->show = strtol(arg, &end, 10);
+		if (errno || *end || o->show < 0 || o->show > VALIDATE_STORED_MISMATCHES)
+			argp_error(state, "--mismatches: '%s'", arg);
+		break;
+	case ARGP_KEY_ARG:
+		if (o->file)
+			argp_error(state, "one FILE only");
+		o->file = arg;
+		break;
+	case ARGP_KEY_END:
+		if (!o->file)
+			argp_error(state, "FILE missing");
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+static char *validate_help_extra(void)
+{
+	const struct replay_model_info *m;
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "auto picks the policy the traced kernel runs: 6.16+ break, 6.8-6.15 legacy;\n"
+		"synthetic traces (meta source 'synth:...') break.\n\nFlush models:\n");
+	for (i = 0; (m = replay_model_at(i)); i++)
+		fprintf(f, "  %-9s %s%s\n", m->name, m->summary,
+			i == (size_t)replay_model_default ? " (default)" : "");
+	fprintf(f, "  %s\n", replay_model_default_why);
+	fprintf(f, "\nCompared from the first completed forced root flush on (before it the\n"
+		"counters are unknown).  stats_updates_match counts matches with race\n"
+		"inference, stats_updates_match_plain with the flush model alone (equal\n"
+		"until inference exists).\n"
+		"\nWritten into FILE: runs (kind 'validate'), reads, validation (one row),\n"
+		"validation_mismatch (up to %d rows, with the recent updates in the\n"
+		"subtree and a cause where one can be named: lost events nearby, cgroup of\n"
+		"unknown parent, flush outside the trace, window order unknown).\n"
+		"\nExit status:\n"
+		"   0 match rate >= --min-match  10 below it, or nothing compared\n"
+		"   1 unexpected error     2 bad command line     3 FILE unreadable\n"
+		"   4 not an SQLite file   5 not a memcg-replay trace  6 newer schema\n"
+		"   7 missing table        8 time goes backwards  9 CPU beyond possible\n"
+		"  17 invalid input\n", VALIDATE_STORED_MISMATCHES);
+	fclose(f);
+	return buf;
+}
+
+static char *validate_help_filter(int key, const char *text, void *input)
+{
+	if (key == ARGP_KEY_HELP_EXTRA)
+		return validate_help_extra();
+	return (char *)text;
+}
+
+static const struct argp validate_argp = {
+	validate_options, validate_parse, "FILE",
+	"Check that the simulator reproduces the kernel's own recorded stats_updates and "
+	"needs_flush at every traced memcg_flush_stats.\v", NULL, validate_help_filter, NULL,
+};
+
+static const struct sim_policy *validate_pick_policy(const char *name, const struct replay_trace *t)
+{
+	if (strcmp(name, "auto"))
+		return sim_policy_find(name);
+	if (t->source && !strncmp(t->source, "synth", 5))
+		return sim_policy_find("break");
+	return replay_policy_for_kernel(t->kernel_release);
+}
+
+static double rate(uint64_t n, uint64_t d)
+{
+	return d ? (double)n / (double)d : 0;
+}
+
+static void validate_print_text(struct db *db, struct replay_pass *ps, long show)
+{
+	const struct replay_validation *v = replay_validation(ps->r);
+	const struct replay_params *p = replay_params(ps->r);
+	sqlite3_stmt *st;
+	unsigned int b;
+
+	printf("policy %s, flush model %s (run %" PRId64 ")\n", p->policies[0]->name,
+	       replay_model_at(p->model)->name, replay_store_run_id(ps->store, 0));
+	printf("flush events %" PRIu64 ", compared %" PRIu64 ", skipped before sync %" PRIu64 "\n",
+	       v->flush_events, v->compared, v->skipped_before_sync);
+	printf("stats_updates match %" PRIu64 " (%.2f%%), plain %" PRIu64 " (%.2f%%)\n",
+	       v->stats_updates_match, 100 * rate(v->stats_updates_match, v->compared),
+	       v->stats_updates_match_plain, 100 * rate(v->stats_updates_match_plain, v->compared));
+	printf("needs_flush agree %" PRIu64 " (%.2f%%), plain %" PRIu64 " (%.2f%%)\n",
+	       v->needs_flush_match, 100 * rate(v->needs_flush_match, v->compared),
+	       v->needs_flush_match_plain, 100 * rate(v->needs_flush_match_plain, v->compared));
+	printf("sim - kernel:");
+	for (b = 0; b < REPLAY_DIFF_BUCKETS; b++)
+		if (v->diff_hist[b])
+			printf(" [%s] %" PRIu64, replay_diff_bucket_name(b), v->diff_hist[b]);
+	printf("\nmismatches %" PRIu64 ":", v->mismatches);
+	for (b = REPLAY_CAUSE_LOST; b <= REPLAY_CAUSE_WINDOW_ORDER; b++)
+		printf(" %s %" PRIu64 ",", replay_cause_name(b), v->causes[b]);
+	printf(" no cause named %" PRIu64 "\n", v->causes[REPLAY_CAUSE_NONE]);
+	if (!show || !v->mismatches)
+		return;
+	if (sqlite3_prepare_v2(db_sqlite(db), "SELECT m.ts, m.cpu, m.cgroup_id, coalesce(c.path, '#' || "
+			       "m.cgroup_id), m.kernel_stats_updates, m.sim_stats_updates, "
+			       "m.kernel_needs_flush, m.sim_needs_flush, coalesce(m.cause, '-'), m.context "
+			       "FROM validation_mismatch m LEFT JOIN cgroups c ON c.id = m.cgroup_id "
+			       "WHERE m.run_id = ? ORDER BY m.rowid LIMIT ?", -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, replay_store_run_id(ps->store, 0));
+	sqlite3_bind_int64(st, 2, show);
+	printf("first mismatches:\n");
+	while (sqlite3_step(st) == SQLITE_ROW)
+		printf("  ts %lld cpu %d %s: kernel %lld/%d sim %lld/%d; cause: %s\n    %s\n",
+		       sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
+		       (const char *)sqlite3_column_text(st, 3), sqlite3_column_int64(st, 4),
+		       sqlite3_column_int(st, 6), sqlite3_column_int64(st, 5),
+		       sqlite3_column_int(st, 7), (const char *)sqlite3_column_text(st, 8),
+		       (const char *)sqlite3_column_text(st, 9));
+	sqlite3_finalize(st);
+}
+
+/* The JSON object is built by SQLite: valid whatever the paths and causes contain. */
+static int validate_print_json(struct db *db, struct replay_pass *ps, long show)
+{
+	const struct replay_validation *v = replay_validation(ps->r);
+	sqlite3_stmt *st;
+	int rc, i;
+
+	rc = sqlite3_prepare_v2(db_sqlite(db),
+		"SELECT json_object('run_id', v.run_id, 'policy', v.policy, 'flush_model', v.flush_model, "
+		"'flush_events', v.flush_events, 'compared', v.compared, "
+		"'skipped_before_sync', v.skipped_before_sync, "
+		"'stats_updates_match', v.stats_updates_match, 'needs_flush_match', v.needs_flush_match, "
+		"'stats_updates_match_plain', v.stats_updates_match_plain, "
+		"'needs_flush_match_plain', v.needs_flush_match_plain, "
+		"'stats_updates_match_rate', CASE WHEN v.compared THEN 1.0 * v.stats_updates_match / v.compared END, "
+		"'stats_updates_match_plain_rate', CASE WHEN v.compared THEN 1.0 * v.stats_updates_match_plain / v.compared END, "
+		"'max_hypotheses', v.max_hypotheses, 'diff_hist', json(v.diff_hist), "
+		"'mismatches', ?2, 'causes', json_object('lost events nearby', ?3, "
+		"'cgroup of unknown parent', ?4, 'flush outside the trace', ?5, "
+		"'window order unknown', ?6, 'none', ?7), "
+		"'first_mismatches', (SELECT json_group_array(json_object('ts', m.ts, 'cpu', m.cpu, "
+		"'cgroup_id', m.cgroup_id, 'cgroup', c.path, 'kernel_stats_updates', m.kernel_stats_updates, "
+		"'sim_stats_updates', m.sim_stats_updates, 'kernel_needs_flush', m.kernel_needs_flush, "
+		"'sim_needs_flush', m.sim_needs_flush, 'cause', m.cause, 'context', m.context)) "
+		"FROM (SELECT * FROM validation_mismatch WHERE run_id = v.run_id ORDER BY rowid LIMIT ?8) m "
+		"LEFT JOIN cgroups c ON c.id = m.cgroup_id)) FROM validation v WHERE v.run_id = ?1",
+		-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return -MCR_E_SCHEMA;
+	sqlite3_bind_int64(st, 1, replay_store_run_id(ps->store, 0));
+	sqlite3_bind_int64(st, 2, (int64_t)v->mismatches);
+	for (i = 0; i < 5; i++)
+		sqlite3_bind_int64(st, 3 + i, (int64_t)v->causes[i == 4 ? REPLAY_CAUSE_NONE : i + 1]);
+	sqlite3_bind_int64(st, 8, show);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		printf("%s\n", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static void validate_progress(void *ctx, uint64_t done)
+{
+	cli_progress_update(ctx, done);
+}
 
 int cmd_validate(int argc, char **argv)
 {
-	cli_msg("validate: not built yet");
-	return MCR_EXIT_FAILURE;
+	struct validate_opts o = { .policy = "auto", .format = "text", .min_match = 0.999, .show = 10 };
+	struct replay_params p = { .validate = true, .max_mismatches = VALIDATE_STORED_MISMATCHES };
+	const struct replay_validation *v;
+	struct replay_trace t;
+	struct replay_pass ps;
+	struct cli_progress prog;
+	struct db *db;
+	int ret, rc, model;
+
+	argp_parse(&validate_argp, argc, argv, 0, NULL, &o);
+	if (strcmp(o.policy, "auto") && !sim_policy_find(o.policy)) {
+		cli_msg("unknown policy '%s' (valid: auto, break, legacy, continue)", o.policy);
+		return MCR_EXIT_USAGE;
+	}
+	model = o.model ? replay_model_find(o.model) : (int)replay_model_default;
+	if (model < 0) {
+		cli_msg("unknown flush model '%s' (valid: instant, window, spread)", o.model);
+		return MCR_EXIT_USAGE;
+	}
+	p.model = (enum replay_model)model;
+
+	db = cli_open_db(o.file, true, &rc);
+	if (!db)
+		return rc;
+	ret = replay_trace_load(db, &t);
+	if (ret < 0) {
+		rc = cli_fail(ret, "%s", o.file);
+		db_close(db);
+		return rc;
+	}
+	p.policies[0] = validate_pick_policy(o.policy, &t);
+	p.nr_policies = 1;
+	if (!p.policies[0]) {
+		cli_msg("%s: cannot tell the kernel's policy from kernel_release '%s' (needs 6.8+); "
+			"use --policy", o.file, t.kernel_release ? t.kernel_release : "unknown");
+		replay_trace_free(&t);
+		db_close(db);
+		return MCR_EXIT_USAGE;
+	}
+	cli_progress_init(&prog, "validate", t.nr_events);
+	p.progress = validate_progress;
+	p.progress_ctx = &prog;
+	ret = replay_pass_db(db, &t, o.file, "validate", &p, &ps);
+	cli_progress_done(&prog, ps.r ? replay_stats(ps.r)->events : 0);
+	if (ret < 0) {
+		rc = cli_fail(ret, "%s", o.file);
+		goto out;
+	}
+	v = replay_validation(ps.r);
+	if (!strcmp(o.format, "json"))
+		ret = validate_print_json(db, &ps, o.show);
+	else
+		validate_print_text(db, &ps, o.show);
+	if (ret < 0) {
+		rc = cli_fail(ret, "%s", o.file);
+	} else if (!v->compared) {
+		cli_msg("%s: no flush event could be compared (no completed forced root flush)", o.file);
+		rc = MCR_EXIT_MATCH;
+	} else if (rate(v->stats_updates_match, v->compared) < o.min_match) {
+		cli_msg("%s: stats_updates match rate %.4f below --min-match %.4f", o.file,
+			rate(v->stats_updates_match, v->compared), o.min_match);
+		rc = MCR_EXIT_MATCH;
+	} else {
+		rc = MCR_EXIT_OK;
+	}
+out:
+	replay_pass_free(&ps);
+	replay_trace_free(&t);
+	ret = db_close(db);
+	if (ret < 0 && rc == MCR_EXIT_OK)
+		rc = cli_fail(ret, "%s", o.file);
+	return rc;
 }

@@ -59,9 +59,16 @@ int main(int argc, char **argv)
 		printf("memcg-replay %s\n", MCR_VERSION);
 		return MCR_EXIT_OK;
 	}
-	for (i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++)
-		if (!strcmp(argv[1], cli_cmds[i].name))
-			return cli_cmds[i].main(argc - 1, argv + 1);
+	for (i = 0; i < sizeof(cli_cmds) / sizeof(cli_cmds[0]); i++) {
+		char name[64];
+
+		if (strcmp(argv[1], cli_cmds[i].name))
+			continue;
+		/* argp names the program by argv[0] in its messages and usage lines */
+		snprintf(name, sizeof(name), "%s %s", cli_prog, cli_cmds[i].name);
+		argv[1] = name;
+		return cli_cmds[i].main(argc - 1, argv + 1);
+	}
 	cli_msg("unknown command '%s' (try 'memcg-replay --help')", argv[1]);
 	return MCR_EXIT_USAGE;
 }

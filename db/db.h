@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * db.h - the trace database: one SQLite file with a trace and any number of
- * replay results (DESIGN.md section 5).  Schema and column docs: db/schema.sql.
+ * replay results (DESIGN.md section 5).  Schema and column docs: db/schema.c
+ * (also `sqlite3 FILE .schema`).
  *
  * Contract: db/ owns the schema, the file identity checks (application_id,
  * user_version), bulk event writing and streaming event reading.  It never
@@ -39,7 +40,7 @@ int db_open(const char *path, bool writable, struct db **out);
 int db_close(struct db *db);	/* commits pending work; frees */
 sqlite3 *db_sqlite(struct db *db);
 
-/* meta: key/value (see schema.sql for the keys we write). */
+/* meta: key/value (see schema.c for the keys we write; nr_cpus_possible is required). */
 int db_meta_set(struct db *db, const char *key, const char *value);
 int db_meta_set_int(struct db *db, const char *key, int64_t value);
 int db_meta_get(struct db *db, const char *key, char **value);	/* malloc'd; -ENOENT */
@@ -55,6 +56,8 @@ struct db_cgroup {
 	bool		parent_unknown;	/* attached under root for lack of a parent */
 };
 int db_cgroup_put(struct db *db, const struct db_cgroup *cg);	/* insert or replace */
+/* Every cgroup, parents first (by level, unknown last, then id); stops on non-zero. */
+int db_cgroups_foreach(struct db *db, int (*fn)(const struct db_cgroup *cg, void *arg), void *arg);
 
 /* BTF names of stat items: kind is MCR_EV_STATE, MCR_EV_LRUVEC or MCR_EV_EVENTS. */
 int db_item_put(struct db *db, int kind, int item, const char *name, const char *unit);

@@ -22,6 +22,7 @@ static const struct {
 	[MCR_E_NO_MEMCG_EVENTS - MCR_E_BASE] = { "this kernel has no memcg tracepoints (needs Linux 6.13 or later)", MCR_EXIT_NO_MEMCG_EVENTS },
 	[MCR_E_MATCH - MCR_E_BASE]	= { "validation match rate below --min-match", MCR_EXIT_MATCH },
 	[MCR_E_BAD_INPUT - MCR_E_BASE]	= { "invalid input", MCR_EXIT_BAD_INPUT },
+	[MCR_E_NO_RUNS - MCR_E_BASE]	= { "no replay results yet (run 'memcg-replay replay FILE' first)", MCR_EXIT_NO_RUNS },
 };
 
 const char *mcr_strerror(int err)

@@ -27,6 +27,7 @@ enum mcr_error {
 	MCR_E_NO_MEMCG_EVENTS,	/* kernel lacks the memcg tracepoints (before 6.13) */
 	MCR_E_MATCH,		/* validation below --min-match */
 	MCR_E_BAD_INPUT,	/* other malformed input (unknown policy, bad value) */
+	MCR_E_NO_RUNS,		/* the database holds no replay results yet */
 	MCR_E_MAX,
 };
 
@@ -50,6 +51,7 @@ enum mcr_exit {
 	MCR_EXIT_CORRUPT	= 15,
 	MCR_EXIT_NO_EVENTS	= 16,
 	MCR_EXIT_BAD_INPUT	= 17,
+	MCR_EXIT_NO_RUNS	= 18,
 };
 
 const char *mcr_strerror(int err);	/* err negative: -errno or -MCR_E_* */

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# bench/capture.sh - memcg-capture against trace-cmd under an anonymous page-fault
+# stress on every CPU (about 1 M memcg events/s on 2 CPUs), all in one invocation:
+#   baseline  the stress alone (faults/s)
+#   capture   memcg-capture -b KIB
+#   trace-cmd trace-cmd record -d --no-filter -C mono -b KIB, the same events
+# For each: events captured, events lost, capture CPU seconds, workload faults/s and
+# slowdown against the baseline, bytes per event of the output file.
+#
+#   bench/capture.sh [SECONDS [KIB_PER_CPU]]   defaults: 5 s, memcg-capture's default -b
+# Needs root, tracefs and the memcg tracepoints; trace-cmd is optional.  The stress runs
+# in this shell's own cgroup.  trace-cmd changes top-level tracing settings: they are
+# saved and restored, and any recorder it leaves behind is ended by PID.
+set -u
+cd "$(dirname "$0")/.."
+: "${MCR_BUILD:=build}"
+CAPTURE=$MCR_BUILD/memcg-capture
+STRESS=$MCR_BUILD/bench/stress_anon
+TRACING=/sys/kernel/tracing
+DUR=${1:-5}
+KIB=${2:-}
+NCPU=$(getconf _NPROCESSORS_ONLN)
+
+die() { echo "bench/capture: $*" >&2; exit 1; }
+[ "$(id -u)" -eq 0 ] || die "needs root"
+[ -x "$CAPTURE" ] && [ -x "$STRESS" ] || die "build first: make $CAPTURE $STRESS"
+[ -d "$TRACING/events/memcg" ] || die "no memcg tracepoints on $(uname -r) (or no tracefs at $TRACING)"
+if [ -z "$KIB" ]; then
+	KIB=$("$CAPTURE" --help | sed -n 's/.*(default \([0-9]*\):.*/\1/p' | head -1)
+fi
+T=$(mktemp -d "${TMPDIR:-/tmp}/mcr-bench.XXXXXX")
+TC_KIDS=
+cleanup() {
+	local p
+	for p in $TC_KIDS; do kill "$p" 2>/dev/null; done
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# Runs the stress on every CPU for DUR s; prints the summed faults/s.
+stress_all() {
+	local i
+	for i in $(seq "$NCPU"); do "$STRESS" 64 "$DUR" >"$T/stress.$i" & done
+	wait
+	cat "$T"/stress.* | awk '{s += $(NF-1)} END {printf "%.0f\n", s}'
+}
+
+# "( cmd & wait; times )" makes the subshell's children times those of cmd alone
+cpu_of() { awk 'NR==2 {split($1,u,"m"); split($2,s,"m"); printf "%.2f\n", u[1]*60+u[2]+s[1]*60+s[2]}' "$1"; }
+
+echo "bench/capture: $NCPU CPUs, stress ${DUR}s on each, -b $KIB KiB per CPU, kernel $(uname -r)"
+
+base=$(stress_all)
+
+# --- memcg-capture -----------------------------------------------------------------------
+( "$CAPTURE" -o "$T/c.db" -b "$KIB" >"$T/c.out" 2>"$T/c.err" & echo $! >"$T/c.pid"; wait $!; echo $? >"$T/c.rc"; times >"$T/c.times" ) &
+sub=$!
+sleep 1
+cap_rate=$(stress_all)
+sleep 0.5
+kill -INT "$(cat "$T/c.pid")"
+wait $sub
+c_events=$(sqlite3 "$T/c.db" "SELECT count(*) FROM events")
+c_lost=$(sqlite3 "$T/c.db" "SELECT (SELECT coalesce(sum(overrun + dropped + commit_overrun), 0) FROM cpu_stats WHERE phase='end')
+	+ (SELECT coalesce(sum(CASE WHEN count > 0 THEN count ELSE 0 END), 0) FROM gaps)")
+c_cpu=$(cpu_of "$T/c.times")
+c_size=$(stat -c %s "$T/c.db")
+
+# --- trace-cmd ---------------------------------------------------------------------------
+t_line="trace-cmd not installed: skipped"
+if command -v trace-cmd >/dev/null; then
+	saved_on=$(cat "$TRACING/tracing_on")
+	saved_clock=$(sed 's/.*\[\(.*\)\].*/\1/' "$TRACING/trace_clock")
+	saved_kb=$(cat "$TRACING/buffer_size_kb")
+	saved_ft=$(cat "$TRACING/options/function-trace" 2>/dev/null)
+	( trace-cmd record -d --no-filter -C mono -b "$KIB" -o "$T/trace.dat" -e memcg \
+		-e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock \
+		-e cgroup:cgroup_mkdir -e cgroup:cgroup_rmdir >"$T/t.out" 2>"$T/t.err" &
+	  echo $! >"$T/t.pid"; wait $!; times >"$T/t.times" ) &
+	sub=$!
+	sleep 1
+	tpid=$(cat "$T/t.pid")
+	TC_KIDS=$(pgrep -P "$tpid" | tr '\n' ' ')
+	tc_rate=$(stress_all)
+	sleep 0.5
+	kill -INT "$tpid"
+	wait $sub
+	# recorders that outlive trace-cmd keep reading the top-level buffer: end them
+	for p in $TC_KIDS; do kill "$p" 2>/dev/null && echo "bench/capture: ended orphan recorder $p"; done
+	TC_KIDS=
+	echo "$saved_kb" >"$TRACING/buffer_size_kb"
+	echo "$saved_clock" >"$TRACING/trace_clock"
+	[ -n "$saved_ft" ] && echo "$saved_ft" >"$TRACING/options/function-trace" 2>/dev/null
+	echo "$saved_on" >"$TRACING/tracing_on"
+	# the file keeps the end stats; it holds read events + the entries left over
+	trace-cmd report --stat "$T/trace.dat" >"$T/t.stat" 2>/dev/null
+	t_events=$(awk '/^entries:/ {s += $2} /^read events:/ {s += $3} END {print s + 0}' "$T/t.stat")
+	t_lost=$(awk '/^overrun:/ {s += $2} /^commit overrun:/ {s += $3} /^dropped events:/ {s += $3} END {print s + 0}' "$T/t.stat")
+	t_cpu=$(cpu_of "$T/t.times")
+	t_size=$(stat -c %s "$T/trace.dat" 2>/dev/null || echo 0)
+	t_line=$(awk -v e="$t_events" -v l="$t_lost" -v c="$t_cpu" -v r="$tc_rate" -v b="$base" -v s="$t_size" -v d="$DUR" \
+		'BEGIN {printf "%-14s %12d %9d %9.2f %12.0f %8.1f%% %9.2f %10.0f\n", "trace-cmd", e, l, c, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}')
+fi
+
+printf '%-14s %12s %9s %9s %12s %9s %9s %10s\n' run events lost cpu_s faults/s slowdown B/event events/s
+printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$base" 0.0% - -
+awk -v e="$c_events" -v l="$c_lost" -v c="$c_cpu" -v r="$cap_rate" -v b="$base" -v s="$c_size" -v d="$DUR" \
+	'BEGIN {printf "%-14s %12d %9d %9.2f %12.0f %8.1f%% %9.2f %10.0f\n", "memcg-capture", e, l, c, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}'
+echo "$t_line"
+echo "memcg-capture: $(cat "$T/c.out") (exit $(cat "$T/c.rc"))"

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# bench/import.sh - memcg-replay import rate against libtracecmd alone iterating the
+# same trace.dat (bench/import_iter.c), both run here on the same file; prints the
+# rates, their ratio and bytes per event of the trace.dat and of the database.
+# The trace.dat is $MCR_BENCH_TRACE if set, else recorded here with trace-cmd
+# during bench/stress_anon on both CPUs (needs root, trace-cmd, Linux 6.13+).
+# Rates use CPU time (user+sys): wall time on a shared 2-CPU machine is noise.
+set -u
+cd "$(dirname "$0")/.."
+: "${MCR_BUILD:=build}"
+DIR=${MCR_BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mcr-bench.XXXXXX")}
+REPLAY=$MCR_BUILD/memcg-replay ITER=$MCR_BUILD/bench/import_iter STRESS=$MCR_BUILD/bench/stress_anon
+TR=/sys/kernel/tracing
+SECS=${MCR_BENCH_SECS:-2}
+
+for b in "$REPLAY" "$ITER"; do
+	[ -x "$b" ] || { echo "import: SKIP: $b not built (make all)"; exit 0; }
+done
+
+record() {	# record OUT: stress_anon on every CPU under the working trace-cmd line
+	local on clk buf ncpu pid
+	[ "$(id -u)" -eq 0 ] || { echo "import: SKIP: needs root to record (or set MCR_BENCH_TRACE)"; exit 0; }
+	command -v trace-cmd >/dev/null || { echo "import: SKIP: trace-cmd not installed"; exit 0; }
+	[ -d $TR/events/memcg ] || { echo "import: SKIP: no memcg tracepoints (Linux 6.13+)"; exit 0; }
+	[ -x "$STRESS" ] || { echo "import: SKIP: $STRESS not built"; exit 0; }
+	on=$(cat $TR/tracing_on) clk=$(sed -n 's/.*\[\([a-z0-9_-]*\)\].*/\1/p' $TR/trace_clock)
+	buf=$(awk '{ print ($2 == "(expanded:") ? $3 + 0 : $1 }' $TR/buffer_size_kb)
+	ncpu=$(nproc)
+	setsid trace-cmd record -d --no-filter -C mono -b 65536 -o "$1" -e memcg \
+		-e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock \
+		-e cgroup:cgroup_mkdir -e cgroup:cgroup_rmdir \
+		bash -c "for i in \$(seq $ncpu); do '$STRESS' 32 $SECS >/dev/null & done; wait" \
+		>/dev/null 2>"$DIR/rec.err" </dev/null &
+	pid=$!
+	wait $pid
+	kill -- -$pid 2>/dev/null	# orphaned recorders would steal the next recording's events
+	echo "$buf" >$TR/buffer_size_kb
+	echo "$clk" >$TR/trace_clock
+	echo "$on" >$TR/tracing_on
+	[ -s "$1" ] || { echo "import: FAIL: trace-cmd wrote nothing: $(tail -n 1 "$DIR/rec.err")"; exit 1; }
+}
+
+# cpu_time CMD...: runs CMD, prints "user+sys wall" seconds
+cpu_time() {
+	local TIMEFORMAT='%U %S %R' t
+	t=$( { time "$@" >/dev/null 2>&1; } 2>&1 )
+	set -- $t
+	echo "$(echo "$1 + $2" | bc -l) $3"
+}
+
+TRACE=${MCR_BENCH_TRACE:-}
+if [ -z "$TRACE" ]; then
+	TRACE=$DIR/import_bench.dat
+	record "$TRACE"
+fi
+
+"$ITER" "$TRACE" >/dev/null	# warm the page cache for both
+read -r it_cpu it_wall < <(cpu_time "$ITER" "$TRACE")
+read -r im_cpu im_wall < <(cpu_time "$REPLAY" import "$TRACE" -o "$DIR/import_bench.db" -q)
+records=$("$ITER" "$TRACE" | awk '{ print $2 }')
+events=$(sqlite3 "$DIR/import_bench.db" "SELECT count(*) FROM events" 2>/dev/null || echo 0)
+tbytes=$(stat -c %s "$TRACE") dbytes=$(stat -c %s "$DIR/import_bench.db")
+awk -v r="$records" -v e="$events" -v ic="$it_cpu" -v iw="$it_wall" -v mc="$im_cpu" \
+    -v mw="$im_wall" -v tb="$tbytes" -v db="$dbytes" 'BEGIN {
+	printf "import: trace.dat %d records, %d bytes (%.1f B/record); database %d events, %d bytes (%.1f B/event, %.1fx the trace.dat)\n", r, tb, tb / r, e, db, db / (e ? e : 1), db / tb
+	printf "import: libtracecmd iterate only: %.2f s cpu (%.2f s wall): %.0f records/s\n", ic, iw, r / ic
+	printf "import: memcg-replay import:      %.2f s cpu (%.2f s wall): %.0f events/s\n", mc, mw, e / mc
+	printf "import: ratio import / iterate-only rate: %.2f (import costs %.1fx the iteration)\n", (e / mc) / (r / ic), mc / ic
+}'

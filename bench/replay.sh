@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# bench/replay.sh - replay throughput on a synthetic fleet trace (>= 20 M
+# events), three policies against a one-policy baseline in the same
+# invocation: end to end from SQLite (memcg-replay replay) with peak RSS, and
+# simulator-only with the events in memory (build/bench/replay_mem).
+set -u
+cd "$(dirname "$0")/.."
+: "${MCR_BUILD:=build}"
+DIR=${MCR_BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mcr-bench.XXXXXX")}
+EVENTS=${MCR_BENCH_REPLAY_EVENTS:-20000000}
+R=$MCR_BUILD/memcg-replay
+TRACE=$DIR/fleet-replay.db
+
+"$R" synth --scenario fleet --events "$EVENTS" -o "$TRACE" -q || { echo "synth failed"; exit 1; }
+run() {	# label, policies -> prints events/s, wall s, peak RSS
+	local db=$DIR/fleet-$1.db
+	cp "$TRACE" "$db"
+	/usr/bin/time -f '%e %M' -o "$DIR/time-$1" "$R" replay "$db" --policy "$2" >/dev/null ||
+		{ echo "replay $1 failed"; exit 1; }
+	read -r wall rss <"$DIR/time-$1"
+	eval "wall_$1=$wall rss_$1=$rss"
+	awk -v n="$EVENTS" -v w="$wall" -v r="$rss" -v l="$1" -v p="$2" 'BEGIN {
+		printf "end to end %-8s (%s): %10.0f events/s, %6.1f s, peak RSS %.0f MiB\n",
+		       l, p, n / w, w, r / 1024 }'
+	rm -f "$db"
+}
+echo "fleet trace: $EVENTS events, $(du -m "$TRACE" | cut -f1) MiB"
+run base break
+run three break,continue,legacy
+awk -v a="$wall_base" -v b="$wall_three" -v ra="$rss_base" -v rb="$rss_three" 'BEGIN {
+	printf "three policies vs one: time %.2f x, peak RSS %.2f x\n", b / a, rb / ra }'
+# Memory must not grow with events: half the trace, same RSS.
+"$MCR_BUILD"/bench/replay_mem "$TRACE"
+rm -f "$TRACE"

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * replay_mem FILE [MAX_EVENTS]: replay throughput with the events already in
+ * memory (no SQLite in the loop), one policy (the baseline) and then three
+ * policies, through the engine with no sink; and the bare simulators driven
+ * directly (updates only).  Prints events/s and ratios against the baseline.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "db.h"
+#include "error.h"
+#include "replay.h"
+
+struct mem_src {
+	struct mcr_event	*ev;
+	size_t			n, i;
+};
+
+static int mem_next(void *ctx, struct mcr_event *ev)
+{
+	struct mem_src *m = ctx;
+
+	if (m->i == m->n)
+		return 0;
+	*ev = m->ev[m->i++];
+	return 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double bench_engine(struct mem_src *m, const struct replay_trace *t, const char *pols)
+{
+	struct replay_params p = { .model = replay_model_default, .sample_ns = 100000000 };
+	struct replay_source src = { .next = mem_next, .ctx = m };
+	char buf[64], *save = NULL, *tok;
+	struct replay *r;
+	double t0;
+	int ret;
+
+	snprintf(buf, sizeof(buf), "%s", pols);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		p.policies[p.nr_policies++] = sim_policy_find(tok);
+	m->i = 0;
+	if (replay_create(&p, t, &r))
+		return -1;
+	t0 = now_s();
+	ret = replay_run(r, &src);
+	t0 = now_s() - t0;
+	replay_destroy(r);
+	return ret ? -1 : t0;
+}
+
+/* The simulators alone: updates and instant flushes, nothing else. */
+static double bench_sims(struct mem_src *m, const struct replay_trace *t, unsigned int n)
+{
+	static const char *const names[] = { "break", "continue", "legacy" };
+	struct sim *s[3];
+	double t0;
+	size_t i;
+	unsigned int k;
+
+	for (k = 0; k < n; k++) {
+		s[k] = sim_create(sim_policy_find(names[k]), t->nr_possible, t->nr_online);
+		for (i = 0; i < t->nr_cgroups; i++)
+			sim_cgroup_add(s[k], 0, t->cgroups[i].id,
+				       t->cgroups[i].parent ? t->cgroups[i].parent : SIM_ROOT_ID);
+	}
+	t0 = now_s();
+	for (i = 0; i < m->n; i++) {
+		const struct mcr_event *ev = &m->ev[i];
+
+		for (k = 0; k < n; k++) {
+			if (mcr_event_is_update(ev))
+				sim_update(s[k], ev->ts, (unsigned int)ev->cpu, ev->id,
+					   ev->kind == MCR_EV_STATE ? SIM_ITEM_STATE :
+					   ev->kind == MCR_EV_LRUVEC ? SIM_ITEM_LRUVEC : SIM_ITEM_EVENT,
+					   ev->item, ev->val);
+			else if (ev->kind == MCR_EV_FLUSH &&
+				 sim_flush_request(s[k], ev->ts, ev->id, ev->flags & MCR_FLUSH_FORCE) > 0)
+				sim_flush(s[k], ev->ts, ev->id);
+		}
+	}
+	t0 = now_s() - t0;
+	for (k = 0; k < n; k++)
+		sim_destroy(s[k]);
+	return t0;
+}
+
+int main(int argc, char **argv)
+{
+	struct mem_src m = { 0 };
+	struct replay_trace t;
+	struct db_iter *it;
+	struct rusage ru;
+	struct db *db;
+	size_t cap = 1 << 20, max = argc > 2 ? strtoull(argv[2], NULL, 10) : SIZE_MAX;
+	double b1, b3, s1, s3;
+	int ret;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: replay_mem FILE [MAX_EVENTS]\n");
+		return 2;
+	}
+	ret = db_open(argv[1], false, &db);
+	if (!ret)
+		ret = replay_trace_load(db, &t);
+	if (!ret)
+		ret = db_iter_open(db, &it);
+	if (ret) {
+		fprintf(stderr, "replay_mem: %s: %s\n", argv[1], mcr_strerror(ret));
+		return 1;
+	}
+	m.ev = malloc(cap * sizeof(*m.ev));
+	while (m.ev && m.n < max && (ret = db_iter_next(it, &m.ev[m.n])) > 0)
+		if (++m.n == cap)
+			m.ev = realloc(m.ev, (cap *= 2) * sizeof(*m.ev));
+	db_iter_close(it);
+	if (!m.ev || ret < 0) {
+		fprintf(stderr, "replay_mem: loading: %s\n", ret < 0 ? mcr_strerror(ret) : "no memory");
+		return 1;
+	}
+	b1 = bench_engine(&m, &t, "break");
+	b3 = bench_engine(&m, &t, "break,continue,legacy");
+	s1 = bench_sims(&m, &t, 1);
+	s3 = bench_sims(&m, &t, 3);
+	if (b1 < 0 || b3 < 0) {
+		fprintf(stderr, "replay_mem: replay failed\n");
+		return 1;
+	}
+	getrusage(RUSAGE_SELF, &ru);
+	printf("events in memory: %zu (%.0f MiB)\n", m.n, (double)m.n * sizeof(*m.ev) / 1048576);
+	printf("engine, 1 policy (baseline): %10.0f events/s\n", (double)m.n / b1);
+	printf("engine, 3 policies:          %10.0f events/s  time ratio %.2f x baseline\n",
+	       (double)m.n / b3, b3 / b1);
+	printf("bare sims, 1 policy:         %10.0f events/s  time ratio %.2f x baseline\n",
+	       (double)m.n / s1, s1 / b1);
+	printf("bare sims, 3 policies:       %10.0f events/s  time ratio %.2f x baseline\n",
+	       (double)m.n / s3, s3 / b1);
+	printf("peak RSS %.0f MiB (includes the preloaded events)\n", (double)ru.ru_maxrss / 1024);
+	replay_trace_free(&t);
+	free(m.ev);
+	db_close(db);
+	return 0;
+}

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The evolving cgroup table: id and path hash maps over one entry array. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgtrack.h"
+#include "db.h"
+
+struct cgtrack_entry {
+	uint64_t	id;
+	uint64_t	parent;
+	char		*path;
+	int64_t		created_ts;
+	int64_t		removed_ts;
+	int		level;
+	bool		in_scope;
+	bool		ancestor;
+};
+
+struct cgtrack {
+	struct db		*db;
+	char			*scope;		/* NULL: no scope */
+	struct cgtrack_entry	*ent;
+	unsigned int		nr, alloc;
+	unsigned int		*by_id;		/* open addressing: index + 1, 0 = empty */
+	unsigned int		*by_path;
+	unsigned int		buckets;	/* power of two */
+};
+
+static uint64_t cgtrack_hash_id(uint64_t id)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdull;
+	id ^= id >> 33;
+	return id;
+}
+
+static uint64_t cgtrack_hash_path(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static unsigned int *cgtrack_slot_id(const struct cgtrack *t, uint64_t id)
+{
+	unsigned int i = cgtrack_hash_id(id) & (t->buckets - 1);
+
+	while (t->by_id[i] && t->ent[t->by_id[i] - 1].id != id)
+		i = (i + 1) & (t->buckets - 1);
+	return &t->by_id[i];
+}
+
+static unsigned int *cgtrack_slot_path(const struct cgtrack *t, const char *path)
+{
+	unsigned int i = cgtrack_hash_path(path) & (t->buckets - 1);
+
+	while (t->by_path[i] && strcmp(t->ent[t->by_path[i] - 1].path, path))
+		i = (i + 1) & (t->buckets - 1);
+	return &t->by_path[i];
+}
+
+static int cgtrack_rehash(struct cgtrack *t, unsigned int buckets)
+{
+	unsigned int *id = calloc(buckets, sizeof(*id)), *path = calloc(buckets, sizeof(*path));
+	unsigned int i;
+
+	if (!id || !path) {
+		free(id);
+		free(path);
+		return -ENOMEM;
+	}
+	free(t->by_id);
+	free(t->by_path);
+	t->by_id = id;
+	t->by_path = path;
+	t->buckets = buckets;
+	for (i = 0; i < t->nr; i++) {
+		*cgtrack_slot_id(t, t->ent[i].id) = i + 1;
+		*cgtrack_slot_path(t, t->ent[i].path) = i + 1;
+	}
+	return 0;
+}
+
+int cgtrack_new(struct db *db, const char *scope, struct cgtrack **out)
+{
+	struct cgtrack *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->db = db;
+	if (scope && strcmp(scope, "/")) {
+		t->scope = strdup(scope);
+		if (!t->scope) {
+			free(t);
+			return -ENOMEM;
+		}
+		while (strlen(t->scope) > 1 && t->scope[strlen(t->scope) - 1] == '/')
+			t->scope[strlen(t->scope) - 1] = '\0';
+	}
+	if (cgtrack_rehash(t, 256) < 0) {
+		cgtrack_free(t);
+		return -ENOMEM;
+	}
+	*out = t;
+	return 0;
+}
+
+void cgtrack_free(struct cgtrack *t)
+{
+	unsigned int i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->nr; i++)
+		free(t->ent[i].path);
+	free(t->ent);
+	free(t->by_id);
+	free(t->by_path);
+	free(t->scope);
+	free(t);
+}
+
+static void cgtrack_classify(const struct cgtrack *t, struct cgtrack_entry *e)
+{
+	size_t sl, pl = strlen(e->path);
+
+	e->in_scope = true;
+	e->ancestor = false;
+	if (!t->scope)
+		return;
+	sl = strlen(t->scope);
+	e->in_scope = !strncmp(e->path, t->scope, sl) && (e->path[sl] == '\0' || e->path[sl] == '/');
+	e->ancestor = !e->in_scope && pl < sl && !strncmp(t->scope, e->path, pl) &&
+		      (pl == 1 || t->scope[pl] == '/');
+}
+
+static int cgtrack_store(struct cgtrack *t, const struct cgtrack_entry *e)
+{
+	struct db_cgroup row = {
+		.id = e->id, .parent = e->parent, .path = e->path, .level = e->level,
+		.created_ts = e->created_ts, .removed_ts = e->removed_ts,
+	};
+
+	/* every hierarchy's root has id 1: an orphan hangs there, flagged */
+	if (e->parent == 0 && e->level != 0 && e->id != 1) {
+		row.parent = 1;
+		row.parent_unknown = true;
+	}
+
+	/* with a scope, other tenants' paths stay out of the file */
+	if (!t->db || (!e->in_scope && !e->ancestor))
+		return 0;
+	return db_cgroup_put(t->db, &row);
+}
+
+/* Insert or update the entry for @id; path changes are not expected. */
+static struct cgtrack_entry *cgtrack_upsert(struct cgtrack *t, uint64_t id, const char *path)
+{
+	unsigned int *slot;
+	struct cgtrack_entry *e;
+
+	slot = cgtrack_slot_id(t, id);
+	if (*slot)
+		return &t->ent[*slot - 1];
+	if ((t->nr + 1) * 2 > t->buckets) {
+		if (cgtrack_rehash(t, t->buckets * 2) < 0)
+			return NULL;
+		slot = cgtrack_slot_id(t, id);
+	}
+	if (t->nr == t->alloc) {
+		unsigned int n = t->alloc ? t->alloc * 2 : 64;
+		struct cgtrack_entry *ne = realloc(t->ent, n * sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		t->ent = ne;
+		t->alloc = n;
+	}
+	e = &t->ent[t->nr];
+	memset(e, 0, sizeof(*e));
+	e->id = id;
+	e->path = strdup(path ? path : "");
+	if (!e->path)
+		return NULL;
+	e->created_ts = e->removed_ts = -1;
+	e->level = -1;
+	t->nr++;
+	*slot = t->nr;
+	/* a re-created path points at its newest cgroup */
+	*cgtrack_slot_path(t, e->path) = t->nr;
+	return e;
+}
+
+int cgtrack_add(void *ctx, const struct db_cgroup *cg)
+{
+	struct cgtrack *t = ctx;
+	struct cgtrack_entry *e = cgtrack_upsert(t, cg->id, cg->path);
+
+	if (!e)
+		return -ENOMEM;
+	e->parent = cg->parent;
+	e->level = cg->level;
+	e->created_ts = cg->created_ts;
+	e->removed_ts = cg->removed_ts;
+	cgtrack_classify(t, e);
+	return cgtrack_store(t, e);
+}
+
+static uint64_t cgtrack_parent_of(const struct cgtrack *t, const char *path)
+{
+	char *parent = strdup(path), *slash;
+	unsigned int idx;
+
+	if (!parent)
+		return 0;
+	slash = strrchr(parent, '/');
+	if (!slash) {
+		free(parent);
+		return 0;
+	}
+	if (slash == parent)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	idx = *cgtrack_slot_path(t, parent);
+	free(parent);
+	return idx ? t->ent[idx - 1].id : 0;
+}
+
+int cgtrack_mkdir(struct cgtrack *t, uint64_t id, const char *path, int level, uint64_t ts)
+{
+	struct cgtrack_entry *e = cgtrack_upsert(t, id, path);
+
+	if (!e)
+		return -ENOMEM;
+	e->parent = cgtrack_parent_of(t, e->path);
+	e->level = level;
+	e->created_ts = (int64_t)ts;
+	cgtrack_classify(t, e);
+	return cgtrack_store(t, e);
+}
+
+int cgtrack_rmdir(struct cgtrack *t, uint64_t id, const char *path, int level, uint64_t ts)
+{
+	unsigned int *slot = cgtrack_slot_id(t, id);
+	struct cgtrack_entry *e;
+
+	if (*slot) {
+		e = &t->ent[*slot - 1];
+	} else {
+		e = cgtrack_upsert(t, id, path);
+		if (!e)
+			return -ENOMEM;
+		e->parent = cgtrack_parent_of(t, e->path);
+		e->level = level;
+		cgtrack_classify(t, e);
+	}
+	e->removed_ts = (int64_t)ts;
+	return cgtrack_store(t, e);
+}
+
+bool cgtrack_in_scope(const struct cgtrack *t, uint64_t id)
+{
+	unsigned int idx;
+
+	if (!t->scope)
+		return true;
+	idx = *cgtrack_slot_id(t, id);
+	return idx && t->ent[idx - 1].in_scope;
+}
+
+bool cgtrack_is_ancestor(const struct cgtrack *t, uint64_t id)
+{
+	unsigned int idx;
+
+	if (!t->scope)
+		return false;
+	idx = *cgtrack_slot_id(t, id);
+	return idx && t->ent[idx - 1].ancestor;
+}
+
+unsigned int cgtrack_count(const struct cgtrack *t)
+{
+	return t->nr;
+}

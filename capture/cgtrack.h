@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cgtrack.h - the cgroup table of a trace as it evolves: a startup snapshot
+ * plus cgroup_mkdir/cgroup_rmdir events, written to the database.
+ *
+ * Contract: keeps id -> (parent, path, level, created, removed) for one
+ * hierarchy, writes every change to the cgroups table (db_cgroup_put), and
+ * answers whether an id is inside an optional scope subtree (--cgroup) or is
+ * one of its ancestors.  Used by live capture and the trace.dat importer.
+ * Never prints; returns negative errno.
+ */
+#ifndef MCR_CGTRACK_H
+#define MCR_CGTRACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct db;
+struct db_cgroup;
+struct cgtrack;
+
+/* @scope: "/a/b" to track a subtree (NULL or "/" = everything). */
+int cgtrack_new(struct db *db, const char *scope, struct cgtrack **out);
+void cgtrack_free(struct cgtrack *t);
+
+/* cgtrack_add - a cgroup known from a walk (fits cgroupfs_walk_fn). */
+int cgtrack_add(void *t, const struct db_cgroup *cg);
+
+/* cgtrack_mkdir - a cgroup_mkdir event; the parent is found by path. */
+int cgtrack_mkdir(struct cgtrack *t, uint64_t id, const char *path, int level, uint64_t ts);
+
+/* cgtrack_rmdir - a cgroup_rmdir event; unknown ids are added with their path. */
+int cgtrack_rmdir(struct cgtrack *t, uint64_t id, const char *path, int level, uint64_t ts);
+
+/* Inside the scope subtree (true for every id when there is no scope). */
+bool cgtrack_in_scope(const struct cgtrack *t, uint64_t id);
+
+/* A strict ancestor of the scope (false when there is no scope). */
+bool cgtrack_is_ancestor(const struct cgtrack *t, uint64_t id);
+
+/* Number of cgroups known. */
+unsigned int cgtrack_count(const struct cgtrack *t);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * import.h - turn a trace-cmd recording (trace.dat) into a trace database.
+ *
+ * Contract: import_run() reads a trace.dat with libtracecmd (file versions 6
+ * and 7, compressed or not, events in the top buffer or in a -B instance),
+ * keeps the memcg events and the rstat/mkdir/rmdir events of the memory
+ * hierarchy, and writes them to a new database in replay order (merged by
+ * (ts, cpu), ring-buffer order within a CPU, per-CPU seq from 0).  It also
+ * writes meta, the cgroup hierarchy, missed-event gaps and the kernel's
+ * per-CPU ring-buffer stats when the file has them.
+ *
+ * It never prints or exits: libtracecmd's and libtraceevent's own messages
+ * are silenced (their log level is process-wide).  It returns 0 or a negative
+ * errno / -MCR_E_*: -ENOENT etc. for an unreadable input, -MCR_E_CORRUPT for
+ * anything libtracecmd cannot open (not a trace.dat, truncated, corrupt),
+ * -MCR_E_NO_EVENTS for a valid trace.dat without memcg events.  The output
+ * is written to a temporary name and renamed into place on success only, so
+ * a failed import never destroys an existing file.
+ *
+ * To survive a libtracecmd 1.3.1 bug (tracecmd_open() crashes on a truncated
+ * v6 file), the file is first opened in a short-lived child process.
+ */
+#ifndef MCR_IMPORT_H
+#define MCR_IMPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "event.h"
+
+/* Called every few thousand records; @total is 0 when unknown. */
+typedef void (*import_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+struct import_opts {
+	const char		*trace_path;	/* the trace.dat */
+	const char		*out_path;	/* the database to write (replaced on success) */
+	const char		*cgroupfs;	/* live cgroup tree to walk, or NULL */
+	const char		*options;	/* the command line, stored in meta "options" */
+	import_progress_fn	progress;	/* may be NULL */
+	void			*progress_ctx;
+};
+
+struct import_result {
+	uint64_t	records;			/* records read from the chosen buffer */
+	uint64_t	events;				/* events kept and written */
+	uint64_t	per_kind[MCR_EV_KIND_MAX + 1];	/* kept events by kind */
+	uint64_t	other_hierarchy;		/* rstat/mkdir/rmdir events dropped: not memcg */
+	uint64_t	gaps;				/* sub-buffers flagged with missed events */
+	uint64_t	missed;				/* events counted as missed by those flags */
+	uint64_t	gaps_unknown;			/* flagged sub-buffers whose count is unknown */
+	int64_t		overrun;			/* sum of the kernel's overrun stats; -1 unknown */
+	int64_t		unaccounted;			/* kernel read+entries minus records; -1 unknown */
+	uint64_t	cgroups;			/* cgroups written */
+	uint64_t	parent_unknown;			/* ids attached under root for lack of a parent */
+	uint64_t	first_ts, last_ts;
+	int		nr_cpus;
+	int		file_version;			/* 6 or 7; 0 if unknown */
+	int		hierarchy_id;			/* memory hierarchy id, -1 unknown */
+	const char	*hierarchy_how;			/* how it was found (static string) */
+	char		buffer[64];			/* -B instance name, "" for the top buffer */
+	bool		items_named;			/* item names came from BTF */
+	const char	*detail;			/* on -MCR_E_CORRUPT: why (static string) */
+};
+
+/**
+ * import_run() - import a trace.dat into a new trace database
+ * @o:   what to read and write
+ * @res: filled with counts and findings (also on failure, as far as known)
+ *
+ * Return: 0 on success, negative errno or -MCR_E_* on failure.
+ */
+int import_run(const struct import_opts *o, struct import_result *res);
+
+#endif

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Live capture: the life cycle of the instance, the readers and the writer. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "error.h"
+#include "live_local.h"
+
+/* /sys/devices/system/cpu/online: "0-1,4"; fills @cpus, returns the count. */
+static int live_online_cpus(int **cpus)
+{
+	char buf[4096], *tok, *save;
+	int n = 0, alloc = 16, a, b;
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	*cpus = malloc(alloc * sizeof(**cpus));
+	if (!*cpus)
+		return -ENOMEM;
+	for (tok = strtok_r(buf, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save)) {
+		int k = sscanf(tok, "%d-%d", &a, &b);
+
+		if (k < 1)
+			continue;
+		if (k == 1)
+			b = a;
+		for (; a <= b; a++) {
+			if (n == alloc) {
+				int *more = realloc(*cpus, (alloc *= 2) * sizeof(**cpus));
+
+				if (!more)
+					return -ENOMEM;
+				*cpus = more;
+			}
+			(*cpus)[n++] = a;
+		}
+	}
+	return n;
+}
+
+int live_open(const struct live_opts *opts, struct db *db, struct live **out)
+{
+	struct live *lv = calloc(1, sizeof(*lv));
+	int *cpus = NULL, i, ret;
+
+	if (!lv)
+		return -ENOMEM;
+	lv->opts = *opts;
+	lv->db = db;
+	pthread_mutex_init(&lv->lock, NULL);
+	pthread_cond_init(&lv->wake, NULL);
+	*out = lv;
+	ret = live_decoder_init(&lv->dec);
+	if (ret < 0)
+		return ret;
+	ret = live_instance_setup(lv);
+	if (ret < 0)
+		return ret;
+	ret = live_online_cpus(&cpus);
+	if (ret < 0)
+		return ret;
+	lv->cpus = calloc(ret, sizeof(*lv->cpus));
+	if (!lv->cpus) {
+		free(cpus);
+		return -ENOMEM;
+	}
+	lv->nr_cpus = ret;
+	for (i = 0; i < lv->nr_cpus; i++) {
+		struct live_cpu *c = &lv->cpus[i];
+
+		c->lv = lv;
+		c->cpu = cpus[i];
+		ret = live_queue_init(&c->q);
+		if (ret < 0)
+			break;
+		/* non-blocking: an idle CPU must still advance its watermark */
+		c->tc = tracefs_cpu_open(lv->inst, c->cpu, true);
+		if (!c->tc) {
+			ret = -errno ? -errno : -EIO;
+			break;
+		}
+		c->page_size = tracefs_cpu_read_size(c->tc);
+		c->page = malloc(c->page_size);
+		c->kb = tep_kbuffer(lv->dec.tep);
+		if (!c->page || !c->kb) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	free(cpus);
+	return ret < 0 ? ret : 0;
+}
+
+int live_start(struct live *lv)
+{
+	int i, ret;
+
+	ret = live_stats_store(lv, "start");
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < lv->nr_cpus; i++) {
+		ret = -pthread_create(&lv->cpus[i].thread, NULL, live_reader_main, &lv->cpus[i]);
+		if (ret < 0)
+			return ret;
+		lv->cpus[i].started = true;
+	}
+	ret = -pthread_create(&lv->writer, NULL, live_writer_main, lv);
+	if (ret < 0)
+		return ret;
+	lv->writer_started = true;
+	return tracefs_trace_on(lv->inst) < 0 ? -errno : 0;
+}
+
+int live_stop(struct live *lv)
+{
+	int i, ret = 0;
+
+	if (lv->stopped)
+		return 0;
+	lv->stopped = true;
+	/* writers first, so that the drain below sees the last event */
+	if (lv->inst)
+		tracefs_trace_off(lv->inst);
+	pthread_mutex_lock(&lv->lock);
+	atomic_store(&lv->stop, true);
+	pthread_cond_broadcast(&lv->wake);
+	pthread_mutex_unlock(&lv->lock);
+	for (i = 0; i < lv->nr_cpus; i++) {
+		if (!lv->cpus[i].started)
+			continue;
+		pthread_join(lv->cpus[i].thread, NULL);
+		lv->cpus[i].started = false;
+	}
+	if (lv->writer_started) {
+		/* readers that never started have nothing to add */
+		for (i = 0; i < lv->nr_cpus; i++) {
+			atomic_store(&lv->cpus[i].q.wm, UINT64_MAX);
+			atomic_store(&lv->cpus[i].q.done, true);
+		}
+		pthread_join(lv->writer, NULL);
+		lv->writer_started = false;
+		ret = atomic_load(&lv->write_error);
+	}
+	if (lv->inst && lv->nr_cpus) {
+		int r = live_stats_store(lv, "end");
+
+		if (!ret)
+			ret = r;
+	}
+	return ret;
+}
+
+void live_totals(struct live *lv, struct live_totals *t)
+{
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < lv->nr_cpus; i++) {
+		t->records += atomic_load_explicit(&lv->cpus[i].records, memory_order_relaxed);
+		t->missed += atomic_load_explicit(&lv->cpus[i].missed, memory_order_relaxed);
+		t->missed_unknown += atomic_load_explicit(&lv->cpus[i].missed_unknown,
+							  memory_order_relaxed);
+	}
+	t->stored = atomic_load(&lv->stored);
+	t->filtered = atomic_load(&lv->filtered);
+	t->kernel_lost = atomic_load(&lv->kernel_lost);
+	t->kernel_read = atomic_load(&lv->kernel_read);
+	t->first_ts = atomic_load(&lv->first_ts);
+	t->last_ts = atomic_load(&lv->last_ts);
+	t->write_error = atomic_load(&lv->write_error);
+}
+
+int live_nr_cpus(const struct live *lv)
+{
+	return lv->nr_cpus;
+}
+
+void live_close(struct live *lv)
+{
+	int i;
+
+	if (!lv)
+		return;
+	live_stop(lv);
+	for (i = 0; i < lv->nr_cpus; i++) {
+		struct live_cpu *c = &lv->cpus[i];
+
+		if (c->q.head)
+			live_queue_free(lv, &c->q);
+		if (c->tc)
+			tracefs_cpu_close(c->tc);
+		if (c->kb)
+			kbuffer_free(c->kb);
+		free(c->page);
+	}
+	free(lv->cpus);
+	if (lv->inst) {
+		/* rmdir also disables the instance's events */
+		tracefs_instance_destroy(lv->inst);
+		tracefs_instance_free(lv->inst);
+	}
+	live_decoder_free(&lv->dec);
+	pthread_cond_destroy(&lv->wake);
+	pthread_mutex_destroy(&lv->lock);
+	free(lv);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * live.h - live capture of the memcg and cgroup rstat tracepoints into a
+ * trace database, through a private tracefs instance.
+ *
+ * Contract: live_open() creates and configures the instance (buffer size,
+ * clock, the nine events, a kernel filter on the hierarchy id); live_start()
+ * records per-CPU stats and starts one reader thread per online CPU and one
+ * writer thread.  Readers decode sub-buffers into per-CPU queues (with per-CPU
+ * sequence numbers and gap markers) and never wait for SQLite; the writer
+ * merges the queues by (ts, cpu) behind a per-CPU watermark, filters by the
+ * cgroup scope, keeps the cgroup table current and appends to the database,
+ * committing at least once a second.  live_stop() turns tracing off, drains
+ * everything, and records the end stats; live_close() removes the instance.
+ * While running, only the writer thread touches the database.
+ * Never prints; returns negative errno or -MCR_E_*.
+ */
+#ifndef MCR_LIVE_H
+#define MCR_LIVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct db;
+struct cgtrack;
+struct live;
+
+#define LIVE_INSTANCE_PREFIX	"memcg_capture_"
+
+struct live_opts {
+	const char	*instance;	/* unique instance name */
+	const char	*clock;		/* trace_clock value */
+	unsigned int	buffer_kb;	/* ring buffer per CPU */
+	int		hierarchy_id;	/* memory hierarchy: "root" of cgroup events */
+	struct cgtrack	*cgroups;	/* cgroup table and scope; used by the writer */
+	size_t		queue_max;	/* bytes queued between readers and writer; 0 = default */
+};
+
+/* Totals so far; safe to call while running. */
+struct live_totals {
+	uint64_t	records;	/* decoded from the ring buffers */
+	uint64_t	stored;		/* appended to the database */
+	uint64_t	filtered;	/* dropped by the --cgroup scope */
+	uint64_t	missed;		/* lost events counted by in-band markers */
+	uint64_t	missed_unknown;	/* sub-buffers flagged with an unknown loss */
+	uint64_t	kernel_lost;	/* overrun + dropped from the stats, end or last poll */
+	uint64_t	kernel_read;	/* "read events" from the stats, at the end */
+	uint64_t	first_ts, last_ts;	/* trace clock of the first and last record */
+	int		write_error;	/* first database error of the writer, or 0 */
+};
+
+/* tracefs mounted?  Mounts it when not (*mounted set); -MCR_E_NO_TRACEFS on failure. */
+int live_tracefs_check(bool *mounted, const char **dir);
+
+/* memcg tracepoints present?  -MCR_E_NO_MEMCG_EVENTS if not. */
+int live_events_check(void);
+
+/* Called with each stale instance removed (its pid is gone). */
+typedef void (*live_stale_fn)(void *ctx, const char *name);
+
+/* live_remove_stale - remove LIVE_INSTANCE_PREFIX<pid> instances of dead pids. */
+int live_remove_stale(live_stale_fn fn, void *ctx);
+
+int live_open(const struct live_opts *opts, struct db *db, struct live **out);
+int live_start(struct live *lv);
+/* Async-signal-unsafe; call from the main thread.  Idempotent. */
+int live_stop(struct live *lv);
+void live_totals(struct live *lv, struct live_totals *t);
+/* live_poll_loss - reread the per-CPU stats for the lost-so-far figure. */
+int live_poll_loss(struct live *lv);
+/* Online CPUs being read; capture start and end in the trace clock. */
+int live_nr_cpus(const struct live *lv);
+int live_clock_now(struct live *lv, uint64_t *ns);
+/* Removes the instance and frees everything. */
+void live_close(struct live *lv);
+
+#endif

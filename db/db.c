@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * db.c - opening, creating and identifying trace databases; the small tables.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "db_local.h"
+#include "error.h"
+
+/* The first 16 bytes of every SQLite 3 database file. */
+static const char db_magic[16] = "SQLite format 3";
+
+/* Map an SQLite result code to a negative errno or -MCR_E_*. */
+int db_err(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_ROW:
+	case SQLITE_DONE:
+		return 0;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_CANTOPEN:
+		return -EACCES;
+	case SQLITE_NOTADB:
+		return -MCR_E_NOT_SQLITE;
+	case SQLITE_CORRUPT:
+		return -MCR_E_CORRUPT;
+	case SQLITE_ERROR:		/* no such table / column: the file lacks our schema */
+		return -MCR_E_SCHEMA;
+	case SQLITE_CONSTRAINT:
+	case SQLITE_MISMATCH:
+	case SQLITE_RANGE:
+	case SQLITE_TOOBIG:
+		return -EINVAL;
+	default:
+		return -EIO;
+	}
+}
+
+int db_exec(struct db *db, const char *sql)
+{
+	return db_err(sqlite3_exec(db->sql, sql, NULL, NULL, NULL));
+}
+
+/* Run @sql and store its single integer result in *@out. */
+static int db_query_int(struct db *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+}
+
+/*
+ * SQLite opens any file and only fails at the first read, and an empty file
+ * is a valid empty database to it: look at the header ourselves.
+ */
+static int db_check_magic(const char *path)
+{
+	char head[sizeof(db_magic)];
+	struct stat stb;
+	ssize_t n;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO must not hang us; it is refused below. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &stb) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(stb.st_mode)) {
+		close(fd);
+		return S_ISDIR(stb.st_mode) ? -EISDIR : -MCR_E_NOT_SQLITE;
+	}
+	n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	if (n != (ssize_t)sizeof(head) || memcmp(head, db_magic, sizeof(head)))
+		return -MCR_E_NOT_SQLITE;
+	return 0;
+}
+
+/* application_id, then user_version: not ours, newer, or half-created. */
+static int db_check_identity(struct db *db)
+{
+	int64_t app, ver;
+	int err;
+
+	err = db_query_int(db, "PRAGMA application_id", &app);
+	if (err)
+		return err;
+	if ((uint32_t)app != DB_APPLICATION_ID)
+		return -MCR_E_NOT_OURS;
+	err = db_query_int(db, "PRAGMA user_version", &ver);
+	if (err)
+		return err;
+	if (ver > DB_SCHEMA_VERSION)
+		return -MCR_E_NEWER;
+	if (ver < 1)
+		return -MCR_E_SCHEMA;
+	return 0;
+}
+
+static int db_alloc(const char *path, int flags, struct db **out)
+{
+	struct db *db;
+	int rc;
+
+	db = calloc(1, sizeof(*db));
+	if (!db)
+		return -ENOMEM;
+	rc = sqlite3_open_v2(path, &db->sql, flags, NULL);
+	if (rc != SQLITE_OK) {
+		int err = db->sql ? db_err(sqlite3_extended_errcode(db->sql)) : -ENOMEM;
+
+		sqlite3_close(db->sql);
+		free(db);
+		return err ? err : -EIO;
+	}
+	/* SQLite silently falls back to read-only for a write-protected file. */
+	if ((flags & SQLITE_OPEN_READWRITE) && sqlite3_db_readonly(db->sql, "main") == 1) {
+		sqlite3_close(db->sql);
+		free(db);
+		return -EACCES;
+	}
+	sqlite3_extended_result_codes(db->sql, 1);
+	sqlite3_busy_timeout(db->sql, DB_BUSY_TIMEOUT_MS);
+	db->writable = flags & SQLITE_OPEN_READWRITE;
+	*out = db;
+	return 0;
+}
+
+static void db_free(struct db *db)
+{
+	db_events_release(db);
+	sqlite3_close(db->sql);
+	free(db);
+}
+
+/* Remove @path and the sidecars an old database of that name may have left. */
+static int db_unlink_all(const char *path)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+	char *name;
+	size_t i;
+
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		if (asprintf(&name, "%s%s", path, sfx[i]) < 0)
+			return -ENOMEM;
+		/* A stale -wal would be replayed into the new file. */
+		if (unlink(name) < 0 && errno != ENOENT) {
+			int err = -errno;
+
+			free(name);
+			return err;
+		}
+		free(name);
+	}
+	return 0;
+}
+
+/**
+ * db_create() - create a new trace database, replacing any file at @path.
+ * @path: file name
+ * @out:  the open database
+ *
+ * The file is created 0600 by us (cgroup paths name tenants), not by SQLite,
+ * whose journals then inherit the mode.  WAL with synchronous=NORMAL keeps
+ * every committed batch across a crash of the writer.  The cache holds one
+ * bulk transaction (~3.5 MB): a larger one only costs page faults while
+ * loading (measured with bench/db_rate), as no large index is built.
+ */
+int db_create(const char *path, struct db **out)
+{
+	struct db *db;
+	int fd, err;
+
+	err = db_unlink_all(path);
+	if (err)
+		return err;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	err = db_alloc(path, SQLITE_OPEN_READWRITE, &db);
+	if (err)
+		goto fail_unlink;
+	db->created = true;
+	err = db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+		      "PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY;");
+	if (!err)
+		err = db_schema_create(db);
+	if (err) {
+		db_free(db);
+		goto fail_unlink;
+	}
+	*out = db;
+	return 0;
+
+fail_unlink:
+	db_unlink_all(path);
+	return err;
+}
+
+/**
+ * db_open() - open an existing trace database and check that it is ours.
+ * @path:     file name; never created
+ * @writable: open read-write (results can be written) or read-only
+ * @out:      the open database
+ *
+ * A trace that has no result tables yet gets them: in the file when
+ * @writable, as empty TEMP tables otherwise.
+ */
+int db_open(const char *path, bool writable, struct db **out)
+{
+	struct db *db;
+	int err;
+
+	err = db_check_magic(path);
+	if (err)
+		return err;
+	err = db_alloc(path, writable ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY, &db);
+	if (err)
+		return err;
+	err = db_check_identity(db);
+	if (!err)
+		err = db_schema_check(db);
+	if (!err && !db_schema_has_results(db))
+		err = db_schema_results(db, !writable);
+	if (err) {
+		db_free(db);
+		return err;
+	}
+	*out = db;
+	return 0;
+}
+
+/**
+ * db_close() - commit pending work and free the handle.
+ * @db: database; NULL is fine
+ *
+ * Events appended since the last commit are committed, as is an open
+ * db_begin() transaction.  Returns 0 or the first error.
+ */
+int db_close(struct db *db)
+{
+	int err = 0, rc;
+
+	if (!db)
+		return 0;
+	err = db_events_commit(db);
+	if (!err)
+		err = db_commit(db);
+	db_events_release(db);
+	rc = sqlite3_close(db->sql);
+	free(db);
+	return err ? err : db_err(rc);
+}
+
+sqlite3 *db_sqlite(struct db *db)
+{
+	return db->sql;
+}
+
+/* meta */
+
+int db_meta_set(struct db *db, const char *key, const char *value)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->sql, "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return db_err(rc);
+}
+
+int db_meta_set_int(struct db *db, const char *key, int64_t value)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%" PRId64, value);
+	return db_meta_set(db, key, buf);
+}
+
+/**
+ * db_meta_get() - read a meta value.
+ * @value: set to a malloc'd copy (NULL if the stored value is NULL)
+ *
+ * Returns 0, -ENOENT if the key is absent, or another negative error.
+ */
+int db_meta_get(struct db *db, const char *key, char **value)
+{
+	const unsigned char *text;
+	sqlite3_stmt *st;
+	int rc, err = 0;
+
+	rc = sqlite3_prepare_v2(db->sql, "SELECT value FROM meta WHERE key = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		text = sqlite3_column_text(st, 0);
+		*value = text ? strdup((const char *)text) : NULL;
+		if (text && !*value)
+			err = -ENOMEM;
+	} else {
+		err = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* Returns 0, -ENOENT if absent, -EINVAL if the value is not a decimal integer. */
+int db_meta_get_int(struct db *db, const char *key, int64_t *value)
+{
+	char *text, *end;
+	long long v;
+	int err;
+
+	err = db_meta_get(db, key, &text);
+	if (err)
+		return err;
+	if (!text)
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	err = errno || end == text || *end ? -EINVAL : 0;
+	free(text);
+	if (!err)
+		*value = v;
+	return err;
+}
+
+/* The small tables */
+
+static int db_step_done(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_err(rc);
+}
+
+int db_cgroup_put(struct db *db, const struct db_cgroup *cg)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->sql,
+				"INSERT OR REPLACE INTO cgroups (id, parent, path, level, created_ts,"
+				" removed_ts, parent_unknown) VALUES (?, ?, ?, ?, ?, ?, ?)",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	sqlite3_bind_int64(st, 1, (int64_t)cg->id);
+	sqlite3_bind_int64(st, 2, (int64_t)cg->parent);
+	if (cg->path)
+		sqlite3_bind_text(st, 3, cg->path, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 4, cg->level);
+	sqlite3_bind_int64(st, 5, cg->created_ts);
+	sqlite3_bind_int64(st, 6, cg->removed_ts);
+	sqlite3_bind_int(st, 7, cg->parent_unknown);
+	return db_step_done(st);
+}
+
+/**
+ * db_cgroups_foreach() - call @fn for every cgroup, parents before children.
+ * @fn:  callback; cg->path is valid during the call only.  A non-zero return
+ *       stops the walk and is returned.
+ *
+ * Order: level (unknown levels last), then id.
+ */
+int db_cgroups_foreach(struct db *db, int (*fn)(const struct db_cgroup *cg, void *arg), void *arg)
+{
+	struct db_cgroup cg;
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(db->sql,
+				"SELECT id, parent, path, level, created_ts, removed_ts, parent_unknown"
+				" FROM cgroups ORDER BY level < 0, level, id", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		cg.id = (uint64_t)sqlite3_column_int64(st, 0);
+		cg.parent = (uint64_t)sqlite3_column_int64(st, 1);
+		cg.path = (const char *)sqlite3_column_text(st, 2);
+		cg.level = sqlite3_column_int(st, 3);
+		cg.created_ts = sqlite3_column_int64(st, 4);
+		cg.removed_ts = sqlite3_column_int64(st, 5);
+		cg.parent_unknown = sqlite3_column_int(st, 6);
+		ret = fn(&cg, arg);
+		if (ret)
+			break;
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = db_err(rc);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int db_item_put(struct db *db, int kind, int item, const char *name, const char *unit)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (kind < MCR_EV_STATE || kind > MCR_EV_EVENTS || !name)
+		return -EINVAL;
+	rc = sqlite3_prepare_v2(db->sql,
+				"INSERT OR REPLACE INTO items (kind, item, name, unit) VALUES (?, ?, ?, ?)",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	sqlite3_bind_int(st, 1, kind);
+	sqlite3_bind_int(st, 2, item);
+	sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+	if (unit)
+		sqlite3_bind_text(st, 4, unit, -1, SQLITE_STATIC);
+	return db_step_done(st);
+}
+
+int db_cpu_stats_put(struct db *db, const struct db_cpu_stats *cs)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!cs->phase || (strcmp(cs->phase, "start") && strcmp(cs->phase, "end")))
+		return -EINVAL;
+	rc = sqlite3_prepare_v2(db->sql,
+				"INSERT OR REPLACE INTO cpu_stats (cpu, phase, entries, overrun,"
+				" commit_overrun, bytes, dropped, read) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	sqlite3_bind_int(st, 1, cs->cpu);
+	sqlite3_bind_text(st, 2, cs->phase, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, cs->entries);
+	sqlite3_bind_int64(st, 4, cs->overrun);
+	sqlite3_bind_int64(st, 5, cs->commit_overrun);
+	sqlite3_bind_int64(st, 6, cs->bytes);
+	sqlite3_bind_int64(st, 7, cs->dropped);
+	sqlite3_bind_int64(st, 8, cs->read);
+	return db_step_done(st);
+}
+
+int db_gap_put(struct db *db, int cpu, uint64_t ts, int64_t count)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->sql, "INSERT INTO gaps (cpu, ts, count) VALUES (?, ?, ?)",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	sqlite3_bind_int(st, 1, cpu);
+	sqlite3_bind_int64(st, 2, (int64_t)ts);
+	sqlite3_bind_int64(st, 3, count < 0 ? -1 : count);
+	return db_step_done(st);
+}
+
+/* Transactions for results.  Events appended before are committed first. */
+
+int db_begin(struct db *db)
+{
+	int err;
+
+	err = db_events_commit(db);
+	if (err)
+		return err;
+	err = db_exec(db, "BEGIN IMMEDIATE");
+	if (!err)
+		db->in_txn = true;
+	return err;
+}
+
+int db_commit(struct db *db)
+{
+	int err;
+
+	err = db_events_flush(db);
+	if (err || !db->in_txn)
+		return err;
+	err = db_exec(db, "COMMIT");
+	if (!err) {
+		db->in_txn = false;
+		db->bulk = false;
+		db->txn_rows = 0;
+	}
+	return err;
+}
+
+int db_rollback(struct db *db)
+{
+	if (!db->in_txn)
+		return 0;
+	db->in_txn = false;
+	db->bulk = false;
+	db->nbuf = 0;
+	return db_exec(db, "ROLLBACK");
+}

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * schema.c - the trace database schema, embedded so the binaries need no data
+ * file.  Every column carries an SQL comment inside its CREATE statement, so
+ * `sqlite3 FILE .schema` documents a file by itself.
+ *
+ * Trace part (db_create): meta, cgroups, items, cpu_stats, gaps, events,
+ * event_kinds and one typed view per event kind.  Results part (db_create, and
+ * db_open on demand): runs, series, reads, cgroup_summary, item_summary,
+ * validation, validation_mismatch and the lag_report views.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "db.h"
+#include "db_local.h"
+#include "error.h"
+
+static const char db_trace_sql[] =
+"CREATE TABLE meta (\n"
+"	-- What the trace is, one row per key.  Keys written by memcg-replay:\n"
+"	--   source              'memcg-capture' | 'trace-cmd import' | 'synth:<scenario>'\n"
+"	--   tool_version        memcg-replay version that wrote the trace\n"
+"	--   kernel_release      uname -r of the traced kernel ('synthetic' for synth)\n"
+"	--   nr_cpus_online      CPUs online while tracing; TH = batch_size * nr_cpus_online\n"
+"	--   nr_cpus_possible    possible CPUs; every CPU an event names is below it (required)\n"
+"	--   page_size           bytes per page\n"
+"	--   batch_size          MEMCG_CHARGE_BATCH of the traced kernel (64)\n"
+"	--   trace_clock         clock of every ts ('mono', 'boot', 'local', ... or 'synthetic')\n"
+"	--   capture_start_ns    ts at which tracing started\n"
+"	--   capture_end_ns      ts at which tracing stopped\n"
+"	--   options             the capture / import / synth options, JSON\n"
+"	--   memory_hierarchy_id cgroup hierarchy id of the memory controller (events.aux of its rstat events)\n"
+"	--   cgroup_version      1 or 2\n"
+"	--   warnings            what the reader should know about this trace, one per line\n"
+"	--   event_count         rows in events, written when loading finished\n"
+"	key	TEXT PRIMARY KEY NOT NULL,	-- one of the keys above (others may be added)\n"
+"	value	TEXT				-- always text; integers in decimal\n"
+");\n"
+"CREATE TABLE cgroups (\n"
+"	-- Every cgroup of the traced hierarchy that the trace names or that existed.\n"
+"	id		INTEGER PRIMARY KEY,	-- cgroup id = inode of the cgroup directory (events.id)\n"
+"	parent		INTEGER NOT NULL,	-- parent's id; 0 for the root or unknown\n"
+"	path		TEXT,			-- '/a/b' below the hierarchy root, '/' for the root; NULL unknown\n"
+"	level		INTEGER NOT NULL,	-- depth: root 0; -1 unknown\n"
+"	created_ts	INTEGER NOT NULL,	-- ts of its cgroup_mkdir; -1 if it existed before the trace\n"
+"	removed_ts	INTEGER NOT NULL,	-- ts of its cgroup_rmdir; -1 if not removed during the trace\n"
+"	parent_unknown	INTEGER NOT NULL	-- 1: attached under the root for lack of a known parent\n"
+");\n"
+"CREATE TABLE items (\n"
+"	-- Names of the stat items that updates carry, from the kernel's BTF.\n"
+"	kind	INTEGER NOT NULL,	-- event kind the enum belongs to: 1 state, 2 lruvec, 3 events\n"
+"	item	INTEGER NOT NULL,	-- enum value as traced (events.item)\n"
+"	name	TEXT NOT NULL,		-- enumerator name, e.g. 'NR_FILE_PAGES', 'PGFAULT'\n"
+"	unit	TEXT,			-- unit of events.val after import: 'pages', 'bytes', 'events'; NULL unknown\n"
+"	PRIMARY KEY (kind, item)\n"
+") WITHOUT ROWID;\n"
+"CREATE TABLE cpu_stats (\n"
+"	-- Ring-buffer statistics per CPU (tracefs per_cpu/cpuN/stats) at start and end.\n"
+"	cpu		INTEGER NOT NULL,	-- ring-buffer CPU\n"
+"	phase		TEXT NOT NULL,		-- 'start' or 'end' of the recording\n"
+"	entries		INTEGER NOT NULL,	-- 'entries': events in the buffer; -1 unknown\n"
+"	overrun		INTEGER NOT NULL,	-- 'overrun': events overwritten before read; -1 unknown\n"
+"	commit_overrun	INTEGER NOT NULL,	-- 'commit overrun': events lost inside a commit; -1 unknown\n"
+"	bytes		INTEGER NOT NULL,	-- 'bytes': bytes in the buffer; -1 unknown\n"
+"	dropped		INTEGER NOT NULL,	-- 'dropped events': events not recorded, buffer full; -1 unknown\n"
+"	read		INTEGER NOT NULL,	-- 'read events': events consumed by the reader; -1 unknown\n"
+"	PRIMARY KEY (cpu, phase)\n"
+");\n"
+"CREATE TABLE gaps (\n"
+"	-- Places where the ring buffer lost events: replay cannot know what happened there.\n"
+"	cpu	INTEGER NOT NULL,	-- CPU whose buffer lost events\n"
+"	ts	INTEGER NOT NULL,	-- the loss happened just before this ts\n"
+"	count	INTEGER NOT NULL	-- events lost; -1 unknown\n"
+");\n"
+"CREATE TABLE events (\n"
+"	-- One row per traced event.  rowid order is the replay order: merged across CPUs\n"
+"	-- by (ts, cpu), ring-buffer order within one CPU.  A plain rowid table, kept compact.\n"
+"	ts	INTEGER NOT NULL,	-- ns in meta trace_clock; never decreases within one cpu\n"
+"	cpu	INTEGER NOT NULL,	-- ring-buffer CPU the event was recorded on (< nr_cpus_possible)\n"
+"	seq	INTEGER NOT NULL,	-- per-CPU sequence number from 0, in ring-buffer order\n"
+"	kind	INTEGER NOT NULL,	-- event kind: event_kinds.kind\n"
+"	id	INTEGER NOT NULL,	-- cgroup id (cgroups.id): memcg updated, flushed, visited, created or removed\n"
+"	item	INTEGER NOT NULL,	-- updates: stat item (items.item); rstat lock events and visits:\n"
+"					-- CPU whose per-CPU tree is flushed, -1 none; otherwise 0\n"
+"	val	INTEGER NOT NULL,	-- state/lruvec: traced val (pages, signed); count_memcg_events: the\n"
+"					-- unsigned long count bit for bit; memcg_flush_stats: stats_updates; otherwise 0\n"
+"	aux	INTEGER NOT NULL,	-- rstat lock events and mkdir/rmdir: hierarchy id (root); otherwise 0\n"
+"	level	INTEGER NOT NULL,	-- rstat lock events and mkdir/rmdir: level of the cgroup; otherwise 0\n"
+"	flags	INTEGER NOT NULL,	-- memcg_flush_stats: 1 force | 2 needs_flush; rstat: 1 contended\n"
+"	pid	INTEGER NOT NULL	-- pid of the task that emitted the event; 0 unknown or synthetic\n"
+");\n"
+/*
+ * The views over the rare kinds say "kind > 3" so that the partial index
+ * events_rare (created after the load) serves them: SQLite uses a partial
+ * index only when the query repeats its WHERE term.  Every view lists its rows
+ * in replay order.
+ */
+"CREATE VIEW update_events AS SELECT\n"
+"	-- mod_memcg_state, mod_memcg_lruvec_state and count_memcg_events.\n"
+"	e.rowid AS event,		-- replay position (events.rowid)\n"
+"	e.ts, e.cpu, e.seq,		-- as in events\n"
+"	k.name AS kind,			-- tracepoint name\n"
+"	e.id AS cgroup_id,		-- memcg updated\n"
+"	c.path AS cgroup,		-- its path; NULL unknown\n"
+"	e.item,				-- stat item (enum value)\n"
+"	i.name AS item_name,		-- enumerator name; NULL unknown\n"
+"	i.unit,				-- unit of val; NULL unknown\n"
+"	e.val,				-- traced val (count_memcg_events: unsigned count bit for bit)\n"
+"	e.pid				-- task that emitted it\n"
+"FROM events e\n"
+"LEFT JOIN event_kinds k ON k.kind = e.kind\n"
+"LEFT JOIN cgroups c ON c.id = e.id\n"
+"LEFT JOIN items i ON i.kind = e.kind AND i.item = e.item\n"
+"WHERE e.kind IN (1, 2, 3);\n"
+"CREATE VIEW flush_events AS SELECT\n"
+"	-- memcg_flush_stats: a reader asked for fresh stats.\n"
+"	e.rowid AS event,		-- replay position (events.rowid)\n"
+"	e.ts, e.cpu, e.seq,		-- as in events\n"
+"	e.id AS cgroup_id,		-- memcg whose stats were requested\n"
+"	c.path AS cgroup,		-- its path; NULL unknown\n"
+"	e.val AS stats_updates,		-- the kernel's atomic stats_updates of that memcg\n"
+"	e.flags & 1 AS force,		-- 1: forced flush (flushes regardless of stats_updates)\n"
+"	(e.flags >> 1) & 1 AS needs_flush,	-- 1: the kernel found stats_updates > TH\n"
+"	e.pid				-- task that asked\n"
+"FROM events e\n"
+"LEFT JOIN cgroups c ON c.id = e.id\n"
+"WHERE e.kind > 3 AND e.kind = 4;\n"
+"CREATE VIEW rstat_lock_events AS SELECT\n"
+"	-- cgroup_rstat_locked / _unlock / _lock_contended: one per-CPU flush window.\n"
+"	e.rowid AS event,		-- replay position (events.rowid)\n"
+"	e.ts, e.cpu, e.seq,		-- as in events\n"
+"	CASE e.kind WHEN 5 THEN 'locked' WHEN 6 THEN 'unlock' ELSE 'contended' END AS op,	-- which one\n"
+"	e.id AS cgroup_id,		-- cgroup being flushed\n"
+"	c.path AS cgroup,		-- its path; NULL unknown\n"
+"	e.item AS target_cpu,		-- CPU whose per-CPU tree is flushed; -1 none\n"
+"	e.aux AS root,			-- hierarchy id (meta memory_hierarchy_id for memcg flushes)\n"
+"	e.level,			-- level of the flushed cgroup\n"
+"	e.flags & 1 AS contended,	-- 1: the lock was contended\n"
+"	e.pid				-- task that flushed\n"
+"FROM events e\n"
+"LEFT JOIN cgroups c ON c.id = e.id\n"
+"WHERE e.kind > 3 AND e.kind IN (5, 6, 7)\n"
+"ORDER BY e.rowid;\n"
+"CREATE VIEW cgroup_events AS SELECT\n"
+"	-- cgroup_mkdir / cgroup_rmdir.\n"
+"	e.rowid AS event,		-- replay position (events.rowid)\n"
+"	e.ts, e.cpu, e.seq,		-- as in events\n"
+"	CASE e.kind WHEN 8 THEN 'mkdir' ELSE 'rmdir' END AS op,	-- which one\n"
+"	e.id AS cgroup_id,		-- cgroup created or removed\n"
+"	c.path AS cgroup,		-- its path; NULL unknown\n"
+"	e.aux AS root,			-- hierarchy id\n"
+"	e.level,			-- its level\n"
+"	e.pid				-- task that did it\n"
+"FROM events e\n"
+"LEFT JOIN cgroups c ON c.id = e.id\n"
+"WHERE e.kind > 3 AND e.kind IN (8, 9)\n"
+"ORDER BY e.rowid;\n"
+"CREATE VIEW visit_events AS SELECT\n"
+"	-- Explicit flush visits (synthetic traces): the flush visited one memcg on one CPU's tree.\n"
+"	e.rowid AS event,		-- replay position (events.rowid)\n"
+"	e.ts, e.cpu, e.seq,		-- as in events\n"
+"	e.id AS cgroup_id,		-- memcg visited\n"
+"	c.path AS cgroup,		-- its path; NULL unknown\n"
+"	e.item AS target_cpu,		-- CPU whose per-CPU tree it was on\n"
+"	e.pid				-- task that flushed\n"
+"FROM events e\n"
+"LEFT JOIN cgroups c ON c.id = e.id\n"
+"WHERE e.kind > 3 AND e.kind = 10;\n";
+
+/* Result tables: "CREATE <what> IF NOT EXISTS <body>", TEMP-able for read-only opens. */
+static const struct {
+	const char	*what;		/* "TABLE", "VIEW" or "INDEX" */
+	const char	*name;
+	const char	*body;		/* after the name */
+} db_results_sql[] = {
+	{ "TABLE", "runs", "(\n"
+"	-- One row per policy per replay (or validate) invocation.\n"
+"	run_id		INTEGER PRIMARY KEY,	-- referenced by every other result table\n"
+"	kind		TEXT NOT NULL,		-- 'replay' | 'validate'\n"
+"	policy		TEXT NOT NULL,		-- walk policy: 'break' | 'continue' | 'legacy'\n"
+"	flush_model	TEXT,			-- 'instant' | 'window' | 'spread' (explicit visits override it)\n"
+"	params		TEXT,			-- the run's options, JSON\n"
+"	started_at	TEXT,			-- UTC ISO-8601 time the run started\n"
+"	wall_s		REAL,			-- wall-clock seconds of the pass that ran it\n"
+"	events		INTEGER,		-- trace events consumed\n"
+"	updates		INTEGER,		-- updates with val != 0 fed to the simulator\n"
+"	flush_requests	INTEGER,		-- flush requests (memcg_flush_stats)\n"
+"	flushes		INTEGER,		-- requests that went ahead under this policy\n"
+"	visits		INTEGER,		-- (memcg, cpu) flush visits\n"
+"	walk_steps	INTEGER,		-- nodes the update's ancestor walks looked at\n"
+"	pcpu_adds	INTEGER,		-- per-CPU stats_updates additions\n"
+"	atomic_adds	INTEGER,		-- batches moved into an atomic stats_updates\n"
+"	dropped_batches	INTEGER,		-- legacy: batches thrown away at a flushable memcg\n"
+"	atomic_resets	INTEGER,		-- visits that stored 0 into a non-zero atomic\n"
+"	unknown_ids	INTEGER,		-- cgroup ids first seen in an update, attached under the root\n"
+"	sample_ns	INTEGER,		-- period of the 'sample' rows of series, ns; 0 none\n"
+"	tool_version	TEXT			-- memcg-replay version that wrote the run\n"
+")" },
+	{ "TABLE", "series", "(\n"
+"	-- Staleness of a cgroup over time: at every read of it and every sample period.\n"
+"	run_id			INTEGER NOT NULL,	-- runs.run_id\n"
+"	cgroup_id		INTEGER NOT NULL,	-- cgroups.id\n"
+"	ts			INTEGER NOT NULL,	-- trace ns\n"
+"	missing_pages		INTEGER,	-- pages updated below it and not yet aggregated into it (sum of |v|)\n"
+"	signed_missing_pages	INTEGER,	-- sum over items of signed missing pages\n"
+"	age_ns			INTEGER,	-- ts - the oldest update counted in missing_pages; 0 none\n"
+"	stats_updates		INTEGER,	-- the simulated atomic stats_updates of the cgroup\n"
+"	flushable		INTEGER,	-- 1: stats_updates > TH, a non-forced read flushes\n"
+"	stuck			INTEGER,	-- 1: not flushable, missing > 0 and a descendant flushable\n"
+"	reason			TEXT		-- 'read' (a flush request for it) | 'sample' (periodic)\n"
+")" },
+	{ "TABLE", "reads", "(\n"
+"	-- Every read (memcg_flush_stats) and what the policy made of it.\n"
+"	run_id			INTEGER NOT NULL,	-- runs.run_id\n"
+"	ts			INTEGER NOT NULL,	-- trace ns of the request\n"
+"	cpu			INTEGER NOT NULL,	-- CPU it was traced on\n"
+"	cgroup_id		INTEGER NOT NULL,	-- memcg read\n"
+"	force			INTEGER NOT NULL,	-- 1: forced flush\n"
+"	flushed			INTEGER NOT NULL,	-- 1: the policy's own decision was to flush\n"
+"	missing_pages		INTEGER,	-- pages the reader was missing before any flush\n"
+"	age_ns			INTEGER,	-- age of the oldest of them, ns; 0 none\n"
+"	sim_stats_updates	INTEGER,	-- simulated atomic stats_updates at the request\n"
+"	kernel_stats_updates	INTEGER,	-- the kernel's, as traced\n"
+"	kernel_needs_flush	INTEGER,	-- the kernel's needs_flush, as traced\n"
+"	stale			INTEGER		-- 1: skipped flushing while missing_pages > TH\n"
+")" },
+	{ "TABLE", "cgroup_summary", "(\n"
+"	-- Per run and cgroup: how stale its stats were over the whole trace.\n"
+"	run_id			INTEGER NOT NULL,	-- runs.run_id\n"
+"	cgroup_id		INTEGER NOT NULL,	-- cgroups.id\n"
+"	max_missing_pages	INTEGER,	-- worst missing pages seen\n"
+"	p50_missing_pages	INTEGER,	-- median of missing pages over its series rows\n"
+"	p99_missing_pages	INTEGER,	-- 99th percentile of the same\n"
+"	mean_missing_pages	REAL,		-- time-weighted mean missing pages\n"
+"	max_age_ms		REAL,		-- largest age of the oldest unflushed update, ms\n"
+"	reads			INTEGER,	-- flush requests for it\n"
+"	stale_reads		INTEGER,	-- reads skipped while missing_pages > TH\n"
+"	stale_max_pages		INTEGER,	-- worst missing pages at a stale read\n"
+"	stale_mean_pages	REAL,		-- mean missing pages over its stale reads\n"
+"	stuck_ms		REAL,		-- time it was stuck (see series.stuck), ms\n"
+"	final_missing_pages	INTEGER		-- missing pages at the end of the trace\n"
+")" },
+	{ "TABLE", "item_summary", "(\n"
+"	-- Per run, cgroup and stat item: signed missing values.\n"
+"	run_id		INTEGER NOT NULL,	-- runs.run_id\n"
+"	cgroup_id	INTEGER NOT NULL,	-- cgroups.id\n"
+"	kind		INTEGER NOT NULL,	-- items.kind (1 state, 2 lruvec, 3 events)\n"
+"	item		INTEGER NOT NULL,	-- items.item\n"
+"	max_abs_missing	INTEGER,		-- largest |signed missing| seen\n"
+"	final_missing	INTEGER			-- signed missing at the end of the trace\n"
+")" },
+	{ "TABLE", "validation", "(\n"
+"	-- Per validate run: the simulator against the kernel's recorded flush decisions.\n"
+"	run_id				INTEGER NOT NULL,	-- runs.run_id\n"
+"	policy				TEXT,		-- walk policy validated\n"
+"	flush_model			TEXT,		-- flush model used\n"
+"	flush_events			INTEGER,	-- memcg_flush_stats events in the trace\n"
+"	compared			INTEGER,	-- of them, compared with the simulator\n"
+"	skipped_before_sync		INTEGER,	-- not compared: before the simulator's counters were in sync\n"
+"	stats_updates_match		INTEGER,	-- compared events whose stats_updates matched\n"
+"	needs_flush_match		INTEGER,	-- compared events whose needs_flush matched\n"
+"	stats_updates_match_plain	INTEGER,	-- the same without allowing for races (one hypothesis)\n"
+"	needs_flush_match_plain		INTEGER,	-- the same without allowing for races\n"
+"	max_hypotheses			INTEGER,	-- most race orderings considered for one event\n"
+"	diff_hist			TEXT		-- histogram of kernel - sim stats_updates, JSON\n"
+")" },
+	{ "TABLE", "validation_mismatch", "(\n"
+"	-- Flush events where the simulator disagreed with the kernel.\n"
+"	run_id			INTEGER NOT NULL,	-- runs.run_id\n"
+"	ts			INTEGER NOT NULL,	-- trace ns of the flush event\n"
+"	cpu			INTEGER NOT NULL,	-- CPU it was traced on\n"
+"	cgroup_id		INTEGER NOT NULL,	-- memcg flushed\n"
+"	kernel_stats_updates	INTEGER,	-- as traced\n"
+"	sim_stats_updates	INTEGER,	-- as simulated\n"
+"	kernel_needs_flush	INTEGER,	-- as traced\n"
+"	sim_needs_flush		INTEGER,	-- as simulated\n"
+"	cause			TEXT,		-- best explanation found (e.g. a gap, a race)\n"
+"	context			TEXT		-- details for a human\n"
+")" },
+	{ "INDEX", "series_by_cgroup", "ON series (run_id, cgroup_id, ts)" },
+	{ "INDEX", "reads_by_cgroup", "ON reads (run_id, cgroup_id, ts)" },
+	{ "VIEW", "lag_report_all", "AS SELECT\n"
+"	-- Every run's per-cgroup summary, policies side by side.\n"
+"	r.policy,			-- walk policy\n"
+"	r.run_id,			-- runs.run_id\n"
+"	r.flush_model,			-- flush model of the run\n"
+"	COALESCE(c.path, '#' || s.cgroup_id) AS cgroup,	-- path, or '#<id>' when unknown\n"
+"	s.cgroup_id,			-- cgroups.id\n"
+"	c.level,			-- depth, root 0; NULL unknown\n"
+"	s.max_missing_pages,		-- see cgroup_summary\n"
+"	s.p50_missing_pages,\n"
+"	s.p99_missing_pages,\n"
+"	s.mean_missing_pages,\n"
+"	s.max_age_ms,\n"
+"	s.reads,\n"
+"	s.stale_reads,\n"
+"	s.stale_max_pages,\n"
+"	s.stuck_ms\n"
+"FROM cgroup_summary s\n"
+"JOIN runs r ON r.run_id = s.run_id\n"
+"LEFT JOIN cgroups c ON c.id = s.cgroup_id\n"
+"WHERE r.kind = 'replay'" },
+	{ "VIEW", "lag_report", "AS SELECT\n"
+"	-- lag_report_all for the latest replay run of each (policy, flush_model):\n"
+"	-- one row per (run, cgroup), in tree order then policy.\n"
+"	l.*\n"
+"FROM lag_report_all l\n"
+"WHERE l.run_id = (SELECT max(r2.run_id) FROM runs r2 JOIN runs r1 ON r1.run_id = l.run_id\n"
+"		  WHERE r2.kind = 'replay' AND r2.policy = r1.policy\n"
+"		  AND r2.flush_model IS r1.flush_model)\n"
+"ORDER BY l.level, l.cgroup, l.policy, l.run_id" },
+};
+
+#define DB_RESULTS_N	(sizeof(db_results_sql) / sizeof(db_results_sql[0]))
+
+/* What readers rely on: a prepare fails if a table or one of these columns is missing. */
+static const char *const db_trace_columns[] = {
+	"SELECT key, value FROM meta",
+	"SELECT id, parent, path, level, created_ts, removed_ts, parent_unknown FROM cgroups",
+	"SELECT kind, item, name, unit FROM items",
+	"SELECT cpu, phase, entries, overrun, commit_overrun, bytes, dropped, read FROM cpu_stats",
+	"SELECT cpu, ts, count FROM gaps",
+	"SELECT ts, cpu, seq, kind, id, item, val, aux, level, flags, pid FROM events",
+};
+
+static const char db_kinds_sql[] =
+"CREATE TABLE IF NOT EXISTS event_kinds (\n"
+"	-- Names of events.kind, for joins.\n"
+"	kind	INTEGER PRIMARY KEY,	-- events.kind\n"
+"	name	TEXT NOT NULL,		-- tracepoint name; 'flush_visit' for explicit visits of synthetic traces\n"
+"	events	INTEGER			-- rows of this kind in events, counted when loading finished; NULL before\n"
+");\n";
+
+static int db_fill_kinds(struct db *db)
+{
+	sqlite3_stmt *st;
+	unsigned int k;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->sql,
+				"INSERT OR IGNORE INTO event_kinds (kind, name) VALUES (?, ?)",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	for (k = 1; k <= MCR_EV_KIND_MAX && rc == SQLITE_OK; k++) {
+		const char *name = mcr_event_kind_name(k);
+
+		if (!name)
+			continue;
+		sqlite3_bind_int(st, 1, (int)k);
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return db_err(rc);
+}
+
+/**
+ * db_schema_create() - create the whole schema in an empty database.
+ * @db: a fresh database, no transaction open
+ *
+ * application_id and user_version are set in the same transaction as the
+ * tables: a file either is complete or does not identify as ours.
+ */
+int db_schema_create(struct db *db)
+{
+	char *pragmas;
+	int err;
+
+	pragmas = sqlite3_mprintf("PRAGMA application_id = %d; PRAGMA user_version = %d;",
+				  DB_APPLICATION_ID, DB_SCHEMA_VERSION);
+	if (!pragmas)
+		return -ENOMEM;
+	err = db_exec(db, "BEGIN");
+	if (!err)
+		err = db_exec(db, db_trace_sql);
+	if (!err)
+		err = db_exec(db, db_kinds_sql);
+	if (!err)
+		err = db_fill_kinds(db);
+	if (!err)
+		err = db_schema_results(db, false);
+	if (!err)
+		err = db_exec(db, pragmas);
+	sqlite3_free(pragmas);
+	if (!err)
+		return db_exec(db, "COMMIT");
+	db_exec(db, "ROLLBACK");
+	return err;
+}
+
+/* Is @name a table, view or index of the main schema?  Errors count as "no". */
+static bool db_schema_has(struct db *db, const char *name)
+{
+	sqlite3_stmt *st;
+	bool found = false;
+
+	if (sqlite3_prepare_v2(db->sql, "SELECT 1 FROM main.sqlite_master WHERE name = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/**
+ * db_schema_check() - refuse a database that lacks what readers need.
+ * @db: an open database whose identity was checked
+ *
+ * Returns 0, or -MCR_E_SCHEMA if a trace table or one of its columns is
+ * missing.  When writable, recreates event_kinds if it was dropped (only the
+ * views need it).
+ */
+int db_schema_check(struct db *db)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc, err;
+
+	for (i = 0; i < sizeof(db_trace_columns) / sizeof(db_trace_columns[0]); i++) {
+		rc = sqlite3_prepare_v2(db->sql, db_trace_columns[i], -1, &st, NULL);
+		sqlite3_finalize(st);
+		if (rc == SQLITE_ERROR)
+			return -MCR_E_SCHEMA;
+		if (rc != SQLITE_OK)
+			return db_err(rc);
+	}
+	if (!db->writable || db_schema_has(db, "event_kinds"))
+		return 0;
+	err = db_exec(db, db_kinds_sql);
+	return err ? err : db_fill_kinds(db);
+}
+
+/* True if every result table, index and view exists in the main schema. */
+bool db_schema_has_results(struct db *db)
+{
+	size_t i;
+
+	for (i = 0; i < DB_RESULTS_N; i++)
+		if (!db_schema_has(db, db_results_sql[i].name))
+			return false;
+	return true;
+}
+
+/**
+ * db_schema_results() - create the result tables, indexes and views that are missing.
+ * @db:   open database
+ * @temp: create them as TEMP objects instead (a read-only open of a trace that
+ *        was never replayed), so that queries on them find empty tables; what
+ *        the file has is never shadowed
+ */
+int db_schema_results(struct db *db, bool temp)
+{
+	size_t i;
+	char *sql;
+	int err;
+
+	for (i = 0; i < DB_RESULTS_N; i++) {
+		const char *what = db_results_sql[i].what;
+
+		if (temp && (!strcmp(what, "INDEX") || db_schema_has(db, db_results_sql[i].name)))
+			continue;
+		sql = sqlite3_mprintf("CREATE %s%s IF NOT EXISTS %s %s", temp ? "TEMP " : "",
+				      what, db_results_sql[i].name, db_results_sql[i].body);
+		if (!sql)
+			return -ENOMEM;
+		err = db_exec(db, sql);
+		sqlite3_free(sql);
+		if (err)
+			return err;
+	}
+	return 0;
+}

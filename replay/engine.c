@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pass: one read of the events, every policy's simulator driven from it.
+ * Reads (memcg_flush_stats) and the staleness series are recorded here;
+ * where flush visits happen is window.c's business, comparison with the
+ * kernel validate.c's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "replay-local.h"
+
+#define REPLAY_PROGRESS_EVERY	(1u << 16)
+#define REPLAY_MAX_IDLE_SAMPLES	64	/* per stretch without events: only ages change there */
+
+int replay_create(const struct replay_params *p, const struct replay_trace *t,
+		  struct replay **out)
+{
+	struct replay *r;
+	unsigned int i;
+	int ret;
+
+	if (!p->nr_policies || p->nr_policies > REPLAY_MAX_POLICIES || p->model >= REPLAY_MODEL_COUNT)
+		return -EINVAL;
+	if (!t->nr_possible || t->nr_possible > REPLAY_MAX_CPUS || !t->nr_online ||
+	    t->nr_online > t->nr_possible)
+		return -MCR_E_BAD_INPUT;
+	for (i = 0; i < p->nr_policies; i++)
+		if (!p->policies[i])
+			return -EINVAL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->p = *p;
+	r->t = t;
+	for (i = 0; i < p->nr_policies; i++) {
+		r->sims[i] = sim_create(p->policies[i], t->nr_possible, t->nr_online);
+		if (!r->sims[i]) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+	}
+	ret = rcg_add_initial(r);
+	if (ret < 0)
+		goto fail;
+	if (p->validate) {
+		ret = val_create(r);
+		if (ret < 0)
+			goto fail;
+	}
+	*out = r;
+	return 0;
+fail:
+	replay_destroy(r);
+	return ret;
+}
+
+void replay_destroy(struct replay *r)
+{
+	unsigned int i;
+
+	if (!r)
+		return;
+	val_free(r);
+	rcg_free_all(r);
+	for (i = 0; i < r->p.nr_policies; i++)
+		sim_destroy(r->sims[i]);
+	evq_free(&r->q);
+	free(r);
+}
+
+static bool stale_same(const struct sim_stale *a, const struct sim_stale *b)
+{
+	return a->missing == b->missing && a->stats_updates == b->stats_updates &&
+	       a->flushable == b->flushable && a->stuck == b->stuck && a->oldest_ts == b->oldest_ts;
+}
+
+/* A sample row for every cgroup whose state changed since its last row, or that misses pages. */
+static int engine_sample(struct replay *r, uint64_t ts)
+{
+	static const struct sim_stale zero;
+	size_t i;
+	unsigned int p;
+	int ret;
+
+	for (i = 0; i < r->nr_cg; i++) {
+		struct rcg *c = r->cg[i];
+
+		if (!c->added)
+			continue;
+		for (p = 0; p < r->p.nr_policies; p++) {
+			struct sim_stale st;
+
+			if (sim_stale_get(r->sims[p], c->id, &st) < 0)
+				continue;	/* not yet seen by this simulator */
+			if (!st.missing && stale_same(&st, c->pol[p].has_row ? &c->pol[p].last : &zero))
+				continue;
+			ret = rcg_point(r, p, c, ts, false, &st);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int engine_samples_until(struct replay *r, uint64_t ts)
+{
+	unsigned int n = 0;
+	int ret;
+
+	while (ts >= r->next_sample) {
+		if (n++ == REPLAY_MAX_IDLE_SAMPLES) {
+			uint64_t skip = (ts - r->next_sample) / r->p.sample_ns;
+
+			r->next_sample += skip * r->p.sample_ns;
+		}
+		ret = engine_sample(r, r->next_sample);
+		if (ret < 0)
+			return ret;
+		r->next_sample += r->p.sample_ns;
+	}
+	return 0;
+}
+
+/* memcg_flush_stats: a read of memcg id.  Every policy decides with its own counters. */
+static int engine_read(struct replay *r, const struct mcr_event *ev)
+{
+	bool force = ev->flags & MCR_FLUSH_FORCE, go[REPLAY_MAX_POLICIES] = { false };
+	struct rcg *c = rcg_get(r, ev->ts, ev->id, false);
+	unsigned int p;
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	r->st.flush_events++;
+	if (r->val) {
+		ret = val_flush_event(r, ev, c);
+		if (ret < 0)
+			return ret;
+	}
+	for (p = 0; p < r->p.nr_policies; p++) {
+		struct sim *s = r->sims[p];
+		struct rcg_pol *cp = &c->pol[p];
+		struct sim_stale st;
+		struct replay_read rd;
+
+		ret = sim_stale_get(s, ev->id, &st);
+		if (ret < 0)
+			return ret;
+		ret = sim_flush_request(s, ev->ts, ev->id, force);
+		if (ret < 0)
+			return ret;
+		go[p] = ret > 0;
+		rd = (struct replay_read){
+			.ts = ev->ts, .id = ev->id, .missing = st.missing,
+			.sim_stats_updates = st.stats_updates, .kernel_stats_updates = ev->val,
+			.cpu = ev->cpu, .force = force, .flushed = go[p],
+			.kernel_needs_flush = ev->flags & MCR_FLUSH_NEEDS,
+			.stale = !go[p] && st.missing > sim_threshold(s),
+		};
+		if (st.missing && st.oldest_ts && ev->ts > st.oldest_ts)
+			rd.age_ns = ev->ts - st.oldest_ts;
+		cp->reads++;
+		if (rd.stale) {
+			cp->stale_reads++;
+			cp->stale_sum += (double)st.missing;
+			if (st.missing > cp->stale_max)
+				cp->stale_max = st.missing;
+		}
+		if (r->p.sink.read) {
+			ret = r->p.sink.read(r->p.sink.ctx, p, &rd);
+			if (ret < 0)
+				return ret;
+		}
+		ret = rcg_point(r, p, c, ev->ts, true, &st);
+		if (ret < 0)
+			return ret;
+	}
+	if (r->val && go[0])
+		val_went_ahead(r, c, ev->ts);
+	return window_flush_request(r, ev, go);
+}
+
+static int engine_update(struct replay *r, const struct mcr_event *ev)
+{
+	struct rcg *c = rcg_get(r, ev->ts, ev->id, true);
+	enum sim_item_kind kind = replay_item_kind(ev->kind);
+	unsigned int p;
+	int ret;
+
+	if (!c)
+		return -ENOMEM;
+	window_update_hook(r, ev, c);
+	if (r->val)
+		val_update(r, ev, c);
+	for (p = 0; p < r->p.nr_policies; p++) {
+		ret = sim_update(r->sims[p], ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item,
+				 ev->val);
+		if (ret < 0)
+			return ret;
+	}
+	r->st.updates++;
+	return 0;
+}
+
+static int engine_cgroup_event(struct replay *r, const struct mcr_event *ev)
+{
+	struct rcg *c;
+	unsigned int p;
+	int ret;
+
+	if (r->t->hierarchy_id >= 0 && ev->aux != r->t->hierarchy_id) {
+		r->st.ignored_cgroup_events++;
+		return 0;
+	}
+	if (ev->kind == MCR_EV_MKDIR)
+		return rcg_mkdir(r, ev->ts, ev->id);
+	c = rcg_find(r, ev->id);
+	if (!c || !c->added)
+		return 0;
+	for (p = 0; p < r->p.nr_policies; p++) {
+		ret = sim_cgroup_remove(r->sims[p], ev->ts, ev->id);
+		if (ret < 0 && ret != -ENOENT)
+			return ret;
+	}
+	return 0;
+}
+
+static int engine_event(struct replay *r, const struct mcr_event *ev)
+{
+	if ((unsigned int)ev->cpu >= r->t->nr_possible)
+		return -MCR_E_CPU;	/* sources check this; arrays in tests may not */
+	switch (ev->kind) {
+	case MCR_EV_STATE:
+	case MCR_EV_LRUVEC:
+	case MCR_EV_EVENTS:
+		return engine_update(r, ev);
+	case MCR_EV_FLUSH:
+		return engine_read(r, ev);
+	case MCR_EV_LOCKED:
+		return window_locked(r, ev);
+	case MCR_EV_UNLOCK:
+		return window_unlock(r, ev);
+	case MCR_EV_VISIT:
+		return window_visit(r, ev);
+	case MCR_EV_MKDIR:
+	case MCR_EV_RMDIR:
+		return engine_cgroup_event(r, ev);
+	default:
+		return 0;	/* contended, and kinds newer than this build: nothing to do */
+	}
+}
+
+int replay_run(struct replay *r, struct replay_source *src)
+{
+	struct mcr_event ev;
+	int ret;
+
+	evq_init(&r->q, src);
+	while ((ret = evq_get(&r->q, &ev)) > 0) {
+		if (!r->st.events) {
+			r->st.first_ts = ev.ts;
+			r->next_sample = ev.ts + r->p.sample_ns;
+		}
+		/* Replay order merges CPUs by ts; never let time run back for the simulators. */
+		if (ev.ts < r->now)
+			ev.ts = r->now;
+		r->now = ev.ts;
+		if (r->p.sample_ns) {
+			ret = engine_samples_until(r, ev.ts);
+			if (ret < 0)
+				return ret;
+		}
+		ret = window_before_event(r, ev.ts);
+		if (ret < 0)
+			return ret;
+		ret = engine_event(r, &ev);
+		if (ret < 0)
+			return ret;
+		r->st.events++;
+		r->st.last_ts = ev.ts;
+		if (r->p.progress && !(r->st.events % REPLAY_PROGRESS_EVERY))
+			r->p.progress(r->p.progress_ctx, r->st.events);
+	}
+	if (ret < 0)
+		return ret;
+	ret = window_finish(r);
+	if (r->p.progress)
+		r->p.progress(r->p.progress_ctx, r->st.events);
+	return ret;
+}
+
+const struct replay_params *replay_params(const struct replay *r)
+{
+	return &r->p;
+}
+
+const struct replay_trace *replay_trace(const struct replay *r)
+{
+	return r->t;
+}
+
+const struct replay_stats *replay_stats(const struct replay *r)
+{
+	return &r->st;
+}
+
+struct sim *replay_sim(struct replay *r, unsigned int pol)
+{
+	return pol < r->p.nr_policies ? r->sims[pol] : NULL;
+}
+
+size_t replay_cgroup_count(const struct replay *r)
+{
+	return r->nr_cg;
+}
+
+uint64_t replay_cgroup_id(const struct replay *r, size_t i)
+{
+	return i < r->nr_cg ? r->cg[i]->id : 0;
+}
+
+const char *replay_cgroup_path(const struct replay *r, uint64_t id)
+{
+	struct rcg *c = rcg_find((struct replay *)r, id);
+
+	return c ? c->path : NULL;
+}
+
+bool replay_cgroup_is_leaf(const struct replay *r, uint64_t id)
+{
+	struct rcg *c = rcg_find((struct replay *)r, id);
+
+	return !c || !c->has_child;
+}
+
+int replay_summary_get(struct replay *r, unsigned int pol, uint64_t id, struct replay_summary *out)
+{
+	struct rcg *c = rcg_find(r, id);
+	struct sim_acct a;
+	struct sim_stale st;
+	struct rcg_pol *cp;
+	uint64_t from;
+	int ret;
+
+	if (!c || !c->added || pol >= r->p.nr_policies)
+		return -ENOENT;
+	cp = &c->pol[pol];
+	ret = sim_acct_get(r->sims[pol], id, r->st.last_ts, &a);
+	if (ret < 0)
+		return ret;
+	ret = sim_stale_get(r->sims[pol], id, &st);
+	if (ret < 0)
+		return ret;
+	memset(out, 0, sizeof(*out));
+	out->max_missing = a.max_missing > cp->hist.max ? a.max_missing : cp->hist.max;
+	out->p50_missing = hist_quantile(&cp->hist, 0.50);
+	out->p99_missing = hist_quantile(&cp->hist, 0.99);
+	from = a.first_ts > r->st.first_ts ? a.first_ts : r->st.first_ts;
+	if (r->st.last_ts > from)
+		out->mean_missing = a.missing_area / (double)(r->st.last_ts - from);
+	out->max_age_ms = (double)a.max_age_ns / 1e6;
+	out->reads = cp->reads;
+	out->stale_reads = cp->stale_reads;
+	out->stale_max = cp->stale_max;
+	out->stale_mean = cp->stale_reads ? cp->stale_sum / (double)cp->stale_reads : 0;
+	out->stuck_ms = (double)a.stuck_ns / 1e6;
+	out->final_missing = st.missing;
+	return 0;
+}
+
+int replay_items_foreach(struct replay *r, unsigned int pol, uint64_t id,
+			 int (*fn)(enum sim_item_kind kind, int item, int64_t max_abs,
+				   int64_t final, void *ctx),
+			 void *ctx)
+{
+	struct rcg *c = rcg_find(r, id);
+	struct rcg_pol *cp;
+	int64_t sum;
+	size_t i;
+	int ret;
+
+	if (!c || !c->added || pol >= r->p.nr_policies)
+		return -ENOENT;
+	cp = &c->pol[pol];
+	ret = rcg_track_items(r, pol, c, &sum);	/* items non-zero only at the end */
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < cp->nr_items; i++) {
+		int64_t final = 0;
+
+		ret = sim_item_missing(r->sims[pol], id, (enum sim_item_kind)cp->items[i].kind,
+				       cp->items[i].item, &final);
+		if (ret < 0 && ret != -ENOENT)
+			return ret;
+		ret = fn((enum sim_item_kind)cp->items[i].kind, cp->items[i].item,
+			 cp->items[i].max_abs, final, ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

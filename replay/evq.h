@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * evq.h - the engine's view of its event source, with bounded lookahead.
+ *
+ * Contract: events come out of evq_get() in source order.  evq_peek() reads
+ * ahead (to find the unlock that closes a lock window) into a ring that grows
+ * up to EVQ_MAX_LOOKAHEAD events and no further: memory is bounded whatever
+ * the trace's length.  Errors of the source are returned as they happen.
+ */
+#ifndef MCR_REPLAY_EVQ_H
+#define MCR_REPLAY_EVQ_H
+
+#include <stddef.h>
+
+#include "replay.h"
+
+/* Lock windows last microseconds; this many events is many milliseconds of a busy host. */
+#define EVQ_MAX_LOOKAHEAD	(1u << 18)
+
+struct evq {
+	struct replay_source	*src;
+	struct mcr_event	*buf;
+	size_t			cap, head, len;
+	int			end;	/* source returned 0 */
+};
+
+void evq_init(struct evq *q, struct replay_source *src);
+void evq_free(struct evq *q);
+int evq_get(struct evq *q, struct mcr_event *ev);	/* 1, 0 at the end, or < 0 */
+/* Makes event @i ahead (0 = the next evq_get) available: 1, 0 past the end or the bound, < 0. */
+int evq_peek(struct evq *q, size_t i, const struct mcr_event **ev);
+
+#endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hist.h - a bounded streaming histogram of unsigned values (pages).
+ *
+ * Contract: log-linear buckets, exact below 128 and 128 sub-buckets per power
+ * of two above, so a quantile is within 0.4% (half a bucket) of the true
+ * value.  Buckets are allocated per power of two on first use: memory is at
+ * most 58 chunks of 512 bytes, whatever the number of values added.
+ */
+#ifndef MCR_REPLAY_HIST_H
+#define MCR_REPLAY_HIST_H
+
+#include <stdint.h>
+
+#define HIST_SUB_BITS	7
+#define HIST_SUB	(1u << HIST_SUB_BITS)
+#define HIST_CHUNKS	(64 - HIST_SUB_BITS + 1)
+
+struct hist {
+	uint64_t	n;
+	uint64_t	max;
+	uint32_t	*chunk[HIST_CHUNKS];
+};
+
+int hist_add(struct hist *h, uint64_t v);		/* 0 or -ENOMEM */
+uint64_t hist_quantile(const struct hist *h, double q);	/* 0 if empty */
+void hist_free(struct hist *h);
+
+#endif

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One run against the database, inside one transaction. */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include "db.h"
+#include "replay.h"
+
+static double pass_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file, const char *kind,
+		   struct replay_params *p, struct replay_pass *out)
+{
+	struct replay_source src = { 0 };
+	double t0 = pass_now();
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = db_begin(db);
+	if (ret < 0)
+		return ret;
+	ret = replay_store_open(db, kind, file, p, &out->store);
+	if (!ret)
+		ret = replay_create(p, t, &out->r);
+	if (!ret)
+		ret = replay_source_db_open(db, &src);
+	if (!ret)
+		ret = replay_run(out->r, &src);
+	replay_source_db_close(&src);
+	out->wall_s = pass_now() - t0;
+	if (!ret)
+		ret = replay_store_finish(out->store, out->r, out->wall_s);
+	if (!ret)
+		ret = db_commit(db);
+	if (ret < 0) {
+		db_rollback(db);
+		replay_pass_free(out);
+	}
+	return ret;
+}
+
+void replay_pass_free(struct replay_pass *ps)
+{
+	replay_store_close(ps->store);
+	replay_destroy(ps->r);
+	ps->store = NULL;
+	ps->r = NULL;
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * replay-local.h - the engine's private state, shared by engine.c (the pass),
+ * cgroup.c (per-cgroup state), window.c (where flush visits happen) and
+ * validate.c (comparison with the kernel).  Not for use outside replay/.
+ */
+#ifndef MCR_REPLAY_LOCAL_H
+#define MCR_REPLAY_LOCAL_H
+
+#include "evq.h"
+#include "hist.h"
+#include "replay.h"
+
+#define RCG_RING	8	/* recent updates kept per cgroup for mismatch context */
+#define WIN_MAX_PEND	64	/* flushes waiting for their lock windows, by pid */
+
+struct rcg_item {
+	int64_t		max_abs;
+	int		item;
+	uint8_t		kind;
+};
+
+/* One (cgroup, policy). */
+struct rcg_pol {
+	struct hist	hist;		/* missing pages at every series point */
+	struct sim_stale last;		/* at the last series row */
+	uint64_t	reads, stale_reads, stale_max;
+	double		stale_sum;
+	struct rcg_item	*items;
+	size_t		nr_items, cap_items;
+	bool		has_row;
+};
+
+struct rcg_upd {
+	uint64_t	ts;
+	int64_t		val;
+	int32_t		cpu;
+};
+
+/* One cgroup: what the engine keeps besides the simulators' state. */
+struct rcg {
+	uint64_t	id;
+	uint64_t	parent_id;	/* from the cgroups table; 0 unknown */
+	struct rcg	*parent;	/* NULL for root or before it is known */
+	const char	*path;
+	struct rcg	*hnext;
+	uint64_t	last_flush_ts;	/* validation: last flush of it that went ahead */
+	uint64_t	window_ts;	/* last update in its subtree inside a lock window */
+	struct rcg_upd	ring[RCG_RING];	/* validation only: updates to it */
+	unsigned int	ring_n;
+	int		table_idx;	/* index in replay_trace.cgroups, -1 */
+	bool		added;		/* known to the simulators */
+	bool		parent_unknown;
+	bool		has_child;
+	struct rcg_pol	pol[];		/* [nr_policies] */
+};
+
+/* A flush request whose lock windows may follow, on one pid. */
+struct win_pend {
+	uint64_t	id;
+	uint64_t	req_ts;
+	int32_t		pid;
+	int		last_cpu;	/* the last window's CPU; -2 before the first */
+	unsigned int	go;		/* policies that flush at these windows */
+	bool		used;
+	bool		lock_only;
+	bool		root_forced;	/* a forced root flush: its end syncs validation */
+};
+
+/* One policy's open window. */
+struct win_pol {
+	uint64_t	t0, dur;
+	size_t		n, done;
+	bool		open;
+	bool		spread;
+	bool		explicit_visits;
+};
+
+struct win {
+	struct win_pend	pend[WIN_MAX_PEND];
+	struct win_pol	pol[REPLAY_MAX_POLICIES];
+	/* The kernel's own open window (any model): updates inside it have unknown order. */
+	uint64_t	kwin_id;
+	int32_t		kwin_pid;
+	int		kwin_cpu;
+	bool		kwin_open;
+};
+
+struct val_state {
+	struct replay_validation v;
+	bool		synced;
+};
+
+struct replay {
+	struct replay_params		p;
+	const struct replay_trace	*t;
+	struct sim			*sims[REPLAY_MAX_POLICIES];
+	struct evq			q;
+	struct win			win;
+	struct replay_stats		st;
+	struct val_state		*val;
+	struct rcg			**cg;		/* first-seen order */
+	size_t				nr_cg, cap_cg;
+	struct rcg			**htab;
+	size_t				hmask;
+	uint64_t			next_sample;
+	uint64_t			now;
+	struct rcg			*root;
+};
+
+/* cgroup.c */
+struct rcg *rcg_find(struct replay *r, uint64_t id);
+struct rcg *rcg_get(struct replay *r, uint64_t ts, uint64_t id, bool via_update);	/* adds */
+int rcg_add_initial(struct replay *r);
+int rcg_mkdir(struct replay *r, uint64_t ts, uint64_t id);
+void rcg_free_all(struct replay *r);
+int rcg_track_items(struct replay *r, unsigned int pol, struct rcg *c, int64_t *sum);
+int rcg_point(struct replay *r, unsigned int pol, struct rcg *c, uint64_t ts, bool is_read,
+	      const struct sim_stale *st);
+
+/* window.c */
+int window_flush_request(struct replay *r, const struct mcr_event *ev, const bool *go);
+int window_locked(struct replay *r, const struct mcr_event *ev);
+int window_unlock(struct replay *r, const struct mcr_event *ev);
+int window_visit(struct replay *r, const struct mcr_event *ev);
+int window_before_event(struct replay *r, uint64_t ts);
+void window_update_hook(struct replay *r, const struct mcr_event *ev, struct rcg *c);
+int window_finish(struct replay *r);
+
+/* validate.c */
+int val_create(struct replay *r);
+void val_free(struct replay *r);
+int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c);
+void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c);
+void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts);
+void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts);
+
+static inline enum sim_item_kind replay_item_kind(unsigned int ev_kind)
+{
+	return ev_kind == MCR_EV_STATE ? SIM_ITEM_STATE :
+	       ev_kind == MCR_EV_LRUVEC ? SIM_ITEM_LRUVEC : SIM_ITEM_EVENT;
+}
+
+#endif

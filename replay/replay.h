@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * replay.h - one pass over a trace, one simulator per walk policy.
+ *
+ * Contract: replay/ reads events once, in replay order (per-CPU exact), from a
+ * struct replay_source (the database through db_iter, or an array in tests),
+ * and drives one struct sim per policy in the same pass.  It decides where the
+ * visits of each flush happen (a flush model, or the trace's explicit visit
+ * events), records every read (memcg_flush_stats) and a staleness series, and
+ * keeps per-cgroup summaries.  Rows leave through a struct replay_sink as they
+ * are made; memory holds state per cgroup, per CPU and per open lock window
+ * only, never per event.  Optionally validates: compares the simulated
+ * counters of the first policy with the kernel's traced stats_updates and
+ * needs_flush.  replay/ never prints or exits; errors are negative errno or
+ * -MCR_E_* (db/error.h), including the source's own (-MCR_E_TIME, ...).
+ */
+#ifndef MCR_REPLAY_H
+#define MCR_REPLAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+#include "sim.h"
+
+#define REPLAY_MAX_POLICIES	8
+#define REPLAY_MAX_CPUS		8192
+
+struct db;
+struct replay;
+
+/*
+ * Where the visits of a flush that goes ahead happen, when the trace does not
+ * say (explicit VISIT events always win inside their window).
+ */
+enum replay_model {
+	REPLAY_MODEL_INSTANT,	/* the whole flush at the memcg_flush_stats request */
+	REPLAY_MODEL_WINDOW,	/* CPU c's visits all at cgroup_rstat_locked(cpu=c) */
+	REPLAY_MODEL_SPREAD,	/* CPU c's visits evenly over [locked, unlock], in visit order */
+	REPLAY_MODEL_COUNT,
+};
+
+struct replay_model_info {
+	const char	*name;
+	const char	*summary;
+};
+const struct replay_model_info *replay_model_at(size_t i);	/* NULL past the end */
+int replay_model_find(const char *name);			/* enum value or -EINVAL */
+extern const enum replay_model replay_model_default;
+extern const char *const replay_model_default_why;		/* one paragraph for --help */
+
+/* Event source: next() returns 1 with *ev filled, 0 at the end, or a negative error. */
+struct replay_source {
+	int	(*next)(void *ctx, struct mcr_event *ev);
+	void	*ctx;
+};
+
+/* A cgroup of the trace's cgroups table. */
+struct replay_cgroup {
+	uint64_t	id;
+	uint64_t	parent;		/* 0: root or unknown */
+	const char	*path;		/* NULL if unknown */
+	int64_t		created_ts;	/* < 0: existed before the trace */
+	int		level;		/* -1 unknown */
+	bool		parent_unknown;
+};
+
+struct replay_gap {
+	uint64_t	ts;
+	int64_t		count;		/* -1 unknown */
+	int		cpu;
+};
+
+/* What the engine needs to know about the trace before the first event. */
+struct replay_trace {
+	unsigned int		nr_possible;
+	unsigned int		nr_online;	/* TH = 64 * nr_online */
+	int			hierarchy_id;	/* memory controller's; -1: accept any */
+	bool			windows_traced;	/* the trace has rstat lock events */
+	bool			visits_traced;	/* the trace has explicit VISIT events */
+	uint64_t		nr_events;	/* for progress; 0 unknown */
+	struct replay_cgroup	*cgroups;
+	size_t			nr_cgroups;
+	struct replay_gap	*gaps;		/* sorted by ts */
+	size_t			nr_gaps;
+	char			*kernel_release;	/* NULL if unknown */
+	char			*source;		/* meta source ("synth", "capture", ...) */
+};
+void replay_trace_free(struct replay_trace *t);
+
+/* Rows, as they are made.  pol indexes replay_params.policies. */
+struct replay_read {
+	uint64_t	ts;
+	uint64_t	id;
+	uint64_t	missing;	/* pages, before the decision */
+	uint64_t	age_ns;
+	int64_t		sim_stats_updates;
+	int64_t		kernel_stats_updates;
+	int		cpu;
+	bool		force;
+	bool		flushed;	/* the policy's own decision */
+	bool		kernel_needs_flush;
+	bool		stale;		/* skipped while missing > TH */
+};
+
+struct replay_point {
+	uint64_t	ts;
+	uint64_t	id;
+	uint64_t	missing;
+	uint64_t	age_ns;
+	int64_t		signed_missing;
+	int64_t		stats_updates;
+	bool		flushable;
+	bool		stuck;
+	bool		is_read;	/* reason 'read', else 'sample' */
+};
+
+struct replay_mismatch {
+	uint64_t	ts;
+	uint64_t	id;
+	int64_t		kernel_stats_updates;
+	int64_t		sim_stats_updates;
+	int		cpu;
+	bool		kernel_needs_flush;
+	bool		sim_needs_flush;
+	const char	*cause;		/* NULL if none can be named */
+	const char	*context;	/* recent updates in the subtree, text */
+};
+
+struct replay_sink {
+	int	(*read)(void *ctx, unsigned int pol, const struct replay_read *r);
+	int	(*point)(void *ctx, unsigned int pol, const struct replay_point *p);
+	int	(*mismatch)(void *ctx, const struct replay_mismatch *m);
+	void	*ctx;
+};
+
+struct replay_params {
+	const struct sim_policy	*policies[REPLAY_MAX_POLICIES];
+	unsigned int		nr_policies;
+	enum replay_model	model;
+	uint64_t		sample_ns;	/* staleness sample period, trace time; 0: reads only */
+	bool			validate;	/* compare policies[0] with the kernel's values */
+	unsigned int		max_mismatches;	/* sent to the sink; the rest only counted */
+	struct replay_sink	sink;		/* any callback may be NULL */
+	/* Called every few thousand events; the library never prints. */
+	void			(*progress)(void *ctx, uint64_t done);
+	void			*progress_ctx;
+};
+
+/* Window bookkeeping: how the trace's lock windows were used. */
+struct replay_window_stats {
+	uint64_t	owned;		/* windows of a traced flush request */
+	uint64_t	lock_only;	/* windows with no request before them (release flushes) */
+	uint64_t	foreign;	/* another hierarchy's lock, ignored */
+	uint64_t	bad_cpu;	/* window names a CPU beyond nr_possible, ignored */
+	uint64_t	no_unlock;	/* unlock not found within the lookahead: placed at locked */
+	uint64_t	missing;	/* a deferred flush whose windows never came: done instantly */
+	uint64_t	explicit_windows;/* windows with VISIT events */
+	uint64_t	visits_unmatched;/* VISIT of a node not on the open window's list */
+	uint64_t	in_window_updates;/* updates on the path of a window's remaining visits */
+};
+
+struct replay_stats {
+	uint64_t			events;
+	uint64_t			updates;
+	uint64_t			flush_events;
+	uint64_t			ignored_cgroup_events;	/* mkdir/rmdir of another hierarchy */
+	uint64_t			first_ts, last_ts;
+	struct replay_window_stats	win;
+};
+
+/* Validation of policies[0] against the kernel's recorded values. */
+#define REPLAY_DIFF_BUCKETS	27
+struct replay_validation {
+	uint64_t	flush_events;
+	uint64_t	compared;
+	uint64_t	skipped_before_sync;
+	uint64_t	stats_updates_match;		/* with inference (== plain for now) */
+	uint64_t	needs_flush_match;
+	uint64_t	stats_updates_match_plain;	/* the flush model alone */
+	uint64_t	needs_flush_match_plain;
+	uint64_t	max_hypotheses;
+	uint64_t	mismatches;
+	uint64_t	sync_ts;			/* 0: never synced */
+	uint64_t	diff_hist[REPLAY_DIFF_BUCKETS];	/* sim - kernel, see replay_diff_bucket_name */
+	uint64_t	causes[5];			/* by enum replay_cause */
+};
+const char *replay_diff_bucket_name(unsigned int b);	/* "0", "+1", "+2..3", "-64..-33" ... */
+
+enum replay_cause {
+	REPLAY_CAUSE_NONE,
+	REPLAY_CAUSE_LOST,		/* lost events nearby (gaps) */
+	REPLAY_CAUSE_UNKNOWN_PARENT,	/* a cgroup of unknown parent in the subtree */
+	REPLAY_CAUSE_OUTSIDE,		/* the kernel flushed where the trace shows no flush */
+	REPLAY_CAUSE_WINDOW_ORDER,	/* updates landed inside a lock window: order unknown */
+};
+const char *replay_cause_name(enum replay_cause c);
+
+/* Per (policy, cgroup) summary at the end of the pass. */
+struct replay_summary {
+	uint64_t	max_missing;
+	uint64_t	p50_missing;
+	uint64_t	p99_missing;
+	double		mean_missing;	/* time-weighted */
+	double		max_age_ms;
+	uint64_t	reads;
+	uint64_t	stale_reads;
+	uint64_t	stale_max;
+	double		stale_mean;
+	double		stuck_ms;
+	uint64_t	final_missing;
+};
+
+/**
+ * replay_create() - set up the simulators for a trace.
+ * @p: policies, flush model, sampling, sink; copied.
+ * @t: the trace's CPUs, hierarchy and cgroups; must outlive the replay.
+ * @out: the new replay.
+ *
+ * Adds every cgroup that existed before the trace (created_ts < 0), parents
+ * first.  Returns 0, -EINVAL for bad parameters, -ENOMEM.
+ */
+int replay_create(const struct replay_params *p, const struct replay_trace *t,
+		  struct replay **out);
+
+/**
+ * replay_run() - the single pass: reads @src to its end.
+ *
+ * Returns 0, the source's negative error (the pass stops there), or a sink
+ * callback's negative return.
+ */
+int replay_run(struct replay *r, struct replay_source *src);
+void replay_destroy(struct replay *r);
+
+const struct replay_params *replay_params(const struct replay *r);
+const struct replay_trace *replay_trace(const struct replay *r);
+const struct replay_stats *replay_stats(const struct replay *r);
+const struct replay_validation *replay_validation(const struct replay *r);	/* NULL unless validating */
+struct sim *replay_sim(struct replay *r, unsigned int pol);
+
+/* Cgroups the pass has seen (known to the simulators), in first-seen order. */
+size_t replay_cgroup_count(const struct replay *r);
+uint64_t replay_cgroup_id(const struct replay *r, size_t i);
+const char *replay_cgroup_path(const struct replay *r, uint64_t id);	/* NULL if unknown */
+bool replay_cgroup_is_leaf(const struct replay *r, uint64_t id);
+int replay_summary_get(struct replay *r, unsigned int pol, uint64_t id, struct replay_summary *out);
+
+/*
+ * Item summary of one (policy, cgroup): every item with a non-zero final or
+ * sampled signed missing, with the largest |missing| seen at series points.
+ */
+int replay_items_foreach(struct replay *r, unsigned int pol, uint64_t id,
+			 int (*fn)(enum sim_item_kind kind, int item, int64_t max_abs,
+				   int64_t final, void *ctx),
+			 void *ctx);
+
+/* The database side (replay/trace_db.c, replay/store.c). */
+int replay_trace_load(struct db *db, struct replay_trace *t);
+int replay_source_db_open(struct db *db, struct replay_source *src);
+void replay_source_db_close(struct replay_source *src);
+
+struct replay_store;
+/**
+ * replay_store_open() - insert one run row per policy (kind "replay" or
+ * "validate") and prepare the row inserts; sets @p->sink to write into @db.
+ * Call inside the caller's transaction, before replay_create().
+ */
+int replay_store_open(struct db *db, const char *kind, const char *file,
+		      struct replay_params *p, struct replay_store **out);
+/* Writes summaries, item summaries, the run counters and (if any) the validation row. */
+int replay_store_finish(struct replay_store *st, struct replay *r, double wall_s);
+int64_t replay_store_run_id(const struct replay_store *st, unsigned int pol);
+void replay_store_close(struct replay_store *st);
+
+/*
+ * A whole run against the database: one transaction around the run rows, the
+ * pass and the summaries; rolled back on any error.  @t from replay_trace_load.
+ * On success @out holds the replay (for summaries) and the run ids.
+ */
+struct replay_pass {
+	struct replay		*r;
+	struct replay_store	*store;
+	double			wall_s;
+};
+int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file, const char *kind,
+		   struct replay_params *p, struct replay_pass *out);
+void replay_pass_free(struct replay_pass *ps);
+
+/* Kernel release "6.18.0-foo" -> the policy that kernel runs; NULL if outside 6.8+. */
+const struct sim_policy *replay_policy_for_kernel(const char *release);
+
+#endif

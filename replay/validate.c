@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Validation: at every traced memcg_flush_stats after the first completed
+ * forced root flush (kernel-model section 10.7), the simulated atomic of
+ * policies[0] against the kernel's stats_updates, and the simulated
+ * needs_flush against the kernel's.  Mismatches get their context (recent
+ * updates in the subtree, from a small ring per cgroup) and a cause where one
+ * can be named.
+ *
+ * "plain" counts are the flush model alone; the other counts are where
+ * hypothesis inference (window.c's update hook) will add its matches.  Until
+ * it exists they are equal, but they stay separate here and in every output.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay-local.h"
+
+#define VAL_CONTEXT_MAX		16	/* updates listed in one mismatch's context */
+#define VAL_CONTEXT_BYTES	1024
+
+static const char *const val_cause_names[] = {
+	[REPLAY_CAUSE_NONE]		= NULL,
+	[REPLAY_CAUSE_LOST]		= "lost events nearby",
+	[REPLAY_CAUSE_UNKNOWN_PARENT]	= "cgroup of unknown parent",
+	[REPLAY_CAUSE_OUTSIDE]		= "flush outside the trace",
+	[REPLAY_CAUSE_WINDOW_ORDER]	= "window order unknown",
+};
+
+const char *replay_cause_name(enum replay_cause c)
+{
+	return (unsigned int)c < sizeof(val_cause_names) / sizeof(val_cause_names[0]) ?
+	       val_cause_names[c] : NULL;
+}
+
+/* Buckets of sim - kernel: 0, then +-1, +-2..3, ... +-2048..4095, +-4096.. */
+#define VAL_MID		(REPLAY_DIFF_BUCKETS / 2)
+
+static unsigned int val_bucket(int64_t d)
+{
+	uint64_t m = d < 0 ? (uint64_t)-d : (uint64_t)d;
+	unsigned int b;
+
+	if (!d)
+		return VAL_MID;
+	b = 64 - (unsigned int)__builtin_clzll(m);
+	if (b > VAL_MID)
+		b = VAL_MID;
+	return d > 0 ? VAL_MID + b : VAL_MID - b;
+}
+
+const char *replay_diff_bucket_name(unsigned int b)
+{
+	static char names[REPLAY_DIFF_BUCKETS][24];
+	static int ready;
+	unsigned int i;
+
+	if (b >= REPLAY_DIFF_BUCKETS)
+		return NULL;
+	if (!ready) {
+		for (i = 0; i < REPLAY_DIFF_BUCKETS; i++) {
+			unsigned int k = i > VAL_MID ? i - VAL_MID : VAL_MID - i;
+			char sign = i > VAL_MID ? '+' : '-';
+			uint64_t lo = k ? 1ull << (k - 1) : 0, hi = k ? (1ull << k) - 1 : 0;
+
+			if (!k)
+				snprintf(names[i], sizeof(names[i]), "0");
+			else if (lo == hi)
+				snprintf(names[i], sizeof(names[i]), "%c%" PRIu64, sign, lo);
+			else if (k == VAL_MID)
+				snprintf(names[i], sizeof(names[i]), "%c%" PRIu64 "..", sign, lo);
+			else
+				snprintf(names[i], sizeof(names[i]), "%c%" PRIu64 "..%" PRIu64,
+					 sign, lo, hi);
+		}
+		ready = 1;
+	}
+	return names[b];
+}
+
+int val_create(struct replay *r)
+{
+	r->val = calloc(1, sizeof(*r->val));
+	return r->val ? 0 : -ENOMEM;
+}
+
+void val_free(struct replay *r)
+{
+	free(r->val);
+	r->val = NULL;
+}
+
+const struct replay_validation *replay_validation(const struct replay *r)
+{
+	return r->val ? &r->val->v : NULL;
+}
+
+void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c)
+{
+	struct rcg_upd *u = &c->ring[c->ring_n++ % RCG_RING];
+
+	u->ts = ev->ts;
+	u->cpu = ev->cpu;
+	u->val = ev->kind == MCR_EV_EVENTS ? mcr_event_walk_val(ev) : ev->val;
+}
+
+void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts)
+{
+	c->last_flush_ts = ts;
+}
+
+void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts)
+{
+	if (!r->val || r->val->synced || !pd->root_forced)
+		return;
+	r->val->synced = true;
+	r->val->v.sync_ts = ts;
+}
+
+/* Since when a mismatch of @c can have built up: its or an ancestor's last flush, or sync. */
+static uint64_t val_since(struct replay *r, struct rcg *c)
+{
+	uint64_t since = r->val->v.sync_ts;
+	struct rcg *a;
+
+	for (a = c; a; a = a->parent)
+		if (a->last_flush_ts > since)
+			since = a->last_flush_ts;
+	return since;
+}
+
+static bool val_gap_between(const struct replay_trace *t, uint64_t from, uint64_t to)
+{
+	size_t lo = 0, hi = t->nr_gaps;
+
+	while (lo < hi) {	/* first gap with ts >= from */
+		size_t mid = (lo + hi) / 2;
+
+		if (t->gaps[mid].ts < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->nr_gaps && t->gaps[lo].ts <= to;
+}
+
+static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t since,
+				   const struct mcr_event *ev, int64_t sim_su)
+{
+	struct rcg *a;
+
+	if (val_gap_between(r->t, since, ev->ts))
+		return REPLAY_CAUSE_LOST;
+	for (a = c; a; a = a->parent)
+		if (a->parent_unknown)
+			return REPLAY_CAUSE_UNKNOWN_PARENT;
+	if (c->window_ts && c->window_ts >= since)
+		return REPLAY_CAUSE_WINDOW_ORDER;
+	/* Zero where we counted credit: the kernel reset it in a flush we did not see. */
+	if (ev->val == 0 && sim_su != 0)
+		return REPLAY_CAUSE_OUTSIDE;
+	return REPLAY_CAUSE_NONE;
+}
+
+static bool val_in_subtree(const struct rcg *x, const struct rcg *top)
+{
+	for (; x; x = x->parent)
+		if (x == top)
+			return true;
+	return false;
+}
+
+static int val_upd_cmp(const void *a, const void *b)
+{
+	const struct { const struct rcg_upd *u; uint64_t id; } *x = a, *y = b;
+
+	return x->u->ts < y->u->ts ? 1 : x->u->ts > y->u->ts ? -1 : 0;
+}
+
+/* The most recent updates in subtree(@c) since @since, newest first. */
+static void val_context(struct replay *r, struct rcg *c, uint64_t since, char *buf, size_t len)
+{
+	struct { const struct rcg_upd *u; uint64_t id; } *v;
+	size_t i, n = 0, cap = 64, off;
+	unsigned int k;
+
+	off = (size_t)snprintf(buf, len, "updates in subtree since ts %" PRIu64 ":", since);
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return;
+	for (i = 0; i < r->nr_cg; i++) {
+		struct rcg *x = r->cg[i];
+		unsigned int nr = x->ring_n < RCG_RING ? x->ring_n : RCG_RING;
+
+		if (!nr || !val_in_subtree(x, c))
+			continue;
+		for (k = 0; k < nr; k++) {
+			if (x->ring[k].ts < since)
+				continue;
+			if (n == cap) {
+				void *nv = realloc(v, 2 * cap * sizeof(*v));
+
+				if (!nv)
+					break;
+				v = nv;
+				cap *= 2;
+			}
+			v[n].u = &x->ring[k];
+			v[n].id = x->id;
+			n++;
+		}
+	}
+	qsort(v, n, sizeof(*v), val_upd_cmp);
+	for (i = 0; i < n && i < VAL_CONTEXT_MAX && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, " [ts %" PRIu64 " cpu %d id %" PRIu64
+					" val %" PRId64 "]", v[i].u->ts, v[i].u->cpu, v[i].id,
+					v[i].u->val);
+	if (n > VAL_CONTEXT_MAX && off < len)
+		snprintf(buf + off, len - off, " and %zu more (ring of %d per cgroup)",
+			 n - VAL_CONTEXT_MAX, RCG_RING);
+	if (!n && off < len)
+		snprintf(buf + off, len - off, " none recorded");
+	free(v);
+}
+
+/**
+ * val_flush_event() - compare one traced memcg_flush_stats with policies[0]'s
+ * counters, before the simulated request decides anything.
+ */
+int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
+{
+	struct replay_validation *v = &r->val->v;
+	struct sim *s = r->sims[0];
+	int64_t sim_su;
+	bool sim_nf, k_nf = ev->flags & MCR_FLUSH_NEEDS, su_ok, nf_ok;
+	enum replay_cause cause;
+	uint64_t since;
+
+	v->flush_events++;
+	if (!r->val->synced) {
+		v->skipped_before_sync++;
+		return 0;
+	}
+	v->compared++;
+	sim_su = sim_stats_updates(s, ev->id);
+	sim_nf = sim_needs_flush(s, ev->id);
+	su_ok = sim_su == ev->val;
+	nf_ok = sim_nf == k_nf;
+	v->stats_updates_match_plain += su_ok;
+	v->needs_flush_match_plain += nf_ok;
+	/* No inference yet: the inferred counts are the plain ones. */
+	v->stats_updates_match += su_ok;
+	v->needs_flush_match += nf_ok;
+	if (v->max_hypotheses < 1)
+		v->max_hypotheses = 1;
+	v->diff_hist[val_bucket(sim_su - ev->val)]++;
+	if (su_ok && nf_ok)
+		return 0;
+	v->mismatches++;
+	since = val_since(r, c);
+	cause = val_cause(r, c, since, ev, sim_su);
+	v->causes[cause]++;
+	if (v->mismatches <= r->p.max_mismatches && r->p.sink.mismatch) {
+		char ctx[VAL_CONTEXT_BYTES];
+		struct replay_mismatch m = {
+			.ts = ev->ts, .id = ev->id, .kernel_stats_updates = ev->val,
+			.sim_stats_updates = sim_su, .cpu = ev->cpu, .kernel_needs_flush = k_nf,
+			.sim_needs_flush = sim_nf, .cause = replay_cause_name(cause), .context = ctx,
+		};
+
+		val_context(r, c, since, ctx, sizeof(ctx));
+		return r->p.sink.mismatch(r->p.sink.ctx, &m);
+	}
+	return 0;
+}

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flush.c - the flush path: __mem_cgroup_flush_stats() deciding, and
+ * css_rstat_flush() walking every possible CPU's updated list, one window per
+ * CPU, with mem_cgroup_css_rstat_flush() as the visit.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "sim-local.h"
+
+/*
+ * mem_cgroup_css_rstat_flush(css, cpu): aggregate, then the remote
+ * WRITE_ONCE(stats_updates, 0) and the store of 0 into a non-zero atomic;
+ * a store, not a subtraction, so concurrent credit is lost.
+ */
+int sim_visit(struct sim *s, uint64_t ts, int32_t slot)
+{
+	struct sim_pcpu *sl = &s->slots[slot];
+	struct sim_node *n = &s->nodes[sl->node];
+	int ret;
+
+	s->cost.visits++;
+	ret = sim_stale_visit(s, ts, sl);
+	sl->stats_updates = 0;
+	if (n->stats_updates) {
+		n->stats_updates = 0;
+		s->cost.atomic_resets++;
+		sim_flushable_update(s, n, ts);
+	}
+	return ret;
+}
+
+/**
+ * sim_flush_request() - __mem_cgroup_flush_stats(): flush or skip
+ * @s: the simulator
+ * @ts: when
+ * @id: the memcg whose stats are read
+ * @force: the caller's force flag
+ *
+ * Decides with the simulated atomic, never a traced one.
+ * Return: 1 if the flush goes ahead, 0 if skipped, -ENOENT for an unknown id.
+ */
+int sim_flush_request(struct sim *s, uint64_t ts, uint64_t id, bool force)
+{
+	int32_t idx = sim_node_lookup(s, id);
+
+	sim_clock(s, ts);
+	if (idx == SIM_NONE)
+		return -ENOENT;
+	s->cost.flush_requests++;
+	if (!force && !s->nodes[idx].flushable)
+		return 0;
+	s->cost.flushes++;
+	return 1;
+}
+
+/**
+ * sim_window_begin() - css_rstat_updated_list(css, cpu) under the lock
+ * @s: the simulator
+ * @ts: when the lock is taken
+ * @id: root of the flushed subtree
+ * @cpu: the CPU whose updated tree is processed
+ *
+ * Return: 0, -EBUSY if a window is open, -ENOENT for an unknown id, -EINVAL
+ * for a CPU that is not possible, -ENOMEM.
+ */
+int sim_window_begin(struct sim *s, uint64_t ts, uint64_t id, unsigned int cpu)
+{
+	int32_t idx = sim_node_lookup(s, id);
+	int32_t slot;
+	int ret;
+
+	if (s->win_open)
+		return -EBUSY;
+	if (cpu >= s->nr_possible)
+		return -EINVAL;
+	if (idx == SIM_NONE)
+		return -ENOENT;
+	sim_clock(s, ts);
+	s->win_len = 0;
+	s->win_pos = 0;
+	slot = sim_slot_find(s, idx, cpu);
+	if (slot != SIM_NONE) {
+		ret = sim_rstat_updated_list(s, slot);
+		if (ret)
+			return ret;
+	}
+	s->win_open = true;
+	s->win_cpu = cpu;
+	return 0;
+}
+
+/**
+ * sim_window_visit_next() - visit the next memcg of the open window
+ * @s: the simulator
+ * @ts: when
+ * @id_out: the memcg visited (may be NULL)
+ *
+ * Return: 1 after a visit, 0 when the list is done, -EINVAL without a window.
+ */
+int sim_window_visit_next(struct sim *s, uint64_t ts, uint64_t *id_out)
+{
+	int32_t slot;
+	int ret;
+
+	if (!s->win_open)
+		return -EINVAL;
+	if (s->win_pos == s->win_len)
+		return 0;
+	sim_clock(s, ts);
+	slot = s->win[s->win_pos++];
+	if (id_out)
+		*id_out = s->nodes[s->slots[slot].node].id;
+	ret = sim_visit(s, ts, slot);
+	return ret ? ret : 1;
+}
+
+/**
+ * sim_window_visit() - visit @id now, out of list order (an explicit visit event)
+ * @s: the simulator
+ * @ts: when
+ * @id: the memcg
+ *
+ * Return: 0, -EINVAL without a window, -ENOENT if @id is not (any more) on the list.
+ */
+int sim_window_visit(struct sim *s, uint64_t ts, uint64_t id)
+{
+	int32_t idx = sim_node_lookup(s, id);
+	size_t i;
+
+	if (!s->win_open)
+		return -EINVAL;
+	if (idx == SIM_NONE)
+		return -ENOENT;
+	for (i = s->win_pos; i < s->win_len; i++) {
+		int32_t slot = s->win[i];
+
+		if (s->slots[slot].node != idx)
+			continue;
+		memmove(&s->win[i], &s->win[i + 1], (s->win_len - i - 1) * sizeof(*s->win));
+		s->win_len--;
+		sim_clock(s, ts);
+		return sim_visit(s, ts, slot);
+	}
+	return -ENOENT;
+}
+
+/**
+ * sim_window_end() - visit what is left, in order, and release the lock
+ * @s: the simulator
+ * @ts: when
+ *
+ * Return: 0, -EINVAL without a window.
+ */
+int sim_window_end(struct sim *s, uint64_t ts)
+{
+	int ret;
+
+	if (!s->win_open)
+		return -EINVAL;
+	while ((ret = sim_window_visit_next(s, ts, NULL)) > 0)
+		;
+	s->win_open = false;
+	s->win_len = 0;
+	s->win_pos = 0;
+	return ret;
+}
+
+bool sim_window_open(const struct sim *s)
+{
+	return s->win_open;
+}
+
+size_t sim_window_remaining(const struct sim *s)
+{
+	return s->win_open ? s->win_len - s->win_pos : 0;
+}
+
+/* The id of the @i-th visit left in the open window, 0 past the end. */
+uint64_t sim_window_peek(const struct sim *s, size_t i)
+{
+	if (!s->win_open || i >= s->win_len - s->win_pos)
+		return 0;
+	return s->nodes[s->slots[s->win[s->win_pos + i]].node].id;
+}
+
+/**
+ * sim_flush() - a whole flush of subtree(@id) at one instant
+ * @s: the simulator
+ * @ts: when
+ * @id: root of the flushed subtree
+ *
+ * Every possible CPU in ascending order, children before parents on each.
+ * Return: 0, -EBUSY if a window is open, -ENOENT for an unknown id.
+ */
+int sim_flush(struct sim *s, uint64_t ts, uint64_t id)
+{
+	unsigned int cpu;
+	int ret;
+
+	if (s->win_open)
+		return -EBUSY;
+	if (sim_node_lookup(s, id) == SIM_NONE)
+		return -ENOENT;
+	for (cpu = 0; cpu < s->nr_possible; cpu++) {
+		ret = sim_window_begin(s, ts, id, cpu);
+		if (!ret)
+			ret = sim_window_end(s, ts);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

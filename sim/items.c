@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * items.c - signed per-item staleness storage.
+ *
+ * Every (kind, item) seen gets a dense index, so each memcg keeps its signed
+ * missing and pending values in plain arrays (one add per ancestor on the
+ * update path).  Slots, of which there can be millions, keep only the items
+ * updated since their last visit, in chunks from one pool that visits give
+ * back: after warm-up nothing here allocates.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim-local.h"
+
+int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item)
+{
+	return sim_map_get(&s->item_idx, sim_item_key(kind, item));
+}
+
+/* The dense index of (@kind, @item), made on first sight; or -errno. */
+int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
+{
+	uint64_t key = sim_item_key(kind, item);
+	int32_t k = sim_map_get(&s->item_idx, key);
+	int ret;
+
+	if (k != SIM_NONE)
+		return k;
+	if (s->nr_items > UINT16_MAX)
+		return -ENOSPC;
+	if (s->nr_items == s->cap_items) {
+		uint32_t cap = s->cap_items ? s->cap_items * 2 : 64;
+		uint64_t *keys = realloc(s->item_key, sizeof(*keys) * cap);
+
+		if (!keys)
+			return -ENOMEM;
+		s->item_key = keys;
+		s->cap_items = cap;
+	}
+	k = (int32_t)s->nr_items;
+	ret = sim_map_put(&s->item_idx, key, k);
+	if (ret)
+		return ret;
+	s->item_key[k] = key;
+	s->nr_items++;
+	return k;
+}
+
+/* Make @n's arrays cover every item index that exists. */
+int sim_node_items_reserve(struct sim *s, struct sim_node *n)
+{
+	uint32_t cap = s->cap_items;
+	int64_t *pend, *miss;
+
+	if (n->cap_it >= s->nr_items)
+		return 0;
+	pend = realloc(n->pend_it, sizeof(*pend) * cap);
+	if (!pend)
+		return -ENOMEM;
+	n->pend_it = pend;
+	miss = realloc(n->miss_it, sizeof(*miss) * cap);
+	if (!miss)
+		return -ENOMEM;
+	n->miss_it = miss;
+	memset(pend + n->cap_it, 0, sizeof(*pend) * (cap - n->cap_it));
+	memset(miss + n->cap_it, 0, sizeof(*miss) * (cap - n->cap_it));
+	n->cap_it = cap;
+	return 0;
+}
+
+static int32_t sim_chunk_alloc(struct sim *s)
+{
+	int32_t c = s->free_chunk;
+
+	if (c != SIM_NONE) {
+		s->free_chunk = s->chunks[c].next;
+		return c;
+	}
+	if (s->nr_chunks == s->cap_chunks) {
+		uint32_t cap = s->cap_chunks ? s->cap_chunks * 2 : 256;
+		struct sim_chunk *chunks;
+
+		if (cap > INT32_MAX)
+			return -ENOMEM;
+		chunks = realloc(s->chunks, sizeof(*chunks) * cap);
+		if (!chunks)
+			return -ENOMEM;
+		s->chunks = chunks;
+		s->cap_chunks = cap;
+	}
+	return (int32_t)s->nr_chunks++;
+}
+
+/* Add @d to item @k of the slot's unflushed deltas. */
+int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
+{
+	struct sim_chunk *ch;
+	int32_t c;
+	unsigned int i;
+
+	for (c = sl->chunks; c != SIM_NONE; c = ch->next) {
+		ch = &s->chunks[c];
+		for (i = 0; i < ch->nr; i++) {
+			if (ch->k[i] == k) {
+				ch->d[i] += d;
+				return 0;
+			}
+		}
+	}
+	if (sl->chunks == SIM_NONE || s->chunks[sl->chunks].nr == SIM_CHUNK_ITEMS) {
+		c = sim_chunk_alloc(s);
+		if (c < 0)
+			return c;
+		s->chunks[c].next = sl->chunks;
+		s->chunks[c].nr = 0;
+		sl->chunks = c;
+	}
+	ch = &s->chunks[sl->chunks];
+	ch->k[ch->nr] = k;
+	ch->d[ch->nr] = d;
+	ch->nr++;
+	return 0;
+}
+
+/*
+ * The signed half of a visit: the slot's deltas and @n's pending leave @n's
+ * missing and wait in @p's pending (@p NULL: the root aggregates them for
+ * good).  @n and @p must cover every item index (sim_node_items_reserve()).
+ */
+void sim_slot_items_move(struct sim *s, struct sim_pcpu *sl, struct sim_node *n,
+			 struct sim_node *p)
+{
+	int32_t c, last = SIM_NONE;
+	uint32_t k;
+
+	for (c = sl->chunks; c != SIM_NONE; c = s->chunks[c].next) {
+		struct sim_chunk *ch = &s->chunks[c];
+		unsigned int i;
+
+		for (i = 0; i < ch->nr; i++) {
+			n->miss_it[ch->k[i]] -= ch->d[i];
+			if (p)
+				p->pend_it[ch->k[i]] += ch->d[i];
+		}
+		last = c;
+	}
+	if (last != SIM_NONE) {
+		s->chunks[last].next = s->free_chunk;
+		s->free_chunk = sl->chunks;
+		sl->chunks = SIM_NONE;
+	}
+	for (k = 0; k < n->cap_it && k < s->nr_items; k++) {
+		int64_t d = n->pend_it[k];
+
+		if (!d)
+			continue;
+		n->pend_it[k] = 0;
+		n->miss_it[k] -= d;
+		if (p)
+			p->pend_it[k] += d;
+	}
+}
+
+void sim_items_destroy(struct sim *s)
+{
+	uint32_t i;
+
+	for (i = 0; i < s->nr_nodes; i++) {
+		free(s->nodes[i].pend_it);
+		free(s->nodes[i].miss_it);
+	}
+	free(s->chunks);
+	free(s->item_key);
+	sim_map_free(&s->item_idx);
+}

@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rstat.c - per (memcg, cpu) slots and the per-CPU "updated" trees of
+ * kernel/cgroup/rstat.c: css_rstat_updated() links a memcg and its ancestors
+ * on a CPU's tree, css_rstat_updated_list() detaches a subtree from it and
+ * orders it children first.
+ *
+ * The kernel keeps singly linked updated_children/updated_next lists and
+ * searches the parent's list to unlink; the prev link here only makes that
+ * unlink O(1), the lists are the same.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "sim-local.h"
+
+static inline uint64_t sim_slot_key(int32_t node, unsigned int cpu)
+{
+	return ((uint64_t)(uint32_t)node << 32) | cpu;
+}
+
+int32_t sim_slot_find(const struct sim *s, int32_t node, unsigned int cpu)
+{
+	return sim_map_get(&s->slot_map, sim_slot_key(node, cpu));
+}
+
+static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32_t parent)
+{
+	struct sim_pcpu *sl;
+	int32_t idx;
+	int ret;
+
+	if (s->nr_slots == s->cap_slots) {
+		uint32_t cap = s->cap_slots ? s->cap_slots * 2 : 256;
+		struct sim_pcpu *slots;
+
+		if (cap > INT32_MAX)
+			return -ENOMEM;
+		slots = realloc(s->slots, sizeof(*slots) * cap);
+		if (!slots)
+			return -ENOMEM;
+		s->slots = slots;
+		s->cap_slots = cap;
+		s->walk_slot = NULL;
+	}
+	idx = (int32_t)s->nr_slots;
+	ret = sim_map_put(&s->slot_map, sim_slot_key(node, cpu), idx);
+	if (ret)
+		return ret;
+	s->nr_slots++;
+
+	sl = &s->slots[idx];
+	*sl = (struct sim_pcpu) {
+		.unfl_since		= SIM_TS_NONE,
+		.chunks			= SIM_NONE,
+		.node			= node,
+		.cpu			= cpu,
+		.parent			= parent,
+		.node_next		= s->nodes[node].slots,
+		.updated_children	= SIM_NONE,
+		.updated_next		= SIM_NONE,
+		.updated_prev		= SIM_NONE,
+	};
+	s->nodes[node].slots = idx;
+	return idx;
+}
+
+/*
+ * The slot of (@node, @cpu), made on first use together with the missing
+ * slots of its ancestors on @cpu (the kernel has them for every possible CPU
+ * from mem_cgroup_alloc(); we only make the ones an update reaches).
+ * Returns the slot index or -ENOMEM.
+ */
+int32_t sim_slot_get(struct sim *s, int32_t node, unsigned int cpu)
+{
+	int32_t idx = sim_slot_find(s, node, cpu);
+	int32_t parent;
+
+	if (idx != SIM_NONE)
+		return idx;
+	parent = s->nodes[node].parent;
+	if (parent != SIM_NONE) {
+		/* depth is bounded by the hierarchy; recursion is at most one per level */
+		parent = sim_slot_get(s, parent, cpu);
+		if (parent < 0)
+			return parent;
+	}
+	return sim_slot_new(s, node, cpu, parent);
+}
+
+/* The per-CPU counter of (@id, @cpu) for tests; 0 where the pair never occurred. */
+uint32_t sim_pcpu_get(const struct sim *s, uint64_t id, unsigned int cpu)
+{
+	int32_t node = sim_node_lookup(s, id);
+	int32_t idx;
+
+	if (node == SIM_NONE)
+		return 0;
+	idx = sim_slot_find(s, node, cpu);
+	return idx == SIM_NONE ? 0 : s->slots[idx].stats_updates;
+}
+
+/*
+ * css_rstat_updated(): link the slot and its ancestors on the slot's CPU
+ * until one is already linked.  The newest child goes to the head of the
+ * parent's updated_children list, as in the kernel.
+ */
+void sim_rstat_updated(struct sim *s, int32_t idx)
+{
+	while (idx != SIM_NONE) {
+		struct sim_pcpu *sl = &s->slots[idx];
+		struct sim_pcpu *ps;
+
+		if (sl->on_tree)
+			return;
+		sl->on_tree = true;
+		if (sl->parent == SIM_NONE)
+			return;
+		ps = &s->slots[sl->parent];
+		sl->updated_prev = SIM_NONE;
+		sl->updated_next = ps->updated_children;
+		if (ps->updated_children != SIM_NONE)
+			s->slots[ps->updated_children].updated_prev = idx;
+		ps->updated_children = idx;
+		idx = sl->parent;
+	}
+}
+
+static int sim_win_push(struct sim *s, int32_t idx)
+{
+	if (s->win_len == s->win_cap) {
+		size_t cap = s->win_cap ? s->win_cap * 2 : 64;
+		int32_t *win = realloc(s->win, sizeof(*win) * cap);
+
+		if (!win)
+			return -ENOMEM;
+		s->win = win;
+		s->win_cap = cap;
+	}
+	s->win[s->win_len++] = idx;
+	return 0;
+}
+
+/*
+ * css_rstat_updated_list(): detach the subtree rooted at slot @idx from its
+ * CPU's updated tree and store it in s->win in reverse BFS order, so every
+ * child comes before its parent and the subtree root comes last.  The nodes
+ * are off the tree afterwards; an update during the window links them again
+ * for a later flush (6.17+ llist behaviour).
+ */
+int sim_rstat_updated_list(struct sim *s, int32_t idx)
+{
+	struct sim_pcpu *sl = &s->slots[idx];
+	size_t i, j;
+	int ret;
+
+	s->win_len = 0;
+	s->win_pos = 0;
+	if (!sl->on_tree)
+		return 0;
+	if (sl->parent != SIM_NONE) {
+		struct sim_pcpu *ps = &s->slots[sl->parent];
+
+		if (sl->updated_prev != SIM_NONE)
+			s->slots[sl->updated_prev].updated_next = sl->updated_next;
+		else
+			ps->updated_children = sl->updated_next;
+		if (sl->updated_next != SIM_NONE)
+			s->slots[sl->updated_next].updated_prev = sl->updated_prev;
+	}
+	ret = sim_win_push(s, idx);
+	for (i = 0; !ret && i < s->win_len; i++) {
+		int32_t c, next;
+
+		sl = &s->slots[s->win[i]];
+		for (c = sl->updated_children; c != SIM_NONE; c = next) {
+			next = s->slots[c].updated_next;
+			ret = sim_win_push(s, c);
+			if (ret)
+				break;
+		}
+		sl = &s->slots[s->win[i]];
+		sl->on_tree = false;
+		sl->updated_children = SIM_NONE;
+		sl->updated_next = SIM_NONE;
+		sl->updated_prev = SIM_NONE;
+	}
+	if (ret)
+		return ret;
+	for (i = 0, j = s->win_len - 1; i < j; i++, j--) {
+		int32_t t = s->win[i];
+
+		s->win[i] = s->win[j];
+		s->win[j] = t;
+	}
+	return 0;
+}

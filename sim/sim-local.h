@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * sim-local.h - private layout of the simulator; only the files of sim/ and the sim
+ * unit tests include it.
+ *
+ * Nodes live in one array in creation order, so a parent's index is always
+ * smaller than its children's.  Per (memcg, cpu) state exists only for pairs
+ * that occurred: a slot (struct sim_pcpu) is made the first time an update of
+ * the memcg or one of its descendants runs on that CPU, together with the slots
+ * of its ancestors on that CPU, and caches the parent's slot the way the kernel
+ * caches parent_pcpu.  Slots and nodes are addressed by index because their
+ * arrays grow with realloc().
+ */
+#ifndef MCR_SIM_LOCAL_H
+#define MCR_SIM_LOCAL_H
+
+#include "sim.h"
+
+#define SIM_NONE	(-1)		/* no node / no slot */
+#define SIM_TS_NONE	UINT64_MAX	/* no unflushed update */
+#define SIM_KEY_EMPTY	UINT64_MAX	/* free entry of a map */
+
+/* Open-addressing map u64 -> i32 (cgroup id -> node, (node, cpu) -> slot). */
+struct sim_map_entry {
+	uint64_t	key;
+	int64_t		val;		/* an int32_t; 64 bits keep entries aligned */
+};
+
+struct sim_map {
+	struct sim_map_entry	*e;
+	uint32_t		mask;	/* capacity - 1; capacity 0 when e == NULL */
+	uint32_t		used;
+};
+
+/*
+ * Signed deltas of one slot not yet moved up by a visit: a list of chunks
+ * from a pool shared by the whole sim, so memory follows the (slot, item)
+ * pairs that are unflushed now, not every pair that ever occurred.  Items are
+ * dense indexes (sim_item_index()), not the traced (kind, item).
+ */
+#define SIM_CHUNK_ITEMS	7
+struct sim_chunk {
+	int32_t		next;
+	uint16_t	nr;
+	uint16_t	k[SIM_CHUNK_ITEMS];
+	int64_t		d[SIM_CHUNK_ITEMS];
+};
+
+/*
+ * One (memcg, cpu) pair: the kernel's memcg_vmstats_percpu (stats_updates)
+ * plus css_rstat_cpu (the updated-tree links) plus what the staleness
+ * accounting needs (deltas not yet moved up by a visit on this CPU).
+ */
+struct sim_pcpu {
+	uint64_t		unfl;		/* sum of |v| since the last visit (node, cpu) */
+	uint64_t		unfl_since;	/* ts of the oldest of them, SIM_TS_NONE if none */
+	int32_t			chunks;		/* signed unflushed deltas (struct sim_chunk) */
+	int32_t			node;
+	uint32_t		cpu;
+	int32_t			parent;		/* slot of (parent(node), cpu): parent_pcpu */
+	int32_t			node_next;	/* next slot of the same node */
+	int32_t			updated_children; /* css_rstat_cpu.updated_children */
+	int32_t			updated_next;	/* siblings on the parent's list */
+	int32_t			updated_prev;
+	uint32_t		stats_updates;	/* memcg_vmstats_percpu.stats_updates */
+	bool			on_tree;	/* linked on this CPU's updated tree */
+};
+
+struct sim_node {
+	uint64_t		id;
+	int64_t			stats_updates;	/* memcg_vmstats.stats_updates (the atomic) */
+	uint64_t		missing;	/* sum of |v| in the subtree not yet aggregated here */
+	uint64_t		pendmag;	/* |v| handed up by children, waiting for a visit */
+	uint64_t		pend_since;	/* oldest ts in pendmag */
+	uint64_t		oldest;		/* oldest ts counted in missing */
+	int64_t			*pend_it;	/* state_pending, signed, by item index */
+	int64_t			*miss_it;	/* signed missing, by item index */
+	uint32_t		cap_it;		/* length of both, 0 until needed */
+	int32_t			parent;
+	int32_t			first_child;
+	int32_t			next_sibling;
+	int32_t			slots;		/* first slot of this node (list via node_next) */
+	uint32_t		level;
+	uint32_t		nr_flushable_desc; /* flushable strict descendants */
+	bool			flushable;	/* stats_updates > TH, kept in sync */
+	bool			removed;
+	/* time accounting, integrated up to last_ts */
+	uint64_t		first_ts;
+	uint64_t		last_ts;
+	uint64_t		max_missing;
+	uint64_t		max_age_ns;
+	uint64_t		stuck_ns;
+	double			missing_area;
+};
+
+struct sim {
+	const struct sim_policy	*policy;
+	unsigned int		nr_possible;
+	unsigned int		nr_online;
+	uint32_t		th;		/* MEMCG_CHARGE_BATCH * num_online_cpus() */
+
+	struct sim_node		*nodes;
+	uint32_t		nr_nodes;
+	uint32_t		cap_nodes;
+	struct sim_map		ids;
+
+	/* (kind, item) <-> dense item index */
+	struct sim_map		item_idx;
+	uint64_t		*item_key;
+	uint32_t		nr_items;
+	uint32_t		cap_items;
+
+	struct sim_chunk	*chunks;
+	uint32_t		nr_chunks;
+	uint32_t		cap_chunks;
+	int32_t			free_chunk;
+
+	struct sim_pcpu		*slots;
+	uint32_t		nr_slots;
+	uint32_t		cap_slots;
+	struct sim_map		slot_map;
+
+	/* the ancestor walk in progress, so policy steps need no lookup */
+	struct sim_pcpu		*walk_slot;
+	uint64_t		now;
+	int			err;		/* -ENOMEM seen inside a policy step */
+	bool			clock_started;
+
+	/* the one open flush window (the rstat lock is global per subsystem) */
+	bool			win_open;
+	unsigned int		win_cpu;
+	int32_t			*win;		/* slots to visit, children before parents */
+	size_t			win_len;
+	size_t			win_pos;
+	size_t			win_cap;
+
+	struct sim_cost		cost;
+};
+
+/* map.c */
+int32_t sim_map_get(const struct sim_map *m, uint64_t key);
+int sim_map_put(struct sim_map *m, uint64_t key, int32_t val);
+void sim_map_free(struct sim_map *m);
+
+/* items.c */
+int sim_item_index(struct sim *s, enum sim_item_kind kind, int item);
+int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item);
+int sim_node_items_reserve(struct sim *s, struct sim_node *n);
+int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d);
+void sim_slot_items_move(struct sim *s, struct sim_pcpu *sl, struct sim_node *n,
+			 struct sim_node *p);
+void sim_items_destroy(struct sim *s);
+
+static inline uint64_t sim_item_key(enum sim_item_kind kind, int item)
+{
+	return ((uint64_t)kind << 32) | (uint32_t)item;
+}
+
+/* cgroup.c */
+int32_t sim_node_lookup(const struct sim *s, uint64_t id);
+int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent);
+
+/* rstat.c */
+int32_t sim_slot_find(const struct sim *s, int32_t node, unsigned int cpu);
+int32_t sim_slot_get(struct sim *s, int32_t node, unsigned int cpu);
+void sim_rstat_updated(struct sim *s, int32_t slot);
+int sim_rstat_updated_list(struct sim *s, int32_t slot);
+
+/* stale.c */
+void sim_stale_touch(struct sim_node *n, uint64_t ts);
+int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
+		     int item, int64_t val);
+int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl);
+void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts);
+
+/* flush.c */
+int sim_visit(struct sim *s, uint64_t ts, int32_t slot);
+
+/* sim.c */
+void sim_clock(struct sim *s, uint64_t ts);
+
+/* policy steps only: LEGACY throws a batch away at a flushable node */
+void sim_batch_drop(struct sim *s, struct sim_node *n, uint32_t v);
+
+/* for tests: the per-CPU counter of (@id, @cpu), 0 where the pair never occurred */
+uint32_t sim_pcpu_get(const struct sim *s, uint64_t id, unsigned int cpu);
+
+static inline struct sim_node *sim_parent(struct sim *s, const struct sim_node *n)
+{
+	return n->parent == SIM_NONE ? NULL : &s->nodes[n->parent];
+}
+
+static inline bool sim_node_stuck(const struct sim_node *n)
+{
+	return !n->flushable && n->missing && n->nr_flushable_desc;
+}
+
+#endif

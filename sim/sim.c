@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sim.c - simulator life cycle, CPU hotplug (the threshold) and cost counters.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim-local.h"
+
+/* The root is known from creation; its clock starts with the first ts seen. */
+void sim_clock(struct sim *s, uint64_t ts)
+{
+	if (s->clock_started)
+		return;
+	s->clock_started = true;
+	s->nodes[0].first_ts = ts;
+	s->nodes[0].last_ts = ts;
+}
+
+/**
+ * sim_create() - a simulated kernel with only the root memcg
+ * @policy: the walk policy (sim_policy_find())
+ * @nr_possible: CPUs the flush walks (for_each_possible_cpu)
+ * @nr_online: CPUs counted in the threshold, 1..@nr_possible
+ *
+ * Return: the simulator, or NULL on bad arguments or no memory.
+ */
+struct sim *sim_create(const struct sim_policy *policy, unsigned int nr_possible,
+		       unsigned int nr_online)
+{
+	struct sim *s;
+
+	if (!policy || !policy->step || !nr_online || nr_online > nr_possible ||
+	    nr_possible > UINT32_MAX / SIM_CHARGE_BATCH)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	s->policy = policy;
+	s->nr_possible = nr_possible;
+	s->nr_online = nr_online;
+	s->th = SIM_CHARGE_BATCH * nr_online;
+	s->free_chunk = SIM_NONE;
+	if (sim_node_create(s, 0, SIM_ROOT_ID, SIM_NONE) < 0) {
+		sim_destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
+void sim_destroy(struct sim *s)
+{
+	if (!s)
+		return;
+	sim_items_destroy(s);
+	free(s->nodes);
+	free(s->slots);
+	free(s->win);
+	sim_map_free(&s->ids);
+	sim_map_free(&s->slot_map);
+	free(s);
+}
+
+const struct sim_policy *sim_policy(const struct sim *s)
+{
+	return s->policy;
+}
+
+/**
+ * sim_set_online() - CPU hotplug: TH becomes 64 * @nr_online
+ * @s: the simulator
+ * @ts: when
+ * @nr_online: 1..nr_possible
+ *
+ * Every flushable flag follows at once, as the kernel re-reads
+ * num_online_cpus() at every check.
+ * Return: 0, or -EINVAL for an impossible count.
+ */
+int sim_set_online(struct sim *s, uint64_t ts, unsigned int nr_online)
+{
+	uint32_t i;
+
+	if (!nr_online || nr_online > s->nr_possible)
+		return -EINVAL;
+	sim_clock(s, ts);
+	for (i = 0; i < s->nr_nodes; i++)
+		sim_stale_touch(&s->nodes[i], ts);
+	s->nr_online = nr_online;
+	s->th = SIM_CHARGE_BATCH * nr_online;
+	for (i = 0; i < s->nr_nodes; i++) {
+		s->nodes[i].flushable = s->nodes[i].stats_updates > (int64_t)s->th;
+		s->nodes[i].nr_flushable_desc = 0;
+	}
+	/* children come after their parent in the array */
+	for (i = s->nr_nodes; i-- > 1;) {
+		struct sim_node *n = &s->nodes[i];
+
+		s->nodes[n->parent].nr_flushable_desc += n->nr_flushable_desc + n->flushable;
+	}
+	return 0;
+}
+
+uint64_t sim_threshold(const struct sim *s)
+{
+	return s->th;
+}
+
+void sim_cost_get(const struct sim *s, struct sim_cost *out)
+{
+	*out = s->cost;
+}

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * stale.c - what a reader of a memcg's memory.stat is missing
+ * (reference/kernel-model.md section 8), kept so each query is O(1).
+ *
+ * missing(M) = sum over X in subtree(M) of pendmag[X] + sum_c unfl[X][c].
+ * An update of X adds |v| to X and every ancestor.  A visit (X, c) moves
+ * unfl[X][c] + pendmag[X] into pendmag[parent(X)]: only missing[X] drops, the
+ * ancestors still miss it.  The signed per-item values move the same way.
+ * oldest[M] is the ts of the oldest update still counted in missing[M]; a
+ * visit of X can only move oldest[X] (the moved deltas stay inside every
+ * ancestor's subtree).  Time integrals are brought up to date lazily, right
+ * before anything that changes a node's missing, oldest or stuck state.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "sim-local.h"
+
+/* Integrate missing and stuck time of @n up to @ts; out-of-order ts add nothing. */
+void sim_stale_touch(struct sim_node *n, uint64_t ts)
+{
+	uint64_t dt;
+
+	if (ts <= n->last_ts)
+		return;
+	dt = ts - n->last_ts;
+	if (n->missing) {
+		n->missing_area += (double)n->missing * (double)dt;
+		if (n->oldest <= ts && ts - n->oldest > n->max_age_ns)
+			n->max_age_ns = ts - n->oldest;
+		if (sim_node_stuck(n))
+			n->stuck_ns += dt;
+	}
+	n->last_ts = ts;
+}
+
+/* Account one update of slot @slot's memcg as unflushed on the slot's CPU. */
+int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
+		     int item, int64_t val)
+{
+	int k = sim_item_index(s, kind, item);
+	struct sim_pcpu *sl = &s->slots[slot];
+	struct sim_node *n;
+	uint64_t mag;
+	int64_t d;
+	int ret;
+
+	if (k < 0)
+		return k;
+	if (kind == SIM_ITEM_EVENT) {
+		/* an unsigned long count; beyond INT64_MAX the signed value saturates */
+		mag = (uint64_t)val;
+		d = val < 0 ? INT64_MAX : val;
+	} else {
+		mag = val < 0 ? -(uint64_t)val : (uint64_t)val;
+		d = val;
+	}
+	ret = sim_slot_item_add(s, sl, (uint16_t)k, d);
+	if (ret)
+		return ret;
+	sl->unfl += mag;
+	if (ts < sl->unfl_since)
+		sl->unfl_since = ts;
+
+	for (n = &s->nodes[sl->node]; n; n = sim_parent(s, n)) {
+		if (n->cap_it <= (uint32_t)k) {
+			ret = sim_node_items_reserve(s, n);
+			if (ret)
+				return ret;
+		}
+		sim_stale_touch(n, ts);
+		n->missing += mag;
+		if (ts < n->oldest)
+			n->oldest = ts;
+		if (n->missing > n->max_missing)
+			n->max_missing = n->missing;
+		n->miss_it[k] += d;
+	}
+	return 0;
+}
+
+/* min over what is still missing at @n: its pending, its CPUs, its children. */
+static uint64_t sim_oldest_recompute(const struct sim *s, const struct sim_node *n)
+{
+	uint64_t o = n->pend_since;
+	int32_t i;
+
+	for (i = n->slots; i != SIM_NONE; i = s->slots[i].node_next)
+		if (s->slots[i].unfl && s->slots[i].unfl_since < o)
+			o = s->slots[i].unfl_since;
+	for (i = n->first_child; i != SIM_NONE; i = s->nodes[i].next_sibling)
+		if (s->nodes[i].missing && s->nodes[i].oldest < o)
+			o = s->nodes[i].oldest;
+	return o;
+}
+
+/*
+ * The staleness half of mem_cgroup_css_rstat_flush() / mem_cgroup_stat_aggregate():
+ * this CPU's deltas and the children's pending deltas reach the node and wait
+ * in the parent's pending.
+ */
+int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
+{
+	struct sim_node *n = &s->nodes[sl->node];
+	struct sim_node *p = sim_parent(s, n);
+	uint64_t amt = sl->unfl + n->pendmag;
+	uint64_t since;
+	int ret;
+
+	if (!amt)
+		return 0;
+	ret = sim_node_items_reserve(s, n);
+	if (!ret && p)
+		ret = sim_node_items_reserve(s, p);
+	if (ret)
+		return ret;
+	sim_stale_touch(n, ts);
+	since = sl->unfl && sl->unfl_since < n->pend_since ? sl->unfl_since : n->pend_since;
+	n->missing -= amt;
+	if (p) {
+		p->pendmag += amt;
+		if (since < p->pend_since)
+			p->pend_since = since;
+	}
+	sl->unfl = 0;
+	sl->unfl_since = SIM_TS_NONE;
+	n->pendmag = 0;
+	n->pend_since = SIM_TS_NONE;
+	sim_slot_items_move(s, sl, n, p);
+	if (!n->missing)
+		n->oldest = SIM_TS_NONE;
+	else if (since <= n->oldest)
+		n->oldest = sim_oldest_recompute(s, n);
+	return ret;
+}
+
+/**
+ * sim_stale_get() - staleness of one memcg now
+ * @s: the simulator
+ * @id: the memcg
+ * @out: filled in
+ *
+ * Return: 0, or -ENOENT for an unknown id.
+ */
+int sim_stale_get(const struct sim *s, uint64_t id, struct sim_stale *out)
+{
+	int32_t idx = sim_node_lookup(s, id);
+	const struct sim_node *n;
+
+	if (idx == SIM_NONE)
+		return -ENOENT;
+	n = &s->nodes[idx];
+	out->missing = n->missing;
+	out->oldest_ts = n->missing && n->oldest != SIM_TS_NONE ? n->oldest : 0;
+	out->stats_updates = n->stats_updates;
+	out->flushable = n->flushable;
+	out->stuck = sim_node_stuck(n);
+	return 0;
+}
+
+/**
+ * sim_item_missing() - signed pages of one item missing from a memcg's stat
+ * @s: the simulator
+ * @id: the memcg
+ * @kind: item namespace
+ * @item: the item
+ * @out: filled in (0 if the item was never updated in the subtree)
+ *
+ * Return: 0, -ENOENT for an unknown id, -EINVAL for a bad kind.
+ */
+int sim_item_missing(const struct sim *s, uint64_t id, enum sim_item_kind kind, int item,
+		     int64_t *out)
+{
+	int32_t idx = sim_node_lookup(s, id);
+	int k;
+
+	if (kind > SIM_ITEM_EVENT)
+		return -EINVAL;
+	if (idx == SIM_NONE)
+		return -ENOENT;
+	k = sim_item_find(s, kind, item);
+	*out = k >= 0 && (uint32_t)k < s->nodes[idx].cap_it ? s->nodes[idx].miss_it[k] : 0;
+	return 0;
+}
+
+/**
+ * sim_items_foreach() - every item with non-zero signed missing, in first-seen order
+ * @s: the simulator
+ * @id: the memcg
+ * @fn: called per item; a non-zero return stops the loop and is returned
+ * @ctx: passed to @fn
+ *
+ * Return: 0, -ENOENT for an unknown id, or what @fn returned.
+ */
+int sim_items_foreach(const struct sim *s, uint64_t id,
+		      int (*fn)(enum sim_item_kind kind, int item, int64_t missing, void *ctx),
+		      void *ctx)
+{
+	int32_t idx = sim_node_lookup(s, id);
+	const struct sim_node *n;
+	uint32_t k;
+	int ret;
+
+	if (idx == SIM_NONE)
+		return -ENOENT;
+	n = &s->nodes[idx];
+	for (k = 0; k < n->cap_it && k < s->nr_items; k++) {
+		uint64_t key = s->item_key[k];
+
+		if (!n->miss_it[k])
+			continue;
+		ret = fn((enum sim_item_kind)(key >> 32), (int)(uint32_t)key, n->miss_it[k], ctx);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * sim_acct_get() - time accounting of one memcg up to @now
+ * @s: the simulator
+ * @id: the memcg
+ * @now: integrate up to here (earlier than the last change: up to that change)
+ * @out: filled in
+ *
+ * Does not change the simulator.
+ * Return: 0, or -ENOENT for an unknown id.
+ */
+int sim_acct_get(struct sim *s, uint64_t id, uint64_t now, struct sim_acct *out)
+{
+	int32_t idx = sim_node_lookup(s, id);
+	struct sim_node n;
+
+	if (idx == SIM_NONE)
+		return -ENOENT;
+	n = s->nodes[idx];
+	sim_stale_touch(&n, now);
+	out->max_missing = n.max_missing;
+	out->max_age_ns = n.max_age_ns;
+	out->stuck_ns = n.stuck_ns;
+	out->missing_area = n.missing_area;
+	out->first_ts = n.first_ts;
+	return 0;
+}

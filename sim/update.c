@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * update.c - the update path: mod_memcg_state(), mod_memcg_lruvec_state()
+ * and count_memcg_events() calling memcg_rstat_updated() (mm/memcontrol.c),
+ * with the ancestor walk delegated to the policy's step.
+ */
+#include <errno.h>
+
+#include "sim-local.h"
+
+/* memcg_vmstats_needs_flush(): strictly above TH, TH re-read on every check. */
+bool sim_node_flushable(const struct sim *s, const struct sim_node *n)
+{
+	return n->flushable;
+}
+
+/*
+ * Keep the flushable flag and the ancestors' count of flushable descendants
+ * (which makes "stuck" O(1)) in step with the atomic.
+ */
+void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts)
+{
+	bool f = n->stats_updates > (int64_t)s->th;
+	struct sim_node *p;
+
+	if (f == n->flushable)
+		return;
+	sim_stale_touch(n, ts);
+	n->flushable = f;
+	for (p = sim_parent(s, n); p; p = sim_parent(s, p)) {
+		sim_stale_touch(p, ts);
+		if (f)
+			p->nr_flushable_desc++;
+		else
+			p->nr_flushable_desc--;
+	}
+}
+
+static struct sim_pcpu *sim_step_slot(struct sim *s, struct sim_node *n, unsigned int cpu)
+{
+	struct sim_pcpu *sl = s->walk_slot;
+	int32_t node = (int32_t)(n - s->nodes);
+	int32_t idx;
+
+	if (sl && sl->node == node && sl->cpu == cpu)
+		return sl;
+	/* a step reaching outside the walk: allowed, but it costs a lookup */
+	idx = sim_slot_get(s, node, cpu);
+	if (idx < 0) {
+		s->err = idx;
+		return NULL;
+	}
+	return &s->slots[idx];
+}
+
+/* this_cpu_add_return(statc->stats_updates, v); returns the new value. */
+uint32_t sim_pcpu_add(struct sim *s, struct sim_node *n, unsigned int cpu, uint32_t v)
+{
+	struct sim_pcpu *sl = sim_step_slot(s, n, cpu);
+
+	if (!sl)
+		return 0;
+	s->cost.pcpu_adds++;
+	sl->stats_updates += v;
+	return sl->stats_updates;
+}
+
+/* this_cpu_xchg(statc->stats_updates, 0) */
+uint32_t sim_pcpu_take(struct sim *s, struct sim_node *n, unsigned int cpu)
+{
+	struct sim_pcpu *sl = sim_step_slot(s, n, cpu);
+	uint32_t v;
+
+	if (!sl)
+		return 0;
+	v = sl->stats_updates;
+	sl->stats_updates = 0;
+	return v;
+}
+
+/* atomic_add(stats_updates, &vmstats->stats_updates) */
+void sim_atomic_add(struct sim *s, struct sim_node *n, uint32_t v)
+{
+	s->cost.atomic_adds++;
+	n->stats_updates += v;
+	sim_flushable_update(s, n, s->now);
+}
+
+void sim_batch_drop(struct sim *s, struct sim_node *n, uint32_t v)
+{
+	s->cost.dropped_batches++;
+}
+
+/* memcg_rstat_updated(): css_rstat_updated() then the ancestor walk. */
+static void memcg_rstat_updated(struct sim *s, int32_t slot, uint32_t abs_val)
+{
+	const struct sim_policy *pol = s->policy;
+	unsigned int cpu = s->slots[slot].cpu;
+	int32_t idx;
+
+	sim_rstat_updated(s, slot);
+	for (idx = slot; idx != SIM_NONE; idx = s->slots[idx].parent) {
+		struct sim_pcpu *sl = &s->slots[idx];
+
+		s->walk_slot = sl;
+		s->cost.walk_steps++;
+		if (pol->step(s, &s->nodes[sl->node], cpu, abs_val) == SIM_WALK_STOP)
+			break;
+	}
+	s->walk_slot = NULL;
+}
+
+/**
+ * sim_update() - one traced memcg stat update
+ * @s: the simulator
+ * @ts: event time (ns)
+ * @cpu: ring-buffer CPU, whose per-CPU counters the kernel changed
+ * @id: memcg cgroup id; unknown ids attach under the root
+ * @kind: which tracepoint
+ * @item: the traced item
+ * @val: the traced val, in pages (events: the unsigned long count's bits)
+ *
+ * The walk sees |(int)val| as the kernel's int parameter does: for
+ * count_memcg_events that truncates the unsigned long, and a count whose low
+ * 32 bits are 0 returns before css_rstat_updated().  The staleness accounting
+ * instead uses the delta the stat itself receives: val for the two state
+ * events (the traced field is an int already) and the full count for events,
+ * since this_cpu_add(statc->events[i], count) is not truncated.
+ *
+ * Return: 0, -EINVAL for a bad cpu/kind/id, -ENOMEM (the sim is then unusable).
+ */
+int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+	       enum sim_item_kind kind, int item, int64_t val)
+{
+	int32_t node, slot;
+	int32_t walk_val;
+	int ret;
+
+	if (cpu >= s->nr_possible || kind > SIM_ITEM_EVENT || !id || id == SIM_KEY_EMPTY)
+		return -EINVAL;
+	if (!val)
+		return 0;
+	sim_clock(s, ts);
+	s->now = ts;
+	node = sim_node_lookup(s, id);
+	if (node == SIM_NONE) {
+		node = sim_node_create(s, ts, id, 0);
+		if (node < 0)
+			return node;
+		s->cost.unknown_ids++;
+	}
+	slot = sim_slot_get(s, node, cpu);
+	if (slot < 0)
+		return slot;
+	s->cost.updates++;
+	ret = sim_stale_update(s, ts, slot, kind, item, val);
+	if (ret)
+		return ret;
+	walk_val = (int32_t)(uint32_t)(uint64_t)val;
+	if (!walk_val)
+		return 0;
+	memcg_rstat_updated(s, slot, walk_val < 0 ? -(uint32_t)walk_val : (uint32_t)walk_val);
+	ret = s->err;
+	s->err = 0;
+	return ret;
+}
+
+/* memcg_vmstats_needs_flush() for @id; false for unknown ids. */
+bool sim_needs_flush(const struct sim *s, uint64_t id)
+{
+	int32_t idx = sim_node_lookup(s, id);
+
+	return idx != SIM_NONE && s->nodes[idx].flushable;
+}
+
+/* The atomic stats_updates of @id, as memcg_flush_stats traces it; 0 if unknown. */
+int64_t sim_stats_updates(const struct sim *s, uint64_t id)
+{
+	int32_t idx = sim_node_lookup(s, id);
+
+	return idx == SIM_NONE ? 0 : s->nodes[idx].stats_updates;
+}

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# tests/live/test_import.sh - golden import of trace.dat files this test records itself
+# with trace-cmd: a v7 (zstd) top-buffer recording, a -B named-buffer recording and a
+# --file-version 6 one.  The expected numbers come from a second, independent reader
+# (trace-cmd report), from stat(1) on the test's own cgroup and from /proc/cgroups.
+# Needs root, trace-cmd, tracefs and the memcg tracepoints (Linux 6.13+); skips otherwise.
+source "$(dirname "$0")/../lib.sh"
+
+# libtracecmd 1.3.1 itself leaks the trace clock name it parses from a v6 file
+if [ "${MCR_SANITIZED:-0}" = 1 ]; then
+	echo "leak:tracecmd_parse_trace_clock" >"$T_TMP/lsan.supp"
+	export LSAN_OPTIONS="suppressions=$T_TMP/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}:fast_unwind_on_malloc=0"
+fi
+
+TR=/sys/kernel/tracing
+EVENTS=(memcg/mod_memcg_state memcg/mod_memcg_lruvec_state memcg/count_memcg_events
+	memcg/memcg_flush_stats cgroup/cgroup_rstat_locked cgroup/cgroup_rstat_unlock
+	cgroup/cgroup_mkdir cgroup/cgroup_rmdir)
+REC=(-d --no-filter -C mono -b 16384)
+REC_EV=(-e memcg -e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock
+	-e cgroup:cgroup_mkdir -e cgroup:cgroup_rmdir)
+
+why_not() {
+	[ "$(id -u)" -eq 0 ] || { echo "needs root"; return; }
+	command -v trace-cmd >/dev/null || { echo "trace-cmd is not installed"; return; }
+	command -v sqlite3 >/dev/null || { echo "sqlite3 is not installed"; return; }
+	[ -d "$TR/events/memcg" ] || { echo "no memcg tracepoints in $TR (Linux 6.13+)"; return; }
+	[ -n "$BASE" ] || { echo "no memory cgroup hierarchy mounted"; return; }
+}
+
+# The test's own memory cgroup directory BASE and its hierarchy's mount MOUNT
+# (the v1 memory line of /proc/self/cgroup, else the v2 line).
+mem_find() {
+	local p m
+	BASE= MOUNT=
+	p=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
+	if [ -n "$p" ] && [ -d "/sys/fs/cgroup/memory$p" ]; then
+		MOUNT=/sys/fs/cgroup/memory BASE="$MOUNT${p%/}"
+		return
+	fi
+	p=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
+	for m in /sys/fs/cgroup/unified /sys/fs/cgroup; do
+		if [ -n "$p" ] && grep -qw memory "$m/cgroup.controllers" 2>/dev/null &&
+		   [ -d "$m$p" ]; then
+			MOUNT=$m BASE="$m${p%/}"
+			return
+		fi
+	done
+}
+
+# trace-cmd on such kernels leaves tracing_on, trace_clock, buffer_size_kb and
+# event enables changed: save them once, restore after every recording.
+tracing_save() {
+	S_ON=$(cat $TR/tracing_on)
+	S_CLK=$(sed -n 's/.*\[\([a-z0-9_-]*\)\].*/\1/p' $TR/trace_clock)
+	S_BUF=$(awk '{ print ($2 == "(expanded:") ? $3 + 0 : $1 }' $TR/buffer_size_kb)
+	S_FT=$(cat $TR/options/function-trace 2>/dev/null)
+	S_EV=()
+	local e
+	for e in "${EVENTS[@]}"; do S_EV+=("$(cat "$TR/events/$e/enable")"); done
+}
+tracing_restore() {
+	local i
+	for i in "${!EVENTS[@]}"; do
+		echo "${S_EV[$i]}" >"$TR/events/${EVENTS[$i]}/enable" 2>/dev/null
+	done
+	echo "$S_BUF" >$TR/buffer_size_kb
+	echo "$S_CLK" >$TR/trace_clock
+	[ -n "$S_FT" ] && echo "$S_FT" >$TR/options/function-trace 2>/dev/null
+	echo "$S_ON" >$TR/tracing_on
+}
+
+# record OUT [trace-cmd options...]: runs the workload under trace-cmd in its own
+# process group; whatever of that group survives (orphaned recorders) is ended by its id.
+record() {
+	local out=$1 pid
+	shift
+	# options first: -B applies to the -e options that follow it
+	setsid trace-cmd record "${REC[@]}" -o "$out" "$@" "${REC_EV[@]}" bash -c "$WORK" \
+		>"$T_TMP/rec.out" 2>"$T_TMP/rec.err" </dev/null &
+	pid=$!
+	REC_PID=$pid
+	wait "$pid"
+	kill -- "-$pid" 2>/dev/null
+	REC_PID=
+	tracing_restore
+	[ -s "$out" ]
+}
+
+# count KIND-regex FILE [extra filter]: what trace-cmd report sees
+count_report() {
+	trace-cmd report "$2" 2>/dev/null | grep -E " $1: " | grep -cE -- "${3:-.}"
+}
+
+db1() { sqlite3 "$1" "$2"; }
+
+mem_find
+reason=$(why_not)
+if [ -n "$reason" ]; then
+	skip import_live "$reason"
+	t_done
+fi
+
+CG="$BASE/mcr_imp_$$"
+HIER=$(awk '$1 == "memory" { print $2 }' /proc/cgroups)	# 0 when memory is on cgroup2
+tracing_save
+REC_PID=
+t_on_exit '[ -n "$REC_PID" ] && kill -- "-$REC_PID" 2>/dev/null; tracing_restore'
+t_on_exit "rmdir '$CG' 2>/dev/null; rmdir '$TR/instances/mcr_imp_$$' 2>/dev/null"
+
+# The workload moves only its own shell into the new cgroup, writes 16 MiB of page
+# cache (enough updates that reading memory.stat has to flush: needs_flush=1, which
+# is what lets the importer infer the memory hierarchy id), then leaves and rmdirs it.
+WORK="set -e; mkdir '$CG'; stat -c %i '$CG' >'$T_TMP/ino'; echo \$\$ >'$CG/cgroup.procs'
+dd if=/dev/zero of='$T_TMP/f' bs=1M count=16 conv=fsync 2>/dev/null
+head -c 8000000 /dev/zero | sort >/dev/null
+cat '$CG/memory.stat' >/dev/null; rm -f '$T_TMP/f'
+echo \$\$ >'$BASE/cgroup.procs'; rmdir '$CG'"
+
+# ---- v7, top buffer ----
+if ! record "$T_TMP/t.dat"; then
+	fail import_live_record "trace-cmd wrote nothing: $(tail -n 2 "$T_TMP/rec.err")"
+	t_done
+fi
+if [ -d "$CG" ]; then fail import_live_workload "workload did not finish: $(cat "$T_TMP/rec.err")"; fi
+expect_exit import_live_v7 0 "$REPLAY" import "$T_TMP/t.dat" -o "$T_TMP/t.db" \
+	--cgroupfs "$MOUNT" || t_done
+D="$T_TMP/t.db"
+
+# per kind: what the importer kept equals what trace-cmd report lists; rstat and
+# mkdir/rmdir only those of the memory hierarchy (root=$HIER in /proc/cgroups)
+kinds=(1:mod_memcg_state 2:mod_memcg_lruvec_state 3:count_memcg_events 4:memcg_flush_stats)
+ok=1 msg=
+for kn in "${kinds[@]}"; do
+	k=${kn%%:*} n=${kn#*:}
+	want=$(count_report "$n" "$T_TMP/t.dat")
+	got=$(db1 "$D" "SELECT count(*) FROM events WHERE kind = $k")
+	[ "$want" = "$got" ] || { ok=0; msg+="$n: report $want, db $got; "; }
+done
+for kn in 5:cgroup_rstat_locked 6:cgroup_rstat_unlock 8:cgroup_mkdir 9:cgroup_rmdir; do
+	k=${kn%%:*} n=${kn#*:}
+	want=$(count_report "$n" "$T_TMP/t.dat" "root=$HIER ")
+	got=$(db1 "$D" "SELECT count(*) FROM events WHERE kind = $k")
+	[ "$want" = "$got" ] || { ok=0; msg+="$n: report $want, db $got; "; }
+done
+[ $ok = 1 ] && pass import_live_counts_match_report || fail import_live_counts_match_report "$msg"
+
+# the workload made updates, a flush and its own mkdir/rmdir
+expect_match import_live_has_mkdir '^[1-9]' "$(db1 "$D" "SELECT count(*) FROM events WHERE kind = 8")"
+
+# the test cgroup: id = its inode, path below the hierarchy root, parent = our cgroup
+ino=$(cat "$T_TMP/ino")
+rel=${CG#"$MOUNT"}
+pino=$(stat -c %i "$BASE")
+row=$(db1 "$D" "SELECT path, parent, parent_unknown, created_ts > 0, removed_ts > created_ts
+	FROM cgroups WHERE id = $ino")
+expect_match import_live_cgroup_row "^$rel\|$pino\|0\|1\|1$" "$row"
+
+# per-CPU seq contiguous from 0, replay order (ts, cpu) never goes back
+bad=$(db1 "$D" "SELECT count(*) FROM (SELECT cpu, count(*) n, min(seq) a, max(seq) b
+	FROM events GROUP BY cpu) WHERE a != 0 OR b != n - 1")
+expect_match import_live_seq_contiguous '^0$' "$bad"
+bad=$(db1 "$D" "SELECT count(*) FROM events a JOIN events b ON b.rowid = a.rowid + 1
+	WHERE b.ts < a.ts OR (b.ts = a.ts AND b.cpu < a.cpu)")
+expect_match import_live_replay_order '^0$' "$bad"
+
+# meta
+cpus=$(trace-cmd report "$T_TMP/t.dat" 2>/dev/null | sed -n 's/^cpus=//p' | head -n 1)
+meta=$(db1 "$D" "SELECT group_concat(key || '=' || value, ' ') FROM meta WHERE key IN
+	('source', 'trace_clock', 'nr_cpus_possible', 'kernel_release', 'memory_hierarchy_id',
+	 'batch_size', 'source_file', 'trace_file_version')")
+for kv in "source=trace-cmd import" trace_clock=mono "nr_cpus_possible=$cpus" \
+	  "kernel_release=$(uname -r)" "memory_hierarchy_id=$HIER" batch_size=64 \
+	  source_file=t.dat trace_file_version=7; do
+	case " $meta " in *" $kv "*) ;; *) fail import_live_meta "no '$kv' in: $meta"; kv=;; esac
+	[ -z "$kv" ] && break
+done
+[ -n "$kv" ] && pass import_live_meta
+span=$(db1 "$D" "SELECT (SELECT value FROM meta WHERE key = 'capture_start_ns') =
+	(SELECT min(ts) FROM events) AND (SELECT value FROM meta WHERE key = 'capture_end_ns') =
+	(SELECT max(ts) FROM events)")
+expect_match import_live_meta_span '^1$' "$span"
+
+# ---- -B named buffer: the top buffer is empty, the importer finds the instance ----
+if record "$T_TMP/b.dat" -B "mcr_imp_$$"; then
+	rmdir "$TR/instances/mcr_imp_$$" 2>/dev/null
+	if expect_exit import_live_instance 0 "$REPLAY" import "$T_TMP/b.dat" -o "$T_TMP/b.db"; then
+		want=$(count_report mod_memcg_lruvec_state "$T_TMP/b.dat")
+		got=$(db1 "$T_TMP/b.db" "SELECT count(*) FROM events WHERE kind = 2")
+		[ "$want" = "$got" ] && [ "$got" -gt 0 ] && pass import_live_instance_counts ||
+			fail import_live_instance_counts "report $want, db $got"
+		expect_match import_live_instance_meta "^mcr_imp_$$\$" \
+			"$(db1 "$T_TMP/b.db" "SELECT value FROM meta WHERE key = 'trace_buffer'")"
+	fi
+else
+	fail import_live_instance "trace-cmd -B wrote nothing: $(tail -n 2 "$T_TMP/rec.err")"
+fi
+[ -d "$TR/instances/mcr_imp_$$" ] && fail import_live_instance_cleanup "instance left behind"
+
+# ---- file version 6 ----
+if record "$T_TMP/v6.dat" --file-version 6; then
+	if expect_exit import_live_v6 0 "$REPLAY" import "$T_TMP/v6.dat" -o "$T_TMP/v6.db"; then
+		want=$(count_report count_memcg_events "$T_TMP/v6.dat")
+		got=$(db1 "$T_TMP/v6.db" "SELECT count(*) FROM events WHERE kind = 3")
+		ver=$(db1 "$T_TMP/v6.db" "SELECT value FROM meta WHERE key = 'trace_file_version'")
+		[ "$want" = "$got" ] && [ "$ver" = 6 ] && pass import_live_v6_counts ||
+			fail import_live_v6_counts "report $want, db $got, version $ver"
+	fi
+else
+	fail import_live_v6 "trace-cmd --file-version 6 wrote nothing"
+fi
+
+# tracing state is back to what it was
+now_on=$(cat $TR/tracing_on) now_clk=$(sed -n 's/.*\[\([a-z0-9_-]*\)\].*/\1/p' $TR/trace_clock)
+[ "$now_on" = "$S_ON" ] && [ "$now_clk" = "$S_CLK" ] && pass import_live_tracing_restored ||
+	fail import_live_tracing_restored "tracing_on $now_on (was $S_ON), clock $now_clk (was $S_CLK)"
+t_done

@@ -1,0 +1,660 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_db.c - the trace database: round trips, identity checks, the checks
+ * made while reading, result tables, crash consistency.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../harness.h"
+#include "db.h"
+#include "error.h"
+
+static char tmp_dir[4096];
+
+static const char *tmp_path(const char *name)
+{
+	static char path[8192];
+
+	if (!tmp_dir[0]) {
+		const char *base = getenv("TMPDIR");
+
+		snprintf(tmp_dir, sizeof(tmp_dir), "%s/test_db.XXXXXX", base ? base : P_tmpdir);
+		if (!mkdtemp(tmp_dir)) {
+			perror("mkdtemp");
+			exit(2);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/%s", tmp_dir, name);
+	return path;
+}
+
+__attribute__((destructor)) static void tmp_cleanup(void)
+{
+	struct dirent *de;
+	char path[8192];
+	DIR *d;
+
+	if (!tmp_dir[0] || !(d = opendir(tmp_dir)))
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", tmp_dir, de->d_name);
+			unlink(path);
+		}
+	closedir(d);
+	rmdir(tmp_dir);
+}
+
+static struct mcr_event ev_make(uint64_t ts, int cpu, uint64_t seq, int kind)
+{
+	struct mcr_event ev = { .ts = ts, .cpu = cpu, .seq = seq, .kind = (uint8_t)kind };
+
+	return ev;
+}
+
+/* A database with nr_cpus_possible = @cpus and @n events from @evs, finished. */
+static int make_db(const char *path, int cpus, const struct mcr_event *evs, size_t n)
+{
+	struct db *db;
+	size_t i;
+	int err;
+
+	err = db_create(path, &db);
+	if (err)
+		return err;
+	err = db_meta_set_int(db, "nr_cpus_possible", cpus);
+	for (i = 0; !err && i < n; i++)
+		err = db_events_append(db, &evs[i]);
+	if (!err)
+		err = db_events_finish(db);
+	return db_close(db) ?: err;
+}
+
+/* Run one SQL statement on a file with plain SQLite. */
+static int raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *s;
+	int rc;
+
+	if (sqlite3_open(path, &s) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_exec(s, sql, NULL, NULL, NULL);
+	sqlite3_close(s);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+static int64_t query_int(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -12345;
+
+	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
+		return -12345;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* 1000 + 37 events: both the 64-row and the 1-row statements are used. */
+#define RT_N	1037
+
+static void rt_event(size_t i, struct mcr_event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->ts = 1000000000000ULL + i * 7;
+	ev->cpu = (int)(i % 4);
+	ev->seq = i / 4;
+	ev->kind = (uint8_t)(1 + i % MCR_EV_KIND_MAX);
+	ev->id = i % 5 == 0 ? (1ULL << 63) | i : i + 1;	/* top bit: uint64 bit for bit */
+	ev->item = (int32_t)(i % 3) - 1;
+	ev->val = i % 2 ? -(int64_t)i * 512 : (int64_t)(0xfffffffffffffff0ULL - i);
+	ev->aux = (int32_t)i * 3;
+	ev->level = (int16_t)(i % 7);
+	ev->flags = (uint8_t)(i % 4);
+	ev->pid = (int32_t)(100000 + i);
+	if (ev->kind >= MCR_EV_LOCKED && ev->kind <= MCR_EV_CONTENDED)
+		ev->item = (int32_t)(i % 5) - 1;	/* a target CPU: -1..3 */
+	if (ev->kind == MCR_EV_VISIT)
+		ev->item = (int32_t)(i % 4);
+}
+
+TEST(test_events_round_trip)
+{
+	static struct mcr_event evs[RT_N];
+	const char *path = tmp_path("rt.db");
+	struct mcr_event ev;
+	struct db_iter *it;
+	struct db *db;
+	size_t i, n = 0;
+	int r;
+
+	for (i = 0; i < RT_N; i++)
+		rt_event(i, &evs[i]);
+	ASSERT_EQ(make_db(path, 4, evs, RT_N), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	ASSERT_EQU(db_iter_count(it), RT_N);
+	while ((r = db_iter_next(it, &ev)) == 1) {
+		const struct mcr_event *w = &evs[n++];
+
+		if (ev.ts != w->ts || ev.cpu != w->cpu || ev.seq != w->seq || ev.kind != w->kind ||
+		    ev.id != w->id || ev.item != w->item || ev.val != w->val || ev.aux != w->aux ||
+		    ev.level != w->level || ev.flags != w->flags || ev.pid != w->pid)
+			break;
+	}
+	db_iter_close(it);
+	/* count_memcg_events keeps the unsigned count bit for bit */
+	ASSERT_EQU(query_int(db, "SELECT val FROM events WHERE rowid = 1"), 0xfffffffffffffff0ULL);
+	ASSERT_EQ(query_int(db, "SELECT value FROM meta WHERE key = 'event_count'"), RT_N);
+	/* kind k (1..10) is every 10th event from i = k - 1: 104 for k <= 7, 103 after */
+	ASSERT_EQ(query_int(db, "SELECT events FROM event_kinds WHERE kind = 1"), 104);
+	ASSERT_EQ(query_int(db, "SELECT events FROM event_kinds WHERE kind = 10"), 103);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM flush_events"), 104);
+	/* i = 3 is the first flush: flags 3 = force | needs_flush */
+	ASSERT_EQ(query_int(db, "SELECT force + 2 * needs_flush FROM flush_events LIMIT 1"), 3);
+	db_close(db);
+	ASSERT_EQ(r, 0);
+	ASSERT_EQU(n, RT_N);
+}
+
+TEST(test_views_use_partial_index)
+{
+	static const char *const views[] = {
+		"flush_events", "rstat_lock_events", "cgroup_events", "visit_events",
+	};
+	const char *path = tmp_path("rt.db");	/* from the round trip */
+	char sql[128];
+	sqlite3_stmt *st;
+	struct db *db;
+	size_t i;
+	int used;
+
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	for (i = 0; i < sizeof(views) / sizeof(views[0]); i++) {
+		snprintf(sql, sizeof(sql), "EXPLAIN QUERY PLAN SELECT * FROM %s", views[i]);
+		ASSERT_EQ(sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL), SQLITE_OK);
+		used = 0;
+		while (sqlite3_step(st) == SQLITE_ROW)
+			used |= strstr((const char *)sqlite3_column_text(st, 3), "events_rare") != NULL;
+		sqlite3_finalize(st);
+		if (!used)
+			FAILF("%s does not use events_rare", views[i]);
+	}
+	/* kinds 5..7 of the round trip, in replay order: first i = 4, then 5 */
+	ASSERT_EQ(query_int(db, "SELECT event FROM rstat_lock_events LIMIT 1"), 5);
+	ASSERT_EQ(query_int(db, "SELECT event FROM rstat_lock_events LIMIT 1 OFFSET 1"), 6);
+	db_close(db);
+}
+
+/* Replay's pattern: stream the events and commit results on the same handle. */
+TEST(test_results_while_iterating)
+{
+	const char *path = tmp_path("rt.db");	/* from the round trip */
+	struct mcr_event ev;
+	struct db_iter *it;
+	struct db *db;
+	int n = 0, r;
+
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	while ((r = db_iter_next(it, &ev)) == 1) {
+		if (++n % 500)
+			continue;
+		if (db_begin(db) || sqlite3_exec(db_sqlite(db), "INSERT INTO series (run_id, cgroup_id, ts)"
+						 " VALUES (1, 1, 1)", NULL, NULL, NULL) || db_commit(db))
+			break;
+	}
+	db_iter_close(it);
+	ASSERT_EQ(r, 0);
+	ASSERT_EQ(n, RT_N);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), RT_N / 500);
+	ASSERT_EQ(db_close(db), 0);
+}
+
+TEST(test_meta_round_trip)
+{
+	const char *path = tmp_path("meta.db");
+	struct db *db;
+	char *v = NULL;
+	int64_t n = 0;
+
+	ASSERT_EQ(db_create(path, &db), 0);
+	ASSERT_EQ(db_meta_set(db, "source", "synth:seed-race"), 0);
+	ASSERT_EQ(db_meta_set(db, "source", "memcg-capture"), 0);	/* replaces */
+	ASSERT_EQ(db_meta_set_int(db, "capture_start_ns", -42), 0);
+	ASSERT_EQ(db_meta_set_int(db, "capture_end_ns", INT64_MAX), 0);
+	ASSERT_EQ(db_close(db), 0);
+
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(db_meta_get(db, "source", &v), 0);
+	ASSERT_STR(v, "memcg-capture");
+	free(v);
+	ASSERT_EQ(db_meta_get_int(db, "capture_start_ns", &n), 0);
+	ASSERT_EQ(n, -42);
+	ASSERT_EQ(db_meta_get_int(db, "capture_end_ns", &n), 0);
+	ASSERT(n == INT64_MAX);
+	ASSERT_EQ(db_meta_get(db, "kernel_release", &v), -ENOENT);
+	ASSERT_EQ(db_meta_get_int(db, "source", &n), -EINVAL);
+	db_close(db);
+}
+
+struct cg_seen {
+	int		n;
+	uint64_t	ids[4];
+	int		bad;
+};
+
+static int cg_check(const struct db_cgroup *cg, void *arg)
+{
+	struct cg_seen *s = arg;
+
+	if (s->n < 4)
+		s->ids[s->n] = cg->id;
+	s->n++;
+	if (cg->id == 1 && (cg->parent || strcmp(cg->path, "/") || cg->level || cg->created_ts != -1 ||
+			    cg->removed_ts != -1 || cg->parent_unknown))
+		s->bad = 1;
+	if (cg->id == 77 && (cg->parent != 1 || strcmp(cg->path, "/a") || cg->level != 1 ||
+			     cg->created_ts != 500 || cg->removed_ts != 900 || cg->parent_unknown))
+		s->bad = 2;
+	if (cg->id == 1ULL << 62 && (cg->path || cg->level != -1 || !cg->parent_unknown ||
+				     cg->parent != 0))
+		s->bad = 3;
+	return 0;
+}
+
+TEST(test_small_tables_round_trip)
+{
+	const char *path = tmp_path("small.db");
+	struct db_cgroup cgs[] = {
+		{ .id = 1ULL << 62, .parent = 0, .path = NULL, .level = -1, .created_ts = -1,
+		  .removed_ts = -1, .parent_unknown = true },
+		{ .id = 77, .parent = 1, .path = "/a", .level = 1, .created_ts = 500, .removed_ts = 900 },
+		{ .id = 1, .parent = 0, .path = "/", .level = 0, .created_ts = -1, .removed_ts = -1 },
+	};
+	struct db_cpu_stats cs = { .cpu = 1, .phase = "end", .entries = 10, .overrun = -1,
+				   .commit_overrun = 0, .bytes = 1ULL << 40, .dropped = 3, .read = 7 };
+	struct cg_seen seen = { 0 };
+	struct db *db;
+	size_t i;
+
+	ASSERT_EQ(db_create(path, &db), 0);
+	for (i = 0; i < sizeof(cgs) / sizeof(cgs[0]); i++)
+		ASSERT_EQ(db_cgroup_put(db, &cgs[i]), 0);
+	ASSERT_EQ(db_item_put(db, MCR_EV_STATE, 5, "NR_FILE_PAGES", "pages"), 0);
+	ASSERT_EQ(db_item_put(db, MCR_EV_EVENTS, 9, "PGFAULT", NULL), 0);
+	ASSERT_EQ(db_item_put(db, MCR_EV_FLUSH, 9, "X", NULL), -EINVAL);
+	ASSERT_EQ(db_cpu_stats_put(db, &cs), 0);
+	cs.phase = "middle";
+	ASSERT_EQ(db_cpu_stats_put(db, &cs), -EINVAL);
+	ASSERT_EQ(db_gap_put(db, 3, 123456789, -1), 0);
+	ASSERT_EQ(db_gap_put(db, 0, 5, 1000), 0);
+	ASSERT_EQ(db_close(db), 0);
+
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(db_cgroups_foreach(db, cg_check, &seen), 0);
+	ASSERT_EQ(seen.bad, 0);
+	ASSERT_EQ(seen.n, 3);
+	/* parents first: level 0, level 1, then the unknown level */
+	ASSERT_EQU(seen.ids[0], 1);
+	ASSERT_EQU(seen.ids[1], 77);
+	ASSERT_EQU(seen.ids[2], 1ULL << 62);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM items WHERE kind = 1 AND item = 5"
+			    " AND name = 'NR_FILE_PAGES' AND unit = 'pages'"), 1);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM items WHERE kind = 3 AND unit IS NULL"), 1);
+	ASSERT_EQ(query_int(db, "SELECT bytes FROM cpu_stats WHERE cpu = 1 AND phase = 'end'"),
+		  1LL << 40);
+	ASSERT_EQ(query_int(db, "SELECT overrun + dropped + read + entries FROM cpu_stats"), 19);
+	ASSERT_EQ(query_int(db, "SELECT count FROM gaps WHERE cpu = 3 AND ts = 123456789"), -1);
+	ASSERT_EQ(query_int(db, "SELECT count FROM gaps WHERE cpu = 0 AND ts = 5"), 1000);
+	db_close(db);
+}
+
+TEST(test_file_mode_0600)
+{
+	const char *path = tmp_path("mode.db");
+	struct mcr_event ev = ev_make(1, 0, 0, MCR_EV_STATE);
+	char wal[8200];
+	struct stat st;
+	mode_t old = umask(0);
+	struct db *db;
+	int err;
+
+	/* An older file of that name with loose permissions is replaced. */
+	close(open(path, O_WRONLY | O_CREAT, 0666));
+	err = db_create(path, &db);
+	umask(old);
+	ASSERT_EQ(err, 0);
+	ASSERT_EQ(db_events_append(db, &ev), 0);
+	ASSERT_EQ(db_events_commit(db), 0);
+	ASSERT_EQ(stat(path, &st), 0);
+	ASSERT_EQ(st.st_mode & 0777, 0600);
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	ASSERT_EQ(stat(wal, &st), 0);
+	ASSERT_EQ(st.st_mode & 0777, 0600);
+	ASSERT_EQ(db_close(db), 0);
+}
+
+static int open_err(const char *path)
+{
+	struct db *db;
+	int err = db_open(path, false, &db);
+
+	if (!err)
+		db_close(db);
+	return err;
+}
+
+static int write_file(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, buf, len);
+	close(fd);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+TEST(test_refuse_missing)
+{
+	const char *path = tmp_path("absent.db");
+	struct db *db;
+
+	ASSERT_EQ(open_err(path), -ENOENT);
+	ASSERT_EQ(db_open(path, true, &db), -ENOENT);
+	ASSERT(access(path, F_OK) < 0);		/* never created */
+}
+
+TEST(test_refuse_not_sqlite)
+{
+	const char *path = tmp_path("junk.db");
+	char buf[8192];
+	size_t i;
+
+	ASSERT_EQ(write_file(path, "", 0), 0);
+	ASSERT_EQ(open_err(path), -MCR_E_NOT_SQLITE);
+	ASSERT_EQ(write_file(path, "SQLite format", 13), 0);	/* short header */
+	ASSERT_EQ(open_err(path), -MCR_E_NOT_SQLITE);
+	srand(1);
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = (char)rand();
+	ASSERT_EQ(write_file(path, buf, sizeof(buf)), 0);
+	ASSERT_EQ(open_err(path), -MCR_E_NOT_SQLITE);
+	/* The right magic followed by junk: SQLite itself must refuse it; never a crash. */
+	memcpy(buf, "SQLite format 3", 16);
+	ASSERT_EQ(write_file(path, buf, sizeof(buf)), 0);
+	ASSERT(open_err(path) == -MCR_E_NOT_SQLITE || open_err(path) == -MCR_E_CORRUPT);
+	ASSERT_EQ(open_err(tmp_dir), -EISDIR);
+	unlink(path);
+	ASSERT_EQ(mkfifo(path, 0600), 0);	/* must not hang */
+	ASSERT_EQ(open_err(path), -MCR_E_NOT_SQLITE);
+	unlink(path);
+}
+
+TEST(test_refuse_not_ours)
+{
+	const char *path = tmp_path("other.db");
+
+	unlink(path);
+	ASSERT_EQ(raw_exec(path, "CREATE TABLE events (x); CREATE TABLE meta (key, value)"), 0);
+	ASSERT_EQ(open_err(path), -MCR_E_NOT_OURS);
+	ASSERT_EQ(raw_exec(path, "PRAGMA application_id = 1"), 0);
+	ASSERT_EQ(open_err(path), -MCR_E_NOT_OURS);
+}
+
+TEST(test_refuse_newer)
+{
+	const char *path = tmp_path("newer.db");
+	char sql[64];
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(open_err(path), 0);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION + 1);
+	ASSERT_EQ(raw_exec(path, sql), 0);
+	ASSERT_EQ(open_err(path), -MCR_E_NEWER);
+}
+
+TEST(test_refuse_missing_table)
+{
+	const char *path = tmp_path("dropped.db");
+	struct db *db;
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(raw_exec(path, "DROP VIEW update_events; DROP VIEW flush_events;"
+			   " DROP VIEW rstat_lock_events; DROP VIEW cgroup_events;"
+			   " DROP VIEW visit_events; DROP TABLE events"), 0);
+	ASSERT_EQ(open_err(path), -MCR_E_SCHEMA);
+	ASSERT_EQ(db_open(path, true, &db), -MCR_E_SCHEMA);
+	/* a missing column counts too */
+	ASSERT_EQ(raw_exec(path, "CREATE TABLE events (ts, cpu)"), 0);
+	ASSERT_EQ(open_err(path), -MCR_E_SCHEMA);
+}
+
+TEST(test_time_backwards_within_cpu)
+{
+	const char *path = tmp_path("time.db");
+	struct mcr_event evs[] = {
+		ev_make(100, 0, 0, MCR_EV_STATE),
+		ev_make(50, 1, 0, MCR_EV_STATE),	/* backwards across CPUs: fine */
+		ev_make(100, 0, 1, MCR_EV_STATE),	/* equal within a CPU: fine */
+		ev_make(60, 1, 1, MCR_EV_STATE),
+		ev_make(99, 0, 2, MCR_EV_STATE),	/* backwards within CPU 0 */
+		ev_make(200, 0, 3, MCR_EV_STATE),
+	};
+	struct mcr_event ev;
+	struct db_iter *it;
+	struct db *db;
+	int i;
+
+	ASSERT_EQ(make_db(path, 2, evs, 6), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(db_iter_next(it, &ev), 1);
+	ASSERT_EQ(db_iter_next(it, &ev), -MCR_E_TIME);
+	ASSERT_EQ(db_iter_next(it, &ev), -MCR_E_TIME);	/* sticky */
+	db_iter_close(it);
+	db_close(db);
+}
+
+static int iter_result(const char *path, int cpus, const struct mcr_event *evs, size_t n)
+{
+	struct mcr_event ev;
+	struct db_iter *it;
+	struct db *db;
+	int r;
+
+	if (make_db(path, cpus, evs, n) || db_open(path, false, &db))
+		return -9999;
+	if (db_iter_open(db, &it)) {
+		db_close(db);
+		return -9998;
+	}
+	while ((r = db_iter_next(it, &ev)) == 1)
+		;
+	db_iter_close(it);
+	db_close(db);
+	return r;
+}
+
+TEST(test_cpu_beyond_possible)
+{
+	const char *path = tmp_path("cpu.db");
+	struct mcr_event ok[] = {
+		ev_make(1, 0, 0, MCR_EV_LOCKED), ev_make(2, 1, 0, MCR_EV_UNLOCK),
+		ev_make(3, 1, 1, MCR_EV_VISIT),
+	};
+	struct mcr_event bad_cpu[] = { ev_make(1, 0, 0, MCR_EV_STATE), ev_make(2, 2, 0, MCR_EV_STATE) };
+	struct mcr_event bad_target = ev_make(1, 0, 0, MCR_EV_CONTENDED);
+	struct mcr_event bad_visit = ev_make(1, 0, 0, MCR_EV_VISIT);
+	struct db *db;
+
+	ok[0].item = -1;	/* no target CPU */
+	ok[1].item = 1;
+	ok[2].item = 0;
+	ASSERT_EQ(iter_result(path, 2, ok, 3), 0);
+	ASSERT_EQ(iter_result(path, 2, bad_cpu, 2), -MCR_E_CPU);
+	bad_target.item = 2;
+	ASSERT_EQ(iter_result(path, 2, &bad_target, 1), -MCR_E_CPU);
+	bad_visit.item = -2;
+	ASSERT_EQ(iter_result(path, 2, &bad_visit, 1), -MCR_E_CPU);
+	/* without nr_cpus_possible there is nothing to check against */
+	ASSERT_EQ(raw_exec(path, "DELETE FROM meta WHERE key = 'nr_cpus_possible'"), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	{
+		struct db_iter *it = NULL;
+
+		ASSERT_EQ(db_iter_open(db, &it), -MCR_E_SCHEMA);
+	}
+	db_close(db);
+}
+
+TEST(test_results_and_lag_report)
+{
+	const char *path = tmp_path("results.db");
+	struct db_cgroup root = { .id = 1, .path = "/", .created_ts = -1, .removed_ts = -1 };
+	struct db_cgroup leaf = { .id = 9, .parent = 1, .path = "/x", .level = 1, .created_ts = -1,
+				  .removed_ts = -1 };
+	sqlite3 *s;
+	struct db *db;
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(db_cgroup_put(db, &root), 0);
+	ASSERT_EQ(db_cgroup_put(db, &leaf), 0);
+	s = db_sqlite(db);
+	ASSERT_EQ(db_begin(db), 0);
+	/* run 1 is superseded by run 3 (same policy and flush model) */
+	ASSERT_EQ(sqlite3_exec(s,
+		"INSERT INTO runs (run_id, kind, policy, flush_model) VALUES"
+		" (1, 'replay', 'break', 'window'), (2, 'replay', 'continue', 'window'),"
+		" (3, 'replay', 'break', 'window'), (4, 'validate', 'break', 'window');"
+		"INSERT INTO cgroup_summary (run_id, cgroup_id, max_missing_pages, stale_reads) VALUES"
+		" (1, 1, 111, 0), (2, 1, 300, 0), (3, 1, 524288, 19), (3, 9, 5, 0), (3, 4242, 7, 0),"
+		" (4, 1, 1, 1);", NULL, NULL, NULL), SQLITE_OK);
+	ASSERT_EQ(db_commit(db), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report"), 4);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report_all"), 5);
+	ASSERT_EQ(query_int(db, "SELECT max_missing_pages FROM lag_report"
+			    " WHERE policy = 'break' AND cgroup = '/'"), 524288);
+	ASSERT_EQ(query_int(db, "SELECT stale_reads FROM lag_report WHERE cgroup = '/' AND run_id = 3"),
+		  19);
+	ASSERT_EQ(query_int(db, "SELECT level FROM lag_report WHERE cgroup = '/x'"), 1);
+	ASSERT_EQ(query_int(db, "SELECT max_missing_pages FROM lag_report WHERE cgroup = '#4242'"), 7);
+	ASSERT_EQ(db_begin(db), 0);
+	ASSERT_EQ(sqlite3_exec(s, "INSERT INTO runs (run_id, kind, policy) VALUES (5, 'replay', 'x')",
+			       NULL, NULL, NULL), SQLITE_OK);
+	ASSERT_EQ(db_rollback(db), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM runs"), 4);
+	db_close(db);
+}
+
+TEST(test_results_created_on_demand)
+{
+	const char *path = tmp_path("ondemand.db");
+	static const char drop[] =
+		"DROP VIEW lag_report; DROP VIEW lag_report_all; DROP TABLE runs; DROP TABLE series;"
+		" DROP TABLE reads; DROP TABLE cgroup_summary; DROP TABLE item_summary;"
+		" DROP TABLE validation; DROP TABLE validation_mismatch";
+	struct db *db;
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(raw_exec(path, drop), 0);
+	/* read-only: empty stand-ins, the file is not touched */
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report"), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM main.sqlite_master WHERE name = 'runs'"), 0);
+	db_close(db);
+	/* writable: created in the file */
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	db_close(db);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM main.sqlite_master WHERE name IN"
+			    " ('runs', 'series', 'reads', 'cgroup_summary', 'item_summary',"
+			    " 'validation', 'validation_mismatch', 'lag_report', 'lag_report_all',"
+			    " 'series_by_cgroup', 'reads_by_cgroup')"), 11);
+	db_close(db);
+}
+
+TEST(test_close_commits)
+{
+	const char *path = tmp_path("close.db");
+	struct mcr_event ev = ev_make(5, 0, 0, MCR_EV_EVENTS);
+	struct db *db;
+	int i;
+
+	ASSERT_EQ(db_create(path, &db), 0);
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(db_events_append(db, &ev), 0);
+	ev.kind = 0;
+	ASSERT_EQ(db_events_append(db, &ev), -EINVAL);
+	ASSERT_EQ(db_close(db), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM events"), 10);
+	db_close(db);
+}
+
+/*
+ * A writer that dies between commits: everything committed (two batches of
+ * 102400 rows by the time 250k were appended) is there and the file is sound.
+ */
+TEST(test_crash_keeps_committed)
+{
+	const char *path = tmp_path("crash.db");
+	struct mcr_event ev;
+	struct db_iter *it;
+	struct db *db;
+	uint64_t n = 0;
+	int status, r;
+	pid_t pid;
+
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (!pid) {
+		uint64_t i;
+
+		if (db_create(path, &db) || db_meta_set_int(db, "nr_cpus_possible", 4))
+			_exit(1);
+		for (i = 0; i < 250000; i++) {
+			ev = ev_make(1000 + i, (int)(i % 4), i / 4, MCR_EV_STATE);
+			ev.val = (int64_t)i;
+			if (db_events_append(db, &ev))
+				_exit(1);
+		}
+		_exit(0);	/* no finish, no close */
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM pragma_integrity_check"
+			    " WHERE integrity_check = 'ok'"), 1);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	ASSERT(db_iter_count(it) >= 200000 && db_iter_count(it) < 250000);
+	while ((r = db_iter_next(it, &ev)) == 1) {
+		if ((uint64_t)ev.val != n)
+			break;
+		n++;
+	}
+	ASSERT_EQ(r, 0);
+	ASSERT_EQU(n, db_iter_count(it));
+	db_iter_close(it);
+	db_close(db);
+}
+
+TEST_MAIN(test_events_round_trip, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
+	  test_small_tables_round_trip, test_file_mode_0600, test_refuse_missing,
+	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
+	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
+	  test_results_and_lag_report, test_results_created_on_demand, test_close_commits,
+	  test_crash_keeps_committed)

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Replay engine on hand-built event arrays (no database): the seed race with
+ * explicit visits, flush models that disagree, a lock-only release flush,
+ * a policy flushing where the kernel did not, validation.
+ *
+ * Every trace: 4 possible and online CPUs, TH = 64 * 4 = 256; root R (id 1)
+ * and one leaf L (id 2).  An update of 64 pages fills a per-CPU counter to the
+ * batch at once, so each one moves 64 into the atomic of each node the walk
+ * reaches (kernel-model section 2).
+ */
+#include <errno.h>
+
+#include "../harness.h"
+#include "error.h"
+#include "replay.h"
+
+#define R	1
+#define L	2
+#define FLUSHER	3	/* ring-buffer CPU of the flushing task */
+#define PID	77
+
+struct arr_src {
+	const struct mcr_event	*ev;
+	size_t			n, i;
+};
+
+static int arr_next(void *ctx, struct mcr_event *ev)
+{
+	struct arr_src *a = ctx;
+
+	if (a->i == a->n)
+		return 0;
+	*ev = a->ev[a->i++];
+	return 1;
+}
+
+/* What the sink saw, per policy. */
+struct rec {
+	struct replay_read	reads[4][8];
+	unsigned int		nr_reads[4];
+	struct replay_mismatch	mm[8];
+	unsigned int		nr_mm;
+	unsigned int		points;
+};
+
+static int rec_read(void *ctx, unsigned int pol, const struct replay_read *r)
+{
+	struct rec *rc = ctx;
+
+	if (rc->nr_reads[pol] < 8)
+		rc->reads[pol][rc->nr_reads[pol]++] = *r;
+	return 0;
+}
+
+static int rec_point(void *ctx, unsigned int pol, const struct replay_point *p)
+{
+	((struct rec *)ctx)->points++;
+	return 0;
+}
+
+static int rec_mismatch(void *ctx, const struct replay_mismatch *m)
+{
+	struct rec *rc = ctx;
+
+	if (rc->nr_mm < 8) {
+		rc->mm[rc->nr_mm] = *m;
+		rc->mm[rc->nr_mm].context = NULL;
+		rc->mm[rc->nr_mm].cause = NULL;
+		rc->nr_mm++;
+	}
+	return 0;
+}
+
+static struct replay_cgroup tcg[] = {
+	{ .id = R, .parent = 0, .path = "/", .created_ts = -1, .level = 0 },
+	{ .id = L, .parent = R, .path = "/leaf", .created_ts = -1, .level = 1 },
+};
+
+static struct replay_trace trace4(bool visits)
+{
+	return (struct replay_trace){
+		.nr_possible = 4, .nr_online = 4, .hierarchy_id = -1, .windows_traced = true,
+		.visits_traced = visits, .cgroups = tcg, .nr_cgroups = 2,
+	};
+}
+
+#define UPD(t, c, g, v)	{ .ts = (t), .cpu = (c), .id = (g), .val = (v), .kind = MCR_EV_STATE, .pid = 1 }
+#define FLUSH(t, g, su, fl)	{ .ts = (t), .cpu = FLUSHER, .id = (g), .val = (su), .kind = MCR_EV_FLUSH, \
+				  .flags = (fl), .pid = PID }
+#define LOCK(t, g, c)		{ .ts = (t), .cpu = FLUSHER, .id = (g), .item = (c), .kind = MCR_EV_LOCKED, .pid = PID }
+#define UNLOCK(t, g, c)	{ .ts = (t), .cpu = FLUSHER, .id = (g), .item = (c), .kind = MCR_EV_UNLOCK, .pid = PID }
+#define VISIT(t, g, c)		{ .ts = (t), .cpu = FLUSHER, .id = (g), .item = (c), .kind = MCR_EV_VISIT, .pid = PID }
+#define REST_OF_WINDOWS(t, g)	LOCK((t), g, 1), UNLOCK((t) + 1, g, 1), LOCK((t) + 2, g, 2), \
+				UNLOCK((t) + 3, g, 2), LOCK((t) + 4, g, 3), UNLOCK((t) + 5, g, 3)
+
+/*
+ * The seed race (kernel-model section 7) with explicit visits:
+ *   t=100  L +64 cpu0        L=64  R=64
+ *   t=1000 forced flush of R; window cpu0: visit L (L=0), then
+ *   t=1030 L +64 cpu0        L=64  R=128 (R not visited yet on cpu0)
+ *   t=1100 visit R           R=0: L's credit is wiped from R
+ *   cpus 1-3: nothing on their trees.
+ *   t=2000.. 4 x L +64 cpu1  L=128,192,256,320 (flushable)  R=64,128,192,256
+ *   t=2100.. 2 x L +64 cpu1  break: L flushable, walk stops; R stays 256 = TH (not > TH)
+ *                            continue: skips L, R=320 (flushable); legacy: R=320 too
+ *   t=3000 read of R (the kernel, a break host, traced stats_updates=256, needs_flush=0)
+ *     break: skipped; missing = every update since L's visit, all still at L:
+ *            64 + 4*64 + 2*64 = 448 > 256 -> a stale read
+ *     continue: 320 > 256 -> flushes (the kernel did not: no windows, so at once).
+ */
+static const struct mcr_event seed_race[] = {
+	UPD(100, 0, L, 64),
+	FLUSH(1000, R, 64, MCR_FLUSH_FORCE),
+	LOCK(1010, R, 0), VISIT(1020, L, 0), UPD(1030, 0, L, 64), VISIT(1100, R, 0), UNLOCK(1110, R, 0),
+	REST_OF_WINDOWS(1200, R),
+	UPD(2000, 1, L, 64), UPD(2010, 1, L, 64), UPD(2020, 1, L, 64), UPD(2030, 1, L, 64),
+	UPD(2100, 1, L, 64), UPD(2110, 1, L, 64),
+	FLUSH(3000, R, 256, 0),
+};
+
+static int run(const struct mcr_event *ev, size_t n, struct replay_trace *t, const char *const *pols,
+	       enum replay_model model, bool validate, struct rec *rc, struct replay **out)
+{
+	struct arr_src a = { .ev = ev, .n = n };
+	struct replay_source src = { .next = arr_next, .ctx = &a };
+	struct replay_params p = {
+		.model = model, .validate = validate, .max_mismatches = 8,
+		.sink = { .read = rec_read, .point = rec_point, .mismatch = rec_mismatch, .ctx = rc },
+	};
+	int ret;
+
+	for (; *pols; pols++)
+		p.policies[p.nr_policies++] = sim_policy_find(*pols);
+	ret = replay_create(&p, t, out);
+	if (ret)
+		return ret;
+	return replay_run(*out, &src);
+}
+
+#define N(a)	(sizeof(a) / sizeof((a)[0]))
+
+TEST(seed_race_explicit_visits)
+{
+	static const char *const pols[] = { "break", "continue", "legacy", NULL };
+	struct replay_trace tr = trace4(true);
+	struct rec rc = { 0 };
+	struct replay_summary sb, sc;
+	struct replay *r = NULL;
+	enum replay_model m;
+
+	/* Explicit visits override every model: same result under each. */
+	for (m = 0; m < REPLAY_MODEL_COUNT; m++) {
+		memset(&rc, 0, sizeof(rc));
+		ASSERT_EQ(run(seed_race, N(seed_race), &tr, pols, m, false, &rc, &r), 0);
+		ASSERT_EQ(replay_stats(r)->win.explicit_windows, 1);
+		ASSERT_EQ(replay_stats(r)->win.visits_unmatched, 0);
+		/* break: leaf 320, root stuck at 256, the read skipped and stale */
+		ASSERT_EQ(sim_stats_updates(replay_sim(r, 0), L), 320);
+		ASSERT_EQ(sim_stats_updates(replay_sim(r, 0), R), 256);
+		ASSERT_EQ(rc.nr_reads[0], 2);
+		ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 256);
+		ASSERT_EQ(rc.reads[0][1].flushed, 0);
+		ASSERT_EQ(rc.reads[0][1].stale, 1);
+		ASSERT_EQU(rc.reads[0][1].missing, 448);
+		/* continue and legacy: root at 320, the read flushes, at once: everything 0 */
+		ASSERT_EQ(rc.reads[1][1].sim_stats_updates, 320);
+		ASSERT_EQ(rc.reads[1][1].flushed, 1);
+		ASSERT_EQ(rc.reads[1][1].stale, 0);
+		ASSERT_EQ(sim_stats_updates(replay_sim(r, 1), R), 0);
+		ASSERT_EQ(sim_stats_updates(replay_sim(r, 1), L), 0);
+		ASSERT_EQ(rc.reads[2][1].sim_stats_updates, 320);
+		ASSERT_EQ(rc.reads[2][1].flushed, 1);
+		ASSERT_EQ(replay_summary_get(r, 0, R, &sb), 0);
+		ASSERT_EQ(replay_summary_get(r, 1, R, &sc), 0);
+		ASSERT_EQ(sb.stale_reads, 1);
+		ASSERT_EQU(sb.stale_max, 448);
+		ASSERT_EQ(sc.stale_reads, 0);
+		ASSERT_EQ(sb.reads, 2);
+		ASSERT_EQU(sb.final_missing, 448);
+		ASSERT_EQU(sc.final_missing, 0);
+		ASSERT(sb.stuck_ms > 0);	/* L flushable, R not, R missing pages: from t=2030 */
+		ASSERT(!replay_cgroup_is_leaf(r, R));
+		ASSERT(replay_cgroup_is_leaf(r, L));
+		replay_destroy(r);
+		r = NULL;
+	}
+}
+
+/*
+ * Visit placement decides.  No visit events; the kernel's window for CPU 0 is
+ * [1010, 1020]; CPUs 1-3 have nothing on their trees.
+ *   t=100  L +64 cpu0   L=64  R=64
+ *   t=1000 forced flush of R
+ *   t=1005 L +64 cpu0   (before the window)
+ *   t=1013 L +64 cpu0   (inside the window)
+ * instant: flush at 1000 -> 0,0; then 1005 and 1013 -> L=128 R=128.
+ * window:  1005 -> 128,128; visits at 1010 -> 0,0; 1013 -> L=64 R=64.
+ * spread:  1005 -> 128,128; cpu0's list is [L, R], n=2 over 10 ns: L due at
+ *          1010 + 10/3 = 1013, R at 1010 + 20/3 = 1016.  At 1013 the visit of L
+ *          comes first (L=0), then the update: L=64, R=192; R's visit at 1016:
+ *          R=0.  -> L=64 R=0.
+ */
+static const struct mcr_event placement[] = {
+	UPD(100, 0, L, 64),
+	FLUSH(1000, R, 64, MCR_FLUSH_FORCE),
+	UPD(1005, 0, L, 64),
+	LOCK(1010, R, 0), UPD(1013, 0, L, 64), UNLOCK(1020, R, 0),
+	REST_OF_WINDOWS(1030, R),
+};
+
+TEST(flush_models_place_visits)
+{
+	static const char *const pols[] = { "break", NULL };
+	static const int64_t want[REPLAY_MODEL_COUNT][2] = {
+		[REPLAY_MODEL_INSTANT]	= { 128, 128 },
+		[REPLAY_MODEL_WINDOW]	= { 64, 64 },
+		[REPLAY_MODEL_SPREAD]	= { 64, 0 },
+	};
+	struct replay_trace tr = trace4(false);
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+	enum replay_model m;
+
+	for (m = 0; m < REPLAY_MODEL_COUNT; m++) {
+		ASSERT_EQ(run(placement, N(placement), &tr, pols, m, false, &rc, &r), 0);
+		if (sim_stats_updates(replay_sim(r, 0), L) != want[m][0] ||
+		    sim_stats_updates(replay_sim(r, 0), R) != want[m][1])
+			FAILF("model %s: L=%lld R=%lld, want %lld %lld", replay_model_at(m)->name,
+			      (long long)sim_stats_updates(replay_sim(r, 0), L),
+			      (long long)sim_stats_updates(replay_sim(r, 0), R),
+			      (long long)want[m][0], (long long)want[m][1]);
+		ASSERT_EQ(replay_stats(r)->win.owned, 4);
+		ASSERT_EQ(replay_stats(r)->win.lock_only, 0);
+		/* the update at 1013 is inside the kernel's window over R: order unknown */
+		ASSERT_EQ(replay_stats(r)->win.in_window_updates, 1);
+		replay_destroy(r);
+		r = NULL;
+	}
+}
+
+/*
+ * Lock windows with no memcg_flush_stats before them (css release of L): an
+ * unconditional flush of subtree(L) for every policy.
+ *   t=100 L +64 cpu0: L=64 R=64.  Windows over L, pid 9: L visited on cpu0:
+ *   L=0; R is outside the subtree and keeps 64.  L's 64 pages moved into R's
+ *   pending: missing(L)=0, missing(R)=64.
+ */
+TEST(lock_only_release_flush)
+{
+	static const char *const pols[] = { "break", "continue", NULL };
+	static const struct mcr_event ev[] = {
+		UPD(100, 0, L, 64),
+		{ .ts = 200, .cpu = 2, .id = L, .item = 0, .kind = MCR_EV_LOCKED, .pid = 9 },
+		{ .ts = 201, .cpu = 2, .id = L, .item = 0, .kind = MCR_EV_UNLOCK, .pid = 9 },
+		{ .ts = 202, .cpu = 2, .id = L, .item = 1, .kind = MCR_EV_LOCKED, .pid = 9 },
+		{ .ts = 203, .cpu = 2, .id = L, .item = 1, .kind = MCR_EV_UNLOCK, .pid = 9 },
+		{ .ts = 204, .cpu = 2, .id = L, .item = 2, .kind = MCR_EV_LOCKED, .pid = 9 },
+		{ .ts = 205, .cpu = 2, .id = L, .item = 2, .kind = MCR_EV_UNLOCK, .pid = 9 },
+		{ .ts = 206, .cpu = 2, .id = L, .item = 3, .kind = MCR_EV_LOCKED, .pid = 9 },
+		{ .ts = 207, .cpu = 2, .id = L, .item = 3, .kind = MCR_EV_UNLOCK, .pid = 9 },
+	};
+	struct replay_trace tr = trace4(false);
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+	enum replay_model m;
+	unsigned int p;
+
+	for (m = 0; m < REPLAY_MODEL_COUNT; m++) {
+		ASSERT_EQ(run(ev, N(ev), &tr, pols, m, false, &rc, &r), 0);
+		ASSERT_EQ(replay_stats(r)->win.lock_only, 4);
+		for (p = 0; p < 2; p++) {
+			struct sim_stale sl, sr;
+
+			ASSERT_EQ(sim_stats_updates(replay_sim(r, p), L), 0);
+			ASSERT_EQ(sim_stats_updates(replay_sim(r, p), R), 64);
+			ASSERT_EQ(sim_stale_get(replay_sim(r, p), L, &sl), 0);
+			ASSERT_EQ(sim_stale_get(replay_sim(r, p), R, &sr), 0);
+			ASSERT_EQU(sl.missing, 0);
+			ASSERT_EQU(sr.missing, 64);
+		}
+		replay_destroy(r);
+		r = NULL;
+	}
+}
+
+/*
+ * A policy flushes where the kernel did not.  5 x L +64 cpu0: L=320 R=320,
+ * both flushable under every policy.  A read of L where the (pretend) kernel
+ * said needs_flush=0: no windows follow.  Every policy decides with its own
+ * counters: 320 > 256, flush; the kernel has no window for it, so at once
+ * whatever the model: L=0, R untouched (320).  Then windows of an unrelated
+ * pid over L arrive: a lock-only flush, nothing left to do.
+ */
+TEST(policy_flushes_where_kernel_did_not)
+{
+	static const char *const pols[] = { "break", "continue", "legacy", NULL };
+	static const struct mcr_event ev[] = {
+		UPD(100, 0, L, 64), UPD(110, 0, L, 64), UPD(120, 0, L, 64), UPD(130, 0, L, 64),
+		UPD(140, 0, L, 64),
+		FLUSH(500, L, 320, 0),
+	};
+	struct replay_trace tr = trace4(false);
+	struct rec rc;
+	struct replay *r = NULL;
+	enum replay_model m;
+	unsigned int p;
+
+	for (m = 0; m < REPLAY_MODEL_COUNT; m++) {
+		memset(&rc, 0, sizeof(rc));
+		ASSERT_EQ(run(ev, N(ev), &tr, pols, m, false, &rc, &r), 0);
+		for (p = 0; p < 3; p++) {
+			ASSERT_EQ(rc.nr_reads[p], 1);
+			ASSERT_EQ(rc.reads[p][0].flushed, 1);
+			ASSERT_EQ(rc.reads[p][0].kernel_needs_flush, 0);
+			ASSERT_EQ(rc.reads[p][0].sim_stats_updates, 320);
+			ASSERT_EQ(sim_stats_updates(replay_sim(r, p), L), 0);
+			ASSERT_EQ(sim_stats_updates(replay_sim(r, p), R), 320);
+		}
+		ASSERT_EQ(replay_stats(r)->win.missing, 0);
+		replay_destroy(r);
+		r = NULL;
+	}
+}
+
+/*
+ * Validation of the seed race against its own kernel values: the forced root
+ * flush completes at the unlock of CPU 3 (t=1205); the only read after it is
+ * at t=3000, traced 256 / needs_flush 0, which break reproduces.  Validating
+ * continue instead: 320 / needs_flush 1, a mismatch of +64 in bucket "+64..127".
+ */
+TEST(validate_seed_race)
+{
+	static const char *const brk[] = { "break", NULL }, *const cont[] = { "continue", NULL };
+	struct replay_trace tr = trace4(true);
+	const struct replay_validation *v;
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+	unsigned int b, hit = 0;
+
+	ASSERT_EQ(run(seed_race, N(seed_race), &tr, brk, REPLAY_MODEL_SPREAD, true, &rc, &r), 0);
+	v = replay_validation(r);
+	ASSERT(v);
+	ASSERT_EQ(v->flush_events, 2);
+	ASSERT_EQ(v->skipped_before_sync, 1);
+	ASSERT_EQ(v->compared, 1);
+	ASSERT_EQ(v->stats_updates_match_plain, 1);
+	ASSERT_EQ(v->stats_updates_match, 1);
+	ASSERT_EQ(v->needs_flush_match, 1);
+	ASSERT_EQU(v->sync_ts, 1205);
+	ASSERT_EQ(rc.nr_mm, 0);
+	replay_destroy(r);
+
+	memset(&rc, 0, sizeof(rc));
+	ASSERT_EQ(run(seed_race, N(seed_race), &tr, cont, REPLAY_MODEL_SPREAD, true, &rc, &r), 0);
+	v = replay_validation(r);
+	ASSERT_EQ(v->compared, 1);
+	ASSERT_EQ(v->stats_updates_match_plain, 0);
+	ASSERT_EQ(v->needs_flush_match_plain, 0);
+	ASSERT_EQ(rc.nr_mm, 1);
+	ASSERT_EQ(rc.mm[0].sim_stats_updates, 320);
+	ASSERT_EQ(rc.mm[0].kernel_stats_updates, 256);
+	for (b = 0; b < REPLAY_DIFF_BUCKETS; b++)
+		if (v->diff_hist[b]) {
+			ASSERT_STR(replay_diff_bucket_name(b), "+64..127");
+			hit++;
+		}
+	ASSERT_EQ(hit, 1);
+	replay_destroy(r);
+}
+
+/* An event naming a CPU beyond nr_possible stops the pass with -MCR_E_CPU. */
+TEST(bad_cpu_stops)
+{
+	static const char *const pols[] = { "break", NULL };
+	static const struct mcr_event ev[] = { UPD(100, 0, L, 64), UPD(110, 9, L, 64) };
+	struct replay_trace tr = trace4(false);
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+
+	ASSERT_EQ(run(ev, N(ev), &tr, pols, REPLAY_MODEL_WINDOW, false, &rc, &r), -MCR_E_CPU);
+	replay_destroy(r);
+}
+
+TEST(kernel_policy_and_models)
+{
+	ASSERT_STR(replay_policy_for_kernel("6.18.3-arch1")->name, "break");
+	ASSERT_STR(replay_policy_for_kernel("6.16.0")->name, "break");
+	ASSERT_STR(replay_policy_for_kernel("6.15.9")->name, "legacy");
+	ASSERT_STR(replay_policy_for_kernel("6.8.0-45-generic")->name, "legacy");
+	ASSERT(!replay_policy_for_kernel("6.6.1"));
+	ASSERT(!replay_policy_for_kernel("synthetic"));
+	ASSERT_EQ(replay_model_find("spread"), REPLAY_MODEL_SPREAD);
+	ASSERT_EQ(replay_model_find("nope"), -EINVAL);
+}
+
+TEST_MAIN(seed_race_explicit_visits, flush_models_place_visits, lock_only_release_flush,
+	  policy_flushes_where_kernel_did_not, validate_seed_race, bad_cpu_stops,
+	  kernel_policy_and_models)

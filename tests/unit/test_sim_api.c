@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_sim_api.c - the simulator's contract at its edges: policy table,
+ * hierarchy, unknown ids, CPU hotplug and every error path of the window API.
+ */
+#include <errno.h>
+
+#include "../harness.h"
+#include "sim.h"
+#include "sim-local.h"
+
+#define ROOT	SIM_ROOT_ID
+#define A	10ULL
+#define B	11ULL
+
+TEST(policy_table)
+{
+	const char *names[] = { "break", "continue", "legacy" };
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		const struct sim_policy *p = sim_policy_find(names[i]);
+
+		ASSERT(p);
+		ASSERT_STR(p->name, names[i]);
+		ASSERT(p == sim_policy_at(i));
+		ASSERT(p->kernels && p->summary && p->step);
+	}
+	ASSERT(!sim_policy_at(3));
+	ASSERT(!sim_policy_find("BREAK"));
+	ASSERT(!sim_policy_find("nope"));
+	ASSERT(!sim_policy_find(NULL));
+	ASSERT_STR(sim_policy_find("break")->kernels, "6.16+");
+	ASSERT_STR(sim_policy_find("legacy")->kernels, "6.8-6.15");
+}
+
+TEST(create_arguments)
+{
+	const struct sim_policy *p = sim_policy_find("break");
+	struct sim *s;
+
+	ASSERT(!sim_create(NULL, 4, 4));
+	ASSERT(!sim_create(p, 4, 0));
+	ASSERT(!sim_create(p, 4, 5));
+	ASSERT(!sim_create(p, 0, 0));
+	s = sim_create(p, 256, 8);
+	ASSERT(s);
+	ASSERT(sim_policy(s) == p);
+	ASSERT_EQ(sim_threshold(s), 512);		/* 64 * 8 online, not 256 possible */
+	ASSERT_EQ(sim_cgroup_count(s), 1);
+	ASSERT_EQU(sim_cgroup_at(s, 0), ROOT);
+	ASSERT_EQU(sim_cgroup_at(s, 1), 0);
+	ASSERT_EQ(sim_cgroup_level(s, ROOT), 0);
+	sim_destroy(s);
+	sim_destroy(NULL);
+}
+
+TEST(hierarchy)
+{
+	struct sim *s = sim_create(sim_policy_find("break"), 2, 2);
+
+	ASSERT(s);
+	ASSERT_EQ(sim_cgroup_add(s, 1, A, ROOT), 0);
+	ASSERT_EQ(sim_cgroup_add(s, 1, B, A), 0);
+	ASSERT_EQ(sim_cgroup_add(s, 1, B, ROOT), -EEXIST);
+	ASSERT_EQ(sim_cgroup_add(s, 1, ROOT, 0), -EEXIST);
+	ASSERT_EQ(sim_cgroup_add(s, 1, 0, ROOT), -EINVAL);
+	ASSERT_EQU(sim_cgroup_parent(s, B), A);		/* not re-parented by the -EEXIST */
+	ASSERT_EQU(sim_cgroup_parent(s, A), ROOT);
+	ASSERT_EQU(sim_cgroup_parent(s, ROOT), 0);
+	ASSERT_EQU(sim_cgroup_parent(s, 99), 0);
+	ASSERT_EQ(sim_cgroup_level(s, B), 2);
+	ASSERT_EQ(sim_cgroup_level(s, 99), -ENOENT);
+	/* unknown parent: under the root */
+	ASSERT_EQ(sim_cgroup_add(s, 1, 30, 777), 0);
+	ASSERT_EQU(sim_cgroup_parent(s, 30), ROOT);
+	ASSERT_EQ(sim_cgroup_count(s), 4);
+	ASSERT_EQU(sim_cgroup_at(s, 2), B);		/* creation order */
+	/* removal keeps the node: a dying memcg is still updated */
+	ASSERT_EQ(sim_cgroup_remove(s, 2, B), 0);
+	ASSERT(sim_cgroup_known(s, B));
+	ASSERT_EQ(sim_update(s, 3, 0, B, SIM_ITEM_STATE, 0, 100), 0);
+	ASSERT_EQ(sim_stats_updates(s, B), 100);
+	ASSERT_EQ(sim_cgroup_remove(s, 2, 99), -ENOENT);
+	ASSERT_EQ(sim_cgroup_remove(s, 2, ROOT), -EINVAL);
+	sim_destroy(s);
+}
+
+/* An update naming an unknown id attaches it under the root, counted once. */
+TEST(unknown_ids)
+{
+	struct sim *s = sim_create(sim_policy_find("continue"), 1, 1);
+	struct sim_stale st;
+	struct sim_cost c;
+
+	ASSERT(s);
+	ASSERT_EQ(sim_update(s, 5, 0, 42, SIM_ITEM_STATE, 0, 3), 0);
+	ASSERT_EQ(sim_update(s, 6, 0, 42, SIM_ITEM_STATE, 0, 3), 0);
+	ASSERT(sim_cgroup_known(s, 42));
+	ASSERT_EQU(sim_cgroup_parent(s, 42), ROOT);
+	ASSERT_EQ(sim_cgroup_level(s, 42), 1);
+	ASSERT_EQ(sim_stale_get(s, ROOT, &st), 0);
+	ASSERT_EQU(st.missing, 6);
+	sim_cost_get(s, &c);
+	ASSERT_EQU(c.unknown_ids, 1);
+	ASSERT_EQU(c.updates, 2);
+	/* val 0 is a no-op, and does not make the id known */
+	ASSERT_EQ(sim_update(s, 7, 0, 43, SIM_ITEM_STATE, 0, 0), 0);
+	ASSERT(!sim_cgroup_known(s, 43));
+	sim_cost_get(s, &c);
+	ASSERT_EQU(c.updates, 2);
+	ASSERT_EQU(c.unknown_ids, 1);
+	sim_destroy(s);
+}
+
+TEST(update_errors)
+{
+	struct sim *s = sim_create(sim_policy_find("break"), 2, 1);
+	struct sim_stale st;
+	int64_t v;
+
+	ASSERT(s);
+	ASSERT_EQ(sim_update(s, 1, 2, ROOT, SIM_ITEM_STATE, 0, 1), -EINVAL);	/* cpu */
+	ASSERT_EQ(sim_update(s, 1, 0, ROOT, (enum sim_item_kind)7, 0, 1), -EINVAL);
+	ASSERT_EQ(sim_update(s, 1, 0, 0, SIM_ITEM_STATE, 0, 1), -EINVAL);	/* id 0 */
+	/* an offline but possible CPU is fine (TH counts online, the flush possible) */
+	ASSERT_EQ(sim_update(s, 1, 1, ROOT, SIM_ITEM_STATE, 0, 1), 0);
+	ASSERT_EQ(sim_stale_get(s, 99, &st), -ENOENT);
+	ASSERT_EQ(sim_item_missing(s, 99, SIM_ITEM_STATE, 0, &v), -ENOENT);
+	ASSERT_EQ(sim_item_missing(s, ROOT, (enum sim_item_kind)7, 0, &v), -EINVAL);
+	ASSERT_EQ(sim_flush_request(s, 1, 99, true), -ENOENT);
+	ASSERT_EQ(sim_flush(s, 1, 99), -ENOENT);
+	ASSERT(!sim_needs_flush(s, 99));
+	ASSERT_EQ(sim_stats_updates(s, 99), 0);
+	sim_destroy(s);
+}
+
+TEST(window_errors)
+{
+	struct sim *s = sim_create(sim_policy_find("break"), 2, 2);
+	uint64_t id = 0;
+
+	ASSERT(s);
+	ASSERT_EQ(sim_cgroup_add(s, 0, A, ROOT), 0);
+	ASSERT(!sim_window_open(s));
+	ASSERT_EQ(sim_window_visit_next(s, 1, &id), -EINVAL);
+	ASSERT_EQ(sim_window_visit(s, 1, A), -EINVAL);
+	ASSERT_EQ(sim_window_end(s, 1), -EINVAL);
+	ASSERT_EQ(sim_window_remaining(s), 0);
+	ASSERT_EQU(sim_window_peek(s, 0), 0);
+	ASSERT_EQ(sim_window_begin(s, 1, 99, 0), -ENOENT);
+	ASSERT_EQ(sim_window_begin(s, 1, ROOT, 2), -EINVAL);
+	ASSERT(!sim_window_open(s));
+
+	ASSERT_EQ(sim_update(s, 2, 1, A, SIM_ITEM_STATE, 0, 1), 0);
+	/* CPU 0 has nothing linked: an open, empty window */
+	ASSERT_EQ(sim_window_begin(s, 3, ROOT, 0), 0);
+	ASSERT(sim_window_open(s));
+	ASSERT_EQ(sim_window_remaining(s), 0);
+	ASSERT_EQ(sim_window_visit_next(s, 3, &id), 0);
+	ASSERT_EQ(sim_window_begin(s, 3, ROOT, 1), -EBUSY);
+	ASSERT_EQ(sim_flush(s, 3, ROOT), -EBUSY);
+	ASSERT_EQ(sim_window_end(s, 3), 0);
+
+	ASSERT_EQ(sim_window_begin(s, 4, ROOT, 1), 0);
+	ASSERT_EQ(sim_window_remaining(s), 2);
+	ASSERT_EQU(sim_window_peek(s, 0), A);
+	ASSERT_EQU(sim_window_peek(s, 1), ROOT);
+	ASSERT_EQU(sim_window_peek(s, 2), 0);
+	ASSERT_EQ(sim_window_visit(s, 4, 99), -ENOENT);
+	/* explicit visit out of order: root first, then A is what is left */
+	ASSERT_EQ(sim_window_visit(s, 4, ROOT), 0);
+	ASSERT_EQ(sim_window_visit(s, 4, ROOT), -ENOENT);
+	ASSERT_EQ(sim_window_remaining(s), 1);
+	ASSERT_EQU(sim_window_peek(s, 0), A);
+	ASSERT_EQ(sim_window_visit(s, 4, A), 0);
+	ASSERT_EQ(sim_window_remaining(s), 0);
+	ASSERT_EQ(sim_window_end(s, 4), 0);
+	ASSERT(!sim_window_open(s));
+	sim_destroy(s);
+}
+
+/*
+ * Updates during a window link nodes again for a later flush (6.17+): an
+ * update of A on CPU 1 while the CPU 1 window is open and A already visited
+ * puts A back on CPU 1's tree; the next flush visits it.
+ */
+TEST(window_relink)
+{
+	struct sim *s = sim_create(sim_policy_find("break"), 2, 2);
+	struct sim_stale st;
+	uint64_t id;
+
+	ASSERT(s);
+	ASSERT_EQ(sim_cgroup_add(s, 0, A, ROOT), 0);
+	ASSERT_EQ(sim_update(s, 1, 1, A, SIM_ITEM_STATE, 0, 5), 0);
+	ASSERT_EQ(sim_window_begin(s, 2, ROOT, 1), 0);
+	ASSERT_EQ(sim_window_visit_next(s, 2, &id), 1);
+	ASSERT_EQU(id, A);
+	ASSERT_EQ(sim_update(s, 3, 1, A, SIM_ITEM_STATE, 0, 7), 0);
+	ASSERT_EQ(sim_window_remaining(s), 1);	/* the list is fixed */
+	ASSERT_EQ(sim_window_end(s, 4), 0);
+	ASSERT_EQ(sim_stale_get(s, A, &st), 0);
+	ASSERT_EQU(st.missing, 7);
+	ASSERT_EQ(sim_window_begin(s, 5, ROOT, 1), 0);
+	ASSERT_EQ(sim_window_remaining(s), 2);	/* A and root linked again */
+	ASSERT_EQ(sim_window_end(s, 5), 0);
+	ASSERT_EQ(sim_stale_get(s, ROOT, &st), 0);
+	ASSERT_EQU(st.missing, 0);
+	sim_destroy(s);
+}
+
+/*
+ * Hotplug: 4 CPUs, TH 256.  A race leaves A = 150, root = 0 (visit A on
+ * CPU 0, A +150 on CPU 1, visit root on CPU 0); then root +100 on CPU 2 gives
+ * root = 100.  Online 2 -> TH 128: A flushable (150 > 128), root not (100),
+ * root missing > 0 -> stuck.  Online 1 -> TH 64: root flushable too, not
+ * stuck.  Online 4 -> TH 256: nothing flushable.  Online 0 or 5: -EINVAL.
+ */
+TEST(set_online_threshold)
+{
+	struct sim *s = sim_create(sim_policy_find("break"), 4, 4);
+	struct sim_stale st;
+
+	ASSERT(s);
+	ASSERT_EQ(sim_cgroup_add(s, 0, A, ROOT), 0);
+	ASSERT_EQ(sim_update(s, 1, 0, A, SIM_ITEM_STATE, 0, 1), 0);
+	ASSERT_EQ(sim_window_begin(s, 2, ROOT, 0), 0);
+	ASSERT_EQ(sim_window_visit(s, 2, A), 0);
+	ASSERT_EQ(sim_update(s, 3, 1, A, SIM_ITEM_STATE, 0, 150), 0);
+	ASSERT_EQ(sim_window_end(s, 4), 0);
+	ASSERT_EQ(sim_stats_updates(s, A), 150);
+	ASSERT_EQ(sim_stats_updates(s, ROOT), 0);
+	ASSERT_EQ(sim_update(s, 5, 2, ROOT, SIM_ITEM_STATE, 0, 100), 0);
+	ASSERT_EQ(sim_stats_updates(s, ROOT), 100);
+
+	ASSERT_EQ(sim_set_online(s, 10, 2), 0);
+	ASSERT_EQ(sim_threshold(s), 128);
+	ASSERT(sim_needs_flush(s, A));
+	ASSERT(!sim_needs_flush(s, ROOT));
+	ASSERT_EQ(sim_stale_get(s, ROOT, &st), 0);
+	ASSERT(st.stuck);
+	ASSERT_EQ(sim_set_online(s, 20, 1), 0);
+	ASSERT_EQ(sim_threshold(s), 64);
+	ASSERT(sim_needs_flush(s, ROOT));
+	ASSERT_EQ(sim_stale_get(s, ROOT, &st), 0);
+	ASSERT(!st.stuck);
+	ASSERT_EQ(sim_set_online(s, 30, 4), 0);
+	ASSERT(!sim_needs_flush(s, A));
+	ASSERT(!sim_needs_flush(s, ROOT));
+	ASSERT_EQ(sim_set_online(s, 40, 0), -EINVAL);
+	ASSERT_EQ(sim_set_online(s, 40, 5), -EINVAL);
+	ASSERT_EQ(sim_threshold(s), 256);
+	sim_destroy(s);
+}
+
+/* Flush requests: threshold strictly greater, force always; both counted. */
+TEST(flush_request)
+{
+	struct sim *s = sim_create(sim_policy_find("break"), 1, 1);
+	struct sim_cost c;
+
+	ASSERT(s);
+	ASSERT_EQ(sim_update(s, 1, 0, ROOT, SIM_ITEM_STATE, 0, 64), 0);
+	ASSERT_EQ(sim_stats_updates(s, ROOT), 64);
+	ASSERT_EQ(sim_flush_request(s, 2, ROOT, false), 0);	/* 64 is not > 64 */
+	ASSERT_EQ(sim_update(s, 3, 0, ROOT, SIM_ITEM_STATE, 0, 64), 0);
+	ASSERT_EQ(sim_flush_request(s, 4, ROOT, false), 1);
+	ASSERT_EQ(sim_flush_request(s, 5, ROOT, true), 1);
+	sim_cost_get(s, &c);
+	ASSERT_EQU(c.flush_requests, 3);
+	ASSERT_EQU(c.flushes, 2);
+	sim_destroy(s);
+}
+
+static int count_items(enum sim_item_kind kind, int it, int64_t missing, void *ctx)
+{
+	int64_t *sum = ctx;
+
+	sum[0]++;
+	sum[1] += missing;
+	return it == 99 ? 7 : 0;
+}
+
+TEST(items_foreach)
+{
+	struct sim *s = sim_create(sim_policy_find("break"), 1, 1);
+	int64_t sum[2] = { 0, 0 };
+
+	ASSERT(s);
+	ASSERT_EQ(sim_update(s, 1, 0, ROOT, SIM_ITEM_STATE, 1, 5), 0);
+	ASSERT_EQ(sim_update(s, 1, 0, ROOT, SIM_ITEM_LRUVEC, 1, -2), 0);
+	ASSERT_EQ(sim_update(s, 1, 0, ROOT, SIM_ITEM_STATE, 2, 3), 0);
+	ASSERT_EQ(sim_update(s, 1, 0, ROOT, SIM_ITEM_STATE, 2, -3), 0);	/* nets to 0 */
+	ASSERT_EQ(sim_items_foreach(s, ROOT, count_items, sum), 0);
+	ASSERT_EQ(sum[0], 2);
+	ASSERT_EQ(sum[1], 3);
+	ASSERT_EQ(sim_update(s, 1, 0, ROOT, SIM_ITEM_EVENT, 99, 1), 0);
+	ASSERT_EQ(sim_items_foreach(s, ROOT, count_items, sum), 7);
+	ASSERT_EQ(sim_items_foreach(s, 5, count_items, sum), -ENOENT);
+	sim_destroy(s);
+}
+
+TEST_MAIN(policy_table, create_arguments, hierarchy, unknown_ids, update_errors, window_errors,
+	  window_relink, set_online_threshold, flush_request, items_foreach)

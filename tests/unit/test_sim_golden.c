@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_sim_golden.c - the seed race of "memcg: keep propagating stats updates
+ * to ancestors" and the batching phase, with every expected number derived by
+ * hand next to it (reference/kernel-model.md sections 2.3, 5.2, 7).
+ */
+#include <errno.h>
+
+#include "../harness.h"
+#include "sim.h"
+#include "sim-local.h"
+
+#define ROOT	SIM_ROOT_ID
+#define LEAF	2ULL
+#define A	10ULL
+#define B	11ULL
+
+static struct sim_stale stale(const struct sim *s, uint64_t id)
+{
+	struct sim_stale st = { 0 };
+
+	sim_stale_get(s, id, &st);
+	return st;
+}
+
+/*
+ * Builds the race of the patch mail: 4 CPUs possible and online, TH = 64 * 4
+ * = 256, root -> leaf.  Returns 0 when every intermediate number matched.
+ *
+ *  t=1  leaf +1 on CPU 2: leaf and root linked on CPU 2's tree;
+ *       pcpu[leaf][2] = pcpu[root][2] = 1 (< 64, no batch).
+ *       missing: leaf 1, root 1.
+ *  t=2  root flush: windows for CPUs 0 and 1 are empty (nothing linked there);
+ *       window CPU 2 lists [leaf, root] (children first).
+ *  t=3  visit leaf on CPU 2: pcpu[leaf][2] = 0, atomic[leaf] is 0 (no reset);
+ *       its 1 page goes to root's pending: missing leaf 0, root 1.
+ *  t=4  CPU 1 adds a batch of 64 to leaf: pcpu[leaf][1] = 64 >= 64 ->
+ *       atomic[leaf] = 64; leaf was not flushable, so root: pcpu[root][1] = 64
+ *       -> atomic[root] = 64.  missing: leaf 64, root 65.
+ *  t=5  visit root on CPU 2: pcpu[root][2] = 0, atomic[root] 64 -> 0 (one
+ *       reset, the credit is lost); root's pending 1 is aggregated:
+ *       missing root 64.  Window CPU 3 empty.  Now leaf = 64, root = 0.
+ *  t=6..9  four more batches of 64 on CPU 1.  Before each, leaf's atomic is
+ *       64, 128, 192, 256: never > 256, so every policy adds to both:
+ *       leaf = 64 + 4*64 = 320, root = 0 + 4*64 = 256 (not > 256).
+ *       missing: leaf 64 + 256 = 320, root 64 + 256 = 320.
+ */
+static int seed_race(struct test_ctx *t, struct sim *s)
+{
+	uint64_t id = 0;
+	int i;
+
+	if (sim_threshold(s) != 256)
+		return -1;
+	if (sim_cgroup_add(s, 0, LEAF, ROOT) ||
+	    sim_update(s, 1, 2, LEAF, SIM_ITEM_STATE, 0, 1))
+		return -1;
+	if (stale(s, LEAF).missing != 1 || stale(s, ROOT).missing != 1)
+		return -1;
+	if (sim_flush_request(s, 2, ROOT, true) != 1)
+		return -1;
+	for (i = 0; i < 2; i++)
+		if (sim_window_begin(s, 2, ROOT, i) || sim_window_remaining(s) != 0 ||
+		    sim_window_end(s, 2))
+			return -1;
+	if (sim_window_begin(s, 2, ROOT, 2) || sim_window_remaining(s) != 2 ||
+	    sim_window_peek(s, 0) != LEAF || sim_window_peek(s, 1) != ROOT)
+		return -1;
+	if (sim_window_visit_next(s, 3, &id) != 1 || id != LEAF)
+		return -1;
+	if (stale(s, LEAF).missing != 0 || stale(s, ROOT).missing != 1)
+		return -1;
+	if (sim_update(s, 4, 1, LEAF, SIM_ITEM_STATE, 0, 64))
+		return -1;
+	if (sim_stats_updates(s, LEAF) != 64 || sim_stats_updates(s, ROOT) != 64 ||
+	    stale(s, ROOT).missing != 65)
+		return -1;
+	if (sim_window_visit_next(s, 5, &id) != 1 || id != ROOT || sim_window_end(s, 5))
+		return -1;
+	if (sim_window_begin(s, 5, ROOT, 3) || sim_window_end(s, 5))
+		return -1;
+	if (sim_stats_updates(s, LEAF) != 64 || sim_stats_updates(s, ROOT) != 0 ||
+	    stale(s, ROOT).missing != 64)
+		return -1;
+	for (i = 0; i < 4; i++)
+		if (sim_update(s, 6 + i, 1, LEAF, SIM_ITEM_STATE, 0, 64))
+			return -1;
+	if (sim_stats_updates(s, LEAF) != 320 || sim_stats_updates(s, ROOT) != 256)
+		return -1;
+	if (!sim_needs_flush(s, LEAF) || sim_needs_flush(s, ROOT))
+		return -1;
+	if (stale(s, LEAF).missing != 320 || stale(s, ROOT).missing != 320)
+		return -1;
+	return 0;
+}
+
+/* A forced root flush leaves every counter and every missing value at zero. */
+static int all_zero(const struct sim *s)
+{
+	static const uint64_t ids[] = { ROOT, LEAF };
+	unsigned int i, c;
+
+	for (i = 0; i < 2; i++) {
+		struct sim_stale st = stale(s, ids[i]);
+
+		if (st.missing || st.stats_updates || st.flushable || st.stuck || st.oldest_ts)
+			return 0;
+		for (c = 0; c < 4; c++)
+			if (sim_pcpu_get(s, ids[i], c))
+				return 0;
+	}
+	return 1;
+}
+
+/*
+ * BREAK, from leaf = 320, root = 256: each further leaf update on CPU 1 sees
+ * atomic[leaf] = 320 > 256 and stops before touching anything, so root stays
+ * at 256 (not flushable), a non-forced root read skips, and root's missing
+ * grows by 64 per update: 320 + 64k.  Root is stuck (leaf flushable, root
+ * not, missing > 0).
+ */
+TEST(seed_race_break)
+{
+	struct sim *s = sim_create(sim_policy_find("break"), 4, 4);
+	struct sim_cost c;
+	int k;
+
+	ASSERT(s);
+	ASSERT_EQ(seed_race(t, s), 0);
+	for (k = 1; k <= 5; k++) {
+		ASSERT_EQ(sim_update(s, 10 + k, 1, LEAF, SIM_ITEM_STATE, 0, 64), 0);
+		ASSERT_EQ(sim_stats_updates(s, ROOT), 256);
+		ASSERT_EQ(sim_flush_request(s, 10 + k, ROOT, false), 0);
+		ASSERT_EQU(stale(s, ROOT).missing, 320 + 64 * k);
+		ASSERT(stale(s, ROOT).stuck);
+	}
+	/* the five breaks: one walk step each, no per-CPU add */
+	ASSERT_EQ(sim_pcpu_get(s, LEAF, 1), 0);
+	ASSERT_EQ(sim_pcpu_get(s, ROOT, 1), 0);
+	sim_cost_get(s, &c);
+	/*
+	 * updates: 1 + 1 + 4 + 5 = 11; walk steps: 6 full walks of 2 + 5 breaks = 17;
+	 * per-CPU adds 12; atomic adds: 5 batches x 2 = 10; resets: root once;
+	 * visits: leaf and root on CPU 2; requests: 1 forced + 5 skipped.
+	 */
+	ASSERT_EQU(c.updates, 11);
+	ASSERT_EQU(c.walk_steps, 17);
+	ASSERT_EQU(c.pcpu_adds, 12);
+	ASSERT_EQU(c.atomic_adds, 10);
+	ASSERT_EQU(c.atomic_resets, 1);
+	ASSERT_EQU(c.visits, 2);
+	ASSERT_EQU(c.flush_requests, 6);
+	ASSERT_EQU(c.flushes, 1);
+	ASSERT_EQU(sim_flush_request(s, 20, ROOT, true), 1);
+	ASSERT_EQ(sim_flush(s, 20, ROOT), 0);
+	ASSERT(all_zero(s));
+	sim_destroy(s);
+}
+
+/*
+ * CONTINUE: the next batch of 64 skips leaf (320 > 256) and reaches root:
+ * pcpu[root][1] was emptied by the last batch, 0 + 64 = 64 -> atomic[root] =
+ * 256 + 64 = 320 > 256, so the next root read flushes; after it all is zero.
+ */
+TEST(seed_race_continue)
+{
+	struct sim *s = sim_create(sim_policy_find("continue"), 4, 4);
+
+	ASSERT(s);
+	ASSERT_EQ(seed_race(t, s), 0);
+	ASSERT_EQ(sim_update(s, 11, 1, LEAF, SIM_ITEM_STATE, 0, 64), 0);
+	ASSERT_EQ(sim_stats_updates(s, LEAF), 320);
+	ASSERT_EQ(sim_stats_updates(s, ROOT), 320);
+	ASSERT(!stale(s, ROOT).stuck);
+	ASSERT_EQ(sim_flush_request(s, 12, ROOT, false), 1);
+	ASSERT_EQ(sim_flush(s, 12, ROOT), 0);
+	ASSERT(all_zero(s));
+	sim_destroy(s);
+}
+
+/*
+ * LEGACY: the next batch still grows pcpu[leaf][1] to 64; leaf is flushable
+ * so that batch is dropped (leaf stays 320); root gets 64 -> 320 > 256 and
+ * recovers as under CONTINUE.
+ */
+TEST(seed_race_legacy)
+{
+	struct sim *s = sim_create(sim_policy_find("legacy"), 4, 4);
+	struct sim_cost c;
+
+	ASSERT(s);
+	ASSERT_EQ(seed_race(t, s), 0);
+	ASSERT_EQ(sim_update(s, 11, 1, LEAF, SIM_ITEM_STATE, 0, 64), 0);
+	ASSERT_EQ(sim_stats_updates(s, LEAF), 320);
+	ASSERT_EQ(sim_stats_updates(s, ROOT), 320);
+	sim_cost_get(s, &c);
+	ASSERT_EQU(c.dropped_batches, 1);
+	ASSERT_EQ(sim_flush_request(s, 12, ROOT, false), 1);
+	ASSERT_EQ(sim_flush(s, 12, ROOT), 0);
+	ASSERT(all_zero(s));
+	sim_destroy(s);
+}
+
+/* Forced root flush restores everything under every policy, even mid-race. */
+TEST(seed_race_forced_flush_all_policies)
+{
+	const struct sim_policy *p;
+	size_t i;
+
+	for (i = 0; (p = sim_policy_at(i)); i++) {
+		struct sim *s = sim_create(p, 4, 4);
+
+		ASSERT(s);
+		ASSERT_EQ(seed_race(t, s), 0);
+		ASSERT_EQ(sim_update(s, 11, 1, LEAF, SIM_ITEM_STATE, 0, 64), 0);
+		ASSERT_EQ(sim_update(s, 12, 3, LEAF, SIM_ITEM_STATE, 0, -7), 0);
+		ASSERT_EQ(sim_flush_request(s, 13, ROOT, true), 1);
+		ASSERT_EQ(sim_flush(s, 13, ROOT), 0);
+		ASSERT(all_zero(s));
+		sim_destroy(s);
+	}
+}
+
+/*
+ * Batching phase, no flush: 1 CPU, TH = 64 * 1 = 64, root with children A, B.
+ *   B +24: pcpu[B] 24, pcpu[root] 24.
+ *   A +40: pcpu[A] 40; pcpu[root] 64 >= 64 -> atomic[root] = 64 (not > 64).
+ *   A +30: A not flushable: pcpu[A] 70 -> atomic[A] = 70 (flushable);
+ *          root: 64 is not > 64, pcpu[root] 30.
+ * Then A +5, k = 1..20:
+ *   BREAK: A is flushable, the walk stops at A: root stays atomic 64, pcpu 30,
+ *          never flushable while A is; root misses 94 + 5k and is stuck.
+ *          walk steps 3*2 + 20*1 = 26, pcpu adds 6, atomic adds 2.
+ *   CONTINUE: A skipped, pcpu[root] = 30 + 5k reaches 65 at k = 7 ->
+ *          atomic[root] = 64 + 65 = 129 (flushable); from k = 8 root is skipped
+ *          too.  walk steps 6 + 40 = 46, pcpu adds 6 + 7 = 13, atomic adds 3.
+ *   LEGACY: pcpu[A] = 5k reaches 65 at k = 13 -> dropped (A flushable), then
+ *          5 * 7 = 35 at k = 20; root as CONTINUE up to k = 7 (129), then
+ *          pcpu[root] = 5(k-7) reaches 65 at k = 20 -> dropped (flushable), 0.
+ *          walk steps 46, pcpu adds 6 + 40 = 46, atomic adds 3, 2 drops.
+ */
+struct batching_expect {
+	const char	*policy;
+	int64_t		root_atomic;
+	uint32_t	root_pcpu;
+	uint32_t	a_pcpu;
+	int		root_flushable_from;	/* k at which root became flushable, 0 never */
+	uint64_t	walk_steps, pcpu_adds, atomic_adds, dropped;
+};
+
+static const struct batching_expect batching[] = {
+	{ "break",    64,  30, 0,  0, 26,  6, 2, 0 },
+	{ "continue", 129, 0,  0,  7, 46, 13, 3, 0 },
+	{ "legacy",   129, 0,  35, 7, 46, 46, 3, 2 },
+};
+
+TEST(batching_phase)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(batching) / sizeof(batching[0]); i++) {
+		const struct batching_expect *e = &batching[i];
+		struct sim *s = sim_create(sim_policy_find(e->policy), 1, 1);
+		int k, flushable_from = 0;
+		struct sim_cost c;
+
+		ASSERT(s);
+		ASSERT_EQ(sim_threshold(s), 64);
+		ASSERT_EQ(sim_cgroup_add(s, 0, A, ROOT), 0);
+		ASSERT_EQ(sim_cgroup_add(s, 0, B, ROOT), 0);
+		ASSERT_EQ(sim_update(s, 1, 0, B, SIM_ITEM_STATE, 0, 24), 0);
+		ASSERT_EQ(sim_update(s, 2, 0, A, SIM_ITEM_STATE, 0, 40), 0);
+		ASSERT_EQ(sim_stats_updates(s, ROOT), 64);
+		ASSERT(!sim_needs_flush(s, ROOT));
+		ASSERT_EQ(sim_update(s, 3, 0, A, SIM_ITEM_STATE, 0, 30), 0);
+		ASSERT_EQ(sim_stats_updates(s, A), 70);
+		ASSERT(sim_needs_flush(s, A));
+		ASSERT_EQ(sim_pcpu_get(s, ROOT, 0), 30);
+		for (k = 1; k <= 20; k++) {
+			ASSERT_EQ(sim_update(s, 3 + k, 0, A, SIM_ITEM_STATE, 0, 5), 0);
+			if (!flushable_from && sim_needs_flush(s, ROOT))
+				flushable_from = k;
+		}
+		ASSERT_EQ(flushable_from, e->root_flushable_from);
+		ASSERT_EQ(sim_stats_updates(s, ROOT), e->root_atomic);
+		ASSERT_EQ(sim_stats_updates(s, A), 70);
+		ASSERT(sim_needs_flush(s, A));
+		ASSERT_EQ(sim_pcpu_get(s, ROOT, 0), e->root_pcpu);
+		ASSERT_EQ(sim_pcpu_get(s, A, 0), e->a_pcpu);
+		/* missing: root 24 + 40 + 30 + 20*5 = 194, A 70 + 100 = 170, B 24 */
+		ASSERT_EQU(stale(s, ROOT).missing, 194);
+		ASSERT_EQU(stale(s, A).missing, 170);
+		ASSERT_EQU(stale(s, B).missing, 24);
+		ASSERT_EQ(stale(s, ROOT).stuck, !e->root_flushable_from);
+		sim_cost_get(s, &c);
+		ASSERT_EQU(c.walk_steps, e->walk_steps);
+		ASSERT_EQU(c.pcpu_adds, e->pcpu_adds);
+		ASSERT_EQU(c.atomic_adds, e->atomic_adds);
+		ASSERT_EQU(c.dropped_batches, e->dropped);
+		printf("# batching phase %-8s root atomic %lld pcpu %u flushable %s, A atomic 70 "
+		       "flushable, root missing 194 stuck %s; steps %llu pcpu adds %llu "
+		       "atomic adds %llu dropped %llu\n", e->policy,
+		       (long long)sim_stats_updates(s, ROOT), sim_pcpu_get(s, ROOT, 0),
+		       sim_needs_flush(s, ROOT) ? "yes" : "no",
+		       stale(s, ROOT).stuck ? "yes" : "no",
+		       (unsigned long long)c.walk_steps, (unsigned long long)c.pcpu_adds,
+		       (unsigned long long)c.atomic_adds, (unsigned long long)c.dropped_batches);
+		sim_destroy(s);
+	}
+}
+
+TEST_MAIN(seed_race_break, seed_race_continue, seed_race_legacy,
+	  seed_race_forced_flush_all_policies, batching_phase)
