@@ -55,7 +55,9 @@ base=$(stress_all)
 # --- memcg-capture -----------------------------------------------------------------------
 ( "$CAPTURE" -o "$T/c.db" -b "$KIB" >"$T/c.out" 2>"$T/c.err" & echo $! >"$T/c.pid"; wait $!; echo $? >"$T/c.rc"; times >"$T/c.times" ) &
 sub=$!
-sleep 1
+# recording starts right after the instance appears
+for i in $(seq 100); do [ -d "$TRACING/instances/memcg_capture_$(cat "$T/c.pid" 2>/dev/null)" ] && break; sleep 0.1; done
+sleep 0.5
 cap_rate=$(stress_all)
 sleep 0.5
 kill -INT "$(cat "$T/c.pid")"
@@ -78,8 +80,11 @@ if command -v trace-cmd >/dev/null; then
 		-e cgroup:cgroup_mkdir -e cgroup:cgroup_rmdir >"$T/t.out" 2>"$T/t.err" &
 	  echo $! >"$T/t.pid"; wait $!; times >"$T/t.times" ) &
 	sub=$!
-	sleep 1
+	sleep 0.2
 	tpid=$(cat "$T/t.pid")
+	# it records once it has forked one recorder per CPU
+	for i in $(seq 100); do [ "$(pgrep -P "$tpid" | wc -l)" -ge "$NCPU" ] && break; sleep 0.1; done
+	sleep 0.5
 	TC_KIDS=$(pgrep -P "$tpid" | tr '\n' ' ')
 	tc_rate=$(stress_all)
 	sleep 0.5
@@ -92,9 +97,9 @@ if command -v trace-cmd >/dev/null; then
 	echo "$saved_clock" >"$TRACING/trace_clock"
 	[ -n "$saved_ft" ] && echo "$saved_ft" >"$TRACING/options/function-trace" 2>/dev/null
 	echo "$saved_on" >"$TRACING/tracing_on"
-	# the file keeps the end stats; it holds read events + the entries left over
+	# losses from the end stats the file keeps; events counted in the file itself
 	trace-cmd report --stat "$T/trace.dat" >"$T/t.stat" 2>/dev/null
-	t_events=$(awk '/^entries:/ {s += $2} /^read events:/ {s += $3} END {print s + 0}' "$T/t.stat")
+	t_events=$(trace-cmd report -q "$T/trace.dat" 2>/dev/null | grep -cE ' (mod_memcg|count_memcg|memcg_flush|cgroup_)')
 	t_lost=$(awk '/^overrun:/ {s += $2} /^commit overrun:/ {s += $3} /^dropped events:/ {s += $3} END {print s + 0}' "$T/t.stat")
 	t_cpu=$(cpu_of "$T/t.times")
 	t_size=$(stat -c %s "$T/trace.dat" 2>/dev/null || echo 0)

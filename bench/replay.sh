@@ -29,6 +29,6 @@ run base break
 run three break,continue,legacy
 awk -v a="$wall_base" -v b="$wall_three" -v ra="$rss_base" -v rb="$rss_three" 'BEGIN {
 	printf "three policies vs one: time %.2f x, peak RSS %.2f x\n", b / a, rb / ra }'
-# Memory must not grow with events: half the trace, same RSS.
+# Simulator-only: the same events preloaded into memory, no SQLite in the loop.
 "$MCR_BUILD"/bench/replay_mem "$TRACE"
 rm -f "$TRACE"

@@ -14,7 +14,13 @@
 #include "cgroupfs.h"
 #include "db.h"
 
-static int cgroupfs_v1_hierarchy_id(const char *controller)
+/**
+ * cgroupfs_hierarchy_id() - a controller's hierarchy id from /proc/cgroups
+ * @controller: e.g. "memory"
+ *
+ * Return: the id (0 when it is on cgroup2), -ENOENT if not listed, -errno.
+ */
+int cgroupfs_hierarchy_id(const char *controller)
 {
 	char line[256], name[64];
 	int hier, ret = -ENOENT;
@@ -86,7 +92,7 @@ int cgroupfs_detect(struct cgroupfs *cg)
 		cg->hierarchy_id = 0;
 		return 0;
 	}
-	cg->hierarchy_id = cgroupfs_v1_hierarchy_id("memory");
+	cg->hierarchy_id = cgroupfs_hierarchy_id("memory");
 	return cg->hierarchy_id < 0 ? cg->hierarchy_id : 0;
 }
 

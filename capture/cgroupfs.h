@@ -30,6 +30,12 @@ struct cgroupfs {
 int cgroupfs_detect(struct cgroupfs *cg);
 
 /*
+ * cgroupfs_hierarchy_id - @controller's hierarchy id on this host, from
+ * /proc/cgroups.  Returns it, -ENOENT if not listed, or a negative errno.
+ */
+int cgroupfs_hierarchy_id(const char *controller);
+
+/*
  * cgroupfs_own_path - this process's cgroup path in that hierarchy ("/a/b"),
  * from /proc/self/cgroup, into @buf of @len bytes.
  */

@@ -7,57 +7,79 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "live_local.h"
+#include "tp_decode.h"
 
-static const struct {
-	const char	*system, *name;
-	int		kind;
-	bool		required;	/* without it there is nothing to replay */
-} live_events[] = {
-	{ "memcg", "mod_memcg_state", MCR_EV_STATE, true },
-	{ "memcg", "mod_memcg_lruvec_state", MCR_EV_LRUVEC, true },
-	{ "memcg", "count_memcg_events", MCR_EV_EVENTS, true },
-	{ "memcg", "memcg_flush_stats", MCR_EV_FLUSH, true },
-	{ "cgroup", "cgroup_rstat_locked", MCR_EV_LOCKED, false },
-	{ "cgroup", "cgroup_rstat_unlock", MCR_EV_UNLOCK, false },
-	{ "cgroup", "cgroup_rstat_lock_contended", MCR_EV_CONTENDED, false },
-	{ "cgroup", "cgroup_mkdir", MCR_EV_MKDIR, false },
-	{ "cgroup", "cgroup_rmdir", MCR_EV_RMDIR, false },
-};
-
-/* Exported for live_instance.c: which events to enable. */
+/* Exported for live_instance.c: which events to enable (the table is tp_decode.c's). */
 int live_event_count(void)
 {
-	return (int)(sizeof(live_events) / sizeof(live_events[0]));
+	return tp_event_count();
 }
 
 const char *live_event_system(int i, const char **name, int *kind, bool *required)
 {
-	*name = live_events[i].name;
-	*kind = live_events[i].kind;
-	*required = live_events[i].required;
-	return live_events[i].system;
+	const struct tp_event_info *e = tp_event(i);
+
+	*name = e->name;
+	*kind = e->kind;
+	*required = e->required;
+	return e->system;
+}
+
+/*
+ * Only our nine formats: tracefs_local_events_system() would also parse every
+ * other event of both systems and all of /proc/kallsyms, which we never use.
+ */
+static struct tep_handle *live_tep_load(void)
+{
+	enum tep_endian endian = tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN;
+	struct tep_handle *tep = tep_alloc();
+	unsigned int i;
+	char *buf;
+	int len;
+
+	if (!tep)
+		return NULL;
+	tep_set_file_bigendian(tep, endian);
+	tep_set_local_bigendian(tep, endian);
+	tep_set_long_size(tep, sizeof(long));
+	tep_set_page_size(tep, getpagesize());
+	buf = tracefs_instance_file_read(NULL, "events/header_page", &len);
+	if (!buf || tep_parse_header_page(tep, buf, len, sizeof(long)) < 0) {
+		free(buf);
+		tep_free(tep);
+		return NULL;
+	}
+	free(buf);
+	for (i = 0; i < (unsigned int)tp_event_count(); i++) {
+		buf = tracefs_event_file_read(NULL, tp_event(i)->system, tp_event(i)->name,
+					      "format", &len);
+		if (buf)
+			tep_parse_event(tep, buf, len, tp_event(i)->system);
+		free(buf);
+	}
+	return tep;
 }
 
 int live_decoder_init(struct live_decoder *dec)
 {
-	const char *systems[] = { "memcg", "cgroup", NULL };
 	unsigned int i;
 
 	memset(dec, 0, sizeof(*dec));
-	dec->tep = tracefs_local_events_system(NULL, systems);
+	dec->tep = live_tep_load();
 	if (!dec->tep)
 		return -MCR_E_NO_MEMCG_EVENTS;
 	dec->min_type = 1 << 30;
 	dec->max_type = -1;
-	for (i = 0; i < sizeof(live_events) / sizeof(live_events[0]); i++) {
-		struct live_evdesc *d = &dec->desc[live_events[i].kind];
+	for (i = 0; i < (unsigned int)tp_event_count(); i++) {
+		struct live_evdesc *d = &dec->desc[tp_event(i)->kind];
 		struct tep_event *e;
 
-		e = tep_find_event_by_name(dec->tep, live_events[i].system, live_events[i].name);
+		e = tep_find_event_by_name(dec->tep, tp_event(i)->system, tp_event(i)->name);
 		if (!e) {
-			if (live_events[i].required)
+			if (tp_event(i)->required)
 				goto no_events;
 			continue;
 		}
@@ -75,7 +97,7 @@ int live_decoder_init(struct live_decoder *dec)
 		d->needs_flush = tep_find_field(e, "needs_flush");
 		d->path = tep_find_field(e, "path");
 		if (!d->id) {
-			if (live_events[i].required)
+			if (tp_event(i)->required)
 				goto no_events;
 			d->event = NULL;
 			continue;
@@ -112,47 +134,11 @@ void live_decoder_free(struct live_decoder *dec)
 	memset(dec, 0, sizeof(*dec));
 }
 
-/* tep_read_number_field zero-extends: signed fields narrower than 8 bytes are widened here. */
-static int64_t live_field(const struct tep_format_field *f, const void *data)
-{
-	unsigned long long v = 0;
-
-	if (!f || tep_read_number_field((struct tep_format_field *)f, data, &v) < 0)
-		return 0;
-	if (f->flags & TEP_FIELD_IS_SIGNED) {
-		switch (f->size) {
-		case 1:
-			return (int8_t)v;
-		case 2:
-			return (int16_t)v;
-		case 4:
-			return (int32_t)v;
-		}
-	}
-	return (int64_t)v;
-}
-
-/* A __data_loc or __rel_loc string: 16-bit offset, 16-bit length. */
-static const char *live_field_string(const struct tep_format_field *f, void *data, int *len)
-{
-	unsigned long long v;
-	unsigned int off;
-
-	if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC) || f->size != 4 ||
-	    tep_read_number_field((struct tep_format_field *)f, data, &v) < 0)
-		return NULL;
-	off = v & 0xffff;
-	*len = (int)(v >> 16);
-	if (f->flags & TEP_FIELD_IS_RELATIVE)
-		off += f->offset + f->size;
-	return (const char *)data + off;
-}
-
 int live_decode(const struct live_decoder *dec, void *data, struct mcr_event *ev,
 		const char **path, int *path_len)
 {
 	const struct live_evdesc *d;
-	int type = (int)live_field(dec->common_type, data);
+	int type = (int)tp_field_num(dec->common_type, data);
 	int kind;
 
 	if (type < dec->min_type || type > dec->max_type)
@@ -162,8 +148,8 @@ int live_decode(const struct live_decoder *dec, void *data, struct mcr_event *ev
 		return 0;
 	d = &dec->desc[kind];
 	ev->kind = kind;
-	ev->pid = (int32_t)live_field(dec->common_pid, data);
-	ev->id = (uint64_t)live_field(d->id, data);
+	ev->pid = (int32_t)tp_field_num(dec->common_pid, data);
+	ev->id = (uint64_t)tp_field_num(d->id, data);
 	ev->item = 0;
 	ev->val = 0;
 	ev->aux = 0;
@@ -174,27 +160,27 @@ int live_decode(const struct live_decoder *dec, void *data, struct mcr_event *ev
 	case MCR_EV_LRUVEC:
 	case MCR_EV_EVENTS:
 		/* count_memcg_events.val is an unsigned long: kept bit for bit */
-		ev->item = (int32_t)live_field(d->item, data);
-		ev->val = live_field(d->val, data);
+		ev->item = (int32_t)tp_field_num(d->item, data);
+		ev->val = tp_field_num(d->val, data);
 		break;
 	case MCR_EV_FLUSH:
-		ev->val = live_field(d->stats_updates, data);
-		ev->flags = (live_field(d->force, data) ? MCR_FLUSH_FORCE : 0) |
-			    (live_field(d->needs_flush, data) ? MCR_FLUSH_NEEDS : 0);
+		ev->val = tp_field_num(d->stats_updates, data);
+		ev->flags = (tp_field_num(d->force, data) ? MCR_FLUSH_FORCE : 0) |
+			    (tp_field_num(d->needs_flush, data) ? MCR_FLUSH_NEEDS : 0);
 		break;
 	case MCR_EV_LOCKED:
 	case MCR_EV_UNLOCK:
 	case MCR_EV_CONTENDED:
-		ev->item = (int32_t)live_field(d->cpu, data);
-		ev->aux = (int32_t)live_field(d->root, data);
-		ev->level = (int16_t)live_field(d->level, data);
-		ev->flags = live_field(d->contended, data) ? MCR_LOCK_CONTENDED : 0;
+		ev->item = (int32_t)tp_field_num(d->cpu, data);
+		ev->aux = (int32_t)tp_field_num(d->root, data);
+		ev->level = (int16_t)tp_field_num(d->level, data);
+		ev->flags = tp_field_num(d->contended, data) ? MCR_LOCK_CONTENDED : 0;
 		break;
 	case MCR_EV_MKDIR:
 	case MCR_EV_RMDIR:
-		ev->aux = (int32_t)live_field(d->root, data);
-		ev->level = (int16_t)live_field(d->level, data);
-		*path = live_field_string(d->path, data, path_len);
+		ev->aux = (int32_t)tp_field_num(d->root, data);
+		ev->level = (int16_t)tp_field_num(d->level, data);
+		*path = tp_field_string(d->path, data, path_len);
 		break;
 	}
 	return kind;

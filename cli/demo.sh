@@ -32,9 +32,8 @@ own_memory_stat() {
 why=""
 if [ "$(id -u)" != 0 ]; then
 	why="not root"
-elif [ ! -d /sys/kernel/tracing/events/memcg ] && [ ! -d /sys/kernel/debug/tracing/events/memcg ]; then
-	why="no memcg tracepoints in tracefs (needs tracefs and Linux 6.13 or later)"
 fi
+# memcg-capture itself mounts tracefs where it is missing and tells why it cannot record
 
 if [ -z "$why" ]; then
 	stat=$(own_memory_stat)
@@ -46,7 +45,13 @@ if [ -z "$why" ]; then
 		done
 		rm -f "$1"/pagecache.*' sh "$work" "$stat"
 	rc=$?
-	[ $rc -eq 0 ] || why="memcg-capture failed (exit $rc)"
+	case $rc in
+	0) ;;
+	11) echo "== memcg-capture lost events (see its summary); replaying what it kept"; rc=0 ;;
+	13) why="no tracefs" ;;
+	14) why="this kernel has no memcg tracepoints (needs Linux 6.13 or later)" ;;
+	*) why="memcg-capture failed (exit $rc)" ;;
+	esac
 	[ $rc -eq 0 ] && what="a real capture of this kernel ($(uname -r))"
 fi
 if [ -n "$why" ]; then

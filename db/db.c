@@ -140,7 +140,8 @@ static int db_alloc(const char *path, int flags, struct db **out)
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;
-	rc = sqlite3_open_v2(path, &db->sql, flags, NULL);
+	/* a handle is used by one thread at a time: skip SQLite's per-call mutexes */
+	rc = sqlite3_open_v2(path, &db->sql, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK) {
 		int err = db->sql ? db_err(sqlite3_extended_errcode(db->sql)) : -ENOMEM;
 

@@ -264,7 +264,7 @@ static const struct {
 "	stats_updates_match_plain	INTEGER,	-- the same without allowing for races (one hypothesis)\n"
 "	needs_flush_match_plain		INTEGER,	-- the same without allowing for races\n"
 "	max_hypotheses			INTEGER,	-- most race orderings considered for one event\n"
-"	diff_hist			TEXT		-- histogram of kernel - sim stats_updates, JSON\n"
+"	diff_hist			TEXT		-- histogram of sim - kernel stats_updates (bucketed), JSON\n"
 ")" },
 	{ "TABLE", "validation_mismatch", "(\n"
 "	-- Flush events where the simulator disagreed with the kernel.\n"

@@ -102,6 +102,11 @@ static int rcg_add_to_sims(struct replay *r, uint64_t ts, struct rcg *c, unsigne
 		if (ret < 0 && ret != -EEXIST)
 			return ret;
 	}
+	if (r->inf) {
+		ret = sim_cgroup_add(infer_base(r->inf), ts, c->id, parent->id);
+		if (ret < 0 && ret != -EEXIST)
+			return ret;
+	}
 	c->parent = parent;
 	parent->has_child = true;
 	c->added = true;

@@ -42,6 +42,14 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 			goto fail;
 		}
 	}
+	if (p->validate && t->windows_traced) {
+		r->inf = infer_create(p->policies[0], t->nr_possible, t->nr_online,
+				      p->max_hypotheses);
+		if (!r->inf) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+	}
 	ret = rcg_add_initial(r);
 	if (ret < 0)
 		goto fail;
@@ -64,6 +72,7 @@ void replay_destroy(struct replay *r)
 	if (!r)
 		return;
 	val_free(r);
+	infer_destroy(r->inf);
 	rcg_free_all(r);
 	for (i = 0; i < r->p.nr_policies; i++)
 		sim_destroy(r->sims[i]);
@@ -201,6 +210,12 @@ static int engine_update(struct replay *r, const struct mcr_event *ev)
 		if (ret < 0)
 			return ret;
 	}
+	if (r->inf) {
+		ret = infer_update(r->inf, ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item,
+				   ev->val);
+		if (ret < 0)
+			return ret;
+	}
 	r->st.updates++;
 	return 0;
 }
@@ -222,6 +237,11 @@ static int engine_cgroup_event(struct replay *r, const struct mcr_event *ev)
 		return 0;
 	for (p = 0; p < r->p.nr_policies; p++) {
 		ret = sim_cgroup_remove(r->sims[p], ev->ts, ev->id);
+		if (ret < 0 && ret != -ENOENT)
+			return ret;
+	}
+	if (r->inf) {
+		ret = sim_cgroup_remove(infer_base(r->inf), ev->ts, ev->id);
 		if (ret < 0 && ret != -ENOENT)
 			return ret;
 	}

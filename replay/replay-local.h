@@ -9,6 +9,7 @@
 
 #include "evq.h"
 #include "hist.h"
+#include "infer.h"
 #include "replay.h"
 
 #define RCG_RING	8	/* recent updates kept per cgroup for mismatch context */
@@ -99,6 +100,7 @@ struct replay {
 	struct win			win;
 	struct replay_stats		st;
 	struct val_state		*val;
+	struct infer			*inf;		/* validation with windows traced */
 	struct rcg			**cg;		/* first-seen order */
 	size_t				nr_cg, cap_cg;
 	struct rcg			**htab;

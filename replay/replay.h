@@ -142,6 +142,7 @@ struct replay_params {
 	uint64_t		sample_ns;	/* staleness sample period, trace time; 0: reads only */
 	bool			validate;	/* compare policies[0] with the kernel's values */
 	unsigned int		max_mismatches;	/* sent to the sink; the rest only counted */
+	unsigned int		max_hypotheses;	/* validation inference cap; 0: default (64) */
 	struct replay_sink	sink;		/* any callback may be NULL */
 	/* Called every few thousand events; the library never prints. */
 	void			(*progress)(void *ctx, uint64_t done);

@@ -235,11 +235,18 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 	struct replay_validation *v = &r->val->v;
 	struct sim *s = r->sims[0];
 	int64_t sim_su;
-	bool sim_nf, k_nf = ev->flags & MCR_FLUSH_NEEDS, su_ok, nf_ok;
+	bool sim_nf, k_nf = ev->flags & MCR_FLUSH_NEEDS, su_ok, nf_ok, isu = false, inf_nf = false;
 	enum replay_cause cause;
 	uint64_t since;
 
 	v->flush_events++;
+	if (r->inf) {
+		/* the kernel's values prune hypotheses before sync too */
+		int ret = infer_check(r->inf, ev->id, ev->val, k_nf, &isu, &inf_nf);
+
+		if (ret < 0)
+			return ret;
+	}
 	if (!r->val->synced) {
 		v->skipped_before_sync++;
 		return 0;
@@ -251,13 +258,19 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 	nf_ok = sim_nf == k_nf;
 	v->stats_updates_match_plain += su_ok;
 	v->needs_flush_match_plain += nf_ok;
-	/* No inference yet: the inferred counts are the plain ones. */
-	v->stats_updates_match += su_ok;
-	v->needs_flush_match += nf_ok;
-	if (v->max_hypotheses < 1)
-		v->max_hypotheses = 1;
+	if (r->inf) {
+		v->stats_updates_match += isu;
+		v->needs_flush_match += inf_nf;
+		v->max_hypotheses = infer_max_kept(r->inf);
+	} else {
+		/* no windows in the trace, nothing to infer: the plain counts */
+		v->stats_updates_match += su_ok;
+		v->needs_flush_match += nf_ok;
+		if (v->max_hypotheses < 1)
+			v->max_hypotheses = 1;
+	}
 	v->diff_hist[val_bucket(sim_su - ev->val)]++;
-	if (su_ok && nf_ok)
+	if (r->inf ? isu && inf_nf : su_ok && nf_ok)
 		return 0;
 	v->mismatches++;
 	since = val_since(r, c);

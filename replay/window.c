@@ -68,8 +68,14 @@ static int pend_close(struct replay *r, struct win_pend *pd, uint64_t ts)
 	}
 	if (pd->last_cpu == -2 && pd->go)
 		r->st.win.missing++;
-	if (r->win.kwin_open && r->win.kwin_pid == pd->pid)
+	if (r->win.kwin_open && r->win.kwin_pid == pd->pid) {
 		r->win.kwin_open = false;
+		if (r->inf) {
+			ret = infer_unlock(r->inf, ts);
+			if (ret < 0)
+				return ret;
+		}
+	}
 	pd->used = false;
 	return 0;
 }
@@ -168,6 +174,24 @@ static int win_lookahead(struct replay *r, const struct mcr_event *ev, uint64_t 
 	}
 }
 
+/* Inference follows the kernel's own windows, whatever the policies decided. */
+static int win_infer_locked(struct replay *r, const struct mcr_event *ev)
+{
+	uint64_t unlock_ts = 0;
+	bool expl;
+	int found;
+
+	if (!r->inf)
+		return 0;
+	if (ev->item == -1)
+		return infer_flush_all(r->inf, ev->ts, ev->id);
+	found = win_lookahead(r, ev, &unlock_ts, &expl);
+	if (found < 0)
+		return found;
+	return infer_locked(r->inf, ev->ts, ev->id, (unsigned int)ev->item,
+			    found && unlock_ts > ev->ts ? unlock_ts - ev->ts : 0);
+}
+
 static bool win_foreign(struct replay *r, const struct mcr_event *ev)
 {
 	if (r->t->hierarchy_id >= 0 && ev->aux != r->t->hierarchy_id) {
@@ -230,6 +254,9 @@ int window_locked(struct replay *r, const struct mcr_event *ev)
 	r->win.kwin_id = ev->id;
 	r->win.kwin_pid = ev->pid;
 	r->win.kwin_cpu = ev->item;
+	ret = win_infer_locked(r, ev);
+	if (ret < 0)
+		return ret;
 	if (!pd->go)
 		return 0;
 
@@ -341,6 +368,11 @@ int window_unlock(struct replay *r, const struct mcr_event *ev)
 			return ret;
 	}
 	r->win.kwin_open = false;
+	if (r->inf) {
+		ret = infer_unlock(r->inf, ev->ts);
+		if (ret < 0)
+			return ret;
+	}
 	if (ev->item == -1 || ev->item == (int)r->t->nr_possible - 1) {
 		if (pd->root_forced)
 			val_flush_done(r, pd, ev->ts);
@@ -428,5 +460,5 @@ int window_finish(struct replay *r)
 		if (ret < 0)
 			return ret;
 	}
-	return 0;
+	return r->inf ? infer_unlock(r->inf, r->now) : 0;
 }

@@ -48,7 +48,8 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 	n->parent = parent;
 	n->first_child = SIM_NONE;
 	n->next_sibling = SIM_NONE;
-	n->slots = SIM_NONE;
+	n->dirty_head = SIM_NONE;
+	n->dirty_tail = SIM_NONE;
 	n->pend_since = SIM_TS_NONE;
 	n->oldest = SIM_TS_NONE;
 	n->first_ts = ts;

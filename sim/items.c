@@ -28,7 +28,7 @@ int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
 
 	if (k != SIM_NONE)
 		return k;
-	if (s->nr_items > UINT16_MAX)
+	if (s->nr_items >= SIM_ITEM_FREE)
 		return -ENOSPC;
 	if (s->nr_items == s->cap_items) {
 		uint32_t cap = s->cap_items ? s->cap_items * 2 : 64;
@@ -93,28 +93,48 @@ static int32_t sim_chunk_alloc(struct sim *s)
 	return (int32_t)s->nr_chunks++;
 }
 
+typedef uint16_t sim_keys_v __attribute__((vector_size(16)));
+
+/* Position of @k among the keys of @ch, or -1: one vector compare per chunk. */
+static inline int sim_chunk_find(const struct sim_chunk *ch, sim_keys_v kv)
+{
+	sim_keys_v keys, eq;
+	uint64_t half[2];
+
+	memcpy(&keys, ch->k, sizeof(keys));
+	eq = (sim_keys_v)(keys == kv);
+	memcpy(half, &eq, sizeof(half));
+	if (half[0])
+		return __builtin_ctzll(half[0]) / 16;
+	if (half[1])
+		return 4 + __builtin_ctzll(half[1]) / 16;
+	return -1;
+}
+
 /* Add @d to item @k of the slot's unflushed deltas. */
 int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
 {
+	sim_keys_v kv = (sim_keys_v){ 0 } + k;
 	struct sim_chunk *ch;
 	int32_t c;
-	unsigned int i;
+	int i;
 
 	for (c = sl->chunks; c != SIM_NONE; c = ch->next) {
 		ch = &s->chunks[c];
-		for (i = 0; i < ch->nr; i++) {
-			if (ch->k[i] == k) {
-				ch->d[i] += d;
-				return 0;
-			}
+		i = sim_chunk_find(ch, kv);
+		if (i >= 0) {
+			ch->d[i] += d;
+			return 0;
 		}
 	}
 	if (sl->chunks == SIM_NONE || s->chunks[sl->chunks].nr == SIM_CHUNK_ITEMS) {
 		c = sim_chunk_alloc(s);
 		if (c < 0)
 			return c;
-		s->chunks[c].next = sl->chunks;
-		s->chunks[c].nr = 0;
+		ch = &s->chunks[c];
+		memset(ch->k, 0xff, sizeof(ch->k));
+		ch->next = sl->chunks;
+		ch->nr = 0;
 		sl->chunks = c;
 	}
 	ch = &s->chunks[sl->chunks];

@@ -56,12 +56,12 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 		.node			= node,
 		.cpu			= cpu,
 		.parent			= parent,
-		.node_next		= s->nodes[node].slots,
 		.updated_children	= SIM_NONE,
 		.updated_next		= SIM_NONE,
 		.updated_prev		= SIM_NONE,
+		.dirty_prev		= SIM_NONE,
+		.dirty_next		= SIM_NONE,
 	};
-	s->nodes[node].slots = idx;
 	return idx;
 }
 

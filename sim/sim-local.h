@@ -38,12 +38,13 @@ struct sim_map {
  * pairs that are unflushed now, not every pair that ever occurred.  Items are
  * dense indexes (sim_item_index()), not the traced (kind, item).
  */
-#define SIM_CHUNK_ITEMS	7
+#define SIM_CHUNK_ITEMS	8
+#define SIM_ITEM_FREE	UINT16_MAX	/* unused key of a chunk */
 struct sim_chunk {
+	uint16_t	k[SIM_CHUNK_ITEMS] __attribute__((aligned(16)));
+	int64_t		d[SIM_CHUNK_ITEMS];
 	int32_t		next;
 	uint16_t	nr;
-	uint16_t	k[SIM_CHUNK_ITEMS];
-	int64_t		d[SIM_CHUNK_ITEMS];
 };
 
 /*
@@ -58,7 +59,8 @@ struct sim_pcpu {
 	int32_t			node;
 	uint32_t		cpu;
 	int32_t			parent;		/* slot of (parent(node), cpu): parent_pcpu */
-	int32_t			node_next;	/* next slot of the same node */
+	int32_t			dirty_prev;	/* the node's slots with unfl > 0, */
+	int32_t			dirty_next;	/* sorted by unfl_since */
 	int32_t			updated_children; /* css_rstat_cpu.updated_children */
 	int32_t			updated_next;	/* siblings on the parent's list */
 	int32_t			updated_prev;
@@ -79,7 +81,8 @@ struct sim_node {
 	int32_t			parent;
 	int32_t			first_child;
 	int32_t			next_sibling;
-	int32_t			slots;		/* first slot of this node (list via node_next) */
+	int32_t			dirty_head;	/* slot with the oldest unflushed update */
+	int32_t			dirty_tail;
 	uint32_t		level;
 	uint32_t		nr_flushable_desc; /* flushable strict descendants */
 	bool			flushable;	/* stats_updates > TH, kept in sync */

@@ -162,6 +162,15 @@ struct sim_acct {
 };
 int sim_acct_get(struct sim *s, uint64_t id, uint64_t now, struct sim_acct *out);
 
+/*
+ * Single counters, for callers that keep candidate states over one simulator
+ * and fold one back (replay's hypothesis inference).  The setters change the
+ * counter only (and the flushable state that follows from an atomic).
+ */
+uint32_t sim_pcpu_stats_updates(const struct sim *s, uint64_t id, unsigned int cpu);
+int sim_pcpu_set(struct sim *s, uint64_t id, unsigned int cpu, uint32_t v);
+int sim_stats_updates_set(struct sim *s, uint64_t id, int64_t v);
+
 /* Cost counters: what the policy makes the kernel do. */
 struct sim_cost {
 	uint64_t	updates;	/* sim_update calls with val != 0 */

@@ -9,7 +9,9 @@
  * ancestors still miss it.  The signed per-item values move the same way.
  * oldest[M] is the ts of the oldest update still counted in missing[M]; a
  * visit of X can only move oldest[X] (the moved deltas stay inside every
- * ancestor's subtree).  Time integrals are brought up to date lazily, right
+ * ancestor's subtree), and only when the deltas it moved held the oldest; the
+ * recomputation then reads X's pending, the head of X's slots sorted by age
+ * and X's children (O(children), not O(CPUs)).  Time integrals are brought up to date lazily, right
  * before anything that changes a node's missing, oldest or stuck state.
  */
 #include <errno.h>
@@ -33,6 +35,43 @@ void sim_stale_touch(struct sim_node *n, uint64_t ts)
 			n->stuck_ns += dt;
 	}
 	n->last_ts = ts;
+}
+
+/*
+ * The node's slots with unflushed deltas, oldest first, so the oldest of them
+ * is the head.  Trace timestamps mostly grow, so an insert is at the tail.
+ */
+static void sim_dirty_unlink(struct sim *s, struct sim_node *n, struct sim_pcpu *sl)
+{
+	if (sl->dirty_prev != SIM_NONE)
+		s->slots[sl->dirty_prev].dirty_next = sl->dirty_next;
+	else
+		n->dirty_head = sl->dirty_next;
+	if (sl->dirty_next != SIM_NONE)
+		s->slots[sl->dirty_next].dirty_prev = sl->dirty_prev;
+	else
+		n->dirty_tail = sl->dirty_prev;
+	sl->dirty_prev = SIM_NONE;
+	sl->dirty_next = SIM_NONE;
+}
+
+static void sim_dirty_insert(struct sim *s, struct sim_node *n, int32_t idx)
+{
+	struct sim_pcpu *sl = &s->slots[idx];
+	int32_t after = n->dirty_tail;
+
+	while (after != SIM_NONE && s->slots[after].unfl_since > sl->unfl_since)
+		after = s->slots[after].dirty_prev;
+	sl->dirty_prev = after;
+	sl->dirty_next = after == SIM_NONE ? n->dirty_head : s->slots[after].dirty_next;
+	if (after == SIM_NONE)
+		n->dirty_head = idx;
+	else
+		s->slots[after].dirty_next = idx;
+	if (sl->dirty_next == SIM_NONE)
+		n->dirty_tail = idx;
+	else
+		s->slots[sl->dirty_next].dirty_prev = idx;
 }
 
 /* Account one update of slot @slot's memcg as unflushed on the slot's CPU. */
@@ -59,9 +98,14 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	ret = sim_slot_item_add(s, sl, (uint16_t)k, d);
 	if (ret)
 		return ret;
-	sl->unfl += mag;
-	if (ts < sl->unfl_since)
+	if (!sl->unfl || ts < sl->unfl_since) {
+		n = &s->nodes[sl->node];
+		if (sl->unfl)
+			sim_dirty_unlink(s, n, sl);
 		sl->unfl_since = ts;
+		sim_dirty_insert(s, n, slot);
+	}
+	sl->unfl += mag;
 
 	for (n = &s->nodes[sl->node]; n; n = sim_parent(s, n)) {
 		if (n->cap_it <= (uint32_t)k) {
@@ -84,11 +128,10 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 static uint64_t sim_oldest_recompute(const struct sim *s, const struct sim_node *n)
 {
 	uint64_t o = n->pend_since;
-	int32_t i;
+	int32_t i = n->dirty_head;
 
-	for (i = n->slots; i != SIM_NONE; i = s->slots[i].node_next)
-		if (s->slots[i].unfl && s->slots[i].unfl_since < o)
-			o = s->slots[i].unfl_since;
+	if (i != SIM_NONE && s->slots[i].unfl_since < o)
+		o = s->slots[i].unfl_since;
 	for (i = n->first_child; i != SIM_NONE; i = s->nodes[i].next_sibling)
 		if (s->nodes[i].missing && s->nodes[i].oldest < o)
 			o = s->nodes[i].oldest;
@@ -123,6 +166,8 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
 		if (since < p->pend_since)
 			p->pend_since = since;
 	}
+	if (sl->unfl)
+		sim_dirty_unlink(s, n, sl);
 	sl->unfl = 0;
 	sl->unfl_since = SIM_TS_NONE;
 	n->pendmag = 0;

@@ -116,6 +116,12 @@ inst_cleanup() {
 }
 OUR_PIDS=
 t_on_exit inst_cleanup
+# until capture PID $1 has its instance (it is set up), at most 20 s
+wait_instance() {
+	local i=0
+	while [ ! -d "$INSTANCES/memcg_capture_$1" ] && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	sleep 0.3
+}
 kill_ours() { local p; for p in ${KILL_PIDS:-}; do kill "$p" 2>/dev/null; done; return 0; }
 KILL_PIDS=
 t_on_exit kill_ours
@@ -203,6 +209,7 @@ DB2=$T_TMP/sigint.db
 "$CAPTURE" -o "$DB2" -d 30 >"$T_TMP/int.out" 2>&1 &
 CAP=$!
 OUR_PIDS="$OUR_PIDS $CAP" KILL_PIDS="$KILL_PIDS $CAP"
+wait_instance $CAP
 "$STRESS" 16 1.5 >/dev/null
 sleep 0.5
 kill -INT $CAP
@@ -220,6 +227,7 @@ DB3=$T_TMP/kill9.db
 "$CAPTURE" -o "$DB3" -d 30 >/dev/null 2>&1 &
 CAP=$!
 OUR_PIDS="$OUR_PIDS $CAP" KILL_PIDS="$KILL_PIDS $CAP"
+wait_instance $CAP
 "$STRESS" 16 1.5 >/dev/null
 sleep 1.2
 kill -9 $CAP

@@ -222,4 +222,43 @@ TEST(event_count_truncation)
 	sim_destroy(s);
 }
 
-TEST_MAIN(subtree_flush_waits_in_parent_pending, stuck_and_age, event_count_truncation)
+/*
+ * Timestamps out of order across CPUs (ring buffers are merged by ts, but a
+ * caller may not): 2 CPUs, root -> A.
+ *   t=100 A +1 CPU 0; t=90 A +1 CPU 1; t=95 A +1 CPU 0 (CPU 0's oldest
+ *   becomes 95).  oldest(A) = oldest(root) = 90.
+ *   window A/CPU 1: its t=90 page waits in root's pending -> A's oldest is
+ *   CPU 0's 95, root's stays 90.
+ *   window A/CPU 0: A misses nothing; root still misses 3, oldest 90.
+ *   window root/CPU 0: root aggregates its pending: 0.
+ */
+TEST(oldest_out_of_order)
+{
+	struct sim *s = sim_create(sim_policy_find("break"), 2, 2);
+
+	ASSERT(s);
+	ASSERT_EQ(sim_cgroup_add(s, 0, A, ROOT), 0);
+	ASSERT_EQ(sim_update(s, 100, 0, A, SIM_ITEM_STATE, 0, 1), 0);
+	ASSERT_EQ(sim_update(s, 90, 1, A, SIM_ITEM_STATE, 0, 1), 0);
+	ASSERT_EQ(sim_update(s, 95, 0, A, SIM_ITEM_STATE, 0, 1), 0);
+	ASSERT_EQU(stale(s, A).oldest_ts, 90);
+	ASSERT_EQU(stale(s, ROOT).oldest_ts, 90);
+	ASSERT_EQ(sim_window_begin(s, 200, A, 1), 0);
+	ASSERT_EQ(sim_window_end(s, 200), 0);
+	ASSERT_EQU(stale(s, A).oldest_ts, 95);
+	ASSERT_EQU(stale(s, A).missing, 2);
+	ASSERT_EQU(stale(s, ROOT).oldest_ts, 90);
+	ASSERT_EQ(sim_window_begin(s, 210, A, 0), 0);
+	ASSERT_EQ(sim_window_end(s, 210), 0);
+	ASSERT_EQU(stale(s, A).missing, 0);
+	ASSERT_EQU(stale(s, A).oldest_ts, 0);
+	ASSERT_EQU(stale(s, ROOT).missing, 3);
+	ASSERT_EQU(stale(s, ROOT).oldest_ts, 90);
+	ASSERT_EQ(sim_window_begin(s, 220, ROOT, 0), 0);
+	ASSERT_EQ(sim_window_end(s, 220), 0);
+	ASSERT_EQU(stale(s, ROOT).missing, 0);
+	sim_destroy(s);
+}
+
+TEST_MAIN(subtree_flush_waits_in_parent_pending, stuck_and_age, event_count_truncation,
+	  oldest_out_of_order)

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * import-local.h - private to capture/import*.c: the import state shared by
+ * the driver (import.c), record decoding (import_decode.c), the cgroup table
+ * (import_cgroups.c) and meta, stats and hierarchy-id inference
+ * (import_meta.c).
+ */
+#ifndef MCR_IMPORT_LOCAL_H
+#define MCR_IMPORT_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <trace-cmd.h>
+
+#include "import.h"
+#include "tp_decode.h"
+
+/*
+ * Exported by libtracecmd.so.1 (1.3.1) but declared only in trace-cmd's
+ * private header, which Debian does not ship.  Weak, so that a library
+ * without them only costs us the meta they fill.
+ */
+extern const char *tracecmd_get_trace_clock(struct tracecmd_input *h) __attribute__((weak));
+extern const char *tracecmd_get_uname(struct tracecmd_input *h) __attribute__((weak));
+extern const char *tracecmd_get_version(struct tracecmd_input *h) __attribute__((weak));
+extern const char *tracecmd_get_cpustats(struct tracecmd_input *h) __attribute__((weak));
+extern unsigned long tracecmd_get_in_file_version(struct tracecmd_input *h) __attribute__((weak));
+extern int tracecmd_page_size(struct tracecmd_input *h) __attribute__((weak));
+
+/* A cgroup as far as the trace and the optional tree walk tell. */
+struct imp_cg {
+	uint64_t	id, parent;
+	char		*path;		/* NULL: unknown */
+	int64_t		created_ts, removed_ts;
+	int		level;
+	bool		parent_unknown;
+};
+
+struct imp_cgs {
+	struct imp_cg	*v;
+	size_t		n, cap;
+	uint32_t	*slot;		/* open addressing: index + 1, 0 = empty */
+	size_t		nslot;		/* power of two */
+};
+
+/* Last memcg_flush_stats that flushed, per pid (hashed, may forget). */
+struct imp_flush {
+	uint64_t	id;
+	int		pid;
+	bool		valid;
+};
+
+struct imp {
+	const struct import_opts	*o;
+	struct import_result		*res;
+	struct tep_handle		*tep;
+	struct tp_decoder		dec;
+	struct db			*db;
+	uint64_t			*seq;		/* per CPU */
+	uint64_t			*last_ts;	/* per CPU */
+	int				nseq;
+	struct imp_cgs			cgs;
+	int				err;
+	uint64_t			progress_total;
+	uint64_t			last_id;	/* cache for imp_cg_touch() */
+	uint64_t			ts_backwards;
+	int				walk_version;	/* 1 or 2 from --cgroupfs, 0 unknown */
+	int				stats_cpus;	/* complete per-CPU stats blocks */
+	/* prescan */
+	struct imp_flush		flush[64];
+	uint64_t			scan_memcg;
+	int				scan_hier;
+	uint64_t			*mk_root_id;	/* (root << 48 | id) of mkdir/rmdir, for the fallback */
+	size_t				nmk, capmk;
+};
+
+/* import_decode.c */
+int imp_types_init(struct imp *im);
+bool imp_decode(struct imp *im, struct tep_record *r, struct mcr_event *ev, int *root);
+const char *imp_path(struct imp *im, struct tep_record *r, int kind, int *len);
+
+/* import_cgroups.c */
+struct imp_cg *imp_cg_get(struct imp_cgs *t, uint64_t id);
+struct imp_cg *imp_cg_find(const struct imp_cgs *t, uint64_t id);
+void imp_cgs_free(struct imp_cgs *t);
+int imp_cg_touch(struct imp *im, uint64_t id);
+int imp_mkdir(struct imp *im, struct tep_record *r, const struct mcr_event *ev);
+int imp_walk(struct imp *im, const char *dir, const char **why);
+int imp_hierarchy(struct imp *im);
+int imp_write_cgroups(struct imp *im);
+
+/* import_meta.c */
+void imp_scan(struct imp *im, struct tracecmd_input *h);
+int imp_hier_by_mkdir(struct imp *im);
+int imp_items(struct imp *im, struct tracecmd_input *top);
+int imp_cpustats(struct imp *im, const char *text, const char *buffer, bool write);
+int imp_meta(struct imp *im, struct tracecmd_input *h, struct tracecmd_input *top,
+	     const char *warnings);
+
+#endif

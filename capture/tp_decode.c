@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The tracepoint table and the record decoder shared by live capture and the
+ * trace.dat importer (contract in tp_decode.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tp_decode.h"
+
+/* common_type is 16 bits in the ring buffer; anything else is a corrupt format */
+#define TP_TYPE_MAX	65535
+
+static const struct tp_event_info tp_events[] = {
+	{ "memcg",	"mod_memcg_state",		MCR_EV_STATE,		true },
+	{ "memcg",	"mod_memcg_lruvec_state",	MCR_EV_LRUVEC,		true },
+	{ "memcg",	"count_memcg_events",		MCR_EV_EVENTS,		true },
+	{ "memcg",	"memcg_flush_stats",		MCR_EV_FLUSH,		true },
+	{ "cgroup",	"cgroup_rstat_locked",		MCR_EV_LOCKED,		false },
+	{ "cgroup",	"cgroup_rstat_unlock",		MCR_EV_UNLOCK,		false },
+	{ "cgroup",	"cgroup_rstat_lock_contended",	MCR_EV_CONTENDED,	false },
+	{ "cgroup",	"cgroup_mkdir",			MCR_EV_MKDIR,		false },
+	{ "cgroup",	"cgroup_rmdir",			MCR_EV_RMDIR,		false },
+};
+
+#define TP_NEVENTS	((int)(sizeof(tp_events) / sizeof(tp_events[0])))
+
+int tp_event_count(void)
+{
+	return TP_NEVENTS;
+}
+
+const struct tp_event_info *tp_event(int i)
+{
+	return &tp_events[i];
+}
+
+/* Resolves @d's fields in @e; false if @e is not the tracepoint we know. */
+static bool tp_evdesc_init(struct tp_evdesc *d, struct tep_event *e)
+{
+	struct tep_format_field **num[] = { &d->id, &d->item, &d->val, &d->stats_updates,
+					    &d->force, &d->needs_flush, &d->root, &d->level,
+					    &d->cpu, &d->contended };
+	size_t k;
+
+	memset(d, 0, sizeof(*d));
+	d->id = tep_find_field(e, "id");
+	if (!d->id)
+		return false;
+	d->item = tep_find_field(e, "item");
+	d->val = tep_find_field(e, "val");
+	d->root = tep_find_field(e, "root");
+	d->level = tep_find_field(e, "level");
+	d->cpu = tep_find_field(e, "cpu");
+	d->contended = tep_find_field(e, "contended");
+	d->stats_updates = tep_find_field(e, "stats_updates");
+	d->force = tep_find_field(e, "force");
+	d->needs_flush = tep_find_field(e, "needs_flush");
+	d->path = tep_find_field(e, "path");
+	/* the path is bounds-checked where it is read, the numbers here */
+	for (k = 0; k < sizeof(num) / sizeof(num[0]); k++)
+		if (*num[k] && (*num[k])->offset + (*num[k])->size > d->min_size)
+			d->min_size = (*num[k])->offset + (*num[k])->size;
+	d->event = e;
+	d->type = e->id;
+	return true;
+}
+
+int tp_decoder_init(struct tp_decoder *dec, struct tep_handle *tep)
+{
+	int i, found = 0;
+
+	memset(dec, 0, sizeof(*dec));
+	dec->tep = tep;
+	dec->min_type = TP_TYPE_MAX + 1;
+	dec->max_type = -1;
+	for (i = 0; i < TP_NEVENTS; i++) {
+		struct tep_event *e = tep_find_event_by_name(tep, tp_events[i].system,
+							     tp_events[i].name);
+
+		if (!e || e->id < 0 || e->id > TP_TYPE_MAX)
+			continue;
+		if (!tp_evdesc_init(&dec->desc[tp_events[i].kind], e))
+			continue;
+		if (!dec->common_type) {
+			dec->common_type = tep_find_common_field(e, "common_type");
+			dec->common_pid = tep_find_common_field(e, "common_pid");
+		}
+		if (e->id < dec->min_type)
+			dec->min_type = e->id;
+		if (e->id > dec->max_type)
+			dec->max_type = e->id;
+		found++;
+	}
+	if (!found)
+		return 0;
+	dec->kind_of = calloc(dec->max_type - dec->min_type + 1, 1);
+	if (!dec->kind_of) {
+		tp_decoder_free(dec);
+		return -ENOMEM;
+	}
+	for (i = 1; i <= MCR_EV_KIND_MAX; i++)
+		if (dec->desc[i].event)
+			dec->kind_of[dec->desc[i].type - dec->min_type] = i;
+	return found;
+}
+
+void tp_decoder_free(struct tp_decoder *dec)
+{
+	free(dec->kind_of);
+	memset(dec, 0, sizeof(*dec));
+}
+
+/* tep_read_number_field() zero-extends: signed fields narrower than 8 bytes are widened here. */
+int64_t tp_field_num(const struct tep_format_field *f, const void *data)
+{
+	unsigned long long v = 0;
+
+	if (!f || tep_read_number_field((struct tep_format_field *)f, data, &v) < 0)
+		return 0;
+	if (f->flags & TEP_FIELD_IS_SIGNED) {
+		switch (f->size) {
+		case 1:
+			return (int8_t)v;
+		case 2:
+			return (int16_t)v;
+		case 4:
+			return (int32_t)v;
+		}
+	}
+	return (int64_t)v;
+}
+
+/* A __data_loc or __rel_loc string is a 16-bit offset and a 16-bit length. */
+const char *tp_field_string(const struct tep_format_field *f, const void *data, int *len)
+{
+	unsigned long long v;
+	unsigned int off;
+
+	if (!f)
+		return NULL;
+	if (!(f->flags & TEP_FIELD_IS_DYNAMIC)) {
+		*len = f->size;
+		return (const char *)data + f->offset;
+	}
+	if (tep_read_number_field((struct tep_format_field *)f, data, &v) < 0)
+		return NULL;
+	off = v & 0xffff;
+	*len = (int)(v >> 16);
+	if (f->flags & TEP_FIELD_IS_RELATIVE)
+		off += f->offset + f->size;
+	return (const char *)data + off;
+}
+
+int tp_decode(const struct tp_decoder *dec, const void *data, unsigned int size,
+	      struct mcr_event *ev)
+{
+	const struct tp_evdesc *d;
+	int type = (int)tp_field_num(dec->common_type, data);
+	int kind;
+
+	if (!dec->kind_of || type < dec->min_type || type > dec->max_type)
+		return 0;
+	kind = dec->kind_of[type - dec->min_type];
+	if (!kind)
+		return 0;
+	d = &dec->desc[kind];
+	/* corrupt data is skipped, not read past its end */
+	if (size < (unsigned int)d->min_size)
+		return 0;
+	ev->kind = kind;
+	/* -1 as tep_data_pid() says when a format lacks common_pid */
+	ev->pid = dec->common_pid ? (int32_t)tp_field_num(dec->common_pid, data) : -1;
+	ev->id = (uint64_t)tp_field_num(d->id, data);
+	ev->item = 0;
+	ev->val = 0;
+	ev->aux = 0;
+	ev->level = 0;
+	ev->flags = 0;
+	switch (kind) {
+	case MCR_EV_STATE:
+	case MCR_EV_LRUVEC:
+	case MCR_EV_EVENTS:
+		/* count_memcg_events.val is an unsigned long: kept bit for bit */
+		ev->item = (int32_t)tp_field_num(d->item, data);
+		ev->val = tp_field_num(d->val, data);
+		break;
+	case MCR_EV_FLUSH:
+		ev->val = tp_field_num(d->stats_updates, data);
+		ev->flags = (tp_field_num(d->force, data) ? MCR_FLUSH_FORCE : 0) |
+			    (tp_field_num(d->needs_flush, data) ? MCR_FLUSH_NEEDS : 0);
+		break;
+	case MCR_EV_LOCKED:
+	case MCR_EV_UNLOCK:
+	case MCR_EV_CONTENDED:
+		ev->item = (int32_t)tp_field_num(d->cpu, data);
+		ev->flags = tp_field_num(d->contended, data) ? MCR_LOCK_CONTENDED : 0;
+		/* fall through */
+	case MCR_EV_MKDIR:
+	case MCR_EV_RMDIR:
+		ev->aux = (int32_t)tp_field_num(d->root, data);
+		ev->level = (int16_t)tp_field_num(d->level, data);
+		break;
+	}
+	return kind;
+}
+
+const char *tp_decode_path(const struct tp_decoder *dec, int kind, const void *data,
+			   unsigned int size, int *len)
+{
+	const char *p = tp_field_string(dec->desc[kind].path, data, len);
+	const char *end = (const char *)data + size;
+
+	if (!p || *len <= 0 || p < (const char *)data || p + *len > end)
+		return NULL;
+	*len = (int)strnlen(p, (size_t)*len);
+	return *len && p[0] == '/' ? p : NULL;
+}

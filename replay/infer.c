@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * infer.c - which order inside a lock window explains the kernel's values.
+ *
+ * The trace has every update and every lock window, but not when inside the
+ * window each visit happened.  The base simulator takes all the window's
+ * visits at unlock (position 0 throughout the window).  A hypothesis is a
+ * position p in the window's visit list (visits 0..p-1 done) and the counters
+ * in which it differs from the base, as (key, value) pairs; a key names the
+ * atomic of a memcg or the per-CPU counter of (memcg, cpu).  A counter not
+ * listed has the base's value, or 0 if the hypothesis already visited it
+ * (virtual visits: moving p costs nothing for nodes nobody updated).
+ *
+ * An update in a window branches only on the remaining visits of its own
+ * ancestor path: "before all of them", "after the first", ..., "after the
+ * last"; every other visit commutes with it.  Identical hypotheses merge,
+ * a cap keeps those nearest the spread model's position.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer.h"
+
+#define INF_CPU_BITS	14			/* REPLAY_MAX_CPUS is 8192 */
+#define INF_ATOMIC	((1u << INF_CPU_BITS) - 1)	/* the "cpu" of an atomic key */
+#define INF_NONE	SIZE_MAX
+#define INF_MAX_PATH	64
+#define INF_COMPACT_EVERY	255	/* updates between merges outside windows, minus 1 */
+
+struct inf_ent {
+	uint64_t	key;
+	int64_t		val;
+};
+
+struct inf_hyp {
+	size_t		p;
+	uint64_t	hash;		/* of (p, entries), set by inf_compact() */
+	struct inf_ent	*e;
+	uint32_t	n, cap;
+};
+
+/* id -> index in the window's list */
+struct inf_slot {
+	uint64_t	id;		/* 0: free */
+	size_t		idx;
+};
+
+struct infer {
+	struct sim		*s;
+	const char		*pol;		/* the policy step mirrored below */
+	unsigned int		nr_possible;
+	unsigned int		max_hyp;
+	struct inf_hyp		*h;
+	size_t			nr_h, cap_h;
+	uint64_t		max_kept;
+	uint64_t		quiet;		/* updates outside windows, for INF_COMPACT_EVERY */
+	/* the open window */
+	bool			win;
+	unsigned int		wcpu;
+	uint64_t		t0, dur;
+	uint64_t		*list;
+	size_t			n_list, cap_list;
+	struct inf_slot		*map;
+	size_t			map_mask;
+};
+
+static inline uint64_t inf_key(uint64_t id, unsigned int cpu)
+{
+	return (id << INF_CPU_BITS) | cpu;
+}
+
+static inline uint64_t inf_key_id(uint64_t key)
+{
+	return key >> INF_CPU_BITS;
+}
+
+static inline unsigned int inf_key_cpu(uint64_t key)
+{
+	return key & INF_ATOMIC;
+}
+
+static size_t inf_hash(uint64_t id)
+{
+	return (size_t)(id * 0x9e3779b97f4a7c15ull >> 17);
+}
+
+static size_t inf_list_idx(const struct infer *in, uint64_t id)
+{
+	size_t i;
+
+	if (!in->win || !in->map)
+		return INF_NONE;
+	for (i = inf_hash(id) & in->map_mask; in->map[i].id; i = (i + 1) & in->map_mask)
+		if (in->map[i].id == id)
+			return in->map[i].idx;
+	return INF_NONE;
+}
+
+/* Where in the list the visit that resets @key is; INF_NONE if none does. */
+static size_t inf_vis(const struct infer *in, uint64_t key)
+{
+	unsigned int cpu = inf_key_cpu(key);
+
+	if (!in->win || (cpu != INF_ATOMIC && cpu != in->wcpu))
+		return INF_NONE;
+	return inf_list_idx(in, inf_key_id(key));
+}
+
+static int64_t inf_base(const struct infer *in, uint64_t key)
+{
+	unsigned int cpu = inf_key_cpu(key);
+
+	if (cpu == INF_ATOMIC)
+		return sim_stats_updates(in->s, inf_key_id(key));
+	return sim_pcpu_stats_updates(in->s, inf_key_id(key), cpu);
+}
+
+/* What @h's counter @key would be without its own entry. */
+static int64_t inf_virtual(const struct infer *in, const struct inf_hyp *h, uint64_t key)
+{
+	size_t v = inf_vis(in, key);
+
+	return v != INF_NONE && v < h->p ? 0 : inf_base(in, key);
+}
+
+static struct inf_ent *inf_find(const struct inf_hyp *h, uint64_t key)
+{
+	uint32_t i;
+
+	for (i = 0; i < h->n; i++)
+		if (h->e[i].key == key)
+			return &h->e[i];
+	return NULL;
+}
+
+static int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t key)
+{
+	const struct inf_ent *e = inf_find(h, key);
+
+	return e ? e->val : inf_virtual(in, h, key);
+}
+
+static int inf_set(struct inf_hyp *h, uint64_t key, int64_t val)
+{
+	struct inf_ent *e = inf_find(h, key);
+
+	if (e) {
+		e->val = val;
+		return 0;
+	}
+	if (h->n == h->cap) {
+		uint32_t cap = h->cap ? h->cap * 2 : 8;
+		struct inf_ent *ne = realloc(h->e, cap * sizeof(*ne));
+
+		if (!ne)
+			return -ENOMEM;
+		h->e = ne;
+		h->cap = cap;
+	}
+	h->e[h->n++] = (struct inf_ent){ key, val };
+	return 0;
+}
+
+static int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
+{
+	*dst = (struct inf_hyp){ .p = src->p };
+	if (!src->n)
+		return 0;
+	dst->e = malloc(src->n * sizeof(*dst->e));
+	if (!dst->e)
+		return -ENOMEM;
+	memcpy(dst->e, src->e, src->n * sizeof(*dst->e));
+	dst->n = dst->cap = src->n;
+	return 0;
+}
+
+static int inf_push(struct infer *in, struct inf_hyp *h)
+{
+	if (in->nr_h == in->cap_h) {
+		size_t cap = in->cap_h ? in->cap_h * 2 : 16;
+		struct inf_hyp *nh = realloc(in->h, cap * sizeof(*nh));
+
+		if (!nh)
+			return -ENOMEM;
+		in->h = nh;
+		in->cap_h = cap;
+	}
+	in->h[in->nr_h++] = *h;
+	return 0;
+}
+
+static void inf_hyp_free(struct inf_hyp *h)
+{
+	free(h->e);
+	h->e = NULL;
+	h->n = h->cap = 0;
+}
+
+struct infer *infer_create(const struct sim_policy *pol, unsigned int nr_possible,
+			   unsigned int nr_online, unsigned int max_hyp)
+{
+	struct infer *in = calloc(1, sizeof(*in));
+	struct inf_hyp h0 = { 0 };
+
+	if (!in)
+		return NULL;
+	in->s = sim_create(pol, nr_possible, nr_online);
+	in->pol = pol->name;
+	in->nr_possible = nr_possible;
+	in->max_hyp = max_hyp ? max_hyp : INFER_MAX_HYP_DEFAULT;
+	if (!in->s || nr_possible >= INF_ATOMIC || inf_push(in, &h0) < 0) {
+		infer_destroy(in);
+		return NULL;
+	}
+	in->max_kept = 1;
+	return in;
+}
+
+void infer_destroy(struct infer *in)
+{
+	size_t i;
+
+	if (!in)
+		return;
+	for (i = 0; i < in->nr_h; i++)
+		inf_hyp_free(&in->h[i]);
+	free(in->h);
+	free(in->list);
+	free(in->map);
+	sim_destroy(in->s);
+	free(in);
+}
+
+struct sim *infer_base(struct infer *in)
+{
+	return in->s;
+}
+
+uint64_t infer_max_kept(const struct infer *in)
+{
+	return in->max_kept;
+}
+
+size_t infer_nr_hyp(const struct infer *in)
+{
+	return in->nr_h;
+}
+
+static bool inf_trivial(const struct infer *in)
+{
+	return in->nr_h == 1 && !in->h[0].n && !in->h[0].p;
+}
+
+/*
+ * memcg_rstat_updated()'s walk on one hypothesis.  A mirror of the policy
+ * steps of sim/policy.c (break, continue, legacy), because those act on the
+ * simulator's own nodes; tests/unit/test_infer.c checks that both agree.
+ */
+static int inf_walk(struct infer *in, struct inf_hyp *h, const uint64_t *path, size_t n_path,
+		    unsigned int cpu, uint32_t a)
+{
+	int64_t th = (int64_t)sim_threshold(in->s);
+	bool brk = !strcmp(in->pol, "break"), legacy = !strcmp(in->pol, "legacy");
+	size_t i;
+	int ret;
+
+	/*
+	 * Pin the path's counters first: the base is about to take its own
+	 * walk, which may touch counters this one leaves alone.
+	 */
+	for (i = 0; i < n_path; i++) {
+		uint64_t ka = inf_key(path[i], INF_ATOMIC), kp = inf_key(path[i], cpu);
+
+		ret = inf_set(h, ka, inf_get(in, h, ka));
+		if (!ret)
+			ret = inf_set(h, kp, inf_get(in, h, kp));
+		if (ret)
+			return ret;
+	}
+	for (i = 0; i < n_path; i++) {
+		uint64_t ka = inf_key(path[i], INF_ATOMIC), kp = inf_key(path[i], cpu);
+		int64_t at = inf_get(in, h, ka);
+		bool flushable = at > th;
+		uint32_t pc;
+
+		if (flushable && brk)
+			break;
+		if (flushable && !legacy)
+			continue;
+		pc = (uint32_t)inf_get(in, h, kp) + a;
+		if (pc < SIM_CHARGE_BATCH) {
+			ret = inf_set(h, kp, pc);
+		} else {
+			ret = inf_set(h, kp, 0);
+			if (!ret && !flushable)
+				ret = inf_set(h, ka, at + pc);
+		}
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Drop what equals the virtual value, sort by key: a canonical form for merging. */
+static int inf_ent_cmp(const void *a, const void *b)
+{
+	const struct inf_ent *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static void inf_normalize(struct infer *in, struct inf_hyp *h)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < h->n; i++)
+		if (h->e[i].val != inf_virtual(in, h, h->e[i].key))
+			h->e[n++] = h->e[i];
+	h->n = n;
+	qsort(h->e, h->n, sizeof(*h->e), inf_ent_cmp);
+}
+
+static uint64_t inf_hyp_hash(const struct inf_hyp *h)
+{
+	uint64_t x = h->p * 0x9e3779b97f4a7c15ull;
+	uint32_t i;
+
+	for (i = 0; i < h->n; i++)
+		x = (x ^ h->e[i].key ^ ((uint64_t)h->e[i].val << 21)) * 0xff51afd7ed558ccdull;
+	return x;
+}
+
+static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
+{
+	return a->hash == b->hash && a->p == b->p && a->n == b->n &&
+	       !memcmp(a->e, b->e, a->n * sizeof(*a->e));
+}
+
+/* How many visits the spread model has made by @ts. */
+static size_t inf_spread_pos(const struct infer *in, uint64_t ts)
+{
+	unsigned __int128 k;
+
+	if (!in->win || !in->dur || ts <= in->t0)
+		return 0;
+	k = (unsigned __int128)(ts - in->t0) * (in->n_list + 1) / in->dur;
+	return k > in->n_list ? in->n_list : (size_t)k;
+}
+
+static uint64_t inf_dist(size_t a, size_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/* Merge identical hypotheses, then keep the @max_hyp nearest the spread position. */
+static void inf_compact(struct infer *in, uint64_t ts)
+{
+	size_t i, j, n = 0, sp;
+
+	for (i = 0; i < in->nr_h; i++) {
+		inf_normalize(in, &in->h[i]);
+		in->h[i].hash = inf_hyp_hash(&in->h[i]);
+		for (j = 0; j < n; j++)
+			if (inf_same(&in->h[j], &in->h[i]))
+				break;
+		if (j < n)
+			inf_hyp_free(&in->h[i]);
+		else
+			in->h[n++] = in->h[i];
+	}
+	in->nr_h = n;
+	if (n > in->max_hyp) {
+		sp = inf_spread_pos(in, ts);
+		/* selection by distance: n is small (a few times max_hyp) */
+		for (i = 0; i < in->max_hyp; i++) {
+			size_t best = i;
+
+			for (j = i + 1; j < n; j++)
+				if (inf_dist(in->h[j].p, sp) < inf_dist(in->h[best].p, sp))
+					best = j;
+			if (best != i) {
+				struct inf_hyp t = in->h[i];
+
+				in->h[i] = in->h[best];
+				in->h[best] = t;
+			}
+		}
+		for (i = in->max_hyp; i < n; i++)
+			inf_hyp_free(&in->h[i]);
+		in->nr_h = in->max_hyp;
+	}
+	if (in->nr_h > in->max_kept)
+		in->max_kept = in->nr_h;
+}
+
+/* Visits p..upto of @h happen now: listed counters of those nodes become 0. */
+static void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto)
+{
+	uint32_t i;
+
+	for (i = 0; i < h->n; i++) {
+		size_t v = inf_vis(in, h->e[i].key);
+
+		if (v != INF_NONE && v >= h->p && v <= upto)
+			h->e[i].val = 0;
+	}
+	h->p = upto + 1;
+}
+
+/**
+ * infer_update() - one traced update; see sim_update() for the arguments.
+ */
+int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
+		 enum sim_item_kind kind, int item, int64_t val)
+{
+	uint64_t path[INF_MAX_PATH];
+	size_t n_path = 0, vis[INF_MAX_PATH], i, k, nr_old;
+	int32_t wv = (int32_t)(uint32_t)(uint64_t)val;
+	uint32_t a = wv < 0 ? -(uint32_t)wv : (uint32_t)wv;
+	uint64_t x;
+	int ret;
+
+	if (!val || !wv || (!in->win && inf_trivial(in)))
+		return sim_update(in->s, ts, cpu, id, kind, item, val);
+	if (!sim_cgroup_known(in->s, id)) {
+		/* the base attaches it under the root; then the path is known */
+		ret = sim_cgroup_add(in->s, ts, id, SIM_ROOT_ID);
+		if (ret < 0 && ret != -EEXIST)
+			return ret;
+	}
+	for (x = id; x && n_path < INF_MAX_PATH; x = sim_cgroup_parent(in->s, x))
+		path[n_path++] = x;
+	nr_old = in->nr_h;
+	for (k = 0; k < nr_old; k++) {
+		struct inf_hyp *h = &in->h[k];
+		size_t nv = 0;
+
+		for (i = 0; i < n_path; i++) {
+			size_t v = inf_list_idx(in, path[i]);
+
+			if (v != INF_NONE && v >= h->p)
+				vis[nv++] = v;
+		}
+		if (!nv && !h->n && !h->p)
+			continue;	/* nothing differs from the base's own walk */
+		/* branches "after vis[i]", ascending (children come first in the list) */
+		for (i = 0; i < nv; i++) {
+			struct inf_hyp b;
+
+			ret = inf_hyp_copy(&b, &in->h[k]);
+			if (!ret) {
+				inf_visit_upto(in, &b, vis[i]);
+				ret = inf_walk(in, &b, path, n_path, cpu, a);
+			}
+			if (!ret)
+				ret = inf_push(in, &b);
+			if (ret) {
+				inf_hyp_free(&b);
+				return ret;
+			}
+		}
+		ret = inf_walk(in, &in->h[k], path, n_path, cpu, a);	/* before all of them */
+		if (ret)
+			return ret;
+	}
+	ret = sim_update(in->s, ts, cpu, id, kind, item, val);
+	if (ret)
+		return ret;
+	/*
+	 * Outside a window nothing branches: merging now and then is enough
+	 * (entries equal to the base are only redundant until then).
+	 */
+	if (in->win || in->nr_h != nr_old || !(++in->quiet & INF_COMPACT_EVERY))
+		inf_compact(in, ts);
+	return 0;
+}
+
+/**
+ * infer_locked() - the kernel's window on @cpu for subtree(@id) opens.
+ */
+int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, uint64_t dur)
+{
+	size_t i, n, cap;
+	int ret;
+
+	if (in->win) {
+		ret = infer_unlock(in, ts);
+		if (ret)
+			return ret;
+	}
+	ret = sim_window_begin(in->s, ts, id, cpu);
+	if (ret)
+		return ret;
+	n = sim_window_remaining(in->s);
+	if (n > in->cap_list) {
+		uint64_t *l = realloc(in->list, n * sizeof(*l));
+
+		if (!l)
+			return -ENOMEM;
+		in->list = l;
+		in->cap_list = n;
+	}
+	for (cap = 16; cap < 2 * n; cap *= 2)
+		;
+	if (cap - 1 != in->map_mask || !in->map) {
+		free(in->map);
+		in->map = calloc(cap, sizeof(*in->map));
+		if (!in->map)
+			return -ENOMEM;
+		in->map_mask = cap - 1;
+	} else {
+		memset(in->map, 0, cap * sizeof(*in->map));
+	}
+	for (i = 0; i < n; i++) {
+		size_t j;
+
+		in->list[i] = sim_window_peek(in->s, i);
+		for (j = inf_hash(in->list[i]) & in->map_mask; in->map[j].id;
+		     j = (j + 1) & in->map_mask)
+			;
+		in->map[j] = (struct inf_slot){ in->list[i], i };
+	}
+	in->n_list = n;
+	in->win = true;
+	in->wcpu = cpu;
+	in->t0 = ts;
+	in->dur = dur;
+	for (i = 0; i < in->nr_h; i++)
+		in->h[i].p = 0;
+	return 0;
+}
+
+/**
+ * infer_unlock() - the window closes: every hypothesis makes its remaining visits.
+ */
+int infer_unlock(struct infer *in, uint64_t ts)
+{
+	size_t i;
+	int ret;
+
+	if (!in->win)
+		return 0;
+	for (i = 0; i < in->nr_h; i++)
+		if (in->n_list)
+			inf_visit_upto(in, &in->h[i], in->n_list - 1);
+	ret = sim_window_end(in->s, ts);
+	in->win = false;
+	for (i = 0; i < in->nr_h; i++)
+		in->h[i].p = 0;
+	inf_compact(in, ts);
+	return ret;
+}
+
+/**
+ * infer_flush_all() - a window we cannot split (the 6.10-6.14 loop over every
+ * CPU under one lock): every possible CPU's visits at once, in order.
+ */
+int infer_flush_all(struct infer *in, uint64_t ts, uint64_t id)
+{
+	unsigned int cpu;
+	int ret;
+
+	for (cpu = 0; cpu < in->nr_possible; cpu++) {
+		ret = infer_locked(in, ts, id, cpu, 0);
+		if (!ret)
+			ret = infer_unlock(in, ts);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* A lone hypothesis outside a window becomes the base. */
+static int inf_fold(struct infer *in)
+{
+	struct inf_hyp *h = &in->h[0];
+	uint32_t i;
+	int ret = 0;
+
+	if (in->nr_h != 1 || in->win)
+		return 0;
+	for (i = 0; i < h->n && !ret; i++) {
+		uint64_t id = inf_key_id(h->e[i].key);
+		unsigned int cpu = inf_key_cpu(h->e[i].key);
+
+		if (cpu == INF_ATOMIC)
+			ret = sim_stats_updates_set(in->s, id, h->e[i].val);
+		else
+			ret = sim_pcpu_set(in->s, id, cpu, (uint32_t)h->e[i].val);
+	}
+	h->n = 0;
+	return ret;
+}
+
+int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok, bool *nf_ok)
+{
+	int64_t th = (int64_t)sim_threshold(in->s);
+	uint64_t key = inf_key(id, INF_ATOMIC);
+	size_t i, n = 0;
+
+	*su_ok = *nf_ok = false;
+	for (i = 0; i < in->nr_h; i++) {
+		int64_t v = inf_get(in, &in->h[i], key);
+
+		if ((v > th) == nf)
+			*nf_ok = true;
+		if (v == su)
+			*su_ok = true;
+	}
+	if (!*su_ok)
+		return 0;	/* nothing explains it: keep every hypothesis */
+	for (i = 0; i < in->nr_h; i++) {
+		if (inf_get(in, &in->h[i], key) == su)
+			in->h[n++] = in->h[i];
+		else
+			inf_hyp_free(&in->h[i]);
+	}
+	in->nr_h = n;
+	return inf_fold(in);
+}
