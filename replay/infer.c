@@ -26,7 +26,7 @@
 #define INF_ATOMIC	((1u << INF_CPU_BITS) - 1)	/* the "cpu" of an atomic key */
 #define INF_NONE	SIZE_MAX
 #define INF_MAX_PATH	64
-#define INF_COMPACT_EVERY	255	/* updates between merges outside windows, minus 1 */
+#define INF_COMPACT_EVERY	255	/* updates between full normalizations, minus 1 */
 
 struct inf_ent {
 	uint64_t	key;
@@ -54,7 +54,7 @@ struct infer {
 	struct inf_hyp		*h;
 	size_t			nr_h, cap_h;
 	uint64_t		max_kept;
-	uint64_t		quiet;		/* updates outside windows, for INF_COMPACT_EVERY */
+	uint64_t		quiet;		/* updates that did not branch */
 	/* the open window */
 	bool			win;
 	unsigned int		wcpu;
@@ -124,14 +124,27 @@ static int64_t inf_virtual(const struct infer *in, const struct inf_hyp *h, uint
 	return v != INF_NONE && v < h->p ? 0 : inf_base(in, key);
 }
 
+/* Entries are kept sorted by key: binary search, and a canonical order for merging. */
+static uint32_t inf_lower(const struct inf_hyp *h, uint64_t key)
+{
+	uint32_t lo = 0, hi = h->n;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (h->e[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static struct inf_ent *inf_find(const struct inf_hyp *h, uint64_t key)
 {
-	uint32_t i;
+	uint32_t i = inf_lower(h, key);
 
-	for (i = 0; i < h->n; i++)
-		if (h->e[i].key == key)
-			return &h->e[i];
-	return NULL;
+	return i < h->n && h->e[i].key == key ? &h->e[i] : NULL;
 }
 
 static int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t key)
@@ -143,10 +156,10 @@ static int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t
 
 static int inf_set(struct inf_hyp *h, uint64_t key, int64_t val)
 {
-	struct inf_ent *e = inf_find(h, key);
+	uint32_t i = inf_lower(h, key);
 
-	if (e) {
-		e->val = val;
+	if (i < h->n && h->e[i].key == key) {
+		h->e[i].val = val;
 		return 0;
 	}
 	if (h->n == h->cap) {
@@ -158,7 +171,9 @@ static int inf_set(struct inf_hyp *h, uint64_t key, int64_t val)
 		h->e = ne;
 		h->cap = cap;
 	}
-	h->e[h->n++] = (struct inf_ent){ key, val };
+	memmove(&h->e[i + 1], &h->e[i], (h->n - i) * sizeof(*h->e));
+	h->e[i] = (struct inf_ent){ key, val };
+	h->n++;
 	return 0;
 }
 
@@ -257,9 +272,33 @@ static bool inf_trivial(const struct infer *in)
  * steps of sim/policy.c (break, continue, legacy), because those act on the
  * simulator's own nodes; tests/unit/test_infer.c checks that both agree.
  */
-static int inf_walk(struct infer *in, struct inf_hyp *h, const uint64_t *path, size_t n_path,
+struct inf_path {
+	uint64_t	id[INF_MAX_PATH];
+	size_t		vis[INF_MAX_PATH];	/* list index of its visit, INF_NONE */
+	int64_t		base_a[INF_MAX_PATH];	/* the base's counters before the update */
+	int64_t		base_p[INF_MAX_PATH];
+	size_t		n;
+};
+
+/* The value of @h's counter of path node @i: its entry, 0 if visited, else the base. */
+static int64_t inf_path_get(const struct infer *in, const struct inf_hyp *h,
+			    const struct inf_path *pa, size_t i, bool atomic, unsigned int cpu)
+{
+	uint64_t key = inf_key(pa->id[i], atomic ? INF_ATOMIC : cpu);
+	const struct inf_ent *e = inf_find(h, key);
+
+	if (e)
+		return e->val;
+	if (pa->vis[i] != INF_NONE && pa->vis[i] < h->p && (atomic || cpu == in->wcpu))
+		return 0;
+	return atomic ? pa->base_a[i] : pa->base_p[i];
+}
+
+static int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 		    unsigned int cpu, uint32_t a)
 {
+	const uint64_t *path = pa->id;
+	size_t n_path = pa->n;
 	int64_t th = (int64_t)sim_threshold(in->s);
 	bool brk = !strcmp(in->pol, "break"), legacy = !strcmp(in->pol, "legacy");
 	size_t i;
@@ -272,9 +311,9 @@ static int inf_walk(struct infer *in, struct inf_hyp *h, const uint64_t *path, s
 	for (i = 0; i < n_path; i++) {
 		uint64_t ka = inf_key(path[i], INF_ATOMIC), kp = inf_key(path[i], cpu);
 
-		ret = inf_set(h, ka, inf_get(in, h, ka));
+		ret = inf_set(h, ka, inf_path_get(in, h, pa, i, true, cpu));
 		if (!ret)
-			ret = inf_set(h, kp, inf_get(in, h, kp));
+			ret = inf_set(h, kp, inf_path_get(in, h, pa, i, false, cpu));
 		if (ret)
 			return ret;
 	}
@@ -302,14 +341,7 @@ static int inf_walk(struct infer *in, struct inf_hyp *h, const uint64_t *path, s
 	return 0;
 }
 
-/* Drop what equals the virtual value, sort by key: a canonical form for merging. */
-static int inf_ent_cmp(const void *a, const void *b)
-{
-	const struct inf_ent *x = a, *y = b;
-
-	return x->key < y->key ? -1 : x->key > y->key;
-}
-
+/* Drop what equals the virtual value: a canonical form for merging. */
 static void inf_normalize(struct infer *in, struct inf_hyp *h)
 {
 	uint32_t i, n = 0;
@@ -318,7 +350,6 @@ static void inf_normalize(struct infer *in, struct inf_hyp *h)
 		if (h->e[i].val != inf_virtual(in, h, h->e[i].key))
 			h->e[n++] = h->e[i];
 	h->n = n;
-	qsort(h->e, h->n, sizeof(*h->e), inf_ent_cmp);
 }
 
 static uint64_t inf_hyp_hash(const struct inf_hyp *h)
@@ -353,18 +384,38 @@ static uint64_t inf_dist(size_t a, size_t b)
 	return a > b ? a - b : b - a;
 }
 
+static int inf_hash_cmp(const void *a, const void *b)
+{
+	const struct inf_hyp *x = a, *y = b;
+
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+static int inf_dist_cmp(const void *a, const void *b, void *ctx)
+{
+	const struct inf_hyp *x = a, *y = b;
+	size_t sp = *(const size_t *)ctx;
+	uint64_t dx = inf_dist(x->p, sp), dy = inf_dist(y->p, sp);
+
+	return dx < dy ? -1 : dx > dy;
+}
+
 /* Merge identical hypotheses, then keep the @max_hyp nearest the spread position. */
-static void inf_compact(struct infer *in, uint64_t ts)
+static void inf_compact(struct infer *in, uint64_t ts, bool full)
 {
 	size_t i, j, n = 0, sp;
 
 	for (i = 0; i < in->nr_h; i++) {
-		inf_normalize(in, &in->h[i]);
+		if (full)
+			inf_normalize(in, &in->h[i]);
 		in->h[i].hash = inf_hyp_hash(&in->h[i]);
-		for (j = 0; j < n; j++)
-			if (inf_same(&in->h[j], &in->h[i]))
+	}
+	qsort(in->h, in->nr_h, sizeof(*in->h), inf_hash_cmp);
+	for (i = 0; i < in->nr_h; i++) {
+		for (j = n; j > 0 && in->h[j - 1].hash == in->h[i].hash; j--)
+			if (inf_same(&in->h[j - 1], &in->h[i]))
 				break;
-		if (j < n)
+		if (j > 0 && in->h[j - 1].hash == in->h[i].hash)
 			inf_hyp_free(&in->h[i]);
 		else
 			in->h[n++] = in->h[i];
@@ -372,20 +423,7 @@ static void inf_compact(struct infer *in, uint64_t ts)
 	in->nr_h = n;
 	if (n > in->max_hyp) {
 		sp = inf_spread_pos(in, ts);
-		/* selection by distance: n is small (a few times max_hyp) */
-		for (i = 0; i < in->max_hyp; i++) {
-			size_t best = i;
-
-			for (j = i + 1; j < n; j++)
-				if (inf_dist(in->h[j].p, sp) < inf_dist(in->h[best].p, sp))
-					best = j;
-			if (best != i) {
-				struct inf_hyp t = in->h[i];
-
-				in->h[i] = in->h[best];
-				in->h[best] = t;
-			}
-		}
+		qsort_r(in->h, n, sizeof(*in->h), inf_dist_cmp, &sp);
 		for (i = in->max_hyp; i < n; i++)
 			inf_hyp_free(&in->h[i]);
 		in->nr_h = in->max_hyp;
@@ -414,8 +452,8 @@ static void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto)
 int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 		 enum sim_item_kind kind, int item, int64_t val)
 {
-	uint64_t path[INF_MAX_PATH];
-	size_t n_path = 0, vis[INF_MAX_PATH], i, k, nr_old;
+	struct inf_path pa;
+	size_t vis[INF_MAX_PATH], i, k, nr_old;
 	int32_t wv = (int32_t)(uint32_t)(uint64_t)val;
 	uint32_t a = wv < 0 ? -(uint32_t)wv : (uint32_t)wv;
 	uint64_t x;
@@ -429,21 +467,34 @@ int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 		if (ret < 0 && ret != -EEXIST)
 			return ret;
 	}
-	for (x = id; x && n_path < INF_MAX_PATH; x = sim_cgroup_parent(in->s, x))
-		path[n_path++] = x;
+	pa.n = 0;
+	for (x = id; x && pa.n < INF_MAX_PATH; x = sim_cgroup_parent(in->s, x)) {
+		pa.id[pa.n] = x;
+		pa.vis[pa.n] = inf_list_idx(in, x);
+		pa.base_a[pa.n] = sim_stats_updates(in->s, x);
+		pa.base_p[pa.n] = sim_pcpu_stats_updates(in->s, x, cpu);
+		pa.n++;
+	}
 	nr_old = in->nr_h;
 	for (k = 0; k < nr_old; k++) {
 		struct inf_hyp *h = &in->h[k];
 		size_t nv = 0;
 
-		for (i = 0; i < n_path; i++) {
-			size_t v = inf_list_idx(in, path[i]);
+		bool same = true;
+
+		for (i = 0; i < pa.n; i++) {
+			size_t v = pa.vis[i];
 
 			if (v != INF_NONE && v >= h->p)
 				vis[nv++] = v;
+			if (v != INF_NONE && v < h->p)
+				same = false;
+			if (same && h->n && (inf_find(h, inf_key(pa.id[i], INF_ATOMIC)) ||
+					     inf_find(h, inf_key(pa.id[i], cpu))))
+				same = false;
 		}
-		if (!nv && !h->n && !h->p)
-			continue;	/* nothing differs from the base's own walk */
+		if (!nv && same)
+			continue;	/* its walk reads what the base's reads: the same */
 		/* branches "after vis[i]", ascending (children come first in the list) */
 		for (i = 0; i < nv; i++) {
 			struct inf_hyp b;
@@ -451,7 +502,7 @@ int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 			ret = inf_hyp_copy(&b, &in->h[k]);
 			if (!ret) {
 				inf_visit_upto(in, &b, vis[i]);
-				ret = inf_walk(in, &b, path, n_path, cpu, a);
+				ret = inf_walk(in, &b, &pa, cpu, a);
 			}
 			if (!ret)
 				ret = inf_push(in, &b);
@@ -460,7 +511,7 @@ int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 				return ret;
 			}
 		}
-		ret = inf_walk(in, &in->h[k], path, n_path, cpu, a);	/* before all of them */
+		ret = inf_walk(in, &in->h[k], &pa, cpu, a);	/* before all of them */
 		if (ret)
 			return ret;
 	}
@@ -468,11 +519,13 @@ int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 	if (ret)
 		return ret;
 	/*
-	 * Outside a window nothing branches: merging now and then is enough
-	 * (entries equal to the base are only redundant until then).
+	 * Entries equal to the base are only redundant: drop them now and
+	 * then; after a branch, merge what is identical as it stands.
 	 */
-	if (in->win || in->nr_h != nr_old || !(++in->quiet & INF_COMPACT_EVERY))
-		inf_compact(in, ts);
+	if (!(++in->quiet & INF_COMPACT_EVERY))
+		inf_compact(in, ts, true);
+	else if (in->nr_h != nr_old)
+		inf_compact(in, ts, false);
 	return 0;
 }
 
@@ -548,7 +601,7 @@ int infer_unlock(struct infer *in, uint64_t ts)
 	in->win = false;
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].p = 0;
-	inf_compact(in, ts);
+	inf_compact(in, ts, true);
 	return ret;
 }
 

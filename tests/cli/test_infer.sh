@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Hypothesis inference in validate, on the synthetic page-cache trace.
+#
+# synth's "kernel" is a break simulator that places each window's visits at
+# one order inside the window; inference keeps every order an update could
+# have seen (branching on its own path's visits) and lets the kernel's later
+# memcg_flush_stats values prune them, so with the right policy it explains
+# every compared value whatever the flush model: even 'window', whose plain
+# replay misses them all (test_replay.sh).  With a wrong policy no order
+# helps: under break the busy leaf turns flushable and stops the walk, so the
+# kernel's root stays at 0 between flushes, while continue and legacy keep
+# crediting the root (continue skips the flushable leaf, legacy walks every
+# ancestor), so the root's reads differ from the kernel's: clearly lower.
+. "$(dirname "$0")/../lib.sh"
+
+PC=$T_TMP/pc.db
+if ! "$REPLAY" synth --scenario pagecache --duration 4 -o "$PC" -q >/dev/null 2>&1; then
+	skip validate_infer "synth --scenario pagecache failed"
+	t_done
+fi
+
+rate() {	# rate FIELD POLICY MODEL
+	cp "$PC" "$T_TMP/r.db"
+	"$REPLAY" validate "$T_TMP/r.db" --policy "$2" --flush-model "$3" --format json -n 0 \
+		>"$T_TMP/r.json" 2>/dev/null
+	sqlite3 :memory: "SELECT json_extract(readfile('$T_TMP/r.json'), '\$.$1')"
+}
+
+r_break=$(rate stats_updates_match_rate break spread)
+r_window=$(rate stats_updates_match_rate break window)
+r_window_plain=$(rate stats_updates_match_plain_rate break window)
+r_cont=$(rate stats_updates_match_rate continue spread)
+r_legacy=$(rate stats_updates_match_rate legacy spread)
+echo "# inferred match rate: break $r_break (window model $r_window, plain $r_window_plain)," \
+	"continue $r_cont, legacy $r_legacy"
+awk "BEGIN { exit !(${r_break:-0} == 1.0) }" && pass infer_break_exact ||
+	fail infer_break_exact "break $r_break"
+awk "BEGIN { exit !(${r_window:-0} == 1.0 && ${r_window_plain:-1} < 1.0) }" &&
+	pass infer_beats_plain_window || fail infer_beats_plain_window "$r_window vs plain $r_window_plain"
+awk "BEGIN { exit !(${r_cont:-1} < 0.5 && ${r_legacy:-1} < 0.5) }" &&
+	pass infer_discriminates_policies ||
+	fail infer_discriminates_policies "continue $r_cont, legacy $r_legacy"
+max=$(sqlite3 :memory: "SELECT json_extract(readfile('$T_TMP/r.json'), '\$.max_hypotheses')")
+[ "${max:-0}" -ge 1 ] && [ "${max:-0}" -le 64 ] && pass infer_cap_default ||
+	fail infer_cap_default "max_hypotheses $max"
+t_done
