@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db.h"
 #include "error.h"
@@ -184,12 +185,12 @@ int live_nr_cpus(const struct live *lv)
 	return lv->nr_cpus;
 }
 
-void live_close(struct live *lv)
+int live_close(struct live *lv, char *name, size_t len)
 {
-	int i;
+	int i, ret = 0;
 
 	if (!lv)
-		return;
+		return 0;
 	live_stop(lv);
 	for (i = 0; i < lv->nr_cpus; i++) {
 		struct live_cpu *c = &lv->cpus[i];
@@ -204,12 +205,24 @@ void live_close(struct live *lv)
 	}
 	free(lv->cpus);
 	if (lv->inst) {
-		/* rmdir also disables the instance's events */
-		tracefs_instance_destroy(lv->inst);
+		/*
+		 * rmdir also disables the instance's events.  It is refused (EBUSY)
+		 * while any process still has one of its files open: give such a
+		 * process a moment to go.
+		 */
+		for (i = 1;; i++) {
+			ret = tracefs_instance_destroy(lv->inst) ? -errno : 0;
+			if (ret != -EBUSY || i == LIVE_DESTROY_TRIES)
+				break;
+			usleep(LIVE_DESTROY_WAIT_US);
+		}
+		if (name && len)
+			snprintf(name, len, "%s", tracefs_instance_get_name(lv->inst));
 		tracefs_instance_free(lv->inst);
 	}
 	live_decoder_free(&lv->dec);
 	pthread_cond_destroy(&lv->wake);
 	pthread_mutex_destroy(&lv->lock);
 	free(lv);
+	return ret;
 }

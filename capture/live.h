@@ -73,6 +73,10 @@ int live_poll_loss(struct live *lv);
 int live_nr_cpus(const struct live *lv);
 int live_clock_now(struct live *lv, uint64_t *ns);
 /* Removes the instance and frees everything. */
-void live_close(struct live *lv);
+/*
+ * Stops, frees @lv and removes its instance; -EBUSY (and the instance's name in
+ * @name) when the instance stayed busy for LIVE_DESTROY_TRIES tries.
+ */
+int live_close(struct live *lv, char *name, size_t len);
 
 #endif

@@ -4,6 +4,8 @@
  * decoder, and struct live.
  */
 #ifndef MCR_LIVE_LOCAL_H
+#define LIVE_DESTROY_TRIES	40	/* instance rmdir while EBUSY, every 50 ms */
+#define LIVE_DESTROY_WAIT_US	50000
 #define MCR_LIVE_LOCAL_H
 
 #include <pthread.h>

@@ -300,6 +300,18 @@ static int write_meta(struct capture *c, int argc, char **argv)
 	return ret < 0 ? -EIO : 0;
 }
 
+static void capture_close_live(struct capture *c)
+{
+	char name[64];
+
+	if (!c->lv)
+		return;
+	if (live_close(c->lv, name, sizeof(name)) < 0)
+		msg("could not remove tracefs instance %s (still busy); the next memcg-capture "
+		    "removes it, or: rmdir /sys/kernel/tracing/instances/%s", name, name);
+	c->lv = NULL;
+}
+
 static pid_t run_command(char **command)
 {
 	pid_t pid = fork();
@@ -307,6 +319,13 @@ static pid_t run_command(char **command)
 	if (pid == 0) {
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);	/* an ignored signal stays ignored across exec */
+		/*
+		 * The instance's trace_pipe_raw and our database must not leak into
+		 * the command: any process left holding them (a workload's orphaned
+		 * sleep) would keep the instance busy, and its rmdir would fail.
+		 */
+		close_range(3, ~0u, 0);
 		execvp(command[0], command);
 		fprintf(stderr, PROG ": %s: %s\n", command[0], strerror(errno));
 		_exit(127);
@@ -511,8 +530,7 @@ static int capture_run(struct capture *c, int argc, char **argv)
 	lost = summarize(c, start_ns, end_ns);
 	if (c->args.command && c->child_status != 0)
 		msg("%s exited with status %d", c->args.command[0], c->child_status);
-	live_close(c->lv);
-	c->lv = NULL;
+	capture_close_live(c);
 	if (ret >= 0) {
 		ret = db_events_finish(c->db);
 		if (ret < 0)
@@ -546,7 +564,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	rc = capture_run(&c, argc, argv);
-	live_close(c.lv);
+	capture_close_live(&c);
 	cgtrack_free(c.cgt);
 	if (c.db) {
 		ret = db_close(c.db);

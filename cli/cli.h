@@ -10,6 +10,10 @@
 #ifndef MCR_CLI_H
 #define MCR_CLI_H
 
+/* A numeric macro as a string, for --help texts that must not drift from the code. */
+#define CLI_STR_(x)	#x
+#define CLI_STR(x)	CLI_STR_(x)
+
 #include <stdbool.h>
 #include <stdint.h>
 

@@ -20,12 +20,15 @@ struct replay_opts {
 	const char	*policies;
 	const char	*model;
 	double		sample_ms;
+	unsigned int	max_hyp;
 };
 
 static const struct argp_option replay_options[] = {
 	{ "policy", 'p', "LIST", 0, "comma-separated walk policies (default: break,continue,legacy)", 0 },
 	{ "flush-model", 'm', "MODEL", 0, "where flush visits happen when the trace does not say", 0 },
 	{ "sample-ms", 's', "N", 0, "staleness sample period in trace ms (default 100; 0: reads only)", 0 },
+	{ "max-hypotheses", 'H', "N", 0, "model inferred: orders kept at once by the inference "
+	  "(default " CLI_STR(REPLAY_MAX_HYP_DEFAULT) ")", 0 },
 	{ 0 }
 };
 
@@ -33,6 +36,7 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 {
 	struct replay_opts *o = state->input;
 	char *end;
+	long n;
 
 	switch (key) {
 	case 'p':
@@ -46,6 +50,13 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 		o->sample_ms = strtod(arg, &end);
 		if (errno || *end || o->sample_ms < 0 || o->sample_ms > 1e9)
 			argp_error(state, "--sample-ms: not a number of ms: '%s'", arg);
+		break;
+	case 'H':
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || *end || n < 1 || n > 1 << 20)
+			argp_error(state, "--max-hypotheses: not a count in [1, 1048576]: '%s'", arg);
+		o->max_hyp = (unsigned int)n;
 		break;
 	case ARGP_KEY_ARG:
 		if (o->file)
@@ -78,8 +89,16 @@ static char *replay_help_extra(void)
 	fprintf(f, "\nFlush models (explicit visit events in a trace override them):\n");
 	for (i = 0; (m = replay_model_at(i)); i++)
 		fprintf(f, "  %-9s %s%s\n", m->name, m->summary,
-			i == (size_t)replay_model_default ? " (default)" : "");
+			i == REPLAY_MODEL_INFERRED ? " (default when the trace has lock windows "
+			"and a known kernel)" : i == (size_t)replay_model_default ? " (default otherwise)" : "");
 	fprintf(f, "  %s\n", replay_model_default_why);
+	fprintf(f, "  inferred first replays the trace with the traced kernel's own policy and\n"
+		"  keeps, for every update that landed inside a lock window, the order that\n"
+		"  best explains the kernel's recorded memcg_flush_stats values (see\n"
+		"  'memcg-replay validate --help'); every policy then sees that order in the\n"
+		"  windows the trace has.  Flushes the trace does not have (a policy that\n"
+		"  flushes where the kernel skipped) happen at the request.  It costs one\n"
+		"  extra pass.\n");
 	fprintf(f, "\nWritten into FILE, one run per policy, in one transaction:\n"
 		"  runs            policy, flush model, options, events, wall time, costs\n"
 		"  reads           every memcg_flush_stats: decision, missing pages, stale\n"
@@ -250,12 +269,44 @@ static void replay_print_costs(struct replay_pass *ps)
 	printf(".\n");
 }
 
+/*
+ * The first pass of the inferred model.  Leaves *@out NULL (and says why)
+ * when the trace cannot give an order: no lock windows, or a kernel whose
+ * policy is unknown.
+ */
+static int replay_infer_order(struct db *db, const struct replay_trace *t,
+			      const struct replay_opts *o, struct replay_order **out)
+{
+	const struct sim_policy *kpol = replay_policy_for_trace(t);
+	struct cli_progress prog;
+	uint64_t t0 = cli_now_ns();
+	int ret;
+
+	*out = NULL;
+	if (!t->windows_traced || !kpol) {
+		if (o->model)
+			cli_msg("%s: flush model inferred needs %s; using spread", o->file,
+				!t->windows_traced ? "rstat lock windows in the trace" :
+				"a kernel release 6.8+ (the kernel's policy)");
+		return 0;
+	}
+	cli_progress_init(&prog, "infer", t->nr_events);
+	ret = replay_order_infer_db(db, t, kpol, o->max_hyp, replay_progress, &prog, out);
+	cli_progress_done(&prog, t->nr_events);
+	if (ret < 0)
+		return ret;
+	printf("Inferred order: %zu updates inside lock windows placed, by %s (the traced "
+	       "kernel's policy) in %.2f s.\n", replay_order_size(*out), kpol->name, (double)(cli_now_ns() - t0) / 1e9);
+	return 0;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_opts o = { .policies = "break,continue,legacy", .sample_ms = 100 };
 	struct replay_params p = { .max_mismatches = 0 };
 	struct replay_trace t;
 	struct replay_pass ps;
+	struct replay_order *order = NULL;
 	struct cli_progress prog;
 	struct db *db;
 	int ret, rc, model;
@@ -265,12 +316,11 @@ int cmd_replay(int argc, char **argv)
 		replay_usage_names("policy", o.policies);
 		return MCR_EXIT_USAGE;
 	}
-	model = o.model ? replay_model_find(o.model) : (int)replay_model_default;
+	model = o.model ? replay_model_find(o.model) : REPLAY_MODEL_INFERRED;
 	if (model < 0) {
 		replay_usage_names("flush model", o.model);
 		return MCR_EXIT_USAGE;
 	}
-	p.model = (enum replay_model)model;
 	p.sample_ns = (uint64_t)(o.sample_ms * 1e6);
 
 	db = cli_open_db(o.file, true, &rc);
@@ -282,6 +332,17 @@ int cmd_replay(int argc, char **argv)
 		db_close(db);
 		return rc;
 	}
+	if (model == REPLAY_MODEL_INFERRED) {
+		ret = replay_infer_order(db, &t, &o, &order);
+		if (ret < 0) {
+			rc = cli_fail(ret, "%s", o.file);
+			goto out;
+		}
+		if (!order && !o.model)
+			model = replay_model_default;	/* nothing to infer from: say spread */
+	}
+	p.model = (enum replay_model)model;
+	p.order = order;
 	cli_progress_init(&prog, "replay", t.nr_events);
 	p.progress = replay_progress;
 	p.progress_ctx = &prog;
@@ -297,6 +358,8 @@ int cmd_replay(int argc, char **argv)
 		rc = MCR_EXIT_OK;
 	}
 	replay_pass_free(&ps);
+out:
+	replay_order_free(order);
 	replay_trace_free(&t);
 	ret = db_close(db);
 	if (ret < 0 && rc == MCR_EXIT_OK)

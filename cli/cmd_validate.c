@@ -23,6 +23,7 @@ struct validate_opts {
 	const char	*format;
 	double		min_match;
 	long		show;
+	unsigned int	max_hyp;
 };
 
 static const struct argp_option validate_options[] = {
@@ -31,6 +32,8 @@ static const struct argp_option validate_options[] = {
 	{ "format", 'f', "FORMAT", 0, "text (default) or json", 0 },
 	{ "min-match", 'r', "RATE", 0, "exit 10 when the stats_updates match rate is below RATE (default 0.999)", 0 },
 	{ "mismatches", 'n', "N", 0, "mismatches to show with their context (default 10)", 0 },
+	{ "max-hypotheses", 'H', "N", 0, "orders inside lock windows kept at once by the inference "
+	  "(default " CLI_STR(REPLAY_MAX_HYP_DEFAULT) ")", 0 },
 	{ 0 }
 };
 
@@ -38,6 +41,7 @@ static error_t validate_parse(int key, char *arg, struct argp_state *state)
 {
 	struct validate_opts *o = state->input;
 	char *end;
+	long n;
 
 	switch (key) {
 	case 'p':
@@ -62,6 +66,13 @@ static error_t validate_parse(int key, char *arg, struct argp_state *state)
 		o->show = strtol(arg, &end, 10);
 		if (errno || *end || o->show < 0 || o->show > VALIDATE_STORED_MISMATCHES)
 			argp_error(state, "--mismatches: '%s'", arg);
+		break;
+	case 'H':
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || *end || n < 1 || n > 1 << 20)
+			argp_error(state, "--max-hypotheses: not a count in [1, 1048576]: '%s'", arg);
+		o->max_hyp = (unsigned int)n;
 		break;
 	case ARGP_KEY_ARG:
 		if (o->file)
@@ -90,17 +101,21 @@ static char *validate_help_extra(void)
 	fprintf(f, "auto picks the policy the traced kernel runs: 6.16+ break, 6.8-6.15 legacy;\n"
 		"synthetic traces (meta source 'synth:...') break.\n\nFlush models:\n");
 	for (i = 0; (m = replay_model_at(i)); i++)
-		fprintf(f, "  %-9s %s%s\n", m->name, m->summary,
-			i == (size_t)replay_model_default ? " (default)" : "");
+		if (i != REPLAY_MODEL_INFERRED)
+			fprintf(f, "  %-9s %s%s\n", m->name, m->summary,
+				i == (size_t)replay_model_default ? " (default)" : "");
 	fprintf(f, "  %s\n", replay_model_default_why);
 	fprintf(f, "\nCompared from the first completed forced root flush on (before it the\n"
 		"counters are unknown).  stats_updates_match counts matches with race\n"
-		"inference, stats_updates_match_plain with the flush model alone (equal\n"
-		"until inference exists).\n"
+		"inference, stats_updates_match_plain with the flush model alone.\n"
+		"Inference keeps every order of updates and flush visits inside each traced\n"
+		"rstat lock window that could have happened, as hypotheses, and lets the\n"
+		"kernel's later memcg_flush_stats values prune them.\n"
 		"\nWritten into FILE: runs (kind 'validate'), reads, validation (one row),\n"
 		"validation_mismatch (up to %d rows, with the recent updates in the\n"
 		"subtree and a cause where one can be named: lost events nearby, cgroup of\n"
-		"unknown parent, flush outside the trace, window order unknown).\n"
+		"unknown parent, flush outside the trace, window order unknown (without\n"
+		"inference), hypothesis cap reached (with it: raise --max-hypotheses)).\n"
 		"\nExit status:\n"
 		"   0 match rate >= --min-match  10 below it, or nothing compared\n"
 		"   1 unexpected error     2 bad command line     3 FILE unreadable\n"
@@ -126,11 +141,7 @@ static const struct argp validate_argp = {
 
 static const struct sim_policy *validate_pick_policy(const char *name, const struct replay_trace *t)
 {
-	if (strcmp(name, "auto"))
-		return sim_policy_find(name);
-	if (t->source && !strncmp(t->source, "synth", 5))
-		return sim_policy_find("break");
-	return replay_policy_for_kernel(t->kernel_release);
+	return strcmp(name, "auto") ? sim_policy_find(name) : replay_policy_for_trace(t);
 }
 
 static double rate(uint64_t n, uint64_t d)
@@ -155,12 +166,14 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 	printf("needs_flush agree %" PRIu64 " (%.2f%%), plain %" PRIu64 " (%.2f%%)\n",
 	       v->needs_flush_match, 100 * rate(v->needs_flush_match, v->compared),
 	       v->needs_flush_match_plain, 100 * rate(v->needs_flush_match_plain, v->compared));
+	printf("hypotheses kept at most %" PRIu64 " (--max-hypotheses %u)\n", v->max_hypotheses,
+	       p->max_hypotheses ? p->max_hypotheses : REPLAY_MAX_HYP_DEFAULT);
 	printf("sim - kernel:");
 	for (b = 0; b < REPLAY_DIFF_BUCKETS; b++)
 		if (v->diff_hist[b])
 			printf(" [%s] %" PRIu64, replay_diff_bucket_name(b), v->diff_hist[b]);
 	printf("\nmismatches %" PRIu64 ":", v->mismatches);
-	for (b = REPLAY_CAUSE_LOST; b <= REPLAY_CAUSE_WINDOW_ORDER; b++)
+	for (b = REPLAY_CAUSE_LOST; b < REPLAY_CAUSE_COUNT; b++)
 		printf(" %s %" PRIu64 ",", replay_cause_name(b), v->causes[b]);
 	printf(" no cause named %" PRIu64 "\n", v->causes[REPLAY_CAUSE_NONE]);
 	if (!show || !v->mismatches)
@@ -203,7 +216,7 @@ static int validate_print_json(struct db *db, struct replay_pass *ps, long show)
 		"'max_hypotheses', v.max_hypotheses, 'diff_hist', json(v.diff_hist), "
 		"'mismatches', ?2, 'causes', json_object('lost events nearby', ?3, "
 		"'cgroup of unknown parent', ?4, 'flush outside the trace', ?5, "
-		"'window order unknown', ?6, 'none', ?7), "
+		"'window order unknown', ?6, 'hypothesis cap reached', ?9, 'none', ?7), "
 		"'first_mismatches', (SELECT json_group_array(json_object('ts', m.ts, 'cpu', m.cpu, "
 		"'cgroup_id', m.cgroup_id, 'cgroup', c.path, 'kernel_stats_updates', m.kernel_stats_updates, "
 		"'sim_stats_updates', m.sim_stats_updates, 'kernel_needs_flush', m.kernel_needs_flush, "
@@ -218,6 +231,7 @@ static int validate_print_json(struct db *db, struct replay_pass *ps, long show)
 	for (i = 0; i < 5; i++)
 		sqlite3_bind_int64(st, 3 + i, (int64_t)v->causes[i == 4 ? REPLAY_CAUSE_NONE : i + 1]);
 	sqlite3_bind_int64(st, 8, show);
+	sqlite3_bind_int64(st, 9, (int64_t)v->causes[REPLAY_CAUSE_CAPPED]);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		printf("%s\n", (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
@@ -246,11 +260,14 @@ int cmd_validate(int argc, char **argv)
 		return MCR_EXIT_USAGE;
 	}
 	model = o.model ? replay_model_find(o.model) : (int)replay_model_default;
-	if (model < 0) {
-		cli_msg("unknown flush model '%s' (valid: instant, window, spread)", o.model);
+	if (model < 0 || model == REPLAY_MODEL_INFERRED) {
+		cli_msg("%s flush model '%s' (valid: instant, window, spread; validate always "
+			"infers, the model is for the plain comparison)",
+			model < 0 ? "unknown" : "no use for", o.model);
 		return MCR_EXIT_USAGE;
 	}
 	p.model = (enum replay_model)model;
+	p.max_hypotheses = o.max_hyp;
 
 	db = cli_open_db(o.file, true, &rc);
 	if (!db)

@@ -35,6 +35,11 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 		return -ENOMEM;
 	r->p = *p;
 	r->t = t;
+	r->cpu_prev_ts = calloc(t->nr_possible, sizeof(*r->cpu_prev_ts));
+	if (!r->cpu_prev_ts) {
+		free(r);
+		return -ENOMEM;
+	}
 	for (i = 0; i < p->nr_policies; i++) {
 		r->sims[i] = sim_create(p->policies[i], t->nr_possible, t->nr_online);
 		if (!r->sims[i]) {
@@ -42,13 +47,15 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 			goto fail;
 		}
 	}
-	if (p->validate && t->windows_traced) {
+	if ((p->validate || p->order_out) && t->windows_traced) {
 		r->inf = infer_create(p->policies[0], t->nr_possible, t->nr_online,
 				      p->max_hypotheses);
 		if (!r->inf) {
 			ret = -ENOMEM;
 			goto fail;
 		}
+		if (p->order_out)
+			infer_set_order_sink(r->inf, order_add, p->order_out);
 	}
 	ret = rcg_add_initial(r);
 	if (ret < 0)
@@ -77,6 +84,7 @@ void replay_destroy(struct replay *r)
 	for (i = 0; i < r->p.nr_policies; i++)
 		sim_destroy(r->sims[i]);
 	evq_free(&r->q);
+	free(r->cpu_prev_ts);
 	free(r);
 }
 
@@ -148,6 +156,13 @@ static int engine_read(struct replay *r, const struct mcr_event *ev)
 		ret = val_flush_event(r, ev, c);
 		if (ret < 0)
 			return ret;
+	} else if (r->inf) {
+		/* inference for an order alone: the kernel's values still prune */
+		bool su_ok, nf_ok;
+
+		ret = infer_check(r->inf, ev->id, ev->val, ev->flags & MCR_FLUSH_NEEDS, &su_ok, &nf_ok);
+		if (ret < 0)
+			return ret;
 	}
 	for (p = 0; p < r->p.nr_policies; p++) {
 		struct sim *s = r->sims[p];
@@ -202,6 +217,9 @@ static int engine_update(struct replay *r, const struct mcr_event *ev)
 	if (!c)
 		return -ENOMEM;
 	window_update_hook(r, ev, c);
+	ret = window_before_update(r, ev);
+	if (ret < 0)
+		return ret;
 	if (r->val)
 		val_update(r, ev, c);
 	for (p = 0; p < r->p.nr_policies; p++) {
@@ -211,8 +229,8 @@ static int engine_update(struct replay *r, const struct mcr_event *ev)
 			return ret;
 	}
 	if (r->inf) {
-		ret = infer_update(r->inf, ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item,
-				   ev->val);
+		ret = infer_update(r->inf, ev->ts, r->cpu_prev_ts[ev->cpu], (unsigned int)ev->cpu,
+				   ev->id, kind, ev->item, ev->val, replay_tag(ev));
 		if (ret < 0)
 			return ret;
 	}
@@ -293,12 +311,14 @@ int replay_run(struct replay *r, struct replay_source *src)
 			if (ret < 0)
 				return ret;
 		}
-		ret = window_before_event(r, ev.ts);
+		ret = window_before_event(r, &ev);
 		if (ret < 0)
 			return ret;
 		ret = engine_event(r, &ev);
 		if (ret < 0)
 			return ret;
+		if (ev.cpu >= 0 && (unsigned int)ev.cpu < r->t->nr_possible)
+			r->cpu_prev_ts[ev.cpu] = ev.ts;
 		r->st.events++;
 		r->st.last_ts = ev.ts;
 		if (r->p.progress && !(r->st.events % REPLAY_PROGRESS_EVERY))

@@ -13,8 +13,17 @@
  *
  * An update in a window branches only on the remaining visits of its own
  * ancestor path: "before all of them", "after the first", ..., "after the
- * last"; every other visit commutes with it.  Identical hypotheses merge,
- * a cap keeps those nearest the spread model's position.
+ * last"; every other visit commutes with it.  Identical hypotheses merge.
+ *
+ * Each hypothesis carries a cost: how far, in visits, its choices sit from
+ * where the spread model would put each update, summed over its history (a
+ * Viterbi path score).  Merging keeps the cheaper history; the cap keeps the
+ * cheapest hypotheses, so the orders that are most plausible by timing are
+ * the last to go, whatever the cap.
+ *
+ * With an order sink, every branch also records the position chosen, in a
+ * chain shared between hypotheses; when one hypothesis is left (or at the
+ * end, the cheapest) its chain is final and goes to the sink, oldest first.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,17 +36,42 @@
 #define INF_NONE	SIZE_MAX
 #define INF_MAX_PATH	64
 #define INF_COMPACT_EVERY	255	/* updates between full normalizations, minus 1 */
+/*
+ * How long after a window's unlock an update's tracepoint may still report a
+ * change made inside the window: the walk, the tracepoint's own cost, an
+ * interrupt in between.  Measured gaps here were 11-300 ns.
+ */
+#define INF_LATE_NS		20000
+#define INF_CAP_FLOOR		64
+#define INF_SAT_BUDGET		(1ull << 60)	/* hypothesis walks, about a second */
 
 struct inf_ent {
 	uint64_t	key;
 	int64_t		val;
 };
 
+/* One branch decision: update @tag came after @p visits of its window. */
+struct inf_dec {
+	struct inf_dec	*up;
+	uint64_t	tag;
+	size_t		p;
+	uint32_t	ref;
+};
+
 struct inf_hyp {
 	size_t		p;
 	uint64_t	hash;		/* of (p, entries), set by inf_compact() */
+	uint64_t	cost;		/* distance from the spread model, 1/1024 visits */
+	struct inf_dec	*d;		/* newest decision; NULL without a sink */
 	struct inf_ent	*e;
 	uint32_t	n, cap;
+	uint32_t	gen;		/* bumped whenever entries move */
+	/* where the entries of the last walked path sit, valid while pc_gen == gen */
+	uint32_t	pc_gen;
+	uint32_t	pc_cpu;
+	size_t		pc_n;
+	uint64_t	pc_id;
+	uint32_t	pc_idx[2 * INF_MAX_PATH];
 };
 
 /* id -> index in the window's list */
@@ -48,21 +82,31 @@ struct inf_slot {
 
 struct infer {
 	struct sim		*s;
-	const char		*pol;		/* the policy step mirrored below */
+	bool			brk, legacy;	/* the policy step mirrored below */
 	unsigned int		nr_possible;
 	unsigned int		max_hyp;
+	unsigned int		cap;		/* the cap now: max_hyp, or the floor (see inf_budget) */
+	uint64_t		sat_work;	/* hypothesis walks since the count last fit the floor */
+	uint64_t		lowered;	/* times the cap fell to the floor */
 	struct inf_hyp		*h;
 	size_t			nr_h, cap_h;
 	uint64_t		max_kept;
 	uint64_t		quiet;		/* updates that did not branch */
+	uint64_t		resyncs;	/* checks no hypothesis explained */
+	uint64_t		capped;		/* hypotheses the cap dropped */
 	/* the open window */
 	bool			win;
+	bool			closing;	/* unlock traced, late updates may still land */
 	unsigned int		wcpu;
 	uint64_t		t0, dur;
+	uint64_t		unlock_ts, last_ts;
 	uint64_t		*list;
 	size_t			n_list, cap_list;
 	struct inf_slot		*map;
 	size_t			map_mask;
+	infer_order_fn		order_fn;
+	void			*order_ctx;
+	int			order_err;
 };
 
 static inline uint64_t inf_key(uint64_t id, unsigned int cpu)
@@ -174,12 +218,39 @@ static int inf_set(struct inf_hyp *h, uint64_t key, int64_t val)
 	memmove(&h->e[i + 1], &h->e[i], (h->n - i) * sizeof(*h->e));
 	h->e[i] = (struct inf_ent){ key, val };
 	h->n++;
+	h->gen++;
+	return 0;
+}
+
+static void inf_dec_put(struct inf_dec *d)
+{
+	while (d && !--d->ref) {
+		struct inf_dec *up = d->up;
+
+		free(d);
+		d = up;
+	}
+}
+
+static int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag)
+{
+	struct inf_dec *d;
+
+	if (!in->order_fn)
+		return 0;
+	d = malloc(sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	*d = (struct inf_dec){ .up = h->d, .tag = tag, .p = h->p, .ref = 1 };
+	h->d = d;	/* takes over h's reference to the old head */
 	return 0;
 }
 
 static int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
 {
-	*dst = (struct inf_hyp){ .p = src->p };
+	*dst = (struct inf_hyp){ .p = src->p, .cost = src->cost, .d = src->d, .gen = 1 };
+	if (dst->d)
+		dst->d->ref++;
 	if (!src->n)
 		return 0;
 	dst->e = malloc(src->n * sizeof(*dst->e));
@@ -210,20 +281,23 @@ static void inf_hyp_free(struct inf_hyp *h)
 	free(h->e);
 	h->e = NULL;
 	h->n = h->cap = 0;
+	inf_dec_put(h->d);
+	h->d = NULL;
 }
 
 struct infer *infer_create(const struct sim_policy *pol, unsigned int nr_possible,
 			   unsigned int nr_online, unsigned int max_hyp)
 {
 	struct infer *in = calloc(1, sizeof(*in));
-	struct inf_hyp h0 = { 0 };
+	struct inf_hyp h0 = { .gen = 1 };
 
 	if (!in)
 		return NULL;
 	in->s = sim_create(pol, nr_possible, nr_online);
-	in->pol = pol->name;
+	in->brk = !strcmp(pol->name, "break");
+	in->legacy = !strcmp(pol->name, "legacy");
 	in->nr_possible = nr_possible;
-	in->max_hyp = max_hyp ? max_hyp : INFER_MAX_HYP_DEFAULT;
+	in->max_hyp = in->cap = max_hyp ? max_hyp : INFER_MAX_HYP_DEFAULT;
 	if (!in->s || nr_possible >= INF_ATOMIC || inf_push(in, &h0) < 0) {
 		infer_destroy(in);
 		return NULL;
@@ -257,6 +331,16 @@ uint64_t infer_max_kept(const struct infer *in)
 	return in->max_kept;
 }
 
+uint64_t infer_cap_lowered(const struct infer *in)
+{
+	return in->lowered;
+}
+
+uint64_t infer_capped(const struct infer *in)
+{
+	return in->capped;
+}
+
 size_t infer_nr_hyp(const struct infer *in)
 {
 	return in->nr_h;
@@ -278,6 +362,7 @@ struct inf_path {
 	int64_t		base_a[INF_MAX_PATH];	/* the base's counters before the update */
 	int64_t		base_p[INF_MAX_PATH];
 	size_t		n;
+	int64_t		th;
 };
 
 /* The value of @h's counter of path node @i: its entry, 0 if visited, else the base. */
@@ -294,49 +379,76 @@ static int64_t inf_path_get(const struct infer *in, const struct inf_hyp *h,
 	return atomic ? pa->base_a[i] : pa->base_p[i];
 }
 
-static int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
-		    unsigned int cpu, uint32_t a)
+static bool inf_pinned(const struct inf_hyp *h, const struct inf_path *pa, unsigned int cpu)
 {
-	const uint64_t *path = pa->id;
-	size_t n_path = pa->n;
-	int64_t th = (int64_t)sim_threshold(in->s);
-	bool brk = !strcmp(in->pol, "break"), legacy = !strcmp(in->pol, "legacy");
+	return h->pc_gen == h->gen && h->pc_id == pa->id[0] && h->pc_cpu == cpu && h->pc_n == pa->n;
+}
+
+/*
+ * Give every counter of @pa an entry in @h and note where they sit, so that
+ * the walk, and the next walks of the same path, read and write in place.
+ * The base is about to take its own walk, which may touch counters this one
+ * leaves alone: pinned values stay this hypothesis's own.
+ */
+static int inf_pin(struct infer *in, struct inf_hyp *h, const struct inf_path *pa, unsigned int cpu)
+{
 	size_t i;
 	int ret;
 
-	/*
-	 * Pin the path's counters first: the base is about to take its own
-	 * walk, which may touch counters this one leaves alone.
-	 */
-	for (i = 0; i < n_path; i++) {
-		uint64_t ka = inf_key(path[i], INF_ATOMIC), kp = inf_key(path[i], cpu);
+	if (inf_pinned(h, pa, cpu))
+		return 0;
+	for (i = 0; i < pa->n; i++) {
+		uint64_t ka = inf_key(pa->id[i], INF_ATOMIC), kp = inf_key(pa->id[i], cpu);
 
-		ret = inf_set(h, ka, inf_path_get(in, h, pa, i, true, cpu));
-		if (!ret)
+		if (!inf_find(h, ka)) {
+			ret = inf_set(h, ka, inf_path_get(in, h, pa, i, true, cpu));
+			if (ret)
+				return ret;
+		}
+		if (!inf_find(h, kp)) {
 			ret = inf_set(h, kp, inf_path_get(in, h, pa, i, false, cpu));
-		if (ret)
-			return ret;
+			if (ret)
+				return ret;
+		}
 	}
-	for (i = 0; i < n_path; i++) {
-		uint64_t ka = inf_key(path[i], INF_ATOMIC), kp = inf_key(path[i], cpu);
-		int64_t at = inf_get(in, h, ka);
-		bool flushable = at > th;
+	for (i = 0; i < pa->n; i++) {
+		h->pc_idx[2 * i] = inf_lower(h, inf_key(pa->id[i], INF_ATOMIC));
+		h->pc_idx[2 * i + 1] = inf_lower(h, inf_key(pa->id[i], cpu));
+	}
+	h->pc_gen = h->gen;
+	h->pc_id = pa->id[0];
+	h->pc_cpu = cpu;
+	h->pc_n = pa->n;
+	return 0;
+}
+
+static int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
+		    unsigned int cpu, uint32_t a)
+{
+	int64_t th = pa->th;
+	size_t i;
+	int ret;
+
+	ret = inf_pin(in, h, pa, cpu);
+	if (ret)
+		return ret;
+	for (i = 0; i < pa->n; i++) {
+		int64_t *at = &h->e[h->pc_idx[2 * i]].val, *pcpu = &h->e[h->pc_idx[2 * i + 1]].val;
+		bool flushable = *at > th;
 		uint32_t pc;
 
-		if (flushable && brk)
+		if (flushable && in->brk)
 			break;
-		if (flushable && !legacy)
+		if (flushable && !in->legacy)
 			continue;
-		pc = (uint32_t)inf_get(in, h, kp) + a;
+		pc = (uint32_t)*pcpu + a;
 		if (pc < SIM_CHARGE_BATCH) {
-			ret = inf_set(h, kp, pc);
+			*pcpu = pc;
 		} else {
-			ret = inf_set(h, kp, 0);
-			if (!ret && !flushable)
-				ret = inf_set(h, ka, at + pc);
+			*pcpu = 0;
+			if (!flushable)
+				*at += pc;
 		}
-		if (ret)
-			return ret;
 	}
 	return 0;
 }
@@ -349,6 +461,8 @@ static void inf_normalize(struct infer *in, struct inf_hyp *h)
 	for (i = 0; i < h->n; i++)
 		if (h->e[i].val != inf_virtual(in, h, h->e[i].key))
 			h->e[n++] = h->e[i];
+	if (n != h->n)
+		h->gen++;
 	h->n = n;
 }
 
@@ -368,42 +482,59 @@ static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
 	       !memcmp(a->e, b->e, a->n * sizeof(*a->e));
 }
 
-/* How many visits the spread model has made by @ts. */
-static size_t inf_spread_pos(const struct infer *in, uint64_t ts)
-{
-	unsigned __int128 k;
+#define INF_COST_UNIT	1024
 
-	if (!in->win || !in->dur || ts <= in->t0)
+/*
+ * Where the spread model puts an update at @ts, in 1/1024 visits: visit k is
+ * due at (k + 1) units; UINT64_MAX when the window's length is unknown.
+ */
+static uint64_t inf_spread_x(const struct infer *in, uint64_t ts)
+{
+	unsigned __int128 x;
+
+	if (!in->dur)
+		return UINT64_MAX;
+	if (ts <= in->t0)
 		return 0;
-	k = (unsigned __int128)(ts - in->t0) * (in->n_list + 1) / in->dur;
-	return k > in->n_list ? in->n_list : (size_t)k;
+	x = (unsigned __int128)(ts - in->t0) * (in->n_list + 1) * INF_COST_UNIT / in->dur;
+	return x > (in->n_list + 1) * INF_COST_UNIT ? (in->n_list + 1) * INF_COST_UNIT : (uint64_t)x;
 }
 
-static uint64_t inf_dist(size_t a, size_t b)
+/* The cost of "after visit lo - 1, before visit hi": the spread position's distance from it. */
+static uint64_t inf_cost(uint64_t x, size_t lo, size_t hi)
 {
-	return a > b ? a - b : b - a;
+	uint64_t a = lo * INF_COST_UNIT, b = (hi + 1) * INF_COST_UNIT;
+
+	if (x == UINT64_MAX)
+		return 0;
+	return x < a ? a - x : x > b ? x - b : 0;
 }
 
+/* By hash, then cost: the first of identical hypotheses has the cheapest history. */
 static int inf_hash_cmp(const void *a, const void *b)
 {
 	const struct inf_hyp *x = a, *y = b;
 
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->cost < y->cost ? -1 : x->cost > y->cost;
+}
+
+/* By cost; the hash makes the order, and so the run, deterministic. */
+static int inf_cost_cmp(const void *a, const void *b)
+{
+	const struct inf_hyp *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
 	return x->hash < y->hash ? -1 : x->hash > y->hash;
 }
 
-static int inf_dist_cmp(const void *a, const void *b, void *ctx)
+/* Merge identical hypotheses, then keep the @cap cheapest. */
+static void inf_compact(struct infer *in, bool full)
 {
-	const struct inf_hyp *x = a, *y = b;
-	size_t sp = *(const size_t *)ctx;
-	uint64_t dx = inf_dist(x->p, sp), dy = inf_dist(y->p, sp);
-
-	return dx < dy ? -1 : dx > dy;
-}
-
-/* Merge identical hypotheses, then keep the @max_hyp nearest the spread position. */
-static void inf_compact(struct infer *in, uint64_t ts, bool full)
-{
-	size_t i, j, n = 0, sp;
+	size_t i, j, n = 0;
+	uint64_t min_cost = UINT64_MAX;
 
 	for (i = 0; i < in->nr_h; i++) {
 		if (full)
@@ -421,13 +552,22 @@ static void inf_compact(struct infer *in, uint64_t ts, bool full)
 			in->h[n++] = in->h[i];
 	}
 	in->nr_h = n;
-	if (n > in->max_hyp) {
-		sp = inf_spread_pos(in, ts);
-		qsort_r(in->h, n, sizeof(*in->h), inf_dist_cmp, &sp);
-		for (i = in->max_hyp; i < n; i++)
+	if (n > in->cap) {
+		qsort(in->h, n, sizeof(*in->h), inf_cost_cmp);
+		for (i = in->cap; i < n; i++)
 			inf_hyp_free(&in->h[i]);
-		in->nr_h = in->max_hyp;
+		in->capped += n - in->cap;
+		in->nr_h = in->cap;
 	}
+	/* only differences of cost matter: keep them small */
+	for (i = 0; i < in->nr_h; i++)
+		if (in->h[i].cost < min_cost)
+			min_cost = in->h[i].cost;
+	for (i = n = 0; i < in->nr_h; i++) {
+		in->h[i].cost -= min_cost;
+		in->h[n++] = in->h[i];
+	}
+	in->nr_h = n;
 	if (in->nr_h > in->max_kept)
 		in->max_kept = in->nr_h;
 }
@@ -446,19 +586,55 @@ static void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto)
 	h->p = upto + 1;
 }
 
+static int inf_close(struct infer *in);
+
+/*
+ * The cap's budget.  Most of the time a few hypotheses are alive; a long
+ * flush with many updates inside (a root flush over the whole tree) makes
+ * hundreds for a while, until the next reads prune them, and that is when a
+ * large cap pays.  Some traces stay saturated for good (every window full
+ * of updates to every level): there a large cap only multiplies the cost, so
+ * after INF_SAT_BUDGET walks above the floor the cap falls to the floor until
+ * the count fits it again.
+ */
+static void inf_budget(struct infer *in)
+{
+	unsigned int floor = in->max_hyp < INF_CAP_FLOOR ? in->max_hyp : INF_CAP_FLOOR;
+
+	if (in->nr_h <= floor) {
+		in->sat_work = 0;
+		in->cap = in->max_hyp;
+		return;
+	}
+	in->sat_work += in->nr_h;
+	if (in->sat_work > INF_SAT_BUDGET && in->cap != floor) {
+		in->cap = floor;
+		in->lowered++;
+	}
+}
+
 /**
  * infer_update() - one traced update; see sim_update() for the arguments.
  */
-int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
-		 enum sim_item_kind kind, int item, int64_t val)
+int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu, uint64_t id,
+		 enum sim_item_kind kind, int item, int64_t val, uint64_t tag)
 {
 	struct inf_path pa;
-	size_t vis[INF_MAX_PATH], i, k, nr_old;
+	size_t vis[INF_MAX_PATH + 1], i, k, nr_old;
+	uint64_t sx = inf_spread_x(in, ts);
 	int32_t wv = (int32_t)(uint32_t)(uint64_t)val;
 	uint32_t a = wv < 0 ? -(uint32_t)wv : (uint32_t)wv;
 	uint64_t x;
 	int ret;
 
+	/* late: traced after the unlock, but made after nothing else we saw on its CPU before it */
+	if (in->closing && !(t_min < in->unlock_ts && ts - in->unlock_ts <= INF_LATE_NS)) {
+		ret = inf_close(in);
+		if (ret)
+			return ret;
+	}
+	if (ts > in->last_ts)
+		in->last_ts = ts;
 	if (!val || !wv || (!in->win && inf_trivial(in)))
 		return sim_update(in->s, ts, cpu, id, kind, item, val);
 	if (!sim_cgroup_known(in->s, id)) {
@@ -468,6 +644,7 @@ int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 			return ret;
 	}
 	pa.n = 0;
+	pa.th = (int64_t)sim_threshold(in->s);
 	for (x = id; x && pa.n < INF_MAX_PATH; x = sim_cgroup_parent(in->s, x)) {
 		pa.id[pa.n] = x;
 		pa.vis[pa.n] = inf_list_idx(in, x);
@@ -480,7 +657,8 @@ int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 		struct inf_hyp *h = &in->h[k];
 		size_t nv = 0;
 
-		bool same = true;
+		/* a pinned path has entries: it may differ from the base */
+		bool same = !inf_pinned(h, &pa, cpu);
 
 		for (i = 0; i < pa.n; i++) {
 			size_t v = pa.vis[i];
@@ -495,6 +673,7 @@ int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 		}
 		if (!nv && same)
 			continue;	/* its walk reads what the base's reads: the same */
+		vis[nv] = in->n_list;	/* the end of the last branch's interval */
 		/* branches "after vis[i]", ascending (children come first in the list) */
 		for (i = 0; i < nv; i++) {
 			struct inf_hyp b;
@@ -502,8 +681,11 @@ int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 			ret = inf_hyp_copy(&b, &in->h[k]);
 			if (!ret) {
 				inf_visit_upto(in, &b, vis[i]);
-				ret = inf_walk(in, &b, &pa, cpu, a);
+				b.cost += inf_cost(sx, vis[i] + 1, vis[i + 1]);
+				ret = inf_dec_push(in, &b, tag);
 			}
+			if (!ret)
+				ret = inf_walk(in, &b, &pa, cpu, a);
 			if (!ret)
 				ret = inf_push(in, &b);
 			if (ret) {
@@ -511,21 +693,30 @@ int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 				return ret;
 			}
 		}
-		ret = inf_walk(in, &in->h[k], &pa, cpu, a);	/* before all of them */
+		/* before all of them; in->h may have moved */
+		h = &in->h[k];
+		if (nv) {
+			h->cost += inf_cost(sx, h->p, vis[0]);
+			ret = inf_dec_push(in, h, tag);
+			if (ret)
+				return ret;
+		}
+		ret = inf_walk(in, h, &pa, cpu, a);
 		if (ret)
 			return ret;
 	}
 	ret = sim_update(in->s, ts, cpu, id, kind, item, val);
 	if (ret)
 		return ret;
+	inf_budget(in);
 	/*
 	 * Entries equal to the base are only redundant: drop them now and
 	 * then; after a branch, merge what is identical as it stands.
 	 */
 	if (!(++in->quiet & INF_COMPACT_EVERY))
-		inf_compact(in, ts, true);
+		inf_compact(in, true);
 	else if (in->nr_h != nr_old)
-		inf_compact(in, ts, false);
+		inf_compact(in, false);
 	return 0;
 }
 
@@ -537,11 +728,9 @@ int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, u
 	size_t i, n, cap;
 	int ret;
 
-	if (in->win) {
-		ret = infer_unlock(in, ts);
-		if (ret)
-			return ret;
-	}
+	ret = inf_close(in);
+	if (ret)
+		return ret;
 	ret = sim_window_begin(in->s, ts, id, cpu);
 	if (ret)
 		return ret;
@@ -576,18 +765,17 @@ int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, u
 	}
 	in->n_list = n;
 	in->win = true;
+	in->closing = false;
 	in->wcpu = cpu;
-	in->t0 = ts;
+	in->t0 = in->last_ts = ts;
 	in->dur = dur;
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].p = 0;
 	return 0;
 }
 
-/**
- * infer_unlock() - the window closes: every hypothesis makes its remaining visits.
- */
-int infer_unlock(struct infer *in, uint64_t ts)
+/* The window is over: every hypothesis makes its remaining visits. */
+static int inf_close(struct infer *in)
 {
 	size_t i;
 	int ret;
@@ -597,12 +785,27 @@ int infer_unlock(struct infer *in, uint64_t ts)
 	for (i = 0; i < in->nr_h; i++)
 		if (in->n_list)
 			inf_visit_upto(in, &in->h[i], in->n_list - 1);
-	ret = sim_window_end(in->s, ts);
-	in->win = false;
+	ret = sim_window_end(in->s, in->last_ts > in->unlock_ts ? in->last_ts : in->unlock_ts);
+	in->win = in->closing = false;
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].p = 0;
-	inf_compact(in, ts, true);
+	inf_compact(in, true);
 	return ret;
+}
+
+/**
+ * infer_unlock() - the kernel traced the window's unlock.  A tracepoint fires
+ * after the update it reports, so an update traced just after the unlock may
+ * have been made inside the window: the window stays open for those (see
+ * infer_update()) and closes at the first event that cannot be one.
+ */
+int infer_unlock(struct infer *in, uint64_t ts)
+{
+	if (!in->win)
+		return 0;
+	in->closing = true;
+	in->unlock_ts = ts;
+	return 0;
 }
 
 /**
@@ -618,10 +821,62 @@ int infer_flush_all(struct infer *in, uint64_t ts, uint64_t id)
 		ret = infer_locked(in, ts, id, cpu, 0);
 		if (!ret)
 			ret = infer_unlock(in, ts);
+		if (!ret)
+			ret = inf_close(in);
 		if (ret)
 			return ret;
 	}
 	return 0;
+}
+
+void infer_set_order_sink(struct infer *in, infer_order_fn fn, void *ctx)
+{
+	in->order_fn = fn;
+	in->order_ctx = ctx;
+}
+
+/* @h's decisions are final: hand them to the sink, oldest first, and drop them. */
+static int inf_emit(struct infer *in, struct inf_hyp *h)
+{
+	struct inf_dec *d, **v;
+	size_t n = 0, i;
+	int ret = 0;
+
+	if (!h->d)
+		return 0;
+	for (d = h->d; d; d = d->up)
+		n++;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = n, d = h->d; d; d = d->up)
+		v[--i] = d;
+	for (i = 0; i < n && !ret; i++)
+		ret = in->order_fn(in->order_ctx, v[i]->tag, v[i]->p);
+	free(v);
+	inf_dec_put(h->d);
+	h->d = NULL;
+	return ret;
+}
+
+/**
+ * infer_finish() - the end of the trace: the cheapest hypothesis's decisions
+ * go to the order sink.
+ */
+int infer_finish(struct infer *in, uint64_t ts)
+{
+	size_t i, best = 0;
+	int ret;
+
+	if (in->win && !in->closing)
+		infer_unlock(in, ts);
+	ret = inf_close(in);
+	if (ret)
+		return ret;
+	for (i = 1; i < in->nr_h; i++)
+		if (in->h[i].cost < in->h[best].cost)
+			best = i;
+	return in->nr_h ? inf_emit(in, &in->h[best]) : 0;
 }
 
 /* A lone hypothesis outside a window becomes the base. */
@@ -633,6 +888,8 @@ static int inf_fold(struct infer *in)
 
 	if (in->nr_h != 1 || in->win)
 		return 0;
+	ret = inf_emit(in, h);
+	h->cost = 0;
 	for (i = 0; i < h->n && !ret; i++) {
 		uint64_t id = inf_key_id(h->e[i].key);
 		unsigned int cpu = inf_key_cpu(h->e[i].key);
@@ -643,6 +900,7 @@ static int inf_fold(struct infer *in)
 			ret = sim_pcpu_set(in->s, id, cpu, (uint32_t)h->e[i].val);
 	}
 	h->n = 0;
+	h->gen++;
 	return ret;
 }
 
@@ -651,6 +909,13 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 	int64_t th = (int64_t)sim_threshold(in->s);
 	uint64_t key = inf_key(id, INF_ATOMIC);
 	size_t i, n = 0;
+	int ret;
+
+	if (in->closing) {
+		ret = inf_close(in);
+		if (ret)
+			return ret;
+	}
 
 	*su_ok = *nf_ok = false;
 	for (i = 0; i < in->nr_h; i++) {
@@ -661,8 +926,21 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 		if (v == su)
 			*su_ok = true;
 	}
-	if (!*su_ok)
-		return 0;	/* nothing explains it: keep every hypothesis */
+	if (!*su_ok) {
+		/*
+		 * Nothing explains it (the cap dropped the kernel's order, or the
+		 * trace misses something): take the kernel's value, which is
+		 * exact, so that one miss does not become many.
+		 */
+		for (i = 0; i < in->nr_h; i++) {
+			ret = inf_set(&in->h[i], key, su);
+			if (ret)
+				return ret;
+		}
+		in->resyncs++;
+		inf_compact(in, false);
+		return 0;
+	}
 	for (i = 0; i < in->nr_h; i++) {
 		if (inf_get(in, &in->h[i], key) == su)
 			in->h[n++] = in->h[i];

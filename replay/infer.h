@@ -17,9 +17,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "replay.h"
 #include "sim.h"
 
-#define INFER_MAX_HYP_DEFAULT	64
+#define INFER_MAX_HYP_DEFAULT	REPLAY_MAX_HYP_DEFAULT
 
 struct infer;
 
@@ -28,8 +29,13 @@ struct infer *infer_create(const struct sim_policy *pol, unsigned int nr_possibl
 void infer_destroy(struct infer *in);
 struct sim *infer_base(struct infer *in);	/* for cgroup adds/removes */
 
-int infer_update(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
-		 enum sim_item_kind kind, int item, int64_t val);
+/*
+ * @t_min: the earliest the change can have been made: the previous event
+ * traced on @cpu (0 unknown); the tracepoint fires after the change.
+ * @tag: the caller's name for this update, handed back by the order sink.
+ */
+int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu, uint64_t id,
+		 enum sim_item_kind kind, int item, int64_t val, uint64_t tag);
 /* @dur: the window's length if known (unlock ts - locked ts), else 0. */
 int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, uint64_t dur);
 int infer_unlock(struct infer *in, uint64_t ts);
@@ -37,11 +43,25 @@ int infer_flush_all(struct infer *in, uint64_t ts, uint64_t id);	/* a window we 
 
 /*
  * A traced memcg_flush_stats(@id, @su, @nf): sets *@su_ok / *@nf_ok when some
- * hypothesis agrees, keeps only the ones whose atomic equals @su (all of them
- * when none does) and folds a lone survivor into the base.
+ * hypothesis agrees, keeps only the ones whose atomic equals @su and folds a
+ * lone survivor into the base.  When none agrees, every hypothesis takes @su
+ * (the kernel's value is exact) and all are kept.
  */
 int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok, bool *nf_ok);
 uint64_t infer_max_kept(const struct infer *in);
+uint64_t infer_capped(const struct infer *in);	/* hypotheses dropped by the cap so far */
+uint64_t infer_cap_lowered(const struct infer *in);	/* long saturations: cap down to 64 */
+
+/*
+ * The inferred order: for each update that landed in a lock window with
+ * visits of its own path still to come, @p is how many of the window's visits
+ * (sim_window_peek() order) came before it.  Called once per such update when
+ * the choice is final: when one hypothesis is left, else at infer_finish()
+ * with the cheapest.  A non-zero return stops the replay with that error.
+ */
+typedef int (*infer_order_fn)(void *ctx, uint64_t tag, size_t p);
+void infer_set_order_sink(struct infer *in, infer_order_fn fn, void *ctx);
+int infer_finish(struct infer *in, uint64_t ts);	/* closes a window left open, flushes the order */
 size_t infer_nr_hyp(const struct infer *in);
 
 #endif

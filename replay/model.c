@@ -10,6 +10,9 @@ static const struct replay_model_info replay_models[REPLAY_MODEL_COUNT] = {
 	[REPLAY_MODEL_INSTANT]	= { "instant", "the whole flush at the memcg_flush_stats request" },
 	[REPLAY_MODEL_WINDOW]	= { "window", "CPU c's visits all at cgroup_rstat_locked(cpu=c)" },
 	[REPLAY_MODEL_SPREAD]	= { "spread", "CPU c's visits evenly over its lock window, in order" },
+	[REPLAY_MODEL_INFERRED]	= { "inferred", "in each traced lock window, the order that explains the "
+				    "kernel's recorded values (a first pass of validate's inference); "
+				    "spread elsewhere" },
 };
 
 const enum replay_model replay_model_default = REPLAY_MODEL_SPREAD;
@@ -34,6 +37,13 @@ int replay_model_find(const char *name)
 		if (!strcmp(replay_models[i].name, name))
 			return i;
 	return -EINVAL;
+}
+
+const struct sim_policy *replay_policy_for_trace(const struct replay_trace *t)
+{
+	if (t->source && !strncmp(t->source, "synth", 5))
+		return sim_policy_find("break");
+	return replay_policy_for_kernel(t->kernel_release);
 }
 
 /* 6.16+ break (60cada258dfe), 6.8-6.15 legacy: kernel-model section 9. */

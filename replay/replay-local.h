@@ -75,6 +75,8 @@ struct win_pol {
 	bool		open;
 	bool		spread;
 	bool		explicit_visits;
+	bool		inferred;	/* visits by replay_params.order, the rest at unlock */
+	bool		closing;	/* inferred, unlock seen: open for late updates */
 };
 
 struct win {
@@ -89,6 +91,7 @@ struct win {
 
 struct val_state {
 	struct replay_validation v;
+	uint64_t	capped_mark;	/* infer_capped() at the last mismatch */
 	bool		synced;
 };
 
@@ -107,6 +110,7 @@ struct replay {
 	size_t				hmask;
 	uint64_t			next_sample;
 	uint64_t			now;
+	uint64_t			*cpu_prev_ts;	/* [nr_possible]: last event's ts per CPU */
 	struct rcg			*root;
 };
 
@@ -125,9 +129,13 @@ int window_flush_request(struct replay *r, const struct mcr_event *ev, const boo
 int window_locked(struct replay *r, const struct mcr_event *ev);
 int window_unlock(struct replay *r, const struct mcr_event *ev);
 int window_visit(struct replay *r, const struct mcr_event *ev);
-int window_before_event(struct replay *r, uint64_t ts);
+int window_before_event(struct replay *r, const struct mcr_event *ev);
+int window_before_update(struct replay *r, const struct mcr_event *ev);
 void window_update_hook(struct replay *r, const struct mcr_event *ev, struct rcg *c);
 int window_finish(struct replay *r);
+
+/* order.c */
+int order_add(void *ctx, uint64_t tag, size_t p);
 
 /* validate.c */
 int val_create(struct replay *r);
@@ -141,6 +149,12 @@ static inline enum sim_item_kind replay_item_kind(unsigned int ev_kind)
 {
 	return ev_kind == MCR_EV_STATE ? SIM_ITEM_STATE :
 	       ev_kind == MCR_EV_LRUVEC ? SIM_ITEM_LRUVEC : SIM_ITEM_EVENT;
+}
+
+/* An event's name across passes over the same trace: its CPU and per-CPU sequence. */
+static inline uint64_t replay_tag(const struct mcr_event *ev)
+{
+	return ((uint64_t)(uint32_t)ev->cpu << 48) ^ ev->seq;
 }
 
 #endif

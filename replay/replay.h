@@ -29,6 +29,7 @@
 
 struct db;
 struct replay;
+struct replay_order;
 
 /*
  * Where the visits of a flush that goes ahead happen, when the trace does not
@@ -38,6 +39,7 @@ enum replay_model {
 	REPLAY_MODEL_INSTANT,	/* the whole flush at the memcg_flush_stats request */
 	REPLAY_MODEL_WINDOW,	/* CPU c's visits all at cgroup_rstat_locked(cpu=c) */
 	REPLAY_MODEL_SPREAD,	/* CPU c's visits evenly over [locked, unlock], in visit order */
+	REPLAY_MODEL_INFERRED,	/* traced windows: the order inference found; else spread */
 	REPLAY_MODEL_COUNT,
 };
 
@@ -135,6 +137,8 @@ struct replay_sink {
 	void	*ctx;
 };
 
+#define REPLAY_MAX_HYP_DEFAULT	1024
+
 struct replay_params {
 	const struct sim_policy	*policies[REPLAY_MAX_POLICIES];
 	unsigned int		nr_policies;
@@ -142,7 +146,10 @@ struct replay_params {
 	uint64_t		sample_ns;	/* staleness sample period, trace time; 0: reads only */
 	bool			validate;	/* compare policies[0] with the kernel's values */
 	unsigned int		max_mismatches;	/* sent to the sink; the rest only counted */
-	unsigned int		max_hypotheses;	/* validation inference cap; 0: default (64) */
+	unsigned int		max_hypotheses;	/* inference cap; 0: REPLAY_MAX_HYP_DEFAULT */
+	/* Visits inside traced windows by this order (model inferred); NULL: none. */
+	const struct replay_order *order;
+	struct replay_order	*order_out;	/* run inference and fill this (replay/order.c) */
 	struct replay_sink	sink;		/* any callback may be NULL */
 	/* Called every few thousand events; the library never prints. */
 	void			(*progress)(void *ctx, uint64_t done);
@@ -160,6 +167,7 @@ struct replay_window_stats {
 	uint64_t	explicit_windows;/* windows with VISIT events */
 	uint64_t	visits_unmatched;/* VISIT of a node not on the open window's list */
 	uint64_t	in_window_updates;/* updates on the path of a window's remaining visits */
+	uint64_t	inferred_updates;/* updates placed by the inferred order */
 };
 
 struct replay_stats {
@@ -185,7 +193,7 @@ struct replay_validation {
 	uint64_t	mismatches;
 	uint64_t	sync_ts;			/* 0: never synced */
 	uint64_t	diff_hist[REPLAY_DIFF_BUCKETS];	/* sim - kernel, see replay_diff_bucket_name */
-	uint64_t	causes[5];			/* by enum replay_cause */
+	uint64_t	causes[6];			/* by enum replay_cause */
 };
 const char *replay_diff_bucket_name(unsigned int b);	/* "0", "+1", "+2..3", "-64..-33" ... */
 
@@ -195,6 +203,8 @@ enum replay_cause {
 	REPLAY_CAUSE_UNKNOWN_PARENT,	/* a cgroup of unknown parent in the subtree */
 	REPLAY_CAUSE_OUTSIDE,		/* the kernel flushed where the trace shows no flush */
 	REPLAY_CAUSE_WINDOW_ORDER,	/* updates landed inside a lock window: order unknown */
+	REPLAY_CAUSE_CAPPED,		/* inference: the cap dropped the kernel's order */
+	REPLAY_CAUSE_COUNT
 };
 const char *replay_cause_name(enum replay_cause c);
 
@@ -290,5 +300,26 @@ void replay_pass_free(struct replay_pass *ps);
 
 /* Kernel release "6.18.0-foo" -> the policy that kernel runs; NULL if outside 6.8+. */
 const struct sim_policy *replay_policy_for_kernel(const char *release);
+/* The policy the traced kernel runs: synthetic traces break, else by release; NULL unknown. */
+const struct sim_policy *replay_policy_for_trace(const struct replay_trace *t);
+
+/*
+ * The order inside the trace's lock windows that best explains the kernel's
+ * recorded values (replay/order.c): one pass of inference with @pol, the
+ * traced kernel's policy.  Use it as replay_params.order with the inferred
+ * model.  Traces without lock windows give an empty order.
+ */
+int replay_order_infer(const struct replay_trace *t, const struct sim_policy *pol,
+		       unsigned int max_hyp, struct replay_source *src,
+		       void (*progress)(void *ctx, uint64_t done), void *progress_ctx,
+		       struct replay_order **out);
+int replay_order_infer_db(struct db *db, const struct replay_trace *t,
+			  const struct sim_policy *pol, unsigned int max_hyp,
+			  void (*progress)(void *ctx, uint64_t done), void *progress_ctx,
+			  struct replay_order **out);
+/* How many visits of its window came before the update named @tag (replay_tag()). */
+bool replay_order_lookup(const struct replay_order *o, uint64_t tag, size_t *p);
+size_t replay_order_size(const struct replay_order *o);	/* decisions held */
+void replay_order_free(struct replay_order *o);
 
 #endif

@@ -28,6 +28,7 @@ static const char *const val_cause_names[] = {
 	[REPLAY_CAUSE_UNKNOWN_PARENT]	= "cgroup of unknown parent",
 	[REPLAY_CAUSE_OUTSIDE]		= "flush outside the trace",
 	[REPLAY_CAUSE_WINDOW_ORDER]	= "window order unknown",
+	[REPLAY_CAUSE_CAPPED]		= "hypothesis cap reached",
 };
 
 const char *replay_cause_name(enum replay_cause c)
@@ -157,7 +158,10 @@ static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t sin
 	for (a = c; a; a = a->parent)
 		if (a->parent_unknown)
 			return REPLAY_CAUSE_UNKNOWN_PARENT;
-	if (c->window_ts && c->window_ts >= since)
+	if (r->inf && infer_capped(r->inf) > r->val->capped_mark)
+		return REPLAY_CAUSE_CAPPED;
+	/* with inference every order was tried: the window alone explains nothing */
+	if (!r->inf && c->window_ts && c->window_ts >= since)
 		return REPLAY_CAUSE_WINDOW_ORDER;
 	/* Zero where we counted credit: the kernel reset it in a flush we did not see. */
 	if (ev->val == 0 && sim_su != 0)
@@ -276,6 +280,8 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 	since = val_since(r, c);
 	cause = val_cause(r, c, since, ev, sim_su);
 	v->causes[cause]++;
+	if (r->inf)
+		r->val->capped_mark = infer_capped(r->inf);	/* inference took the kernel's value */
 	if (v->mismatches <= r->p.max_mismatches && r->p.sink.mismatch) {
 		char ctx[VAL_CONTEXT_BYTES];
 		struct replay_mismatch m = {

@@ -39,7 +39,7 @@ static int win_end_policy(struct replay *r, unsigned int p, uint64_t ts)
 
 	if (!wp->open)
 		return 0;
-	wp->open = false;
+	wp->open = wp->closing = false;
 	return sim_window_end(r->sims[p], ts);
 }
 
@@ -274,7 +274,7 @@ int window_locked(struct replay *r, const struct mcr_event *ev)
 		}
 		return 0;
 	}
-	if (r->p.model == REPLAY_MODEL_SPREAD || r->t->visits_traced) {
+	if (r->p.model >= REPLAY_MODEL_SPREAD || r->t->visits_traced) {
 		found = win_lookahead(r, ev, &unlock_ts, &expl);
 		if (found < 0)
 			return found;
@@ -298,7 +298,9 @@ int window_locked(struct replay *r, const struct mcr_event *ev)
 		wp->open = true;
 		if (expl) {
 			wp->explicit_visits = true;
-		} else if (r->p.model == REPLAY_MODEL_SPREAD && found) {
+		} else if (r->p.model == REPLAY_MODEL_INFERRED && r->p.order) {
+			wp->inferred = true;
+		} else if (r->p.model >= REPLAY_MODEL_SPREAD && found) {
 			wp->spread = true;
 			wp->t0 = ev->ts;
 			wp->dur = unlock_ts - ev->ts;
@@ -318,23 +320,38 @@ static uint64_t win_due(const struct win_pol *wp, size_t k)
 	return wp->t0 + (uint64_t)((unsigned __int128)wp->dur * (k + 1) / (wp->n + 1));
 }
 
+static bool win_is_update(const struct mcr_event *ev)
+{
+	return ev->kind == MCR_EV_STATE || ev->kind == MCR_EV_LRUVEC || ev->kind == MCR_EV_EVENTS;
+}
+
 /**
  * window_before_event() - spread windows: the visits due before an event at
- * @ts happen first, so updates from other CPUs interleave with them by ts.
+ * @ev->ts happen first, so updates from other CPUs interleave with them by ts.
+ * Inferred windows past their unlock close now, unless @ev is an update the
+ * inferred order puts inside (its tracepoint fired late).
  */
-int window_before_event(struct replay *r, uint64_t ts)
+int window_before_event(struct replay *r, const struct mcr_event *ev)
 {
+	uint64_t ts = ev->ts;
 	unsigned int p;
+	size_t k;
+	int ret;
 
 	for (p = 0; p < r->p.nr_policies; p++) {
 		struct win_pol *wp = &r->win.pol[p];
 
+		if (wp->closing && !(win_is_update(ev) &&
+				     replay_order_lookup(r->p.order, replay_tag(ev), &k))) {
+			ret = win_end_policy(r, p, ts);
+			if (ret < 0)
+				return ret;
+		}
 		if (!wp->open || !wp->spread)
 			continue;
 		while (wp->done < wp->n && win_due(wp, wp->done) <= ts) {
 			uint64_t id;
-			int ret = sim_window_visit_next(r->sims[p], win_due(wp, wp->done), &id);
-
+			ret = sim_window_visit_next(r->sims[p], win_due(wp, wp->done), &id);
 			if (ret < 0)
 				return ret;
 			wp->done++;
@@ -342,6 +359,38 @@ int window_before_event(struct replay *r, uint64_t ts)
 				wp->done = wp->n;
 				break;
 			}
+		}
+	}
+	return 0;
+}
+
+/**
+ * window_before_update() - inferred windows: the visits the inferred order
+ * puts before this update happen first.  An update without a decision has
+ * no visit of its own path left to order against, so it needs none.
+ */
+int window_before_update(struct replay *r, const struct mcr_event *ev)
+{
+	unsigned int p;
+	size_t k;
+
+	if (!r->p.order || !replay_order_lookup(r->p.order, replay_tag(ev), &k))
+		return 0;
+	r->st.win.inferred_updates++;
+	for (p = 0; p < r->p.nr_policies; p++) {
+		struct win_pol *wp = &r->win.pol[p];
+
+		if (!wp->open || !wp->inferred)
+			continue;
+		while (wp->done < k) {
+			uint64_t id;
+			int ret = sim_window_visit_next(r->sims[p], ev->ts, &id);
+
+			if (ret < 0)
+				return ret;
+			if (!ret)
+				break;
+			wp->done++;
 		}
 	}
 	return 0;
@@ -363,6 +412,11 @@ int window_unlock(struct replay *r, const struct mcr_event *ev)
 	if (!pd || pd->id != ev->id || pd->last_cpu != ev->item)
 		return 0;	/* an unlock whose locked we did not see */
 	for (p = 0; p < r->p.nr_policies; p++) {
+		/* an inferred window waits for late updates (window_before_event) */
+		if (r->win.pol[p].open && r->win.pol[p].inferred) {
+			r->win.pol[p].closing = true;
+			continue;
+		}
 		ret = win_end_policy(r, p, ev->ts);
 		if (ret < 0)
 			return ret;
@@ -460,5 +514,5 @@ int window_finish(struct replay *r)
 		if (ret < 0)
 			return ret;
 	}
-	return r->inf ? infer_unlock(r->inf, r->now) : 0;
+	return r->inf ? infer_finish(r->inf, r->now) : 0;
 }

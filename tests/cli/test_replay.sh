@@ -35,7 +35,8 @@ got=$(q "$DB" "SELECT stale_reads FROM cgroup_summary WHERE run_id = $RC AND cgr
 got=$(q "$DB" "SELECT count(*) FROM series WHERE run_id = $RB AND reason = 'read'")
 [ "$got" = "4" ] && pass replay_series_at_reads || fail replay_series_at_reads "$got"
 got=$(q "$DB" "SELECT json_extract(params, '\$.flush_model') FROM runs WHERE run_id = $RB")
-[ "$got" = "spread" ] && pass replay_params_json || fail replay_params_json "$got"
+# the seed-race trace has lock windows and is synthetic (break): the inferred model
+[ "$got" = "inferred" ] && pass replay_params_json || fail replay_params_json "$got"
 
 # validate: the trace's "kernel" is a break simulator with explicit visits.
 expect_exit validate_seed_race_break 0 "$REPLAY" validate "$DB" --format json
@@ -47,7 +48,7 @@ expect_exit validate_wrong_policy_exits_10 10 "$REPLAY" validate "$DB" --policy 
 expect_exit replay_unknown_policy 2 "$REPLAY" replay "$DB" --policy brake
 expect_match replay_unknown_policy_msg 'valid: break, continue, legacy' "$T_ERR"
 expect_exit replay_unknown_model 2 "$REPLAY" replay "$DB" --flush-model later
-expect_match replay_unknown_model_msg 'valid: instant, window, spread' "$T_ERR"
+expect_match replay_unknown_model_msg 'valid: instant, window, spread, inferred' "$T_ERR"
 
 # bad inputs: each its own exit code and a one-line message
 expect_exit replay_missing_file 3 "$REPLAY" replay "$T_TMP/nope.db"

@@ -13,13 +13,7 @@ if [ "${MCR_SANITIZED:-0}" = 1 ]; then
 	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}:fast_unwind_on_malloc=0"
 fi
 
-TR=/sys/kernel/tracing
-EVENTS=(memcg/mod_memcg_state memcg/mod_memcg_lruvec_state memcg/count_memcg_events
-	memcg/memcg_flush_stats cgroup/cgroup_rstat_locked cgroup/cgroup_rstat_unlock
-	cgroup/cgroup_mkdir cgroup/cgroup_rmdir)
-REC=(-d --no-filter -C mono -b 16384)
-REC_EV=(-e memcg -e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock
-	-e cgroup:cgroup_mkdir -e cgroup:cgroup_rmdir)
+source "$(dirname "$0")/../live.sh"
 
 why_not() {
 	[ "$(id -u)" -eq 0 ] || { echo "needs root"; return; }
@@ -29,63 +23,11 @@ why_not() {
 	[ -n "$BASE" ] || { echo "no memory cgroup hierarchy mounted"; return; }
 }
 
-# The test's own memory cgroup directory BASE and its hierarchy's mount MOUNT
-# (the v1 memory line of /proc/self/cgroup, else the v2 line).
-mem_find() {
-	local p m
-	BASE= MOUNT=
-	p=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
-	if [ -n "$p" ] && [ -d "/sys/fs/cgroup/memory$p" ]; then
-		MOUNT=/sys/fs/cgroup/memory BASE="$MOUNT${p%/}"
-		return
-	fi
-	p=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
-	for m in /sys/fs/cgroup/unified /sys/fs/cgroup; do
-		if [ -n "$p" ] && grep -qw memory "$m/cgroup.controllers" 2>/dev/null &&
-		   [ -d "$m$p" ]; then
-			MOUNT=$m BASE="$m${p%/}"
-			return
-		fi
-	done
-}
-
-# trace-cmd on such kernels leaves tracing_on, trace_clock, buffer_size_kb and
-# event enables changed: save them once, restore after every recording.
-tracing_save() {
-	S_ON=$(cat $TR/tracing_on)
-	S_CLK=$(sed -n 's/.*\[\([a-z0-9_-]*\)\].*/\1/p' $TR/trace_clock)
-	S_BUF=$(awk '{ print ($2 == "(expanded:") ? $3 + 0 : $1 }' $TR/buffer_size_kb)
-	S_FT=$(cat $TR/options/function-trace 2>/dev/null)
-	S_EV=()
-	local e
-	for e in "${EVENTS[@]}"; do S_EV+=("$(cat "$TR/events/$e/enable")"); done
-}
-tracing_restore() {
-	local i
-	for i in "${!EVENTS[@]}"; do
-		echo "${S_EV[$i]}" >"$TR/events/${EVENTS[$i]}/enable" 2>/dev/null
-	done
-	echo "$S_BUF" >$TR/buffer_size_kb
-	echo "$S_CLK" >$TR/trace_clock
-	[ -n "$S_FT" ] && echo "$S_FT" >$TR/options/function-trace 2>/dev/null
-	echo "$S_ON" >$TR/tracing_on
-}
-
-# record OUT [trace-cmd options...]: runs the workload under trace-cmd in its own
-# process group; whatever of that group survives (orphaned recorders) is ended by its id.
+# record OUT [trace-cmd options...]: the workload WORK under trace-cmd
 record() {
-	local out=$1 pid
+	local out=$1
 	shift
-	# options first: -B applies to the -e options that follow it
-	setsid trace-cmd record "${REC[@]}" -o "$out" "$@" "${REC_EV[@]}" bash -c "$WORK" \
-		>"$T_TMP/rec.out" 2>"$T_TMP/rec.err" </dev/null &
-	pid=$!
-	REC_PID=$pid
-	wait "$pid"
-	kill -- "-$pid" 2>/dev/null
-	REC_PID=
-	tracing_restore
-	[ -s "$out" ]
+	tc_record "$out" "$T_TMP/rec" "$@" -- bash -c "$WORK"
 }
 
 # count KIND-regex FILE [extra filter]: what trace-cmd report sees
@@ -105,8 +47,7 @@ fi
 CG="$BASE/mcr_imp_$$"
 HIER=$(awk '$1 == "memory" { print $2 }' /proc/cgroups)	# 0 when memory is on cgroup2
 tracing_save
-REC_PID=
-t_on_exit '[ -n "$REC_PID" ] && kill -- "-$REC_PID" 2>/dev/null; tracing_restore'
+t_on_exit '[ -n "$TC_PID" ] && kill -- "-$TC_PID" 2>/dev/null; tracing_restore'
 t_on_exit "rmdir '$CG' 2>/dev/null; rmdir '$TR/instances/mcr_imp_$$' 2>/dev/null"
 
 # The workload moves only its own shell into the new cgroup, writes 16 MiB of page

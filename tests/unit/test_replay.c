@@ -23,8 +23,10 @@
 struct arr_src {
 	const struct mcr_event	*ev;
 	size_t			n, i;
+	uint64_t		seq[8];
 };
 
+/* Per-CPU sequence numbers as the database has them: they name events across passes. */
 static int arr_next(void *ctx, struct mcr_event *ev)
 {
 	struct arr_src *a = ctx;
@@ -32,6 +34,7 @@ static int arr_next(void *ctx, struct mcr_event *ev)
 	if (a->i == a->n)
 		return 0;
 	*ev = a->ev[a->i++];
+	ev->seq = a->seq[ev->cpu & 7]++;
 	return 1;
 }
 
@@ -140,6 +143,70 @@ static int run(const struct mcr_event *ev, size_t n, struct replay_trace *t, con
 
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
 
+/*
+ * The seed race as the kernel traces it, without visit events: the update at
+ * 1030 lands in CPU 0's window [1010, 1110] over [L, R].  Spread puts L's
+ * visit at 1010 + 100/3 = 1043 and R's at 1076, so the update comes before
+ * both: L=R=128, both visits wipe it, L=R=0.  Then 6 x L +64 on CPU 1: L and
+ * R reach 256 after 4; the 5th: L=320, R=320 (neither was > 256); the 6th
+ * stops at L.  Spread says R=320 at the read; the kernel said 256.
+ * Only "after L's visit, before R's" (p = 1) gives 256: L keeps 64, R is
+ * wiped, then L 128..320 and R 64..256, R stuck at TH.  Inference finds that
+ * order from the kernel's 256, and the inferred replay of break reproduces it.
+ */
+static const struct mcr_event seed_race_plain[] = {
+	UPD(100, 0, L, 64),
+	FLUSH(1000, R, 64, MCR_FLUSH_FORCE),
+	LOCK(1010, R, 0), UPD(1030, 0, L, 64), UNLOCK(1110, R, 0),
+	REST_OF_WINDOWS(1200, R),
+	UPD(2000, 1, L, 64), UPD(2010, 1, L, 64), UPD(2020, 1, L, 64), UPD(2030, 1, L, 64),
+	UPD(2100, 1, L, 64), UPD(2110, 1, L, 64),
+	FLUSH(3000, R, 256, 0),
+};
+
+TEST(inferred_order_reproduces_kernel)
+{
+	static const char *const pols[] = { "break", "continue", NULL };
+	struct replay_trace tr = trace4(false);
+	struct arr_src a = { .ev = seed_race_plain, .n = N(seed_race_plain) };
+	struct replay_source src = { .next = arr_next, .ctx = &a };
+	struct replay_params p = { .model = REPLAY_MODEL_INFERRED };
+	struct replay_order *o = NULL;
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+	size_t k;
+
+	ASSERT_EQ(replay_order_infer(&tr, sim_policy_find("break"), 0, &src, NULL, NULL, &o), 0);
+	ASSERT_EQU(replay_order_size(o), 1);
+	/* the update at 1030 is CPU 0's second event (seq 1) */
+	ASSERT(replay_order_lookup(o, 1, &k));
+	ASSERT_EQU(k, 1);
+	ASSERT(!replay_order_lookup(o, 0, &k));
+
+	ASSERT_EQ(run(seed_race_plain, N(seed_race_plain), &tr, pols, REPLAY_MODEL_SPREAD, false,
+		      &rc, &r), 0);
+	ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 320);	/* spread: not the kernel's */
+	replay_destroy(r);
+
+	memset(&rc, 0, sizeof(rc));
+	a = (struct arr_src){ .ev = seed_race_plain, .n = N(seed_race_plain) };
+	p.policies[0] = sim_policy_find("break");
+	p.policies[1] = sim_policy_find("continue");
+	p.nr_policies = 2;
+	p.order = o;
+	p.sink = (struct replay_sink){ .read = rec_read, .ctx = &rc };
+	ASSERT_EQ(replay_create(&p, &tr, &r), 0);
+	ASSERT_EQ(replay_run(r, &src), 0);
+	ASSERT_EQ(replay_stats(r)->win.inferred_updates, 1);
+	ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 256);	/* break: the kernel's value */
+	ASSERT(rc.reads[0][1].stale);
+	/* continue in the same order: R 320 at the read, flushes, nothing stale */
+	ASSERT_EQ(rc.reads[1][1].sim_stats_updates, 320);
+	ASSERT(!rc.reads[1][1].stale);
+	replay_destroy(r);
+	replay_order_free(o);
+}
+
 TEST(seed_race_explicit_visits)
 {
 	static const char *const pols[] = { "break", "continue", "legacy", NULL };
@@ -216,6 +283,7 @@ TEST(flush_models_place_visits)
 		[REPLAY_MODEL_INSTANT]	= { 128, 128 },
 		[REPLAY_MODEL_WINDOW]	= { 64, 64 },
 		[REPLAY_MODEL_SPREAD]	= { 64, 0 },
+		[REPLAY_MODEL_INFERRED]	= { 64, 0 },	/* without an order: spread */
 	};
 	struct replay_trace tr = trace4(false);
 	struct rec rc = { 0 };
@@ -396,4 +464,4 @@ TEST(kernel_policy_and_models)
 
 TEST_MAIN(seed_race_explicit_visits, flush_models_place_visits, lock_only_release_flush,
 	  policy_flushes_where_kernel_did_not, validate_seed_race, bad_cpu_stops,
-	  kernel_policy_and_models)
+	  kernel_policy_and_models, inferred_order_reproduces_kernel)
