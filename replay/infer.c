@@ -43,7 +43,7 @@
  */
 #define INF_LATE_NS		20000
 #define INF_CAP_FLOOR		64
-#define INF_SAT_BUDGET		(1ull << 60)	/* hypothesis walks, about a second */
+#define INF_SAT_BUDGET		(256ull << 20)	/* hypothesis walks: seconds */
 
 struct inf_ent {
 	uint64_t	key;
@@ -63,8 +63,8 @@ struct inf_hyp {
 	uint64_t	hash;		/* of (p, entries), set by inf_compact() */
 	uint64_t	cost;		/* distance from the spread model, 1/1024 visits */
 	struct inf_dec	*d;		/* newest decision; NULL without a sink */
-	struct inf_ent	*e;
-	uint32_t	n, cap;
+	struct inf_ent	*e;		/* table of size slots, n used */
+	uint32_t	n, size;
 	uint32_t	gen;		/* bumped whenever entries move */
 	/* where the entries of the last walked path sit, valid while pc_gen == gen */
 	uint32_t	pc_gen;
@@ -168,27 +168,34 @@ static int64_t inf_virtual(const struct infer *in, const struct inf_hyp *h, uint
 	return v != INF_NONE && v < h->p ? 0 : inf_base(in, key);
 }
 
-/* Entries are kept sorted by key: binary search, and a canonical order for merging. */
-static uint32_t inf_lower(const struct inf_hyp *h, uint64_t key)
+/*
+ * Entries live in a small open-addressing table per hypothesis (key 0 is no
+ * valid key: ids start at 1).  Slots only move when the table is rebuilt,
+ * which bumps gen, so pinned slot numbers stay valid across inserts.
+ */
+static inline uint32_t inf_slot0(uint64_t key, uint32_t size)
 {
-	uint32_t lo = 0, hi = h->n;
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32) & (size - 1);
+}
 
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
+/* The slot holding @key, or the empty one where it would go; @h must have a table. */
+static uint32_t inf_slot(const struct inf_hyp *h, uint64_t key)
+{
+	uint32_t i;
 
-		if (h->e[mid].key < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	for (i = inf_slot0(key, h->size); h->e[i].key && h->e[i].key != key; i = (i + 1) & (h->size - 1))
+		;
+	return i;
 }
 
 static struct inf_ent *inf_find(const struct inf_hyp *h, uint64_t key)
 {
-	uint32_t i = inf_lower(h, key);
+	uint32_t i;
 
-	return i < h->n && h->e[i].key == key ? &h->e[i] : NULL;
+	if (!h->n)
+		return NULL;
+	i = inf_slot(h, key);
+	return h->e[i].key ? &h->e[i] : NULL;
 }
 
 static int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t key)
@@ -198,27 +205,52 @@ static int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t
 	return e ? e->val : inf_virtual(in, h, key);
 }
 
+/* Into a fresh table of @size slots, keeping only entries @keep says yes to. */
+static int inf_rebuild(const struct infer *in, struct inf_hyp *h, uint32_t size,
+		       bool (*keep)(const struct infer *in, const struct inf_hyp *h,
+				    const struct inf_ent *e))
+{
+	struct inf_ent *old = h->e, *ne = calloc(size, sizeof(*ne));
+	uint32_t i, old_size = h->size;
+
+	if (!ne)
+		return -ENOMEM;
+	h->e = ne;
+	h->size = size;
+	h->n = 0;
+	for (i = 0; i < old_size; i++) {
+		if (!old[i].key || (keep && !keep(in, h, &old[i])))
+			continue;
+		h->e[inf_slot(h, old[i].key)] = old[i];
+		h->n++;
+	}
+	free(old);
+	h->gen++;
+	return 0;
+}
+
 static int inf_set(struct inf_hyp *h, uint64_t key, int64_t val)
 {
-	uint32_t i = inf_lower(h, key);
+	uint32_t i;
+	int ret;
 
-	if (i < h->n && h->e[i].key == key) {
-		h->e[i].val = val;
-		return 0;
-	}
-	if (h->n == h->cap) {
-		uint32_t cap = h->cap ? h->cap * 2 : 8;
-		struct inf_ent *ne = realloc(h->e, cap * sizeof(*ne));
+	if (2 * (h->n + 1) > h->size) {
+		struct inf_ent *e = inf_find(h, key);
 
-		if (!ne)
-			return -ENOMEM;
-		h->e = ne;
-		h->cap = cap;
+		if (e) {
+			e->val = val;
+			return 0;
+		}
+		ret = inf_rebuild(NULL, h, h->size ? 2 * h->size : 16, NULL);
+		if (ret)
+			return ret;
 	}
-	memmove(&h->e[i + 1], &h->e[i], (h->n - i) * sizeof(*h->e));
-	h->e[i] = (struct inf_ent){ key, val };
-	h->n++;
-	h->gen++;
+	i = inf_slot(h, key);
+	if (!h->e[i].key) {
+		h->e[i].key = key;
+		h->n++;
+	}
+	h->e[i].val = val;
 	return 0;
 }
 
@@ -251,13 +283,14 @@ static int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
 	*dst = (struct inf_hyp){ .p = src->p, .cost = src->cost, .d = src->d, .gen = 1 };
 	if (dst->d)
 		dst->d->ref++;
-	if (!src->n)
+	if (!src->size)
 		return 0;
-	dst->e = malloc(src->n * sizeof(*dst->e));
+	dst->e = malloc(src->size * sizeof(*dst->e));
 	if (!dst->e)
 		return -ENOMEM;
-	memcpy(dst->e, src->e, src->n * sizeof(*dst->e));
-	dst->n = dst->cap = src->n;
+	memcpy(dst->e, src->e, src->size * sizeof(*dst->e));
+	dst->n = src->n;
+	dst->size = src->size;
 	return 0;
 }
 
@@ -280,7 +313,7 @@ static void inf_hyp_free(struct inf_hyp *h)
 {
 	free(h->e);
 	h->e = NULL;
-	h->n = h->cap = 0;
+	h->n = h->size = 0;
 	inf_dec_put(h->d);
 	h->d = NULL;
 }
@@ -412,8 +445,8 @@ static int inf_pin(struct infer *in, struct inf_hyp *h, const struct inf_path *p
 		}
 	}
 	for (i = 0; i < pa->n; i++) {
-		h->pc_idx[2 * i] = inf_lower(h, inf_key(pa->id[i], INF_ATOMIC));
-		h->pc_idx[2 * i + 1] = inf_lower(h, inf_key(pa->id[i], cpu));
+		h->pc_idx[2 * i] = inf_slot(h, inf_key(pa->id[i], INF_ATOMIC));
+		h->pc_idx[2 * i + 1] = inf_slot(h, inf_key(pa->id[i], cpu));
 	}
 	h->pc_gen = h->gen;
 	h->pc_id = pa->id[0];
@@ -453,33 +486,65 @@ static int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *
 	return 0;
 }
 
-/* Drop what equals the virtual value: a canonical form for merging. */
-static void inf_normalize(struct infer *in, struct inf_hyp *h)
+static bool inf_differs(const struct infer *in, const struct inf_hyp *h, const struct inf_ent *e)
 {
-	uint32_t i, n = 0;
-
-	for (i = 0; i < h->n; i++)
-		if (h->e[i].val != inf_virtual(in, h, h->e[i].key))
-			h->e[n++] = h->e[i];
-	if (n != h->n)
-		h->gen++;
-	h->n = n;
+	return e->val != inf_virtual(in, h, e->key);
 }
 
+/* Drop what equals the virtual value: a canonical form for merging. */
+static int inf_normalize(struct infer *in, struct inf_hyp *h)
+{
+	uint32_t i, keep = 0;
+
+	for (i = 0; i < h->size; i++)
+		keep += h->e[i].key && inf_differs(in, h, &h->e[i]);
+	if (keep == h->n)
+		return 0;
+	if (!keep) {
+		free(h->e);
+		h->e = NULL;
+		h->n = h->size = 0;
+		h->gen++;
+		return 0;
+	}
+	return inf_rebuild(in, h, h->size, inf_differs);
+}
+
+/* Independent of slot order: the sum of each entry's mix. */
 static uint64_t inf_hyp_hash(const struct inf_hyp *h)
 {
-	uint64_t x = h->p * 0x9e3779b97f4a7c15ull;
+	uint64_t x = (h->p + 1) * 0x9e3779b97f4a7c15ull;
 	uint32_t i;
 
-	for (i = 0; i < h->n; i++)
-		x = (x ^ h->e[i].key ^ ((uint64_t)h->e[i].val << 21)) * 0xff51afd7ed558ccdull;
+	for (i = 0; i < h->size; i++) {
+		uint64_t z;
+
+		if (!h->e[i].key)
+			continue;
+		z = (h->e[i].key ^ ((uint64_t)h->e[i].val * 0xbf58476d1ce4e5b9ull)) + 0x9e3779b97f4a7c15ull;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		x += z ^ (z >> 31);
+	}
 	return x;
 }
 
 static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
 {
-	return a->hash == b->hash && a->p == b->p && a->n == b->n &&
-	       !memcmp(a->e, b->e, a->n * sizeof(*a->e));
+	uint32_t i;
+
+	if (a->hash != b->hash || a->p != b->p || a->n != b->n)
+		return false;
+	for (i = 0; i < a->size; i++) {
+		const struct inf_ent *e;
+
+		if (!a->e[i].key)
+			continue;
+		e = inf_find(b, a->e[i].key);
+		if (!e || e->val != a->e[i].val)
+			return false;
+	}
+	return true;
 }
 
 #define INF_COST_UNIT	1024
@@ -537,8 +602,8 @@ static void inf_compact(struct infer *in, bool full)
 	uint64_t min_cost = UINT64_MAX;
 
 	for (i = 0; i < in->nr_h; i++) {
-		if (full)
-			inf_normalize(in, &in->h[i]);
+		if (full && inf_normalize(in, &in->h[i]))
+			full = false;	/* out of memory: merging only finds fewer twins */
 		in->h[i].hash = inf_hyp_hash(&in->h[i]);
 	}
 	qsort(in->h, in->nr_h, sizeof(*in->h), inf_hash_cmp);
@@ -577,8 +642,12 @@ static void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto)
 {
 	uint32_t i;
 
-	for (i = 0; i < h->n; i++) {
-		size_t v = inf_vis(in, h->e[i].key);
+	for (i = 0; i < h->size; i++) {
+		size_t v;
+
+		if (!h->e[i].key)
+			continue;
+		v = inf_vis(in, h->e[i].key);
 
 		if (v != INF_NONE && v >= h->p && v <= upto)
 			h->e[i].val = 0;
@@ -595,13 +664,14 @@ static int inf_close(struct infer *in);
  * large cap pays.  Some traces stay saturated for good (every window full
  * of updates to every level): there a large cap only multiplies the cost, so
  * after INF_SAT_BUDGET walks above the floor the cap falls to the floor until
- * the count fits it again.
+ * the count is down to a quarter of it.
  */
 static void inf_budget(struct infer *in)
 {
 	unsigned int floor = in->max_hyp < INF_CAP_FLOOR ? in->max_hyp : INF_CAP_FLOOR;
 
-	if (in->nr_h <= floor) {
+	/* hysteresis: a lowered cap keeps the count at the floor, so wait for it to shrink */
+	if (in->nr_h <= (in->cap == in->max_hyp ? floor : floor / 4)) {
 		in->sat_work = 0;
 		in->cap = in->max_hyp;
 		return;
@@ -890,16 +960,20 @@ static int inf_fold(struct infer *in)
 		return 0;
 	ret = inf_emit(in, h);
 	h->cost = 0;
-	for (i = 0; i < h->n && !ret; i++) {
+	for (i = 0; i < h->size && !ret; i++) {
 		uint64_t id = inf_key_id(h->e[i].key);
 		unsigned int cpu = inf_key_cpu(h->e[i].key);
 
+		if (!h->e[i].key)
+			continue;
 		if (cpu == INF_ATOMIC)
 			ret = sim_stats_updates_set(in->s, id, h->e[i].val);
 		else
 			ret = sim_pcpu_set(in->s, id, cpu, (uint32_t)h->e[i].val);
 	}
-	h->n = 0;
+	free(h->e);
+	h->e = NULL;
+	h->n = h->size = 0;
 	h->gen++;
 	return ret;
 }
