@@ -148,20 +148,17 @@ int live_instance_setup(struct live *lv)
 	/* overwrite=1 (the default) is what makes lost events visible in-band */
 	tracefs_option_enable(lv->inst, TRACEFS_OPTION_OVERWRITE);
 	snprintf(filter, sizeof(filter), "root == %d", lv->opts.hierarchy_id);
-	for (i = 0; i < live_event_count(); i++) {
-		const char *name, *sys;
-		bool required;
-		int kind;
+	for (i = 0; i < tp_event_count(); i++) {
+		const struct tp_event_info *e = tp_event(i);
 
-		sys = live_event_system(i, &name, &kind, &required);
-		if (!lv->dec.desc[kind].event)
+		if (!lv->dec.tp.desc[e->kind].event)
 			continue;
 		/* rstat and mkdir events of other hierarchies never reach the buffer */
-		if (lv->dec.desc[kind].root)
-			tracefs_event_file_write(lv->inst, sys, name, "filter", filter);
-		ret = tracefs_event_enable(lv->inst, sys, name);
+		if (lv->dec.tp.desc[e->kind].root)
+			tracefs_event_file_write(lv->inst, e->system, e->name, "filter", filter);
+		ret = tracefs_event_enable(lv->inst, e->system, e->name);
 		if (ret < 0) {
-			if (required)
+			if (e->required)
 				return -MCR_E_NO_MEMCG_EVENTS;
 			continue;
 		}

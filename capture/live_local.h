@@ -17,6 +17,7 @@
 
 #include "error.h"
 #include "event.h"
+#include "tp_decode.h"
 #include "live.h"
 
 /* Not a trace event: a gap marker travelling in order through a queue. */
@@ -50,20 +51,10 @@ struct live_queue {
 	unsigned int		tail_pos;	/* reader side */
 };
 
-/* Decoding: fields found by name in the format files, cached once. */
-struct live_evdesc {
-	struct tep_format_field	*id, *item, *val, *root, *level, *cpu, *contended;
-	struct tep_format_field	*stats_updates, *force, *needs_flush, *path;
-	struct tep_event	*event;
-	int			type;
-};
-
+/* The nine formats read from tracefs, and the shared decoder over them (tp_decode.h). */
 struct live_decoder {
-	struct tep_handle		*tep;
-	struct tep_format_field		*common_type, *common_pid;
-	struct live_evdesc		desc[MCR_EV_KIND_MAX + 1];
-	int				min_type, max_type;
-	unsigned char			*kind_of;	/* type - min_type -> kind; 0 = not ours */
+	struct tep_handle	*tep;
+	struct tp_decoder	tp;
 };
 
 struct live_cpu {
@@ -101,13 +92,11 @@ struct live {
 };
 
 /* live_decode.c */
-int live_event_count(void);
-const char *live_event_system(int i, const char **name, int *kind, bool *required);
 int live_decoder_init(struct live_decoder *dec);
 void live_decoder_free(struct live_decoder *dec);
 /* Decode one record; returns the kind, 0 if not ours.  *path set for mkdir/rmdir. */
-int live_decode(const struct live_decoder *dec, void *data, struct mcr_event *ev,
-		const char **path, int *path_len);
+int live_decode(const struct live_decoder *dec, void *data, unsigned int size,
+		struct mcr_event *ev, const char **path, int *path_len);
 
 /* live_queue.c */
 int live_queue_init(struct live_queue *q);

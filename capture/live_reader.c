@@ -56,7 +56,8 @@ static int live_consume(struct live_cpu *c, void *page)
 		ev = live_queue_slot(lv, q, &pathp);
 		if (!ev)
 			return -ENOMEM;
-		if (!live_decode(&lv->dec, data, ev, &path, &len)) {
+		if (!live_decode(&lv->dec, data, (unsigned int)kbuffer_event_size(c->kb), ev, &path,
+				 &len)) {
 			/* not ours (cannot happen: only our events are enabled); reuse the slot */
 			q->tail_pos--;
 			continue;

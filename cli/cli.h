@@ -27,6 +27,13 @@ void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints "memcg-replay: <what>: <mcr_strerror(err)>" and returns mcr_exit_code(err). */
 int cli_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* --max-hypotheses, shared by replay and validate: a count in [1, 2^20], else argp_error(). */
+#define CLI_OPTION_MAX_HYP \
+	{ "max-hypotheses", 'H', "N", 0, "orders inside lock windows the inference keeps at " \
+	  "once (default " CLI_STR(REPLAY_MAX_HYP_DEFAULT) ")", 0 }
+struct argp_state;
+unsigned int cli_arg_max_hyp(struct argp_state *state, const char *arg);
+
 /* Opens a trace database, printing the reason and setting *exit_code on failure. */
 struct db *cli_open_db(const char *path, bool writable, int *exit_code);
 

@@ -27,8 +27,7 @@ static const struct argp_option replay_options[] = {
 	{ "policy", 'p', "LIST", 0, "comma-separated walk policies (default: break,continue,legacy)", 0 },
 	{ "flush-model", 'm', "MODEL", 0, "where flush visits happen when the trace does not say", 0 },
 	{ "sample-ms", 's', "N", 0, "staleness sample period in trace ms (default 100; 0: reads only)", 0 },
-	{ "max-hypotheses", 'H', "N", 0, "model inferred: orders kept at once by the inference "
-	  "(default " CLI_STR(REPLAY_MAX_HYP_DEFAULT) ")", 0 },
+	CLI_OPTION_MAX_HYP,
 	{ 0 }
 };
 
@@ -36,7 +35,6 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 {
 	struct replay_opts *o = state->input;
 	char *end;
-	long n;
 
 	switch (key) {
 	case 'p':
@@ -52,11 +50,7 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--sample-ms: not a number of ms: '%s'", arg);
 		break;
 	case 'H':
-		errno = 0;
-		n = strtol(arg, &end, 10);
-		if (errno || *end || n < 1 || n > 1 << 20)
-			argp_error(state, "--max-hypotheses: not a count in [1, 1048576]: '%s'", arg);
-		o->max_hyp = (unsigned int)n;
+		o->max_hyp = cli_arg_max_hyp(state, arg);
 		break;
 	case ARGP_KEY_ARG:
 		if (o->file)

@@ -32,8 +32,7 @@ static const struct argp_option validate_options[] = {
 	{ "format", 'f', "FORMAT", 0, "text (default) or json", 0 },
 	{ "min-match", 'r', "RATE", 0, "exit 10 when the stats_updates match rate is below RATE (default 0.999)", 0 },
 	{ "mismatches", 'n', "N", 0, "mismatches to show with their context (default 10)", 0 },
-	{ "max-hypotheses", 'H', "N", 0, "orders inside lock windows kept at once by the inference "
-	  "(default " CLI_STR(REPLAY_MAX_HYP_DEFAULT) ")", 0 },
+	CLI_OPTION_MAX_HYP,
 	{ 0 }
 };
 
@@ -41,7 +40,6 @@ static error_t validate_parse(int key, char *arg, struct argp_state *state)
 {
 	struct validate_opts *o = state->input;
 	char *end;
-	long n;
 
 	switch (key) {
 	case 'p':
@@ -68,11 +66,7 @@ static error_t validate_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--mismatches: '%s'", arg);
 		break;
 	case 'H':
-		errno = 0;
-		n = strtol(arg, &end, 10);
-		if (errno || *end || n < 1 || n > 1 << 20)
-			argp_error(state, "--max-hypotheses: not a count in [1, 1048576]: '%s'", arg);
-		o->max_hyp = (unsigned int)n;
+		o->max_hyp = cli_arg_max_hyp(state, arg);
 		break;
 	case ARGP_KEY_ARG:
 		if (o->file)
@@ -166,8 +160,12 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 	printf("needs_flush agree %" PRIu64 " (%.2f%%), plain %" PRIu64 " (%.2f%%)\n",
 	       v->needs_flush_match, 100 * rate(v->needs_flush_match, v->compared),
 	       v->needs_flush_match_plain, 100 * rate(v->needs_flush_match_plain, v->compared));
-	printf("hypotheses kept at most %" PRIu64 " (--max-hypotheses %u)\n", v->max_hypotheses,
+	printf("hypotheses kept at most %" PRIu64 " (--max-hypotheses %u)", v->max_hypotheses,
 	       p->max_hypotheses ? p->max_hypotheses : REPLAY_MAX_HYP_DEFAULT);
+	if (v->cap_lowered)
+		printf("; after long saturation the cap fell to 64 (%" PRIu64 " times)",
+		       v->cap_lowered);
+	printf("\n");
 	printf("sim - kernel:");
 	for (b = 0; b < REPLAY_DIFF_BUCKETS; b++)
 		if (v->diff_hist[b])

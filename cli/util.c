@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers every subcommand shares: messages, exit codes, progress. */
+#include <argp.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,4 +93,16 @@ void cli_progress_done(struct cli_progress *p, uint64_t done)
 	if (!p->tty || cli_now_ns() - p->start_ns < 500000000ull)
 		return;
 	progress_print(p, done, cli_now_ns(), "\n");
+}
+
+unsigned int cli_arg_max_hyp(struct argp_state *state, const char *arg)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || n < 1 || n > 1 << 20)
+		argp_error(state, "--max-hypotheses: not a count in [1, 1048576]: '%s'", arg);
+	return (unsigned int)n;
 }

@@ -5,7 +5,8 @@
 #   tc_record OUT LOG [trace-cmd options...] -- COMMAND...
 #                     record COMMAND with trace-cmd the way this kernel needs it (see
 #                     tracing-stack notes: -d --no-filter -C mono -b 16384), in its own
-#                     process group; whatever of that group survives is ended by its id
+#                     process group; whatever of that group survives is ended by its id.
+#                     TC_REC and TC_REC_EV (options, events) can be made local to change them
 # Needs: nothing at source time.  It never writes tracing settings by itself.
 
 TR=/sys/kernel/tracing

@@ -4,6 +4,7 @@
 # The truncated files and the trace.dat without memcg events are recorded here with
 # trace-cmd (root + tracefs + Linux 6.13+); those cases skip with the reason otherwise.
 source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/../live.sh"
 
 # libtracecmd 1.3.1 itself leaks the trace clock name it parses from a v6 file
 if [ "${MCR_SANITIZED:-0}" = 1 ]; then
@@ -12,7 +13,6 @@ if [ "${MCR_SANITIZED:-0}" = 1 ]; then
 	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}:fast_unwind_on_malloc=0"
 fi
 
-TR=/sys/kernel/tracing
 
 # one_line NAME: stderr of the last expect_exit is exactly one "memcg-replay: " line
 one_line() {
@@ -63,34 +63,14 @@ if [ -n "$reason" ]; then
 	t_done
 fi
 
-S_ON=$(cat $TR/tracing_on)
-S_CLK=$(sed -n 's/.*\[\([a-z0-9_-]*\)\].*/\1/p' $TR/trace_clock)
-S_BUF=$(awk '{ print ($2 == "(expanded:") ? $3 + 0 : $1 }' $TR/buffer_size_kb)
-S_EV=$(cat $TR/events/memcg/enable $TR/events/cgroup/cgroup_mkdir/enable)
-restore() {
-	set -- $S_EV
-	echo "$1" >$TR/events/memcg/enable 2>/dev/null
-	echo "$2" >$TR/events/cgroup/cgroup_mkdir/enable 2>/dev/null
-	echo "$S_BUF" >$TR/buffer_size_kb
-	echo "$S_CLK" >$TR/trace_clock
-	echo "$S_ON" >$TR/tracing_on
-}
-REC_PID=
-t_on_exit '[ -n "$REC_PID" ] && kill -- "-$REC_PID" 2>/dev/null; restore'
+tracing_save
+t_on_exit '[ -n "$TC_PID" ] && kill -- "-$TC_PID" 2>/dev/null; tracing_restore'
 
-# record OUT EVENT-OPTIONS... : trace-cmd in its own process group, ended by its id
+# record OUT EVENT-OPTIONS... : a small trace of just those events
 record() {
-	local out=$1
+	local out=$1 TC_REC=(-d --no-filter -C mono -b 4096) TC_REC_EV=()
 	shift
-	setsid trace-cmd record -d --no-filter -C mono -b 4096 -o "$out" "$@" \
-		bash -c 'head -c 4000000 /dev/zero | sort >/dev/null' \
-		>/dev/null 2>"$T_TMP/rec.err" </dev/null &
-	REC_PID=$!
-	wait "$REC_PID"
-	kill -- "-$REC_PID" 2>/dev/null
-	REC_PID=
-	restore
-	[ -s "$out" ]
+	tc_record "$out" "$T_TMP/rec" "$@" -- bash -c 'head -c 4000000 /dev/zero | sort >/dev/null'
 }
 
 for ver in 7 6; do
