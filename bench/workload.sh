@@ -27,7 +27,10 @@ DIR=${2:-}
 SECS=${3:-5}
 HERE=$(cd "$(dirname "$0")" && pwd)
 : "${MCR_BUILD:=build}"
-STRESS=$HERE/../$MCR_BUILD/bench/stress_anon
+case $MCR_BUILD in
+/*) STRESS=$MCR_BUILD/bench/stress_anon ;;
+*) STRESS=$HERE/../$MCR_BUILD/bench/stress_anon ;;
+esac
 KIDS=()
 MADE=()
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# cli/demo.sh - the main job (make demo): record a short real workload with memcg-capture
-# where the kernel allows it (root, tracefs, Linux 6.13+ memcg tracepoints), otherwise
-# synthesize the pagecache scenario; then replay it against every policy and print the lag
-# report.  Builds nothing: run it after make.  Says which trace it used and why.
+# cli/demo.sh - the main job (make demo): record the seed race's shape on this kernel with
+# memcg-capture where it allows it (root, tracefs, Linux 6.13+ memcg tracepoints), check
+# with validate that the simulator reproduces the kernel's own counters, replay it against
+# every policy and print the lag report; otherwise synthesize the pagecache scenario and
+# replay that.  Builds nothing: run it after make.  Says which trace it used and why.
+# Its cgroups go beneath this shell's own memory cgroup and are removed.
 # The database is kept (its path is printed) for sqlite3 and memcg-replay report/info.
 set -u
 cd "$(dirname "$0")/.."
@@ -15,36 +17,41 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/memcg-demo.XXXXXX") || exit 1
 db=$work/demo.db
 
-# the memory.stat of our own memory cgroup (v1 or v2): the workload's reader
-own_memory_stat() {
+# our own memory cgroup's directory (v1 or v2): the demo's cgroups go beneath it
+own_memcg() {
 	local v1 v2
 	v1=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' /proc/self/cgroup)
 	v2=$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
-	if [ -n "$v1" ] && [ -r "/sys/fs/cgroup/memory$v1/memory.stat" ]; then
-		echo "/sys/fs/cgroup/memory$v1/memory.stat"
-	elif [ -r "/sys/fs/cgroup$v2/memory.stat" ]; then
-		echo "/sys/fs/cgroup$v2/memory.stat"
-	else
-		echo /dev/null
+	if [ -n "$v1" ] && [ -d "/sys/fs/cgroup/memory$v1" ]; then
+		echo "/sys/fs/cgroup/memory${v1%/}"
+	elif [ -n "$v2" ] && [ -r "/sys/fs/cgroup${v2%/}/memory.stat" ]; then
+		echo "/sys/fs/cgroup${v2%/}"
 	fi
 }
 
 why=""
 if [ "$(id -u)" != 0 ]; then
 	why="not root"
+elif [ ! -x "$MCR_BUILD/bench/stress_anon" ]; then
+	why="$MCR_BUILD/bench/stress_anon is not built (make all)"
+else
+	own=$(own_memcg)
+	[ -n "$own" ] || why="no memory cgroup hierarchy"
 fi
 # memcg-capture itself mounts tracefs where it is missing and tells why it cannot record
 
+synthetic=0
 if [ -z "$why" ]; then
-	stat=$(own_memory_stat)
-	echo "== Capturing a real workload: 4 x 128 MiB of page cache written with dd, reading $stat after each"
-	"$CAPTURE" -o "$db" -- sh -c '
-		for i in 1 2 3 4; do
-			dd if=/dev/zero of="$1/pagecache.$i" bs=1M count=128 status=none
-			cat "$2" >/dev/null
-		done
-		rm -f "$1"/pagecache.*' sh "$work" "$stat"
-	rc=$?
+	cg="$own/memcg_demo_$$"
+	echo "== Capturing the seed race on this kernel for 5 s: ${cg#/sys/fs/cgroup}/P/C faults"
+	echo "   anonymous memory while P's memory.stat is read every 80 ms (bench/workload.sh race)"
+	if mkdir "$cg"; then
+		"$CAPTURE" -o "$db" -- bench/workload.sh race "$cg" 5
+		rc=$?
+		rmdir "$cg"
+	else
+		rc=1
+	fi
 	case $rc in
 	0) ;;
 	11) echo "== memcg-capture lost events (see its summary); replaying what it kept"; rc=0 ;;
@@ -59,11 +66,22 @@ if [ -n "$why" ]; then
 	echo "== Synthesizing the pagecache scenario instead (1 GiB/s of page cache in /leaf, 10 s)"
 	"$REPLAY" synth --scenario pagecache -o "$db" || exit
 	what="the synthetic pagecache scenario (live capture: $why)"
+	synthetic=1
 fi
 
+if [ $synthetic = 0 ]; then
+	echo
+	echo "== Does the simulator reproduce this kernel's own counters? (validate)"
+	"$REPLAY" validate "$db" -n 0 -r 0 || exit
+fi
 echo
 echo "== Replaying against every walk policy"
-"$REPLAY" replay "$db" || exit
+# synth places its visits the spread way; a real trace gets the order inference found
+if [ $synthetic = 1 ]; then
+	"$REPLAY" replay "$db" -m spread || exit
+else
+	"$REPLAY" replay "$db" || exit
+fi
 echo
 echo "== Lag report"
 "$REPLAY" report "$db" || exit
