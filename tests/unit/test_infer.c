@@ -282,5 +282,49 @@ TEST(test_cap_keeps_nearest)
 	infer_destroy(in);
 }
 
+/*
+ * setup_window's update, but traced at 50, after the window's unlock at 40.
+ * A tracepoint fires after the change it reports, so if the last event
+ * before it on its CPU came before the unlock (t_min 30), the change may have
+ * been made inside the window: the same 4 orders stand, and root = 0 ("before
+ * all visits": the walk stopped at flushable L) is explained.  If that CPU
+ * had traced something after the unlock (t_min 45), the change came after
+ * every visit: one order, in which L, P and root were reset and the +64
+ * moved a batch into each: root = 64, and 0 is a miss.
+ */
+static int setup_late(struct infer *in, uint64_t t_min)
+{
+	int ret = upd(in, 1, 0, L, 64);
+
+	ret = ret ? ret : upd(in, 2, 0, L, 64);
+	ret = ret ? ret : upd(in, 3, 1, L, 64);
+	ret = ret ? ret : infer_locked(in, 10, ROOT, 0, 30);
+	ret = ret ? ret : infer_unlock(in, 40);
+	return ret ? ret : infer_update(in, 50, t_min, 1, L, SIM_ITEM_STATE, 0, 64, 50);
+}
+
+TEST(test_late_update)
+{
+	struct infer *in = mk("break", 0);
+	bool su, nf;
+
+	ASSERT(in);
+	ASSERT_EQ(setup_late(in, 30), 0);
+	ASSERT_EQU(infer_nr_hyp(in), 4);
+	ASSERT_EQ(infer_check(in, ROOT, 0, false, &su, &nf), 0);
+	ASSERT(su);	/* "before all visits": the walk stopped at flushable L */
+	infer_destroy(in);
+
+	in = mk("break", 0);
+	ASSERT(in);
+	ASSERT_EQ(setup_late(in, 45), 0);
+	ASSERT_EQU(infer_nr_hyp(in), 1);
+	ASSERT_EQ(infer_check(in, ROOT, 64, false, &su, &nf), 0);
+	ASSERT(su);
+	ASSERT_EQ(infer_check(in, ROOT, 0, false, &su, &nf), 0);
+	ASSERT(!su);
+	infer_destroy(in);
+}
+
 TEST_MAIN(test_order_found, test_no_order, test_merge, test_cap, test_mirror, test_order_sink,
-	  test_cap_keeps_nearest)
+	  test_cap_keeps_nearest, test_late_update)
