@@ -28,7 +28,7 @@ static const char *const val_cause_names[] = {
 	[REPLAY_CAUSE_UNKNOWN_PARENT]	= "cgroup of unknown parent",
 	[REPLAY_CAUSE_OUTSIDE]		= "flush outside the trace",
 	[REPLAY_CAUSE_WINDOW_ORDER]	= "window order unknown",
-	[REPLAY_CAUSE_CAPPED]		= "hypothesis cap reached",
+	[REPLAY_CAUSE_CAPPED]		= "orders dropped by the cap",
 };
 
 const char *replay_cause_name(enum replay_cause c)
