@@ -91,7 +91,8 @@ static const char doc[] =
 "\n"
 "Exit codes: 0 ok, 1 failure, 2 usage, 11 events lost, 12 not root, 13 no tracefs, "
 "14 kernel without memcg tracepoints (needs 6.13+), 17 bad input (unknown clock or "
-"--cgroup path).";
+"--cgroup path), 19 COMMAND exited non-zero on its own (the recording is complete; "
+"its status is in meta command_exit_status; 11 wins over 19).";
 
 static const char args_doc[] = "[-- COMMAND [ARGS...]]";
 
@@ -237,6 +238,7 @@ struct capture {
 	struct live		*lv;
 	pid_t			child;
 	int			child_status;	/* -1: none or not exited */
+	bool			child_ended;	/* on its own, before we stopped */
 };
 
 static void warn_add(struct capture *c, const char *w)
@@ -370,6 +372,7 @@ static void wait_for_end(struct capture *c)
 		if (c->child > 0 && waitpid(c->child, &status, WNOHANG) == c->child) {
 			c->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 			c->child = 0;
+			c->child_ended = true;
 			break;
 		}
 		now = now_ns();
@@ -538,7 +541,10 @@ static int capture_run(struct capture *c, int argc, char **argv)
 	}
 	if (ret < 0)
 		return mcr_exit_code(ret);
-	return lost ? MCR_EXIT_LOST : MCR_EXIT_OK;
+	if (lost)
+		return MCR_EXIT_LOST;
+	/* a script must see its workload fail; one we ended ourselves did not */
+	return c->child_ended && c->child_status ? MCR_EXIT_COMMAND : MCR_EXIT_OK;
 }
 
 int main(int argc, char **argv)

@@ -52,6 +52,7 @@ enum mcr_exit {
 	MCR_EXIT_NO_EVENTS	= 16,
 	MCR_EXIT_BAD_INPUT	= 17,
 	MCR_EXIT_NO_RUNS	= 18,
+	MCR_EXIT_COMMAND	= 19,	/* memcg-capture: its COMMAND failed */
 };
 
 const char *mcr_strerror(int err);	/* err negative: -errno or -MCR_E_* */

@@ -242,6 +242,21 @@ else
 	fail capture_kill9_instance "kill -9 left no instance (did it exit first?)"
 fi
 
+# --- 3a. the COMMAND's own exit status: a failure that ends it is exit 19 (the recording is
+# complete, its status in meta); a command we stop at -d is no failure; no instance is left
+# even when the command leaves a child behind holding whatever it inherited ---
+expect_exit capture_command_failed 19 "$CAPTURE" -o "$T_TMP/cf.db" -- sh -c 'exit 3' &&
+	expect_match capture_command_failed_msg 'sh exited with status 3' "$T_ERR"
+got=$(sq "$T_TMP/cf.db" "SELECT value FROM meta WHERE key = 'command_exit_status'")
+[ "$got" = 3 ] && pass capture_command_status_meta || fail capture_command_status_meta "$got"
+expect_exit capture_command_stopped 0 "$CAPTURE" -o "$T_TMP/cs.db" -d 0.5 -- sleep 30
+# the orphan outlives memcg-capture's 2 s of rmdir retries: only not inheriting saves it
+expect_exit capture_command_orphan 0 "$CAPTURE" -o "$T_TMP/co.db" -- \
+	sh -c "sleep 5 & echo \$! >'$T_TMP/orphan'; exit 0"
+ls "$INSTANCES" | grep -q '^memcg_capture_' && fail capture_command_no_instance_left "$(ls "$INSTANCES")" ||
+	pass capture_command_no_instance_left
+[ -s "$T_TMP/orphan" ] && kill "$(cat "$T_TMP/orphan")" 2>/dev/null	# ours: end it by its PID
+
 # --- 3b. a ring buffer far too small for the stress: the loss is counted, never silent ---
 DB5=$T_TMP/lossy.db
 expect_exit capture_loss_exit 11 "$CAPTURE" -o "$DB5" -b 16 -- "$STRESS" 16 1 &&
