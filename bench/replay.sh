@@ -15,7 +15,8 @@ TRACE=$DIR/fleet-replay.db
 run() {	# label, policies -> prints events/s, wall s, peak RSS
 	local db=$DIR/fleet-$1.db
 	cp "$TRACE" "$db"
-	/usr/bin/time -f '%e %M' -o "$DIR/time-$1" "$R" replay "$db" --policy "$2" >/dev/null ||
+	# the pass alone: spread (synth's own visit placement), not the inferred model's extra pass
+	/usr/bin/time -f '%e %M' -o "$DIR/time-$1" "$R" replay "$db" --policy "$2" -m spread >/dev/null ||
 		{ echo "replay $1 failed"; exit 1; }
 	read -r wall rss <"$DIR/time-$1"
 	eval "wall_$1=$wall rss_$1=$rss"
