@@ -28,7 +28,7 @@ struct validate_opts {
 
 static const struct argp_option validate_options[] = {
 	{ "policy", 'p', "POLICY", 0, "auto (default: from the traced kernel release), break, legacy, continue", 0 },
-	{ "flush-model", 'm', "MODEL", 0, "where flush visits happen when the trace does not say", 0 },
+	{ "flush-model", 'm', "MODEL", 0, "the plain comparison's flush model (inference needs none)", 0 },
 	{ "format", 'f', "FORMAT", 0, "text (default) or json", 0 },
 	{ "min-match", 'r', "RATE", 0, "exit 10 when the stats_updates match rate is below RATE (default 0.999)", 0 },
 	{ "mismatches", 'n', "N", 0, "mismatches to show with their context (default 10)", 0 },
