@@ -62,6 +62,7 @@ struct inf_hyp {
 	size_t		p;
 	uint64_t	hash;		/* of (p, entries), set by inf_compact() */
 	uint64_t	cost;		/* distance from the spread model, 1/1024 visits */
+	uint64_t	t_last;		/* its last decision in the open window (or its start) */
 	struct inf_dec	*d;		/* newest decision; NULL without a sink */
 	struct inf_ent	*e;		/* table of size slots, n used */
 	uint32_t	n, size;
@@ -280,7 +281,8 @@ static int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag)
 
 static int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
 {
-	*dst = (struct inf_hyp){ .p = src->p, .cost = src->cost, .d = src->d, .gen = 1 };
+	*dst = (struct inf_hyp){ .p = src->p, .cost = src->cost, .t_last = src->t_last, .d = src->d,
+				 .gen = 1 };
 	if (dst->d)
 		dst->d->ref++;
 	if (!src->size)
@@ -565,14 +567,19 @@ static uint64_t inf_spread_x(const struct infer *in, uint64_t ts)
 	return x > (in->n_list + 1) * INF_COST_UNIT ? (in->n_list + 1) * INF_COST_UNIT : (uint64_t)x;
 }
 
-/* The cost of "after visit lo - 1, before visit hi": the spread position's distance from it. */
-static uint64_t inf_cost(uint64_t x, size_t lo, size_t hi)
+/*
+ * The cost of placing visit @k somewhere in [@t_lo, @t_hi]: how far that
+ * interval is from the spread model's time for it.  Charged once per visit
+ * a decision places, not per update, so an order whose visits all run a
+ * little late pays for each visit once, however many updates fall around it.
+ */
+static uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_t t_hi)
 {
-	uint64_t a = lo * INF_COST_UNIT, b = (hi + 1) * INF_COST_UNIT;
+	uint64_t due = (k + 1) * INF_COST_UNIT, lo = inf_spread_x(in, t_lo), hi = inf_spread_x(in, t_hi);
 
-	if (x == UINT64_MAX)
+	if (lo == UINT64_MAX)
 		return 0;
-	return x < a ? a - x : x > b ? x - b : 0;
+	return due < lo ? lo - due : due > hi ? due - hi : 0;
 }
 
 /* By hash, then cost: the first of identical hypotheses has the cheapest history. */
@@ -691,7 +698,6 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 {
 	struct inf_path pa;
 	size_t vis[INF_MAX_PATH + 1], i, k, nr_old;
-	uint64_t sx = inf_spread_x(in, ts);
 	int32_t wv = (int32_t)(uint32_t)(uint64_t)val;
 	uint32_t a = wv < 0 ? -(uint32_t)wv : (uint32_t)wv;
 	uint64_t x;
@@ -751,7 +757,9 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 			ret = inf_hyp_copy(&b, &in->h[k]);
 			if (!ret) {
 				inf_visit_upto(in, &b, vis[i]);
-				b.cost += inf_cost(sx, vis[i] + 1, vis[i + 1]);
+				/* visit vis[i] came after this order's last decision, before ts */
+				b.cost += inf_visit_cost(in, vis[i], b.t_last, ts);
+				b.t_last = ts;
 				ret = inf_dec_push(in, &b, tag);
 			}
 			if (!ret)
@@ -766,7 +774,8 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 		/* before all of them; in->h may have moved */
 		h = &in->h[k];
 		if (nv) {
-			h->cost += inf_cost(sx, h->p, vis[0]);
+			/* a visit still to come that was due is charged when it comes */
+			h->t_last = ts;
 			ret = inf_dec_push(in, h, tag);
 			if (ret)
 				return ret;
@@ -839,8 +848,10 @@ int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, u
 	in->wcpu = cpu;
 	in->t0 = in->last_ts = ts;
 	in->dur = dur;
-	for (i = 0; i < in->nr_h; i++)
+	for (i = 0; i < in->nr_h; i++) {
 		in->h[i].p = 0;
+		in->h[i].t_last = ts;
+	}
 	return 0;
 }
 

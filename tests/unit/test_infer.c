@@ -258,27 +258,29 @@ TEST(test_order_sink)
 }
 
 /*
- * The cap keeps the orders nearest the spread model.  Window [10, 110] over
- * [L, P, root] (n = 3): spread has visit k due at 10 + 25 (k + 1).  The update
- * at 50 sits 1.6 visits in (x = 40 * 4 / 100 = 1.6): "after L" (p in [1, 1],
- * x in [1, 2]) costs 0; "before all" [0, 1] costs 0.6; "after P" [2, 3] 0.4;
- * "after root" [3, 4] 1.4.  A cap of 1 keeps "after L": P = 0 and the
- * kernel's P = 64 is a miss.  No order sink: inference keeps no history.
+ * The cap keeps the orders whose visits sit nearest the spread model's times.
+ * Window [10, 110] over [L, P, root] (n = 3): spread has visit k due at
+ * 10 + 25 (k + 1), i.e. at k + 1 in units of 25 ns; the update at 50 is at
+ * 1.6.  A branch "after visit k" places visit k between the window's start
+ * (the order's last decision) and 50, i.e. in [0, 1.6]:
+ *   after L (due 1): 0    after P (due 2): 0.4    after root (due 3): 1.4
+ *   before all: 0 now (its visits are charged when they come)
+ * A cap of 2 keeps "before all" (L/P/root 0/0/0) and "after L" (64/0/0):
+ * the kernel's P = 0 is explained, P = 64 ("after P", "after root") is not.
  */
 TEST(test_cap_keeps_nearest)
 {
-	struct infer *in = mk("break", 1);
+	struct infer *in = mk("break", 2);
 	bool su, nf;
 
 	ASSERT(in);
 	ASSERT_EQ(setup_window(in), 0);
-	ASSERT_EQU(infer_nr_hyp(in), 1);
-	ASSERT_EQ(infer_check(in, L, 64, false, &su, &nf), 0);
-	ASSERT(su);	/* "after L": L kept the update */
-	ASSERT_EQ(infer_check(in, P, 0, false, &su, &nf), 0);
-	ASSERT(su);
+	ASSERT_EQU(infer_nr_hyp(in), 2);
 	ASSERT_EQ(infer_check(in, ROOT, 0, false, &su, &nf), 0);
 	ASSERT(su);
+	ASSERT_EQU(infer_nr_hyp(in), 2);
+	ASSERT_EQ(infer_check(in, P, 64, false, &su, &nf), 0);
+	ASSERT(!su);	/* the cap dropped both orders that explain it */
 	infer_destroy(in);
 }
 
