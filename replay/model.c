@@ -20,7 +20,7 @@ const char *const replay_model_default_why =
 	"No flush model alone reproduces a real kernel: the order of updates and visits inside "
 	"each lock window decides, and it is not traced. On 12 recordings of 6 workloads on "
 	"a 6.18 host (bench/fidelity.sh, memcg-capture and trace-cmd) the plain models matched "
-	"the kernel's recorded stats_updates at 17-100% (spread), 36-100% (window) and 36-100% "
+	"the kernel's recorded stats_updates at 17-100% (spread), 40-100% (window) and 40-100% "
 	"(instant), each best on some trace; inference matched 100% on 11 of them and 97% on "
 	"the last. So replay uses the inferred order by default, and validate reports both. "
 	"Spread stays the plain default: on synthetic traces it is exact (synth places its "
