@@ -92,6 +92,7 @@ struct win {
 struct val_state {
 	struct replay_validation v;
 	uint64_t	capped_mark;	/* infer_capped() at the last mismatch */
+	uint64_t	unknown_upd_ts;	/* last update under a cgroup of unknown parent */
 	bool		synced;
 };
 

@@ -103,9 +103,17 @@ void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 {
 	struct rcg_upd *u = &c->ring[c->ring_n++ % RCG_RING];
 
+	struct rcg *x;
+
 	u->ts = ev->ts;
 	u->cpu = ev->cpu;
 	u->val = ev->kind == MCR_EV_EVENTS ? mcr_event_walk_val(ev) : ev->val;
+	for (x = c; x; x = x->parent) {
+		if (x->parent_unknown) {
+			r->val->unknown_upd_ts = ev->ts;
+			break;
+		}
+	}
 }
 
 void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts)
@@ -158,6 +166,13 @@ static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t sin
 	for (a = c; a; a = a->parent)
 		if (a->parent_unknown)
 			return REPLAY_CAUSE_UNKNOWN_PARENT;
+	/*
+	 * Cgroups of unknown parent hang under the root in the simulator, so their
+	 * updates reach the root without the ancestors that, in the kernel, may
+	 * have stopped the walk (a dying memcg removed before the trace).
+	 */
+	if (c == r->root && r->val->unknown_upd_ts && r->val->unknown_upd_ts >= since)
+		return REPLAY_CAUSE_UNKNOWN_PARENT;
 	if (r->inf && infer_capped(r->inf) > r->val->capped_mark)
 		return REPLAY_CAUSE_CAPPED;
 	/* with inference every order was tried: the window alone explains nothing */
