@@ -188,7 +188,7 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 	sqlite3_bind_int64(st, 2, show);
 	printf("first mismatches:\n");
 	while (sqlite3_step(st) == SQLITE_ROW)
-		printf("  ts %lld cpu %d %s: kernel %lld/%d sim %lld/%d; cause: %s\n    %s\n",
+		printf("  ts %lld cpu %d %s: kernel %lld/%d, plain model %lld/%d; cause: %s\n    %s\n",
 		       sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
 		       (const char *)sqlite3_column_text(st, 3), sqlite3_column_int64(st, 4),
 		       sqlite3_column_int(st, 6), sqlite3_column_int64(st, 5),
