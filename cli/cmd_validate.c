@@ -168,6 +168,10 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 		printf("; after long saturation the cap fell to 64 (%" PRIu64 " times)",
 		       v->cap_lowered);
 	printf("\n");
+	if (replay_cgroup_unknown_parents(ps->r))
+		printf("cgroups of unknown parent: %zu (removed before the trace, or made before it "
+		       "without --cgroupfs): hung under the root, so root reads after their updates "
+		       "may differ\n", replay_cgroup_unknown_parents(ps->r));
 	printf("sim - kernel:");
 	for (b = 0; b < REPLAY_DIFF_BUCKETS; b++)
 		if (v->diff_hist[b])

@@ -357,6 +357,15 @@ size_t replay_cgroup_count(const struct replay *r)
 	return r->nr_cg;
 }
 
+size_t replay_cgroup_unknown_parents(const struct replay *r)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nr_cg; i++)
+		n += r->cg[i]->parent_unknown;
+	return n;
+}
+
 uint64_t replay_cgroup_id(const struct replay *r, size_t i)
 {
 	return i < r->nr_cg ? r->cg[i]->id : 0;

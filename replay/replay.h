@@ -253,6 +253,8 @@ struct sim *replay_sim(struct replay *r, unsigned int pol);
 
 /* Cgroups the pass has seen (known to the simulators), in first-seen order. */
 size_t replay_cgroup_count(const struct replay *r);
+/* Of them, those whose parent the trace does not say (hung under the root). */
+size_t replay_cgroup_unknown_parents(const struct replay *r);
 uint64_t replay_cgroup_id(const struct replay *r, size_t i);
 const char *replay_cgroup_path(const struct replay *r, uint64_t id);	/* NULL if unknown */
 bool replay_cgroup_is_leaf(const struct replay *r, uint64_t id);
