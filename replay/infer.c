@@ -92,8 +92,7 @@ struct infer {
 	struct inf_hyp		*h;
 	size_t			nr_h, cap_h;
 	uint64_t		max_kept;
-	uint64_t		quiet;		/* updates that did not branch */
-	uint64_t		resyncs;	/* checks no hypothesis explained */
+	uint64_t		quiet;		/* updates since creation: full normalization cadence */
 	uint64_t		capped;		/* hypotheses the cap dropped */
 	/* the open window */
 	bool			win;
@@ -1022,7 +1021,6 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 			if (ret)
 				return ret;
 		}
-		in->resyncs++;
 		inf_compact(in, false);
 		return 0;
 	}

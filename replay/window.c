@@ -469,12 +469,10 @@ int window_visit(struct replay *r, const struct mcr_event *ev)
  * @c's path that the window still has to make: the per-CPU phase of those
  * counters is unknown (kernel-model section 7).
  *
- * This is the one place where that ambiguity is seen.  Today it only marks
- * the path (validation names "window order" as the cause of a mismatch
- * there).  Hypothesis inference (issue 5) branches here: for each policy, the
- * remaining visits of the open window (sim_window_remaining/peek) that lie on
- * @c's ancestor path are the only ones whose order against this update
- * matters; one branch per split point, merged when their counters agree.
+ * It marks the path, so that validation without inference can name "window
+ * order unknown" as a mismatch's cause.  Inference itself branches on that
+ * order in infer_update() (replay/infer.c); window_before_update() replays
+ * the order it found.
  */
 void window_update_hook(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 {
