@@ -6,6 +6,7 @@
 
 #include "cgtrack.h"
 #include "db.h"
+#include "hash.h"
 
 struct cgtrack_entry {
 	uint64_t	id;
@@ -28,14 +29,6 @@ struct cgtrack {
 	unsigned int		buckets;	/* power of two */
 };
 
-static uint64_t cgtrack_hash_id(uint64_t id)
-{
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdull;
-	id ^= id >> 33;
-	return id;
-}
-
 static uint64_t cgtrack_hash_path(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -47,7 +40,7 @@ static uint64_t cgtrack_hash_path(const char *s)
 
 static unsigned int *cgtrack_slot_id(const struct cgtrack *t, uint64_t id)
 {
-	unsigned int i = cgtrack_hash_id(id) & (t->buckets - 1);
+	unsigned int i = mcr_hash64(id) & (t->buckets - 1);
 
 	while (t->by_id[i] && t->ent[t->by_id[i] - 1].id != id)
 		i = (i + 1) & (t->buckets - 1);

@@ -18,18 +18,11 @@
 #include "cgroupfs.h"
 #include "db.h"
 #include "error.h"
+#include "hash.h"
 #include "import-local.h"
 
 #define CGROUP_SUPER_MAGIC_V1	0x27e0eb
 #define CGROUP_SUPER_MAGIC_V2	0x63677270
-
-static uint64_t imp_hash(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	return x;
-}
 
 static int imp_cgs_grow(struct imp_cgs *t)
 {
@@ -39,7 +32,7 @@ static int imp_cgs_grow(struct imp_cgs *t)
 	if (!slot)
 		return -ENOMEM;
 	for (i = 0; i < t->n; i++) {
-		size_t h = imp_hash(t->v[i].id) & (nslot - 1);
+		size_t h = mcr_hash64(t->v[i].id) & (nslot - 1);
 
 		while (slot[h])
 			h = (h + 1) & (nslot - 1);
@@ -56,7 +49,7 @@ static size_t imp_cg_slot(const struct imp_cgs *t, uint64_t id)
 {
 	size_t h;
 
-	for (h = imp_hash(id) & (t->nslot - 1); t->slot[h]; h = (h + 1) & (t->nslot - 1))
+	for (h = mcr_hash64(id) & (t->nslot - 1); t->slot[h]; h = (h + 1) & (t->nslot - 1))
 		if (t->v[t->slot[h] - 1].id == id)
 			break;
 	return h;

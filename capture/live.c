@@ -10,12 +10,11 @@
 #include "error.h"
 #include "live_local.h"
 
-/* /sys/devices/system/cpu/online: "0-1,4"; fills @cpus, returns the count. */
-static int live_online_cpus(int **cpus)
+int live_cpu_list(const char *path, int **cpus)
 {
 	char buf[4096], *tok, *save;
 	int n = 0, alloc = 16, a, b;
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	FILE *f = fopen(path, "re");
 
 	if (!f)
 		return -errno;
@@ -38,8 +37,11 @@ static int live_online_cpus(int **cpus)
 			if (n == alloc) {
 				int *more = realloc(*cpus, (alloc *= 2) * sizeof(**cpus));
 
-				if (!more)
+				if (!more) {
+					free(*cpus);
+					*cpus = NULL;
 					return -ENOMEM;
+				}
 				*cpus = more;
 			}
 			(*cpus)[n++] = a;
@@ -66,7 +68,7 @@ int live_open(const struct live_opts *opts, struct db *db, struct live **out)
 	ret = live_instance_setup(lv);
 	if (ret < 0)
 		return ret;
-	ret = live_online_cpus(&cpus);
+	ret = live_cpu_list("/sys/devices/system/cpu/online", &cpus);
 	if (ret < 0)
 		return ret;
 	lv->cpus = calloc(ret, sizeof(*lv->cpus));

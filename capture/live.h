@@ -63,6 +63,12 @@ typedef void (*live_stale_fn)(void *ctx, const char *name);
 int live_remove_stale(live_stale_fn fn, void *ctx);
 
 int live_open(const struct live_opts *opts, struct db *db, struct live **out);
+
+/*
+ * live_cpu_list - a sysfs CPU list ("0-1,4", e.g. /sys/devices/system/cpu/online)
+ * into a malloc'd array *@cpus; returns the count or a negative errno.
+ */
+int live_cpu_list(const char *path, int **cpus);
 int live_start(struct live *lv);
 /* Async-signal-unsafe; call from the main thread.  Idempotent. */
 int live_stop(struct live *lv);

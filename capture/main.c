@@ -162,20 +162,6 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* meta options: the command line and what it resolved to, as JSON */
 static char *options_json(int argc, char **argv, const struct capture_args *a)
 {
@@ -190,13 +176,13 @@ static char *options_json(int argc, char **argv, const struct capture_args *a)
 	for (i = 0; i < argc; i++) {
 		if (i)
 			fputc(',', f);
-		json_str(f, argv[i]);
+		db_json_string(f, argv[i]);
 	}
 	fprintf(f, "],\"buffer_kb\":%u,\"clock\":", a->buffer_kb);
-	json_str(f, a->clock);
+	db_json_string(f, a->clock);
 	fprintf(f, ",\"duration_s\":%g,\"cgroup\":", a->duration);
 	if (a->cgroup)
-		json_str(f, a->cgroup);
+		db_json_string(f, a->cgroup);
 	else
 		fputs("null", f);
 	fputc('}', f);
@@ -204,26 +190,12 @@ static char *options_json(int argc, char **argv, const struct capture_args *a)
 	return buf;
 }
 
+/* How many CPUs a sysfs CPU list names; negative errno. */
 static int count_cpu_list(const char *path)
 {
-	char buf[4096], *tok, *save;
-	int a, b, k, n = 0;
-	FILE *f = fopen(path, "re");
+	int *cpus = NULL, n = live_cpu_list(path, &cpus);
 
-	if (!f)
-		return -errno;
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
-		return -EIO;
-	}
-	fclose(f);
-	for (tok = strtok_r(buf, ",\n", &save); tok; tok = strtok_r(NULL, ",\n", &save)) {
-		k = sscanf(tok, "%d-%d", &a, &b);
-		if (k == 1)
-			n++;
-		else if (k == 2 && b >= a)
-			n += b - a + 1;
-	}
+	free(cpus);
 	return n;
 }
 

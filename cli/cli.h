@@ -33,6 +33,12 @@ int cli_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 	  "once (default " CLI_STR(REPLAY_MAX_HYP_DEFAULT) ")", 0 }
 struct argp_state;
 unsigned int cli_arg_max_hyp(struct argp_state *state, const char *arg);
+/*
+ * The one FILE operand of replay, validate, report and info: handles
+ * ARGP_KEY_ARG and ARGP_KEY_END into *@file; ARGP_ERR_UNKNOWN for other keys,
+ * so a parser's default case can return it.
+ */
+int cli_arg_file(int key, char *arg, struct argp_state *state, const char **file);
 
 /* Opens a trace database, printing the reason and setting *exit_code on failure. */
 struct db *cli_open_db(const char *path, bool writable, int *exit_code);

@@ -95,21 +95,6 @@ static void import_progress(void *ctx, uint64_t done, uint64_t total)
 	cli_progress_update(p, done);
 }
 
-/* A JSON string body: the options go to meta as JSON. */
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static char *import_options_json(const struct import_args *a)
 {
 	const char *base = strrchr(a->trace, '/');
@@ -120,10 +105,10 @@ static char *import_options_json(const struct import_args *a)
 	if (!f)
 		return NULL;
 	fputs("{\"command\":\"import\",\"trace\":", f);
-	json_str(f, base ? base + 1 : a->trace);
+	db_json_string(f, base ? base + 1 : a->trace);
 	if (a->cgroupfs) {
 		fputs(",\"cgroupfs\":", f);
-		json_str(f, a->cgroupfs);
+		db_json_string(f, a->cgroupfs);
 	}
 	fputc('}', f);
 	fclose(f);

@@ -35,17 +35,8 @@ static error_t info_parse(int key, char *arg, struct argp_state *state)
 	case 'n':
 		o->no_check = true;
 		return 0;
-	case ARGP_KEY_ARG:
-		if (o->file)
-			argp_error(state, "one FILE only");
-		o->file = arg;
-		return 0;
-	case ARGP_KEY_END:
-		if (!o->file)
-			argp_error(state, "FILE is required");
-		return 0;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli_arg_file(key, arg, state, &o->file);
 	}
 }
 

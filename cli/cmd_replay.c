@@ -52,17 +52,8 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 	case 'H':
 		o->max_hyp = cli_arg_max_hyp(state, arg);
 		break;
-	case ARGP_KEY_ARG:
-		if (o->file)
-			argp_error(state, "one FILE only");
-		o->file = arg;
-		break;
-	case ARGP_KEY_END:
-		if (!o->file)
-			argp_error(state, "FILE missing");
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return cli_arg_file(key, arg, state, &o->file);
 	}
 	return 0;
 }

@@ -106,3 +106,20 @@ unsigned int cli_arg_max_hyp(struct argp_state *state, const char *arg)
 		argp_error(state, "--max-hypotheses: not a count in [1, 1048576]: '%s'", arg);
 	return (unsigned int)n;
 }
+
+int cli_arg_file(int key, char *arg, struct argp_state *state, const char **file)
+{
+	switch (key) {
+	case ARGP_KEY_ARG:
+		if (*file)
+			argp_error(state, "one FILE only");
+		*file = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (!*file)
+			argp_error(state, "FILE missing");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}

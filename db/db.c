@@ -296,6 +296,20 @@ sqlite3 *db_sqlite(struct db *db)
 
 /* meta */
 
+void db_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
 int db_meta_set(struct db *db, const char *key, const char *value)
 {
 	sqlite3_stmt *st;

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sqlite3.h>
 
 #include "event.h"
@@ -45,6 +46,8 @@ int db_meta_set(struct db *db, const char *key, const char *value);
 int db_meta_set_int(struct db *db, const char *key, int64_t value);
 int db_meta_get(struct db *db, const char *key, char **value);	/* malloc'd; -ENOENT */
 int db_meta_get_int(struct db *db, const char *key, int64_t *value);
+/* @s as a JSON string literal, for the meta values that are JSON objects (options). */
+void db_json_string(FILE *f, const char *s);
 
 struct db_cgroup {
 	uint64_t	id;		/* cgroup id = inode of the cgroup directory */

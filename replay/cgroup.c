@@ -7,23 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "replay-local.h"
 
 #define RCG_MAX_DEPTH	4096	/* deeper than any cgroup tree: a parent loop in the table */
-
-static size_t rcg_hash(uint64_t id)
-{
-	id ^= id >> 33;
-	id *= 0xff51afd7ed558ccdull;
-	id ^= id >> 33;
-	return (size_t)id;
-}
 
 struct rcg *rcg_find(struct replay *r, uint64_t id)
 {
 	struct rcg *c;
 
-	for (c = r->htab[rcg_hash(id) & r->hmask]; c; c = c->hnext)
+	for (c = r->htab[mcr_hash64(id) & r->hmask]; c; c = c->hnext)
 		if (c->id == id)
 			return c;
 	return NULL;
@@ -38,7 +31,7 @@ static int rcg_rehash(struct replay *r)
 		return -ENOMEM;
 	for (i = 0; i < r->nr_cg; i++) {
 		struct rcg *c = r->cg[i];
-		size_t h = rcg_hash(c->id) & (nsize - 1);
+		size_t h = mcr_hash64(c->id) & (nsize - 1);
 
 		c->hnext = nt[h];
 		nt[h] = c;
@@ -70,7 +63,7 @@ static struct rcg *rcg_new(struct replay *r, uint64_t id)
 		return NULL;
 	c->id = id;
 	c->table_idx = -1;
-	h = rcg_hash(id) & r->hmask;
+	h = mcr_hash64(id) & r->hmask;
 	c->hnext = r->htab[h];
 	r->htab[h] = c;
 	r->cg[r->nr_cg++] = c;
