@@ -35,7 +35,7 @@ BENCH_SRC	:= $(wildcard bench/*.c)
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
 
-LIBS	:= $(O)/libcapture.a $(O)/libreplay.a $(O)/libsim.a $(O)/libdb.a
+LIBS	:= $(O)/libcapture.a $(O)/libreplay.a $(O)/libdb.a $(O)/libsim.a
 PROGS	:= $(O)/memcg-replay $(O)/memcg-capture
 UNITS	:= $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
 BENCHES	:= $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRC))

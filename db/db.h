@@ -6,7 +6,7 @@
  *
  * Contract: db/ owns the schema, the file identity checks (application_id,
  * user_version), bulk event writing and streaming event reading.  It never
- * prints or exits; it returns negative errno or -MCR_E_* (db/error.h).  Other
+ * prints or exits; it returns negative errno or -MCR_E_* (sim/error.h).  Other
  * modules may run their own SQL on db_sqlite() for result tables.
  */
 #ifndef MCR_DB_H

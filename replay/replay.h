@@ -12,7 +12,7 @@
  * only, never per event.  Optionally validates: compares the simulated
  * counters of the first policy with the kernel's traced stats_updates and
  * needs_flush.  replay/ never prints or exits; errors are negative errno or
- * -MCR_E_* (db/error.h), including the source's own (-MCR_E_TIME, ...).
+ * -MCR_E_* (sim/error.h), including the source's own (-MCR_E_TIME, ...).
  */
 #ifndef MCR_REPLAY_H
 #define MCR_REPLAY_H
