@@ -12,30 +12,71 @@ BINDIR	?= $(PREFIX)/bin
 VERSION	:= 0.1.0
 
 CC	?= cc
-PKGS	:= libtracefs libtraceevent libtracecmd libbpf sqlite3
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
+
+# Libraries through pkg-config, per program: memcg-capture does not link
+# libtracecmd (trace.dat import is memcg-replay's).
+PKGS_CAPTURE	:= libtracefs libtraceevent libbpf sqlite3
+PKGS_REPLAY	:= libtracecmd libtraceevent libbpf sqlite3
+PKGS_ALL	:= libtracefs libtraceevent libtracecmd libbpf sqlite3
+
+# pkg-config runs when a recipe first needs it, not when make reads this file,
+# so `make deps all` installs the packages before anything asks for them.  A
+# package it cannot find stops the build with its name.  Each answer is
+# computed once per make.
+pkg_missing = $(strip $(foreach p,$(1),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
+pkg_query = $(if $(call pkg_missing,$(2)),$(error pkg-config cannot find $(call pkg_missing,$(2)): \
+	install it (Debian, as root: make deps) or set PKG_CONFIG_PATH),$(shell pkg-config $(1) $(2)))
+empty	:=
+space	:= $(empty) $(empty)
+pkg_key = PKG$(subst $(space),_,$(subst -,_,$(strip $(1) $(2))))
+pkg = $(if $(filter undefined,$(origin $(call pkg_key,$(1),$(2)))),$(eval \
+	$(call pkg_key,$(1),$(2)) := $(call pkg_query,$(1),$(2))))$($(call pkg_key,$(1),$(2)))
 
 WARN	:= -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
-BASE_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -DMCR_VERSION=\"$(VERSION)\" \
-	-Isim -Idb -Ireplay -Icapture -Icli $(PKG_CFLAGS)
+BASE_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -DMCR_VERSION=\"$(VERSION)\" $(MOD_CFLAGS)
 CFLAGS	?= -O2 -g
-LDLIBS	:= $(PKG_LIBS) -lpthread -lm
+
+# The layering, enforced: each module sees only the headers it may include
+# (README, Layout).  sim/ includes nothing of ours; db/ sees sim/; replay/ and
+# capture/ see sim/ and db/; cli/, capture/main.c, tests and benchmarks see all.
+INC_SIM		:= -Isim
+INC_DB		:= $(INC_SIM) -Idb
+INC_REPLAY	:= $(INC_DB) -Ireplay
+INC_CAPTURE	:= $(INC_DB) -Icapture
+INC_ALL		:= -Isim -Idb -Ireplay -Icapture -Icli
 
 O	?= build
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
+$(O)/sim/%.o:		MOD_CFLAGS = $(INC_SIM)
+$(O)/db/%.o:		MOD_CFLAGS = $(INC_DB) $(call pkg,--cflags,sqlite3)
+$(O)/replay/%.o:	MOD_CFLAGS = $(INC_REPLAY) $(call pkg,--cflags,sqlite3)
+$(O)/capture/%.o:	MOD_CFLAGS = $(INC_CAPTURE) $(call pkg,--cflags,$(PKGS_ALL))
+$(O)/capture/main.o:	MOD_CFLAGS = $(INC_CAPTURE) -Icli $(call pkg,--cflags,$(PKGS_CAPTURE))
+$(O)/cli/%.o $(O)/tests/%.o $(O)/bench/%.o: MOD_CFLAGS = $(INC_ALL) $(call pkg,--cflags,$(PKGS_ALL))
+
 SIM_SRC		:= $(wildcard sim/*.c)
 DB_SRC		:= $(wildcard db/*.c)
 REPLAY_SRC	:= $(wildcard replay/*.c)
-CAPLIB_SRC	:= $(filter-out capture/main.c,$(wildcard capture/*.c))
+LIVE_SRC	:= $(wildcard capture/live*.c)
+IMPORT_SRC	:= $(wildcard capture/import*.c)
+SYNTH_SRC	:= $(wildcard capture/synth*.c)
+CAPLIB_SRC	:= $(filter-out capture/main.c $(LIVE_SRC) $(IMPORT_SRC) $(SYNTH_SRC),$(wildcard capture/*.c))
+# what memcg-capture shares with memcg-replay's tool layer: messages
+CLI_COMMON_SRC	:= cli/msg.c
 CLI_SRC		:= $(wildcard cli/*.c)
 UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
 BENCH_SRC	:= $(wildcard bench/*.c)
 
 obj = $(patsubst %.c,$(O)/%.o,$(1))
 
-LIBS	:= $(O)/libcapture.a $(O)/libreplay.a $(O)/libdb.a $(O)/libsim.a
+# libcapture: the cgroup walk, cgroup table, BTF names and tracepoint decoding
+# that live capture and import share; liblive, libimport, libsynth: one each.
+LIBS	:= $(O)/liblive.a $(O)/libimport.a $(O)/libsynth.a $(O)/libcapture.a \
+	   $(O)/libreplay.a $(O)/libdb.a $(O)/libsim.a
+CAPTURE_LIBS := $(O)/liblive.a $(O)/libcapture.a $(O)/libdb.a $(O)/libsim.a
+REPLAY_LIBS := $(O)/libimport.a $(O)/libsynth.a $(O)/libcapture.a $(O)/libreplay.a \
+	   $(O)/libdb.a $(O)/libsim.a
 PROGS	:= $(O)/memcg-replay $(O)/memcg-capture
 UNITS	:= $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
 BENCHES	:= $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRC))
@@ -50,27 +91,58 @@ $(O)/libsim.a: $(call obj,$(SIM_SRC))
 $(O)/libdb.a: $(call obj,$(DB_SRC))
 $(O)/libreplay.a: $(call obj,$(REPLAY_SRC))
 $(O)/libcapture.a: $(call obj,$(CAPLIB_SRC))
+$(O)/liblive.a: $(call obj,$(LIVE_SRC))
+$(O)/libimport.a: $(call obj,$(IMPORT_SRC))
+$(O)/libsynth.a: $(call obj,$(SYNTH_SRC))
 $(O)/%.a:
 	@mkdir -p $(dir $@)
 	rm -f $@ && $(AR) rcs $@ $^
 
-$(O)/memcg-replay: $(call obj,$(CLI_SRC)) $(LIBS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(O)/memcg-replay: $(call obj,$(CLI_SRC)) $(REPLAY_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(call pkg,--libs,$(PKGS_REPLAY)) -lpthread -lm
 
-$(O)/memcg-capture: $(O)/capture/main.o $(LIBS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(O)/memcg-capture: $(O)/capture/main.o $(call obj,$(CLI_COMMON_SRC)) $(CAPTURE_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(call pkg,--libs,$(PKGS_CAPTURE)) -lpthread -lm
 
 $(O)/tests/%: $(O)/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(call pkg,--libs,$(PKGS_ALL)) -lpthread -lm
 
 $(O)/bench/%: $(O)/bench/%.o $(LIBS)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(call pkg,--libs,$(PKGS_ALL)) -lpthread -lm
+
+# Proves the layering holds: a module's include path must refuse the headers of
+# the modules above it (and accept its own, so the refusal is the path's doing).
+# Each line: module flags, a header it must not see, a header it must see.
+LAYER_PROBES := \
+	INC_SIM:db.h:sim.h INC_SIM:replay.h:event.h \
+	INC_DB:replay.h:db.h INC_DB:synth.h:error.h INC_DB:cli.h:db.h \
+	INC_REPLAY:synth.h:replay.h INC_REPLAY:cli.h:db.h \
+	INC_CAPTURE:replay.h:synth.h INC_CAPTURE:cli.h:import.h
+check-layers:
+	@fail=0; for p in $(LAYER_PROBES); do \
+		mod=$${p%%:*}; rest=$${p#*:}; bad=$${rest%%:*}; good=$${rest#*:}; \
+		case $$mod in \
+		INC_SIM) inc="$(INC_SIM)";; INC_DB) inc="$(INC_DB)";; \
+		INC_REPLAY) inc="$(INC_REPLAY)";; INC_CAPTURE) inc="$(INC_CAPTURE)";; esac; \
+		if ! echo "#include \"$$good\"" | $(CC) $$inc $(call pkg,--cflags,$(PKGS_ALL)) \
+				-E -o /dev/null -x c - 2>/dev/null; then \
+			echo "check-layers: $$mod cannot include its own $$good"; fail=1; \
+		elif echo "#include \"$$bad\"" | $(CC) $$inc $(call pkg,--cflags,$(PKGS_ALL)) \
+				-E -o /dev/null -x c - 2>/dev/null; then \
+			echo "check-layers: $$mod can include $$bad"; fail=1; \
+		fi; \
+	done; \
+	if grep -n '#include "\.\./' sim/* db/* replay/* capture/* cli/*; then \
+		echo "check-layers: a relative include walks around the include paths"; fail=1; \
+	fi; \
+	[ $$fail = 0 ] && echo "check-layers: $(words $(LAYER_PROBES)) forbidden includes refused"
 
 test: all
 	MCR_BUILD=$(O) tests/run.sh
 
 check:
+	$(MAKE) check-layers
 	$(MAKE) O=build all
 	MCR_BUILD=build tests/run.sh
 	$(MAKE) O=build-san CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" all
@@ -96,7 +168,12 @@ install: $(PROGS)
 clean:
 	rm -rf build build-san
 
-.PHONY: all test check bench demo deps install clean
+# `make deps demo`, `make deps check`: nothing may start before deps is done.
+ifneq ($(filter deps,$(MAKECMDGOALS)),)
+.NOTPARALLEL:
+endif
+
+.PHONY: all test check check-layers bench demo deps install clean
 .SECONDARY:
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

@@ -7,7 +7,6 @@
 #include <argp.h>
 #include <errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "db.h"
 #include "error.h"
 #include "live.h"
+#include "msg.h"
 
 #define PROG			"memcg-capture"
 #define DEFAULT_BUFFER_KB	8192
@@ -41,26 +41,15 @@ struct capture_args {
 
 static volatile sig_atomic_t stop_signal;
 
-static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void msg(const char *fmt, ...)
-{
-	va_list ap;
+const char *cli_prog = PROG;
 
-	fprintf(stderr, PROG ": ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
+/* The tool layer's messages, shared with memcg-replay (cli/msg.c). */
+#define msg(...)	cli_msg(__VA_ARGS__)
 
 /* One line for @err and its exit code. */
 static int fail(int err, const char *what)
 {
-	if (what)
-		msg("%s: %s", what, mcr_strerror(err));
-	else
-		msg("%s", mcr_strerror(err));
-	return mcr_exit_code(err);
+	return what ? cli_fail(err, "%s", what) : cli_fail_bare(err);
 }
 
 const char *argp_program_version = PROG " " MCR_VERSION;

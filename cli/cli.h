@@ -19,13 +19,7 @@
 
 #include "db.h"
 #include "error.h"
-
-extern const char *cli_prog;	/* "memcg-replay" */
-
-/* "memcg-replay: <msg>\n" on stderr. */
-void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Prints "memcg-replay: <what>: <mcr_strerror(err)>" and returns mcr_exit_code(err). */
-int cli_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include "msg.h"
 
 /* --max-hypotheses, shared by replay and validate: a count in [1, 2^20], else argp_error(). */
 #define CLI_OPTION_MAX_HYP \

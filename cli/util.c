@@ -1,37 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Helpers every subcommand shares: messages, exit codes, progress. */
+/* Helpers every subcommand shares: opening a trace, progress, option values. */
 #include <argp.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-
-void cli_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", cli_prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-int cli_fail(int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", cli_prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, ": %s\n", mcr_strerror(err));
-	return mcr_exit_code(err);
-}
 
 struct db *cli_open_db(const char *path, bool writable, int *exit_code)
 {
