@@ -20,6 +20,7 @@
 #include "cgtrack.h"
 #include "db.h"
 #include "error.h"
+#include "exit.h"
 #include "live.h"
 #include "msg.h"
 
@@ -76,12 +77,13 @@ static const char doc[] =
 "\n"
 "The clock must be coherent across CPUs: 'local' is per CPU and can misorder events of "
 "different CPUs, so it is refused unless --force-clock. Lost events are never silent: "
-"the summary line counts them and the exit code is 11.\n"
-"\n"
-"Exit codes: 0 ok, 1 failure, 2 usage, 11 events lost, 12 not root, 13 no tracefs, "
-"14 kernel without memcg tracepoints (needs 6.13+), 17 bad input (unknown clock or "
-"--cgroup path), 19 COMMAND exited non-zero on its own (the recording is complete; "
-"its status is in meta command_exit_status; 11 wins over 19).";
+"the summary line counts them and the exit code is 11. COMMAND's own exit status is "
+"kept in meta command_exit_status.";
+
+static char *help_filter(int key, const char *text, void *input)
+{
+	return cli_exit_help_filter(key, text, CLI_CAPTURE);
+}
 
 static const char args_doc[] = "[-- COMMAND [ARGS...]]";
 
@@ -510,7 +512,7 @@ static int capture_run(struct capture *c, int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, NULL, NULL };
+	static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, help_filter, NULL };
 	struct capture c = { .child_status = -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	int rc, ret;

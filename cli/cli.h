@@ -19,6 +19,7 @@
 
 #include "db.h"
 #include "error.h"
+#include "exit.h"
 #include "msg.h"
 
 /* --max-hypotheses, shared by replay and validate: a count in [1, 2^20], else argp_error(). */

@@ -41,14 +41,15 @@ static const char import_doc[] =
 "      -e memcg -e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock \\\n"
 "      -e cgroup:cgroup_mkdir -e cgroup:cgroup_rmdir  [COMMAND | ^C to stop]\n"
 "  memcg-replay import trace.dat -o host.db --cgroupfs /sys/fs/cgroup/memory\n"
-"\n"
-"Exit status: 0 imported; 1 unexpected error (I/O, out of memory); 2 bad command\n"
-"line; 3 TRACE missing or unreadable; 15 not a trace.dat, truncated or corrupt;\n"
-"16 a valid trace.dat without memcg events; 17 bad --cgroupfs.\n"
 "\v"
 "FILE defaults to TRACE with its extension replaced by .db.  It is written under a\n"
 "temporary name and renamed at the end, so a failed import leaves no file behind\n"
 "and never replaces an existing one.";
+
+static char *import_help_filter(int key, const char *text, void *input)
+{
+	return cli_exit_help_filter(key, text, CLI_IMPORT);
+}
 
 static const struct argp_option import_options[] = {
 	{ "output",	'o', "FILE", 0, "trace database to write (replaced if it exists)", 0 },
@@ -173,7 +174,8 @@ static void import_warnings(const struct import_args *a, const struct import_res
 
 int cmd_import(int argc, char **argv)
 {
-	struct argp argp = { import_options, import_parse, "TRACE.dat", import_doc, 0, 0, 0 };
+	struct argp argp = { import_options, import_parse, "TRACE.dat", import_doc, 0,
+			     import_help_filter, 0 };
 	struct import_args a = { 0 };
 	struct import_result res;
 	struct cli_progress prog;

@@ -15,12 +15,12 @@
 
 static const char info_doc[] =
 	"Describe a trace database: source, kernel, CPUs and threshold, time span, events by "
-	"kind, cgroups, lost events, and the replay / validate runs stored in it."
-	"\v"
-	"Exit codes: 0 ok, 1 unexpected failure, 2 bad command line, 3 FILE missing or "
-	"unreadable, 4 not an SQLite file, 5 not a memcg-replay database, 6 newer schema, "
-	"7 missing table, 8 timestamps go backwards within one CPU, 9 an event names a CPU "
-	"beyond the possible CPUs.";
+	"kind, cgroups, lost events, and the replay / validate runs stored in it.";
+
+static char *info_help_filter(int key, const char *text, void *input)
+{
+	return cli_exit_help_filter(key, text, CLI_INFO);
+}
 
 struct info_opts {
 	const char	*file;
@@ -178,7 +178,7 @@ int cmd_info(int argc, char **argv)
 		  "damage not detected (fast on huge traces)", 0 },
 		{ 0 }
 	};
-	struct argp argp = { opts, info_parse, "FILE", info_doc, NULL, NULL, NULL };
+	struct argp argp = { opts, info_parse, "FILE", info_doc, NULL, info_help_filter, NULL };
 	uint64_t by_kind[MCR_EV_KIND_MAX + 1];
 	struct info_opts o = { 0 };
 	const char *file;

@@ -90,12 +90,8 @@ static char *replay_help_extra(void)
 		"  series          staleness per cgroup at every read and --sample-ms\n"
 		"  cgroup_summary  max/p50/p99/mean missing, max age, stale reads, stuck\n"
 		"  item_summary    signed missing pages per stat item\n"
-		"  lag_report      view: policies side by side (memcg-replay report)\n"
-		"\nExit status:\n"
-		"   0 success              1 unexpected error     2 bad command line\n"
-		"   3 FILE unreadable      4 not an SQLite file   5 not a memcg-replay trace\n"
-		"   6 newer schema         7 missing table        8 time goes backwards\n"
-		"   9 CPU beyond possible 17 invalid input\n");
+		"  lag_report      view: policies side by side (memcg-replay report)\n");
+	cli_exit_help(f, CLI_REPLAY);
 	fclose(f);
 	return buf;
 }

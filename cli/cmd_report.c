@@ -50,11 +50,12 @@ static const char report_doc[] =
 	"CSV columns: policy,run_id,flush_model,cgroup,cgroup_id,level,max_missing_pages,"
 	"p50_missing_pages,p99_missing_pages,mean_missing_pages,max_age_ms,reads,stale_reads,"
 	"stale_max_pages,stuck_ms (cgroup is its path, '#<id>' when unknown).  JSON: an array "
-	"of objects with the same keys.\n\n"
-	"Exit codes: 0 ok, 1 unexpected failure, 2 bad command line, 3 FILE missing or "
-	"unreadable, 4 not an SQLite file, 5 not a memcg-replay database, 6 newer schema, "
-	"7 missing table, 8 timestamps go backwards within one CPU, 9 an event names a CPU "
-	"beyond the possible CPUs, 17 unknown --run or --cgroup, 18 no replay runs yet.";
+	"of objects with the same keys.";
+
+static char *report_help_filter(int key, const char *text, void *input)
+{
+	return cli_exit_help_filter(key, text, CLI_REPORT);
+}
 
 static const struct argp_option report_options[] = {
 	{ "run", 'r', "ID[,ID...]", 0, "report these runs (repeatable; default: the latest replay "
@@ -384,7 +385,8 @@ static int report_table(sqlite3_stmt *st, int64_t page_size, int64_t th)
 
 int cmd_report(int argc, char **argv)
 {
-	struct argp argp = { report_options, report_parse, "FILE", report_doc, NULL, NULL, NULL };
+	struct argp argp = { report_options, report_parse, "FILE", report_doc, NULL,
+			     report_help_filter, NULL };
 	struct report_opts o = { .format = FMT_TABLE };
 	int64_t page_size = 4096, online = 0, batch = 64, n;
 	sqlite3_stmt *st = NULL;

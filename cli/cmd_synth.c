@@ -37,10 +37,7 @@ struct synth_cli {
 static const char synth_doc[] =
 	"Write a synthetic trace database: a BREAK-policy simulator plays the kernel (6.18, "
 	"per-CPU rstat lock windows) and its memcg_flush_stats carry its own stats_updates "
-	"and needs_flush.  Deterministic for a given --seed."
-	"\v"
-	"Exit codes: 0 ok, 1 unexpected failure (I/O, memory), 2 bad command line (unknown "
-	"scenario or option, bad value, missing -o), 3 output cannot be created.";
+	"and needs_flush.  Deterministic for a given --seed.";
 
 static void union_add(struct synth_cli *c, const char *name)
 {
@@ -126,7 +123,7 @@ static char *synth_help(int key, const char *text, void *input)
 	FILE *f;
 
 	if (key != ARGP_KEY_HELP_PRE_DOC)
-		return (char *)text;
+		return cli_exit_help_filter(key, text, CLI_SYNTH);
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return (char *)text;

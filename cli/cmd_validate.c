@@ -102,13 +102,8 @@ static char *validate_help_extra(void)
 		"unknown parent, flush outside the trace, window order unknown (without\n"
 		"inference), orders dropped by the cap (with it: the cap dropped orders\n"
 		"since the last miss; if a higher --max-hypotheses still misses, the cause\n"
-		"is not known)).\n"
-		"\nExit status:\n"
-		"   0 match rate >= --min-match  10 below it, or nothing compared\n"
-		"   1 unexpected error     2 bad command line     3 FILE unreadable\n"
-		"   4 not an SQLite file   5 not a memcg-replay trace  6 newer schema\n"
-		"   7 missing table        8 time goes backwards  9 CPU beyond possible\n"
-		"  17 invalid input\n", VALIDATE_STORED_MISMATCHES);
+		"is not known)).\n", VALIDATE_STORED_MISMATCHES);
+	cli_exit_help(f, CLI_VALIDATE);
 	fclose(f);
 	return buf;
 }
