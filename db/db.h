@@ -73,7 +73,14 @@ struct db_cpu_stats {
 int db_cpu_stats_put(struct db *db, const struct db_cpu_stats *st);
 
 /* A gap: events lost on @cpu just before @ts; @count -1 when unknown. */
+struct db_gap {
+	uint64_t	ts;
+	int64_t		count;
+	int		cpu;
+};
 int db_gap_put(struct db *db, int cpu, uint64_t ts, int64_t count);
+/* Every gap, by ts; stops on non-zero. */
+int db_gaps_foreach(struct db *db, int (*fn)(const struct db_gap *gap, void *arg), void *arg);
 
 /*
  * Bulk event writing.  The producer appends in replay order: merged across CPUs
@@ -85,6 +92,8 @@ int db_gap_put(struct db *db, int cpu, uint64_t ts, int64_t count);
 int db_events_append(struct db *db, const struct mcr_event *ev);
 int db_events_commit(struct db *db);	/* make what was appended durable now */
 int db_events_finish(struct db *db);
+/* 1 if an event of @kind (MCR_EV_FLUSH..MCR_EV_KIND_MAX) is stored, 0 if not; negative error. */
+int db_events_has_kind(struct db *db, int kind);
 
 /*
  * Streaming read in replay order.  Memory does not grow with the number of

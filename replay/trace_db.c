@@ -1,100 +1,107 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The trace side of the database: what the engine needs up front, and the event source. */
+/*
+ * The trace side of the database: what the engine needs up front, built from
+ * what db/ reads (meta, cgroups, gaps, event kinds), and the event source.
+ * No SQL here: the tables are db/'s.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
 #include "error.h"
+#include "event.h"
 #include "replay.h"
 
-static int trace_sql_err(sqlite3 *sq, int rc)
+/* Grows @*arr of @*nr elements of @size to hold one more; -ENOMEM. */
+static int trace_grow(void **arr, size_t nr, size_t *cap, size_t size)
 {
-	(void)sq;
-	return rc == SQLITE_NOMEM ? -ENOMEM : -MCR_E_SCHEMA;
+	size_t ncap;
+	void *n;
+
+	if (nr < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 64;
+	n = realloc(*arr, ncap * size);
+	if (!n)
+		return -ENOMEM;
+	*arr = n;
+	*cap = ncap;
+	return 0;
 }
 
-static int trace_exists(sqlite3 *sq, const char *sql, bool *out)
-{
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(sq, sql, -1, &st, NULL);
+struct trace_load {
+	struct replay_trace	*t;
+	size_t			cap;
+};
 
-	if (rc != SQLITE_OK)
-		return trace_sql_err(sq, rc);
-	rc = sqlite3_step(st);
-	*out = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : trace_sql_err(sq, rc);
+static int trace_add_cgroup(const struct db_cgroup *cg, void *arg)
+{
+	struct trace_load *l = arg;
+	struct replay_trace *t = l->t;
+	struct replay_cgroup *c;
+
+	if (trace_grow((void **)&t->cgroups, t->nr_cgroups, &l->cap, sizeof(*t->cgroups)) < 0)
+		return -ENOMEM;
+	c = &t->cgroups[t->nr_cgroups];
+	c->id = cg->id;
+	c->parent = cg->parent;
+	c->level = cg->level;
+	c->created_ts = cg->created_ts;
+	c->parent_unknown = cg->parent_unknown;
+	c->path = cg->path ? strdup(cg->path) : NULL;
+	if (cg->path && !c->path)
+		return -ENOMEM;
+	t->nr_cgroups++;
+	return 0;
 }
 
-static int trace_load_cgroups(sqlite3 *sq, struct replay_trace *t)
+/* The engine registers cgroups by (level, id): those of unknown level (-1) first. */
+static int trace_cgroup_cmp(const void *a, const void *b)
 {
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int rc = sqlite3_prepare_v2(sq, "SELECT id, parent, path, level, created_ts, parent_unknown "
-				    "FROM cgroups ORDER BY level, id", -1, &st, NULL);
+	const struct replay_cgroup *x = a, *y = b;
 
-	if (rc != SQLITE_OK)
-		return trace_sql_err(sq, rc);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct replay_cgroup *c;
-		const unsigned char *path = sqlite3_column_text(st, 2);
-
-		if (t->nr_cgroups == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			void *n = realloc(t->cgroups, ncap * sizeof(*t->cgroups));
-
-			if (!n) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			t->cgroups = n;
-			cap = ncap;
-		}
-		c = &t->cgroups[t->nr_cgroups];
-		c->id = (uint64_t)sqlite3_column_int64(st, 0);
-		c->parent = (uint64_t)sqlite3_column_int64(st, 1);
-		c->level = sqlite3_column_int(st, 3);
-		c->created_ts = sqlite3_column_int64(st, 4);
-		c->parent_unknown = sqlite3_column_int(st, 5);
-		c->path = path ? strdup((const char *)path) : NULL;
-		if (path && !c->path) {
-			rc = SQLITE_NOMEM;
-			break;
-		}
-		t->nr_cgroups++;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : trace_sql_err(sq, rc);
+	if (x->level != y->level)
+		return x->level < y->level ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static int trace_load_gaps(sqlite3 *sq, struct replay_trace *t)
+static int trace_add_gap(const struct db_gap *gap, void *arg)
 {
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int rc = sqlite3_prepare_v2(sq, "SELECT cpu, ts, count FROM gaps ORDER BY ts", -1, &st, NULL);
+	struct trace_load *l = arg;
+	struct replay_trace *t = l->t;
 
-	if (rc != SQLITE_OK)
-		return trace_sql_err(sq, rc);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (t->nr_gaps == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			void *n = realloc(t->gaps, ncap * sizeof(*t->gaps));
+	if (trace_grow((void **)&t->gaps, t->nr_gaps, &l->cap, sizeof(*t->gaps)) < 0)
+		return -ENOMEM;
+	t->gaps[t->nr_gaps].cpu = gap->cpu;
+	t->gaps[t->nr_gaps].ts = gap->ts;
+	t->gaps[t->nr_gaps].count = gap->count;
+	t->nr_gaps++;
+	return 0;
+}
 
-			if (!n) {
-				rc = SQLITE_NOMEM;
-				break;
-			}
-			t->gaps = n;
-			cap = ncap;
-		}
-		t->gaps[t->nr_gaps].cpu = sqlite3_column_int(st, 0);
-		t->gaps[t->nr_gaps].ts = (uint64_t)sqlite3_column_int64(st, 1);
-		t->gaps[t->nr_gaps].count = sqlite3_column_int64(st, 2);
-		t->nr_gaps++;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : trace_sql_err(sq, rc);
+static int trace_load_tables(struct db *db, struct replay_trace *t)
+{
+	struct trace_load cgroups = { .t = t }, gaps = { .t = t };
+	int ret;
+
+	/* a window shows as its lock or its unlock, whichever the trace kept */
+	ret = db_events_has_kind(db, MCR_EV_LOCKED);
+	if (!ret)
+		ret = db_events_has_kind(db, MCR_EV_UNLOCK);
+	if (ret < 0)
+		return ret;
+	t->windows_traced = ret;
+	ret = db_events_has_kind(db, MCR_EV_VISIT);
+	if (ret < 0)
+		return ret;
+	t->visits_traced = ret;
+	ret = db_cgroups_foreach(db, trace_add_cgroup, &cgroups);
+	if (ret < 0)
+		return ret;
+	if (t->nr_cgroups)
+		qsort(t->cgroups, t->nr_cgroups, sizeof(*t->cgroups), trace_cgroup_cmp);
+	return db_gaps_foreach(db, trace_add_gap, &gaps);
 }
 
 /**
@@ -103,7 +110,6 @@ static int trace_load_gaps(sqlite3 *sq, struct replay_trace *t)
  */
 int replay_trace_load(struct db *db, struct replay_trace *t)
 {
-	sqlite3 *sq = db_sqlite(db);
 	int64_t v;
 	int ret;
 
@@ -124,16 +130,7 @@ int replay_trace_load(struct db *db, struct replay_trace *t)
 		t->nr_events = (uint64_t)v;
 	db_meta_get(db, "kernel_release", &t->kernel_release);
 	db_meta_get(db, "source", &t->source);
-	/* The partial index over kinds > 3 makes these quick. */
-	ret = trace_exists(sq, "SELECT EXISTS (SELECT 1 FROM events WHERE kind > 3 AND kind IN (5, 6))",
-			   &t->windows_traced);
-	if (!ret)
-		ret = trace_exists(sq, "SELECT EXISTS (SELECT 1 FROM events WHERE kind > 3 AND kind = 10)",
-				   &t->visits_traced);
-	if (!ret)
-		ret = trace_load_cgroups(sq, t);
-	if (!ret)
-		ret = trace_load_gaps(sq, t);
+	ret = trace_load_tables(db, t);
 	if (ret < 0)
 		replay_trace_free(t);
 	return ret;

@@ -319,6 +319,63 @@ TEST(test_small_tables_round_trip)
 	db_close(db);
 }
 
+static int gap_collect(const struct db_gap *gap, void *arg)
+{
+	struct db_gap *out = arg;
+	int i = out[2].cpu++;	/* out[2] counts */
+
+	if (i < 2)
+		out[i] = *gap;
+	return 0;
+}
+
+static int gap_stop(const struct db_gap *gap, void *arg)
+{
+	return 42;
+}
+
+/* The gaps of test_small_tables_round_trip come back by ts, whatever order they were put in. */
+TEST(test_gaps_foreach)
+{
+	const char *path = tmp_path("small.db");
+	struct db_gap got[3] = { 0 };
+	struct db *db;
+
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(db_gaps_foreach(db, gap_collect, got), 0);
+	ASSERT_EQ(got[2].cpu, 2);
+	ASSERT_EQ(got[0].cpu, 0);
+	ASSERT_EQU(got[0].ts, 5);
+	ASSERT_EQ(got[0].count, 1000);
+	ASSERT_EQ(got[1].cpu, 3);
+	ASSERT_EQU(got[1].ts, 123456789);
+	ASSERT_EQ(got[1].count, -1);
+	ASSERT_EQ(db_gaps_foreach(db, gap_stop, NULL), 42);
+	db_close(db);
+}
+
+/* Which rare kinds a trace holds: a lock without its unlock, no visit. */
+TEST(test_events_has_kind)
+{
+	const char *path = tmp_path("kinds.db");
+	const struct mcr_event evs[] = {
+		ev_make(1, 0, 0, MCR_EV_STATE), ev_make(2, 0, 1, MCR_EV_LOCKED),
+		ev_make(3, 1, 0, MCR_EV_FLUSH),
+	};
+	struct db *db;
+
+	ASSERT_EQ(make_db(path, 2, evs, 3), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(db_events_has_kind(db, MCR_EV_LOCKED), 1);
+	ASSERT_EQ(db_events_has_kind(db, MCR_EV_FLUSH), 1);
+	ASSERT_EQ(db_events_has_kind(db, MCR_EV_UNLOCK), 0);
+	ASSERT_EQ(db_events_has_kind(db, MCR_EV_VISIT), 0);
+	/* the common kinds are not asked this way: no index, a full scan */
+	ASSERT_EQ(db_events_has_kind(db, MCR_EV_STATE), -EINVAL);
+	ASSERT_EQ(db_events_has_kind(db, MCR_EV_KIND_MAX + 1), -EINVAL);
+	db_close(db);
+}
+
 TEST(test_file_mode_0600)
 {
 	const char *path = tmp_path("mode.db");
@@ -653,7 +710,7 @@ TEST(test_crash_keeps_committed)
 }
 
 TEST_MAIN(test_events_round_trip, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
-	  test_small_tables_round_trip, test_file_mode_0600, test_refuse_missing,
+	  test_small_tables_round_trip, test_gaps_foreach, test_events_has_kind, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
 	  test_results_and_lag_report, test_results_created_on_demand, test_close_commits,

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace.c - what the trace tables say before the first event is read: the
+ * lost-event gaps, and which rare event kinds the events table holds.  The
+ * cgroups table is db.c's (db_cgroups_foreach), meta is db.c's too.
+ */
+#include <errno.h>
+
+#include "db.h"
+#include "db_local.h"
+
+/**
+ * db_gaps_foreach() - call @fn for every gap, by timestamp.
+ * @fn:  callback; a non-zero return stops the walk and is returned.
+ */
+int db_gaps_foreach(struct db *db, int (*fn)(const struct db_gap *gap, void *arg), void *arg)
+{
+	struct db_gap gap;
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+
+	rc = sqlite3_prepare_v2(db->sql, "SELECT cpu, ts, count FROM gaps ORDER BY ts", -1, &st,
+				NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		gap.cpu = sqlite3_column_int(st, 0);
+		gap.ts = (uint64_t)sqlite3_column_int64(st, 1);
+		gap.count = sqlite3_column_int64(st, 2);
+		ret = fn(&gap, arg);
+		if (ret)
+			break;
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = db_err(rc);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/**
+ * db_events_has_kind() - 1 if the events table holds an event of @kind, else 0,
+ * or a negative error.  For the rare kinds (> MCR_EV_EVENTS): the partial
+ * index events_rare over them answers without a scan.
+ */
+int db_events_has_kind(struct db *db, int kind)
+{
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	if (kind <= MCR_EV_EVENTS || kind > MCR_EV_KIND_MAX)
+		return -EINVAL;
+	/* "kind > 3" is the index's own condition, which lets SQLite use it */
+	rc = sqlite3_prepare_v2(db->sql, "SELECT EXISTS (SELECT 1 FROM events WHERE kind > 3"
+				" AND kind = ?)", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	sqlite3_bind_int(st, 1, kind);
+	rc = sqlite3_step(st);
+	ret = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) != 0 : db_err(rc);
+	sqlite3_finalize(st);
+	return ret;
+}
