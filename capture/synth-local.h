@@ -9,7 +9,9 @@
  * locked(cpu) ... unlock(cpu) window on the flusher's CPU whose visits are
  * spread over the window in visit order (children first).  Updates the
  * scenario emits meanwhile land inside the windows by timestamp, which is
- * what lets the race of reference/kernel-model.md section 7 happen.
+ * what lets the race happen: credit an ancestor gets after a child's last
+ * visit is wiped when mem_cgroup_css_rstat_flush() sets the ancestor's
+ * atomic to 0 at its own later visit.
  */
 #ifndef MCR_SYNTH_LOCAL_H
 #define MCR_SYNTH_LOCAL_H

@@ -131,7 +131,11 @@ int synth_item(struct synth *s, int kind, int item, const char *name, const char
 	return s->out->db ? db_item_put(s->out->db, kind, item, name, unit) : 0;
 }
 
-/* Ground truth: the first moment the root is stuck (reference/kernel-model.md section 7). */
+/*
+ * Ground truth: the first moment the root is stuck: not flushable, missing
+ * pages, a flushable descendant whose updates the break (60cada258dfe) keeps
+ * from it.
+ */
 static void note_stuck(struct synth *s, uint64_t ts)
 {
 	struct sim_stale st;

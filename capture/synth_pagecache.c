@@ -4,8 +4,8 @@
  * directly under the root, a non-forced reader of the root, and the periodic
  * forced root flush.
  *
- * Why --flush-us defaults to 24 ms.  The race (reference/kernel-model.md
- * section 7) needs more than TH pages credited to the leaf between its last
+ * Why --flush-us defaults to 24 ms.  The race (synth-local.h) needs more
+ * than TH pages credited to the leaf between its last
  * visit and the root's last visit of one flush.  Both happen in the last CPU's
  * window, where the list is leaf, [siblings,] root with visits at
  * (i + 1) / (n + 1) of the window, so the gap is at least a third of a window

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * db.h - the trace database: one SQLite file with a trace and any number of
- * replay results (DESIGN.md section 5).  Schema and column docs: db/schema.c
+ * replay results.  Schema and column docs: db/schema.c
  * (also `sqlite3 FILE .schema`).
  *
  * Contract: db/ owns the schema, the file identity checks (application_id,

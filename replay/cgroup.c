@@ -85,7 +85,7 @@ static int rcg_add_to_sims(struct replay *r, uint64_t ts, struct rcg *c, unsigne
 		if (ret < 0)
 			return ret;
 	} else {
-		/* Unknown parent: under the root, as the kernel-model says; counted. */
+		/* Unknown parent: under the root, where every cgroup hangs at worst; counted. */
 		if (c->id != SIM_ROOT_ID)
 			c->parent_unknown = true;
 		parent = r->root;

@@ -49,7 +49,7 @@ const struct sim_policy *replay_policy_for_trace(const struct replay_trace *t)
 	return replay_policy_for_kernel(t->kernel_release);
 }
 
-/* 6.16+ break (60cada258dfe), 6.8-6.15 legacy: kernel-model section 9. */
+/* 6.16+ break (60cada258dfe), 6.8-6.15 legacy (8d59d2214c23), by release. */
 const struct sim_policy *replay_policy_for_kernel(const char *release)
 {
 	unsigned int major, minor;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The inferred order inside the trace's lock windows, for counterfactual
- * replays (issue 5): a first pass runs inference with the kernel's own policy
+ * replays: a first pass runs inference with the kernel's own policy
  * and keeps, for every update that landed in a window before some visit of
  * its own path, how many of the window's visits came before it.  The replay
  * of any policy then makes exactly those visits before that update, so where

@@ -185,7 +185,7 @@ struct replay_validation {
 	uint64_t	flush_events;
 	uint64_t	compared;
 	uint64_t	skipped_before_sync;
-	uint64_t	stats_updates_match;		/* with inference (== plain for now) */
+	uint64_t	stats_updates_match;		/* with inference of the window order */
 	uint64_t	needs_flush_match;
 	uint64_t	stats_updates_match_plain;	/* the flush model alone */
 	uint64_t	needs_flush_match_plain;

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Validation: at every traced memcg_flush_stats after the first completed
- * forced root flush (kernel-model section 10.7), the simulated atomic of
+ * forced root flush (flush_memcg_stats_dwork() in mm/memcontrol.c: after it
+ * every counter is 0 but for in-flight races), the simulated atomic of
  * policies[0] against the kernel's stats_updates, and the simulated
  * needs_flush against the kernel's.  Mismatches get their context (recent
  * updates in the subtree, from a small ring per cgroup) and a cause where one
  * can be named.
  *
- * "plain" counts are the flush model alone; the other counts are where
- * hypothesis inference (window.c's update hook) will add its matches.  Until
- * it exists they are equal, but they stay separate here and in every output.
+ * "plain" counts are the flush model alone; the other counts are with
+ * hypothesis inference of the order inside lock windows (infer.h).  They stay
+ * separate here and in every output.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -2,8 +2,9 @@
 /*
  * Where the visits of each flush happen.  Everything about lock windows is
  * here: pairing the kernel's cgroup_rstat_locked/unlock events with the
- * memcg_flush_stats request that owns them (by pid, kernel-model section 4.2),
- * lock-only flushes (css release, section 6), the flush models, explicit VISIT
+ * memcg_flush_stats request that owns them (by pid: __mem_cgroup_flush_stats()
+ * calls css_rstat_flush() on the same task), lock-only flushes (css release:
+ * css_rstat_exit() in kernel/cgroup/rstat.c), the flush models, explicit VISIT
  * events, and the hook where an update lands inside a window.
  *
  * A request with force || needs_flush on pid P owns the following locked /
@@ -467,7 +468,7 @@ int window_visit(struct replay *r, const struct mcr_event *ev)
  * applied).  If a kernel lock window of an ancestor-or-self of @c is open, the
  * trace does not say whether the update came before or after the visits of
  * @c's path that the window still has to make: the per-CPU phase of those
- * counters is unknown (kernel-model section 7).
+ * counters is unknown: memcg_rstat_updated() takes no rstat lock.
  *
  * It marks the path, so that validation without inference can name "window
  * order unknown" as a mismatch's cause.  Inference itself branches on that

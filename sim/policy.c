@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * policy.c - the ancestor-walk policies of memcg_rstat_updated(), one step
- * function and one table entry each (reference/kernel-model.md section 2.3).
+ * policy.c - the ancestor-walk policies of memcg_rstat_updated()
+ * (mm/memcontrol.c): legacy as 8d59d2214c23 left it (6.8-6.15), break as
+ * 60cada258dfe made it (6.16+), and the proposed continue; one step function
+ * and one table entry each.
  */
 #include <stddef.h>
 #include <string.h>

@@ -10,7 +10,7 @@
  * (ns); the simulator only uses differences.  Mirrors mm/memcontrol.c
  * (memcg_rstat_updated, __mem_cgroup_flush_stats, mem_cgroup_css_rstat_flush)
  * and kernel/cgroup/rstat.c (css_rstat_updated, css_rstat_updated_list,
- * css_rstat_flush) of Linux 6.15-6.18; see reference/kernel-model.md.
+ * css_rstat_flush) of Linux 6.15-6.18.
  */
 #ifndef MCR_SIM_H
 #define MCR_SIM_H
@@ -129,8 +129,9 @@ size_t sim_window_remaining(const struct sim *s);
 uint64_t sim_window_peek(const struct sim *s, size_t i);
 
 /*
- * Staleness of one memcg M now (reference/kernel-model.md section 8): what a
- * reader of M's memory.stat is missing.  O(1): no subtree walk.
+ * Staleness of one memcg M now: what a reader of M's memory.stat is missing,
+ * i.e. what mem_cgroup_css_rstat_flush() has not yet aggregated into M's
+ * vmstats->state.  O(1): no subtree walk.
  */
 struct sim_stale {
 	uint64_t	missing;	/* pages: sum of |v| in subtree(M) not yet aggregated into M */

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stale.c - what a reader of a memcg's memory.stat is missing
- * (reference/kernel-model.md section 8), kept so each query is O(1).
+ * stale.c - what a reader of a memcg's memory.stat is missing, kept so each
+ * query is O(1).  memory.stat prints memcg->vmstats->state only
+ * (memcg_page_state_output() in mm/memcontrol.c), which holds what
+ * mem_cgroup_css_rstat_flush() has aggregated; the rest waits per CPU or in
+ * state_pending.
  *
  * missing(M) = sum over X in subtree(M) of pendmag[X] + sum_c unfl[X][c].
  * An update of X adds |v| to X and every ancestor.  A visit (X, c) moves

@@ -5,8 +5,6 @@
 source "$(dirname "$0")/../lib.sh"
 
 command -v sqlite3 >/dev/null || { skip errors_cli "sqlite3 command not installed (make deps)"; exit 0; }
-replay_built=1
-"$REPLAY" replay --help 2>&1 | grep -q "not built" && replay_built=0
 
 # one_line NAME: stderr of the last expect_exit is exactly one "memcg-replay: " line
 one_line() {
@@ -21,10 +19,6 @@ one_line() {
 bad_input() {
 	local cmd
 	for cmd in info replay report; do
-		if [ "$cmd" = replay ] && [ "$replay_built" = 0 ]; then
-			skip "${cmd}_$1" "the replay command is not built yet"
-			continue
-		fi
 		expect_exit "${cmd}_$1" "$3" "$REPLAY" $cmd "$2" && one_line "${cmd}_$1_msg"
 	done
 }
@@ -79,10 +73,6 @@ expect_exit info_unknown_option 2 "$REPLAY" info --bogus "$GOOD"
 expect_exit report_missing_file_arg 2 "$REPLAY" report
 expect_exit report_unknown_option 2 "$REPLAY" report --bogus "$GOOD"
 expect_exit report_bad_run 2 "$REPLAY" report --run x "$GOOD"
-if [ "$replay_built" = 1 ]; then
-	expect_exit replay_missing_file_arg 2 "$REPLAY" replay
-	expect_exit replay_unknown_option 2 "$REPLAY" replay --bogus "$GOOD"
-else
-	skip replay_usage "the replay command is not built yet"
-fi
+expect_exit replay_missing_file_arg 2 "$REPLAY" replay
+expect_exit replay_unknown_option 2 "$REPLAY" replay --bogus "$GOOD"
 t_done

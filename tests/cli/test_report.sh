@@ -7,10 +7,6 @@
 # 6 visits.
 source "$(dirname "$0")/../lib.sh"
 
-if "$REPLAY" replay --help 2>&1 | grep -q "not built"; then
-	skip report_cli "the replay command is not built yet"
-	exit 0
-fi
 command -v sqlite3 >/dev/null || { skip report_cli "sqlite3 command not installed (make deps)"; exit 0; }
 
 DB=$T_TMP/sr.db

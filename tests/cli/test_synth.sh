@@ -28,10 +28,6 @@
 #   the first stuck row is before 0.25 s.
 source "$(dirname "$0")/../lib.sh"
 
-if ! "$REPLAY" replay --help >/dev/null 2>&1 || "$REPLAY" replay --help 2>&1 | grep -q "not built"; then
-	skip synth_replay_golden "the replay command is not built yet"
-	exit 0
-fi
 command -v sqlite3 >/dev/null || { skip synth_cli "sqlite3 command not installed (make deps)"; exit 0; }
 
 # csv_get FILE POLICY CGROUP COLUMN: one value of the report CSV

@@ -7,7 +7,7 @@
  * Every trace: 4 possible and online CPUs, TH = 64 * 4 = 256; root R (id 1)
  * and one leaf L (id 2).  An update of 64 pages fills a per-CPU counter to the
  * batch at once, so each one moves 64 into the atomic of each node the walk
- * reaches (kernel-model section 2).
+ * reaches (memcg_rstat_updated() in mm/memcontrol.c).
  */
 #include <errno.h>
 
@@ -98,7 +98,9 @@ static struct replay_trace trace4(bool visits)
 				UNLOCK((t) + 3, g, 2), LOCK((t) + 4, g, 3), UNLOCK((t) + 5, g, 3)
 
 /*
- * The seed race (kernel-model section 7) with explicit visits:
+ * The seed race (mem_cgroup_css_rstat_flush() sets R's atomic to 0 after L's
+ * last visit, and 60cada258dfe's break keeps L's later credit from R) with
+ * explicit visits:
  *   t=100  L +64 cpu0        L=64  R=64
  *   t=1000 forced flush of R; window cpu0: visit L (L=0), then
  *   t=1030 L +64 cpu0        L=64  R=128 (R not visited yet on cpu0)

@@ -2,7 +2,9 @@
 /*
  * test_sim_golden.c - the seed race of "memcg: keep propagating stats updates
  * to ancestors" and the batching phase, with every expected number derived by
- * hand next to it (reference/kernel-model.md sections 2.3, 5.2, 7).
+ * hand next to it from mm/memcontrol.c: memcg_rstat_updated() (the break of
+ * 60cada258dfe) and mem_cgroup_css_rstat_flush() (the atomic set to 0 at
+ * every visit).
  */
 #include <errno.h>
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_sim_prop.c - seeded random property test of sim/ against a naive
- * reference model written straight from reference/kernel-model.md (dense
- * arrays, brute-force subtree sums, sections 2.3, 5.2, 5.3 and 8).
+ * reference model written straight from the kernel's code (dense arrays,
+ * brute-force subtree sums): memcg_rstat_updated() and
+ * mem_cgroup_css_rstat_flush() of mm/memcontrol.c, css_rstat_updated_list()
+ * of kernel/cgroup/rstat.c (children before parents).
  *
  * Random hierarchies, updates on random CPUs (signed, THP-sized, truncated
  * event counts), flush windows with updates from other CPUs interleaved
@@ -228,7 +230,7 @@ static void ref_update(struct ref *r, int x, unsigned int c, int key, int64_t va
 				r->credit[m] -= r->pcpu[m][c] + a;
 		}
 	}
-	/* kernel-model.md 2.3, as written */
+	/* memcg_rstat_updated(), per policy, as the kernel writes it */
 	for (m = x; m >= 0; m = r->parent[m]) {
 		bool f = ref_flushable(r, m);
 		uint32_t b;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_sim_stale.c - staleness accounting (reference/kernel-model.md section
- * 8): missing pages as magnitude and signed per item, the oldest unflushed
+ * test_sim_stale.c - staleness accounting (sim/stale.c): missing pages as
+ * magnitude and signed per item, the oldest unflushed
  * update, stuck state and the time integrals, derived by hand.
  */
 #include <errno.h>
