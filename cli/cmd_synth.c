@@ -166,85 +166,109 @@ static void synth_summary(const struct synth_cli *c, const struct synth_args *a,
 		       (double)(st->first_stuck_ts - st->first_ts) / 1e9);
 }
 
-int cmd_synth(int argc, char **argv)
+#define SYNTH_NR_BASE	4
+
+/*
+ * The option table: the fixed options, then one --NAME per scenario option
+ * name (the union over scenarios), each documented by param_doc() into
+ * @docs[i], which the caller frees.
+ */
+static void synth_options(struct synth_cli *c, struct argp_option *opts, char **docs)
 {
-	static const struct argp_option base[] = {
+	static const struct argp_option base[SYNTH_NR_BASE] = {
 		{ "scenario", 's', "NAME", 0, "scenario to generate (see the list above)", 0 },
 		{ "output", 'o', "FILE", 0, "trace database to write (replaced if it exists)", 0 },
 		{ "seed", SYNTH_OPT_SEED, "N", 0, "PRNG seed (default 1)", 0 },
 		{ "quiet", 'q', NULL, 0, "print nothing on success", 0 },
 	};
-	struct argp_option opts[4 + SYNTH_MAX_UNION + 2];
-	char *docs[SYNTH_MAX_UNION] = { NULL };
-	struct synth_cli c = { .seed = 1 };
-	struct argp argp = { opts, synth_parse, NULL, synth_doc, NULL, synth_help, NULL };
 	const struct synth_scenario *sc;
 	const struct synth_param *p;
-	struct synth_stats st;
-	struct synth_args a;
-	struct synth_out out = { .event = synth_tap, .ctx = &c };
-	struct db *db = NULL;
-	uint64_t t0;
 	size_t i, n = 0;
-	int err, rc = MCR_EXIT_USAGE;
 
 	for (i = 0; (sc = synth_scenario_at(i)); i++)
 		for (p = sc->params; p->name; p++)
-			union_add(&c, p->name);
-	memset(opts, 0, sizeof(opts));
-	for (i = 0; i < 4; i++)
+			union_add(c, p->name);
+	for (i = 0; i < SYNTH_NR_BASE; i++)
 		opts[n++] = base[i];
 	opts[n++] = (struct argp_option){ .doc = "Scenario options (each applies to the scenarios named):" };
-	for (i = 0; i < c.nr_union; i++) {
-		docs[i] = param_doc(c.union_names[i]);
-		opts[n++] = (struct argp_option){ .name = c.union_names[i], .key = SYNTH_OPT_PARAM0 + (int)i,
+	for (i = 0; i < c->nr_union; i++) {
+		docs[i] = param_doc(c->union_names[i]);
+		opts[n++] = (struct argp_option){ .name = c->union_names[i],
+						  .key = SYNTH_OPT_PARAM0 + (int)i,
 						  .arg = "N", .doc = docs[i] };
 	}
-	if (argp_parse(&argp, argc, argv, 0, NULL, &c))
-		goto out;
+}
 
-	sc = synth_scenario_find(c.scenario);
+/* The scenario and its options from the command line; false (said why) if one is wrong. */
+static bool synth_resolve(const struct synth_cli *c, struct synth_args *a)
+{
+	const struct synth_scenario *sc = synth_scenario_find(c->scenario);
+	size_t i;
+	int err;
+
 	if (!sc) {
-		cli_msg("synth: unknown scenario '%s' (try 'memcg-replay synth --help')", c.scenario);
-		goto out;
+		cli_msg("synth: unknown scenario '%s' (try 'memcg-replay synth --help')", c->scenario);
+		return false;
 	}
-	synth_args_init(&a, sc, c.seed);
-	for (i = 0; i < c.nr_values; i++) {
-		err = synth_args_set(&a, c.names[i], c.values[i]);
+	synth_args_init(a, sc, c->seed);
+	for (i = 0; i < c->nr_values; i++) {
+		err = synth_args_set(a, c->names[i], c->values[i]);
 		if (err == -ENOENT) {
-			cli_msg("synth: scenario '%s' has no option --%s", sc->name, c.names[i]);
-			goto out;
+			cli_msg("synth: scenario '%s' has no option --%s", sc->name, c->names[i]);
+			return false;
 		}
 		if (err) {
 			cli_msg("synth: --%s=%s: not a valid value (see 'memcg-replay synth --help')",
-				c.names[i], c.values[i]);
-			goto out;
+				c->names[i], c->values[i]);
+			return false;
 		}
 	}
+	return true;
+}
 
-	err = db_create(c.output, &db);
-	if (err < 0) {
-		rc = cli_fail(err, "synth: cannot create %s", c.output);
-		goto out;
-	}
+/* Generates the trace into c->output; an exit code.  A failed run leaves no file. */
+static int synth_write(struct synth_cli *c, const struct synth_args *a)
+{
+	struct synth_out out = { .event = synth_tap, .ctx = c };
+	struct synth_stats st;
+	struct db *db = NULL;
+	uint64_t t0;
+	int err;
+
+	err = db_create(c->output, &db);
+	if (err < 0)
+		return cli_fail(err, "synth: cannot create %s", c->output);
 	out.db = db;
-	cli_progress_init(&c.progress, "synth", 0);
+	cli_progress_init(&c->progress, "synth", 0);
 	t0 = cli_now_ns();
-	err = synth_run(&a, &out, &st);
+	err = synth_run(a, &out, &st);
 	if (!err)
 		err = db_close(db);
 	else
 		db_close(db);
 	if (err < 0) {
-		unlink(c.output);
-		rc = cli_fail(err, "synth: %s", c.output);
-		goto out;
+		unlink(c->output);
+		return cli_fail(err, "synth: %s", c->output);
 	}
-	cli_progress_done(&c.progress, st.events);
-	if (!c.quiet)
-		synth_summary(&c, &a, &st, (double)(cli_now_ns() - t0) / 1e9);
-	rc = MCR_EXIT_OK;
-out:
+	cli_progress_done(&c->progress, st.events);
+	if (!c->quiet)
+		synth_summary(c, a, &st, (double)(cli_now_ns() - t0) / 1e9);
+	return MCR_EXIT_OK;
+}
+
+int cmd_synth(int argc, char **argv)
+{
+	struct argp_option opts[SYNTH_NR_BASE + 1 + SYNTH_MAX_UNION + 1] = { 0 };
+	char *docs[SYNTH_MAX_UNION] = { NULL };
+	struct synth_cli c = { .seed = 1 };
+	struct argp argp = { opts, synth_parse, NULL, synth_doc, NULL, synth_help, NULL };
+	struct synth_args a;
+	int rc = MCR_EXIT_USAGE;
+	size_t i;
+
+	synth_options(&c, opts, docs);
+	if (!argp_parse(&argp, argc, argv, 0, NULL, &c) && synth_resolve(&c, &a))
+		rc = synth_write(&c, &a);
 	for (i = 0; i < c.nr_union; i++)
 		free(docs[i]);
 	return rc;
