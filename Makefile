@@ -23,7 +23,7 @@ PKGS_ALL	:= libtracefs libtraceevent libtracecmd libbpf sqlite3
 # so `make deps all` installs the packages before anything asks for them.  A
 # package it cannot find stops the build with its name.  Each answer is
 # computed once per make.
-pkg_missing = $(strip $(foreach p,$(1),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
+pkg_missing = $(strip $(foreach p,$(1),$(if $(shell pkg-config --exists $(p) 2>/dev/null && echo y),,$(p))))
 pkg_query = $(if $(call pkg_missing,$(2)),$(error pkg-config cannot find $(call pkg_missing,$(2)): \
 	install it (Debian, as root: make deps) or set PKG_CONFIG_PATH),$(shell pkg-config $(1) $(2)))
 empty	:=
