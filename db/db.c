@@ -416,6 +416,27 @@ int db_cgroup_put(struct db *db, const struct db_cgroup *cg)
 	return db_step_done(st);
 }
 
+struct db_cgroups_walk {
+	int	(*fn)(const struct db_cgroup *cg, void *arg);
+	void	*arg;
+};
+
+static int db_cgroup_row(sqlite3_stmt *st, void *ctx)
+{
+	const struct db_cgroups_walk *w = ctx;
+	struct db_cgroup cg = {
+		.id = (uint64_t)sqlite3_column_int64(st, 0),
+		.parent = (uint64_t)sqlite3_column_int64(st, 1),
+		.path = (const char *)sqlite3_column_text(st, 2),
+		.level = sqlite3_column_int(st, 3),
+		.created_ts = sqlite3_column_int64(st, 4),
+		.removed_ts = sqlite3_column_int64(st, 5),
+		.parent_unknown = sqlite3_column_int(st, 6),
+	};
+
+	return w->fn(&cg, w->arg);
+}
+
 /**
  * db_cgroups_foreach() - call @fn for every cgroup, parents before children.
  * @fn:  callback; cg->path is valid during the call only.  A non-zero return
@@ -425,24 +446,28 @@ int db_cgroup_put(struct db *db, const struct db_cgroup *cg)
  */
 int db_cgroups_foreach(struct db *db, int (*fn)(const struct db_cgroup *cg, void *arg), void *arg)
 {
-	struct db_cgroup cg;
+	struct db_cgroups_walk w = { fn, arg };
+
+	return db_rows_foreach(db, "SELECT id, parent, path, level, created_ts, removed_ts,"
+			       " parent_unknown FROM cgroups ORDER BY level < 0, level, id",
+			       db_cgroup_row, &w);
+}
+
+/**
+ * db_rows_foreach() - run @sql and call @row for each row of the result.
+ * @row: reads the row's columns; a non-zero return stops and is returned.
+ */
+int db_rows_foreach(struct db *db, const char *sql, int (*row)(sqlite3_stmt *st, void *ctx),
+		    void *ctx)
+{
 	sqlite3_stmt *st;
 	int rc, ret = 0;
 
-	rc = sqlite3_prepare_v2(db->sql,
-				"SELECT id, parent, path, level, created_ts, removed_ts, parent_unknown"
-				" FROM cgroups ORDER BY level < 0, level, id", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_err(rc);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		cg.id = (uint64_t)sqlite3_column_int64(st, 0);
-		cg.parent = (uint64_t)sqlite3_column_int64(st, 1);
-		cg.path = (const char *)sqlite3_column_text(st, 2);
-		cg.level = sqlite3_column_int(st, 3);
-		cg.created_ts = sqlite3_column_int64(st, 4);
-		cg.removed_ts = sqlite3_column_int64(st, 5);
-		cg.parent_unknown = sqlite3_column_int(st, 6);
-		ret = fn(&cg, arg);
+		ret = row(st, ctx);
 		if (ret)
 			break;
 	}

@@ -5,7 +5,8 @@
  * (also `sqlite3 FILE .schema`).
  *
  * Contract: db/ owns the schema, the file identity checks (application_id,
- * user_version), bulk event writing and streaming event reading.  It never
+ * user_version), bulk event writing, streaming event reading and reading the
+ * other trace tables (meta, cgroups, gaps, event kinds) as plain structs.  It never
  * prints or exits; it returns negative errno or -MCR_E_* (sim/error.h).  Other
  * modules may run their own SQL on db_sqlite() for result tables.
  */

@@ -41,6 +41,8 @@ bool db_schema_has_results(struct db *db);
 /* db.c */
 int db_err(int rc);
 int db_exec(struct db *db, const char *sql);
+int db_rows_foreach(struct db *db, const char *sql, int (*row)(sqlite3_stmt *st, void *ctx),
+		    void *ctx);
 
 /* events.c */
 int db_events_flush(struct db *db);	/* write the buffered rows, no commit */

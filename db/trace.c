@@ -9,32 +9,32 @@
 #include "db.h"
 #include "db_local.h"
 
+struct db_gaps_walk {
+	int	(*fn)(const struct db_gap *gap, void *arg);
+	void	*arg;
+};
+
+static int db_gap_row(sqlite3_stmt *st, void *ctx)
+{
+	const struct db_gaps_walk *w = ctx;
+	struct db_gap gap = {
+		.cpu = sqlite3_column_int(st, 0),
+		.ts = (uint64_t)sqlite3_column_int64(st, 1),
+		.count = sqlite3_column_int64(st, 2),
+	};
+
+	return w->fn(&gap, w->arg);
+}
+
 /**
  * db_gaps_foreach() - call @fn for every gap, by timestamp.
  * @fn:  callback; a non-zero return stops the walk and is returned.
  */
 int db_gaps_foreach(struct db *db, int (*fn)(const struct db_gap *gap, void *arg), void *arg)
 {
-	struct db_gap gap;
-	sqlite3_stmt *st;
-	int rc, ret = 0;
+	struct db_gaps_walk w = { fn, arg };
 
-	rc = sqlite3_prepare_v2(db->sql, "SELECT cpu, ts, count FROM gaps ORDER BY ts", -1, &st,
-				NULL);
-	if (rc != SQLITE_OK)
-		return db_err(rc);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		gap.cpu = sqlite3_column_int(st, 0);
-		gap.ts = (uint64_t)sqlite3_column_int64(st, 1);
-		gap.count = sqlite3_column_int64(st, 2);
-		ret = fn(&gap, arg);
-		if (ret)
-			break;
-	}
-	if (!ret && rc != SQLITE_DONE)
-		ret = db_err(rc);
-	sqlite3_finalize(st);
-	return ret;
+	return db_rows_foreach(db, "SELECT cpu, ts, count FROM gaps ORDER BY ts", db_gap_row, &w);
 }
 
 /**
