@@ -23,7 +23,7 @@ if [ ! -x "$CAPTURE" ]; then
 	skip capture_live "$CAPTURE is not built"
 	t_done
 fi
-expect_exit capture_help 0 "$CAPTURE" --help && expect_match capture_help_exit_codes '11 events lost' "$T_OUT"
+expect_exit capture_help 0 "$CAPTURE" --help && expect_match capture_help_exit_codes '^ +11  events were lost' "$T_OUT"
 expect_exit capture_no_output 2 "$CAPTURE" -d 1
 expect_exit capture_bad_duration 2 "$CAPTURE" -o "$T_TMP/x.db" -d -3
 expect_exit capture_local_clock_refused 17 "$CAPTURE" -o "$T_TMP/x.db" -C local -d 1 &&
