@@ -100,6 +100,7 @@ clean:
 #   make man        build/man/*.1 from each program's --help (help2man) + cli/man/*.h2m
 #   make install    PREFIX=/usr/local (Debian: PREFIX=/usr), DESTDIR for staging
 #   make deb        build-deb/*.deb with dpkg-buildpackage, then lintian
+#   make deb-test   make deb, then install, run and remove the packages (root)
 MANDIR	?= $(PREFIX)/share/man
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # one page per command: cli/man/memcg-replay-COMMAND.h2m (tests/cli/test_man.sh checks
@@ -153,6 +154,10 @@ deb:
 	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b
 	lintian --info --display-info $(DEB_TOP)/*.changes
 
-.PHONY: man uninstall deb
+# install the packages, run them, remove them (root; CI: .ci/run)
+deb-test: deb
+	MCR_BUILD=$(O) bash tests/package/test_deb.sh
+
+.PHONY: man uninstall deb deb-test
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

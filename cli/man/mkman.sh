@@ -18,7 +18,7 @@ inc=$1 out=$2
 work=$(mktemp -d "${TMPDIR:-/tmp}/mkman.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-"$prog" $sub --help >"$work/help" 2>&1
+"$prog" $sub --help >"$work/help"
 version=$("$prog" --version)
 
 # The exit paragraph: from its heading line to the next blank line.  Its
