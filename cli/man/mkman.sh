@@ -35,6 +35,21 @@ awk -v exitf="$work/exit" -v restf="$work/rest" '
 	!opts && /^(  -[^- ]|      --[a-z])/ { print "Options:" > restf; opts = 1 }
 	{ print > restf }
 ' "$work/help"
+# A program without one may print the whole table (memcg-replay --exit-codes:
+# "| code | name | meaning | returned by |" rows); that becomes the section.
+if [ ! -s "$work/exit" ] && [ -z "$sub" ] && "$prog" --exit-codes >"$work/table" 2>/dev/null &&
+   grep -qE '^\| *[0-9]+ *\|' "$work/table"; then
+	{
+		echo '[EXIT STATUS]'
+		awk -F '|' '$2 ~ /^ *[0-9]+ *$/ {
+			for (i = 2; i <= 5; i++) gsub(/^ +| +$|`/, "", $i)
+			gsub(/\\/, "\\e", $4); gsub(/-/, "\\-", $4); gsub(/-/, "\\-", $5)
+			printf ".TP\n.B %s\n%s \\(em %s\n", $2, $4, $5
+		}' "$work/table"
+	} >"$work/exit.inc"
+	echo table >"$work/exit"
+	table=1
+fi
 if [ ! -s "$work/exit" ]; then
 	# only a page whose include says where the codes are may lack them
 	grep -q '^\[EXIT STATUS\]' "$inc" && : >"$work/exit" || {
@@ -44,7 +59,7 @@ if [ ! -s "$work/exit" ]; then
 fi
 
 # "N meaning" pairs, separated by runs of blanks, commas or semicolons.
-tr '\n' ' ' <"$work/exit" | awk '
+[ -n "${table:-}" ] || tr '\n' ' ' <"$work/exit" | awk '
 	{
 		s = $0; depth = 0; n = 0; cur = ""
 		for (i = 1; i <= length(s); i++) {

@@ -71,6 +71,12 @@ for p in "${pages[@]}"; do
 		mc=$(sed -n '/^EXIT STATUS/,/^[A-Z]/p' <<<"$text" | grep -oE '^       [0-9]+( |$)' | xargs -n1 | sort -n | xargs)
 		[ -n "$hc" ] && [ "$hc" = "$mc" ] && pass "man_${page}_exit_codes ($hc)" ||
 			fail "man_${page}_exit_codes" "--help: '$hc', page: '$mc'"
+	elif [ -z "$sub" ] && "$prog" --exit-codes >"$T_TMP/table" 2>/dev/null; then
+		# no paragraph: the program's whole table (| code | name | meaning | by |)
+		hc=$(sed -nE 's/^\| *([0-9]+) *\|.*/\1/p' "$T_TMP/table" | sort -n | xargs)
+		mc=$(sed -n '/^EXIT STATUS/,/^[A-Z]/p' <<<"$text" | grep -oE '^       [0-9]+( |$)' | sort -n | xargs)
+		[ -n "$hc" ] && [ "$hc" = "$mc" ] && pass "man_${page}_exit_table ($hc)" ||
+			fail "man_${page}_exit_table" "--exit-codes: '$hc', page: '$mc'"
 	else
 		grep -q "^Exit" <<<"$help" && fail "man_${page}_exit_codes" "unparsed exit paragraph"
 	fi
