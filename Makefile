@@ -144,7 +144,7 @@ test: all
 check:
 	$(MAKE) check-layers
 	$(MAKE) O=build all
-	MCR_BUILD=build tests/run.sh
+	MCR_BUILD=build MCR_DEB_TEST=1 tests/run.sh
 	$(MAKE) O=build-san CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" all
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		MCR_BUILD=build-san MCR_SANITIZED=1 tests/run.sh
@@ -159,14 +159,11 @@ deps:
 	apt-get update
 	apt-get install -y --no-install-recommends build-essential pkg-config \
 		libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
-		libbpf-dev libsqlite3-dev sqlite3
-
-install: $(PROGS)
-	install -d $(DESTDIR)$(BINDIR)
-	install -m 0755 $(PROGS) $(DESTDIR)$(BINDIR)
+		libbpf-dev libsqlite3-dev sqlite3 \
+		help2man man-db bash-completion debhelper dpkg-dev devscripts lintian fakeroot
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-deb
 
 # `make deps demo`, `make deps check`: nothing may start before deps is done.
 ifneq ($(filter deps,$(MAKECMDGOALS)),)
@@ -175,5 +172,69 @@ endif
 
 .PHONY: all test check check-layers bench demo deps install clean
 .SECONDARY:
+
+# ---- man pages, install, Debian package (sources in cli/man, cli/completion, cli/debian)
+#   make man        build/man/*.1 from each program's --help (help2man) + cli/man/*.h2m
+#   make install    PREFIX=/usr/local (Debian: PREFIX=/usr), DESTDIR for staging
+#   make deb        build-deb/*.deb with dpkg-buildpackage, then lintian
+#   make deb-test   make deb, then install, run and remove the packages (root)
+MANDIR	?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+# one page per command: cli/man/memcg-replay-COMMAND.h2m (tests/cli/test_man.sh checks
+# there is one for every command of memcg-replay --help)
+SUBCMDS	:= $(patsubst cli/man/memcg-replay-%.h2m,%,$(wildcard cli/man/memcg-replay-*.h2m))
+MANPAGES := $(O)/man/memcg-capture.1 $(O)/man/memcg-replay.1 \
+	$(patsubst %,$(O)/man/memcg-replay-%.1,$(SUBCMDS))
+COMPLETIONS := cli/completion/memcg-replay cli/completion/memcg-capture
+DEB_TOP	:= build-deb
+DEB_SRC	:= $(DEB_TOP)/memcg-replay-$(VERSION)
+
+man: $(MANPAGES)
+
+$(O)/man/memcg-capture.1: cli/man/memcg-capture.h2m cli/man/mkman.sh $(O)/memcg-capture
+	@mkdir -p $(dir $@)
+	cli/man/mkman.sh $(O)/memcg-capture $< $@
+
+$(O)/man/memcg-replay.1: cli/man/memcg-replay.h2m cli/man/mkman.sh $(O)/memcg-replay
+	@mkdir -p $(dir $@)
+	cli/man/mkman.sh $(O)/memcg-replay $< $@
+
+$(O)/man/memcg-replay-%.1: cli/man/memcg-replay-%.h2m cli/man/mkman.sh $(O)/memcg-replay
+	@mkdir -p $(dir $@)
+	cli/man/mkman.sh $(O)/memcg-replay $* $< $@
+
+install: $(PROGS) $(MANPAGES)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+	install -m 0755 $(PROGS) $(DESTDIR)$(BINDIR)
+	install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES))) \
+		$(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(notdir $(COMPLETIONS)))
+
+# The source tree (the fixed top-level layout) is copied into $(DEB_SRC), cli/debian
+# becomes its debian/, and debian/changelog is written from VERSION above, the one
+# place the version lives (the programs get it as MCR_VERSION).
+deb:
+	rm -rf $(DEB_TOP)
+	mkdir -p $(DEB_SRC)
+	tar -c --exclude-vcs capture replay sim db cli tests bench .ci Makefile README.md | \
+		tar -x -C $(DEB_SRC)
+	cp -a cli/debian $(DEB_SRC)/debian
+	maint=$$(sed -n 's/^Maintainer: //p' cli/debian/control); \
+	date=$$(date -R $${SOURCE_DATE_EPOCH:+-d @$$SOURCE_DATE_EPOCH}); \
+	printf '%s\n' "memcg-replay ($(VERSION)) unstable; urgency=medium" "" \
+		"  * Version $(VERSION) (written by make deb from the Makefile's VERSION)." "" \
+		" -- $$maint  $$date" >$(DEB_SRC)/debian/changelog
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b
+	lintian --info --display-info $(DEB_TOP)/*.changes
+
+# install the packages, run them, remove them (root; CI: .ci/run)
+deb-test: deb
+	MCR_BUILD=$(O) bash tests/package/test_deb.sh
+
+.PHONY: man uninstall deb deb-test
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

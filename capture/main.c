@@ -411,6 +411,9 @@ static int capture_run(struct capture *c, int argc, char **argv)
 		msg("no mounted cgroup hierarchy has the memory controller");
 		return MCR_EXIT_FAILURE;
 	}
+	/* v1 and v2 name cgroups differently (ids, the events' root field): say which */
+	msg("memory controller: cgroup v%d hierarchy %d at %s", c->cg.version,
+	    c->cg.hierarchy_id, c->cg.mount);
 	if (resolve_scope(c) < 0) {
 		msg("--cgroup %s: not a path below %s", c->args.cgroup, c->cg.mount);
 		return MCR_EXIT_BAD_INPUT;

@@ -35,6 +35,13 @@ for t in tests/cli/*.sh tests/live/*.sh; do
 	[ -f "$t" ] || continue
 	run_one "$t" timeout 900 bash "$t"
 done
+# The Debian packages: built, installed, run and removed (make check's plain pass, as root).
+if [ "${MCR_DEB_TEST:-0}" = 1 ]; then
+	for t in tests/package/*.sh; do
+		[ -f "$t" ] || continue
+		run_one "$t" timeout 900 bash "$t"
+	done
+fi
 rm -f "$log"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
