@@ -38,6 +38,15 @@ static int arr_next(void *ctx, struct mcr_event *ev)
 	return 1;
 }
 
+static int arr_rewind(void *ctx)
+{
+	struct arr_src *a = ctx;
+
+	a->i = 0;
+	memset(a->seq, 0, sizeof(a->seq));
+	return 0;
+}
+
 /* What the sink saw, per policy. */
 struct rec {
 	struct replay_read	reads[4][8];
@@ -123,10 +132,10 @@ static const struct mcr_event seed_race[] = {
 };
 
 static int run(const struct mcr_event *ev, size_t n, struct replay_trace *t, const char *const *pols,
-	       enum replay_model model, bool validate, struct rec *rc, struct replay **out)
+	       const struct replay_model *model, bool validate, struct rec *rc, struct replay **out)
 {
 	struct arr_src a = { .ev = ev, .n = n };
-	struct replay_source src = { .next = arr_next, .ctx = &a };
+	struct replay_source src = { .next = arr_next, .rewind = arr_rewind, .ctx = &a };
 	struct replay_params p = {
 		.model = model, .validate = validate, .max_mismatches = 8,
 		.sink = { .read = rec_read, .point = rec_point, .mismatch = rec_mismatch, .ctx = rc },
@@ -169,8 +178,8 @@ TEST(inferred_order_reproduces_kernel)
 	static const char *const pols[] = { "break", "continue", NULL };
 	struct replay_trace tr = trace4(false);
 	struct arr_src a = { .ev = seed_race_plain, .n = N(seed_race_plain) };
-	struct replay_source src = { .next = arr_next, .ctx = &a };
-	struct replay_params p = { .model = REPLAY_MODEL_INFERRED };
+	struct replay_source src = { .next = arr_next, .rewind = arr_rewind, .ctx = &a };
+	struct replay_params p = { .model = &replay_model_inferred };
 	struct replay_order *o = NULL;
 	struct rec rc = { 0 };
 	struct replay *r = NULL;
@@ -183,7 +192,7 @@ TEST(inferred_order_reproduces_kernel)
 	ASSERT_EQU(k, 1);
 	ASSERT(!replay_order_lookup(o, 0, &k));
 
-	ASSERT_EQ(run(seed_race_plain, N(seed_race_plain), &tr, pols, REPLAY_MODEL_SPREAD, false,
+	ASSERT_EQ(run(seed_race_plain, N(seed_race_plain), &tr, pols, &replay_model_spread, false,
 		      &rc, &r), 0);
 	ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 320);	/* spread: not the kernel's */
 	replay_destroy(r);
@@ -214,10 +223,11 @@ TEST(seed_race_explicit_visits)
 	struct rec rc = { 0 };
 	struct replay_summary sb, sc;
 	struct replay *r = NULL;
-	enum replay_model m;
+	const struct replay_model *m;
+	size_t i;
 
 	/* Explicit visits override every model: same result under each. */
-	for (m = 0; m < REPLAY_MODEL_COUNT; m++) {
+	for (i = 0; (m = replay_model_at(i)); i++) {
 		memset(&rc, 0, sizeof(rc));
 		ASSERT_EQ(run(seed_race, N(seed_race), &tr, pols, m, false, &rc, &r), 0);
 		ASSERT_EQ(replay_stats(r)->win.explicit_windows, 1);
@@ -279,25 +289,30 @@ static const struct mcr_event placement[] = {
 TEST(flush_models_place_visits)
 {
 	static const char *const pols[] = { "break", NULL };
-	static const int64_t want[REPLAY_MODEL_COUNT][2] = {
-		[REPLAY_MODEL_INSTANT]	= { 128, 128 },
-		[REPLAY_MODEL_WINDOW]	= { 64, 64 },
-		[REPLAY_MODEL_SPREAD]	= { 64, 0 },
-		[REPLAY_MODEL_INFERRED]	= { 64, 0 },	/* without an order: spread */
+	static const struct {
+		const char	*model;
+		int64_t		l, r;
+	} want[] = {
+		{ "instant",	128, 128 },
+		{ "window",	64, 64 },
+		{ "spread",	64, 0 },
+		{ "inferred",	64, 0 },	/* without an order (kernel unknown): spread */
 	};
 	struct replay_trace tr = trace4(false);
 	struct rec rc = { 0 };
 	struct replay *r = NULL;
-	enum replay_model m;
+	const struct replay_model *m;
+	size_t i;
 
-	for (m = 0; m < REPLAY_MODEL_COUNT; m++) {
+	for (i = 0; i < N(want); i++) {
+		ASSERT_EQ(replay_model_find(want[i].model, &m), 0);
 		ASSERT_EQ(run(placement, N(placement), &tr, pols, m, false, &rc, &r), 0);
-		if (sim_stats_updates(replay_sim(r, 0), L) != want[m][0] ||
-		    sim_stats_updates(replay_sim(r, 0), R) != want[m][1])
-			FAILF("model %s: L=%lld R=%lld, want %lld %lld", replay_model_at(m)->name,
+		if (sim_stats_updates(replay_sim(r, 0), L) != want[i].l ||
+		    sim_stats_updates(replay_sim(r, 0), R) != want[i].r)
+			FAILF("model %s: L=%lld R=%lld, want %lld %lld", m->name,
 			      (long long)sim_stats_updates(replay_sim(r, 0), L),
 			      (long long)sim_stats_updates(replay_sim(r, 0), R),
-			      (long long)want[m][0], (long long)want[m][1]);
+			      (long long)want[i].l, (long long)want[i].r);
 		ASSERT_EQ(replay_stats(r)->win.owned, 4);
 		ASSERT_EQ(replay_stats(r)->win.lock_only, 0);
 		/* the update at 1013 is inside the kernel's window over R: order unknown */
@@ -331,10 +346,11 @@ TEST(lock_only_release_flush)
 	struct replay_trace tr = trace4(false);
 	struct rec rc = { 0 };
 	struct replay *r = NULL;
-	enum replay_model m;
+	const struct replay_model *m;
 	unsigned int p;
+	size_t i;
 
-	for (m = 0; m < REPLAY_MODEL_COUNT; m++) {
+	for (i = 0; (m = replay_model_at(i)); i++) {
 		ASSERT_EQ(run(ev, N(ev), &tr, pols, m, false, &rc, &r), 0);
 		ASSERT_EQ(replay_stats(r)->win.lock_only, 4);
 		for (p = 0; p < 2; p++) {
@@ -371,10 +387,11 @@ TEST(policy_flushes_where_kernel_did_not)
 	struct replay_trace tr = trace4(false);
 	struct rec rc;
 	struct replay *r = NULL;
-	enum replay_model m;
+	const struct replay_model *m;
 	unsigned int p;
+	size_t i;
 
-	for (m = 0; m < REPLAY_MODEL_COUNT; m++) {
+	for (i = 0; (m = replay_model_at(i)); i++) {
 		memset(&rc, 0, sizeof(rc));
 		ASSERT_EQ(run(ev, N(ev), &tr, pols, m, false, &rc, &r), 0);
 		for (p = 0; p < 3; p++) {
@@ -406,7 +423,7 @@ TEST(validate_seed_race)
 	struct replay *r = NULL;
 	unsigned int b, hit = 0;
 
-	ASSERT_EQ(run(seed_race, N(seed_race), &tr, brk, REPLAY_MODEL_SPREAD, true, &rc, &r), 0);
+	ASSERT_EQ(run(seed_race, N(seed_race), &tr, brk, &replay_model_spread, true, &rc, &r), 0);
 	v = replay_validation(r);
 	ASSERT(v);
 	ASSERT_EQ(v->flush_events, 2);
@@ -420,7 +437,7 @@ TEST(validate_seed_race)
 	replay_destroy(r);
 
 	memset(&rc, 0, sizeof(rc));
-	ASSERT_EQ(run(seed_race, N(seed_race), &tr, cont, REPLAY_MODEL_SPREAD, true, &rc, &r), 0);
+	ASSERT_EQ(run(seed_race, N(seed_race), &tr, cont, &replay_model_spread, true, &rc, &r), 0);
 	v = replay_validation(r);
 	ASSERT_EQ(v->compared, 1);
 	ASSERT_EQ(v->stats_updates_match_plain, 0);
@@ -460,7 +477,7 @@ TEST(validate_names_unknown_parent)
 	struct rec rc = { 0 };
 	struct replay *r = NULL;
 
-	ASSERT_EQ(run(orphan_update, N(orphan_update), &tr, brk, REPLAY_MODEL_SPREAD, true, &rc, &r), 0);
+	ASSERT_EQ(run(orphan_update, N(orphan_update), &tr, brk, &replay_model_spread, true, &rc, &r), 0);
 	v = replay_validation(r);
 	ASSERT_EQ(v->compared, 1);
 	ASSERT_EQ(v->stats_updates_match, 0);
@@ -478,20 +495,23 @@ TEST(bad_cpu_stops)
 	struct rec rc = { 0 };
 	struct replay *r = NULL;
 
-	ASSERT_EQ(run(ev, N(ev), &tr, pols, REPLAY_MODEL_WINDOW, false, &rc, &r), -MCR_E_CPU);
+	ASSERT_EQ(run(ev, N(ev), &tr, pols, &replay_model_window, false, &rc, &r), -MCR_E_CPU);
 	replay_destroy(r);
 }
 
 TEST(kernel_policy_and_models)
 {
+	const struct replay_model *m;
+
 	ASSERT_STR(replay_policy_for_kernel("6.18.3-arch1")->name, "break");
 	ASSERT_STR(replay_policy_for_kernel("6.16.0")->name, "break");
 	ASSERT_STR(replay_policy_for_kernel("6.15.9")->name, "legacy");
 	ASSERT_STR(replay_policy_for_kernel("6.8.0-45-generic")->name, "legacy");
 	ASSERT(!replay_policy_for_kernel("6.6.1"));
 	ASSERT(!replay_policy_for_kernel("synthetic"));
-	ASSERT_EQ(replay_model_find("spread"), REPLAY_MODEL_SPREAD);
-	ASSERT_EQ(replay_model_find("nope"), -EINVAL);
+	ASSERT_EQ(replay_model_find("spread", &m), 0);
+	ASSERT(m == &replay_model_spread);
+	ASSERT_EQ(replay_model_find("nope", &m), -EINVAL);
 }
 
 TEST_MAIN(seed_race_explicit_visits, flush_models_place_visits, lock_only_release_flush,
