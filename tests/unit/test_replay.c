@@ -499,6 +499,159 @@ TEST(bad_cpu_stops)
 	replay_destroy(r);
 }
 
+/*
+ * The table, used only through what every entry has: a name the lookup finds
+ * it by, a summary for --help, and hooks consistent with each other.  Names
+ * outside the table fail with -EINVAL, and a replay needs a model.
+ */
+TEST(model_table)
+{
+	static const char *const pols[] = { "break", NULL };
+	struct replay_trace tr = trace4(false);
+	const struct replay_model *m, *f;
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+	size_t i, n;
+
+	for (n = 0; (m = replay_model_at(n)); n++) {
+		ASSERT(m->name && *m->name && m->summary && *m->summary);
+		ASSERT_EQ(replay_model_find(m->name, &f), 0);
+		ASSERT(f == m);
+		for (i = 0; i < n; i++)
+			ASSERT(strcmp(replay_model_at(i)->name, m->name));
+		/* visits are placed only in a window the model kept open */
+		if (m->visit || m->window_end || m->needs_unlock)
+			ASSERT(m->window_begin);
+		/* a model that prepares says what a trace must have; a plain one runs on any */
+		ASSERT(!replay_model_is_plain(m) == !!m->unmet);
+		ASSERT(replay_model_is_plain(m) || replay_model_unmet(m, &tr));
+		ASSERT_EQ(run(placement, N(placement), &tr, pols, m, false, &rc, &r), 0);
+		ASSERT_EQ(replay_stats(r)->win.owned, 4);
+		replay_destroy(r);
+		r = NULL;
+	}
+	ASSERT_EQU(n, 4);	/* instant, window, spread, inferred */
+	ASSERT(!replay_model_at(n));
+	ASSERT_EQ(replay_model_find("Spread", &f), -EINVAL);
+	ASSERT_EQ(replay_model_find("", &f), -EINVAL);
+	ASSERT_EQ(replay_model_find(NULL, &f), -EINVAL);
+	ASSERT_EQ(run(placement, N(placement), &tr, pols, NULL, false, &rc, &r), -EINVAL);
+}
+
+/*
+ * A model the table does not have, which the engine can know only through
+ * its hooks: every visit of a window at its unlock.  On the placement trace:
+ * 1005 -> L=128 R=128; CPU 0's window opens at 1010 and stays open; the update
+ * at 1013 comes before both visits: L=192 R=192; the unlock at 1020 visits L
+ * and R: L=0 R=0.  No model of the table gives that (128/128, 64/64, 64/0).
+ */
+static int late_window_begin(struct replay *r, unsigned int pol, struct model_window *w,
+			     const struct model_lock *lk)
+{
+	return 1;
+}
+
+static const struct replay_model model_late = {
+	.name		= "late",
+	.summary	= "every visit of a window at its unlock",
+	.window_begin	= late_window_begin,
+};
+
+TEST(model_outside_table)
+{
+	static const char *const pols[] = { "break", "continue", NULL };
+	struct replay_trace tr = trace4(false);
+	const struct replay_model *f;
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+	unsigned int p;
+
+	ASSERT_EQ(replay_model_find(model_late.name, &f), -EINVAL);
+	ASSERT_EQ(run(placement, N(placement), &tr, pols, &model_late, false, &rc, &r), 0);
+	for (p = 0; p < 2; p++) {
+		ASSERT_EQ(sim_stats_updates(replay_sim(r, p), L), 0);
+		ASSERT_EQ(sim_stats_updates(replay_sim(r, p), R), 0);
+	}
+	ASSERT_EQ(replay_stats(r)->win.in_window_updates, 1);
+	ASSERT(!replay_prepass(r));
+	replay_destroy(r);
+}
+
+/*
+ * Which model replay takes when none is named: inferred where the trace has
+ * lock windows and the kernel's policy is known (a synthetic trace: break; a
+ * 6.8+ release), else spread, which is also the plain default.
+ */
+TEST(default_model)
+{
+	struct replay_trace tr = trace4(false);
+	const struct replay_model *m;
+	size_t i;
+
+	ASSERT(replay_model_default(NULL) == &replay_model_spread);
+	ASSERT(replay_model_is_plain(replay_model_default(NULL)));
+	ASSERT(replay_model_default(&tr) == &replay_model_spread);	/* no kernel release */
+	ASSERT_STR(replay_model_unmet(&replay_model_inferred, &tr),
+		   "needs a kernel release 6.8+ (the kernel's policy); using spread");
+	tr.kernel_release = "6.15.2";
+	ASSERT(replay_model_default(&tr) == &replay_model_inferred);
+	tr.kernel_release = NULL;
+	tr.source = "synth:seed-race";
+	ASSERT(replay_model_default(&tr) == &replay_model_inferred);
+	tr.windows_traced = false;
+	ASSERT(replay_model_default(&tr) == &replay_model_spread);
+	ASSERT_STR(replay_model_unmet(&replay_model_inferred, &tr),
+		   "needs rstat lock windows in the trace; using spread");
+	for (i = 0; (m = replay_model_at(i)); i++)
+		ASSERT(!replay_model_is_plain(m) || !replay_model_unmet(m, &tr));
+}
+
+/*
+ * The inferred model prepares its own order: on a synthetic trace (its kernel
+ * runs break) the engine runs the inference prepass over the source, rewinds
+ * it, and the replay sees the order inferred_order_reproduces_kernel gives by
+ * hand: one update placed (seq 1 on CPU 0, after L's visit), break reads the
+ * kernel's 256, continue 320.  A source that cannot rewind cannot serve a
+ * prepass: -EINVAL; spread runs none.
+ */
+TEST(inferred_model_prepares_order)
+{
+	static const char *const pols[] = { "break", "continue", NULL };
+	struct replay_trace tr = trace4(false);
+	struct arr_src a = { .ev = seed_race_plain, .n = N(seed_race_plain) };
+	struct replay_source once = { .next = arr_next, .ctx = &a };
+	struct replay_params p = { .model = &replay_model_inferred, .nr_policies = 1 };
+	const struct replay_prepass *pp;
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+
+	tr.source = "synth:seed-race";
+	ASSERT_EQ(run(seed_race_plain, N(seed_race_plain), &tr, pols, &replay_model_inferred, false,
+		      &rc, &r), 0);
+	pp = replay_prepass(r);
+	ASSERT(pp);
+	ASSERT_STR(pp->policy->name, "break");
+	ASSERT_EQU(pp->placed, 1);
+	ASSERT_EQ(replay_stats(r)->win.inferred_updates, 1);
+	ASSERT_EQ(rc.nr_reads[0], 2);
+	ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 256);
+	ASSERT(rc.reads[0][1].stale);
+	ASSERT_EQ(rc.reads[1][1].sim_stats_updates, 320);
+	replay_destroy(r);
+
+	p.policies[0] = sim_policy_find("break");
+	ASSERT_EQ(replay_create(&p, &tr, &r), 0);
+	ASSERT_EQ(replay_run(r, &once), -EINVAL);
+	replay_destroy(r);
+
+	memset(&rc, 0, sizeof(rc));
+	ASSERT_EQ(run(seed_race_plain, N(seed_race_plain), &tr, pols, &replay_model_spread, false,
+		      &rc, &r), 0);
+	ASSERT(!replay_prepass(r));
+	ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 320);
+	replay_destroy(r);
+}
+
 TEST(kernel_policy_and_models)
 {
 	const struct replay_model *m;
@@ -516,4 +669,5 @@ TEST(kernel_policy_and_models)
 
 TEST_MAIN(seed_race_explicit_visits, flush_models_place_visits, lock_only_release_flush,
 	  policy_flushes_where_kernel_did_not, validate_seed_race, bad_cpu_stops,
-	  kernel_policy_and_models, inferred_order_reproduces_kernel, validate_names_unknown_parent)
+	  kernel_policy_and_models, inferred_order_reproduces_kernel, validate_names_unknown_parent,
+	  model_table, model_outside_table, default_model, inferred_model_prepares_order)
