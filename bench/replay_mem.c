@@ -41,7 +41,7 @@ static double now_s(void)
 
 static double bench_engine(struct mem_src *m, const struct replay_trace *t, const char *pols)
 {
-	struct replay_params p = { .model = replay_model_default, .sample_ns = 100000000 };
+	struct replay_params p = { .model = &replay_model_spread, .sample_ns = 100000000 };
 	struct replay_source src = { .next = mem_next, .ctx = m };
 	char buf[64], *save = NULL, *tok;
 	struct replay *r;

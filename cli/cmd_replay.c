@@ -61,7 +61,7 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 static char *replay_help_extra(void)
 {
 	const struct sim_policy *pol;
-	const struct replay_model_info *m;
+	const struct replay_model *m;
 	char *buf = NULL;
 	size_t len = 0, i;
 	FILE *f = open_memstream(&buf, &len);
@@ -73,9 +73,7 @@ static char *replay_help_extra(void)
 		fprintf(f, "  %-9s %s\n            %s\n", pol->name, pol->kernels, pol->summary);
 	fprintf(f, "\nFlush models (explicit visit events in a trace override them):\n");
 	for (i = 0; (m = replay_model_at(i)); i++)
-		fprintf(f, "  %-9s %s%s\n", m->name, m->summary,
-			i == REPLAY_MODEL_INFERRED ? " (default when the trace has lock windows "
-			"and a known kernel)" : i == (size_t)replay_model_default ? " (default otherwise)" : "");
+		fprintf(f, "  %-9s %s%s\n", m->name, m->summary, replay_model_default_note(m));
 	fprintf(f, "  %s\n", replay_model_default_why);
 	fprintf(f, "  inferred first replays the trace with the traced kernel's own policy and\n"
 		"  keeps, for every update that landed inside a lock window, the order that\n"
@@ -137,7 +135,7 @@ static int replay_parse_policies(const char *list, struct replay_params *p)
 static void replay_usage_names(const char *what, const char *bad)
 {
 	const struct sim_policy *pol;
-	const struct replay_model_info *m;
+	const struct replay_model *m;
 	char names[256] = "";
 	size_t i;
 
@@ -152,9 +150,27 @@ static void replay_usage_names(const char *what, const char *bad)
 	cli_msg("unknown %s '%s' (valid: %s)", what, bad, names);
 }
 
-static void replay_progress(void *ctx, uint64_t done)
+/* One progress line per pass: the flush model's prepass ("infer"), then the replay. */
+struct replay_prog {
+	struct cli_progress	line;
+	const char		*pass;	/* the line's: NULL the replay */
+	uint64_t		total, done;
+	bool			started;
+};
+
+static void replay_progress(void *ctx, const char *pass, uint64_t done)
 {
-	cli_progress_update(ctx, done);
+	struct replay_prog *rp = ctx;
+
+	if (!rp->started || pass != rp->pass) {
+		if (rp->started)
+			cli_progress_done(&rp->line, rp->done);
+		cli_progress_init(&rp->line, pass ? pass : "replay", rp->total);
+		rp->pass = pass;
+		rp->started = true;
+	}
+	rp->done = done;
+	cli_progress_update(&rp->line, done);
 }
 
 struct gap_row {
@@ -250,59 +266,30 @@ static void replay_print_costs(struct replay_pass *ps)
 	printf(".\n");
 }
 
-/*
- * The first pass of the inferred model.  Leaves *@out NULL (and says why)
- * when the trace cannot give an order: no lock windows, or a kernel whose
- * policy is unknown.
- */
-static int replay_infer_order(struct db *db, const struct replay_trace *t,
-			      const struct replay_opts *o, struct replay_order **out)
-{
-	const struct sim_policy *kpol = replay_policy_for_trace(t);
-	struct cli_progress prog;
-	uint64_t t0 = cli_now_ns();
-	int ret;
-
-	*out = NULL;
-	if (!t->windows_traced || !kpol) {
-		if (o->model)
-			cli_msg("%s: flush model inferred needs %s; using spread", o->file,
-				!t->windows_traced ? "rstat lock windows in the trace" :
-				"a kernel release 6.8+ (the kernel's policy)");
-		return 0;
-	}
-	cli_progress_init(&prog, "infer", t->nr_events);
-	ret = replay_order_infer_db(db, t, kpol, o->max_hyp, replay_progress, &prog, out);
-	cli_progress_done(&prog, t->nr_events);
-	if (ret < 0)
-		return ret;
-	printf("Inferred order: %zu updates inside lock windows placed, by %s (the traced "
-	       "kernel's policy) in %.2f s.\n", replay_order_size(*out), kpol->name, (double)(cli_now_ns() - t0) / 1e9);
-	return 0;
-}
-
 int cmd_replay(int argc, char **argv)
 {
 	struct replay_opts o = { .policies = "break,continue,legacy", .sample_ms = 100 };
 	struct replay_params p = { .max_mismatches = 0 };
+	const struct replay_prepass *prep;
+	const struct replay_model *model = NULL;
+	struct replay_prog prog = { 0 };
 	struct replay_trace t;
 	struct replay_pass ps;
-	struct replay_order *order = NULL;
-	struct cli_progress prog;
+	const char *why;
 	struct db *db;
-	int ret, rc, model;
+	int ret, rc;
 
 	argp_parse(&replay_argp, argc, argv, 0, NULL, &o);
 	if (replay_parse_policies(o.policies, &p) < 0) {
 		replay_usage_names("policy", o.policies);
 		return MCR_EXIT_USAGE;
 	}
-	model = o.model ? replay_model_find(o.model) : REPLAY_MODEL_INFERRED;
-	if (model < 0) {
+	if (o.model && replay_model_find(o.model, &model) < 0) {
 		replay_usage_names("flush model", o.model);
 		return MCR_EXIT_USAGE;
 	}
 	p.sample_ns = (uint64_t)(o.sample_ms * 1e6);
+	p.max_hypotheses = o.max_hyp;
 
 	db = cli_open_db(o.file, true, &rc);
 	if (!db)
@@ -313,25 +300,25 @@ int cmd_replay(int argc, char **argv)
 		db_close(db);
 		return rc;
 	}
-	if (model == REPLAY_MODEL_INFERRED) {
-		ret = replay_infer_order(db, &t, &o, &order);
-		if (ret < 0) {
-			rc = cli_fail(ret, "%s", o.file);
-			goto out;
-		}
-		if (!order && !o.model)
-			model = replay_model_default;	/* nothing to infer from: say spread */
-	}
-	p.model = (enum replay_model)model;
-	p.order = order;
-	cli_progress_init(&prog, "replay", t.nr_events);
+	if (!model)
+		model = replay_model_default(&t);
+	else if ((why = replay_model_unmet(model, &t)))
+		cli_msg("%s: flush model %s %s", o.file, model->name, why);
+	p.model = model;
+	prog.total = t.nr_events;
 	p.progress = replay_progress;
 	p.progress_ctx = &prog;
 	ret = replay_pass_db(db, &t, o.file, "replay", &p, &ps);
-	cli_progress_done(&prog, ps.r ? replay_stats(ps.r)->events : 0);
+	if (prog.started)
+		cli_progress_done(&prog.line, prog.done);
 	if (ret < 0) {
 		rc = cli_fail(ret, "%s", o.file);
 	} else {
+		prep = replay_prepass(ps.r);
+		if (prep)
+			printf("Inferred order: %zu updates inside lock windows placed, by %s (the "
+			       "traced kernel's policy) in %.2f s.\n", prep->placed, prep->policy->name,
+			       ps.prepass_s);
 		replay_print_gaps(ps.r);
 		replay_print_costs(&ps);
 		printf("Runs stored in %s; see 'memcg-replay report %s' or "
@@ -339,8 +326,6 @@ int cmd_replay(int argc, char **argv)
 		rc = MCR_EXIT_OK;
 	}
 	replay_pass_free(&ps);
-out:
-	replay_order_free(order);
 	replay_trace_free(&t);
 	ret = db_close(db);
 	if (ret < 0 && rc == MCR_EXIT_OK)

@@ -76,7 +76,7 @@ static error_t validate_parse(int key, char *arg, struct argp_state *state)
 
 static char *validate_help_extra(void)
 {
-	const struct replay_model_info *m;
+	const struct replay_model *m;
 	char *buf = NULL;
 	size_t len = 0, i;
 	FILE *f = open_memstream(&buf, &len);
@@ -86,9 +86,9 @@ static char *validate_help_extra(void)
 	fprintf(f, "auto picks the policy the traced kernel runs: 6.16+ break, 6.8-6.15 legacy;\n"
 		"synthetic traces (meta source 'synth:...') break.\n\nFlush models:\n");
 	for (i = 0; (m = replay_model_at(i)); i++)
-		if (i != REPLAY_MODEL_INFERRED)
+		if (replay_model_is_plain(m))
 			fprintf(f, "  %-9s %s%s\n", m->name, m->summary,
-				i == (size_t)replay_model_default ? " (default)" : "");
+				m == replay_model_default(NULL) ? " (default)" : "");
 	fprintf(f, "  %s\n", replay_model_default_why);
 	fprintf(f, "\nCompared from the first completed forced root flush on (before it the\n"
 		"counters are unknown).  stats_updates_match counts matches with race\n"
@@ -139,7 +139,7 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 	unsigned int b;
 
 	printf("policy %s, flush model %s (run %" PRId64 ")\n", p->policies[0]->name,
-	       replay_model_at(p->model)->name, replay_store_run_id(ps->store, 0));
+	       p->model->name, replay_store_run_id(ps->store, 0));
 	printf("flush events %" PRIu64 ", compared %" PRIu64 ", skipped before sync %" PRIu64 "\n",
 	       v->flush_events, v->compared, v->skipped_before_sync);
 	printf("stats_updates match %" PRIu64 " (%.2f%%), plain %" PRIu64 " (%.2f%%)\n",
@@ -228,7 +228,33 @@ static int validate_print_json(struct db *db, struct replay_pass *ps, long show)
 	return 0;
 }
 
-static void validate_progress(void *ctx, uint64_t done)
+/*
+ * The plain models need no prepass: the one pass.  Models that prepare one
+ * infer, and validate always does: the model is for the plain comparison.
+ */
+static int validate_pick_model(const char *name, const struct replay_model **out)
+{
+	const struct replay_model *m;
+	char names[128] = "";
+	size_t i;
+
+	if (!name) {
+		*out = replay_model_default(NULL);
+		return 0;
+	}
+	if (!replay_model_find(name, out) && replay_model_is_plain(*out))
+		return 0;
+	for (i = 0; (m = replay_model_at(i)); i++)
+		if (replay_model_is_plain(m))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 *names ? ", " : "", m->name);
+	cli_msg("%s flush model '%s' (valid: %s; validate always infers, the model is for the "
+		"plain comparison)", replay_model_find(name, &m) ? "unknown" : "no use for", name,
+		names);
+	return -EINVAL;
+}
+
+static void validate_progress(void *ctx, const char *pass, uint64_t done)
 {
 	cli_progress_update(ctx, done);
 }
@@ -242,21 +268,15 @@ int cmd_validate(int argc, char **argv)
 	struct replay_pass ps;
 	struct cli_progress prog;
 	struct db *db;
-	int ret, rc, model;
+	int ret, rc;
 
 	argp_parse(&validate_argp, argc, argv, 0, NULL, &o);
 	if (strcmp(o.policy, "auto") && !sim_policy_find(o.policy)) {
 		cli_msg("unknown policy '%s' (valid: auto, break, legacy, continue)", o.policy);
 		return MCR_EXIT_USAGE;
 	}
-	model = o.model ? replay_model_find(o.model) : (int)replay_model_default;
-	if (model < 0 || model == REPLAY_MODEL_INFERRED) {
-		cli_msg("%s flush model '%s' (valid: instant, window, spread; validate always "
-			"infers, the model is for the plain comparison)",
-			model < 0 ? "unknown" : "no use for", o.model);
+	if (validate_pick_model(o.model, &p.model) < 0)
 		return MCR_EXIT_USAGE;
-	}
-	p.model = (enum replay_model)model;
 	p.max_hypotheses = o.max_hyp;
 
 	db = cli_open_db(o.file, true, &rc);

@@ -2,8 +2,10 @@
 /*
  * The pass: one read of the events, every policy's simulator driven from it.
  * Reads (memcg_flush_stats) and the staleness series are recorded here;
- * where flush visits happen is window.c's business, comparison with the
- * kernel validate.c's.
+ * where flush visits happen is window.c's business (and the flush model's),
+ * comparison with the kernel validate.c's.  A flush model that asks for a
+ * prepass gets it here, before the pass: the same engine with no policy,
+ * inference alone, over the rewound source.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,26 +17,28 @@
 #define REPLAY_PROGRESS_EVERY	(1u << 16)
 #define REPLAY_MAX_IDLE_SAMPLES	64	/* per stretch without events: only ages change there */
 
-int replay_create(const struct replay_params *p, const struct replay_trace *t,
-		  struct replay **out)
+/* The engine with no policy to place visits for: inference alone, the prepass. */
+static const struct replay_model engine_no_model = {
+	.name		= "none",
+	.summary	= "no policy: the prepass's inference only",
+};
+
+/* The replay and its simulators; the caller adds inference, cgroups, validation. */
+static int engine_alloc(const struct replay_params *p, const struct replay_trace *t,
+			struct replay **out)
 {
 	struct replay *r;
 	unsigned int i;
-	int ret;
 
-	if (!p->nr_policies || p->nr_policies > REPLAY_MAX_POLICIES || p->model >= REPLAY_MODEL_COUNT)
-		return -EINVAL;
 	if (!t->nr_possible || t->nr_possible > REPLAY_MAX_CPUS || !t->nr_online ||
 	    t->nr_online > t->nr_possible)
 		return -MCR_E_BAD_INPUT;
-	for (i = 0; i < p->nr_policies; i++)
-		if (!p->policies[i])
-			return -EINVAL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	r->p = *p;
 	r->t = t;
+	r->order = p->order;
 	r->cpu_prev_ts = calloc(t->nr_possible, sizeof(*r->cpu_prev_ts));
 	if (!r->cpu_prev_ts) {
 		free(r);
@@ -43,19 +47,36 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 	for (i = 0; i < p->nr_policies; i++) {
 		r->sims[i] = sim_create(p->policies[i], t->nr_possible, t->nr_online);
 		if (!r->sims[i]) {
-			ret = -ENOMEM;
-			goto fail;
+			replay_destroy(r);
+			return -ENOMEM;
 		}
 	}
-	if ((p->validate || p->order_out) && t->windows_traced) {
+	*out = r;
+	return 0;
+}
+
+int replay_create(const struct replay_params *p, const struct replay_trace *t,
+		  struct replay **out)
+{
+	struct replay *r;
+	unsigned int i;
+	int ret;
+
+	if (!p->nr_policies || p->nr_policies > REPLAY_MAX_POLICIES || !p->model)
+		return -EINVAL;
+	for (i = 0; i < p->nr_policies; i++)
+		if (!p->policies[i])
+			return -EINVAL;
+	ret = engine_alloc(p, t, &r);
+	if (ret)
+		return ret;
+	if (p->validate && t->windows_traced) {
 		r->inf = infer_create(p->policies[0], t->nr_possible, t->nr_online,
 				      p->max_hypotheses);
 		if (!r->inf) {
 			ret = -ENOMEM;
 			goto fail;
 		}
-		if (p->order_out)
-			infer_set_order_sink(r->inf, order_add, p->order_out);
 	}
 	ret = rcg_add_initial(r);
 	if (ret < 0)
@@ -84,8 +105,103 @@ void replay_destroy(struct replay *r)
 	for (i = 0; i < r->p.nr_policies; i++)
 		sim_destroy(r->sims[i]);
 	evq_free(&r->q);
+	replay_order_free(r->order_own);
 	free(r->cpu_prev_ts);
 	free(r);
+}
+
+/*
+ * One pass of inference with @pol over @src, its decisions into @o.  The
+ * inference follows the trace's own lock windows and the kernel's recorded
+ * values, never a policy's decisions: the pass runs no policy at all.
+ */
+static int engine_infer_pass(const struct replay_trace *t, const struct sim_policy *pol,
+			     unsigned int max_hyp, struct replay_source *src,
+			     void (*progress)(void *ctx, const char *pass, uint64_t done),
+			     void *progress_ctx, struct replay_order *o)
+{
+	struct replay_params p = {
+		.model = &engine_no_model, .max_hypotheses = max_hyp,
+		.progress = progress, .progress_ctx = progress_ctx,
+	};
+	struct replay *r;
+	int ret;
+
+	ret = engine_alloc(&p, t, &r);
+	if (ret)
+		return ret;
+	r->prepared = true;
+	r->pass_name = "infer";
+	if (t->windows_traced) {
+		r->inf = infer_create(pol, t->nr_possible, t->nr_online, max_hyp);
+		if (!r->inf) {
+			replay_destroy(r);
+			return -ENOMEM;
+		}
+		infer_set_order_sink(r->inf, order_add, o);
+	}
+	ret = rcg_add_initial(r);
+	if (!ret)
+		ret = replay_run(r, src);
+	replay_destroy(r);
+	return ret;
+}
+
+int replay_order_infer(const struct replay_trace *t, const struct sim_policy *pol,
+		       unsigned int max_hyp, struct replay_source *src,
+		       void (*progress)(void *ctx, const char *pass, uint64_t done), void *progress_ctx,
+		       struct replay_order **out)
+{
+	struct replay_order *o;
+	int ret;
+
+	*out = NULL;
+	if (!pol)
+		return -EINVAL;
+	o = order_create();
+	if (!o)
+		return -ENOMEM;
+	ret = engine_infer_pass(t, pol, max_hyp, src, progress, progress_ctx, o);
+	if (ret) {
+		replay_order_free(o);
+		return ret;
+	}
+	*out = o;
+	return 0;
+}
+
+int replay_prepare(struct replay *r, struct replay_source *src)
+{
+	const struct sim_policy *pol = NULL;
+	struct replay_order *o;
+	int ret;
+
+	if (r->prepared)
+		return 0;
+	r->prepared = true;
+	if (!r->p.model->prepare)
+		return 0;
+	ret = r->p.model->prepare(r, &pol);
+	if (ret < 0 || !pol)
+		return ret;
+	if (!src->rewind)
+		return -EINVAL;
+	ret = replay_order_infer(r->t, pol, r->p.max_hypotheses, src, r->p.progress,
+				 r->p.progress_ctx, &o);
+	if (!ret)
+		ret = src->rewind(src->ctx);
+	if (ret) {
+		replay_order_free(o);
+		return ret;
+	}
+	r->order = r->order_own = o;
+	r->prep = (struct replay_prepass){ .policy = pol, .placed = replay_order_size(o) };
+	return 0;
+}
+
+const struct replay_prepass *replay_prepass(const struct replay *r)
+{
+	return r->prep.policy ? &r->prep : NULL;
 }
 
 static bool stale_same(const struct sim_stale *a, const struct sim_stale *b)
@@ -296,6 +412,9 @@ int replay_run(struct replay *r, struct replay_source *src)
 	struct mcr_event ev;
 	int ret;
 
+	ret = replay_prepare(r, src);
+	if (ret < 0)
+		return ret;
 	evq_init(&r->q, src);
 	while ((ret = evq_get(&r->q, &ev)) > 0) {
 		if (!r->st.events) {
@@ -322,13 +441,13 @@ int replay_run(struct replay *r, struct replay_source *src)
 		r->st.events++;
 		r->st.last_ts = ev.ts;
 		if (r->p.progress && !(r->st.events % REPLAY_PROGRESS_EVERY))
-			r->p.progress(r->p.progress_ctx, r->st.events);
+			r->p.progress(r->p.progress_ctx, r->pass_name, r->st.events);
 	}
 	if (ret < 0)
 		return ret;
 	ret = window_finish(r);
 	if (r->p.progress)
-		r->p.progress(r->p.progress_ctx, r->st.events);
+		r->p.progress(r->p.progress_ctx, r->pass_name, r->st.events);
 	return ret;
 }
 

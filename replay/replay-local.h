@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * replay-local.h - the engine's private state, shared by engine.c (the pass),
- * cgroup.c (per-cgroup state), window.c (where flush visits happen) and
- * validate.c (comparison with the kernel).  Not for use outside replay/.
+ * replay-local.h - the engine's private state, shared by engine.c (the pass
+ * and a model's prepass), cgroup.c (per-cgroup state), window.c (lock
+ * windows), the flush models (model_*.c, through flush_model.h's hooks),
+ * order.c (the inferred order) and validate.c (comparison with the kernel).
+ * Not for use outside replay/.
  */
 #ifndef MCR_REPLAY_LOCAL_H
 #define MCR_REPLAY_LOCAL_H
 
 #include "evq.h"
+#include "flush_model.h"
 #include "hist.h"
 #include "infer.h"
 #include "replay.h"
@@ -68,15 +71,11 @@ struct win_pend {
 	bool		root_forced;	/* a forced root flush: its end syncs validation */
 };
 
-/* One policy's open window. */
+/* One policy's simulated window: the engine opens and closes it, the model places its visits. */
 struct win_pol {
-	uint64_t	t0, dur;
-	size_t		n, done;
-	bool		open;
-	bool		spread;
-	bool		explicit_visits;
-	bool		inferred;	/* visits by replay_params.order, the rest at unlock */
-	bool		closing;	/* inferred, unlock seen: open for late updates */
+	struct model_window	m;
+	bool			open;
+	bool			explicit_visits;	/* VISIT events place them, not the model */
 };
 
 struct win {
@@ -99,6 +98,11 @@ struct val_state {
 struct replay {
 	struct replay_params		p;
 	const struct replay_trace	*t;
+	const struct replay_order	*order;		/* p.order, or the prepass's */
+	struct replay_order		*order_own;	/* the prepass's, freed with the replay */
+	struct replay_prepass		prep;		/* prep.policy NULL: no prepass ran */
+	bool				prepared;	/* replay_prepare() done */
+	const char			*pass_name;	/* for progress: NULL, or "infer" for a prepass */
 	struct sim			*sims[REPLAY_MAX_POLICIES];
 	struct evq			q;
 	struct win			win;
@@ -134,8 +138,11 @@ int window_before_event(struct replay *r, const struct mcr_event *ev);
 int window_before_update(struct replay *r, const struct mcr_event *ev);
 void window_update_hook(struct replay *r, const struct mcr_event *ev, struct rcg *c);
 int window_finish(struct replay *r);
+/* For a model's before_update: policy @pol's open window whose visits the model places, or NULL. */
+struct model_window *window_placed(struct replay *r, unsigned int pol);
 
 /* order.c */
+struct replay_order *order_create(void);
 int order_add(void *ctx, uint64_t tag, size_t p);
 
 /* validate.c */

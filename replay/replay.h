@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "event.h"
+#include "flush_model.h"
 #include "sim.h"
 
 #define REPLAY_MAX_POLICIES	8
@@ -32,29 +33,13 @@ struct replay;
 struct replay_order;
 
 /*
- * Where the visits of a flush that goes ahead happen, when the trace does not
- * say (explicit VISIT events always win inside their window).
+ * Event source: next() returns 1 with *ev filled, 0 at the end, or a negative
+ * error; rewind() starts it over (0 or a negative error), for a flush model's
+ * prepass.  A source without rewind (NULL) serves the plain models only.
  */
-enum replay_model {
-	REPLAY_MODEL_INSTANT,	/* the whole flush at the memcg_flush_stats request */
-	REPLAY_MODEL_WINDOW,	/* CPU c's visits all at cgroup_rstat_locked(cpu=c) */
-	REPLAY_MODEL_SPREAD,	/* CPU c's visits evenly over [locked, unlock], in visit order */
-	REPLAY_MODEL_INFERRED,	/* traced windows: the order inference found; else spread */
-	REPLAY_MODEL_COUNT,
-};
-
-struct replay_model_info {
-	const char	*name;
-	const char	*summary;
-};
-const struct replay_model_info *replay_model_at(size_t i);	/* NULL past the end */
-int replay_model_find(const char *name);			/* enum value or -EINVAL */
-extern const enum replay_model replay_model_default;
-extern const char *const replay_model_default_why;		/* one paragraph for --help */
-
-/* Event source: next() returns 1 with *ev filled, 0 at the end, or a negative error. */
 struct replay_source {
 	int	(*next)(void *ctx, struct mcr_event *ev);
+	int	(*rewind)(void *ctx);
 	void	*ctx;
 };
 
@@ -142,17 +127,23 @@ struct replay_sink {
 struct replay_params {
 	const struct sim_policy	*policies[REPLAY_MAX_POLICIES];
 	unsigned int		nr_policies;
-	enum replay_model	model;
+	const struct replay_model *model;	/* flush_model.h: replay_model_find() */
 	uint64_t		sample_ns;	/* staleness sample period, trace time; 0: reads only */
 	bool			validate;	/* compare policies[0] with the kernel's values */
 	unsigned int		max_mismatches;	/* sent to the sink; the rest only counted */
 	unsigned int		max_hypotheses;	/* inference cap; 0: REPLAY_MAX_HYP_DEFAULT */
-	/* Visits inside traced windows by this order (model inferred); NULL: none. */
+	/*
+	 * The order inside traced windows, from an earlier replay_order_infer(),
+	 * for a model that prepares one (inferred); NULL: the model's prepass
+	 * infers it.
+	 */
 	const struct replay_order *order;
-	struct replay_order	*order_out;	/* run inference and fill this (replay/order.c) */
 	struct replay_sink	sink;		/* any callback may be NULL */
-	/* Called every few thousand events; the library never prints. */
-	void			(*progress)(void *ctx, uint64_t done);
+	/*
+	 * Called every few thousand events of a pass: @pass is NULL for the
+	 * pass itself, "infer" for a model's prepass.  The library never prints.
+	 */
+	void			(*progress)(void *ctx, const char *pass, uint64_t done);
 	void			*progress_ctx;
 };
 
@@ -237,7 +228,25 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 		  struct replay **out);
 
 /**
- * replay_run() - the single pass: reads @src to its end.
+ * replay_prepare() - the flush model's prepare step: a prepass over @src if
+ * the model asks for one (then @src is rewound).  replay_run() calls it when
+ * the caller did not; once per replay.
+ *
+ * Returns 0, -EINVAL if a prepass is needed and @src cannot rewind, or the
+ * prepass's error.
+ */
+int replay_prepare(struct replay *r, struct replay_source *src);
+
+/* What the model's prepass did; NULL if it ran none. */
+struct replay_prepass {
+	const struct sim_policy	*policy;	/* the inference's: the traced kernel's */
+	size_t			placed;		/* updates inside lock windows the order places */
+};
+const struct replay_prepass *replay_prepass(const struct replay *r);
+
+/**
+ * replay_run() - the single pass: reads @src to its end (after
+ * replay_prepare()).
  *
  * Returns 0, the source's negative error (the pass stops there), or a sink
  * callback's negative return.
@@ -295,7 +304,8 @@ void replay_store_close(struct replay_store *st);
 struct replay_pass {
 	struct replay		*r;
 	struct replay_store	*store;
-	double			wall_s;
+	double			wall_s;		/* the pass, the model's prepass not included */
+	double			prepass_s;	/* the model's prepass; 0 if none */
 };
 int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file, const char *kind,
 		   struct replay_params *p, struct replay_pass *out);
@@ -308,18 +318,14 @@ const struct sim_policy *replay_policy_for_trace(const struct replay_trace *t);
 
 /*
  * The order inside the trace's lock windows that best explains the kernel's
- * recorded values (replay/order.c): one pass of inference with @pol, the
- * traced kernel's policy.  Use it as replay_params.order with the inferred
- * model.  Traces without lock windows give an empty order.
+ * recorded values: one pass of inference over @src with @pol, the traced
+ * kernel's policy; the inferred model's prepass.  Use it as
+ * replay_params.order.  Traces without lock windows give an empty order.
  */
 int replay_order_infer(const struct replay_trace *t, const struct sim_policy *pol,
 		       unsigned int max_hyp, struct replay_source *src,
-		       void (*progress)(void *ctx, uint64_t done), void *progress_ctx,
+		       void (*progress)(void *ctx, const char *pass, uint64_t done), void *progress_ctx,
 		       struct replay_order **out);
-int replay_order_infer_db(struct db *db, const struct replay_trace *t,
-			  const struct sim_policy *pol, unsigned int max_hyp,
-			  void (*progress)(void *ctx, uint64_t done), void *progress_ctx,
-			  struct replay_order **out);
 /* How many visits of its window came before the update named @tag (replay_tag()). */
 bool replay_order_lookup(const struct replay_order *o, uint64_t tag, size_t *p);
 size_t replay_order_size(const struct replay_order *o);	/* decisions held */

@@ -128,7 +128,7 @@ int replay_store_open(struct db *db, const char *kind, const char *file,
 	for (i = 0; i < p->nr_policies; i++) {
 		sqlite3_bind_text(run, 1, kind, -1, SQLITE_STATIC);
 		sqlite3_bind_text(run, 2, p->policies[i]->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(run, 3, replay_model_at(p->model)->name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(run, 3, p->model->name, -1, SQLITE_STATIC);
 		sqlite3_bind_text(run, 4, file, -1, SQLITE_STATIC);
 		sqlite3_bind_text(run, 5, policies, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(run, 6, (int64_t)p->sample_ns);
@@ -308,7 +308,7 @@ static int store_validation(struct replay_store *s, struct replay *r)
 		return ret;
 	sqlite3_bind_int64(st, 1, s->run_id[0]);
 	sqlite3_bind_text(st, 2, replay_params(r)->policies[0]->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, replay_model_at(replay_params(r)->model)->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, replay_params(r)->model->name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, (int64_t)v->flush_events);
 	sqlite3_bind_int64(st, 5, (int64_t)v->compared);
 	sqlite3_bind_int64(st, 6, (int64_t)v->skipped_before_sync);

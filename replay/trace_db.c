@@ -149,26 +149,56 @@ void replay_trace_free(struct replay_trace *t)
 	memset(t, 0, sizeof(*t));
 }
 
+struct source_db {
+	struct db	*db;
+	struct db_iter	*it;
+};
+
 static int source_db_next(void *ctx, struct mcr_event *ev)
 {
-	return db_iter_next(ctx, ev);
+	return db_iter_next(((struct source_db *)ctx)->it, ev);
+}
+
+/* A fresh iterator: the events again from the first, in the same order. */
+static int source_db_rewind(void *ctx)
+{
+	struct source_db *sd = ctx;
+	struct db_iter *it;
+	int ret = db_iter_open(sd->db, &it);
+
+	if (ret < 0)
+		return ret;
+	db_iter_close(sd->it);
+	sd->it = it;
+	return 0;
 }
 
 int replay_source_db_open(struct db *db, struct replay_source *src)
 {
-	struct db_iter *it;
-	int ret = db_iter_open(db, &it);
+	struct source_db *sd = calloc(1, sizeof(*sd));
+	int ret;
 
-	if (ret < 0)
+	if (!sd)
+		return -ENOMEM;
+	sd->db = db;
+	ret = db_iter_open(db, &sd->it);
+	if (ret < 0) {
+		free(sd);
 		return ret;
+	}
 	src->next = source_db_next;
-	src->ctx = it;
+	src->rewind = source_db_rewind;
+	src->ctx = sd;
 	return 0;
 }
 
 void replay_source_db_close(struct replay_source *src)
 {
-	if (src->ctx)
-		db_iter_close(src->ctx);
+	struct source_db *sd = src->ctx;
+
+	if (sd) {
+		db_iter_close(sd->it);
+		free(sd);
+	}
 	src->ctx = NULL;
 }

@@ -4,15 +4,17 @@
  * here: pairing the kernel's cgroup_rstat_locked/unlock events with the
  * memcg_flush_stats request that owns them (by pid: __mem_cgroup_flush_stats()
  * calls css_rstat_flush() on the same task), lock-only flushes (css release:
- * css_rstat_exit() in kernel/cgroup/rstat.c), the flush models, explicit VISIT
- * events, and the hook where an update lands inside a window.
+ * css_rstat_exit() in kernel/cgroup/rstat.c), explicit VISIT events, and the
+ * hook where an update lands inside a window.  Where the visits of a window
+ * go otherwise is the flush model's (flush_model.h): this file calls its
+ * window hooks (engine.c its prepare) and never asks which model it is.
  *
  * A request with force || needs_flush on pid P owns the following locked /
  * unlock events of pid P with the same cgroup id, one pair per possible CPU in
  * ascending order (6.15+; cpu -1 is the whole 6.10-6.14 loop).  A policy that
- * went ahead where the kernel did too flushes at those windows (instant: at
- * the request); one that went ahead alone flushes instantly at the request;
- * one that skipped ignores them.
+ * went ahead where the kernel did too flushes at those windows (under a model
+ * that flushes whole: at the request); one that went ahead alone flushes
+ * instantly at the request; one that skipped ignores them.
  */
 #include <errno.h>
 #include <string.h>
@@ -40,7 +42,7 @@ static int win_end_policy(struct replay *r, unsigned int p, uint64_t ts)
 
 	if (!wp->open)
 		return 0;
-	wp->open = wp->closing = false;
+	wp->open = false;
 	return sim_window_end(r->sims[p], ts);
 }
 
@@ -106,7 +108,7 @@ int window_flush_request(struct replay *r, const struct mcr_event *ev, const boo
 {
 	bool kernel_flush = ev->flags & (MCR_FLUSH_FORCE | MCR_FLUSH_NEEDS);
 	bool windows = kernel_flush && r->t->windows_traced;
-	bool defer = windows && (r->p.model != REPLAY_MODEL_INSTANT || r->t->visits_traced);
+	bool defer = windows && (!r->p.model->whole_flush || r->t->visits_traced);
 	struct win_pend *pd = pend_find(r, ev->pid);
 	unsigned int p, mask = 0;
 	int ret;
@@ -206,22 +208,16 @@ static bool win_foreign(struct replay *r, const struct mcr_event *ev)
 	return false;
 }
 
-/**
- * window_locked() - cgroup_rstat_locked(cpu=c): the flush of subtree(id) on
- * CPU c starts.  Opens each flushing policy's window and places its visits
- * by the flush model, unless explicit VISIT events follow.
+/*
+ * The flush whose windows @ev continues: the pending request of its pid, or a
+ * new lock-only flush.  *@out NULL: not a flush at all.
  */
-int window_locked(struct replay *r, const struct mcr_event *ev)
+static int win_pend_for_lock(struct replay *r, const struct mcr_event *ev, struct win_pend **out)
 {
-	struct win_pend *pd;
-	uint64_t unlock_ts = 0;
-	bool expl = false, first;
-	unsigned int p;
-	int ret, found = 0;
+	struct win_pend *pd = pend_find(r, ev->pid);
+	int ret;
 
-	if (win_foreign(r, ev))
-		return 0;
-	pd = pend_find(r, ev->pid);
+	*out = NULL;
 	if (pd && (pd->id != ev->id || ev->item <= pd->last_cpu ||
 		   (ev->item == -1 && pd->last_cpu != -2))) {
 		ret = pend_close(r, pd, ev->ts);
@@ -243,6 +239,90 @@ int window_locked(struct replay *r, const struct mcr_event *ev)
 			.go = win_all_policies(r), .used = true, .lock_only = true,
 		};
 	}
+	*out = pd;
+	return 0;
+}
+
+static int win_flush_now(struct replay *r, unsigned int go, uint64_t ts, uint64_t id)
+{
+	unsigned int p;
+	int ret;
+
+	for (p = 0; p < r->p.nr_policies; p++) {
+		if (!(go & (1u << p)))
+			continue;
+		ret = sim_flush(r->sims[p], ts, id);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Opens the window of each policy in @go: explicit VISIT events place its
+ * visits if the trace has them there, else the flush model does, or they all
+ * happen now.
+ */
+static int win_open(struct replay *r, const struct mcr_event *ev, unsigned int go)
+{
+	const struct replay_model *m = r->p.model;
+	struct model_lock lk = { .ts = ev->ts };
+	bool expl = false;
+	unsigned int p;
+	int ret;
+
+	if (m->needs_unlock || r->t->visits_traced) {
+		ret = win_lookahead(r, ev, &lk.unlock_ts, &expl);
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			r->st.win.no_unlock++;
+		lk.unlock_found = ret;
+	}
+	if (expl)
+		r->st.win.explicit_windows++;
+	for (p = 0; p < r->p.nr_policies; p++) {
+		struct win_pol *wp = &r->win.pol[p];
+
+		if (!(go & (1u << p)))
+			continue;
+		ret = win_end_policy(r, p, ev->ts);	/* windows of another lock overlapped */
+		if (ret < 0)
+			return ret;
+		ret = sim_window_begin(r->sims[p], ev->ts, ev->id, (unsigned int)ev->item);
+		if (ret < 0)
+			return ret;
+		memset(wp, 0, sizeof(*wp));
+		wp->open = true;
+		if (expl) {
+			wp->explicit_visits = true;
+			continue;
+		}
+		ret = m->window_begin ? m->window_begin(r, p, &wp->m, &lk) : 0;
+		if (!ret)
+			ret = win_end_policy(r, p, ev->ts);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * window_locked() - cgroup_rstat_locked(cpu=c): the flush of subtree(id) on
+ * CPU c starts.  Opens each flushing policy's window, unless the flush goes
+ * whole at once.
+ */
+int window_locked(struct replay *r, const struct mcr_event *ev)
+{
+	struct win_pend *pd;
+	bool first;
+	int ret;
+
+	if (win_foreign(r, ev))
+		return 0;
+	ret = win_pend_for_lock(r, ev, &pd);
+	if (ret < 0 || !pd)
+		return ret;
 	if (!rcg_get(r, ev->ts, ev->id, false))
 		return -ENOMEM;
 	if (pd->lock_only)
@@ -256,145 +336,55 @@ int window_locked(struct replay *r, const struct mcr_event *ev)
 	r->win.kwin_pid = ev->pid;
 	r->win.kwin_cpu = ev->item;
 	ret = win_infer_locked(r, ev);
-	if (ret < 0)
+	if (ret < 0 || !pd->go)
 		return ret;
-	if (!pd->go)
-		return 0;
-
-	/* The 6.10-6.14 loop: every CPU inside one window, timing unknown. */
-	if (ev->item == -1 ||
-	    (r->p.model == REPLAY_MODEL_INSTANT && !r->t->visits_traced)) {
-		if (!first && ev->item != -1)
-			return 0;	/* instant lock-only flush: done at its first window */
-		for (p = 0; p < r->p.nr_policies; p++) {
-			if (!(pd->go & (1u << p)))
-				continue;
-			ret = sim_flush(r->sims[p], ev->ts, ev->id);
-			if (ret < 0)
-				return ret;
-		}
-		return 0;
-	}
-	if (r->p.model >= REPLAY_MODEL_SPREAD || r->t->visits_traced) {
-		found = win_lookahead(r, ev, &unlock_ts, &expl);
-		if (found < 0)
-			return found;
-		if (!found)
-			r->st.win.no_unlock++;
-	}
-	if (expl)
-		r->st.win.explicit_windows++;
-	for (p = 0; p < r->p.nr_policies; p++) {
-		struct win_pol *wp = &r->win.pol[p];
-
-		if (!(pd->go & (1u << p)))
-			continue;
-		ret = win_end_policy(r, p, ev->ts);	/* windows of another lock overlapped */
-		if (ret < 0)
-			return ret;
-		ret = sim_window_begin(r->sims[p], ev->ts, ev->id, (unsigned int)ev->item);
-		if (ret < 0)
-			return ret;
-		memset(wp, 0, sizeof(*wp));
-		wp->open = true;
-		if (expl) {
-			wp->explicit_visits = true;
-		} else if (r->p.model == REPLAY_MODEL_INFERRED && r->p.order) {
-			wp->inferred = true;
-		} else if (r->p.model >= REPLAY_MODEL_SPREAD && found) {
-			wp->spread = true;
-			wp->t0 = ev->ts;
-			wp->dur = unlock_ts - ev->ts;
-			wp->n = sim_window_remaining(r->sims[p]);
-		} else {
-			ret = win_end_policy(r, p, ev->ts);
-			if (ret < 0)
-				return ret;
-		}
-	}
-	return 0;
-}
-
-/* Spread: visit k of n is due at t0 + (k + 1) * dur / (n + 1), strictly inside the window. */
-static uint64_t win_due(const struct win_pol *wp, size_t k)
-{
-	return wp->t0 + (uint64_t)((unsigned __int128)wp->dur * (k + 1) / (wp->n + 1));
-}
-
-static bool win_is_update(const struct mcr_event *ev)
-{
-	return ev->kind == MCR_EV_STATE || ev->kind == MCR_EV_LRUVEC || ev->kind == MCR_EV_EVENTS;
+	/*
+	 * The 6.10-6.14 loop holds every CPU inside one window, timing unknown;
+	 * a model that flushes whole does a lock-only flush at its first window.
+	 */
+	if (ev->item == -1 || (r->p.model->whole_flush && !r->t->visits_traced))
+		return first || ev->item == -1 ? win_flush_now(r, pd->go, ev->ts, ev->id) : 0;
+	return win_open(r, ev, pd->go);
 }
 
 /**
- * window_before_event() - spread windows: the visits due before an event at
- * @ev->ts happen first, so updates from other CPUs interleave with them by ts.
- * Inferred windows past their unlock close now, unless @ev is an update the
- * inferred order puts inside (its tracepoint fired late).
+ * window_before_event() - the visits the flush model puts before an event at
+ * @ev->ts happen first, so that updates from other CPUs interleave with them
+ * by ts; a model may close its window here.
  */
 int window_before_event(struct replay *r, const struct mcr_event *ev)
 {
-	uint64_t ts = ev->ts;
+	const struct replay_model *m = r->p.model;
 	unsigned int p;
-	size_t k;
 	int ret;
 
+	if (!m->visit)
+		return 0;
 	for (p = 0; p < r->p.nr_policies; p++) {
-		struct win_pol *wp = &r->win.pol[p];
+		struct model_window *w = window_placed(r, p);
 
-		if (wp->closing && !(win_is_update(ev) &&
-				     replay_order_lookup(r->p.order, replay_tag(ev), &k))) {
-			ret = win_end_policy(r, p, ts);
-			if (ret < 0)
-				return ret;
-		}
-		if (!wp->open || !wp->spread)
+		if (!w)
 			continue;
-		while (wp->done < wp->n && win_due(wp, wp->done) <= ts) {
-			uint64_t id;
-			ret = sim_window_visit_next(r->sims[p], win_due(wp, wp->done), &id);
-			if (ret < 0)
-				return ret;
-			wp->done++;
-			if (!ret) {
-				wp->done = wp->n;
-				break;
-			}
-		}
+		ret = m->visit(r, p, w, ev);
+		if (!ret)
+			ret = win_end_policy(r, p, ev->ts);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
 
-/**
- * window_before_update() - inferred windows: the visits the inferred order
- * puts before this update happen first.  An update without a decision has
- * no visit of its own path left to order against, so it needs none.
- */
+/* window_before_update() - an update is about to be applied: the visits the model puts first. */
 int window_before_update(struct replay *r, const struct mcr_event *ev)
 {
-	unsigned int p;
-	size_t k;
+	return r->p.model->before_update ? r->p.model->before_update(r, ev) : 0;
+}
 
-	if (!r->p.order || !replay_order_lookup(r->p.order, replay_tag(ev), &k))
-		return 0;
-	r->st.win.inferred_updates++;
-	for (p = 0; p < r->p.nr_policies; p++) {
-		struct win_pol *wp = &r->win.pol[p];
+struct model_window *window_placed(struct replay *r, unsigned int pol)
+{
+	struct win_pol *wp = &r->win.pol[pol];
 
-		if (!wp->open || !wp->inferred)
-			continue;
-		while (wp->done < k) {
-			uint64_t id;
-			int ret = sim_window_visit_next(r->sims[p], ev->ts, &id);
-
-			if (ret < 0)
-				return ret;
-			if (!ret)
-				break;
-			wp->done++;
-		}
-	}
-	return 0;
+	return wp->open && !wp->explicit_visits ? &wp->m : NULL;
 }
 
 /**
@@ -413,12 +403,11 @@ int window_unlock(struct replay *r, const struct mcr_event *ev)
 	if (!pd || pd->id != ev->id || pd->last_cpu != ev->item)
 		return 0;	/* an unlock whose locked we did not see */
 	for (p = 0; p < r->p.nr_policies; p++) {
-		/* an inferred window waits for late updates (window_before_event) */
-		if (r->win.pol[p].open && r->win.pol[p].inferred) {
-			r->win.pol[p].closing = true;
-			continue;
-		}
-		ret = win_end_policy(r, p, ev->ts);
+		struct model_window *w = window_placed(r, p);
+
+		ret = w && r->p.model->window_end ? r->p.model->window_end(r, p, w, ev->ts) : 0;
+		if (!ret)
+			ret = win_end_policy(r, p, ev->ts);	/* what is left happens now */
 		if (ret < 0)
 			return ret;
 	}
@@ -472,8 +461,8 @@ int window_visit(struct replay *r, const struct mcr_event *ev)
  *
  * It marks the path, so that validation without inference can name "window
  * order unknown" as a mismatch's cause.  Inference itself branches on that
- * order in infer_update() (replay/infer.c); window_before_update() replays
- * the order it found.
+ * order in infer_update() (replay/infer.c); the inferred flush model
+ * replays the order it found (replay/model_inferred.c).
  */
 void window_update_hook(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 {

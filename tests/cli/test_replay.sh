@@ -49,6 +49,19 @@ expect_exit replay_unknown_policy 2 "$REPLAY" replay "$DB" --policy brake
 expect_match replay_unknown_policy_msg 'valid: break, continue, legacy' "$T_ERR"
 expect_exit replay_unknown_model 2 "$REPLAY" replay "$DB" --flush-model later
 expect_match replay_unknown_model_msg 'valid: instant, window, spread, inferred' "$T_ERR"
+# an unknown model is one line naming the table, before FILE is even opened
+for cmd in replay validate; do
+	expect_exit ${cmd}_bogus_model 2 "$REPLAY" $cmd "$T_TMP/nope.db" --flush-model bogus
+	[ "$(printf '%s\n' "$T_ERR" | wc -l)" -eq 1 ] && pass ${cmd}_bogus_model_one_line ||
+		fail ${cmd}_bogus_model_one_line "$T_ERR"
+done
+expect_match validate_bogus_model_msg "^memcg-replay: unknown flush model 'bogus' \(valid: instant, window, spread; validate always infers" "$T_ERR"
+# --help lists the table, with the default rule
+"$REPLAY" replay --help >"$T_TMP/help" 2>&1
+for m in instant window spread inferred; do
+	grep -Eq "^  $m +[^ ]" "$T_TMP/help" && pass replay_help_lists_$m || fail replay_help_lists_$m
+done
+expect_match replay_help_default '\(default when the trace has lock windows' "$(cat "$T_TMP/help")"
 
 # bad inputs: each its own exit code and a one-line message
 expect_exit replay_missing_file 3 "$REPLAY" replay "$T_TMP/nope.db"

@@ -38,6 +38,15 @@ static int arr_next(void *ctx, struct mcr_event *ev)
 	return 1;
 }
 
+static int arr_rewind(void *ctx)
+{
+	struct arr_src *a = ctx;
+
+	a->i = 0;
+	memset(a->seq, 0, sizeof(a->seq));
+	return 0;
+}
+
 /* What the sink saw, per policy. */
 struct rec {
 	struct replay_read	reads[4][8];
@@ -125,10 +134,10 @@ static const struct mcr_event seed_race[] = {
 };
 
 static int run(const struct mcr_event *ev, size_t n, struct replay_trace *t, const char *const *pols,
-	       enum replay_model model, bool validate, struct rec *rc, struct replay **out)
+	       const struct replay_model *model, bool validate, struct rec *rc, struct replay **out)
 {
 	struct arr_src a = { .ev = ev, .n = n };
-	struct replay_source src = { .next = arr_next, .ctx = &a };
+	struct replay_source src = { .next = arr_next, .rewind = arr_rewind, .ctx = &a };
 	struct replay_params p = {
 		.model = model, .validate = validate, .max_mismatches = 8,
 		.sink = { .read = rec_read, .point = rec_point, .mismatch = rec_mismatch, .ctx = rc },
@@ -171,8 +180,8 @@ TEST(inferred_order_reproduces_kernel)
 	static const char *const pols[] = { "break", "continue", NULL };
 	struct replay_trace tr = trace4(false);
 	struct arr_src a = { .ev = seed_race_plain, .n = N(seed_race_plain) };
-	struct replay_source src = { .next = arr_next, .ctx = &a };
-	struct replay_params p = { .model = REPLAY_MODEL_INFERRED };
+	struct replay_source src = { .next = arr_next, .rewind = arr_rewind, .ctx = &a };
+	struct replay_params p = { .model = &replay_model_inferred };
 	struct replay_order *o = NULL;
 	struct rec rc = { 0 };
 	struct replay *r = NULL;
@@ -185,7 +194,7 @@ TEST(inferred_order_reproduces_kernel)
 	ASSERT_EQU(k, 1);
 	ASSERT(!replay_order_lookup(o, 0, &k));
 
-	ASSERT_EQ(run(seed_race_plain, N(seed_race_plain), &tr, pols, REPLAY_MODEL_SPREAD, false,
+	ASSERT_EQ(run(seed_race_plain, N(seed_race_plain), &tr, pols, &replay_model_spread, false,
 		      &rc, &r), 0);
 	ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 320);	/* spread: not the kernel's */
 	replay_destroy(r);
@@ -216,10 +225,11 @@ TEST(seed_race_explicit_visits)
 	struct rec rc = { 0 };
 	struct replay_summary sb, sc;
 	struct replay *r = NULL;
-	enum replay_model m;
+	const struct replay_model *m;
+	size_t i;
 
 	/* Explicit visits override every model: same result under each. */
-	for (m = 0; m < REPLAY_MODEL_COUNT; m++) {
+	for (i = 0; (m = replay_model_at(i)); i++) {
 		memset(&rc, 0, sizeof(rc));
 		ASSERT_EQ(run(seed_race, N(seed_race), &tr, pols, m, false, &rc, &r), 0);
 		ASSERT_EQ(replay_stats(r)->win.explicit_windows, 1);
@@ -281,25 +291,30 @@ static const struct mcr_event placement[] = {
 TEST(flush_models_place_visits)
 {
 	static const char *const pols[] = { "break", NULL };
-	static const int64_t want[REPLAY_MODEL_COUNT][2] = {
-		[REPLAY_MODEL_INSTANT]	= { 128, 128 },
-		[REPLAY_MODEL_WINDOW]	= { 64, 64 },
-		[REPLAY_MODEL_SPREAD]	= { 64, 0 },
-		[REPLAY_MODEL_INFERRED]	= { 64, 0 },	/* without an order: spread */
+	static const struct {
+		const char	*model;
+		int64_t		l, r;
+	} want[] = {
+		{ "instant",	128, 128 },
+		{ "window",	64, 64 },
+		{ "spread",	64, 0 },
+		{ "inferred",	64, 0 },	/* without an order (kernel unknown): spread */
 	};
 	struct replay_trace tr = trace4(false);
 	struct rec rc = { 0 };
 	struct replay *r = NULL;
-	enum replay_model m;
+	const struct replay_model *m;
+	size_t i;
 
-	for (m = 0; m < REPLAY_MODEL_COUNT; m++) {
+	for (i = 0; i < N(want); i++) {
+		ASSERT_EQ(replay_model_find(want[i].model, &m), 0);
 		ASSERT_EQ(run(placement, N(placement), &tr, pols, m, false, &rc, &r), 0);
-		if (sim_stats_updates(replay_sim(r, 0), L) != want[m][0] ||
-		    sim_stats_updates(replay_sim(r, 0), R) != want[m][1])
-			FAILF("model %s: L=%lld R=%lld, want %lld %lld", replay_model_at(m)->name,
+		if (sim_stats_updates(replay_sim(r, 0), L) != want[i].l ||
+		    sim_stats_updates(replay_sim(r, 0), R) != want[i].r)
+			FAILF("model %s: L=%lld R=%lld, want %lld %lld", m->name,
 			      (long long)sim_stats_updates(replay_sim(r, 0), L),
 			      (long long)sim_stats_updates(replay_sim(r, 0), R),
-			      (long long)want[m][0], (long long)want[m][1]);
+			      (long long)want[i].l, (long long)want[i].r);
 		ASSERT_EQ(replay_stats(r)->win.owned, 4);
 		ASSERT_EQ(replay_stats(r)->win.lock_only, 0);
 		/* the update at 1013 is inside the kernel's window over R: order unknown */
@@ -333,10 +348,11 @@ TEST(lock_only_release_flush)
 	struct replay_trace tr = trace4(false);
 	struct rec rc = { 0 };
 	struct replay *r = NULL;
-	enum replay_model m;
+	const struct replay_model *m;
 	unsigned int p;
+	size_t i;
 
-	for (m = 0; m < REPLAY_MODEL_COUNT; m++) {
+	for (i = 0; (m = replay_model_at(i)); i++) {
 		ASSERT_EQ(run(ev, N(ev), &tr, pols, m, false, &rc, &r), 0);
 		ASSERT_EQ(replay_stats(r)->win.lock_only, 4);
 		for (p = 0; p < 2; p++) {
@@ -373,10 +389,11 @@ TEST(policy_flushes_where_kernel_did_not)
 	struct replay_trace tr = trace4(false);
 	struct rec rc;
 	struct replay *r = NULL;
-	enum replay_model m;
+	const struct replay_model *m;
 	unsigned int p;
+	size_t i;
 
-	for (m = 0; m < REPLAY_MODEL_COUNT; m++) {
+	for (i = 0; (m = replay_model_at(i)); i++) {
 		memset(&rc, 0, sizeof(rc));
 		ASSERT_EQ(run(ev, N(ev), &tr, pols, m, false, &rc, &r), 0);
 		for (p = 0; p < 3; p++) {
@@ -408,7 +425,7 @@ TEST(validate_seed_race)
 	struct replay *r = NULL;
 	unsigned int b, hit = 0;
 
-	ASSERT_EQ(run(seed_race, N(seed_race), &tr, brk, REPLAY_MODEL_SPREAD, true, &rc, &r), 0);
+	ASSERT_EQ(run(seed_race, N(seed_race), &tr, brk, &replay_model_spread, true, &rc, &r), 0);
 	v = replay_validation(r);
 	ASSERT(v);
 	ASSERT_EQ(v->flush_events, 2);
@@ -422,7 +439,7 @@ TEST(validate_seed_race)
 	replay_destroy(r);
 
 	memset(&rc, 0, sizeof(rc));
-	ASSERT_EQ(run(seed_race, N(seed_race), &tr, cont, REPLAY_MODEL_SPREAD, true, &rc, &r), 0);
+	ASSERT_EQ(run(seed_race, N(seed_race), &tr, cont, &replay_model_spread, true, &rc, &r), 0);
 	v = replay_validation(r);
 	ASSERT_EQ(v->compared, 1);
 	ASSERT_EQ(v->stats_updates_match_plain, 0);
@@ -462,7 +479,7 @@ TEST(validate_names_unknown_parent)
 	struct rec rc = { 0 };
 	struct replay *r = NULL;
 
-	ASSERT_EQ(run(orphan_update, N(orphan_update), &tr, brk, REPLAY_MODEL_SPREAD, true, &rc, &r), 0);
+	ASSERT_EQ(run(orphan_update, N(orphan_update), &tr, brk, &replay_model_spread, true, &rc, &r), 0);
 	v = replay_validation(r);
 	ASSERT_EQ(v->compared, 1);
 	ASSERT_EQ(v->stats_updates_match, 0);
@@ -480,22 +497,179 @@ TEST(bad_cpu_stops)
 	struct rec rc = { 0 };
 	struct replay *r = NULL;
 
-	ASSERT_EQ(run(ev, N(ev), &tr, pols, REPLAY_MODEL_WINDOW, false, &rc, &r), -MCR_E_CPU);
+	ASSERT_EQ(run(ev, N(ev), &tr, pols, &replay_model_window, false, &rc, &r), -MCR_E_CPU);
+	replay_destroy(r);
+}
+
+/*
+ * The table, used only through what every entry has: a name the lookup finds
+ * it by, a summary for --help, and hooks consistent with each other.  Names
+ * outside the table fail with -EINVAL, and a replay needs a model.
+ */
+TEST(model_table)
+{
+	static const char *const pols[] = { "break", NULL };
+	struct replay_trace tr = trace4(false);
+	const struct replay_model *m, *f;
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+	size_t i, n;
+
+	for (n = 0; (m = replay_model_at(n)); n++) {
+		ASSERT(m->name && *m->name && m->summary && *m->summary);
+		ASSERT_EQ(replay_model_find(m->name, &f), 0);
+		ASSERT(f == m);
+		for (i = 0; i < n; i++)
+			ASSERT(strcmp(replay_model_at(i)->name, m->name));
+		/* visits are placed only in a window the model kept open */
+		if (m->visit || m->window_end || m->needs_unlock)
+			ASSERT(m->window_begin);
+		/* a model that prepares says what a trace must have; a plain one runs on any */
+		ASSERT(!replay_model_is_plain(m) == !!m->unmet);
+		ASSERT(replay_model_is_plain(m) || replay_model_unmet(m, &tr));
+		ASSERT_EQ(run(placement, N(placement), &tr, pols, m, false, &rc, &r), 0);
+		ASSERT_EQ(replay_stats(r)->win.owned, 4);
+		replay_destroy(r);
+		r = NULL;
+	}
+	ASSERT_EQU(n, 4);	/* instant, window, spread, inferred */
+	ASSERT(!replay_model_at(n));
+	ASSERT_EQ(replay_model_find("Spread", &f), -EINVAL);
+	ASSERT_EQ(replay_model_find("", &f), -EINVAL);
+	ASSERT_EQ(replay_model_find(NULL, &f), -EINVAL);
+	ASSERT_EQ(run(placement, N(placement), &tr, pols, NULL, false, &rc, &r), -EINVAL);
+}
+
+/*
+ * A model the table does not have, which the engine can know only through
+ * its hooks: every visit of a window at its unlock.  On the placement trace:
+ * 1005 -> L=128 R=128; CPU 0's window opens at 1010 and stays open; the update
+ * at 1013 comes before both visits: L=192 R=192; the unlock at 1020 visits L
+ * and R: L=0 R=0.  No model of the table gives that (128/128, 64/64, 64/0).
+ */
+static int late_window_begin(struct replay *r, unsigned int pol, struct model_window *w,
+			     const struct model_lock *lk)
+{
+	return 1;
+}
+
+static const struct replay_model model_late = {
+	.name		= "late",
+	.summary	= "every visit of a window at its unlock",
+	.window_begin	= late_window_begin,
+};
+
+TEST(model_outside_table)
+{
+	static const char *const pols[] = { "break", "continue", NULL };
+	struct replay_trace tr = trace4(false);
+	const struct replay_model *f;
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+	unsigned int p;
+
+	ASSERT_EQ(replay_model_find(model_late.name, &f), -EINVAL);
+	ASSERT_EQ(run(placement, N(placement), &tr, pols, &model_late, false, &rc, &r), 0);
+	for (p = 0; p < 2; p++) {
+		ASSERT_EQ(sim_stats_updates(replay_sim(r, p), L), 0);
+		ASSERT_EQ(sim_stats_updates(replay_sim(r, p), R), 0);
+	}
+	ASSERT_EQ(replay_stats(r)->win.in_window_updates, 1);
+	ASSERT(!replay_prepass(r));
+	replay_destroy(r);
+}
+
+/*
+ * Which model replay takes when none is named: inferred where the trace has
+ * lock windows and the kernel's policy is known (a synthetic trace: break; a
+ * 6.8+ release), else spread, which is also the plain default.
+ */
+TEST(default_model)
+{
+	struct replay_trace tr = trace4(false);
+	const struct replay_model *m;
+	size_t i;
+
+	ASSERT(replay_model_default(NULL) == &replay_model_spread);
+	ASSERT(replay_model_is_plain(replay_model_default(NULL)));
+	ASSERT(replay_model_default(&tr) == &replay_model_spread);	/* no kernel release */
+	ASSERT_STR(replay_model_unmet(&replay_model_inferred, &tr),
+		   "needs a kernel release 6.8+ (the kernel's policy); using spread");
+	tr.kernel_release = "6.15.2";
+	ASSERT(replay_model_default(&tr) == &replay_model_inferred);
+	tr.kernel_release = NULL;
+	tr.source = "synth:seed-race";
+	ASSERT(replay_model_default(&tr) == &replay_model_inferred);
+	tr.windows_traced = false;
+	ASSERT(replay_model_default(&tr) == &replay_model_spread);
+	ASSERT_STR(replay_model_unmet(&replay_model_inferred, &tr),
+		   "needs rstat lock windows in the trace; using spread");
+	for (i = 0; (m = replay_model_at(i)); i++)
+		ASSERT(!replay_model_is_plain(m) || !replay_model_unmet(m, &tr));
+}
+
+/*
+ * The inferred model prepares its own order: on a synthetic trace (its kernel
+ * runs break) the engine runs the inference prepass over the source, rewinds
+ * it, and the replay sees the order inferred_order_reproduces_kernel gives by
+ * hand: one update placed (seq 1 on CPU 0, after L's visit), break reads the
+ * kernel's 256, continue 320.  A source that cannot rewind cannot serve a
+ * prepass: -EINVAL; spread runs none.
+ */
+TEST(inferred_model_prepares_order)
+{
+	static const char *const pols[] = { "break", "continue", NULL };
+	struct replay_trace tr = trace4(false);
+	struct arr_src a = { .ev = seed_race_plain, .n = N(seed_race_plain) };
+	struct replay_source once = { .next = arr_next, .ctx = &a };
+	struct replay_params p = { .model = &replay_model_inferred, .nr_policies = 1 };
+	const struct replay_prepass *pp;
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+
+	tr.source = "synth:seed-race";
+	ASSERT_EQ(run(seed_race_plain, N(seed_race_plain), &tr, pols, &replay_model_inferred, false,
+		      &rc, &r), 0);
+	pp = replay_prepass(r);
+	ASSERT(pp);
+	ASSERT_STR(pp->policy->name, "break");
+	ASSERT_EQU(pp->placed, 1);
+	ASSERT_EQ(replay_stats(r)->win.inferred_updates, 1);
+	ASSERT_EQ(rc.nr_reads[0], 2);
+	ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 256);
+	ASSERT(rc.reads[0][1].stale);
+	ASSERT_EQ(rc.reads[1][1].sim_stats_updates, 320);
+	replay_destroy(r);
+
+	p.policies[0] = sim_policy_find("break");
+	ASSERT_EQ(replay_create(&p, &tr, &r), 0);
+	ASSERT_EQ(replay_run(r, &once), -EINVAL);
+	replay_destroy(r);
+
+	memset(&rc, 0, sizeof(rc));
+	ASSERT_EQ(run(seed_race_plain, N(seed_race_plain), &tr, pols, &replay_model_spread, false,
+		      &rc, &r), 0);
+	ASSERT(!replay_prepass(r));
+	ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 320);
 	replay_destroy(r);
 }
 
 TEST(kernel_policy_and_models)
 {
+	const struct replay_model *m;
+
 	ASSERT_STR(replay_policy_for_kernel("6.18.3-arch1")->name, "break");
 	ASSERT_STR(replay_policy_for_kernel("6.16.0")->name, "break");
 	ASSERT_STR(replay_policy_for_kernel("6.15.9")->name, "legacy");
 	ASSERT_STR(replay_policy_for_kernel("6.8.0-45-generic")->name, "legacy");
 	ASSERT(!replay_policy_for_kernel("6.6.1"));
 	ASSERT(!replay_policy_for_kernel("synthetic"));
-	ASSERT_EQ(replay_model_find("spread"), REPLAY_MODEL_SPREAD);
-	ASSERT_EQ(replay_model_find("nope"), -EINVAL);
+	ASSERT_EQ(replay_model_find("spread", &m), 0);
+	ASSERT(m == &replay_model_spread);
+	ASSERT_EQ(replay_model_find("nope", &m), -EINVAL);
 }
 
 TEST_MAIN(seed_race_explicit_visits, flush_models_place_visits, lock_only_release_flush,
 	  policy_flushes_where_kernel_did_not, validate_seed_race, bad_cpu_stops,
-	  kernel_policy_and_models, inferred_order_reproduces_kernel, validate_names_unknown_parent)
+	  kernel_policy_and_models, inferred_order_reproduces_kernel, validate_names_unknown_parent,
+	  model_table, model_outside_table, default_model, inferred_model_prepares_order)

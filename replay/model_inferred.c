@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Flush model "inferred": inside each traced lock window, the order of
+ * updates and visits that best explains the kernel's recorded
+ * memcg_flush_stats values.  Its prepare step asks the engine for a prepass
+ * of inference with the traced kernel's own policy (replay/infer.c), which
+ * keeps, for every update that landed in a window before some visit of its
+ * own path, how many of the window's visits came before it (r->order).  The
+ * replay of any policy then makes exactly those visits before that update;
+ * what is left of a window happens at its unlock, or later for an update the
+ * order puts inside (its tracepoint fired after the unlock).  Flushes the
+ * trace has no window for still go at the request; without an order (no
+ * windows, or a kernel whose policy is unknown) the model is spread.
+ */
+#include "replay-local.h"
+
+static const char *inferred_unmet(const struct replay_trace *t)
+{
+	if (!t->windows_traced)
+		return "needs rstat lock windows in the trace; using spread";
+	if (!replay_policy_for_trace(t))
+		return "needs a kernel release 6.8+ (the kernel's policy); using spread";
+	return NULL;
+}
+
+static int inferred_prepare(struct replay *r, const struct sim_policy **infer_with)
+{
+	if (!r->order && !inferred_unmet(r->t))
+		*infer_with = replay_policy_for_trace(r->t);
+	return 0;
+}
+
+static int inferred_window_begin(struct replay *r, unsigned int pol, struct model_window *w,
+				 const struct model_lock *lk)
+{
+	if (!r->order)
+		return replay_model_spread.window_begin(r, pol, w, lk);
+	return 1;
+}
+
+static bool inferred_is_update(const struct mcr_event *ev)
+{
+	return ev->kind == MCR_EV_STATE || ev->kind == MCR_EV_LRUVEC || ev->kind == MCR_EV_EVENTS;
+}
+
+/* A window past its unlock closes at the first event the order does not put inside it. */
+static int inferred_visit(struct replay *r, unsigned int pol, struct model_window *w,
+			  const struct mcr_event *ev)
+{
+	size_t k;
+
+	if (!r->order)
+		return replay_model_spread.visit(r, pol, w, ev);
+	return !w->closing ||
+	       (inferred_is_update(ev) && replay_order_lookup(r->order, replay_tag(ev), &k));
+}
+
+/*
+ * The visits the order puts before this update happen first.  An update
+ * without a decision has no visit of its own path left to order against, so
+ * it needs none.
+ */
+static int inferred_before_update(struct replay *r, const struct mcr_event *ev)
+{
+	unsigned int p;
+	size_t k;
+
+	if (!r->order || !replay_order_lookup(r->order, replay_tag(ev), &k))
+		return 0;
+	r->st.win.inferred_updates++;
+	for (p = 0; p < r->p.nr_policies; p++) {
+		struct model_window *w = window_placed(r, p);
+
+		while (w && w->done < k) {
+			uint64_t id;
+			int ret = sim_window_visit_next(r->sims[p], ev->ts, &id);
+
+			if (ret < 0)
+				return ret;
+			if (!ret)
+				break;
+			w->done++;
+		}
+	}
+	return 0;
+}
+
+/* Unlock: the window waits for late updates (inferred_visit). */
+static int inferred_window_end(struct replay *r, unsigned int pol, struct model_window *w,
+			       uint64_t ts)
+{
+	if (!r->order)
+		return 0;
+	w->closing = true;
+	return 1;
+}
+
+const struct replay_model replay_model_inferred = {
+	.name		= "inferred",
+	.summary	= "in each traced lock window, the order that explains the kernel's recorded "
+			  "values (a first pass of validate's inference); spread elsewhere",
+	.needs_unlock	= true,
+	.unmet		= inferred_unmet,
+	.prepare	= inferred_prepare,
+	.window_begin	= inferred_window_begin,
+	.visit		= inferred_visit,
+	.before_update	= inferred_before_update,
+	.window_end	= inferred_window_end,
+};
