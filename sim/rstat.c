@@ -21,7 +21,7 @@ static inline uint64_t sim_slot_key(int32_t node, unsigned int cpu)
 
 int32_t sim_slot_find(const struct sim *s, int32_t node, unsigned int cpu)
 {
-	return sim_map_get(&s->slot_map, sim_slot_key(node, cpu));
+	return (int32_t)idmap_get(&s->slot_map, sim_slot_key(node, cpu), SIM_NONE);
 }
 
 static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32_t parent)
@@ -44,7 +44,7 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 		s->walk_slot = NULL;
 	}
 	idx = (int32_t)s->nr_slots;
-	ret = sim_map_put(&s->slot_map, sim_slot_key(node, cpu), idx);
+	ret = idmap_put(&s->slot_map, sim_slot_key(node, cpu), idx);
 	if (ret)
 		return ret;
 	s->nr_slots++;
