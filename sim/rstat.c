@@ -41,7 +41,6 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 			return -ENOMEM;
 		s->slots = slots;
 		s->cap_slots = cap;
-		s->walk_slot = NULL;
 	}
 	idx = (int32_t)s->nr_slots;
 	ret = idmap_put(&s->slot_map, sim_slot_key(node, cpu), idx);

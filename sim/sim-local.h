@@ -112,10 +112,7 @@ struct sim {
 	uint32_t		cap_slots;
 	struct idmap		slot_map;	/* (node, cpu) -> slot */
 
-	/* the ancestor walk in progress, so policy steps need no lookup */
-	struct sim_pcpu		*walk_slot;
-	uint64_t		now;
-	int			err;		/* -ENOMEM seen inside a policy step */
+	uint64_t		now;		/* ts of the update in progress */
 	bool			clock_started;
 
 	/* the one open flush window (the rstat lock is global per subsystem) */
@@ -165,9 +162,6 @@ int sim_visit(struct sim *s, uint64_t ts, int32_t slot);
 
 /* sim.c */
 void sim_clock(struct sim *s, uint64_t ts);
-
-/* policy steps only: LEGACY throws a batch away at a flushable node */
-void sim_batch_drop(struct sim *s, struct sim_node *n, uint32_t v);
 
 /* for tests: the per-CPU counter of (@id, @cpu), 0 where the pair never occurred */
 uint32_t sim_pcpu_get(const struct sim *s, uint64_t id, unsigned int cpu);
