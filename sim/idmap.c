@@ -17,9 +17,8 @@ static inline bool idmap_fits(uint32_t cap, size_t n)
 	return 2 * n <= cap;
 }
 
-/* A fresh table of @cap slots (a power of two) holding the entries @keep says yes to. */
-static int idmap_rebuild(struct idmap *m, uint32_t cap,
-			 bool (*keep)(const struct idmap_ent *e, void *ctx), void *ctx)
+/* A fresh table of @cap slots (a power of two) holding the same entries. */
+static int idmap_rebuild(struct idmap *m, uint32_t cap)
 {
 	struct idmap_ent *old = m->e, *ne = malloc(sizeof(*ne) * cap);
 	uint32_t i, old_cap = old ? m->mask + 1 : 0;
@@ -33,7 +32,7 @@ static int idmap_rebuild(struct idmap *m, uint32_t cap,
 	m->used = 0;
 	m->gen++;
 	for (i = 0; i < old_cap; i++) {
-		if (old[i].key == IDMAP_EMPTY || (keep && !keep(&old[i], ctx)))
+		if (old[i].key == IDMAP_EMPTY)
 			continue;
 		m->e[idmap_slot(m, old[i].key)] = old[i];
 		m->used++;
@@ -63,7 +62,7 @@ int idmap_put(struct idmap *m, uint64_t key, int64_t val)
 		}
 		if (m->e && m->mask + 1 > UINT32_MAX / 2)
 			return -ENOMEM;
-		ret = idmap_rebuild(m, m->e ? 2 * (m->mask + 1) : IDMAP_MIN, NULL, NULL);
+		ret = idmap_rebuild(m, m->e ? 2 * (m->mask + 1) : IDMAP_MIN);
 		if (ret)
 			return ret;
 	}
@@ -104,7 +103,7 @@ int idmap_reset(struct idmap *m, size_t n)
 		return 0;
 	}
 	idmap_free(m);
-	return idmap_rebuild(m, cap, NULL, NULL);
+	return idmap_rebuild(m, cap);
 }
 
 /**
@@ -131,25 +130,39 @@ int idmap_clone(struct idmap *dst, const struct idmap *src)
 /**
  * idmap_filter() - keep only the entries @keep says yes to
  *
- * Rebuilds the table at the same capacity when something goes; frees it when
- * nothing stays.
+ * Asks @keep once per entry.  The table is rebuilt at the same capacity from
+ * the first entry that goes (those before it all stay), and freed when
+ * nothing stays; when everything stays it is left as it is.
  *
  * Return: 0 or -ENOMEM (the map is then unchanged).
  */
 int idmap_filter(struct idmap *m, bool (*keep)(const struct idmap_ent *e, void *ctx), void *ctx)
 {
-	uint32_t pos = 0, n = 0;
+	struct idmap n = { .mask = m->mask, .gen = m->gen + 1 };
+	uint32_t pos = 0, first, i;
 	struct idmap_ent *e;
 
-	while ((e = idmap_next(m, &pos)))
-		n += keep(e, ctx);
-	if (n == m->used)
+	while ((e = idmap_next(m, &pos)) && keep(e, ctx))
+		;
+	if (!e)
 		return 0;
-	if (!n) {
-		idmap_free(m);
-		return 0;
+	first = pos - 1;	/* the first entry that goes */
+	n.e = malloc(sizeof(*n.e) * (m->mask + 1));
+	if (!n.e)
+		return -ENOMEM;
+	for (i = 0; i <= m->mask; i++)
+		n.e[i].key = IDMAP_EMPTY;
+	for (pos = 0; (e = idmap_next(m, &pos)); ) {
+		if (pos - 1 == first || (pos - 1 > first && !keep(e, ctx)))
+			continue;
+		n.e[idmap_slot(&n, e->key)] = *e;
+		n.used++;
 	}
-	return idmap_rebuild(m, m->mask + 1, keep, ctx);
+	free(m->e);
+	*m = n;
+	if (!m->used)
+		idmap_free(m);
+	return 0;
 }
 
 void idmap_free(struct idmap *m)

@@ -47,12 +47,13 @@ struct sim_step_in {
 	uint32_t	abs_val;	/* abs(val) of memcg_rstat_updated(), never 0 */
 };
 
+/* 16 bytes: returned in two registers on x86-64 and arm64, the walks' hot path */
 struct sim_step_out {
 	uint32_t	pcpu;		/* the per-CPU counter after the step */
 	uint32_t	add;		/* moved into the atomic; 0 if none */
 	uint32_t	drop;		/* a batch taken from the per-CPU counter and lost */
 	bool		charged;	/* this_cpu_add_return() ran (a cost count) */
-	enum sim_walk	walk;
+	uint8_t		walk;		/* enum sim_walk */
 };
 
 /*

@@ -41,6 +41,11 @@ static bool keep_even(const struct idmap_ent *e, void *ctx)
 	return !(e->val & 1);
 }
 
+static bool keep_none(const struct idmap_ent *e, void *ctx)
+{
+	return false;
+}
+
 /* Keys 1..10 with value = key: the filter keeps 2, 4, ..., 10; the sum of what iteration sees. */
 TEST(iterate_filter)
 {
@@ -58,6 +63,7 @@ TEST(iterate_filter)
 	ASSERT_EQ(sum, 55);
 	gen = m.gen;
 	ASSERT_EQ(idmap_filter(&m, keep_even, &calls), 0);
+	ASSERT_EQ(calls, 10);				/* asked once per entry */
 	ASSERT(m.gen != gen);
 	ASSERT_EQU(idmap_count(&m), 5);
 	ASSERT_EQ(idmap_get(&m, 4, -1), 4);
@@ -65,7 +71,14 @@ TEST(iterate_filter)
 	/* nothing goes: the table and its slots stay */
 	gen = m.gen;
 	ASSERT_EQ(idmap_filter(&m, keep_even, &calls), 0);
+	ASSERT_EQ(calls, 15);
 	ASSERT_EQU(m.gen, gen);
+	/* everything goes: the table is freed */
+	ASSERT_EQ(idmap_put(&m, 3, 3), 0);
+	ASSERT_EQ(idmap_put(&m, 5, 5), 0);
+	ASSERT_EQ(idmap_filter(&m, keep_none, NULL), 0);
+	ASSERT_EQU(idmap_count(&m), 0);
+	ASSERT(!m.e);
 	idmap_free(&m);
 }
 

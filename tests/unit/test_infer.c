@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Hypothesis inference (replay/infer.c): an order inside a lock window that
+ * Hypothesis inference (replay/infer*.c): an order inside a lock window that
  * the base model (every visit at unlock) does not reproduce is found and
  * confirmed by the kernel's later values; what no order explains is counted
  * as a mismatch; identical hypotheses merge; the cap holds; the hypotheses'
@@ -141,9 +141,10 @@ TEST(test_cap)
 /*
  * The mirrored walk against the simulator: X (under root) is visited on
  * CPU 0 before an update to X in the window, which leaves a hypothesis
- * different from the base; random updates after that go through infer.c's
- * own walk for it.  A reference sim that flushes X's window the same way must
- * end with counters some hypothesis holds, for every node, every policy.
+ * different from the base; random updates after that take that hypothesis's
+ * own walk through the policy's step.  A reference sim that flushes X's window
+ * the same way must end with counters some hypothesis holds, for every node,
+ * every policy.
  */
 static void mirror_run(struct test_ctx *t, const struct sim_policy *pol)
 {
