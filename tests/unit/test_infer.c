@@ -11,6 +11,7 @@
 
 #include "../harness.h"
 #include "infer.h"
+#include "self_policy.h"
 
 #define ROOT	SIM_ROOT_ID
 #define P	10ULL
@@ -212,20 +213,6 @@ static void mirror_run(struct test_ctx *t, const struct sim_policy *pol)
 	sim_destroy(ref);
 	infer_destroy(in);
 }
-
-/*
- * A policy only this test knows: the whole |val| straight into the updated
- * memcg's atomic, no per-CPU batching, no ancestor credited.
- */
-static struct sim_step_out self_step(const struct sim_step_in *in)
-{
-	return (struct sim_step_out){ .pcpu = in->pcpu, .add = in->abs_val, .walk = SIM_WALK_STOP };
-}
-
-static const struct sim_policy self_policy = {
-	.name = "self", .kernels = "test", .summary = "credit only the updated memcg",
-	.step = self_step,
-};
 
 TEST(test_mirror)
 {

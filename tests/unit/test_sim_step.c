@@ -5,6 +5,7 @@
  * outside the table.
  */
 #include "../harness.h"
+#include "self_policy.h"
 #include "sim.h"
 
 #define ROOT	SIM_ROOT_ID
@@ -70,17 +71,6 @@ TEST(step_flushable)
 	ASSERT_EQU(o.pcpu, 63);
 	ASSERT_EQU(o.drop, 0);
 }
-
-/* A policy no table lists: the whole |val| straight into the updated memcg's atomic. */
-static struct sim_step_out self_step(const struct sim_step_in *in)
-{
-	return (struct sim_step_out){ .pcpu = in->pcpu, .add = in->abs_val, .walk = SIM_WALK_STOP };
-}
-
-static const struct sim_policy self_policy = {
-	.name = "self", .kernels = "test", .summary = "credit only the updated memcg",
-	.step = self_step,
-};
 
 /*
  * root -> P -> L, 2 CPUs.  L +5 on CPU 0: the step adds 5 to L's atomic and
