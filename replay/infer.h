@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * infer.h - hypothesis inference of the order inside kernel lock windows.
- * Private to replay/.
+ * infer.h - hypothesis inference of the order inside kernel lock windows,
+ * for replays faithful to the trace.  Private to replay/.
  *
  * Contract: an infer object owns its own simulator of the validated policy
  * (the "base"), driven by the trace's own lock windows (never by a flush
@@ -9,7 +9,10 @@
  * plus a few counters that differ from the base.  The caller feeds it every
  * cgroup add, update, lock/unlock and asks it at each traced
  * memcg_flush_stats whether some hypothesis explains the kernel's value; that
- * prunes the hypotheses.  All functions return 0 or a negative errno.
+ * prunes the hypotheses.  The hypotheses' walks apply the same step of
+ * @pol (struct sim_policy) as the base simulator: any policy the simulator
+ * runs, from the table or built by the caller, is inferred with no change
+ * here.  All functions return 0 or a negative errno.
  */
 #ifndef MCR_REPLAY_INFER_H
 #define MCR_REPLAY_INFER_H

@@ -13,96 +13,46 @@
 
 #include "db.h"
 #include "error.h"
+#include "idmap.h"
 #include "replay-local.h"
 
-struct ord_slot {
-	uint64_t	tag;
-	uint32_t	p;
-	bool		used;
-};
-
+/* Update tag -> visits before it; a zeroed struct is an empty order. */
 struct replay_order {
-	struct ord_slot	*tab;
-	size_t		mask, n;
+	struct idmap	tab;
 };
-
-static size_t ord_hash(uint64_t tag)
-{
-	return (size_t)((tag * 0x9e3779b97f4a7c15ull) >> 20);
-}
-
-static int ord_grow(struct replay_order *o)
-{
-	size_t cap = o->tab ? 2 * (o->mask + 1) : 1024, i;
-	struct ord_slot *t = calloc(cap, sizeof(*t));
-
-	if (!t)
-		return -ENOMEM;
-	for (i = 0; o->tab && i <= o->mask; i++) {
-		size_t j;
-
-		if (!o->tab[i].used)
-			continue;
-		for (j = ord_hash(o->tab[i].tag) & (cap - 1); t[j].used; j = (j + 1) & (cap - 1))
-			;
-		t[j] = o->tab[i];
-	}
-	free(o->tab);
-	o->tab = t;
-	o->mask = cap - 1;
-	return 0;
-}
 
 /* The inference's order sink; a later decision for the same tag replaces it. */
 int order_add(void *ctx, uint64_t tag, size_t p)
 {
 	struct replay_order *o = ctx;
-	size_t j;
-	int ret;
 
 	if (p > UINT32_MAX)
 		return -MCR_E_BAD_INPUT;
-	if (!o->tab || 2 * (o->n + 1) > o->mask + 1) {
-		ret = ord_grow(o);
-		if (ret)
-			return ret;
-	}
-	for (j = ord_hash(tag) & o->mask; o->tab[j].used; j = (j + 1) & o->mask) {
-		if (o->tab[j].tag == tag) {
-			o->tab[j].p = (uint32_t)p;
-			return 0;
-		}
-	}
-	o->tab[j] = (struct ord_slot){ .tag = tag, .p = (uint32_t)p, .used = true };
-	o->n++;
-	return 0;
+	return idmap_put(&o->tab, tag, (int64_t)p);
 }
 
 bool replay_order_lookup(const struct replay_order *o, uint64_t tag, size_t *p)
 {
-	size_t j;
+	const struct idmap_ent *e;
 
-	if (!o || !o->tab)
+	if (!o)
 		return false;
-	for (j = ord_hash(tag) & o->mask; o->tab[j].used; j = (j + 1) & o->mask) {
-		if (o->tab[j].tag == tag) {
-			*p = o->tab[j].p;
-			return true;
-		}
-	}
-	return false;
+	e = idmap_find(&o->tab, tag);
+	if (e)
+		*p = (size_t)e->val;
+	return e != NULL;
 }
 
 size_t replay_order_size(const struct replay_order *o)
 {
-	return o ? o->n : 0;
+	return o ? idmap_count(&o->tab) : 0;
 }
 
 void replay_order_free(struct replay_order *o)
 {
 	if (!o)
 		return;
-	free(o->tab);
+	idmap_free(&o->tab);
 	free(o);
 }
 

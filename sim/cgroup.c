@@ -14,7 +14,7 @@
 
 int32_t sim_node_lookup(const struct sim *s, uint64_t id)
 {
-	return sim_map_get(&s->ids, id);
+	return (int32_t)idmap_get(&s->ids, id, SIM_NONE);
 }
 
 /* Makes node @id under @parent (SIM_NONE only for the root); returns its index. */
@@ -37,7 +37,7 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 		s->cap_nodes = cap;
 	}
 	idx = (int32_t)s->nr_nodes;
-	ret = sim_map_put(&s->ids, id, idx);
+	ret = idmap_put(&s->ids, id, idx);
 	if (ret)
 		return ret;
 	s->nr_nodes++;

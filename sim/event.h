@@ -63,10 +63,20 @@ static inline int mcr_event_is_update(const struct mcr_event *ev)
 	return ev->kind >= MCR_EV_STATE && ev->kind <= MCR_EV_EVENTS;
 }
 
-/* The value memcg_rstat_updated() is called with, as the kernel sees it. */
+/*
+ * The int memcg_rstat_updated() is called with, from a traced val: the state
+ * events trace that int already; count_memcg_events() passes its unsigned
+ * long count, truncated to int (mm/memcontrol.c).  The one place the
+ * truncation is written.
+ */
+static inline int32_t mcr_walk_val(int64_t val)
+{
+	return (int32_t)(uint32_t)(uint64_t)val;
+}
+
 static inline int32_t mcr_event_walk_val(const struct mcr_event *ev)
 {
-	return (int32_t)(uint32_t)(uint64_t)ev->val;
+	return mcr_walk_val(ev->val);
 }
 
 const char *mcr_event_kind_name(unsigned int kind);	/* "mod_memcg_state", ...; NULL if unknown */

@@ -16,14 +16,14 @@
 
 int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item)
 {
-	return sim_map_get(&s->item_idx, sim_item_key(kind, item));
+	return (int32_t)idmap_get(&s->item_idx, sim_item_key(kind, item), SIM_NONE);
 }
 
 /* The dense index of (@kind, @item), made on first sight; or -errno. */
 int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
 {
 	uint64_t key = sim_item_key(kind, item);
-	int32_t k = sim_map_get(&s->item_idx, key);
+	int32_t k = (int32_t)idmap_get(&s->item_idx, key, SIM_NONE);
 	int ret;
 
 	if (k != SIM_NONE)
@@ -40,7 +40,7 @@ int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
 		s->cap_items = cap;
 	}
 	k = (int32_t)s->nr_items;
-	ret = sim_map_put(&s->item_idx, key, k);
+	ret = idmap_put(&s->item_idx, key, k);
 	if (ret)
 		return ret;
 	s->item_key[k] = key;
@@ -193,5 +193,5 @@ void sim_items_destroy(struct sim *s)
 	}
 	free(s->chunks);
 	free(s->item_key);
-	sim_map_free(&s->item_idx);
+	idmap_free(&s->item_idx);
 }

@@ -4,53 +4,45 @@
  * (mm/memcontrol.c): legacy as 8d59d2214c23 left it (6.8-6.15), break as
  * 60cada258dfe made it (6.16+), and the proposed continue; one step function
  * and one table entry each.
+ *
+ * A step is a pure function of one node's counters (struct sim_step_in): it
+ * never sees the simulator, so the inference applies exactly the same step to
+ * its hypotheses' counters.
  */
 #include <stddef.h>
 #include <string.h>
 
-#include "sim-local.h"
+#include "sim.h"
 
 /* 6.16+, 60cada258dfe: a flushable node ends the walk before its counter moves. */
-static enum sim_walk policy_break_step(struct sim *s, struct sim_node *n, unsigned int cpu,
-				       uint32_t abs_val)
+static struct sim_step_out policy_break_step(const struct sim_step_in *in)
 {
-	if (sim_node_flushable(s, n))
-		return SIM_WALK_STOP;
-	if (sim_pcpu_add(s, n, cpu, abs_val) < SIM_CHARGE_BATCH)
-		return SIM_WALK_NEXT;
-	sim_atomic_add(s, n, sim_pcpu_take(s, n, cpu));
-	return SIM_WALK_NEXT;
+	if (sim_step_flushable(in))
+		return sim_step_skip(in, SIM_WALK_STOP);
+	return sim_step_charge(in);
 }
 
 /* The proposed fix: skip a flushable node but keep crediting its ancestors. */
-static enum sim_walk policy_continue_step(struct sim *s, struct sim_node *n, unsigned int cpu,
-					  uint32_t abs_val)
+static struct sim_step_out policy_continue_step(const struct sim_step_in *in)
 {
-	if (sim_node_flushable(s, n))
-		return SIM_WALK_NEXT;
-	if (sim_pcpu_add(s, n, cpu, abs_val) < SIM_CHARGE_BATCH)
-		return SIM_WALK_NEXT;
-	sim_atomic_add(s, n, sim_pcpu_take(s, n, cpu));
-	return SIM_WALK_NEXT;
+	if (sim_step_flushable(in))
+		return sim_step_skip(in, SIM_WALK_NEXT);
+	return sim_step_charge(in);
 }
 
 /*
  * 6.8-6.15 (8d59d2214c23, 9cee7e8ef3e3): the per-CPU counter always grows;
  * a full batch is dropped instead of added when the node is flushable.
  */
-static enum sim_walk policy_legacy_step(struct sim *s, struct sim_node *n, unsigned int cpu,
-					uint32_t abs_val)
+static struct sim_step_out policy_legacy_step(const struct sim_step_in *in)
 {
-	uint32_t x;
+	struct sim_step_out out = sim_step_charge(in);
 
-	if (sim_pcpu_add(s, n, cpu, abs_val) < SIM_CHARGE_BATCH)
-		return SIM_WALK_NEXT;
-	x = sim_pcpu_take(s, n, cpu);
-	if (!sim_node_flushable(s, n))
-		sim_atomic_add(s, n, x);
-	else
-		sim_batch_drop(s, n, x);
-	return SIM_WALK_NEXT;
+	if (sim_step_flushable(in)) {
+		out.drop = out.add;
+		out.add = 0;
+	}
+	return out;
 }
 
 static const struct sim_policy sim_policies[] = {

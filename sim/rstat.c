@@ -21,7 +21,7 @@ static inline uint64_t sim_slot_key(int32_t node, unsigned int cpu)
 
 int32_t sim_slot_find(const struct sim *s, int32_t node, unsigned int cpu)
 {
-	return sim_map_get(&s->slot_map, sim_slot_key(node, cpu));
+	return (int32_t)idmap_get(&s->slot_map, sim_slot_key(node, cpu), SIM_NONE);
 }
 
 static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32_t parent)
@@ -41,10 +41,9 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 			return -ENOMEM;
 		s->slots = slots;
 		s->cap_slots = cap;
-		s->walk_slot = NULL;
 	}
 	idx = (int32_t)s->nr_slots;
-	ret = sim_map_put(&s->slot_map, sim_slot_key(node, cpu), idx);
+	ret = idmap_put(&s->slot_map, sim_slot_key(node, cpu), idx);
 	if (ret)
 		return ret;
 	s->nr_slots++;

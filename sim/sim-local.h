@@ -14,23 +14,12 @@
 #ifndef MCR_SIM_LOCAL_H
 #define MCR_SIM_LOCAL_H
 
+#include "idmap.h"
 #include "sim.h"
 
 #define SIM_NONE	(-1)		/* no node / no slot */
 #define SIM_TS_NONE	UINT64_MAX	/* no unflushed update */
-#define SIM_KEY_EMPTY	UINT64_MAX	/* free entry of a map */
-
-/* Open-addressing map u64 -> i32 (cgroup id -> node, (node, cpu) -> slot). */
-struct sim_map_entry {
-	uint64_t	key;
-	int64_t		val;		/* an int32_t; 64 bits keep entries aligned */
-};
-
-struct sim_map {
-	struct sim_map_entry	*e;
-	uint32_t		mask;	/* capacity - 1; capacity 0 when e == NULL */
-	uint32_t		used;
-};
+#define SIM_KEY_EMPTY	IDMAP_EMPTY	/* the one id the maps cannot hold */
 
 /*
  * Signed deltas of one slot not yet moved up by a visit: a list of chunks
@@ -105,10 +94,10 @@ struct sim {
 	struct sim_node		*nodes;
 	uint32_t		nr_nodes;
 	uint32_t		cap_nodes;
-	struct sim_map		ids;
+	struct idmap		ids;		/* cgroup id -> node */
 
 	/* (kind, item) <-> dense item index */
-	struct sim_map		item_idx;
+	struct idmap		item_idx;
 	uint64_t		*item_key;
 	uint32_t		nr_items;
 	uint32_t		cap_items;
@@ -121,12 +110,9 @@ struct sim {
 	struct sim_pcpu		*slots;
 	uint32_t		nr_slots;
 	uint32_t		cap_slots;
-	struct sim_map		slot_map;
+	struct idmap		slot_map;	/* (node, cpu) -> slot */
 
-	/* the ancestor walk in progress, so policy steps need no lookup */
-	struct sim_pcpu		*walk_slot;
-	uint64_t		now;
-	int			err;		/* -ENOMEM seen inside a policy step */
+	uint64_t		now;		/* ts of the update in progress */
 	bool			clock_started;
 
 	/* the one open flush window (the rstat lock is global per subsystem) */
@@ -139,11 +125,6 @@ struct sim {
 
 	struct sim_cost		cost;
 };
-
-/* map.c */
-int32_t sim_map_get(const struct sim_map *m, uint64_t key);
-int sim_map_put(struct sim_map *m, uint64_t key, int32_t val);
-void sim_map_free(struct sim_map *m);
 
 /* items.c */
 int sim_item_index(struct sim *s, enum sim_item_kind kind, int item);
@@ -181,9 +162,6 @@ int sim_visit(struct sim *s, uint64_t ts, int32_t slot);
 
 /* sim.c */
 void sim_clock(struct sim *s, uint64_t ts);
-
-/* policy steps only: LEGACY throws a batch away at a flushable node */
-void sim_batch_drop(struct sim *s, struct sim_node *n, uint32_t v);
 
 /* for tests: the per-CPU counter of (@id, @cpu), 0 where the pair never occurred */
 uint32_t sim_pcpu_get(const struct sim *s, uint64_t id, unsigned int cpu);

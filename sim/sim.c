@@ -57,8 +57,8 @@ void sim_destroy(struct sim *s)
 	free(s->nodes);
 	free(s->slots);
 	free(s->win);
-	sim_map_free(&s->ids);
-	sim_map_free(&s->slot_map);
+	idmap_free(&s->ids);
+	idmap_free(&s->slot_map);
 	free(s);
 }
 

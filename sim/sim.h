@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "event.h"
+
 #define SIM_CHARGE_BATCH	64U	/* MEMCG_CHARGE_BATCH */
 #define SIM_ROOT_ID		1ULL	/* cgroup_id() of the root cgroup */
 
@@ -33,27 +35,81 @@ enum sim_walk {
 };
 
 /*
+ * One node of memcg_rstat_updated()'s ancestor walk, as a pure function of
+ * the node's counters: the simulator (sim/update.c) and the replay's
+ * inference (replay/infer_walk.c) both apply a policy's step through this
+ * table, so a policy is written once and both see the same one.
+ */
+struct sim_step_in {
+	int64_t		atomic;		/* memcg_vmstats.stats_updates */
+	uint64_t	th;		/* MEMCG_CHARGE_BATCH * num_online_cpus() */
+	uint32_t	pcpu;		/* memcg_vmstats_percpu.stats_updates of this CPU */
+	uint32_t	abs_val;	/* abs(val) of memcg_rstat_updated(), never 0 */
+};
+
+/* 16 bytes: returned in two registers on x86-64 and arm64, the walks' hot path */
+struct sim_step_out {
+	uint32_t	pcpu;		/* the per-CPU counter after the step */
+	uint32_t	add;		/* moved into the atomic; 0 if none */
+	uint32_t	drop;		/* a batch taken from the per-CPU counter and lost */
+	bool		charged;	/* this_cpu_add_return() ran (a cost count) */
+	uint8_t		walk;		/* enum sim_walk */
+};
+
+/*
  * A walk policy: how memcg_rstat_updated() treats one node of the ancestor
- * walk.  @step is called for m, parent(m), ..., root with the magnitude of the
- * update; it may add to the per-CPU counter and move a batch into the atomic
- * using sim_pcpu_add() and sim_atomic_add().  Adding a policy is adding one
- * function and one entry to the table in sim/policy.c.
+ * walk.  @step is applied to m, parent(m), ..., root, each time to the
+ * counters as the previous steps left them, until it says SIM_WALK_STOP.
+ * Adding a policy is adding one function and one entry to the table in
+ * sim/policy.c (or building a struct sim_policy and passing it to
+ * sim_create(): the table is only the names the CLI knows).
  */
 struct sim_policy {
 	const char	*name;		/* "break", "continue", "legacy" */
 	const char	*kernels;	/* kernels that run it, e.g. "6.16+" */
 	const char	*summary;	/* one line for --help */
-	enum sim_walk	(*step)(struct sim *s, struct sim_node *n, unsigned int cpu, uint32_t abs_val);
+	struct sim_step_out (*step)(const struct sim_step_in *in);
 };
 
 const struct sim_policy *sim_policy_find(const char *name);	/* NULL if unknown */
 const struct sim_policy *sim_policy_at(size_t i);		/* NULL past the end */
 
-/* For policy steps only. */
-bool sim_node_flushable(const struct sim *s, const struct sim_node *n);
-uint32_t sim_pcpu_add(struct sim *s, struct sim_node *n, unsigned int cpu, uint32_t v);	/* returns new value */
-uint32_t sim_pcpu_take(struct sim *s, struct sim_node *n, unsigned int cpu);		/* xchg(0) */
-void sim_atomic_add(struct sim *s, struct sim_node *n, uint32_t v);
+/* Building blocks of steps.  memcg_vmstats_needs_flush(): strictly above TH. */
+static inline bool sim_step_flushable(const struct sim_step_in *in)
+{
+	return in->atomic > (int64_t)in->th;
+}
+
+/* The node is left alone; the walk goes on or stops. */
+static inline struct sim_step_out sim_step_skip(const struct sim_step_in *in, enum sim_walk walk)
+{
+	return (struct sim_step_out){ .pcpu = in->pcpu, .walk = walk };
+}
+
+/*
+ * this_cpu_add_return(statc->stats_updates, val); when that reaches
+ * MEMCG_CHARGE_BATCH, this_cpu_xchg(statc->stats_updates, 0) and the batch
+ * goes to the atomic.  The walk goes on.
+ */
+static inline struct sim_step_out sim_step_charge(const struct sim_step_in *in)
+{
+	struct sim_step_out out = { .pcpu = in->pcpu + in->abs_val, .charged = true,
+				    .walk = SIM_WALK_NEXT };
+
+	if (out.pcpu >= SIM_CHARGE_BATCH) {
+		out.add = out.pcpu;
+		out.pcpu = 0;
+	}
+	return out;
+}
+
+/* |val| as memcg_rstat_updated(memcg, int val) sees it; 0: no walk, no tree link. */
+static inline uint32_t sim_walk_abs(int64_t val)
+{
+	int32_t v = mcr_walk_val(val);
+
+	return v < 0 ? -(uint32_t)v : (uint32_t)v;
+}
 
 /* Which kind of traced update: the item namespaces differ. */
 enum sim_item_kind {

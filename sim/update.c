@@ -8,12 +8,6 @@
 
 #include "sim-local.h"
 
-/* memcg_vmstats_needs_flush(): strictly above TH, TH re-read on every check. */
-bool sim_node_flushable(const struct sim *s, const struct sim_node *n)
-{
-	return n->flushable;
-}
-
 /*
  * Keep the flushable flag and the ancestors' count of flushable descendants
  * (which makes "stuck" O(1)) in step with the atomic.
@@ -36,78 +30,46 @@ void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts)
 	}
 }
 
-static struct sim_pcpu *sim_step_slot(struct sim *s, struct sim_node *n, unsigned int cpu)
+/* What one policy step changed at node @n, slot @sl. */
+static void sim_step_apply(struct sim *s, struct sim_node *n, struct sim_pcpu *sl,
+			   const struct sim_step_out *out)
 {
-	struct sim_pcpu *sl = s->walk_slot;
-	int32_t node = (int32_t)(n - s->nodes);
-	int32_t idx;
-
-	if (sl && sl->node == node && sl->cpu == cpu)
-		return sl;
-	/* a step reaching outside the walk: allowed, but it costs a lookup */
-	idx = sim_slot_get(s, node, cpu);
-	if (idx < 0) {
-		s->err = idx;
-		return NULL;
+	s->cost.pcpu_adds += out->charged;
+	sl->stats_updates = out->pcpu;
+	if (out->add) {
+		/* atomic_add(stats_updates, &vmstats->stats_updates) */
+		s->cost.atomic_adds++;
+		n->stats_updates += out->add;
+		sim_flushable_update(s, n, s->now);
 	}
-	return &s->slots[idx];
+	if (out->drop)
+		s->cost.dropped_batches++;
 }
 
-/* this_cpu_add_return(statc->stats_updates, v); returns the new value. */
-uint32_t sim_pcpu_add(struct sim *s, struct sim_node *n, unsigned int cpu, uint32_t v)
-{
-	struct sim_pcpu *sl = sim_step_slot(s, n, cpu);
-
-	if (!sl)
-		return 0;
-	s->cost.pcpu_adds++;
-	sl->stats_updates += v;
-	return sl->stats_updates;
-}
-
-/* this_cpu_xchg(statc->stats_updates, 0) */
-uint32_t sim_pcpu_take(struct sim *s, struct sim_node *n, unsigned int cpu)
-{
-	struct sim_pcpu *sl = sim_step_slot(s, n, cpu);
-	uint32_t v;
-
-	if (!sl)
-		return 0;
-	v = sl->stats_updates;
-	sl->stats_updates = 0;
-	return v;
-}
-
-/* atomic_add(stats_updates, &vmstats->stats_updates) */
-void sim_atomic_add(struct sim *s, struct sim_node *n, uint32_t v)
-{
-	s->cost.atomic_adds++;
-	n->stats_updates += v;
-	sim_flushable_update(s, n, s->now);
-}
-
-void sim_batch_drop(struct sim *s, struct sim_node *n, uint32_t v)
-{
-	s->cost.dropped_batches++;
-}
-
-/* memcg_rstat_updated(): css_rstat_updated() then the ancestor walk. */
+/*
+ * memcg_rstat_updated(): css_rstat_updated() then the ancestor walk, each
+ * node's counters handed to the policy's step (sim/policy.c).
+ */
 static void memcg_rstat_updated(struct sim *s, int32_t slot, uint32_t abs_val)
 {
 	const struct sim_policy *pol = s->policy;
-	unsigned int cpu = s->slots[slot].cpu;
+	struct sim_step_in in = { .th = s->th, .abs_val = abs_val };
 	int32_t idx;
 
 	sim_rstat_updated(s, slot);
 	for (idx = slot; idx != SIM_NONE; idx = s->slots[idx].parent) {
 		struct sim_pcpu *sl = &s->slots[idx];
+		struct sim_node *n = &s->nodes[sl->node];
+		struct sim_step_out out;
 
-		s->walk_slot = sl;
 		s->cost.walk_steps++;
-		if (pol->step(s, &s->nodes[sl->node], cpu, abs_val) == SIM_WALK_STOP)
+		in.atomic = n->stats_updates;
+		in.pcpu = sl->stats_updates;
+		out = pol->step(&in);
+		sim_step_apply(s, n, sl, &out);
+		if (out.walk == SIM_WALK_STOP)
 			break;
 	}
-	s->walk_slot = NULL;
 }
 
 /**
@@ -133,7 +95,7 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	       enum sim_item_kind kind, int item, int64_t val)
 {
 	int32_t node, slot;
-	int32_t walk_val;
+	uint32_t abs_val;
 	int ret;
 
 	if (cpu >= s->nr_possible || kind > SIM_ITEM_EVENT || !id || id == SIM_KEY_EMPTY)
@@ -156,13 +118,10 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	ret = sim_stale_update(s, ts, slot, kind, item, val);
 	if (ret)
 		return ret;
-	walk_val = (int32_t)(uint32_t)(uint64_t)val;
-	if (!walk_val)
-		return 0;
-	memcg_rstat_updated(s, slot, walk_val < 0 ? -(uint32_t)walk_val : (uint32_t)walk_val);
-	ret = s->err;
-	s->err = 0;
-	return ret;
+	abs_val = sim_walk_abs(val);
+	if (abs_val)
+		memcg_rstat_updated(s, slot, abs_val);
+	return 0;
 }
 
 /* memcg_vmstats_needs_flush() for @id; false for unknown ids. */

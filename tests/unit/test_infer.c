@@ -1,29 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Hypothesis inference (replay/infer.c): an order inside a lock window that
+ * Hypothesis inference (replay/infer*.c): an order inside a lock window that
  * the base model (every visit at unlock) does not reproduce is found and
  * confirmed by the kernel's later values; what no order explains is counted
- * as a mismatch; identical hypotheses merge; the cap holds; the counter walk
- * mirrored in infer.c agrees with the simulator's policies.
+ * as a mismatch; identical hypotheses merge; the cap holds; the hypotheses'
+ * walks, through the policy's step, agree with the simulator's, for the
+ * table's policies and for one only the test knows.
  */
 #include <stdlib.h>
 
 #include "../harness.h"
 #include "infer.h"
+#include "self_policy.h"
 
 #define ROOT	SIM_ROOT_ID
 #define P	10ULL
 #define L	20ULL
 
-static struct infer *mk(const char *pol, unsigned int max_hyp)
+static struct infer *mk_policy(const struct sim_policy *pol, unsigned int max_hyp)
 {
-	struct infer *in = infer_create(sim_policy_find(pol), 2, 2, max_hyp);
+	struct infer *in = infer_create(pol, 2, 2, max_hyp);
 
 	if (in) {
 		sim_cgroup_add(infer_base(in), 0, P, ROOT);
 		sim_cgroup_add(infer_base(in), 0, L, P);
 	}
 	return in;
+}
+
+static struct infer *mk(const char *pol, unsigned int max_hyp)
+{
+	return mk_policy(sim_policy_find(pol), max_hyp);
 }
 
 static int upd(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id, int64_t v)
@@ -135,15 +142,16 @@ TEST(test_cap)
 /*
  * The mirrored walk against the simulator: X (under root) is visited on
  * CPU 0 before an update to X in the window, which leaves a hypothesis
- * different from the base; random updates after that go through infer.c's
- * own walk for it.  A reference sim that flushes X's window the same way must
- * end with counters some hypothesis holds, for every node, every policy.
+ * different from the base; random updates after that take that hypothesis's
+ * own walk through the policy's step.  A reference sim that flushes X's window
+ * the same way must end with counters some hypothesis holds, for every node,
+ * every policy.
  */
-static void mirror_run(struct test_ctx *t, const char *pol)
+static void mirror_run(struct test_ctx *t, const struct sim_policy *pol)
 {
 	static const uint64_t ids[] = { ROOT, P, L, 30, 31 };
-	struct infer *in = mk(pol, 1000);
-	struct sim *ref = sim_create(sim_policy_find(pol), 2, 2);
+	struct infer *in = mk_policy(pol, 1000);
+	struct sim *ref = sim_create(pol, 2, 2);
 	unsigned int seed = 7;
 	uint64_t ts = 1, id;
 	size_t i;
@@ -199,7 +207,7 @@ static void mirror_run(struct test_ctx *t, const char *pol)
 		ASSERT_EQ(infer_check(in, ids[i], sim_stats_updates(ref, ids[i]),
 				      sim_needs_flush(ref, ids[i]), &su, &nf), 0);
 		if (!(su && nf))
-			FAILF("%s: id %" PRIu64 " ref %" PRId64 " su %d nf %d", pol, ids[i],
+			FAILF("%s: id %" PRIu64 " ref %" PRId64 " su %d nf %d", pol->name, ids[i],
 			      sim_stats_updates(ref, ids[i]), su, nf);
 	}
 	sim_destroy(ref);
@@ -208,9 +216,64 @@ static void mirror_run(struct test_ctx *t, const char *pol)
 
 TEST(test_mirror)
 {
-	mirror_run(t, "break");
-	mirror_run(t, "continue");
-	mirror_run(t, "legacy");
+	mirror_run(t, sim_policy_find("break"));
+	mirror_run(t, sim_policy_find("continue"));
+	mirror_run(t, sim_policy_find("legacy"));
+	mirror_run(t, &self_policy);
+}
+
+/*
+ * setup_window under the "self" policy, which inference has never heard of.
+ * Each +64 goes into L's atomic alone: L 192, P 0, root 0 at the lock;
+ * cpu 0's tree still holds L, P, root (css_rstat_updated() links the path
+ * whatever the walk does), so the list is [L, P, root].  The +64 inside:
+ *   before all visits: L 256, then visited: L 0
+ *   after L, after P, after root: L 64 (P and root untouched, visited to 0)
+ * so L is 0 or 64 and P, root always 0, where break's orders made P 64
+ * possible (test_order_found).  The simulator running the same policy with
+ * L visited before the update says L 64, P 0, root 0: inference explains
+ * all three, and rejects P = 64.
+ */
+TEST(test_policy_from_caller)
+{
+	struct infer *in = mk_policy(&self_policy, 0);
+	struct sim *ref = sim_create(&self_policy, 2, 2);
+	static const uint64_t ids[] = { L, P, ROOT };
+	bool su, nf;
+	size_t i;
+
+	ASSERT(in && ref);
+	ASSERT_EQ(sim_cgroup_add(ref, 0, P, ROOT), 0);
+	ASSERT_EQ(sim_cgroup_add(ref, 0, L, P), 0);
+	ASSERT_EQ(sim_update(ref, 1, 0, L, SIM_ITEM_STATE, 0, 64), 0);
+	ASSERT_EQ(sim_update(ref, 2, 0, L, SIM_ITEM_STATE, 0, 64), 0);
+	ASSERT_EQ(sim_update(ref, 3, 1, L, SIM_ITEM_STATE, 0, 64), 0);
+	ASSERT_EQ(sim_window_begin(ref, 10, ROOT, 0), 0);
+	ASSERT_EQ(sim_window_visit_next(ref, 10, NULL), 1);	/* L */
+	ASSERT_EQ(sim_update(ref, 50, 1, L, SIM_ITEM_STATE, 0, 64), 0);
+	ASSERT_EQ(sim_window_end(ref, 110), 0);
+	ASSERT_EQ(sim_stats_updates(ref, L), 64);
+	ASSERT_EQ(sim_stats_updates(ref, P), 0);
+	ASSERT_EQ(sim_stats_updates(ref, ROOT), 0);
+
+	ASSERT_EQ(setup_window(in), 0);
+	ASSERT_EQU(infer_nr_hyp(in), 4);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(infer_check(in, ids[i], sim_stats_updates(ref, ids[i]),
+				      sim_needs_flush(ref, ids[i]), &su, &nf), 0);
+		ASSERT(su && nf);
+	}
+	ASSERT_EQU(infer_nr_hyp(in), 1);			/* the three "after" orders merged */
+	ASSERT_EQ(sim_stats_updates(infer_base(in), L), 64);	/* and folded into the base */
+	sim_destroy(ref);
+	infer_destroy(in);
+
+	in = mk_policy(&self_policy, 0);
+	ASSERT(in);
+	ASSERT_EQ(setup_window(in), 0);
+	ASSERT_EQ(infer_check(in, P, 64, false, &su, &nf), 0);
+	ASSERT(!su);		/* no order of this policy gives P 64 */
+	infer_destroy(in);
 }
 
 struct order_rec {
@@ -329,4 +392,4 @@ TEST(test_late_update)
 }
 
 TEST_MAIN(test_order_found, test_no_order, test_merge, test_cap, test_mirror, test_order_sink,
-	  test_cap_keeps_nearest, test_late_update)
+	  test_cap_keeps_nearest, test_late_update, test_policy_from_caller)

@@ -202,7 +202,7 @@ static void ref_advance(struct ref *r, uint64_t ts)
 static void ref_update(struct ref *r, int x, unsigned int c, int key, int64_t val, bool event)
 {
 	uint64_t mag = event ? (uint64_t)val : (val < 0 ? -(uint64_t)val : (uint64_t)val);
-	int32_t w = (int32_t)(uint32_t)(uint64_t)val;
+	int32_t w = mcr_walk_val(val);
 	uint32_t a;
 	int m;
 

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * infer-local.h - the inference's private layout, shared by replay/infer*.c only.
+ *
+ * The trace has every update and every lock window, but not when inside the
+ * window each visit happened.  The base simulator takes all the window's
+ * visits at unlock (position 0 throughout the window).  A hypothesis is a
+ * position p in the window's visit list (visits 0..p-1 done) and the counters
+ * in which it differs from the base, as (key, value) entries; a key names the
+ * atomic of a memcg or the per-CPU counter of (memcg, cpu).  A counter not
+ * listed has the base's value, or 0 if the hypothesis already visited it
+ * (virtual visits: moving p costs nothing for nodes nobody updated).
+ *
+ * Where each concern lives:
+ *   infer.c         lifecycle, the kernel's values pruning hypotheses, the order sink
+ *   infer_hyp.c     one hypothesis: its counter table, copies, decision chain
+ *   infer_walk.c    an update: the ancestor path, branching, the policy's step per hypothesis
+ *   infer_cap.c     cost against the spread model, merging twins, the cap and its budget
+ *   infer_window.c  the open lock window: visit list, visits, unlock and late updates
+ */
+#ifndef MCR_REPLAY_INFER_LOCAL_H
+#define MCR_REPLAY_INFER_LOCAL_H
+
+#include "idmap.h"
+#include "infer.h"
+
+#define INF_CPU_BITS	14			/* REPLAY_MAX_CPUS is 8192 */
+#define INF_ATOMIC	((1u << INF_CPU_BITS) - 1)	/* the "cpu" of an atomic key */
+#define INF_NONE	SIZE_MAX
+#define INF_MAX_PATH	64
+
+/* One branch decision: update @tag came after @p visits of its window. */
+struct inf_dec {
+	struct inf_dec	*up;
+	uint64_t	tag;
+	size_t		p;
+	uint32_t	ref;
+};
+
+struct inf_hyp {
+	size_t		p;
+	uint64_t	hash;		/* of (p, entries), set by inf_compact() */
+	uint64_t	cost;		/* distance from the spread model, 1/1024 visits */
+	uint64_t	t_last;		/* its last decision in the open window (or its start) */
+	struct inf_dec	*d;		/* newest decision; NULL without a sink */
+	struct idmap	e;		/* key -> counter value, where it differs from the base */
+	/* where the entries of the last walked path sit, valid while pc_gen == e.gen */
+	uint32_t	pc_gen;
+	uint32_t	pc_cpu;
+	size_t		pc_n;
+	uint64_t	pc_id;
+	uint32_t	pc_idx[2 * INF_MAX_PATH];
+};
+
+struct infer {
+	struct sim		*s;
+	const struct sim_policy	*pol;		/* whose step the hypotheses' walks apply */
+	unsigned int		nr_possible;
+	unsigned int		max_hyp;
+	unsigned int		cap;		/* the cap now: max_hyp, or the floor (see inf_budget) */
+	uint64_t		sat_work;	/* hypothesis walks since the count last fit the floor */
+	uint64_t		lowered;	/* times the cap fell to the floor */
+	struct inf_hyp		*h;
+	size_t			nr_h, cap_h;
+	uint64_t		max_kept;
+	uint64_t		quiet;		/* updates since creation: full normalization cadence */
+	uint64_t		capped;		/* hypotheses the cap dropped */
+	/* the open window */
+	bool			win;
+	bool			closing;	/* unlock traced, late updates may still land */
+	unsigned int		wcpu;
+	uint64_t		t0, dur;
+	uint64_t		unlock_ts, last_ts;
+	uint64_t		*list;		/* the visits, sim_window_peek() order */
+	size_t			n_list, cap_list;
+	struct idmap		list_idx;	/* id -> its index in list */
+	infer_order_fn		order_fn;
+	void			*order_ctx;
+};
+
+/*
+ * Keys: the id above the cpu bits.  IDMAP_EMPTY would be an id whose low
+ * 50 bits are all set with INF_ATOMIC: cgroup ids (inode numbers) are far
+ * from that.
+ */
+static inline uint64_t inf_key(uint64_t id, unsigned int cpu)
+{
+	return (id << INF_CPU_BITS) | cpu;
+}
+
+static inline uint64_t inf_key_id(uint64_t key)
+{
+	return key >> INF_CPU_BITS;
+}
+
+static inline unsigned int inf_key_cpu(uint64_t key)
+{
+	return key & INF_ATOMIC;
+}
+
+static inline struct idmap_ent *inf_find(const struct inf_hyp *h, uint64_t key)
+{
+	return idmap_find(&h->e, key);
+}
+
+/* infer_hyp.c */
+int64_t inf_virtual(const struct infer *in, const struct inf_hyp *h, uint64_t key);
+int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t key);
+int inf_set(struct inf_hyp *h, uint64_t key, int64_t val);
+int inf_normalize(struct infer *in, struct inf_hyp *h);
+int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src);
+int inf_push(struct infer *in, struct inf_hyp *h);
+void inf_hyp_free(struct inf_hyp *h);
+void inf_dec_put(struct inf_dec *d);
+int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag);
+
+/* infer_cap.c */
+uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_t t_hi);
+void inf_compact(struct infer *in, bool full);
+void inf_budget(struct infer *in);
+
+/* infer_window.c */
+size_t inf_list_idx(const struct infer *in, uint64_t id);
+size_t inf_vis(const struct infer *in, uint64_t key);
+void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto);
+int inf_close(struct infer *in);
+int inf_close_unless_late(struct infer *in, uint64_t ts, uint64_t t_min);
+
+#endif

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * infer_cap.c - what the inference keeps: cost, merging, the cap.
+ *
+ * Each hypothesis carries a cost: how far, in visits, its choices sit from
+ * where the spread model would put each update, summed over its history (a
+ * Viterbi path score).  Merging keeps the cheaper history; the cap keeps the
+ * cheapest hypotheses, so the orders that are most plausible by timing are
+ * the last to go, whatever the cap.
+ *
+ * Contract: inf_compact() only drops, merges and reorders hypotheses, never
+ * changes a kept one's counters; the order it leaves depends only on their
+ * contents and costs (never on table layout or memory), so a run is
+ * deterministic.  Ties of cost are broken by the content hash.
+ */
+#include <stdlib.h>
+
+#include "infer-local.h"
+
+#define INF_COST_UNIT	1024
+#define INF_CAP_FLOOR	64
+#define INF_SAT_BUDGET	(256ull << 20)	/* hypothesis walks: seconds */
+
+/*
+ * Where the spread model puts an update at @ts, in 1/1024 visits: visit k is
+ * due at (k + 1) units; UINT64_MAX when the window's length is unknown.
+ */
+static uint64_t inf_spread_x(const struct infer *in, uint64_t ts)
+{
+	unsigned __int128 x;
+
+	if (!in->dur)
+		return UINT64_MAX;
+	if (ts <= in->t0)
+		return 0;
+	x = (unsigned __int128)(ts - in->t0) * (in->n_list + 1) * INF_COST_UNIT / in->dur;
+	return x > (in->n_list + 1) * INF_COST_UNIT ? (in->n_list + 1) * INF_COST_UNIT : (uint64_t)x;
+}
+
+/*
+ * The cost of placing visit @k somewhere in [@t_lo, @t_hi]: how far that
+ * interval is from the spread model's time for it.  Charged once per visit
+ * a decision places, not per update, so an order whose visits all run a
+ * little late pays for each visit once, however many updates fall around it.
+ */
+uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_t t_hi)
+{
+	uint64_t due = (k + 1) * INF_COST_UNIT, lo = inf_spread_x(in, t_lo), hi = inf_spread_x(in, t_hi);
+
+	if (lo == UINT64_MAX)
+		return 0;
+	return due < lo ? lo - due : due > hi ? due - hi : 0;
+}
+
+/* Independent of slot order: the sum of each entry's mix. */
+static uint64_t inf_hyp_hash(const struct inf_hyp *h)
+{
+	uint64_t x = (h->p + 1) * 0x9e3779b97f4a7c15ull;
+	const struct idmap_ent *e;
+	uint32_t pos = 0;
+
+	while ((e = idmap_next(&h->e, &pos))) {
+		uint64_t z;
+
+		z = (e->key ^ ((uint64_t)e->val * 0xbf58476d1ce4e5b9ull)) + 0x9e3779b97f4a7c15ull;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		x += z ^ (z >> 31);
+	}
+	return x;
+}
+
+static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
+{
+	const struct idmap_ent *e, *f;
+	uint32_t pos = 0;
+
+	if (a->hash != b->hash || a->p != b->p || idmap_count(&a->e) != idmap_count(&b->e))
+		return false;
+	while ((e = idmap_next(&a->e, &pos))) {
+		f = inf_find(b, e->key);
+		if (!f || f->val != e->val)
+			return false;
+	}
+	return true;
+}
+
+/* By hash, then cost: the first of identical hypotheses has the cheapest history. */
+static int inf_hash_cmp(const void *a, const void *b)
+{
+	const struct inf_hyp *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->cost < y->cost ? -1 : x->cost > y->cost;
+}
+
+/* By cost; the hash makes the order, and so the run, deterministic. */
+static int inf_cost_cmp(const void *a, const void *b)
+{
+	const struct inf_hyp *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
+	return x->hash < y->hash ? -1 : x->hash > y->hash;
+}
+
+/* Sorted by hash, identical neighbours go: the first (cheapest) stays. */
+static void inf_merge(struct infer *in)
+{
+	size_t i, j, n = 0;
+
+	qsort(in->h, in->nr_h, sizeof(*in->h), inf_hash_cmp);
+	for (i = 0; i < in->nr_h; i++) {
+		for (j = n; j > 0 && in->h[j - 1].hash == in->h[i].hash; j--)
+			if (inf_same(&in->h[j - 1], &in->h[i]))
+				break;
+		if (j > 0 && in->h[j - 1].hash == in->h[i].hash)
+			inf_hyp_free(&in->h[i]);
+		else
+			in->h[n++] = in->h[i];
+	}
+	in->nr_h = n;
+}
+
+/*
+ * Merge identical hypotheses, then keep the @cap cheapest.  @full first drops
+ * entries equal to the base, which merges twins that differ only there.
+ */
+void inf_compact(struct infer *in, bool full)
+{
+	uint64_t min_cost = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < in->nr_h; i++) {
+		if (full && inf_normalize(in, &in->h[i]))
+			full = false;	/* out of memory: merging only finds fewer twins */
+		in->h[i].hash = inf_hyp_hash(&in->h[i]);
+	}
+	inf_merge(in);
+	if (in->nr_h > in->cap) {
+		qsort(in->h, in->nr_h, sizeof(*in->h), inf_cost_cmp);
+		for (i = in->cap; i < in->nr_h; i++)
+			inf_hyp_free(&in->h[i]);
+		in->capped += in->nr_h - in->cap;
+		in->nr_h = in->cap;
+	}
+	/* only differences of cost matter: keep them small */
+	for (i = 0; i < in->nr_h; i++)
+		if (in->h[i].cost < min_cost)
+			min_cost = in->h[i].cost;
+	for (i = 0; i < in->nr_h; i++)
+		in->h[i].cost -= min_cost;
+	if (in->nr_h > in->max_kept)
+		in->max_kept = in->nr_h;
+}
+
+/*
+ * The cap's budget.  Most of the time a few hypotheses are alive; a long
+ * flush with many updates inside (a root flush over the whole tree) makes
+ * hundreds for a while, until the next reads prune them, and that is when a
+ * large cap pays.  Some traces stay saturated for good (every window full
+ * of updates to every level): there a large cap only multiplies the cost, so
+ * after INF_SAT_BUDGET walks above the floor the cap falls to the floor until
+ * the count is down to a quarter of it.
+ */
+void inf_budget(struct infer *in)
+{
+	unsigned int floor = in->max_hyp < INF_CAP_FLOOR ? in->max_hyp : INF_CAP_FLOOR;
+
+	/* hysteresis: a lowered cap keeps the count at the floor, so wait for it to shrink */
+	if (in->nr_h <= (in->cap == in->max_hyp ? floor : floor / 4)) {
+		in->sat_work = 0;
+		in->cap = in->max_hyp;
+		return;
+	}
+	in->sat_work += in->nr_h;
+	if (in->sat_work > INF_SAT_BUDGET && in->cap != floor) {
+		in->cap = floor;
+		in->lowered++;
+	}
+}

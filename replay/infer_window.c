@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * infer_window.c - the kernel's lock window the inference has open.
+ *
+ * Contract: the window's visit list is fixed at infer_locked() in the base
+ * simulator's order (sim_window_peek(): children before parents); each
+ * hypothesis moves its own position through it, and at the close every
+ * hypothesis makes the visits it has left while the base makes the whole
+ * window at once.  A window stays open a little past its traced unlock for
+ * updates whose change may have been made inside it.  Never decides between
+ * hypotheses (infer_cap.c does).
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "infer-local.h"
+
+/*
+ * How long after a window's unlock an update's tracepoint may still report a
+ * change made inside the window: the walk, the tracepoint's own cost, an
+ * interrupt in between.  Measured gaps here were 11-300 ns.
+ */
+#define INF_LATE_NS		20000
+
+/* Where @id's visit sits in the open window's list; INF_NONE if it has none. */
+size_t inf_list_idx(const struct infer *in, uint64_t id)
+{
+	int64_t v;
+
+	if (!in->win)
+		return INF_NONE;
+	v = idmap_get(&in->list_idx, id, -1);
+	return v < 0 ? INF_NONE : (size_t)v;
+}
+
+/* Where in the list the visit that resets @key is; INF_NONE if none does. */
+size_t inf_vis(const struct infer *in, uint64_t key)
+{
+	unsigned int cpu = inf_key_cpu(key);
+
+	if (!in->win || (cpu != INF_ATOMIC && cpu != in->wcpu))
+		return INF_NONE;
+	return inf_list_idx(in, inf_key_id(key));
+}
+
+/* Visits p..upto of @h happen now: listed counters of those nodes become 0. */
+void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto)
+{
+	struct idmap_ent *e;
+	uint32_t pos = 0;
+
+	while ((e = idmap_next(&h->e, &pos))) {
+		size_t v = inf_vis(in, e->key);
+
+		if (v != INF_NONE && v >= h->p && v <= upto)
+			e->val = 0;
+	}
+	h->p = upto + 1;
+}
+
+/* The base's visit list of the window just begun, and each id's place in it. */
+static int inf_list_fill(struct infer *in)
+{
+	size_t i, n = sim_window_remaining(in->s);
+	int ret;
+
+	if (n > in->cap_list) {
+		uint64_t *l = realloc(in->list, n * sizeof(*l));
+
+		if (!l)
+			return -ENOMEM;
+		in->list = l;
+		in->cap_list = n;
+	}
+	ret = idmap_reset(&in->list_idx, n);
+	for (i = 0; i < n && !ret; i++) {
+		in->list[i] = sim_window_peek(in->s, i);
+		ret = idmap_put(&in->list_idx, in->list[i], (int64_t)i);
+	}
+	in->n_list = i;
+	return ret;
+}
+
+/**
+ * infer_locked() - the kernel's window on @cpu for subtree(@id) opens.
+ */
+int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, uint64_t dur)
+{
+	size_t i;
+	int ret;
+
+	ret = inf_close(in);
+	if (ret)
+		return ret;
+	ret = sim_window_begin(in->s, ts, id, cpu);
+	if (ret)
+		return ret;
+	ret = inf_list_fill(in);
+	if (ret)
+		return ret;
+	in->win = true;
+	in->closing = false;
+	in->wcpu = cpu;
+	in->t0 = in->last_ts = ts;
+	in->dur = dur;
+	for (i = 0; i < in->nr_h; i++) {
+		in->h[i].p = 0;
+		in->h[i].t_last = ts;
+	}
+	return 0;
+}
+
+/* The window is over: every hypothesis makes its remaining visits. */
+int inf_close(struct infer *in)
+{
+	size_t i;
+	int ret;
+
+	if (!in->win)
+		return 0;
+	for (i = 0; i < in->nr_h; i++)
+		if (in->n_list)
+			inf_visit_upto(in, &in->h[i], in->n_list - 1);
+	ret = sim_window_end(in->s, in->last_ts > in->unlock_ts ? in->last_ts : in->unlock_ts);
+	in->win = in->closing = false;
+	for (i = 0; i < in->nr_h; i++)
+		in->h[i].p = 0;
+	inf_compact(in, true);
+	return ret;
+}
+
+/*
+ * Before an update at @ts: a window whose unlock was traced closes unless the
+ * update is late, i.e. traced just after the unlock but made after nothing
+ * else seen on its CPU before the unlock (@t_min).
+ */
+int inf_close_unless_late(struct infer *in, uint64_t ts, uint64_t t_min)
+{
+	if (in->closing && !(t_min < in->unlock_ts && ts - in->unlock_ts <= INF_LATE_NS))
+		return inf_close(in);
+	return 0;
+}
+
+/**
+ * infer_unlock() - the kernel traced the window's unlock.  A tracepoint fires
+ * after the update it reports, so an update traced just after the unlock may
+ * have been made inside the window: the window stays open for those (see
+ * inf_close_unless_late()) and closes at the first event that cannot be one.
+ */
+int infer_unlock(struct infer *in, uint64_t ts)
+{
+	if (!in->win)
+		return 0;
+	in->closing = true;
+	in->unlock_ts = ts;
+	return 0;
+}
+
+/**
+ * infer_flush_all() - a window we cannot split (the 6.10-6.14 loop over every
+ * CPU under one lock): every possible CPU's visits at once, in order.
+ */
+int infer_flush_all(struct infer *in, uint64_t ts, uint64_t id)
+{
+	unsigned int cpu;
+	int ret;
+
+	for (cpu = 0; cpu < in->nr_possible; cpu++) {
+		ret = infer_locked(in, ts, id, cpu, 0);
+		if (!ret)
+			ret = infer_unlock(in, ts);
+		if (!ret)
+			ret = inf_close(in);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_idmap.c - the id -> value table (sim/idmap.c): lookups across growth,
+ * replace, the reserved key, iteration, filter, reset and clone, and the gen
+ * counter that tells a caller its slot numbers went stale.
+ */
+#include <errno.h>
+
+#include "../harness.h"
+#include "idmap.h"
+
+TEST(put_get_grow)
+{
+	struct idmap m = { 0 };
+	uint64_t k;
+
+	ASSERT_EQ(idmap_get(&m, 1, -1), -1);
+	ASSERT(!idmap_find(&m, 1));
+	/* 1000 keys from a 16-slot start: grows 6 times, never above half full */
+	for (k = 1; k <= 1000; k++)
+		ASSERT_EQ(idmap_put(&m, k << 14, (int64_t)k * 3), 0);
+	ASSERT_EQU(idmap_count(&m), 1000);
+	ASSERT_EQU(m.mask + 1, 2048);
+	for (k = 1; k <= 1000; k++)
+		ASSERT_EQ(idmap_get(&m, k << 14, -1), (int64_t)k * 3);
+	ASSERT_EQ(idmap_get(&m, 1001 << 14, -1), -1);
+	ASSERT_EQ(idmap_put(&m, 5 << 14, -9), 0);	/* replace */
+	ASSERT_EQU(idmap_count(&m), 1000);
+	ASSERT_EQ(idmap_get(&m, 5 << 14, 0), -9);
+	ASSERT_EQ(idmap_put(&m, IDMAP_EMPTY, 1), -EINVAL);
+	ASSERT_EQ(idmap_put(&m, 0, 7), 0);		/* 0 is a key like any other */
+	ASSERT_EQ(idmap_get(&m, 0, -1), 7);
+	idmap_free(&m);
+	ASSERT_EQU(idmap_count(&m), 0);
+	ASSERT_EQ(idmap_get(&m, 1 << 14, -1), -1);
+}
+
+static bool keep_even(const struct idmap_ent *e, void *ctx)
+{
+	(*(int *)ctx)++;
+	return !(e->val & 1);
+}
+
+static bool keep_none(const struct idmap_ent *e, void *ctx)
+{
+	return false;
+}
+
+/* Keys 1..10 with value = key: the filter keeps 2, 4, ..., 10; the sum of what iteration sees. */
+TEST(iterate_filter)
+{
+	struct idmap m = { 0 };
+	struct idmap_ent *e;
+	uint32_t pos = 0, gen;
+	int64_t sum = 0;
+	int calls = 0;
+	uint64_t k;
+
+	for (k = 1; k <= 10; k++)
+		ASSERT_EQ(idmap_put(&m, k, (int64_t)k), 0);
+	while ((e = idmap_next(&m, &pos)))
+		sum += e->val;
+	ASSERT_EQ(sum, 55);
+	gen = m.gen;
+	ASSERT_EQ(idmap_filter(&m, keep_even, &calls), 0);
+	ASSERT_EQ(calls, 10);				/* asked once per entry */
+	ASSERT(m.gen != gen);
+	ASSERT_EQU(idmap_count(&m), 5);
+	ASSERT_EQ(idmap_get(&m, 4, -1), 4);
+	ASSERT_EQ(idmap_get(&m, 5, -1), -1);
+	/* nothing goes: the table and its slots stay */
+	gen = m.gen;
+	ASSERT_EQ(idmap_filter(&m, keep_even, &calls), 0);
+	ASSERT_EQ(calls, 15);
+	ASSERT_EQU(m.gen, gen);
+	/* everything goes: the table is freed */
+	ASSERT_EQ(idmap_put(&m, 3, 3), 0);
+	ASSERT_EQ(idmap_put(&m, 5, 5), 0);
+	ASSERT_EQ(idmap_filter(&m, keep_none, NULL), 0);
+	ASSERT_EQU(idmap_count(&m), 0);
+	ASSERT(!m.e);
+	idmap_free(&m);
+}
+
+TEST(reset_clone_gen)
+{
+	struct idmap m = { 0 }, c;
+	uint32_t gen, slot;
+	uint64_t k;
+
+	for (k = 1; k <= 100; k++)
+		ASSERT_EQ(idmap_put(&m, k, 1), 0);
+	/* slots stay where they are while gen stays */
+	slot = idmap_slot(&m, 42);
+	gen = m.gen;
+	ASSERT_EQ(idmap_put(&m, 42, 2), 0);
+	ASSERT_EQ(idmap_put(&m, 101, 2), 0);
+	ASSERT_EQU(m.gen, gen);
+	ASSERT_EQU(idmap_slot(&m, 42), slot);
+	ASSERT_EQ(m.e[slot].val, 2);
+
+	ASSERT_EQ(idmap_clone(&c, &m), 0);
+	ASSERT_EQU(idmap_count(&c), 101);
+	ASSERT_EQU(idmap_slot(&c, 42), slot);		/* slot for slot */
+	ASSERT_EQ(idmap_put(&c, 42, 3), 0);
+	ASSERT_EQ(idmap_get(&m, 42, 0), 2);		/* a copy, not a share */
+
+	/* reset for 3 keys shrinks to the 16-slot minimum, empty */
+	ASSERT_EQ(idmap_reset(&m, 3), 0);
+	ASSERT_EQU(idmap_count(&m), 0);
+	ASSERT_EQU(m.mask + 1, 16);
+	ASSERT_EQ(idmap_get(&m, 42, -1), -1);
+	ASSERT_EQ(idmap_put(&m, 42, 5), 0);
+	gen = m.gen;
+	ASSERT_EQ(idmap_reset(&m, 8), 0);		/* same size: kept, cleared */
+	ASSERT_EQU(m.mask + 1, 16);
+	ASSERT(m.gen != gen);
+	ASSERT_EQ(idmap_get(&m, 42, -1), -1);
+	idmap_free(&m);
+	idmap_free(&c);
+	ASSERT_EQ(idmap_clone(&c, &m), 0);		/* an empty map clones to an empty map */
+	ASSERT_EQU(idmap_count(&c), 0);
+	idmap_free(&c);
+}
+
+TEST_MAIN(put_get_grow, iterate_filter, reset_clone_gen)
