@@ -111,7 +111,7 @@ static int db_check_magic(const char *path)
 	return 0;
 }
 
-/* application_id, then user_version: not ours, newer, or half-created. */
+/* application_id, then user_version: not ours, newer, older, or half-created. */
 static int db_check_identity(struct db *db)
 {
 	int64_t app, ver;
@@ -129,6 +129,8 @@ static int db_check_identity(struct db *db)
 		return -MCR_E_NEWER;
 	if (ver < 1)
 		return -MCR_E_SCHEMA;
+	if (ver < DB_SCHEMA_VERSION)
+		return db->writable ? db_schema_upgrade_v1(db) : -MCR_E_OLDER;
 	return 0;
 }
 

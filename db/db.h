@@ -7,7 +7,7 @@
  * Contract: db/ owns the schema, the file identity checks (application_id,
  * user_version), bulk event writing and streaming event reading.  It never
  * prints or exits; it returns negative errno or -MCR_E_* (sim/error.h).  Other
- * modules may run their own SQL on db_sqlite() for result tables.
+ * modules never run SQL on result tables: db/results.h is their interface.
  */
 #ifndef MCR_DB_H
 #define MCR_DB_H
@@ -20,7 +20,11 @@
 #include "event.h"
 
 #define DB_APPLICATION_ID	0x6d637270	/* "mcrp" */
-#define DB_SCHEMA_VERSION	1
+/*
+ * 2: per-item errors at reads and over time, stranded episodes (replaces the
+ * unflushed-volume results of 1; the trace tables are unchanged).
+ */
+#define DB_SCHEMA_VERSION	2
 
 struct db;
 
@@ -35,7 +39,10 @@ int db_create(const char *path, struct db **out);
  * Open an existing trace database.  Refuses (with these codes) a file that is
  * not SQLite (-MCR_E_NOT_SQLITE), not ours (-MCR_E_NOT_OURS), of a newer
  * schema (-MCR_E_NEWER), or missing a table (-MCR_E_SCHEMA); -ENOENT if absent.
- * Results tables are created on demand when @writable.
+ * Results tables are created on demand when @writable.  A file of schema 1
+ * (results of an older memcg-replay that this one cannot read) is refused
+ * read-only (-MCR_E_OLDER) and, opened @writable, has its old results dropped
+ * and becomes current: replaying it again is the way forward.
  */
 int db_open(const char *path, bool writable, struct db **out);
 int db_close(struct db *db);	/* commits pending work; frees */

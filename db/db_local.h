@@ -35,8 +35,12 @@ struct db {
 /* schema.c */
 int db_schema_create(struct db *db);
 int db_schema_check(struct db *db);
+bool db_schema_has(struct db *db, const char *name);
+
+/* results_schema.c */
 int db_schema_results(struct db *db, bool temp);
 bool db_schema_has_results(struct db *db);
+int db_schema_upgrade_v1(struct db *db);
 
 /* db.c */
 int db_err(int rc);
