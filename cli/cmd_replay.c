@@ -12,21 +12,42 @@
 
 #include "cli.h"
 #include "replay.h"
+#include "results.h"
 
-#define REPLAY_TOP_GAPS	5
+#define REPLAY_TOP_ANCESTORS	5
+#define REPLAY_SERIES_CGROUPS	256	/* read cgroups that get a series by default */
+#define REPLAY_MAX_SERIES_ARGS	64
+/*
+ * The default series period.  A 60 s capture gives 1201 samples: about one
+ * per pixel column of a plot, 40 between two of the kernel's periodic ~2 s
+ * root flushes, so a stranded stretch of a few hundred ms spans several
+ * samples; min_error and max_error keep what happens between samples.
+ * Longer traces get span / REPLAY_SAMPLES_MAX, so a series never has more
+ * than about 2000 rows per (cgroup, line) by default.
+ */
+#define REPLAY_SAMPLE_MS_DEFAULT	50
+#define REPLAY_SAMPLES_MAX		2000
+/* --sample-ms that gives more samples than this is refused: rows would swamp the trace */
+#define REPLAY_SAMPLES_LIMIT		1000000
 
 struct replay_opts {
 	const char	*file;
 	const char	*policies;
 	const char	*model;
-	double		sample_ms;
+	const char	*series[REPLAY_MAX_SERIES_ARGS];
+	unsigned int	nr_series;
+	double		sample_ms;	/* < 0: the default */
 	unsigned int	max_hyp;
 };
 
 static const struct argp_option replay_options[] = {
 	{ "policy", 'p', "LIST", 0, "comma-separated walk policies (default: break,continue,legacy)", 0 },
 	{ "flush-model", 'm', "MODEL", 0, "where flush visits happen when the trace does not say", 0 },
-	{ "sample-ms", 's', "N", 0, "staleness sample period in trace ms (default 100; 0: reads only)", 0 },
+	{ "sample-ms", 's', "MS", 0, "series period in trace ms, > 0 (default "
+	  CLI_STR(REPLAY_SAMPLE_MS_DEFAULT) ", or the trace's span / " CLI_STR(REPLAY_SAMPLES_MAX)
+	  " if longer; 0: no series)", 0 },
+	{ "series-cgroup", 'S', "PATH", 0, "a series for this cgroup (and its ancestors) too; "
+	  "repeatable.  By default: the cgroups that are read and their ancestors", 0 },
 	CLI_OPTION_MAX_HYP,
 	{ 0 }
 };
@@ -46,8 +67,16 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 	case 's':
 		errno = 0;
 		o->sample_ms = strtod(arg, &end);
-		if (errno || *end || o->sample_ms < 0 || o->sample_ms > 1e9)
-			argp_error(state, "--sample-ms: not a number of ms: '%s'", arg);
+		/* 1 us is the finest period; NaN fails every comparison */
+		if (errno || end == arg || *end || !(o->sample_ms == 0 ||
+		    (o->sample_ms >= 0.001 && o->sample_ms <= 1e9)))
+			argp_error(state, "--sample-ms: '%s' is not 0 nor a period of 0.001 to 1e9 ms",
+				   arg);
+		break;
+	case 'S':
+		if (o->nr_series == REPLAY_MAX_SERIES_ARGS)
+			argp_error(state, "--series-cgroup: at most %d", REPLAY_MAX_SERIES_ARGS);
+		o->series[o->nr_series++] = arg;
 		break;
 	case 'H':
 		o->max_hyp = cli_arg_max_hyp(state, arg);
@@ -84,18 +113,37 @@ static char *replay_help_extra(void)
 		"  windows the trace has.  Flushes the trace does not have (a policy that\n"
 		"  flushes where the kernel skipped) happen at the request.  It costs one\n"
 		"  extra pass.\n");
-	fprintf(f, "\nWritten into FILE, one run per policy, in one transaction:\n"
-		"  runs            policy, flush model, options, events, wall time, costs\n"
-		"  reads           every memcg_flush_stats: decision, missing pages, stale\n"
-		"  series          staleness per cgroup at every read and --sample-ms\n"
-		"  cgroup_summary  max/p50/p99/mean missing, max age, stale reads, stuck\n"
-		"  item_summary    signed missing pages per stat item\n"
-		"  lag_report      view: policies side by side (memcg-replay report)\n"
+	fprintf(f, "\nWhat is measured, per policy, cgroup and line of memory.stat (error = shown -\n"
+		"truth, in the line's unit: pages, or events for PGFAULT and the like; state and\n"
+		"lruvec updates of one item are one line):\n"
+		"  read error     at each non-forced memcg_flush_stats of the cgroup, the error after\n"
+		"                 that read's flush decision: what that reader got.\n"
+		"  visible error  0 while the cgroup is flushable (stats_updates > TH), else the\n"
+		"                 error: what a reader arriving at that moment would get.\n"
+		"  stranded       not flushable although the updates pending since its last flush\n"
+		"                 exceed TH + 63 x online CPUs; a stale read is one skipped then.\n"
+		"  pending        sum of |val| not yet flushed into the cgroup, stats_updates units\n"
+		"                 (what the kernel's counter bounds), never memory.\n"
+		"\nWritten into FILE, one run per policy, in one transaction:\n"
+		"  runs               policy, flush model, options, TH, events, wall time, costs\n"
+		"  reads              every memcg_flush_stats: flushed or skipped, stranded, stale,\n"
+		"                     pending; read_errors: one row per line it got wrong\n"
+		"  stranded_episodes  start, end, worst line and error, reads skipped\n"
+		"  series             visible error per (cgroup, line) every --sample-ms, no row\n"
+		"                     skipped, with min and max in between; cgroup_series: pending,\n"
+		"                     flushable, stranded at the same samples\n"
+		"  cgroup_summary     reads, stale reads, stranded time and episodes, pending\n"
+		"  item_summary       read and visible errors per line\n"
+		"  lag_report         view: one row per (policy, cgroup, line) (memcg-replay report);\n"
+		"                     cgroup_lag_report: each cgroup's worst line\n"
 		"\nExit status:\n"
 		"   0 success              1 unexpected error     2 bad command line\n"
 		"   3 FILE unreadable      4 not an SQLite file   5 not a memcg-replay trace\n"
 		"   6 newer schema         7 missing table        8 time goes backwards\n"
-		"   9 CPU beyond possible 17 invalid input\n");
+		"   9 CPU beyond possible 17 invalid input (an unknown --series-cgroup, too many\n"
+		"                          samples)\n"
+		"  A FILE written by an older memcg-replay (schema 1) has its old results dropped\n"
+		"  and is replayed into the current tables; report and info refuse it (exit 20).\n");
 	fclose(f);
 	return buf;
 }
@@ -161,67 +209,97 @@ static void replay_progress(void *ctx, uint64_t done)
 	cli_progress_update(ctx, done);
 }
 
-struct gap_row {
-	uint64_t	id;
-	double		gap;
+/* The worst page line a reader of one cgroup got under one policy. */
+struct worst {
+	uint64_t		err;
+	int			item;
+	enum sim_item_kind	kind;
+	bool			any;
 };
 
-static int gap_cmp(const void *a, const void *b)
+static int worst_cb(const struct replay_item_summary *is, void *ctx)
 {
-	const struct gap_row *x = a, *y = b;
+	struct worst *w = ctx;
 
-	return x->gap < y->gap ? 1 : x->gap > y->gap ? -1 : (x->id > y->id) - (x->id < y->id);
+	if (is->kind == SIM_ITEM_EVENT)
+		return 0;	/* counts, not pages: ranked apart */
+	if (!w->any || is->max_read_error > w->err)
+		*w = (struct worst){ .err = is->max_read_error, .item = is->item, .kind = is->kind,
+				     .any = true };
+	return 0;
 }
 
-/* The non-leaf cgroups whose max missing pages differ most between policies. */
-static void replay_print_gaps(struct replay *r)
+struct anc_row {
+	uint64_t	id;
+	uint64_t	worst;	/* over the policies, pages */
+	uint64_t	gap;	/* worst - best policy */
+};
+
+static int anc_cmp(const void *a, const void *b)
+{
+	const struct anc_row *x = a, *y = b;
+
+	if (x->worst != y->worst)
+		return x->worst < y->worst ? 1 : -1;
+	if (x->gap != y->gap)
+		return x->gap < y->gap ? 1 : -1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/*
+ * The ancestors (cgroups with children) ranked by the worst error a reader of
+ * them got on a page line of memory.stat, over the policies; each policy's
+ * worst line, its stale reads and stranded time.
+ */
+static void replay_print_ancestors(struct db *db, struct replay *r, int64_t page_size)
 {
 	const struct replay_params *p = replay_params(r);
 	size_t n = replay_cgroup_count(r), i, k = 0;
-	struct gap_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	struct anc_row *rows = calloc(n ? n : 1, sizeof(*rows));
 	unsigned int pol;
 
 	if (!rows)
 		return;
 	for (i = 0; i < n; i++) {
-		uint64_t id = replay_cgroup_id(r, i);
-		double lo = 0, hi = 0;
+		uint64_t id = replay_cgroup_id(r, i), lo = UINT64_MAX, hi = 0;
 
 		if (replay_cgroup_is_leaf(r, id))
 			continue;
 		for (pol = 0; pol < p->nr_policies; pol++) {
-			struct replay_summary s;
-			double v;
+			struct worst w = { 0 };
 
-			if (replay_summary_get(r, pol, id, &s) < 0)
+			if (replay_items_foreach(r, pol, id, worst_cb, &w) < 0)
 				break;
-			v = (double)s.max_missing + s.mean_missing + (double)s.stale_reads;
-			if (!pol || v < lo)
-				lo = v;
-			if (!pol || v > hi)
-				hi = v;
+			lo = w.err < lo ? w.err : lo;
+			hi = w.err > hi ? w.err : hi;
 		}
 		if (pol == p->nr_policies)
-			rows[k++] = (struct gap_row){ .id = id, .gap = hi - lo };
+			rows[k++] = (struct anc_row){ .id = id, .worst = hi, .gap = hi - lo };
 	}
-	qsort(rows, k, sizeof(*rows), gap_cmp);
-	printf("Ancestors with the largest gap between policies (missing pages):\n");
+	qsort(rows, k, sizeof(*rows), anc_cmp);
+	printf("Ancestors by the worst error a reader got on a page line of memory.stat:\n");
 	if (!k)
 		printf("  (no cgroup with children)\n");
-	for (i = 0; i < k && i < REPLAY_TOP_GAPS; i++) {
+	for (i = 0; i < k && i < REPLAY_TOP_ANCESTORS; i++) {
 		const char *path = replay_cgroup_path(r, rows[i].id);
 
 		printf("  %s (id %" PRIu64 ")\n", path ? path : "?", rows[i].id);
-		printf("    %-10s %12s %12s %12s %12s %12s %12s\n", "policy", "max_missing",
-		       "p99_missing", "mean_missing", "stale_reads", "stale_max", "stuck_ms");
+		printf("    %-10s %-12s %-24s %-13s %s\n", "policy", "worst read", "line",
+		       "stale reads", "stranded");
 		for (pol = 0; pol < p->nr_policies; pol++) {
 			struct replay_summary s;
+			struct worst w = { 0 };
+			char a[32], b[32], name[64] = "-", reads[32];
 
-			if (replay_summary_get(r, pol, rows[i].id, &s) < 0)
+			if (replay_summary_get(r, pol, rows[i].id, &s) < 0 ||
+			    replay_items_foreach(r, pol, rows[i].id, worst_cb, &w) < 0)
 				continue;
-			printf("    %-10s %12" PRIu64 " %12" PRIu64 " %12.1f %12" PRIu64 " %12" PRIu64
-			       " %12.1f\n", p->policies[pol]->name, s.max_missing, s.p99_missing,
-			       s.mean_missing, s.stale_reads, s.stale_max, s.stuck_ms);
+			if (w.any && w.err)
+				db_item_name(db, MCR_EV_STATE, w.item, name, sizeof(name));
+			snprintf(reads, sizeof(reads), "%" PRIu64 " of %" PRIu64, s.stale_reads, s.reads);
+			printf("    %-10s %-12s %-24s %-13s %s in %" PRIu64 "\n", p->policies[pol]->name,
+			       cli_pages_str(a, sizeof(a), (double)w.err, page_size), name, reads,
+			       cli_ms_str(b, sizeof(b), s.stranded_ms), s.episodes);
 		}
 	}
 	free(rows);
@@ -285,10 +363,122 @@ static int replay_infer_order(struct db *db, const struct replay_trace *t,
 	return 0;
 }
 
+struct ids {
+	uint64_t	*v;
+	size_t		n, cap;
+};
+
+static int ids_add(uint64_t id, void *ctx)
+{
+	struct ids *ids = ctx;
+
+	if (ids->n == ids->cap) {
+		size_t ncap = ids->cap ? 2 * ids->cap : 64;
+		uint64_t *n = realloc(ids->v, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ids->v = n;
+		ids->cap = ncap;
+	}
+	ids->v[ids->n++] = id;
+	return 0;
+}
+
+static const struct replay_trace *level_trace;
+
+static int level_of(uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < level_trace->nr_cgroups; i++)
+		if (level_trace->cgroups[i].id == id)
+			return level_trace->cgroups[i].level < 0 ? 1 << 20 :
+			       level_trace->cgroups[i].level;
+	return 1 << 20;
+}
+
+static int level_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	int lx = level_of(x), ly = level_of(y);
+
+	return lx != ly ? lx - ly : (x > y) - (x < y);
+}
+
+/*
+ * The series cgroups: those the trace reads (the shallowest
+ * REPLAY_SERIES_CGROUPS of them, which bounds the rows on fleet traces) and
+ * the --series-cgroup ones; the engine adds their ancestors.  Returns an exit
+ * code.
+ */
+static int replay_series_ids(struct db *db, const struct replay_opts *o,
+			     const struct replay_trace *t, struct ids *ids)
+{
+	size_t read;
+	unsigned int i;
+	int ret;
+
+	ret = db_read_cgroups_foreach(db, ids_add, ids);
+	if (ret < 0)
+		return cli_fail(ret, "%s", o->file);
+	read = ids->n;
+	if (read > REPLAY_SERIES_CGROUPS) {
+		level_trace = t;
+		qsort(ids->v, read, sizeof(ids->v[0]), level_cmp);
+		ids->n = REPLAY_SERIES_CGROUPS;
+		printf("Series: the %d shallowest of the %zu cgroups read (and their ancestors); "
+		       "--series-cgroup adds others.\n", REPLAY_SERIES_CGROUPS, read);
+	}
+	for (i = 0; i < o->nr_series; i++) {
+		uint64_t id;
+
+		ret = db_cgroup_by_path(db, o->series[i], &id);
+		if (ret == -ENOENT) {
+			cli_msg("%s: --series-cgroup: no cgroup '%s' in this trace", o->file,
+				o->series[i]);
+			return MCR_EXIT_BAD_INPUT;
+		}
+		if (!ret)
+			ret = ids_add(id, ids);
+		if (ret < 0)
+			return cli_fail(ret, "%s", o->file);
+	}
+	return MCR_EXIT_OK;
+}
+
+/* The series period in ns: --sample-ms, or the default for the trace's span. */
+static int replay_sample_ns(struct db *db, const struct replay_opts *o, uint64_t *out)
+{
+	int64_t start, end;
+	uint64_t span = 0, ns;
+
+	if (!db_meta_get_int(db, "capture_start_ns", &start) &&
+	    !db_meta_get_int(db, "capture_end_ns", &end) && end > start)
+		span = (uint64_t)(end - start);
+	if (o->sample_ms < 0) {
+		ns = (uint64_t)REPLAY_SAMPLE_MS_DEFAULT * 1000000;
+		if (span / ns > REPLAY_SAMPLES_MAX)	/* whole ms */
+			ns = (span / REPLAY_SAMPLES_MAX + 999999) / 1000000 * 1000000;
+		*out = ns;
+		return MCR_EXIT_OK;
+	}
+	*out = (uint64_t)(o->sample_ms * 1e6);
+	if (*out && span / *out > REPLAY_SAMPLES_LIMIT) {
+		cli_msg("%s: --sample-ms %g gives %" PRIu64 " samples over the trace's %.1f s; at most "
+			"%d (a larger period, or 0 for no series)", o->file, o->sample_ms,
+			span / *out + 1, (double)span / 1e9, REPLAY_SAMPLES_LIMIT);
+		return MCR_EXIT_BAD_INPUT;
+	}
+	return MCR_EXIT_OK;
+}
+
 int cmd_replay(int argc, char **argv)
 {
-	struct replay_opts o = { .policies = "break,continue,legacy", .sample_ms = 100 };
+	struct replay_opts o = { .policies = "break,continue,legacy", .sample_ms = -1 };
 	struct replay_params p = { .max_mismatches = 0 };
+	struct ids ids = { 0 };
+	int64_t page_size = 4096;
 	struct replay_trace t;
 	struct replay_pass ps;
 	struct replay_order *order = NULL;
@@ -306,8 +496,6 @@ int cmd_replay(int argc, char **argv)
 		replay_usage_names("flush model", o.model);
 		return MCR_EXIT_USAGE;
 	}
-	p.sample_ns = (uint64_t)(o.sample_ms * 1e6);
-
 	db = cli_open_db(o.file, true, &rc);
 	if (!db)
 		return rc;
@@ -317,6 +505,14 @@ int cmd_replay(int argc, char **argv)
 		db_close(db);
 		return rc;
 	}
+	db_meta_get_int(db, "page_size", &page_size);
+	rc = replay_sample_ns(db, &o, &p.sample_ns);
+	if (!rc && p.sample_ns)
+		rc = replay_series_ids(db, &o, &t, &ids);
+	if (rc)
+		goto out;
+	p.series_ids = ids.v;
+	p.nr_series_ids = ids.n;
 	if (model == REPLAY_MODEL_INFERRED) {
 		ret = replay_infer_order(db, &t, &o, &order);
 		if (ret < 0) {
@@ -336,14 +532,19 @@ int cmd_replay(int argc, char **argv)
 	if (ret < 0) {
 		rc = cli_fail(ret, "%s", o.file);
 	} else {
-		replay_print_gaps(ps.r);
+		replay_print_ancestors(db, ps.r, page_size);
 		replay_print_costs(&ps);
+		if (p.sample_ns)
+			printf("Series: %zu cgroups every %.3g ms, %" PRIu64 " samples each.\n",
+			       replay_series_count(ps.r), (double)p.sample_ns / 1e6,
+			       replay_sample_count(ps.r));
 		printf("Runs stored in %s; see 'memcg-replay report %s' or "
 		       "sqlite3 %s 'SELECT * FROM lag_report'.\n", o.file, o.file, o.file);
 		rc = MCR_EXIT_OK;
 	}
 	replay_pass_free(&ps);
 out:
+	free(ids.v);
 	replay_order_free(order);
 	replay_trace_free(&t);
 	ret = db_close(db);

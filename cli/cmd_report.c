@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd_report.c - memcg-replay report FILE: the lag report, policies side by
- * side, one row per (run, cgroup), from the lag_report view (the latest
- * replay run of each policy and flush model) or lag_report_all for --run.
- * Table for people, CSV and JSON for programs; the JSON is built by SQLite's
- * json functions so every path string comes out valid.
+ * cmd_report.c - memcg-replay report FILE: how far each cgroup's memory.stat
+ * lines were off under each policy, one row per (run, cgroup, line), from the
+ * lag_report view (the latest replay run of each policy and flush model),
+ * lag_report_all for --run, cgroup_lag_report for --worst.  Table for people
+ * (policies side by side), CSV and JSON for programs, with the view's column
+ * names.  The rows come from db/results.h; no SQL here.
  */
 #include <argp.h>
 #include <errno.h>
@@ -14,9 +15,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "results.h"
 #include "trace_check.h"
 
-#define REPORT_MAX_RUNS	64
+#define REPORT_MAX_RUNS		64
+#define REPORT_TABLE_LINES	8	/* lines of memory.stat per cgroup in the table */
 
 enum report_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 
@@ -27,40 +30,48 @@ struct report_opts {
 	int64_t			runs[REPORT_MAX_RUNS];
 	int			nr_runs;
 	bool			no_check;
-};
-
-/* The columns, in output order; the CSV header and JSON keys are these names. */
-static const char report_cols[] =
-	"policy, run_id, flush_model, cgroup, cgroup_id, level, max_missing_pages,"
-	" p50_missing_pages, p99_missing_pages, mean_missing_pages, max_age_ms, reads,"
-	" stale_reads, stale_max_pages, stuck_ms";
-
-enum {
-	COL_POLICY, COL_RUN, COL_MODEL, COL_CGROUP, COL_ID, COL_LEVEL, COL_MAX, COL_P50, COL_P99,
-	COL_MEAN, COL_AGE, COL_READS, COL_STALE, COL_STALE_MAX, COL_STUCK, NR_COLS
+	bool			worst;
 };
 
 static const char report_doc[] =
-	"Print the lag report: for every cgroup, each policy's staleness side by side "
-	"(missing pages: max, p99, time-weighted mean; age of the oldest unflushed update; "
-	"stale reads, i.e. reads that skipped flushing while missing > TH; stuck time).  "
-	"By default the latest replay run of each policy; --run picks runs.  "
-	"The same rows are in SQL: SELECT * FROM lag_report."
+	"Print the lag report: how far each cgroup's memory.stat lines were off under each "
+	"policy, per line in the line's own unit (pages shown as memory, events as counts).  "
+	"By default the latest replay run of each policy and flush model; --run picks runs.  "
+	"The same rows are in SQL: SELECT * FROM lag_report (and cgroup_lag_report for --worst)."
 	"\v"
-	"CSV columns: policy,run_id,flush_model,cgroup,cgroup_id,level,max_missing_pages,"
-	"p50_missing_pages,p99_missing_pages,mean_missing_pages,max_age_ms,reads,stale_reads,"
-	"stale_max_pages,stuck_ms (cgroup is its path, '#<id>' when unknown).  JSON: an array "
-	"of objects with the same keys.\n\n"
+	"Definitions (error = shown - truth of one memory.stat line):\n"
+	"  read error     what a reader got: at each non-forced memcg_flush_stats of the cgroup,\n"
+	"                 the error after that read's flush decision (about 0 after a flush).\n"
+	"  visible error  what a reader arriving at any moment would get: 0 while the cgroup is\n"
+	"                 flushable (stats_updates > TH), else the error.\n"
+	"  stranded       not flushable while the updates pending since its last flush exceed\n"
+	"                 TH + 63 x online CPUs: more than per-CPU batching can hold back, so\n"
+	"                 only an ancestor walk that stopped early explains it.\n"
+	"  stale read     a read skipped while stranded.\n"
+	"  pending        sum of |val| of updates not yet flushed into the cgroup, in the kernel's\n"
+	"                 stats_updates units: a fault and its free count twice.  Not memory.\n"
+	"  age            age of the oldest update the reader missed (any line of the cgroup).\n"
+	"\n"
+	"Columns (CSV header, JSON keys, the views): policy, run_id, flush_model, cgroup (path,\n"
+	"'#<id>' when unknown), cgroup_id, level, item (BTF enumerator name, or kind:item),\n"
+	"unit ('pages' or 'events'), reads, stale_reads, max_read_error, p99_read_error,\n"
+	"mean_read_error, max_visible_error, mean_visible_error (time-weighted),\n"
+	"max_error_age_ms, stranded_ms, stranded_episodes, max_pending.  Errors are absolute\n"
+	"values in the item's unit; reads, stale_reads, stranded_* and max_pending are the\n"
+	"cgroup's, repeated on each of its lines.  Lines whose error was 0 throughout have no row.\n"
+	"\n"
 	"Exit codes: 0 ok, 1 unexpected failure, 2 bad command line, 3 FILE missing or "
 	"unreadable, 4 not an SQLite file, 5 not a memcg-replay database, 6 newer schema, "
 	"7 missing table, 8 timestamps go backwards within one CPU, 9 an event names a CPU "
-	"beyond the possible CPUs, 17 unknown --run or --cgroup, 18 no replay runs yet.";
+	"beyond the possible CPUs, 17 unknown --run or --cgroup, 18 no replay runs yet, "
+	"20 results written by an older memcg-replay (replay the file again).";
 
 static const struct argp_option report_options[] = {
 	{ "run", 'r', "ID[,ID...]", 0, "report these runs (repeatable; default: the latest replay "
 	  "run of each policy and flush model)", 0 },
 	{ "format", 'f', "FMT", 0, "table (default), csv or json", 0 },
 	{ "cgroup", 'c', "PATH", 0, "only this cgroup (its path, e.g. / or /leaf)", 0 },
+	{ "worst", 'w', NULL, 0, "one row per (run, cgroup): its worst line (cgroup_lag_report)", 0 },
 	{ "no-check", 'n', NULL, 0, "do not re-read the events to check the trace (fast on huge traces)", 0 },
 	{ 0 }
 };
@@ -102,6 +113,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	case 'c':
 		o->cgroup = arg;
 		return 0;
+	case 'w':
+		o->worst = true;
+		return 0;
 	case 'n':
 		o->no_check = true;
 		return 0;
@@ -110,33 +124,17 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-/* 1 if @sql with one bound value yields a row, 0 if not, negative on error. */
-static int exists(struct db *db, const char *sql, const char *text, int64_t num)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return -MCR_E_SCHEMA;
-	if (text)
-		sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-	else if (sqlite3_bind_parameter_count(st))
-		sqlite3_bind_int64(st, 1, num);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -EIO;
-}
-
 /* Refuse what cannot be reported, with the reason; returns an exit code. */
 static int report_check(struct db *db, const struct report_opts *o)
 {
+	uint64_t id;
 	int i, r;
 
-	r = exists(db, "SELECT 1 FROM runs WHERE kind = 'replay'", NULL, 0);
+	r = db_replay_run_exists(db, 0);
 	if (r <= 0)
-		return r < 0 ? cli_fail(r, "%s", o->file) : cli_fail(-MCR_E_NO_RUNS, "%s", o->file);
+		return cli_fail(r < 0 ? r : -MCR_E_NO_RUNS, "%s", o->file);
 	for (i = 0; i < o->nr_runs; i++) {
-		r = exists(db, "SELECT 1 FROM runs WHERE kind = 'replay' AND run_id = ?", NULL, o->runs[i]);
+		r = db_replay_run_exists(db, o->runs[i]);
 		if (r < 0)
 			return cli_fail(r, "%s", o->file);
 		if (!r) {
@@ -146,49 +144,15 @@ static int report_check(struct db *db, const struct report_opts *o)
 		}
 	}
 	if (o->cgroup) {
-		r = exists(db, "SELECT 1 FROM cgroups WHERE path = ?", o->cgroup, 0);
-		if (r < 0)
-			return cli_fail(r, "%s", o->file);
-		if (!r) {
+		r = db_cgroup_by_path(db, o->cgroup, &id);
+		if (r == -ENOENT) {
 			cli_msg("%s: no cgroup '%s' in this trace", o->file, o->cgroup);
 			return MCR_EXIT_BAD_INPUT;
 		}
+		if (r < 0)
+			return cli_fail(r, "%s", o->file);
 	}
 	return MCR_EXIT_OK;
-}
-
-/* SELECT <cols> FROM the right view, filtered, in tree order then policy. */
-static char *report_sql(const struct report_opts *o, const char *cols)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int i;
-
-	if (!f)
-		return NULL;
-	fprintf(f, "SELECT %s FROM %s WHERE 1", cols, o->nr_runs ? "lag_report_all" : "lag_report");
-	if (o->nr_runs) {
-		fprintf(f, " AND run_id IN (");
-		for (i = 0; i < o->nr_runs; i++)
-			fprintf(f, "%s%" PRId64, i ? "," : "", o->runs[i]);
-		fprintf(f, ")");
-	}
-	if (o->cgroup)
-		fprintf(f, " AND cgroup = ?1");
-	fprintf(f, " ORDER BY level IS NULL, level, cgroup, policy, run_id");
-	fclose(f);
-	return buf;
-}
-
-static int report_prepare(struct db *db, const struct report_opts *o, const char *sql,
-			  sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, st, NULL) != SQLITE_OK)
-		return -MCR_E_SCHEMA;
-	if (o->cgroup)
-		sqlite3_bind_text(*st, 1, o->cgroup, -1, SQLITE_STATIC);
-	return 0;
 }
 
 /* RFC 4180: quote a field that holds a comma, quote or line break. */
@@ -209,176 +173,304 @@ static void csv_field(const char *s)
 	putchar('"');
 }
 
-static int report_csv(sqlite3_stmt *st)
+static bool col_is_text(int c)
 {
-	const char *p;
-	int i, rc;
+	return c == DB_LAG_POLICY || c == DB_LAG_FLUSH_MODEL || c == DB_LAG_CGROUP ||
+	       c == DB_LAG_ITEM || c == DB_LAG_UNIT;
+}
 
-	for (p = report_cols; *p; p++)
-		if (*p != ' ')
-			putchar(*p);
+static int csv_row(const struct db_lag_row *row, void *ctx)
+{
+	int i;
+
+	for (i = 0; i < DB_LAG_NR_COLS; i++) {
+		if (i)
+			putchar(',');
+		csv_field(row->text[i]);
+	}
 	putchar('\n');
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		for (i = 0; i < NR_COLS; i++) {
-			if (i)
-				putchar(',');
-			csv_field((const char *)sqlite3_column_text(st, i));
-		}
-		putchar('\n');
-	}
-	return rc == SQLITE_DONE ? 0 : -EIO;
-}
-
-static int report_json(struct db *db, const struct report_opts *o)
-{
-	static const char obj[] =
-		"json_object('policy', policy, 'run_id', run_id, 'flush_model', flush_model,"
-		" 'cgroup', cgroup, 'cgroup_id', cgroup_id, 'level', level,"
-		" 'max_missing_pages', max_missing_pages, 'p50_missing_pages', p50_missing_pages,"
-		" 'p99_missing_pages', p99_missing_pages, 'mean_missing_pages', mean_missing_pages,"
-		" 'max_age_ms', max_age_ms, 'reads', reads, 'stale_reads', stale_reads,"
-		" 'stale_max_pages', stale_max_pages, 'stuck_ms', stuck_ms) AS o";
-	char *inner = report_sql(o, obj), *sql = NULL;
-	sqlite3_stmt *st = NULL;
-	int err = -ENOMEM;
-
-	if (inner && asprintf(&sql, "SELECT json_group_array(json(o)) FROM (%s)", inner) < 0)
-		sql = NULL;
-	if (sql)
-		err = report_prepare(db, o, sql, &st);
-	if (!err && sqlite3_step(st) == SQLITE_ROW)
-		printf("%s\n", sqlite3_column_text(st, 0));
-	else if (!err)
-		err = -EIO;
-	sqlite3_finalize(st);
-	free(sql);
-	free(inner);
-	return err;
-}
-
-/* "523105 (2043.4 MiB)": pages, and what they are in memory. */
-static char *pages_str(sqlite3_stmt *st, int col, int64_t page_size)
-{
-	char *s = NULL;
-	double p;
-
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return strdup("-");
-	p = sqlite3_column_double(st, col);
-	if (asprintf(&s, "%.0f (%.1f MiB)", p, p * (double)page_size / (1 << 20)) < 0)
-		return NULL;
-	return s;
-}
-
-static char *num_str(sqlite3_stmt *st, int col, int decimals)
-{
-	char *s = NULL;
-
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return strdup("-");
-	if (asprintf(&s, "%.*f", decimals, sqlite3_column_double(st, col)) < 0)
-		return NULL;
-	return s;
-}
-
-#define TABLE_COLS	10
-
-struct table {
-	char	**cells;	/* rows x TABLE_COLS */
-	size_t	rows;
-	size_t	cap;
-	int	width[TABLE_COLS];
-};
-
-static int table_add(struct table *t, char **row)
-{
-	int i, w;
-
-	if (t->rows == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		char **c = realloc(t->cells, cap * TABLE_COLS * sizeof(*c));
-
-		if (!c)
-			return -ENOMEM;
-		t->cells = c;
-		t->cap = cap;
-	}
-	for (i = 0; i < TABLE_COLS; i++) {
-		if (!row[i])
-			return -ENOMEM;
-		t->cells[t->rows * TABLE_COLS + i] = row[i];
-		w = (int)strlen(row[i]);
-		if (w > t->width[i])
-			t->width[i] = w;
-	}
-	t->rows++;
 	return 0;
 }
 
-static void table_print(const struct table *t)
+static int json_row(const struct db_lag_row *row, void *ctx)
 {
-	size_t r;
+	unsigned long *n = ctx;
 	int i;
 
-	for (r = 0; r < t->rows; r++) {
-		for (i = 0; i < TABLE_COLS; i++) {
-			const char *c = t->cells[r * TABLE_COLS + i];
-
-			/* text left, numbers right */
-			if (i < 3)
-				printf("%-*s  ", t->width[i], c);
-			else
-				printf("%*s%s", t->width[i], c, i + 1 < TABLE_COLS ? "  " : "\n");
-		}
-		if (r == 0) {
-			for (i = 0; i < TABLE_COLS; i++)
-				printf("%.*s%s", t->width[i],
-				       "------------------------------------------------------------",
-				       i + 1 < TABLE_COLS ? "  " : "\n");
-		}
+	printf("%s{", (*n)++ ? ",\n " : "");
+	for (i = 0; i < DB_LAG_NR_COLS; i++) {
+		printf("%s\"%s\":", i ? "," : "", db_lag_col_name(i));
+		if (!row->text[i])
+			fputs("null", stdout);
+		else if (col_is_text(i))
+			db_json_string(stdout, row->text[i]);
+		else
+			fputs(row->text[i], stdout);
 	}
+	putchar('}');
+	return 0;
 }
 
-static int report_table(sqlite3_stmt *st, int64_t page_size, int64_t th)
-{
-	static const char *const head[TABLE_COLS] = {
-		"cgroup", "policy", "run/model", "max missing", "p99 missing", "mean missing",
-		"max age ms", "reads", "stale reads", "stuck ms",
-	};
-	struct table t = { 0 };
-	char *row[TABLE_COLS];
-	size_t i;
-	int rc, err = 0;
+/* The table: rows of one cgroup gathered, then printed policies side by side. */
+struct trow {
+	char		*label;		/* policy, or policy#run when a policy repeats */
+	char		*item;
+	bool		events;
+	uint64_t	run_id;
+	uint64_t	reads, stale_reads, stranded_episodes, max_pending;
+	uint64_t	max_read, p99_read, max_visible;
+	double		mean_read, mean_visible, age_ms, stranded_ms;
+};
 
-	for (i = 0; i < TABLE_COLS; i++)
-		row[i] = strdup(head[i]);
-	err = table_add(&t, row);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		row[0] = strdup((const char *)sqlite3_column_text(st, COL_CGROUP));
-		row[1] = strdup((const char *)sqlite3_column_text(st, COL_POLICY));
-		if (asprintf(&row[2], "%lld/%s", sqlite3_column_int64(st, COL_RUN),
-			     sqlite3_column_type(st, COL_MODEL) == SQLITE_NULL ? "-" :
-			     (const char *)sqlite3_column_text(st, COL_MODEL)) < 0)
-			row[2] = NULL;
-		row[3] = pages_str(st, COL_MAX, page_size);
-		row[4] = pages_str(st, COL_P99, page_size);
-		row[5] = pages_str(st, COL_MEAN, page_size);
-		row[6] = num_str(st, COL_AGE, 1);
-		row[7] = num_str(st, COL_READS, 0);
-		row[8] = num_str(st, COL_STALE, 0);
-		row[9] = num_str(st, COL_STUCK, 1);
-		err = table_add(&t, row);
+struct tstate {
+	int64_t		page_size;
+	int64_t		runs_seen[REPORT_MAX_RUNS];
+	char		*runs_policy[REPORT_MAX_RUNS];
+	int		nr_runs_seen;
+	uint64_t	cgroup_id;
+	char		*cgroup;
+	int		level;
+	struct trow	*rows;
+	size_t		nr, cap;
+	int		err;
+};
+
+/* "1.94 GiB" for a page line, "103898" for an event line. */
+static const char *val_str(char *buf, size_t len, const struct trow *t, double v, int64_t page_size)
+{
+	if (t->events) {
+		snprintf(buf, len, "%.0f", v);
+		return buf;
 	}
-	if (!err && rc != SQLITE_DONE)
-		err = -EIO;
+	return cli_pages_str(buf, len, v, page_size);
+}
+
+/* Order of the runs as first met: the policies' columns stay in one order. */
+static int run_index(struct tstate *ts, int64_t run_id, const char *policy)
+{
+	int i;
+
+	for (i = 0; i < ts->nr_runs_seen; i++)
+		if (ts->runs_seen[i] == run_id)
+			return i;
+	if (ts->nr_runs_seen == REPORT_MAX_RUNS)
+		return REPORT_MAX_RUNS - 1;
+	ts->runs_seen[ts->nr_runs_seen] = run_id;
+	ts->runs_policy[ts->nr_runs_seen] = strdup(policy);
+	return ts->nr_runs_seen++;
+}
+
+static char *run_label(struct tstate *ts, int64_t run_id, const char *policy)
+{
+	char *s = NULL;
+	int i, same = 0;
+
+	for (i = 0; i < ts->nr_runs_seen; i++)
+		same += ts->runs_policy[i] && !strcmp(ts->runs_policy[i], policy);
+	if (same > 1) {
+		if (asprintf(&s, "%s#%" PRId64, policy, run_id) < 0)
+			return NULL;
+		return s;
+	}
+	return strdup(policy);
+}
+
+static int trow_cmp_run(const void *a, const void *b)
+{
+	const struct trow *x = a, *y = b;
+
+	return (x->run_id > y->run_id) - (x->run_id < y->run_id);
+}
+
+static void table_cgroup_head(struct tstate *ts)
+{
+	printf("%s (id %" PRIu64 ", level %d): %" PRIu64 " reads\n", ts->cgroup, ts->cgroup_id,
+	       ts->level, ts->nr ? ts->rows[0].reads : 0);
+}
+
+/* One line of memory.stat, every policy in one sentence, then their details. */
+static void table_item(struct tstate *ts, struct trow *r, size_t n)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+	size_t i;
+
+	qsort(r, n, sizeof(*r), trow_cmp_run);
+	printf("  %s%s:", r[0].item, r[0].events ? " (events)" : "");
+	for (i = 0; i < n; i++) {
+		printf("%s %s worst %s", i ? ";" : "", r[i].label,
+		       val_str(a, sizeof(a), &r[i], (double)r[i].max_read, ts->page_size));
+		if (!r[i].stale_reads && !r[i].stranded_ms) {
+			printf(", 0 stale");
+			continue;
+		}
+		printf(", %" PRIu64 " of %" PRIu64 " reads stale", r[i].stale_reads, r[i].reads);
+		if (r[i].stranded_ms)
+			printf(", stranded %s in %" PRIu64 " episode%s",
+			       cli_ms_str(b, sizeof(b), r[i].stranded_ms), r[i].stranded_episodes,
+			       r[i].stranded_episodes == 1 ? "" : "s");
+	}
+	printf("\n");
+	for (i = 0; i < n; i++)
+		printf("      %-10s read p99 %s, mean %s; visible max %s, mean %s; oldest missed %s;"
+		       " max pending %" PRIu64 "\n", r[i].label,
+		       val_str(a, sizeof(a), &r[i], (double)r[i].p99_read, ts->page_size),
+		       val_str(b, sizeof(b), &r[i], r[i].mean_read, ts->page_size),
+		       val_str(c, sizeof(c), &r[i], (double)r[i].max_visible, ts->page_size),
+		       val_str(d, sizeof(d), &r[i], r[i].mean_visible, ts->page_size),
+		       cli_ms_str(e, sizeof(e), r[i].age_ms), r[i].max_pending);
+}
+
+struct titem {
+	struct trow	*r;
+	size_t		n;
+	double		key;	/* worst over the policies, pages first */
+};
+
+static int titem_cmp(const void *a, const void *b)
+{
+	const struct titem *x = a, *y = b;
+
+	if (x->r->events != y->r->events)
+		return x->r->events ? 1 : -1;
+	return x->key < y->key ? 1 : x->key > y->key ? -1 : strcmp(x->r->item, y->r->item);
+}
+
+static void table_flush_cgroup(struct tstate *ts)
+{
+	struct titem *it;
+	size_t i, j, n = 0, shown = 0, quiet = 0;
+
+	if (!ts->nr)
+		return;
+	it = calloc(ts->nr, sizeof(*it));
+	if (!it) {
+		ts->err = -ENOMEM;
+		return;
+	}
+	/* rows arrive by item then policy: runs of one item are adjacent */
+	for (i = 0; i < ts->nr; i = j) {
+		double key = 0;
+
+		for (j = i; j < ts->nr && !strcmp(ts->rows[j].item, ts->rows[i].item); j++) {
+			double v = (double)ts->rows[j].max_read + 1e-9 * (double)ts->rows[j].max_visible;
+
+			if (v > key)
+				key = v;
+		}
+		it[n++] = (struct titem){ .r = &ts->rows[i], .n = j - i, .key = key };
+	}
+	qsort(it, n, sizeof(*it), titem_cmp);
+	table_cgroup_head(ts);
+	for (i = 0; i < n; i++) {
+		if (it[i].key == 0) {
+			quiet++;
+			continue;
+		}
+		if (shown == REPORT_TABLE_LINES)
+			continue;
+		table_item(ts, it[i].r, it[i].n);
+		shown++;
+	}
+	if (n - quiet > shown)
+		printf("  ... %zu more lines (--format csv lists every one)\n", n - quiet - shown);
+	if (quiet)
+		printf("  %zu line%s never wrong at a read nor while visible\n", quiet,
+		       quiet == 1 ? "" : "s");
+	free(it);
+	for (i = 0; i < ts->nr; i++) {
+		free(ts->rows[i].label);
+		free(ts->rows[i].item);
+	}
+	ts->nr = 0;
+}
+
+static int table_row(const struct db_lag_row *row, void *ctx)
+{
+	struct tstate *ts = ctx;
+	struct trow *t;
+
+	if (ts->cgroup && (ts->cgroup_id != row->cgroup_id || strcmp(ts->cgroup, row->cgroup))) {
+		table_flush_cgroup(ts);
+		printf("\n");
+	}
+	if (ts->err)
+		return ts->err;
+	if (!ts->cgroup || ts->cgroup_id != row->cgroup_id) {
+		free(ts->cgroup);
+		ts->cgroup = strdup(row->cgroup);
+		ts->cgroup_id = row->cgroup_id;
+		ts->level = row->level;
+		if (!ts->cgroup)
+			return -ENOMEM;
+	}
+	if (ts->nr == ts->cap) {
+		size_t ncap = ts->cap ? ts->cap * 2 : 32;
+		struct trow *n = realloc(ts->rows, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ts->rows = n;
+		ts->cap = ncap;
+	}
+	run_index(ts, row->run_id, row->policy);
+	t = &ts->rows[ts->nr];
+	*t = (struct trow){
+		.label = run_label(ts, row->run_id, row->policy), .item = strdup(row->item),
+		.events = !strcmp(row->unit, "events"), .run_id = (uint64_t)row->run_id,
+		.reads = row->reads, .stale_reads = row->stale_reads,
+		.stranded_episodes = row->stranded_episodes, .max_pending = row->max_pending,
+		.max_read = row->max_read_error, .p99_read = row->p99_read_error,
+		.max_visible = row->max_visible_error, .mean_read = row->mean_read_error,
+		.mean_visible = row->mean_visible_error, .age_ms = row->max_error_age_ms,
+		.stranded_ms = row->stranded_ms,
+	};
+	if (!t->label || !t->item) {
+		free(t->label);
+		free(t->item);
+		return -ENOMEM;
+	}
+	ts->nr++;
+	return 0;
+}
+
+static void table_header(int64_t page_size, int64_t online, int64_t batch)
+{
+	printf("Lag report: how far each memory.stat line was off, policies side by side\n"
+	       "  worst      largest |shown - truth| a reader got: the error after its read's flush\n"
+	       "             decision (non-forced memcg_flush_stats of the cgroup)\n"
+	       "  p99, mean  the same over all the cgroup's reads\n"
+	       "  visible    what a reader arriving at any moment would get (0 while flushable):\n"
+	       "             its max and time-weighted mean\n"
+	       "  stale      reads skipped while the cgroup was stranded: not flushable (stats_updates\n"
+	       "             <= TH = %" PRId64 ") with more than TH + %" PRId64 " x %" PRId64
+	       " = %" PRId64 " updates pending,\n"
+	       "             more than per-CPU batching can hold back\n"
+	       "  oldest missed  age of the oldest update a reader missed (any line of the cgroup)\n"
+	       "  max pending    sum of |val| not yet flushed, stats_updates units: not memory\n"
+	       "  Page lines in bytes (page %" PRId64 " B); (events) lines are counts.\n\n",
+	       batch * online, batch - 1, online, batch * online + (batch - 1) * online, page_size);
+}
+
+static int report_table(struct db *db, const struct db_lag_filter *f, int64_t page_size,
+			int64_t online, int64_t batch)
+{
+	struct tstate ts = { .page_size = page_size };
+	int err, i;
+
+	table_header(page_size, online, batch);
+	err = db_lag_foreach(db, f, table_row, &ts);
 	if (!err) {
-		printf("Lag report: pages each cgroup's memory.stat was missing (TH = %" PRId64
-		       " pages; page %" PRId64 " bytes)\n\n", th, page_size);
-		table_print(&t);
+		table_flush_cgroup(&ts);
+		err = ts.err;
 	}
-	for (i = 0; i < t.rows * TABLE_COLS; i++)
-		free(t.cells[i]);
-	free(t.cells);
+	for (i = 0; i < (int)ts.nr; i++) {
+		free(ts.rows[i].label);
+		free(ts.rows[i].item);
+	}
+	for (i = 0; i < ts.nr_runs_seen; i++)
+		free(ts.runs_policy[i]);
+	free(ts.rows);
+	free(ts.cgroup);
 	return err;
 }
 
@@ -387,10 +479,10 @@ int cmd_report(int argc, char **argv)
 	struct argp argp = { report_options, report_parse, "FILE", report_doc, NULL, NULL, NULL };
 	struct report_opts o = { .format = FMT_TABLE };
 	int64_t page_size = 4096, online = 0, batch = 64, n;
-	sqlite3_stmt *st = NULL;
+	struct db_lag_filter f;
+	unsigned long nr = 0;
 	struct db *db;
-	char *sql = NULL;
-	int err, rc = MCR_EXIT_OK;
+	int i, err, rc = MCR_EXIT_OK;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return MCR_EXIT_USAGE;
@@ -409,21 +501,30 @@ int cmd_report(int argc, char **argv)
 	db_meta_get_int(db, "page_size", &page_size);
 	db_meta_get_int(db, "nr_cpus_online", &online);
 	db_meta_get_int(db, "batch_size", &batch);
-	if (o.format == FMT_JSON) {
-		err = report_json(db, &o);
-	} else {
-		sql = report_sql(&o, report_cols);
-		err = sql ? report_prepare(db, &o, sql, &st) : -ENOMEM;
-		if (!err)
-			err = o.format == FMT_CSV ? report_csv(st) : report_table(st, page_size, batch * online);
+	f = (struct db_lag_filter){
+		.runs = o.nr_runs ? o.runs : NULL, .nr_runs = o.nr_runs, .cgroup = o.cgroup,
+		.worst_only = o.worst,
+	};
+	switch (o.format) {
+	case FMT_CSV:
+		for (i = 0; i < DB_LAG_NR_COLS; i++)
+			printf("%s%s", i ? "," : "", db_lag_col_name(i));
+		printf("\n");
+		err = db_lag_foreach(db, &f, csv_row, NULL);
+		break;
+	case FMT_JSON:
+		printf("[");
+		err = db_lag_foreach(db, &f, json_row, &nr);
+		printf("]\n");
+		break;
+	default:
+		err = report_table(db, &f, page_size, online, batch);
 	}
 	if (err)
 		rc = cli_fail(err, "%s", o.file);
 	else if (fflush(stdout))
 		rc = cli_fail(-errno, "writing the report");
 out:
-	sqlite3_finalize(st);
-	free(sql);
 	db_close(db);
 	return rc;
 }

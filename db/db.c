@@ -553,3 +553,27 @@ int db_rollback(struct db *db)
 	db->nbuf = 0;
 	return db_exec(db, "ROLLBACK");
 }
+
+/**
+ * db_item_name() - the BTF name of a stat item, or "kind:item" when unknown.
+ * @kind: items.kind; a state line also answers to its lruvec name
+ * @buf:  filled in; returned
+ */
+const char *db_item_name(struct db *db, int kind, int item, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+	const unsigned char *name;
+
+	snprintf(buf, len, "%s:%d", kind == MCR_EV_EVENTS ? "events" :
+		 kind == MCR_EV_LRUVEC ? "lruvec" : "state", item);
+	if (sqlite3_prepare_v2(db->sql, "SELECT name FROM items WHERE item = ?2 AND (kind = ?1"
+			       " OR (?1 = 1 AND kind = 2)) ORDER BY kind LIMIT 1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return buf;
+	sqlite3_bind_int(st, 1, kind);
+	sqlite3_bind_int(st, 2, item);
+	if (sqlite3_step(st) == SQLITE_ROW && (name = sqlite3_column_text(st, 0)))
+		snprintf(buf, len, "%s", (const char *)name);
+	sqlite3_finalize(st);
+	return buf;
+}

@@ -71,6 +71,8 @@ int db_cgroups_foreach(struct db *db, int (*fn)(const struct db_cgroup *cg, void
 
 /* BTF names of stat items: kind is MCR_EV_STATE, MCR_EV_LRUVEC or MCR_EV_EVENTS. */
 int db_item_put(struct db *db, int kind, int item, const char *name, const char *unit);
+/* Its name ("NR_FILE_PAGES"), or "kind:item" when the trace has none; returns @buf. */
+const char *db_item_name(struct db *db, int kind, int item, char *buf, size_t len);
 
 struct db_cpu_stats {
 	int		cpu;
