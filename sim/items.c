@@ -2,7 +2,8 @@
 /*
  * items.c - signed per-item staleness storage.
  *
- * Every (kind, item) seen gets a dense index, so each memcg keeps its signed
+ * Every line of memory.stat seen (STATE and LRUVEC of one idx are one line)
+ * gets a dense index, so each memcg keeps its signed
  * missing and pending values in plain arrays (one add per ancestor on the
  * update path).  Slots, of which there can be millions, keep only the items
  * updated since their last visit, in chunks from one pool that visits give
@@ -52,6 +53,7 @@ int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
 int sim_node_items_reserve(struct sim *s, struct sim_node *n)
 {
 	uint32_t cap = s->cap_items;
+	struct sim_item_acct *acct;
 	int64_t *pend, *miss;
 
 	if (n->cap_it >= s->nr_items)
@@ -64,8 +66,14 @@ int sim_node_items_reserve(struct sim *s, struct sim_node *n)
 	if (!miss)
 		return -ENOMEM;
 	n->miss_it = miss;
+	acct = realloc(n->acct_it, sizeof(*acct) * cap);
+	if (!acct)
+		return -ENOMEM;
+	n->acct_it = acct;
 	memset(pend + n->cap_it, 0, sizeof(*pend) * (cap - n->cap_it));
 	memset(miss + n->cap_it, 0, sizeof(*miss) * (cap - n->cap_it));
+	/* an error of 0 so far: nothing to integrate, whatever nf_at says */
+	memset(acct + n->cap_it, 0, sizeof(*acct) * (cap - n->cap_it));
 	n->cap_it = cap;
 	return 0;
 }
@@ -149,7 +157,7 @@ int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
  * missing and wait in @p's pending (@p NULL: the root aggregates them for
  * good).  @n and @p must cover every item index (sim_node_items_reserve()).
  */
-void sim_slot_items_move(struct sim *s, struct sim_pcpu *sl, struct sim_node *n,
+void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct sim_node *n,
 			 struct sim_node *p)
 {
 	int32_t c, last = SIM_NONE;
@@ -160,7 +168,9 @@ void sim_slot_items_move(struct sim *s, struct sim_pcpu *sl, struct sim_node *n,
 		unsigned int i;
 
 		for (i = 0; i < ch->nr; i++) {
+			sim_item_touch(n, ch->k[i], ts);
 			n->miss_it[ch->k[i]] -= ch->d[i];
+			sim_item_changed(s, n, ch->k[i]);
 			if (p)
 				p->pend_it[ch->k[i]] += ch->d[i];
 		}
@@ -177,7 +187,9 @@ void sim_slot_items_move(struct sim *s, struct sim_pcpu *sl, struct sim_node *n,
 		if (!d)
 			continue;
 		n->pend_it[k] = 0;
+		sim_item_touch(n, k, ts);
 		n->miss_it[k] -= d;
+		sim_item_changed(s, n, k);
 		if (p)
 			p->pend_it[k] += d;
 	}
@@ -190,6 +202,8 @@ void sim_items_destroy(struct sim *s)
 	for (i = 0; i < s->nr_nodes; i++) {
 		free(s->nodes[i].pend_it);
 		free(s->nodes[i].miss_it);
+		free(s->nodes[i].acct_it);
+		free(s->nodes[i].read_it);
 	}
 	free(s->chunks);
 	free(s->item_key);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stale.c - what a reader of a memcg's memory.stat is missing
- * (reference/kernel-model.md section 8), kept so each query is O(1).
+ * stale.c - what a memcg's memory.stat is missing: the pending volume
+ * (stats_updates units) and the signed value per line, kept so each query is
+ * O(1).  How a reader sees it (errors, stranded state) is lag.c's.
  *
  * missing(M) = sum over X in subtree(M) of pendmag[X] + sum_c unfl[X][c].
  * An update of X adds |v| to X and every ancestor.  A visit (X, c) moves
@@ -119,7 +120,9 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 			n->oldest = ts;
 		if (n->missing > n->max_missing)
 			n->max_missing = n->missing;
+		sim_item_touch(n, (uint32_t)k, ts);
 		n->miss_it[k] += d;
+		sim_item_changed(s, n, (uint32_t)k);
 	}
 	return 0;
 }
@@ -172,7 +175,7 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
 	sl->unfl_since = SIM_TS_NONE;
 	n->pendmag = 0;
 	n->pend_since = SIM_TS_NONE;
-	sim_slot_items_move(s, sl, n, p);
+	sim_slot_items_move(s, ts, sl, n, p);
 	if (!n->missing)
 		n->oldest = SIM_TS_NONE;
 	else if (since <= n->oldest)
@@ -201,6 +204,7 @@ int sim_stale_get(const struct sim *s, uint64_t id, struct sim_stale *out)
 	out->stats_updates = n->stats_updates;
 	out->flushable = n->flushable;
 	out->stuck = sim_node_stuck(n);
+	out->stranded = n->stranded;
 	return 0;
 }
 

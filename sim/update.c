@@ -26,7 +26,9 @@ void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts)
 	if (f == n->flushable)
 		return;
 	sim_stale_touch(n, ts);
+	sim_lag_flushable(n, ts);
 	n->flushable = f;
+	sim_lag_eval(s, n, ts);
 	for (p = sim_parent(s, n); p; p = sim_parent(s, p)) {
 		sim_stale_touch(p, ts);
 		if (f)
@@ -110,6 +112,19 @@ static void memcg_rstat_updated(struct sim *s, int32_t slot, uint32_t abs_val)
 	s->walk_slot = NULL;
 }
 
+/*
+ * The update raised the pending volume of @node and its ancestors; once the
+ * walk has moved the counters, see which of them are stranded now.
+ */
+static int sim_update_lag(struct sim *s, uint64_t ts, int32_t node)
+{
+	struct sim_node *n;
+
+	for (n = &s->nodes[node]; n; n = sim_parent(s, n))
+		sim_lag_eval(s, n, ts);
+	return sim_lag_err_take(s);
+}
+
 /**
  * sim_update() - one traced memcg stat update
  * @s: the simulator
@@ -158,11 +173,11 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 		return ret;
 	walk_val = (int32_t)(uint32_t)(uint64_t)val;
 	if (!walk_val)
-		return 0;
+		return sim_update_lag(s, ts, node);
 	memcg_rstat_updated(s, slot, walk_val < 0 ? -(uint32_t)walk_val : (uint32_t)walk_val);
 	ret = s->err;
 	s->err = 0;
-	return ret;
+	return ret ? ret : sim_update_lag(s, ts, node);
 }
 
 /* memcg_vmstats_needs_flush() for @id; false for unknown ids. */

@@ -329,15 +329,21 @@ static int check_all(struct sim *s, struct ref *r)
 		nr_stuck_seen += st.stuck;
 		if (st.stuck != ref_stuck(r, i))
 			return bad("stuck[%llu] %d", (unsigned long long)id, st.stuck);
+		if (st.stranded != (!st.flushable && st.missing > sim_stranded_threshold(s)))
+			return bad("stranded[%llu] %d", (unsigned long long)id, st.stranded);
 		for (k = 0; k < NKEY; k++) {
-			int64_t v;
+			int64_t v, want = r->sub_it[i][k], e;
 
-			if (sim_item_missing(s, id, key_kind(k), k % NITEM, &v))
+			/* STATE and LRUVEC of one idx are one line of memory.stat */
+			if (key_kind(k) != SIM_ITEM_EVENT)
+				want = r->sub_it[i][k % NITEM] + r->sub_it[i][NITEM + k % NITEM];
+			if (sim_item_missing(s, id, key_kind(k), k % NITEM, &v) ||
+			    sim_item_error(s, id, key_kind(k), k % NITEM, &e))
 				return bad("item_missing");
-			if (v != r->sub_it[i][k])
-				return bad("item[%llu][%d] %lld != brute %lld",
-					   (unsigned long long)id, k, (long long)v,
-					   (long long)r->sub_it[i][k]);
+			if (v != want || e != -want)
+				return bad("item[%llu][%d] %lld (error %lld) != brute %lld",
+					   (unsigned long long)id, k, (long long)v, (long long)e,
+					   (long long)want);
 			if ((uint64_t)(v < 0 ? -v : v) > st.missing)
 				return bad("|item| > missing at %llu", (unsigned long long)id);
 		}
