@@ -138,9 +138,14 @@ static int print_run(const struct db_run_info *ri, void *ctx)
 
 static void print_runs(struct db *db)
 {
-	int n = 0;
+	int n = 0, err;
 
-	if (db_runs_foreach(db, print_run, &n) < 0 && !n) {
+	err = db_runs_foreach(db, print_run, &n);
+	if (err == -MCR_E_OLDER) {
+		printf("%-14s written by an older memcg-replay: replay the file again\n", "runs:");
+		return;
+	}
+	if (err < 0 && !n) {
 		printf("%-14s (none)\n", "runs:");
 		return;
 	}

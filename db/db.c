@@ -129,8 +129,11 @@ static int db_check_identity(struct db *db)
 		return -MCR_E_NEWER;
 	if (ver < 1)
 		return -MCR_E_SCHEMA;
-	if (ver < DB_SCHEMA_VERSION)
-		return db->writable ? db_schema_upgrade_v1(db) : -MCR_E_OLDER;
+	if (ver < DB_SCHEMA_VERSION) {
+		if (db->writable)
+			return db_schema_upgrade_v1(db);
+		db->older = true;	/* the trace reads fine; the results do not */
+	}
 	return 0;
 }
 
@@ -259,7 +262,7 @@ int db_open(const char *path, bool writable, struct db **out)
 	err = db_check_identity(db);
 	if (!err)
 		err = db_schema_check(db);
-	if (!err && !db_schema_has_results(db))
+	if (!err && !db->older && !db_schema_has_results(db))
 		err = db_schema_results(db, !writable);
 	if (err) {
 		db_free(db);

@@ -40,9 +40,10 @@ int db_create(const char *path, struct db **out);
  * not SQLite (-MCR_E_NOT_SQLITE), not ours (-MCR_E_NOT_OURS), of a newer
  * schema (-MCR_E_NEWER), or missing a table (-MCR_E_SCHEMA); -ENOENT if absent.
  * Results tables are created on demand when @writable.  A file of schema 1
- * (results of an older memcg-replay that this one cannot read) is refused
- * read-only (-MCR_E_OLDER) and, opened @writable, has its old results dropped
- * and becomes current: replaying it again is the way forward.
+ * (results of an older memcg-replay that this one cannot read): read-only,
+ * its trace reads as usual and every result reader of db/results.h returns
+ * -MCR_E_OLDER; opened @writable, its old results are dropped and it becomes
+ * current: replaying it again is the way forward.
  */
 int db_open(const char *path, bool writable, struct db **out);
 int db_close(struct db *db);	/* commits pending work; frees */

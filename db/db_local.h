@@ -26,6 +26,7 @@ struct db {
 	uint64_t		kind_rows[MCR_EV_KIND_MAX + 1];
 	unsigned int		nbuf;
 	bool			writable;
+	bool			older;		/* read-only open of a schema 1 file: no results */
 	bool			created;	/* by db_create: kind_rows are the whole table */
 	bool			in_txn;		/* a transaction is open (bulk or db_begin) */
 	bool			bulk;		/* ... and it is the bulk one, ours to commit */

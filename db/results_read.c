@@ -73,6 +73,9 @@ int db_replay_run_exists(struct db *db, int64_t run_id)
 	sqlite3_stmt *st;
 	int rc, ret;
 
+	if (db->older)
+		return -MCR_E_OLDER;
+
 	ret = db_prepare_rd(db, "SELECT 1 FROM runs WHERE kind = 'replay' AND (?1 <= 0 OR run_id = ?1)"
 			    " LIMIT 1", &st);
 	if (ret)
@@ -95,6 +98,9 @@ int db_runs_foreach(struct db *db, int (*fn)(const struct db_run_info *r, void *
 	struct db_run_info ri;
 	sqlite3_stmt *st;
 	int rc, ret;
+
+	if (db->older)
+		return -MCR_E_OLDER;
 
 	ret = db_prepare_rd(db, "SELECT run_id, kind, policy, flush_model, events, wall_s, started_at"
 			    " FROM runs ORDER BY run_id", &st);
@@ -170,9 +176,12 @@ int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
 {
 	struct db_lag_row r;
 	sqlite3_stmt *st;
-	char *sql = db_lag_sql(f);
+	char *sql;
 	int rc, ret, i;
 
+	if (db->older)
+		return -MCR_E_OLDER;
+	sql = db_lag_sql(f);
 	if (!sql)
 		return -ENOMEM;
 	ret = db_prepare_rd(db, sql, &st);
@@ -222,6 +231,9 @@ int db_mismatches_foreach(struct db *db, int64_t run_id, int64_t limit,
 	sqlite3_stmt *st;
 	int rc, ret;
 
+	if (db->older)
+		return -MCR_E_OLDER;
+
 	ret = db_prepare_rd(db, "SELECT m.ts, m.cpu, m.cgroup_id, coalesce(c.path, '#' || m.cgroup_id),"
 			    " m.kernel_stats_updates, m.sim_stats_updates, m.kernel_needs_flush,"
 			    " m.sim_needs_flush, m.cause, m.context FROM validation_mismatch m"
@@ -262,6 +274,8 @@ int db_validation_get(struct db *db, int64_t run_id, struct db_validation *out, 
 	int rc, ret;
 
 	*diff_hist = NULL;
+	if (db->older)
+		return -MCR_E_OLDER;
 	ret = db_prepare_rd(db, "SELECT flush_events, compared, skipped_before_sync,"
 			    " stats_updates_match, needs_flush_match, stats_updates_match_plain,"
 			    " needs_flush_match_plain, max_hypotheses, coalesce(diff_hist, '{}')"

@@ -230,13 +230,29 @@ static const struct {
 
 #define DB_RESULTS_N	(sizeof(db_results_sql) / sizeof(db_results_sql[0]))
 
-/* The result objects of schema version 1, dropped when such a file is replayed again. */
-static const char db_results_v1_drop[] =
-	"DROP VIEW IF EXISTS lag_report; DROP VIEW IF EXISTS lag_report_all;"
-	" DROP TABLE IF EXISTS series; DROP TABLE IF EXISTS reads;"
-	" DROP TABLE IF EXISTS cgroup_summary; DROP TABLE IF EXISTS item_summary;"
-	" DROP TABLE IF EXISTS validation; DROP TABLE IF EXISTS validation_mismatch;"
-	" DROP TABLE IF EXISTS runs;";
+/*
+ * Drop every result object of the current list, views first.  The objects of
+ * version 1 (runs, series, reads, cgroup_summary, item_summary, validation,
+ * validation_mismatch, lag_report, lag_report_all) all bear names of it.
+ */
+static int db_results_drop(struct db *db)
+{
+	size_t i;
+	char *sql;
+	int err = 0;
+
+	for (i = DB_RESULTS_N; !err && i-- > 0;) {
+		if (!strcmp(db_results_sql[i].what, "INDEX"))
+			continue;	/* goes with its table */
+		sql = sqlite3_mprintf("DROP %s IF EXISTS %s", db_results_sql[i].what,
+				      db_results_sql[i].name);
+		if (!sql)
+			return -ENOMEM;
+		err = db_exec(db, sql);
+		sqlite3_free(sql);
+	}
+	return err;
+}
 
 /* True if every result table, index and view exists in the main schema. */
 bool db_schema_has_results(struct db *db)
@@ -285,8 +301,9 @@ int db_schema_results(struct db *db, bool temp)
  *
  * Version 1 stored unflushed update volume where version 2 stores per-item
  * errors: its results cannot be converted, only replayed.  The trace tables are
- * the same, so its results are dropped and the file gets the current results
- * schema, all in one transaction.
+ * the same, so its results are dropped (version 1 had the same table names
+ * with other columns) and the file gets the current results schema, all in
+ * one transaction.
  */
 int db_schema_upgrade_v1(struct db *db)
 {
@@ -298,7 +315,7 @@ int db_schema_upgrade_v1(struct db *db)
 		return -ENOMEM;
 	err = db_exec(db, "BEGIN IMMEDIATE");
 	if (!err)
-		err = db_exec(db, db_results_v1_drop);
+		err = db_results_drop(db);
 	if (!err)
 		err = db_schema_results(db, false);
 	if (!err)
