@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "results.h"
+#include "sim.h"
 #include "trace_check.h"
 
 #define REPORT_MAX_RUNS		64
@@ -216,6 +217,7 @@ struct trow {
 	char		*label;		/* policy, or policy#run when a policy repeats */
 	char		*item;
 	bool		events;
+	int		rank;		/* the policy's place in the policy table */
 	uint64_t	run_id;
 	uint64_t	reads, stale_reads, stranded_episodes, max_pending;
 	uint64_t	max_read, p99_read, max_visible;
@@ -275,11 +277,25 @@ static char *run_label(struct tstate *ts, int64_t run_id, const char *policy)
 	return strdup(policy);
 }
 
+/* Policies in the order of their table (break, continue, legacy), then runs. */
 static int trow_cmp_run(const void *a, const void *b)
 {
 	const struct trow *x = a, *y = b;
 
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
 	return (x->run_id > y->run_id) - (x->run_id < y->run_id);
+}
+
+static int policy_rank(const char *name)
+{
+	const struct sim_policy *pol;
+	int i;
+
+	for (i = 0; (pol = sim_policy_at((size_t)i)); i++)
+		if (!strcmp(pol->name, name))
+			return i;
+	return i;
 }
 
 static void table_cgroup_head(struct tstate *ts)
@@ -416,7 +432,8 @@ static int table_row(const struct db_lag_row *row, void *ctx)
 	t = &ts->rows[ts->nr];
 	*t = (struct trow){
 		.label = run_label(ts, row->run_id, row->policy), .item = strdup(row->item),
-		.events = !strcmp(row->unit, "events"), .run_id = (uint64_t)row->run_id,
+		.events = !strcmp(row->unit, "events"), .rank = policy_rank(row->policy),
+		.run_id = (uint64_t)row->run_id,
 		.reads = row->reads, .stale_reads = row->stale_reads,
 		.stranded_episodes = row->stranded_episodes, .max_pending = row->max_pending,
 		.max_read = row->max_read_error, .p99_read = row->p99_read_error,
