@@ -128,7 +128,7 @@ static const struct {
 "	mean_pending		REAL,			-- time-weighted mean pending\n"
 "	final_pending		INTEGER,		-- pending at the end of the trace\n"
 "	PRIMARY KEY (run_id, cgroup_id)\n"
-")" },
+") WITHOUT ROWID" },
 	{ "TABLE", "item_summary", "(\n"
 "	-- Per run, cgroup and stat item: how far its memory.stat line was off, in the item's\n"
 "	-- unit.  Absolute values of the signed error except final_error.  Items whose error\n"
@@ -145,7 +145,7 @@ static const struct {
 "	max_error_age_ms	REAL NOT NULL,		-- oldest update a reader of the cgroup missed, ms\n"
 "	final_error		INTEGER,		-- signed error at the end of the trace\n"
 "	PRIMARY KEY (run_id, cgroup_id, kind, item)\n"
-")" },
+") WITHOUT ROWID" },
 	{ "TABLE", "validation", "(\n"
 "	-- Per validate run: the simulator against the kernel's recorded flush decisions.\n"
 "	run_id				INTEGER NOT NULL,	-- runs.run_id\n"
