@@ -216,13 +216,23 @@ static int json_row(const struct db_lag_row *row, void *ctx)
 	return 0;
 }
 
-/* The table: rows of one cgroup gathered, then printed policies side by side. */
+/*
+ * The table: every row gathered, then one block per cgroup that was read, in
+ * tree order, its lines worst first with the policies side by side; then the
+ * cgroups nobody read, one line each, by what a reader would have seen.
+ */
+#define TABLE_UNREAD	10	/* unread cgroups listed */
+
 struct trow {
-	char		*label;		/* policy, or policy#run when a policy repeats */
+	char		*cgroup;
+	char		*policy;
 	char		*item;
-	bool		events;
-	int		rank;		/* the policy's place in the policy table */
+	const char	*label;		/* policy, or policy#run when a policy repeats */
+	uint64_t	cgroup_id;
 	uint64_t	run_id;
+	int		level;
+	int		rank;		/* the policy's place in the policy table */
+	bool		events;
 	uint64_t	reads, stale_reads, stranded_episodes, max_pending;
 	uint64_t	max_read, p99_read, max_visible;
 	double		mean_read, mean_visible, age_ms, stranded_ms;
@@ -230,15 +240,9 @@ struct trow {
 
 struct tstate {
 	int64_t		page_size;
-	int64_t		runs_seen[REPORT_MAX_RUNS];
-	char		*runs_policy[REPORT_MAX_RUNS];
-	int		nr_runs_seen;
-	uint64_t	cgroup_id;
-	char		*cgroup;
-	int		level;
 	struct trow	*rows;
 	size_t		nr, cap;
-	int		err;
+	char		**labels;	/* one per row, owned */
 };
 
 /* "1.94 GiB" for a page line, "103898" for an event line. */
@@ -249,46 +253,6 @@ static const char *val_str(char *buf, size_t len, const struct trow *t, double v
 		return buf;
 	}
 	return cli_pages_str(buf, len, v, page_size);
-}
-
-/* Order of the runs as first met: the policies' columns stay in one order. */
-static int run_index(struct tstate *ts, int64_t run_id, const char *policy)
-{
-	int i;
-
-	for (i = 0; i < ts->nr_runs_seen; i++)
-		if (ts->runs_seen[i] == run_id)
-			return i;
-	if (ts->nr_runs_seen == REPORT_MAX_RUNS)
-		return REPORT_MAX_RUNS - 1;
-	ts->runs_seen[ts->nr_runs_seen] = run_id;
-	ts->runs_policy[ts->nr_runs_seen] = strdup(policy);
-	return ts->nr_runs_seen++;
-}
-
-static char *run_label(struct tstate *ts, int64_t run_id, const char *policy)
-{
-	char *s = NULL;
-	int i, same = 0;
-
-	for (i = 0; i < ts->nr_runs_seen; i++)
-		same += ts->runs_policy[i] && !strcmp(ts->runs_policy[i], policy);
-	if (same > 1) {
-		if (asprintf(&s, "%s#%" PRId64, policy, run_id) < 0)
-			return NULL;
-		return s;
-	}
-	return strdup(policy);
-}
-
-/* Policies in the order of their table (break, continue, legacy), then runs. */
-static int trow_cmp_run(const void *a, const void *b)
-{
-	const struct trow *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	return (x->run_id > y->run_id) - (x->run_id < y->run_id);
 }
 
 static int policy_rank(const char *name)
@@ -302,14 +266,83 @@ static int policy_rank(const char *name)
 	return i;
 }
 
-static void table_cgroup_head(struct tstate *ts)
+/* Policies in the order of their table (break, continue, legacy), then runs. */
+static int trow_cmp_run(const void *a, const void *b)
 {
-	printf("%s (id %" PRIu64 ", level %d): %" PRIu64 " reads\n", ts->cgroup, ts->cgroup_id,
-	       ts->level, ts->nr ? ts->rows[0].reads : 0);
+	const struct trow *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return (x->run_id > y->run_id) - (x->run_id < y->run_id);
+}
+
+static int table_row(const struct db_lag_row *row, void *ctx)
+{
+	struct tstate *ts = ctx;
+	struct trow *t;
+
+	if (ts->nr == ts->cap) {
+		size_t ncap = ts->cap ? ts->cap * 2 : 64;
+		struct trow *n = realloc(ts->rows, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ts->rows = n;
+		ts->cap = ncap;
+	}
+	t = &ts->rows[ts->nr];
+	*t = (struct trow){
+		.cgroup = strdup(row->cgroup), .policy = strdup(row->policy),
+		.item = strdup(row->item), .cgroup_id = row->cgroup_id,
+		.run_id = (uint64_t)row->run_id, .level = row->level,
+		.rank = policy_rank(row->policy), .events = !strcmp(row->unit, "events"),
+		.reads = row->reads, .stale_reads = row->stale_reads,
+		.stranded_episodes = row->stranded_episodes, .max_pending = row->max_pending,
+		.max_read = row->max_read_error, .p99_read = row->p99_read_error,
+		.max_visible = row->max_visible_error, .mean_read = row->mean_read_error,
+		.mean_visible = row->mean_visible_error, .age_ms = row->max_error_age_ms,
+		.stranded_ms = row->stranded_ms,
+	};
+	if (!t->cgroup || !t->policy || !t->item) {
+		free(t->cgroup);
+		free(t->policy);
+		free(t->item);
+		return -ENOMEM;
+	}
+	ts->nr++;
+	return 0;
+}
+
+/* Labels: the policy's name, with #run where one policy has several runs. */
+static int table_labels(struct tstate *ts)
+{
+	size_t i, j;
+
+	ts->labels = calloc(ts->nr ? ts->nr : 1, sizeof(*ts->labels));
+	if (!ts->labels)
+		return -ENOMEM;
+	for (i = 0; i < ts->nr; i++) {
+		struct trow *t = &ts->rows[i];
+		bool several = false;
+
+		for (j = 0; j < ts->nr && !several; j++)
+			several = ts->rows[j].run_id != t->run_id &&
+				  !strcmp(ts->rows[j].policy, t->policy);
+		if (several) {
+			if (asprintf(&ts->labels[i], "%s#%" PRIu64, t->policy, t->run_id) < 0)
+				ts->labels[i] = NULL;
+		} else {
+			ts->labels[i] = strdup(t->policy);
+		}
+		if (!ts->labels[i])
+			return -ENOMEM;
+		t->label = ts->labels[i];
+	}
+	return 0;
 }
 
 /* One line of memory.stat, every policy in one sentence, then their details. */
-static void table_item(struct tstate *ts, struct trow *r, size_t n)
+static void table_item(const struct tstate *ts, struct trow *r, size_t n)
 {
 	char a[32], b[32], c[32], d[32], e[32];
 	size_t i;
@@ -340,10 +373,11 @@ static void table_item(struct tstate *ts, struct trow *r, size_t n)
 		       cli_ms_str(e, sizeof(e), r[i].age_ms), r[i].max_pending);
 }
 
+/* The rows of one line of one cgroup: adjacent (rows come by cgroup, item, policy). */
 struct titem {
 	struct trow	*r;
 	size_t		n;
-	double		key;	/* worst over the policies, pages first */
+	double		key;	/* worst read error over the policies, visible as tie-break */
 };
 
 static int titem_cmp(const void *a, const void *b)
@@ -355,32 +389,29 @@ static int titem_cmp(const void *a, const void *b)
 	return x->key < y->key ? 1 : x->key > y->key ? -1 : strcmp(x->r->item, y->r->item);
 }
 
-static void table_flush_cgroup(struct tstate *ts)
+/* A cgroup's rows [from, to): the full block. */
+static int table_cgroup(const struct tstate *ts, size_t from, size_t to)
 {
-	struct titem *it;
+	struct trow *rows = ts->rows;
 	size_t i, j, n = 0, shown = 0, quiet = 0;
+	struct titem *it = calloc(to - from, sizeof(*it));
 
-	if (!ts->nr)
-		return;
-	it = calloc(ts->nr, sizeof(*it));
-	if (!it) {
-		ts->err = -ENOMEM;
-		return;
-	}
-	/* rows arrive by item then policy: runs of one item are adjacent */
-	for (i = 0; i < ts->nr; i = j) {
+	if (!it)
+		return -ENOMEM;
+	for (i = from; i < to; i = j) {
 		double key = 0;
 
-		for (j = i; j < ts->nr && !strcmp(ts->rows[j].item, ts->rows[i].item); j++) {
-			double v = (double)ts->rows[j].max_read + 1e-9 * (double)ts->rows[j].max_visible;
+		for (j = i; j < to && !strcmp(rows[j].item, rows[i].item); j++) {
+			double v = (double)rows[j].max_read + 1e-9 * (double)rows[j].max_visible;
 
 			if (v > key)
 				key = v;
 		}
-		it[n++] = (struct titem){ .r = &ts->rows[i], .n = j - i, .key = key };
+		it[n++] = (struct titem){ .r = &rows[i], .n = j - i, .key = key };
 	}
 	qsort(it, n, sizeof(*it), titem_cmp);
-	table_cgroup_head(ts);
+	printf("\n%s (id %" PRIu64 ", level %d): %" PRIu64 " reads\n", rows[from].cgroup,
+	       rows[from].cgroup_id, rows[from].level, rows[from].reads);
 	for (i = 0; i < n; i++) {
 		if (it[i].key == 0) {
 			quiet++;
@@ -394,64 +425,54 @@ static void table_flush_cgroup(struct tstate *ts)
 	if (n - quiet > shown)
 		printf("  ... %zu more lines (--format csv lists every one)\n", n - quiet - shown);
 	if (quiet)
-		printf("  %zu line%s never wrong at a read nor while visible\n", quiet,
+		printf("  %zu line%s never wrong at a read (only while nobody read)\n", quiet,
 		       quiet == 1 ? "" : "s");
 	free(it);
-	for (i = 0; i < ts->nr; i++) {
-		free(ts->rows[i].label);
-		free(ts->rows[i].item);
-	}
-	ts->nr = 0;
+	return 0;
 }
 
-static int table_row(const struct db_lag_row *row, void *ctx)
+struct tunread {
+	size_t		from, to;
+	uint64_t	worst;	/* largest visible error of a page line, any policy */
+};
+
+static int tunread_cmp(const void *a, const void *b)
 {
-	struct tstate *ts = ctx;
-	struct trow *t;
+	const struct tunread *x = a, *y = b;
 
-	if (ts->cgroup && (ts->cgroup_id != row->cgroup_id || strcmp(ts->cgroup, row->cgroup))) {
-		table_flush_cgroup(ts);
-		printf("\n");
-	}
-	if (ts->err)
-		return ts->err;
-	if (!ts->cgroup || ts->cgroup_id != row->cgroup_id) {
-		free(ts->cgroup);
-		ts->cgroup = strdup(row->cgroup);
-		ts->cgroup_id = row->cgroup_id;
-		ts->level = row->level;
-		if (!ts->cgroup)
-			return -ENOMEM;
-	}
-	if (ts->nr == ts->cap) {
-		size_t ncap = ts->cap ? ts->cap * 2 : 32;
-		struct trow *n = realloc(ts->rows, ncap * sizeof(*n));
+	return x->worst < y->worst ? 1 : x->worst > y->worst ? -1 : (x->from > y->from) - (x->from < y->from);
+}
 
-		if (!n)
-			return -ENOMEM;
-		ts->rows = n;
-		ts->cap = ncap;
+/* An unread cgroup in one line: each policy's largest visible error of a page line. */
+static void table_unread(const struct tstate *ts, const struct tunread *u)
+{
+	char a[32], b[32];
+	size_t i, k;
+
+	printf("  %s (id %" PRIu64 "):", ts->rows[u->from].cgroup, ts->rows[u->from].cgroup_id);
+	for (i = u->from, k = 0; i < u->to; i++) {
+		const struct trow *best = NULL;
+		size_t j;
+
+		/* the first row of each run: find its worst page line */
+		for (j = u->from; j < i; j++)
+			if (ts->rows[j].run_id == ts->rows[i].run_id)
+				break;
+		if (j < i)
+			continue;
+		for (j = i; j < u->to; j++)
+			if (ts->rows[j].run_id == ts->rows[i].run_id && !ts->rows[j].events &&
+			    (!best || ts->rows[j].max_visible > best->max_visible))
+				best = &ts->rows[j];
+		if (!best)
+			continue;
+		printf("%s %s %s (%s)", k++ ? ";" : "", best->label,
+		       cli_pages_str(a, sizeof(a), (double)best->max_visible, ts->page_size),
+		       best->item);
+		if (best->stranded_ms)
+			printf(", stranded %s", cli_ms_str(b, sizeof(b), best->stranded_ms));
 	}
-	run_index(ts, row->run_id, row->policy);
-	t = &ts->rows[ts->nr];
-	*t = (struct trow){
-		.label = run_label(ts, row->run_id, row->policy), .item = strdup(row->item),
-		.events = !strcmp(row->unit, "events"), .rank = policy_rank(row->policy),
-		.run_id = (uint64_t)row->run_id,
-		.reads = row->reads, .stale_reads = row->stale_reads,
-		.stranded_episodes = row->stranded_episodes, .max_pending = row->max_pending,
-		.max_read = row->max_read_error, .p99_read = row->p99_read_error,
-		.max_visible = row->max_visible_error, .mean_read = row->mean_read_error,
-		.mean_visible = row->mean_visible_error, .age_ms = row->max_error_age_ms,
-		.stranded_ms = row->stranded_ms,
-	};
-	if (!t->label || !t->item) {
-		free(t->label);
-		free(t->item);
-		return -ENOMEM;
-	}
-	ts->nr++;
-	return 0;
+	printf("\n");
 }
 
 static void table_header(int64_t page_size, int64_t online, int64_t batch)
@@ -468,7 +489,7 @@ static void table_header(int64_t page_size, int64_t online, int64_t batch)
 	       "             more than per-CPU batching can hold back\n"
 	       "  oldest missed  age of the oldest update a reader missed (any line of the cgroup)\n"
 	       "  max pending    sum of |val| not yet flushed, stats_updates units: not memory\n"
-	       "  Page lines in bytes (page %" PRId64 " B); (events) lines are counts.\n\n",
+	       "  Page lines in bytes (page %" PRId64 " B); (events) lines are counts.\n",
 	       batch * online, batch - 1, online, batch * online + (batch - 1) * online, page_size);
 }
 
@@ -476,22 +497,52 @@ static int report_table(struct db *db, const struct db_lag_filter *f, int64_t pa
 			int64_t online, int64_t batch)
 {
 	struct tstate ts = { .page_size = page_size };
-	int err, i;
+	struct tunread *unread = NULL;
+	size_t i, j, nu = 0;
+	int err;
 
-	table_header(page_size, online, batch);
 	err = db_lag_foreach(db, f, table_row, &ts);
-	if (!err) {
-		table_flush_cgroup(&ts);
-		err = ts.err;
+	if (!err)
+		err = table_labels(&ts);
+	if (!err && !(unread = calloc(ts.nr ? ts.nr : 1, sizeof(*unread))))
+		err = -ENOMEM;
+	if (!err)
+		table_header(page_size, online, batch);
+	/* rows come in tree order: a cgroup's rows are adjacent */
+	for (i = 0; !err && i < ts.nr; i = j) {
+		bool read = false;
+		uint64_t worst = 0;
+
+		for (j = i; j < ts.nr && ts.rows[j].cgroup_id == ts.rows[i].cgroup_id &&
+		     !strcmp(ts.rows[j].cgroup, ts.rows[i].cgroup); j++) {
+			read |= ts.rows[j].reads > 0;
+			if (!ts.rows[j].events && ts.rows[j].max_visible > worst)
+				worst = ts.rows[j].max_visible;
+		}
+		if (read)
+			err = table_cgroup(&ts, i, j);
+		else
+			unread[nu++] = (struct tunread){ .from = i, .to = j, .worst = worst };
 	}
-	for (i = 0; i < (int)ts.nr; i++) {
-		free(ts.rows[i].label);
+	if (!err && nu) {
+		qsort(unread, nu, sizeof(*unread), tunread_cmp);
+		printf("\nCgroups nobody read: the largest visible error of a page line, what a reader\n"
+		       "would have got at the worst moment\n");
+		for (i = 0; i < nu && i < TABLE_UNREAD; i++)
+			table_unread(&ts, &unread[i]);
+		if (nu > TABLE_UNREAD)
+			printf("  ... %zu more (--format csv, or --cgroup PATH)\n", nu - TABLE_UNREAD);
+	}
+	for (i = 0; i < ts.nr; i++) {
+		free(ts.rows[i].cgroup);
+		free(ts.rows[i].policy);
 		free(ts.rows[i].item);
+		if (ts.labels)
+			free(ts.labels[i]);
 	}
-	for (i = 0; i < ts.nr_runs_seen; i++)
-		free(ts.runs_policy[i]);
+	free(ts.labels);
 	free(ts.rows);
-	free(ts.cgroup);
+	free(unread);
 	return err;
 }
 

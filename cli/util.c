@@ -155,7 +155,9 @@ char *cli_ms_str(char *buf, size_t len, double ms)
 		snprintf(buf, len, "0");
 	else if (ms >= 1000)
 		snprintf(buf, len, "%.*f s", ms >= 100000 ? 0 : 1, ms / 1000);
-	else
+	else if (ms >= 0.1)
 		snprintf(buf, len, "%.*f ms", ms >= 10 ? 0 : 1, ms);
+	else
+		snprintf(buf, len, "%.2g ms", ms);
 	return buf;
 }
