@@ -121,8 +121,13 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 		if (n->missing > n->max_missing)
 			n->max_missing = n->missing;
 		sim_item_touch(n, (uint32_t)k, ts);
-		n->miss_it[k] += d;
+		n->lines[k].miss += d;
 		sim_item_changed(s, n, (uint32_t)k);
+		/*
+		 * Before the walk: a memcg the walk is about to make flushable
+		 * is stranded for no time, which sim_lag_change() does not count.
+		 */
+		sim_lag_eval(s, n, ts);
 	}
 	return 0;
 }
@@ -229,7 +234,7 @@ int sim_item_missing(const struct sim *s, uint64_t id, enum sim_item_kind kind, 
 	if (idx == SIM_NONE)
 		return -ENOENT;
 	k = sim_item_find(s, kind, item);
-	*out = k >= 0 && (uint32_t)k < s->nodes[idx].cap_it ? s->nodes[idx].miss_it[k] : 0;
+	*out = k >= 0 && (uint32_t)k < s->nodes[idx].cap_it ? s->nodes[idx].lines[k].miss : 0;
 	return 0;
 }
 
@@ -257,9 +262,9 @@ int sim_items_foreach(const struct sim *s, uint64_t id,
 	for (k = 0; k < n->cap_it && k < s->nr_items; k++) {
 		uint64_t key = s->item_key[k];
 
-		if (!n->miss_it[k])
+		if (!n->lines[k].miss)
 			continue;
-		ret = fn((enum sim_item_kind)(key >> 32), (int)(uint32_t)key, n->miss_it[k], ctx);
+		ret = fn((enum sim_item_kind)(key >> 32), (int)(uint32_t)key, n->lines[k].miss, ctx);
 		if (ret)
 			return ret;
 	}
