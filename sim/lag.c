@@ -141,7 +141,7 @@ static void sim_episode_deliver(struct sim *s, struct sim_node *n, uint64_t ts, 
 /* Start or end @n's stranded episode; its largest pending volume. */
 void sim_lag_change(struct sim *s, struct sim_node *n, uint64_t ts)
 {
-	bool st = !n->flushable && n->missing > s->strand_th;
+	bool st = !n->flushable && n->fresh > s->strand_th;
 
 	if (st != n->stranded) {
 		if (st) {
@@ -338,6 +338,7 @@ int sim_cgroup_stats_get(const struct sim *s, uint64_t id, uint64_t now,
 		return -ENOENT;
 	*out = (struct sim_cgroup_stats){
 		.pending	= n->missing,
+		.pending_since_flush = n->fresh,
 		.max_pending	= n->max_missing,
 		.oldest_ts	= n->missing && n->oldest != SIM_TS_NONE ? n->oldest : 0,
 		.first_ts	= n->first_ts,
@@ -362,6 +363,7 @@ int sim_cgroup_stats_get(const struct sim *s, uint64_t id, uint64_t now,
 static void sim_read_fill(const struct sim_node *n, uint64_t ts, struct sim_read_info *out)
 {
 	out->pending = n->missing;
+	out->pending_since_flush = n->fresh;
 	out->age_ns = 0;
 	if (n->missing && n->oldest != SIM_TS_NONE && ts > n->oldest)
 		out->age_ns = ts - n->oldest;

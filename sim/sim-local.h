@@ -92,6 +92,7 @@ struct sim_node {
 	uint64_t		id;
 	int64_t			stats_updates;	/* memcg_vmstats.stats_updates (the atomic) */
 	uint64_t		missing;	/* sum of |v| in the subtree not yet aggregated here */
+	uint64_t		fresh;		/* of it, |(int)v| of updates since this node's last visit */
 	uint64_t		pendmag;	/* |v| handed up by children, waiting for a visit */
 	uint64_t		pend_since;	/* oldest ts in pendmag */
 	uint64_t		oldest;		/* oldest ts counted in missing */
@@ -266,7 +267,7 @@ static inline void sim_item_touch(struct sim_node *n, uint32_t k, uint64_t ts)
  */
 static inline void sim_lag_eval(struct sim *s, struct sim_node *n, uint64_t ts)
 {
-	bool st = !n->flushable && n->missing > s->strand_th;
+	bool st = !n->flushable && n->fresh > s->strand_th;
 
 	if (st != n->stranded || (st && n->missing > n->ep_max_pending))
 		sim_lag_change(s, n, ts);

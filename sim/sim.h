@@ -208,13 +208,22 @@ int sim_stats_updates_set(struct sim *s, uint64_t id, int64_t v);
  *                 that lasts zero time (the visits of an instant flush, an
  *                 update and the batch it completes) is not visible: max and
  *                 integral are taken over states held for a positive time.
- *   stranded(M) = !flushable(M) && pending(M) > sim_stranded_threshold(),
- *                 TH + (SIM_CHARGE_BATCH - 1) * nr_online: more than the
- *                 atomic (<= TH while not flushable) plus every online CPU's
- *                 per-CPU remainder (<= 63) can hold back, so only a walk that
- *                 stopped early (or a flush whose visits of other CPUs are
- *                 still to come) explains it.  Per-CPU remainders alone never
- *                 strand a memcg.
+ *   pending since flush(M) = the part of pending(M) from updates after M's
+ *                 last flush (its last visit on any CPU), counted as the walk
+ *                 sees them (|(int)v|).  What was pending at that visit is
+ *                 being collected by the same flush's visits on other CPUs or
+ *                 raced with it; either way no walk policy could have
+ *                 credited it to M since.
+ *   stranded(M) = !flushable(M) && pending since flush(M) >
+ *                 sim_stranded_threshold() = TH + (SIM_CHARGE_BATCH - 1) *
+ *                 nr_online.  M not flushable means its atomic (<= TH) was
+ *                 not reset since that flush, so every update since then that
+ *                 a walk credited to M sits in the atomic or in a per-CPU
+ *                 remainder (<= 63 per online CPU): only updates a walk did
+ *                 not credit (it stopped early) exceed the bound.  Under
+ *                 continue and legacy a memcg is never stranded (short of
+ *                 CPU hotplug lowering TH); per-CPU remainders alone, and a
+ *                 flush in progress, never strand it.
  *   read error  = at a traced read of M, error(M,I) after that read's flush
  *                 decision: at the read for a skipped read, once the flush's
  *                 visits of M are done for a read that flushed.
@@ -260,6 +269,7 @@ int sim_item_stats_foreach(const struct sim *s, uint64_t id, uint64_t now,
 /* Per memcg, since it became known, up to @now. */
 struct sim_cgroup_stats {
 	uint64_t	pending;	/* pending volume now, stats_updates units */
+	uint64_t	pending_since_flush; /* of it, since M's last flush (see above) */
 	uint64_t	max_pending;	/* its maximum */
 	uint64_t	oldest_ts;	/* oldest update not yet aggregated into M, 0 if none */
 	uint64_t	first_ts;	/* when M became known: mean = area / (now - first_ts) */
@@ -290,6 +300,7 @@ int sim_cgroup_stats_get(const struct sim *s, uint64_t id, uint64_t now,
  */
 struct sim_read_info {
 	uint64_t	pending;	/* pending volume of M, stats_updates units */
+	uint64_t	pending_since_flush; /* of it, since M's last flush */
 	uint64_t	age_ns;		/* ts - oldest update M misses, 0 if none */
 	bool		flushable;
 	bool		stranded;

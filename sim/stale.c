@@ -81,13 +81,16 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 {
 	int k = sim_item_index(s, kind, item);
 	struct sim_pcpu *sl = &s->slots[slot];
+	int32_t walk = (int32_t)(uint32_t)(uint64_t)val;
+	uint64_t mag, walk_mag;
 	struct sim_node *n;
-	uint64_t mag;
 	int64_t d;
 	int ret;
 
 	if (k < 0)
 		return k;
+	/* what the counters see (memcg_rstat_updated()'s int val) */
+	walk_mag = walk < 0 ? -(uint64_t)walk : (uint64_t)walk;
 	if (kind == SIM_ITEM_EVENT) {
 		/* an unsigned long count; beyond INT64_MAX the signed value saturates */
 		mag = (uint64_t)val;
@@ -116,6 +119,7 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 		}
 		sim_stale_touch(n, ts);
 		n->missing += mag;
+		n->fresh += walk_mag;
 		if (ts < n->oldest)
 			n->oldest = ts;
 		if (n->missing > n->max_missing)
@@ -159,6 +163,12 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
 	uint64_t since;
 	int ret;
 
+	/*
+	 * The node's flush: what is still missing here now predates it and is
+	 * either collected by this flush's visits on other CPUs or raced with
+	 * it; only later updates can strand the node (lag.c).
+	 */
+	n->fresh = 0;
 	if (!amt)
 		return 0;
 	ret = sim_node_items_reserve(s, n);
