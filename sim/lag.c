@@ -5,8 +5,9 @@
  * the read errors; per memcg the stranded state, its time and its episodes.
  *
  * It owns no counter of the kernel model: it reads what stale.c keeps (the
- * pending volume and the signed missing value per line, both O(1) to query)
- * and the flushable flag, and is told when they change.  It never walks a
+ * pending volume, the part of it since the memcg's last flush, and the
+ * signed missing value per line, all O(1) to query) and the flushable flag,
+ * and is told when they change.  It never walks a
  * subtree on the update path.
  *
  * The visible error of line k of M is error(M,k) while M is not flushable.
@@ -102,7 +103,7 @@ static void sim_episode_start(struct sim *s, struct sim_node *n, uint64_t ts)
 		sim_lag_worst(s, n, k);
 }
 
-/* An episode that lasted no time and skipped no read is an instant inside a flush. */
+/* An episode that lasted no time and skipped no read: an instant before a walk's batch. */
 static bool sim_episode_counts(const struct sim_node *n, uint64_t ts)
 {
 	return ts > n->ep_start || n->ep_skipped;

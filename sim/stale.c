@@ -4,7 +4,9 @@
  * (stats_updates units) and the signed value per line, kept so each query is
  * O(1).  How a reader sees it (errors, stranded state) is lag.c's.
  *
- * missing(M) = sum over X in subtree(M) of pendmag[X] + sum_c unfl[X][c].
+ * missing(M) = sum over X in subtree(M) of pendmag[X] + sum_c unfl[X][c];
+ * fresh(M) is the part of it from updates after M's last visit (the
+ * stranded test's "pending since flush", lag.c), zeroed at each visit of M.
  * An update of X adds |v| to X and every ancestor.  A visit (X, c) moves
  * unfl[X][c] + pendmag[X] into pendmag[parent(X)]: only missing[X] drops, the
  * ancestors still miss it.  The signed per-item values move the same way.
