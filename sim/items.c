@@ -53,8 +53,8 @@ int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
 int sim_node_items_reserve(struct sim *s, struct sim_node *n)
 {
 	uint32_t cap = s->cap_items;
-	struct sim_item_acct *acct;
-	int64_t *pend, *miss;
+	struct sim_line *lines;
+	int64_t *pend;
 
 	if (n->cap_it >= s->nr_items)
 		return 0;
@@ -62,18 +62,13 @@ int sim_node_items_reserve(struct sim *s, struct sim_node *n)
 	if (!pend)
 		return -ENOMEM;
 	n->pend_it = pend;
-	miss = realloc(n->miss_it, sizeof(*miss) * cap);
-	if (!miss)
+	lines = realloc(n->lines, sizeof(*lines) * cap);
+	if (!lines)
 		return -ENOMEM;
-	n->miss_it = miss;
-	acct = realloc(n->acct_it, sizeof(*acct) * cap);
-	if (!acct)
-		return -ENOMEM;
-	n->acct_it = acct;
+	n->lines = lines;
 	memset(pend + n->cap_it, 0, sizeof(*pend) * (cap - n->cap_it));
-	memset(miss + n->cap_it, 0, sizeof(*miss) * (cap - n->cap_it));
 	/* an error of 0 so far: nothing to integrate, whatever nf_at says */
-	memset(acct + n->cap_it, 0, sizeof(*acct) * (cap - n->cap_it));
+	memset(lines + n->cap_it, 0, sizeof(*lines) * (cap - n->cap_it));
 	n->cap_it = cap;
 	return 0;
 }
@@ -169,7 +164,7 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 
 		for (i = 0; i < ch->nr; i++) {
 			sim_item_touch(n, ch->k[i], ts);
-			n->miss_it[ch->k[i]] -= ch->d[i];
+			n->lines[ch->k[i]].miss -= ch->d[i];
 			sim_item_changed(s, n, ch->k[i]);
 			if (p)
 				p->pend_it[ch->k[i]] += ch->d[i];
@@ -188,7 +183,7 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 			continue;
 		n->pend_it[k] = 0;
 		sim_item_touch(n, k, ts);
-		n->miss_it[k] -= d;
+		n->lines[k].miss -= d;
 		sim_item_changed(s, n, k);
 		if (p)
 			p->pend_it[k] += d;
@@ -201,8 +196,7 @@ void sim_items_destroy(struct sim *s)
 
 	for (i = 0; i < s->nr_nodes; i++) {
 		free(s->nodes[i].pend_it);
-		free(s->nodes[i].miss_it);
-		free(s->nodes[i].acct_it);
+		free(s->nodes[i].lines);
 		free(s->nodes[i].read_it);
 	}
 	free(s->chunks);

@@ -5,8 +5,9 @@
  * the read errors; per memcg the stranded state, its time and its episodes.
  *
  * It owns no counter of the kernel model: it reads what stale.c keeps (the
- * pending volume and the signed missing value per line, both O(1) to query)
- * and the flushable flag, and is told when they change.  It never walks a
+ * pending volume, the part of it since the memcg's last flush, and the
+ * signed missing value per line, all O(1) to query) and the flushable flag,
+ * and is told when they change.  It never walks a
  * subtree on the update path.
  *
  * The visible error of line k of M is error(M,k) while M is not flushable.
@@ -29,7 +30,7 @@ enum sim_unit sim_item_unit(enum sim_item_kind kind)
 
 uint64_t sim_stranded_threshold(const struct sim *s)
 {
-	return (uint64_t)s->th + (uint64_t)(SIM_CHARGE_BATCH - 1) * s->nr_online;
+	return s->strand_th;
 }
 
 static enum sim_item_kind sim_line_kind(const struct sim *s, uint32_t k)
@@ -78,13 +79,13 @@ static bool sim_line_worse(const struct sim *s, const struct sim_node *n, uint32
 /* Line @k of stranded @n changed: is it the episode's worst now? */
 void sim_lag_worst(struct sim *s, struct sim_node *n, uint32_t k)
 {
-	uint64_t e = sim_abs64(n->miss_it[k]);
+	uint64_t e = sim_abs64(n->lines[k].miss);
 
 	if (!sim_line_worse(s, n, k, e))
 		return;
 	n->ep_worst_k = (int32_t)k;
 	n->ep_worst_abs = e;
-	n->ep_worst_err = -n->miss_it[k];
+	n->ep_worst_err = -n->lines[k].miss;
 }
 
 static void sim_episode_start(struct sim *s, struct sim_node *n, uint64_t ts)
@@ -102,7 +103,7 @@ static void sim_episode_start(struct sim *s, struct sim_node *n, uint64_t ts)
 		sim_lag_worst(s, n, k);
 }
 
-/* An episode that lasted no time and skipped no read is an instant inside a flush. */
+/* An episode that lasted no time and skipped no read: an instant before a walk's batch. */
 static bool sim_episode_counts(const struct sim_node *n, uint64_t ts)
 {
 	return ts > n->ep_start || n->ep_skipped;
@@ -138,13 +139,10 @@ static void sim_episode_deliver(struct sim *s, struct sim_node *n, uint64_t ts, 
 		s->ep_err = ret;
 }
 
-/*
- * @n's pending volume, flushable flag or the threshold changed at @ts: start
- * or end its stranded episode.
- */
-void sim_lag_eval(struct sim *s, struct sim_node *n, uint64_t ts)
+/* Start or end @n's stranded episode; its largest pending volume. */
+void sim_lag_change(struct sim *s, struct sim_node *n, uint64_t ts)
 {
-	bool st = !n->flushable && n->missing > sim_stranded_threshold(s);
+	bool st = !n->flushable && n->fresh > s->strand_th;
 
 	if (st != n->stranded) {
 		if (st) {
@@ -226,7 +224,7 @@ int sim_item_error(const struct sim *s, uint64_t id, enum sim_item_kind kind, in
 	if (!n)
 		return -ENOENT;
 	k = sim_item_find(s, kind, item);
-	*out = k >= 0 && (uint32_t)k < n->cap_it ? -n->miss_it[k] : 0;
+	*out = k >= 0 && (uint32_t)k < n->cap_it ? -n->lines[k].miss : 0;
 	return 0;
 }
 
@@ -236,11 +234,11 @@ static void sim_item_stats_fill(const struct sim_node *n, uint32_t k, uint64_t n
 {
 	memset(out, 0, sizeof(*out));
 	if (k < n->cap_it) {
-		const struct sim_item_acct *a = &n->acct_it[k];
+		const struct sim_line *a = &n->lines[k];
 		uint64_t nf = sim_nf(n, now);
-		uint64_t e = sim_abs64(n->miss_it[k]);
+		uint64_t e = sim_abs64(a->miss);
 
-		out->error = -n->miss_it[k];
+		out->error = -a->miss;
 		out->max_visible = a->max_vis;
 		out->visible_area = a->vis_area;
 		if (nf > a->nf_at) {
@@ -341,6 +339,7 @@ int sim_cgroup_stats_get(const struct sim *s, uint64_t id, uint64_t now,
 		return -ENOENT;
 	*out = (struct sim_cgroup_stats){
 		.pending	= n->missing,
+		.pending_since_flush = n->fresh,
 		.max_pending	= n->max_missing,
 		.oldest_ts	= n->missing && n->oldest != SIM_TS_NONE ? n->oldest : 0,
 		.first_ts	= n->first_ts,
@@ -365,6 +364,7 @@ int sim_cgroup_stats_get(const struct sim *s, uint64_t id, uint64_t now,
 static void sim_read_fill(const struct sim_node *n, uint64_t ts, struct sim_read_info *out)
 {
 	out->pending = n->missing;
+	out->pending_since_flush = n->fresh;
 	out->age_ns = 0;
 	if (n->missing && n->oldest != SIM_TS_NONE && ts > n->oldest)
 		out->age_ns = ts - n->oldest;
@@ -461,7 +461,7 @@ int sim_read_end(struct sim *s, uint64_t ts, uint64_t id,
 		n->max_read_age = info.age_ns;
 	for (k = 0; k < n->cap_it && k < s->nr_items; k++) {
 		struct sim_item_reads *r = &n->read_it[k];
-		uint64_t e = sim_abs64(n->miss_it[k]);
+		uint64_t e = sim_abs64(n->lines[k].miss);
 
 		if (!e)
 			continue;
@@ -474,7 +474,7 @@ int sim_read_end(struct sim *s, uint64_t ts, uint64_t id,
 			r->max_age = info.age_ns;
 		/* after a stop the read still counts in every line's stats */
 		if (fn && !fn_ret)
-			fn_ret = fn(sim_line_kind(s, k), sim_line_item(s, k), -n->miss_it[k],
+			fn_ret = fn(sim_line_kind(s, k), sim_line_item(s, k), -n->lines[k].miss,
 				    info.age_ns, ctx);
 	}
 	return fn_ret ? fn_ret : wrong;

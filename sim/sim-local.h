@@ -68,8 +68,13 @@ struct sim_pcpu {
 	bool			on_tree;	/* linked on this CPU's updated tree */
 };
 
-/* Per (memcg, line): the visible error over time (sim/lag.c). */
-struct sim_item_acct {
+/*
+ * Per (memcg, line): the signed missing value (truth - shown = -error) and
+ * the visible error over time (sim/lag.c), side by side so the update path
+ * touches one cache line per ancestor.
+ */
+struct sim_line {
+	int64_t			miss;		/* signed missing, the line's unit */
 	uint64_t		nf_at;		/* the node's sim_nf() when the line last changed */
 	uint64_t		max_vis;	/* max |error| held for a positive non-flushable time */
 	double			vis_area;	/* integral of |visible error|, unit * ns */
@@ -87,13 +92,13 @@ struct sim_node {
 	uint64_t		id;
 	int64_t			stats_updates;	/* memcg_vmstats.stats_updates (the atomic) */
 	uint64_t		missing;	/* sum of |v| in the subtree not yet aggregated here */
+	uint64_t		fresh;		/* of it, |(int)v| of updates since this node's last visit */
 	uint64_t		pendmag;	/* |v| handed up by children, waiting for a visit */
 	uint64_t		pend_since;	/* oldest ts in pendmag */
 	uint64_t		oldest;		/* oldest ts counted in missing */
 	int64_t			*pend_it;	/* state_pending, signed, by item index */
-	int64_t			*miss_it;	/* signed missing, by item index */
-	struct sim_item_acct	*acct_it;	/* visible error, by item index */
-	uint32_t		cap_it;		/* length of the three, 0 until needed */
+	struct sim_line		*lines;		/* by item index */
+	uint32_t		cap_it;		/* length of both, 0 until needed */
 	uint32_t		cap_read;	/* length of read_it */
 	struct sim_item_reads	*read_it;	/* read errors, by item index; NULL until read */
 	int32_t			parent;
@@ -136,6 +141,7 @@ struct sim {
 	unsigned int		nr_possible;
 	unsigned int		nr_online;
 	uint32_t		th;		/* MEMCG_CHARGE_BATCH * num_online_cpus() */
+	uint64_t		strand_th;	/* th + (MEMCG_CHARGE_BATCH - 1) * nr_online */
 
 	struct sim_node		*nodes;
 	uint32_t		nr_nodes;
@@ -220,7 +226,7 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl);
 void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts);
 
 /* lag.c */
-void sim_lag_eval(struct sim *s, struct sim_node *n, uint64_t ts);
+void sim_lag_change(struct sim *s, struct sim_node *n, uint64_t ts);
 void sim_lag_worst(struct sim *s, struct sim_node *n, uint32_t k);
 void sim_lag_flushable(struct sim_node *n, uint64_t ts);
 int sim_lag_err_take(struct sim *s);
@@ -242,17 +248,29 @@ static inline uint64_t sim_nf(const struct sim_node *n, uint64_t ts)
  */
 static inline void sim_item_touch(struct sim_node *n, uint32_t k, uint64_t ts)
 {
-	struct sim_item_acct *a = &n->acct_it[k];
+	struct sim_line *a = &n->lines[k];
 	uint64_t nf = sim_nf(n, ts);
 
 	if (nf > a->nf_at) {
-		uint64_t e = sim_abs64(n->miss_it[k]);
+		uint64_t e = sim_abs64(a->miss);
 
 		a->vis_area += (double)e * (double)(nf - a->nf_at);
 		if (e > a->max_vis)
 			a->max_vis = e;
 		a->nf_at = nf;
 	}
+}
+
+/*
+ * @n's pending volume, flushable flag or the threshold changed at @ts: the
+ * common case (nothing to do) stays inline on the update path.
+ */
+static inline void sim_lag_eval(struct sim *s, struct sim_node *n, uint64_t ts)
+{
+	bool st = !n->flushable && n->fresh > s->strand_th;
+
+	if (st != n->stranded || (st && n->missing > n->ep_max_pending))
+		sim_lag_change(s, n, ts);
 }
 
 /* After line @k of @n changed: the open episode's worst line. */

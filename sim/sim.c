@@ -42,6 +42,7 @@ struct sim *sim_create(const struct sim_policy *policy, unsigned int nr_possible
 	s->nr_possible = nr_possible;
 	s->nr_online = nr_online;
 	s->th = SIM_CHARGE_BATCH * nr_online;
+	s->strand_th = (uint64_t)s->th + (uint64_t)(SIM_CHARGE_BATCH - 1) * nr_online;
 	s->free_chunk = SIM_NONE;
 	if (sim_node_create(s, 0, SIM_ROOT_ID, SIM_NONE) < 0) {
 		sim_destroy(s);
@@ -91,6 +92,7 @@ int sim_set_online(struct sim *s, uint64_t ts, unsigned int nr_online)
 	}
 	s->nr_online = nr_online;
 	s->th = SIM_CHARGE_BATCH * nr_online;
+	s->strand_th = (uint64_t)s->th + (uint64_t)(SIM_CHARGE_BATCH - 1) * nr_online;
 	for (i = 0; i < s->nr_nodes; i++) {
 		s->nodes[i].flushable = s->nodes[i].stats_updates > (int64_t)s->th;
 		s->nodes[i].nr_flushable_desc = 0;

@@ -152,32 +152,37 @@ uint64_t sim_window_peek(const struct sim *s, size_t i);
  * (sim_item_error() and friends).  O(1): no subtree walk.
  */
 struct sim_stale {
-	uint64_t	missing;	/* pages: sum of |v| in subtree(M) not yet aggregated into M */
+	uint64_t	missing;	/* pending volume: sum of |v| in subtree(M) not yet
+					 * aggregated into M, stats_updates units (not pages) */
 	uint64_t	oldest_ts;	/* ts of the oldest update counted in missing (0 if none) */
 	int64_t		stats_updates;	/* atomic[M] */
 	bool		flushable;	/* atomic[M] > TH */
 	bool		stuck;		/* !flushable, missing > 0, and some descendant flushable */
-	bool		stranded;	/* see "Staleness as a reader ... sees it" below */
+	bool		stranded;	/* see "Staleness as a reader of memory.stat sees it" */
 };
 int sim_stale_get(const struct sim *s, uint64_t id, struct sim_stale *out);
 
 /* Signed missing value of one line of M (truth - shown = -error), in the line's unit. */
 int sim_item_missing(const struct sim *s, uint64_t id, enum sim_item_kind kind, int item,
 		     int64_t *out);
-/* Calls @fn for each item of M with non-zero signed missing; stops on non-zero return. */
+/*
+ * Calls @fn for each line of M with non-zero signed missing (STATE for merged
+ * lines); stops on non-zero return.
+ */
 int sim_items_foreach(const struct sim *s, uint64_t id,
 		      int (*fn)(enum sim_item_kind kind, int item, int64_t missing, void *ctx),
 		      void *ctx);
 
 /*
  * Time accounting per memcg since sim_create(), integrated at every change up to
- * @now: time-weighted missing (page*ns), stuck time, worst values seen.
+ * @now: time-weighted pending volume (stats_updates units * ns), stuck time,
+ * worst values seen.
  */
 struct sim_acct {
 	uint64_t	max_missing;
 	uint64_t	max_age_ns;	/* largest now - oldest_ts seen */
 	uint64_t	stuck_ns;
-	double		missing_area;	/* integral of missing over time, page*ns */
+	double		missing_area;	/* integral of missing over time, units * ns */
 	uint64_t	first_ts;	/* when the memcg became known */
 };
 int sim_acct_get(struct sim *s, uint64_t id, uint64_t now, struct sim_acct *out);
@@ -208,13 +213,23 @@ int sim_stats_updates_set(struct sim *s, uint64_t id, int64_t v);
  *                 that lasts zero time (the visits of an instant flush, an
  *                 update and the batch it completes) is not visible: max and
  *                 integral are taken over states held for a positive time.
- *   stranded(M) = !flushable(M) && pending(M) > sim_stranded_threshold(),
- *                 TH + (SIM_CHARGE_BATCH - 1) * nr_online: more than the
- *                 atomic (<= TH while not flushable) plus every online CPU's
- *                 per-CPU remainder (<= 63) can hold back, so only a walk that
- *                 stopped early (or a flush whose visits of other CPUs are
- *                 still to come) explains it.  Per-CPU remainders alone never
- *                 strand a memcg.
+ *   pending since flush(M) = the part of pending(M) from updates after M's
+ *                 last flush (its last visit on any CPU), counted as the walk
+ *                 sees them (|(int)v|).  What was pending at that visit is
+ *                 being collected by the same flush's visits on other CPUs or
+ *                 raced with it; either way no walk policy could have
+ *                 credited it to M since.
+ *   stranded(M) = !flushable(M) && pending since flush(M) >
+ *                 sim_stranded_threshold() = TH + (SIM_CHARGE_BATCH - 1) *
+ *                 nr_online.  M not flushable means its atomic (<= TH) was
+ *                 not reset since that flush, so every update since then that
+ *                 a walk credited to M sits in the atomic or in a per-CPU
+ *                 remainder (<= 63 per online CPU): only updates a walk did
+ *                 not credit (it stopped early) exceed the bound.  Under
+ *                 continue and legacy a memcg is never stranded (short of
+ *                 CPU hotplug lowering TH, or updates on CPUs not counted
+ *                 online); per-CPU remainders alone, and a flush in
+ *                 progress, never strand it.
  *   read error  = at a traced read of M, error(M,I) after that read's flush
  *                 decision: at the read for a skipped read, once the flush's
  *                 visits of M are done for a read that flushed.
@@ -260,6 +275,7 @@ int sim_item_stats_foreach(const struct sim *s, uint64_t id, uint64_t now,
 /* Per memcg, since it became known, up to @now. */
 struct sim_cgroup_stats {
 	uint64_t	pending;	/* pending volume now, stats_updates units */
+	uint64_t	pending_since_flush; /* of it, since M's last flush (see above) */
 	uint64_t	max_pending;	/* its maximum */
 	uint64_t	oldest_ts;	/* oldest update not yet aggregated into M, 0 if none */
 	uint64_t	first_ts;	/* when M became known: mean = area / (now - first_ts) */
@@ -267,7 +283,7 @@ struct sim_cgroup_stats {
 	uint64_t	episodes;	/* stranded episodes that count (see struct sim_episode) */
 	uint64_t	reads;		/* sim_read_begin() calls */
 	uint64_t	stale_reads;	/* of which skipped while stranded */
-	uint64_t	reads_ended;	/* sim_read_end() calls: the reads with an error */
+	uint64_t	reads_ended;	/* sim_read_end() calls: reads whose result was taken */
 	uint64_t	max_read_age_ns;/* max age at sim_read_end() */
 	bool		flushable;
 	bool		stranded;
@@ -290,6 +306,7 @@ int sim_cgroup_stats_get(const struct sim *s, uint64_t id, uint64_t now,
  */
 struct sim_read_info {
 	uint64_t	pending;	/* pending volume of M, stats_updates units */
+	uint64_t	pending_since_flush; /* of it, since M's last flush */
 	uint64_t	age_ns;		/* ts - oldest update M misses, 0 if none */
 	bool		flushable;
 	bool		stranded;
@@ -305,8 +322,8 @@ int sim_read_end(struct sim *s, uint64_t ts, uint64_t id,
 
 /*
  * Stranded episodes: from the moment M becomes stranded to the moment it is
- * not.  One that lasted no time and skipped no read does not count (the
- * instants inside an instant flush).  The worst line is the page line with
+ * not.  One that lasted no time and skipped no read does not count (an
+ * update strands M for the instant before its own walk makes M flushable).  The worst line is the page line with
  * the largest |error| during the episode (M is not flushable, so error =
  * visible error); an event line only when no page line was wrong.
  */

@@ -112,19 +112,6 @@ static void memcg_rstat_updated(struct sim *s, int32_t slot, uint32_t abs_val)
 	s->walk_slot = NULL;
 }
 
-/*
- * The update raised the pending volume of @node and its ancestors; once the
- * walk has moved the counters, see which of them are stranded now.
- */
-static int sim_update_lag(struct sim *s, uint64_t ts, int32_t node)
-{
-	struct sim_node *n;
-
-	for (n = &s->nodes[node]; n; n = sim_parent(s, n))
-		sim_lag_eval(s, n, ts);
-	return sim_lag_err_take(s);
-}
-
 /**
  * sim_update() - one traced memcg stat update
  * @s: the simulator
@@ -173,11 +160,11 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 		return ret;
 	walk_val = (int32_t)(uint32_t)(uint64_t)val;
 	if (!walk_val)
-		return sim_update_lag(s, ts, node);
+		return sim_lag_err_take(s);
 	memcg_rstat_updated(s, slot, walk_val < 0 ? -(uint32_t)walk_val : (uint32_t)walk_val);
 	ret = s->err;
 	s->err = 0;
-	return ret ? ret : sim_update_lag(s, ts, node);
+	return ret ? ret : sim_lag_err_take(s);
 }
 
 /* memcg_vmstats_needs_flush() for @id; false for unknown ids. */

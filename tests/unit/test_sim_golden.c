@@ -409,15 +409,18 @@ static int read_now(struct sim *s, uint64_t ts, uint64_t id, struct read_log *lo
  * Root's FILE_PAGES error: the +1 of t=1 was aggregated by root's visit at
  * t=5, the five batches of 64 on CPU 1 (t=4, 6..9) were not: -320.  Each
  * leaf +64 at t = 10 + k stops at the flushable leaf, so root's error is
- * -(320 + 64k) and its pending volume 320 + 64k.  Stranded threshold: 256 +
- * 63 * 4 = 508, so root is stranded from k = 3 (512):
- *   k = 1, 2: skipped, not stale (384, 448 <= 508), errors -384, -448;
- *   k = 3: skipped while stranded, a stale read: FILE_PAGES read error -512
+ * -(320 + 64k) and its pending volume 320 + 64k.  Root's last flush is its
+ * visit at t=5: the batch of t=4 raced with that flush (it came after CPU
+ * 1's window; its credit was lost with the reset), so root's pending since
+ * flush is 256 + 64k.  Stranded threshold: 256 + 63 * 4 = 508, so root is
+ * stranded from k = 4 (512):
+ *   k = 1..3: skipped, not stale (320, 384, 448 <= 508), errors -384, -448, -512;
+ *   k = 4: skipped while stranded, a stale read: FILE_PAGES read error -576
  *          pages; age: the oldest update root misses is the batch of t=4,
- *          13 - 4 = 9 ns;
- *   k = 4, 5: stale, -576, -640.
- * The forced flush at t=20 empties root: the episode is [13, 20], 3 reads
- * skipped, worst line FILE_PAGES at -640, max pending 640; stranded 7 ns.
+ *          14 - 4 = 10 ns;
+ *   k = 5: stale, -640.
+ * The forced flush at t=20 empties root: the episode is [14, 20], 2 reads
+ * skipped, worst line FILE_PAGES at -640, max pending 640; stranded 6 ns.
  * Root is never flushable, so its visible error is its error at all times:
  *   t 1..4: -1, 4..5: -65, 5..6: -64, then -128, -192, -256 (t 6, 7, 8),
  *   9..11: -320, 11: -384, 12: -448, 13: -512, 14: -576, 15..20: -640, 0 after;
@@ -444,30 +447,32 @@ TEST(seed_race_break_read_error)
 		ASSERT_EQ(read_now(s, 10 + k, ROOT, &log, &info), 1);
 		ASSERT(!info.flushable);
 		ASSERT_EQU(info.pending, 320 + 64 * k);
-		ASSERT_EQ(info.stale, k >= 3);
-		ASSERT_EQ(info.stranded, k >= 3);
+		ASSERT_EQU(info.pending_since_flush, 256 + 64 * k);
+		ASSERT_EQ(info.stale, k >= 4);
+		ASSERT_EQ(info.stranded, k >= 4);
 		ASSERT_EQ(log.err[FILE_PAGES], want[k]);
 		ASSERT_EQU(log.age, 10 + k - 4);
 	}
 	ASSERT_EQ(sim_cgroup_stats_get(s, ROOT, 15, &cs), 0);
 	ASSERT_EQU(cs.reads, 5);
-	ASSERT_EQU(cs.stale_reads, 3);
-	ASSERT_EQU(cs.stranded_ns, 2);
+	ASSERT_EQU(cs.stale_reads, 2);
+	ASSERT_EQU(cs.stranded_ns, 1);
 	ASSERT_EQ(ep.n, 0);
 	ASSERT_EQ(sim_flush_request(s, 20, ROOT, true), 1);
 	ASSERT_EQ(sim_flush(s, 20, ROOT), 0);
 	ASSERT_EQ(ep.n, 1);
-	ASSERT_EQU(ep.last.start, 13);
+	ASSERT_EQU(ep.last.start, 14);
 	ASSERT_EQU(ep.last.end, 20);
 	ASSERT(!ep.last.open);
-	ASSERT_EQU(ep.last.reads_skipped, 3);
+	ASSERT_EQU(ep.last.reads_skipped, 2);
 	ASSERT_EQ(ep.last.worst_item, FILE_PAGES);
 	ASSERT_EQ(ep.last.worst_error, -640);
 	ASSERT_EQU(ep.last.max_pending, 640);
 	ASSERT_EQ(sim_cgroup_stats_get(s, ROOT, 30, &cs), 0);
-	ASSERT_EQU(cs.stranded_ns, 7);
+	ASSERT_EQU(cs.stranded_ns, 6);
 	ASSERT_EQU(cs.episodes, 1);
 	ASSERT_EQU(cs.max_pending, 640);
+	ASSERT_EQU(cs.pending + cs.pending_since_flush, 0);
 	ASSERT_EQ(sim_item_stats_get(s, ROOT, SIM_ITEM_STATE, FILE_PAGES, 30, &is), 0);
 	ASSERT_EQ(is.error, 0);
 	ASSERT_EQU(is.max_visible, 640);

@@ -320,8 +320,10 @@ static int ep_keep(const struct sim_episode *ep, void *ctx)
  * Then 100 fault/free pairs, i = 0..99: at t = 10 + 2i STATE ANON +1 and
  * EVENT PGFAULT +1, at t = 11 + 2i LRUVEC ANON -1 (the same line as STATE
  * ANON).  Root's pending volume grows by 3 per pair: 65 + 300 = 365 at the
- * end; it passes 127 at the 63rd unit, the free of pair 20 (t = 51): root is
- * stranded from t = 51.
+ * end.  Since its last flush (t=4) only the pairs count (A's second 65 came
+ * before root's visit): 3i + 1, 3i + 2, 3i + 3 after each update of pair i,
+ * above 127 from the PGFAULT of pair 42 (128, t = 94): root is stranded from
+ * t = 94.
  * Root's errors: ANON is -1 from each fault to its free (1 ns), 0 otherwise:
  * max visible 1, area 100 page*ns; PGFAULT is -(i + 1) events from t = 10 + 2i
  * for 2 ns: area 2 * (1 + ... + 100) = 10100 event*ns, max 100 at t = 210;
@@ -329,8 +331,10 @@ static int ep_keep(const struct sim_episode *ep, void *ctx)
  * was not visible): max visible 65, area 65 * (210 - 4) = 13390.
  * The read at t = 210 skips (atomic 0): stale; the reader got FILE -65 pages
  * and PGFAULT -100 events, ANON exact; age 210 - 3 = 207.
- * Episode [51, 210] (closed open at 210): worst line FILE -65 (pages outrank
- * the -100 events), 1 read skipped, max pending 365; stranded 159 ns.
+ * Ages are per memcg: PGFAULT's max error age is 207, FILE's update of t=3,
+ * not PGFAULT's own oldest (t=10).
+ * Episode [94, 210] (closed open at 210): worst line FILE -65 (pages outrank
+ * the -100 events), 1 read skipped, max pending 365; stranded 116 ns.
  * A is flushable from t=3 on, so none of A's errors were visible after it;
  * A's FILE error of t=1 was held while flushable and 0 while not (t=2..3).
  */
@@ -360,14 +364,15 @@ TEST(cancelling_updates)
 	for (i = 0; i < 100; i++) {
 		ASSERT_EQ(sim_update(s, 10 + 2 * i, 0, A, SIM_ITEM_STATE, ANON, 1), 0);
 		ASSERT_EQ(sim_update(s, 10 + 2 * i, 0, A, SIM_ITEM_EVENT, PGFAULT, 1), 0);
-		ASSERT_EQ(stale(s, ROOT).stranded, i >= 21);
+		ASSERT_EQ(stale(s, ROOT).stranded, i >= 42);
 		ASSERT_EQ(sim_update(s, 11 + 2 * i, 0, A, SIM_ITEM_LRUVEC, ANON, -1), 0);
-		ASSERT_EQ(stale(s, ROOT).stranded, i >= 20);
+		ASSERT_EQ(stale(s, ROOT).stranded, i >= 42);
 	}
 	ASSERT_EQ(sim_flush_request(s, 210, ROOT, false), 0);
 	ASSERT_EQ(sim_read_begin(s, 210, ROOT, false, &info), 0);
 	ASSERT(info.stale);
 	ASSERT_EQU(info.pending, 365);
+	ASSERT_EQU(info.pending_since_flush, 300);
 	memset(&log, 0, sizeof(log));
 	ASSERT_EQ(sim_read_end(s, 210, ROOT, read_keep, &log, NULL), 2);
 	ASSERT_EQ(log.err[FILE], -65);
@@ -395,14 +400,14 @@ TEST(cancelling_updates)
 	ASSERT_EQU(is.max_read_error, 65);
 
 	ASSERT_EQ(sim_cgroup_stats_get(s, ROOT, 210, &cs), 0);
-	ASSERT_EQU(cs.stranded_ns, 159);
+	ASSERT_EQU(cs.stranded_ns, 116);
 	ASSERT_EQU(cs.episodes, 1);
 	ASSERT_EQU(cs.stale_reads, 1);
 	ASSERT_EQU(cs.max_pending, 365);
 	ASSERT_EQ(ep.n, 0);
 	ASSERT_EQ(sim_episodes_close(s, 210), 0);
 	ASSERT_EQ(ep.n, 1);
-	ASSERT_EQU(ep.last.start, 51);
+	ASSERT_EQU(ep.last.start, 94);
 	ASSERT_EQU(ep.last.end, 210);
 	ASSERT(ep.last.open);
 	ASSERT_EQ(ep.last.worst_kind, SIM_ITEM_STATE);
@@ -481,17 +486,18 @@ TEST(state_and_lruvec_are_one_line)
 }
 
 /*
- * A flush in progress: 2 CPUs, TH 128, stranded above 128 + 126 = 254, BREAK,
- * root alone.  t=1 +1 on CPU 0; t=2..6 +64 on CPU 1: atomic 64, 128, 192
- * (flushable from t=4), then the walk stops: pending 321, error -321.
- * Instant flush at t=10: the CPU 0 visit resets the atomic with CPU 1's 320
- * still pending (> 254: stranded), the CPU 1 visit empties it at the same
- * t=10: an episode of no time and no read, which does not count.  The
- * visible error stopped being visible at t=4 (flushable) and the -320 of
- * t=10 lasted no time: max 129 (t=3..4), area 1 + 65 + 129 = 195.
+ * A flush in progress does not strand: 2 CPUs, TH 128, stranded above
+ * 128 + 126 = 254, BREAK, root alone.  t=1 +1 on CPU 0; t=2..6 +64 on CPU 1:
+ * atomic 64, 128, 192 (flushable from t=4), then the walk stops: pending
+ * 321 (all since the last flush: none yet), error -321, not stranded
+ * (flushable).  Instant flush at t=10: the CPU 0 visit resets the atomic
+ * with CPU 1's 320 still pending, but none of it came after that visit (0
+ * since flush): not stranded; the CPU 1 visit empties root.  The visible
+ * error stopped being visible at t=4 (flushable) and the -320 between the
+ * two visits lasted no time: max 129 (t=3..4), area 1 + 65 + 129 = 195.
  * Same again at t=11..16, the flush at t=20 with the CPU 1 window at t=25:
- * stranded from t=20; a read at t=22 skips (not flushable), stale, error
- * -320, age 22 - 12 = 10; the episode [20, 25] counts, 1 read skipped.
+ * a read at t=22 skips (not flushable) and gets -320, age 22 - 12 = 10, but
+ * is not stale: the flush will collect it.  No episode, no stranded time.
  */
 TEST(flush_in_progress)
 {
@@ -529,24 +535,23 @@ TEST(flush_in_progress)
 	ASSERT_EQ(sim_flush_request(s, 20, ROOT, true), 1);
 	ASSERT_EQ(sim_window_begin(s, 20, ROOT, 0), 0);
 	ASSERT_EQ(sim_window_end(s, 20), 0);
-	ASSERT(stale(s, ROOT).stranded);
+	ASSERT(!stale(s, ROOT).stranded);
 	ASSERT_EQ(sim_flush_request(s, 22, ROOT, false), 0);
 	ASSERT_EQ(sim_read_begin(s, 22, ROOT, false, &info), 0);
-	ASSERT(info.stale);
+	ASSERT(!info.stale);
+	ASSERT_EQU(info.pending, 320);
+	ASSERT_EQU(info.pending_since_flush, 0);
 	memset(&log, 0, sizeof(log));
 	ASSERT_EQ(sim_read_end(s, 22, ROOT, read_keep, &log, NULL), 1);
 	ASSERT_EQ(log.err[0], -320);
 	ASSERT_EQU(log.age, 10);
 	ASSERT_EQ(sim_window_begin(s, 25, ROOT, 1), 0);
 	ASSERT_EQ(sim_window_end(s, 25), 0);
-	ASSERT_EQ(ep.n, 1);
-	ASSERT_EQU(ep.last.start, 20);
-	ASSERT_EQU(ep.last.end, 25);
-	ASSERT_EQU(ep.last.reads_skipped, 1);
-	ASSERT_EQ(ep.last.worst_error, -320);
+	ASSERT_EQ(ep.n, 0);
 	ASSERT_EQ(sim_cgroup_stats_get(s, ROOT, 30, &cs), 0);
-	ASSERT_EQU(cs.episodes, 1);
-	ASSERT_EQU(cs.stranded_ns, 5);
+	ASSERT_EQU(cs.episodes, 0);
+	ASSERT_EQU(cs.stranded_ns, 0);
+	ASSERT_EQU(cs.stale_reads, 0);
 	sim_destroy(s);
 }
 
