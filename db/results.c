@@ -19,7 +19,7 @@ enum {
 static const char *const db_results_insert[W_NR] = {
 	[W_READ] = "INSERT INTO reads (run_id, ts, cpu, pid, cgroup_id, force, flushed, stranded,"
 		   " stale, pending, items_wrong, sim_stats_updates, kernel_stats_updates,"
-		   " kernel_needs_flush) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		   " kernel_needs_flush, pending_since_flush) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[W_READ_ERROR] = "INSERT INTO read_errors (read_id, kind, item, error, age_ns)"
 			 " VALUES (?,?,?,?,?)",
 	[W_EPISODE] = "INSERT INTO stranded_episodes (run_id, cgroup_id, start_ts, end_ts, open,"
@@ -180,6 +180,7 @@ int db_read_add(struct db_results *w, const struct db_read *r, int64_t *read_id)
 	sqlite3_bind_int64(st, 12, r->sim_stats_updates);
 	sqlite3_bind_int64(st, 13, r->kernel_stats_updates);
 	sqlite3_bind_int(st, 14, r->kernel_needs_flush);
+	bind_u64(st, 15, r->pending_since_flush);
 	err = db_step_reset(st);
 	if (!err && read_id)
 		*read_id = sqlite3_last_insert_rowid(w->db->sql);

@@ -52,6 +52,7 @@ struct db_read {
 	uint64_t	ts;
 	uint64_t	cgroup_id;
 	uint64_t	pending;
+	uint64_t	pending_since_flush;
 	int64_t		sim_stats_updates;
 	int64_t		kernel_stats_updates;
 	int		cpu;

@@ -60,6 +60,7 @@ static const struct {
 "	stranded		INTEGER NOT NULL,	-- 1: the cgroup was stranded at the request (see stranded_episodes)\n"
 "	stale			INTEGER NOT NULL,	-- 1: skipped while stranded: a stale read\n"
 "	pending			INTEGER NOT NULL,	-- sum of |val| not yet flushed into it, before the decision (stats_updates units)\n"
+"	pending_since_flush	INTEGER NOT NULL,	-- of it, from updates since its last flush: stranded above runs.stranded_limit\n"
 "	items_wrong		INTEGER NOT NULL,	-- items the reader got wrong: its rows in read_errors\n"
 "	sim_stats_updates	INTEGER,	-- simulated atomic stats_updates at the request\n"
 "	kernel_stats_updates	INTEGER,	-- the kernel's, as traced\n"

@@ -151,12 +151,21 @@ int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, u
 	struct read_wait *w;
 	int ret;
 
-	if (rd.force)
+	if (rd.force) {
+		struct sim_cgroup_stats cs;
+
+		ret = sim_cgroup_stats_get(r->sims[p], ev->id, ev->ts, &cs);
+		if (ret < 0)
+			return ret;
+		rd.pending_since_flush = cs.pending_since_flush;
+		rd.stranded = cs.stranded;
 		return reads_emit(r, p, &rd);
+	}
 	ret = sim_read_begin(r->sims[p], ev->ts, ev->id, go, &info);
 	if (ret < 0)
 		return ret;
 	rd.stranded = info.stranded;
+	rd.pending_since_flush = info.pending_since_flush;
 	rd.stale = info.stale;
 	c->pol[p].flushed_reads += go;
 	if (r->nr_waits == r->cap_waits) {

@@ -109,6 +109,7 @@ struct replay_read {
 	uint64_t	ts;
 	uint64_t	id;
 	uint64_t	pending;	/* before the decision */
+	uint64_t	pending_since_flush;	/* of it, since the cgroup's last flush */
 	int64_t		sim_stats_updates;
 	int64_t		kernel_stats_updates;
 	const struct replay_read_error *errors;	/* the lines it got wrong; none if forced */

@@ -33,6 +33,7 @@ static int store_read(void *ctx, unsigned int pol, const struct replay_read *r)
 	struct replay_store *s = ctx;
 	struct db_read row = {
 		.run_id = s->run_id[pol], .ts = r->ts, .cgroup_id = r->id, .pending = r->pending,
+		.pending_since_flush = r->pending_since_flush,
 		.sim_stats_updates = r->sim_stats_updates,
 		.kernel_stats_updates = r->kernel_stats_updates, .cpu = r->cpu, .pid = r->pid,
 		.items_wrong = (unsigned int)r->nr_errors, .force = r->force,

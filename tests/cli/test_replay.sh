@@ -20,11 +20,14 @@ q() { sqlite3 "$1" "$2"; }
 #   break: 256, skipped; pending 384 <= TH + 63 x 4 = 508: not stranded, not stale.
 #   continue: 320 > 256, flushes: the reader gets everything (no read_errors row).
 # Two more leaf updates (4.5, 4.6 ms); read at 5.0 ms: truth 513, shown 1: error -512.
-#   break: still 256, pending 512 > 508: stranded since 4.6 ms, a stale read.
+#   break: still 256, skipped.  Pending 512, but since the root's last flush (its visit
+#   at 2.027666 ms) only 5 x 64 + 2 x 64 = 448 <= 508: the per-CPU remainders and the
+#   atomic could hold that much, so not stranded, not stale.  (The pagecache scenario in
+#   test_synth.sh has the stale reads.)
 #   continue: root took 128 in its per-CPU counters, not flushable: -128, not stale.
 # The forced flushes at 2 and 7 ms are not readers.
 expect_exit replay_seed_race 0 "$REPLAY" replay "$DB"
-expect_match replay_seed_race_summary 'break +2\.00 MiB +NR_FILE_PAGES +1 of 2 ' "$T_OUT"
+expect_match replay_seed_race_summary 'break +2\.00 MiB +NR_FILE_PAGES +0 of 2 ' "$T_OUT"
 expect_match replay_seed_race_summary_continue 'continue +512 KiB +NR_FILE_PAGES +0 of 2 ' "$T_OUT"
 run_of() { q "$DB" "SELECT max(run_id) FROM runs WHERE kind = 'replay' AND policy = '$1'"; }
 RB=$(run_of break) RC=$(run_of continue)
@@ -37,20 +40,19 @@ err_at() {	# run ts: flushed|stranded|stale|pending|error of NR_FILE_PAGES (empt
 got=$(err_at "$RB" 4000000)
 [ "$got" = "0|0|0|384|-384" ] && pass replay_break_read_4ms || fail replay_break_read_4ms "$got"
 got=$(err_at "$RB" 5000000)
-[ "$got" = "0|1|1|512|-512" ] && pass replay_break_stale_read_error || fail replay_break_stale_read_error "$got"
+[ "$got" = "0|0|0|512|-512" ] && pass replay_break_read_5ms || fail replay_break_read_5ms "$got"
+got=$(q "$DB" "SELECT pending_since_flush FROM reads WHERE run_id = $RB AND ts = 5000000")
+[ "$got" = "448" ] && pass replay_break_pending_since_flush || fail replay_break_pending_since_flush "$got"
 got=$(err_at "$RC" 4000000)
 [ "$got" = "1|0|0|384|" ] && pass replay_continue_read_flushes || fail replay_continue_read_flushes "$got"
 got=$(err_at "$RC" 5000000)
 [ "$got" = "0|0|0|128|-128" ] && pass replay_continue_read_5ms || fail replay_continue_read_5ms "$got"
 got=$(q "$DB" "SELECT stale_reads, stranded_episodes FROM cgroup_summary WHERE run_id = $RB AND cgroup_id = 1")
-[ "$got" = "1|1" ] && pass replay_break_stale_reads || fail replay_break_stale_reads "$got"
+[ "$got" = "0|0" ] && pass replay_break_no_stale_reads || fail replay_break_no_stale_reads "$got"
 got=$(q "$DB" "SELECT stale_reads, stranded_episodes FROM cgroup_summary WHERE run_id = $RC AND cgroup_id = 1")
 [ "$got" = "0|0" ] && pass replay_continue_no_stale_reads || fail replay_continue_no_stale_reads "$got"
-# the episode: stranded from the update at 4.6 ms to the final flush's visit of the root
-# (7 ms + 3 windows; after the root's last visit on CPU 1 it is 0): one read skipped
-got=$(q "$DB" "SELECT start_ts, end_ts > 7000000, open, worst_error, reads_skipped, max_pending
-	FROM stranded_episodes WHERE run_id = $RB AND cgroup_id = 1")
-[ "$got" = "4600000|1|0|-512|1|512" ] && pass replay_break_episode || fail replay_break_episode "$got"
+got=$(q "$DB" "SELECT count(*) FROM stranded_episodes WHERE run_id = $RB AND cgroup_id = 1")
+[ "$got" = "0" ] && pass replay_break_no_episode || fail replay_break_no_episode "$got"
 
 # Series: first event 1.0 ms, last 7.040999 ms (the final flush's last window unlock);
 # at 0.5 ms: floor(6.040999 / 0.5) + 1 = 13 samples per (run, cgroup, line), no gap.

@@ -3,9 +3,8 @@
 #
 # Golden 1, seed-race (timeline and counters by hand in capture/synth_race.c; the read
 #   errors derived in tests/cli/test_replay.sh): the root reader's NR_FILE_PAGES error
-#   under break is -384 at 4 ms (pending 384 <= TH + 63 x 4 = 508: not stale) and -512
-#   at 5 ms (pending 512 > 508, stranded since 4.6 ms: the stale read); stranded until
-#   the final flush visits the root on CPU 1 at 7.017666 ms: 2.417666 ms, one episode.
+#   under break is -384 at 4 ms and -512 at 5 ms, both skipped; neither is stale: the
+#   updates since the root's last flush (448) never exceed TH + 63 x 4 = 508.
 #   Under continue the read at 4 ms flushes (error 0); the one at 5 ms is skipped with
 #   the 128 pages of two later updates in per-CPU counters: -128, not stale.
 #
@@ -27,6 +26,10 @@
 #   When the race happens: the first reader (50 ms) flushes; the race is in that flush,
 #   which ends by 74 ms, and 508 pages later (2 ms) the root is stranded: the first
 #   stranded episode starts before 0.25 s.
+#   The first stale read is the reader at 150 ms under break: the root's last visit in
+#   the 50 ms flush came 50 to 74 ms into the trace, so the reader misses the pages of
+#   76 to 100 ms: R x 76 ms = 19,923 <= -error <= R x 100 ms = 26,214.  Under continue
+#   that reader flushes: |error| <= 6,799 as above.
 #   Between two reads inside one stranded period the error grows at the page-cache
 #   rate: within 2 %.
 source "$(dirname "$0")/../lib.sh"
@@ -65,10 +68,10 @@ expect_exit report_seed_race_csv 0 "$REPLAY" report "$SR" --format csv
 printf '%s\n' "$T_OUT" >"$T_TMP/sr.csv"
 F=NR_FILE_PAGES
 num_check sr_break_root_max "$(csv_get "$T_TMP/sr.csv" break / $F max_read_error)" == 512
-num_check sr_break_root_stale "$(csv_get "$T_TMP/sr.csv" break / $F stale_reads)" == 1
+num_check sr_break_root_stale "$(csv_get "$T_TMP/sr.csv" break / $F stale_reads)" == 0
 num_check sr_break_root_reads "$(csv_get "$T_TMP/sr.csv" break / $F reads)" == 2
-num_check sr_break_root_stranded_ms "$(csv_get "$T_TMP/sr.csv" break / $F stranded_ms)" == 2.417666
-num_check sr_break_root_episodes "$(csv_get "$T_TMP/sr.csv" break / $F stranded_episodes)" == 1
+num_check sr_break_root_stranded_ms "$(csv_get "$T_TMP/sr.csv" break / $F stranded_ms)" == 0
+num_check sr_break_root_episodes "$(csv_get "$T_TMP/sr.csv" break / $F stranded_episodes)" == 0
 num_check sr_continue_root_max "$(csv_get "$T_TMP/sr.csv" continue / $F max_read_error)" == 128
 num_check sr_continue_root_stale "$(csv_get "$T_TMP/sr.csv" continue / $F stale_reads)" == 0
 num_check sr_continue_root_stranded_ms "$(csv_get "$T_TMP/sr.csv" continue / $F stranded_ms)" == 0
@@ -81,7 +84,7 @@ expect_match sr_sql_continue_recovers '^1\|320\|0\|0$' "$(q "SELECT flushed, sim
 	FROM reads JOIN runs USING (run_id) WHERE policy = 'continue' AND force = 0 AND cgroup_id = 1 ORDER BY ts LIMIT 1")"
 expect_match sr_sql_kernel_values '^256\|0$' "$(q "SELECT DISTINCT kernel_stats_updates, kernel_needs_flush
 	FROM reads WHERE force = 0")"
-expect_match sr_sql_lag_report_view '^break\|NR_FILE_PAGES\|pages\|512\|1$' "$(q "SELECT policy, item, unit,
+expect_match sr_sql_lag_report_view '^break\|NR_FILE_PAGES\|pages\|512\|0$' "$(q "SELECT policy, item, unit,
 	max_read_error, stale_reads FROM lag_report WHERE cgroup = '/' AND policy = 'break'")"
 # the views' columns, in order
 expect_match sr_sql_lag_report_columns '^policy,run_id,flush_model,cgroup,cgroup_id,level,item,unit,reads,stale_reads,max_read_error,p99_read_error,mean_read_error,max_visible_error,mean_visible_error,max_error_age_ms,stranded_ms,stranded_episodes,max_pending$' \
@@ -135,6 +138,22 @@ brk_run=$(q "SELECT max(run_id) FROM runs WHERE kind = 'replay' AND policy = 'br
 t0=$(q "SELECT value FROM meta WHERE key = 'capture_start_ns'")
 first_stranded=$(q "SELECT (min(start_ts) - $t0) / 1e9 FROM stranded_episodes WHERE run_id = $brk_run AND cgroup_id = 1")
 num_check pc_break_first_stranded_early "$first_stranded" "<=" 0.25
+# the first stale read: its NR_FILE_PAGES error, under break and continue
+first_err() {	# run: stale|-error of the root's read at 150 ms
+	q "SELECT r.stale, coalesce(-e.error, 0) FROM reads r LEFT JOIN read_errors e
+		ON e.read_id = r.read_id AND e.kind = 1 AND e.item = (SELECT item FROM items WHERE name = '$F')
+		WHERE r.run_id = $1 AND r.cgroup_id = 1 AND r.force = 0 AND r.ts > $t0 + 100000000
+		ORDER BY r.ts LIMIT 1"
+}
+cont_run=$(q "SELECT max(run_id) FROM runs WHERE kind = 'replay' AND policy = 'continue'")
+got=$(first_err "$brk_run")
+expect_match pc_break_first_read_stale '^1\|' "$got"
+num_check pc_break_first_stale_error_lower "${got#*|}" ">=" 19923
+num_check pc_break_first_stale_error_upper "${got#*|}" "<=" 26214
+got=$(first_err "$cont_run")
+expect_match pc_continue_first_read_not_stale '^0\|' "$got"
+num_check pc_continue_same_read_error "${got#*|}" "<=" 6799
+num_check pc_continue_same_read_error_neg "${got#*|}" ">=" -6799
 # slope of the root reader's error between the first and the last read of 2-4 s
 slope=$(q "WITH r AS (SELECT r.ts, -e.error AS miss FROM reads r JOIN read_errors e USING (read_id)
 	WHERE r.run_id = $brk_run AND r.cgroup_id = 1 AND e.kind = 1
