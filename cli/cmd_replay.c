@@ -385,25 +385,55 @@ static int ids_add(uint64_t id, void *ctx)
 	return 0;
 }
 
-static const struct replay_trace *level_trace;
+/* (level, id) pairs: by id to look levels up, then by level to pick the shallowest. */
+struct lvl {
+	uint64_t	id;
+	int		level;	/* unknown: after every known level */
+};
 
-static int level_of(uint64_t id)
+static int lvl_by_id(const void *a, const void *b)
 {
-	size_t i;
+	const struct lvl *x = a, *y = b;
 
-	for (i = 0; i < level_trace->nr_cgroups; i++)
-		if (level_trace->cgroups[i].id == id)
-			return level_trace->cgroups[i].level < 0 ? 1 << 20 :
-			       level_trace->cgroups[i].level;
-	return 1 << 20;
+	return (x->id > y->id) - (x->id < y->id);
 }
 
-static int level_cmp(const void *a, const void *b)
+static int lvl_by_level(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	int lx = level_of(x), ly = level_of(y);
+	const struct lvl *x = a, *y = b;
 
-	return lx != ly ? lx - ly : (x > y) - (x < y);
+	return x->level != y->level ? x->level - y->level : lvl_by_id(a, b);
+}
+
+/* Keep the @keep shallowest of @ids (the trace's levels), in place. */
+static int ids_shallowest(const struct replay_trace *t, struct ids *ids, size_t keep)
+{
+	struct lvl *tab = calloc(t->nr_cgroups + 1, sizeof(*tab));
+	struct lvl *sel = calloc(ids->n, sizeof(*sel));
+	size_t i;
+
+	if (!tab || !sel) {
+		free(tab);
+		free(sel);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->nr_cgroups; i++)
+		tab[i] = (struct lvl){ .id = t->cgroups[i].id,
+				       .level = t->cgroups[i].level < 0 ? 1 << 20 : t->cgroups[i].level };
+	qsort(tab, t->nr_cgroups, sizeof(*tab), lvl_by_id);
+	for (i = 0; i < ids->n; i++) {
+		struct lvl key = { .id = ids->v[i] };
+		const struct lvl *f = bsearch(&key, tab, t->nr_cgroups, sizeof(*tab), lvl_by_id);
+
+		sel[i] = (struct lvl){ .id = ids->v[i], .level = f ? f->level : 1 << 20 };
+	}
+	qsort(sel, ids->n, sizeof(*sel), lvl_by_level);
+	for (i = 0; i < keep && i < ids->n; i++)
+		ids->v[i] = sel[i].id;
+	ids->n = i;
+	free(tab);
+	free(sel);
+	return 0;
 }
 
 /*
@@ -424,9 +454,9 @@ static int replay_series_ids(struct db *db, const struct replay_opts *o,
 		return cli_fail(ret, "%s", o->file);
 	read = ids->n;
 	if (read > REPLAY_SERIES_CGROUPS) {
-		level_trace = t;
-		qsort(ids->v, read, sizeof(ids->v[0]), level_cmp);
-		ids->n = REPLAY_SERIES_CGROUPS;
+		ret = ids_shallowest(t, ids, REPLAY_SERIES_CGROUPS);
+		if (ret < 0)
+			return cli_fail(ret, "%s", o->file);
 		printf("Series: the %d shallowest of the %zu cgroups read (and their ancestors); "
 		       "--series-cgroup adds others.\n", REPLAY_SERIES_CGROUPS, read);
 	}

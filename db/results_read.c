@@ -267,7 +267,7 @@ int db_mismatches_foreach(struct db *db, int64_t run_id, int64_t limit,
 	return ret;
 }
 
-/* The validation row of @run_id; strings in *out are static "" (policy etc. are the caller's). */
+/* The validation row of @run_id; *out's strings stay NULL, *diff_hist is malloc'd JSON. */
 int db_validation_get(struct db *db, int64_t run_id, struct db_validation *out, char **diff_hist)
 {
 	sqlite3_stmt *st;

@@ -80,6 +80,19 @@ RS=$(run_of break)
 got=$(q "$DB" "SELECT count(DISTINCT cgroup_id) FROM cgroup_series WHERE run_id = $RS")
 [ "$got" = "2" ] && pass replay_series_cgroup_added || fail replay_series_cgroup_added "$got"
 
+# A trace reading more than 256 cgroups: the 256 shallowest get a series (ancestors are
+# shallower still), no read cgroup left out is shallower than one kept.
+FL=$T_TMP/fleet.db
+"$REPLAY" synth -q -s fleet --cgroups 2000 --events 100000 --reader-ms 0.02 -o "$FL" || fail synth_fleet "for series"
+expect_exit replay_series_bounded 0 "$REPLAY" replay "$FL" -m spread --policy break
+expect_match replay_series_bounded_msg 'Series: the 256 shallowest of the [0-9]+ cgroups read' "$T_OUT"
+got=$(q "$FL" "WITH s AS (SELECT DISTINCT cgroup_id AS id FROM cgroup_series),
+	r AS (SELECT DISTINCT id FROM events WHERE kind > 3 AND kind = 4 AND flags & 1 = 0)
+	SELECT (SELECT count(*) FROM s) >= 256,
+	(SELECT max(level) FROM cgroups WHERE id IN (SELECT id FROM s)) <=
+	(SELECT coalesce(min(level), 1000) FROM cgroups WHERE id IN (SELECT id FROM r) AND id NOT IN (SELECT id FROM s))")
+[ "$got" = "1|1" ] && pass replay_series_shallowest || fail replay_series_shallowest "$got"
+
 # A file of schema 1 (an older memcg-replay): report and info say so (exit 20 for
 # report); replay drops the old results and writes current ones.
 OLD=$T_TMP/old.db
