@@ -626,6 +626,36 @@ TEST(hotplug_moves_the_bound)
 	sim_destroy(s);
 }
 
+/*
+ * A large folio: 2 CPUs, TH 128, bound 254, CONTINUE, root alone.  +512 on
+ * CPU 0 raises root's pending since flush to 512 before the walk runs, and
+ * the walk moves the 512 into the atomic (flushable): stranded for no time,
+ * which is no episode.  Under BREAK too (root is the first node).
+ */
+TEST(large_update_no_episode)
+{
+	const struct sim_policy *p;
+	size_t i;
+
+	for (i = 0; (p = sim_policy_at(i)); i++) {
+		struct sim *s = sim_create(p, 2, 2);
+		struct ep_log ep = { .n = 0 };
+		struct sim_cgroup_stats cs;
+
+		ASSERT(s);
+		sim_episode_sink(s, ep_keep, &ep);
+		ASSERT_EQ(sim_update(s, 1, 0, ROOT, SIM_ITEM_STATE, 0, 512), 0);
+		ASSERT(sim_needs_flush(s, ROOT));
+		ASSERT(!stale(s, ROOT).stranded);
+		ASSERT_EQ(sim_cgroup_stats_get(s, ROOT, 10, &cs), 0);
+		ASSERT_EQU(cs.pending_since_flush, 512);
+		ASSERT_EQU(cs.episodes + cs.stranded_ns, 0);
+		ASSERT_EQ(ep.n, 0);
+		sim_destroy(s);
+	}
+}
+
 TEST_MAIN(subtree_flush_waits_in_parent_pending, stuck_and_age, event_count_truncation,
 	  oldest_out_of_order, cancelling_updates, state_and_lruvec_are_one_line,
-	  flush_in_progress, episode_sink_error, hotplug_moves_the_bound)
+	  flush_in_progress, episode_sink_error, hotplug_moves_the_bound,
+	  large_update_no_episode)
