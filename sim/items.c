@@ -163,7 +163,7 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 		unsigned int i;
 
 		for (i = 0; i < ch->nr; i++) {
-			sim_item_touch(n, ch->k[i], ts);
+			sim_item_touch(s, n, ch->k[i], ts);
 			n->lines[ch->k[i]].miss -= ch->d[i];
 			sim_item_changed(s, n, ch->k[i]);
 			if (p)
@@ -182,7 +182,7 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 		if (!d)
 			continue;
 		n->pend_it[k] = 0;
-		sim_item_touch(n, k, ts);
+		sim_item_touch(s, n, k, ts);
 		n->lines[k].miss -= d;
 		sim_item_changed(s, n, k);
 		if (p)

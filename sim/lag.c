@@ -88,19 +88,31 @@ void sim_lag_worst(struct sim *s, struct sim_node *n, uint32_t k)
 	n->ep_worst_err = -n->lines[k].miss;
 }
 
-static void sim_episode_start(struct sim *s, struct sim_node *n, uint64_t ts)
+/*
+ * The worst of the lines as the episode found them.  Deferred until one of
+ * them is about to change or the episode is delivered: until then they are
+ * what they were at the start, and an episode that ends at once (a large
+ * update strands a memcg for the instant before its own walk makes it
+ * flushable) costs no scan.
+ */
+void sim_lag_scan(struct sim *s, struct sim_node *n)
 {
 	uint32_t k;
 
+	n->ep_scan = false;
+	for (k = 0; k < n->cap_it && k < s->nr_items; k++)
+		sim_lag_worst(s, n, k);
+}
+
+static void sim_episode_start(struct sim *s, struct sim_node *n, uint64_t ts)
+{
 	n->ep_start = ts;
 	n->ep_skipped = 0;
 	n->ep_max_pending = n->missing;
 	n->ep_worst_k = SIM_NONE;
 	n->ep_worst_abs = 0;
 	n->ep_worst_err = 0;
-	/* rare (a transition), so a scan of the lines is fine here */
-	for (k = 0; k < n->cap_it && k < s->nr_items; k++)
-		sim_lag_worst(s, n, k);
+	n->ep_scan = true;
 }
 
 /* An episode that lasted no time and skipped no read: an instant before a walk's batch. */
@@ -116,8 +128,12 @@ static void sim_episode_deliver(struct sim *s, struct sim_node *n, uint64_t ts, 
 
 	if (ts > n->ep_start)
 		n->strand_ns += ts - n->ep_start;
-	if (!sim_episode_counts(n, ts))
+	if (!sim_episode_counts(n, ts)) {
+		n->ep_scan = false;
 		return;
+	}
+	if (n->ep_scan)
+		sim_lag_scan(s, n);
 	n->episodes++;
 	if (!s->ep_fn)
 		return;

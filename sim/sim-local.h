@@ -129,6 +129,7 @@ struct sim_node {
 	int64_t			ep_worst_err;
 	int32_t			ep_worst_k;	/* item index, SIM_NONE if no line was wrong */
 	bool			stranded;
+	bool			ep_scan;	/* the lines at the episode's start are not scanned yet */
 	uint64_t		episodes;	/* ended episodes that count */
 	uint64_t		reads;
 	uint64_t		stale_reads;
@@ -228,6 +229,7 @@ void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts);
 /* lag.c */
 void sim_lag_change(struct sim *s, struct sim_node *n, uint64_t ts);
 void sim_lag_worst(struct sim *s, struct sim_node *n, uint32_t k);
+void sim_lag_scan(struct sim *s, struct sim_node *n);
 void sim_lag_flushable(struct sim_node *n, uint64_t ts);
 int sim_lag_err_take(struct sim *s);
 
@@ -244,13 +246,16 @@ static inline uint64_t sim_nf(const struct sim_node *n, uint64_t ts)
 
 /*
  * Bring line @k of @n up to @ts before its error changes: the error it held
- * since its last change was visible for the non-flushable time in between.
+ * since its last change was visible for the non-flushable time in between;
+ * and the lines an episode started with, before the first of them changes.
  */
-static inline void sim_item_touch(struct sim_node *n, uint32_t k, uint64_t ts)
+static inline void sim_item_touch(struct sim *s, struct sim_node *n, uint32_t k, uint64_t ts)
 {
 	struct sim_line *a = &n->lines[k];
 	uint64_t nf = sim_nf(n, ts);
 
+	if (n->ep_scan)
+		sim_lag_scan(s, n);
 	if (nf > a->nf_at) {
 		uint64_t e = sim_abs64(a->miss);
 

@@ -126,7 +126,7 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 			n->oldest = ts;
 		if (n->missing > n->max_missing)
 			n->max_missing = n->missing;
-		sim_item_touch(n, (uint32_t)k, ts);
+		sim_item_touch(s, n, (uint32_t)k, ts);
 		n->lines[k].miss += d;
 		sim_item_changed(s, n, (uint32_t)k);
 		/*

@@ -576,6 +576,86 @@ TEST(episode_sink_error)
 	sim_destroy(s);
 }
 
+/*
+ * CPU hotplug moves the threshold: 4 CPUs, CONTINUE, root alone.  +63 on
+ * each CPU at t=1..4 stays in the per-CPU counters (atomic 0): pending 252,
+ * not stranded (TH 256, bound 508).  At t=10 three CPUs go offline: TH 64,
+ * bound 64 + 63 = 127 < 252 with the remainders of the offline CPUs still
+ * pending: stranded (the one way continue strands).  At t=15 they are back:
+ * bound 508, the episode [10, 15] ends and is delivered; unknown ids and
+ * kinds are refused by every query.
+ */
+TEST(hotplug_moves_the_bound)
+{
+	struct sim *s = sim_create(sim_policy_find("continue"), 4, 4);
+	struct ep_log ep = { .n = 0 };
+	struct sim_cgroup_stats cs;
+	struct sim_item_stats is;
+	unsigned int c;
+
+	ASSERT(s);
+	sim_episode_sink(s, ep_keep, &ep);
+	for (c = 0; c < 4; c++)
+		ASSERT_EQ(sim_update(s, 1 + c, c, ROOT, SIM_ITEM_STATE, 0, 63), 0);
+	ASSERT_EQ(sim_stats_updates(s, ROOT), 0);
+	ASSERT(!stale(s, ROOT).stranded);
+	ASSERT_EQ(sim_set_online(s, 10, 1), 0);
+	ASSERT_EQU(sim_stranded_threshold(s), 127);
+	ASSERT(stale(s, ROOT).stranded);
+	ASSERT_EQ(sim_set_online(s, 15, 4), 0);
+	ASSERT_EQU(sim_stranded_threshold(s), 508);
+	ASSERT(!stale(s, ROOT).stranded);
+	ASSERT_EQ(ep.n, 1);
+	ASSERT_EQU(ep.last.start, 10);
+	ASSERT_EQU(ep.last.end, 15);
+	ASSERT_EQ(ep.last.worst_error, -252);
+	ASSERT_EQ(sim_cgroup_stats_get(s, ROOT, 20, &cs), 0);
+	ASSERT_EQU(cs.stranded_ns, 5);
+	ASSERT_EQU(cs.pending_since_flush, 252);
+
+	ASSERT_EQ(sim_cgroup_stats_get(s, 99, 20, &cs), -ENOENT);
+	ASSERT_EQ(sim_item_stats_get(s, 99, SIM_ITEM_STATE, 0, 20, &is), -ENOENT);
+	ASSERT_EQ(sim_item_stats_get(s, ROOT, (enum sim_item_kind)7, 0, 20, &is), -EINVAL);
+	ASSERT_EQ(sim_item_stats_foreach(s, 99, 20, count_lines, NULL), -ENOENT);
+	is.error = 1;
+	ASSERT_EQ(sim_item_stats_get(s, ROOT, SIM_ITEM_EVENT, 0, 20, &is), 0);
+	ASSERT_EQ(is.error, 0);			/* never updated: all zero */
+	ASSERT_EQU(is.max_visible, 0);
+	ASSERT_EQ(sim_episodes_close(s, 30), 0);
+	ASSERT_EQ(ep.n, 1);			/* nothing open */
+	sim_destroy(s);
+}
+
+/*
+ * A large folio: 2 CPUs, TH 128, bound 254, CONTINUE, root alone.  +512 on
+ * CPU 0 raises root's pending since flush to 512 before the walk runs, and
+ * the walk moves the 512 into the atomic (flushable): stranded for no time,
+ * which is no episode.  Under BREAK too (root is the first node).
+ */
+TEST(large_update_no_episode)
+{
+	const struct sim_policy *p;
+	size_t i;
+
+	for (i = 0; (p = sim_policy_at(i)); i++) {
+		struct sim *s = sim_create(p, 2, 2);
+		struct ep_log ep = { .n = 0 };
+		struct sim_cgroup_stats cs;
+
+		ASSERT(s);
+		sim_episode_sink(s, ep_keep, &ep);
+		ASSERT_EQ(sim_update(s, 1, 0, ROOT, SIM_ITEM_STATE, 0, 512), 0);
+		ASSERT(sim_needs_flush(s, ROOT));
+		ASSERT(!stale(s, ROOT).stranded);
+		ASSERT_EQ(sim_cgroup_stats_get(s, ROOT, 10, &cs), 0);
+		ASSERT_EQU(cs.pending_since_flush, 512);
+		ASSERT_EQU(cs.episodes + cs.stranded_ns, 0);
+		ASSERT_EQ(ep.n, 0);
+		sim_destroy(s);
+	}
+}
+
 TEST_MAIN(subtree_flush_waits_in_parent_pending, stuck_and_age, event_count_truncation,
 	  oldest_out_of_order, cancelling_updates, state_and_lruvec_are_one_line,
-	  flush_in_progress, episode_sink_error)
+	  flush_in_progress, episode_sink_error, hotplug_moves_the_bound,
+	  large_update_no_episode)
