@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "results.h"
 #include "trace_check.h"
 
 static const char info_doc[] =
@@ -123,28 +124,31 @@ static void print_cgroups_lost(struct db *db)
 	       lost[2] > 0 ? " (some CPUs unknown)" : "");
 }
 
+static int print_run(const struct db_run_info *ri, void *ctx)
+{
+	int *n = ctx;
+
+	if (!(*n)++)
+		printf("runs:\n  %4s  %-8s  %-9s  %-8s  %12s  %9s  %s\n", "id", "kind", "policy",
+		       "model", "events", "wall", "started");
+	printf("  %4" PRId64 "  %-8s  %-9s  %-8s  %12" PRId64 "  %7.2f s  %s\n", ri->run_id,
+	       ri->kind, ri->policy, ri->flush_model, ri->events, ri->wall_s, ri->started_at);
+	return 0;
+}
+
 static void print_runs(struct db *db)
 {
-	sqlite3_stmt *st;
-	int n = 0;
+	int n = 0, err;
 
-	if (sqlite3_prepare_v2(db_sqlite(db),
-			       "SELECT run_id, kind, policy, coalesce(flush_model, '-'), events, wall_s,"
-			       " coalesce(started_at, '-') FROM runs ORDER BY run_id", -1, &st, NULL) != SQLITE_OK) {
+	err = db_runs_foreach(db, print_run, &n);
+	if (err == -MCR_E_OLDER) {
+		printf("%-14s written by an older memcg-replay: replay the file again\n", "runs:");
+		return;
+	}
+	if (err < 0 && !n) {
 		printf("%-14s (none)\n", "runs:");
 		return;
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (!n++)
-			printf("runs:\n  %4s  %-8s  %-9s  %-8s  %12s  %9s  %s\n", "id", "kind", "policy",
-			       "model", "events", "wall", "started");
-		printf("  %4lld  %-8s  %-9s  %-8s  %12lld  %7.2f s  %s\n",
-		       sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1),
-		       sqlite3_column_text(st, 2), sqlite3_column_text(st, 3),
-		       sqlite3_column_int64(st, 4), sqlite3_column_double(st, 5),
-		       sqlite3_column_text(st, 6));
-	}
-	sqlite3_finalize(st);
 	if (!n)
 		printf("%-14s none yet (memcg-replay replay FILE)\n", "runs:");
 }

@@ -12,21 +12,42 @@
 
 #include "cli.h"
 #include "replay.h"
+#include "results.h"
 
-#define REPLAY_TOP_GAPS	5
+#define REPLAY_TOP_ANCESTORS	5
+#define REPLAY_SERIES_CGROUPS	256	/* read cgroups that get a series by default */
+#define REPLAY_MAX_SERIES_ARGS	64
+/*
+ * The default series period.  A 60 s capture gives 1201 samples: about one
+ * per pixel column of a plot, 40 between two of the kernel's periodic ~2 s
+ * root flushes, so a stranded stretch of a few hundred ms spans several
+ * samples; min_error and max_error keep what happens between samples.
+ * Longer traces get span / REPLAY_SAMPLES_MAX, so a series never has more
+ * than about 2000 rows per (cgroup, line) by default.
+ */
+#define REPLAY_SAMPLE_MS_DEFAULT	50
+#define REPLAY_SAMPLES_MAX		2000
+/* --sample-ms that gives more samples than this is refused: rows would swamp the trace */
+#define REPLAY_SAMPLES_LIMIT		1000000
 
 struct replay_opts {
 	const char	*file;
 	const char	*policies;
 	const char	*model;
-	double		sample_ms;
+	const char	*series[REPLAY_MAX_SERIES_ARGS];
+	unsigned int	nr_series;
+	double		sample_ms;	/* < 0: the default */
 	unsigned int	max_hyp;
 };
 
 static const struct argp_option replay_options[] = {
 	{ "policy", 'p', "LIST", 0, "comma-separated walk policies (default: break,continue,legacy)", 0 },
 	{ "flush-model", 'm', "MODEL", 0, "where flush visits happen when the trace does not say", 0 },
-	{ "sample-ms", 's', "N", 0, "staleness sample period in trace ms (default 100; 0: reads only)", 0 },
+	{ "sample-ms", 's', "MS", 0, "series period in trace ms, > 0 (default "
+	  CLI_STR(REPLAY_SAMPLE_MS_DEFAULT) ", or the trace's span / " CLI_STR(REPLAY_SAMPLES_MAX)
+	  " if longer; 0: no series)", 0 },
+	{ "series-cgroup", 'S', "PATH", 0, "a series for this cgroup (and its ancestors) too; "
+	  "repeatable.  By default: the cgroups that are read and their ancestors", 0 },
 	CLI_OPTION_MAX_HYP,
 	{ 0 }
 };
@@ -46,8 +67,16 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 	case 's':
 		errno = 0;
 		o->sample_ms = strtod(arg, &end);
-		if (errno || *end || o->sample_ms < 0 || o->sample_ms > 1e9)
-			argp_error(state, "--sample-ms: not a number of ms: '%s'", arg);
+		/* 1 us is the finest period; NaN fails every comparison */
+		if (errno || end == arg || *end || !(o->sample_ms == 0 ||
+		    (o->sample_ms >= 0.001 && o->sample_ms <= 1e9)))
+			argp_error(state, "--sample-ms: '%s' is not 0 nor a period of 0.001 to 1e9 ms",
+				   arg);
+		break;
+	case 'S':
+		if (o->nr_series == REPLAY_MAX_SERIES_ARGS)
+			argp_error(state, "--series-cgroup: at most %d", REPLAY_MAX_SERIES_ARGS);
+		o->series[o->nr_series++] = arg;
 		break;
 	case 'H':
 		o->max_hyp = cli_arg_max_hyp(state, arg);
@@ -82,13 +111,31 @@ static char *replay_help_extra(void)
 		"  windows the trace has.  Flushes the trace does not have (a policy that\n"
 		"  flushes where the kernel skipped) happen at the request.  It costs one\n"
 		"  extra pass.\n");
-	fprintf(f, "\nWritten into FILE, one run per policy, in one transaction:\n"
-		"  runs            policy, flush model, options, events, wall time, costs\n"
-		"  reads           every memcg_flush_stats: decision, missing pages, stale\n"
-		"  series          staleness per cgroup at every read and --sample-ms\n"
-		"  cgroup_summary  max/p50/p99/mean missing, max age, stale reads, stuck\n"
-		"  item_summary    signed missing pages per stat item\n"
-		"  lag_report      view: policies side by side (memcg-replay report)\n");
+	fprintf(f, "\nWhat is measured, per policy, cgroup and line of memory.stat (error =\n"
+		"shown - truth, in the line's unit: pages, or events for PGFAULT and the\n"
+		"like; state and lruvec updates of one item are one line):\n"
+		"  read error: at each non-forced memcg_flush_stats of the cgroup, the\n"
+		"    error after that read's flush decision: what that reader got.\n"
+		"  visible error: 0 while the cgroup is flushable (stats_updates > TH),\n"
+		"    else the error: what a reader arriving then would get.\n"
+		"  stranded: not flushable although the updates pending since its last\n"
+		"    flush exceed TH + 63 x online CPUs; a stale read is one skipped then.\n"
+		"  pending: sum of |val| not yet flushed into the cgroup, in\n"
+		"    stats_updates units (what the kernel's counter bounds), not memory.\n"
+		"\nWritten into FILE, one run per policy, in one transaction:\n"
+		"  runs           policy, flush model, options, TH, events, time, costs\n"
+		"  reads          every memcg_flush_stats: flushed or skipped, stranded,\n"
+		"                 stale, pending; read_errors: each line it got wrong\n"
+		"  stranded_episodes  start, end, worst line and error, reads skipped\n"
+		"  series         visible error per (cgroup, line) every --sample-ms, no\n"
+		"                 row skipped, with min and max in between;\n"
+		"                 cgroup_series: pending, flushable, stranded\n"
+		"  cgroup_summary reads, stale reads, stranded time and episodes, pending\n"
+		"  item_summary   read and visible errors per line\n"
+		"  lag_report     view: a row per (policy, cgroup, line) (report);\n"
+		"                 cgroup_lag_report: each cgroup's worst line\n"
+		"  A FILE of an older memcg-replay (schema 1) has its old results dropped\n"
+		"  and gets current ones; report refuses it until then.\n");
 	cli_exit_help(f, CLI_REPLAY);
 	fclose(f);
 	return buf;
@@ -173,67 +220,97 @@ static void replay_progress(void *ctx, const char *pass, uint64_t done)
 	cli_progress_update(&rp->line, done);
 }
 
-struct gap_row {
-	uint64_t	id;
-	double		gap;
+/* The worst page line a reader of one cgroup got under one policy. */
+struct worst {
+	uint64_t		err;
+	int			item;
+	enum sim_item_kind	kind;
+	bool			any;
 };
 
-static int gap_cmp(const void *a, const void *b)
+static int worst_cb(const struct replay_item_summary *is, void *ctx)
 {
-	const struct gap_row *x = a, *y = b;
+	struct worst *w = ctx;
 
-	return x->gap < y->gap ? 1 : x->gap > y->gap ? -1 : (x->id > y->id) - (x->id < y->id);
+	if (is->kind == SIM_ITEM_EVENT)
+		return 0;	/* counts, not pages: ranked apart */
+	if (!w->any || is->max_read_error > w->err)
+		*w = (struct worst){ .err = is->max_read_error, .item = is->item, .kind = is->kind,
+				     .any = true };
+	return 0;
 }
 
-/* The non-leaf cgroups whose max missing pages differ most between policies. */
-static void replay_print_gaps(struct replay *r)
+struct anc_row {
+	uint64_t	id;
+	uint64_t	worst;	/* over the policies, pages */
+	uint64_t	gap;	/* worst - best policy */
+};
+
+static int anc_cmp(const void *a, const void *b)
+{
+	const struct anc_row *x = a, *y = b;
+
+	if (x->worst != y->worst)
+		return x->worst < y->worst ? 1 : -1;
+	if (x->gap != y->gap)
+		return x->gap < y->gap ? 1 : -1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/*
+ * The ancestors (cgroups with children) ranked by the worst error a reader of
+ * them got on a page line of memory.stat, over the policies; each policy's
+ * worst line, its stale reads and stranded time.
+ */
+static void replay_print_ancestors(struct db *db, struct replay *r, int64_t page_size)
 {
 	const struct replay_params *p = replay_params(r);
 	size_t n = replay_cgroup_count(r), i, k = 0;
-	struct gap_row *rows = calloc(n ? n : 1, sizeof(*rows));
+	struct anc_row *rows = calloc(n ? n : 1, sizeof(*rows));
 	unsigned int pol;
 
 	if (!rows)
 		return;
 	for (i = 0; i < n; i++) {
-		uint64_t id = replay_cgroup_id(r, i);
-		double lo = 0, hi = 0;
+		uint64_t id = replay_cgroup_id(r, i), lo = UINT64_MAX, hi = 0;
 
 		if (replay_cgroup_is_leaf(r, id))
 			continue;
 		for (pol = 0; pol < p->nr_policies; pol++) {
-			struct replay_summary s;
-			double v;
+			struct worst w = { 0 };
 
-			if (replay_summary_get(r, pol, id, &s) < 0)
+			if (replay_items_foreach(r, pol, id, worst_cb, &w) < 0)
 				break;
-			v = (double)s.max_missing + s.mean_missing + (double)s.stale_reads;
-			if (!pol || v < lo)
-				lo = v;
-			if (!pol || v > hi)
-				hi = v;
+			lo = w.err < lo ? w.err : lo;
+			hi = w.err > hi ? w.err : hi;
 		}
 		if (pol == p->nr_policies)
-			rows[k++] = (struct gap_row){ .id = id, .gap = hi - lo };
+			rows[k++] = (struct anc_row){ .id = id, .worst = hi, .gap = hi - lo };
 	}
-	qsort(rows, k, sizeof(*rows), gap_cmp);
-	printf("Ancestors with the largest gap between policies (missing pages):\n");
+	qsort(rows, k, sizeof(*rows), anc_cmp);
+	printf("Ancestors by the worst error a reader got on a page line of memory.stat:\n");
 	if (!k)
 		printf("  (no cgroup with children)\n");
-	for (i = 0; i < k && i < REPLAY_TOP_GAPS; i++) {
+	for (i = 0; i < k && i < REPLAY_TOP_ANCESTORS; i++) {
 		const char *path = replay_cgroup_path(r, rows[i].id);
 
 		printf("  %s (id %" PRIu64 ")\n", path ? path : "?", rows[i].id);
-		printf("    %-10s %12s %12s %12s %12s %12s %12s\n", "policy", "max_missing",
-		       "p99_missing", "mean_missing", "stale_reads", "stale_max", "stuck_ms");
+		printf("    %-10s %-12s %-24s %-13s %s\n", "policy", "worst read", "line",
+		       "stale reads", "stranded");
 		for (pol = 0; pol < p->nr_policies; pol++) {
 			struct replay_summary s;
+			struct worst w = { 0 };
+			char a[32], b[32], name[64] = "-", reads[32];
 
-			if (replay_summary_get(r, pol, rows[i].id, &s) < 0)
+			if (replay_summary_get(r, pol, rows[i].id, &s) < 0 ||
+			    replay_items_foreach(r, pol, rows[i].id, worst_cb, &w) < 0)
 				continue;
-			printf("    %-10s %12" PRIu64 " %12" PRIu64 " %12.1f %12" PRIu64 " %12" PRIu64
-			       " %12.1f\n", p->policies[pol]->name, s.max_missing, s.p99_missing,
-			       s.mean_missing, s.stale_reads, s.stale_max, s.stuck_ms);
+			if (w.any && w.err)
+				db_item_name(db, MCR_EV_STATE, w.item, name, sizeof(name));
+			snprintf(reads, sizeof(reads), "%" PRIu64 " of %" PRIu64, s.stale_reads, s.reads);
+			printf("    %-10s %-12s %-24s %-13s %s in %" PRIu64 "\n", p->policies[pol]->name,
+			       cli_pages_str(a, sizeof(a), (double)w.err, page_size), name, reads,
+			       cli_ms_str(b, sizeof(b), s.stranded_ms), s.episodes);
 		}
 	}
 	free(rows);
@@ -266,13 +343,155 @@ static void replay_print_costs(struct replay_pass *ps)
 	printf(".\n");
 }
 
+struct ids {
+	uint64_t	*v;
+	size_t		n, cap;
+};
+
+static int ids_add(uint64_t id, void *ctx)
+{
+	struct ids *ids = ctx;
+
+	if (ids->n == ids->cap) {
+		size_t ncap = ids->cap ? 2 * ids->cap : 64;
+		uint64_t *n = realloc(ids->v, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ids->v = n;
+		ids->cap = ncap;
+	}
+	ids->v[ids->n++] = id;
+	return 0;
+}
+
+/* (level, id) pairs: by id to look levels up, then by level to pick the shallowest. */
+struct lvl {
+	uint64_t	id;
+	int		level;	/* unknown: after every known level */
+};
+
+static int lvl_by_id(const void *a, const void *b)
+{
+	const struct lvl *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int lvl_by_level(const void *a, const void *b)
+{
+	const struct lvl *x = a, *y = b;
+
+	return x->level != y->level ? x->level - y->level : lvl_by_id(a, b);
+}
+
+/* Keep the @keep shallowest of @ids (the trace's levels), in place. */
+static int ids_shallowest(const struct replay_trace *t, struct ids *ids, size_t keep)
+{
+	struct lvl *tab = calloc(t->nr_cgroups + 1, sizeof(*tab));
+	struct lvl *sel = calloc(ids->n, sizeof(*sel));
+	size_t i;
+
+	if (!tab || !sel) {
+		free(tab);
+		free(sel);
+		return -ENOMEM;
+	}
+	for (i = 0; i < t->nr_cgroups; i++)
+		tab[i] = (struct lvl){ .id = t->cgroups[i].id,
+				       .level = t->cgroups[i].level < 0 ? 1 << 20 : t->cgroups[i].level };
+	qsort(tab, t->nr_cgroups, sizeof(*tab), lvl_by_id);
+	for (i = 0; i < ids->n; i++) {
+		struct lvl key = { .id = ids->v[i] };
+		const struct lvl *f = bsearch(&key, tab, t->nr_cgroups, sizeof(*tab), lvl_by_id);
+
+		sel[i] = (struct lvl){ .id = ids->v[i], .level = f ? f->level : 1 << 20 };
+	}
+	qsort(sel, ids->n, sizeof(*sel), lvl_by_level);
+	for (i = 0; i < keep && i < ids->n; i++)
+		ids->v[i] = sel[i].id;
+	ids->n = i;
+	free(tab);
+	free(sel);
+	return 0;
+}
+
+/*
+ * The series cgroups: those the trace reads (the shallowest
+ * REPLAY_SERIES_CGROUPS of them, which bounds the rows on fleet traces) and
+ * the --series-cgroup ones; the engine adds their ancestors.  Returns an exit
+ * code.
+ */
+static int replay_series_ids(struct db *db, const struct replay_opts *o,
+			     const struct replay_trace *t, struct ids *ids)
+{
+	size_t read;
+	unsigned int i;
+	int ret;
+
+	ret = db_read_cgroups_foreach(db, ids_add, ids);
+	if (ret < 0)
+		return cli_fail(ret, "%s", o->file);
+	read = ids->n;
+	if (read > REPLAY_SERIES_CGROUPS) {
+		ret = ids_shallowest(t, ids, REPLAY_SERIES_CGROUPS);
+		if (ret < 0)
+			return cli_fail(ret, "%s", o->file);
+		printf("Series: the %d shallowest of the %zu cgroups read (and their ancestors); "
+		       "--series-cgroup adds others.\n", REPLAY_SERIES_CGROUPS, read);
+	}
+	for (i = 0; i < o->nr_series; i++) {
+		uint64_t id;
+
+		ret = db_cgroup_by_path(db, o->series[i], &id);
+		if (ret == -ENOENT) {
+			cli_msg("%s: --series-cgroup: no cgroup '%s' in this trace", o->file,
+				o->series[i]);
+			return MCR_EXIT_BAD_INPUT;
+		}
+		if (!ret)
+			ret = ids_add(id, ids);
+		if (ret < 0)
+			return cli_fail(ret, "%s", o->file);
+	}
+	return MCR_EXIT_OK;
+}
+
+/* The series period in ns: --sample-ms, or the default for the trace's span. */
+static int replay_sample_ns(struct db *db, const struct replay_opts *o, uint64_t *out)
+{
+	int64_t start, end;
+	uint64_t span = 0, ns;
+
+	if (!db_meta_get_int(db, "capture_start_ns", &start) &&
+	    !db_meta_get_int(db, "capture_end_ns", &end) && end > start)
+		span = (uint64_t)(end - start);
+	if (o->sample_ms < 0) {
+		ns = (uint64_t)REPLAY_SAMPLE_MS_DEFAULT * 1000000;
+		if (span / ns > REPLAY_SAMPLES_MAX)	/* whole ms */
+			ns = (span / REPLAY_SAMPLES_MAX + 999999) / 1000000 * 1000000;
+		*out = ns;
+		return MCR_EXIT_OK;
+	}
+	*out = (uint64_t)(o->sample_ms * 1e6);
+	if (*out && span / *out > REPLAY_SAMPLES_LIMIT) {
+		cli_msg("%s: --sample-ms %g gives %" PRIu64 " samples over the trace's %.1f s; at most "
+			"%d (a larger period, or 0 for no series)", o->file, o->sample_ms,
+			span / *out + 1, (double)span / 1e9, REPLAY_SAMPLES_LIMIT);
+		return MCR_EXIT_BAD_INPUT;
+	}
+	return MCR_EXIT_OK;
+}
+
 int cmd_replay(int argc, char **argv)
 {
-	struct replay_opts o = { .policies = "break,continue,legacy", .sample_ms = 100 };
+	struct replay_opts o = { .policies = "break,continue,legacy", .sample_ms = -1 };
 	struct replay_params p = { .max_mismatches = 0 };
 	const struct replay_prepass *prep;
 	const struct replay_model *model = NULL;
 	struct replay_prog prog = { 0 };
+	struct ids ids = { 0 };
+	int64_t page_size = 4096;
 	struct replay_trace t;
 	struct replay_pass ps;
 	const char *why;
@@ -288,7 +507,6 @@ int cmd_replay(int argc, char **argv)
 		replay_usage_names("flush model", o.model);
 		return MCR_EXIT_USAGE;
 	}
-	p.sample_ns = (uint64_t)(o.sample_ms * 1e6);
 	p.max_hypotheses = o.max_hyp;
 
 	db = cli_open_db(o.file, true, &rc);
@@ -305,6 +523,14 @@ int cmd_replay(int argc, char **argv)
 	else if ((why = replay_model_unmet(model, &t)))
 		cli_msg("%s: flush model %s %s", o.file, model->name, why);
 	p.model = model;
+	db_meta_get_int(db, "page_size", &page_size);
+	rc = replay_sample_ns(db, &o, &p.sample_ns);
+	if (!rc && p.sample_ns)
+		rc = replay_series_ids(db, &o, &t, &ids);
+	if (rc)
+		goto out;
+	p.series_ids = ids.v;
+	p.nr_series_ids = ids.n;
 	prog.total = t.nr_events;
 	p.progress = replay_progress;
 	p.progress_ctx = &prog;
@@ -319,13 +545,19 @@ int cmd_replay(int argc, char **argv)
 			printf("Inferred order: %zu updates inside lock windows placed, by %s (the "
 			       "traced kernel's policy) in %.2f s.\n", prep->placed, prep->policy->name,
 			       ps.prepass_s);
-		replay_print_gaps(ps.r);
+		replay_print_ancestors(db, ps.r, page_size);
 		replay_print_costs(&ps);
+		if (p.sample_ns)
+			printf("Series: %zu cgroups every %.3g ms, %" PRIu64 " samples each.\n",
+			       replay_series_count(ps.r), (double)p.sample_ns / 1e6,
+			       replay_sample_count(ps.r));
 		printf("Runs stored in %s; see 'memcg-replay report %s' or "
 		       "sqlite3 %s 'SELECT * FROM lag_report'.\n", o.file, o.file, o.file);
 		rc = MCR_EXIT_OK;
 	}
 	replay_pass_free(&ps);
+out:
+	free(ids.v);
 	replay_trace_free(&t);
 	ret = db_close(db);
 	if (ret < 0 && rc == MCR_EXIT_OK)

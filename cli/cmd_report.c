@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd_report.c - memcg-replay report FILE: the lag report, policies side by
- * side, one row per (run, cgroup), from the lag_report view (the latest
- * replay run of each policy and flush model) or lag_report_all for --run.
- * Table for people, CSV and JSON for programs; the JSON is built by SQLite's
- * json functions so every path string comes out valid.
+ * cmd_report.c - memcg-replay report FILE: how far each cgroup's memory.stat
+ * lines were off under each policy, one row per (run, cgroup, line), from the
+ * lag_report view (the latest replay run of each policy and flush model),
+ * lag_report_all for --run, cgroup_lag_report for --worst.  Table for people
+ * (policies side by side), CSV and JSON for programs, with the view's column
+ * names.  The rows come from db/results.h; no SQL here.
  */
 #include <argp.h>
 #include <errno.h>
@@ -14,9 +15,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "results.h"
+#include "sim.h"
 #include "trace_check.h"
 
-#define REPORT_MAX_RUNS	64
+#define REPORT_MAX_RUNS		64
+#define REPORT_TABLE_LINES	8	/* lines of memory.stat per cgroup in the table */
 
 enum report_format { FMT_TABLE, FMT_CSV, FMT_JSON };
 
@@ -27,30 +31,39 @@ struct report_opts {
 	int64_t			runs[REPORT_MAX_RUNS];
 	int			nr_runs;
 	bool			no_check;
-};
-
-/* The columns, in output order; the CSV header and JSON keys are these names. */
-static const char report_cols[] =
-	"policy, run_id, flush_model, cgroup, cgroup_id, level, max_missing_pages,"
-	" p50_missing_pages, p99_missing_pages, mean_missing_pages, max_age_ms, reads,"
-	" stale_reads, stale_max_pages, stuck_ms";
-
-enum {
-	COL_POLICY, COL_RUN, COL_MODEL, COL_CGROUP, COL_ID, COL_LEVEL, COL_MAX, COL_P50, COL_P99,
-	COL_MEAN, COL_AGE, COL_READS, COL_STALE, COL_STALE_MAX, COL_STUCK, NR_COLS
+	bool			worst;
 };
 
 static const char report_doc[] =
-	"Print the lag report: for every cgroup, each policy's staleness side by side "
-	"(missing pages: max, p99, time-weighted mean; age of the oldest unflushed update; "
-	"stale reads, i.e. reads that skipped flushing while missing > TH; stuck time).  "
-	"By default the latest replay run of each policy; --run picks runs.  "
-	"The same rows are in SQL: SELECT * FROM lag_report."
+	"Print the lag report: how far each cgroup's memory.stat lines were off under each "
+	"policy, per line in the line's own unit (pages shown as memory, events as counts).  "
+	"By default the latest replay run of each policy and flush model; --run picks runs.  "
+	"The same rows are in SQL: SELECT * FROM lag_report (and cgroup_lag_report for --worst)."
 	"\v"
-	"CSV columns: policy,run_id,flush_model,cgroup,cgroup_id,level,max_missing_pages,"
-	"p50_missing_pages,p99_missing_pages,mean_missing_pages,max_age_ms,reads,stale_reads,"
-	"stale_max_pages,stuck_ms (cgroup is its path, '#<id>' when unknown).  JSON: an array "
-	"of objects with the same keys.";
+	"Definitions (error = shown - truth of one memory.stat line):\n"
+	"  read error: what a reader got: at each non-forced memcg_flush_stats\n"
+	"    of the cgroup, the error after that read's flush decision (about 0\n"
+	"    after a flush).\n"
+	"  visible error: what a reader arriving at any moment would get: 0\n"
+	"    while the cgroup is flushable (stats_updates > TH), else the error.\n"
+	"  stranded: not flushable while the updates pending since its last\n"
+	"    flush exceed TH + 63 x online CPUs, more than per-CPU batching can\n"
+	"    hold back: only an ancestor walk that stopped early explains it.\n"
+	"  stale read: a read skipped while stranded.\n"
+	"  pending: sum of |val| of updates not yet flushed into the cgroup, in\n"
+	"    the kernel's stats_updates units (a fault and its free count\n"
+	"    twice).  Not memory.\n"
+	"  age: of the oldest update the reader missed (any line of the cgroup).\n"
+	"\n"
+	"Columns (CSV header, JSON keys, the views): policy, run_id, flush_model,\n"
+	"cgroup (its path, '#<id>' when unknown), cgroup_id, level, item (BTF\n"
+	"enumerator name, or kind:item), unit ('pages' or 'events'), reads,\n"
+	"stale_reads, max_read_error, p99_read_error, mean_read_error,\n"
+	"max_visible_error, mean_visible_error (time-weighted), max_error_age_ms,\n"
+	"stranded_ms, stranded_episodes, max_pending.  Errors are absolute values\n"
+	"in the item's unit; reads, stale_reads, stranded_* and max_pending are\n"
+	"the cgroup's, repeated on each of its lines.  A line whose error was 0\n"
+	"throughout has no row.";
 
 static char *report_help_filter(int key, const char *text, void *input)
 {
@@ -62,6 +75,7 @@ static const struct argp_option report_options[] = {
 	  "run of each policy and flush model)", 0 },
 	{ "format", 'f', "FMT", 0, "table (default), csv or json", 0 },
 	{ "cgroup", 'c', "PATH", 0, "only this cgroup (its path, e.g. / or /leaf)", 0 },
+	{ "worst", 'w', NULL, 0, "one row per (run, cgroup): its worst line (cgroup_lag_report)", 0 },
 	{ "no-check", 'n', NULL, 0, "do not re-read the events to check the trace (fast on huge traces)", 0 },
 	{ 0 }
 };
@@ -103,6 +117,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	case 'c':
 		o->cgroup = arg;
 		return 0;
+	case 'w':
+		o->worst = true;
+		return 0;
 	case 'n':
 		o->no_check = true;
 		return 0;
@@ -111,33 +128,17 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-/* 1 if @sql with one bound value yields a row, 0 if not, negative on error. */
-static int exists(struct db *db, const char *sql, const char *text, int64_t num)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return -MCR_E_SCHEMA;
-	if (text)
-		sqlite3_bind_text(st, 1, text, -1, SQLITE_STATIC);
-	else if (sqlite3_bind_parameter_count(st))
-		sqlite3_bind_int64(st, 1, num);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -EIO;
-}
-
 /* Refuse what cannot be reported, with the reason; returns an exit code. */
 static int report_check(struct db *db, const struct report_opts *o)
 {
+	uint64_t id;
 	int i, r;
 
-	r = exists(db, "SELECT 1 FROM runs WHERE kind = 'replay'", NULL, 0);
+	r = db_replay_run_exists(db, 0);
 	if (r <= 0)
-		return r < 0 ? cli_fail(r, "%s", o->file) : cli_fail(-MCR_E_NO_RUNS, "%s", o->file);
+		return cli_fail(r < 0 ? r : -MCR_E_NO_RUNS, "%s", o->file);
 	for (i = 0; i < o->nr_runs; i++) {
-		r = exists(db, "SELECT 1 FROM runs WHERE kind = 'replay' AND run_id = ?", NULL, o->runs[i]);
+		r = db_replay_run_exists(db, o->runs[i]);
 		if (r < 0)
 			return cli_fail(r, "%s", o->file);
 		if (!r) {
@@ -147,49 +148,15 @@ static int report_check(struct db *db, const struct report_opts *o)
 		}
 	}
 	if (o->cgroup) {
-		r = exists(db, "SELECT 1 FROM cgroups WHERE path = ?", o->cgroup, 0);
-		if (r < 0)
-			return cli_fail(r, "%s", o->file);
-		if (!r) {
+		r = db_cgroup_by_path(db, o->cgroup, &id);
+		if (r == -ENOENT) {
 			cli_msg("%s: no cgroup '%s' in this trace", o->file, o->cgroup);
 			return MCR_EXIT_BAD_INPUT;
 		}
+		if (r < 0)
+			return cli_fail(r, "%s", o->file);
 	}
 	return MCR_EXIT_OK;
-}
-
-/* SELECT <cols> FROM the right view, filtered, in tree order then policy. */
-static char *report_sql(const struct report_opts *o, const char *cols)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	int i;
-
-	if (!f)
-		return NULL;
-	fprintf(f, "SELECT %s FROM %s WHERE 1", cols, o->nr_runs ? "lag_report_all" : "lag_report");
-	if (o->nr_runs) {
-		fprintf(f, " AND run_id IN (");
-		for (i = 0; i < o->nr_runs; i++)
-			fprintf(f, "%s%" PRId64, i ? "," : "", o->runs[i]);
-		fprintf(f, ")");
-	}
-	if (o->cgroup)
-		fprintf(f, " AND cgroup = ?1");
-	fprintf(f, " ORDER BY level IS NULL, level, cgroup, policy, run_id");
-	fclose(f);
-	return buf;
-}
-
-static int report_prepare(struct db *db, const struct report_opts *o, const char *sql,
-			  sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, st, NULL) != SQLITE_OK)
-		return -MCR_E_SCHEMA;
-	if (o->cgroup)
-		sqlite3_bind_text(*st, 1, o->cgroup, -1, SQLITE_STATIC);
-	return 0;
 }
 
 /* RFC 4180: quote a field that holds a comma, quote or line break. */
@@ -210,176 +177,371 @@ static void csv_field(const char *s)
 	putchar('"');
 }
 
-static int report_csv(sqlite3_stmt *st)
+static bool col_is_text(int c)
 {
-	const char *p;
-	int i, rc;
+	return c == DB_LAG_POLICY || c == DB_LAG_FLUSH_MODEL || c == DB_LAG_CGROUP ||
+	       c == DB_LAG_ITEM || c == DB_LAG_UNIT;
+}
 
-	for (p = report_cols; *p; p++)
-		if (*p != ' ')
-			putchar(*p);
+static int csv_row(const struct db_lag_row *row, void *ctx)
+{
+	int i;
+
+	for (i = 0; i < DB_LAG_NR_COLS; i++) {
+		if (i)
+			putchar(',');
+		csv_field(row->text[i]);
+	}
 	putchar('\n');
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		for (i = 0; i < NR_COLS; i++) {
-			if (i)
-				putchar(',');
-			csv_field((const char *)sqlite3_column_text(st, i));
-		}
-		putchar('\n');
-	}
-	return rc == SQLITE_DONE ? 0 : -EIO;
-}
-
-static int report_json(struct db *db, const struct report_opts *o)
-{
-	static const char obj[] =
-		"json_object('policy', policy, 'run_id', run_id, 'flush_model', flush_model,"
-		" 'cgroup', cgroup, 'cgroup_id', cgroup_id, 'level', level,"
-		" 'max_missing_pages', max_missing_pages, 'p50_missing_pages', p50_missing_pages,"
-		" 'p99_missing_pages', p99_missing_pages, 'mean_missing_pages', mean_missing_pages,"
-		" 'max_age_ms', max_age_ms, 'reads', reads, 'stale_reads', stale_reads,"
-		" 'stale_max_pages', stale_max_pages, 'stuck_ms', stuck_ms) AS o";
-	char *inner = report_sql(o, obj), *sql = NULL;
-	sqlite3_stmt *st = NULL;
-	int err = -ENOMEM;
-
-	if (inner && asprintf(&sql, "SELECT json_group_array(json(o)) FROM (%s)", inner) < 0)
-		sql = NULL;
-	if (sql)
-		err = report_prepare(db, o, sql, &st);
-	if (!err && sqlite3_step(st) == SQLITE_ROW)
-		printf("%s\n", sqlite3_column_text(st, 0));
-	else if (!err)
-		err = -EIO;
-	sqlite3_finalize(st);
-	free(sql);
-	free(inner);
-	return err;
-}
-
-/* "523105 (2043.4 MiB)": pages, and what they are in memory. */
-static char *pages_str(sqlite3_stmt *st, int col, int64_t page_size)
-{
-	char *s = NULL;
-	double p;
-
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return strdup("-");
-	p = sqlite3_column_double(st, col);
-	if (asprintf(&s, "%.0f (%.1f MiB)", p, p * (double)page_size / (1 << 20)) < 0)
-		return NULL;
-	return s;
-}
-
-static char *num_str(sqlite3_stmt *st, int col, int decimals)
-{
-	char *s = NULL;
-
-	if (sqlite3_column_type(st, col) == SQLITE_NULL)
-		return strdup("-");
-	if (asprintf(&s, "%.*f", decimals, sqlite3_column_double(st, col)) < 0)
-		return NULL;
-	return s;
-}
-
-#define TABLE_COLS	10
-
-struct table {
-	char	**cells;	/* rows x TABLE_COLS */
-	size_t	rows;
-	size_t	cap;
-	int	width[TABLE_COLS];
-};
-
-static int table_add(struct table *t, char **row)
-{
-	int i, w;
-
-	if (t->rows == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		char **c = realloc(t->cells, cap * TABLE_COLS * sizeof(*c));
-
-		if (!c)
-			return -ENOMEM;
-		t->cells = c;
-		t->cap = cap;
-	}
-	for (i = 0; i < TABLE_COLS; i++) {
-		if (!row[i])
-			return -ENOMEM;
-		t->cells[t->rows * TABLE_COLS + i] = row[i];
-		w = (int)strlen(row[i]);
-		if (w > t->width[i])
-			t->width[i] = w;
-	}
-	t->rows++;
 	return 0;
 }
 
-static void table_print(const struct table *t)
+static int json_row(const struct db_lag_row *row, void *ctx)
 {
-	size_t r;
+	unsigned long *n = ctx;
 	int i;
 
-	for (r = 0; r < t->rows; r++) {
-		for (i = 0; i < TABLE_COLS; i++) {
-			const char *c = t->cells[r * TABLE_COLS + i];
-
-			/* text left, numbers right */
-			if (i < 3)
-				printf("%-*s  ", t->width[i], c);
-			else
-				printf("%*s%s", t->width[i], c, i + 1 < TABLE_COLS ? "  " : "\n");
-		}
-		if (r == 0) {
-			for (i = 0; i < TABLE_COLS; i++)
-				printf("%.*s%s", t->width[i],
-				       "------------------------------------------------------------",
-				       i + 1 < TABLE_COLS ? "  " : "\n");
-		}
+	printf("%s{", (*n)++ ? ",\n " : "");
+	for (i = 0; i < DB_LAG_NR_COLS; i++) {
+		printf("%s\"%s\":", i ? "," : "", db_lag_col_name(i));
+		if (!row->text[i])
+			fputs("null", stdout);
+		else if (col_is_text(i))
+			db_json_string(stdout, row->text[i]);
+		else
+			fputs(row->text[i], stdout);
 	}
+	putchar('}');
+	return 0;
 }
 
-static int report_table(sqlite3_stmt *st, int64_t page_size, int64_t th)
-{
-	static const char *const head[TABLE_COLS] = {
-		"cgroup", "policy", "run/model", "max missing", "p99 missing", "mean missing",
-		"max age ms", "reads", "stale reads", "stuck ms",
-	};
-	struct table t = { 0 };
-	char *row[TABLE_COLS];
-	size_t i;
-	int rc, err = 0;
+/*
+ * The table: every row gathered, then one block per cgroup that was read, in
+ * tree order, its lines worst first with the policies side by side; then the
+ * cgroups nobody read, one line each, by what a reader would have seen.
+ */
+#define TABLE_UNREAD	10	/* unread cgroups listed */
 
-	for (i = 0; i < TABLE_COLS; i++)
-		row[i] = strdup(head[i]);
-	err = table_add(&t, row);
-	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		row[0] = strdup((const char *)sqlite3_column_text(st, COL_CGROUP));
-		row[1] = strdup((const char *)sqlite3_column_text(st, COL_POLICY));
-		if (asprintf(&row[2], "%lld/%s", sqlite3_column_int64(st, COL_RUN),
-			     sqlite3_column_type(st, COL_MODEL) == SQLITE_NULL ? "-" :
-			     (const char *)sqlite3_column_text(st, COL_MODEL)) < 0)
-			row[2] = NULL;
-		row[3] = pages_str(st, COL_MAX, page_size);
-		row[4] = pages_str(st, COL_P99, page_size);
-		row[5] = pages_str(st, COL_MEAN, page_size);
-		row[6] = num_str(st, COL_AGE, 1);
-		row[7] = num_str(st, COL_READS, 0);
-		row[8] = num_str(st, COL_STALE, 0);
-		row[9] = num_str(st, COL_STUCK, 1);
-		err = table_add(&t, row);
+struct trow {
+	char		*cgroup;
+	char		*policy;
+	char		*item;
+	const char	*label;		/* policy, or policy#run when a policy repeats */
+	uint64_t	cgroup_id;
+	uint64_t	run_id;
+	int		level;
+	int		rank;		/* the policy's place in the policy table */
+	bool		events;
+	uint64_t	reads, stale_reads, stranded_episodes, max_pending;
+	uint64_t	max_read, p99_read, max_visible;
+	double		mean_read, mean_visible, age_ms, stranded_ms;
+};
+
+struct tstate {
+	int64_t		page_size;
+	struct trow	*rows;
+	size_t		nr, cap;
+	char		**labels;	/* one per row, owned */
+};
+
+/* "1.94 GiB" for a page line, "103898" for an event line. */
+static const char *val_str(char *buf, size_t len, const struct trow *t, double v, int64_t page_size)
+{
+	if (t->events) {
+		snprintf(buf, len, "%.0f", v);
+		return buf;
 	}
-	if (!err && rc != SQLITE_DONE)
-		err = -EIO;
-	if (!err) {
-		printf("Lag report: pages each cgroup's memory.stat was missing (TH = %" PRId64
-		       " pages; page %" PRId64 " bytes)\n\n", th, page_size);
-		table_print(&t);
+	return cli_pages_str(buf, len, v, page_size);
+}
+
+static int policy_rank(const char *name)
+{
+	const struct sim_policy *pol;
+	int i;
+
+	for (i = 0; (pol = sim_policy_at((size_t)i)); i++)
+		if (!strcmp(pol->name, name))
+			return i;
+	return i;
+}
+
+/* Policies in the order of their table (break, continue, legacy), then runs. */
+static int trow_cmp_run(const void *a, const void *b)
+{
+	const struct trow *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	return (x->run_id > y->run_id) - (x->run_id < y->run_id);
+}
+
+static int table_row(const struct db_lag_row *row, void *ctx)
+{
+	struct tstate *ts = ctx;
+	struct trow *t;
+
+	if (ts->nr == ts->cap) {
+		size_t ncap = ts->cap ? ts->cap * 2 : 64;
+		struct trow *n = realloc(ts->rows, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		ts->rows = n;
+		ts->cap = ncap;
 	}
-	for (i = 0; i < t.rows * TABLE_COLS; i++)
-		free(t.cells[i]);
-	free(t.cells);
+	t = &ts->rows[ts->nr];
+	*t = (struct trow){
+		.cgroup = strdup(row->cgroup), .policy = strdup(row->policy),
+		.item = strdup(row->item), .cgroup_id = row->cgroup_id,
+		.run_id = (uint64_t)row->run_id, .level = row->level,
+		.rank = policy_rank(row->policy), .events = !strcmp(row->unit, "events"),
+		.reads = row->reads, .stale_reads = row->stale_reads,
+		.stranded_episodes = row->stranded_episodes, .max_pending = row->max_pending,
+		.max_read = row->max_read_error, .p99_read = row->p99_read_error,
+		.max_visible = row->max_visible_error, .mean_read = row->mean_read_error,
+		.mean_visible = row->mean_visible_error, .age_ms = row->max_error_age_ms,
+		.stranded_ms = row->stranded_ms,
+	};
+	if (!t->cgroup || !t->policy || !t->item) {
+		free(t->cgroup);
+		free(t->policy);
+		free(t->item);
+		return -ENOMEM;
+	}
+	ts->nr++;
+	return 0;
+}
+
+/* Labels: the policy's name, with #run where one policy has several runs. */
+static int table_labels(struct tstate *ts)
+{
+	size_t i, j;
+
+	ts->labels = calloc(ts->nr ? ts->nr : 1, sizeof(*ts->labels));
+	if (!ts->labels)
+		return -ENOMEM;
+	for (i = 0; i < ts->nr; i++) {
+		struct trow *t = &ts->rows[i];
+		bool several = false;
+
+		for (j = 0; j < ts->nr && !several; j++)
+			several = ts->rows[j].run_id != t->run_id &&
+				  !strcmp(ts->rows[j].policy, t->policy);
+		if (several) {
+			if (asprintf(&ts->labels[i], "%s#%" PRIu64, t->policy, t->run_id) < 0)
+				ts->labels[i] = NULL;
+		} else {
+			ts->labels[i] = strdup(t->policy);
+		}
+		if (!ts->labels[i])
+			return -ENOMEM;
+		t->label = ts->labels[i];
+	}
+	return 0;
+}
+
+/* One line of memory.stat, every policy in one sentence, then their details. */
+static void table_item(const struct tstate *ts, struct trow *r, size_t n)
+{
+	char a[32], b[32], c[32], d[32], e[32];
+	size_t i;
+
+	qsort(r, n, sizeof(*r), trow_cmp_run);
+	printf("  %s%s:", r[0].item, r[0].events ? " (events)" : "");
+	for (i = 0; i < n; i++) {
+		printf("%s %s worst %s", i ? ";" : "", r[i].label,
+		       val_str(a, sizeof(a), &r[i], (double)r[i].max_read, ts->page_size));
+		if (!r[i].stale_reads && !r[i].stranded_ms) {
+			printf(", 0 stale");
+			continue;
+		}
+		printf(", %" PRIu64 " of %" PRIu64 " reads stale", r[i].stale_reads, r[i].reads);
+		if (r[i].stranded_ms)
+			printf(", stranded %s in %" PRIu64 " episode%s",
+			       cli_ms_str(b, sizeof(b), r[i].stranded_ms), r[i].stranded_episodes,
+			       r[i].stranded_episodes == 1 ? "" : "s");
+	}
+	printf("\n");
+	for (i = 0; i < n; i++)
+		printf("      %-10s read p99 %s, mean %s; visible max %s, mean %s; oldest missed %s;"
+		       " max pending %" PRIu64 "\n", r[i].label,
+		       val_str(a, sizeof(a), &r[i], (double)r[i].p99_read, ts->page_size),
+		       val_str(b, sizeof(b), &r[i], r[i].mean_read, ts->page_size),
+		       val_str(c, sizeof(c), &r[i], (double)r[i].max_visible, ts->page_size),
+		       val_str(d, sizeof(d), &r[i], r[i].mean_visible, ts->page_size),
+		       cli_ms_str(e, sizeof(e), r[i].age_ms), r[i].max_pending);
+}
+
+/* The rows of one line of one cgroup: adjacent (rows come by cgroup, item, policy). */
+struct titem {
+	struct trow	*r;
+	size_t		n;
+	double		key;	/* worst read error over the policies, visible as tie-break */
+};
+
+static int titem_cmp(const void *a, const void *b)
+{
+	const struct titem *x = a, *y = b;
+
+	if (x->r->events != y->r->events)
+		return x->r->events ? 1 : -1;
+	return x->key < y->key ? 1 : x->key > y->key ? -1 : strcmp(x->r->item, y->r->item);
+}
+
+/* A cgroup's rows [from, to): the full block. */
+static int table_cgroup(const struct tstate *ts, size_t from, size_t to)
+{
+	struct trow *rows = ts->rows;
+	size_t i, j, n = 0, shown = 0, quiet = 0;
+	struct titem *it = calloc(to - from, sizeof(*it));
+
+	if (!it)
+		return -ENOMEM;
+	for (i = from; i < to; i = j) {
+		double key = 0;
+
+		for (j = i; j < to && !strcmp(rows[j].item, rows[i].item); j++) {
+			double v = (double)rows[j].max_read + 1e-9 * (double)rows[j].max_visible;
+
+			if (v > key)
+				key = v;
+		}
+		it[n++] = (struct titem){ .r = &rows[i], .n = j - i, .key = key };
+	}
+	qsort(it, n, sizeof(*it), titem_cmp);
+	printf("\n%s (id %" PRIu64 ", level %d): %" PRIu64 " reads\n", rows[from].cgroup,
+	       rows[from].cgroup_id, rows[from].level, rows[from].reads);
+	for (i = 0; i < n; i++) {
+		if (it[i].key == 0) {
+			quiet++;
+			continue;
+		}
+		if (shown == REPORT_TABLE_LINES)
+			continue;
+		table_item(ts, it[i].r, it[i].n);
+		shown++;
+	}
+	if (n - quiet > shown)
+		printf("  ... %zu more lines (--format csv lists every one)\n", n - quiet - shown);
+	if (quiet)
+		printf("  %zu line%s never wrong at a read (only while nobody read)\n", quiet,
+		       quiet == 1 ? "" : "s");
+	free(it);
+	return 0;
+}
+
+struct tunread {
+	size_t		from, to;
+	uint64_t	worst;	/* largest visible error of a page line, any policy */
+};
+
+static int tunread_cmp(const void *a, const void *b)
+{
+	const struct tunread *x = a, *y = b;
+
+	return x->worst < y->worst ? 1 : x->worst > y->worst ? -1 : (x->from > y->from) - (x->from < y->from);
+}
+
+/* An unread cgroup in one line: each policy's largest visible error of a page line. */
+static void table_unread(const struct tstate *ts, const struct tunread *u)
+{
+	char a[32], b[32];
+	size_t i, k;
+
+	printf("  %s (id %" PRIu64 "):", ts->rows[u->from].cgroup, ts->rows[u->from].cgroup_id);
+	for (i = u->from, k = 0; i < u->to; i++) {
+		const struct trow *best = NULL;
+		size_t j;
+
+		/* the first row of each run: find its worst page line */
+		for (j = u->from; j < i; j++)
+			if (ts->rows[j].run_id == ts->rows[i].run_id)
+				break;
+		if (j < i)
+			continue;
+		for (j = i; j < u->to; j++)
+			if (ts->rows[j].run_id == ts->rows[i].run_id && !ts->rows[j].events &&
+			    (!best || ts->rows[j].max_visible > best->max_visible))
+				best = &ts->rows[j];
+		if (!best)
+			continue;
+		printf("%s %s %s (%s)", k++ ? ";" : "", best->label,
+		       cli_pages_str(a, sizeof(a), (double)best->max_visible, ts->page_size),
+		       best->item);
+		if (best->stranded_ms)
+			printf(", stranded %s", cli_ms_str(b, sizeof(b), best->stranded_ms));
+	}
+	printf("\n");
+}
+
+static void table_header(int64_t page_size, int64_t online, int64_t batch)
+{
+	printf("Lag report: how far each memory.stat line was off, policies side by side\n"
+	       "  worst      largest |shown - truth| a reader got: the error after its read's flush\n"
+	       "             decision (non-forced memcg_flush_stats of the cgroup)\n"
+	       "  p99, mean  the same over all the cgroup's reads\n"
+	       "  visible    what a reader arriving at any moment would get (0 while flushable):\n"
+	       "             its max and time-weighted mean\n"
+	       "  stale      reads skipped while the cgroup was stranded: not flushable (stats_updates\n"
+	       "             <= TH = %" PRId64 ") with more than TH + %" PRId64 " x %" PRId64
+	       " = %" PRId64 " updates pending,\n"
+	       "             more than per-CPU batching can hold back\n"
+	       "  oldest missed  age of the oldest update a reader missed (any line of the cgroup)\n"
+	       "  max pending    sum of |val| not yet flushed, stats_updates units: not memory\n"
+	       "  Page lines in bytes (page %" PRId64 " B); (events) lines are counts.\n",
+	       batch * online, batch - 1, online, batch * online + (batch - 1) * online, page_size);
+}
+
+static int report_table(struct db *db, const struct db_lag_filter *f, int64_t page_size,
+			int64_t online, int64_t batch)
+{
+	struct tstate ts = { .page_size = page_size };
+	struct tunread *unread = NULL;
+	size_t i, j, nu = 0;
+	int err;
+
+	err = db_lag_foreach(db, f, table_row, &ts);
+	if (!err)
+		err = table_labels(&ts);
+	if (!err && !(unread = calloc(ts.nr ? ts.nr : 1, sizeof(*unread))))
+		err = -ENOMEM;
+	if (!err)
+		table_header(page_size, online, batch);
+	/* rows come in tree order: a cgroup's rows are adjacent */
+	for (i = 0; !err && i < ts.nr; i = j) {
+		bool read = false;
+		uint64_t worst = 0;
+
+		for (j = i; j < ts.nr && ts.rows[j].cgroup_id == ts.rows[i].cgroup_id &&
+		     !strcmp(ts.rows[j].cgroup, ts.rows[i].cgroup); j++) {
+			read |= ts.rows[j].reads > 0;
+			if (!ts.rows[j].events && ts.rows[j].max_visible > worst)
+				worst = ts.rows[j].max_visible;
+		}
+		if (read)
+			err = table_cgroup(&ts, i, j);
+		else
+			unread[nu++] = (struct tunread){ .from = i, .to = j, .worst = worst };
+	}
+	if (!err && nu) {
+		qsort(unread, nu, sizeof(*unread), tunread_cmp);
+		printf("\nCgroups nobody read: the largest visible error of a page line, what a reader\n"
+		       "would have got at the worst moment\n");
+		for (i = 0; i < nu && i < TABLE_UNREAD; i++)
+			table_unread(&ts, &unread[i]);
+		if (nu > TABLE_UNREAD)
+			printf("  ... %zu more (--format csv, or --cgroup PATH)\n", nu - TABLE_UNREAD);
+	}
+	for (i = 0; i < ts.nr; i++) {
+		free(ts.rows[i].cgroup);
+		free(ts.rows[i].policy);
+		free(ts.rows[i].item);
+		if (ts.labels)
+			free(ts.labels[i]);
+	}
+	free(ts.labels);
+	free(ts.rows);
+	free(unread);
 	return err;
 }
 
@@ -389,10 +551,10 @@ int cmd_report(int argc, char **argv)
 			     report_help_filter, NULL };
 	struct report_opts o = { .format = FMT_TABLE };
 	int64_t page_size = 4096, online = 0, batch = 64, n;
-	sqlite3_stmt *st = NULL;
+	struct db_lag_filter f;
+	unsigned long nr = 0;
 	struct db *db;
-	char *sql = NULL;
-	int err, rc = MCR_EXIT_OK;
+	int i, err, rc = MCR_EXIT_OK;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return MCR_EXIT_USAGE;
@@ -411,21 +573,30 @@ int cmd_report(int argc, char **argv)
 	db_meta_get_int(db, "page_size", &page_size);
 	db_meta_get_int(db, "nr_cpus_online", &online);
 	db_meta_get_int(db, "batch_size", &batch);
-	if (o.format == FMT_JSON) {
-		err = report_json(db, &o);
-	} else {
-		sql = report_sql(&o, report_cols);
-		err = sql ? report_prepare(db, &o, sql, &st) : -ENOMEM;
-		if (!err)
-			err = o.format == FMT_CSV ? report_csv(st) : report_table(st, page_size, batch * online);
+	f = (struct db_lag_filter){
+		.runs = o.nr_runs ? o.runs : NULL, .nr_runs = o.nr_runs, .cgroup = o.cgroup,
+		.worst_only = o.worst,
+	};
+	switch (o.format) {
+	case FMT_CSV:
+		for (i = 0; i < DB_LAG_NR_COLS; i++)
+			printf("%s%s", i ? "," : "", db_lag_col_name(i));
+		printf("\n");
+		err = db_lag_foreach(db, &f, csv_row, NULL);
+		break;
+	case FMT_JSON:
+		printf("[");
+		err = db_lag_foreach(db, &f, json_row, &nr);
+		printf("]\n");
+		break;
+	default:
+		err = report_table(db, &f, page_size, online, batch);
 	}
 	if (err)
 		rc = cli_fail(err, "%s", o.file);
 	else if (fflush(stdout))
 		rc = cli_fail(-errno, "writing the report");
 out:
-	sqlite3_finalize(st);
-	free(sql);
 	db_close(db);
 	return rc;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "results.h"
 #include "replay.h"
 
 #define VALIDATE_STORED_MISMATCHES	10000
@@ -131,11 +132,19 @@ static double rate(uint64_t n, uint64_t d)
 	return d ? (double)n / (double)d : 0;
 }
 
+static int print_mismatch(const struct db_mismatch *m, void *ctx)
+{
+	printf("  ts %" PRIu64 " cpu %d %s: kernel %" PRId64 "/%d, plain model %" PRId64 "/%d;"
+	       " cause: %s\n    %s\n", m->ts, m->cpu, m->path, m->kernel_stats_updates,
+	       m->kernel_needs_flush, m->sim_stats_updates, m->sim_needs_flush,
+	       m->cause ? m->cause : "-", m->context ? m->context : "");
+	return 0;
+}
+
 static void validate_print_text(struct db *db, struct replay_pass *ps, long show)
 {
 	const struct replay_validation *v = replay_validation(ps->r);
 	const struct replay_params *p = replay_params(ps->r);
-	sqlite3_stmt *st;
 	unsigned int b;
 
 	printf("policy %s, flush model %s (run %" PRId64 ")\n", p->policies[0]->name,
@@ -168,64 +177,88 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 	printf(" no cause named %" PRIu64 "\n", v->causes[REPLAY_CAUSE_NONE]);
 	if (!show || !v->mismatches)
 		return;
-	if (sqlite3_prepare_v2(db_sqlite(db), "SELECT m.ts, m.cpu, m.cgroup_id, coalesce(c.path, '#' || "
-			       "m.cgroup_id), m.kernel_stats_updates, m.sim_stats_updates, "
-			       "m.kernel_needs_flush, m.sim_needs_flush, coalesce(m.cause, '-'), m.context "
-			       "FROM validation_mismatch m LEFT JOIN cgroups c ON c.id = m.cgroup_id "
-			       "WHERE m.run_id = ? ORDER BY m.rowid LIMIT ?", -1, &st, NULL) != SQLITE_OK)
-		return;
-	sqlite3_bind_int64(st, 1, replay_store_run_id(ps->store, 0));
-	sqlite3_bind_int64(st, 2, show);
 	printf("first mismatches:\n");
-	while (sqlite3_step(st) == SQLITE_ROW)
-		printf("  ts %lld cpu %d %s: kernel %lld/%d, plain model %lld/%d; cause: %s\n    %s\n",
-		       sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
-		       (const char *)sqlite3_column_text(st, 3), sqlite3_column_int64(st, 4),
-		       sqlite3_column_int(st, 6), sqlite3_column_int64(st, 5),
-		       sqlite3_column_int(st, 7), (const char *)sqlite3_column_text(st, 8),
-		       (const char *)sqlite3_column_text(st, 9));
-	sqlite3_finalize(st);
+	db_mismatches_foreach(db, replay_store_run_id(ps->store, 0), show, print_mismatch, NULL);
 }
 
-/* The JSON object is built by SQLite: valid whatever the paths and causes contain. */
+static void json_key_u64(const char *key, uint64_t v)
+{
+	printf(",\"%s\":%" PRIu64, key, v);
+}
+
+static void json_key_str(const char *key, const char *v)
+{
+	printf(",\"%s\":", key);
+	if (v)
+		db_json_string(stdout, v);
+	else
+		fputs("null", stdout);
+}
+
+static void json_rate(const char *key, uint64_t n, uint64_t d)
+{
+	if (d)
+		printf(",\"%s\":%.17g", key, (double)n / (double)d);
+	else
+		printf(",\"%s\":null", key);
+}
+
+static int json_mismatch(const struct db_mismatch *m, void *ctx)
+{
+	unsigned long *n = ctx;
+
+	printf("%s{\"ts\":%" PRIu64 ",\"cpu\":%d,\"cgroup_id\":%" PRIu64, (*n)++ ? "," : "",
+	       m->ts, m->cpu, m->cgroup_id);
+	json_key_str("cgroup", m->path[0] == '#' ? NULL : m->path);
+	printf(",\"kernel_stats_updates\":%" PRId64 ",\"sim_stats_updates\":%" PRId64
+	       ",\"kernel_needs_flush\":%d,\"sim_needs_flush\":%d", m->kernel_stats_updates,
+	       m->sim_stats_updates, m->kernel_needs_flush, m->sim_needs_flush);
+	json_key_str("cause", m->cause);
+	json_key_str("context", m->context);
+	putchar('}');
+	return 0;
+}
+
+/* The validation row as stored, with the causes and the first mismatches. */
 static int validate_print_json(struct db *db, struct replay_pass *ps, long show)
 {
 	const struct replay_validation *v = replay_validation(ps->r);
-	sqlite3_stmt *st;
-	int rc, i;
+	const struct replay_params *p = replay_params(ps->r);
+	int64_t run_id = replay_store_run_id(ps->store, 0);
+	struct db_validation row;
+	unsigned long n = 0;
+	char *diff = NULL;
+	int ret;
 
-	rc = sqlite3_prepare_v2(db_sqlite(db),
-		"SELECT json_object('run_id', v.run_id, 'policy', v.policy, 'flush_model', v.flush_model, "
-		"'flush_events', v.flush_events, 'compared', v.compared, "
-		"'skipped_before_sync', v.skipped_before_sync, "
-		"'stats_updates_match', v.stats_updates_match, 'needs_flush_match', v.needs_flush_match, "
-		"'stats_updates_match_plain', v.stats_updates_match_plain, "
-		"'needs_flush_match_plain', v.needs_flush_match_plain, "
-		"'stats_updates_match_rate', CASE WHEN v.compared THEN 1.0 * v.stats_updates_match / v.compared END, "
-		"'stats_updates_match_plain_rate', CASE WHEN v.compared THEN 1.0 * v.stats_updates_match_plain / v.compared END, "
-		"'max_hypotheses', v.max_hypotheses, 'diff_hist', json(v.diff_hist), "
-		"'mismatches', ?2, 'causes', json_object('lost events nearby', ?3, "
-		"'cgroup of unknown parent', ?4, 'flush outside the trace', ?5, "
-		"'window order unknown', ?6, 'orders dropped by the cap', ?9, 'none', ?7), "
-		"'first_mismatches', (SELECT json_group_array(json_object('ts', m.ts, 'cpu', m.cpu, "
-		"'cgroup_id', m.cgroup_id, 'cgroup', c.path, 'kernel_stats_updates', m.kernel_stats_updates, "
-		"'sim_stats_updates', m.sim_stats_updates, 'kernel_needs_flush', m.kernel_needs_flush, "
-		"'sim_needs_flush', m.sim_needs_flush, 'cause', m.cause, 'context', m.context)) "
-		"FROM (SELECT * FROM validation_mismatch WHERE run_id = v.run_id ORDER BY rowid LIMIT ?8) m "
-		"LEFT JOIN cgroups c ON c.id = m.cgroup_id)) FROM validation v WHERE v.run_id = ?1",
-		-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return -MCR_E_SCHEMA;
-	sqlite3_bind_int64(st, 1, replay_store_run_id(ps->store, 0));
-	sqlite3_bind_int64(st, 2, (int64_t)v->mismatches);
-	for (i = 0; i < 5; i++)
-		sqlite3_bind_int64(st, 3 + i, (int64_t)v->causes[i == 4 ? REPLAY_CAUSE_NONE : i + 1]);
-	sqlite3_bind_int64(st, 8, show);
-	sqlite3_bind_int64(st, 9, (int64_t)v->causes[REPLAY_CAUSE_CAPPED]);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		printf("%s\n", (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return 0;
+	ret = db_validation_get(db, run_id, &row, &diff);
+	if (ret < 0)
+		return ret;
+	printf("{\"run_id\":%" PRId64, run_id);
+	json_key_str("policy", p->policies[0]->name);
+	json_key_str("flush_model", p->model->name);
+	json_key_u64("flush_events", row.flush_events);
+	json_key_u64("compared", row.compared);
+	json_key_u64("skipped_before_sync", row.skipped_before_sync);
+	json_key_u64("stats_updates_match", row.stats_updates_match);
+	json_key_u64("needs_flush_match", row.needs_flush_match);
+	json_key_u64("stats_updates_match_plain", row.stats_updates_match_plain);
+	json_key_u64("needs_flush_match_plain", row.needs_flush_match_plain);
+	json_rate("stats_updates_match_rate", row.stats_updates_match, row.compared);
+	json_rate("stats_updates_match_plain_rate", row.stats_updates_match_plain, row.compared);
+	json_key_u64("max_hypotheses", row.max_hypotheses);
+	printf(",\"diff_hist\":%s", diff);	/* stored through json(): valid */
+	json_key_u64("mismatches", v->mismatches);
+	printf(",\"causes\":{\"lost events nearby\":%" PRIu64 ",\"cgroup of unknown parent\":%"
+	       PRIu64 ",\"flush outside the trace\":%" PRIu64 ",\"window order unknown\":%"
+	       PRIu64 ",\"orders dropped by the cap\":%" PRIu64 ",\"none\":%" PRIu64 "}",
+	       v->causes[REPLAY_CAUSE_LOST], v->causes[REPLAY_CAUSE_UNKNOWN_PARENT],
+	       v->causes[REPLAY_CAUSE_OUTSIDE], v->causes[REPLAY_CAUSE_WINDOW_ORDER],
+	       v->causes[REPLAY_CAUSE_CAPPED], v->causes[REPLAY_CAUSE_NONE]);
+	printf(",\"first_mismatches\":[");
+	ret = db_mismatches_foreach(db, run_id, show, json_mismatch, &n);
+	printf("]}\n");
+	free(diff);
+	return ret;
 }
 
 /*

@@ -89,4 +89,5 @@ echo
 echo "This was $what."
 echo "The trace and results are in $db: try"
 echo "  $REPLAY info $db"
-echo "  sqlite3 $db 'SELECT * FROM lag_report'"
+echo "  sqlite3 $db 'SELECT * FROM cgroup_lag_report'"
+echo "  sqlite3 $db 'SELECT ts, error, min_error, max_error FROM series WHERE cgroup_id = 1'"

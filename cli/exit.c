@@ -47,8 +47,10 @@ static const struct {
 	[MCR_EXIT_NO_RUNS]	= { "NO_RUNS", "the database holds no replay results yet", CLI_REPORT },
 	[MCR_EXIT_COMMAND]	= { "COMMAND", "its -- COMMAND exited non-zero on its own (the "
 				    "recording is complete; 11 wins)", CLI_CAPTURE },
+	[MCR_EXIT_OLDER]	= { "OLDER", "the results were written by an older memcg-replay: "
+				    "replay the file again", CLI_REPORT },
 };
-_Static_assert(ARRAY_SIZE(cli_exits) == MCR_EXIT_COMMAND + 1, "an exit code without its row");
+_Static_assert(ARRAY_SIZE(cli_exits) == MCR_EXIT_OLDER + 1, "an exit code without its row");
 
 static const char *const cli_tool_names[] = {
 	"memcg-capture", "synth", "import", "replay", "validate", "report", "info",

@@ -111,7 +111,7 @@ static int db_check_magic(const char *path)
 	return 0;
 }
 
-/* application_id, then user_version: not ours, newer, or half-created. */
+/* application_id, then user_version: not ours, newer, older, or half-created. */
 static int db_check_identity(struct db *db)
 {
 	int64_t app, ver;
@@ -129,6 +129,11 @@ static int db_check_identity(struct db *db)
 		return -MCR_E_NEWER;
 	if (ver < 1)
 		return -MCR_E_SCHEMA;
+	if (ver < DB_SCHEMA_VERSION) {
+		if (db->writable)
+			return db_schema_upgrade_v1(db);
+		db->older = true;	/* the trace reads fine; the results do not */
+	}
 	return 0;
 }
 
@@ -257,7 +262,7 @@ int db_open(const char *path, bool writable, struct db **out)
 	err = db_check_identity(db);
 	if (!err)
 		err = db_schema_check(db);
-	if (!err && !db_schema_has_results(db))
+	if (!err && !db->older && !db_schema_has_results(db))
 		err = db_schema_results(db, !writable);
 	if (err) {
 		db_free(db);
@@ -575,4 +580,28 @@ int db_rollback(struct db *db)
 	db->bulk = false;
 	db->nbuf = 0;
 	return db_exec(db, "ROLLBACK");
+}
+
+/**
+ * db_item_name() - the BTF name of a stat item, or "kind:item" when unknown.
+ * @kind: items.kind; a state line also answers to its lruvec name
+ * @buf:  filled in; returned
+ */
+const char *db_item_name(struct db *db, int kind, int item, char *buf, size_t len)
+{
+	sqlite3_stmt *st;
+	const unsigned char *name;
+
+	snprintf(buf, len, "%s:%d", kind == MCR_EV_EVENTS ? "events" :
+		 kind == MCR_EV_LRUVEC ? "lruvec" : "state", item);
+	if (sqlite3_prepare_v2(db->sql, "SELECT name FROM items WHERE item = ?2 AND (kind = ?1"
+			       " OR (?1 = 1 AND kind = 2)) ORDER BY kind LIMIT 1", -1, &st,
+			       NULL) != SQLITE_OK)
+		return buf;
+	sqlite3_bind_int(st, 1, kind);
+	sqlite3_bind_int(st, 2, item);
+	if (sqlite3_step(st) == SQLITE_ROW && (name = sqlite3_column_text(st, 0)))
+		snprintf(buf, len, "%s", (const char *)name);
+	sqlite3_finalize(st);
+	return buf;
 }

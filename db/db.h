@@ -8,7 +8,7 @@
  * user_version), bulk event writing, streaming event reading and reading the
  * other trace tables (meta, cgroups, gaps, event kinds) as plain structs.  It never
  * prints or exits; it returns negative errno or -MCR_E_* (sim/error.h).  Other
- * modules may run their own SQL on db_sqlite() for result tables.
+ * modules never run SQL on result tables: db/results.h is their interface.
  */
 #ifndef MCR_DB_H
 #define MCR_DB_H
@@ -21,7 +21,11 @@
 #include "event.h"
 
 #define DB_APPLICATION_ID	0x6d637270	/* "mcrp" */
-#define DB_SCHEMA_VERSION	1
+/*
+ * 2: per-item errors at reads and over time, stranded episodes (replaces the
+ * unflushed-volume results of 1; the trace tables are unchanged).
+ */
+#define DB_SCHEMA_VERSION	2
 
 struct db;
 
@@ -36,7 +40,11 @@ int db_create(const char *path, struct db **out);
  * Open an existing trace database.  Refuses (with these codes) a file that is
  * not SQLite (-MCR_E_NOT_SQLITE), not ours (-MCR_E_NOT_OURS), of a newer
  * schema (-MCR_E_NEWER), or missing a table (-MCR_E_SCHEMA); -ENOENT if absent.
- * Results tables are created on demand when @writable.
+ * Results tables are created on demand when @writable.  A file of schema 1
+ * (results of an older memcg-replay that this one cannot read): read-only,
+ * its trace reads as usual and every result reader of db/results.h returns
+ * -MCR_E_OLDER; opened @writable, its old results are dropped and it becomes
+ * current: replaying it again is the way forward.
  */
 int db_open(const char *path, bool writable, struct db **out);
 int db_close(struct db *db);	/* commits pending work; frees */
@@ -65,6 +73,8 @@ int db_cgroups_foreach(struct db *db, int (*fn)(const struct db_cgroup *cg, void
 
 /* BTF names of stat items: kind is MCR_EV_STATE, MCR_EV_LRUVEC or MCR_EV_EVENTS. */
 int db_item_put(struct db *db, int kind, int item, const char *name, const char *unit);
+/* Its name ("NR_FILE_PAGES"), or "kind:item" when the trace has none; returns @buf. */
+const char *db_item_name(struct db *db, int kind, int item, char *buf, size_t len);
 
 struct db_cpu_stats {
 	int		cpu;

@@ -26,6 +26,7 @@ struct db {
 	uint64_t		kind_rows[MCR_EV_KIND_MAX + 1];
 	unsigned int		nbuf;
 	bool			writable;
+	bool			older;		/* read-only open of a schema 1 file: no results */
 	bool			created;	/* by db_create: kind_rows are the whole table */
 	bool			in_txn;		/* a transaction is open (bulk or db_begin) */
 	bool			bulk;		/* ... and it is the bulk one, ours to commit */
@@ -35,8 +36,12 @@ struct db {
 /* schema.c */
 int db_schema_create(struct db *db);
 int db_schema_check(struct db *db);
+bool db_schema_has(struct db *db, const char *name);
+
+/* results_schema.c */
 int db_schema_results(struct db *db, bool temp);
 bool db_schema_has_results(struct db *db);
+int db_schema_upgrade_v1(struct db *db);
 
 /* db.c */
 int db_err(int rc);

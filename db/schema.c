@@ -4,10 +4,8 @@
  * file.  Every column carries an SQL comment inside its CREATE statement, so
  * `sqlite3 FILE .schema` documents a file by itself.
  *
- * Trace part (db_create): meta, cgroups, items, cpu_stats, gaps, events,
- * event_kinds and one typed view per event kind.  Results part (db_create, and
- * db_open on demand): runs, series, reads, cgroup_summary, item_summary,
- * validation, validation_mismatch and the lag_report views.
+ * The trace part: meta, cgroups, items, cpu_stats, gaps, events, event_kinds
+ * and one typed view per event kind.  The result tables live in results.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -169,152 +167,6 @@ static const char db_trace_sql[] =
 "LEFT JOIN cgroups c ON c.id = e.id\n"
 "WHERE e.kind > 3 AND e.kind = 10;\n";
 
-/* Result tables: "CREATE <what> IF NOT EXISTS <body>", TEMP-able for read-only opens. */
-static const struct {
-	const char	*what;		/* "TABLE", "VIEW" or "INDEX" */
-	const char	*name;
-	const char	*body;		/* after the name */
-} db_results_sql[] = {
-	{ "TABLE", "runs", "(\n"
-"	-- One row per policy per replay (or validate) invocation.\n"
-"	run_id		INTEGER PRIMARY KEY,	-- referenced by every other result table\n"
-"	kind		TEXT NOT NULL,		-- 'replay' | 'validate'\n"
-"	policy		TEXT NOT NULL,		-- walk policy: 'break' | 'continue' | 'legacy'\n"
-"	flush_model	TEXT,			-- 'instant' | 'window' | 'spread' (explicit visits override it)\n"
-"	params		TEXT,			-- the run's options, JSON\n"
-"	started_at	TEXT,			-- UTC ISO-8601 time the run started\n"
-"	wall_s		REAL,			-- wall-clock seconds of the pass that ran it\n"
-"	events		INTEGER,		-- trace events consumed\n"
-"	updates		INTEGER,		-- updates with val != 0 fed to the simulator\n"
-"	flush_requests	INTEGER,		-- flush requests (memcg_flush_stats)\n"
-"	flushes		INTEGER,		-- requests that went ahead under this policy\n"
-"	visits		INTEGER,		-- (memcg, cpu) flush visits\n"
-"	walk_steps	INTEGER,		-- nodes the update's ancestor walks looked at\n"
-"	pcpu_adds	INTEGER,		-- per-CPU stats_updates additions\n"
-"	atomic_adds	INTEGER,		-- batches moved into an atomic stats_updates\n"
-"	dropped_batches	INTEGER,		-- legacy: batches thrown away at a flushable memcg\n"
-"	atomic_resets	INTEGER,		-- visits that stored 0 into a non-zero atomic\n"
-"	unknown_ids	INTEGER,		-- cgroup ids first seen in an update, attached under the root\n"
-"	sample_ns	INTEGER,		-- period of the 'sample' rows of series, ns; 0 none\n"
-"	tool_version	TEXT			-- memcg-replay version that wrote the run\n"
-")" },
-	{ "TABLE", "series", "(\n"
-"	-- Staleness of a cgroup over time: at every read of it and every sample period.\n"
-"	run_id			INTEGER NOT NULL,	-- runs.run_id\n"
-"	cgroup_id		INTEGER NOT NULL,	-- cgroups.id\n"
-"	ts			INTEGER NOT NULL,	-- trace ns\n"
-"	missing_pages		INTEGER,	-- pages updated below it and not yet aggregated into it (sum of |v|)\n"
-"	signed_missing_pages	INTEGER,	-- sum over items of signed missing pages\n"
-"	age_ns			INTEGER,	-- ts - the oldest update counted in missing_pages; 0 none\n"
-"	stats_updates		INTEGER,	-- the simulated atomic stats_updates of the cgroup\n"
-"	flushable		INTEGER,	-- 1: stats_updates > TH, a non-forced read flushes\n"
-"	stuck			INTEGER,	-- 1: not flushable, missing > 0 and a descendant flushable\n"
-"	reason			TEXT		-- 'read' (a flush request for it) | 'sample' (periodic)\n"
-")" },
-	{ "TABLE", "reads", "(\n"
-"	-- Every read (memcg_flush_stats) and what the policy made of it.\n"
-"	run_id			INTEGER NOT NULL,	-- runs.run_id\n"
-"	ts			INTEGER NOT NULL,	-- trace ns of the request\n"
-"	cpu			INTEGER NOT NULL,	-- CPU it was traced on\n"
-"	cgroup_id		INTEGER NOT NULL,	-- memcg read\n"
-"	force			INTEGER NOT NULL,	-- 1: forced flush\n"
-"	flushed			INTEGER NOT NULL,	-- 1: the policy's own decision was to flush\n"
-"	missing_pages		INTEGER,	-- pages the reader was missing before any flush\n"
-"	age_ns			INTEGER,	-- age of the oldest of them, ns; 0 none\n"
-"	sim_stats_updates	INTEGER,	-- simulated atomic stats_updates at the request\n"
-"	kernel_stats_updates	INTEGER,	-- the kernel's, as traced\n"
-"	kernel_needs_flush	INTEGER,	-- the kernel's needs_flush, as traced\n"
-"	stale			INTEGER		-- 1: skipped flushing while missing_pages > TH\n"
-")" },
-	{ "TABLE", "cgroup_summary", "(\n"
-"	-- Per run and cgroup: how stale its stats were over the whole trace.\n"
-"	run_id			INTEGER NOT NULL,	-- runs.run_id\n"
-"	cgroup_id		INTEGER NOT NULL,	-- cgroups.id\n"
-"	max_missing_pages	INTEGER,	-- worst missing pages seen\n"
-"	p50_missing_pages	INTEGER,	-- median of missing pages over its series rows\n"
-"	p99_missing_pages	INTEGER,	-- 99th percentile of the same\n"
-"	mean_missing_pages	REAL,		-- time-weighted mean missing pages\n"
-"	max_age_ms		REAL,		-- largest age of the oldest unflushed update, ms\n"
-"	reads			INTEGER,	-- flush requests for it\n"
-"	stale_reads		INTEGER,	-- reads skipped while missing_pages > TH\n"
-"	stale_max_pages		INTEGER,	-- worst missing pages at a stale read\n"
-"	stale_mean_pages	REAL,		-- mean missing pages over its stale reads\n"
-"	stuck_ms		REAL,		-- time it was stuck (see series.stuck), ms\n"
-"	final_missing_pages	INTEGER		-- missing pages at the end of the trace\n"
-")" },
-	{ "TABLE", "item_summary", "(\n"
-"	-- Per run, cgroup and stat item: signed missing values.\n"
-"	run_id		INTEGER NOT NULL,	-- runs.run_id\n"
-"	cgroup_id	INTEGER NOT NULL,	-- cgroups.id\n"
-"	kind		INTEGER NOT NULL,	-- items.kind (1 state, 2 lruvec, 3 events)\n"
-"	item		INTEGER NOT NULL,	-- items.item\n"
-"	max_abs_missing	INTEGER,		-- largest |signed missing| seen\n"
-"	final_missing	INTEGER			-- signed missing at the end of the trace\n"
-")" },
-	{ "TABLE", "validation", "(\n"
-"	-- Per validate run: the simulator against the kernel's recorded flush decisions.\n"
-"	run_id				INTEGER NOT NULL,	-- runs.run_id\n"
-"	policy				TEXT,		-- walk policy validated\n"
-"	flush_model			TEXT,		-- flush model used\n"
-"	flush_events			INTEGER,	-- memcg_flush_stats events in the trace\n"
-"	compared			INTEGER,	-- of them, compared with the simulator\n"
-"	skipped_before_sync		INTEGER,	-- not compared: before the simulator's counters were in sync\n"
-"	stats_updates_match		INTEGER,	-- compared events whose stats_updates matched\n"
-"	needs_flush_match		INTEGER,	-- compared events whose needs_flush matched\n"
-"	stats_updates_match_plain	INTEGER,	-- the same without allowing for races (one hypothesis)\n"
-"	needs_flush_match_plain		INTEGER,	-- the same without allowing for races\n"
-"	max_hypotheses			INTEGER,	-- most race orderings considered for one event\n"
-"	diff_hist			TEXT		-- histogram of sim - kernel stats_updates (bucketed), JSON\n"
-")" },
-	{ "TABLE", "validation_mismatch", "(\n"
-"	-- Flush events where the simulator disagreed with the kernel.\n"
-"	run_id			INTEGER NOT NULL,	-- runs.run_id\n"
-"	ts			INTEGER NOT NULL,	-- trace ns of the flush event\n"
-"	cpu			INTEGER NOT NULL,	-- CPU it was traced on\n"
-"	cgroup_id		INTEGER NOT NULL,	-- memcg flushed\n"
-"	kernel_stats_updates	INTEGER,	-- as traced\n"
-"	sim_stats_updates	INTEGER,	-- as simulated\n"
-"	kernel_needs_flush	INTEGER,	-- as traced\n"
-"	sim_needs_flush		INTEGER,	-- as simulated\n"
-"	cause			TEXT,		-- best explanation found (e.g. a gap, a race)\n"
-"	context			TEXT		-- details for a human\n"
-")" },
-	{ "INDEX", "series_by_cgroup", "ON series (run_id, cgroup_id, ts)" },
-	{ "INDEX", "reads_by_cgroup", "ON reads (run_id, cgroup_id, ts)" },
-	{ "VIEW", "lag_report_all", "AS SELECT\n"
-"	-- Every run's per-cgroup summary, policies side by side.\n"
-"	r.policy,			-- walk policy\n"
-"	r.run_id,			-- runs.run_id\n"
-"	r.flush_model,			-- flush model of the run\n"
-"	COALESCE(c.path, '#' || s.cgroup_id) AS cgroup,	-- path, or '#<id>' when unknown\n"
-"	s.cgroup_id,			-- cgroups.id\n"
-"	c.level,			-- depth, root 0; NULL unknown\n"
-"	s.max_missing_pages,		-- see cgroup_summary\n"
-"	s.p50_missing_pages,\n"
-"	s.p99_missing_pages,\n"
-"	s.mean_missing_pages,\n"
-"	s.max_age_ms,\n"
-"	s.reads,\n"
-"	s.stale_reads,\n"
-"	s.stale_max_pages,\n"
-"	s.stuck_ms\n"
-"FROM cgroup_summary s\n"
-"JOIN runs r ON r.run_id = s.run_id\n"
-"LEFT JOIN cgroups c ON c.id = s.cgroup_id\n"
-"WHERE r.kind = 'replay'" },
-	{ "VIEW", "lag_report", "AS SELECT\n"
-"	-- lag_report_all for the latest replay run of each (policy, flush_model):\n"
-"	-- one row per (run, cgroup), in tree order then policy.\n"
-"	l.*\n"
-"FROM lag_report_all l\n"
-"WHERE l.run_id = (SELECT max(r2.run_id) FROM runs r2 JOIN runs r1 ON r1.run_id = l.run_id\n"
-"		  WHERE r2.kind = 'replay' AND r2.policy = r1.policy\n"
-"		  AND r2.flush_model IS r1.flush_model)\n"
-"ORDER BY l.level, l.cgroup, l.policy, l.run_id" },
-};
-
-#define DB_RESULTS_N	(sizeof(db_results_sql) / sizeof(db_results_sql[0]))
-
 /* What readers rely on: a prepare fails if a table or one of these columns is missing. */
 static const char *const db_trace_columns[] = {
 	"SELECT key, value FROM meta",
@@ -394,7 +246,7 @@ int db_schema_create(struct db *db)
 }
 
 /* Is @name a table, view or index of the main schema?  Errors count as "no". */
-static bool db_schema_has(struct db *db, const char *name)
+bool db_schema_has(struct db *db, const char *name)
 {
 	sqlite3_stmt *st;
 	bool found = false;
@@ -434,45 +286,4 @@ int db_schema_check(struct db *db)
 		return 0;
 	err = db_exec(db, db_kinds_sql);
 	return err ? err : db_fill_kinds(db);
-}
-
-/* True if every result table, index and view exists in the main schema. */
-bool db_schema_has_results(struct db *db)
-{
-	size_t i;
-
-	for (i = 0; i < DB_RESULTS_N; i++)
-		if (!db_schema_has(db, db_results_sql[i].name))
-			return false;
-	return true;
-}
-
-/**
- * db_schema_results() - create the result tables, indexes and views that are missing.
- * @db:   open database
- * @temp: create them as TEMP objects instead (a read-only open of a trace that
- *        was never replayed), so that queries on them find empty tables; what
- *        the file has is never shadowed
- */
-int db_schema_results(struct db *db, bool temp)
-{
-	size_t i;
-	char *sql;
-	int err;
-
-	for (i = 0; i < DB_RESULTS_N; i++) {
-		const char *what = db_results_sql[i].what;
-
-		if (temp && (!strcmp(what, "INDEX") || db_schema_has(db, db_results_sql[i].name)))
-			continue;
-		sql = sqlite3_mprintf("CREATE %s%s IF NOT EXISTS %s %s", temp ? "TEMP " : "",
-				      what, db_results_sql[i].name, db_results_sql[i].body);
-		if (!sql)
-			return -ENOMEM;
-		err = db_exec(db, sql);
-		sqlite3_free(sql);
-		if (err)
-			return err;
-	}
-	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Per-cgroup engine state: a hash from cgroup id to struct rcg, adding
- * cgroups to every simulator parents first, and series points.
+ * cgroups to every simulator parents first.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -9,8 +9,6 @@
 
 #include "hash.h"
 #include "replay-local.h"
-
-#define RCG_MAX_DEPTH	4096	/* deeper than any cgroup tree: a parent loop in the table */
 
 struct rcg *rcg_find(struct replay *r, uint64_t id)
 {
@@ -103,7 +101,7 @@ static int rcg_add_to_sims(struct replay *r, uint64_t ts, struct rcg *c, unsigne
 	c->parent = parent;
 	parent->has_child = true;
 	c->added = true;
-	return 0;
+	return series_mark(r, c);
 }
 
 /*
@@ -124,7 +122,7 @@ struct rcg *rcg_get(struct replay *r, uint64_t ts, uint64_t id, bool via_update)
 			c->parent = r->root;
 			r->root->has_child = true;
 			c->added = true;
-			return c;
+			return series_mark(r, c) < 0 ? NULL : c;
 		}
 	}
 	if (!c->added && rcg_add_to_sims(r, ts, c, 0) < 0)
@@ -145,6 +143,8 @@ int rcg_add_initial(struct replay *r)
 	if (!r->root)
 		return -ENOMEM;
 	r->root->added = true;
+	if (series_mark(r, r->root) < 0)
+		return -ENOMEM;
 	for (i = 0; i < t->nr_cgroups; i++) {
 		const struct replay_cgroup *tc = &t->cgroups[i];
 		struct rcg *c = rcg_find(r, tc->id);
@@ -180,111 +180,12 @@ int rcg_mkdir(struct replay *r, uint64_t ts, uint64_t id)
 void rcg_free_all(struct replay *r)
 {
 	size_t i;
-	unsigned int p;
 
-	for (i = 0; i < r->nr_cg; i++) {
-		for (p = 0; p < r->p.nr_policies; p++) {
-			hist_free(&r->cg[i]->pol[p].hist);
-			free(r->cg[i]->pol[p].items);
-		}
+	for (i = 0; i < r->nr_cg; i++)
 		free(r->cg[i]);
-	}
 	free(r->cg);
 	free(r->htab);
 	r->cg = NULL;
 	r->htab = NULL;
 	r->nr_cg = 0;
-}
-
-struct item_ctx {
-	struct rcg_pol	*cp;
-	int64_t		sum;
-	int		err;
-};
-
-static struct rcg_item *rcg_item_slot(struct rcg_pol *cp, enum sim_item_kind kind, int item)
-{
-	size_t lo = 0, hi = cp->nr_items;
-	long key = (long)kind * 0x100000000l + item;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		long k = (long)cp->items[mid].kind * 0x100000000l + cp->items[mid].item;
-
-		if (k == key)
-			return &cp->items[mid];
-		if (k < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (cp->nr_items == cp->cap_items) {
-		size_t ncap = cp->cap_items ? cp->cap_items * 2 : 16;
-		struct rcg_item *n = realloc(cp->items, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		cp->items = n;
-		cp->cap_items = ncap;
-	}
-	memmove(&cp->items[lo + 1], &cp->items[lo], (cp->nr_items - lo) * sizeof(*cp->items));
-	cp->nr_items++;
-	cp->items[lo] = (struct rcg_item){ .kind = (uint8_t)kind, .item = item };
-	return &cp->items[lo];
-}
-
-static int rcg_item_cb(enum sim_item_kind kind, int item, int64_t missing, void *ctx)
-{
-	struct item_ctx *ic = ctx;
-	struct rcg_item *it = rcg_item_slot(ic->cp, kind, item);
-	int64_t a = missing < 0 ? -missing : missing;
-
-	if (!it) {
-		ic->err = -ENOMEM;
-		return 1;
-	}
-	ic->sum += missing;
-	if (a > it->max_abs)
-		it->max_abs = a;
-	return 0;
-}
-
-/* Tracks the largest |missing| of each item at series points; returns the signed sum. */
-int rcg_track_items(struct replay *r, unsigned int pol, struct rcg *c, int64_t *sum)
-{
-	struct item_ctx ic = { .cp = &c->pol[pol] };
-	int ret = sim_items_foreach(r->sims[pol], c->id, rcg_item_cb, &ic);
-
-	*sum = ic.sum;
-	return ic.err ? ic.err : (ret < 0 ? ret : 0);
-}
-
-/*
- * rcg_point() - one staleness series point of (@pol, @c) at @ts from @st:
- * into the histogram, the item maxima and the sink.
- */
-int rcg_point(struct replay *r, unsigned int pol, struct rcg *c, uint64_t ts, bool is_read,
-	      const struct sim_stale *st)
-{
-	struct rcg_pol *cp = &c->pol[pol];
-	struct replay_point pt = {
-		.ts = ts, .id = c->id, .missing = st->missing,
-		.stats_updates = st->stats_updates, .flushable = st->flushable,
-		.stuck = st->stuck, .is_read = is_read,
-	};
-	int ret;
-
-	if (st->missing && st->oldest_ts && ts > st->oldest_ts)
-		pt.age_ns = ts - st->oldest_ts;
-	ret = rcg_track_items(r, pol, c, &pt.signed_missing);
-	if (ret < 0)
-		return ret;
-	ret = hist_add(&cp->hist, st->missing);
-	if (ret < 0)
-		return ret;
-	cp->last = *st;
-	cp->has_row = true;
-	if (r->p.sink.point)
-		return r->p.sink.point(r->p.sink.ctx, pol, &pt);
-	return 0;
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The pass: one read of the events, every policy's simulator driven from it.
- * Reads (memcg_flush_stats) and the staleness series are recorded here;
- * where flush visits happen is window.c's business (and the flush model's),
- * comparison with the kernel validate.c's.  A flush model that asks for a
- * prepass gets it here, before the pass: the same engine with no policy,
- * inference alone, over the rewound source.
+ * What readers got is reads.c's business, the series series.c's, where
+ * flush visits happen window.c's (and the flush model's), comparison with the
+ * kernel validate.c's.  A flush model that asks for a prepass gets it here,
+ * before the pass: the same engine with no policy, inference alone, over the
+ * rewound source.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,7 +15,15 @@
 #include "replay-local.h"
 
 #define REPLAY_PROGRESS_EVERY	(1u << 16)
-#define REPLAY_MAX_IDLE_SAMPLES	64	/* per stretch without events: only ages change there */
+
+/* A stranded episode ended in policy ep->pol's simulator. */
+static int engine_episode(const struct sim_episode *ep, void *ctx)
+{
+	const struct replay_ep_ctx *ec = ctx;
+	struct replay *r = ec->r;
+
+	return r->p.sink.episode ? r->p.sink.episode(r->p.sink.ctx, ec->pol, ep) : 0;
+}
 
 /* The engine with no policy to place visits for: inference alone, the prepass. */
 static const struct replay_model engine_no_model = {
@@ -50,6 +58,8 @@ static int engine_alloc(const struct replay_params *p, const struct replay_trace
 			replay_destroy(r);
 			return -ENOMEM;
 		}
+		r->ep[i] = (struct replay_ep_ctx){ .r = r, .pol = i };
+		sim_episode_sink(r->sims[i], engine_episode, &r->ep[i]);
 	}
 	*out = r;
 	return 0;
@@ -101,6 +111,8 @@ void replay_destroy(struct replay *r)
 		return;
 	val_free(r);
 	infer_destroy(r->inf);
+	reads_free(r);
+	series_free(r);
 	rcg_free_all(r);
 	for (i = 0; i < r->p.nr_policies; i++)
 		sim_destroy(r->sims[i]);
@@ -204,59 +216,6 @@ const struct replay_prepass *replay_prepass(const struct replay *r)
 	return r->prep.policy ? &r->prep : NULL;
 }
 
-static bool stale_same(const struct sim_stale *a, const struct sim_stale *b)
-{
-	return a->missing == b->missing && a->stats_updates == b->stats_updates &&
-	       a->flushable == b->flushable && a->stuck == b->stuck && a->oldest_ts == b->oldest_ts;
-}
-
-/* A sample row for every cgroup whose state changed since its last row, or that misses pages. */
-static int engine_sample(struct replay *r, uint64_t ts)
-{
-	static const struct sim_stale zero;
-	size_t i;
-	unsigned int p;
-	int ret;
-
-	for (i = 0; i < r->nr_cg; i++) {
-		struct rcg *c = r->cg[i];
-
-		if (!c->added)
-			continue;
-		for (p = 0; p < r->p.nr_policies; p++) {
-			struct sim_stale st;
-
-			if (sim_stale_get(r->sims[p], c->id, &st) < 0)
-				continue;	/* not yet seen by this simulator */
-			if (!st.missing && stale_same(&st, c->pol[p].has_row ? &c->pol[p].last : &zero))
-				continue;
-			ret = rcg_point(r, p, c, ts, false, &st);
-			if (ret < 0)
-				return ret;
-		}
-	}
-	return 0;
-}
-
-static int engine_samples_until(struct replay *r, uint64_t ts)
-{
-	unsigned int n = 0;
-	int ret;
-
-	while (ts >= r->next_sample) {
-		if (n++ == REPLAY_MAX_IDLE_SAMPLES) {
-			uint64_t skip = (ts - r->next_sample) / r->p.sample_ns;
-
-			r->next_sample += skip * r->p.sample_ns;
-		}
-		ret = engine_sample(r, r->next_sample);
-		if (ret < 0)
-			return ret;
-		r->next_sample += r->p.sample_ns;
-	}
-	return 0;
-}
-
 /* memcg_flush_stats: a read of memcg id.  Every policy decides with its own counters. */
 static int engine_read(struct replay *r, const struct mcr_event *ev)
 {
@@ -281,46 +240,23 @@ static int engine_read(struct replay *r, const struct mcr_event *ev)
 			return ret;
 	}
 	for (p = 0; p < r->p.nr_policies; p++) {
-		struct sim *s = r->sims[p];
-		struct rcg_pol *cp = &c->pol[p];
 		struct sim_stale st;
-		struct replay_read rd;
 
-		ret = sim_stale_get(s, ev->id, &st);
+		ret = sim_stale_get(r->sims[p], ev->id, &st);
 		if (ret < 0)
 			return ret;
-		ret = sim_flush_request(s, ev->ts, ev->id, force);
+		ret = sim_flush_request(r->sims[p], ev->ts, ev->id, force);
 		if (ret < 0)
 			return ret;
 		go[p] = ret > 0;
-		rd = (struct replay_read){
-			.ts = ev->ts, .id = ev->id, .missing = st.missing,
-			.sim_stats_updates = st.stats_updates, .kernel_stats_updates = ev->val,
-			.cpu = ev->cpu, .force = force, .flushed = go[p],
-			.kernel_needs_flush = ev->flags & MCR_FLUSH_NEEDS,
-			.stale = !go[p] && st.missing > sim_threshold(s),
-		};
-		if (st.missing && st.oldest_ts && ev->ts > st.oldest_ts)
-			rd.age_ns = ev->ts - st.oldest_ts;
-		cp->reads++;
-		if (rd.stale) {
-			cp->stale_reads++;
-			cp->stale_sum += (double)st.missing;
-			if (st.missing > cp->stale_max)
-				cp->stale_max = st.missing;
-		}
-		if (r->p.sink.read) {
-			ret = r->p.sink.read(r->p.sink.ctx, p, &rd);
-			if (ret < 0)
-				return ret;
-		}
-		ret = rcg_point(r, p, c, ev->ts, true, &st);
+		ret = reads_request(r, ev, c, p, go[p], &st);
 		if (ret < 0)
 			return ret;
 	}
 	if (r->val && go[0])
 		val_went_ahead(r, c, ev->ts);
-	return window_flush_request(r, ev, go);
+	ret = window_flush_request(r, ev, go);
+	return ret < 0 ? ret : reads_settle(r, false);
 }
 
 static int engine_update(struct replay *r, const struct mcr_event *ev)
@@ -344,6 +280,9 @@ static int engine_update(struct replay *r, const struct mcr_event *ev)
 		if (ret < 0)
 			return ret;
 	}
+	ret = series_update(r, c, kind, ev->item);
+	if (ret < 0)
+		return ret;
 	if (r->inf) {
 		ret = infer_update(r->inf, ev->ts, r->cpu_prev_ts[ev->cpu], (unsigned int)ev->cpu,
 				   ev->id, kind, ev->item, ev->val, replay_tag(ev));
@@ -410,6 +349,7 @@ static int engine_event(struct replay *r, const struct mcr_event *ev)
 int replay_run(struct replay *r, struct replay_source *src)
 {
 	struct mcr_event ev;
+	unsigned int p;
 	int ret;
 
 	ret = replay_prepare(r, src);
@@ -417,23 +357,25 @@ int replay_run(struct replay *r, struct replay_source *src)
 		return ret;
 	evq_init(&r->q, src);
 	while ((ret = evq_get(&r->q, &ev)) > 0) {
-		if (!r->st.events) {
+		if (!r->st.events)
 			r->st.first_ts = ev.ts;
-			r->next_sample = ev.ts + r->p.sample_ns;
-		}
 		/* Replay order merges CPUs by ts; never let time run back for the simulators. */
 		if (ev.ts < r->now)
 			ev.ts = r->now;
 		r->now = ev.ts;
-		if (r->p.sample_ns) {
-			ret = engine_samples_until(r, ev.ts);
-			if (ret < 0)
-				return ret;
-		}
+		ret = series_until(r, ev.ts);
+		if (ret < 0)
+			return ret;
 		ret = window_before_event(r, &ev);
 		if (ret < 0)
 			return ret;
 		ret = engine_event(r, &ev);
+		if (ret < 0)
+			return ret;
+		if (r->nr_waits)
+			ret = reads_settle(r, false);
+		if (ret >= 0)
+			ret = series_after_event(r);
 		if (ret < 0)
 			return ret;
 		if (ev.cpu >= 0 && (unsigned int)ev.cpu < r->t->nr_possible)
@@ -446,6 +388,14 @@ int replay_run(struct replay *r, struct replay_source *src)
 	if (ret < 0)
 		return ret;
 	ret = window_finish(r);
+	if (!ret)
+		ret = reads_settle(r, true);
+	if (!ret)
+		ret = series_after_event(r);
+	for (p = 0; !ret && p < r->p.nr_policies; p++)
+		ret = sim_episodes_close(r->sims[p], r->now);
+	if (!ret)
+		ret = series_finish(r);
 	if (r->p.progress)
 		r->p.progress(r->p.progress_ctx, r->pass_name, r->st.events);
 	return ret;
@@ -502,71 +452,4 @@ bool replay_cgroup_is_leaf(const struct replay *r, uint64_t id)
 	struct rcg *c = rcg_find((struct replay *)r, id);
 
 	return !c || !c->has_child;
-}
-
-int replay_summary_get(struct replay *r, unsigned int pol, uint64_t id, struct replay_summary *out)
-{
-	struct rcg *c = rcg_find(r, id);
-	struct sim_acct a;
-	struct sim_stale st;
-	struct rcg_pol *cp;
-	uint64_t from;
-	int ret;
-
-	if (!c || !c->added || pol >= r->p.nr_policies)
-		return -ENOENT;
-	cp = &c->pol[pol];
-	ret = sim_acct_get(r->sims[pol], id, r->st.last_ts, &a);
-	if (ret < 0)
-		return ret;
-	ret = sim_stale_get(r->sims[pol], id, &st);
-	if (ret < 0)
-		return ret;
-	memset(out, 0, sizeof(*out));
-	out->max_missing = a.max_missing > cp->hist.max ? a.max_missing : cp->hist.max;
-	out->p50_missing = hist_quantile(&cp->hist, 0.50);
-	out->p99_missing = hist_quantile(&cp->hist, 0.99);
-	from = a.first_ts > r->st.first_ts ? a.first_ts : r->st.first_ts;
-	if (r->st.last_ts > from)
-		out->mean_missing = a.missing_area / (double)(r->st.last_ts - from);
-	out->max_age_ms = (double)a.max_age_ns / 1e6;
-	out->reads = cp->reads;
-	out->stale_reads = cp->stale_reads;
-	out->stale_max = cp->stale_max;
-	out->stale_mean = cp->stale_reads ? cp->stale_sum / (double)cp->stale_reads : 0;
-	out->stuck_ms = (double)a.stuck_ns / 1e6;
-	out->final_missing = st.missing;
-	return 0;
-}
-
-int replay_items_foreach(struct replay *r, unsigned int pol, uint64_t id,
-			 int (*fn)(enum sim_item_kind kind, int item, int64_t max_abs,
-				   int64_t final, void *ctx),
-			 void *ctx)
-{
-	struct rcg *c = rcg_find(r, id);
-	struct rcg_pol *cp;
-	int64_t sum;
-	size_t i;
-	int ret;
-
-	if (!c || !c->added || pol >= r->p.nr_policies)
-		return -ENOENT;
-	cp = &c->pol[pol];
-	ret = rcg_track_items(r, pol, c, &sum);	/* items non-zero only at the end */
-	if (ret < 0)
-		return ret;
-	for (i = 0; i < cp->nr_items; i++) {
-		int64_t final = 0;
-
-		ret = sim_item_missing(r->sims[pol], id, (enum sim_item_kind)cp->items[i].kind,
-				       cp->items[i].item, &final);
-		if (ret < 0 && ret != -ENOENT)
-			return ret;
-		ret = fn((enum sim_item_kind)cp->items[i].kind, cp->items[i].item,
-			 cp->items[i].max_abs, final, ctx);
-		if (ret)
-			return ret;
-	}
-	return 0;
 }

@@ -26,7 +26,7 @@ int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file
 	ret = db_begin(db);
 	if (ret < 0)
 		return ret;
-	ret = replay_store_open(db, kind, file, p, &out->store);
+	ret = replay_store_open(db, kind, file, p, t, &out->store);
 	if (!ret)
 		ret = replay_create(p, t, &out->r);
 	if (!ret)

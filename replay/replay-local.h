@@ -15,24 +15,45 @@
 #include "infer.h"
 #include "replay.h"
 
+#define RCG_MAX_DEPTH	4096	/* deeper than any cgroup tree: a parent loop in the table */
 #define RCG_RING	8	/* recent updates kept per cgroup for mismatch context */
 #define WIN_MAX_PEND	64	/* flushes waiting for their lock windows, by pid */
 
+/* |read error| of one line over a cgroup's reads, for its quantiles (reads.c). */
 struct rcg_item {
-	int64_t		max_abs;
+	struct hist	h;
 	int		item;
 	uint8_t		kind;
 };
 
 /* One (cgroup, policy). */
 struct rcg_pol {
-	struct hist	hist;		/* missing pages at every series point */
-	struct sim_stale last;		/* at the last series row */
-	uint64_t	reads, stale_reads, stale_max;
-	double		stale_sum;
-	struct rcg_item	*items;
+	uint64_t	flushed_reads;
+	struct rcg_item	*items;		/* sorted by (kind, item) */
 	size_t		nr_items, cap_items;
-	bool		has_row;
+};
+
+/* A series line of one series cgroup (series.c); min/max since the last sample. */
+struct rser_item {
+	int64_t		min[REPLAY_MAX_POLICIES];
+	int64_t		max[REPLAY_MAX_POLICIES];
+	uint64_t	emitted;	/* samples written for it */
+	int		item;
+	uint8_t		kind;
+};
+
+struct rser {
+	struct rcg	*c;
+	struct rser_item *items;	/* sorted by (kind, item) */
+	size_t		nr_items, cap_items;
+	uint64_t	emitted;	/* cgroup_series samples written */
+	bool		flushable[REPLAY_MAX_POLICIES];
+};
+
+/* A read whose value is not fixed yet (reads.c). */
+struct read_wait {
+	struct replay_read	rd;
+	unsigned int		pol;
 };
 
 struct rcg_upd {
@@ -48,6 +69,7 @@ struct rcg {
 	struct rcg	*parent;	/* NULL for root or before it is known */
 	const char	*path;
 	struct rcg	*hnext;
+	struct rser	*ser;		/* a series cgroup; NULL if not */
 	uint64_t	last_flush_ts;	/* validation: last flush of it that went ahead */
 	uint64_t	window_ts;	/* last update in its subtree inside a lock window */
 	struct rcg_upd	ring[RCG_RING];	/* validation only: updates to it */
@@ -95,6 +117,11 @@ struct val_state {
 	bool		synced;
 };
 
+struct replay_ep_ctx {
+	struct replay	*r;
+	unsigned int	pol;
+};
+
 struct replay {
 	struct replay_params		p;
 	const struct replay_trace	*t;
@@ -113,7 +140,15 @@ struct replay {
 	size_t				nr_cg, cap_cg;
 	struct rcg			**htab;
 	size_t				hmask;
-	uint64_t			next_sample;
+	struct rser			**ser;		/* series cgroups, as they became known */
+	size_t				nr_ser, cap_ser;
+	uint64_t			nr_samples;	/* samples taken */
+	uint64_t			ser_visits[REPLAY_MAX_POLICIES];
+	struct read_wait		*waits;		/* reads waiting for their flush */
+	size_t				nr_waits, cap_waits;
+	struct replay_read_error	*errs;		/* the read being ended */
+	size_t				nr_errs, cap_errs;
+	struct replay_ep_ctx		ep[REPLAY_MAX_POLICIES];	/* episode sink contexts */
 	uint64_t			now;
 	uint64_t			*cpu_prev_ts;	/* [nr_possible]: last event's ts per CPU */
 	struct rcg			*root;
@@ -125,9 +160,21 @@ struct rcg *rcg_get(struct replay *r, uint64_t ts, uint64_t id, bool via_update)
 int rcg_add_initial(struct replay *r);
 int rcg_mkdir(struct replay *r, uint64_t ts, uint64_t id);
 void rcg_free_all(struct replay *r);
-int rcg_track_items(struct replay *r, unsigned int pol, struct rcg *c, int64_t *sum);
-int rcg_point(struct replay *r, unsigned int pol, struct rcg *c, uint64_t ts, bool is_read,
-	      const struct sim_stale *st);
+
+/* series.c */
+int series_mark(struct replay *r, struct rcg *c);
+int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item);
+int series_after_event(struct replay *r);
+int series_sample(struct replay *r);
+int series_until(struct replay *r, uint64_t ts);
+int series_finish(struct replay *r);
+void series_free(struct replay *r);
+
+/* reads.c */
+int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, unsigned int p,
+		  bool go, const struct sim_stale *st);
+int reads_settle(struct replay *r, bool all);
+void reads_free(struct replay *r);
 
 /* window.c */
 int window_flush_request(struct replay *r, const struct mcr_event *ev, const bool *go);
@@ -140,6 +187,8 @@ void window_update_hook(struct replay *r, const struct mcr_event *ev, struct rcg
 int window_finish(struct replay *r);
 /* For a model's before_update: policy @pol's open window whose visits the model places, or NULL. */
 struct model_window *window_placed(struct replay *r, unsigned int pol);
+bool window_flush_waiting(const struct replay *r, uint64_t id, uint64_t req_ts, int32_t pid,
+			  unsigned int pol);
 
 /* order.c */
 struct replay_order *order_create(void);

@@ -76,31 +76,55 @@ struct replay_trace {
 };
 void replay_trace_free(struct replay_trace *t);
 
-/* Rows, as they are made.  pol indexes replay_params.policies. */
+/*
+ * Rows, as they are made.  pol indexes replay_params.policies.  Errors are
+ * shown - truth of one line of memory.stat (state and lruvec merged, kind
+ * SIM_ITEM_STATE; SIM_ITEM_EVENT counts), in the line's unit; pending is in
+ * stats_updates units (sim.h says what each one is).
+ */
+struct replay_read_error {
+	int64_t			error;
+	uint64_t		age_ns;		/* oldest update the reader missed */
+	enum sim_item_kind	kind;
+	int			item;
+};
+
+/* A flush request, sent once the reader's value is fixed (after its flush, if any). */
 struct replay_read {
 	uint64_t	ts;
 	uint64_t	id;
-	uint64_t	missing;	/* pages, before the decision */
-	uint64_t	age_ns;
+	uint64_t	pending;	/* before the decision */
+	uint64_t	pending_since_flush;	/* of it, since the cgroup's last flush */
 	int64_t		sim_stats_updates;
 	int64_t		kernel_stats_updates;
+	const struct replay_read_error *errors;	/* the lines it got wrong; none if forced */
+	size_t		nr_errors;
 	int		cpu;
-	bool		force;
+	int32_t		pid;
+	bool		force;		/* forced: a flush, not a reader */
 	bool		flushed;	/* the policy's own decision */
 	bool		kernel_needs_flush;
-	bool		stale;		/* skipped while missing > TH */
+	bool		stranded;
+	bool		stale;		/* skipped while stranded */
 };
 
-struct replay_point {
+/* One series row: the visible error of (cgroup, line) at a sample, min and max since the last. */
+struct replay_sample {
+	uint64_t		ts;
+	uint64_t		id;
+	int64_t			error, min_error, max_error;
+	enum sim_item_kind	kind;
+	int			item;
+};
+
+/* The flush state of a series cgroup at a sample. */
+struct replay_cgroup_sample {
 	uint64_t	ts;
 	uint64_t	id;
-	uint64_t	missing;
-	uint64_t	age_ns;
-	int64_t		signed_missing;
+	uint64_t	pending;
 	int64_t		stats_updates;
 	bool		flushable;
-	bool		stuck;
-	bool		is_read;	/* reason 'read', else 'sample' */
+	bool		stranded;
 };
 
 struct replay_mismatch {
@@ -117,7 +141,9 @@ struct replay_mismatch {
 
 struct replay_sink {
 	int	(*read)(void *ctx, unsigned int pol, const struct replay_read *r);
-	int	(*point)(void *ctx, unsigned int pol, const struct replay_point *p);
+	int	(*sample)(void *ctx, unsigned int pol, const struct replay_sample *s);
+	int	(*cgroup_sample)(void *ctx, unsigned int pol, const struct replay_cgroup_sample *s);
+	int	(*episode)(void *ctx, unsigned int pol, const struct sim_episode *ep);
 	int	(*mismatch)(void *ctx, const struct replay_mismatch *m);
 	void	*ctx;
 };
@@ -128,7 +154,13 @@ struct replay_params {
 	const struct sim_policy	*policies[REPLAY_MAX_POLICIES];
 	unsigned int		nr_policies;
 	const struct replay_model *model;	/* flush_model.h: replay_model_find() */
-	uint64_t		sample_ns;	/* staleness sample period, trace time; 0: reads only */
+	uint64_t		sample_ns;	/* series period, trace time; 0: no series */
+	/*
+	 * Series cgroups: these and their ancestors, from the first event to the
+	 * last every sample_ns (a cgroup or line not known yet has error 0 there).
+	 */
+	const uint64_t		*series_ids;
+	size_t			nr_series_ids;
 	bool			validate;	/* compare policies[0] with the kernel's values */
 	unsigned int		max_mismatches;	/* sent to the sink; the rest only counted */
 	unsigned int		max_hypotheses;	/* inference cap; 0: REPLAY_MAX_HYP_DEFAULT */
@@ -200,19 +232,29 @@ enum replay_cause {
 };
 const char *replay_cause_name(enum replay_cause c);
 
-/* Per (policy, cgroup) summary at the end of the pass. */
+/* Per (policy, cgroup) summary at the end of the pass (see db/results_schema.c). */
 struct replay_summary {
-	uint64_t	max_missing;
-	uint64_t	p50_missing;
-	uint64_t	p99_missing;
-	double		mean_missing;	/* time-weighted */
-	double		max_age_ms;
-	uint64_t	reads;
+	uint64_t	reads;		/* non-forced */
+	uint64_t	flushed_reads;
 	uint64_t	stale_reads;
-	uint64_t	stale_max;
-	double		stale_mean;
-	double		stuck_ms;
-	uint64_t	final_missing;
+	uint64_t	episodes;	/* stranded episodes */
+	double		stranded_ms;
+	uint64_t	max_pending;	/* stats_updates units */
+	double		mean_pending;
+	uint64_t	final_pending;
+};
+
+/* Per (policy, cgroup, line), in the line's unit; absolute values but final_error. */
+struct replay_item_summary {
+	enum sim_item_kind	kind;	/* SIM_ITEM_STATE (pages) or SIM_ITEM_EVENT */
+	int			item;
+	uint64_t		max_read_error;
+	uint64_t		p99_read_error;
+	double			mean_read_error;
+	uint64_t		max_visible_error;
+	double			mean_visible_error;
+	double			max_error_age_ms;
+	int64_t			final_error;
 };
 
 /**
@@ -269,14 +311,12 @@ const char *replay_cgroup_path(const struct replay *r, uint64_t id);	/* NULL if 
 bool replay_cgroup_is_leaf(const struct replay *r, uint64_t id);
 int replay_summary_get(struct replay *r, unsigned int pol, uint64_t id, struct replay_summary *out);
 
-/*
- * Item summary of one (policy, cgroup): every item with a non-zero final or
- * sampled signed missing, with the largest |missing| seen at series points.
- */
+/* Every line of one (policy, cgroup) that was ever wrong; stops on @fn's non-zero return. */
 int replay_items_foreach(struct replay *r, unsigned int pol, uint64_t id,
-			 int (*fn)(enum sim_item_kind kind, int item, int64_t max_abs,
-				   int64_t final, void *ctx),
-			 void *ctx);
+			 int (*fn)(const struct replay_item_summary *is, void *ctx), void *ctx);
+/* Series cgroups of the pass (the asked ones and their ancestors). */
+size_t replay_series_count(const struct replay *r);
+uint64_t replay_sample_count(const struct replay *r);	/* samples per (cgroup, line) */
 
 /* The database side (replay/trace_db.c, replay/store.c). */
 int replay_trace_load(struct db *db, struct replay_trace *t);
@@ -290,7 +330,8 @@ struct replay_store;
  * Call inside the caller's transaction, before replay_create().
  */
 int replay_store_open(struct db *db, const char *kind, const char *file,
-		      struct replay_params *p, struct replay_store **out);
+		      struct replay_params *p, const struct replay_trace *t,
+		      struct replay_store **out);
 /* Writes summaries, item summaries, the run counters and (if any) the validation row. */
 int replay_store_finish(struct replay_store *st, struct replay *r, double wall_s);
 int64_t replay_store_run_id(const struct replay_store *st, unsigned int pol);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Results into the trace database (tables documented in db/schema.c): a run
- * row per policy, then reads, series and mismatches as the pass makes them,
+ * Results into the trace database through db/results.h: a run row per
+ * policy, then reads, series, episodes and mismatches as the pass makes them,
  * then summaries and counters.  The caller holds one transaction around all
- * of it, so a failed pass leaves nothing behind.
+ * of it, so a failed pass leaves nothing behind.  No SQL here: db/ owns it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,159 +13,143 @@
 #include "db.h"
 #include "error.h"
 #include "replay.h"
+#include "results.h"
 
 struct replay_store {
-	struct db	*db;
-	sqlite3		*sq;
-	sqlite3_stmt	*ins_read, *ins_series, *ins_mismatch;
-	int64_t		run_id[REPLAY_MAX_POLICIES];
-	unsigned int	nr_runs;
+	struct db		*db;
+	struct db_results	*w;
+	int64_t			run_id[REPLAY_MAX_POLICIES];
+	unsigned int		nr_runs;
 };
 
-static int store_err(int rc)
+/* items.kind of a line: merged state and lruvec lines are kind 1. */
+static int store_kind(enum sim_item_kind kind)
 {
-	return rc == SQLITE_NOMEM ? -ENOMEM : rc == SQLITE_FULL ? -ENOSPC : -EIO;
-}
-
-static int store_step(sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : store_err(rc);
+	return kind == SIM_ITEM_EVENT ? MCR_EV_EVENTS : MCR_EV_STATE;
 }
 
 static int store_read(void *ctx, unsigned int pol, const struct replay_read *r)
 {
 	struct replay_store *s = ctx;
-	sqlite3_stmt *st = s->ins_read;
+	struct db_read row = {
+		.run_id = s->run_id[pol], .ts = r->ts, .cgroup_id = r->id, .pending = r->pending,
+		.pending_since_flush = r->pending_since_flush,
+		.sim_stats_updates = r->sim_stats_updates,
+		.kernel_stats_updates = r->kernel_stats_updates, .cpu = r->cpu, .pid = r->pid,
+		.items_wrong = (unsigned int)r->nr_errors, .force = r->force,
+		.flushed = r->flushed, .stranded = r->stranded, .stale = r->stale,
+		.kernel_needs_flush = r->kernel_needs_flush,
+	};
+	int64_t read_id;
+	size_t i;
+	int ret;
 
-	sqlite3_bind_int64(st, 1, s->run_id[pol]);
-	sqlite3_bind_int64(st, 2, (int64_t)r->ts);
-	sqlite3_bind_int(st, 3, r->cpu);
-	sqlite3_bind_int64(st, 4, (int64_t)r->id);
-	sqlite3_bind_int(st, 5, r->force);
-	sqlite3_bind_int(st, 6, r->flushed);
-	sqlite3_bind_int64(st, 7, (int64_t)r->missing);
-	sqlite3_bind_int64(st, 8, (int64_t)r->age_ns);
-	sqlite3_bind_int64(st, 9, r->sim_stats_updates);
-	sqlite3_bind_int64(st, 10, r->kernel_stats_updates);
-	sqlite3_bind_int(st, 11, r->kernel_needs_flush);
-	sqlite3_bind_int(st, 12, r->stale);
-	return store_step(st);
+	ret = db_read_add(s->w, &row, &read_id);
+	for (i = 0; !ret && i < r->nr_errors; i++) {
+		struct db_read_error e = {
+			.read_id = read_id, .error = r->errors[i].error, .age_ns = r->errors[i].age_ns,
+			.kind = store_kind(r->errors[i].kind), .item = r->errors[i].item,
+		};
+
+		ret = db_read_error_add(s->w, &e);
+	}
+	return ret;
 }
 
-static int store_point(void *ctx, unsigned int pol, const struct replay_point *p)
+static int store_sample(void *ctx, unsigned int pol, const struct replay_sample *sm)
 {
 	struct replay_store *s = ctx;
-	sqlite3_stmt *st = s->ins_series;
+	struct db_series row = {
+		.run_id = s->run_id[pol], .cgroup_id = sm->id, .ts = sm->ts, .error = sm->error,
+		.min_error = sm->min_error, .max_error = sm->max_error,
+		.kind = store_kind(sm->kind), .item = sm->item,
+	};
 
-	sqlite3_bind_int64(st, 1, s->run_id[pol]);
-	sqlite3_bind_int64(st, 2, (int64_t)p->id);
-	sqlite3_bind_int64(st, 3, (int64_t)p->ts);
-	sqlite3_bind_int64(st, 4, (int64_t)p->missing);
-	sqlite3_bind_int64(st, 5, p->signed_missing);
-	sqlite3_bind_int64(st, 6, (int64_t)p->age_ns);
-	sqlite3_bind_int64(st, 7, p->stats_updates);
-	sqlite3_bind_int(st, 8, p->flushable);
-	sqlite3_bind_int(st, 9, p->stuck);
-	sqlite3_bind_text(st, 10, p->is_read ? "read" : "sample", -1, SQLITE_STATIC);
-	return store_step(st);
+	return db_series_add(s->w, &row);
+}
+
+static int store_cgroup_sample(void *ctx, unsigned int pol, const struct replay_cgroup_sample *cs)
+{
+	struct replay_store *s = ctx;
+	struct db_cgroup_sample row = {
+		.run_id = s->run_id[pol], .cgroup_id = cs->id, .ts = cs->ts, .pending = cs->pending,
+		.stats_updates = cs->stats_updates, .flushable = cs->flushable,
+		.stranded = cs->stranded,
+	};
+
+	return db_cgroup_sample_add(s->w, &row);
+}
+
+static int store_episode(void *ctx, unsigned int pol, const struct sim_episode *ep)
+{
+	struct replay_store *s = ctx;
+	struct db_episode row = {
+		.run_id = s->run_id[pol], .cgroup_id = ep->id, .start_ts = ep->start,
+		.end_ts = ep->end, .worst_error = ep->worst_error,
+		.reads_skipped = ep->reads_skipped, .max_pending = ep->max_pending,
+		.worst_kind = ep->worst_item < 0 ? 0 : store_kind(ep->worst_kind),
+		.worst_item = ep->worst_item, .open = ep->open,
+	};
+
+	return db_episode_add(s->w, &row);
 }
 
 static int store_mismatch(void *ctx, const struct replay_mismatch *m)
 {
 	struct replay_store *s = ctx;
-	sqlite3_stmt *st = s->ins_mismatch;
+	struct db_mismatch row = {
+		.run_id = s->run_id[0], .ts = m->ts, .cgroup_id = m->id,
+		.kernel_stats_updates = m->kernel_stats_updates,
+		.sim_stats_updates = m->sim_stats_updates, .cause = m->cause,
+		.context = m->context, .cpu = m->cpu, .kernel_needs_flush = m->kernel_needs_flush,
+		.sim_needs_flush = m->sim_needs_flush,
+	};
 
-	sqlite3_bind_int64(st, 1, s->run_id[0]);
-	sqlite3_bind_int64(st, 2, (int64_t)m->ts);
-	sqlite3_bind_int(st, 3, m->cpu);
-	sqlite3_bind_int64(st, 4, (int64_t)m->id);
-	sqlite3_bind_int64(st, 5, m->kernel_stats_updates);
-	sqlite3_bind_int64(st, 6, m->sim_stats_updates);
-	sqlite3_bind_int(st, 7, m->kernel_needs_flush);
-	sqlite3_bind_int(st, 8, m->sim_needs_flush);
-	if (m->cause)
-		sqlite3_bind_text(st, 9, m->cause, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 9);
-	sqlite3_bind_text(st, 10, m->context, -1, SQLITE_TRANSIENT);
-	return store_step(st);
-}
-
-static int store_prepare(struct replay_store *s, const char *sql, sqlite3_stmt **st)
-{
-	int rc = sqlite3_prepare_v2(s->sq, sql, -1, st, NULL);
-
-	return rc == SQLITE_OK ? 0 : (rc == SQLITE_NOMEM ? -ENOMEM : -MCR_E_SCHEMA);
+	return db_mismatch_add(s->w, &row);
 }
 
 int replay_store_open(struct db *db, const char *kind, const char *file,
-		      struct replay_params *p, struct replay_store **out)
+		      struct replay_params *p, const struct replay_trace *t,
+		      struct replay_store **out)
 {
+	/* TH of memcg_vmstats_needs_flush(); what per-CPU remainders add to it (< BATCH each) */
+	uint64_t th = (uint64_t)SIM_CHARGE_BATCH * t->nr_online;
+	uint64_t stranded_limit = th + (uint64_t)(SIM_CHARGE_BATCH - 1) * t->nr_online;
 	struct replay_store *s = calloc(1, sizeof(*s));
 	char policies[REPLAY_MAX_POLICIES * 32] = "";
-	sqlite3_stmt *run = NULL;
 	unsigned int i;
-	int ret;
+	int ret = 0;
 
 	if (!s)
 		return -ENOMEM;
 	s->db = db;
-	s->sq = db_sqlite(db);
 	for (i = 0; i < p->nr_policies; i++)
 		snprintf(policies + strlen(policies), sizeof(policies) - strlen(policies), "%s%s",
 			 i ? "," : "", p->policies[i]->name);
-	/* json_object() does the quoting of the file name. */
-	ret = store_prepare(s, "INSERT INTO runs (kind, policy, flush_model, params, started_at, "
-			    "sample_ns, tool_version) VALUES (?1, ?2, ?3, json_object('file', ?4, "
-			    "'policies', ?5, 'flush_model', ?3, 'sample_ms', ?6 / 1e6, 'validate', "
-			    "json(?7), 'max_mismatches', ?8), strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), "
-			    "?6, ?9)", &run);
-	if (ret)
-		goto fail;
-	for (i = 0; i < p->nr_policies; i++) {
-		sqlite3_bind_text(run, 1, kind, -1, SQLITE_STATIC);
-		sqlite3_bind_text(run, 2, p->policies[i]->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(run, 3, p->model->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(run, 4, file, -1, SQLITE_STATIC);
-		sqlite3_bind_text(run, 5, policies, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(run, 6, (int64_t)p->sample_ns);
-		sqlite3_bind_text(run, 7, p->validate ? "true" : "false", -1, SQLITE_STATIC);
-		sqlite3_bind_int(run, 8, (int)p->max_mismatches);
-		sqlite3_bind_text(run, 9, MCR_VERSION, -1, SQLITE_STATIC);
-		ret = store_step(run);
-		if (ret)
-			goto fail;
-		s->run_id[i] = sqlite3_last_insert_rowid(s->sq);
+	for (i = 0; !ret && i < p->nr_policies; i++) {
+		struct db_run run = {
+			.kind = kind, .policy = p->policies[i]->name,
+			.flush_model = p->model->name, .file = file,
+			.policies = policies, .sample_ns = p->sample_ns, .th = th,
+			.stranded_limit = stranded_limit, .max_mismatches = p->max_mismatches,
+			.validate = p->validate,
+		};
+
+		ret = db_run_add(db, &run, &s->run_id[i]);
 	}
 	s->nr_runs = p->nr_policies;
-	sqlite3_finalize(run);
-	run = NULL;
-	ret = store_prepare(s, "INSERT INTO reads (run_id, ts, cpu, cgroup_id, force, flushed, "
-			    "missing_pages, age_ns, sim_stats_updates, kernel_stats_updates, "
-			    "kernel_needs_flush, stale) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", &s->ins_read);
 	if (!ret)
-		ret = store_prepare(s, "INSERT INTO series (run_id, cgroup_id, ts, missing_pages, "
-				    "signed_missing_pages, age_ns, stats_updates, flushable, stuck, "
-				    "reason) VALUES (?,?,?,?,?,?,?,?,?,?)", &s->ins_series);
-	if (!ret)
-		ret = store_prepare(s, "INSERT INTO validation_mismatch (run_id, ts, cpu, cgroup_id, "
-				    "kernel_stats_updates, sim_stats_updates, kernel_needs_flush, "
-				    "sim_needs_flush, cause, context) VALUES (?,?,?,?,?,?,?,?,?,?)",
-				    &s->ins_mismatch);
-	if (ret)
-		goto fail;
+		ret = db_results_open(db, &s->w);
+	if (ret) {
+		replay_store_close(s);
+		return ret;
+	}
 	p->sink = (struct replay_sink){
-		.read = store_read, .point = store_point, .mismatch = store_mismatch, .ctx = s,
+		.read = store_read, .sample = store_sample, .cgroup_sample = store_cgroup_sample,
+		.episode = store_episode, .mismatch = store_mismatch, .ctx = s,
 	};
 	*out = s;
 	return 0;
-fail:
-	sqlite3_finalize(run);
-	replay_store_close(s);
-	return ret;
 }
 
 int64_t replay_store_run_id(const struct replay_store *st, unsigned int pol)
@@ -174,104 +158,71 @@ int64_t replay_store_run_id(const struct replay_store *st, unsigned int pol)
 }
 
 struct item_row {
-	sqlite3_stmt	*st;
-	int64_t		run_id;
-	uint64_t	id;
-	int		err;
+	struct replay_store	*s;
+	int64_t			run_id;
+	uint64_t		id;
 };
 
-static int store_item(enum sim_item_kind kind, int item, int64_t max_abs, int64_t final, void *ctx)
+static int store_item(const struct replay_item_summary *is, void *ctx)
 {
 	struct item_row *ir = ctx;
-	static const int ev_kind[] = {
-		[SIM_ITEM_STATE] = MCR_EV_STATE, [SIM_ITEM_LRUVEC] = MCR_EV_LRUVEC,
-		[SIM_ITEM_EVENT] = MCR_EV_EVENTS,
+	struct db_item_summary row = {
+		.run_id = ir->run_id, .cgroup_id = ir->id, .max_read_error = is->max_read_error,
+		.p99_read_error = is->p99_read_error, .mean_read_error = is->mean_read_error,
+		.max_visible_error = is->max_visible_error,
+		.mean_visible_error = is->mean_visible_error,
+		.max_error_age_ms = is->max_error_age_ms, .final_error = is->final_error,
+		.kind = store_kind(is->kind), .item = is->item,
 	};
 
-	sqlite3_bind_int64(ir->st, 1, ir->run_id);
-	sqlite3_bind_int64(ir->st, 2, (int64_t)ir->id);
-	sqlite3_bind_int(ir->st, 3, ev_kind[kind]);
-	sqlite3_bind_int(ir->st, 4, item);
-	sqlite3_bind_int64(ir->st, 5, max_abs);
-	sqlite3_bind_int64(ir->st, 6, final);
-	ir->err = store_step(ir->st);
-	return ir->err;
+	return db_item_summary_add(ir->s->w, &row);
 }
 
 static int store_summaries(struct replay_store *s, struct replay *r, unsigned int pol)
 {
-	sqlite3_stmt *sum = NULL, *items = NULL;
 	size_t i;
-	int ret;
+	int ret = 0;
 
-	ret = store_prepare(s, "INSERT INTO cgroup_summary (run_id, cgroup_id, max_missing_pages, "
-			    "p50_missing_pages, p99_missing_pages, mean_missing_pages, max_age_ms, "
-			    "reads, stale_reads, stale_max_pages, stale_mean_pages, stuck_ms, "
-			    "final_missing_pages) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", &sum);
-	if (!ret)
-		ret = store_prepare(s, "INSERT INTO item_summary (run_id, cgroup_id, kind, item, "
-				    "max_abs_missing, final_missing) VALUES (?,?,?,?,?,?)", &items);
 	for (i = 0; !ret && i < replay_cgroup_count(r); i++) {
 		uint64_t id = replay_cgroup_id(r, i);
-		struct item_row ir = { .st = items, .run_id = s->run_id[pol], .id = id };
+		struct item_row ir = { .s = s, .run_id = s->run_id[pol], .id = id };
+		struct db_cgroup_summary row;
 		struct replay_summary sm;
 
 		if (replay_summary_get(r, pol, id, &sm) < 0)
 			continue;	/* named in the table, never seen by the pass */
-		sqlite3_bind_int64(sum, 1, s->run_id[pol]);
-		sqlite3_bind_int64(sum, 2, (int64_t)id);
-		sqlite3_bind_int64(sum, 3, (int64_t)sm.max_missing);
-		sqlite3_bind_int64(sum, 4, (int64_t)sm.p50_missing);
-		sqlite3_bind_int64(sum, 5, (int64_t)sm.p99_missing);
-		sqlite3_bind_double(sum, 6, sm.mean_missing);
-		sqlite3_bind_double(sum, 7, sm.max_age_ms);
-		sqlite3_bind_int64(sum, 8, (int64_t)sm.reads);
-		sqlite3_bind_int64(sum, 9, (int64_t)sm.stale_reads);
-		sqlite3_bind_int64(sum, 10, (int64_t)sm.stale_max);
-		sqlite3_bind_double(sum, 11, sm.stale_mean);
-		sqlite3_bind_double(sum, 12, sm.stuck_ms);
-		sqlite3_bind_int64(sum, 13, (int64_t)sm.final_missing);
-		ret = store_step(sum);
+		row = (struct db_cgroup_summary){
+			.run_id = s->run_id[pol], .cgroup_id = id, .reads = sm.reads,
+			.flushed_reads = sm.flushed_reads, .stale_reads = sm.stale_reads,
+			.stranded_ms = sm.stranded_ms, .stranded_episodes = sm.episodes,
+			.max_pending = sm.max_pending, .mean_pending = sm.mean_pending,
+			.final_pending = sm.final_pending,
+		};
+		ret = db_cgroup_summary_add(s->w, &row);
 		if (!ret)
 			ret = replay_items_foreach(r, pol, id, store_item, &ir);
-		if (ir.err)
-			ret = ir.err;
 	}
-	sqlite3_finalize(sum);
-	sqlite3_finalize(items);
 	return ret;
 }
 
 static int store_run_counters(struct replay_store *s, struct replay *r, unsigned int pol,
 			      double wall_s)
 {
-	const struct replay_stats *rs = replay_stats(r);
+	struct db_run_counters rc = { .wall_s = wall_s, .events = replay_stats(r)->events };
 	struct sim_cost c;
-	sqlite3_stmt *st;
-	int ret;
 
 	sim_cost_get(replay_sim(r, pol), &c);
-	ret = store_prepare(s, "UPDATE runs SET wall_s = ?, events = ?, updates = ?, flush_requests = ?, "
-			    "flushes = ?, visits = ?, walk_steps = ?, pcpu_adds = ?, atomic_adds = ?, "
-			    "dropped_batches = ?, atomic_resets = ?, unknown_ids = ? WHERE run_id = ?", &st);
-	if (ret)
-		return ret;
-	sqlite3_bind_double(st, 1, wall_s);
-	sqlite3_bind_int64(st, 2, (int64_t)rs->events);
-	sqlite3_bind_int64(st, 3, (int64_t)c.updates);
-	sqlite3_bind_int64(st, 4, (int64_t)c.flush_requests);
-	sqlite3_bind_int64(st, 5, (int64_t)c.flushes);
-	sqlite3_bind_int64(st, 6, (int64_t)c.visits);
-	sqlite3_bind_int64(st, 7, (int64_t)c.walk_steps);
-	sqlite3_bind_int64(st, 8, (int64_t)c.pcpu_adds);
-	sqlite3_bind_int64(st, 9, (int64_t)c.atomic_adds);
-	sqlite3_bind_int64(st, 10, (int64_t)c.dropped_batches);
-	sqlite3_bind_int64(st, 11, (int64_t)c.atomic_resets);
-	sqlite3_bind_int64(st, 12, (int64_t)c.unknown_ids);
-	sqlite3_bind_int64(st, 13, s->run_id[pol]);
-	ret = store_step(st);
-	sqlite3_finalize(st);
-	return ret;
+	rc.updates = c.updates;
+	rc.flush_requests = c.flush_requests;
+	rc.flushes = c.flushes;
+	rc.visits = c.visits;
+	rc.walk_steps = c.walk_steps;
+	rc.pcpu_adds = c.pcpu_adds;
+	rc.atomic_adds = c.atomic_adds;
+	rc.dropped_batches = c.dropped_batches;
+	rc.atomic_resets = c.atomic_resets;
+	rc.unknown_ids = c.unknown_ids;
+	return db_run_counters_set(s->db, s->run_id[pol], &rc);
 }
 
 /* diff_hist as a JSON object: keys are our own bucket names, values integers. */
@@ -296,31 +247,20 @@ static int store_validation(struct replay_store *s, struct replay *r)
 {
 	const struct replay_validation *v = replay_validation(r);
 	char diff[REPLAY_DIFF_BUCKETS * 48];
-	sqlite3_stmt *st;
-	int ret;
+	struct db_validation row = {
+		.run_id = s->run_id[0], .policy = replay_params(r)->policies[0]->name,
+		.flush_model = replay_params(r)->model->name, .diff_hist = diff,
+		.flush_events = v->flush_events, .compared = v->compared,
+		.skipped_before_sync = v->skipped_before_sync,
+		.stats_updates_match = v->stats_updates_match,
+		.needs_flush_match = v->needs_flush_match,
+		.stats_updates_match_plain = v->stats_updates_match_plain,
+		.needs_flush_match_plain = v->needs_flush_match_plain,
+		.max_hypotheses = v->max_hypotheses,
+	};
 
 	store_diff_json(v, diff, sizeof(diff));
-	ret = store_prepare(s, "INSERT INTO validation (run_id, policy, flush_model, flush_events, "
-			    "compared, skipped_before_sync, stats_updates_match, needs_flush_match, "
-			    "stats_updates_match_plain, needs_flush_match_plain, max_hypotheses, "
-			    "diff_hist) VALUES (?,?,?,?,?,?,?,?,?,?,?,json(?))", &st);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, s->run_id[0]);
-	sqlite3_bind_text(st, 2, replay_params(r)->policies[0]->name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, replay_params(r)->model->name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, (int64_t)v->flush_events);
-	sqlite3_bind_int64(st, 5, (int64_t)v->compared);
-	sqlite3_bind_int64(st, 6, (int64_t)v->skipped_before_sync);
-	sqlite3_bind_int64(st, 7, (int64_t)v->stats_updates_match);
-	sqlite3_bind_int64(st, 8, (int64_t)v->needs_flush_match);
-	sqlite3_bind_int64(st, 9, (int64_t)v->stats_updates_match_plain);
-	sqlite3_bind_int64(st, 10, (int64_t)v->needs_flush_match_plain);
-	sqlite3_bind_int64(st, 11, (int64_t)v->max_hypotheses);
-	sqlite3_bind_text(st, 12, diff, -1, SQLITE_TRANSIENT);
-	ret = store_step(st);
-	sqlite3_finalize(st);
-	return ret;
+	return db_validation_add(s->db, &row);
 }
 
 int replay_store_finish(struct replay_store *s, struct replay *r, double wall_s)
@@ -342,8 +282,6 @@ void replay_store_close(struct replay_store *s)
 {
 	if (!s)
 		return;
-	sqlite3_finalize(s->ins_read);
-	sqlite3_finalize(s->ins_series);
-	sqlite3_finalize(s->ins_mismatch);
+	db_results_close(s->w);
 	free(s);
 }

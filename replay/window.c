@@ -504,3 +504,22 @@ int window_finish(struct replay *r)
 	}
 	return r->inf ? infer_finish(r->inf, r->now) : 0;
 }
+
+/**
+ * window_flush_waiting() - is the flush that (@pid, @req_ts) requested of
+ * @id still to make visits for policy @pol (its windows not all over yet)?
+ */
+bool window_flush_waiting(const struct replay *r, uint64_t id, uint64_t req_ts, int32_t pid,
+			  unsigned int pol)
+{
+	const struct win_pend *pd;
+	unsigned int i;
+
+	for (i = 0; i < WIN_MAX_PEND; i++) {
+		pd = &r->win.pend[i];
+		if (pd->used && pd->pid == pid && pd->id == id && pd->req_ts == req_ts &&
+		    (pd->go & (1u << pol)))
+			return true;
+	}
+	return false;
+}

@@ -54,6 +54,7 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 	n->oldest = SIM_TS_NONE;
 	n->first_ts = ts;
 	n->last_ts = ts;
+	n->nf_last = ts;
 	if (parent != SIM_NONE) {
 		struct sim_node *p = &s->nodes[parent];
 

@@ -23,6 +23,7 @@ static const struct {
 	[MCR_E_MATCH - MCR_E_BASE]	= { "validation match rate below --min-match", MCR_EXIT_MATCH },
 	[MCR_E_BAD_INPUT - MCR_E_BASE]	= { "invalid input", MCR_EXIT_BAD_INPUT },
 	[MCR_E_NO_RUNS - MCR_E_BASE]	= { "no replay results yet (run 'memcg-replay replay FILE' first)", MCR_EXIT_NO_RUNS },
+	[MCR_E_OLDER - MCR_E_BASE]	= { "written by an older memcg-replay whose results this one cannot read; replay it again ('memcg-replay replay FILE')", MCR_EXIT_OLDER },
 };
 
 const char *mcr_strerror(int err)

@@ -28,6 +28,7 @@ enum mcr_error {
 	MCR_E_MATCH,		/* validation below --min-match */
 	MCR_E_BAD_INPUT,	/* other malformed input (unknown policy, bad value) */
 	MCR_E_NO_RUNS,		/* the database holds no replay results yet */
+	MCR_E_OLDER,		/* results of an older schema: replay the file again */
 	MCR_E_MAX,
 };
 
@@ -53,6 +54,7 @@ enum mcr_exit {
 	MCR_EXIT_BAD_INPUT	= 17,
 	MCR_EXIT_NO_RUNS	= 18,
 	MCR_EXIT_COMMAND	= 19,	/* memcg-capture: its COMMAND failed */
+	MCR_EXIT_OLDER		= 20,	/* results written by an older memcg-replay */
 };
 
 const char *mcr_strerror(int err);	/* err negative: -errno or -MCR_E_* */

@@ -28,6 +28,9 @@ int sim_visit(struct sim *s, uint64_t ts, int32_t slot)
 		s->cost.atomic_resets++;
 		sim_flushable_update(s, n, ts);
 	}
+	sim_lag_eval(s, n, ts);
+	if (!ret)
+		ret = sim_lag_err_take(s);
 	return ret;
 }
 

@@ -51,5 +51,5 @@ int sim_stats_updates_set(struct sim *s, uint64_t id, int64_t v)
 		return -ENOENT;
 	s->nodes[node].stats_updates = v;
 	sim_flushable_update(s, &s->nodes[node], s->now);
-	return 0;
+	return sim_lag_err_take(s);
 }

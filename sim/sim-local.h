@@ -57,16 +57,39 @@ struct sim_pcpu {
 	bool			on_tree;	/* linked on this CPU's updated tree */
 };
 
+/*
+ * Per (memcg, line): the signed missing value (truth - shown = -error) and
+ * the visible error over time (sim/lag.c), side by side so the update path
+ * touches one cache line per ancestor.
+ */
+struct sim_line {
+	int64_t			miss;		/* signed missing, the line's unit */
+	uint64_t		nf_at;		/* the node's sim_nf() when the line last changed */
+	uint64_t		max_vis;	/* max |error| held for a positive non-flushable time */
+	double			vis_area;	/* integral of |visible error|, unit * ns */
+};
+
+/* Per (memcg, line): what the reads of the memcg got; only for memcgs that are read. */
+struct sim_item_reads {
+	uint64_t		max_err;
+	double			err_sum;
+	uint64_t		wrong;
+	uint64_t		max_age;
+};
+
 struct sim_node {
 	uint64_t		id;
 	int64_t			stats_updates;	/* memcg_vmstats.stats_updates (the atomic) */
 	uint64_t		missing;	/* sum of |v| in the subtree not yet aggregated here */
+	uint64_t		fresh;		/* of it, |(int)v| of updates since this node's last visit */
 	uint64_t		pendmag;	/* |v| handed up by children, waiting for a visit */
 	uint64_t		pend_since;	/* oldest ts in pendmag */
 	uint64_t		oldest;		/* oldest ts counted in missing */
 	int64_t			*pend_it;	/* state_pending, signed, by item index */
-	int64_t			*miss_it;	/* signed missing, by item index */
+	struct sim_line		*lines;		/* by item index */
 	uint32_t		cap_it;		/* length of both, 0 until needed */
+	uint32_t		cap_read;	/* length of read_it */
+	struct sim_item_reads	*read_it;	/* read errors, by item index; NULL until read */
 	int32_t			parent;
 	int32_t			first_child;
 	int32_t			next_sibling;
@@ -83,6 +106,24 @@ struct sim_node {
 	uint64_t		max_age_ns;
 	uint64_t		stuck_ns;
 	double			missing_area;
+	/* non-flushable time, integrated up to nf_last (sim/lag.c) */
+	uint64_t		nf_ns;
+	uint64_t		nf_last;
+	/* stranded state and the open episode */
+	uint64_t		strand_ns;	/* stranded time of ended episodes */
+	uint64_t		ep_start;
+	uint64_t		ep_skipped;
+	uint64_t		ep_max_pending;
+	uint64_t		ep_worst_abs;
+	int64_t			ep_worst_err;
+	int32_t			ep_worst_k;	/* item index, SIM_NONE if no line was wrong */
+	bool			stranded;
+	bool			ep_scan;	/* the lines at the episode's start are not scanned yet */
+	uint64_t		episodes;	/* ended episodes that count */
+	uint64_t		reads;
+	uint64_t		stale_reads;
+	uint64_t		reads_ended;
+	uint64_t		max_read_age;
 };
 
 struct sim {
@@ -90,6 +131,7 @@ struct sim {
 	unsigned int		nr_possible;
 	unsigned int		nr_online;
 	uint32_t		th;		/* MEMCG_CHARGE_BATCH * num_online_cpus() */
+	uint64_t		strand_th;	/* th + (MEMCG_CHARGE_BATCH - 1) * nr_online */
 
 	struct sim_node		*nodes;
 	uint32_t		nr_nodes;
@@ -124,6 +166,11 @@ struct sim {
 	size_t			win_cap;
 
 	struct sim_cost		cost;
+
+	/* stranded episodes go here when they end */
+	int			(*ep_fn)(const struct sim_episode *ep, void *ctx);
+	void			*ep_ctx;
+	int			ep_err;		/* first error @ep_fn returned, until taken */
 };
 
 /* items.c */
@@ -131,12 +178,15 @@ int sim_item_index(struct sim *s, enum sim_item_kind kind, int item);
 int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item);
 int sim_node_items_reserve(struct sim *s, struct sim_node *n);
 int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d);
-void sim_slot_items_move(struct sim *s, struct sim_pcpu *sl, struct sim_node *n,
+void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct sim_node *n,
 			 struct sim_node *p);
 void sim_items_destroy(struct sim *s);
 
+/* LRUVEC and STATE updates of one idx are one line of memory.stat (see sim.h). */
 static inline uint64_t sim_item_key(enum sim_item_kind kind, int item)
 {
+	if (kind == SIM_ITEM_LRUVEC)
+		kind = SIM_ITEM_STATE;
 	return ((uint64_t)kind << 32) | (uint32_t)item;
 }
 
@@ -156,6 +206,65 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 		     int item, int64_t val);
 int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl);
 void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts);
+
+/* lag.c */
+void sim_lag_change(struct sim *s, struct sim_node *n, uint64_t ts);
+void sim_lag_worst(struct sim *s, struct sim_node *n, uint32_t k);
+void sim_lag_scan(struct sim *s, struct sim_node *n);
+void sim_lag_flushable(struct sim_node *n, uint64_t ts);
+int sim_lag_err_take(struct sim *s);
+
+static inline uint64_t sim_abs64(int64_t v)
+{
+	return v < 0 ? -(uint64_t)v : (uint64_t)v;
+}
+
+/* The node's non-flushable time up to @ts (earlier than the last change: up to it). */
+static inline uint64_t sim_nf(const struct sim_node *n, uint64_t ts)
+{
+	return n->nf_ns + (!n->flushable && ts > n->nf_last ? ts - n->nf_last : 0);
+}
+
+/*
+ * Bring line @k of @n up to @ts before its error changes: the error it held
+ * since its last change was visible for the non-flushable time in between;
+ * and the lines an episode started with, before the first of them changes.
+ */
+static inline void sim_item_touch(struct sim *s, struct sim_node *n, uint32_t k, uint64_t ts)
+{
+	struct sim_line *a = &n->lines[k];
+	uint64_t nf = sim_nf(n, ts);
+
+	if (n->ep_scan)
+		sim_lag_scan(s, n);
+	if (nf > a->nf_at) {
+		uint64_t e = sim_abs64(a->miss);
+
+		a->vis_area += (double)e * (double)(nf - a->nf_at);
+		if (e > a->max_vis)
+			a->max_vis = e;
+		a->nf_at = nf;
+	}
+}
+
+/*
+ * @n's pending volume, flushable flag or the threshold changed at @ts: the
+ * common case (nothing to do) stays inline on the update path.
+ */
+static inline void sim_lag_eval(struct sim *s, struct sim_node *n, uint64_t ts)
+{
+	bool st = !n->flushable && n->fresh > s->strand_th;
+
+	if (st != n->stranded || (st && n->missing > n->ep_max_pending))
+		sim_lag_change(s, n, ts);
+}
+
+/* After line @k of @n changed: the open episode's worst line. */
+static inline void sim_item_changed(struct sim *s, struct sim_node *n, uint32_t k)
+{
+	if (n->stranded)
+		sim_lag_worst(s, n, k);
+}
 
 /* flush.c */
 int sim_visit(struct sim *s, uint64_t ts, int32_t slot);

@@ -16,6 +16,7 @@ void sim_clock(struct sim *s, uint64_t ts)
 	s->clock_started = true;
 	s->nodes[0].first_ts = ts;
 	s->nodes[0].last_ts = ts;
+	s->nodes[0].nf_last = ts;
 }
 
 /**
@@ -41,6 +42,7 @@ struct sim *sim_create(const struct sim_policy *policy, unsigned int nr_possible
 	s->nr_possible = nr_possible;
 	s->nr_online = nr_online;
 	s->th = SIM_CHARGE_BATCH * nr_online;
+	s->strand_th = (uint64_t)s->th + (uint64_t)(SIM_CHARGE_BATCH - 1) * nr_online;
 	s->free_chunk = SIM_NONE;
 	if (sim_node_create(s, 0, SIM_ROOT_ID, SIM_NONE) < 0) {
 		sim_destroy(s);
@@ -84,10 +86,13 @@ int sim_set_online(struct sim *s, uint64_t ts, unsigned int nr_online)
 	if (!nr_online || nr_online > s->nr_possible)
 		return -EINVAL;
 	sim_clock(s, ts);
-	for (i = 0; i < s->nr_nodes; i++)
+	for (i = 0; i < s->nr_nodes; i++) {
 		sim_stale_touch(&s->nodes[i], ts);
+		sim_lag_flushable(&s->nodes[i], ts);
+	}
 	s->nr_online = nr_online;
 	s->th = SIM_CHARGE_BATCH * nr_online;
+	s->strand_th = (uint64_t)s->th + (uint64_t)(SIM_CHARGE_BATCH - 1) * nr_online;
 	for (i = 0; i < s->nr_nodes; i++) {
 		s->nodes[i].flushable = s->nodes[i].stats_updates > (int64_t)s->th;
 		s->nodes[i].nr_flushable_desc = 0;
@@ -98,7 +103,10 @@ int sim_set_online(struct sim *s, uint64_t ts, unsigned int nr_online)
 
 		s->nodes[n->parent].nr_flushable_desc += n->nr_flushable_desc + n->flushable;
 	}
-	return 0;
+	/* the stranded threshold moved with TH */
+	for (i = 0; i < s->nr_nodes; i++)
+		sim_lag_eval(s, &s->nodes[i], ts);
+	return sim_lag_err_take(s);
 }
 
 uint64_t sim_threshold(const struct sim *s)

@@ -111,12 +111,30 @@ static inline uint32_t sim_walk_abs(int64_t val)
 	return v < 0 ? -(uint32_t)v : (uint32_t)v;
 }
 
-/* Which kind of traced update: the item namespaces differ. */
+/*
+ * Which kind of traced update.  A line of memory.stat is (namespace, idx):
+ * enum memcg_stat_item starts at NR_VM_NODE_STAT_ITEMS
+ * (include/linux/memcontrol.h), so mod_memcg_state's idx and
+ * mod_memcg_lruvec_state's node_stat_item idx number one namespace, and both
+ * land in the same memcg->vmstats->state[] entry that memory.stat prints
+ * (memcg_page_state_output()).  STATE and LRUVEC updates of one idx are
+ * therefore ONE line, in pages; every per-item query below treats LRUVEC as
+ * STATE and reports the line as SIM_ITEM_STATE.  EVENT lines are a different
+ * namespace (vm_event_item, memcg->vmstats->events[]) and count events.
+ */
 enum sim_item_kind {
 	SIM_ITEM_STATE,		/* mod_memcg_state: node_stat_item / memcg_stat_item */
 	SIM_ITEM_LRUVEC,	/* mod_memcg_lruvec_state: node_stat_item */
 	SIM_ITEM_EVENT,		/* count_memcg_events: vm_event_item */
 };
+
+/* The unit a line's values are in: never add one to the other. */
+enum sim_unit {
+	SIM_UNIT_PAGES,		/* STATE and LRUVEC lines (the trace's val is in pages) */
+	SIM_UNIT_EVENTS,	/* EVENT lines: counts */
+};
+
+enum sim_unit sim_item_unit(enum sim_item_kind kind);
 
 struct sim *sim_create(const struct sim_policy *policy, unsigned int nr_possible,
 		       unsigned int nr_online);
@@ -185,36 +203,42 @@ size_t sim_window_remaining(const struct sim *s);
 uint64_t sim_window_peek(const struct sim *s, size_t i);
 
 /*
- * Staleness of one memcg M now: what a reader of M's memory.stat is missing,
- * i.e. what mem_cgroup_css_rstat_flush() has not yet aggregated into M's
- * vmstats->state.  O(1): no subtree walk.
+ * Staleness of one memcg M now: the pending volume (missing), in
+ * stats_updates units, not memory; the reader's view is below
+ * (sim_item_error() and friends).  O(1): no subtree walk.
  */
 struct sim_stale {
-	uint64_t	missing;	/* pages: sum of |v| in subtree(M) not yet aggregated into M */
+	uint64_t	missing;	/* pending volume: sum of |v| in subtree(M) not yet
+					 * aggregated into M, stats_updates units (not pages) */
 	uint64_t	oldest_ts;	/* ts of the oldest update counted in missing (0 if none) */
 	int64_t		stats_updates;	/* atomic[M] */
 	bool		flushable;	/* atomic[M] > TH */
 	bool		stuck;		/* !flushable, missing > 0, and some descendant flushable */
+	bool		stranded;	/* see "Staleness as a reader of memory.stat sees it" */
 };
 int sim_stale_get(const struct sim *s, uint64_t id, struct sim_stale *out);
 
-/* Signed missing pages of one item of M (page-unit items are exact). */
+/* Signed missing value of one line of M (truth - shown = -error), in the line's unit. */
 int sim_item_missing(const struct sim *s, uint64_t id, enum sim_item_kind kind, int item,
 		     int64_t *out);
-/* Calls @fn for each item of M with non-zero signed missing; stops on non-zero return. */
+/*
+ * Calls @fn for each line of M with non-zero signed missing (STATE for merged
+ * lines); stops on non-zero return.
+ */
 int sim_items_foreach(const struct sim *s, uint64_t id,
 		      int (*fn)(enum sim_item_kind kind, int item, int64_t missing, void *ctx),
 		      void *ctx);
 
 /*
  * Time accounting per memcg since sim_create(), integrated at every change up to
- * @now: time-weighted missing (page*ns), stuck time, worst values seen.
+ * @now: time-weighted pending volume (stats_updates units * ns), stuck time,
+ * worst values seen.
  */
 struct sim_acct {
 	uint64_t	max_missing;
 	uint64_t	max_age_ns;	/* largest now - oldest_ts seen */
 	uint64_t	stuck_ns;
-	double		missing_area;	/* integral of missing over time, page*ns */
+	double		missing_area;	/* integral of missing over time, units * ns */
 	uint64_t	first_ts;	/* when the memcg became known */
 };
 int sim_acct_get(struct sim *s, uint64_t id, uint64_t now, struct sim_acct *out);
@@ -227,6 +251,160 @@ int sim_acct_get(struct sim *s, uint64_t id, uint64_t now, struct sim_acct *out)
 uint32_t sim_pcpu_stats_updates(const struct sim *s, uint64_t id, unsigned int cpu);
 int sim_pcpu_set(struct sim *s, uint64_t id, unsigned int cpu, uint32_t v);
 int sim_stats_updates_set(struct sim *s, uint64_t id, int64_t v);
+
+/*
+ * Staleness as a reader of memory.stat sees it.  Per policy (one sim), memcg
+ * M and line I, at time t:
+ *   truth(M,I)  = sum of every delta to I in subtree(M) so far;
+ *   shown(M,I)  = M's flushed aggregate (memcg->vmstats->state[I] / events[I]);
+ *   error(M,I)  = shown - truth, signed, in the line's unit (sim_item_unit()):
+ *                 negative while the stat lags growth.  Deltas that cancel
+ *                 (a fault and its free) cancel here.
+ *   pending(M)  = sum of |v| of updates in subtree(M) not yet aggregated into
+ *                 M, in stats_updates units (the currency the kernel's
+ *                 counters bound; NOT memory: never print it as bytes).  A
+ *                 fault and its free add 2.  (= sim_stale.missing)
+ *   visible(M,I)= 0 while M is flushable (a reader would flush first), else
+ *                 error(M,I): what a reader arriving at t would get.  A state
+ *                 that lasts zero time (the visits of an instant flush, an
+ *                 update and the batch it completes) is not visible: max and
+ *                 integral are taken over states held for a positive time.
+ *   pending since flush(M) = the part of pending(M) from updates after M's
+ *                 last flush (its last visit on any CPU), counted as the walk
+ *                 sees them (|(int)v|).  What was pending at that visit is
+ *                 being collected by the same flush's visits on other CPUs or
+ *                 raced with it; either way no walk policy could have
+ *                 credited it to M since.
+ *   stranded(M) = !flushable(M) && pending since flush(M) >
+ *                 sim_stranded_threshold() = TH + (SIM_CHARGE_BATCH - 1) *
+ *                 nr_online.  M not flushable means its atomic (<= TH) was
+ *                 not reset since that flush, so every update since then that
+ *                 a walk credited to M sits in the atomic or in a per-CPU
+ *                 remainder (<= 63 per online CPU): only updates a walk did
+ *                 not credit (it stopped early) exceed the bound.  Under
+ *                 continue and legacy a memcg is never stranded (short of
+ *                 CPU hotplug lowering TH, or updates on CPUs not counted
+ *                 online); per-CPU remainders alone, and a flush in
+ *                 progress, never strand it.
+ *   read error  = at a traced read of M, error(M,I) after that read's flush
+ *                 decision: at the read for a skipped read, once the flush's
+ *                 visits of M are done for a read that flushed.
+ *   stale read  = a read skipped while M was stranded.
+ *   age         = ts - the oldest update in subtree(M) not yet aggregated into
+ *                 M, any line (decision: per memcg, because per-line ages
+ *                 would cost a children scan per line at every visit).  Each
+ *                 line records the largest age seen at the reads where that
+ *                 line's read error was non-zero.
+ * Everything is O(1) per memcg per update (the update path stays O(depth));
+ * time integrals are brought up to date lazily.
+ */
+
+/* The stranded threshold: TH + (SIM_CHARGE_BATCH - 1) * nr_online, stats_updates units. */
+uint64_t sim_stranded_threshold(const struct sim *s);
+
+/* error(@id, line of (@kind, @item)) now; 0 for a line never updated in the subtree. */
+int sim_item_error(const struct sim *s, uint64_t id, enum sim_item_kind kind, int item,
+		   int64_t *out);
+
+/* Per (memcg, line), since the memcg became known, up to @now. */
+struct sim_item_stats {
+	int64_t		error;		/* error now, signed, line's unit */
+	uint64_t	max_visible;	/* max |visible error| held for a positive time */
+	double		visible_area;	/* integral of |visible error| dt, unit * ns */
+	uint64_t	max_read_error;	/* max |read error| over the ended reads of M */
+	double		read_error_sum;	/* sum of |read error| over them (mean: / reads_ended) */
+	uint64_t	reads_wrong;	/* ended reads whose read error on this line was != 0 */
+	uint64_t	max_error_age_ns; /* max age (see above) at those reads */
+};
+int sim_item_stats_get(const struct sim *s, uint64_t id, enum sim_item_kind kind, int item,
+		       uint64_t now, struct sim_item_stats *out);
+/*
+ * @fn for each line ever updated anywhere under the sim (first-seen order)
+ * whose stats at @id are not all zero; STATE for merged lines.  A non-zero
+ * return stops the loop and is returned.
+ */
+int sim_item_stats_foreach(const struct sim *s, uint64_t id, uint64_t now,
+			   int (*fn)(enum sim_item_kind kind, int item,
+				     const struct sim_item_stats *st, void *ctx),
+			   void *ctx);
+
+/* Per memcg, since it became known, up to @now. */
+struct sim_cgroup_stats {
+	uint64_t	pending;	/* pending volume now, stats_updates units */
+	uint64_t	pending_since_flush; /* of it, since M's last flush (see above) */
+	uint64_t	max_pending;	/* its maximum */
+	uint64_t	oldest_ts;	/* oldest update not yet aggregated into M, 0 if none */
+	uint64_t	first_ts;	/* when M became known: mean = area / (now - first_ts) */
+	uint64_t	stranded_ns;	/* time stranded */
+	uint64_t	episodes;	/* stranded episodes that count (see struct sim_episode) */
+	uint64_t	reads;		/* sim_read_begin() calls */
+	uint64_t	stale_reads;	/* of which skipped while stranded */
+	uint64_t	reads_ended;	/* sim_read_end() calls: reads whose result was taken */
+	uint64_t	max_read_age_ns;/* max age at sim_read_end() */
+	bool		flushable;
+	bool		stranded;
+};
+int sim_cgroup_stats_get(const struct sim *s, uint64_t id, uint64_t now,
+			 struct sim_cgroup_stats *out);
+
+/*
+ * Reads.  For each traced non-forced memcg_flush_stats of M, after
+ * go = sim_flush_request():
+ *   sim_read_begin(s, ts, M, go, &info)  counts the read; info says whether M
+ *        was stranded and the read stale (= !go && stranded);
+ *   sim_read_end(s, t, M, fn, ctx, &info) fixes what the reader got: every
+ *        line of M whose error is non-zero at that moment goes to @fn (and
+ *        into the line's read stats).  Call it at t = ts right away for a
+ *        skipped read; for a read that flushed, once the flush's visits of M
+ *        are done (right after sim_flush(); after the last CPU's window that
+ *        visits M when windows are driven one by one).
+ * begin and end carry no handle: overlapping reads of one memcg are fine.
+ */
+struct sim_read_info {
+	uint64_t	pending;	/* pending volume of M, stats_updates units */
+	uint64_t	pending_since_flush; /* of it, since M's last flush */
+	uint64_t	age_ns;		/* ts - oldest update M misses, 0 if none */
+	bool		flushable;
+	bool		stranded;
+	bool		stale;		/* begin: skipped while stranded; end: as begin said */
+};
+int sim_read_begin(struct sim *s, uint64_t ts, uint64_t id, bool flushed,
+		   struct sim_read_info *out);
+/* Return: the number of lines passed to @fn (wrong lines), or -errno / what @fn returned. */
+int sim_read_end(struct sim *s, uint64_t ts, uint64_t id,
+		 int (*fn)(enum sim_item_kind kind, int item, int64_t error, uint64_t age_ns,
+			   void *ctx),
+		 void *ctx, struct sim_read_info *out);
+
+/*
+ * Stranded episodes: from the moment M becomes stranded to the moment it is
+ * not.  One that lasted no time and skipped no read does not count (an
+ * update strands M for the instant before its own walk makes M flushable).  The worst line is the page line with
+ * the largest |error| during the episode (M is not flushable, so error =
+ * visible error); an event line only when no page line was wrong.
+ */
+struct sim_episode {
+	uint64_t		id;		/* the memcg */
+	uint64_t		start;
+	uint64_t		end;
+	uint64_t		reads_skipped;	/* reads of M skipped during it (stale reads) */
+	uint64_t		max_pending;	/* largest pending volume during it */
+	int64_t			worst_error;	/* signed error of the worst line at its worst */
+	int			worst_item;	/* -1 if no line was wrong */
+	enum sim_item_kind	worst_kind;	/* SIM_ITEM_STATE or SIM_ITEM_EVENT */
+	bool			open;		/* still stranded at end (sim_episodes_close()) */
+};
+/*
+ * @fn is called when an episode ends, from inside the sim call that ended it;
+ * a negative return is returned by that call.  NULL: nothing is delivered.
+ */
+void sim_episode_sink(struct sim *s, int (*fn)(const struct sim_episode *ep, void *ctx),
+		      void *ctx);
+/*
+ * End of the trace: deliver every open episode with end = @ts and open set.
+ * A memcg still stranded starts a new episode at @ts (call it once, last).
+ */
+int sim_episodes_close(struct sim *s, uint64_t ts);
 
 /* Cost counters: what the policy makes the kernel do. */
 struct sim_cost {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stale.c - what a reader of a memcg's memory.stat is missing, kept so each
- * query is O(1).  memory.stat prints memcg->vmstats->state only
- * (memcg_page_state_output() in mm/memcontrol.c), which holds what
- * mem_cgroup_css_rstat_flush() has aggregated; the rest waits per CPU or in
- * state_pending.
+ * stale.c - what a memcg's memory.stat is missing: the pending volume
+ * (stats_updates units) and the signed value per line, kept so each query is
+ * O(1).  How a reader sees it (errors, stranded state) is lag.c's.
  *
- * missing(M) = sum over X in subtree(M) of pendmag[X] + sum_c unfl[X][c].
+ * missing(M) = sum over X in subtree(M) of pendmag[X] + sum_c unfl[X][c];
+ * fresh(M) is the part of it from updates after M's last visit (the
+ * stranded test's "pending since flush", lag.c), zeroed at each visit of M.
  * An update of X adds |v| to X and every ancestor.  A visit (X, c) moves
  * unfl[X][c] + pendmag[X] into pendmag[parent(X)]: only missing[X] drops, the
  * ancestors still miss it.  The signed per-item values move the same way.
@@ -83,13 +83,16 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 {
 	int k = sim_item_index(s, kind, item);
 	struct sim_pcpu *sl = &s->slots[slot];
+	int32_t walk = (int32_t)(uint32_t)(uint64_t)val;
+	uint64_t mag, walk_mag;
 	struct sim_node *n;
-	uint64_t mag;
 	int64_t d;
 	int ret;
 
 	if (k < 0)
 		return k;
+	/* what the counters see (memcg_rstat_updated()'s int val) */
+	walk_mag = walk < 0 ? -(uint64_t)walk : (uint64_t)walk;
 	if (kind == SIM_ITEM_EVENT) {
 		/* an unsigned long count; beyond INT64_MAX the signed value saturates */
 		mag = (uint64_t)val;
@@ -118,11 +121,19 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 		}
 		sim_stale_touch(n, ts);
 		n->missing += mag;
+		n->fresh += walk_mag;
 		if (ts < n->oldest)
 			n->oldest = ts;
 		if (n->missing > n->max_missing)
 			n->max_missing = n->missing;
-		n->miss_it[k] += d;
+		sim_item_touch(s, n, (uint32_t)k, ts);
+		n->lines[k].miss += d;
+		sim_item_changed(s, n, (uint32_t)k);
+		/*
+		 * Before the walk: a memcg the walk is about to make flushable
+		 * is stranded for no time, which sim_lag_change() does not count.
+		 */
+		sim_lag_eval(s, n, ts);
 	}
 	return 0;
 }
@@ -154,6 +165,12 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
 	uint64_t since;
 	int ret;
 
+	/*
+	 * The node's flush: what is still missing here now predates it and is
+	 * either collected by this flush's visits on other CPUs or raced with
+	 * it; only later updates can strand the node (lag.c).
+	 */
+	n->fresh = 0;
 	if (!amt)
 		return 0;
 	ret = sim_node_items_reserve(s, n);
@@ -175,7 +192,7 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
 	sl->unfl_since = SIM_TS_NONE;
 	n->pendmag = 0;
 	n->pend_since = SIM_TS_NONE;
-	sim_slot_items_move(s, sl, n, p);
+	sim_slot_items_move(s, ts, sl, n, p);
 	if (!n->missing)
 		n->oldest = SIM_TS_NONE;
 	else if (since <= n->oldest)
@@ -204,6 +221,7 @@ int sim_stale_get(const struct sim *s, uint64_t id, struct sim_stale *out)
 	out->stats_updates = n->stats_updates;
 	out->flushable = n->flushable;
 	out->stuck = sim_node_stuck(n);
+	out->stranded = n->stranded;
 	return 0;
 }
 
@@ -228,7 +246,7 @@ int sim_item_missing(const struct sim *s, uint64_t id, enum sim_item_kind kind, 
 	if (idx == SIM_NONE)
 		return -ENOENT;
 	k = sim_item_find(s, kind, item);
-	*out = k >= 0 && (uint32_t)k < s->nodes[idx].cap_it ? s->nodes[idx].miss_it[k] : 0;
+	*out = k >= 0 && (uint32_t)k < s->nodes[idx].cap_it ? s->nodes[idx].lines[k].miss : 0;
 	return 0;
 }
 
@@ -256,9 +274,9 @@ int sim_items_foreach(const struct sim *s, uint64_t id,
 	for (k = 0; k < n->cap_it && k < s->nr_items; k++) {
 		uint64_t key = s->item_key[k];
 
-		if (!n->miss_it[k])
+		if (!n->lines[k].miss)
 			continue;
-		ret = fn((enum sim_item_kind)(key >> 32), (int)(uint32_t)key, n->miss_it[k], ctx);
+		ret = fn((enum sim_item_kind)(key >> 32), (int)(uint32_t)key, n->lines[k].miss, ctx);
 		if (ret)
 			return ret;
 	}

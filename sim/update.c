@@ -20,7 +20,9 @@ void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts)
 	if (f == n->flushable)
 		return;
 	sim_stale_touch(n, ts);
+	sim_lag_flushable(n, ts);
 	n->flushable = f;
+	sim_lag_eval(s, n, ts);
 	for (p = sim_parent(s, n); p; p = sim_parent(s, p)) {
 		sim_stale_touch(p, ts);
 		if (f)
@@ -121,7 +123,7 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	abs_val = sim_walk_abs(val);
 	if (abs_val)
 		memcg_rstat_updated(s, slot, abs_val);
-	return 0;
+	return sim_lag_err_take(s);
 }
 
 /* memcg_vmstats_needs_flush() for @id; false for unknown ids. */

@@ -10,30 +10,103 @@ if ! "$REPLAY" synth --scenario seed-race -o "$DB" -q >/dev/null 2>&1; then
 fi
 q() { sqlite3 "$1" "$2"; }
 
-# Seed race (capture/synth_race.c; 4 CPUs, TH 256, root <- leaf, 64-page updates):
-# the forced flush at 2.0 ms visits leaf on CPU 2, then an update of the leaf on
-# CPU 1 (already passed) gives leaf 64, root 128, then root's visit wipes root to 0.
-# Five updates at 3.0-3.4 ms: leaf 128..320 (flushable after the fourth), root
-# 64..256; the fifth stops at the leaf under break (root stays 256 = TH, not > TH),
-# under continue it skips the leaf and root reaches 320.
-# Read of root at 4.0 ms: break 256, skipped, missing 64 + 5*64 = 384 > 256: stale;
-# continue 320 > 256: flushes.  Two more leaf updates (4.5, 4.6 ms); read at
-# 5.0 ms: break still 256, missing 512: stale again.  The forced flush at 7 ms is
-# not stale.  So break: 2 stale reads, worst 512; continue: none.
+# Seed race (capture/synth_race.c; 4 CPUs, TH 256, root <- leaf, 64-page updates of
+# NR_FILE_PAGES): the forced flush at 2.0 ms takes the leaf's +1 (1.0 ms) up to the root;
+# a +64 on CPU 1 lands after the leaf's visit, and root's visit wipes root's credit.
+# Five updates at 3.0-3.4 ms: leaf 128..320 (flushable after the fourth), root 64..256;
+# the fifth stops at the leaf under break (root stays 256 = TH, not > TH), under continue
+# it skips the leaf and root reaches 320.
+# Read of root at 4.0 ms: truth 1 + 6 x 64 = 385 pages, shown 1: error -384.
+#   break: 256, skipped; pending 384 <= TH + 63 x 4 = 508: not stranded, not stale.
+#   continue: 320 > 256, flushes: the reader gets everything (no read_errors row).
+# Two more leaf updates (4.5, 4.6 ms); read at 5.0 ms: truth 513, shown 1: error -512.
+#   break: still 256, skipped.  Pending 512, but since the root's last flush (its visit
+#   at 2.027666 ms) only 5 x 64 + 2 x 64 = 448 <= 508: the per-CPU remainders and the
+#   atomic could hold that much, so not stranded, not stale.  (The pagecache scenario in
+#   test_synth.sh has the stale reads.)
+#   continue: root took 128 in its per-CPU counters, not flushable: -128, not stale.
+# The forced flushes at 2 and 7 ms are not readers.
 expect_exit replay_seed_race 0 "$REPLAY" replay "$DB"
-expect_match replay_seed_race_summary 'break +512 +512 .* 2 +512' "$T_OUT"
+expect_match replay_seed_race_summary 'break +2\.00 MiB +NR_FILE_PAGES +0 of 2 ' "$T_OUT"
+expect_match replay_seed_race_summary_continue 'continue +512 KiB +NR_FILE_PAGES +0 of 2 ' "$T_OUT"
 run_of() { q "$DB" "SELECT max(run_id) FROM runs WHERE kind = 'replay' AND policy = '$1'"; }
 RB=$(run_of break) RC=$(run_of continue)
-got=$(q "$DB" "SELECT sim_stats_updates, flushed, stale, missing_pages FROM reads WHERE run_id = $RB AND ts = 4000000")
-[ "$got" = "256|0|1|384" ] && pass replay_break_root_stuck_256 || fail replay_break_root_stuck_256 "$got"
-got=$(q "$DB" "SELECT sim_stats_updates, flushed, stale FROM reads WHERE run_id = $RC AND ts = 4000000")
-[ "$got" = "320|1|0" ] && pass replay_continue_recovers || fail replay_continue_recovers "$got"
-got=$(q "$DB" "SELECT stale_reads, stale_max_pages FROM cgroup_summary WHERE run_id = $RB AND cgroup_id = 1")
-[ "$got" = "2|512" ] && pass replay_break_stale_reads || fail replay_break_stale_reads "$got"
-got=$(q "$DB" "SELECT stale_reads FROM cgroup_summary WHERE run_id = $RC AND cgroup_id = 1")
-[ "$got" = "0" ] && pass replay_continue_no_stale_reads || fail replay_continue_no_stale_reads "$got"
-got=$(q "$DB" "SELECT count(*) FROM series WHERE run_id = $RB AND reason = 'read'")
-[ "$got" = "4" ] && pass replay_series_at_reads || fail replay_series_at_reads "$got"
+err_at() {	# run ts: flushed|stranded|stale|pending|error of NR_FILE_PAGES (empty: right)
+	q "$DB" "SELECT r.flushed, r.stranded, r.stale, r.pending, e.error FROM reads r
+		LEFT JOIN read_errors e ON e.read_id = r.read_id AND e.kind = 1
+		AND e.item = (SELECT item FROM items WHERE name = 'NR_FILE_PAGES')
+		WHERE r.run_id = $1 AND r.ts = $2 AND r.cgroup_id = 1"
+}
+got=$(err_at "$RB" 4000000)
+[ "$got" = "0|0|0|384|-384" ] && pass replay_break_read_4ms || fail replay_break_read_4ms "$got"
+got=$(err_at "$RB" 5000000)
+[ "$got" = "0|0|0|512|-512" ] && pass replay_break_read_5ms || fail replay_break_read_5ms "$got"
+got=$(q "$DB" "SELECT pending_since_flush FROM reads WHERE run_id = $RB AND ts = 5000000")
+[ "$got" = "448" ] && pass replay_break_pending_since_flush || fail replay_break_pending_since_flush "$got"
+got=$(err_at "$RC" 4000000)
+[ "$got" = "1|0|0|384|" ] && pass replay_continue_read_flushes || fail replay_continue_read_flushes "$got"
+got=$(err_at "$RC" 5000000)
+[ "$got" = "0|0|0|128|-128" ] && pass replay_continue_read_5ms || fail replay_continue_read_5ms "$got"
+got=$(q "$DB" "SELECT stale_reads, stranded_episodes FROM cgroup_summary WHERE run_id = $RB AND cgroup_id = 1")
+[ "$got" = "0|0" ] && pass replay_break_no_stale_reads || fail replay_break_no_stale_reads "$got"
+got=$(q "$DB" "SELECT stale_reads, stranded_episodes FROM cgroup_summary WHERE run_id = $RC AND cgroup_id = 1")
+[ "$got" = "0|0" ] && pass replay_continue_no_stale_reads || fail replay_continue_no_stale_reads "$got"
+got=$(q "$DB" "SELECT count(*) FROM stranded_episodes WHERE run_id = $RB AND cgroup_id = 1")
+[ "$got" = "0" ] && pass replay_break_no_episode || fail replay_break_no_episode "$got"
+
+# Series: first event 1.0 ms, last 7.040999 ms (the final flush's last window unlock);
+# at 0.5 ms: floor(6.040999 / 0.5) + 1 = 13 samples per (run, cgroup, line), no gap.
+# Series cgroups: those read (the root) and their ancestors (none): one line.
+expect_exit replay_series_sample 0 "$REPLAY" replay "$DB" --sample-ms 0.5 --policy break
+RS=$(run_of break)
+got=$(q "$DB" "SELECT count(*), min(n), max(n), min(span), max(span) FROM (SELECT count(*) AS n,
+	max(ts) - min(ts) AS span FROM series WHERE run_id = $RS GROUP BY cgroup_id, kind, item)")
+[ "$got" = "1|13|13|6000000|6000000" ] && pass replay_series_no_gaps || fail replay_series_no_gaps "$got"
+got=$(q "$DB" "SELECT count(*) FROM cgroup_series WHERE run_id = $RS")
+[ "$got" = "13" ] && pass replay_cgroup_series_no_gaps || fail replay_cgroup_series_no_gaps "$got"
+# A sample shows the state after the events before it.  At 4.5 ms the root (not
+# flushable) shows -384; updates at 4.5 and 4.6 ms take it to -448, then -512: the
+# row at 5.0 ms has -512, min -512, max -384 (held from the previous sample).
+got=$(q "$DB" "SELECT error, min_error, max_error FROM series WHERE run_id = $RS AND cgroup_id = 1
+	AND ts = 5000000")
+[ "$got" = "-512|-512|-384" ] && pass replay_series_min_max || fail replay_series_min_max "$got"
+for bad in abc -1 1e10 0.0001 '' nan; do
+	expect_exit "replay_sample_ms_bad_${bad:-empty}" 2 "$REPLAY" replay "$DB" --sample-ms "$bad"
+done
+expect_exit replay_series_cgroup_unknown 17 "$REPLAY" replay "$DB" --series-cgroup /nope
+expect_match replay_series_cgroup_unknown_msg "no cgroup '/nope'" "$T_ERR"
+expect_exit replay_series_cgroup 0 "$REPLAY" replay "$DB" --series-cgroup /leaf --policy break
+RS=$(run_of break)
+got=$(q "$DB" "SELECT count(DISTINCT cgroup_id) FROM cgroup_series WHERE run_id = $RS")
+[ "$got" = "2" ] && pass replay_series_cgroup_added || fail replay_series_cgroup_added "$got"
+
+# A trace reading more than 256 cgroups: the 256 shallowest get a series (ancestors are
+# shallower still), no read cgroup left out is shallower than one kept.
+FL=$T_TMP/fleet.db
+"$REPLAY" synth -q -s fleet --cgroups 2000 --events 100000 --reader-ms 0.02 -o "$FL" || fail synth_fleet "for series"
+expect_exit replay_series_bounded 0 "$REPLAY" replay "$FL" -m spread --policy break
+expect_match replay_series_bounded_msg 'Series: the 256 shallowest of the [0-9]+ cgroups read' "$T_OUT"
+got=$(q "$FL" "WITH s AS (SELECT DISTINCT cgroup_id AS id FROM cgroup_series),
+	r AS (SELECT DISTINCT id FROM events WHERE kind > 3 AND kind = 4 AND flags & 1 = 0)
+	SELECT (SELECT count(*) FROM s) >= 256,
+	(SELECT max(level) FROM cgroups WHERE id IN (SELECT id FROM s)) <=
+	(SELECT coalesce(min(level), 1000) FROM cgroups WHERE id IN (SELECT id FROM r) AND id NOT IN (SELECT id FROM s))")
+[ "$got" = "1|1" ] && pass replay_series_shallowest || fail replay_series_shallowest "$got"
+
+# A file of schema 1 (an older memcg-replay): report and info say so (exit 20 for
+# report); replay drops the old results and writes current ones.
+OLD=$T_TMP/old.db
+cp "$DB" "$OLD"
+q "$OLD" "PRAGMA user_version = 1"
+expect_exit report_older_schema 20 "$REPLAY" report "$OLD"
+expect_match report_older_schema_msg '^memcg-replay: .*older memcg-replay.*replay it again' "$T_ERR"
+expect_exit info_older_schema 0 "$REPLAY" info "$OLD"
+expect_match info_older_schema_runs 'runs: +written by an older memcg-replay' "$T_OUT"
+expect_exit replay_older_schema 0 "$REPLAY" replay "$OLD"
+got=$(q "$OLD" "PRAGMA user_version")
+[ "$got" = "2" ] && pass replay_older_schema_upgraded || fail replay_older_schema_upgraded "$got"
+expect_exit report_after_upgrade 0 "$REPLAY" report "$OLD"
+
 got=$(q "$DB" "SELECT json_extract(params, '\$.flush_model') FROM runs WHERE run_id = $RB")
 # the seed-race trace has lock windows and is synthetic (break): the inferred model
 [ "$got" = "inferred" ] && pass replay_params_json || fail replay_params_json "$got"

@@ -2,9 +2,11 @@
 # tests/cli/test_report.sh - memcg-replay report and info on the seed-race trace:
 # formats (a CSV that round-trips a hostile cgroup path, JSON valid for it, an aligned
 # table in pages and MiB), run and cgroup selection, and what info says.
-# Figures by hand (capture/synth_race.c): root max missing 512 pages under break,
-# 384 under continue; 35 events: 9 updates, 4 flush requests, 2 flushes x 4 windows,
-# 6 visits.
+# Figures by hand (capture/synth_race.c, tests/cli/test_replay.sh): the root reader's
+# worst NR_FILE_PAGES error 512 pages (2.00 MiB) under break, not a stale read (448
+# pages since the root's last flush <= 508); 128 pages (512 KiB) under continue; 35
+# events: 9 updates,
+# 4 flush requests, 2 flushes x 4 windows, 6 visits.
 source "$(dirname "$0")/../lib.sh"
 
 command -v sqlite3 >/dev/null || { skip report_cli "sqlite3 command not installed (make deps)"; exit 0; }
@@ -36,8 +38,9 @@ expect_exit info_runs 0 "$REPLAY" info "$DB"
 expect_match info_run_rows '^ +5 +replay +continue ' "$T_OUT"
 
 expect_exit report_csv 0 "$REPLAY" report "$DB" --format csv
-expect_match report_csv_header '^policy,run_id,flush_model,cgroup,cgroup_id,level,max_missing_pages,p50_missing_pages,p99_missing_pages,mean_missing_pages,max_age_ms,reads,stale_reads,stale_max_pages,stuck_ms$' "$(printf '%s\n' "$T_OUT" | head -1)"
-# latest of each policy: break 4, continue 5, legacy 3; 2 cgroups each
+expect_match report_csv_header '^policy,run_id,flush_model,cgroup,cgroup_id,level,item,unit,reads,stale_reads,max_read_error,p99_read_error,mean_read_error,max_visible_error,mean_visible_error,max_error_age_ms,stranded_ms,stranded_episodes,max_pending$' "$(printf '%s\n' "$T_OUT" | head -1)"
+# latest of each policy: break 4, continue 5, legacy 3; 2 cgroups each, one line each
+# (the leaf's NR_FILE_PAGES was visible while it was not flushable)
 expect_match report_default_latest '^3,4,5$' "$(printf '%s\n' "$T_OUT" | awk -F, 'NR > 1 { print $2 }' | sort -un | paste -sd,)"
 expect_match report_csv_rows '^6$' "$(printf '%s\n' "$T_OUT" | awk 'NR > 1' | wc -l)"
 
@@ -53,9 +56,14 @@ expect_exit report_bad_format 2 "$REPLAY" report "$DB" --format xml
 
 # ---- table: aligned, human units ----
 expect_exit report_table 0 "$REPLAY" report "$DB"
-table=$(printf '%s\n' "$T_OUT" | awk 'NF && !/^Lag report/')
-expect_match report_table_units '^/ +break +4/[a-z]+ +512 \(2\.0 MiB\)' "$table"
-expect_match report_table_aligned '^1$' "$(printf '%s\n' "$table" | awk '{ print length($0) }' | sort -u | wc -l)"
+table=$T_OUT
+expect_match report_table_cgroup '^/ \(id 1, level 0\): 2 reads$' "$table"
+expect_match report_table_units '^  NR_FILE_PAGES: break worst 2\.00 MiB, 0 stale; continue worst 512 KiB, 0 stale; legacy worst 512 KiB, 0 stale$' "$table"
+# pending is a count of stats_updates units, never memory
+expect_match report_table_pending_units 'max pending +sum of \|val\| not yet flushed, stats_updates units: not memory' "$table"
+expect_match report_table_pending_count '^ +break +read p99 2\.00 MiB, .*; max pending 512$' "$table"
+expect_exit report_worst_csv 0 "$REPLAY" report "$DB" --format csv --worst
+expect_match report_worst_rows '^6$' "$(printf '%s\n' "$T_OUT" | awk 'NR > 1' | wc -l)"
 
 # ---- a cgroup path with a comma, quotes and a line break ----
 WEIRD=$T_TMP/weird.db

@@ -1,40 +1,46 @@
 #!/usr/bin/env bash
 # tests/cli/test_synth.sh - synth -> replay -> report through the CLI and the database.
 #
-# Golden 1, seed-race (timeline and counters by hand in capture/synth_race.c):
-#   root stuck at 256 under break: its two non-forced reads see stats_updates 256, do not
-#   flush, miss 384 then 512 pages (> TH 256: 2 stale reads), max missing 512, stuck from
-#   the fifth batch (3.3 ms) to the final flush's visit of leaf on CPU 1 (7.014333 ms):
-#   3.714333 ms.  Under continue the sixth batch (3.4 ms) skips the flushable leaf and
-#   credits the root (320 > 256), the read at 4 ms flushes, max missing 384 (at that read),
-#   no stale read, stuck 0.1 ms (3.3 to 3.4 ms).
+# Golden 1, seed-race (timeline and counters by hand in capture/synth_race.c; the read
+#   errors derived in tests/cli/test_replay.sh): the root reader's NR_FILE_PAGES error
+#   under break is -384 at 4 ms and -512 at 5 ms, both skipped; neither is stale: the
+#   updates since the root's last flush (448) never exceed TH + 63 x 4 = 508.
+#   Under continue the read at 4 ms flushes (error 0); the one at 5 ms is skipped with
+#   the 128 pages of two later updates in per-CPU counters: -128, not stale.
 #
-# Golden 2, pagecache with defaults.  R = 1024 MiB/s x 256 pages/MiB = 262144 pages/s.
-#   break: every periodic forced flush (2, 4, 6, 8 s) goes ahead and the race recurs inside
-#   it (its last window's leaf -> root gap >= 2 ms = 524 pages > TH + 4 x 63), so from the
-#   root's last visit (<= 24 ms after the request) until the next forced flush the root gets
-#   nothing from the leaf; the siblings give it <= 120 pages per period (< TH) and readers
-#   skip.  Just before the next forced flush it misses >= R x (2 s - 24 ms) = 518,000 pages;
-#   LOWER = R x 1.95 s = 511,180 leaves 1.3 % for jitter.  It cannot miss more than all the
-#   pages since the previous forced flush's first window: UPPER = R x 2.05 s = 537,395.
-#   The slope between two reads inside one stuck period is the page-cache rate: within 2 %.
-#   continue: after the race the leaf's updates skip the leaf and credit the root, which
-#   passes TH within TH + 4 x 63 = 508 pages (2 ms); the next reader (<= 100 ms) flushes.
-#   So at most R x (100 ms reader interval + 24 ms of pages a flush leaves on CPUs it had
-#   passed) + TH + 4 x 63 = 26,214 + 6,291 + 508 = 33,013 pages; and at least 0.9 x R x 100 ms
-#   = 23,592 (every reader sees the interval's growth, whatever the policy).
-#   When the race happens: the first reader (50 ms) finds root > TH and flushes; the race
-#   is in that flush, which ends by 74 ms; series rows come at reads and every 100 ms, so
-#   the first stuck row is before 0.25 s.
+# Golden 2, pagecache with defaults, flush model spread.  R = 1024 MiB/s x 256 pages/MiB
+#   = 262144 pages/s of NR_FILE_PAGES at the leaf.  Readers of the root every 100 ms from
+#   50 ms; forced root flushes every 2 s.
+#   break: the first reader finds the root flushable; the race happens in that flush and
+#   in every periodic forced flush (its last window's leaf -> root gap >= 2 ms = 524 pages
+#   > 508), so from the root's last visit (<= 24 ms after the request) the root gets
+#   nothing of the leaf until the next forced flush, and every later read is skipped while
+#   stranded: 99 stale reads of 100.  The read 1.95 s after a forced flush misses every
+#   page since the root's last visit: >= R x (1.95 s - 24 ms) = 504,889 pages, and at
+#   most every page since the forced flush's request: <= R x 1.95 s = 511,181.
+#   continue: the root is never stranded at a read.  A skipped read misses what the
+#   root's atomic and per-CPU counters hold back: <= TH + 63 x 4 = 508 pages.  A read
+#   that flushes gets its value once the flush's windows are over (<= 24 ms): it misses
+#   at most the pages of those 24 ms, R x 24 ms = 6,291, plus 508: <= 6,799.  So break's
+#   worst is at least 504,889 / 6,799 = 74 times continue's.
+#   When the race happens: the first reader (50 ms) flushes; the race is in that flush,
+#   which ends by 74 ms, and 508 pages later (2 ms) the root is stranded: the first
+#   stranded episode starts before 0.25 s.
+#   The first stale read is the reader at 150 ms under break: the root's last visit in
+#   the 50 ms flush came 50 to 74 ms into the trace, so the reader misses the pages of
+#   76 to 100 ms: R x 76 ms = 19,923 <= -error <= R x 100 ms = 26,214.  Under continue
+#   that reader flushes: |error| <= 6,799 as above.
+#   Between two reads inside one stranded period the error grows at the page-cache
+#   rate: within 2 %.
 source "$(dirname "$0")/../lib.sh"
 
 command -v sqlite3 >/dev/null || { skip synth_cli "sqlite3 command not installed (make deps)"; exit 0; }
 
-# csv_get FILE POLICY CGROUP COLUMN: one value of the report CSV
+# csv_get FILE POLICY CGROUP ITEM COLUMN: one value of the report CSV
 csv_get() {
-	awk -F, -v p="$2" -v c="$3" -v col="$4" '
+	awk -F, -v p="$2" -v c="$3" -v it="$4" -v col="$5" '
 		NR == 1 { for (i = 1; i <= NF; i++) idx[$i] = i; next }
-		$1 == p && $4 == c { print $idx[col]; exit }' "$1"
+		$1 == p && $4 == c && $7 == it { print $idx[col]; exit }' "$1"
 }
 # num_check NAME VALUE OP BOUND: a numeric comparison (awk, so reals work)
 num_check() {
@@ -56,30 +62,39 @@ expect_exit synth_seed_race 0 "$REPLAY" synth --scenario seed-race -o "$SR"
 expect_exit replay_seed_race 0 "$REPLAY" replay "$SR"
 expect_exit report_seed_race_csv 0 "$REPLAY" report "$SR" --format csv
 printf '%s\n' "$T_OUT" >"$T_TMP/sr.csv"
-num_check sr_break_root_max "$(csv_get "$T_TMP/sr.csv" break / max_missing_pages)" == 512
-num_check sr_break_root_stale "$(csv_get "$T_TMP/sr.csv" break / stale_reads)" == 2
-num_check sr_break_root_stale_max "$(csv_get "$T_TMP/sr.csv" break / stale_max_pages)" == 512
-num_check sr_break_root_stuck_ms "$(csv_get "$T_TMP/sr.csv" break / stuck_ms)" == 3.714333
-num_check sr_continue_root_max "$(csv_get "$T_TMP/sr.csv" continue / max_missing_pages)" == 384
-num_check sr_continue_root_stale "$(csv_get "$T_TMP/sr.csv" continue / stale_reads)" == 0
-num_check sr_continue_root_stuck_ms "$(csv_get "$T_TMP/sr.csv" continue / stuck_ms)" == 0.1
+F=NR_FILE_PAGES
+num_check sr_break_root_max "$(csv_get "$T_TMP/sr.csv" break / $F max_read_error)" == 512
+num_check sr_break_root_stale "$(csv_get "$T_TMP/sr.csv" break / $F stale_reads)" == 0
+num_check sr_break_root_reads "$(csv_get "$T_TMP/sr.csv" break / $F reads)" == 2
+num_check sr_break_root_stranded_ms "$(csv_get "$T_TMP/sr.csv" break / $F stranded_ms)" == 0
+num_check sr_break_root_episodes "$(csv_get "$T_TMP/sr.csv" break / $F stranded_episodes)" == 0
+num_check sr_continue_root_max "$(csv_get "$T_TMP/sr.csv" continue / $F max_read_error)" == 128
+num_check sr_continue_root_stale "$(csv_get "$T_TMP/sr.csv" continue / $F stale_reads)" == 0
+num_check sr_continue_root_stranded_ms "$(csv_get "$T_TMP/sr.csv" continue / $F stranded_ms)" == 0
 
 # the reads, in SQL: break never flushes the non-forced reads and sees the root at 256
 q() { sqlite3 -batch -noheader "$SR" "$1"; }
 expect_match sr_sql_break_reads '^2\|0\|256\|256$' "$(q "SELECT count(*), sum(flushed), min(sim_stats_updates),
 	max(sim_stats_updates) FROM reads JOIN runs USING (run_id) WHERE policy = 'break' AND force = 0 AND cgroup_id = 1")"
-expect_match sr_sql_continue_recovers '^1\|320\|0$' "$(q "SELECT flushed, sim_stats_updates, stale FROM reads
-	JOIN runs USING (run_id) WHERE policy = 'continue' AND force = 0 AND cgroup_id = 1 ORDER BY ts LIMIT 1")"
+expect_match sr_sql_continue_recovers '^1\|320\|0\|0$' "$(q "SELECT flushed, sim_stats_updates, stale, items_wrong
+	FROM reads JOIN runs USING (run_id) WHERE policy = 'continue' AND force = 0 AND cgroup_id = 1 ORDER BY ts LIMIT 1")"
 expect_match sr_sql_kernel_values '^256\|0$' "$(q "SELECT DISTINCT kernel_stats_updates, kernel_needs_flush
 	FROM reads WHERE force = 0")"
-expect_match sr_sql_lag_report_view '^break\|512\|2$' "$(q "SELECT policy, max_missing_pages, stale_reads
-	FROM lag_report WHERE cgroup = '/' AND policy = 'break'")"
+expect_match sr_sql_lag_report_view '^break\|NR_FILE_PAGES\|pages\|512\|0$' "$(q "SELECT policy, item, unit,
+	max_read_error, stale_reads FROM lag_report WHERE cgroup = '/' AND policy = 'break'")"
+# the views' columns, in order
+expect_match sr_sql_lag_report_columns '^policy,run_id,flush_model,cgroup,cgroup_id,level,item,unit,reads,stale_reads,max_read_error,p99_read_error,mean_read_error,max_visible_error,mean_visible_error,max_error_age_ms,stranded_ms,stranded_episodes,max_pending$' \
+	"$(q "SELECT group_concat(name, ',') FROM pragma_table_info('lag_report')")"
+expect_match sr_sql_cgroup_lag_report_columns '^policy,run_id,flush_model,cgroup,cgroup_id,level,item,unit,reads,stale_reads,max_read_error,p99_read_error,mean_read_error,max_visible_error,mean_visible_error,max_error_age_ms,stranded_ms,stranded_episodes,max_pending$' \
+	"$(q "SELECT group_concat(name, ',') FROM pragma_table_info('cgroup_lag_report')")"
+# one row per (policy, cgroup): 3 policies x 2 cgroups
+expect_match sr_sql_cgroup_lag_report_rows '^6$' "$(q "SELECT count(*) FROM cgroup_lag_report")"
 
 expect_exit report_seed_race_json 0 "$REPLAY" report "$SR" --format json
 printf '%s' "$T_OUT" >"$T_TMP/sr.json"
-expect_match sr_json_root "^1\|512\|384$" "$(sqlite3 -batch :memory: "SELECT json_valid(j),
-	(SELECT json_extract(value, '\$.max_missing_pages') FROM json_each(j) WHERE json_extract(value, '\$.policy') = 'break' AND json_extract(value, '\$.cgroup') = '/'),
-	(SELECT json_extract(value, '\$.max_missing_pages') FROM json_each(j) WHERE json_extract(value, '\$.policy') = 'continue' AND json_extract(value, '\$.cgroup') = '/')
+expect_match sr_json_root "^1\|512\|128$" "$(sqlite3 -batch :memory: "SELECT json_valid(j),
+	(SELECT json_extract(value, '\$.max_read_error') FROM json_each(j) WHERE json_extract(value, '\$.policy') = 'break' AND json_extract(value, '\$.cgroup') = '/'),
+	(SELECT json_extract(value, '\$.max_read_error') FROM json_each(j) WHERE json_extract(value, '\$.policy') = 'continue' AND json_extract(value, '\$.cgroup') = '/')
 	FROM (SELECT readfile('$T_TMP/sr.json') AS j)")"
 
 # determinism through the CLI: same seed, same events; another seed, other events
@@ -105,25 +120,49 @@ expect_exit synth_pagecache 0 "$REPLAY" synth --scenario pagecache -o "$PC"
 expect_exit replay_pagecache 0 "$REPLAY" replay "$PC" -m spread
 expect_exit report_pagecache_csv 0 "$REPLAY" report "$PC" --format csv --cgroup /
 printf '%s\n' "$T_OUT" >"$T_TMP/pc.csv"
-brk=$(csv_get "$T_TMP/pc.csv" break / max_missing_pages)
-cont=$(csv_get "$T_TMP/pc.csv" continue / max_missing_pages)
-num_check pc_break_root_max_lower "$brk" ">=" 511180
-num_check pc_break_root_max_upper "$brk" "<=" 537395
-num_check pc_continue_root_max_upper "$cont" "<=" 33013
-num_check pc_continue_root_max_lower "$cont" ">=" 23592
+brk=$(csv_get "$T_TMP/pc.csv" break / $F max_read_error)
+cont=$(csv_get "$T_TMP/pc.csv" continue / $F max_read_error)
+num_check pc_break_root_worst_lower "$brk" ">=" 504889
+num_check pc_break_root_worst_upper "$brk" "<=" 511181
+num_check pc_continue_root_worst_upper "$cont" "<=" 6799
+num_check pc_break_over_continue "$(awk -v b="$brk" -v c="$cont" 'BEGIN { print (c > 0 ? b / c : b) }')" ">=" 74
+num_check pc_break_stale "$(csv_get "$T_TMP/pc.csv" break / $F stale_reads)" == 99
+num_check pc_continue_stale "$(csv_get "$T_TMP/pc.csv" continue / $F stale_reads)" == 0
 
 q() { sqlite3 -batch -noheader "$PC" "$1"; }
 brk_run=$(q "SELECT max(run_id) FROM runs WHERE kind = 'replay' AND policy = 'break'")
 t0=$(q "SELECT value FROM meta WHERE key = 'capture_start_ns'")
-first_stuck=$(q "SELECT (min(ts) - $t0) / 1e9 FROM series WHERE run_id = $brk_run AND cgroup_id = 1 AND stuck")
-num_check pc_break_first_stuck_early "$first_stuck" "<=" 0.25
-# slope of missing pages between the first and the last read inside the stuck period 2-4 s
-slope=$(q "WITH r AS (SELECT ts, missing_pages FROM series WHERE run_id = $brk_run AND cgroup_id = 1
-	AND reason = 'read' AND ts > $t0 + 2050000000 AND ts < $t0 + 3990000000 ORDER BY ts)
-	SELECT ((SELECT missing_pages FROM r ORDER BY ts DESC LIMIT 1) - (SELECT missing_pages FROM r ORDER BY ts LIMIT 1)) * 1e9 /
+first_stranded=$(q "SELECT (min(start_ts) - $t0) / 1e9 FROM stranded_episodes WHERE run_id = $brk_run AND cgroup_id = 1")
+num_check pc_break_first_stranded_early "$first_stranded" "<=" 0.25
+# the first stale read: its NR_FILE_PAGES error, under break and continue
+first_err() {	# run: stale|-error of the root's read at 150 ms
+	q "SELECT r.stale, coalesce(-e.error, 0) FROM reads r LEFT JOIN read_errors e
+		ON e.read_id = r.read_id AND e.kind = 1 AND e.item = (SELECT item FROM items WHERE name = '$F')
+		WHERE r.run_id = $1 AND r.cgroup_id = 1 AND r.force = 0 AND r.ts > $t0 + 100000000
+		ORDER BY r.ts LIMIT 1"
+}
+cont_run=$(q "SELECT max(run_id) FROM runs WHERE kind = 'replay' AND policy = 'continue'")
+got=$(first_err "$brk_run")
+expect_match pc_break_first_read_stale '^1\|' "$got"
+num_check pc_break_first_stale_error_lower "${got#*|}" ">=" 19923
+num_check pc_break_first_stale_error_upper "${got#*|}" "<=" 26214
+got=$(first_err "$cont_run")
+expect_match pc_continue_first_read_not_stale '^0\|' "$got"
+num_check pc_continue_same_read_error "${got#*|}" "<=" 6799
+num_check pc_continue_same_read_error_neg "${got#*|}" ">=" -6799
+# slope of the root reader's error between the first and the last read of 2-4 s
+slope=$(q "WITH r AS (SELECT r.ts, -e.error AS miss FROM reads r JOIN read_errors e USING (read_id)
+	WHERE r.run_id = $brk_run AND r.cgroup_id = 1 AND e.kind = 1
+	AND e.item = (SELECT item FROM items WHERE name = '$F')
+	AND r.ts > $t0 + 2050000000 AND r.ts < $t0 + 3990000000)
+	SELECT ((SELECT miss FROM r ORDER BY ts DESC LIMIT 1) - (SELECT miss FROM r ORDER BY ts LIMIT 1)) * 1e9 /
 	       ((SELECT ts FROM r ORDER BY ts DESC LIMIT 1) - (SELECT ts FROM r ORDER BY ts LIMIT 1))")
 num_check pc_break_growth_is_pagecache_rate_lo "$slope" ">=" 256901
 num_check pc_break_growth_is_pagecache_rate_hi "$slope" "<=" 267387
-echo "# pagecache: root max missing break $brk pages, continue $cont pages;" \
-	"first stuck (break) at ${first_stuck} s; growth while stuck ${slope} pages/s"
+# the series: 50 ms from the first event to the last, every (cgroup, line) the same count
+got=$(q "SELECT count(DISTINCT n) = 1 AND min(n) = (SELECT (max(ts) - min(ts)) / 50000000 + 1 FROM events)
+	FROM (SELECT count(*) AS n FROM series WHERE run_id = $brk_run GROUP BY cgroup_id, kind, item)")
+expect_match pc_series_no_gaps '^1$' "$got"
+echo "# pagecache: root $F worst read error break $brk pages, continue $cont pages;" \
+	"first stranded (break) at ${first_stranded} s; growth while stranded ${slope} pages/s"
 t_done

@@ -15,6 +15,7 @@
 
 #include "../harness.h"
 #include "db.h"
+#include "results.h"
 #include "error.h"
 
 static char tmp_dir[4096];
@@ -209,14 +210,14 @@ TEST(test_results_while_iterating)
 	while ((r = db_iter_next(it, &ev)) == 1) {
 		if (++n % 500)
 			continue;
-		if (db_begin(db) || sqlite3_exec(db_sqlite(db), "INSERT INTO series (run_id, cgroup_id, ts)"
-						 " VALUES (1, 1, 1)", NULL, NULL, NULL) || db_commit(db))
+		if (db_begin(db) || sqlite3_exec(db_sqlite(db), "INSERT INTO runs (kind, policy)"
+						 " VALUES ('replay', 'x')", NULL, NULL, NULL) || db_commit(db))
 			break;
 	}
 	db_iter_close(it);
 	ASSERT_EQ(r, 0);
 	ASSERT_EQ(n, RT_N);
-	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), RT_N / 500);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM runs"), RT_N / 500);
 	ASSERT_EQ(db_close(db), 0);
 }
 
@@ -482,6 +483,31 @@ TEST(test_refuse_newer)
 	ASSERT_EQ(open_err(path), -MCR_E_NEWER);
 }
 
+/*
+ * A schema 1 file: its results (unflushed volume, not errors) cannot be read;
+ * read-only opens refuse it, a writer drops the old result tables and makes
+ * the file current, trace untouched.
+ */
+TEST(test_older_schema)
+{
+	const char *path = tmp_path("older.db");
+	struct db *db;
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(raw_exec(path, "DROP TABLE series; CREATE TABLE series (run_id, cgroup_id, ts,"
+			   " missing_pages); INSERT INTO series VALUES (1, 1, 1, 5);"
+			   " PRAGMA user_version = 1"), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);	/* the trace reads, the results do not */
+	ASSERT_EQ(db_replay_run_exists(db, 0), -MCR_E_OLDER);
+	db_close(db);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(query_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM meta WHERE key = 'nr_cpus_possible'"), 1);
+	db_close(db);
+	ASSERT_EQ(open_err(path), 0);
+}
+
 TEST(test_refuse_missing_table)
 {
 	const char *path = tmp_path("dropped.db");
@@ -590,25 +616,52 @@ TEST(test_results_and_lag_report)
 	ASSERT_EQ(db_open(path, true, &db), 0);
 	ASSERT_EQ(db_cgroup_put(db, &root), 0);
 	ASSERT_EQ(db_cgroup_put(db, &leaf), 0);
+	ASSERT_EQ(db_item_put(db, MCR_EV_LRUVEC, 5, "NR_FILE_PAGES", "pages"), 0);
+	ASSERT_EQ(db_item_put(db, MCR_EV_EVENTS, 7, "PGFAULT", "events"), 0);
 	s = db_sqlite(db);
 	ASSERT_EQ(db_begin(db), 0);
-	/* run 1 is superseded by run 3 (same policy and flush model) */
+	/*
+	 * run 1 is superseded by run 3 (same policy and flush model).  Run 3: the
+	 * root has a page line (state 5, named by its lruvec twin), an event line
+	 * and an unnamed line 9; its worst is the page line with the larger
+	 * max_read_error (state 9: 700 > 500), events never win over pages.
+	 */
 	ASSERT_EQ(sqlite3_exec(s,
 		"INSERT INTO runs (run_id, kind, policy, flush_model) VALUES"
 		" (1, 'replay', 'break', 'window'), (2, 'replay', 'continue', 'window'),"
 		" (3, 'replay', 'break', 'window'), (4, 'validate', 'break', 'window');"
-		"INSERT INTO cgroup_summary (run_id, cgroup_id, max_missing_pages, stale_reads) VALUES"
-		" (1, 1, 111, 0), (2, 1, 300, 0), (3, 1, 524288, 19), (3, 9, 5, 0), (3, 4242, 7, 0),"
-		" (4, 1, 1, 1);", NULL, NULL, NULL), SQLITE_OK);
+		"INSERT INTO cgroup_summary (run_id, cgroup_id, reads, flushed_reads, stale_reads,"
+		" stranded_ms, stranded_episodes, max_pending) VALUES"
+		" (1, 1, 5, 5, 0, 0, 0, 10), (2, 1, 5, 5, 0, 0, 0, 20), (3, 1, 99, 0, 19, 9800, 5, 4096),"
+		" (3, 9, 3, 3, 0, 0, 0, 1), (3, 4242, 0, 0, 0, 0, 0, 1), (4, 1, 1, 1, 1, 1, 1, 1);"
+		"INSERT INTO item_summary (run_id, cgroup_id, kind, item, max_read_error,"
+		" p99_read_error, mean_read_error, max_visible_error, mean_visible_error,"
+		" max_error_age_ms) VALUES"
+		" (1, 1, 1, 5, 111, 0, 0, 0, 0, 0), (2, 1, 1, 5, 300, 0, 0, 0, 0, 0),"
+		" (3, 1, 1, 5, 500, 400, 10, 600, 5, 9), (3, 1, 3, 7, 100000, 0, 0, 0, 0, 0),"
+		" (3, 1, 1, 9, 700, 0, 0, 0, 0, 0), (3, 9, 1, 5, 5, 0, 0, 0, 0, 0),"
+		" (3, 4242, 1, 5, 7, 0, 0, 0, 0, 0), (4, 1, 1, 5, 1, 1, 1, 1, 1, 1);",
+		NULL, NULL, NULL), SQLITE_OK);
 	ASSERT_EQ(db_commit(db), 0);
-	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report"), 4);
-	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report_all"), 5);
-	ASSERT_EQ(query_int(db, "SELECT max_missing_pages FROM lag_report"
-			    " WHERE policy = 'break' AND cgroup = '/'"), 524288);
-	ASSERT_EQ(query_int(db, "SELECT stale_reads FROM lag_report WHERE cgroup = '/' AND run_id = 3"),
-		  19);
+	/* latest replay runs 2 and 3: 1 + 3 + 1 + 1 rows */
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report"), 6);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report_all"), 7);
+	ASSERT_EQ(query_int(db, "SELECT max_read_error FROM lag_report"
+			    " WHERE policy = 'break' AND cgroup = '/' AND item = 'NR_FILE_PAGES'"), 500);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report WHERE item = 'PGFAULT'"
+			    " AND unit = 'events' AND max_read_error = 100000"), 1);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report WHERE item = 'state:9'"
+			    " AND unit = 'pages'"), 1);
+	ASSERT_EQ(query_int(db, "SELECT stale_reads FROM lag_report WHERE cgroup = '/' AND run_id = 3"
+			    " AND item = 'PGFAULT'"), 19);
 	ASSERT_EQ(query_int(db, "SELECT level FROM lag_report WHERE cgroup = '/x'"), 1);
-	ASSERT_EQ(query_int(db, "SELECT max_missing_pages FROM lag_report WHERE cgroup = '#4242'"), 7);
+	ASSERT_EQ(query_int(db, "SELECT max_read_error FROM lag_report WHERE cgroup = '#4242'"), 7);
+	/* one row per (run, cgroup): runs 2 and 3, root, /x, #4242 */
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM cgroup_lag_report"), 4);
+	ASSERT_EQ(query_int(db, "SELECT max_read_error FROM cgroup_lag_report WHERE run_id = 3"
+			    " AND cgroup = '/'"), 700);
+	ASSERT_EQ(query_int(db, "SELECT stranded_episodes FROM cgroup_lag_report WHERE run_id = 3"
+			    " AND cgroup = '/'"), 5);
 	ASSERT_EQ(db_begin(db), 0);
 	ASSERT_EQ(sqlite3_exec(s, "INSERT INTO runs (run_id, kind, policy) VALUES (5, 'replay', 'x')",
 			       NULL, NULL, NULL), SQLITE_OK);
@@ -621,9 +674,10 @@ TEST(test_results_created_on_demand)
 {
 	const char *path = tmp_path("ondemand.db");
 	static const char drop[] =
-		"DROP VIEW lag_report; DROP VIEW lag_report_all; DROP TABLE runs; DROP TABLE series;"
-		" DROP TABLE reads; DROP TABLE cgroup_summary; DROP TABLE item_summary;"
-		" DROP TABLE validation; DROP TABLE validation_mismatch";
+		"DROP VIEW cgroup_lag_report; DROP VIEW lag_report; DROP VIEW lag_report_all;"
+		" DROP TABLE runs; DROP TABLE series; DROP TABLE cgroup_series; DROP TABLE reads;"
+		" DROP TABLE read_errors; DROP TABLE stranded_episodes; DROP TABLE cgroup_summary;"
+		" DROP TABLE item_summary; DROP TABLE validation; DROP TABLE validation_mismatch";
 	struct db *db;
 
 	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
@@ -638,9 +692,10 @@ TEST(test_results_created_on_demand)
 	db_close(db);
 	ASSERT_EQ(db_open(path, false, &db), 0);
 	ASSERT_EQ(query_int(db, "SELECT count(*) FROM main.sqlite_master WHERE name IN"
-			    " ('runs', 'series', 'reads', 'cgroup_summary', 'item_summary',"
-			    " 'validation', 'validation_mismatch', 'lag_report', 'lag_report_all',"
-			    " 'series_by_cgroup', 'reads_by_cgroup')"), 11);
+			    " ('runs', 'series', 'cgroup_series', 'reads', 'read_errors',"
+			    " 'stranded_episodes', 'cgroup_summary', 'item_summary', 'validation',"
+			    " 'validation_mismatch', 'lag_report', 'lag_report_all', 'cgroup_lag_report',"
+			    " 'episodes_by_cgroup', 'reads_by_cgroup')"), 15);
 	db_close(db);
 }
 
@@ -713,5 +768,5 @@ TEST_MAIN(test_events_round_trip, test_views_use_partial_index, test_results_whi
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_has_kind, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
-	  test_results_and_lag_report, test_results_created_on_demand, test_close_commits,
+	  test_results_and_lag_report, test_results_created_on_demand, test_older_schema, test_close_commits,
 	  test_crash_keeps_committed)

@@ -50,6 +50,7 @@ static int arr_rewind(void *ctx)
 /* What the sink saw, per policy. */
 struct rec {
 	struct replay_read	reads[4][8];
+	int64_t			err0[4][8];	/* the read's error on item 0; 0 if right */
 	unsigned int		nr_reads[4];
 	struct replay_mismatch	mm[8];
 	unsigned int		nr_mm;
@@ -60,12 +61,19 @@ static int rec_read(void *ctx, unsigned int pol, const struct replay_read *r)
 {
 	struct rec *rc = ctx;
 
-	if (rc->nr_reads[pol] < 8)
-		rc->reads[pol][rc->nr_reads[pol]++] = *r;
+	size_t i;
+
+	if (rc->nr_reads[pol] < 8) {
+		for (i = 0; i < r->nr_errors; i++)
+			if (r->errors[i].item == 0)
+				rc->err0[pol][rc->nr_reads[pol]] = r->errors[i].error;
+		rc->reads[pol][rc->nr_reads[pol]] = *r;
+		rc->reads[pol][rc->nr_reads[pol]++].errors = NULL;	/* the engine's buffer */
+	}
 	return 0;
 }
 
-static int rec_point(void *ctx, unsigned int pol, const struct replay_point *p)
+static int rec_sample(void *ctx, unsigned int pol, const struct replay_sample *s)
 {
 	((struct rec *)ctx)->points++;
 	return 0;
@@ -119,9 +127,13 @@ static struct replay_trace trace4(bool visits)
  *   t=2100.. 2 x L +64 cpu1  break: L flushable, walk stops; R stays 256 = TH (not > TH)
  *                            continue: skips L, R=320 (flushable); legacy: R=320 too
  *   t=3000 read of R (the kernel, a break host, traced stats_updates=256, needs_flush=0)
- *     break: skipped; missing = every update since L's visit, all still at L:
- *            64 + 4*64 + 2*64 = 448 > 256 -> a stale read
- *     continue: 320 > 256 -> flushes (the kernel did not: no windows, so at once).
+ *     break: skipped; truth 8 x 64 = 512, shown 64 (t=100, through L's visit at 1020
+ *            and R's at 1100): read error 64 - 512 = -448.  Pending = every update
+ *            since L's visit, all still at L: 64 + 4*64 + 2*64 = 448, not above the
+ *            stranded limit TH + 63 x 4 = 508: per-CPU remainders could hold that
+ *            much back, so the read is not stale.
+ *     continue: 320 > 256 -> flushes (the kernel did not: no windows, so at once);
+ *            the reader gets every update: error 0.
  */
 static const struct mcr_event seed_race[] = {
 	UPD(100, 0, L, 64),
@@ -140,7 +152,7 @@ static int run(const struct mcr_event *ev, size_t n, struct replay_trace *t, con
 	struct replay_source src = { .next = arr_next, .rewind = arr_rewind, .ctx = &a };
 	struct replay_params p = {
 		.model = model, .validate = validate, .max_mismatches = 8,
-		.sink = { .read = rec_read, .point = rec_point, .mismatch = rec_mismatch, .ctx = rc },
+		.sink = { .read = rec_read, .sample = rec_sample, .mismatch = rec_mismatch, .ctx = rc },
 	};
 	int ret;
 
@@ -210,7 +222,13 @@ TEST(inferred_order_reproduces_kernel)
 	ASSERT_EQ(replay_run(r, &src), 0);
 	ASSERT_EQ(replay_stats(r)->win.inferred_updates, 1);
 	ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 256);	/* break: the kernel's value */
-	ASSERT(rc.reads[0][1].stale);
+	/*
+	 * R shows the 64 of t=100 (L's visit, then R's, took them up); truth is
+	 * 8 x 64: the reader gets 64 - 512 = -448.  Pending 448 is below the
+	 * stranded limit 256 + 63 x 4 = 508: not a stale read.
+	 */
+	ASSERT_EQ(rc.err0[0][1], -448);
+	ASSERT(!rc.reads[0][1].stale);
 	/* continue in the same order: R 320 at the read, flushes, nothing stale */
 	ASSERT_EQ(rc.reads[1][1].sim_stats_updates, 320);
 	ASSERT(!rc.reads[1][1].stale);
@@ -240,8 +258,11 @@ TEST(seed_race_explicit_visits)
 		ASSERT_EQ(rc.nr_reads[0], 2);
 		ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 256);
 		ASSERT_EQ(rc.reads[0][1].flushed, 0);
-		ASSERT_EQ(rc.reads[0][1].stale, 1);
-		ASSERT_EQU(rc.reads[0][1].missing, 448);
+		ASSERT_EQ(rc.reads[0][1].stale, 0);
+		ASSERT_EQ(rc.reads[0][1].stranded, 0);
+		ASSERT_EQU(rc.reads[0][1].pending, 448);
+		ASSERT_EQ(rc.err0[0][1], -448);
+		ASSERT_EQ(rc.err0[1][1], 0);
 		/* continue and legacy: root at 320, the read flushes, at once: everything 0 */
 		ASSERT_EQ(rc.reads[1][1].sim_stats_updates, 320);
 		ASSERT_EQ(rc.reads[1][1].flushed, 1);
@@ -252,13 +273,12 @@ TEST(seed_race_explicit_visits)
 		ASSERT_EQ(rc.reads[2][1].flushed, 1);
 		ASSERT_EQ(replay_summary_get(r, 0, R, &sb), 0);
 		ASSERT_EQ(replay_summary_get(r, 1, R, &sc), 0);
-		ASSERT_EQ(sb.stale_reads, 1);
-		ASSERT_EQU(sb.stale_max, 448);
+		ASSERT_EQ(sb.stale_reads, 0);
 		ASSERT_EQ(sc.stale_reads, 0);
-		ASSERT_EQ(sb.reads, 2);
-		ASSERT_EQU(sb.final_missing, 448);
-		ASSERT_EQU(sc.final_missing, 0);
-		ASSERT(sb.stuck_ms > 0);	/* L flushable, R not, R missing pages: from t=2030 */
+		ASSERT_EQ(sb.reads, 1);		/* the forced flush is not a reader */
+		ASSERT_EQU(sb.final_pending, 448);
+		ASSERT_EQU(sc.final_pending, 0);
+		ASSERT_EQU(sb.max_pending, 448);
 		ASSERT(!replay_cgroup_is_leaf(r, R));
 		ASSERT(replay_cgroup_is_leaf(r, L));
 		replay_destroy(r);
@@ -613,7 +633,9 @@ TEST(default_model)
  * runs break) the engine runs the inference prepass over the source, rewinds
  * it, and the replay sees the order inferred_order_reproduces_kernel gives by
  * hand: one update placed (seq 1 on CPU 0, after L's visit), break reads the
- * kernel's 256, continue 320.  A source that cannot rewind cannot serve a
+ * kernel's 256, continue 320.  The break read is skipped but not stale: 448
+ * pages pending since the root's last visit do not exceed the stranded limit
+ * 256 + 63 x 4 = 508 (seed_race_reads above).  A source that cannot rewind cannot serve a
  * prepass: -EINVAL; spread runs none.
  */
 TEST(inferred_model_prepares_order)
@@ -637,7 +659,7 @@ TEST(inferred_model_prepares_order)
 	ASSERT_EQ(replay_stats(r)->win.inferred_updates, 1);
 	ASSERT_EQ(rc.nr_reads[0], 2);
 	ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 256);
-	ASSERT(rc.reads[0][1].stale);
+	ASSERT(!rc.reads[0][1].flushed && !rc.reads[0][1].stale);
 	ASSERT_EQ(rc.reads[1][1].sim_stats_updates, 320);
 	replay_destroy(r);
 

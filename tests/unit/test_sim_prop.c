@@ -44,6 +44,7 @@
 
 struct ref {
 	int		pol;		/* 0 break, 1 continue, 2 legacy */
+	bool		offline;	/* some possible CPU was ever offline */
 	unsigned int	possible;
 	int64_t		th;
 	int		n;
@@ -83,6 +84,7 @@ struct ref {
 
 static uint64_t rng_state;
 static unsigned long nr_stuck_seen, nr_zero_checks, nr_window_updates, nr_out_of_order;
+static unsigned long nr_stranded_seen, nr_free_checks;
 
 static uint64_t rnd(void)
 {
@@ -329,17 +331,35 @@ static int check_all(struct sim *s, struct ref *r)
 				   (unsigned long long)st.oldest_ts,
 				   (unsigned long long)r->sub_oldest[i]);
 		nr_stuck_seen += st.stuck;
+		nr_stranded_seen += st.stranded;
+		nr_free_checks += r->pol && !r->offline;
 		if (st.stuck != ref_stuck(r, i))
 			return bad("stuck[%llu] %d", (unsigned long long)id, st.stuck);
+		/* what is pending since the last flush is part of what is pending */
+		if (st.stranded && (st.flushable || st.missing <= sim_stranded_threshold(s)))
+			return bad("stranded[%llu] flushable %d missing %llu", (unsigned long long)id,
+				   st.flushable, (unsigned long long)st.missing);
+		/*
+		 * continue and legacy credit every update since a memcg's last
+		 * flush to its counters unless it is flushable: never stranded,
+		 * as long as every CPU with updates counts in TH.
+		 */
+		if (st.stranded && r->pol && !r->offline)
+			return bad("stranded[%llu] under %s", (unsigned long long)id,
+				   sim_policy_at((size_t)r->pol)->name);
 		for (k = 0; k < NKEY; k++) {
-			int64_t v;
+			int64_t v, want = r->sub_it[i][k], e;
 
-			if (sim_item_missing(s, id, key_kind(k), k % NITEM, &v))
+			/* STATE and LRUVEC of one idx are one line of memory.stat */
+			if (key_kind(k) != SIM_ITEM_EVENT)
+				want = r->sub_it[i][k % NITEM] + r->sub_it[i][NITEM + k % NITEM];
+			if (sim_item_missing(s, id, key_kind(k), k % NITEM, &v) ||
+			    sim_item_error(s, id, key_kind(k), k % NITEM, &e))
 				return bad("item_missing");
-			if (v != r->sub_it[i][k])
-				return bad("item[%llu][%d] %lld != brute %lld",
-					   (unsigned long long)id, k, (long long)v,
-					   (long long)r->sub_it[i][k]);
+			if (v != want || e != -want)
+				return bad("item[%llu][%d] %lld (error %lld) != brute %lld",
+					   (unsigned long long)id, k, (long long)v, (long long)e,
+					   (long long)want);
 			if ((uint64_t)(v < 0 ? -v : v) > st.missing)
 				return bad("|item| > missing at %llu", (unsigned long long)id);
 		}
@@ -532,6 +552,7 @@ static int run_round(uint64_t seed, int *op_out)
 	r.possible = 1 + rndn(MAXC);
 	online = 1 + rndn(r.possible);
 	r.th = SIM_CHARGE_BATCH * online;
+	r.offline = online < r.possible;
 	s = sim_create(sim_policy_at((size_t)r.pol), r.possible, online);
 	if (!s)
 		return bad("sim_create");
@@ -580,6 +601,7 @@ static int run_round(uint64_t seed, int *op_out)
 		} else if (pick < 94) {
 			online = 1 + rndn(r.possible);
 			r.th = SIM_CHARGE_BATCH * online;
+			r.offline |= online < r.possible;
 			if (sim_set_online(s, ts, online))
 				ret = bad("set_online");
 		} else if (pick < 97 && r.n < MAXN) {
@@ -644,8 +666,9 @@ TEST(random_interleavings)
 	}
 	printf("# %d rounds x %d ops from MCR_SEED=%llu: %lu updates inside windows, %lu "
 	       "out-of-order visits, %lu all-zero checks after forced root flushes, %lu stuck "
-	       "(memcg, op) pairs\n", ROUNDS, OPS, (unsigned long long)base, nr_window_updates,
-	       nr_out_of_order, nr_zero_checks, nr_stuck_seen);
+	       "and %lu stranded (memcg, op) pairs, %lu never-stranded checks (continue, "
+	       "legacy)\n", ROUNDS, OPS, (unsigned long long)base, nr_window_updates,
+	       nr_out_of_order, nr_zero_checks, nr_stuck_seen, nr_stranded_seen, nr_free_checks);
 }
 
 TEST_MAIN(random_interleavings)

@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * results.c - writing the result tables (db/results.h): run rows, then the
+ * rows of a pass through statements prepared once, then summaries.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "db.h"
+#include "db_local.h"
+#include "error.h"
+#include "results.h"
+
+enum {
+	W_READ, W_READ_ERROR, W_EPISODE, W_SERIES, W_CGROUP_SAMPLE, W_CGROUP_SUMMARY,
+	W_ITEM_SUMMARY, W_MISMATCH, W_NR
+};
+
+static const char *const db_results_insert[W_NR] = {
+	[W_READ] = "INSERT INTO reads (run_id, ts, cpu, pid, cgroup_id, force, flushed, stranded,"
+		   " stale, pending, items_wrong, sim_stats_updates, kernel_stats_updates,"
+		   " kernel_needs_flush, pending_since_flush) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[W_READ_ERROR] = "INSERT INTO read_errors (read_id, kind, item, error, age_ns)"
+			 " VALUES (?,?,?,?,?)",
+	[W_EPISODE] = "INSERT INTO stranded_episodes (run_id, cgroup_id, start_ts, end_ts, open,"
+		      " worst_kind, worst_item, worst_error, reads_skipped, max_pending)"
+		      " VALUES (?,?,?,?,?,?,?,?,?,?)",
+	[W_SERIES] = "INSERT INTO series (run_id, cgroup_id, kind, item, ts, error, min_error,"
+		     " max_error) VALUES (?,?,?,?,?,?,?,?)",
+	[W_CGROUP_SAMPLE] = "INSERT INTO cgroup_series (run_id, cgroup_id, ts, pending,"
+			    " stats_updates, flushable, stranded) VALUES (?,?,?,?,?,?,?)",
+	[W_CGROUP_SUMMARY] = "INSERT INTO cgroup_summary (run_id, cgroup_id, reads, flushed_reads,"
+			     " stale_reads, stranded_ms, stranded_episodes, max_pending,"
+			     " mean_pending, final_pending) VALUES (?,?,?,?,?,?,?,?,?,?)",
+	[W_ITEM_SUMMARY] = "INSERT INTO item_summary (run_id, cgroup_id, kind, item,"
+			   " max_read_error, p99_read_error, mean_read_error, max_visible_error,"
+			   " mean_visible_error, max_error_age_ms, final_error)"
+			   " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+	[W_MISMATCH] = "INSERT INTO validation_mismatch (run_id, ts, cpu, cgroup_id,"
+		       " kernel_stats_updates, sim_stats_updates, kernel_needs_flush,"
+		       " sim_needs_flush, cause, context) VALUES (?,?,?,?,?,?,?,?,?,?)",
+};
+
+struct db_results {
+	struct db	*db;
+	sqlite3_stmt	*st[W_NR];
+};
+
+static int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(db->sql, sql, -1, st, NULL);
+
+	return rc == SQLITE_OK ? 0 : rc == SQLITE_NOMEM ? -ENOMEM : -MCR_E_SCHEMA;
+}
+
+/* Step a bound statement to its end and reset it for the next row. */
+static int db_step_reset(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : db_err(rc) ? db_err(rc) : -EIO;
+}
+
+static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
+{
+	sqlite3_bind_int64(st, i, (int64_t)v);
+}
+
+/**
+ * db_run_add() - one runs row; its options go into params as JSON.
+ * @run_id: the new row's run_id
+ */
+int db_run_add(struct db *db, const struct db_run *run, int64_t *run_id)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	/* json_object() does the quoting of the file name. */
+	err = db_prepare(db, "INSERT INTO runs (kind, policy, flush_model, params, started_at,"
+			 " sample_ns, th, stranded_limit, tool_version) VALUES (?1, ?2, ?3,"
+			 " json_object('file', ?4, 'policies', ?5, 'flush_model', ?3, 'sample_ms',"
+			 " ?6 / 1e6, 'validate', json(?7), 'max_mismatches', ?8),"
+			 " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?6, ?10, ?11, ?9)", &st);
+	if (err)
+		return err;
+	sqlite3_bind_text(st, 1, run->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, run->policy, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, run->flush_model, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, run->file, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, run->policies, -1, SQLITE_STATIC);
+	bind_u64(st, 6, run->sample_ns);
+	sqlite3_bind_text(st, 7, run->validate ? "true" : "false", -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 8, (int)run->max_mismatches);
+	sqlite3_bind_text(st, 9, MCR_VERSION, -1, SQLITE_STATIC);
+	bind_u64(st, 10, run->th);
+	bind_u64(st, 11, run->stranded_limit);
+	err = db_step_reset(st);
+	sqlite3_finalize(st);
+	if (!err)
+		*run_id = sqlite3_last_insert_rowid(db->sql);
+	return err;
+}
+
+int db_run_counters_set(struct db *db, int64_t run_id, const struct db_run_counters *c)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	err = db_prepare(db, "UPDATE runs SET wall_s = ?, events = ?, updates = ?, flush_requests = ?,"
+			 " flushes = ?, visits = ?, walk_steps = ?, pcpu_adds = ?, atomic_adds = ?,"
+			 " dropped_batches = ?, atomic_resets = ?, unknown_ids = ? WHERE run_id = ?",
+			 &st);
+	if (err)
+		return err;
+	sqlite3_bind_double(st, 1, c->wall_s);
+	bind_u64(st, 2, c->events);
+	bind_u64(st, 3, c->updates);
+	bind_u64(st, 4, c->flush_requests);
+	bind_u64(st, 5, c->flushes);
+	bind_u64(st, 6, c->visits);
+	bind_u64(st, 7, c->walk_steps);
+	bind_u64(st, 8, c->pcpu_adds);
+	bind_u64(st, 9, c->atomic_adds);
+	bind_u64(st, 10, c->dropped_batches);
+	bind_u64(st, 11, c->atomic_resets);
+	bind_u64(st, 12, c->unknown_ids);
+	sqlite3_bind_int64(st, 13, run_id);
+	err = db_step_reset(st);
+	sqlite3_finalize(st);
+	return err;
+}
+
+int db_results_open(struct db *db, struct db_results **out)
+{
+	struct db_results *w = calloc(1, sizeof(*w));
+	int i, err = 0;
+
+	if (!w)
+		return -ENOMEM;
+	w->db = db;
+	for (i = 0; i < W_NR && !err; i++)
+		err = db_prepare(db, db_results_insert[i], &w->st[i]);
+	if (err) {
+		db_results_close(w);
+		return err;
+	}
+	*out = w;
+	return 0;
+}
+
+void db_results_close(struct db_results *w)
+{
+	int i;
+
+	if (!w)
+		return;
+	for (i = 0; i < W_NR; i++)
+		sqlite3_finalize(w->st[i]);
+	free(w);
+}
+
+int db_read_add(struct db_results *w, const struct db_read *r, int64_t *read_id)
+{
+	sqlite3_stmt *st = w->st[W_READ];
+	int err;
+
+	sqlite3_bind_int64(st, 1, r->run_id);
+	bind_u64(st, 2, r->ts);
+	sqlite3_bind_int(st, 3, r->cpu);
+	sqlite3_bind_int(st, 4, r->pid);
+	bind_u64(st, 5, r->cgroup_id);
+	sqlite3_bind_int(st, 6, r->force);
+	sqlite3_bind_int(st, 7, r->flushed);
+	sqlite3_bind_int(st, 8, r->stranded);
+	sqlite3_bind_int(st, 9, r->stale);
+	bind_u64(st, 10, r->pending);
+	sqlite3_bind_int(st, 11, (int)r->items_wrong);
+	sqlite3_bind_int64(st, 12, r->sim_stats_updates);
+	sqlite3_bind_int64(st, 13, r->kernel_stats_updates);
+	sqlite3_bind_int(st, 14, r->kernel_needs_flush);
+	bind_u64(st, 15, r->pending_since_flush);
+	err = db_step_reset(st);
+	if (!err && read_id)
+		*read_id = sqlite3_last_insert_rowid(w->db->sql);
+	return err;
+}
+
+int db_read_error_add(struct db_results *w, const struct db_read_error *e)
+{
+	sqlite3_stmt *st = w->st[W_READ_ERROR];
+
+	sqlite3_bind_int64(st, 1, e->read_id);
+	sqlite3_bind_int(st, 2, e->kind);
+	sqlite3_bind_int(st, 3, e->item);
+	sqlite3_bind_int64(st, 4, e->error);
+	bind_u64(st, 5, e->age_ns);
+	return db_step_reset(st);
+}
+
+int db_episode_add(struct db_results *w, const struct db_episode *e)
+{
+	sqlite3_stmt *st = w->st[W_EPISODE];
+
+	sqlite3_bind_int64(st, 1, e->run_id);
+	bind_u64(st, 2, e->cgroup_id);
+	bind_u64(st, 3, e->start_ts);
+	bind_u64(st, 4, e->end_ts);
+	sqlite3_bind_int(st, 5, e->open);
+	if (e->worst_kind) {
+		sqlite3_bind_int(st, 6, e->worst_kind);
+		sqlite3_bind_int(st, 7, e->worst_item);
+		sqlite3_bind_int64(st, 8, e->worst_error);
+	}
+	bind_u64(st, 9, e->reads_skipped);
+	bind_u64(st, 10, e->max_pending);
+	return db_step_reset(st);
+}
+
+int db_series_add(struct db_results *w, const struct db_series *s)
+{
+	sqlite3_stmt *st = w->st[W_SERIES];
+
+	sqlite3_bind_int64(st, 1, s->run_id);
+	bind_u64(st, 2, s->cgroup_id);
+	sqlite3_bind_int(st, 3, s->kind);
+	sqlite3_bind_int(st, 4, s->item);
+	bind_u64(st, 5, s->ts);
+	sqlite3_bind_int64(st, 6, s->error);
+	sqlite3_bind_int64(st, 7, s->min_error);
+	sqlite3_bind_int64(st, 8, s->max_error);
+	return db_step_reset(st);
+}
+
+int db_cgroup_sample_add(struct db_results *w, const struct db_cgroup_sample *s)
+{
+	sqlite3_stmt *st = w->st[W_CGROUP_SAMPLE];
+
+	sqlite3_bind_int64(st, 1, s->run_id);
+	bind_u64(st, 2, s->cgroup_id);
+	bind_u64(st, 3, s->ts);
+	bind_u64(st, 4, s->pending);
+	sqlite3_bind_int64(st, 5, s->stats_updates);
+	sqlite3_bind_int(st, 6, s->flushable);
+	sqlite3_bind_int(st, 7, s->stranded);
+	return db_step_reset(st);
+}
+
+int db_cgroup_summary_add(struct db_results *w, const struct db_cgroup_summary *s)
+{
+	sqlite3_stmt *st = w->st[W_CGROUP_SUMMARY];
+
+	sqlite3_bind_int64(st, 1, s->run_id);
+	bind_u64(st, 2, s->cgroup_id);
+	bind_u64(st, 3, s->reads);
+	bind_u64(st, 4, s->flushed_reads);
+	bind_u64(st, 5, s->stale_reads);
+	sqlite3_bind_double(st, 6, s->stranded_ms);
+	bind_u64(st, 7, s->stranded_episodes);
+	bind_u64(st, 8, s->max_pending);
+	sqlite3_bind_double(st, 9, s->mean_pending);
+	bind_u64(st, 10, s->final_pending);
+	return db_step_reset(st);
+}
+
+int db_item_summary_add(struct db_results *w, const struct db_item_summary *s)
+{
+	sqlite3_stmt *st = w->st[W_ITEM_SUMMARY];
+
+	sqlite3_bind_int64(st, 1, s->run_id);
+	bind_u64(st, 2, s->cgroup_id);
+	sqlite3_bind_int(st, 3, s->kind);
+	sqlite3_bind_int(st, 4, s->item);
+	bind_u64(st, 5, s->max_read_error);
+	bind_u64(st, 6, s->p99_read_error);
+	sqlite3_bind_double(st, 7, s->mean_read_error);
+	bind_u64(st, 8, s->max_visible_error);
+	sqlite3_bind_double(st, 9, s->mean_visible_error);
+	sqlite3_bind_double(st, 10, s->max_error_age_ms);
+	sqlite3_bind_int64(st, 11, s->final_error);
+	return db_step_reset(st);
+}
+
+int db_mismatch_add(struct db_results *w, const struct db_mismatch *m)
+{
+	sqlite3_stmt *st = w->st[W_MISMATCH];
+
+	sqlite3_bind_int64(st, 1, m->run_id);
+	bind_u64(st, 2, m->ts);
+	sqlite3_bind_int(st, 3, m->cpu);
+	bind_u64(st, 4, m->cgroup_id);
+	sqlite3_bind_int64(st, 5, m->kernel_stats_updates);
+	sqlite3_bind_int64(st, 6, m->sim_stats_updates);
+	sqlite3_bind_int(st, 7, m->kernel_needs_flush);
+	sqlite3_bind_int(st, 8, m->sim_needs_flush);
+	if (m->cause)
+		sqlite3_bind_text(st, 9, m->cause, -1, SQLITE_TRANSIENT);
+	if (m->context)
+		sqlite3_bind_text(st, 10, m->context, -1, SQLITE_TRANSIENT);
+	return db_step_reset(st);
+}
+
+int db_validation_add(struct db *db, const struct db_validation *v)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	err = db_prepare(db, "INSERT INTO validation (run_id, policy, flush_model, flush_events,"
+			 " compared, skipped_before_sync, stats_updates_match, needs_flush_match,"
+			 " stats_updates_match_plain, needs_flush_match_plain, max_hypotheses,"
+			 " diff_hist) VALUES (?,?,?,?,?,?,?,?,?,?,?,json(?))", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, v->run_id);
+	sqlite3_bind_text(st, 2, v->policy, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, v->flush_model, -1, SQLITE_STATIC);
+	bind_u64(st, 4, v->flush_events);
+	bind_u64(st, 5, v->compared);
+	bind_u64(st, 6, v->skipped_before_sync);
+	bind_u64(st, 7, v->stats_updates_match);
+	bind_u64(st, 8, v->needs_flush_match);
+	bind_u64(st, 9, v->stats_updates_match_plain);
+	bind_u64(st, 10, v->needs_flush_match_plain);
+	bind_u64(st, 11, v->max_hypotheses);
+	sqlite3_bind_text(st, 12, v->diff_hist ? v->diff_hist : "{}", -1, SQLITE_STATIC);
+	err = db_step_reset(st);
+	sqlite3_finalize(st);
+	return err;
+}

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * results.h - the result tables of a trace database: what replay and validate
+ * write and what the tools read back.  Columns are documented in
+ * db/results_schema.c (and `sqlite3 FILE .schema`).
+ *
+ * Contract: db/ owns every result table's SQL; callers pass and get plain
+ * structs and never see a statement.  Writers append inside the caller's
+ * db_begin() transaction (a failed pass is rolled back whole); readers never
+ * write.  Values are stored as given: errors signed, in the item's unit;
+ * pending in stats_updates units.  Kinds are items.kind (MCR_EV_STATE for
+ * state and lruvec merged, MCR_EV_EVENTS).  Functions return 0, a positive
+ * count, or a negative errno / -MCR_E_*; they never print.
+ */
+#ifndef MCR_DB_RESULTS_H
+#define MCR_DB_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct db;
+
+/* runs */
+struct db_run {
+	const char	*kind;		/* "replay" | "validate" */
+	const char	*policy;
+	const char	*flush_model;
+	const char	*file;		/* params: the trace file named on the command line */
+	const char	*policies;	/* params: every policy of the invocation, "a,b" */
+	uint64_t	sample_ns;
+	uint64_t	th;
+	uint64_t	stranded_limit;
+	unsigned int	max_mismatches;
+	bool		validate;
+};
+int db_run_add(struct db *db, const struct db_run *run, int64_t *run_id);
+
+struct db_run_counters {
+	double		wall_s;
+	uint64_t	events, updates, flush_requests, flushes, visits, walk_steps, pcpu_adds,
+			atomic_adds, dropped_batches, atomic_resets, unknown_ids;
+};
+int db_run_counters_set(struct db *db, int64_t run_id, const struct db_run_counters *c);
+
+/* Rows as a pass makes them: one writer per pass, statements prepared once. */
+struct db_results;
+int db_results_open(struct db *db, struct db_results **out);
+void db_results_close(struct db_results *w);
+
+struct db_read {
+	int64_t		run_id;
+	uint64_t	ts;
+	uint64_t	cgroup_id;
+	uint64_t	pending;
+	uint64_t	pending_since_flush;
+	int64_t		sim_stats_updates;
+	int64_t		kernel_stats_updates;
+	int		cpu;
+	int		pid;
+	unsigned int	items_wrong;
+	bool		force, flushed, stranded, stale, kernel_needs_flush;
+};
+int db_read_add(struct db_results *w, const struct db_read *r, int64_t *read_id);
+
+struct db_read_error {
+	int64_t		read_id;
+	int64_t		error;		/* shown - truth */
+	uint64_t	age_ns;
+	int		kind;
+	int		item;
+};
+int db_read_error_add(struct db_results *w, const struct db_read_error *e);
+
+struct db_episode {
+	int64_t		run_id;
+	uint64_t	cgroup_id;
+	uint64_t	start_ts, end_ts;
+	int64_t		worst_error;
+	uint64_t	reads_skipped;
+	uint64_t	max_pending;
+	int		worst_kind;	/* 0: no item was wrong */
+	int		worst_item;
+	bool		open;
+};
+int db_episode_add(struct db_results *w, const struct db_episode *e);
+
+struct db_series {
+	int64_t		run_id;
+	uint64_t	cgroup_id;
+	uint64_t	ts;
+	int64_t		error, min_error, max_error;
+	int		kind;
+	int		item;
+};
+int db_series_add(struct db_results *w, const struct db_series *s);
+
+struct db_cgroup_sample {
+	int64_t		run_id;
+	uint64_t	cgroup_id;
+	uint64_t	ts;
+	uint64_t	pending;
+	int64_t		stats_updates;
+	bool		flushable, stranded;
+};
+int db_cgroup_sample_add(struct db_results *w, const struct db_cgroup_sample *s);
+
+struct db_cgroup_summary {
+	int64_t		run_id;
+	uint64_t	cgroup_id;
+	uint64_t	reads, flushed_reads, stale_reads;
+	double		stranded_ms;
+	uint64_t	stranded_episodes;
+	uint64_t	max_pending;
+	double		mean_pending;
+	uint64_t	final_pending;
+};
+int db_cgroup_summary_add(struct db_results *w, const struct db_cgroup_summary *s);
+
+struct db_item_summary {
+	int64_t		run_id;
+	uint64_t	cgroup_id;
+	uint64_t	max_read_error, p99_read_error;
+	double		mean_read_error;
+	uint64_t	max_visible_error;
+	double		mean_visible_error;
+	double		max_error_age_ms;
+	int64_t		final_error;
+	int		kind;
+	int		item;
+};
+int db_item_summary_add(struct db_results *w, const struct db_item_summary *s);
+
+struct db_mismatch {
+	int64_t		run_id;
+	uint64_t	ts;
+	uint64_t	cgroup_id;
+	int64_t		kernel_stats_updates, sim_stats_updates;
+	const char	*cause;		/* NULL: none named */
+	const char	*context;
+	const char	*path;		/* reading: the cgroup's path or "#<id>" */
+	int		cpu;
+	bool		kernel_needs_flush, sim_needs_flush;
+};
+int db_mismatch_add(struct db_results *w, const struct db_mismatch *m);
+
+struct db_validation {
+	int64_t		run_id;
+	const char	*policy, *flush_model;
+	const char	*diff_hist;	/* JSON object */
+	uint64_t	flush_events, compared, skipped_before_sync, stats_updates_match,
+			needs_flush_match, stats_updates_match_plain, needs_flush_match_plain,
+			max_hypotheses;
+};
+int db_validation_add(struct db *db, const struct db_validation *v);
+
+/* Reading */
+
+/* Ids of the cgroups a non-forced memcg_flush_stats names (readers), ascending. */
+int db_read_cgroups_foreach(struct db *db, int (*fn)(uint64_t id, void *ctx), void *ctx);
+/* The id of the cgroup at @path: 0, or -ENOENT. */
+int db_cgroup_by_path(struct db *db, const char *path, uint64_t *id);
+
+/* 1 if a replay run exists (@run_id > 0: that one), 0 if not, negative on error. */
+int db_replay_run_exists(struct db *db, int64_t run_id);
+
+struct db_run_info {
+	int64_t		run_id;
+	const char	*kind, *policy, *flush_model, *started_at;	/* "-" when unknown */
+	int64_t		events;
+	double		wall_s;
+};
+/* Every run in run_id order; @fn's non-zero return stops and is returned. */
+int db_runs_foreach(struct db *db, int (*fn)(const struct db_run_info *r, void *ctx), void *ctx);
+
+/* The rows of lag_report (the column names of enum db_lag_col). */
+enum db_lag_col {
+	DB_LAG_POLICY, DB_LAG_RUN_ID, DB_LAG_FLUSH_MODEL, DB_LAG_CGROUP, DB_LAG_CGROUP_ID,
+	DB_LAG_LEVEL, DB_LAG_ITEM, DB_LAG_UNIT, DB_LAG_READS, DB_LAG_STALE_READS,
+	DB_LAG_MAX_READ_ERROR, DB_LAG_P99_READ_ERROR, DB_LAG_MEAN_READ_ERROR,
+	DB_LAG_MAX_VISIBLE_ERROR, DB_LAG_MEAN_VISIBLE_ERROR, DB_LAG_MAX_ERROR_AGE_MS,
+	DB_LAG_STRANDED_MS, DB_LAG_STRANDED_EPISODES, DB_LAG_MAX_PENDING, DB_LAG_NR_COLS
+};
+const char *db_lag_col_name(enum db_lag_col c);
+
+struct db_lag_row {
+	const char	*policy, *flush_model, *cgroup, *item, *unit;	/* valid during the call */
+	int64_t		run_id;
+	uint64_t	cgroup_id;
+	int		level;		/* -1 unknown */
+	uint64_t	reads, stale_reads;
+	uint64_t	max_read_error, p99_read_error;
+	double		mean_read_error;
+	uint64_t	max_visible_error;
+	double		mean_visible_error;
+	double		max_error_age_ms;
+	double		stranded_ms;
+	uint64_t	stranded_episodes;
+	uint64_t	max_pending;
+	const char	*text[DB_LAG_NR_COLS];	/* every column as SQLite prints it */
+};
+
+struct db_lag_filter {
+	const int64_t	*runs;		/* these runs (lag_report_all); NULL: lag_report */
+	int		nr_runs;
+	const char	*cgroup;	/* NULL: every cgroup */
+	bool		worst_only;	/* one row per (run, cgroup): cgroup_lag_report */
+};
+/* Rows in tree order (level, path), then item, then policy and run. */
+int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
+		   int (*fn)(const struct db_lag_row *row, void *ctx), void *ctx);
+
+/* The first @limit mismatches of @run_id, in the order they were found. */
+int db_mismatches_foreach(struct db *db, int64_t run_id, int64_t limit,
+			  int (*fn)(const struct db_mismatch *m, void *ctx), void *ctx);
+int db_validation_get(struct db *db, int64_t run_id, struct db_validation *out,
+		      char **diff_hist);	/* *diff_hist malloc'd JSON */
+
+#endif

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * results_schema.c - the result tables, indexes and views of a trace database,
+ * every column documented inside its CREATE statement (`sqlite3 FILE .schema`).
+ *
+ * Staleness is measured per stat item in the item's own unit (items.unit:
+ * pages, or events for count_memcg_events; state and lruvec updates of one
+ * item are one line of memory.stat and one item here, kind 1).  error = shown
+ * - truth: negative when memory.stat lags growth.  "pending" is the sum of
+ * |val| not yet flushed into a cgroup, in the kernel's stats_updates units: a
+ * fault and its free count twice, so it is never memory.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "db.h"
+#include "db_local.h"
+
+/* "CREATE <what> IF NOT EXISTS <name> <body>", TEMP-able for read-only opens. */
+static const struct {
+	const char	*what;		/* "TABLE", "VIEW" or "INDEX" */
+	const char	*name;
+	const char	*body;		/* after the name */
+} db_results_sql[] = {
+	{ "TABLE", "runs", "(\n"
+"	-- One row per policy per replay (or validate) invocation.\n"
+"	run_id		INTEGER PRIMARY KEY,	-- referenced by every other result table\n"
+"	kind		TEXT NOT NULL,		-- 'replay' | 'validate'\n"
+"	policy		TEXT NOT NULL,		-- walk policy: 'break' | 'continue' | 'legacy'\n"
+"	flush_model	TEXT,			-- 'instant' | 'window' | 'spread' | 'inferred' (explicit visits override it)\n"
+"	params		TEXT,			-- the run's options, JSON\n"
+"	started_at	TEXT,			-- UTC ISO-8601 time the run started\n"
+"	wall_s		REAL,			-- wall-clock seconds of the pass that ran it\n"
+"	events		INTEGER,		-- trace events consumed\n"
+"	updates		INTEGER,		-- updates with val != 0 fed to the simulator\n"
+"	flush_requests	INTEGER,		-- flush requests (memcg_flush_stats)\n"
+"	flushes		INTEGER,		-- requests that went ahead under this policy\n"
+"	visits		INTEGER,		-- (memcg, cpu) flush visits\n"
+"	walk_steps	INTEGER,		-- nodes the update's ancestor walks looked at\n"
+"	pcpu_adds	INTEGER,		-- per-CPU stats_updates additions\n"
+"	atomic_adds	INTEGER,		-- batches moved into an atomic stats_updates\n"
+"	dropped_batches	INTEGER,		-- legacy: batches thrown away at a flushable memcg\n"
+"	atomic_resets	INTEGER,		-- visits that stored 0 into a non-zero atomic\n"
+"	unknown_ids	INTEGER,		-- cgroup ids first seen in an update, attached under the root\n"
+"	sample_ns	INTEGER,		-- period of series and cgroup_series, trace ns; 0 none\n"
+"	th		INTEGER,		-- TH = batch x online CPUs: flushable means stats_updates > TH\n"
+"	stranded_limit	INTEGER,		-- TH + (batch - 1) x online CPUs: stranded means pending above it\n"
+"	tool_version	TEXT			-- memcg-replay version that wrote the run\n"
+")" },
+	{ "TABLE", "reads", "(\n"
+"	-- Every read (memcg_flush_stats) of a cgroup and what the policy made of it.\n"
+"	read_id			INTEGER PRIMARY KEY,	-- read_errors.read_id\n"
+"	run_id			INTEGER NOT NULL,	-- runs.run_id\n"
+"	ts			INTEGER NOT NULL,	-- trace ns of the request\n"
+"	cpu			INTEGER NOT NULL,	-- CPU it was traced on\n"
+"	pid			INTEGER NOT NULL,	-- task that read; 0 unknown\n"
+"	cgroup_id		INTEGER NOT NULL,	-- memcg read (cgroups.id)\n"
+"	force			INTEGER NOT NULL,	-- 1: forced flush (the periodic root flush)\n"
+"	flushed			INTEGER NOT NULL,	-- 1: the policy flushed (force or stats_updates > TH); 0 skipped\n"
+"	stranded		INTEGER NOT NULL,	-- 1: the cgroup was stranded at the request (see stranded_episodes)\n"
+"	stale			INTEGER NOT NULL,	-- 1: skipped while stranded: a stale read\n"
+"	pending			INTEGER NOT NULL,	-- sum of |val| not yet flushed into it, before the decision (stats_updates units)\n"
+"	pending_since_flush	INTEGER NOT NULL,	-- of it, from updates since its last flush: stranded above runs.stranded_limit\n"
+"	items_wrong		INTEGER NOT NULL,	-- items the reader got wrong: its rows in read_errors\n"
+"	sim_stats_updates	INTEGER,	-- simulated atomic stats_updates at the request\n"
+"	kernel_stats_updates	INTEGER,	-- the kernel's, as traced\n"
+"	kernel_needs_flush	INTEGER		-- the kernel's needs_flush, as traced\n"
+")" },
+	{ "TABLE", "read_errors", "(\n"
+"	-- One row per item a read got wrong: the error after the read's flush decision.\n"
+"	read_id		INTEGER NOT NULL,	-- reads.read_id\n"
+"	kind		INTEGER NOT NULL,	-- items.kind: 1 state (state and lruvec merged), 3 events\n"
+"	item		INTEGER NOT NULL,	-- items.item\n"
+"	error		INTEGER NOT NULL,	-- shown - truth, in the item's unit (negative: the stat lagged)\n"
+"	age_ns		INTEGER NOT NULL,	-- age of the oldest update the reader missed, ns\n"
+"	PRIMARY KEY (read_id, kind, item)\n"
+") WITHOUT ROWID" },
+	{ "TABLE", "stranded_episodes", "(\n"
+"	-- Stretches of time a cgroup was stranded: not flushable (stats_updates <= TH) while\n"
+"	-- the updates pending in its subtree since its last flush exceeded runs.stranded_limit,\n"
+"	-- more than per-CPU batching can hold back.  Only a walk that stopped early does that.\n"
+"	run_id		INTEGER NOT NULL,	-- runs.run_id\n"
+"	cgroup_id	INTEGER NOT NULL,	-- cgroups.id\n"
+"	start_ts	INTEGER NOT NULL,	-- trace ns it became stranded\n"
+"	end_ts		INTEGER NOT NULL,	-- trace ns it stopped (a flush), or the trace's end\n"
+"	open		INTEGER NOT NULL,	-- 1: still stranded when the trace ended\n"
+"	worst_kind	INTEGER,		-- item with the largest |error| during the episode (items.kind)\n"
+"	worst_item	INTEGER,		-- items.item; NULL none\n"
+"	worst_error	INTEGER,		-- its error at that moment, signed, in its unit\n"
+"	reads_skipped	INTEGER NOT NULL,	-- reads of it skipped during the episode (stale reads)\n"
+"	max_pending	INTEGER			-- largest pending during the episode (stats_updates units)\n"
+")" },
+	{ "TABLE", "series", "(\n"
+"	-- Visible error of (cgroup, item) every runs.sample_ns from the first event to the\n"
+"	-- last, no row skipped: (last - first) / sample_ns + 1 rows per (run, cgroup, item).\n"
+"	-- Cgroups: those read in the trace, their ancestors, and --series-cgroup ones.\n"
+"	-- Visible error: what a reader arriving then would get (0 while flushable).\n"
+"	run_id		INTEGER NOT NULL,	-- runs.run_id\n"
+"	cgroup_id	INTEGER NOT NULL,	-- cgroups.id\n"
+"	kind		INTEGER NOT NULL,	-- items.kind (1 state, 3 events)\n"
+"	item		INTEGER NOT NULL,	-- items.item\n"
+"	ts		INTEGER NOT NULL,	-- trace ns of the sample\n"
+"	error		INTEGER NOT NULL,	-- visible error at ts, in the item's unit\n"
+"	min_error	INTEGER NOT NULL,	-- its minimum over (previous sample, ts]\n"
+"	max_error	INTEGER NOT NULL,	-- its maximum over the same interval: spikes survive plotting\n"
+"	PRIMARY KEY (run_id, cgroup_id, kind, item, ts)\n"
+") WITHOUT ROWID" },
+	{ "TABLE", "cgroup_series", "(\n"
+"	-- The cgroups of series, at the same samples: their flush state.\n"
+"	run_id		INTEGER NOT NULL,	-- runs.run_id\n"
+"	cgroup_id	INTEGER NOT NULL,	-- cgroups.id\n"
+"	ts		INTEGER NOT NULL,	-- trace ns of the sample\n"
+"	pending		INTEGER NOT NULL,	-- sum of |val| not yet flushed into it (stats_updates units)\n"
+"	stats_updates	INTEGER NOT NULL,	-- simulated atomic stats_updates\n"
+"	flushable	INTEGER NOT NULL,	-- 1: stats_updates > TH, a read flushes\n"
+"	stranded	INTEGER NOT NULL,	-- 1: stranded (see stranded_episodes)\n"
+"	PRIMARY KEY (run_id, cgroup_id, ts)\n"
+") WITHOUT ROWID" },
+	{ "TABLE", "cgroup_summary", "(\n"
+"	-- Per run and cgroup, over the whole trace.\n"
+"	run_id			INTEGER NOT NULL,	-- runs.run_id\n"
+"	cgroup_id		INTEGER NOT NULL,	-- cgroups.id\n"
+"	reads			INTEGER NOT NULL,	-- non-forced reads of it (memcg_flush_stats)\n"
+"	flushed_reads		INTEGER NOT NULL,	-- of them, reads the policy flushed\n"
+"	stale_reads		INTEGER NOT NULL,	-- of them, reads skipped while stranded\n"
+"	stranded_ms		REAL NOT NULL,		-- time it was stranded, ms\n"
+"	stranded_episodes	INTEGER NOT NULL,	-- rows of stranded_episodes\n"
+"	max_pending		INTEGER NOT NULL,	-- largest pending (stats_updates units, not memory)\n"
+"	mean_pending		REAL,			-- time-weighted mean pending\n"
+"	final_pending		INTEGER,		-- pending at the end of the trace\n"
+"	PRIMARY KEY (run_id, cgroup_id)\n"
+") WITHOUT ROWID" },
+	{ "TABLE", "item_summary", "(\n"
+"	-- Per run, cgroup and stat item: how far its memory.stat line was off, in the item's\n"
+"	-- unit.  Absolute values of the signed error except final_error.  Items whose error\n"
+"	-- was 0 throughout have no row.\n"
+"	run_id			INTEGER NOT NULL,	-- runs.run_id\n"
+"	cgroup_id		INTEGER NOT NULL,	-- cgroups.id\n"
+"	kind			INTEGER NOT NULL,	-- items.kind (1 state, 3 events)\n"
+"	item			INTEGER NOT NULL,	-- items.item\n"
+"	max_read_error		INTEGER NOT NULL,	-- largest |error| a reader of the cgroup got (after its flush decision)\n"
+"	p99_read_error		INTEGER NOT NULL,	-- 99th percentile of |error| over the cgroup's reads\n"
+"	mean_read_error		REAL NOT NULL,		-- mean |error| over the cgroup's reads\n"
+"	max_visible_error	INTEGER NOT NULL,	-- largest |visible error| at any moment\n"
+"	mean_visible_error	REAL NOT NULL,		-- time-weighted mean |visible error|\n"
+"	max_error_age_ms	REAL NOT NULL,		-- oldest update a reader of the cgroup missed, ms\n"
+"	final_error		INTEGER,		-- signed error at the end of the trace\n"
+"	PRIMARY KEY (run_id, cgroup_id, kind, item)\n"
+") WITHOUT ROWID" },
+	{ "TABLE", "validation", "(\n"
+"	-- Per validate run: the simulator against the kernel's recorded flush decisions.\n"
+"	run_id				INTEGER NOT NULL,	-- runs.run_id\n"
+"	policy				TEXT,		-- walk policy validated\n"
+"	flush_model			TEXT,		-- flush model used\n"
+"	flush_events			INTEGER,	-- memcg_flush_stats events in the trace\n"
+"	compared			INTEGER,	-- of them, compared with the simulator\n"
+"	skipped_before_sync		INTEGER,	-- not compared: before the simulator's counters were in sync\n"
+"	stats_updates_match		INTEGER,	-- compared events whose stats_updates matched\n"
+"	needs_flush_match		INTEGER,	-- compared events whose needs_flush matched\n"
+"	stats_updates_match_plain	INTEGER,	-- the same without allowing for races (one hypothesis)\n"
+"	needs_flush_match_plain		INTEGER,	-- the same without allowing for races\n"
+"	max_hypotheses			INTEGER,	-- most race orderings considered for one event\n"
+"	diff_hist			TEXT		-- histogram of sim - kernel stats_updates (bucketed), JSON\n"
+")" },
+	{ "TABLE", "validation_mismatch", "(\n"
+"	-- Flush events where the simulator disagreed with the kernel.\n"
+"	run_id			INTEGER NOT NULL,	-- runs.run_id\n"
+"	ts			INTEGER NOT NULL,	-- trace ns of the flush event\n"
+"	cpu			INTEGER NOT NULL,	-- CPU it was traced on\n"
+"	cgroup_id		INTEGER NOT NULL,	-- memcg flushed\n"
+"	kernel_stats_updates	INTEGER,	-- as traced\n"
+"	sim_stats_updates	INTEGER,	-- as simulated\n"
+"	kernel_needs_flush	INTEGER,	-- as traced\n"
+"	sim_needs_flush		INTEGER,	-- as simulated\n"
+"	cause			TEXT,		-- best explanation found (e.g. a gap, a race)\n"
+"	context			TEXT		-- details for a human\n"
+")" },
+	{ "INDEX", "reads_by_cgroup", "ON reads (run_id, cgroup_id, ts)" },
+	{ "INDEX", "episodes_by_cgroup", "ON stranded_episodes (run_id, cgroup_id, start_ts)" },
+	{ "VIEW", "lag_report_all", "AS SELECT\n"
+"	-- Every replay run: one row per (run, cgroup, item) of item_summary.\n"
+"	r.policy,			-- walk policy\n"
+"	r.run_id,			-- runs.run_id\n"
+"	r.flush_model,			-- flush model of the run\n"
+"	COALESCE(c.path, '#' || s.cgroup_id) AS cgroup,	-- path, or '#<id>' when unknown\n"
+"	s.cgroup_id,			-- cgroups.id\n"
+"	c.level,			-- depth, root 0; NULL unknown\n"
+"	COALESCE(i.name, i2.name, CASE s.kind WHEN 1 THEN 'state' WHEN 2 THEN 'lruvec' ELSE 'events' END\n"
+"		 || ':' || s.item) AS item,	-- BTF enumerator name, or 'kind:item' when unknown\n"
+"	COALESCE(i.unit, i2.unit, CASE s.kind WHEN 3 THEN 'events' ELSE 'pages' END) AS unit,	-- unit of every *_error\n"
+"	g.reads,			-- the cgroup's non-forced reads\n"
+"	g.stale_reads,			-- of them, skipped while stranded\n"
+"	s.max_read_error,		-- see item_summary\n"
+"	s.p99_read_error,\n"
+"	s.mean_read_error,\n"
+"	s.max_visible_error,\n"
+"	s.mean_visible_error,\n"
+"	s.max_error_age_ms,\n"
+"	g.stranded_ms,			-- see cgroup_summary\n"
+"	g.stranded_episodes,\n"
+"	g.max_pending			-- stats_updates units, not memory\n"
+"FROM item_summary s\n"
+"JOIN runs r ON r.run_id = s.run_id\n"
+"JOIN cgroup_summary g ON g.run_id = s.run_id AND g.cgroup_id = s.cgroup_id\n"
+"LEFT JOIN cgroups c ON c.id = s.cgroup_id\n"
+"LEFT JOIN items i ON i.kind = s.kind AND i.item = s.item\n"
+"LEFT JOIN items i2 ON s.kind = 1 AND i2.kind = 2 AND i2.item = s.item\n"
+"WHERE r.kind = 'replay'" },
+	{ "VIEW", "lag_report", "AS SELECT\n"
+"	-- lag_report_all for the latest replay run of each (policy, flush_model),\n"
+"	-- in tree order, then item, then policy.\n"
+"	l.*\n"
+"FROM lag_report_all l\n"
+"WHERE l.run_id = (SELECT max(r2.run_id) FROM runs r2 JOIN runs r1 ON r1.run_id = l.run_id\n"
+"		  WHERE r2.kind = 'replay' AND r2.policy = r1.policy\n"
+"		  AND r2.flush_model IS r1.flush_model)\n"
+"ORDER BY l.level IS NULL, l.level, l.cgroup, l.item, l.policy, l.run_id" },
+	{ "VIEW", "cgroup_lag_report", "AS SELECT\n"
+"	-- One row per (run, cgroup) of lag_report: its worst item, the columns of lag_report.\n"
+"	-- Worst: a page item before an event item (unlike units do not compare), then the\n"
+"	-- largest max_read_error, then the largest max_visible_error.\n"
+"	policy, run_id, flush_model, cgroup, cgroup_id, level, item, unit, reads, stale_reads,\n"
+"	max_read_error, p99_read_error, mean_read_error, max_visible_error, mean_visible_error,\n"
+"	max_error_age_ms, stranded_ms, stranded_episodes, max_pending\n"
+"FROM (SELECT l.*, row_number() OVER (PARTITION BY l.run_id, l.cgroup_id\n"
+"	ORDER BY l.unit = 'events', l.max_read_error DESC, l.max_visible_error DESC, l.item) AS rank\n"
+"      FROM lag_report l)\n"
+"WHERE rank = 1\n"
+"ORDER BY level IS NULL, level, cgroup, policy, run_id" },
+};
+
+#define DB_RESULTS_N	(sizeof(db_results_sql) / sizeof(db_results_sql[0]))
+
+/*
+ * Drop every result object of the current list, views first.  The objects of
+ * version 1 (runs, series, reads, cgroup_summary, item_summary, validation,
+ * validation_mismatch, lag_report, lag_report_all) all bear names of it.
+ */
+static int db_results_drop(struct db *db)
+{
+	size_t i;
+	char *sql;
+	int err = 0;
+
+	for (i = DB_RESULTS_N; !err && i-- > 0;) {
+		if (!strcmp(db_results_sql[i].what, "INDEX"))
+			continue;	/* goes with its table */
+		sql = sqlite3_mprintf("DROP %s IF EXISTS %s", db_results_sql[i].what,
+				      db_results_sql[i].name);
+		if (!sql)
+			return -ENOMEM;
+		err = db_exec(db, sql);
+		sqlite3_free(sql);
+	}
+	return err;
+}
+
+/* True if every result table, index and view exists in the main schema. */
+bool db_schema_has_results(struct db *db)
+{
+	size_t i;
+
+	for (i = 0; i < DB_RESULTS_N; i++)
+		if (!db_schema_has(db, db_results_sql[i].name))
+			return false;
+	return true;
+}
+
+/**
+ * db_schema_results() - create the result tables, indexes and views that are missing.
+ * @db:   open database
+ * @temp: create them as TEMP objects instead (a read-only open of a trace that
+ *        was never replayed), so that queries on them find empty tables; what
+ *        the file has is never shadowed
+ */
+int db_schema_results(struct db *db, bool temp)
+{
+	size_t i;
+	char *sql;
+	int err;
+
+	for (i = 0; i < DB_RESULTS_N; i++) {
+		const char *what = db_results_sql[i].what;
+
+		if (temp && (!strcmp(what, "INDEX") || db_schema_has(db, db_results_sql[i].name)))
+			continue;
+		sql = sqlite3_mprintf("CREATE %s%s IF NOT EXISTS %s %s", temp ? "TEMP " : "",
+				      what, db_results_sql[i].name, db_results_sql[i].body);
+		if (!sql)
+			return -ENOMEM;
+		err = db_exec(db, sql);
+		sqlite3_free(sql);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * db_schema_upgrade_v1() - make a schema 1 file current for a writer.
+ * @db: open read-write; user_version 1
+ *
+ * Version 1 stored unflushed update volume where version 2 stores per-item
+ * errors: its results cannot be converted, only replayed.  The trace tables are
+ * the same, so its results are dropped (version 1 had the same table names
+ * with other columns) and the file gets the current results schema, all in
+ * one transaction.
+ */
+int db_schema_upgrade_v1(struct db *db)
+{
+	char *ver;
+	int err;
+
+	ver = sqlite3_mprintf("PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+	if (!ver)
+		return -ENOMEM;
+	err = db_exec(db, "BEGIN IMMEDIATE");
+	if (!err)
+		err = db_results_drop(db);
+	if (!err)
+		err = db_schema_results(db, false);
+	if (!err)
+		err = db_exec(db, ver);
+	sqlite3_free(ver);
+	if (!err)
+		return db_exec(db, "COMMIT");
+	db_exec(db, "ROLLBACK");
+	return err;
+}

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * reads.c - what each reader of memory.stat got, and the summaries.
+ *
+ * A non-forced memcg_flush_stats is a read.  Its value is fixed after the
+ * read's flush decision: at once when the policy skipped the flush, once the
+ * flush's visits are over when it went ahead (window.c says when;
+ * window_flush_waiting()).  Until then the read waits here; the sink gets it
+ * with every line the reader got wrong.  A forced flush is not a reader: it
+ * is recorded (force = 1) without errors.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay-local.h"
+
+static struct rcg_item *rcg_item_get(struct rcg_pol *cp, enum sim_item_kind kind, int item)
+{
+	size_t lo = 0, hi = cp->nr_items;
+	int64_t key = ((int64_t)kind << 32) | (uint32_t)item;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int64_t k = ((int64_t)cp->items[mid].kind << 32) | (uint32_t)cp->items[mid].item;
+
+		if (k == key)
+			return &cp->items[mid];
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (cp->nr_items == cp->cap_items) {
+		size_t ncap = cp->cap_items ? cp->cap_items * 2 : 8;
+		struct rcg_item *n = realloc(cp->items, ncap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		cp->items = n;
+		cp->cap_items = ncap;
+	}
+	memmove(&cp->items[lo + 1], &cp->items[lo], (cp->nr_items - lo) * sizeof(*cp->items));
+	cp->nr_items++;
+	memset(&cp->items[lo], 0, sizeof(cp->items[lo]));
+	cp->items[lo].kind = (uint8_t)kind;
+	cp->items[lo].item = item;
+	return &cp->items[lo];
+}
+
+static const struct rcg_item *rcg_item_find(const struct rcg_pol *cp, enum sim_item_kind kind,
+					    int item)
+{
+	size_t i;
+
+	for (i = 0; i < cp->nr_items; i++)
+		if (cp->items[i].kind == kind && cp->items[i].item == item)
+			return &cp->items[i];
+	return NULL;
+}
+
+void reads_free(struct replay *r)
+{
+	size_t i, j;
+	unsigned int p;
+
+	for (i = 0; i < r->nr_cg; i++)
+		for (p = 0; p < r->p.nr_policies; p++) {
+			struct rcg_pol *cp = &r->cg[i]->pol[p];
+
+			for (j = 0; j < cp->nr_items; j++)
+				hist_free(&cp->items[j].h);
+			free(cp->items);
+		}
+	free(r->waits);
+	free(r->errs);
+}
+
+static int reads_emit(struct replay *r, unsigned int p, struct replay_read *rd)
+{
+	return r->p.sink.read ? r->p.sink.read(r->p.sink.ctx, p, rd) : 0;
+}
+
+struct err_ctx {
+	struct replay	*r;
+	struct rcg_pol	*cp;
+	int		err;
+};
+
+static int reads_err_cb(enum sim_item_kind kind, int item, int64_t error, uint64_t age_ns,
+			void *ctx)
+{
+	struct err_ctx *ec = ctx;
+	struct replay *r = ec->r;
+	struct rcg_item *it;
+	int ret;
+
+	if (r->nr_errs == r->cap_errs) {
+		size_t ncap = r->cap_errs ? r->cap_errs * 2 : 32;
+		struct replay_read_error *n = realloc(r->errs, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->errs = n;
+		r->cap_errs = ncap;
+	}
+	r->errs[r->nr_errs++] = (struct replay_read_error){
+		.error = error, .age_ns = age_ns, .kind = kind, .item = item,
+	};
+	it = rcg_item_get(ec->cp, kind, item);
+	if (!it)
+		return -ENOMEM;
+	ret = hist_add(&it->h, error < 0 ? -(uint64_t)error : (uint64_t)error);
+	return ret < 0 ? ret : 0;
+}
+
+/* The reader's value is fixed now: every wrong line to the sink. */
+static int reads_end(struct replay *r, struct read_wait *w, uint64_t ts)
+{
+	struct rcg *c = rcg_find(r, w->rd.id);
+	struct err_ctx ec = { .r = r };
+	struct sim_read_info info;
+	int ret;
+
+	if (!c)
+		return -ENOENT;
+	ec.cp = &c->pol[w->pol];
+	r->nr_errs = 0;
+	ret = sim_read_end(r->sims[w->pol], ts, w->rd.id, reads_err_cb, &ec, &info);
+	if (ret < 0)
+		return ret;
+	w->rd.errors = r->errs;
+	w->rd.nr_errors = r->nr_errs;
+	return reads_emit(r, w->pol, &w->rd);
+}
+
+/**
+ * reads_request() - policy @p decided (@go) on the flush request @ev of @c;
+ * @st is the memcg's state before the decision.
+ */
+int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, unsigned int p,
+		  bool go, const struct sim_stale *st)
+{
+	struct replay_read rd = {
+		.ts = ev->ts, .id = ev->id, .pending = st->missing,
+		.sim_stats_updates = st->stats_updates, .kernel_stats_updates = ev->val,
+		.cpu = ev->cpu, .pid = ev->pid, .force = ev->flags & MCR_FLUSH_FORCE,
+		.flushed = go, .kernel_needs_flush = ev->flags & MCR_FLUSH_NEEDS,
+	};
+	struct sim_read_info info;
+	struct read_wait *w;
+	int ret;
+
+	if (rd.force) {
+		struct sim_cgroup_stats cs;
+
+		ret = sim_cgroup_stats_get(r->sims[p], ev->id, ev->ts, &cs);
+		if (ret < 0)
+			return ret;
+		rd.pending_since_flush = cs.pending_since_flush;
+		rd.stranded = cs.stranded;
+		return reads_emit(r, p, &rd);
+	}
+	ret = sim_read_begin(r->sims[p], ev->ts, ev->id, go, &info);
+	if (ret < 0)
+		return ret;
+	rd.stranded = info.stranded;
+	rd.pending_since_flush = info.pending_since_flush;
+	rd.stale = info.stale;
+	c->pol[p].flushed_reads += go;
+	if (r->nr_waits == r->cap_waits) {
+		size_t ncap = r->cap_waits ? r->cap_waits * 2 : 16;
+		struct read_wait *n = realloc(r->waits, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->waits = n;
+		r->cap_waits = ncap;
+	}
+	w = &r->waits[r->nr_waits++];
+	*w = (struct read_wait){ .rd = rd, .pol = p };
+	return 0;	/* reads_settle() ends it once the flush is placed */
+}
+
+/**
+ * reads_settle() - end the waiting reads whose flush is over (@all: every
+ * one, the trace ended), in the order they came.
+ */
+int reads_settle(struct replay *r, bool all)
+{
+	size_t i, k = 0;
+	int ret = 0;
+
+	for (i = 0; i < r->nr_waits; i++) {
+		struct read_wait *w = &r->waits[i];
+
+		if (!ret && (all || !w->rd.flushed ||
+			     !window_flush_waiting(r, w->rd.id, w->rd.ts, w->rd.pid, w->pol))) {
+			ret = reads_end(r, w, w->rd.flushed || all ? r->now : w->rd.ts);
+			continue;
+		}
+		if (ret)
+			continue;
+		r->waits[k++] = *w;
+	}
+	r->nr_waits = ret ? 0 : k;
+	return ret;
+}
+
+int replay_summary_get(struct replay *r, unsigned int pol, uint64_t id, struct replay_summary *out)
+{
+	struct rcg *c = rcg_find(r, id);
+	struct sim_cgroup_stats cs;
+	struct sim_acct a;
+	uint64_t from;
+	int ret;
+
+	if (!c || !c->added || pol >= r->p.nr_policies)
+		return -ENOENT;
+	ret = sim_cgroup_stats_get(r->sims[pol], id, r->st.last_ts, &cs);
+	if (!ret)
+		ret = sim_acct_get(r->sims[pol], id, r->st.last_ts, &a);
+	if (ret < 0)
+		return ret;
+	memset(out, 0, sizeof(*out));
+	out->reads = cs.reads;
+	out->flushed_reads = c->pol[pol].flushed_reads;
+	out->stale_reads = cs.stale_reads;
+	out->episodes = cs.episodes;
+	out->stranded_ms = (double)cs.stranded_ns / 1e6;
+	out->max_pending = cs.max_pending;
+	out->final_pending = cs.pending;
+	from = a.first_ts > r->st.first_ts ? a.first_ts : r->st.first_ts;
+	if (r->st.last_ts > from)
+		out->mean_pending = a.missing_area / (double)(r->st.last_ts - from);
+	return 0;
+}
+
+/*
+ * The q-quantile of |read error| over all @n reads of a cgroup, of which the
+ * histogram holds the non-zero ones: the others are zeros, below every one.
+ */
+static uint64_t reads_quantile(const struct hist *h, uint64_t n, double q)
+{
+	uint64_t zeros, rank;
+
+	if (!n || !h->n)
+		return 0;
+	zeros = n > h->n ? n - h->n : 0;
+	rank = (uint64_t)(q * (double)n);
+	if ((double)rank < q * (double)n)
+		rank++;
+	if (rank <= zeros)
+		return 0;
+	return hist_quantile(h, (double)(rank - zeros) / (double)h->n);
+}
+
+struct items_ctx {
+	const struct rcg_pol	*cp;
+	uint64_t		reads;
+	double			span_ns;	/* time the cgroup was known */
+	int			(*fn)(const struct replay_item_summary *is, void *ctx);
+	void			*ctx;
+};
+
+static int items_cb(enum sim_item_kind kind, int item, const struct sim_item_stats *st, void *ctx)
+{
+	struct items_ctx *ic = ctx;
+	const struct rcg_item *it = rcg_item_find(ic->cp, kind, item);
+	struct replay_item_summary is = {
+		.kind = kind, .item = item, .max_read_error = st->max_read_error,
+		.mean_read_error = ic->reads ? st->read_error_sum / (double)ic->reads : 0,
+		.max_visible_error = st->max_visible,
+		.mean_visible_error = ic->span_ns > 0 ? st->visible_area / ic->span_ns : 0,
+		.max_error_age_ms = (double)st->max_error_age_ns / 1e6,
+		.final_error = st->error,
+	};
+
+	if (it)
+		is.p99_read_error = reads_quantile(&it->h, ic->reads, 0.99);
+	return ic->fn(&is, ic->ctx);
+}
+
+int replay_items_foreach(struct replay *r, unsigned int pol, uint64_t id,
+			 int (*fn)(const struct replay_item_summary *is, void *ctx), void *ctx)
+{
+	struct rcg *c = rcg_find(r, id);
+	struct items_ctx ic = { .fn = fn, .ctx = ctx };
+	struct sim_cgroup_stats cs;
+	uint64_t from;
+	int ret;
+
+	if (!c || !c->added || pol >= r->p.nr_policies)
+		return -ENOENT;
+	ret = sim_cgroup_stats_get(r->sims[pol], id, r->st.last_ts, &cs);
+	if (ret < 0)
+		return ret;
+	ic.cp = &c->pol[pol];
+	ic.reads = cs.reads_ended;
+	from = cs.first_ts > r->st.first_ts ? cs.first_ts : r->st.first_ts;
+	if (r->st.last_ts > from)
+		ic.span_ns = (double)(r->st.last_ts - from);
+	return sim_item_stats_foreach(r->sims[pol], id, r->st.last_ts, items_cb, &ic);
+}

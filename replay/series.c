@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * series.c - the fixed-interval series: for each series cgroup (the ones
+ * replay_params names and their ancestors) and each line of memory.stat
+ * updated in its subtree, the visible error at every sample from the first
+ * event to the last, with its minimum and maximum since the previous sample.
+ *
+ * No sample is skipped.  A line or cgroup that joins late had error 0 before
+ * (nothing of it was updated, so truth and shown were both 0): its earlier
+ * rows are written as zeros when it joins.  The minimum and maximum are kept
+ * by looking at the visible error after every event that can change it: an
+ * update below the cgroup (that line; all lines if the cgroup's flushable
+ * state flipped) and any event during which a policy made visits.  States
+ * inside one event (the visits of an instant flush) are not seen, as no
+ * reader could see them either.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay-local.h"
+
+static bool series_wanted(const struct replay *r, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < r->p.nr_series_ids; i++)
+		if (r->p.series_ids[i] == id)
+			return true;
+	return false;
+}
+
+static int series_add(struct replay *r, struct rcg *c)
+{
+	struct rser *s;
+
+	if (c->ser)
+		return 0;
+	if (r->nr_ser == r->cap_ser) {
+		size_t ncap = r->cap_ser ? r->cap_ser * 2 : 16;
+		struct rser **n = realloc(r->ser, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->ser = n;
+		r->cap_ser = ncap;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->c = c;
+	c->ser = s;
+	r->ser[r->nr_ser++] = s;
+	return 0;
+}
+
+/**
+ * series_mark() - cgroup @c just became known: if it is a series cgroup, it
+ * and its ancestors get series from now on (zeros before).
+ */
+int series_mark(struct replay *r, struct rcg *c)
+{
+	struct rcg *a;
+	unsigned int depth = 0;
+	int ret;
+
+	if (!r->p.sample_ns || !r->p.nr_series_ids || c->ser || !series_wanted(r, c->id))
+		return 0;
+	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++) {
+		ret = series_add(r, a);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static struct rser_item *series_item(struct rser *s, enum sim_item_kind kind, int item)
+{
+	size_t lo = 0, hi = s->nr_items;
+	int64_t key = ((int64_t)kind << 32) | (uint32_t)item;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int64_t k = ((int64_t)s->items[mid].kind << 32) | (uint32_t)s->items[mid].item;
+
+		if (k == key)
+			return &s->items[mid];
+		if (k < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (s->nr_items == s->cap_items) {
+		size_t ncap = s->cap_items ? s->cap_items * 2 : 8;
+		struct rser_item *n = realloc(s->items, ncap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		s->items = n;
+		s->cap_items = ncap;
+	}
+	memmove(&s->items[lo + 1], &s->items[lo], (s->nr_items - lo) * sizeof(*s->items));
+	s->nr_items++;
+	/* min = max = 0: the value held since the last sample, before the line existed */
+	memset(&s->items[lo], 0, sizeof(s->items[lo]));
+	s->items[lo].kind = (uint8_t)kind;
+	s->items[lo].item = item;
+	return &s->items[lo];
+}
+
+/* The visible error of (@id, line) under policy @p now. */
+static int series_visible(struct replay *r, unsigned int p, uint64_t id, bool flushable,
+			  const struct rser_item *it, int64_t *v)
+{
+	int ret;
+
+	*v = 0;
+	if (flushable)
+		return 0;
+	ret = sim_item_error(r->sims[p], id, (enum sim_item_kind)it->kind, it->item, v);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static int series_see(struct replay *r, unsigned int p, struct rser *s, struct rser_item *it)
+{
+	int64_t v;
+	int ret = series_visible(r, p, s->c->id, s->flushable[p], it, &v);
+
+	if (ret < 0)
+		return ret;
+	if (v < it->min[p])
+		it->min[p] = v;
+	if (v > it->max[p])
+		it->max[p] = v;
+	return 0;
+}
+
+static int series_see_all(struct replay *r, unsigned int p, struct rser *s)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < s->nr_items; i++) {
+		ret = series_see(r, p, s, &s->items[i]);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* Did @s's flushable state change under @p?  Then every line's visible error did. */
+static int series_flip(struct replay *r, unsigned int p, struct rser *s)
+{
+	bool f = sim_needs_flush(r->sims[p], s->c->id);
+
+	if (f == s->flushable[p])
+		return 0;
+	s->flushable[p] = f;
+	return series_see_all(r, p, s);
+}
+
+/**
+ * series_update() - after an update of (@kind, @item) to @c was applied to
+ * every policy: the series cgroups on @c's path see the line change.
+ */
+int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item)
+{
+	unsigned int p, depth = 0;
+	struct rcg *a;
+	int ret;
+
+	if (kind == SIM_ITEM_LRUVEC)
+		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
+	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++) {
+		struct rser_item *it;
+
+		if (!a->ser)
+			continue;
+		it = series_item(a->ser, kind, item);
+		if (!it)
+			return -ENOMEM;
+		for (p = 0; p < r->p.nr_policies; p++) {
+			ret = series_flip(r, p, a->ser);
+			if (!ret)
+				ret = series_see(r, p, a->ser, it);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/**
+ * series_after_event() - if a policy visited memcgs during the last event,
+ * look at every series cgroup of it again: visits change what is shown and
+ * reset stats_updates.
+ */
+int series_after_event(struct replay *r)
+{
+	unsigned int p;
+	size_t i;
+	int ret;
+
+	if (!r->nr_ser)
+		return 0;
+	for (p = 0; p < r->p.nr_policies; p++) {
+		struct sim_cost c;
+
+		sim_cost_get(r->sims[p], &c);
+		if (c.visits == r->ser_visits[p])
+			continue;
+		r->ser_visits[p] = c.visits;
+		for (i = 0; i < r->nr_ser; i++) {
+			struct rser *s = r->ser[i];
+
+			s->flushable[p] = sim_needs_flush(r->sims[p], s->c->id);
+			ret = series_see_all(r, p, s);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static uint64_t series_ts(const struct replay *r, uint64_t k)
+{
+	return r->st.first_ts + k * r->p.sample_ns;
+}
+
+static int series_cgroup_row(struct replay *r, unsigned int p, struct rser *s, uint64_t ts,
+			     bool zero)
+{
+	struct replay_cgroup_sample cs = { .ts = ts, .id = s->c->id };
+	struct sim_stale st;
+	int ret;
+
+	if (!zero) {
+		ret = sim_stale_get(r->sims[p], s->c->id, &st);
+		if (ret < 0 && ret != -ENOENT)
+			return ret;
+		if (!ret) {
+			cs.pending = st.missing;
+			cs.stats_updates = st.stats_updates;
+			cs.flushable = st.flushable;
+			cs.stranded = st.stranded;
+		}
+	}
+	return r->p.sink.cgroup_sample ? r->p.sink.cgroup_sample(r->p.sink.ctx, p, &cs) : 0;
+}
+
+static int series_item_row(struct replay *r, unsigned int p, struct rser *s,
+			   struct rser_item *it, uint64_t ts, bool zero)
+{
+	struct replay_sample sm = {
+		.ts = ts, .id = s->c->id, .kind = (enum sim_item_kind)it->kind, .item = it->item,
+	};
+	int ret;
+
+	if (!zero) {
+		ret = series_visible(r, p, s->c->id, s->flushable[p], it, &sm.error);
+		if (ret < 0)
+			return ret;
+		sm.min_error = it->min[p] < sm.error ? it->min[p] : sm.error;
+		sm.max_error = it->max[p] > sm.error ? it->max[p] : sm.error;
+		it->min[p] = it->max[p] = sm.error;	/* held into the next interval */
+	}
+	return r->p.sink.sample ? r->p.sink.sample(r->p.sink.ctx, p, &sm) : 0;
+}
+
+/**
+ * series_sample() - the sample r->nr_samples, at its ts, for every series
+ * cgroup and line; rows missed by late joiners first, as zeros.
+ */
+int series_sample(struct replay *r)
+{
+	uint64_t k = r->nr_samples, ts = series_ts(r, k);
+	unsigned int p;
+	size_t i, j;
+	int ret;
+
+	for (i = 0; i < r->nr_ser; i++) {
+		struct rser *s = r->ser[i];
+
+		for (; s->emitted < k; s->emitted++)
+			for (p = 0; p < r->p.nr_policies; p++) {
+				ret = series_cgroup_row(r, p, s, series_ts(r, s->emitted), true);
+				if (ret < 0)
+					return ret;
+			}
+		for (p = 0; p < r->p.nr_policies; p++) {
+			s->flushable[p] = sim_needs_flush(r->sims[p], s->c->id);
+			ret = series_cgroup_row(r, p, s, ts, false);
+			if (ret < 0)
+				return ret;
+		}
+		s->emitted = k + 1;
+		for (j = 0; j < s->nr_items; j++) {
+			struct rser_item *it = &s->items[j];
+
+			for (; it->emitted < k; it->emitted++)
+				for (p = 0; p < r->p.nr_policies; p++) {
+					ret = series_item_row(r, p, s, it, series_ts(r, it->emitted),
+							      true);
+					if (ret < 0)
+						return ret;
+				}
+			for (p = 0; p < r->p.nr_policies; p++) {
+				ret = series_item_row(r, p, s, it, ts, false);
+				if (ret < 0)
+					return ret;
+			}
+			it->emitted = k + 1;
+		}
+	}
+	r->nr_samples++;
+	return 0;
+}
+
+/**
+ * series_until() - every sample due before an event at @ts: a sample at T
+ * shows the state after the events before T.  The sample at the first
+ * event's ts is the state before anything happened.
+ */
+int series_until(struct replay *r, uint64_t ts)
+{
+	int ret;
+
+	if (!r->p.sample_ns)
+		return 0;
+	while (ts >= series_ts(r, r->nr_samples)) {
+		ret = series_sample(r);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+void series_free(struct replay *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_ser; i++) {
+		free(r->ser[i]->items);
+		free(r->ser[i]);
+	}
+	free(r->ser);
+	r->ser = NULL;
+	r->nr_ser = 0;
+}
+
+size_t replay_series_count(const struct replay *r)
+{
+	return r->nr_ser;
+}
+
+/* End of the pass: lines and cgroups that joined after the last sample get its zero rows. */
+int series_finish(struct replay *r)
+{
+	unsigned int p;
+	size_t i, j;
+	int ret;
+
+	for (i = 0; i < r->nr_ser; i++) {
+		struct rser *s = r->ser[i];
+
+		for (; s->emitted < r->nr_samples; s->emitted++)
+			for (p = 0; p < r->p.nr_policies; p++) {
+				ret = series_cgroup_row(r, p, s, series_ts(r, s->emitted), true);
+				if (ret < 0)
+					return ret;
+			}
+		for (j = 0; j < s->nr_items; j++) {
+			struct rser_item *it = &s->items[j];
+
+			for (; it->emitted < r->nr_samples; it->emitted++)
+				for (p = 0; p < r->p.nr_policies; p++) {
+					ret = series_item_row(r, p, s, it, series_ts(r, it->emitted),
+							      true);
+					if (ret < 0)
+						return ret;
+				}
+		}
+	}
+	return 0;
+}
+
+uint64_t replay_sample_count(const struct replay *r)
+{
+	return r->nr_samples;
+}
