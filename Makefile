@@ -12,7 +12,7 @@ BINDIR	?= $(PREFIX)/bin
 VERSION	:= 0.1.0
 
 CC	?= cc
-PKGS	:= libtracefs libtraceevent libtracecmd libbpf sqlite3
+PKGS	:= libtracefs libtraceevent libtracecmd libbpf sqlite3 libzstd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 
@@ -87,7 +87,7 @@ deps:
 	apt-get update
 	apt-get install -y --no-install-recommends build-essential pkg-config \
 		libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
-		libbpf-dev libsqlite3-dev sqlite3
+		libbpf-dev libsqlite3-dev sqlite3 libzstd-dev
 
 install: $(PROGS)
 	install -d $(DESTDIR)$(BINDIR)

@@ -14,19 +14,6 @@ static int trace_sql_err(sqlite3 *sq, int rc)
 	return rc == SQLITE_NOMEM ? -ENOMEM : -MCR_E_SCHEMA;
 }
 
-static int trace_exists(sqlite3 *sq, const char *sql, bool *out)
-{
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(sq, sql, -1, &st, NULL);
-
-	if (rc != SQLITE_OK)
-		return trace_sql_err(sq, rc);
-	rc = sqlite3_step(st);
-	*out = rc == SQLITE_ROW && sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : trace_sql_err(sq, rc);
-}
-
 static int trace_load_cgroups(sqlite3 *sq, struct replay_trace *t)
 {
 	sqlite3_stmt *st;
@@ -104,6 +91,7 @@ static int trace_load_gaps(sqlite3 *sq, struct replay_trace *t)
 int replay_trace_load(struct db *db, struct replay_trace *t)
 {
 	sqlite3 *sq = db_sqlite(db);
+	uint32_t kinds = 0;
 	int64_t v;
 	int ret;
 
@@ -124,12 +112,9 @@ int replay_trace_load(struct db *db, struct replay_trace *t)
 		t->nr_events = (uint64_t)v;
 	db_meta_get(db, "kernel_release", &t->kernel_release);
 	db_meta_get(db, "source", &t->source);
-	/* The partial index over kinds > 3 makes these quick. */
-	ret = trace_exists(sq, "SELECT EXISTS (SELECT 1 FROM events WHERE kind > 3 AND kind IN (5, 6))",
-			   &t->windows_traced);
-	if (!ret)
-		ret = trace_exists(sq, "SELECT EXISTS (SELECT 1 FROM events WHERE kind > 3 AND kind = 10)",
-				   &t->visits_traced);
+	ret = db_events_kinds(db, &kinds);
+	t->windows_traced = kinds & (1u << MCR_EV_LOCKED | 1u << MCR_EV_UNLOCK);
+	t->visits_traced = kinds & 1u << MCR_EV_VISIT;
 	if (!ret)
 		ret = trace_load_cgroups(sq, t);
 	if (!ret)

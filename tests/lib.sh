@@ -45,3 +45,11 @@ expect_match() {
 }
 
 t_done() { exit "$T_FAILED"; }
+
+# as_rows FILE: turn a trace into the previous format (one row per event in
+# the table events, no chunks), which readers still accept, so tests can
+# damage single events with SQL.
+as_rows() {
+	"${REPLAY:-$MCR_BUILD/memcg-replay}" events --table "$1" >/dev/null &&
+		sqlite3 "$1" "DROP TABLE event_chunks"
+}
