@@ -43,6 +43,9 @@ struct db_iter {
 	struct db_iter_cpu	*cpus;		/* CPUs that have chunks */
 	unsigned int		nr_cpus, nr_active;
 	struct db_iter_cpu	**active;	/* those with a head event */
+	struct db_iter_cpu	*run;		/* the CPU being read while below run_ts/run_cpu */
+	uint64_t		run_ts;
+	int			run_cpu;
 	uint8_t			*raw;		/* decompression scratch */
 	size_t			raw_cap;
 	uint64_t		last_ts[];	/* rows: per ring-buffer CPU */
@@ -316,40 +319,66 @@ static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 	return 1;
 }
 
-/* The store: the least head by (ts, cpu) over the CPUs. */
+/* (a_ts, a_cpu) before (b_ts, b_cpu) */
+static inline bool db_iter_before(uint64_t a_ts, int a_cpu, uint64_t b_ts, int b_cpu)
+{
+	return a_ts < b_ts || (a_ts == b_ts && a_cpu < b_cpu);
+}
+
+/*
+ * The store: the least head by (ts, cpu) over the CPUs.  Once a CPU is
+ * chosen, its events are taken while they stay before every other CPU's head
+ * (run_ts, run_cpu): one comparison an event for the long runs of one CPU.
+ */
 static int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev)
 {
-	struct db_iter_cpu *c, *best;
-	const struct mcr_event *h, *b;
-	unsigned int i, bi;
+	struct db_iter_cpu *c, *best = it->run;
+	unsigned int i;
 	int ret;
 
 	if (!it->primed && (ret = db_iter_prime(it)) < 0)
 		return ret;
-	if (!it->nr_active)
-		return 0;
-	bi = 0;
-	best = it->active[0];
-	b = &best->ev[best->pos];
-	for (i = 1; i < it->nr_active; i++) {
-		c = it->active[i];
-		h = &c->ev[c->pos];
-		/* active[] is in CPU order, so ties go to the first */
-		if (h->ts < b->ts) {
-			best = c;
-			bi = i;
-			b = h;
+	if (!best || !db_iter_before(best->ev[best->pos].ts, best->cpu, it->run_ts, it->run_cpu)) {
+		const struct mcr_event *b = NULL;
+		uint64_t next_ts = UINT64_MAX;
+		int next_cpu = INT32_MAX;
+
+		if (!it->nr_active)
+			return 0;
+		best = NULL;
+		for (i = 0; i < it->nr_active; i++) {
+			const struct mcr_event *h;
+
+			c = it->active[i];
+			h = &c->ev[c->pos];
+			if (!b || db_iter_before(h->ts, c->cpu, b->ts, best->cpu)) {
+				if (b) {
+					next_ts = b->ts;
+					next_cpu = best->cpu;
+				}
+				best = c;
+				b = h;
+			} else if (db_iter_before(h->ts, c->cpu, next_ts, next_cpu)) {
+				next_ts = h->ts;
+				next_cpu = c->cpu;
+			}
 		}
+		it->run = best;
+		it->run_ts = next_ts;
+		it->run_cpu = next_cpu;
 	}
-	*ev = *b;
+	*ev = best->ev[best->pos];
 	if (++best->pos == best->n) {
+		it->run = NULL;
 		/* *ev is good: a failure ahead is returned by the next call */
 		ret = best->err ? best->err : db_iter_load(it, best);
-		if (ret < 0)
+		if (ret < 0) {
 			it->err = ret;
-		else if (!ret) {
-			memmove(&it->active[bi], &it->active[bi + 1],
-				(it->nr_active - bi - 1) * sizeof(it->active[0]));
+		} else if (!ret) {
+			for (i = 0; it->active[i] != best; i++)
+				;
+			memmove(&it->active[i], &it->active[i + 1],
+				(it->nr_active - i - 1) * sizeof(it->active[0]));
 			it->nr_active--;
 		}
 	}

@@ -153,6 +153,12 @@ static inline bool get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *
 	uint64_t r = 0;
 	unsigned int shift = 0;
 
+	/* most fields are below 128 */
+	if (p < end && !(*p & 0x80)) {
+		*v = *p;
+		*pp = p + 1;
+		return true;
+	}
 	while (p < end && shift < 64) {
 		uint8_t b = *p++;
 
