@@ -76,7 +76,7 @@ static int live_cgroup_event(struct live *lv, const struct mcr_event *ev, const 
 	return ret < 0 ? ret : 0;
 }
 
-/* Store one decoded event in the open chunk, or count it filtered. */
+/* Store one decoded event in the open chunk: 1 stored, 0 filtered, or a negative error. */
 static int live_store(struct live_cpu *c, struct mcr_event *ev, const char *path, int len)
 {
 	struct live *lv = c->lv;
@@ -94,22 +94,16 @@ static int live_store(struct live_cpu *c, struct mcr_event *ev, const char *path
 	} else {
 		keep = live_keep(lv, ev);
 	}
-	if (!keep) {
-		atomic_fetch_add_explicit(&c->filtered, 1, memory_order_relaxed);
+	if (!keep)
 		return 0;
-	}
 	if (!c->open->chunk.count)
 		c->open_ns = live_now_ns();
 	ret = db_chunk_add(&c->open->chunk, ev);
 	if (ret < 0)
 		return ret;
-	if (!atomic_load_explicit(&c->first_ts, memory_order_relaxed))
-		atomic_store_explicit(&c->first_ts, ev->ts, memory_order_relaxed);
-	atomic_store_explicit(&c->last_ts, ev->ts, memory_order_relaxed);
-	atomic_fetch_add_explicit(&c->stored, 1, memory_order_relaxed);
 	if (db_chunk_full(&c->open->chunk))
 		live_chunk_ship(c);
-	return c->open ? 0 : -ENOMEM;
+	return c->open ? 1 : -ENOMEM;
 }
 
 static int live_gap(struct live_cpu *c, uint64_t ts, int missed)
@@ -132,7 +126,8 @@ static int live_consume(struct live_cpu *c, void *page)
 	struct live *lv = c->lv;
 	unsigned long long ts;
 	struct mcr_event ev;
-	int missed, n = 0, ret;
+	uint64_t first = 0, last = 0, stored = 0;
+	int missed, n = 0, ret = 0;
 	void *data;
 
 	if (kbuffer_load_subbuffer(c->kb, page) < 0)
@@ -159,10 +154,24 @@ static int live_consume(struct live_cpu *c, void *page)
 		n++;
 		ret = live_store(c, &ev, path, len);
 		if (ret < 0)
-			goto fail;
+			break;
+		if (ret) {
+			first = first ? first : ev.ts;
+			last = ev.ts;
+			stored++;
+		}
 	}
+	/* the totals are published once a sub-buffer, not once an event */
 	atomic_fetch_add_explicit(&c->records, n, memory_order_relaxed);
-	return n;
+	atomic_fetch_add_explicit(&c->stored, stored, memory_order_relaxed);
+	atomic_fetch_add_explicit(&c->filtered, n - stored, memory_order_relaxed);
+	if (stored) {
+		if (!atomic_load_explicit(&c->first_ts, memory_order_relaxed))
+			atomic_store_explicit(&c->first_ts, first, memory_order_relaxed);
+		atomic_store_explicit(&c->last_ts, last, memory_order_relaxed);
+	}
+	if (ret >= 0)
+		return n;
 fail:
 	atomic_store(&lv->write_error, ret);
 	return ret;
