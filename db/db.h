@@ -21,7 +21,11 @@
 #include "event.h"
 
 #define DB_APPLICATION_ID	0x6d637270	/* "mcrp" */
-#define DB_SCHEMA_VERSION	1
+/*
+ * 2: events in event_chunks (the store); 1 (0.1.0): one row per event in
+ * events, still read, and converted by db_events_convert().
+ */
+#define DB_SCHEMA_VERSION	2
 
 struct db;
 

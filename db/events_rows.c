@@ -6,6 +6,7 @@
  * (db_events_convert).  Neither is on a hot path: one prepared INSERT per row.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "db.h"
@@ -119,6 +120,12 @@ int db_events_convert(struct db *db, uint64_t *out)
 		err = db_events_flush(db);
 	if (!err)
 		err = db_exec(db, "DROP TABLE events; UPDATE event_kinds SET events = NULL");
+	if (!err) {
+		char sql[48];
+
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+		err = db_exec(db, sql);
+	}
 	if (!err)
 		err = db_commit(db);
 	if (err) {
