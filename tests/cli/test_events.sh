@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # tests/cli/test_events.sh - the event store through the CLI: `memcg-replay events` (rows as
 # CSV for a range, CPU or cgroup; the table events for SQL) and a file of the previous format
-# (tests/data/seed-race-v1.db: the seed-race scenario as written by memcg-replay 0.1.0 before
-# the store, one row per event), read as it is and converted by `events --convert`.
+# (tests/data/seed-race-v1.sql: the dump of the seed-race scenario as written by memcg-replay
+# 0.1.0 before the store, one row per event), read as it is and converted by `events --convert`.
 #
 # Expected counts are the seed-race timeline (capture/synth_race.c): 35 events, 2 CPUs.
 . "$(dirname "$0")/../lib.sh"
 
-OLD=$(dirname "$0")/../data/seed-race-v1.db
+OLD=$T_TMP/seed-race-v1.db
+sqlite3 "$OLD" <"$(dirname "$0")/../data/seed-race-v1.sql" || fail events_old_file "could not load the dump"
 NEW=$T_TMP/new.db
 "$REPLAY" synth -q --scenario seed-race -o "$NEW" || fail events_synth "synth failed"
 
