@@ -19,7 +19,8 @@
  *   [id, varint]  item (zigzag varint)  val (zigzag varint)
  *   [pid, zigzag varint]  [aux, level (zigzag varints), flags (byte)]
  * "previous" restarts at every chunk, so a chunk decodes alone.  Updates,
- * the bulk of a trace, come to ~6 bytes before and ~2 after zstd.
+ * the bulk of a trace, take 5-8 bytes before zstd; recordings of this
+ * kernel come to 1-1.3 bytes an event after it (trace-cmd's trace.dat: 1.8).
  */
 #ifndef MCR_DB_STORE_H
 #define MCR_DB_STORE_H
