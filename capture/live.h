@@ -35,6 +35,7 @@ struct live_opts {
 	unsigned int	buffer_kb;	/* ring buffer per CPU */
 	int		hierarchy_id;	/* memory hierarchy: "root" of cgroup events */
 	struct cgtrack	*cgroups;	/* cgroup table and scope; used by the readers */
+	bool		scoped;		/* --cgroup below the root: filter every event */
 };
 
 /* Totals so far; safe to call while running. */

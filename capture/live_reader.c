@@ -6,11 +6,12 @@
  * store, and seals and queues the chunk when full or LIVE_SEAL_NS old.  Every
  * in-band missed-events marker becomes a gap row at once.
  *
- * The scope filter (--cgroup) and the cgroup table are shared with the other
- * readers under lv->db_lock: a cgroup_mkdir is applied by the reader of the
- * CPU it ran on, so an event of a new cgroup in scope traced on another CPU
- * within the same few microseconds may be judged before it (without --cgroup
- * nothing is filtered and the question does not arise).
+ * The cgroup table is shared with the other readers under lv->db_lock, taken
+ * for cgroup_mkdir/rmdir and, with a --cgroup scope only, for each event's
+ * scope test.  A cgroup_mkdir is applied by the reader of the CPU it ran on,
+ * so an event of a new cgroup in scope traced on another CPU within the same
+ * few microseconds may be judged before it (without --cgroup nothing is
+ * filtered and the question does not arise).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,10 +32,14 @@ static uint64_t live_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Scope filter (--cgroup): ancestors keep their flushes and lock windows only. */
+/*
+ * Scope filter (--cgroup): ancestors keep their flushes and lock windows only.
+ * Without a scope it only drops other hierarchies' events and touches no
+ * shared state.
+ */
 static bool live_keep(struct live *lv, const struct mcr_event *ev)
 {
-	const struct cgtrack *cg = lv->opts.cgroups;
+	const struct cgtrack *cg = lv->opts.scoped ? lv->opts.cgroups : NULL;
 
 	switch (ev->kind) {
 	case MCR_EV_LOCKED:
@@ -83,7 +88,8 @@ static int live_store(struct live_cpu *c, struct mcr_event *ev, const char *path
 	bool keep;
 	int ret = 0;
 
-	if (lv->opts.cgroups) {
+	if (lv->opts.scoped || ev->kind == MCR_EV_MKDIR || ev->kind == MCR_EV_RMDIR) {
+		/* the cgroup table changes under mkdir/rmdir: read it under the lock */
 		pthread_mutex_lock(&lv->db_lock);
 		if (ev->kind == MCR_EV_MKDIR || ev->kind == MCR_EV_RMDIR)
 			ret = live_cgroup_event(lv, ev, path, len);

@@ -479,6 +479,7 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	lo.buffer_kb = c->args.buffer_kb;
 	lo.hierarchy_id = c->cg.hierarchy_id;
 	lo.cgroups = c->cgt;
+	lo.scoped = c->args.cgroup && strcmp(c->scope, "/");
 	ret = live_open(&lo, c->db, &c->lv);
 	if (ret == -MCR_E_BAD_INPUT) {
 		msg("-C %s: not a trace clock of this kernel (see %s/trace_clock)", c->args.clock, tdir);
