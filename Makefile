@@ -15,9 +15,9 @@ CC	?= cc
 
 # Libraries through pkg-config, per program: memcg-capture does not link
 # libtracecmd (trace.dat import is memcg-replay's).
-PKGS_CAPTURE	:= libtracefs libtraceevent libbpf sqlite3
-PKGS_REPLAY	:= libtracecmd libtraceevent libbpf sqlite3
-PKGS_ALL	:= libtracefs libtraceevent libtracecmd libbpf sqlite3
+PKGS_CAPTURE	:= libtracefs libtraceevent libbpf sqlite3 libzstd
+PKGS_REPLAY	:= libtracecmd libtraceevent libbpf sqlite3 libzstd
+PKGS_ALL	:= libtracefs libtraceevent libtracecmd libbpf sqlite3 libzstd
 
 # pkg-config runs when a recipe first needs it, not when make reads this file,
 # so `make deps all` installs the packages before anything asks for them.  A
@@ -49,7 +49,7 @@ O	?= build
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 $(O)/sim/%.o:		MOD_CFLAGS = $(INC_SIM)
-$(O)/db/%.o:		MOD_CFLAGS = $(INC_DB) $(call pkg,--cflags,sqlite3)
+$(O)/db/%.o:		MOD_CFLAGS = $(INC_DB) $(call pkg,--cflags,sqlite3 libzstd)
 $(O)/replay/%.o:	MOD_CFLAGS = $(INC_REPLAY) $(call pkg,--cflags,sqlite3)
 $(O)/capture/%.o:	MOD_CFLAGS = $(INC_CAPTURE) $(call pkg,--cflags,$(PKGS_ALL))
 $(O)/capture/main.o:	MOD_CFLAGS = $(INC_CAPTURE) -Icli $(call pkg,--cflags,$(PKGS_CAPTURE))
@@ -159,7 +159,7 @@ deps:
 	apt-get update
 	apt-get install -y --no-install-recommends build-essential pkg-config \
 		libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
-		libbpf-dev libsqlite3-dev sqlite3 \
+		libbpf-dev libsqlite3-dev sqlite3 libzstd-dev \
 		help2man man-db bash-completion debhelper dpkg-dev devscripts lintian fakeroot
 
 clean:

@@ -62,7 +62,7 @@ cap_rate=$(stress_all)
 sleep 0.5
 kill -INT "$(cat "$T/c.pid")"
 wait $sub
-c_events=$(sqlite3 "$T/c.db" "SELECT count(*) FROM events")
+c_events=$(sqlite3 "$T/c.db" "SELECT coalesce(sum(count), 0) FROM event_chunks")
 c_lost=$(sqlite3 "$T/c.db" "SELECT (SELECT coalesce(sum(overrun + dropped + commit_overrun), 0) FROM cpu_stats WHERE phase='end')
 	+ (SELECT coalesce(sum(CASE WHEN count > 0 THEN count ELSE 0 END), 0) FROM gaps)")
 c_cpu=$(cpu_of "$T/c.times")

@@ -58,7 +58,7 @@ fi
 read -r it_cpu it_wall < <(cpu_time "$ITER" "$TRACE")
 read -r im_cpu im_wall < <(cpu_time "$REPLAY" import "$TRACE" -o "$DIR/import_bench.db" -q)
 records=$("$ITER" "$TRACE" | awk '{ print $2 }')
-events=$(sqlite3 "$DIR/import_bench.db" "SELECT count(*) FROM events" 2>/dev/null || echo 0)
+events=$(sqlite3 "$DIR/import_bench.db" "SELECT coalesce(sum(count), 0) FROM event_chunks" 2>/dev/null || echo 0)
 tbytes=$(stat -c %s "$TRACE") dbytes=$(stat -c %s "$DIR/import_bench.db")
 awk -v r="$records" -v e="$events" -v ic="$it_cpu" -v iw="$it_wall" -v mc="$im_cpu" \
     -v mw="$im_wall" -v tb="$tbytes" -v db="$dbytes" 'BEGIN {

@@ -50,6 +50,17 @@ int live_cpu_list(const char *path, int **cpus)
 	return n;
 }
 
+static void live_chunks_free(struct live_sealed *s)
+{
+	while (s) {
+		struct live_sealed *next = s->next;
+
+		db_chunk_free(&s->chunk);
+		free(s);
+		s = next;
+	}
+}
+
 int live_open(const struct live_opts *opts, struct db *db, struct live **out)
 {
 	struct live *lv = calloc(1, sizeof(*lv));
@@ -60,7 +71,9 @@ int live_open(const struct live_opts *opts, struct db *db, struct live **out)
 	lv->opts = *opts;
 	lv->db = db;
 	pthread_mutex_init(&lv->lock, NULL);
+	pthread_mutex_init(&lv->db_lock, NULL);
 	pthread_cond_init(&lv->wake, NULL);
+	lv->sealed_tail = &lv->sealed;
 	*out = lv;
 	ret = live_decoder_init(&lv->dec);
 	if (ret < 0)
@@ -82,10 +95,7 @@ int live_open(const struct live_opts *opts, struct db *db, struct live **out)
 
 		c->lv = lv;
 		c->cpu = cpus[i];
-		ret = live_queue_init(&c->q);
-		if (ret < 0)
-			break;
-		/* non-blocking: an idle CPU must still advance its watermark */
+		/* non-blocking: an idle CPU must still seal its aged chunk */
 		c->tc = tracefs_cpu_open(lv->inst, c->cpu, true);
 		if (!c->tc) {
 			ret = -errno ? -errno : -EIO;
@@ -144,11 +154,11 @@ int live_stop(struct live *lv)
 		lv->cpus[i].started = false;
 	}
 	if (lv->writer_started) {
-		/* readers that never started have nothing to add */
-		for (i = 0; i < lv->nr_cpus; i++) {
-			atomic_store(&lv->cpus[i].q.wm, UINT64_MAX);
-			atomic_store(&lv->cpus[i].q.done, true);
-		}
+		/* every reader shipped its last chunk before it ended */
+		pthread_mutex_lock(&lv->lock);
+		atomic_store(&lv->readers_done, true);
+		pthread_cond_broadcast(&lv->wake);
+		pthread_mutex_unlock(&lv->lock);
 		pthread_join(lv->writer, NULL);
 		lv->writer_started = false;
 		ret = atomic_load(&lv->write_error);
@@ -168,17 +178,22 @@ void live_totals(struct live *lv, struct live_totals *t)
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < lv->nr_cpus; i++) {
-		t->records += atomic_load_explicit(&lv->cpus[i].records, memory_order_relaxed);
-		t->missed += atomic_load_explicit(&lv->cpus[i].missed, memory_order_relaxed);
-		t->missed_unknown += atomic_load_explicit(&lv->cpus[i].missed_unknown,
-							  memory_order_relaxed);
+		struct live_cpu *c = &lv->cpus[i];
+		uint64_t first = atomic_load_explicit(&c->first_ts, memory_order_relaxed);
+		uint64_t last = atomic_load_explicit(&c->last_ts, memory_order_relaxed);
+
+		t->records += atomic_load_explicit(&c->records, memory_order_relaxed);
+		t->missed += atomic_load_explicit(&c->missed, memory_order_relaxed);
+		t->missed_unknown += atomic_load_explicit(&c->missed_unknown, memory_order_relaxed);
+		t->stored += atomic_load_explicit(&c->stored, memory_order_relaxed);
+		t->filtered += atomic_load_explicit(&c->filtered, memory_order_relaxed);
+		if (first && (!t->first_ts || first < t->first_ts))
+			t->first_ts = first;
+		if (last > t->last_ts)
+			t->last_ts = last;
 	}
-	t->stored = atomic_load(&lv->stored);
-	t->filtered = atomic_load(&lv->filtered);
 	t->kernel_lost = atomic_load(&lv->kernel_lost);
 	t->kernel_read = atomic_load(&lv->kernel_read);
-	t->first_ts = atomic_load(&lv->first_ts);
-	t->last_ts = atomic_load(&lv->last_ts);
 	t->write_error = atomic_load(&lv->write_error);
 }
 
@@ -197,14 +212,15 @@ int live_close(struct live *lv, char *name, size_t len)
 	for (i = 0; i < lv->nr_cpus; i++) {
 		struct live_cpu *c = &lv->cpus[i];
 
-		if (c->q.head)
-			live_queue_free(lv, &c->q);
+		live_chunks_free(c->open);
+		live_chunks_free(c->spare);
 		if (c->tc)
 			tracefs_cpu_close(c->tc);
 		if (c->kb)
 			kbuffer_free(c->kb);
 		free(c->page);
 	}
+	live_chunks_free(lv->sealed);	/* left by a writer that failed */
 	free(lv->cpus);
 	if (lv->inst) {
 		/*
@@ -224,6 +240,7 @@ int live_close(struct live *lv, char *name, size_t len)
 	}
 	live_decoder_free(&lv->dec);
 	pthread_cond_destroy(&lv->wake);
+	pthread_mutex_destroy(&lv->db_lock);
 	pthread_mutex_destroy(&lv->lock);
 	free(lv);
 	return ret;

@@ -6,13 +6,14 @@
  * Contract: live_open() creates and configures the instance (buffer size,
  * clock, the nine events, a kernel filter on the hierarchy id); live_start()
  * records per-CPU stats and starts one reader thread per online CPU and one
- * writer thread.  Readers decode sub-buffers into per-CPU queues (with per-CPU
- * sequence numbers and gap markers) and never wait for SQLite; the writer
- * merges the queues by (ts, cpu) behind a per-CPU watermark, filters by the
- * cgroup scope, keeps the cgroup table current and appends to the database,
- * committing at least once a second.  live_stop() turns tracing off, drains
- * everything, and records the end stats; live_close() removes the instance.
- * While running, only the writer thread touches the database.
+ * writer thread.  Readers decode sub-buffers (with per-CPU sequence numbers)
+ * straight into their own chunk of the event store (db/store.h), filter by
+ * the cgroup scope, record gaps, and seal (compress) each chunk when full or
+ * half a second old; they never wait for SQLite.  The writer only inserts the
+ * sealed chunks and commits at least twice a second.  live_stop() turns
+ * tracing off, drains everything, and records the end stats; live_close()
+ * removes the instance.  The database is shared under one lock: the writer
+ * per chunk, readers for the rare gap and cgroup_mkdir/rmdir.
  * Never prints; returns negative errno or -MCR_E_*.
  */
 #ifndef MCR_LIVE_H
@@ -33,14 +34,14 @@ struct live_opts {
 	const char	*clock;		/* trace_clock value */
 	unsigned int	buffer_kb;	/* ring buffer per CPU */
 	int		hierarchy_id;	/* memory hierarchy: "root" of cgroup events */
-	struct cgtrack	*cgroups;	/* cgroup table and scope; used by the writer */
-	size_t		queue_max;	/* bytes queued between readers and writer; 0 = default */
+	struct cgtrack	*cgroups;	/* cgroup table and scope; used by the readers */
+	bool		scoped;		/* --cgroup below the root: filter every event */
 };
 
 /* Totals so far; safe to call while running. */
 struct live_totals {
 	uint64_t	records;	/* decoded from the ring buffers */
-	uint64_t	stored;		/* appended to the database */
+	uint64_t	stored;		/* put into chunks for the database */
 	uint64_t	filtered;	/* dropped by the --cgroup scope */
 	uint64_t	missed;		/* lost events counted by in-band markers */
 	uint64_t	missed_unknown;	/* sub-buffers flagged with an unknown loss */

@@ -196,6 +196,34 @@ int live_stats_read(struct live *lv, int cpu, int64_t st[6])
 	return 0;
 }
 
+/* Lost on @c between start and @end by the stats: overrun, commit overrun, dropped. */
+static int64_t live_stats_lost(const struct live_cpu *c, const int64_t end[6])
+{
+	static const int idx[] = { 1, 2, 4 };
+	int64_t lost = 0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(idx) / sizeof(idx[0]); i++)
+		if (end[idx[i]] > 0)
+			lost += end[idx[i]] - (c->stats_start[idx[i]] > 0 ? c->stats_start[idx[i]] : 0);
+	return lost;
+}
+
+/*
+ * The stats are the authority on how many events a CPU lost; the in-band
+ * markers place some of them (and some only as "unknown").  What the markers
+ * did not count gets one gap row of its own at the CPU's last event, so that
+ * the counted gaps of each CPU add up to exactly its stats.
+ */
+static int live_gap_rest(struct live_cpu *c, const int64_t end[6])
+{
+	int64_t rest = live_stats_lost(c, end) - (int64_t)atomic_load(&c->missed);
+
+	if (rest <= 0)
+		return 0;
+	return db_gap_put(c->lv->db, c->cpu, atomic_load(&c->last_ts), rest);
+}
+
 int live_stats_store(struct live *lv, const char *phase)
 {
 	uint64_t lost = 0, read = 0;
@@ -216,6 +244,10 @@ int live_stats_store(struct live *lv, const char *phase)
 		row.read = st[5];
 		ret = db_cpu_stats_put(lv->db, &row);
 		if (ret < 0)
+			return ret;
+		if (!strcmp(phase, "start"))
+			memcpy(lv->cpus[i].stats_start, st, sizeof(st));
+		else if ((ret = live_gap_rest(&lv->cpus[i], st)) < 0)
 			return ret;
 		lost += (st[1] > 0 ? st[1] : 0) + (st[2] > 0 ? st[2] : 0) + (st[4] > 0 ? st[4] : 0);
 		read += st[5] > 0 ? st[5] : 0;

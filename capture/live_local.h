@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * live_local.h - private to capture/live_*.c: the reader/writer queue, the
- * decoder, and struct live.
+ * live_local.h - private to capture/live_*.c: the chunk hand-over between
+ * readers and writer, the decoder, and struct live.
  */
 #ifndef MCR_LIVE_LOCAL_H
 #define LIVE_DESTROY_TRIES	40	/* instance rmdir while EBUSY, every 50 ms */
@@ -17,40 +17,20 @@
 
 #include "error.h"
 #include "event.h"
+#include "store.h"
 #include "tp_decode.h"
 #include "live.h"
 
-/* Not a trace event: a gap marker travelling in order through a queue. */
-#define LIVE_EV_GAP	0
+/* A reader seals its chunk once its first event is this old (and when full). */
+#define LIVE_SEAL_NS		500000000ull
+/* The writer commits what it has at least this often: kill -9 loses ~1 s at most. */
+#define LIVE_COMMIT_NS		500000000ull
 
-#define LIVE_CHUNK_EVENTS	4096
-
-/*
- * One chunk of a per-CPU single-producer single-consumer queue.  The reader
- * fills ev[count] and then publishes count (release); the writer reads up to
- * count (acquire) and frees a chunk once it is consumed and next is set.
- * path[] is only valid for MKDIR/RMDIR events (malloc'd, owned by the queue).
- */
-struct live_chunk {
-	struct live_chunk *_Atomic	next;
-	_Atomic unsigned int		count;
-	struct mcr_event		ev[LIVE_CHUNK_EVENTS];
-	char				*path[LIVE_CHUNK_EVENTS];
+/* A sealed chunk on its way from a reader to the writer, or spare for reuse. */
+struct live_sealed {
+	struct live_sealed	*next;
+	struct db_chunk		chunk;
 };
-
-struct live_queue {
-	struct live_chunk	*tail;		/* reader side */
-	struct live_chunk	*head;		/* writer side */
-	unsigned int		head_pos;
-	/* every event of this CPU with ts below wm has been published */
-	_Atomic uint64_t	wm;
-	_Atomic bool		done;		/* reader finished: drain to the end */
-	_Atomic int		chunks;		/* in use, for backpressure */
-	/* consumed chunks for reuse: fresh memory would fault (and charge memcg) */
-	struct live_chunk *_Atomic	spare;
-	unsigned int		tail_pos;	/* reader side */
-};
-
 /* The nine formats read from tracefs, and the shared decoder over them (tp_decode.h). */
 struct live_decoder {
 	struct tep_handle	*tep;
@@ -67,8 +47,11 @@ struct live_cpu {
 	pthread_t		thread;
 	bool			started;
 	uint64_t		seq;
-	struct live_queue	q;
-	_Atomic uint64_t	records, missed, missed_unknown;
+	struct live_sealed	*open;		/* the chunk being filled */
+	uint64_t		open_ns;	/* CLOCK_MONOTONIC of its first event */
+	struct live_sealed	*spare;		/* put chunks back for reuse (lv->lock) */
+	_Atomic uint64_t	records, missed, missed_unknown, stored, filtered;
+	_Atomic uint64_t	first_ts, last_ts;	/* of stored events; first 0 = none */
 	int64_t			stats_start[6];
 };
 
@@ -82,13 +65,19 @@ struct live {
 	int				max_cpu;	/* highest online CPU + 1 */
 	pthread_t			writer;
 	bool				writer_started, stopped;
-	_Atomic bool			stop;
-	_Atomic uint64_t		global_max_ts;
-	_Atomic int64_t			queued_bytes;
-	_Atomic uint64_t		stored, filtered, first_ts, last_ts, kernel_lost, kernel_read;
+	_Atomic bool			stop;		/* readers: drain and end */
+	_Atomic bool			readers_done;	/* writer: put what is left and end */
+	_Atomic uint64_t		kernel_lost, kernel_read;
 	_Atomic int			write_error;
-	pthread_mutex_t			lock;
+	pthread_mutex_t			lock;		/* sealed list, spare lists, wake */
 	pthread_cond_t			wake;
+	struct live_sealed		*sealed, **sealed_tail;	/* FIFO to the writer */
+	/*
+	 * The database and the cgroup table: the writer for chunks and commits,
+	 * readers for the rare gap and mkdir/rmdir and, under --cgroup, for the
+	 * scope test of each event.
+	 */
+	pthread_mutex_t			db_lock;
 };
 
 /* live_decode.c */
@@ -98,15 +87,9 @@ void live_decoder_free(struct live_decoder *dec);
 int live_decode(const struct live_decoder *dec, void *data, unsigned int size,
 		struct mcr_event *ev, const char **path, int *path_len);
 
-/* live_queue.c */
-int live_queue_init(struct live_queue *q);
-struct mcr_event *live_queue_slot(struct live *lv, struct live_queue *q, char ***path);
-void live_queue_publish(struct live_queue *q);
-/* Writer side: next unconsumed event (NULL if none published), then advance. */
-struct mcr_event *live_queue_peek(struct live *lv, struct live_queue *q, char **path);
-void live_queue_advance(struct live_queue *q);
-void live_queue_free(struct live *lv, struct live_queue *q);
-
+/* live_writer.c */
+struct live_sealed *live_chunk_get(struct live_cpu *c);	/* a spare or a new one */
+void live_chunk_ship(struct live_cpu *c);		/* seal the open chunk, queue it */
 /* live_reader.c / live_writer.c */
 void *live_reader_main(void *arg);
 void *live_writer_main(void *arg);

@@ -1,33 +1,139 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One reader thread per CPU: drains the CPU's ring buffer (whole sub-buffers
- * through splice, then the partial one by read()), decodes each record into
- * the CPU's queue with a per-CPU sequence number, and turns every in-band
- * missed-events marker into a gap marker in the same queue.
+ * through splice, then the partial one by read()), decodes each record with a
+ * per-CPU sequence number straight into the CPU's open chunk of the event
+ * store, and seals and queues the chunk when full or LIVE_SEAL_NS old.  Every
+ * in-band missed-events marker becomes a gap row at once.
  *
- * Watermark: after publishing a sub-buffer the reader stores the ts of its
- * last record; once the buffer is empty it may raise it to the highest ts any
- * reader had published before the empty read, since a record committed later
- * carries a later time.  The writer merges only below the lowest watermark.
+ * The cgroup table is shared with the other readers under lv->db_lock, taken
+ * for cgroup_mkdir/rmdir and, with a --cgroup scope only, for each event's
+ * scope test.  A cgroup_mkdir is applied by the reader of the CPU it ran on,
+ * so an event of a new cgroup in scope traced on another CPU within the same
+ * few microseconds may be judged before it (without --cgroup nothing is
+ * filtered and the question does not arise).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "cgtrack.h"
+#include "db.h"
 #include "live_local.h"
 
-#define LIVE_POLL_NS	20000000	/* idle poll: bounds the merge delay */
+#define LIVE_POLL_NS	20000000	/* idle poll: bounds how late a chunk is sealed */
+
+static uint64_t live_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Scope filter (--cgroup): ancestors keep their flushes and lock windows only.
+ * Without a scope it only drops other hierarchies' events and touches no
+ * shared state.
+ */
+static bool live_keep(struct live *lv, const struct mcr_event *ev)
+{
+	const struct cgtrack *cg = lv->opts.scoped ? lv->opts.cgroups : NULL;
+
+	switch (ev->kind) {
+	case MCR_EV_LOCKED:
+	case MCR_EV_UNLOCK:
+	case MCR_EV_CONTENDED:
+	case MCR_EV_MKDIR:
+	case MCR_EV_RMDIR:
+		/* other hierarchies' rstat flushes (cpu.stat on cgroup2) are not memcg's */
+		if (ev->aux != lv->opts.hierarchy_id)
+			return false;
+		if (ev->kind == MCR_EV_MKDIR || ev->kind == MCR_EV_RMDIR)
+			return !cg || cgtrack_in_scope(cg, ev->id);
+		/* fall through */
+	case MCR_EV_FLUSH:
+		return !cg || cgtrack_in_scope(cg, ev->id) || cgtrack_is_ancestor(cg, ev->id);
+	default:
+		return !cg || cgtrack_in_scope(cg, ev->id);
+	}
+}
+
+/* mkdir/rmdir: the table follows the hierarchy before the scope decides. */
+static int live_cgroup_event(struct live *lv, const struct mcr_event *ev, const char *path,
+			     int len)
+{
+	struct cgtrack *cg = lv->opts.cgroups;
+	char *p;
+	int ret;
+
+	if (!cg || ev->aux != lv->opts.hierarchy_id)
+		return 0;
+	p = path ? strndup(path, len > 0 ? (size_t)len : 0) : strdup("");
+	if (!p)
+		return -ENOMEM;
+	if (ev->kind == MCR_EV_MKDIR)
+		ret = cgtrack_mkdir(cg, ev->id, p, ev->level, ev->ts);
+	else
+		ret = cgtrack_rmdir(cg, ev->id, p, ev->level, ev->ts);
+	free(p);
+	return ret < 0 ? ret : 0;
+}
+
+/* Store one decoded event in the open chunk: 1 stored, 0 filtered, or a negative error. */
+static int live_store(struct live_cpu *c, struct mcr_event *ev, const char *path, int len)
+{
+	struct live *lv = c->lv;
+	bool keep;
+	int ret = 0;
+
+	if (lv->opts.scoped || ev->kind == MCR_EV_MKDIR || ev->kind == MCR_EV_RMDIR) {
+		/* the cgroup table changes under mkdir/rmdir: read it under the lock */
+		pthread_mutex_lock(&lv->db_lock);
+		if (ev->kind == MCR_EV_MKDIR || ev->kind == MCR_EV_RMDIR)
+			ret = live_cgroup_event(lv, ev, path, len);
+		keep = live_keep(lv, ev);
+		pthread_mutex_unlock(&lv->db_lock);
+		if (ret < 0)
+			return ret;
+	} else {
+		keep = live_keep(lv, ev);
+	}
+	if (!keep)
+		return 0;
+	if (!c->open->chunk.count)
+		c->open_ns = live_now_ns();
+	ret = db_chunk_add(&c->open->chunk, ev);
+	if (ret < 0)
+		return ret;
+	if (db_chunk_full(&c->open->chunk))
+		live_chunk_ship(c);
+	return c->open ? 1 : -ENOMEM;
+}
+
+static int live_gap(struct live_cpu *c, uint64_t ts, int missed)
+{
+	struct live *lv = c->lv;
+	int ret;
+
+	if (missed > 0)
+		atomic_fetch_add_explicit(&c->missed, missed, memory_order_relaxed);
+	else
+		atomic_fetch_add_explicit(&c->missed_unknown, 1, memory_order_relaxed);
+	pthread_mutex_lock(&lv->db_lock);
+	ret = db_gap_put(lv->db, c->cpu, ts, missed > 0 ? missed : -1);
+	pthread_mutex_unlock(&lv->db_lock);
+	return ret;
+}
 
 static int live_consume(struct live_cpu *c, void *page)
 {
 	struct live *lv = c->lv;
-	struct live_queue *q = &c->q;
 	unsigned long long ts;
-	struct mcr_event *ev;
-	uint64_t last = 0;
-	int missed, n = 0;
-	char **pathp;
+	struct mcr_event ev;
+	uint64_t first = 0, last = 0, stored = 0;
+	int missed, n = 0, ret = 0;
 	void *data;
 
 	if (kbuffer_load_subbuffer(c->kb, page) < 0)
@@ -36,48 +142,52 @@ static int live_consume(struct live_cpu *c, void *page)
 	missed = kbuffer_missed_events(c->kb);
 	if (missed) {
 		/* the marker sits before this sub-buffer's first record */
-		ev = live_queue_slot(lv, q, &pathp);
-		if (!ev)
-			return -ENOMEM;
-		memset(ev, 0, sizeof(*ev));
-		ev->kind = LIVE_EV_GAP;
-		ev->cpu = c->cpu;
-		ev->ts = data ? ts : kbuffer_timestamp(c->kb);
-		ev->val = missed;
-		if (missed > 0)
-			atomic_fetch_add_explicit(&c->missed, missed, memory_order_relaxed);
-		else
-			atomic_fetch_add_explicit(&c->missed_unknown, 1, memory_order_relaxed);
+		ret = live_gap(c, data ? ts : kbuffer_timestamp(c->kb), missed);
+		if (ret < 0)
+			goto fail;
 	}
 	for (; data; data = kbuffer_next_event(c->kb, &ts)) {
 		const char *path = NULL;
 		int len = 0;
 
-		ev = live_queue_slot(lv, q, &pathp);
-		if (!ev)
-			return -ENOMEM;
-		if (!live_decode(&lv->dec, data, (unsigned int)kbuffer_event_size(c->kb), ev, &path,
-				 &len)) {
-			/* not ours (cannot happen: only our events are enabled); reuse the slot */
-			q->tail_pos--;
+		/* not ours cannot happen: only our events are enabled */
+		if (!live_decode(&lv->dec, data, (unsigned int)kbuffer_event_size(c->kb), &ev, &path,
+				 &len))
 			continue;
-		}
-		ev->ts = ts;
-		ev->cpu = c->cpu;
-		ev->seq = c->seq++;
-		*pathp = NULL;
-		if (ev->kind == MCR_EV_MKDIR || ev->kind == MCR_EV_RMDIR)
-			*pathp = path ? strndup(path, len > 0 ? (size_t)len : 0) : NULL;
-		last = ts;
+		ev.ts = ts;
+		ev.cpu = c->cpu;
+		ev.seq = c->seq++;
 		n++;
+		ret = live_store(c, &ev, path, len);
+		if (ret < 0)
+			break;
+		if (ret) {
+			first = first ? first : ev.ts;
+			last = ev.ts;
+			stored++;
+		}
 	}
-	live_queue_publish(q);
-	if (n) {
-		atomic_fetch_add_explicit(&c->records, n, memory_order_relaxed);
-		atomic_store_explicit(&q->wm, last, memory_order_release);
-		live_atomic_max(&lv->global_max_ts, last);
+	/* the totals are published once a sub-buffer, not once an event */
+	atomic_fetch_add_explicit(&c->records, n, memory_order_relaxed);
+	atomic_fetch_add_explicit(&c->stored, stored, memory_order_relaxed);
+	atomic_fetch_add_explicit(&c->filtered, n - stored, memory_order_relaxed);
+	if (stored) {
+		if (!atomic_load_explicit(&c->first_ts, memory_order_relaxed))
+			atomic_store_explicit(&c->first_ts, first, memory_order_relaxed);
+		atomic_store_explicit(&c->last_ts, last, memory_order_relaxed);
 	}
-	return n;
+	if (ret >= 0)
+		return n;
+fail:
+	atomic_store(&lv->write_error, ret);
+	return ret;
+}
+
+/* Seal the open chunk once its first event is LIVE_SEAL_NS old. */
+static void live_seal_aged(struct live_cpu *c)
+{
+	if (c->open && c->open->chunk.count && live_now_ns() - c->open_ns >= LIVE_SEAL_NS)
+		live_chunk_ship(c);
 }
 
 /* Whole sub-buffers first: splice moves pages without copying them. */
@@ -89,6 +199,7 @@ static int live_drain_full(struct live_cpu *c)
 		if (live_consume(c, c->page) < 0)
 			return -ENOMEM;
 		pages++;
+		live_seal_aged(c);
 	}
 	return pages;
 }
@@ -113,21 +224,21 @@ void *live_reader_main(void *arg)
 {
 	struct live_cpu *c = arg;
 	struct live *lv = c->lv;
-	uint64_t seen;
 	int r;
 
+	c->open = live_chunk_get(c);
+	if (!c->open) {
+		atomic_store(&lv->write_error, -ENOMEM);
+		return NULL;
+	}
 	while (!atomic_load(&lv->stop)) {
 		if (live_drain_full(c) < 0)
 			break;
 		/* the splice pipe is empty now, so a plain read cannot reorder pages */
-		seen = atomic_load(&lv->global_max_ts);
 		r = tracefs_cpu_read(c->tc, c->page, true);
-		if (r > 0) {
-			if (live_consume(c, c->page) < 0)
-				break;
-		} else {
-			live_atomic_max(&c->q.wm, seen);
-		}
+		if (r > 0 && live_consume(c, c->page) < 0)
+			break;
+		live_seal_aged(c);
 		live_idle_wait(lv);
 	}
 	/* tracing is off now: take what is left, whole pages then the partial one */
@@ -135,8 +246,6 @@ void *live_reader_main(void *arg)
 	while (tracefs_cpu_flush(c->tc, c->page) > 0)
 		if (live_consume(c, c->page) < 0)
 			break;
-	live_queue_publish(&c->q);
-	atomic_store(&c->q.wm, UINT64_MAX);
-	atomic_store_explicit(&c->q.done, true, memory_order_release);
+	live_chunk_ship(c);
 	return NULL;
 }

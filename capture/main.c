@@ -63,7 +63,9 @@ static const char doc[] =
 "cgroup:cgroup_rstat_locked, _unlock, _lock_contended, cgroup_mkdir and cgroup_rmdir of the "
 "memory controller's hierarchy; each CPU's events in ring-buffer order. The database also "
 "holds the cgroup tree (walked at start, then kept current), stat item names from BTF, "
-"per-CPU ring-buffer stats and every lost-events gap.\n"
+"per-CPU ring-buffer stats and every lost-events gap. Each CPU's reader encodes and "
+"compresses its own events into chunks of the event store ('memcg-replay events FILE' "
+"lists them as rows).\n"
 "\n"
 "It stops after -d SECONDS, when COMMAND exits, or on SIGINT/SIGTERM, and then always turns "
 "tracing off, drains the buffers, commits and removes its instance. What was committed "
@@ -386,23 +388,21 @@ static int summarize(struct capture *c, uint64_t start_ns, uint64_t end_ns)
 	return 1;
 }
 
-static int capture_run(struct capture *c, int argc, char **argv)
+/* Root, tracefs, the tracepoints, the memory hierarchy and --cgroup; an exit code or 0. */
+static int capture_preflight(struct capture *c, const char **tdir)
 {
-	struct live_opts lo = { 0 };
-	uint64_t start_ns = 0, end_ns = 0;
-	const char *tdir;
 	bool mounted;
-	int ret, lost;
+	int ret;
 
 	if (geteuid() != 0)
 		return fail(-MCR_E_NOT_ROOT, NULL);
-	ret = live_tracefs_check(&mounted, &tdir);
+	ret = live_tracefs_check(&mounted, tdir);
 	if (ret < 0) {
 		msg("tracefs is not available and could not be mounted at /sys/kernel/tracing");
 		return mcr_exit_code(ret);
 	}
 	if (mounted)
-		msg("tracefs was not mounted: mounted it at %s", tdir);
+		msg("tracefs was not mounted: mounted it at %s", *tdir);
 	ret = live_events_check();
 	if (ret < 0)
 		return fail(ret, NULL);
@@ -420,6 +420,13 @@ static int capture_run(struct capture *c, int argc, char **argv)
 	}
 	live_remove_stale(on_stale, NULL);
 	snprintf(c->instance, sizeof(c->instance), LIVE_INSTANCE_PREFIX "%d", (int)getpid());
+	return 0;
+}
+
+/* The database before tracing: meta, the cgroup table, item names, warnings. */
+static int capture_prepare_db(struct capture *c, int argc, char **argv)
+{
+	int ret;
 
 	ret = db_create(c->args.output, &c->db);
 	if (ret < 0)
@@ -447,12 +454,26 @@ static int capture_run(struct capture *c, int argc, char **argv)
 	}
 	if (!strcmp(c->args.clock, "local"))
 		warn_add(c, "trace clock 'local' is per CPU: the order across CPUs may be wrong");
+	return 0;
+}
+
+/*
+ * Trace until the duration, the command or a signal ends it.  Returns an
+ * exit code for a failure to start, else 0 with *@err the capture's own
+ * result (negative: a database error, what was committed stays).
+ */
+static int capture_record(struct capture *c, const char *tdir, uint64_t *start_ns,
+			  uint64_t *end_ns, int *err)
+{
+	struct live_opts lo = { 0 };
+	int ret;
 
 	lo.instance = c->instance;
 	lo.clock = c->args.clock;
 	lo.buffer_kb = c->args.buffer_kb;
 	lo.hierarchy_id = c->cg.hierarchy_id;
 	lo.cgroups = c->cgt;
+	lo.scoped = c->args.cgroup && strcmp(c->scope, "/");
 	ret = live_open(&lo, c->db, &c->lv);
 	if (ret == -MCR_E_BAD_INPUT) {
 		msg("-C %s: not a trace clock of this kernel (see %s/trace_clock)", c->args.clock, tdir);
@@ -460,11 +481,11 @@ static int capture_run(struct capture *c, int argc, char **argv)
 	}
 	if (ret < 0)
 		return fail(ret, "setting up the tracefs instance");
-	/* the database is written by the capture's writer thread from here on */
+	/* from here on the capture's threads share the database under their lock */
 	ret = db_events_commit(c->db);
 	if (ret < 0)
 		return fail(ret, c->args.output);
-	live_clock_now(c->lv, &start_ns);
+	live_clock_now(c->lv, start_ns);
 	ret = live_start(c->lv);
 	if (ret < 0)
 		return fail(ret, "starting the capture");
@@ -474,8 +495,8 @@ static int capture_run(struct capture *c, int argc, char **argv)
 			return fail(-errno, "fork");
 	}
 	wait_for_end(c);
-	live_clock_now(c->lv, &end_ns);
-	ret = live_stop(c->lv);
+	live_clock_now(c->lv, end_ns);
+	*err = live_stop(c->lv);
 	if (stop_signal)
 		msg("stopping on %s", strsignal(stop_signal));
 	if (c->child > 0) {
@@ -487,9 +508,17 @@ static int capture_run(struct capture *c, int argc, char **argv)
 			c->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 		c->child = 0;
 	}
-	if (ret < 0)
+	if (*err < 0)
 		msg("writing %s: %s (what was committed stays readable)", c->args.output,
-		    mcr_strerror(ret));
+		    mcr_strerror(*err));
+	return 0;
+}
+
+/* After tracing: the closing meta, the summary, the exit code. */
+static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns, int ret)
+{
+	int lost;
+
 	db_meta_set_int(c->db, "capture_start_ns", (int64_t)start_ns);
 	db_meta_set_int(c->db, "capture_end_ns", (int64_t)end_ns);
 	if (c->args.command)
@@ -511,6 +540,20 @@ static int capture_run(struct capture *c, int argc, char **argv)
 		return MCR_EXIT_LOST;
 	/* a script must see its workload fail; one we ended ourselves did not */
 	return c->child_ended && c->child_status ? MCR_EXIT_COMMAND : MCR_EXIT_OK;
+}
+
+static int capture_run(struct capture *c, int argc, char **argv)
+{
+	uint64_t start_ns = 0, end_ns = 0;
+	const char *tdir = NULL;
+	int rc, err = 0;
+
+	rc = capture_preflight(c, &tdir);
+	if (!rc)
+		rc = capture_prepare_db(c, argc, argv);
+	if (!rc)
+		rc = capture_record(c, tdir, &start_ns, &end_ns, &err);
+	return rc ? rc : capture_finish(c, start_ns, end_ns, err);
 }
 
 int main(int argc, char **argv)

@@ -46,6 +46,7 @@ struct tp_decoder {
 	struct tp_evdesc		desc[MCR_EV_KIND_MAX + 1];
 	int				min_type, max_type;
 	unsigned char			*kind_of;	/* type - min_type -> kind; 0 = not ours */
+	bool				native;		/* the data's byte order is ours */
 };
 
 /*

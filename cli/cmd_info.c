@@ -81,11 +81,8 @@ static void print_cpus_span(struct db *db)
 	meta_line(db, "trace clock:", "trace_clock");
 	if (db_meta_get_int(db, "capture_start_ns", &start) < 0 ||
 	    db_meta_get_int(db, "capture_end_ns", &end) < 0) {
-		int64_t span[2];
-
-		query_ints(db, "SELECT min(ts), max(ts) FROM events", span, 2);
-		start = span[0];
-		end = span[1];
+		start = end = 0;
+		db_events_span(db, &start, &end);
 	}
 	printf("%-14s %.6f s (ts %" PRId64 " .. %" PRId64 " ns)\n", "time span:",
 	       (double)(end - start) / 1e9, start, end);

@@ -9,7 +9,7 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Every subcommand that opens an existing trace database through db_open(). */
-#define CLI_READERS	(CLI_REPLAY | CLI_VALIDATE | CLI_REPORT | CLI_INFO)
+#define CLI_READERS	(CLI_REPLAY | CLI_VALIDATE | CLI_REPORT | CLI_INFO | CLI_EVENTS)
 #define CLI_ALL		(CLI_CAPTURE | CLI_SYNTH | CLI_IMPORT | CLI_READERS)
 
 static const struct {
@@ -39,11 +39,12 @@ static const struct {
 	[MCR_EXIT_NO_TRACEFS]	= { "NO_TRACEFS", "no tracefs", CLI_CAPTURE },
 	[MCR_EXIT_NO_MEMCG_EVENTS] = { "NO_MEMCG_EVENTS", "kernel without memcg tracepoints (before "
 				       "6.13)", CLI_CAPTURE },
-	[MCR_EXIT_CORRUPT]	= { "CORRUPT", "not a trace.dat, truncated or corrupt", CLI_IMPORT },
+	[MCR_EXIT_CORRUPT]	= { "CORRUPT", "not a trace.dat, truncated or corrupt; or a corrupt "
+				    "event chunk in a database", CLI_IMPORT | CLI_READERS },
 	[MCR_EXIT_NO_EVENTS]	= { "NO_EVENTS", "no memcg events in the input", CLI_IMPORT },
 	[MCR_EXIT_BAD_INPUT]	= { "BAD_INPUT", "other invalid input (an unknown name, path or "
 				    "value)", CLI_CAPTURE | CLI_IMPORT | CLI_REPLAY | CLI_VALIDATE |
-				    CLI_REPORT },
+				    CLI_REPORT | CLI_EVENTS },
 	[MCR_EXIT_NO_RUNS]	= { "NO_RUNS", "the database holds no replay results yet", CLI_REPORT },
 	[MCR_EXIT_COMMAND]	= { "COMMAND", "its -- COMMAND exited non-zero on its own (the "
 				    "recording is complete; 11 wins)", CLI_CAPTURE },
@@ -53,7 +54,7 @@ static const struct {
 _Static_assert(ARRAY_SIZE(cli_exits) == MCR_EXIT_OLDER + 1, "an exit code without its row");
 
 static const char *const cli_tool_names[] = {
-	"memcg-capture", "synth", "import", "replay", "validate", "report", "info",
+	"memcg-capture", "synth", "import", "replay", "validate", "report", "info", "events",
 };
 
 static void exit_help(FILE *f, unsigned int tool, const char *lead)

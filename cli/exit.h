@@ -22,6 +22,7 @@ enum cli_tool {
 	CLI_VALIDATE	= 1 << 4,
 	CLI_REPORT	= 1 << 5,
 	CLI_INFO	= 1 << 6,
+	CLI_EVENTS	= 1 << 7,
 };
 
 /* Prints "\nExit status:\n" and a line per code @tool (one CLI_*) can return. */

@@ -578,7 +578,7 @@ int db_rollback(struct db *db)
 		return 0;
 	db->in_txn = false;
 	db->bulk = false;
-	db->nbuf = 0;
+	db_events_discard(db);
 	return db_exec(db, "ROLLBACK");
 }
 

@@ -5,7 +5,8 @@
  * (also `sqlite3 FILE .schema`).
  *
  * Contract: db/ owns the schema, the file identity checks (application_id,
- * user_version), bulk event writing, streaming event reading and reading the
+ * user_version), the event store (store.h: events written in per-CPU chunks and
+ * streamed back in replay order), and reading the
  * other trace tables (meta, cgroups, gaps, event kinds) as plain structs.  It never
  * prints or exits; it returns negative errno or -MCR_E_* (sim/error.h).  Other
  * modules never run SQL on result tables: db/results.h is their interface.
@@ -22,8 +23,9 @@
 
 #define DB_APPLICATION_ID	0x6d637270	/* "mcrp" */
 /*
- * 2: per-item errors at reads and over time, stranded episodes (replaces the
- * unflushed-volume results of 1; the trace tables are unchanged).
+ * 2: events in event_chunks (the store; 1 had one row per event in events, still
+ * read, and converted by db_events_convert()), and per-item errors at reads and
+ * over time, stranded episodes (replacing the unflushed-volume results of 1).
  */
 #define DB_SCHEMA_VERSION	2
 
@@ -94,26 +96,38 @@ int db_gap_put(struct db *db, int cpu, uint64_t ts, int64_t count);
 int db_gaps_foreach(struct db *db, int (*fn)(const struct db_gap *gap, void *arg), void *arg);
 
 /*
- * Bulk event writing.  The producer appends in replay order: merged across CPUs
- * by (ts, cpu), ring-buffer order (seq increasing) within a CPU; the row order
- * is the replay order.  db_events_append() buffers, writes prepared multi-row
- * INSERTs and commits every large batch (what is committed survives a crash);
- * db_events_finish() commits, creates the indexes and switches to safe settings.
+ * Event writing (the store: db/store.h).  The producer appends in replay
+ * order: merged across CPUs by (ts, cpu), ring-buffer order (seq increasing)
+ * within a CPU.  db_events_append() keeps one open chunk per CPU and writes
+ * each when full (committing every few chunks: what is committed survives a
+ * crash); capture's readers make their own chunks (db_chunk_put()).
+ * db_events_finish() commits, counts and switches to safe settings.
  */
 int db_events_append(struct db *db, const struct mcr_event *ev);
 int db_events_commit(struct db *db);	/* make what was appended durable now */
 int db_events_finish(struct db *db);
-/* 1 if an event of @kind (MCR_EV_FLUSH..MCR_EV_KIND_MAX) is stored, 0 if not; negative error. */
-int db_events_has_kind(struct db *db, int kind);
+/* Bit k of *out set if the trace holds an event of kind k (from the index, no decoding). */
+int db_events_kinds(struct db *db, uint32_t *out);
+/* ts of the first and last event; left alone if there is none. */
+int db_events_span(struct db *db, int64_t *first, int64_t *last);
+/* (Re)write the events table (and so the typed views) from the store; *out rows. */
+int db_events_table(struct db *db, uint64_t *out);
+/* Convert a file of the previous format (events table only); -EALREADY if current. */
+int db_events_convert(struct db *db, uint64_t *out);
+/* True for a file of the previous format (it is read as rows). */
+bool db_events_are_rows(struct db *db);
 
 /*
  * Streaming read in replay order.  Memory does not grow with the number of
  * events.  db_iter_next() returns 1 with *ev filled, 0 at the end, or a
  * negative error: -MCR_E_TIME if ts goes backwards within one CPU, -MCR_E_CPU
- * if an event names a CPU >= meta nr_cpus_possible.
+ * if an event names a CPU >= meta nr_cpus_possible, -MCR_E_CORRUPT if a chunk
+ * does not decode.  Files of the previous format (rows) are read too.
  */
 struct db_iter;
 int db_iter_open(struct db *db, struct db_iter **out);
+/* Only the events with from <= ts <= to; chunks outside are skipped unread. */
+int db_iter_open_range(struct db *db, uint64_t from, uint64_t to, struct db_iter **out);
 int db_iter_next(struct db_iter *it, struct mcr_event *ev);
 uint64_t db_iter_count(const struct db_iter *it);	/* events total, for progress */
 void db_iter_close(struct db_iter *it);

@@ -10,32 +10,31 @@
 #include <sqlite3.h>
 
 #include "event.h"
+#include "store.h"
 
-/* Rows per multi-row INSERT, and rows per bulk transaction (a multiple of it). */
-#define DB_INSERT_ROWS		64
-#define DB_COMMIT_ROWS		(1600 * DB_INSERT_ROWS)	/* 102400 */
-#define DB_EVENT_COLS		11			/* columns bound per event row */
 #define DB_BUSY_TIMEOUT_MS	5000
 
 struct db {
 	sqlite3			*sql;
-	sqlite3_stmt		*ins_many;	/* DB_INSERT_ROWS rows */
-	sqlite3_stmt		*ins_one;	/* the remainder, one row at a time */
-	uint64_t		txn_rows;	/* rows in the open bulk transaction */
-	uint64_t		appended;	/* rows appended through this handle */
-	uint64_t		kind_rows[MCR_EV_KIND_MAX + 1];
-	unsigned int		nbuf;
+	sqlite3_stmt		*ins_chunk;
+	uint64_t		txn_rows;	/* chunks in the open bulk transaction */
+	uint64_t		appended;	/* events stored through this handle */
+	uint64_t		kind_rows[MCR_EV_KIND_MAX + 1];	/* ... per kind, not yet counted */
+	struct db_chunk		**open;		/* db_events_append(): open chunk per CPU */
+	unsigned int		nr_open;
 	bool			writable;
 	bool			older;		/* read-only open of a schema 1 file: no results */
 	bool			created;	/* by db_create: kind_rows are the whole table */
+	bool			row_events;	/* previous format: an events table, no chunks */
 	bool			in_txn;		/* a transaction is open (bulk or db_begin) */
 	bool			bulk;		/* ... and it is the bulk one, ours to commit */
-	struct mcr_event	buf[DB_INSERT_ROWS];
 };
 
 /* schema.c */
 int db_schema_create(struct db *db);
 int db_schema_check(struct db *db);
+int db_schema_events_table(struct db *db, bool chunks);
+
 bool db_schema_has(struct db *db, const char *name);
 
 /* results_schema.c */
@@ -50,7 +49,8 @@ int db_rows_foreach(struct db *db, const char *sql, int (*row)(sqlite3_stmt *st,
 		    void *ctx);
 
 /* events.c */
-int db_events_flush(struct db *db);	/* write the buffered rows, no commit */
+int db_events_flush(struct db *db);	/* put the open chunks, no commit */
+void db_events_discard(struct db *db);	/* forget the open chunks (rollback) */
 void db_events_release(struct db *db);
 
 #endif

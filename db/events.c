@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * events.c - bulk writing of the events table.
+ * events.c - writing the event store (store.h): chunks into event_chunks.
  *
- * Rows are buffered DB_INSERT_ROWS at a time and written by one prepared
- * multi-row INSERT (about 1.5x the rate of one row per statement, see
- * bench/db_rate.c); a transaction is begun lazily and committed every
- * DB_COMMIT_ROWS rows, so a crash loses at most the last batch.
+ * Two producers.  The capture readers seal their own chunks and the capture
+ * writer calls db_chunk_put() alone.  Producers with one merged stream
+ * (import, synth, conversion) call db_events_append(), which splits it into
+ * one open chunk per CPU and puts each chunk when it is full: per-CPU order
+ * is the append order, and the readers' (ts, cpu) merge restores the rest.
+ * A transaction is begun lazily and committed every DB_COMMIT_CHUNKS chunks
+ * or by db_events_commit(), so a crash loses at most what was not committed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,53 +18,9 @@
 #include "db.h"
 #include "db_local.h"
 #include "error.h"
+#include "store.h"
 
-#define DB_INSERT_HEAD \
-	"INSERT INTO events (ts, cpu, seq, kind, id, item, val, aux, level, flags, pid) VALUES "
-#define DB_INSERT_ROW	"(?,?,?,?,?,?,?,?,?,?,?)"
-
-static int db_events_prepare(struct db *db)
-{
-	static const size_t row = sizeof(DB_INSERT_ROW);	/* with the ',' */
-	char *sql, *p;
-	unsigned int i;
-	int rc;
-
-	sql = malloc(sizeof(DB_INSERT_HEAD) + DB_INSERT_ROWS * row);
-	if (!sql)
-		return -ENOMEM;
-	p = stpcpy(sql, DB_INSERT_HEAD);
-	for (i = 0; i < DB_INSERT_ROWS; i++) {
-		if (i)
-			*p++ = ',';
-		p = stpcpy(p, DB_INSERT_ROW);
-	}
-	rc = sqlite3_prepare_v3(db->sql, sql, -1, SQLITE_PREPARE_PERSISTENT, &db->ins_many, NULL);
-	free(sql);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v3(db->sql, DB_INSERT_HEAD DB_INSERT_ROW, -1,
-					SQLITE_PREPARE_PERSISTENT, &db->ins_one, NULL);
-	return db_err(rc);
-}
-
-/* Bind @ev to the DB_EVENT_COLS parameters of row @row of @st. */
-static void db_bind_event(sqlite3_stmt *st, unsigned int row, const struct mcr_event *ev)
-{
-	int p = (int)(row * DB_EVENT_COLS);
-
-	/* uint64 fields are stored bit for bit as SQLite's int64. */
-	sqlite3_bind_int64(st, p + 1, (int64_t)ev->ts);
-	sqlite3_bind_int(st, p + 2, ev->cpu);
-	sqlite3_bind_int64(st, p + 3, (int64_t)ev->seq);
-	sqlite3_bind_int(st, p + 4, ev->kind);
-	sqlite3_bind_int64(st, p + 5, (int64_t)ev->id);
-	sqlite3_bind_int(st, p + 6, ev->item);
-	sqlite3_bind_int64(st, p + 7, ev->val);
-	sqlite3_bind_int(st, p + 8, ev->aux);
-	sqlite3_bind_int(st, p + 9, ev->level);
-	sqlite3_bind_int(st, p + 10, ev->flags);
-	sqlite3_bind_int(st, p + 11, ev->pid);
-}
+#define DB_COMMIT_CHUNKS	4	/* up to 256k events a transaction */
 
 static int db_events_step(sqlite3_stmt *st)
 {
@@ -102,50 +61,89 @@ static int db_events_commit_bulk(struct db *db)
 	return 0;
 }
 
-/* Write a full buffer with the multi-row statement. */
-static int db_events_write_full(struct db *db)
+/**
+ * db_chunk_put() - insert one sealed chunk.
+ * @db: database opened writable
+ * @c:  the chunk, sealed; not modified
+ *
+ * Returns 0, -EINVAL for an empty or unsealed chunk, or an SQLite failure.
+ */
+int db_chunk_put(struct db *db, const struct db_chunk *c)
 {
-	unsigned int i;
-	int err;
+	sqlite3_stmt *st;
+	unsigned int k;
+	int err, rc;
 
+	if (!c->count || !c->zlen || c->cpu < 0)
+		return -EINVAL;
+	if (!db->ins_chunk) {
+		rc = sqlite3_prepare_v3(db->sql,
+					"INSERT INTO event_chunks (cpu, first_ts, last_ts, first_seq,"
+					" count, kinds, raw_bytes, data) VALUES (?,?,?,?,?,?,?,?)",
+					-1, SQLITE_PREPARE_PERSISTENT, &db->ins_chunk, NULL);
+		if (rc != SQLITE_OK)
+			return db_err(rc);
+	}
 	err = db_events_txn(db);
 	if (err)
 		return err;
-	for (i = 0; i < DB_INSERT_ROWS; i++)
-		db_bind_event(db->ins_many, i, &db->buf[i]);
-	err = db_events_step(db->ins_many);
+	st = db->ins_chunk;
+	/* uint64 fields are stored bit for bit as SQLite's int64. */
+	sqlite3_bind_int(st, 1, c->cpu);
+	sqlite3_bind_int64(st, 2, (int64_t)c->first_ts);
+	sqlite3_bind_int64(st, 3, (int64_t)c->last_ts);
+	sqlite3_bind_int64(st, 4, (int64_t)c->first_seq);
+	sqlite3_bind_int64(st, 5, c->count);
+	sqlite3_bind_int64(st, 6, c->kinds);
+	sqlite3_bind_int64(st, 7, (int64_t)c->len);
+	sqlite3_bind_blob(st, 8, c->z, (int)c->zlen, SQLITE_STATIC);
+	err = db_events_step(st);
+	sqlite3_clear_bindings(st);
 	if (err)
 		return err;
-	db->nbuf = 0;
-	db->txn_rows += DB_INSERT_ROWS;
-	if (db->txn_rows >= DB_COMMIT_ROWS)
+	for (k = 1; k <= MCR_EV_KIND_MAX; k++)
+		db->kind_rows[k] += c->kind_count[k];
+	db->appended += c->count;
+	if (++db->txn_rows >= DB_COMMIT_CHUNKS)
 		return db_events_commit_bulk(db);
 	return 0;
 }
 
-/**
- * db_events_flush() - write the buffered rows one by one, without committing.
- * @db: database
- */
-int db_events_flush(struct db *db)
+/* Seal and put the open chunk of @cpu, if it has events. */
+static int db_events_put_open(struct db *db, struct db_chunk *c)
 {
-	unsigned int i;
 	int err;
 
-	if (!db->nbuf)
+	if (!c->count)
 		return 0;
-	err = db_events_txn(db);
-	if (err)
-		return err;
-	for (i = 0; i < db->nbuf; i++) {
-		db_bind_event(db->ins_one, 0, &db->buf[i]);
-		err = db_events_step(db->ins_one);
-		if (err)
-			return err;
+	err = db_chunk_seal(c);
+	if (!err)
+		err = db_chunk_put(db, c);
+	db_chunk_reset(c);
+	return err;
+}
+
+/* The open chunk of @cpu, allocated on first use. */
+static struct db_chunk *db_events_chunk(struct db *db, int cpu)
+{
+	if ((unsigned int)cpu >= db->nr_open) {
+		unsigned int n = (unsigned int)cpu + 1, i;
+		struct db_chunk **open = realloc(db->open, n * sizeof(*open));
+
+		if (!open)
+			return NULL;
+		for (i = db->nr_open; i < n; i++)
+			open[i] = NULL;
+		db->open = open;
+		db->nr_open = n;
 	}
-	db->txn_rows += db->nbuf;
-	db->nbuf = 0;
-	return 0;
+	if (!db->open[cpu]) {
+		db->open[cpu] = malloc(sizeof(**db->open));
+		if (!db->open[cpu])
+			return NULL;
+		db_chunk_init(db->open[cpu], cpu);
+	}
+	return db->open[cpu];
 }
 
 /**
@@ -158,20 +156,38 @@ int db_events_flush(struct db *db)
  */
 int db_events_append(struct db *db, const struct mcr_event *ev)
 {
+	struct db_chunk *c;
 	int err;
 
 	if (!ev->kind || ev->kind > MCR_EV_KIND_MAX || ev->cpu < 0)
 		return -EINVAL;
-	if (!db->ins_many) {
-		err = db_events_prepare(db);
+	c = db_events_chunk(db, ev->cpu);
+	if (!c)
+		return -ENOMEM;
+	err = db_chunk_add(c, ev);
+	if (err)
+		return err;
+	if (db_chunk_full(c))
+		return db_events_put_open(db, c);
+	return 0;
+}
+
+/**
+ * db_events_flush() - put every open chunk, without committing.
+ * @db: database
+ */
+int db_events_flush(struct db *db)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < db->nr_open; i++) {
+		if (!db->open[i])
+			continue;
+		err = db_events_put_open(db, db->open[i]);
 		if (err)
 			return err;
 	}
-	db->buf[db->nbuf++] = *ev;
-	db->kind_rows[ev->kind]++;
-	db->appended++;
-	if (db->nbuf == DB_INSERT_ROWS)
-		return db_events_write_full(db);
 	return 0;
 }
 
@@ -179,7 +195,7 @@ int db_events_append(struct db *db, const struct mcr_event *ev)
  * db_events_commit() - make every event appended so far durable now.
  * @db: database
  *
- * Inside a caller's db_begin() transaction the rows are written but the
+ * Inside a caller's db_begin() transaction the chunks are written but the
  * commit is left to db_commit().
  */
 int db_events_commit(struct db *db)
@@ -189,56 +205,48 @@ int db_events_commit(struct db *db)
 	return err ? err : db_events_commit_bulk(db);
 }
 
-/* Per-kind row counts into event_kinds, the total into meta event_count. */
+/* Per-kind counts into event_kinds (added to what they were), the total into meta event_count. */
 static int db_events_count(struct db *db)
 {
-	uint64_t rows[MCR_EV_KIND_MAX + 1] = { 0 }, total = 0;
 	sqlite3_stmt *st;
 	unsigned int k;
+	int64_t total = 0;
 	int rc, err = 0;
 
-	if (db->created) {
-		memcpy(rows, db->kind_rows, sizeof(rows));
-	} else {
-		/* Appended to a file opened later: count what the table holds. */
-		rc = sqlite3_prepare_v2(db->sql, "SELECT kind, count(*) FROM events GROUP BY kind",
-					-1, &st, NULL);
-		if (rc != SQLITE_OK)
-			return db_err(rc);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			int64_t kind = sqlite3_column_int64(st, 0);
-
-			if (kind > 0 && kind <= MCR_EV_KIND_MAX)
-				rows[kind] = (uint64_t)sqlite3_column_int64(st, 1);
-		}
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE)
-			return db_err(rc);
-	}
-	rc = sqlite3_prepare_v2(db->sql, "UPDATE event_kinds SET events = ? WHERE kind = ?",
-				-1, &st, NULL);
+	rc = sqlite3_prepare_v2(db->sql, "UPDATE event_kinds SET events = coalesce(events, 0) + ?"
+				" WHERE kind = ?", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_err(rc);
 	for (k = 1; k <= MCR_EV_KIND_MAX; k++) {
-		total += rows[k];
-		sqlite3_bind_int64(st, 1, (int64_t)rows[k]);
+		sqlite3_bind_int64(st, 1, (int64_t)db->kind_rows[k]);
 		sqlite3_bind_int(st, 2, (int)k);
 		err = db_events_step(st);
 		if (err)
 			break;
 	}
 	sqlite3_finalize(st);
-	return err ? err : db_meta_set_int(db, "event_count", (int64_t)total);
+	if (err)
+		return err;
+	memset(db->kind_rows, 0, sizeof(db->kind_rows));
+	rc = sqlite3_prepare_v2(db->sql, "SELECT coalesce(sum(count), 0) FROM event_chunks",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		total = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return db_err(rc);
+	return db_meta_set_int(db, "event_count", total);
 }
 
 /**
- * db_events_finish() - end the load: commit, count, index, leave WAL.
+ * db_events_finish() - end the load: commit, count, leave WAL.
  * @db: database the events were appended to
  *
- * The only index is a partial one over the rare kinds (flush, rstat lock,
- * mkdir/rmdir, visits), for the typed views: replay reads in rowid order and
- * needs none, and per-kind counts are kept in event_kinds.  The file goes
- * back to a rollback journal so a finished trace is a single file.
+ * The file goes back to a rollback journal so a finished trace is a single
+ * file.
  */
 int db_events_finish(struct db *db)
 {
@@ -253,9 +261,6 @@ int db_events_finish(struct db *db)
 	if (err)
 		return err;
 	err = db_events_count(db);
-	if (!err)
-		err = db_exec(db, "CREATE INDEX IF NOT EXISTS events_rare ON events (kind)"
-			      " WHERE kind > 3");
 	if (err) {
 		db_exec(db, "ROLLBACK");
 		return err;
@@ -268,8 +273,102 @@ int db_events_finish(struct db *db)
 
 void db_events_release(struct db *db)
 {
-	sqlite3_finalize(db->ins_many);
-	sqlite3_finalize(db->ins_one);
-	db->ins_many = NULL;
-	db->ins_one = NULL;
+	unsigned int i;
+
+	sqlite3_finalize(db->ins_chunk);
+	db->ins_chunk = NULL;
+	for (i = 0; i < db->nr_open; i++) {
+		if (db->open[i])
+			db_chunk_free(db->open[i]);
+		free(db->open[i]);
+	}
+	free(db->open);
+	db->open = NULL;
+	db->nr_open = 0;
+}
+
+void db_events_discard(struct db *db)
+{
+	unsigned int i;
+
+	for (i = 0; i < db->nr_open; i++)
+		if (db->open[i])
+			db_chunk_reset(db->open[i]);
+	memset(db->kind_rows, 0, sizeof(db->kind_rows));
+}
+
+/* Run @sql for one row of two integers; NULLs leave the outputs alone. */
+static int db_events_query2(struct db *db, const char *sql, int64_t *a, int64_t *b)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+			*a = sqlite3_column_int64(st, 0);
+		if (b && sqlite3_column_type(st, 1) != SQLITE_NULL)
+			*b = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : db_err(rc);
+}
+
+/**
+ * db_events_kinds() - which event kinds the trace holds, from the chunk index.
+ * @db:  open database
+ * @out: bit k set if there is an event of kind k
+ */
+int db_events_kinds(struct db *db, uint32_t *out)
+{
+	int64_t mask = 0, k;
+	int err;
+
+	if (!db->row_events) {
+		/* bitwise OR over the rows: SQLite has no such aggregate; kinds are few */
+		for (k = 1; k <= MCR_EV_KIND_MAX; k++) {
+			char sql[96];
+			int64_t any = 0;
+
+			snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM event_chunks"
+				 " WHERE kinds & %lld)", 1LL << k);
+			err = db_events_query2(db, sql, &any, NULL);
+			if (err)
+				return err;
+			if (any)
+				mask |= 1LL << k;
+		}
+		*out = (uint32_t)mask;
+		return 0;
+	}
+	for (k = 1; k <= MCR_EV_KIND_MAX; k++) {
+		char sql[96];
+		int64_t any = 0;
+
+		/* "kind > 3" lets the partial index events_rare serve the rare kinds */
+		snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM events WHERE %s kind = %lld)",
+			 k > 3 ? "kind > 3 AND" : "", (long long)k);
+		err = db_events_query2(db, sql, &any, NULL);
+		if (err)
+			return err;
+		if (any)
+			mask |= 1LL << k;
+	}
+	*out = (uint32_t)mask;
+	return 0;
+}
+
+/**
+ * db_events_span() - the first and last ts of the trace's events.
+ * @db:    open database
+ * @first: set unless the trace has no events
+ * @last:  likewise
+ */
+int db_events_span(struct db *db, int64_t *first, int64_t *last)
+{
+	return db_events_query2(db, db->row_events ? "SELECT min(ts), max(ts) FROM events" :
+				"SELECT min(first_ts), max(last_ts) FROM event_chunks", first, last);
 }

@@ -1,29 +1,58 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iter.c - streaming the events table in replay order, checking as it goes
- * what replay relies on: time never goes backwards within one CPU, and every
- * CPU an event names exists.
+ * iter.c - streaming the events in replay order, checking as it goes what
+ * replay relies on: time never goes backwards within one CPU, and every CPU
+ * an event names exists.
+ *
+ * The event store (store.h) is read one chunk per CPU at a time: a CPU's
+ * chunks in insertion order, decoded whole, and the CPUs' heads merged by
+ * (ts, cpu).  Memory is one decoded chunk per CPU, whatever the trace's
+ * length.  Files of the previous format (an events table, no chunks) are
+ * read row by row in rowid order, which was the same replay order.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "db.h"
 #include "db_local.h"
 #include "error.h"
+#include "store.h"
 
 #define DB_MAX_CPUS	(1 << 20)	/* sanity bound on meta nr_cpus_possible */
 
-struct db_iter {
-	struct db	*db;
-	sqlite3_stmt	*st;
-	uint64_t	count;
-	int		err;		/* sticky: once failed, always failed */
-	unsigned int	nr_possible;
-	uint64_t	last_ts[];	/* per ring-buffer CPU */
+struct db_iter_cpu {
+	int			cpu;
+	struct db_chunk_index	*ix;		/* its chunks, in order */
+	uint32_t		nix, next_ix;
+	struct mcr_event	*ev;		/* the decoded chunk */
+	uint32_t		n, pos;
+	uint64_t		last_ts;	/* of the previous chunk */
+	int			err;		/* after ev[n - 1]: the chunk went wrong here */
 };
 
-/* Rows in events: meta event_count once the load finished, else COUNT(*). */
-static int db_iter_total(struct db *db, uint64_t *out)
+struct db_iter {
+	struct db		*db;
+	sqlite3_stmt		*st;		/* rows, or the BLOB of one chunk */
+	uint64_t		count;
+	uint64_t		from, to;
+	int			err;		/* sticky: once failed, always failed */
+	bool			primed;		/* every CPU's first chunk loaded */
+	unsigned int		nr_possible;
+	struct db_chunk_index	*ix;
+	struct db_iter_cpu	*cpus;		/* CPUs that have chunks */
+	unsigned int		nr_cpus, nr_active;
+	struct db_iter_cpu	**active;	/* those with a head event */
+	struct db_iter_cpu	*run;		/* the CPU being read while below run_ts/run_cpu */
+	uint64_t		run_ts;
+	int			run_cpu;
+	uint8_t			*raw;		/* decompression scratch */
+	size_t			raw_cap;
+	uint64_t		last_ts[];	/* rows: per ring-buffer CPU */
+};
+
+/* Rows in events (previous format): meta event_count once the load finished, else COUNT(*). */
+static int db_iter_total(struct db *db, const char *sql, uint64_t *out)
 {
 	sqlite3_stmt *st;
 	int64_t n;
@@ -33,7 +62,7 @@ static int db_iter_total(struct db *db, uint64_t *out)
 		*out = (uint64_t)n;
 		return 0;
 	}
-	rc = sqlite3_prepare_v2(db->sql, "SELECT count(*) FROM events", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_err(rc);
 	rc = sqlite3_step(st);
@@ -43,14 +72,160 @@ static int db_iter_total(struct db *db, uint64_t *out)
 	return rc == SQLITE_ROW ? 0 : db_err(rc);
 }
 
+/* Decode the next chunk of @c; 1 loaded, 0 none left, or a negative error. */
+static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
+{
+	struct db_chunk_index *ix;
+	const void *z;
+	int rc, err, zlen;
+
+	for (;;) {
+		if (c->next_ix == c->nix)
+			return 0;
+		ix = &c->ix[c->next_ix++];
+		if (ix->last_ts >= it->from && ix->first_ts <= it->to)
+			break;
+		c->last_ts = ix->last_ts;
+	}
+	if (ix->first_ts < c->last_ts)
+		return -MCR_E_TIME;	/* backwards across two chunks */
+	if (ix->raw_bytes > it->raw_cap) {
+		uint8_t *raw = realloc(it->raw, ix->raw_bytes);
+
+		if (!raw)
+			return -ENOMEM;
+		it->raw = raw;
+		it->raw_cap = ix->raw_bytes;
+	}
+	if (!c->ev) {
+		c->ev = malloc(DB_CHUNK_EVENTS * sizeof(*c->ev));
+		if (!c->ev)
+			return -ENOMEM;
+	}
+	sqlite3_bind_int64(it->st, 1, ix->chunk);
+	rc = sqlite3_step(it->st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(it->st);
+		return rc == SQLITE_DONE ? -MCR_E_CORRUPT : db_err(rc) ? db_err(rc) : -EIO;
+	}
+	z = sqlite3_column_blob(it->st, 0);
+	zlen = sqlite3_column_bytes(it->st, 0);
+	err = z ? db_chunk_decode(ix, z, (size_t)zlen, it->raw, c->ev) : -MCR_E_CORRUPT;
+	sqlite3_reset(it->st);
+	c->n = ix->count;
+	c->pos = 0;
+	c->last_ts = ix->last_ts;
+	if (err == -MCR_E_TIME) {
+		/* deliver what comes before the step back, as the merge reaches it */
+		uint32_t i;
+
+		for (i = 1; i < c->n && c->ev[i].ts >= c->ev[i - 1].ts; i++)
+			;
+		c->n = i;
+		c->err = err;
+		return 1;
+	}
+	return err ? err : 1;
+}
+
+/* Read the chunk index, group it by CPU and load every CPU's first chunk. */
+static int db_iter_chunks(struct db_iter *it)
+{
+	sqlite3_stmt *st;
+	size_t n = 0, cap = 0, i;
+	int rc;
+
+	rc = sqlite3_prepare_v2(it->db->sql,
+				"SELECT chunk, cpu, first_ts, last_ts, first_seq, count, raw_bytes"
+				" FROM event_chunks ORDER BY cpu, chunk", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_chunk_index *ix;
+		int64_t cpu = sqlite3_column_int64(st, 1), count = sqlite3_column_int64(st, 5);
+		int64_t raw = sqlite3_column_int64(st, 6);
+
+		if (cpu < 0 || cpu >= it->nr_possible) {
+			/* reported by the first db_iter_next(), as rows were */
+			sqlite3_finalize(st);
+			it->err = -MCR_E_CPU;
+			return 0;
+		}
+		if (count < 1 || count > DB_CHUNK_EVENTS || raw < count ||
+		    raw > count * DB_CHUNK_REC_MAX) {
+			sqlite3_finalize(st);
+			return -MCR_E_CORRUPT;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			ix = realloc(it->ix, cap * sizeof(*ix));
+			if (!ix) {
+				sqlite3_finalize(st);
+				return -ENOMEM;
+			}
+			it->ix = ix;
+		}
+		ix = &it->ix[n++];
+		ix->chunk = sqlite3_column_int64(st, 0);
+		ix->cpu = (int)cpu;
+		ix->first_ts = (uint64_t)sqlite3_column_int64(st, 2);
+		ix->last_ts = (uint64_t)sqlite3_column_int64(st, 3);
+		ix->first_seq = (uint64_t)sqlite3_column_int64(st, 4);
+		ix->count = (uint32_t)count;
+		ix->raw_bytes = (uint32_t)raw;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_err(rc);
+	it->cpus = calloc(n ? n : 1, sizeof(*it->cpus));
+	it->active = calloc(n ? n : 1, sizeof(*it->active));
+	if (!it->cpus || !it->active)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct db_iter_cpu *c;
+
+		if (!i || it->ix[i].cpu != it->ix[i - 1].cpu) {
+			c = &it->cpus[it->nr_cpus++];
+			c->cpu = it->ix[i].cpu;
+			c->ix = &it->ix[i];
+		}
+		it->cpus[it->nr_cpus - 1].nix++;
+	}
+	rc = sqlite3_prepare_v2(it->db->sql, "SELECT data FROM event_chunks WHERE chunk = ?",
+				-1, &it->st, NULL);
+	return db_err(rc);
+}
+
+/* Load every CPU's first chunk: on the first db_iter_next(), so errors come from it. */
+static int db_iter_prime(struct db_iter *it)
+{
+	unsigned int i;
+	int ret;
+
+	it->primed = true;
+	for (i = 0; i < it->nr_cpus; i++) {
+		ret = db_iter_load(it, &it->cpus[i]);
+		if (ret < 0)
+			return ret;
+		if (ret)
+			it->active[it->nr_active++] = &it->cpus[i];
+	}
+	return 0;
+}
+
 /**
- * db_iter_open() - start reading the events in replay order.
- * @db:  open database
- * @out: the iterator
+ * db_iter_open_range() - start reading the events in replay order, only those
+ * with @from <= ts <= @to.
+ * @db:   open database
+ * @from: first ts wanted
+ * @to:   last ts wanted
+ * @out:  the iterator
  *
- * Needs meta nr_cpus_possible (-MCR_E_SCHEMA without a sane one).
+ * Chunks outside the range are not read.  Needs meta nr_cpus_possible
+ * (-MCR_E_SCHEMA without a sane one).  -MCR_E_CPU if a chunk's CPU is not
+ * below it, -MCR_E_CORRUPT for an impossible index row.
  */
-int db_iter_open(struct db *db, struct db_iter **out)
+int db_iter_open_range(struct db *db, uint64_t from, uint64_t to, struct db_iter **out)
 {
 	struct db_iter *it;
 	int64_t possible;
@@ -62,7 +237,8 @@ int db_iter_open(struct db *db, struct db_iter **out)
 		return -MCR_E_SCHEMA;
 	if (err)
 		return err;
-	err = db_iter_total(db, &count);
+	err = db_iter_total(db, db->row_events ? "SELECT count(*) FROM events" :
+			    "SELECT coalesce(sum(count), 0) FROM event_chunks", &count);
 	if (err)
 		return err;
 	it = calloc(1, sizeof(*it) + (size_t)possible * sizeof(it->last_ts[0]));
@@ -70,16 +246,28 @@ int db_iter_open(struct db *db, struct db_iter **out)
 		return -ENOMEM;
 	it->db = db;
 	it->count = count;
+	it->from = from;
+	it->to = to;
 	it->nr_possible = (unsigned int)possible;
-	rc = sqlite3_prepare_v2(db->sql,
-				"SELECT ts, cpu, seq, kind, id, item, val, aux, level, flags, pid"
-				" FROM events ORDER BY rowid", -1, &it->st, NULL);
-	if (rc != SQLITE_OK) {
-		free(it);
-		return db_err(rc);
+	if (db->row_events) {
+		rc = sqlite3_prepare_v2(db->sql,
+					"SELECT ts, cpu, seq, kind, id, item, val, aux, level, flags, pid"
+					" FROM events ORDER BY rowid", -1, &it->st, NULL);
+		err = db_err(rc);
+	} else {
+		err = db_iter_chunks(it);
+	}
+	if (err) {
+		db_iter_close(it);
+		return err;
 	}
 	*out = it;
 	return 0;
+}
+
+int db_iter_open(struct db *db, struct db_iter **out)
+{
+	return db_iter_open_range(db, 0, UINT64_MAX, out);
 }
 
 /* Lock and visit events name a target CPU in item: it must exist too (or be -1). */
@@ -96,35 +284,24 @@ static bool db_iter_target_ok(const struct db_iter *it, const struct mcr_event *
 	}
 }
 
-/**
- * db_iter_next() - the next event in replay order.
- * @it: iterator
- * @ev: filled when 1 is returned
- *
- * Returns 1, 0 at the end, or a negative error that every later call returns
- * again: -MCR_E_TIME if ts goes backwards within one CPU, -MCR_E_CPU if the
- * event's CPU (or the CPU a lock or visit event targets) is not below meta
- * nr_cpus_possible.
- */
-int db_iter_next(struct db_iter *it, struct mcr_event *ev)
+/* The previous format: one row per event. */
+static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 {
 	sqlite3_stmt *st = it->st;
 	int64_t cpu, kind;
 	int rc;
 
-	if (it->err)
-		return it->err;
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE)
 		return 0;
 	if (rc != SQLITE_ROW)
-		return it->err = db_err(rc) ? db_err(rc) : -EIO;
+		return db_err(rc) ? db_err(rc) : -EIO;
 	cpu = sqlite3_column_int64(st, 1);
 	kind = sqlite3_column_int64(st, 3);
 	if (cpu < 0 || cpu >= it->nr_possible)
-		return it->err = -MCR_E_CPU;
+		return -MCR_E_CPU;
 	if (kind < 1 || kind > MCR_EV_KIND_MAX)
-		return it->err = -MCR_E_BAD_INPUT;
+		return -MCR_E_BAD_INPUT;
 	ev->ts = (uint64_t)sqlite3_column_int64(st, 0);
 	ev->cpu = (int32_t)cpu;
 	ev->seq = (uint64_t)sqlite3_column_int64(st, 2);
@@ -137,8 +314,104 @@ int db_iter_next(struct db_iter *it, struct mcr_event *ev)
 	ev->flags = (uint8_t)sqlite3_column_int64(st, 9);
 	ev->pid = (int32_t)sqlite3_column_int64(st, 10);
 	if (ev->ts < it->last_ts[cpu])
-		return it->err = -MCR_E_TIME;
+		return -MCR_E_TIME;
 	it->last_ts[cpu] = ev->ts;
+	return 1;
+}
+
+/* (a_ts, a_cpu) before (b_ts, b_cpu) */
+static inline bool db_iter_before(uint64_t a_ts, int a_cpu, uint64_t b_ts, int b_cpu)
+{
+	return a_ts < b_ts || (a_ts == b_ts && a_cpu < b_cpu);
+}
+
+/*
+ * The store: the least head by (ts, cpu) over the CPUs.  Once a CPU is
+ * chosen, its events are taken while they stay before every other CPU's head
+ * (run_ts, run_cpu): one comparison an event for the long runs of one CPU.
+ */
+static int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev)
+{
+	struct db_iter_cpu *c, *best = it->run;
+	unsigned int i;
+	int ret;
+
+	if (!it->primed && (ret = db_iter_prime(it)) < 0)
+		return ret;
+	if (!best || !db_iter_before(best->ev[best->pos].ts, best->cpu, it->run_ts, it->run_cpu)) {
+		const struct mcr_event *b = NULL;
+		uint64_t next_ts = UINT64_MAX;
+		int next_cpu = INT32_MAX;
+
+		if (!it->nr_active)
+			return 0;
+		best = NULL;
+		for (i = 0; i < it->nr_active; i++) {
+			const struct mcr_event *h;
+
+			c = it->active[i];
+			h = &c->ev[c->pos];
+			if (!b || db_iter_before(h->ts, c->cpu, b->ts, best->cpu)) {
+				if (b) {
+					next_ts = b->ts;
+					next_cpu = best->cpu;
+				}
+				best = c;
+				b = h;
+			} else if (db_iter_before(h->ts, c->cpu, next_ts, next_cpu)) {
+				next_ts = h->ts;
+				next_cpu = c->cpu;
+			}
+		}
+		it->run = best;
+		it->run_ts = next_ts;
+		it->run_cpu = next_cpu;
+	}
+	*ev = best->ev[best->pos];
+	if (++best->pos == best->n) {
+		it->run = NULL;
+		/* *ev is good: a failure ahead is returned by the next call */
+		ret = best->err ? best->err : db_iter_load(it, best);
+		if (ret < 0) {
+			it->err = ret;
+		} else if (!ret) {
+			for (i = 0; it->active[i] != best; i++)
+				;
+			memmove(&it->active[i], &it->active[i + 1],
+				(it->nr_active - i - 1) * sizeof(it->active[0]));
+			it->nr_active--;
+		}
+	}
+	return 1;
+}
+
+/**
+ * db_iter_next() - the next event in replay order.
+ * @it: iterator
+ * @ev: filled when 1 is returned
+ *
+ * Returns 1, 0 at the end, or a negative error that every later call returns
+ * again: -MCR_E_TIME if ts goes backwards within one CPU, -MCR_E_CPU if the
+ * event's CPU (or the CPU a lock or visit event targets) is not below meta
+ * nr_cpus_possible, -MCR_E_CORRUPT for a chunk that does not decode to what
+ * its index row says.
+ */
+int db_iter_next(struct db_iter *it, struct mcr_event *ev)
+{
+	int ret;
+
+	if (it->err)
+		return it->err;
+	do {
+		if (it->err)
+			return it->err;
+		ret = it->db->row_events ? db_iter_next_row(it, ev) : db_iter_next_chunked(it, ev);
+		if (ret <= 0) {
+			if (ret < 0)
+				it->err = ret;
+			return ret;
+		}
+	} while (ev->ts < it->from || ev->ts > it->to);
 	if (!db_iter_target_ok(it, ev))
 		return it->err = -MCR_E_CPU;
 	return 1;
@@ -151,8 +424,16 @@ uint64_t db_iter_count(const struct db_iter *it)
 
 void db_iter_close(struct db_iter *it)
 {
+	unsigned int i;
+
 	if (!it)
 		return;
 	sqlite3_finalize(it->st);
+	for (i = 0; i < it->nr_cpus; i++)
+		free(it->cpus[i].ev);
+	free(it->cpus);
+	free(it->active);
+	free(it->ix);
+	free(it->raw);
 	free(it);
 }

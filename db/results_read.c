@@ -27,27 +27,54 @@ static int db_done(int rc)
 	return rc == SQLITE_DONE ? 0 : db_err(rc) ? db_err(rc) : -EIO;
 }
 
+static int db_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
- * The kind > 3 term lets the partial index events_rare serve the query (see
- * the trace views in schema.c): no pass over the updates.
+ * The cgroups some reader asked about (non-forced memcg_flush_stats), by id.
+ * The events live in compressed chunks, so this is one streaming pass over
+ * them (tens of millions of events a second); reads are rare, so the set
+ * stays small.
  */
 int db_read_cgroups_foreach(struct db *db, int (*fn)(uint64_t id, void *ctx), void *ctx)
 {
-	sqlite3_stmt *st;
-	int rc, ret;
+	uint64_t *ids = NULL, *n;
+	size_t nr = 0, cap = 0, i;
+	struct db_iter *it;
+	struct mcr_event ev;
+	int ret;
 
-	ret = db_prepare_rd(db, "SELECT DISTINCT id FROM events WHERE kind > 3 AND kind = 4"
-			    " AND (flags & 1) = 0 ORDER BY id", &st);
+	ret = db_iter_open(db, &it);
 	if (ret)
 		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		ret = fn((uint64_t)sqlite3_column_int64(st, 0), ctx);
-		if (ret)
-			break;
+	while ((ret = db_iter_next(it, &ev)) == 1) {
+		if (ev.kind != MCR_EV_FLUSH || (ev.flags & MCR_FLUSH_FORCE))
+			continue;
+		if (nr && ids[nr - 1] == ev.id)
+			continue;	/* the same reader again: the common case */
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 256;
+			n = realloc(ids, cap * sizeof(*ids));
+			if (!n) {
+				ret = -ENOMEM;
+				break;
+			}
+			ids = n;
+		}
+		ids[nr++] = ev.id;
 	}
-	if (!ret)
-		ret = db_done(rc);
-	sqlite3_finalize(st);
+	db_iter_close(it);
+	if (!ret && nr) {
+		qsort(ids, nr, sizeof(*ids), db_u64_cmp);
+		for (i = 0; !ret && i < nr; i++)
+			if (!i || ids[i] != ids[i - 1])
+				ret = fn(ids[i], ctx);
+	}
+	free(ids);
 	return ret;
 }
 

@@ -4,11 +4,15 @@
  * file.  Every column carries an SQL comment inside its CREATE statement, so
  * `sqlite3 FILE .schema` documents a file by itself.
  *
- * The trace part: meta, cgroups, items, cpu_stats, gaps, events, event_kinds
- * and one typed view per event kind.  The result tables live in results.c.
+ * The trace part: meta, cgroups, items, cpu_stats, gaps, event_chunks (the
+ * event store, store.h), event_kinds and one typed view per event kind over
+ * the events table, which db_schema_events_table() creates on request
+ * (memcg-replay events --table) and files of schema 1 hold instead of
+ * event_chunks.  The result tables live in results_schema.c.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
@@ -72,23 +76,22 @@ static const char db_trace_sql[] =
 "	ts	INTEGER NOT NULL,	-- the loss happened just before this ts\n"
 "	count	INTEGER NOT NULL	-- events lost; -1 unknown\n"
 ");\n"
-"CREATE TABLE events (\n"
-"	-- One row per traced event.  rowid order is the replay order: merged across CPUs\n"
-"	-- by (ts, cpu), ring-buffer order within one CPU.  A plain rowid table, kept compact.\n"
-"	ts	INTEGER NOT NULL,	-- ns in meta trace_clock; never decreases within one cpu\n"
-"	cpu	INTEGER NOT NULL,	-- ring-buffer CPU the event was recorded on (< nr_cpus_possible)\n"
-"	seq	INTEGER NOT NULL,	-- per-CPU sequence number from 0, in ring-buffer order\n"
-"	kind	INTEGER NOT NULL,	-- event kind: event_kinds.kind\n"
-"	id	INTEGER NOT NULL,	-- cgroup id (cgroups.id): memcg updated, flushed, visited, created or removed\n"
-"	item	INTEGER NOT NULL,	-- updates: stat item (items.item); rstat lock events and visits:\n"
-"					-- CPU whose per-CPU tree is flushed, -1 none; otherwise 0\n"
-"	val	INTEGER NOT NULL,	-- state/lruvec: traced val (pages, signed); count_memcg_events: the\n"
-"					-- unsigned long count bit for bit; memcg_flush_stats: stats_updates; otherwise 0\n"
-"	aux	INTEGER NOT NULL,	-- rstat lock events and mkdir/rmdir: hierarchy id (root); otherwise 0\n"
-"	level	INTEGER NOT NULL,	-- rstat lock events and mkdir/rmdir: level of the cgroup; otherwise 0\n"
-"	flags	INTEGER NOT NULL,	-- memcg_flush_stats: 1 force | 2 needs_flush; rstat: 1 contended\n"
-"	pid	INTEGER NOT NULL	-- pid of the task that emitted the event; 0 unknown or synthetic\n"
+"CREATE TABLE event_chunks (\n"
+"	-- The events, compactly: one row per chunk of one CPU's consecutive events, encoded and\n"
+"	-- zstd-compressed (format: db/store.h).  Replay order merges the CPUs by (ts, cpu) and keeps\n"
+"	-- ring-buffer order within one CPU.  For the events as rows (table events and the views\n"
+"	-- below), run once: memcg-replay events FILE --table   (or --format csv for a range).\n"
+"	chunk		INTEGER PRIMARY KEY,	-- insertion order; the order of one CPU's chunks\n"
+"	cpu		INTEGER NOT NULL,	-- ring-buffer CPU of every event in it (< nr_cpus_possible)\n"
+"	first_ts	INTEGER NOT NULL,	-- ts of its first event\n"
+"	last_ts		INTEGER NOT NULL,	-- ts of its last event\n"
+"	first_seq	INTEGER NOT NULL,	-- per-CPU sequence number of its first event\n"
+"	count		INTEGER NOT NULL,	-- events in it\n"
+"	kinds		INTEGER NOT NULL,	-- bit k set: holds events of kind k (event_kinds.kind)\n"
+"	raw_bytes	INTEGER NOT NULL,	-- encoded size before compression\n"
+"	data		BLOB NOT NULL		-- the encoded events, zstd\n"
 ");\n"
+"CREATE INDEX event_chunks_by_cpu ON event_chunks (cpu, first_ts);\n"
 /*
  * The views over the rare kinds say "kind > 3" so that the partial index
  * events_rare (created after the load) serves them: SQLite uses a partial
@@ -167,6 +170,27 @@ static const char db_trace_sql[] =
 "LEFT JOIN cgroups c ON c.id = e.id\n"
 "WHERE e.kind > 3 AND e.kind = 10;\n";
 
+/* The events as rows: memcg-replay events FILE --table (db_events_table()). */
+static const char db_events_table_sql[] =
+"CREATE TABLE events (\n"
+"	-- One row per event, written from event_chunks by memcg-replay events FILE --table\n"
+"	-- (files of schema 1 held only this table).  rowid order is the replay order: merged\n"
+"	-- across CPUs by (ts, cpu), ring-buffer order within one CPU.\n"
+"	ts	INTEGER NOT NULL,	-- ns in meta trace_clock; never decreases within one cpu\n"
+"	cpu	INTEGER NOT NULL,	-- ring-buffer CPU the event was recorded on (< nr_cpus_possible)\n"
+"	seq	INTEGER NOT NULL,	-- per-CPU sequence number from 0, in ring-buffer order\n"
+"	kind	INTEGER NOT NULL,	-- event kind: event_kinds.kind\n"
+"	id	INTEGER NOT NULL,	-- cgroup id (cgroups.id): memcg updated, flushed, visited, created or removed\n"
+"	item	INTEGER NOT NULL,	-- updates: stat item (items.item); rstat lock events and visits:\n"
+"					-- CPU whose per-CPU tree is flushed, -1 none; otherwise 0\n"
+"	val	INTEGER NOT NULL,	-- state/lruvec: traced val (pages, signed); count_memcg_events: the\n"
+"					-- unsigned long count bit for bit; memcg_flush_stats: stats_updates; otherwise 0\n"
+"	aux	INTEGER NOT NULL,	-- rstat lock events and mkdir/rmdir: hierarchy id (root); otherwise 0\n"
+"	level	INTEGER NOT NULL,	-- rstat lock events and mkdir/rmdir: level of the cgroup; otherwise 0\n"
+"	flags	INTEGER NOT NULL,	-- memcg_flush_stats: 1 force | 2 needs_flush; rstat: 1 contended\n"
+"	pid	INTEGER NOT NULL	-- pid of the task that emitted the event; 0 unknown or synthetic\n"
+");\n"
+"CREATE INDEX events_rare ON events (kind) WHERE kind > 3;\n";
 /* What readers rely on: a prepare fails if a table or one of these columns is missing. */
 static const char *const db_trace_columns[] = {
 	"SELECT key, value FROM meta",
@@ -174,8 +198,12 @@ static const char *const db_trace_columns[] = {
 	"SELECT kind, item, name, unit FROM items",
 	"SELECT cpu, phase, entries, overrun, commit_overrun, bytes, dropped, read FROM cpu_stats",
 	"SELECT cpu, ts, count FROM gaps",
-	"SELECT ts, cpu, seq, kind, id, item, val, aux, level, flags, pid FROM events",
+	"SELECT chunk, cpu, first_ts, last_ts, first_seq, count, kinds, raw_bytes, data FROM event_chunks",
 };
+
+/* The previous format: the events as rows, no chunks. */
+static const char db_row_events_columns[] =
+	"SELECT ts, cpu, seq, kind, id, item, val, aux, level, flags, pid FROM events";
 
 static const char db_kinds_sql[] =
 "CREATE TABLE IF NOT EXISTS event_kinds (\n"
@@ -277,6 +305,13 @@ int db_schema_check(struct db *db)
 	for (i = 0; i < sizeof(db_trace_columns) / sizeof(db_trace_columns[0]); i++) {
 		rc = sqlite3_prepare_v2(db->sql, db_trace_columns[i], -1, &st, NULL);
 		sqlite3_finalize(st);
+		if (rc == SQLITE_ERROR && strstr(db_trace_columns[i], "event_chunks") &&
+		    !db_schema_has(db, "event_chunks")) {
+			/* the previous format: readable as rows, convertible */
+			rc = sqlite3_prepare_v2(db->sql, db_row_events_columns, -1, &st, NULL);
+			sqlite3_finalize(st);
+			db->row_events = rc == SQLITE_OK;
+		}
 		if (rc == SQLITE_ERROR)
 			return -MCR_E_SCHEMA;
 		if (rc != SQLITE_OK)
@@ -286,4 +321,27 @@ int db_schema_check(struct db *db)
 		return 0;
 	err = db_exec(db, db_kinds_sql);
 	return err ? err : db_fill_kinds(db);
+}
+
+/**
+ * db_schema_events_table() - create the empty events table, or the empty
+ * event_chunks table (converting a file of the previous format).
+ * @db:     open writable database, inside a transaction
+ * @chunks: which one
+ */
+int db_schema_events_table(struct db *db, bool chunks)
+{
+	const char *tbl = strstr(db_trace_sql, "CREATE TABLE event_chunks");
+	char *sql;
+	int err;
+
+	if (chunks) {
+		sql = strndup(tbl, (size_t)(strstr(tbl, "CREATE VIEW") - tbl));
+		if (!sql)
+			return -ENOMEM;
+		err = db_exec(db, sql);
+		free(sql);
+		return err;
+	}
+	return db_exec(db, db_events_table_sql);
 }

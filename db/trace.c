@@ -36,27 +36,3 @@ int db_gaps_foreach(struct db *db, int (*fn)(const struct db_gap *gap, void *arg
 
 	return db_rows_foreach(db, "SELECT cpu, ts, count FROM gaps ORDER BY ts", db_gap_row, &w);
 }
-
-/**
- * db_events_has_kind() - 1 if the events table holds an event of @kind, else 0,
- * or a negative error.  For the rare kinds (> MCR_EV_EVENTS): the partial
- * index events_rare over them answers without a scan.
- */
-int db_events_has_kind(struct db *db, int kind)
-{
-	sqlite3_stmt *st;
-	int rc, ret;
-
-	if (kind <= MCR_EV_EVENTS || kind > MCR_EV_KIND_MAX)
-		return -EINVAL;
-	/* "kind > 3" is the index's own condition, which lets SQLite use it */
-	rc = sqlite3_prepare_v2(db->sql, "SELECT EXISTS (SELECT 1 FROM events WHERE kind > 3"
-				" AND kind = ?)", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return db_err(rc);
-	sqlite3_bind_int(st, 1, kind);
-	rc = sqlite3_step(st);
-	ret = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) != 0 : db_err(rc);
-	sqlite3_finalize(st);
-	return ret;
-}

@@ -83,19 +83,15 @@ static int trace_add_gap(const struct db_gap *gap, void *arg)
 static int trace_load_tables(struct db *db, struct replay_trace *t)
 {
 	struct trace_load cgroups = { .t = t }, gaps = { .t = t };
+	uint32_t kinds = 0;
 	int ret;
 
 	/* a window shows as its lock or its unlock, whichever the trace kept */
-	ret = db_events_has_kind(db, MCR_EV_LOCKED);
-	if (!ret)
-		ret = db_events_has_kind(db, MCR_EV_UNLOCK);
+	ret = db_events_kinds(db, &kinds);
 	if (ret < 0)
 		return ret;
-	t->windows_traced = ret;
-	ret = db_events_has_kind(db, MCR_EV_VISIT);
-	if (ret < 0)
-		return ret;
-	t->visits_traced = ret;
+	t->windows_traced = kinds & (1u << MCR_EV_LOCKED | 1u << MCR_EV_UNLOCK);
+	t->visits_traced = kinds & 1u << MCR_EV_VISIT;
 	ret = db_cgroups_foreach(db, trace_add_cgroup, &cgroups);
 	if (ret < 0)
 		return ret;

@@ -45,3 +45,37 @@ expect_match() {
 }
 
 t_done() { exit "$T_FAILED"; }
+
+# as_rows FILE: turn a trace into the previous format (one row per event in
+# the table events, no chunks), which readers still accept, so tests can
+# damage single events with SQL.
+as_rows() {
+	"${REPLAY:-$MCR_BUILD/memcg-replay}" events --table "$1" >/dev/null &&
+		sqlite3 "$1" "DROP TABLE event_chunks"
+}
+
+# loss_exact NAME DB OUT: a recording that lost events (exit 11) says so exactly, whatever
+# the machine's load: per CPU the counted gaps add up to the ring buffer's overrun + commit
+# overrun + dropped, the events stored are the ones the kernel says were read, and the
+# summary's LOST figure is the stats' total.
+loss_exact() {
+	local bad total
+	bad=$(sqlite3 -batch -noheader "$2" "SELECT count(*) FROM cpu_stats e JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'
+		WHERE e.phase = 'end' AND (
+		(e.overrun + e.commit_overrun + e.dropped) - (s.overrun + s.commit_overrun + s.dropped) !=
+		(SELECT coalesce(sum(count), 0) FROM gaps g WHERE g.cpu = e.cpu AND g.count > 0)
+		OR e.read - s.read != (SELECT coalesce(sum(count), 0) FROM event_chunks c WHERE c.cpu = e.cpu))")
+	[ "$bad" = 0 ] && pass "$1_loss_exact" ||
+		fail "$1_loss_exact" "$bad CPUs whose gaps or stored events differ from the ring-buffer stats"
+	total=$(sqlite3 -batch -noheader "$2" "SELECT sum(overrun + commit_overrun + dropped) FROM cpu_stats WHERE phase = 'end'")
+	expect_match "$1_loss_summary" "LOST: $total events" "$(cat "$3")"
+}
+# loss_or_none NAME RC DB OUT: exit 0 with no loss, or exit 11 with the loss exact
+loss_or_none() {
+	case $2 in
+	0) expect_match "$1_zero_loss" 'lost: none' "$(cat "$4")" ;;
+	11) echo "# $1: events lost under this machine's load; checking the accounting"
+	    loss_exact "$1" "$3" "$4" ;;
+	*) fail "$1" "exit $2" ;;
+	esac
+}

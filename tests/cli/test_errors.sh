@@ -29,6 +29,10 @@ variant() {	# variant NAME SQL: a copy of the good trace changed by SQL
 	cp "$GOOD" "$T_TMP/$1.db"
 	sqlite3 "$T_TMP/$1.db" "$2"
 }
+rows_variant() {	# rows_variant NAME SQL: the same on the trace as rows (as_rows)
+	cp "$GOOD" "$T_TMP/$1.db"
+	as_rows "$T_TMP/$1.db" && sqlite3 "$T_TMP/$1.db" "$2"
+}
 
 bad_input missing_file "$T_TMP/nope.db" 3
 
@@ -43,17 +47,24 @@ bad_input not_ours "$T_TMP/plain.db" 5
 variant newer "PRAGMA user_version = $(( $(sqlite3 "$GOOD" 'PRAGMA user_version') + 1 ))"
 bad_input newer_schema "$T_TMP/newer.db" 6
 
-variant no_events "DROP TABLE events"
+variant no_events "DROP TABLE event_chunks"
 bad_input missing_table "$T_TMP/no_events.db" 7
 
 # the last event recorded on CPU 1 (a +64 at 3.4 ms) moved before the one before it
-variant backwards "UPDATE events SET ts = 2000000 WHERE rowid = (SELECT max(rowid) FROM events WHERE cpu = 1)"
+rows_variant backwards "UPDATE events SET ts = 2000000 WHERE rowid = (SELECT max(rowid) FROM events WHERE cpu = 1)"
 bad_input time_backwards "$T_TMP/backwards.db" 8
 
-variant bad_cpu "UPDATE events SET cpu = 4 WHERE rowid = (SELECT min(rowid) FROM events WHERE kind = 2)"
+rows_variant bad_cpu "UPDATE events SET cpu = 4 WHERE rowid = (SELECT min(rowid) FROM events WHERE kind = 2)"
 bad_input cpu_beyond_possible "$T_TMP/bad_cpu.db" 9
-variant bad_target "UPDATE events SET item = 7 WHERE rowid = (SELECT min(rowid) FROM events WHERE kind = 5)"
+rows_variant bad_target "UPDATE events SET item = 7 WHERE rowid = (SELECT min(rowid) FROM events WHERE kind = 5)"
 bad_input lock_cpu_beyond_possible "$T_TMP/bad_target.db" 9
+
+# the same damage in the compact store: a chunk claims a CPU beyond the possible ones,
+# a chunk's BLOB is cut short
+variant chunk_cpu "UPDATE event_chunks SET cpu = 4 WHERE cpu = 1"
+bad_input chunk_cpu_beyond_possible "$T_TMP/chunk_cpu.db" 9
+variant chunk_cut "UPDATE event_chunks SET data = substr(data, 1, length(data) - 3) WHERE cpu = 1"
+bad_input chunk_truncated "$T_TMP/chunk_cut.db" 15
 
 # ---- usage ----
 expect_exit synth_unknown_option 2 "$REPLAY" synth --scenario seed-race -o "$T_TMP/x.db" --bogus

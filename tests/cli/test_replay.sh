@@ -86,6 +86,7 @@ FL=$T_TMP/fleet.db
 "$REPLAY" synth -q -s fleet --cgroups 2000 --events 100000 --reader-ms 0.02 -o "$FL" || fail synth_fleet "for series"
 expect_exit replay_series_bounded 0 "$REPLAY" replay "$FL" -m spread --policy break
 expect_match replay_series_bounded_msg 'Series: the 256 shallowest of the [0-9]+ cgroups read' "$T_OUT"
+"$REPLAY" events --table "$FL" >/dev/null || fail replay_series_events_table "events --table"
 got=$(q "$FL" "WITH s AS (SELECT DISTINCT cgroup_id AS id FROM cgroup_series),
 	r AS (SELECT DISTINCT id FROM events WHERE kind > 3 AND kind = 4 AND flags & 1 = 0)
 	SELECT (SELECT count(*) FROM s) >= 256,
@@ -143,20 +144,21 @@ expect_exit replay_not_sqlite 4 "$REPLAY" replay "$T_TMP/random.db"
 sqlite3 "$T_TMP/other.db" "CREATE TABLE t (x); INSERT INTO t VALUES (1);"
 expect_exit replay_not_ours 5 "$REPLAY" replay "$T_TMP/other.db"
 bad() { cp "$DB" "$T_TMP/$1.db" && sqlite3 "$T_TMP/$1.db" "$2"; }
+bad_row() { cp "$DB" "$T_TMP/$1.db" && as_rows "$T_TMP/$1.db" && sqlite3 "$T_TMP/$1.db" "$2"; }
 bad newer "PRAGMA user_version = 999"
 expect_exit replay_newer_schema 6 "$REPLAY" replay "$T_TMP/newer.db"
-bad notable "DROP TABLE events"
+bad notable "DROP TABLE event_chunks"
 expect_exit replay_missing_table 7 "$REPLAY" replay "$T_TMP/notable.db"
 # rowid 15 is CPU 1's second update (3.1 ms after 3.0 ms): move it before 3.0 ms.
-bad backwards "UPDATE events SET ts = 2500000 WHERE rowid = 15 AND cpu = 1"
+bad_row backwards "UPDATE events SET ts = 2500000 WHERE rowid = 15 AND cpu = 1"
 expect_exit replay_time_backwards 8 "$REPLAY" replay "$T_TMP/backwards.db"
 [ "$(printf '%s\n' "$T_ERR" | wc -l)" -eq 1 ] && pass replay_one_line_error || fail replay_one_line_error "$T_ERR"
-bad badcpu "UPDATE events SET cpu = 7 WHERE rowid = 14"
+bad_row badcpu "UPDATE events SET cpu = 7 WHERE rowid = 14"
 expect_exit replay_bad_cpu 9 "$REPLAY" replay "$T_TMP/badcpu.db"
 expect_exit validate_bad_cpu 9 "$REPLAY" validate "$T_TMP/badcpu.db"
 # a failed pass leaves no run behind (one transaction)
 base=$(sqlite3 "$DB" "SELECT count(*) FROM runs")
-cp "$DB" "$T_TMP/badcpu2.db"; sqlite3 "$T_TMP/badcpu2.db" "UPDATE events SET cpu = 7 WHERE rowid = 14"
+bad_row badcpu2 "UPDATE events SET cpu = 7 WHERE rowid = 14"
 "$REPLAY" replay "$T_TMP/badcpu2.db" >/dev/null 2>&1
 got=$(sqlite3 "$T_TMP/badcpu2.db" "SELECT count(*) FROM runs")
 [ "$got" = "$base" ] && pass replay_error_rolls_back || fail replay_error_rolls_back "runs $got, before $base"

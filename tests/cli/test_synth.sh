@@ -100,7 +100,7 @@ expect_match sr_json_root "^1\|512\|128$" "$(sqlite3 -batch :memory: "SELECT jso
 # determinism through the CLI: same seed, same events; another seed, other events
 for s in 7 7 8; do
 	"$REPLAY" synth -q -s fleet --cgroups 50 --events 20000 --seed $s -o "$T_TMP/f$s.db" || fail synth_fleet "seed $s"
-	sqlite3 -batch "$T_TMP/f$s.db" "SELECT * FROM events ORDER BY rowid" | md5sum >>"$T_TMP/sums"
+	"$REPLAY" events "$T_TMP/f$s.db" | md5sum >>"$T_TMP/sums"
 done
 if [ "$(sed -n 1p "$T_TMP/sums")" = "$(sed -n 2p "$T_TMP/sums")" ]; then
 	pass synth_same_seed_same_events
@@ -160,7 +160,8 @@ slope=$(q "WITH r AS (SELECT r.ts, -e.error AS miss FROM reads r JOIN read_error
 num_check pc_break_growth_is_pagecache_rate_lo "$slope" ">=" 256901
 num_check pc_break_growth_is_pagecache_rate_hi "$slope" "<=" 267387
 # the series: 50 ms from the first event to the last, every (cgroup, line) the same count
-got=$(q "SELECT count(DISTINCT n) = 1 AND min(n) = (SELECT (max(ts) - min(ts)) / 50000000 + 1 FROM events)
+got=$(q "SELECT count(DISTINCT n) = 1 AND min(n) = (SELECT (max(last_ts) - min(first_ts)) / 50000000 + 1
+	FROM event_chunks)
 	FROM (SELECT count(*) AS n FROM series WHERE run_id = $brk_run GROUP BY cgroup_id, kind, item)")
 expect_match pc_series_no_gaps '^1$' "$got"
 echo "# pagecache: root $F worst read error break $brk pages, continue $cont pages;" \

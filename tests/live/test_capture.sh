@@ -143,8 +143,11 @@ OUR_PIDS="$OUR_PIDS $CAP" KILL_PIDS="$KILL_PIDS $CAP"
 wait $CAP
 rc=$?
 rm -f "$T_TMP/pagecache"
-if [ $rc -eq 0 ]; then pass capture_run; else fail capture_run "exit $rc: $(head -c 300 "$T_TMP/cap.err")"; fi
-expect_match capture_zero_loss 'lost: none' "$(cat "$T_TMP/cap.out")"
+if [ $rc -eq 0 ] || [ $rc -eq 11 ]; then pass capture_run; else fail capture_run "exit $rc: $(head -c 300 "$T_TMP/cap.err")"; fi
+loss_or_none capture $rc "$DB" "$T_TMP/cap.out"
+LOSSY=$([ $rc -eq 11 ] && echo 1 || echo 0)
+# the documented step from the compact store to rows in SQL
+expect_exit capture_events_table 0 "$REPLAY" events --table "$DB"
 [ "$(stat -c %a "$DB")" = 600 ] && pass capture_db_mode_0600 || fail capture_db_mode_0600 "mode $(stat -c %a "$DB")"
 [ ! -d "$INSTANCES/memcg_capture_$CAP" ] && pass capture_instance_removed || fail capture_instance_removed "$INSTANCES/memcg_capture_$CAP left"
 
@@ -177,9 +180,14 @@ n=$(sq "$DB" "SELECT count(*) FROM events WHERE kind=4 AND id IN ($ID_P, $ID_BAS
 [ "${n:-0}" -gt 0 ] && pass capture_reader_flushes || fail capture_reader_flushes "no memcg_flush_stats for parent/base"
 n=$(sq "$DB" "SELECT count(DISTINCT item) FROM events WHERE kind=5 AND id IN ($ID_P, $ID_BASE, 1)
 	AND aux=(SELECT value FROM meta WHERE key='memory_hierarchy_id')")
-[ "${n:-0}" -ge "$NCPU" ] && pass capture_lock_windows_each_cpu || fail capture_lock_windows_each_cpu "locked windows on $n of $NCPU CPUs"
-n=$(sq "$DB" "SELECT (SELECT count(*) FROM events WHERE kind=5) - (SELECT count(*) FROM events WHERE kind=6)")
-[ "${n#-}" -le "$NCPU" ] && pass capture_lock_pairs || fail capture_lock_pairs "locked - unlock = $n"
+if [ "$LOSSY" = 1 ]; then
+	# a lost sub-buffer may hold the lock events themselves: not judged
+	skip capture_lock_windows "events were lost"
+else
+	[ "${n:-0}" -ge "$NCPU" ] && pass capture_lock_windows_each_cpu || fail capture_lock_windows_each_cpu "locked windows on $n of $NCPU CPUs"
+	n=$(sq "$DB" "SELECT (SELECT count(*) FROM events WHERE kind=5) - (SELECT count(*) FROM events WHERE kind=6)")
+	[ "${n#-}" -le "$NCPU" ] && pass capture_lock_pairs || fail capture_lock_pairs "locked - unlock = $n"
+fi
 
 # order and accounting: replay order, per-CPU seq, every record read is stored
 n=$(sq "$DB" "SELECT count(*) FROM (SELECT ts, cpu, lag(ts) OVER w pts, lag(cpu) OVER w pcpu FROM events WINDOW w AS (ORDER BY rowid)) WHERE ts < pts OR (ts = pts AND cpu < pcpu)")
@@ -187,8 +195,8 @@ n=$(sq "$DB" "SELECT count(*) FROM (SELECT ts, cpu, lag(ts) OVER w pts, lag(cpu)
 n=$(sq "$DB" "SELECT count(*) FROM (SELECT seq, lag(seq) OVER (PARTITION BY cpu ORDER BY rowid) p FROM events) WHERE seq != p + 1")
 [ "$n" = 0 ] && pass capture_seq_dense || fail capture_seq_dense "$n seq jumps"
 got=$(sq "$DB" "SELECT (SELECT sum(read) FROM cpu_stats WHERE phase='end') = (SELECT count(*) FROM events),
-	(SELECT sum(overrun + dropped) FROM cpu_stats WHERE phase='end'), (SELECT count(*) FROM gaps)")
-[ "$got" = "1|0|0" ] && pass capture_stats_match || fail capture_stats_match "read=count|lost|gaps: $got"
+	(SELECT sum(overrun + dropped) FROM cpu_stats WHERE phase='end') = (SELECT coalesce(sum(count), 0) FROM gaps WHERE count > 0)")
+[ "$got" = "1|1" ] && pass capture_stats_match || fail capture_stats_match "read=count|lost=gaps: $got"
 got=$(sq "$DB" "SELECT value FROM meta WHERE key IN ('source','trace_clock','command_exit_status','cgroup_version') ORDER BY key")
 [ "$got" = "$(printf '%s\n0\nmemcg-capture\nmono' "$V")" ] && pass capture_meta || fail capture_meta "$(echo $got)"
 
@@ -214,10 +222,11 @@ kill -INT $CAP
 start=$(date +%s)
 wait $CAP
 rc=$?
-[ $rc -eq 0 ] && pass capture_sigint_exit || fail capture_sigint_exit "exit $rc: $(cat "$T_TMP/int.out" | head -c 300)"
+[ $rc -eq 0 ] || [ $rc -eq 11 ] && pass capture_sigint_exit || fail capture_sigint_exit "exit $rc: $(cat "$T_TMP/int.out" | head -c 300)"
+loss_or_none capture_sigint $rc "$DB2" "$T_TMP/int.out"
 [ $(($(date +%s) - start)) -lt 10 ] && pass capture_sigint_prompt || fail capture_sigint_prompt "took $(($(date +%s) - start)) s"
 [ ! -d "$INSTANCES/memcg_capture_$CAP" ] && pass capture_sigint_instance_removed || fail capture_sigint_instance_removed "left behind"
-got=$(sq "$DB2" "SELECT count(*) > 10000, (SELECT count(*) FROM meta WHERE key='capture_end_ns') FROM events")
+got=$(sq "$DB2" "SELECT sum(count) > 10000, (SELECT count(*) FROM meta WHERE key='capture_end_ns') FROM event_chunks")
 [ "$got" = "1|1" ] && pass capture_sigint_db_readable || fail capture_sigint_db_readable "'$got'"
 
 # --- 3. kill -9: committed batches survive; the next run removes the stale instance -----
@@ -230,7 +239,7 @@ wait_instance $CAP
 sleep 1.2
 kill -9 $CAP
 wait $CAP 2>/dev/null
-n=$(sq "$DB3" "SELECT count(*) FROM events" 2>&1)
+n=$(sq "$DB3" "SELECT sum(count) FROM event_chunks" 2>&1)
 [ "${n:-0}" -gt 10000 ] 2>/dev/null && pass capture_kill9_committed || fail capture_kill9_committed "events: $n"
 if [ -d "$INSTANCES/memcg_capture_$CAP" ]; then
 	expect_exit capture_stale_run 0 "$CAPTURE" -o "$T_TMP/after.db" -d 0.5 &&
@@ -256,9 +265,13 @@ ls "$INSTANCES" | grep -q '^memcg_capture_' && fail capture_command_no_instance_
 [ -s "$T_TMP/orphan" ] && kill "$(cat "$T_TMP/orphan")" 2>/dev/null	# ours: end it by its PID
 
 # --- 3b. a ring buffer far too small for the stress: the loss is counted, never silent ---
+# 16 KiB per CPU holds ~500 events; the stress makes ~90k faults of ~6 events each on one
+# CPU within 1 s, far more than a reader woken at 10 % full can drain: loss is certain.
 DB5=$T_TMP/lossy.db
-expect_exit capture_loss_exit 11 "$CAPTURE" -o "$DB5" -b 16 -- "$STRESS" 16 1 &&
-	expect_match capture_loss_summary 'LOST: [1-9]' "$T_OUT"
+if expect_exit capture_loss_exit 11 "$CAPTURE" -o "$DB5" -b 16 -- "$STRESS" 16 1; then
+	printf '%s\n' "$T_OUT" >"$T_TMP/lossy.out"
+	loss_exact capture_lossy "$DB5" "$T_TMP/lossy.out"
+fi
 got=$(sq "$DB5" "SELECT (SELECT count(*) FROM gaps) > 0, (SELECT sum(overrun) FROM cpu_stats WHERE phase='end') > 0")
 [ "$got" = "1|1" ] && pass capture_loss_recorded || fail capture_loss_recorded "gaps>0|overrun>0: $got"
 
@@ -271,8 +284,12 @@ sh -c 'i=0; while [ \$i -lt 10 ]; do cat "\$1/memory.stat" >/dev/null; sleep 0.1
 wait
 EOF
 )
-expect_exit capture_scope_run 0 "$CAPTURE" -o "$DB4" --cgroup "$REL/parent" -- sh -c "$WORK4" &&
-	expect_match capture_scope_warning 'incomplete' "$T_ERR"
+"$CAPTURE" -o "$DB4" --cgroup "$REL/parent" -- sh -c "$WORK4" >"$T_TMP/scope.out" 2>"$T_TMP/scope.err"
+rc=$?
+# exit 11: lost under load; the loss is counted but not per CPU against stored (filtered) events
+[ $rc -eq 0 ] || [ $rc -eq 11 ] && pass capture_scope_run || fail capture_scope_run "exit $rc"
+expect_match capture_scope_warning 'incomplete' "$(cat "$T_TMP/scope.err")"
+"$REPLAY" events --table "$DB4" >/dev/null
 got=$(sq "$DB4" "SELECT count(*) FROM events WHERE kind IN (1,2,3) AND id NOT IN ($ID_P, $ID_A, $ID_F)")
 [ "$got" = 0 ] && pass capture_scope_updates || fail capture_scope_updates "$got updates outside the subtree"
 got=$(sq "$DB4" "SELECT count(*) FROM events WHERE kind IN (1,2,3) AND id = $ID_A")

@@ -68,6 +68,7 @@ if [ -d "$CG" ]; then fail import_live_workload "workload did not finish: $(cat 
 expect_exit import_live_v7 0 "$REPLAY" import "$T_TMP/t.dat" -o "$T_TMP/t.db" \
 	--cgroupfs "$MOUNT" || t_done
 D="$T_TMP/t.db"
+expect_exit import_live_events_table 0 "$REPLAY" events --table "$D"
 
 # per kind: what the importer kept equals what trace-cmd report lists; rstat and
 # mkdir/rmdir only those of the memory hierarchy (root=$HIER in /proc/cgroups)
@@ -128,7 +129,7 @@ if record "$T_TMP/b.dat" -B "mcr_imp_$$"; then
 	rmdir "$TR/instances/mcr_imp_$$" 2>/dev/null
 	if expect_exit import_live_instance 0 "$REPLAY" import "$T_TMP/b.dat" -o "$T_TMP/b.db"; then
 		want=$(count_report mod_memcg_lruvec_state "$T_TMP/b.dat")
-		got=$(db1 "$T_TMP/b.db" "SELECT count(*) FROM events WHERE kind = 2")
+		got=$(db1 "$T_TMP/b.db" "SELECT events FROM event_kinds WHERE kind = 2")
 		[ "$want" = "$got" ] && [ "$got" -gt 0 ] && pass import_live_instance_counts ||
 			fail import_live_instance_counts "report $want, db $got"
 		expect_match import_live_instance_meta "^mcr_imp_$$\$" \
@@ -143,7 +144,7 @@ fi
 if record "$T_TMP/v6.dat" --file-version 6; then
 	if expect_exit import_live_v6 0 "$REPLAY" import "$T_TMP/v6.dat" -o "$T_TMP/v6.db"; then
 		want=$(count_report count_memcg_events "$T_TMP/v6.dat")
-		got=$(db1 "$T_TMP/v6.db" "SELECT count(*) FROM events WHERE kind = 3")
+		got=$(db1 "$T_TMP/v6.db" "SELECT events FROM event_kinds WHERE kind = 3")
 		ver=$(db1 "$T_TMP/v6.db" "SELECT value FROM meta WHERE key = 'trace_file_version'")
 		[ "$want" = "$got" ] && [ "$ver" = 6 ] && pass import_live_v6_counts ||
 			fail import_live_v6_counts "report $want, db $got, version $ver"

@@ -57,6 +57,8 @@ t_on_exit "rmdir '$CG' 2>/dev/null"
 check() {
 	local l=$1 db=$2 pol rate plain p th stuck other inf spr cmp m_pol skipped m_other
 	local ext rate_ext p_cmp p_miss
+	# the events as rows for the SQL below (the one documented step)
+	"$REPLAY" events --table "$db" >/dev/null || fail "validate_live_${l}_events_table" "failed"
 	expect_exit "validate_live_${l}" 0 "$REPLAY" validate "$db" -r 0 -n 3 || return
 	pol=$(printf '%s\n' "$T_OUT" | sed -n 's/^policy \([a-z]*\),.*/\1/p')
 	read -r rate plain <<<"$(sq "$db" "SELECT 1.0 * stats_updates_match / compared,
@@ -121,9 +123,16 @@ check() {
 }
 
 # ---- memcg-capture ----
-if expect_exit validate_live_capture_record 0 "$CAPTURE" -o "$T_TMP/c.db" -- \
-	"$WORKLOAD" race "$CG" 4; then
+# Under load the capture may lose events (exit 11): then the loss must be counted exactly,
+# and validation judges the rest (misses next to a gap are the host's, not the model's).
+"$CAPTURE" -o "$T_TMP/c.db" -- "$WORKLOAD" race "$CG" 4 >"$T_TMP/c.out" 2>"$T_TMP/c.err"
+rc=$?
+if [ $rc -eq 0 ] || [ $rc -eq 11 ]; then
+	pass validate_live_capture_record
+	loss_or_none validate_live_capture $rc "$T_TMP/c.db" "$T_TMP/c.out"
 	check capture "$T_TMP/c.db"
+else
+	fail validate_live_capture_record "exit $rc: $(head -c 300 "$T_TMP/c.err")"
 fi
 
 # ---- trace-cmd + import ----

@@ -105,7 +105,7 @@ static int64_t query_int(struct db *db, const char *sql)
 	return v;
 }
 
-/* 1000 + 37 events: both the 64-row and the 1-row statements are used. */
+/* Every field, every kind, four CPUs. */
 #define RT_N	1037
 
 static void rt_event(size_t i, struct mcr_event *ev)
@@ -136,6 +136,7 @@ TEST(test_events_round_trip)
 	struct db_iter *it;
 	struct db *db;
 	size_t i, n = 0;
+	uint64_t rows = 0;
 	int r;
 
 	for (i = 0; i < RT_N; i++)
@@ -153,6 +154,14 @@ TEST(test_events_round_trip)
 			break;
 	}
 	db_iter_close(it);
+	db_close(db);
+	ASSERT_EQ(r, 0);
+	ASSERT_EQU(n, RT_N);
+	/* the one step to rows in SQL */
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(db_events_table(db, &rows), 0);
+	ASSERT_EQU(rows, RT_N);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM events"), RT_N);
 	/* count_memcg_events keeps the unsigned count bit for bit */
 	ASSERT_EQU(query_int(db, "SELECT val FROM events WHERE rowid = 1"), 0xfffffffffffffff0ULL);
 	ASSERT_EQ(query_int(db, "SELECT value FROM meta WHERE key = 'event_count'"), RT_N);
@@ -163,8 +172,6 @@ TEST(test_events_round_trip)
 	/* i = 3 is the first flush: flags 3 = force | needs_flush */
 	ASSERT_EQ(query_int(db, "SELECT force + 2 * needs_flush FROM flush_events LIMIT 1"), 3);
 	db_close(db);
-	ASSERT_EQ(r, 0);
-	ASSERT_EQU(n, RT_N);
 }
 
 TEST(test_views_use_partial_index)
@@ -355,25 +362,21 @@ TEST(test_gaps_foreach)
 	db_close(db);
 }
 
-/* Which rare kinds a trace holds: a lock without its unlock, no visit. */
-TEST(test_events_has_kind)
+/* Which kinds a trace holds, from the chunk index: a lock without its unlock, no visit. */
+TEST(test_events_kinds)
 {
 	const char *path = tmp_path("kinds.db");
 	const struct mcr_event evs[] = {
 		ev_make(1, 0, 0, MCR_EV_STATE), ev_make(2, 0, 1, MCR_EV_LOCKED),
 		ev_make(3, 1, 0, MCR_EV_FLUSH),
 	};
+	uint32_t kinds = 0;
 	struct db *db;
 
 	ASSERT_EQ(make_db(path, 2, evs, 3), 0);
 	ASSERT_EQ(db_open(path, false, &db), 0);
-	ASSERT_EQ(db_events_has_kind(db, MCR_EV_LOCKED), 1);
-	ASSERT_EQ(db_events_has_kind(db, MCR_EV_FLUSH), 1);
-	ASSERT_EQ(db_events_has_kind(db, MCR_EV_UNLOCK), 0);
-	ASSERT_EQ(db_events_has_kind(db, MCR_EV_VISIT), 0);
-	/* the common kinds are not asked this way: no index, a full scan */
-	ASSERT_EQ(db_events_has_kind(db, MCR_EV_STATE), -EINVAL);
-	ASSERT_EQ(db_events_has_kind(db, MCR_EV_KIND_MAX + 1), -EINVAL);
+	ASSERT_EQ(db_events_kinds(db, &kinds), 0);
+	ASSERT_EQU(kinds, 1u << MCR_EV_STATE | 1u << MCR_EV_LOCKED | 1u << MCR_EV_FLUSH);
 	db_close(db);
 }
 
@@ -514,13 +517,11 @@ TEST(test_refuse_missing_table)
 	struct db *db;
 
 	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
-	ASSERT_EQ(raw_exec(path, "DROP VIEW update_events; DROP VIEW flush_events;"
-			   " DROP VIEW rstat_lock_events; DROP VIEW cgroup_events;"
-			   " DROP VIEW visit_events; DROP TABLE events"), 0);
+	ASSERT_EQ(raw_exec(path, "DROP TABLE event_chunks"), 0);
 	ASSERT_EQ(open_err(path), -MCR_E_SCHEMA);
 	ASSERT_EQ(db_open(path, true, &db), -MCR_E_SCHEMA);
 	/* a missing column counts too */
-	ASSERT_EQ(raw_exec(path, "CREATE TABLE events (ts, cpu)"), 0);
+	ASSERT_EQ(raw_exec(path, "CREATE TABLE event_chunks (ts, cpu)"), 0);
 	ASSERT_EQ(open_err(path), -MCR_E_SCHEMA);
 }
 
@@ -713,13 +714,16 @@ TEST(test_close_commits)
 	ASSERT_EQ(db_events_append(db, &ev), -EINVAL);
 	ASSERT_EQ(db_close(db), 0);
 	ASSERT_EQ(db_open(path, false, &db), 0);
-	ASSERT_EQ(query_int(db, "SELECT count(*) FROM events"), 10);
+	ASSERT_EQ(query_int(db, "SELECT sum(count) FROM event_chunks"), 10);
 	db_close(db);
 }
 
 /*
- * A writer that dies between commits: everything committed (two batches of
- * 102400 rows by the time 250k were appended) is there and the file is sound.
+ * A writer that dies between commits: everything committed is there and the
+ * file is sound.  600000 events alternate over 2 CPUs: 300000 each, so 4 full
+ * chunks of 65536 per CPU were put (8 chunks), committed every 4 chunks: 2
+ * commits, 8 * 65536 = 524288 events, which are events 0..524287 (each CPU's
+ * first 262144).  The open chunks (the last 37856 per CPU) are lost.
  */
 TEST(test_crash_keeps_committed)
 {
@@ -738,8 +742,8 @@ TEST(test_crash_keeps_committed)
 
 		if (db_create(path, &db) || db_meta_set_int(db, "nr_cpus_possible", 4))
 			_exit(1);
-		for (i = 0; i < 250000; i++) {
-			ev = ev_make(1000 + i, (int)(i % 4), i / 4, MCR_EV_STATE);
+		for (i = 0; i < 600000; i++) {
+			ev = ev_make(1000 + i, (int)(i % 2), i / 2, MCR_EV_STATE);
 			ev.val = (int64_t)i;
 			if (db_events_append(db, &ev))
 				_exit(1);
@@ -752,7 +756,7 @@ TEST(test_crash_keeps_committed)
 	ASSERT_EQ(query_int(db, "SELECT count(*) FROM pragma_integrity_check"
 			    " WHERE integrity_check = 'ok'"), 1);
 	ASSERT_EQ(db_iter_open(db, &it), 0);
-	ASSERT(db_iter_count(it) >= 200000 && db_iter_count(it) < 250000);
+	ASSERT_EQU(db_iter_count(it), 524288);
 	while ((r = db_iter_next(it, &ev)) == 1) {
 		if ((uint64_t)ev.val != n)
 			break;
@@ -764,8 +768,164 @@ TEST(test_crash_keeps_committed)
 	db_close(db);
 }
 
-TEST_MAIN(test_events_round_trip, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
-	  test_small_tables_round_trip, test_gaps_foreach, test_events_has_kind, test_file_mode_0600, test_refuse_missing,
+
+/*
+ * Merge order: three CPUs whose chunks overlap in time, ties on ts, and more
+ * than one chunk per CPU (DB_CHUNK_EVENTS + 100 events on CPU 0).  Replay
+ * order is (ts, cpu), each CPU's own order kept: the events are appended in
+ * exactly that order, so the reader must give them back as appended.  CPU 0
+ * steps by 2 ns from 0, CPU 1 by 3 from 0, CPU 2 has every ts twice (equal
+ * ts within one CPU stay in seq order).
+ */
+TEST(test_merge_order)
+{
+	const char *path = tmp_path("merge.db");
+	enum { N0 = 65536 + 100, N1 = 40000, N2 = 30000 };
+	struct mcr_event *evs = calloc(N0 + N1 + N2, sizeof(*evs)), ev;
+	uint64_t i0 = 0, i1 = 0, i2 = 0, n = 0;
+	struct db_iter *it;
+	struct db *db;
+	size_t k = 0;
+	int r;
+
+	ASSERT(evs != NULL);
+	while (i0 < N0 || i1 < N1 || i2 < N2) {
+		uint64_t t0 = i0 < N0 ? 2 * i0 : UINT64_MAX, t1 = i1 < N1 ? 3 * i1 : UINT64_MAX;
+		uint64_t t2 = i2 < N2 ? i2 / 2 * 5 : UINT64_MAX;
+
+		if (t0 <= t1 && t0 <= t2)
+			evs[k] = ev_make(t0, 0, i0++, MCR_EV_STATE);
+		else if (t1 <= t2)
+			evs[k] = ev_make(t1, 1, i1++, MCR_EV_LRUVEC);
+		else
+			evs[k] = ev_make(t2, 2, i2++, MCR_EV_EVENTS);
+		evs[k].val = (int64_t)k;
+		k++;
+	}
+	ASSERT_EQ(make_db(path, 3, evs, k), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	/* CPU 0 needed two chunks */
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM event_chunks WHERE cpu = 0"), 2);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	while ((r = db_iter_next(it, &ev)) == 1 && n < k) {
+		if (ev.val != (int64_t)n || ev.seq != evs[n].seq || ev.cpu != evs[n].cpu)
+			break;
+		n++;
+	}
+	ASSERT_EQ(r, 0);
+	ASSERT_EQU(n, k);
+	db_iter_close(it);
+	/* a range: events 1000 <= ts <= 2000 of the same stream, in the same order */
+	ASSERT_EQ(db_iter_open_range(db, 1000, 2000, &it), 0);
+	n = 0;
+	for (k = 0; k < N0 + N1 + N2; k++) {
+		if (evs[k].ts < 1000 || evs[k].ts > 2000)
+			continue;
+		if (db_iter_next(it, &ev) != 1 || ev.val != (int64_t)k)
+			break;
+		n++;
+	}
+	ASSERT_EQ(db_iter_next(it, &ev), 0);
+	/* 501 on CPU 0 (ts 1000..2000 step 2), 333 on CPU 1 (1002..1998 step 3), 2 * 201 on CPU 2 */
+	ASSERT_EQU(n, 501 + 333 + 402);
+	db_iter_close(it);
+	db_close(db);
+	free(evs);
+}
+
+/* Read every event; the first error or 0. */
+static int read_all(const char *path, uint64_t *n)
+{
+	struct mcr_event ev;
+	struct db_iter *it;
+	struct db *db;
+	int r;
+
+	*n = 0;
+	if (db_open(path, false, &db))
+		return -9999;
+	r = db_iter_open(db, &it);
+	if (!r) {
+		while ((r = db_iter_next(it, &ev)) == 1)
+			(*n)++;
+		db_iter_close(it);
+	}
+	db_close(db);
+	return r;
+}
+
+/* A damaged chunk is reported as such, never read as other events. */
+TEST(test_corrupt_chunk)
+{
+	static struct mcr_event evs[RT_N];
+	const char *path = tmp_path("corrupt.db");
+	static const char *const damage[] = {
+		/* truncated BLOB */
+		"UPDATE event_chunks SET data = substr(data, 1, length(data) / 2) WHERE cpu = 1",
+		/* garbage of the same length */
+		"UPDATE event_chunks SET data = randomblob(length(data)) WHERE cpu = 2",
+		/* index and content disagree */
+		"UPDATE event_chunks SET count = count - 1 WHERE cpu = 3",
+		"UPDATE event_chunks SET last_ts = last_ts + 1 WHERE cpu = 0",
+		"UPDATE event_chunks SET raw_bytes = raw_bytes + 1 WHERE cpu = 0",
+		"UPDATE event_chunks SET data = x'' WHERE cpu = 0",
+	};
+	uint64_t n;
+	size_t i;
+
+	for (i = 0; i < RT_N; i++)
+		rt_event(i, &evs[i]);
+	for (i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
+		ASSERT_EQ(make_db(path, 4, evs, RT_N), 0);
+		ASSERT_EQ(read_all(path, &n), 0);
+		ASSERT_EQ(raw_exec(path, damage[i]), 0);
+		if (read_all(path, &n) != -MCR_E_CORRUPT)
+			FAILF("damage %zu not reported as corrupt", i);
+		/* each CPU has one chunk, loaded before the first event is returned */
+		ASSERT_EQU(n, 0);
+	}
+}
+
+/*
+ * A file of the previous format (events as rows, no chunks) is read as
+ * before and converted by db_events_convert() into the store, same events.
+ * It is made from a current file: rows written out, then the chunks dropped.
+ */
+TEST(test_old_format)
+{
+	static struct mcr_event evs[RT_N];
+	const char *path = tmp_path("old.db");
+	uint64_t n, rows;
+	struct db *db;
+	size_t i;
+
+	for (i = 0; i < RT_N; i++)
+		rt_event(i, &evs[i]);
+	ASSERT_EQ(make_db(path, 4, evs, RT_N), 0);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(db_events_table(db, &rows), 0);
+	db_close(db);
+	ASSERT_EQ(raw_exec(path, "DROP TABLE event_chunks; UPDATE event_kinds SET events = NULL"), 0);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT(db_events_are_rows(db));
+	ASSERT_EQ(db_events_table(db, &rows), -EINVAL);
+	db_close(db);
+	ASSERT_EQ(read_all(path, &n), 0);
+	ASSERT_EQU(n, RT_N);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(db_events_convert(db, &n), 0);
+	ASSERT_EQU(n, RT_N);
+	ASSERT(!db_events_are_rows(db));
+	ASSERT_EQ(db_events_convert(db, &n), -EALREADY);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM sqlite_master WHERE name = 'events'"), 0);
+	ASSERT_EQ(query_int(db, "SELECT events FROM event_kinds WHERE kind = 10"), 103);
+	db_close(db);
+	ASSERT_EQ(read_all(path, &n), 0);
+	ASSERT_EQU(n, RT_N);
+}
+
+TEST_MAIN(test_events_round_trip, test_merge_order, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
+	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
 	  test_results_and_lag_report, test_results_created_on_demand, test_older_schema, test_close_commits,
