@@ -108,6 +108,9 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(call pkg,--libs,$(PKGS_ALL)) -lpthread -lm
 
+# the plotting kit is the report's (cli/), tested on its own
+$(O)/tests/test_svg: $(O)/cli/svg.o
+
 $(O)/bench/%: $(O)/bench/%.o $(LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(call pkg,--libs,$(PKGS_ALL)) -lpthread -lm
 
