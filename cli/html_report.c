@@ -603,7 +603,8 @@ static int cost_table(FILE *f, struct hhost *hh)
 		err = db_run_counters_get(hh->h->db, hh->runs[i].run_id, &c);
 		if (err && err != -ENOENT)
 			return err;
-		fprintf(f, "<tr><td><i class=\"sw\" style=\"background:%s\"></i>", hh->runs[i].colour);
+		fprintf(f, "<tr><td class=\"pol\"><i class=\"sw\" style=\"background:%s\"></i>",
+			hh->runs[i].colour);
 		esc(f, hh->runs[i].label);
 		fprintf(f, " <small>#%" PRId64 "</small></td><td>", hh->runs[i].run_id);
 		esc(f, hh->runs[i].flush_model);
