@@ -163,7 +163,8 @@ deps:
 	apt-get install -y --no-install-recommends build-essential pkg-config \
 		libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
 		libbpf-dev libsqlite3-dev sqlite3 \
-		help2man man-db bash-completion debhelper dpkg-dev devscripts lintian fakeroot
+		help2man man-db bash-completion debhelper dpkg-dev devscripts lintian fakeroot \
+		chromium libxml2-utils python3
 
 clean:
 	rm -rf build build-san build-deb
