@@ -623,14 +623,18 @@ static int cost_table(FILE *f, struct hhost *hh)
 
 struct vrun {
 	int64_t	last;
+	char	policy[32], flush_model[32];	/* of the last validate run */
 };
 
 static int find_validate(const struct db_run_info *r, void *ctx)
 {
 	struct vrun *v = ctx;
 
-	if (!strcmp(r->kind, "validate"))
+	if (!strcmp(r->kind, "validate")) {
 		v->last = r->run_id;
+		snprintf(v->policy, sizeof(v->policy), "%s", r->policy);
+		snprintf(v->flush_model, sizeof(v->flush_model), "%s", r->flush_model);
+	}
 	return 0;
 }
 
@@ -695,9 +699,9 @@ static int validation_section(FILE *f, struct hhost *hh)
 		double cmp = v.compared ? (double)v.compared : 1;
 
 		fprintf(f, "<p>Run %" PRId64 " (", vr.last);
-		esc(f, v.policy);
-		fprintf(f, ", ");
-		esc(f, v.flush_model);
+		esc(f, vr.policy);
+		fprintf(f, ", flush model ");
+		esc(f, vr.flush_model);
 		fprintf(f, "): of %" PRIu64 " flush events, %" PRIu64 " compared; stats_updates matched"
 			" <b>%.1f %%</b> (%" PRIu64 "), needs_flush %.1f %% (%" PRIu64 "); without"
 			" allowing for races %.1f %% and %.1f %%.</p>\n", v.flush_events, v.compared,
