@@ -475,6 +475,7 @@ static int chart_write(FILE *f, struct hhost *hh, const struct hrow *r0, int kin
 		struct forced fc = { f, hh, &x, -1, 0 };
 		struct db_reads_filter rf = { .run_id = hh->runs[0].run_id, .forced = true };
 
+		/* an empty d is valid SVG: a trace without forced flushes draws none */
 		fprintf(f, "<path class=\"forced\" d=\"");
 		err = db_item_reads_foreach(hh->h->db, &rf, chart_forced, &fc);
 		fprintf(f, "\"/>\n");
@@ -751,11 +752,12 @@ static int meta_section(FILE *f, struct hhost *hh)
 	if (err)
 		return err;
 	if (lost.gaps || lost.overrun > 0 || lost.dropped > 0)
-		fprintf(f, "<p class=\"banner\">This trace lost events: %" PRId64 " gaps in the ring"
+		fprintf(f, "<p class=\"banner\">This trace lost events: %" PRId64 " gap%s in the ring"
 			" buffers (%" PRId64 " events counted%s), %" PRId64 " overwritten and %" PRId64
 			" dropped.  What the kernel did in those gaps is unknown: errors near them may be"
-			" wrong in either direction.</p>\n", lost.gaps, lost.gap_events,
-			lost.gaps_unknown ? ", some of unknown size" : "", lost.overrun, lost.dropped);
+			" wrong in either direction.</p>\n", lost.gaps, lost.gaps == 1 ? "" : "s",
+			lost.gap_events, lost.gaps_unknown ? ", some of unknown size" : "",
+			lost.overrun, lost.dropped);
 	db_meta_get_int(hh->h->db, "nr_cpus_online", &online);
 	db_meta_get_int(hh->h->db, "nr_cpus_possible", &possible);
 	db_meta_get_int(hh->h->db, "event_count", &events);

@@ -57,7 +57,7 @@ LOSSY=$T_TMP/lossy.db
 cp "$DB" "$LOSSY"
 sqlite3 "$LOSSY" "INSERT INTO gaps VALUES (1, 1000, 42)" 2>/dev/null &&
 	expect_exit html_lossy 0 "$REPLAY" report "$LOSSY" --no-check --format html -o "$T_TMP/lossy.html" &&
-	expect_match html_lossy_banner '<p class="banner">This trace lost events: 1 gaps in the ring buffers \(42 events counted\)' \
+	expect_match html_lossy_banner '<p class="banner">This trace lost events: 1 gap in the ring buffers \(42 events counted\)' \
 		"$(cat "$T_TMP/lossy.html")"
 
 # HTML and SVG parse.  xmllint --html knows HTML 4 only: it names svg's tags "invalid"
