@@ -108,6 +108,9 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(call pkg,--libs,$(PKGS_ALL)) -lpthread -lm
 
+# the plotting kit is the report's (cli/), tested on its own
+$(O)/tests/test_svg: $(O)/cli/svg.o
+
 $(O)/bench/%: $(O)/bench/%.o $(LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(call pkg,--libs,$(PKGS_ALL)) -lpthread -lm
 
@@ -160,7 +163,8 @@ deps:
 	apt-get install -y --no-install-recommends build-essential pkg-config \
 		libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
 		libbpf-dev libsqlite3-dev sqlite3 libzstd-dev \
-		help2man man-db bash-completion debhelper dpkg-dev devscripts lintian fakeroot
+		help2man man-db bash-completion debhelper dpkg-dev devscripts lintian fakeroot \
+		chromium libxml2-utils python3
 
 clean:
 	rm -rf build build-san build-deb

@@ -249,6 +249,7 @@ static int write_meta(struct capture *c, int argc, char **argv)
 	ret |= db_meta_set(c->db, "source", "memcg-capture");
 	ret |= db_meta_set(c->db, "tool_version", MCR_VERSION);
 	ret |= db_meta_set(c->db, "kernel_release", u.release);
+	ret |= db_meta_set(c->db, "host", u.nodename);	/* report's host column */
 	n = count_cpu_list("/sys/devices/system/cpu/online");
 	ret |= db_meta_set_int(c->db, "nr_cpus_online", n > 0 ? n : sysconf(_SC_NPROCESSORS_ONLN));
 	n = count_cpu_list("/sys/devices/system/cpu/possible");

@@ -5,7 +5,10 @@
  * lag_report view (the latest replay run of each policy and flush model),
  * lag_report_all for --run, cgroup_lag_report for --worst.  Table for people
  * (policies side by side), CSV and JSON for programs, with the view's column
- * names.  The rows come from db/results.h; no SQL here.
+ * names; HTML (cli/html_report.c) for people who would rather look.  Several
+ * databases (a fleet, one per host) make one report with a host column, or one
+ * HTML section per host under a fleet summary.  The rows come from
+ * db/results.h; no SQL here.
  */
 #include <argp.h>
 #include <errno.h>
@@ -15,17 +18,22 @@
 #include <string.h>
 
 #include "cli.h"
+#include "html_report.h"
 #include "results.h"
 #include "sim.h"
 #include "trace_check.h"
 
 #define REPORT_MAX_RUNS		64
 #define REPORT_TABLE_LINES	8	/* lines of memory.stat per cgroup in the table */
+#define REPORT_MAX_FILES	1024
 
-enum report_format { FMT_TABLE, FMT_CSV, FMT_JSON };
+enum report_format { FMT_TABLE, FMT_CSV, FMT_JSON, FMT_HTML };
 
 struct report_opts {
-	const char		*file;
+	const char		*file;		/* the one being checked */
+	const char		*files[REPORT_MAX_FILES];
+	int			nr_files;
+	const char		*output;
 	const char		*cgroup;
 	enum report_format	format;
 	int64_t			runs[REPORT_MAX_RUNS];
@@ -38,7 +46,9 @@ static const char report_doc[] =
 	"Print the lag report: how far each cgroup's memory.stat lines were off under each "
 	"policy, per line in the line's own unit (pages shown as memory, events as counts).  "
 	"By default the latest replay run of each policy and flush model; --run picks runs.  "
-	"The same rows are in SQL: SELECT * FROM lag_report (and cgroup_lag_report for --worst)."
+	"The same rows are in SQL: SELECT * FROM lag_report (and cgroup_lag_report for --worst).  "
+	"--format html writes one self-contained page with charts of the visible error over time.  "
+	"Several FILEs (one replayed database per host) make one report with a host column."
 	"\v"
 	"Definitions (error = shown - truth of one memory.stat line):\n"
 	"  read error: what a reader got: at each non-forced memcg_flush_stats\n"
@@ -63,7 +73,15 @@ static const char report_doc[] =
 	"stranded_ms, stranded_episodes, max_pending.  Errors are absolute values\n"
 	"in the item's unit; reads, stale_reads, stranded_* and max_pending are\n"
 	"the cgroup's, repeated on each of its lines.  A line whose error was 0\n"
-	"throughout has no row.";
+	"throughout has no row.  With several FILEs a first column, host, names\n"
+	"each row's host (meta host, else the trace's own uname, else synth:SCENARIO,\n"
+	"else the file's name).\n"
+	"\n"
+	"HTML: for the " CLI_STR(HTML_TOP_CGROUPS) " cgroups with the largest read errors (--cgroup: that one)\n"
+	"the visible error of their " CLI_STR(HTML_TOP_LINES) " worst lines over time, every policy on the\n"
+	"same axes, reads as dots (stale reads outlined), stranded episodes\n"
+	"shaded, forced flushes dashed; the per-line and cost tables, the\n"
+	"validation result and the trace's metadata.  No script, nothing fetched.";
 
 static char *report_help_filter(int key, const char *text, void *input)
 {
@@ -73,7 +91,8 @@ static char *report_help_filter(int key, const char *text, void *input)
 static const struct argp_option report_options[] = {
 	{ "run", 'r', "ID[,ID...]", 0, "report these runs (repeatable; default: the latest replay "
 	  "run of each policy and flush model)", 0 },
-	{ "format", 'f', "FMT", 0, "table (default), csv or json", 0 },
+	{ "format", 'f', "FMT", 0, "table (default), csv, json or html", 0 },
+	{ "output", 'o', "FILE", 0, "write the report to FILE instead of standard output", 0 },
 	{ "cgroup", 'c', "PATH", 0, "only this cgroup (its path, e.g. / or /leaf)", 0 },
 	{ "worst", 'w', NULL, 0, "one row per (run, cgroup): its worst line (cgroup_lag_report)", 0 },
 	{ "no-check", 'n', NULL, 0, "do not re-read the events to check the trace (fast on huge traces)", 0 },
@@ -111,8 +130,13 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 			o->format = FMT_CSV;
 		else if (!strcmp(arg, "json"))
 			o->format = FMT_JSON;
+		else if (!strcmp(arg, "html"))
+			o->format = FMT_HTML;
 		else
-			argp_error(state, "--format: '%s' is not table, csv or json", arg);
+			argp_error(state, "--format: '%s' is not table, csv, json or html", arg);
+		return 0;
+	case 'o':
+		o->output = arg;
 		return 0;
 	case 'c':
 		o->cgroup = arg;
@@ -123,8 +147,17 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 	case 'n':
 		o->no_check = true;
 		return 0;
+	case ARGP_KEY_ARG:
+		if (o->nr_files == REPORT_MAX_FILES)
+			argp_error(state, "at most %d FILEs", REPORT_MAX_FILES);
+		o->files[o->nr_files++] = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (!o->nr_files)
+			argp_error(state, "FILE missing");
+		return 0;
 	default:
-		return cli_arg_file(key, arg, state, &o->file);
+		return ARGP_ERR_UNKNOWN;
 	}
 }
 
@@ -183,10 +216,21 @@ static bool col_is_text(int c)
 	       c == DB_LAG_ITEM || c == DB_LAG_UNIT;
 }
 
+/* what a row callback needs besides the row: the host column when there is one */
+struct out_ctx {
+	const char	*host;		/* NULL: one database, no host column */
+	unsigned long	n;
+};
+
 static int csv_row(const struct db_lag_row *row, void *ctx)
 {
+	const struct out_ctx *oc = ctx;
 	int i;
 
+	if (oc->host) {
+		csv_field(oc->host);
+		putchar(',');
+	}
 	for (i = 0; i < DB_LAG_NR_COLS; i++) {
 		if (i)
 			putchar(',');
@@ -198,10 +242,15 @@ static int csv_row(const struct db_lag_row *row, void *ctx)
 
 static int json_row(const struct db_lag_row *row, void *ctx)
 {
-	unsigned long *n = ctx;
+	struct out_ctx *oc = ctx;
 	int i;
 
-	printf("%s{", (*n)++ ? ",\n " : "");
+	printf("%s{", oc->n++ ? ",\n " : "");
+	if (oc->host) {
+		printf("\"host\":");
+		db_json_string(stdout, oc->host);
+		putchar(',');
+	}
 	for (i = 0; i < DB_LAG_NR_COLS; i++) {
 		printf("%s\"%s\":", i ? "," : "", db_lag_col_name(i));
 		if (!row->text[i])
@@ -545,58 +594,151 @@ static int report_table(struct db *db, const struct db_lag_filter *f, int64_t pa
 	return err;
 }
 
-int cmd_report(int argc, char **argv)
+/*
+ * The host a trace was recorded on: meta host (memcg-capture), else the node
+ * name in the trace's own uname (trace-cmd import: "Linux NAME 6.18 ..."),
+ * else synth:SCENARIO, else the file's name.  malloc'd.
+ */
+static char *report_host(struct db *db, const char *file)
 {
-	struct argp argp = { report_options, report_parse, "FILE", report_doc, NULL,
-			     report_help_filter, NULL };
-	struct report_opts o = { .format = FMT_TABLE };
-	int64_t page_size = 4096, online = 0, batch = 64, n;
-	struct db_lag_filter f;
-	unsigned long nr = 0;
-	struct db *db;
-	int i, err, rc = MCR_EXIT_OK;
+	const char *base = strrchr(file, '/');
+	char *v = NULL, *name = NULL;
 
-	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
-		return MCR_EXIT_USAGE;
-	db = cli_open_db(o.file, false, &rc);
-	if (!db)
-		return rc;
-	/* results of a damaged trace are refused as replay would refuse the trace */
-	n = o.no_check ? 0 : cli_trace_scan(db, NULL);
-	if (n < 0) {
-		rc = cli_fail((int)n, "%s", o.file);
-		goto out;
+	if (db_meta_get(db, "host", &v) >= 0 && v && *v)
+		return v;
+	free(v);
+	v = NULL;
+	if (db_meta_get(db, "uname", &v) >= 0 && v && sscanf(v, "%*s %ms", &name) == 1) {
+		free(v);
+		return name;
 	}
-	rc = report_check(db, &o);
-	if (rc)
-		goto out;
+	free(v);
+	v = NULL;
+	if (db_meta_get(db, "source", &v) >= 0 && v && !strncmp(v, "synth:", 6))
+		return v;
+	free(v);
+	return strdup(base ? base + 1 : file);
+}
+
+/* Open and check one database; NULL with *rc set when it cannot be reported. */
+static struct db *report_open(struct report_opts *o, const char *file, int *rc)
+{
+	struct db *db;
+	int64_t n;
+
+	o->file = file;
+	db = cli_open_db(file, false, rc);
+	if (!db)
+		return NULL;
+	/* results of a damaged trace are refused as replay would refuse the trace */
+	n = o->no_check ? 0 : cli_trace_scan(db, NULL);
+	if (n < 0)
+		*rc = cli_fail((int)n, "%s", file);
+	else
+		*rc = report_check(db, o);
+	if (*rc) {
+		db_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+static int report_text(struct db *db, const struct report_opts *o, const char *host, bool first,
+		       struct out_ctx *oc)
+{
+	int64_t page_size = 4096, online = 0, batch = 64;
+	struct db_lag_filter f = {
+		.runs = o->nr_runs ? o->runs : NULL, .nr_runs = o->nr_runs, .cgroup = o->cgroup,
+		.worst_only = o->worst,
+	};
+	int i;
+
 	db_meta_get_int(db, "page_size", &page_size);
 	db_meta_get_int(db, "nr_cpus_online", &online);
 	db_meta_get_int(db, "batch_size", &batch);
-	f = (struct db_lag_filter){
-		.runs = o.nr_runs ? o.runs : NULL, .nr_runs = o.nr_runs, .cgroup = o.cgroup,
-		.worst_only = o.worst,
-	};
-	switch (o.format) {
+	oc->host = o->nr_files > 1 ? host : NULL;
+	switch (o->format) {
 	case FMT_CSV:
-		for (i = 0; i < DB_LAG_NR_COLS; i++)
-			printf("%s%s", i ? "," : "", db_lag_col_name(i));
-		printf("\n");
-		err = db_lag_foreach(db, &f, csv_row, NULL);
-		break;
+		if (first) {
+			printf("%s", oc->host ? "host," : "");
+			for (i = 0; i < DB_LAG_NR_COLS; i++)
+				printf("%s%s", i ? "," : "", db_lag_col_name(i));
+			printf("\n");
+		}
+		return db_lag_foreach(db, &f, csv_row, oc);
 	case FMT_JSON:
-		printf("[");
-		err = db_lag_foreach(db, &f, json_row, &nr);
-		printf("]\n");
-		break;
+		return db_lag_foreach(db, &f, json_row, oc);
 	default:
-		err = report_table(db, &f, page_size, online, batch);
+		if (oc->host)
+			printf("%s== host %s (%s)\n", first ? "" : "\n", host, o->file);
+		return report_table(db, &f, page_size, online, batch);
 	}
-	if (err)
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct argp argp = { report_options, report_parse, "FILE...", report_doc, NULL,
+			     report_help_filter, NULL };
+	struct report_opts o = { .format = FMT_TABLE };
+	struct html_host *hosts = NULL;
+	struct out_ctx oc = { 0 };
+	int i, nr = 0, err = 0, rc = MCR_EXIT_OK;
+	FILE *out = stdout;
+
+	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
+		return MCR_EXIT_USAGE;
+	hosts = calloc((size_t)o.nr_files, sizeof(*hosts));
+	if (!hosts)
+		return cli_fail(-ENOMEM, "report");
+	for (nr = 0; nr < o.nr_files; nr++) {
+		hosts[nr].db = report_open(&o, o.files[nr], &rc);
+		if (!hosts[nr].db)
+			goto out;
+		hosts[nr].file = o.files[nr];
+		hosts[nr].host = report_host(hosts[nr].db, o.files[nr]);
+		if (!hosts[nr].host) {
+			nr++;
+			rc = cli_fail(-ENOMEM, "report");
+			goto out;
+		}
+	}
+	/* every database checked before the output is created */
+	if (o.output) {
+		out = o.format == FMT_HTML ? fopen(o.output, "w") : freopen(o.output, "w", stdout);
+		if (!out) {
+			rc = cli_fail(-errno, "%s", o.output);
+			goto out;
+		}
+	}
+	if (o.format == FMT_HTML) {
+		struct html_opts ho = {
+			.runs = o.nr_runs ? o.runs : NULL, .nr_runs = o.nr_runs, .cgroup = o.cgroup,
+		};
+
+		err = html_report_write(out, hosts, nr, &ho);
+	} else {
+		if (o.format == FMT_JSON)
+			printf("[");
+		for (i = 0; i < nr && !err; i++) {
+			o.file = hosts[i].file;
+			err = report_text(hosts[i].db, &o, hosts[i].host, i == 0, &oc);
+		}
+		if (o.format == FMT_JSON)
+			printf("]\n");
+	}
+	if (err) {
 		rc = cli_fail(err, "%s", o.file);
-	else if (fflush(stdout))
-		rc = cli_fail(-errno, "writing the report");
+		if (out != stdout)
+			fclose(out);
+	} else if (out != stdout ? fclose(out) : fflush(stdout)) {
+		rc = cli_fail(-errno, "writing %s", o.output ? o.output : "the report");
+	}
 out:
-	db_close(db);
+	for (i = 0; i < nr; i++) {
+		if (hosts[i].db)
+			db_close(hosts[i].db);
+		free((char *)hosts[i].host);
+	}
+	free(hosts);
 	return rc;
 }

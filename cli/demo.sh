@@ -2,8 +2,9 @@
 # cli/demo.sh - the main job (make demo): record the seed race's shape on this kernel with
 # memcg-capture where it allows it (root, tracefs, Linux 6.13+ memcg tracepoints), check
 # with validate that the simulator reproduces the kernel's own counters, replay it against
-# every policy and print the lag report; otherwise synthesize the pagecache scenario and
-# replay that.  Builds nothing: run it after make.  Says which trace it used and why.
+# every policy, print the lag report and write it as HTML beside the database (its path is
+# printed); otherwise synthesize the pagecache scenario and replay that.  Builds nothing:
+# run it after make.  Says which trace it used and why.
 # Its cgroups go beneath this shell's own memory cgroup and are removed.
 # The database is kept (its path is printed) for sqlite3 and memcg-replay report/info.
 set -u
@@ -85,8 +86,11 @@ fi
 echo
 echo "== Lag report"
 "$REPLAY" report "$db" || exit
+html=${db%.db}.html
+"$REPLAY" report "$db" --format html -o "$html" || exit
 echo
 echo "This was $what."
+echo "The pictures (one self-contained page, opens offline in any browser): $html"
 echo "The trace and results are in $db: try"
 echo "  $REPLAY info $db"
 echo "  sqlite3 $db 'SELECT * FROM cgroup_lag_report'"

@@ -215,4 +215,38 @@ int db_mismatches_foreach(struct db *db, int64_t run_id, int64_t limit,
 int db_validation_get(struct db *db, int64_t run_id, struct db_validation *out,
 		      char **diff_hist);	/* *diff_hist malloc'd JSON */
 
+/* Plot readers (report --format html) */
+
+/* @name as lag_report names it (BTF name or "kind:item") -> the result tables' (kind, item). */
+int db_item_by_name(struct db *db, const char *name, int *kind, int *item);
+/* Samples of series for (run, cgroup, kind, item) in ts order. */
+int db_series_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id, int kind, int item,
+		      int (*fn)(const struct db_series *s, void *ctx), void *ctx);
+
+struct db_reads_filter {
+	int64_t		run_id;
+	uint64_t	cgroup_id;	/* 0: every cgroup */
+	int		kind, item;	/* the item whose error db_item_read.error is */
+	bool		forced;		/* forced reads (the periodic flush) instead of the others */
+};
+struct db_item_read {
+	uint64_t	ts, cgroup_id;
+	int64_t		error;		/* of the filter's item after the decision; 0 if it was right */
+	bool		force, flushed, stranded, stale;
+};
+/* The reads of the filter in ts order. */
+int db_item_reads_foreach(struct db *db, const struct db_reads_filter *f,
+			  int (*fn)(const struct db_item_read *r, void *ctx), void *ctx);
+/* The stranded episodes of (run, cgroup) in start order. */
+int db_episodes_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id,
+			int (*fn)(const struct db_episode *e, void *ctx), void *ctx);
+/* The counters of a run (-ENOENT: no such run). */
+int db_run_counters_get(struct db *db, int64_t run_id, struct db_run_counters *c);
+
+struct db_trace_lost {
+	int64_t		gaps, gap_events, gaps_unknown;	/* gaps table: rows, counted events, of unknown size */
+	int64_t		overrun, dropped;		/* ring buffers between start and end */
+};
+int db_trace_lost(struct db *db, struct db_trace_lost *out);
+
 #endif

@@ -329,3 +329,192 @@ int db_validation_get(struct db *db, int64_t run_id, struct db_validation *out, 
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_done(rc);
 }
+
+/*
+ * Plot readers (report --format html): the samples, reads, episodes and
+ * counters of one run, and what the trace says about itself.
+ */
+int db_item_by_name(struct db *db, const char *name, int *kind, int *item)
+{
+	sqlite3_stmt *st;
+	int rc, ret;
+	char k[16];
+
+	/* "state:12" / "lruvec:12" / "events:3": the names lag_report gives unnamed items */
+	if (sscanf(name, "%15[a-z]:%d", k, item) == 2) {
+		*kind = !strcmp(k, "events") ? 3 : 1;
+		return 0;
+	}
+	ret = db_prepare_rd(db, "SELECT kind, item FROM items WHERE name = ? ORDER BY kind LIMIT 1", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		/* lruvec items are merged into state in the result tables */
+		*kind = sqlite3_column_int(st, 0) == 2 ? 1 : sqlite3_column_int(st, 0);
+		*item = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_done(rc);
+}
+
+int db_series_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id, int kind, int item,
+		      int (*fn)(const struct db_series *s, void *ctx), void *ctx)
+{
+	struct db_series s = { .run_id = run_id, .cgroup_id = cgroup_id, .kind = kind, .item = item };
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	ret = db_prepare_rd(db, "SELECT ts, error, min_error, max_error FROM series WHERE run_id = ?"
+			    " AND cgroup_id = ? AND kind = ? AND item = ? ORDER BY ts", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, (int64_t)cgroup_id);
+	sqlite3_bind_int(st, 3, kind);
+	sqlite3_bind_int(st, 4, item);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		s.ts = (uint64_t)sqlite3_column_int64(st, 0);
+		s.error = sqlite3_column_int64(st, 1);
+		s.min_error = sqlite3_column_int64(st, 2);
+		s.max_error = sqlite3_column_int64(st, 3);
+		ret = fn(&s, ctx);
+		if (ret)
+			break;
+	}
+	if (!ret)
+		ret = db_done(rc);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int db_item_reads_foreach(struct db *db, const struct db_reads_filter *f,
+			  int (*fn)(const struct db_item_read *r, void *ctx), void *ctx)
+{
+	struct db_item_read r;
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	ret = db_prepare_rd(db, "SELECT r.ts, r.cgroup_id, r.force, r.flushed, r.stranded, r.stale,"
+			    " coalesce(e.error, 0) FROM reads r LEFT JOIN read_errors e"
+			    " ON e.read_id = r.read_id AND e.kind = ?4 AND e.item = ?5"
+			    " WHERE r.run_id = ?1 AND (?2 = 0 OR r.cgroup_id = ?2) AND r.force = ?3"
+			    " ORDER BY r.ts", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, f->run_id);
+	sqlite3_bind_int64(st, 2, (int64_t)f->cgroup_id);
+	sqlite3_bind_int(st, 3, f->forced);
+	sqlite3_bind_int(st, 4, f->kind);
+	sqlite3_bind_int(st, 5, f->item);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		r = (struct db_item_read){
+			.ts = (uint64_t)sqlite3_column_int64(st, 0),
+			.cgroup_id = (uint64_t)sqlite3_column_int64(st, 1),
+			.force = sqlite3_column_int(st, 2), .flushed = sqlite3_column_int(st, 3),
+			.stranded = sqlite3_column_int(st, 4), .stale = sqlite3_column_int(st, 5),
+			.error = sqlite3_column_int64(st, 6),
+		};
+		ret = fn(&r, ctx);
+		if (ret)
+			break;
+	}
+	if (!ret)
+		ret = db_done(rc);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int db_episodes_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id,
+			int (*fn)(const struct db_episode *e, void *ctx), void *ctx)
+{
+	struct db_episode e;
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	ret = db_prepare_rd(db, "SELECT start_ts, end_ts, open, coalesce(worst_kind, 0),"
+			    " coalesce(worst_item, 0), coalesce(worst_error, 0), reads_skipped,"
+			    " coalesce(max_pending, 0) FROM stranded_episodes WHERE run_id = ?"
+			    " AND cgroup_id = ? ORDER BY start_ts", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, (int64_t)cgroup_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		e = (struct db_episode){
+			.run_id = run_id, .cgroup_id = cgroup_id,
+			.start_ts = (uint64_t)sqlite3_column_int64(st, 0),
+			.end_ts = (uint64_t)sqlite3_column_int64(st, 1),
+			.open = sqlite3_column_int(st, 2), .worst_kind = sqlite3_column_int(st, 3),
+			.worst_item = sqlite3_column_int(st, 4),
+			.worst_error = sqlite3_column_int64(st, 5),
+			.reads_skipped = (uint64_t)sqlite3_column_int64(st, 6),
+			.max_pending = (uint64_t)sqlite3_column_int64(st, 7),
+		};
+		ret = fn(&e, ctx);
+		if (ret)
+			break;
+	}
+	if (!ret)
+		ret = db_done(rc);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int db_run_counters_get(struct db *db, int64_t run_id, struct db_run_counters *c)
+{
+	sqlite3_stmt *st;
+	int rc, ret, i;
+	uint64_t *v[] = { &c->events, &c->updates, &c->flush_requests, &c->flushes, &c->visits,
+			  &c->walk_steps, &c->pcpu_adds, &c->atomic_adds, &c->dropped_batches,
+			  &c->atomic_resets, &c->unknown_ids };
+
+	ret = db_prepare_rd(db, "SELECT coalesce(wall_s, 0), events, updates, flush_requests, flushes,"
+			    " visits, walk_steps, pcpu_adds, atomic_adds, dropped_batches,"
+			    " atomic_resets, unknown_ids FROM runs WHERE run_id = ?", &st);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		c->wall_s = sqlite3_column_double(st, 0);
+		for (i = 0; i < (int)(sizeof(v) / sizeof(v[0])); i++)
+			*v[i] = (uint64_t)sqlite3_column_int64(st, i + 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_done(rc);
+}
+
+/* The sums info prints: gaps (counted events) and ring-buffer overruns and drops. */
+int db_trace_lost(struct db *db, struct db_trace_lost *out)
+{
+	static const char *const sql[2] = {
+		"SELECT count(*), coalesce(sum(CASE WHEN count >= 0 THEN count END), 0),"
+		" coalesce(sum(count < 0), 0) FROM gaps",
+		"SELECT coalesce(sum(CASE WHEN e.overrun > 0 THEN e.overrun - max(coalesce(s.overrun, 0), 0) END), 0),"
+		" coalesce(sum(CASE WHEN e.dropped > 0 THEN e.dropped - max(coalesce(s.dropped, 0), 0) END), 0)"
+		" FROM cpu_stats e LEFT JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
+		" WHERE e.phase = 'end'",
+	};
+	int64_t *dst[2][3] = {
+		{ &out->gaps, &out->gap_events, &out->gaps_unknown },
+		{ &out->overrun, &out->dropped, NULL },
+	};
+	sqlite3_stmt *st;
+	int q, i, rc, ret;
+
+	*out = (struct db_trace_lost){ 0 };
+	for (q = 0; q < 2; q++) {
+		ret = db_prepare_rd(db, sql[q], &st);
+		if (ret)
+			return ret;
+		rc = sqlite3_step(st);
+		for (i = 0; rc == SQLITE_ROW && i < 3 && dst[q][i]; i++)
+			*dst[q][i] = sqlite3_column_int64(st, i);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_ROW)
+			return db_done(rc);
+	}
+	return 0;
+}

@@ -59,7 +59,7 @@ same completion_flush_model_eq "$(comp _memcg_replay memcg-replay validate --flu
 # values an option's description enumerates: "auto (...), break, legacy, continue"
 same completion_validate_policy "$(comp _memcg_replay memcg-replay validate -p '')" \
 	"$(words <<<"auto break legacy continue")"
-same completion_report_format "$(comp _memcg_replay memcg-replay report --format '')" "csv json table"
+same completion_report_format "$(comp _memcg_replay memcg-replay report --format '')" "csv html json table"
 same completion_validate_format "$(comp _memcg_replay memcg-replay validate -f '')" "json text"
 same completion_scenarios "$(comp _memcg_replay memcg-replay synth --scenario '')" \
 	"$("$REPLAY" synth --help | listed Scenarios)"
