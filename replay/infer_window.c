@@ -64,10 +64,10 @@ void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto)
 		for (v = h->p; v <= upto; v++) {
 			e = inf_find(h, inf_key(in->list[v], INF_ATOMIC));
 			if (e)
-				e->val = 0;
+				inf_ent_set(h, e, 0);
 			e = inf_find(h, inf_key(in->list[v], in->wcpu));
 			if (e)
-				e->val = 0;
+				inf_ent_set(h, e, 0);
 		}
 		h->p = upto + 1;
 		return;
@@ -75,7 +75,7 @@ void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto)
 	while ((e = idmap_next(&h->e, &pos))) {
 		v = inf_vis(in, e->key);
 		if (v != INF_NONE && v >= h->p && v <= upto)
-			e->val = 0;
+			inf_ent_set(h, e, 0);
 	}
 	h->p = upto + 1;
 }
