@@ -33,3 +33,28 @@ awk -v a="$wall_base" -v b="$wall_three" -v ra="$rss_base" -v rb="$rss_three" 'B
 # Simulator-only: the same events preloaded into memory, no SQLite in the loop.
 "$MCR_BUILD"/bench/replay_mem "$TRACE"
 rm -f "$TRACE"
+
+# The default command a user runs: the inferred order (a first pass of
+# validate's inference) then the replay, and validate itself, against the plain
+# one-policy pass (-m spread), on fleet traces of growing tree size (forced
+# root flushes every 20 ms, so that validate has values to compare).  Seconds
+# of user time: the machine's other load does not count.
+IEVENTS=${MCR_BENCH_INFER_EVENTS:-100000}
+utime() {	# db, args... -> user seconds of memcg-replay args... db
+	local db=$1
+	shift
+	/usr/bin/time -f '%U' -o "$DIR/utime" "$R" "$@" "$db" >/dev/null 2>&1
+	cat "$DIR/utime"
+}
+for cg in ${MCR_BENCH_INFER_CGROUPS:-250 1000}; do
+	t=$DIR/fleet-infer-$cg.db
+	"$R" synth --scenario fleet --events "$IEVENTS" --cgroups "$cg" --period-ms 20 -o "$t" -q ||
+		{ echo "synth failed"; exit 1; }
+	cp "$t" "$t.a"; plain=$(utime "$t.a" replay -q -p break -m spread)
+	cp "$t" "$t.b"; inf=$(utime "$t.b" replay -q -p break)
+	cp "$t" "$t.c"; val=$(utime "$t.c" validate -q -r 0)
+	awk -v n="$IEVENTS" -v c="$cg" -v p="$plain" -v i="$inf" -v v="$val" 'BEGIN {
+		printf "fleet %d events, %4d cgroups: plain %.2f s, default (inferred) %.2f s (%.1f x), validate %.2f s (%.1f x)\n",
+		       n, c, p, i, i / (p > 0 ? p : 0.01), v, v / (p > 0 ? p : 0.01) }'
+	rm -f "$t" "$t.a" "$t.b" "$t.c"
+done

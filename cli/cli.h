@@ -38,7 +38,12 @@ int cli_arg_file(int key, char *arg, struct argp_state *state, const char **file
 /* Opens a trace database, printing the reason and setting *exit_code on failure. */
 struct db *cli_open_db(const char *path, bool writable, int *exit_code);
 
-/* A progress line on stderr, only when it is a TTY; rate-limited to ~5 per second. */
+/*
+ * A progress line on stderr, only when it is a TTY (never into a file or a
+ * pipe) and not after cli_progress_quiet(): events done / total, rate,
+ * elapsed time and ETA, rewritten in place at most ~5 times per second; the
+ * final line stays (with a newline) only for runs longer than half a second.
+ */
 struct cli_progress {
 	const char	*what;
 	uint64_t	total;		/* 0: unknown */
@@ -48,6 +53,7 @@ struct cli_progress {
 };
 void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total);
 void cli_progress_update(struct cli_progress *p, uint64_t done);
+void cli_progress_quiet(struct cli_progress *p);
 void cli_progress_done(struct cli_progress *p, uint64_t done);
 
 uint64_t cli_now_ns(void);	/* CLOCK_MONOTONIC */

@@ -195,7 +195,7 @@ int cmd_import(int argc, char **argv)
 	opts = import_options_json(&a);
 	cli_progress_init(&prog, "import", 0);
 	if (a.quiet)
-		prog.tty = false;
+		cli_progress_quiet(&prog);
 	o = (struct import_opts){
 		.trace_path = a.trace, .out_path = a.out, .cgroupfs = a.cgroupfs,
 		.options = opts, .progress = import_progress, .progress_ctx = &prog,

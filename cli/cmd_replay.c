@@ -38,11 +38,13 @@ struct replay_opts {
 	unsigned int	nr_series;
 	double		sample_ms;	/* < 0: the default */
 	unsigned int	max_hyp;
+	bool		quiet;
 };
 
 static const struct argp_option replay_options[] = {
 	{ "policy", 'p', "LIST", 0, "comma-separated walk policies (default: break,continue,legacy)", 0 },
 	{ "flush-model", 'm', "MODEL", 0, "where flush visits happen when the trace does not say", 0 },
+	{ "quiet", 'q', NULL, 0, "no progress line (shown only on a terminal)", 0 },
 	{ "sample-ms", 's', "MS", 0, "series period in trace ms, > 0 (default "
 	  CLI_STR(REPLAY_SAMPLE_MS_DEFAULT) ", or the trace's span / " CLI_STR(REPLAY_SAMPLES_MAX)
 	  " if longer; 0: no series)", 0 },
@@ -80,6 +82,9 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'H':
 		o->max_hyp = cli_arg_max_hyp(state, arg);
+		break;
+	case 'q':
+		o->quiet = true;
 		break;
 	default:
 		return cli_arg_file(key, arg, state, &o->file);
@@ -532,8 +537,10 @@ int cmd_replay(int argc, char **argv)
 	p.series_ids = ids.v;
 	p.nr_series_ids = ids.n;
 	prog.total = t.nr_events;
-	p.progress = replay_progress;
-	p.progress_ctx = &prog;
+	if (!o.quiet) {
+		p.progress = replay_progress;
+		p.progress_ctx = &prog;
+	}
 	ret = replay_pass_db(db, &t, o.file, "replay", &p, &ps);
 	if (prog.started)
 		cli_progress_done(&prog.line, prog.done);

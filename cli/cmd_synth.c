@@ -240,6 +240,8 @@ static int synth_write(struct synth_cli *c, const struct synth_args *a)
 		return cli_fail(err, "synth: cannot create %s", c->output);
 	out.db = db;
 	cli_progress_init(&c->progress, "synth", 0);
+	if (c->quiet)
+		cli_progress_quiet(&c->progress);
 	t0 = cli_now_ns();
 	err = synth_run(a, &out, &st);
 	if (!err)

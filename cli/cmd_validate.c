@@ -25,12 +25,14 @@ struct validate_opts {
 	double		min_match;
 	long		show;
 	unsigned int	max_hyp;
+	bool		quiet;
 };
 
 static const struct argp_option validate_options[] = {
 	{ "policy", 'p', "POLICY", 0, "auto (default: from the traced kernel release), break, legacy, continue", 0 },
 	{ "flush-model", 'm', "MODEL", 0, "the plain comparison's flush model (inference needs none)", 0 },
 	{ "format", 'f', "FORMAT", 0, "text (default) or json", 0 },
+	{ "quiet", 'q', NULL, 0, "no progress line (shown only on a terminal)", 0 },
 	{ "min-match", 'r', "RATE", 0, "exit 10 when the stats_updates match rate is below RATE (default 0.999)", 0 },
 	{ "mismatches", 'n', "N", 0, "mismatches to show with their context (default 10)", 0 },
 	CLI_OPTION_MAX_HYP,
@@ -68,6 +70,9 @@ static error_t validate_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'H':
 		o->max_hyp = cli_arg_max_hyp(state, arg);
+		break;
+	case 'q':
+		o->quiet = true;
 		break;
 	default:
 		return cli_arg_file(key, arg, state, &o->file);
@@ -331,6 +336,8 @@ int cmd_validate(int argc, char **argv)
 		return MCR_EXIT_USAGE;
 	}
 	cli_progress_init(&prog, "validate", t.nr_events);
+	if (o.quiet)
+		cli_progress_quiet(&prog);
 	p.progress = validate_progress;
 	p.progress_ctx = &prog;
 	ret = replay_pass_db(db, &t, o.file, "validate", &p, &ps);

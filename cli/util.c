@@ -37,18 +37,49 @@ void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total)
 	p->tty = isatty(STDERR_FILENO);
 }
 
+/* -q: no line even on a terminal. */
+void cli_progress_quiet(struct cli_progress *p)
+{
+	p->tty = false;
+}
+
+/* "1m05s", "12s": short enough that the line keeps its width as time goes on. */
+static void progress_secs(char *buf, size_t len, double secs)
+{
+	unsigned long s = secs > 0 ? (unsigned long)(secs + 0.5) : 0;
+
+	if (s >= 3600)
+		snprintf(buf, len, "%luh%02lum", s / 3600, s / 60 % 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%lum%02lus", s / 60, s % 60);
+	else
+		snprintf(buf, len, "%lus", s);
+}
+
+/*
+ * One line, rewritten in place: \r goes back to its start and \033[K clears
+ * what a longer earlier line left, so the line never wraps into a second one.
+ */
 static void progress_print(struct cli_progress *p, uint64_t done, uint64_t now, const char *end)
 {
 	double secs = (double)(now - p->start_ns) / 1e9;
 	double rate = secs > 0 ? (double)done / secs : 0;
+	char el[32], eta[32];
 
-	if (p->total)
-		fprintf(stderr, "\r%s: %llu/%llu events (%.0f%%), %.0f events/s, %.1f s%s", p->what,
-			(unsigned long long)done, (unsigned long long)p->total,
-			100.0 * (double)done / (double)p->total, rate, secs, end);
-	else
-		fprintf(stderr, "\r%s: %llu events, %.0f events/s, %.1f s%s", p->what,
-			(unsigned long long)done, rate, secs, end);
+	progress_secs(el, sizeof(el), secs);
+	if (p->total && done <= p->total) {
+		if (rate > 0)
+			progress_secs(eta, sizeof(eta), (double)(p->total - done) / rate);
+		else
+			snprintf(eta, sizeof(eta), "?");
+		fprintf(stderr, "\r%s: %llu/%llu events (%.0f%%), %.0f events/s, %s, ETA %s\033[K%s",
+			p->what, (unsigned long long)done, (unsigned long long)p->total,
+			100.0 * (double)done / (double)p->total, rate, el, eta, end);
+	} else {
+		fprintf(stderr, "\r%s: %llu events, %.0f events/s, %s\033[K%s", p->what,
+			(unsigned long long)done, rate, el, end);
+	}
+	fflush(stderr);
 }
 
 void cli_progress_update(struct cli_progress *p, uint64_t done)
@@ -61,7 +92,7 @@ void cli_progress_update(struct cli_progress *p, uint64_t done)
 	if (now - p->last_ns < 200000000ull)
 		return;
 	p->last_ns = now;
-	progress_print(p, done, now, "   ");
+	progress_print(p, done, now, "");
 }
 
 void cli_progress_done(struct cli_progress *p, uint64_t done)

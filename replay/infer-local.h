@@ -40,6 +40,7 @@ struct inf_dec {
 struct inf_hyp {
 	size_t		p;
 	uint64_t	hash;		/* of (p, entries), set by inf_compact() */
+	uint64_t	ehash;		/* sum of inf_mix() over the entries, kept as they change */
 	uint64_t	cost;		/* distance from the spread model, 1/1024 visits */
 	uint64_t	t_last;		/* its last decision in the open window (or its start) */
 	struct inf_dec	*d;		/* newest decision; NULL without a sink */
@@ -96,6 +97,27 @@ static inline uint64_t inf_key_id(uint64_t key)
 static inline unsigned int inf_key_cpu(uint64_t key)
 {
 	return key & INF_ATOMIC;
+}
+
+/*
+ * One entry's share of a hypothesis's hash.  The hash is a sum of these, so
+ * it is kept up to date entry by entry (inf_ent_set()) instead of rehashing
+ * whole tables, which hold counters from all over the tree, at every merge.
+ */
+static inline uint64_t inf_mix(uint64_t key, int64_t val)
+{
+	uint64_t z = (key ^ ((uint64_t)val * 0xbf58476d1ce4e5b9ull)) + 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Every change of an entry's value goes through here, for the hash. */
+static inline void inf_ent_set(struct inf_hyp *h, struct idmap_ent *e, int64_t val)
+{
+	h->ehash += inf_mix(e->key, val) - inf_mix(e->key, e->val);
+	e->val = val;
 }
 
 static inline struct idmap_ent *inf_find(const struct inf_hyp *h, uint64_t key)

@@ -149,6 +149,7 @@ static int inf_fold(struct infer *in)
 			ret = sim_pcpu_set(in->s, id, cpu, (uint32_t)e->val);
 	}
 	idmap_free(&h->e);
+	h->ehash = 0;
 	return ret;
 }
 

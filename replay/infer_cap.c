@@ -52,22 +52,10 @@ uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_
 	return due < lo ? lo - due : due > hi ? due - hi : 0;
 }
 
-/* Independent of slot order: the sum of each entry's mix. */
+/* Independent of slot order: the sum of each entry's mix (h->ehash). */
 static uint64_t inf_hyp_hash(const struct inf_hyp *h)
 {
-	uint64_t x = (h->p + 1) * 0x9e3779b97f4a7c15ull;
-	const struct idmap_ent *e;
-	uint32_t pos = 0;
-
-	while ((e = idmap_next(&h->e, &pos))) {
-		uint64_t z;
-
-		z = (e->key ^ ((uint64_t)e->val * 0xbf58476d1ce4e5b9ull)) + 0x9e3779b97f4a7c15ull;
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		x += z ^ (z >> 31);
-	}
-	return x;
+	return (h->p + 1) * 0x9e3779b97f4a7c15ull + h->ehash;
 }
 
 static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)

@@ -40,36 +40,58 @@ int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t key)
 
 int inf_set(struct inf_hyp *h, uint64_t key, int64_t val)
 {
-	return idmap_put(&h->e, key, val);
+	struct idmap_ent *e = inf_find(h, key);
+	int ret;
+
+	if (e) {
+		inf_ent_set(h, e, val);
+		return 0;
+	}
+	ret = idmap_put(&h->e, key, val);
+	if (!ret)
+		h->ehash += inf_mix(key, val);
+	return ret;
 }
 
 struct inf_differs_ctx {
 	const struct infer	*in;
 	const struct inf_hyp	*h;
+	uint64_t		dropped;	/* their mixes */
 };
 
 static bool inf_differs(const struct idmap_ent *e, void *ctx)
 {
-	const struct inf_differs_ctx *c = ctx;
+	struct inf_differs_ctx *c = ctx;
 
-	return e->val != inf_virtual(c->in, c->h, e->key);
+	if (e->val != inf_virtual(c->in, c->h, e->key))
+		return true;
+	c->dropped += inf_mix(e->key, e->val);
+	return false;
 }
 
 /* Drop what equals the virtual value: a canonical form for merging. */
 int inf_normalize(struct infer *in, struct inf_hyp *h)
 {
-	struct inf_differs_ctx c = { in, h };
+	struct inf_differs_ctx c = { in, h, 0 };
+	int ret = idmap_filter(&h->e, inf_differs, &c);
 
-	return idmap_filter(&h->e, inf_differs, &c);
+	if (!ret)
+		h->ehash -= c.dropped;
+	return ret;
 }
 
 /* A copy of @src that shares its decisions; its pinned path is not copied. */
 int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
 {
-	*dst = (struct inf_hyp){ .p = src->p, .cost = src->cost, .t_last = src->t_last, .d = src->d };
+	*dst = (struct inf_hyp){ .p = src->p, .cost = src->cost, .t_last = src->t_last, .d = src->d,
+				 .ehash = src->ehash };
 	if (dst->d)
 		dst->d->ref++;
-	return idmap_clone(&dst->e, &src->e);
+	if (idmap_clone(&dst->e, &src->e)) {
+		dst->ehash = 0;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Appends *@h to the hypotheses (which may move); the array owns it then. */
@@ -91,6 +113,7 @@ int inf_push(struct infer *in, struct inf_hyp *h)
 void inf_hyp_free(struct inf_hyp *h)
 {
 	idmap_free(&h->e);
+	h->ehash = 0;
 	inf_dec_put(h->d);
 	h->d = NULL;
 }

@@ -123,14 +123,14 @@ static int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *
 	if (ret)
 		return ret;
 	for (i = 0; i < pa->n; i++) {
-		int64_t *at = &h->e.e[h->pc_idx[2 * i]].val, *pcpu = &h->e.e[h->pc_idx[2 * i + 1]].val;
+		struct idmap_ent *at = &h->e.e[h->pc_idx[2 * i]], *pcpu = &h->e.e[h->pc_idx[2 * i + 1]];
 		struct sim_step_out so;
 
-		si.atomic = *at;
-		si.pcpu = (uint32_t)*pcpu;
+		si.atomic = at->val;
+		si.pcpu = (uint32_t)pcpu->val;
 		so = in->pol->step(&si);
-		*pcpu = so.pcpu;
-		*at += so.add;
+		inf_ent_set(h, pcpu, so.pcpu);
+		inf_ent_set(h, at, at->val + so.add);
 		if (so.walk == SIM_WALK_STOP)
 			break;
 	}

@@ -43,17 +43,39 @@ size_t inf_vis(const struct infer *in, uint64_t key)
 	return inf_list_idx(in, inf_key_id(key));
 }
 
-/* Visits p..upto of @h happen now: listed counters of those nodes become 0. */
+/*
+ * Visits p..upto of @h happen now: listed counters of those nodes become 0.
+ * Either walk the visits and look their two counters up (the atomic and the
+ * window CPU's), or walk the entries and look their visit up, whichever is
+ * fewer lookups: a short stretch of a window must not cost a scan of a table
+ * that holds counters from all over the tree.  Both zero the same entries.
+ */
 void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto)
 {
 	struct idmap_ent *e;
 	uint32_t pos = 0;
+	size_t v;
 
+	if (upto < h->p || !idmap_count(&h->e)) {
+		h->p = upto + 1;
+		return;
+	}
+	if (2 * (upto - h->p + 1) < idmap_count(&h->e)) {
+		for (v = h->p; v <= upto; v++) {
+			e = inf_find(h, inf_key(in->list[v], INF_ATOMIC));
+			if (e)
+				inf_ent_set(h, e, 0);
+			e = inf_find(h, inf_key(in->list[v], in->wcpu));
+			if (e)
+				inf_ent_set(h, e, 0);
+		}
+		h->p = upto + 1;
+		return;
+	}
 	while ((e = idmap_next(&h->e, &pos))) {
-		size_t v = inf_vis(in, e->key);
-
+		v = inf_vis(in, e->key);
 		if (v != INF_NONE && v >= h->p && v <= upto)
-			e->val = 0;
+			inf_ent_set(h, e, 0);
 	}
 	h->p = upto + 1;
 }

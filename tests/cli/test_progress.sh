@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# tests/cli/test_progress.sh - the progress line of long runs: on a terminal only.
+#
+# script(1) gives the command a pseudo-terminal; the line starts with \r and the
+# pass's name ("synth:", "infer:", "validate:") and carries "events/s"; with
+# the total known it also carries "ETA".  The same runs with stderr into a
+# file, or with -q on the terminal, print no such line.  A fleet trace of
+# a million events (about 2 s of user time each) takes well over the line's 200 ms
+# refresh here, so the line has a chance to show.
+source "$(dirname "$0")/../lib.sh"
+
+command -v script >/dev/null || { skip progress "script(1) not installed (bsdutils)"; exit 0; }
+
+db=$T_TMP/f.db
+synth="$REPLAY synth -s fleet --events 1000000 --cgroups 20 -o $db"
+
+# tty RESULT CMD: runs CMD on a pseudo-terminal, its whole output in RESULT
+tty() {
+	script -qec "$2" /dev/null </dev/null >"$T_TMP/$1" 2>&1
+}
+
+tty synth_tty "$synth"
+expect_match progress_synth_tty $'\rsynth: [0-9]+ events, [0-9]+ events/s' "$(cat "$T_TMP/synth_tty")"
+$synth -q >"$T_TMP/out" 2>"$T_TMP/err"
+if grep -q 'events/s' "$T_TMP/err" "$T_TMP/out"; then
+	fail progress_synth_not_tty "a line without a terminal: $(head -c 200 "$T_TMP/err")"
+else
+	pass progress_synth_not_tty
+fi
+
+cp "$db" "$T_TMP/a.db"
+tty replay_tty "$REPLAY replay -H 4 -p break $T_TMP/a.db"
+expect_match progress_replay_tty $'\r(infer|replay): [0-9]+/1000000 events \\([0-9]+%\\), [0-9]+ events/s, [0-9hms]+, ETA' \
+	"$(cat "$T_TMP/replay_tty")"
+
+cp "$db" "$T_TMP/b.db"
+tty replay_q "$REPLAY replay -q -H 4 -p break $T_TMP/b.db"
+if grep -q 'events/s' "$T_TMP/replay_q"; then
+	fail progress_replay_quiet "a line with -q: $(grep -a 'events/s' "$T_TMP/replay_q" | head -c 200)"
+else
+	pass progress_replay_quiet
+fi
+
+cp "$db" "$T_TMP/c.db"
+"$REPLAY" replay -H 4 -p break "$T_TMP/c.db" >"$T_TMP/out" 2>"$T_TMP/err"
+if grep -q 'events/s' "$T_TMP/err" "$T_TMP/out"; then
+	fail progress_replay_not_tty "a line into a file: $(head -c 200 "$T_TMP/err")"
+else
+	pass progress_replay_not_tty
+fi
+
+tty validate_tty "$REPLAY validate -H 4 -r 0 $T_TMP/c.db"
+expect_match progress_validate_tty $'\rvalidate: [0-9]+/1000000 events' "$(cat "$T_TMP/validate_tty")"
+tty validate_q "$REPLAY validate -q -H 4 -r 0 $T_TMP/c.db"
+if grep -q 'events/s' "$T_TMP/validate_q"; then
+	fail progress_validate_quiet "a line with -q"
+else
+	pass progress_validate_quiet
+fi
+t_done
