@@ -39,6 +39,13 @@ int cli_arg_file(int key, char *arg, struct argp_state *state, const char **file
 struct db *cli_open_db(const char *path, bool writable, int *exit_code);
 
 /*
+ * The output policy (cli/outfile.h) for @cmd's output @path, before anything
+ * is written: MCR_EXIT_OK, or the reason printed and its exit code (3 when
+ * refused).  @input: the file read, never replaced (may be NULL).
+ */
+int cli_outfile_check(const char *cmd, const char *path, const char *input, bool force);
+
+/*
  * A progress line on stderr, only when it is a TTY (never into a file or a
  * pipe) and not after cli_progress_quiet(): events done / total, rate,
  * elapsed time and ETA, rewritten in place at most ~5 times per second; the

@@ -4,18 +4,21 @@
  * The work is capture/import.c; this file parses options and talks to the user.
  */
 #include <argp.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "import.h"
+#include "outfile.h"
 
 struct import_args {
 	const char	*trace;
 	const char	*out;
 	const char	*cgroupfs;
 	bool		quiet;
+	bool		force;
 };
 
 static const char import_doc[] =
@@ -44,7 +47,8 @@ static const char import_doc[] =
 "\v"
 "FILE defaults to TRACE with its extension replaced by .db.  It is written under a\n"
 "temporary name and renamed at the end, so a failed import leaves no file behind\n"
-"and never replaces an existing one.";
+"and never replaces an existing one.  FILE is never the input, nor a device or FIFO;\n"
+"a file that is not a memcg-replay database is replaced only with --force.";
 
 static char *import_help_filter(int key, const char *text, void *input)
 {
@@ -56,6 +60,8 @@ static const struct argp_option import_options[] = {
 	{ "cgroupfs",	'c', "PATH", 0, "walk this live cgroup tree (e.g. /sys/fs/cgroup/memory) "
 					"for cgroups that existed before the recording", 0 },
 	{ "quiet",	'q', NULL,   0, "print nothing but errors", 0 },
+	{ "force",	'f', NULL,   0, "replace FILE even if it is not a memcg-replay database "
+					"(never the input, a device, FIFO or directory)", 0 },
 	{ 0 }
 };
 
@@ -72,6 +78,9 @@ static error_t import_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'q':
 		a->quiet = true;
+		break;
+	case 'f':
+		a->force = true;
 		break;
 	case ARGP_KEY_ARG:
 		if (a->trace)
@@ -172,6 +181,12 @@ static void import_warnings(const struct import_args *a, const struct import_res
 			"hierarchy were kept (use --cgroupfs on the recording host)");
 }
 
+/* Errors of writing, not of reading: the input was opened before the output grew. */
+static bool import_output_error(int err)
+{
+	return err == -ENOSPC || err == -EDQUOT || err == -EROFS || err == -EFBIG;
+}
+
 int cmd_import(int argc, char **argv)
 {
 	struct argp argp = { import_options, import_parse, "TRACE.dat", import_doc, 0,
@@ -180,6 +195,7 @@ int cmd_import(int argc, char **argv)
 	struct import_result res;
 	struct cli_progress prog;
 	struct import_opts o;
+	struct outfile of;
 	char *out = NULL, *opts;
 	int err;
 
@@ -192,26 +208,38 @@ int cmd_import(int argc, char **argv)
 			return cli_fail(-ENOMEM, "import");
 		a.out = out;
 	}
+	err = cli_outfile_check("import", a.out, a.trace, a.force);
+	if (!err && (err = outfile_begin(&of, a.out)) < 0)
+		err = cli_fail(err, "import: cannot create the output %s", a.out);
+	if (err) {
+		free(out);
+		return err;
+	}
 	opts = import_options_json(&a);
 	cli_progress_init(&prog, "import", 0);
 	if (a.quiet)
 		cli_progress_quiet(&prog);
 	o = (struct import_opts){
-		.trace_path = a.trace, .out_path = a.out, .cgroupfs = a.cgroupfs,
+		.trace_path = a.trace, .out_path = of.tmp, .cgroupfs = a.cgroupfs,
 		.options = opts, .progress = import_progress, .progress_ctx = &prog,
 	};
 	err = import_run(&o, &res);
 	cli_progress_done(&prog, res.records);
 	free(opts);
+	if (!err)
+		err = outfile_commit(&of);	/* the output's trouble: named below */
+	else
+		outfile_abort(&of);
 	if (err) {
-		int code;
+		int code = mcr_exit_code(err);
 
-		if (res.detail)
+		if (import_output_error(err))
+			cli_msg("import: cannot write the output %s: %s", a.out, mcr_strerror(err));
+		else if (res.detail)
 			cli_msg("%s: %s: %s", err == -MCR_E_BAD_INPUT && a.cgroupfs ? a.cgroupfs :
 				a.trace, mcr_strerror(err), res.detail);
 		else
 			cli_msg("%s: %s", a.trace, mcr_strerror(err));
-		code = mcr_exit_code(err);
 		free(out);
 		return code;
 	}

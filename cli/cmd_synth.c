@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "synth.h"
 
 #define SYNTH_OPT_SEED		1000
+#define SYNTH_OPT_FORCE		1001
 #define SYNTH_OPT_PARAM0	1100	/* + index in the union of scenario options */
 #define SYNTH_MAX_UNION		64
 
@@ -24,6 +26,7 @@ struct synth_cli {
 	const char	*output;
 	uint64_t	seed;
 	bool		quiet;
+	bool		force;
 	/* --NAME=VALUE of scenario options, applied once the scenario is known */
 	const char	*names[SYNTH_MAX_UNION];
 	const char	*values[SYNTH_MAX_UNION];
@@ -88,6 +91,9 @@ static error_t synth_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'q':
 		c->quiet = true;
+		return 0;
+	case SYNTH_OPT_FORCE:
+		c->force = true;
 		return 0;
 	case SYNTH_OPT_SEED:
 		errno = 0;
@@ -166,7 +172,7 @@ static void synth_summary(const struct synth_cli *c, const struct synth_args *a,
 		       (double)(st->first_stuck_ts - st->first_ts) / 1e9);
 }
 
-#define SYNTH_NR_BASE	4
+#define SYNTH_NR_BASE	5
 
 /*
  * The option table: the fixed options, then one --NAME per scenario option
@@ -177,7 +183,10 @@ static void synth_options(struct synth_cli *c, struct argp_option *opts, char **
 {
 	static const struct argp_option base[SYNTH_NR_BASE] = {
 		{ "scenario", 's', "NAME", 0, "scenario to generate (see the list above)", 0 },
-		{ "output", 'o', "FILE", 0, "trace database to write (replaced if it exists)", 0 },
+		{ "output", 'o', "FILE", 0, "trace database to write (a database it replaces is kept "
+		  "until the new one is complete)", 0 },
+		{ "force", SYNTH_OPT_FORCE, NULL, 0, "replace FILE even if it is not a memcg-replay "
+		  "database (never a device, FIFO or directory)", 0 },
 		{ "seed", SYNTH_OPT_SEED, "N", 0, "PRNG seed (default 1)", 0 },
 		{ "quiet", 'q', NULL, 0, "print nothing on success", 0 },
 	};
@@ -226,18 +235,31 @@ static bool synth_resolve(const struct synth_cli *c, struct synth_args *a)
 	return true;
 }
 
-/* Generates the trace into c->output; an exit code.  A failed run leaves no file. */
+/*
+ * Generates the trace into c->output; an exit code.  Written under a temporary
+ * name and renamed at the end (cli/outfile.h): a failed or interrupted run
+ * leaves the old file as it was and nothing else.
+ */
 static int synth_write(struct synth_cli *c, const struct synth_args *a)
 {
 	struct synth_out out = { .event = synth_tap, .ctx = c };
 	struct synth_stats st;
+	struct outfile of;
 	struct db *db = NULL;
 	uint64_t t0;
 	int err;
 
-	err = db_create(c->output, &db);
+	err = cli_outfile_check("synth", c->output, NULL, c->force);
+	if (err)
+		return err;
+	err = outfile_begin(&of, c->output);
 	if (err < 0)
+		return cli_fail(err, "synth: %s", c->output);
+	err = db_create(of.tmp, &db);
+	if (err < 0) {
+		outfile_abort(&of);
 		return cli_fail(err, "synth: cannot create %s", c->output);
+	}
 	out.db = db;
 	cli_progress_init(&c->progress, "synth", 0);
 	if (c->quiet)
@@ -248,8 +270,10 @@ static int synth_write(struct synth_cli *c, const struct synth_args *a)
 		err = db_close(db);
 	else
 		db_close(db);
+	if (!err)
+		err = outfile_commit(&of);
 	if (err < 0) {
-		unlink(c->output);
+		outfile_abort(&of);
 		return cli_fail(err, "synth: %s", c->output);
 	}
 	cli_progress_done(&c->progress, st.events);

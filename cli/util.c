@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "outfile.h"
 
 struct db *cli_open_db(const char *path, bool writable, int *exit_code)
 {
@@ -167,4 +168,20 @@ char *cli_ms_str(char *buf, size_t len, double ms)
 	else
 		snprintf(buf, len, "%.2g ms", ms);
 	return buf;
+}
+
+int cli_outfile_check(const char *cmd, const char *path, const char *input, bool force)
+{
+	const char *why;
+	int err = outfile_check(path, input, force, &why);
+
+	if (!err)
+		return MCR_EXIT_OK;
+	if (why)
+		cli_msg("%s: output %s %s", cmd, path, why);
+	else
+		cli_msg("%s: output %s: %s", cmd, path, mcr_strerror(err));
+	/* refused or unreachable: "the output cannot be created" */
+	return err == -EEXIST || err == -EISDIR || err == -ENOENT ? MCR_EXIT_NOFILE :
+	       mcr_exit_code(err);
 }

@@ -44,6 +44,8 @@ int mcr_exit_code(int err)
 	switch (e) {
 	case ENOENT:
 	case EACCES:
+	case EPERM:
+	case EROFS:
 	case EISDIR:
 		return MCR_EXIT_NOFILE;
 	case EINVAL:

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# tests/cli/test_outfile.sh - the output-file policy of synth and import
+# (cli/outfile.h): only regular files (or nothing) are replaced, never the
+# input, never a file that is not ours without --force, and a failed or
+# interrupted run leaves the old output as it was, with no -wal/-shm beside it.
+source "$(dirname "$0")/../lib.sh"
+
+if [ "${MCR_SANITIZED:-0}" = 1 ]; then
+	echo "leak:tracecmd_parse_trace_clock" >"$T_TMP/lsan.supp"
+	export LSAN_OPTIONS="suppressions=$T_TMP/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+fi
+DAT="$TOP/tests/fuzz/corpus/import/v6-2cpu.dat"	# a 2-CPU v6 recording, cut small
+cd "$T_TMP" || exit 1
+
+# same_file NAME A B: byte for byte
+same_file() { if cmp -s "$2" "$3"; then pass "$1"; else fail "$1" "$2 changed"; fi; }
+# no_sidecars NAME: no -wal, -shm or temporary file left in $T_TMP
+no_sidecars() {
+	local left
+	left=$(ls -a | grep -E -- '-wal$|-shm$|\.tmp-|\.partial-' | tr '\n' ' ')
+	if [ -z "$left" ]; then pass "$1"; else fail "$1" "left behind: $left"; fi
+}
+
+"$REPLAY" synth -s seed-race -o prev.db -q || fail synth_setup "synth failed"
+cp prev.db prev.orig
+
+# a device is never replaced (as root, -o /dev/null would delete /dev/null)
+if mknod node c 1 3 2>/dev/null; then
+	expect_exit synth_device_refused 3 "$REPLAY" synth -s seed-race -o node -q
+	if [ -c node ]; then pass synth_device_kept; else fail synth_device_kept "node is no longer a device"; fi
+	expect_match synth_device_msg "node .*not a regular file" "$T_ERR"
+	expect_exit synth_device_force_refused 3 "$REPLAY" synth -s seed-race -o node -q --force
+else
+	skip synth_device_refused "mknod needs root"
+fi
+mkfifo fifo
+expect_exit synth_fifo_refused 3 "$REPLAY" synth -s seed-race -o fifo -q
+if [ -p fifo ]; then pass synth_fifo_kept; else fail synth_fifo_kept "fifo replaced"; fi
+mkdir dir.db
+expect_exit synth_dir_refused 3 "$REPLAY" synth -s seed-race -o dir.db -q
+
+# a file that is not ours: only with --force
+printf 'my notes\n' >notes.txt
+expect_exit synth_not_ours_refused 3 "$REPLAY" synth -s seed-race -o notes.txt -q
+expect_match synth_not_ours_msg "notes.txt exists and is not a memcg-replay database.*--force" "$T_ERR"
+same_file synth_not_ours_kept notes.txt <(printf 'my notes\n')
+expect_exit synth_not_ours_force 0 "$REPLAY" synth -s seed-race -o notes.txt -q --force
+expect_exit synth_forced_is_db 0 "$REPLAY" info notes.txt
+# ours is replaced without --force, and the result is a good database
+expect_exit synth_replaces_ours 0 "$REPLAY" synth -s seed-race -o prev.db -q --seed 2
+expect_exit synth_replaced_reads 0 "$REPLAY" info prev.db
+cp prev.orig prev.db
+
+# a bad option or a failing run leaves the old file as it was
+expect_exit synth_bad_option_keeps 2 "$REPLAY" synth -s seed-race -o prev.db -q --cpus=0
+same_file synth_bad_option_kept prev.db prev.orig
+# SIGTERM in the middle: the old file stays, no partial file, no sidecars
+"$REPLAY" synth -s fleet -o prev.db -q --events=50000000 &
+pid=$!
+for _ in $(seq 50); do ls -a | grep -q '\.tmp-' && break; sleep 0.1; done
+sleep 0.3
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+if [ "$rc" -eq 143 ]; then pass synth_sigterm_exit; else fail synth_sigterm_exit "exit $rc, wanted 143 (finished before the signal?)"; fi
+same_file synth_sigterm_kept prev.db prev.orig
+no_sidecars synth_sigterm_clean
+
+# a full disk: the old file stays, nothing else is left
+if [ "$(id -u)" -eq 0 ] && mkdir small && mount -t tmpfs -o size=256k tmpfs small 2>/dev/null; then
+	t_on_exit "umount '$T_TMP/small'"
+	cp prev.orig small/prev.db
+	expect_exit synth_full_disk 1 "$REPLAY" synth -s fleet -o small/prev.db -q --events=2000000
+	same_file synth_full_disk_kept small/prev.db prev.orig
+	left=$(ls -a small | grep -v -E '^\.\.?$|^prev\.db$' | tr '\n' ' ')
+	if [ -z "$left" ]; then pass synth_full_disk_clean; else fail synth_full_disk_clean "left: $left"; fi
+else
+	skip synth_full_disk "needs root to mount a small tmpfs"
+fi
+
+# import: never its own input, by default name or by -o
+cp "$DAT" t.db
+cp "$DAT" x.dat
+expect_exit import_default_out_is_input 3 "$REPLAY" import t.db -q
+same_file import_input_kept_default t.db "$DAT"
+expect_exit import_out_is_input 3 "$REPLAY" import x.dat -o x.dat -q
+expect_exit import_out_is_input_force 3 "$REPLAY" import x.dat -o x.dat -q --force
+same_file import_input_kept x.dat "$DAT"
+ln x.dat hard.db
+expect_exit import_out_is_input_link 3 "$REPLAY" import x.dat -o hard.db -q
+expect_match import_out_is_input_msg "output hard.db is the input" "$T_ERR"
+expect_exit import_fifo_refused 3 "$REPLAY" import x.dat -o fifo -q
+printf 'keep\n' >notes2.txt
+expect_exit import_not_ours_refused 3 "$REPLAY" import x.dat -o notes2.txt -q
+expect_exit import_ours_replaced 0 "$REPLAY" import x.dat -o prev.db -q
+expect_exit import_replaced_reads 0 "$REPLAY" info prev.db
+# an output directory it cannot write: named as the output's problem
+mkdir ro && chmod 555 ro
+if [ "$(id -u)" -eq 0 ] && mount --bind -o ro ro ro 2>/dev/null; then
+	t_on_exit "umount '$T_TMP/ro'"
+fi
+if ! touch ro/probe 2>/dev/null; then
+	expect_exit import_output_unwritable 3 "$REPLAY" import x.dat -o ro/out.db -q
+	expect_match import_output_unwritable_msg "output ro/out.db" "$T_ERR"
+else
+	rm -f ro/probe
+	skip import_output_unwritable "cannot make a read-only directory here"
+fi
+no_sidecars outfile_no_sidecars
+t_done
