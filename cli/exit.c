@@ -43,8 +43,8 @@ static const struct {
 				    "event chunk in a database", CLI_IMPORT | CLI_READERS },
 	[MCR_EXIT_NO_EVENTS]	= { "NO_EVENTS", "no memcg events in the input", CLI_IMPORT },
 	[MCR_EXIT_BAD_INPUT]	= { "BAD_INPUT", "other invalid input (an unknown name, path or "
-				    "value)", CLI_CAPTURE | CLI_IMPORT | CLI_REPLAY | CLI_VALIDATE |
-				    CLI_REPORT | CLI_EVENTS },
+				    "value; a database value out of range or a broken cgroup "
+				    "hierarchy)", CLI_CAPTURE | CLI_IMPORT | CLI_READERS },
 	[MCR_EXIT_NO_RUNS]	= { "NO_RUNS", "the database holds no replay results yet", CLI_REPORT },
 	[MCR_EXIT_COMMAND]	= { "COMMAND", "its -- COMMAND exited non-zero on its own (the "
 				    "recording is complete; 11 wins)", CLI_CAPTURE },

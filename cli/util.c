@@ -13,10 +13,15 @@
 struct db *cli_open_db(const char *path, bool writable, int *exit_code)
 {
 	struct db *db = NULL;
-	int err = db_open(path, writable, &db);
+	char why[256];
+	int err = db_open_why(path, writable, &db, why, sizeof(why));
 
 	if (err < 0) {
-		*exit_code = cli_fail(err, "%s", path);
+		if (*why) {
+			cli_msg("%s: %s: %s", path, mcr_strerror(err), why);
+			*exit_code = mcr_exit_code(err);
+		} else
+			*exit_code = cli_fail(err, "%s", path);
 		return NULL;
 	}
 	return db;

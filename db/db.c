@@ -250,8 +250,16 @@ fail_unlink:
  */
 int db_open(const char *path, bool writable, struct db **out)
 {
+	return db_open_why(path, writable, out, NULL, 0);
+}
+
+int db_open_why(const char *path, bool writable, struct db **out, char *why, size_t len)
+{
 	struct db *db;
 	int err;
+
+	if (why && len)
+		*why = '\0';
 
 	err = db_check_magic(path);
 	if (err)
@@ -264,6 +272,8 @@ int db_open(const char *path, bool writable, struct db **out)
 		err = db_schema_check(db);
 	if (!err && !db->older && !db_schema_has_results(db))
 		err = db_schema_results(db, !writable);
+	if (!err)
+		err = db_validate(db, why, len);
 	if (err) {
 		db_free(db);
 		return err;

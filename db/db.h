@@ -49,6 +49,14 @@ int db_create(const char *path, struct db **out);
  * current: replaying it again is the way forward.
  */
 int db_open(const char *path, bool writable, struct db **out);
+/*
+ * db_open(), and then the one validation of the file's own values (db/validate.c):
+ * meta ranges (nr_cpus_possible, nr_cpus_online, batch_size, page_size) and
+ * the cgroup hierarchy (ids, unknown parents, cycles, levels).  A value out
+ * of range is -MCR_E_BAD_INPUT with a sentence naming the row and the value in
+ * @why (may be NULL); db_open() runs the same check without the sentence.
+ */
+int db_open_why(const char *path, bool writable, struct db **out, char *why, size_t len);
 int db_close(struct db *db);	/* commits pending work; frees */
 sqlite3 *db_sqlite(struct db *db);
 

@@ -6,6 +6,7 @@
 #define MCR_DB_LOCAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sqlite3.h>
 
@@ -47,6 +48,9 @@ int db_err(int rc);
 int db_exec(struct db *db, const char *sql);
 int db_rows_foreach(struct db *db, const char *sql, int (*row)(sqlite3_stmt *st, void *ctx),
 		    void *ctx);
+
+/* validate.c: meta ranges and the hierarchy; -MCR_E_BAD_INPUT and @why */
+int db_validate(struct db *db, char *why, size_t len);
 
 /* events.c */
 int db_events_flush(struct db *db);	/* put the open chunks, no commit */

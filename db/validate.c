@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * validate.c - the one check of a trace database's own values, run by
+ * db_open() once the tables are there: meta ranges and the cgroup hierarchy.
+ *
+ * Contract: reads meta and cgroups only (events are checked as they are read,
+ * by db_iter); returns 0 or -MCR_E_BAD_INPUT with a sentence naming the row
+ * and the value in @why.  What passes here needs no range check downstream:
+ * TH = batch_size * nr_cpus_online fits an int, every parent walk ends at a
+ * root within nr_cgroups steps.  Never prints.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <sys/types.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "db.h"
+#include "db_local.h"
+#include "error.h"
+
+/*
+ * Ranges: NR_CPUS is at most 8192 in every kernel config (arch/x86/Kconfig
+ * MAXSMP); MEMCG_CHARGE_BATCH is 64 (include/linux/memcontrol.h) and a
+ * tuned kernel keeps it small; pages are 4 KiB to 256 KiB (hexagon).
+ */
+#define DB_MAX_CPUS		8192
+#define DB_MAX_BATCH		65536
+#define DB_MIN_PAGE		1024
+#define DB_MAX_PAGE		(1 << 20)
+
+static int db_bad(char *why, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int db_bad(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why && len) {
+		va_start(ap, fmt);
+		vsnprintf(why, len, fmt, ap);
+		va_end(ap);
+	}
+	return -MCR_E_BAD_INPUT;
+}
+
+/* meta KEY as an integer in [lo, hi] into *@v; absent is fine (*@v unchanged). */
+static int db_meta_range(struct db *db, const char *key, int64_t lo, int64_t hi, int64_t *v,
+			 char *why, size_t len)
+{
+	char *text = NULL;
+	int err = db_meta_get_int(db, key, v);
+
+	if (err == -ENOENT)
+		return 0;
+	if (err == -EINVAL) {
+		db_meta_get(db, key, &text);
+		err = db_bad(why, len, "meta %s = '%.40s': not an integer", key,
+			     text ? text : "NULL");
+		free(text);
+		return err;
+	}
+	if (err)
+		return err;
+	if (*v < lo || *v > hi)
+		return db_bad(why, len, "meta %s = %" PRId64 ": out of range [%" PRId64 ", %" PRId64
+			      "]", key, *v, lo, hi);
+	return 0;
+}
+
+static int db_validate_meta(struct db *db, char *why, size_t len)
+{
+	int64_t possible = 0, online = 0, v = 0;
+	int err;
+
+	/* missing: the event reader's -MCR_E_SCHEMA (db_iter_open), as the file is incomplete */
+	err = db_meta_range(db, "nr_cpus_possible", 1, DB_MAX_CPUS, &possible, why, len);
+	if (!err && !possible)
+		possible = DB_MAX_CPUS;
+	if (!err)
+		err = db_meta_range(db, "nr_cpus_online", 1, possible, &online, why, len);
+	if (!err)
+		err = db_meta_range(db, "batch_size", 1, DB_MAX_BATCH, &v, why, len);
+	v = 0;
+	if (!err)
+		err = db_meta_range(db, "page_size", DB_MIN_PAGE, DB_MAX_PAGE, &v, why, len);
+	if (!err && v & (v - 1))
+		err = db_bad(why, len, "meta page_size = %" PRId64 ": not a power of two", v);
+	return err;
+}
+
+struct db_vcg {
+	int64_t	id, parent, level;
+	bool	unknown;
+	int	color;		/* cycle search: 0 unseen, 1 on the current path, 2 done */
+};
+
+struct db_vcgs {
+	struct db_vcg	*v;
+	size_t		n, cap;
+};
+
+static int db_vcg_row(sqlite3_stmt *st, void *ctx)
+{
+	struct db_vcgs *c = ctx;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 256;
+		struct db_vcg *v = realloc(c->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = (struct db_vcg){
+		.id = sqlite3_column_int64(st, 0), .parent = sqlite3_column_int64(st, 1),
+		.level = sqlite3_column_int64(st, 2), .unknown = sqlite3_column_int64(st, 3),
+	};
+	return 0;
+}
+
+/* Sorted by id (the query's order): the index of @id, or -1. */
+static ssize_t db_vcg_find(const struct db_vcgs *c, int64_t id)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->v[mid].id == id)
+			return (ssize_t)mid;
+		if (c->v[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int db_validate_cgroups(struct db *db, char *why, size_t len)
+{
+	struct db_vcgs c = { 0 };
+	size_t i;
+	int err;
+
+	err = db_rows_foreach(db, "SELECT id, parent, level, parent_unknown FROM cgroups "
+			      "ORDER BY id", db_vcg_row, &c);
+	for (i = 0; !err && i < c.n; i++) {
+		struct db_vcg *g = &c.v[i];
+		ssize_t p;
+
+		if (g->id <= 0)
+			err = db_bad(why, len, "cgroups row id %" PRId64 ": not a cgroup id (> 0)",
+				     g->id);
+		else if (g->parent == g->id)
+			err = db_bad(why, len, "cgroups row id %" PRId64 ": its own parent", g->id);
+		else if (g->level < -1 || g->level > 65535)
+			err = db_bad(why, len, "cgroups row id %" PRId64 ": level %" PRId64
+				     " out of range [-1, 65535]", g->id, g->level);
+		if (err || !g->parent)
+			continue;
+		p = db_vcg_find(&c, g->parent);
+		if (p < 0)
+			err = db_bad(why, len, "cgroups row id %" PRId64 ": parent %" PRId64
+				     " is not in the table", g->id, g->parent);
+		else if (g->level >= 0 && c.v[p].level >= 0 && g->level != c.v[p].level + 1)
+			err = db_bad(why, len, "cgroups row id %" PRId64 ": level %" PRId64
+				     ", but its parent %" PRId64 " is at level %" PRId64, g->id,
+				     g->level, g->parent, c.v[p].level);
+	}
+	/* every parent exists now: follow each chain until a root or a node seen before */
+	for (i = 0; !err && i < c.n; i++) {
+		size_t j = i;
+
+		while (!err && c.v[j].color == 0) {
+			ssize_t p;
+
+			c.v[j].color = 1;
+			if (!c.v[j].parent)
+				break;
+			p = db_vcg_find(&c, c.v[j].parent);
+			if (c.v[p].color == 1)
+				err = db_bad(why, len, "cgroups row id %" PRId64 ": parent %" PRId64
+					     " closes a cycle", c.v[j].id, c.v[j].parent);
+			j = (size_t)p;
+		}
+		for (j = i; !err && c.v[j].color == 1; ) {
+			c.v[j].color = 2;
+			if (!c.v[j].parent)
+				break;
+			j = (size_t)db_vcg_find(&c, c.v[j].parent);
+		}
+	}
+	free(c.v);
+	return err;
+}
+
+int db_validate(struct db *db, char *why, size_t len)
+{
+	int err;
+
+	if (why && len)
+		*why = '\0';
+	err = db_validate_meta(db, why, len);
+	if (!err)
+		err = db_validate_cgroups(db, why, len);
+	return err;
+}
