@@ -4,6 +4,7 @@
 #   make test       run the suite once (build/)
 #   make bench      build and run the benchmarks
 #   make deps       install the Debian packages (root)
+#   make fuzz       libFuzzer targets (clang) for FUZZ_SECONDS each (default 600)
 #   make demo       the main job: capture (or synthesize) -> replay -> report
 #   make install PREFIX=/usr/local
 
@@ -63,7 +64,7 @@ IMPORT_SRC	:= $(wildcard capture/import*.c)
 SYNTH_SRC	:= $(wildcard capture/synth*.c)
 CAPLIB_SRC	:= $(filter-out capture/main.c $(LIVE_SRC) $(IMPORT_SRC) $(SYNTH_SRC),$(wildcard capture/*.c))
 # what memcg-capture shares with memcg-replay's tool layer: messages, exit codes
-CLI_COMMON_SRC	:= cli/msg.c cli/exit.c
+CLI_COMMON_SRC	:= cli/msg.c cli/exit.c cli/num.c
 CLI_SRC		:= $(wildcard cli/*.c)
 UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
 BENCH_SRC	:= $(wildcard bench/*.c)
@@ -151,6 +152,7 @@ check:
 	$(MAKE) O=build-san CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" all
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		MCR_BUILD=build-san MCR_SANITIZED=1 tests/run.sh
+	$(MAKE) fuzz-replay
 
 bench: all
 	MCR_BUILD=$(O) bench/run.sh
@@ -164,17 +166,56 @@ deps:
 		libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
 		libbpf-dev libsqlite3-dev sqlite3 libzstd-dev \
 		help2man man-db bash-completion debhelper dpkg-dev devscripts lintian fakeroot \
-		chromium libxml2-utils python3
+		chromium libxml2-utils python3 \
+		clang libclang-rt-14-dev
 
 clean:
-	rm -rf build build-san build-deb
+	rm -rf build build-san build-deb build-fuzz
 
 # `make deps demo`, `make deps check`: nothing may start before deps is done.
 ifneq ($(filter deps,$(MAKECMDGOALS)),)
 .NOTPARALLEL:
 endif
 
-.PHONY: all test check check-layers bench demo deps install clean
+# ---- fuzzing (libFuzzer, Debian's clang): tests/fuzz/fuzz_*.c, seeds in tests/fuzz/corpus/NAME
+#   make fuzz FUZZ_SECONDS=N   each target for N seconds, ASan+UBSan; what it
+#                              finds goes to build-fuzz/corpus/NAME, crashes to build-fuzz/
+#   make fuzz-replay           each target once over the corpus in the repository (make check)
+FUZZ_O		:= build-fuzz
+FUZZ_CC		?= clang
+FUZZ_SECONDS	?= 600
+FUZZ_SAN	:= -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+		   -fno-omit-frame-pointer
+FUZZ_TARGETS	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+# libtracecmd 1.3.1 leaks the trace clock name it parses from a v6 file
+FUZZ_ENV	:= LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
+		   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+$(O)/fuzz/fuzz_%: $(O)/tests/fuzz/fuzz_%.o $(LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(call pkg,--libs,$(PKGS_ALL)) -lpthread -lm
+
+fuzz-build:
+	$(MAKE) O=$(FUZZ_O) CC=$(FUZZ_CC) CFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" \
+		LDFLAGS="-fsanitize=address,undefined" $(patsubst %,$(FUZZ_O)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+fuzz: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_O)/corpus/$$t; \
+		echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
+		$(FUZZ_ENV) $(FUZZ_O)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+			-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_O)/ \
+			$(FUZZ_O)/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
+	done
+
+fuzz-replay: fuzz-build
+	@for t in $(FUZZ_TARGETS); do \
+		$(FUZZ_ENV) $(FUZZ_O)/fuzz/fuzz_$$t -runs=0 -timeout=20 tests/fuzz/corpus/$$t/* \
+			>$(FUZZ_O)/replay-$$t.log 2>&1 || { cat $(FUZZ_O)/replay-$$t.log; exit 1; }; \
+		echo "fuzz-replay $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs, no finding"; \
+	done
+
+.PHONY: all test check check-layers bench demo deps install clean fuzz fuzz-build fuzz-replay
 .SECONDARY:
 
 # ---- man pages, install, Debian package (sources in cli/man, cli/completion, cli/debian)

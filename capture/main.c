@@ -23,6 +23,7 @@
 #include "exit.h"
 #include "live.h"
 #include "msg.h"
+#include "num.h"
 
 #define PROG			"memcg-capture"
 #define DEFAULT_BUFFER_KB	8192
@@ -112,9 +113,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->output = arg;
 		break;
 	case 'd':
-		errno = 0;
-		a->duration = strtod(arg, &end);
-		if (errno || *end || a->duration <= 0)
+		/* a year at most: NaN or inf would record forever */
+		if (cli_num_double(arg, 0, 366 * 86400.0, &a->duration) || a->duration <= 0)
 			argp_error(state, "-d wants a positive number of seconds, not '%s'", arg);
 		break;
 	case 'b': {

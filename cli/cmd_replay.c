@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "num.h"
 #include "replay.h"
 #include "results.h"
 
@@ -57,21 +58,20 @@ static const struct argp_option replay_options[] = {
 static error_t replay_parse(int key, char *arg, struct argp_state *state)
 {
 	struct replay_opts *o = state->input;
-	char *end;
 
 	switch (key) {
 	case 'p':
+		if (!cli_list_ok(arg))
+			argp_error(state, "--policy: '%s' has an empty or repeated name", arg);
 		o->policies = arg;
 		break;
 	case 'm':
 		o->model = arg;
 		break;
 	case 's':
-		errno = 0;
-		o->sample_ms = strtod(arg, &end);
-		/* 1 us is the finest period; NaN fails every comparison */
-		if (errno || end == arg || *end || !(o->sample_ms == 0 ||
-		    (o->sample_ms >= 0.001 && o->sample_ms <= 1e9)))
+		/* 1 us is the finest period */
+		if (cli_num_double(arg, 0, 1e9, &o->sample_ms) ||
+		    (o->sample_ms != 0 && o->sample_ms < 0.001))
 			argp_error(state, "--sample-ms: '%s' is not 0 nor a period of 0.001 to 1e9 ms",
 				   arg);
 		break;

@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "html_report.h"
+#include "num.h"
 #include "results.h"
 #include "sim.h"
 #include "trace_check.h"
@@ -101,13 +102,13 @@ static const struct argp_option report_options[] = {
 
 static void parse_runs(struct report_opts *o, char *arg, struct argp_state *state)
 {
-	char *tok, *save = NULL, *end;
-	long long v;
+	char *tok, *save = NULL;
+	int64_t v;
 
+	if (!cli_list_ok(arg))
+		argp_error(state, "--run: '%s' has an empty or repeated run id", arg);
 	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		errno = 0;
-		v = strtoll(tok, &end, 10);
-		if (errno || end == tok || *end || v < 1)
+		if (cli_num_i64(tok, 1, INT64_MAX, &v))
 			argp_error(state, "--run: '%s' is not a run id", tok);
 		if (o->nr_runs == REPORT_MAX_RUNS)
 			argp_error(state, "--run: at most %d runs", REPORT_MAX_RUNS);

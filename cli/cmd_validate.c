@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "num.h"
 #include "results.h"
 #include "replay.h"
 
@@ -42,7 +43,7 @@ static const struct argp_option validate_options[] = {
 static error_t validate_parse(int key, char *arg, struct argp_state *state)
 {
 	struct validate_opts *o = state->input;
-	char *end;
+	int64_t n;
 
 	switch (key) {
 	case 'p':
@@ -57,16 +58,14 @@ static error_t validate_parse(int key, char *arg, struct argp_state *state)
 		o->format = arg;
 		break;
 	case 'r':
-		errno = 0;
-		o->min_match = strtod(arg, &end);
-		if (errno || *end || !(o->min_match >= 0 && o->min_match <= 1))
+		if (cli_num_double(arg, 0, 1, &o->min_match))
 			argp_error(state, "--min-match: not a rate in [0, 1]: '%s'", arg);
 		break;
 	case 'n':
-		errno = 0;
-		o->show = strtol(arg, &end, 10);
-		if (errno || *end || o->show < 0 || o->show > VALIDATE_STORED_MISMATCHES)
-			argp_error(state, "--mismatches: '%s'", arg);
+		if (cli_num_i64(arg, 0, VALIDATE_STORED_MISMATCHES, &n))
+			argp_error(state, "--mismatches: not a count in [0, %d]: '%s'",
+				   VALIDATE_STORED_MISMATCHES, arg);
+		o->show = n;
 		break;
 	case 'H':
 		o->max_hyp = cli_arg_max_hyp(state, arg);

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/* num.c - strict numbers and lists from the command line.  Contract: cli/num.h. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "num.h"
+
+/* strtod and strtoll skip leading blanks and accept an empty tail; we do not. */
+static bool num_start_ok(const char *s)
+{
+	return s && *s && !isspace((unsigned char)*s);
+}
+
+int cli_num_double(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	double v;
+
+	if (!num_start_ok(s))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == ERANGE && v != 0)
+		return -ERANGE;
+	if (end == s || *end || !isfinite(v))
+		return -EINVAL;
+	if (!(v >= lo && v <= hi))
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int cli_num_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!num_start_ok(s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (end == s || *end)
+		return -EINVAL;
+	if (errno == ERANGE || v < lo || v > hi)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+bool cli_list_ok(const char *list)
+{
+	const char *p, *q;
+	size_t len, qlen;
+
+	if (!list || !*list)
+		return false;
+	for (p = list; ; p += len + 1) {
+		len = strcspn(p, ",");
+		if (!len)
+			return false;	/* "", ",a", "a,,b", "a," */
+		for (q = list; q < p; q += qlen + 1) {
+			qlen = strcspn(q, ",");
+			if (qlen == len && !memcmp(p, q, len))
+				return false;
+		}
+		if (!p[len])
+			return true;
+	}
+}
