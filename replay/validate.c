@@ -43,7 +43,7 @@ const char *replay_cause_name(enum replay_cause c)
 
 static unsigned int val_bucket(int64_t d)
 {
-	uint64_t m = d < 0 ? (uint64_t)-d : (uint64_t)d;
+	uint64_t m = d < 0 ? -(uint64_t)d : (uint64_t)d;
 	unsigned int b;
 
 	if (!d)
@@ -254,7 +254,7 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 {
 	struct replay_validation *v = &r->val->v;
 	struct sim *s = r->sims[0];
-	int64_t sim_su;
+	int64_t sim_su, diff;
 	bool sim_nf, k_nf = ev->flags & MCR_FLUSH_NEEDS, su_ok, nf_ok, isu = false, inf_nf = false;
 	enum replay_cause cause;
 	uint64_t since;
@@ -290,7 +290,10 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 		if (v->max_hypotheses < 1)
 			v->max_hypotheses = 1;
 	}
-	v->diff_hist[val_bucket(sim_su - ev->val)]++;
+	/* the traced stats_updates comes from a file: any int64; the last bucket is open */
+	if (__builtin_sub_overflow(sim_su, ev->val, &diff))
+		diff = ev->val < 0 ? INT64_MAX : INT64_MIN;
+	v->diff_hist[val_bucket(diff)]++;
 	if (r->inf ? isu && inf_nf : su_ok && nf_ok)
 		return 0;
 	v->mismatches++;

@@ -77,6 +77,8 @@ static void sim_dirty_insert(struct sim *s, struct sim_node *n, int32_t idx)
 		s->slots[sl->dirty_next].dirty_prev = idx;
 }
 
+#define SIM_VAL_MAX	(INT64_C(1) << 47)
+
 /* Account one update of slot @slot's memcg as unflushed on the slot's CPU. */
 int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
 		     int item, int64_t val)
@@ -101,6 +103,14 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 		mag = val < 0 ? -(uint64_t)val : (uint64_t)val;
 		d = val;
 	}
+	/*
+	 * The sums add d and mag per update: a value from a damaged file
+	 * (INT64_MAX) would overflow them at the second update.  2^47 pages
+	 * (512 PiB) is beyond any real update, and 2^16 of them still fit.
+	 */
+	d = d > SIM_VAL_MAX ? SIM_VAL_MAX : d < -SIM_VAL_MAX ? -SIM_VAL_MAX : d;
+	if (mag > (uint64_t)SIM_VAL_MAX)
+		mag = (uint64_t)SIM_VAL_MAX;
 	ret = sim_slot_item_add(s, sl, (uint16_t)k, d);
 	if (ret)
 		return ret;
