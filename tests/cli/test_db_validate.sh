@@ -49,6 +49,15 @@ case_ online_above "meta nr_cpus_online = 5: out of range \[1, 4\]" \
 case_ possible_huge "meta nr_cpus_possible = 100000: out of range" \
 	"UPDATE meta SET value = '100000' WHERE key = 'nr_cpus_possible'"
 
+# a damaged SQLite page: exit 15, which every reader's --help lists
+cp good.db corrupt.db
+sqlite3 corrupt.db "PRAGMA journal_mode = DELETE" >/dev/null
+printf '\377%.0s' $(seq 600) | dd of=corrupt.db bs=1 seek=8192 conv=notrunc 2>/dev/null
+for cmd in info replay validate report; do
+	expect_exit "corrupt_$cmd" 15 timeout 20 "$REPLAY" "$cmd" corrupt.db
+	expect_match "corrupt_${cmd}_help" "^ +15 +.*corrupt" "$("$REPLAY" "$cmd" --help)"
+done
+
 # the good file and the real recordings still open
 expect_exit good_info 0 "$REPLAY" info good.db
 t_done
