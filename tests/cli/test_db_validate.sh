@@ -49,6 +49,17 @@ case_ online_above "meta nr_cpus_online = 5: out of range \[1, 4\]" \
 case_ possible_huge "meta nr_cpus_possible = 100000: out of range" \
 	"UPDATE meta SET value = '100000' WHERE key = 'nr_cpus_possible'"
 
+# an event naming cgroup id 0 (the id tables' empty key: replay used to fail
+# with "Cannot allocate memory") or an id beyond 2^63: 17 from the event readers
+for ev in "id = 0 WHERE kind = 4" "id = -5 WHERE rowid = 5"; do
+	name="event_${ev%% WHERE*}"; name=${name// /}
+	cp good.db "$name.db"
+	sqlite3 "$name.db" "UPDATE events SET $ev"
+	for cmd in replay validate; do
+		expect_exit "${name}_$cmd" 17 timeout 20 "$REPLAY" "$cmd" "$name.db"
+	done
+done
+
 # a damaged SQLite page: exit 15, which every reader's --help lists
 cp good.db corrupt.db
 sqlite3 corrupt.db "PRAGMA journal_mode = DELETE" >/dev/null
