@@ -213,7 +213,8 @@ fuzz: fuzz-build
 
 fuzz-replay: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
-		$(FUZZ_ENV) $(FUZZ_O)/fuzz/fuzz_$$t -runs=0 -timeout=20 tests/fuzz/corpus/$$t/* \
+		$(FUZZ_ENV) $(FUZZ_O)/fuzz/fuzz_$$t -runs=0 -timeout=20 -artifact_prefix=$(FUZZ_O)/ \
+			tests/fuzz/corpus/$$t/* \
 			>$(FUZZ_O)/replay-$$t.log 2>&1 || { cat $(FUZZ_O)/replay-$$t.log; exit 1; }; \
 		echo "fuzz-replay $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs, no finding"; \
 	done
