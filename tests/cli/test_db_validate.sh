@@ -54,7 +54,9 @@ case_ possible_huge "meta nr_cpus_possible = 100000: out of range" \
 for ev in "id = 0 WHERE kind = 4" "id = -5 WHERE rowid = 5"; do
 	name="event_${ev%% WHERE*}"; name=${name// /}
 	cp good.db "$name.db"
-	sqlite3 "$name.db" "UPDATE events SET $ev"
+	"$REPLAY" events --table "$name.db" >/dev/null
+	sqlite3 "$name.db" "UPDATE events SET $ev; DROP TABLE event_chunks"
+	"$REPLAY" events --convert "$name.db" >/dev/null
 	for cmd in replay validate; do
 		expect_exit "${name}_$cmd" 17 timeout 20 "$REPLAY" "$cmd" "$name.db"
 	done
