@@ -56,6 +56,7 @@ struct cli_progress {
 	uint64_t	total;		/* 0: unknown */
 	uint64_t	last_ns;
 	uint64_t	start_ns;
+	uint64_t	every_ns;	/* refresh period; MCR_PROGRESS_MS overrides 200 ms */
 	bool		tty;
 };
 void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total);
