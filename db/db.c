@@ -61,6 +61,17 @@ int db_exec(struct db *db, const char *sql)
 	return db_err(sqlite3_exec(db->sql, sql, NULL, NULL, NULL));
 }
 
+/*
+ * Prepare for the result tables: any failure but memory means the file lacks
+ * the table or column we name: a trace no replay has written to yet.
+ */
+int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(db->sql, sql, -1, st, NULL);
+
+	return rc == SQLITE_OK ? 0 : rc == SQLITE_NOMEM ? -ENOMEM : -MCR_E_SCHEMA;
+}
+
 /* Run @sql and store its single integer result in *@out. */
 static int db_query_int(struct db *db, const char *sql, int64_t *out)
 {

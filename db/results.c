@@ -46,13 +46,6 @@ struct db_results {
 	sqlite3_stmt	*st[W_NR];
 };
 
-static int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st)
-{
-	int rc = sqlite3_prepare_v2(db->sql, sql, -1, st, NULL);
-
-	return rc == SQLITE_OK ? 0 : rc == SQLITE_NOMEM ? -ENOMEM : -MCR_E_SCHEMA;
-}
-
 /* Step a bound statement to its end and reset it for the next row. */
 static int db_step_reset(sqlite3_stmt *st)
 {
