@@ -297,26 +297,6 @@ void db_events_discard(struct db *db)
 	memset(db->kind_rows, 0, sizeof(db->kind_rows));
 }
 
-/* Run @sql for one row of two integers; NULLs leave the outputs alone. */
-static int db_events_query2(struct db *db, const char *sql, int64_t *a, int64_t *b)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return db_err(rc);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-			*a = sqlite3_column_int64(st, 0);
-		if (b && sqlite3_column_type(st, 1) != SQLITE_NULL)
-			*b = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : db_err(rc);
-}
-
 /**
  * db_events_kinds() - which event kinds the trace holds, from the chunk index.
  * @db:  open database
@@ -335,7 +315,7 @@ int db_events_kinds(struct db *db, uint32_t *out)
 
 			snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM event_chunks"
 				 " WHERE kinds & %lld)", 1LL << k);
-			err = db_events_query2(db, sql, &any, NULL);
+			err = db_query_ints(db, sql, &any, NULL);
 			if (err)
 				return err;
 			if (any)
@@ -351,7 +331,7 @@ int db_events_kinds(struct db *db, uint32_t *out)
 		/* "kind > 3" lets the partial index events_rare serve the rare kinds */
 		snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM events WHERE %s kind = %lld)",
 			 k > 3 ? "kind > 3 AND" : "", (long long)k);
-		err = db_events_query2(db, sql, &any, NULL);
+		err = db_query_ints(db, sql, &any, NULL);
 		if (err)
 			return err;
 		if (any)
@@ -369,6 +349,6 @@ int db_events_kinds(struct db *db, uint32_t *out)
  */
 int db_events_span(struct db *db, int64_t *first, int64_t *last)
 {
-	return db_events_query2(db, db->row_events ? "SELECT min(ts), max(ts) FROM events" :
-				"SELECT min(first_ts), max(last_ts) FROM event_chunks", first, last);
+	return db_query_ints(db, db->row_events ? "SELECT min(ts), max(ts) FROM events" :
+			     "SELECT min(first_ts), max(last_ts) FROM event_chunks", first, last);
 }
