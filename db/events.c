@@ -307,30 +307,19 @@ int db_events_kinds(struct db *db, uint32_t *out)
 	int64_t mask = 0, k;
 	int err;
 
-	if (!db->row_events) {
-		/* bitwise OR over the rows: SQLite has no such aggregate; kinds are few */
-		for (k = 1; k <= MCR_EV_KIND_MAX; k++) {
-			char sql[96];
-			int64_t any = 0;
-
-			snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM event_chunks"
-				 " WHERE kinds & %lld)", 1LL << k);
-			err = db_query_ints(db, sql, &any, NULL);
-			if (err)
-				return err;
-			if (any)
-				mask |= 1LL << k;
-		}
-		*out = (uint32_t)mask;
-		return 0;
-	}
 	for (k = 1; k <= MCR_EV_KIND_MAX; k++) {
 		char sql[96];
 		int64_t any = 0;
 
-		/* "kind > 3" lets the partial index events_rare serve the rare kinds */
-		snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM events WHERE %s kind = %lld)",
-			 k > 3 ? "kind > 3 AND" : "", (long long)k);
+		if (!db->row_events) {
+			/* bitwise OR over the rows: SQLite has no such aggregate; kinds are few */
+			snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM event_chunks"
+				 " WHERE kinds & %lld)", 1LL << k);
+		} else {
+			/* "kind > 3" lets the partial index events_rare serve the rare kinds */
+			snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM events WHERE %s"
+				 " kind = %lld)", k > 3 ? "kind > 3 AND" : "", (long long)k);
+		}
 		err = db_query_ints(db, sql, &any, NULL);
 		if (err)
 			return err;
