@@ -101,6 +101,18 @@ int db_query_ints(struct db *db, const char *sql, int64_t *a, int64_t *b)
 }
 
 /*
+ * Step an INSERT or UPDATE once and reset it for the next row; the bindings
+ * stay, so a caller that leaves a column unbound in some rows clears them.
+ */
+int db_step_reset(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : db_err(rc);
+}
+
+/*
  * SQLite opens any file and only fails at the first read, and an empty file
  * is a valid empty database to it: look at the header ourselves.
  */

@@ -22,14 +22,6 @@
 
 #define DB_COMMIT_CHUNKS	4	/* up to 256k events a transaction */
 
-static int db_events_step(sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : db_err(rc);
-}
-
 /* Begin the bulk transaction unless one (ours or the caller's) is open. */
 static int db_events_txn(struct db *db)
 {
@@ -97,7 +89,7 @@ int db_chunk_put(struct db *db, const struct db_chunk *c)
 	sqlite3_bind_int64(st, 6, c->kinds);
 	sqlite3_bind_int64(st, 7, (int64_t)c->len);
 	sqlite3_bind_blob(st, 8, c->z, (int)c->zlen, SQLITE_STATIC);
-	err = db_events_step(st);
+	err = db_step_reset(st);
 	sqlite3_clear_bindings(st);
 	if (err)
 		return err;
@@ -220,7 +212,7 @@ static int db_events_count(struct db *db)
 	for (k = 1; k <= MCR_EV_KIND_MAX; k++) {
 		sqlite3_bind_int64(st, 1, (int64_t)db->kind_rows[k]);
 		sqlite3_bind_int(st, 2, (int)k);
-		err = db_events_step(st);
+		err = db_step_reset(st);
 		if (err)
 			break;
 	}
