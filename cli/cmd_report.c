@@ -304,17 +304,6 @@ static const char *val_str(char *buf, size_t len, const struct trow *t, double v
 	return cli_pages_str(buf, len, v, page_size);
 }
 
-static int policy_rank(const char *name)
-{
-	const struct sim_policy *pol;
-	int i;
-
-	for (i = 0; (pol = sim_policy_at((size_t)i)); i++)
-		if (!strcmp(pol->name, name))
-			return i;
-	return i;
-}
-
 /* Policies in the order of their table (break, continue, legacy), then runs. */
 static int trow_cmp_run(const void *a, const void *b)
 {
@@ -344,7 +333,7 @@ static int table_row(const struct db_lag_row *row, void *ctx)
 		.cgroup = strdup(row->cgroup), .policy = strdup(row->policy),
 		.item = strdup(row->item), .cgroup_id = row->cgroup_id,
 		.run_id = (uint64_t)row->run_id, .level = row->level,
-		.rank = policy_rank(row->policy), .events = !strcmp(row->unit, "events"),
+		.rank = sim_policy_rank(row->policy), .events = !strcmp(row->unit, "events"),
 		.reads = row->reads, .stale_reads = row->stale_reads,
 		.stranded_episodes = row->stranded_episodes, .max_pending = row->max_pending,
 		.max_read = row->max_read_error, .p99_read = row->p99_read_error,

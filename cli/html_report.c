@@ -64,17 +64,6 @@ struct hhost {
 	int64_t			page_size, t0, t1;
 };
 
-static int policy_rank(const char *name)
-{
-	const struct sim_policy *pol;
-	int i;
-
-	for (i = 0; (pol = sim_policy_at((size_t)i)); i++)
-		if (!strcmp(pol->name, name))
-			return i;
-	return i;
-}
-
 static void esc(FILE *f, const char *s)
 {
 	svg_escape(f, s ? s : "");
@@ -129,7 +118,7 @@ static void host_free(struct hhost *hh)
 static int hrun_cmp(const void *a, const void *b)
 {
 	const struct hrun *x = a, *y = b;
-	int rx = policy_rank(x->policy), ry = policy_rank(y->policy);
+	int rx = sim_policy_rank(x->policy), ry = sim_policy_rank(y->policy);
 
 	if (rx != ry)
 		return rx - ry;
@@ -163,7 +152,7 @@ static void host_runs(struct hhost *hh)
 	qsort(hh->runs, (size_t)hh->nr_runs, sizeof(hh->runs[0]), hrun_cmp);
 	for (j = 0; j < hh->nr_runs; j++) {
 		struct hrun *r = &hh->runs[j];
-		int rank = policy_rank(r->policy), same = 0;
+		int rank = sim_policy_rank(r->policy), same = 0;
 
 		for (k = 0; k < hh->nr_runs; k++)
 			if (k != j && !strcmp(hh->runs[k].policy, r->policy))

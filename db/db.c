@@ -61,8 +61,27 @@ int db_exec(struct db *db, const char *sql)
 	return db_err(sqlite3_exec(db->sql, sql, NULL, NULL, NULL));
 }
 
-/* Run @sql and store its single integer result in *@out. */
-static int db_query_int(struct db *db, const char *sql, int64_t *out)
+/*
+ * Prepare for the result tables: any failure but memory means the file lacks
+ * the table or column we name: a trace no replay has written to yet.
+ */
+int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(db->sql, sql, -1, st, NULL);
+
+	return rc == SQLITE_OK ? 0 : rc == SQLITE_NOMEM ? -ENOMEM : -MCR_E_SCHEMA;
+}
+
+/**
+ * db_query_ints() - run @sql for one row of one or two integers
+ * @b: the second column, or NULL for a one-column query
+ *
+ * A NULL column leaves its output alone, so the caller's initial value is
+ * the answer for an empty aggregate (min() over no rows).
+ *
+ * Return: 0, -ENOENT if there is no row, or the error.
+ */
+int db_query_ints(struct db *db, const char *sql, int64_t *a, int64_t *b)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -71,10 +90,26 @@ static int db_query_int(struct db *db, const char *sql, int64_t *out)
 	if (rc != SQLITE_OK)
 		return db_err(rc);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*out = sqlite3_column_int64(st, 0);
+	if (rc == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+			*a = sqlite3_column_int64(st, 0);
+		if (b && sqlite3_column_type(st, 1) != SQLITE_NULL)
+			*b = sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+}
+
+/*
+ * Step an INSERT or UPDATE once and reset it for the next row; the bindings
+ * stay, so a caller that leaves a column unbound in some rows clears them.
+ */
+int db_step_reset(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : db_err(rc);
 }
 
 /*
@@ -114,15 +149,15 @@ static int db_check_magic(const char *path)
 /* application_id, then user_version: not ours, newer, older, or half-created. */
 static int db_check_identity(struct db *db)
 {
-	int64_t app, ver;
+	int64_t app = 0, ver = 0;
 	int err;
 
-	err = db_query_int(db, "PRAGMA application_id", &app);
+	err = db_query_ints(db, "PRAGMA application_id", &app, NULL);
 	if (err)
 		return err;
 	if ((uint32_t)app != DB_APPLICATION_ID)
 		return -MCR_E_NOT_OURS;
-	err = db_query_int(db, "PRAGMA user_version", &ver);
+	err = db_query_ints(db, "PRAGMA user_version", &ver, NULL);
 	if (err)
 		return err;
 	if (ver > DB_SCHEMA_VERSION)

@@ -46,6 +46,9 @@ int db_schema_upgrade_v1(struct db *db);
 /* db.c */
 int db_err(int rc);
 int db_exec(struct db *db, const char *sql);
+int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st);
+int db_query_ints(struct db *db, const char *sql, int64_t *a, int64_t *b);
+int db_step_reset(sqlite3_stmt *st);
 int db_rows_foreach(struct db *db, const char *sql, int (*row)(sqlite3_stmt *st, void *ctx),
 		    void *ctx);
 

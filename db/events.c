@@ -22,14 +22,6 @@
 
 #define DB_COMMIT_CHUNKS	4	/* up to 256k events a transaction */
 
-static int db_events_step(sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : db_err(rc);
-}
-
 /* Begin the bulk transaction unless one (ours or the caller's) is open. */
 static int db_events_txn(struct db *db)
 {
@@ -97,7 +89,7 @@ int db_chunk_put(struct db *db, const struct db_chunk *c)
 	sqlite3_bind_int64(st, 6, c->kinds);
 	sqlite3_bind_int64(st, 7, (int64_t)c->len);
 	sqlite3_bind_blob(st, 8, c->z, (int)c->zlen, SQLITE_STATIC);
-	err = db_events_step(st);
+	err = db_step_reset(st);
 	sqlite3_clear_bindings(st);
 	if (err)
 		return err;
@@ -220,7 +212,7 @@ static int db_events_count(struct db *db)
 	for (k = 1; k <= MCR_EV_KIND_MAX; k++) {
 		sqlite3_bind_int64(st, 1, (int64_t)db->kind_rows[k]);
 		sqlite3_bind_int(st, 2, (int)k);
-		err = db_events_step(st);
+		err = db_step_reset(st);
 		if (err)
 			break;
 	}
@@ -297,26 +289,6 @@ void db_events_discard(struct db *db)
 	memset(db->kind_rows, 0, sizeof(db->kind_rows));
 }
 
-/* Run @sql for one row of two integers; NULLs leave the outputs alone. */
-static int db_events_query2(struct db *db, const char *sql, int64_t *a, int64_t *b)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return db_err(rc);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
-			*a = sqlite3_column_int64(st, 0);
-		if (b && sqlite3_column_type(st, 1) != SQLITE_NULL)
-			*b = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : db_err(rc);
-}
-
 /**
  * db_events_kinds() - which event kinds the trace holds, from the chunk index.
  * @db:  open database
@@ -327,31 +299,20 @@ int db_events_kinds(struct db *db, uint32_t *out)
 	int64_t mask = 0, k;
 	int err;
 
-	if (!db->row_events) {
-		/* bitwise OR over the rows: SQLite has no such aggregate; kinds are few */
-		for (k = 1; k <= MCR_EV_KIND_MAX; k++) {
-			char sql[96];
-			int64_t any = 0;
-
-			snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM event_chunks"
-				 " WHERE kinds & %lld)", 1LL << k);
-			err = db_events_query2(db, sql, &any, NULL);
-			if (err)
-				return err;
-			if (any)
-				mask |= 1LL << k;
-		}
-		*out = (uint32_t)mask;
-		return 0;
-	}
 	for (k = 1; k <= MCR_EV_KIND_MAX; k++) {
 		char sql[96];
 		int64_t any = 0;
 
-		/* "kind > 3" lets the partial index events_rare serve the rare kinds */
-		snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM events WHERE %s kind = %lld)",
-			 k > 3 ? "kind > 3 AND" : "", (long long)k);
-		err = db_events_query2(db, sql, &any, NULL);
+		if (!db->row_events) {
+			/* bitwise OR over the rows: SQLite has no such aggregate; kinds are few */
+			snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM event_chunks"
+				 " WHERE kinds & %lld)", 1LL << k);
+		} else {
+			/* "kind > 3" lets the partial index events_rare serve the rare kinds */
+			snprintf(sql, sizeof(sql), "SELECT EXISTS (SELECT 1 FROM events WHERE %s"
+				 " kind = %lld)", k > 3 ? "kind > 3 AND" : "", (long long)k);
+		}
+		err = db_query_ints(db, sql, &any, NULL);
 		if (err)
 			return err;
 		if (any)
@@ -369,6 +330,6 @@ int db_events_kinds(struct db *db, uint32_t *out)
  */
 int db_events_span(struct db *db, int64_t *first, int64_t *last)
 {
-	return db_events_query2(db, db->row_events ? "SELECT min(ts), max(ts) FROM events" :
-				"SELECT min(first_ts), max(last_ts) FROM event_chunks", first, last);
+	return db_query_ints(db, db->row_events ? "SELECT min(ts), max(ts) FROM events" :
+			     "SELECT min(first_ts), max(last_ts) FROM event_chunks", first, last);
 }

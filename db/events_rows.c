@@ -17,8 +17,6 @@
 
 static int db_rows_insert(sqlite3_stmt *st, const struct mcr_event *ev)
 {
-	int rc;
-
 	/* uint64 fields are stored bit for bit as SQLite's int64. */
 	sqlite3_bind_int64(st, 1, (int64_t)ev->ts);
 	sqlite3_bind_int(st, 2, ev->cpu);
@@ -31,9 +29,7 @@ static int db_rows_insert(sqlite3_stmt *st, const struct mcr_event *ev)
 	sqlite3_bind_int(st, 9, ev->level);
 	sqlite3_bind_int(st, 10, ev->flags);
 	sqlite3_bind_int(st, 11, ev->pid);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : db_err(rc);
+	return db_step_reset(st);
 }
 
 /**

@@ -46,21 +46,17 @@ struct db_results {
 	sqlite3_stmt	*st[W_NR];
 };
 
-static int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st)
+/*
+ * Step one row and ready the statement for the next: an episode without a
+ * worst line leaves worst_* unbound, which must then be NULL, not the last
+ * episode's.
+ */
+static int db_results_step(sqlite3_stmt *st)
 {
-	int rc = sqlite3_prepare_v2(db->sql, sql, -1, st, NULL);
+	int err = db_step_reset(st);
 
-	return rc == SQLITE_OK ? 0 : rc == SQLITE_NOMEM ? -ENOMEM : -MCR_E_SCHEMA;
-}
-
-/* Step a bound statement to its end and reset it for the next row. */
-static int db_step_reset(sqlite3_stmt *st)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
-	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : db_err(rc) ? db_err(rc) : -EIO;
+	return err;
 }
 
 static void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
@@ -96,7 +92,7 @@ int db_run_add(struct db *db, const struct db_run *run, int64_t *run_id)
 	sqlite3_bind_text(st, 9, MCR_VERSION, -1, SQLITE_STATIC);
 	bind_u64(st, 10, run->th);
 	bind_u64(st, 11, run->stranded_limit);
-	err = db_step_reset(st);
+	err = db_results_step(st);
 	sqlite3_finalize(st);
 	if (!err)
 		*run_id = sqlite3_last_insert_rowid(db->sql);
@@ -127,7 +123,7 @@ int db_run_counters_set(struct db *db, int64_t run_id, const struct db_run_count
 	bind_u64(st, 11, c->atomic_resets);
 	bind_u64(st, 12, c->unknown_ids);
 	sqlite3_bind_int64(st, 13, run_id);
-	err = db_step_reset(st);
+	err = db_results_step(st);
 	sqlite3_finalize(st);
 	return err;
 }
@@ -181,7 +177,7 @@ int db_read_add(struct db_results *w, const struct db_read *r, int64_t *read_id)
 	sqlite3_bind_int64(st, 13, r->kernel_stats_updates);
 	sqlite3_bind_int(st, 14, r->kernel_needs_flush);
 	bind_u64(st, 15, r->pending_since_flush);
-	err = db_step_reset(st);
+	err = db_results_step(st);
 	if (!err && read_id)
 		*read_id = sqlite3_last_insert_rowid(w->db->sql);
 	return err;
@@ -196,7 +192,7 @@ int db_read_error_add(struct db_results *w, const struct db_read_error *e)
 	sqlite3_bind_int(st, 3, e->item);
 	sqlite3_bind_int64(st, 4, e->error);
 	bind_u64(st, 5, e->age_ns);
-	return db_step_reset(st);
+	return db_results_step(st);
 }
 
 int db_episode_add(struct db_results *w, const struct db_episode *e)
@@ -215,7 +211,7 @@ int db_episode_add(struct db_results *w, const struct db_episode *e)
 	}
 	bind_u64(st, 9, e->reads_skipped);
 	bind_u64(st, 10, e->max_pending);
-	return db_step_reset(st);
+	return db_results_step(st);
 }
 
 int db_series_add(struct db_results *w, const struct db_series *s)
@@ -230,7 +226,7 @@ int db_series_add(struct db_results *w, const struct db_series *s)
 	sqlite3_bind_int64(st, 6, s->error);
 	sqlite3_bind_int64(st, 7, s->min_error);
 	sqlite3_bind_int64(st, 8, s->max_error);
-	return db_step_reset(st);
+	return db_results_step(st);
 }
 
 int db_cgroup_sample_add(struct db_results *w, const struct db_cgroup_sample *s)
@@ -244,7 +240,7 @@ int db_cgroup_sample_add(struct db_results *w, const struct db_cgroup_sample *s)
 	sqlite3_bind_int64(st, 5, s->stats_updates);
 	sqlite3_bind_int(st, 6, s->flushable);
 	sqlite3_bind_int(st, 7, s->stranded);
-	return db_step_reset(st);
+	return db_results_step(st);
 }
 
 int db_cgroup_summary_add(struct db_results *w, const struct db_cgroup_summary *s)
@@ -261,7 +257,7 @@ int db_cgroup_summary_add(struct db_results *w, const struct db_cgroup_summary *
 	bind_u64(st, 8, s->max_pending);
 	sqlite3_bind_double(st, 9, s->mean_pending);
 	bind_u64(st, 10, s->final_pending);
-	return db_step_reset(st);
+	return db_results_step(st);
 }
 
 int db_item_summary_add(struct db_results *w, const struct db_item_summary *s)
@@ -279,7 +275,7 @@ int db_item_summary_add(struct db_results *w, const struct db_item_summary *s)
 	sqlite3_bind_double(st, 9, s->mean_visible_error);
 	sqlite3_bind_double(st, 10, s->max_error_age_ms);
 	sqlite3_bind_int64(st, 11, s->final_error);
-	return db_step_reset(st);
+	return db_results_step(st);
 }
 
 int db_mismatch_add(struct db_results *w, const struct db_mismatch *m)
@@ -298,7 +294,7 @@ int db_mismatch_add(struct db_results *w, const struct db_mismatch *m)
 		sqlite3_bind_text(st, 9, m->cause, -1, SQLITE_TRANSIENT);
 	if (m->context)
 		sqlite3_bind_text(st, 10, m->context, -1, SQLITE_TRANSIENT);
-	return db_step_reset(st);
+	return db_results_step(st);
 }
 
 int db_validation_add(struct db *db, const struct db_validation *v)
@@ -324,7 +320,7 @@ int db_validation_add(struct db *db, const struct db_validation *v)
 	bind_u64(st, 10, v->needs_flush_match_plain);
 	bind_u64(st, 11, v->max_hypotheses);
 	sqlite3_bind_text(st, 12, v->diff_hist ? v->diff_hist : "{}", -1, SQLITE_STATIC);
-	err = db_step_reset(st);
+	err = db_results_step(st);
 	sqlite3_finalize(st);
 	return err;
 }

@@ -15,16 +15,28 @@
 #include "error.h"
 #include "results.h"
 
-static int db_prepare_rd(struct db *db, const char *sql, sqlite3_stmt **st)
-{
-	int rc = sqlite3_prepare_v2(db->sql, sql, -1, st, NULL);
-
-	return rc == SQLITE_OK ? 0 : rc == SQLITE_NOMEM ? -ENOMEM : -MCR_E_SCHEMA;
-}
-
 static int db_done(int rc)
 {
 	return rc == SQLITE_DONE ? 0 : db_err(rc) ? db_err(rc) : -EIO;
+}
+
+/*
+ * End of a foreach: @ret is the callback's verdict, @rc the last step. A
+ * callback's stop wins over the step's code, which only says we left early.
+ */
+static int db_rows_end(sqlite3_stmt *st, int rc, int ret)
+{
+	if (!ret)
+		ret = db_done(rc);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* End of a one-row get: no row is -ENOENT, so callers can tell absent from broken. */
+static int db_row_end(sqlite3_stmt *st, int rc)
+{
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_done(rc);
 }
 
 static int db_u64_cmp(const void *a, const void *b)
@@ -83,16 +95,15 @@ int db_cgroup_by_path(struct db *db, const char *path, uint64_t *id)
 	sqlite3_stmt *st;
 	int rc, ret;
 
-	ret = db_prepare_rd(db, "SELECT id FROM cgroups WHERE path = ? ORDER BY removed_ts >= 0, id"
-			    " LIMIT 1", &st);
+	ret = db_prepare(db, "SELECT id FROM cgroups WHERE path = ? ORDER BY removed_ts >= 0, id"
+			 " LIMIT 1", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*id = (uint64_t)sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_done(rc);
+	return db_row_end(st, rc);
 }
 
 int db_replay_run_exists(struct db *db, int64_t run_id)
@@ -103,8 +114,8 @@ int db_replay_run_exists(struct db *db, int64_t run_id)
 	if (db->older)
 		return -MCR_E_OLDER;
 
-	ret = db_prepare_rd(db, "SELECT 1 FROM runs WHERE kind = 'replay' AND (?1 <= 0 OR run_id = ?1)"
-			    " LIMIT 1", &st);
+	ret = db_prepare(db, "SELECT 1 FROM runs WHERE kind = 'replay' AND (?1 <= 0 OR run_id = ?1)"
+			 " LIMIT 1", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -129,8 +140,8 @@ int db_runs_foreach(struct db *db, int (*fn)(const struct db_run_info *r, void *
 	if (db->older)
 		return -MCR_E_OLDER;
 
-	ret = db_prepare_rd(db, "SELECT run_id, kind, policy, flush_model, events, wall_s, started_at"
-			    " FROM runs ORDER BY run_id", &st);
+	ret = db_prepare(db, "SELECT run_id, kind, policy, flush_model, events, wall_s, started_at"
+			 " FROM runs ORDER BY run_id", &st);
 	if (ret)
 		return ret;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -145,10 +156,7 @@ int db_runs_foreach(struct db *db, int (*fn)(const struct db_run_info *r, void *
 		if (ret)
 			break;
 	}
-	if (!ret)
-		ret = db_done(rc);
-	sqlite3_finalize(st);
-	return ret;
+	return db_rows_end(st, rc, ret);
 }
 
 static const char *const db_lag_cols[DB_LAG_NR_COLS] = {
@@ -211,7 +219,7 @@ int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
 	sql = db_lag_sql(f);
 	if (!sql)
 		return -ENOMEM;
-	ret = db_prepare_rd(db, sql, &st);
+	ret = db_prepare(db, sql, &st);
 	free(sql);
 	if (ret)
 		return ret;
@@ -245,10 +253,7 @@ int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
 		if (ret)
 			break;
 	}
-	if (!ret)
-		ret = db_done(rc);
-	sqlite3_finalize(st);
-	return ret;
+	return db_rows_end(st, rc, ret);
 }
 
 int db_mismatches_foreach(struct db *db, int64_t run_id, int64_t limit,
@@ -261,11 +266,11 @@ int db_mismatches_foreach(struct db *db, int64_t run_id, int64_t limit,
 	if (db->older)
 		return -MCR_E_OLDER;
 
-	ret = db_prepare_rd(db, "SELECT m.ts, m.cpu, m.cgroup_id, coalesce(c.path, '#' || m.cgroup_id),"
-			    " m.kernel_stats_updates, m.sim_stats_updates, m.kernel_needs_flush,"
-			    " m.sim_needs_flush, m.cause, m.context FROM validation_mismatch m"
-			    " LEFT JOIN cgroups c ON c.id = m.cgroup_id WHERE m.run_id = ?"
-			    " ORDER BY m.rowid LIMIT ?", &st);
+	ret = db_prepare(db, "SELECT m.ts, m.cpu, m.cgroup_id, coalesce(c.path, '#' || m.cgroup_id),"
+			 " m.kernel_stats_updates, m.sim_stats_updates, m.kernel_needs_flush,"
+			 " m.sim_needs_flush, m.cause, m.context FROM validation_mismatch m"
+			 " LEFT JOIN cgroups c ON c.id = m.cgroup_id WHERE m.run_id = ?"
+			 " ORDER BY m.rowid LIMIT ?", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -288,10 +293,7 @@ int db_mismatches_foreach(struct db *db, int64_t run_id, int64_t limit,
 		if (ret)
 			break;
 	}
-	if (!ret)
-		ret = db_done(rc);
-	sqlite3_finalize(st);
-	return ret;
+	return db_rows_end(st, rc, ret);
 }
 
 /* The validation row of @run_id; *out's strings stay NULL, *diff_hist is malloc'd JSON. */
@@ -303,10 +305,10 @@ int db_validation_get(struct db *db, int64_t run_id, struct db_validation *out, 
 	*diff_hist = NULL;
 	if (db->older)
 		return -MCR_E_OLDER;
-	ret = db_prepare_rd(db, "SELECT flush_events, compared, skipped_before_sync,"
-			    " stats_updates_match, needs_flush_match, stats_updates_match_plain,"
-			    " needs_flush_match_plain, max_hypotheses, coalesce(diff_hist, '{}')"
-			    " FROM validation WHERE run_id = ?", &st);
+	ret = db_prepare(db, "SELECT flush_events, compared, skipped_before_sync,"
+			 " stats_updates_match, needs_flush_match, stats_updates_match_plain,"
+			 " needs_flush_match_plain, max_hypotheses, coalesce(diff_hist, '{}')"
+			 " FROM validation WHERE run_id = ?", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -326,8 +328,7 @@ int db_validation_get(struct db *db, int64_t run_id, struct db_validation *out, 
 		if (!*diff_hist)
 			rc = SQLITE_NOMEM;
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_done(rc);
+	return db_row_end(st, rc);
 }
 
 /*
@@ -345,7 +346,7 @@ int db_item_by_name(struct db *db, const char *name, int *kind, int *item)
 		*kind = !strcmp(k, "events") ? 3 : 1;
 		return 0;
 	}
-	ret = db_prepare_rd(db, "SELECT kind, item FROM items WHERE name = ? ORDER BY kind LIMIT 1", &st);
+	ret = db_prepare(db, "SELECT kind, item FROM items WHERE name = ? ORDER BY kind LIMIT 1", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -355,8 +356,7 @@ int db_item_by_name(struct db *db, const char *name, int *kind, int *item)
 		*kind = sqlite3_column_int(st, 0) == 2 ? 1 : sqlite3_column_int(st, 0);
 		*item = sqlite3_column_int(st, 1);
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_done(rc);
+	return db_row_end(st, rc);
 }
 
 int db_series_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id, int kind, int item,
@@ -366,8 +366,8 @@ int db_series_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id, int kin
 	sqlite3_stmt *st;
 	int rc, ret;
 
-	ret = db_prepare_rd(db, "SELECT ts, error, min_error, max_error FROM series WHERE run_id = ?"
-			    " AND cgroup_id = ? AND kind = ? AND item = ? ORDER BY ts", &st);
+	ret = db_prepare(db, "SELECT ts, error, min_error, max_error FROM series WHERE run_id = ?"
+			 " AND cgroup_id = ? AND kind = ? AND item = ? ORDER BY ts", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -383,10 +383,7 @@ int db_series_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id, int kin
 		if (ret)
 			break;
 	}
-	if (!ret)
-		ret = db_done(rc);
-	sqlite3_finalize(st);
-	return ret;
+	return db_rows_end(st, rc, ret);
 }
 
 int db_item_reads_foreach(struct db *db, const struct db_reads_filter *f,
@@ -396,11 +393,11 @@ int db_item_reads_foreach(struct db *db, const struct db_reads_filter *f,
 	sqlite3_stmt *st;
 	int rc, ret;
 
-	ret = db_prepare_rd(db, "SELECT r.ts, r.cgroup_id, r.force, r.flushed, r.stranded, r.stale,"
-			    " coalesce(e.error, 0) FROM reads r LEFT JOIN read_errors e"
-			    " ON e.read_id = r.read_id AND e.kind = ?4 AND e.item = ?5"
-			    " WHERE r.run_id = ?1 AND (?2 = 0 OR r.cgroup_id = ?2) AND r.force = ?3"
-			    " ORDER BY r.ts", &st);
+	ret = db_prepare(db, "SELECT r.ts, r.cgroup_id, r.force, r.flushed, r.stranded, r.stale,"
+			 " coalesce(e.error, 0) FROM reads r LEFT JOIN read_errors e"
+			 " ON e.read_id = r.read_id AND e.kind = ?4 AND e.item = ?5"
+			 " WHERE r.run_id = ?1 AND (?2 = 0 OR r.cgroup_id = ?2) AND r.force = ?3"
+			 " ORDER BY r.ts", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, f->run_id);
@@ -420,10 +417,7 @@ int db_item_reads_foreach(struct db *db, const struct db_reads_filter *f,
 		if (ret)
 			break;
 	}
-	if (!ret)
-		ret = db_done(rc);
-	sqlite3_finalize(st);
-	return ret;
+	return db_rows_end(st, rc, ret);
 }
 
 int db_episodes_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id,
@@ -433,10 +427,10 @@ int db_episodes_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id,
 	sqlite3_stmt *st;
 	int rc, ret;
 
-	ret = db_prepare_rd(db, "SELECT start_ts, end_ts, open, coalesce(worst_kind, 0),"
-			    " coalesce(worst_item, 0), coalesce(worst_error, 0), reads_skipped,"
-			    " coalesce(max_pending, 0) FROM stranded_episodes WHERE run_id = ?"
-			    " AND cgroup_id = ? ORDER BY start_ts", &st);
+	ret = db_prepare(db, "SELECT start_ts, end_ts, open, coalesce(worst_kind, 0),"
+			 " coalesce(worst_item, 0), coalesce(worst_error, 0), reads_skipped,"
+			 " coalesce(max_pending, 0) FROM stranded_episodes WHERE run_id = ?"
+			 " AND cgroup_id = ? ORDER BY start_ts", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -456,10 +450,7 @@ int db_episodes_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id,
 		if (ret)
 			break;
 	}
-	if (!ret)
-		ret = db_done(rc);
-	sqlite3_finalize(st);
-	return ret;
+	return db_rows_end(st, rc, ret);
 }
 
 int db_run_counters_get(struct db *db, int64_t run_id, struct db_run_counters *c)
@@ -470,9 +461,9 @@ int db_run_counters_get(struct db *db, int64_t run_id, struct db_run_counters *c
 			  &c->walk_steps, &c->pcpu_adds, &c->atomic_adds, &c->dropped_batches,
 			  &c->atomic_resets, &c->unknown_ids };
 
-	ret = db_prepare_rd(db, "SELECT coalesce(wall_s, 0), events, updates, flush_requests, flushes,"
-			    " visits, walk_steps, pcpu_adds, atomic_adds, dropped_batches,"
-			    " atomic_resets, unknown_ids FROM runs WHERE run_id = ?", &st);
+	ret = db_prepare(db, "SELECT coalesce(wall_s, 0), events, updates, flush_requests, flushes,"
+			 " visits, walk_steps, pcpu_adds, atomic_adds, dropped_batches,"
+			 " atomic_resets, unknown_ids FROM runs WHERE run_id = ?", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -482,8 +473,7 @@ int db_run_counters_get(struct db *db, int64_t run_id, struct db_run_counters *c
 		for (i = 0; i < (int)(sizeof(v) / sizeof(v[0])); i++)
 			*v[i] = (uint64_t)sqlite3_column_int64(st, i + 1);
 	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_done(rc);
+	return db_row_end(st, rc);
 }
 
 /* The sums info prints: gaps (counted events) and ring-buffer overruns and drops. */
@@ -506,7 +496,7 @@ int db_trace_lost(struct db *db, struct db_trace_lost *out)
 
 	*out = (struct db_trace_lost){ 0 };
 	for (q = 0; q < 2; q++) {
-		ret = db_prepare_rd(db, sql[q], &st);
+		ret = db_prepare(db, sql[q], &st);
 		if (ret)
 			return ret;
 		rc = sqlite3_step(st);

@@ -219,6 +219,23 @@ static const struct sim_node *sim_lag_node(const struct sim *s, uint64_t id)
 	return idx == SIM_NONE ? NULL : &s->nodes[idx];
 }
 
+/*
+ * The node of @id and the line index of (@kind, @item) for the per-line
+ * getters; *k < 0 is a line never updated anywhere, which reads as all zero.
+ * The kind is checked first so a bad call is -EINVAL whatever the id.
+ */
+static int sim_lag_line(const struct sim *s, uint64_t id, enum sim_item_kind kind, int item,
+			const struct sim_node **n, int *k)
+{
+	if (kind > SIM_ITEM_EVENT)
+		return -EINVAL;
+	*n = sim_lag_node(s, id);
+	if (!*n)
+		return -ENOENT;
+	*k = sim_item_find(s, kind, item);
+	return 0;
+}
+
 /**
  * sim_item_error() - error of one line of a memcg now: shown - truth
  * @s: the simulator
@@ -232,14 +249,12 @@ static const struct sim_node *sim_lag_node(const struct sim *s, uint64_t id)
 int sim_item_error(const struct sim *s, uint64_t id, enum sim_item_kind kind, int item,
 		   int64_t *out)
 {
-	const struct sim_node *n = sim_lag_node(s, id);
-	int k;
+	const struct sim_node *n;
+	int k, err;
 
-	if (kind > SIM_ITEM_EVENT)
-		return -EINVAL;
-	if (!n)
-		return -ENOENT;
-	k = sim_item_find(s, kind, item);
+	err = sim_lag_line(s, id, kind, item, &n, &k);
+	if (err)
+		return err;
 	*out = k >= 0 && (uint32_t)k < n->cap_it ? -n->lines[k].miss : 0;
 	return 0;
 }
@@ -287,14 +302,12 @@ static void sim_item_stats_fill(const struct sim_node *n, uint32_t k, uint64_t n
 int sim_item_stats_get(const struct sim *s, uint64_t id, enum sim_item_kind kind, int item,
 		       uint64_t now, struct sim_item_stats *out)
 {
-	const struct sim_node *n = sim_lag_node(s, id);
-	int k;
+	const struct sim_node *n;
+	int k, err;
 
-	if (kind > SIM_ITEM_EVENT)
-		return -EINVAL;
-	if (!n)
-		return -ENOENT;
-	k = sim_item_find(s, kind, item);
+	err = sim_lag_line(s, id, kind, item, &n, &k);
+	if (err)
+		return err;
 	if (k < 0) {
 		memset(out, 0, sizeof(*out));
 		return 0;

@@ -92,3 +92,19 @@ const struct sim_policy *sim_policy_at(size_t i)
 {
 	return i < sizeof(sim_policies) / sizeof(sim_policies[0]) ? &sim_policies[i] : NULL;
 }
+
+/**
+ * sim_policy_rank() - where a policy stands in the table, to sort by it
+ * @name: a policy name as stored with a run
+ *
+ * Return: its index; the table's size for an unknown name, so that rows of a
+ * policy this build does not know sort after the known ones.
+ */
+int sim_policy_rank(const char *name)
+{
+	const struct sim_policy *pol = sim_policy_find(name);
+
+	if (!pol)
+		return (int)(sizeof(sim_policies) / sizeof(sim_policies[0]));
+	return (int)(pol - sim_policies);
+}

@@ -73,6 +73,7 @@ struct sim_policy {
 
 const struct sim_policy *sim_policy_find(const char *name);	/* NULL if unknown */
 const struct sim_policy *sim_policy_at(size_t i);		/* NULL past the end */
+int sim_policy_rank(const char *name);			/* table order; unknown last */
 
 /* Building blocks of steps.  memcg_vmstats_needs_flush(): strictly above TH. */
 static inline bool sim_step_flushable(const struct sim_step_in *in)

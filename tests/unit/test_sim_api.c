@@ -34,6 +34,16 @@ TEST(policy_table)
 	ASSERT_STR(sim_policy_find("legacy")->kernels, "6.8-6.15");
 }
 
+/* The report sorts runs by rank: table order, and a policy this build lacks after all three. */
+TEST(policy_rank)
+{
+	ASSERT_EQ(sim_policy_rank("break"), 0);
+	ASSERT_EQ(sim_policy_rank("continue"), 1);
+	ASSERT_EQ(sim_policy_rank("legacy"), 2);
+	ASSERT_EQ(sim_policy_rank("nope"), 3);
+	ASSERT_EQ(sim_policy_rank(NULL), 3);
+}
+
 TEST(create_arguments)
 {
 	const struct sim_policy *p = sim_policy_find("break");
@@ -302,5 +312,5 @@ TEST(items_foreach)
 	sim_destroy(s);
 }
 
-TEST_MAIN(policy_table, create_arguments, hierarchy, unknown_ids, update_errors, window_errors,
-	  window_relink, set_online_threshold, flush_request, items_foreach)
+TEST_MAIN(policy_table, policy_rank, create_arguments, hierarchy, unknown_ids, update_errors,
+	  window_errors, window_relink, set_online_threshold, flush_request, items_foreach)
