@@ -225,9 +225,14 @@ static void replay_progress(void *ctx, const char *pass, uint64_t done)
 	cli_progress_update(&rp->line, done);
 }
 
-/* The worst page line a reader of one cgroup got under one policy. */
+/*
+ * The worst page line a reader of one cgroup got under one policy, and the
+ * largest visible error of a page line (what a reader would have got at the
+ * worst moment: the one figure for a cgroup nobody read).
+ */
 struct worst {
 	uint64_t		err;
+	uint64_t		visible;
 	int			item;
 	enum sim_item_kind	kind;
 	bool			any;
@@ -239,9 +244,14 @@ static int worst_cb(const struct replay_item_summary *is, void *ctx)
 
 	if (is->kind == SIM_ITEM_EVENT)
 		return 0;	/* counts, not pages: ranked apart */
-	if (!w->any || is->max_read_error > w->err)
-		*w = (struct worst){ .err = is->max_read_error, .item = is->item, .kind = is->kind,
-				     .any = true };
+	if (is->max_visible_error > w->visible)
+		w->visible = is->max_visible_error;
+	if (!w->any || is->max_read_error > w->err) {
+		w->err = is->max_read_error;
+		w->item = is->item;
+		w->kind = is->kind;
+		w->any = true;
+	}
 	return 0;
 }
 
@@ -300,12 +310,12 @@ static void replay_print_ancestors(struct db *db, struct replay *r, int64_t page
 		const char *path = replay_cgroup_path(r, rows[i].id);
 
 		printf("  %s (id %" PRIu64 ")\n", path ? path : "?", rows[i].id);
-		printf("    %-10s %-12s %-24s %-13s %s\n", "policy", "worst read", "line",
-		       "stale reads", "stranded");
+		printf("    %-10s %-12s %-24s %-13s %-13s %s\n", "policy", "worst read", "line",
+		       "stale reads", "visible max", "stranded");
 		for (pol = 0; pol < p->nr_policies; pol++) {
 			struct replay_summary s;
 			struct worst w = { 0 };
-			char a[32], b[32], name[64] = "-", reads[32];
+			char a[32], b[32], v[32], name[64] = "-", reads[32];
 
 			if (replay_summary_get(r, pol, rows[i].id, &s) < 0 ||
 			    replay_items_foreach(r, pol, rows[i].id, worst_cb, &w) < 0)
@@ -313,8 +323,13 @@ static void replay_print_ancestors(struct db *db, struct replay *r, int64_t page
 			if (w.any && w.err)
 				db_item_name(db, MCR_EV_STATE, w.item, name, sizeof(name));
 			snprintf(reads, sizeof(reads), "%" PRIu64 " of %" PRIu64, s.stale_reads, s.reads);
-			printf("    %-10s %-12s %-24s %-13s %s in %" PRIu64 "\n", p->policies[pol]->name,
-			       cli_pages_str(a, sizeof(a), (double)w.err, page_size), name, reads,
+			if (!s.reads)
+				snprintf(a, sizeof(a), "not read");
+			else
+				cli_pages_str(a, sizeof(a), (double)w.err, page_size);
+			printf("    %-10s %-12s %-24s %-13s %-13s %s in %" PRIu64 "\n",
+			       p->policies[pol]->name, a, name, reads,
+			       cli_pages_str(v, sizeof(v), (double)w.visible, page_size),
 			       cli_ms_str(b, sizeof(b), s.stranded_ms), s.episodes);
 		}
 	}
