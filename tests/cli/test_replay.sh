@@ -29,6 +29,9 @@ q() { sqlite3 "$1" "$2"; }
 expect_exit replay_seed_race 0 "$REPLAY" replay "$DB"
 expect_match replay_seed_race_summary 'break +2\.00 MiB +NR_FILE_PAGES +0 of 2 ' "$T_OUT"
 expect_match replay_seed_race_summary_continue 'continue +512 KiB +NR_FILE_PAGES +0 of 2 ' "$T_OUT"
+# the root's error reaches -512 pages at 5 ms and break never makes it flushable again:
+# its largest visible error is those 512 pages, 2.00 MiB, the same as its worst read
+expect_match replay_seed_race_summary_visible 'break +2\.00 MiB +NR_FILE_PAGES +0 of 2 +2\.00 MiB ' "$T_OUT"
 run_of() { q "$DB" "SELECT max(run_id) FROM runs WHERE kind = 'replay' AND policy = '$1'"; }
 RB=$(run_of break) RC=$(run_of continue)
 err_at() {	# run ts: flushed|stranded|stale|pending|error of NR_FILE_PAGES (empty: right)
