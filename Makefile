@@ -149,10 +149,11 @@ check:
 	$(MAKE) check-layers
 	$(MAKE) O=build all
 	MCR_BUILD=build MCR_DEB_TEST=1 tests/run.sh
+	$(MAKE) fuzz-replay
 	$(MAKE) O=build-san CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" all
+	@# last, so that the suite's "N passed, N failed, N skipped" ends the output
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		MCR_BUILD=build-san MCR_SANITIZED=1 tests/run.sh
-	$(MAKE) fuzz-replay
 
 bench: all
 	MCR_BUILD=$(O) bench/run.sh
