@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,12 +25,13 @@
 #include "live.h"
 #include "msg.h"
 #include "num.h"
+#include "outfile.h"
 
 #define PROG			"memcg-capture"
 #define DEFAULT_BUFFER_KB	8192
 #define DEFAULT_CLOCK		"mono"
 
-enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP };
+enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP, OPT_FORCE };
 
 struct capture_args {
 	const char	*output;
@@ -39,6 +41,7 @@ struct capture_args {
 	double		duration;
 	unsigned int	buffer_kb;
 	bool		force_clock;
+	bool		force;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -68,9 +71,13 @@ static const char doc[] =
 "compresses its own events into chunks of the event store ('memcg-replay events FILE' "
 "lists them as rows).\n"
 "\n"
-"It stops after -d SECONDS, when COMMAND exits, or on SIGINT/SIGTERM, and then always turns "
-"tracing off, drains the buffers, commits and removes its instance. What was committed "
-"before a crash or kill -9 stays readable (it commits at least once a second).\n"
+"It stops after -d SECONDS, when COMMAND exits, or on SIGINT/SIGTERM/SIGHUP, and then always "
+"turns tracing off, drains the buffers, commits and removes its instance. Every option is "
+"checked before -o FILE is touched; the database is written as .FILE.tmp-<pid> beside it and "
+"renamed to FILE once tracing has run, so a capture that cannot start leaves an existing FILE "
+"as it was, and a device, FIFO or file not ours (without --force) is never replaced. What "
+"was committed before a crash or kill -9 stays readable in .FILE.tmp-<pid> (it commits at "
+"least once a second).\n"
 "\n"
 "Examples:\n"
 "  memcg-capture -o host.db -d 60            # the whole host for a minute\n"
@@ -91,7 +98,9 @@ static char *help_filter(int key, const char *text, void *input)
 static const char args_doc[] = "[-- COMMAND [ARGS...]]";
 
 static const struct argp_option options[] = {
-	{ "output", 'o', "FILE", 0, "Trace database to write (replaced if it exists; mode 0600)", 0 },
+	{ "output", 'o', "FILE", 0, "Trace database to write (mode 0600), under a temporary name "
+	  "renamed at the end; an existing one is replaced only by a capture that started", 0 },
+	{ "force", OPT_FORCE, NULL, 0, "Replace -o FILE even if it is not a memcg-replay database", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: until COMMAND exits or a signal)", 0 },
 	{ "buffer", 'b', "KIB", 0, "Ring buffer per CPU in KiB (default 8192: about half a second of "
 	  "headroom at 500k events/s per CPU)", 0 },
@@ -135,6 +144,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_CGROUP:
 		a->cgroup = arg;
+		break;
+	case OPT_FORCE:
+		a->force = true;
 		break;
 	case ARGP_KEY_ARG:
 		a->command = &state->argv[state->next - 1];
@@ -198,12 +210,14 @@ struct capture {
 	char			scope[PATH_MAX];
 	char			instance[64];
 	char			warnings[2048];
+	struct outfile		of;	/* the database's temporary name until the end */
 	struct db		*db;
 	struct cgtrack		*cgt;
 	struct live		*lv;
 	pid_t			child;
 	int			child_status;	/* -1: none or not exited */
 	bool			child_ended;	/* on its own, before we stopped */
+	bool			started;	/* tracing ran: the output is kept */
 };
 
 static void warn_add(struct capture *c, const char *w)
@@ -389,6 +403,93 @@ static int summarize(struct capture *c, uint64_t start_ns, uint64_t end_ns)
 	return 1;
 }
 
+/* Is @clock one of the names in @tdir/trace_clock ("[mono] local global ...")? */
+static bool clock_available(const char *tdir, const char *clock)
+{
+	char path[PATH_MAX], *line = NULL, *tok, *save;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace_clock", tdir);
+	f = fopen(path, "re");
+	if (!f)
+		return true;	/* cannot tell here: the instance's own check decides */
+	if (getline(&line, &cap, f) > 0)
+		for (tok = strtok_r(line, " \n", &save); tok && !found;
+		     tok = strtok_r(NULL, " \n", &save)) {
+			size_t len = strlen(tok);
+
+			if (tok[0] == '[' && len > 2 && tok[len - 1] == ']')
+				found = len - 2 == strlen(clock) && !strncmp(tok + 1, clock, len - 2);
+			else
+				found = !strcmp(tok, clock);
+		}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* Can execvp() find @cmd?  As execvp searches: a name with '/' as is, else $PATH. */
+static bool command_found(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char buf[PATH_MAX];
+
+	if (!*cmd)
+		return false;
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) == 0;
+	for (p = path && *path ? path : "/bin:/usr/bin"; ; p = colon + 1) {
+		int dlen;
+
+		colon = strchrnul(p, ':');
+		dlen = (int)(colon - p);
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", dlen, p, dlen ? "/" : "", cmd) <
+		    (int)sizeof(buf) && access(buf, X_OK) == 0)
+			return true;
+		if (!*colon)
+			return false;
+	}
+}
+
+/*
+ * Every option against this host, before the output is touched: a capture
+ * that cannot run must leave an existing -o FILE as it was.  An exit code or 0.
+ */
+static int check_options(struct capture *c, const char *tdir)
+{
+	char dir[PATH_MAX * 2];
+	struct stat st;
+	const char *why;
+	int ret;
+
+	if (!clock_available(tdir, c->args.clock)) {
+		msg("-C %s: not a trace clock of this kernel (see %s/trace_clock)", c->args.clock, tdir);
+		return MCR_EXIT_BAD_INPUT;
+	}
+	snprintf(dir, sizeof(dir), "%s%s", c->cg.mount, c->scope);
+	ret = stat(dir, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	if (ret) {
+		msg("--cgroup %s: %s: %s", c->args.cgroup ? c->args.cgroup : "/", dir, strerror(ret));
+		return MCR_EXIT_BAD_INPUT;
+	}
+	if (c->args.command && !command_found(c->args.command[0])) {
+		msg("%s: command not found or not executable", c->args.command[0]);
+		return MCR_EXIT_BAD_INPUT;
+	}
+	ret = outfile_check(c->args.output, NULL, c->args.force, &why);
+	if (ret < 0) {
+		if (why)
+			msg("output %s %s", c->args.output, why);
+		else
+			msg("output %s: %s", c->args.output, mcr_strerror(ret));
+		return ret == -EEXIST || ret == -EISDIR || ret == -ENOENT ? MCR_EXIT_NOFILE :
+		       mcr_exit_code(ret);
+	}
+	return 0;
+}
+
 /* Root, tracefs, the tracepoints, the memory hierarchy and --cgroup; an exit code or 0. */
 static int capture_preflight(struct capture *c, const char **tdir)
 {
@@ -419,6 +520,9 @@ static int capture_preflight(struct capture *c, const char **tdir)
 		msg("--cgroup %s: not a path below %s", c->args.cgroup, c->cg.mount);
 		return MCR_EXIT_BAD_INPUT;
 	}
+	ret = check_options(c, *tdir);
+	if (ret)
+		return ret;
 	live_remove_stale(on_stale, NULL);
 	snprintf(c->instance, sizeof(c->instance), LIVE_INSTANCE_PREFIX "%d", (int)getpid());
 	return 0;
@@ -427,9 +531,18 @@ static int capture_preflight(struct capture *c, const char **tdir)
 /* The database before tracing: meta, the cgroup table, item names, warnings. */
 static int capture_prepare_db(struct capture *c, int argc, char **argv)
 {
+	struct sigaction sa = { .sa_handler = on_signal };
 	int ret;
 
-	ret = db_create(c->args.output, &c->db);
+	ret = outfile_begin(&c->of, c->args.output);
+	if (ret < 0)
+		return fail(ret, c->args.output);
+	/* a signal stops the capture, which then keeps what it recorded */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	ret = db_create(c->of.tmp, &c->db);
 	if (ret < 0)
 		return fail(ret, c->args.output);
 	ret = write_meta(c, argc, argv);
@@ -490,6 +603,7 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	ret = live_start(c->lv);
 	if (ret < 0)
 		return fail(ret, "starting the capture");
+	c->started = true;
 	if (c->args.command) {
 		c->child = run_command(c->args.command);
 		if (c->child < 0)
@@ -586,6 +700,17 @@ int main(int argc, char **argv)
 		ret = db_close(c.db);
 		if (ret < 0 && rc == MCR_EXIT_OK)
 			rc = fail(ret, c.args.output);
+	}
+	/* what a capture recorded is kept even if it failed later; nothing else */
+	if (c.of.tmp && c.started) {
+		ret = outfile_commit(&c.of);
+		if (ret < 0) {
+			msg("renaming the capture to %s: %s", c.args.output, mcr_strerror(ret));
+			if (rc == MCR_EXIT_OK || rc == MCR_EXIT_LOST || rc == MCR_EXIT_COMMAND)
+				rc = mcr_exit_code(ret);
+		}
+	} else {
+		outfile_abort(&c.of);
 	}
 	return rc;
 }

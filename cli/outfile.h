@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * outfile.h - the one policy for the files memcg-replay writes (synth -o,
- * import -o).
+ * import -o) and memcg-capture -o.
  *
  * Contract: outfile_check() decides, before anything is written, whether
  * @path may be replaced: only a regular file (or nothing) that is not the
