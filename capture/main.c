@@ -77,7 +77,9 @@ static const char doc[] =
 "renamed to FILE once tracing has run, so a capture that cannot start leaves an existing FILE "
 "as it was, and a device, FIFO or file not ours (without --force) is never replaced. What "
 "was committed before a crash or kill -9 stays readable in .FILE.tmp-<pid> (it commits at "
-"least once a second).\n"
+"least once a second). Meta capture_complete is 1 only after a clean end; otherwise (killed, "
+"crashed, the disk full) 'memcg-replay info' says the capture is incomplete and why, and "
+"replay and report warn. Events read but not stored (a full disk) count as lost.\n"
 "\n"
 "Examples:\n"
 "  memcg-capture -o host.db -d 60            # the whole host for a minute\n"
@@ -275,6 +277,8 @@ static int write_meta(struct capture *c, int argc, char **argv)
 	ret |= db_meta_set_int(c->db, "memory_hierarchy_id", c->cg.hierarchy_id);
 	ret |= db_meta_set_int(c->db, "cgroup_version", c->cg.version);
 	ret |= db_meta_set(c->db, "cgroup_mount", c->cg.mount);
+	/* "1" only at a clean end: a kill -9, crash or full disk leaves "0" */
+	ret |= db_meta_set(c->db, "capture_complete", "0");
 	opts = options_json(argc, argv, &c->args);
 	if (opts)
 		ret |= db_meta_set(c->db, "options", opts);
@@ -375,24 +379,52 @@ static void wait_for_end(struct capture *c)
 		progress(c, start, true);
 }
 
-static int summarize(struct capture *c, uint64_t start_ns, uint64_t end_ns)
+/* Events in the database now: committed chunks, not what was handed to the writer. */
+static int64_t stored_in_file(struct db *db)
+{
+	struct db_iter *it;
+	uint64_t n;
+
+	if (db_iter_open(db, &it) < 0)
+		return -1;
+	n = db_iter_count(it);
+	db_iter_close(it);
+	return (int64_t)n;
+}
+
+/*
+ * The summary line, from what the file holds: events read but not stored (a
+ * full disk) are lost events, with @why.  1 if anything was lost.
+ */
+static int summarize(struct capture *c, uint64_t start_ns, uint64_t end_ns, int64_t in_file,
+		     const char *why)
 {
 	struct live_totals t;
-	uint64_t lost, unread;
+	uint64_t lost, unread, stored, unstored;
 	double secs = (double)(end_ns - start_ns) / 1e9;
 
 	live_totals(c->lv, &t);
+	stored = in_file >= 0 ? (uint64_t)in_file : t.stored;
+	/* the --cgroup filter drops events on purpose: those are not lost */
+	unstored = t.records > stored + t.filtered ? t.records - stored - t.filtered : 0;
 	unread = t.kernel_read > t.records ? t.kernel_read - t.records : 0;
 	/* the stats and the in-band markers count the same overwritten events */
 	lost = (t.kernel_lost > t.missed ? t.kernel_lost : t.missed) + unread;
 	printf(PROG ": %llu events in %.1f s (%.0f/s) from %d CPUs, %llu stored in %s",
 	       (unsigned long long)t.records, secs, secs > 0 ? (double)t.records / secs : 0.0,
-	       live_nr_cpus(c->lv), (unsigned long long)t.stored, c->args.output);
+	       live_nr_cpus(c->lv), (unsigned long long)stored, c->args.output);
 	if (t.filtered)
 		printf(" (%llu outside --cgroup)", (unsigned long long)t.filtered);
-	if (!lost && !t.missed_unknown) {
+	if (!lost && !unstored && !t.missed_unknown) {
 		printf("; lost: none\n");
 		return 0;
+	}
+	if (unstored)
+		printf("; LOST: %llu events read but not stored (%s)",
+		       (unsigned long long)unstored, why ? why : "the writer stopped");
+	if (!lost && !t.missed_unknown) {
+		printf("\n");
+		return 1;
 	}
 	printf("; LOST: %llu events (ring-buffer stats: overrun/dropped %llu; in-band markers:"
 	       " %llu + %llu sub-buffers of unknown count; read by another consumer: %llu);"
@@ -629,9 +661,15 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	return 0;
 }
 
-/* After tracing: the closing meta, the summary, the exit code. */
+/*
+ * After tracing: the closing meta, the summary, the exit code.  @ret is the
+ * capture's own result: negative when the writer stopped (a full disk), and
+ * then the file is kept, marked incomplete with the reason.
+ */
 static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns, int ret)
 {
+	char why[160] = "";
+	int64_t in_file;
 	int lost;
 
 	db_meta_set_int(c->db, "capture_start_ns", (int64_t)start_ns);
@@ -640,17 +678,28 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 		db_meta_set_int(c->db, "command_exit_status", c->child_status);
 	if (c->warnings[0])
 		db_meta_set(c->db, "warnings", c->warnings);
-	lost = summarize(c, start_ns, end_ns);
 	if (c->args.command && c->child_status != 0)
 		msg("%s exited with status %d", c->args.command[0], c->child_status);
-	capture_close_live(c);
 	if (ret >= 0) {
 		ret = db_events_finish(c->db);
 		if (ret < 0)
 			msg("finishing %s: %s", c->args.output, mcr_strerror(ret));
 	}
-	if (ret < 0)
-		return mcr_exit_code(ret);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "writing the database failed: %s", mcr_strerror(ret));
+		/* best effort: on a full disk even this may not fit; "0" stays then */
+		db_meta_set(c->db, "capture_incomplete", why);
+	} else if (db_meta_set(c->db, "capture_complete", "1") < 0) {
+		snprintf(why, sizeof(why), "could not mark it complete");
+	}
+	in_file = stored_in_file(c->db);
+	lost = summarize(c, start_ns, end_ns, in_file, why[0] ? why : NULL);
+	capture_close_live(c);
+	if (ret < 0) {
+		msg("%s is incomplete: %s; it reads up to there", c->args.output, why);
+		/* events the kernel gave us and the file does not hold are lost */
+		return MCR_EXIT_LOST;
+	}
 	if (lost)
 		return MCR_EXIT_LOST;
 	/* a script must see its workload fail; one we ended ourselves did not */

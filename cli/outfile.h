@@ -8,7 +8,8 @@
  * input (same inode) and, unless forced, is a memcg-replay database or empty.
  * outfile_begin() names a temporary file in the same directory (so the final
  * rename(2) is atomic) and arms SIGINT/SIGTERM/SIGHUP to remove it;
- * outfile_commit() renames it over @path once the writer has closed it, and
+ * outfile_commit() renames it (and a -wal its writer could not checkpoint)
+ * over @path once the writer has closed it, and
  * outfile_abort() removes it.  Until commit the old @path is never touched,
  * so a failed, full-disk or interrupted run leaves the old output as it was
  * and no -wal/-shm behind.  Never prints: returns negative errno and a reason.
