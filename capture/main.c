@@ -31,7 +31,7 @@
 #define DEFAULT_BUFFER_KB	8192
 #define DEFAULT_CLOCK		"mono"
 
-enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP, OPT_FORCE };
+enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP, OPT_FORCE, OPT_CLEANUP };
 
 struct capture_args {
 	const char	*output;
@@ -42,6 +42,7 @@ struct capture_args {
 	unsigned int	buffer_kb;
 	bool		force_clock;
 	bool		force;
+	bool		cleanup;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -103,6 +104,9 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Trace database to write (mode 0600), under a temporary name "
 	  "renamed at the end; an existing one is replaced only by a capture that started", 0 },
 	{ "force", OPT_FORCE, NULL, 0, "Replace -o FILE even if it is not a memcg-replay database", 0 },
+	{ "cleanup", OPT_CLEANUP, NULL, 0, "Only remove the tracefs instances memcg_capture_<pid> whose "
+	  "pid is not running (left by a capture killed with -9, which keep tracing), say which, "
+	  "and exit", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: until COMMAND exits or a signal)", 0 },
 	{ "buffer", 'b', "KIB", 0, "Ring buffer per CPU in KiB (default 8192: about half a second of "
 	  "headroom at 500k events/s per CPU)", 0 },
@@ -150,12 +154,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_FORCE:
 		a->force = true;
 		break;
+	case OPT_CLEANUP:
+		a->cleanup = true;
+		break;
 	case ARGP_KEY_ARG:
 		a->command = &state->argv[state->next - 1];
 		state->next = state->argc;
 		break;
 	case ARGP_KEY_END:
-		if (!a->output)
+		if (a->cleanup && (a->output || a->command))
+			argp_error(state, "--cleanup takes neither -o nor a COMMAND");
+		if (!a->output && !a->cleanup)
 			argp_error(state, "-o FILE is required");
 		break;
 	default:
@@ -233,6 +242,38 @@ static void warn_add(struct capture *c, const char *w)
 static void on_stale(void *ctx, const char *name)
 {
 	msg("removed stale tracefs instance %s (its memcg-capture is gone)", name);
+}
+
+static void on_orphan(void *ctx, const char *name)
+{
+	printf(PROG ": removed %s/instances/%s (pid %s is not running)\n", (const char *)ctx,
+	       name, name + strlen(LIVE_INSTANCE_PREFIX));
+}
+
+/*
+ * --cleanup: a capture killed with -9 leaves its instance tracing into its
+ * ring buffers until the next capture removes it; this removes it now.
+ */
+static int capture_cleanup(void)
+{
+	const char *tdir = NULL;
+	bool mounted;
+	int ret;
+
+	if (geteuid() != 0)
+		return fail(-MCR_E_NOT_ROOT, NULL);
+	ret = live_tracefs_check(&mounted, &tdir);
+	if (ret < 0) {
+		msg("tracefs is not available and could not be mounted at /sys/kernel/tracing");
+		return mcr_exit_code(ret);
+	}
+	ret = live_remove_stale(on_orphan, (void *)tdir);
+	if (ret < 0)
+		return fail(ret, tdir);
+	if (!ret)
+		printf(PROG ": no orphan instance (%s/instances/" LIVE_INSTANCE_PREFIX
+		       "<pid> of a pid not running)\n", tdir);
+	return MCR_EXIT_OK;
 }
 
 /* --cgroup: "/a/b" below the mount, or a full path under the mount */
@@ -732,6 +773,8 @@ int main(int argc, char **argv)
 	c.args.buffer_kb = DEFAULT_BUFFER_KB;
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &c.args))
 		return MCR_EXIT_USAGE;
+	if (c.args.cleanup)
+		return capture_cleanup();
 	if (!strcmp(c.args.clock, "local") && !c.args.force_clock) {
 		msg("-C local: the 'local' clock is per CPU and not synchronized across CPUs, so "
 		    "the merged replay order could be wrong; use mono (default), or --force-clock");
