@@ -45,8 +45,8 @@ static void meta_line(struct db *db, const char *label, const char *key)
 {
 	char *v = NULL;
 
-	if (db_meta_get(db, key, &v) < 0)
-		printf("%-14s (unknown)\n", label);
+	if (db_meta_get(db, key, &v) < 0 || !v || !*v)
+		printf("%-14s (unknown: meta %s missing or empty)\n", label, key);
 	else
 		printf("%-14s %s\n", label, v);
 	free(v);
