@@ -64,7 +64,7 @@ IMPORT_SRC	:= $(wildcard capture/import*.c)
 SYNTH_SRC	:= $(wildcard capture/synth*.c)
 CAPLIB_SRC	:= $(filter-out capture/main.c $(LIVE_SRC) $(IMPORT_SRC) $(SYNTH_SRC),$(wildcard capture/*.c))
 # what memcg-capture shares with memcg-replay's tool layer: messages, exit codes
-CLI_COMMON_SRC	:= cli/msg.c cli/exit.c cli/num.c
+CLI_COMMON_SRC	:= cli/msg.c cli/exit.c cli/num.c cli/outfile.c
 CLI_SRC		:= $(wildcard cli/*.c)
 UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
 BENCH_SRC	:= $(wildcard bench/*.c)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,12 +25,13 @@
 #include "live.h"
 #include "msg.h"
 #include "num.h"
+#include "outfile.h"
 
 #define PROG			"memcg-capture"
 #define DEFAULT_BUFFER_KB	8192
 #define DEFAULT_CLOCK		"mono"
 
-enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP };
+enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP, OPT_FORCE, OPT_CLEANUP };
 
 struct capture_args {
 	const char	*output;
@@ -39,6 +41,8 @@ struct capture_args {
 	double		duration;
 	unsigned int	buffer_kb;
 	bool		force_clock;
+	bool		force;
+	bool		cleanup;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -68,9 +72,15 @@ static const char doc[] =
 "compresses its own events into chunks of the event store ('memcg-replay events FILE' "
 "lists them as rows).\n"
 "\n"
-"It stops after -d SECONDS, when COMMAND exits, or on SIGINT/SIGTERM, and then always turns "
-"tracing off, drains the buffers, commits and removes its instance. What was committed "
-"before a crash or kill -9 stays readable (it commits at least once a second).\n"
+"It stops after -d SECONDS, when COMMAND exits, or on SIGINT/SIGTERM/SIGHUP, and then always "
+"turns tracing off, drains the buffers, commits and removes its instance. Every option is "
+"checked before -o FILE is touched; the database is written as .FILE.tmp-<pid> beside it and "
+"renamed to FILE once tracing has run, so a capture that cannot start leaves an existing FILE "
+"as it was, and a device, FIFO or file not ours (without --force) is never replaced. What "
+"was committed before a crash or kill -9 stays readable in .FILE.tmp-<pid> (it commits at "
+"least once a second). Meta capture_complete is 1 only after a clean end; otherwise (killed, "
+"crashed, the disk full) 'memcg-replay info' says the capture is incomplete and why, and "
+"replay and report warn. Events read but not stored (a full disk) count as lost.\n"
 "\n"
 "Examples:\n"
 "  memcg-capture -o host.db -d 60            # the whole host for a minute\n"
@@ -91,7 +101,12 @@ static char *help_filter(int key, const char *text, void *input)
 static const char args_doc[] = "[-- COMMAND [ARGS...]]";
 
 static const struct argp_option options[] = {
-	{ "output", 'o', "FILE", 0, "Trace database to write (replaced if it exists; mode 0600)", 0 },
+	{ "output", 'o', "FILE", 0, "Trace database to write (mode 0600), under a temporary name "
+	  "renamed at the end; an existing one is replaced only by a capture that started", 0 },
+	{ "force", OPT_FORCE, NULL, 0, "Replace -o FILE even if it is not a memcg-replay database", 0 },
+	{ "cleanup", OPT_CLEANUP, NULL, 0, "Only remove the tracefs instances memcg_capture_<pid> whose "
+	  "pid is not running (left by a capture killed with -9, which keep tracing), say which, "
+	  "and exit", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: until COMMAND exits or a signal)", 0 },
 	{ "buffer", 'b', "KIB", 0, "Ring buffer per CPU in KiB (default 8192: about half a second of "
 	  "headroom at 500k events/s per CPU)", 0 },
@@ -136,12 +151,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_CGROUP:
 		a->cgroup = arg;
 		break;
+	case OPT_FORCE:
+		a->force = true;
+		break;
+	case OPT_CLEANUP:
+		a->cleanup = true;
+		break;
 	case ARGP_KEY_ARG:
 		a->command = &state->argv[state->next - 1];
 		state->next = state->argc;
 		break;
 	case ARGP_KEY_END:
-		if (!a->output)
+		if (a->cleanup && (a->output || a->command))
+			argp_error(state, "--cleanup takes neither -o nor a COMMAND");
+		if (!a->output && !a->cleanup)
 			argp_error(state, "-o FILE is required");
 		break;
 	default:
@@ -198,12 +221,14 @@ struct capture {
 	char			scope[PATH_MAX];
 	char			instance[64];
 	char			warnings[2048];
+	struct outfile		of;	/* the database's temporary name until the end */
 	struct db		*db;
 	struct cgtrack		*cgt;
 	struct live		*lv;
 	pid_t			child;
 	int			child_status;	/* -1: none or not exited */
 	bool			child_ended;	/* on its own, before we stopped */
+	bool			started;	/* tracing ran: the output is kept */
 };
 
 static void warn_add(struct capture *c, const char *w)
@@ -217,6 +242,38 @@ static void warn_add(struct capture *c, const char *w)
 static void on_stale(void *ctx, const char *name)
 {
 	msg("removed stale tracefs instance %s (its memcg-capture is gone)", name);
+}
+
+static void on_orphan(void *ctx, const char *name)
+{
+	printf(PROG ": removed %s/instances/%s (pid %s is not running)\n", (const char *)ctx,
+	       name, name + strlen(LIVE_INSTANCE_PREFIX));
+}
+
+/*
+ * --cleanup: a capture killed with -9 leaves its instance tracing into its
+ * ring buffers until the next capture removes it; this removes it now.
+ */
+static int capture_cleanup(void)
+{
+	const char *tdir = NULL;
+	bool mounted;
+	int ret;
+
+	if (geteuid() != 0)
+		return fail(-MCR_E_NOT_ROOT, NULL);
+	ret = live_tracefs_check(&mounted, &tdir);
+	if (ret < 0) {
+		msg("tracefs is not available and could not be mounted at /sys/kernel/tracing");
+		return mcr_exit_code(ret);
+	}
+	ret = live_remove_stale(on_orphan, (void *)tdir);
+	if (ret < 0)
+		return fail(ret, tdir);
+	if (!ret)
+		printf(PROG ": no orphan instance (%s/instances/" LIVE_INSTANCE_PREFIX
+		       "<pid> of a pid not running)\n", tdir);
+	return MCR_EXIT_OK;
 }
 
 /* --cgroup: "/a/b" below the mount, or a full path under the mount */
@@ -261,6 +318,8 @@ static int write_meta(struct capture *c, int argc, char **argv)
 	ret |= db_meta_set_int(c->db, "memory_hierarchy_id", c->cg.hierarchy_id);
 	ret |= db_meta_set_int(c->db, "cgroup_version", c->cg.version);
 	ret |= db_meta_set(c->db, "cgroup_mount", c->cg.mount);
+	/* "1" only at a clean end: a kill -9, crash or full disk leaves "0" */
+	ret |= db_meta_set(c->db, "capture_complete", "0");
 	opts = options_json(argc, argv, &c->args);
 	if (opts)
 		ret |= db_meta_set(c->db, "options", opts);
@@ -361,24 +420,52 @@ static void wait_for_end(struct capture *c)
 		progress(c, start, true);
 }
 
-static int summarize(struct capture *c, uint64_t start_ns, uint64_t end_ns)
+/* Events in the database now: committed chunks, not what was handed to the writer. */
+static int64_t stored_in_file(struct db *db)
+{
+	struct db_iter *it;
+	uint64_t n;
+
+	if (db_iter_open(db, &it) < 0)
+		return -1;
+	n = db_iter_count(it);
+	db_iter_close(it);
+	return (int64_t)n;
+}
+
+/*
+ * The summary line, from what the file holds: events read but not stored (a
+ * full disk) are lost events, with @why.  1 if anything was lost.
+ */
+static int summarize(struct capture *c, uint64_t start_ns, uint64_t end_ns, int64_t in_file,
+		     const char *why)
 {
 	struct live_totals t;
-	uint64_t lost, unread;
+	uint64_t lost, unread, stored, unstored;
 	double secs = (double)(end_ns - start_ns) / 1e9;
 
 	live_totals(c->lv, &t);
+	stored = in_file >= 0 ? (uint64_t)in_file : t.stored;
+	/* the --cgroup filter drops events on purpose: those are not lost */
+	unstored = t.records > stored + t.filtered ? t.records - stored - t.filtered : 0;
 	unread = t.kernel_read > t.records ? t.kernel_read - t.records : 0;
 	/* the stats and the in-band markers count the same overwritten events */
 	lost = (t.kernel_lost > t.missed ? t.kernel_lost : t.missed) + unread;
 	printf(PROG ": %llu events in %.1f s (%.0f/s) from %d CPUs, %llu stored in %s",
 	       (unsigned long long)t.records, secs, secs > 0 ? (double)t.records / secs : 0.0,
-	       live_nr_cpus(c->lv), (unsigned long long)t.stored, c->args.output);
+	       live_nr_cpus(c->lv), (unsigned long long)stored, c->args.output);
 	if (t.filtered)
 		printf(" (%llu outside --cgroup)", (unsigned long long)t.filtered);
-	if (!lost && !t.missed_unknown) {
+	if (!lost && !unstored && !t.missed_unknown) {
 		printf("; lost: none\n");
 		return 0;
+	}
+	if (unstored)
+		printf("; LOST: %llu events read but not stored (%s)",
+		       (unsigned long long)unstored, why ? why : "the writer stopped");
+	if (!lost && !t.missed_unknown) {
+		printf("\n");
+		return 1;
 	}
 	printf("; LOST: %llu events (ring-buffer stats: overrun/dropped %llu; in-band markers:"
 	       " %llu + %llu sub-buffers of unknown count; read by another consumer: %llu);"
@@ -387,6 +474,93 @@ static int summarize(struct capture *c, uint64_t start_ns, uint64_t end_ns)
 	       (unsigned long long)t.missed, (unsigned long long)t.missed_unknown,
 	       (unsigned long long)unread);
 	return 1;
+}
+
+/* Is @clock one of the names in @tdir/trace_clock ("[mono] local global ...")? */
+static bool clock_available(const char *tdir, const char *clock)
+{
+	char path[PATH_MAX], *line = NULL, *tok, *save;
+	size_t cap = 0;
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/trace_clock", tdir);
+	f = fopen(path, "re");
+	if (!f)
+		return true;	/* cannot tell here: the instance's own check decides */
+	if (getline(&line, &cap, f) > 0)
+		for (tok = strtok_r(line, " \n", &save); tok && !found;
+		     tok = strtok_r(NULL, " \n", &save)) {
+			size_t len = strlen(tok);
+
+			if (tok[0] == '[' && len > 2 && tok[len - 1] == ']')
+				found = len - 2 == strlen(clock) && !strncmp(tok + 1, clock, len - 2);
+			else
+				found = !strcmp(tok, clock);
+		}
+	free(line);
+	fclose(f);
+	return found;
+}
+
+/* Can execvp() find @cmd?  As execvp searches: a name with '/' as is, else $PATH. */
+static bool command_found(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p, *colon;
+	char buf[PATH_MAX];
+
+	if (!*cmd)
+		return false;
+	if (strchr(cmd, '/'))
+		return access(cmd, X_OK) == 0;
+	for (p = path && *path ? path : "/bin:/usr/bin"; ; p = colon + 1) {
+		int dlen;
+
+		colon = strchrnul(p, ':');
+		dlen = (int)(colon - p);
+		if (snprintf(buf, sizeof(buf), "%.*s%s%s", dlen, p, dlen ? "/" : "", cmd) <
+		    (int)sizeof(buf) && access(buf, X_OK) == 0)
+			return true;
+		if (!*colon)
+			return false;
+	}
+}
+
+/*
+ * Every option against this host, before the output is touched: a capture
+ * that cannot run must leave an existing -o FILE as it was.  An exit code or 0.
+ */
+static int check_options(struct capture *c, const char *tdir)
+{
+	char dir[PATH_MAX * 2];
+	struct stat st;
+	const char *why;
+	int ret;
+
+	if (!clock_available(tdir, c->args.clock)) {
+		msg("-C %s: not a trace clock of this kernel (see %s/trace_clock)", c->args.clock, tdir);
+		return MCR_EXIT_BAD_INPUT;
+	}
+	snprintf(dir, sizeof(dir), "%s%s", c->cg.mount, c->scope);
+	ret = stat(dir, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+	if (ret) {
+		msg("--cgroup %s: %s: %s", c->args.cgroup ? c->args.cgroup : "/", dir, strerror(ret));
+		return MCR_EXIT_BAD_INPUT;
+	}
+	if (c->args.command && !command_found(c->args.command[0])) {
+		msg("%s: command not found or not executable", c->args.command[0]);
+		return MCR_EXIT_BAD_INPUT;
+	}
+	ret = outfile_check(c->args.output, NULL, c->args.force, &why);
+	if (ret < 0) {
+		if (why)
+			msg("output %s %s", c->args.output, why);
+		else
+			msg("output %s: %s", c->args.output, mcr_strerror(ret));
+		return ret == -EEXIST || ret == -EISDIR || ret == -ENOENT ? MCR_EXIT_NOFILE :
+		       mcr_exit_code(ret);
+	}
+	return 0;
 }
 
 /* Root, tracefs, the tracepoints, the memory hierarchy and --cgroup; an exit code or 0. */
@@ -419,6 +593,9 @@ static int capture_preflight(struct capture *c, const char **tdir)
 		msg("--cgroup %s: not a path below %s", c->args.cgroup, c->cg.mount);
 		return MCR_EXIT_BAD_INPUT;
 	}
+	ret = check_options(c, *tdir);
+	if (ret)
+		return ret;
 	live_remove_stale(on_stale, NULL);
 	snprintf(c->instance, sizeof(c->instance), LIVE_INSTANCE_PREFIX "%d", (int)getpid());
 	return 0;
@@ -427,9 +604,18 @@ static int capture_preflight(struct capture *c, const char **tdir)
 /* The database before tracing: meta, the cgroup table, item names, warnings. */
 static int capture_prepare_db(struct capture *c, int argc, char **argv)
 {
+	struct sigaction sa = { .sa_handler = on_signal };
 	int ret;
 
-	ret = db_create(c->args.output, &c->db);
+	ret = outfile_begin(&c->of, c->args.output);
+	if (ret < 0)
+		return fail(ret, c->args.output);
+	/* a signal stops the capture, which then keeps what it recorded */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	ret = db_create(c->of.tmp, &c->db);
 	if (ret < 0)
 		return fail(ret, c->args.output);
 	ret = write_meta(c, argc, argv);
@@ -490,6 +676,7 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	ret = live_start(c->lv);
 	if (ret < 0)
 		return fail(ret, "starting the capture");
+	c->started = true;
 	if (c->args.command) {
 		c->child = run_command(c->args.command);
 		if (c->child < 0)
@@ -515,9 +702,15 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	return 0;
 }
 
-/* After tracing: the closing meta, the summary, the exit code. */
+/*
+ * After tracing: the closing meta, the summary, the exit code.  @ret is the
+ * capture's own result: negative when the writer stopped (a full disk), and
+ * then the file is kept, marked incomplete with the reason.
+ */
 static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns, int ret)
 {
+	char why[160] = "";
+	int64_t in_file;
 	int lost;
 
 	db_meta_set_int(c->db, "capture_start_ns", (int64_t)start_ns);
@@ -526,17 +719,28 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 		db_meta_set_int(c->db, "command_exit_status", c->child_status);
 	if (c->warnings[0])
 		db_meta_set(c->db, "warnings", c->warnings);
-	lost = summarize(c, start_ns, end_ns);
 	if (c->args.command && c->child_status != 0)
 		msg("%s exited with status %d", c->args.command[0], c->child_status);
-	capture_close_live(c);
 	if (ret >= 0) {
 		ret = db_events_finish(c->db);
 		if (ret < 0)
 			msg("finishing %s: %s", c->args.output, mcr_strerror(ret));
 	}
-	if (ret < 0)
-		return mcr_exit_code(ret);
+	if (ret < 0) {
+		snprintf(why, sizeof(why), "writing the database failed: %s", mcr_strerror(ret));
+		/* best effort: on a full disk even this may not fit; "0" stays then */
+		db_meta_set(c->db, "capture_incomplete", why);
+	} else if (db_meta_set(c->db, "capture_complete", "1") < 0) {
+		snprintf(why, sizeof(why), "could not mark it complete");
+	}
+	in_file = stored_in_file(c->db);
+	lost = summarize(c, start_ns, end_ns, in_file, why[0] ? why : NULL);
+	capture_close_live(c);
+	if (ret < 0) {
+		msg("%s is incomplete: %s; it reads up to there", c->args.output, why);
+		/* events the kernel gave us and the file does not hold are lost */
+		return MCR_EXIT_LOST;
+	}
 	if (lost)
 		return MCR_EXIT_LOST;
 	/* a script must see its workload fail; one we ended ourselves did not */
@@ -569,6 +773,8 @@ int main(int argc, char **argv)
 	c.args.buffer_kb = DEFAULT_BUFFER_KB;
 	if (argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &c.args))
 		return MCR_EXIT_USAGE;
+	if (c.args.cleanup)
+		return capture_cleanup();
 	if (!strcmp(c.args.clock, "local") && !c.args.force_clock) {
 		msg("-C local: the 'local' clock is per CPU and not synchronized across CPUs, so "
 		    "the merged replay order could be wrong; use mono (default), or --force-clock");
@@ -586,6 +792,17 @@ int main(int argc, char **argv)
 		ret = db_close(c.db);
 		if (ret < 0 && rc == MCR_EXIT_OK)
 			rc = fail(ret, c.args.output);
+	}
+	/* what a capture recorded is kept even if it failed later; nothing else */
+	if (c.of.tmp && c.started) {
+		ret = outfile_commit(&c.of);
+		if (ret < 0) {
+			msg("renaming the capture to %s: %s", c.args.output, mcr_strerror(ret));
+			if (rc == MCR_EXIT_OK || rc == MCR_EXIT_LOST || rc == MCR_EXIT_COMMAND)
+				rc = mcr_exit_code(ret);
+		}
+	} else {
+		outfile_abort(&c.of);
 	}
 	return rc;
 }

@@ -35,8 +35,14 @@ unsigned int cli_arg_max_hyp(struct argp_state *state, const char *arg);
  */
 int cli_arg_file(int key, char *arg, struct argp_state *state, const char **file);
 
-/* Opens a trace database, printing the reason and setting *exit_code on failure. */
+/*
+ * Opens a trace database, printing the reason and setting *exit_code on
+ * failure; warns (one line) when it holds an incomplete capture.
+ */
 struct db *cli_open_db(const char *path, bool writable, int *exit_code);
+
+/* True, with *@why, for a memcg-capture that did not reach its clean end. */
+bool cli_capture_incomplete(struct db *db, char *why, size_t len);
 
 /*
  * The output policy (cli/outfile.h) for @cmd's output @path, before anything

@@ -45,8 +45,8 @@ static void meta_line(struct db *db, const char *label, const char *key)
 {
 	char *v = NULL;
 
-	if (db_meta_get(db, key, &v) < 0)
-		printf("%-14s (unknown)\n", label);
+	if (db_meta_get(db, key, &v) < 0 || !v || !*v)
+		printf("%-14s (unknown: meta %s missing or empty)\n", label, key);
 	else
 		printf("%-14s %s\n", label, v);
 	free(v);
@@ -185,7 +185,7 @@ int cmd_info(int argc, char **argv)
 	const char *file;
 	struct db *db;
 	int64_t total;
-	char *warnings = NULL;
+	char *warnings = NULL, why[256];
 	int rc = MCR_EXIT_OK;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
@@ -204,6 +204,8 @@ int cmd_info(int argc, char **argv)
 	meta_line(db, "source:", "source");
 	meta_line(db, "written by:", "tool_version");
 	meta_line(db, "kernel:", "kernel_release");
+	if (cli_capture_incomplete(db, why, sizeof(why)))
+		printf("%-14s incomplete: %s\n", "capture:", why);
 	print_cpus_span(db);
 	print_events(total, by_kind);
 	print_cgroups_lost(db);

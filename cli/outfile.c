@@ -182,6 +182,7 @@ void outfile_abort(struct outfile *of)
 
 int outfile_commit(struct outfile *of)
 {
+	char from[PATH_MAX + 16], to[PATH_MAX + 16];
 	int err;
 
 	/* an old database's -wal would be replayed into the new file */
@@ -192,9 +193,18 @@ int outfile_commit(struct outfile *of)
 		outfile_abort(of);
 		return err;
 	}
+	/*
+	 * A -wal the writer could not checkpoint (a full disk) holds committed
+	 * transactions: it moves with its database, after it, so that it never
+	 * sits beside the old one.
+	 */
+	snprintf(from, sizeof(from), "%s-wal", of->tmp);
+	snprintf(to, sizeof(to), "%s-wal", of->path);
+	if (rename(from, to) < 0 && errno != ENOENT)
+		err = -errno;
 	outfile_unlink(of->tmp, 1);
 	outfile_disarm();
 	free(of->tmp);
 	of->tmp = NULL;
-	return 0;
+	return err;
 }

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * outfile.h - the one policy for the files memcg-replay writes (synth -o,
- * import -o).
+ * import -o) and memcg-capture -o.
  *
  * Contract: outfile_check() decides, before anything is written, whether
  * @path may be replaced: only a regular file (or nothing) that is not the
  * input (same inode) and, unless forced, is a memcg-replay database or empty.
  * outfile_begin() names a temporary file in the same directory (so the final
  * rename(2) is atomic) and arms SIGINT/SIGTERM/SIGHUP to remove it;
- * outfile_commit() renames it over @path once the writer has closed it, and
+ * outfile_commit() renames it (and a -wal its writer could not checkpoint)
+ * over @path once the writer has closed it, and
  * outfile_abort() removes it.  Until commit the old @path is never touched,
  * so a failed, full-disk or interrupted run leaves the old output as it was
  * and no -wal/-shm behind.  Never prints: returns negative errno and a reason.

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,7 +25,41 @@ struct db *cli_open_db(const char *path, bool writable, int *exit_code)
 			*exit_code = cli_fail(err, "%s", path);
 		return NULL;
 	}
+	/* one line, so that every result of a partial capture says so */
+	if (cli_capture_incomplete(db, why, sizeof(why)))
+		cli_msg("warning: %s is an incomplete capture (%s): what follows covers only what "
+			"it recorded", path, why);
 	return db;
+}
+
+/*
+ * memcg-capture writes meta capture_complete "0" when it starts and "1" at a
+ * clean end, with capture_incomplete the reason when it could still write
+ * one.  A capture made before that key is judged by capture_end_ns, which it
+ * wrote only at its end.
+ */
+bool cli_capture_incomplete(struct db *db, char *why, size_t len)
+{
+	char *src = NULL, *reason = NULL;
+	bool capture, incomplete;
+	int64_t v;
+
+	capture = !db_meta_get(db, "source", &src) && !strcmp(src, "memcg-capture");
+	free(src);
+	if (!capture)
+		return false;
+	if (!db_meta_get_int(db, "capture_complete", &v))
+		incomplete = v != 1;
+	else
+		incomplete = db_meta_get_int(db, "capture_end_ns", &v) < 0;
+	if (!incomplete)
+		return false;
+	if (!db_meta_get(db, "capture_incomplete", &reason) && *reason)
+		snprintf(why, len, "%s", reason);
+	else
+		snprintf(why, len, "it never reached its end: killed, crashed or out of disk space");
+	free(reason);
+	return true;
 }
 
 uint64_t cli_now_ns(void)

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * validate.c - the one check of a trace database's own values, run by
- * db_open() once the tables are there: meta ranges and the cgroup hierarchy.
+ * db_open() once the tables are there: meta ranges, the cgroup hierarchy and
+ * the ring-buffer counters of cpu_stats.
  *
- * Contract: reads meta and cgroups only (events are checked as they are read,
+ * Contract: reads meta, cgroups and cpu_stats only (events are checked as they are read,
  * by db_iter); returns 0 or -MCR_E_BAD_INPUT with a sentence naming the row
  * and the value in @why.  What passes here needs no range check downstream:
  * TH = batch_size * nr_cpus_online fits an int, every parent walk ends at a
@@ -197,6 +198,45 @@ static int db_validate_cgroups(struct db *db, char *why, size_t len)
 	return err;
 }
 
+struct db_vstat {
+	char	*why;
+	size_t	len;
+};
+
+static int db_vstat_row(sqlite3_stmt *st, void *ctx)
+{
+	struct db_vstat *v = ctx;
+
+	return db_bad(v->why, v->len, "cpu_stats row cpu %" PRId64 " phase %s: %s %" PRId64 "%s",
+		      (int64_t)sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+		      (const char *)sqlite3_column_text(st, 2), (int64_t)sqlite3_column_int64(st, 3),
+		      (const char *)sqlite3_column_text(st, 4));
+}
+
+/*
+ * Ring-buffer counters are -1 (unknown) or counts, and never go down from
+ * start to end (tracefs per_cpu/cpuN/stats only grow while the buffer is not
+ * reset): a lower end would show as negative lost events.
+ */
+static int db_validate_cpu_stats(struct db *db, char *why, size_t len)
+{
+	struct db_vstat v = { why, len };
+
+	return db_rows_foreach(db,
+		"SELECT cpu, phase, 'phase', 0, ' is not start or end' FROM cpu_stats"
+		" WHERE phase NOT IN ('start', 'end')"
+		" UNION ALL SELECT cpu, phase, 'a counter', min(entries, overrun, commit_overrun,"
+		" bytes, dropped, read), ' below -1 (unknown)' FROM cpu_stats"
+		" WHERE min(entries, overrun, commit_overrun, bytes, dropped, read) < -1"
+		" UNION ALL SELECT e.cpu, e.phase, 'overrun', e.overrun, ' below its start ' ||"
+		" s.overrun FROM cpu_stats e JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
+		" WHERE e.phase = 'end' AND s.overrun >= 0 AND e.overrun >= 0 AND e.overrun < s.overrun"
+		" UNION ALL SELECT e.cpu, e.phase, 'dropped', e.dropped, ' below its start ' ||"
+		" s.dropped FROM cpu_stats e JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
+		" WHERE e.phase = 'end' AND s.dropped >= 0 AND e.dropped >= 0 AND e.dropped < s.dropped"
+		" LIMIT 1", db_vstat_row, &v);
+}
+
 int db_validate(struct db *db, char *why, size_t len)
 {
 	int err;
@@ -206,5 +246,7 @@ int db_validate(struct db *db, char *why, size_t len)
 	err = db_validate_meta(db, why, len);
 	if (!err)
 		err = db_validate_cgroups(db, why, len);
+	if (!err)
+		err = db_validate_cpu_stats(db, why, len);
 	return err;
 }

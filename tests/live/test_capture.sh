@@ -239,6 +239,9 @@ wait_instance $CAP
 sleep 1.2
 kill -9 $CAP
 wait $CAP 2>/dev/null
+# killed before its rename: what it committed is in its temporary file
+[ ! -e "$DB3" ] && pass capture_kill9_not_renamed || fail capture_kill9_not_renamed "$DB3 exists"
+DB3=$T_TMP/.kill9.db.tmp-$CAP
 n=$(sq "$DB3" "SELECT sum(count) FROM event_chunks" 2>&1)
 [ "${n:-0}" -gt 10000 ] 2>/dev/null && pass capture_kill9_committed || fail capture_kill9_committed "events: $n"
 if [ -d "$INSTANCES/memcg_capture_$CAP" ]; then
