@@ -210,21 +210,17 @@ fail:
 
 /* ---- the whole import ---- */
 
-static int imp_run(struct imp *im, struct tracecmd_input *top, const char *tmp, char *warn,
-		   size_t wsz)
+/*
+ * Which cgroup hierarchy is the memory controller's: the prescan's rstat
+ * evidence first, then the importing host's /proc/cgroups (--cgroupfs), then
+ * mkdir ids that memcg events use.  Returns the importing host's id (or -1),
+ * for the warning when the two disagree.
+ */
+static int imp_pick_hierarchy(struct imp *im)
 {
 	struct import_result *res = im->res;
-	struct tracecmd_input *h;
-	int idx, err, proc_hier = -1;
-	const char *why = NULL;
-	size_t wl;
+	int proc_hier = -1;
 
-	idx = imp_choose_buffer(im, top);
-	if (idx < -1)
-		return idx;
-	if (idx >= 0)
-		snprintf(res->buffer, sizeof(res->buffer), "%s",
-			 tracecmd_buffer_instance_name(top, idx) ?: "?");
 	res->hierarchy_id = im->scan_hier;
 	res->hierarchy_how = "rstat lock events following a flushing memcg_flush_stats on the same task";
 	if (im->o->cgroupfs && (proc_hier = cgroupfs_hierarchy_id("memory")) < 0)
@@ -239,74 +235,21 @@ static int imp_run(struct imp *im, struct tracecmd_input *top, const char *tmp, 
 	}
 	if (res->hierarchy_id < 0)
 		res->hierarchy_how = "unknown: rstat/mkdir/rmdir events of every hierarchy kept";
+	/* the prescan's cgroup state is not the import's */
 	free(im->mk_root_id);
 	im->mk_root_id = NULL;
 	imp_cgs_free(&im->cgs);
 	im->last_id = 0;
+	return proc_hier;
+}
 
-	/* the prescan moved the cursors: read the chosen buffer afresh */
-	h = imp_handle(im, top, idx, true);
-	if (!h)
-		return -MCR_E_CORRUPT;
-	im->tep = tracecmd_get_tep(h);
-	err = imp_types_init(im);
-	if (err < 0)
-		goto out;
-	res->nr_cpus = tep_get_cpus(im->tep);
-	if (res->nr_cpus <= 0)
-		res->nr_cpus = tep_get_cpus(tracecmd_get_tep(top));
-	res->file_version = tracecmd_get_in_file_version ?
-			    (int)tracecmd_get_in_file_version(top) : 0;
-
-	/* the kernel's read+entries per CPU is what the file should hold: a progress total */
-	imp_cpustats(im, tracecmd_get_cpustats ? tracecmd_get_cpustats(top) : NULL, res->buffer,
-		     false);
-	/*
-	 * A v7 file ends with the options trace-cmd appends after the data, the
-	 * kernel's per-CPU stats among them; libtracecmd still opens some files
-	 * cut inside them.  Missing stats mean the file ends early.
-	 */
-	if (res->file_version >= 7 && tracecmd_get_cpustats && im->stats_cpus < res->nr_cpus) {
-		res->detail = "the file ends early: the per-CPU stats trace-cmd writes last are "
-			      "missing or incomplete";
-		err = -MCR_E_CORRUPT;
-		goto out;
-	}
-	if (im->o->cgroupfs) {
-		err = imp_walk(im, im->o->cgroupfs, &why);
-		if (err) {
-			res->detail = why;
-			goto out;
-		}
-	}
-	err = db_create(tmp, &im->db);
-	if (err)
-		goto out;
-	if (tracecmd_iterate_events(h, NULL, 0, imp_cb, im) < 0 && im->err) {
-		err = im->err;
-		goto out;
-	}
-	if (!res->per_kind[MCR_EV_STATE] && !res->per_kind[MCR_EV_LRUVEC] &&
-	    !res->per_kind[MCR_EV_EVENTS] && !res->per_kind[MCR_EV_FLUSH]) {
-		err = -MCR_E_NO_EVENTS;
-		goto out;
-	}
-	err = imp_cpustats(im, tracecmd_get_cpustats ? tracecmd_get_cpustats(top) : NULL,
-			   res->buffer, true);
-	if (err)
-		goto out;
-	err = imp_hierarchy(im);
-	if (err)
-		goto out;
-	err = imp_items(im, top);
-	if (err)
-		goto out;
-	err = imp_write_cgroups(im);
-	if (err)
-		goto out;
+/* What the user should know about the import, one line each, into @warn. */
+static void imp_warnings(struct imp *im, int proc_hier, char *warn, size_t wsz)
+{
+	const struct import_result *res = im->res;
+	size_t wl = 0;
 
 	warn[0] = '\0';
-	wl = 0;
 #define WARN(...) (wl += (size_t)snprintf(warn + wl, wl < wsz ? wsz - wl : 0, __VA_ARGS__), \
 		   wl = wl < wsz ? wl : wsz - 1)
 	if (res->items_named)
@@ -337,6 +280,98 @@ static int imp_run(struct imp *im, struct tracecmd_input *top, const char *tmp, 
 #undef WARN
 	if (wl && warn[wl - 1] == '\n')
 		warn[wl - 1] = '\0';
+}
+
+/*
+ * The file's CPUs, version and per-CPU stats.  A v7 file ends with the
+ * options trace-cmd appends after the data, the kernel's per-CPU stats among
+ * them; libtracecmd still opens some files cut inside them.  Missing stats
+ * mean the file ends early.
+ */
+static int imp_file_info(struct imp *im, struct tracecmd_input *top)
+{
+	struct import_result *res = im->res;
+
+	res->nr_cpus = tep_get_cpus(im->tep);
+	if (res->nr_cpus <= 0)
+		res->nr_cpus = tep_get_cpus(tracecmd_get_tep(top));
+	res->file_version = tracecmd_get_in_file_version ?
+			    (int)tracecmd_get_in_file_version(top) : 0;
+	/* the kernel's read+entries per CPU is what the file should hold: a progress total */
+	imp_cpustats(im, tracecmd_get_cpustats ? tracecmd_get_cpustats(top) : NULL, res->buffer,
+		     false);
+	if (res->file_version >= 7 && tracecmd_get_cpustats && im->stats_cpus < res->nr_cpus) {
+		res->detail = "the file ends early: the per-CPU stats trace-cmd writes last are "
+			      "missing or incomplete";
+		return -MCR_E_CORRUPT;
+	}
+	return 0;
+}
+
+/* After the events: the stats, hierarchy, items and cgroups tables. */
+static int imp_tables(struct imp *im, struct tracecmd_input *top)
+{
+	struct import_result *res = im->res;
+	int err;
+
+	if (!res->per_kind[MCR_EV_STATE] && !res->per_kind[MCR_EV_LRUVEC] &&
+	    !res->per_kind[MCR_EV_EVENTS] && !res->per_kind[MCR_EV_FLUSH])
+		return -MCR_E_NO_EVENTS;
+	err = imp_cpustats(im, tracecmd_get_cpustats ? tracecmd_get_cpustats(top) : NULL,
+			   res->buffer, true);
+	if (!err)
+		err = imp_hierarchy(im);
+	if (!err)
+		err = imp_items(im, top);
+	if (!err)
+		err = imp_write_cgroups(im);
+	return err;
+}
+
+static int imp_run(struct imp *im, struct tracecmd_input *top, const char *tmp, char *warn,
+		   size_t wsz)
+{
+	struct import_result *res = im->res;
+	struct tracecmd_input *h;
+	int idx, err, proc_hier;
+	const char *why = NULL;
+
+	idx = imp_choose_buffer(im, top);
+	if (idx < -1)
+		return idx;
+	if (idx >= 0)
+		snprintf(res->buffer, sizeof(res->buffer), "%s",
+			 tracecmd_buffer_instance_name(top, idx) ?: "?");
+	proc_hier = imp_pick_hierarchy(im);
+
+	/* the prescan moved the cursors: read the chosen buffer afresh */
+	h = imp_handle(im, top, idx, true);
+	if (!h)
+		return -MCR_E_CORRUPT;
+	im->tep = tracecmd_get_tep(h);
+	err = imp_types_init(im);	/* >= 0: how many of our event types the file has */
+	if (err >= 0)
+		err = imp_file_info(im, top);
+	if (err < 0)
+		goto out;
+	if (im->o->cgroupfs) {
+		err = imp_walk(im, im->o->cgroupfs, &why);
+		if (err) {
+			res->detail = why;
+			goto out;
+		}
+	}
+	err = db_create(tmp, &im->db);
+	if (err)
+		goto out;
+	if (tracecmd_iterate_events(h, NULL, 0, imp_cb, im) < 0 && im->err) {
+		err = im->err;
+		goto out;
+	}
+	err = imp_tables(im, top);
+	if (err)
+		goto out;
+	imp_warnings(im, proc_hier, warn, wsz);
 	err = imp_meta(im, h, top, warn);
 	if (err)
 		goto out;
