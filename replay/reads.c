@@ -17,46 +17,14 @@
 
 static struct rcg_item *rcg_item_get(struct rcg_pol *cp, enum sim_item_kind kind, int item)
 {
-	size_t lo = 0, hi = cp->nr_items;
-	int64_t key = ((int64_t)kind << 32) | (uint32_t)item;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int64_t k = ((int64_t)cp->items[mid].kind << 32) | (uint32_t)cp->items[mid].item;
-
-		if (k == key)
-			return &cp->items[mid];
-		if (k < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (cp->nr_items == cp->cap_items) {
-		size_t ncap = cp->cap_items ? cp->cap_items * 2 : 8;
-		struct rcg_item *n = realloc(cp->items, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		cp->items = n;
-		cp->cap_items = ncap;
-	}
-	memmove(&cp->items[lo + 1], &cp->items[lo], (cp->nr_items - lo) * sizeof(*cp->items));
-	cp->nr_items++;
-	memset(&cp->items[lo], 0, sizeof(cp->items[lo]));
-	cp->items[lo].kind = (uint8_t)kind;
-	cp->items[lo].item = item;
-	return &cp->items[lo];
+	return line_get((void **)&cp->items, &cp->nr_items, &cp->cap_items, sizeof(*cp->items),
+			kind, item);
 }
 
 static const struct rcg_item *rcg_item_find(const struct rcg_pol *cp, enum sim_item_kind kind,
 					    int item)
 {
-	size_t i;
-
-	for (i = 0; i < cp->nr_items; i++)
-		if (cp->items[i].kind == kind && cp->items[i].item == item)
-			return &cp->items[i];
-	return NULL;
+	return line_find(cp->items, cp->nr_items, sizeof(*cp->items), kind, item, NULL);
 }
 
 void reads_free(struct replay *r)

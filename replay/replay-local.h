@@ -19,11 +19,20 @@
 #define RCG_RING	8	/* recent updates kept per cgroup for mismatch context */
 #define WIN_MAX_PEND	64	/* flushes waiting for their lock windows, by pid */
 
+/* A memory.stat line: the first member of a per-line array's elements (lines.c). */
+struct line_key {
+	int		item;
+	uint8_t		kind;	/* enum sim_item_kind */
+};
+void *line_find(const void *items, size_t nr, size_t size, enum sim_item_kind kind, int item,
+		size_t *pos);
+void *line_get(void **items, size_t *nr, size_t *cap, size_t size, enum sim_item_kind kind,
+	       int item);
+
 /* |read error| of one line over a cgroup's reads, for its quantiles (reads.c). */
 struct rcg_item {
+	struct line_key	key;
 	struct hist	h;
-	int		item;
-	uint8_t		kind;
 };
 
 /* One (cgroup, policy). */
@@ -35,11 +44,10 @@ struct rcg_pol {
 
 /* A series line of one series cgroup (series.c); min/max since the last sample. */
 struct rser_item {
+	struct line_key	key;
 	int64_t		min[REPLAY_MAX_POLICIES];
 	int64_t		max[REPLAY_MAX_POLICIES];
 	uint64_t	emitted;	/* samples written for it */
-	int		item;
-	uint8_t		kind;
 };
 
 struct rser {

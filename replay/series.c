@@ -74,38 +74,11 @@ int series_mark(struct replay *r, struct rcg *c)
 	return 0;
 }
 
+/* min = max = 0 for a new line: the value held since the last sample, before it existed */
 static struct rser_item *series_item(struct rser *s, enum sim_item_kind kind, int item)
 {
-	size_t lo = 0, hi = s->nr_items;
-	int64_t key = ((int64_t)kind << 32) | (uint32_t)item;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		int64_t k = ((int64_t)s->items[mid].kind << 32) | (uint32_t)s->items[mid].item;
-
-		if (k == key)
-			return &s->items[mid];
-		if (k < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (s->nr_items == s->cap_items) {
-		size_t ncap = s->cap_items ? s->cap_items * 2 : 8;
-		struct rser_item *n = realloc(s->items, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		s->items = n;
-		s->cap_items = ncap;
-	}
-	memmove(&s->items[lo + 1], &s->items[lo], (s->nr_items - lo) * sizeof(*s->items));
-	s->nr_items++;
-	/* min = max = 0: the value held since the last sample, before the line existed */
-	memset(&s->items[lo], 0, sizeof(s->items[lo]));
-	s->items[lo].kind = (uint8_t)kind;
-	s->items[lo].item = item;
-	return &s->items[lo];
+	return line_get((void **)&s->items, &s->nr_items, &s->cap_items, sizeof(*s->items), kind,
+			item);
 }
 
 /* The visible error of (@id, line) under policy @p now. */
@@ -117,7 +90,7 @@ static int series_visible(struct replay *r, unsigned int p, uint64_t id, bool fl
 	*v = 0;
 	if (flushable)
 		return 0;
-	ret = sim_item_error(r->sims[p], id, (enum sim_item_kind)it->kind, it->item, v);
+	ret = sim_item_error(r->sims[p], id, (enum sim_item_kind)it->key.kind, it->key.item, v);
 	return ret == -ENOENT ? 0 : ret;
 }
 
@@ -252,7 +225,7 @@ static int series_item_row(struct replay *r, unsigned int p, struct rser *s,
 			   struct rser_item *it, uint64_t ts, bool zero)
 {
 	struct replay_sample sm = {
-		.ts = ts, .id = s->c->id, .kind = (enum sim_item_kind)it->kind, .item = it->item,
+		.ts = ts, .id = s->c->id, .kind = (enum sim_item_kind)it->key.kind, .item = it->key.item,
 	};
 	int ret;
 
