@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/* calib.c - the calibration and cost_basis tables and the cost_report view (calib.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calib.h"
+#include "db.h"
+#include "db_local.h"
+#include "error.h"
+
+static int db_calib_end(sqlite3_stmt *st, int rc)
+{
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE || rc == SQLITE_OK)
+		return 0;
+	return db_err(rc) ? db_err(rc) : -EIO;
+}
+
+int db_calibration_put(struct db *db, const struct sim_cost_calib *c)
+{
+	sqlite3_stmt *st;
+	unsigned int i;
+	int err;
+
+	err = db_exec(db, "DELETE FROM calibration");
+	if (!err)
+		err = db_prepare(db, "INSERT INTO calibration (op, ns, lo_ns, hi_ns, samples, cpus,"
+				 " host, measured_at, tool_version) VALUES (?,?,?,?,?,?,?,?,?)", &st);
+	if (err)
+		return err;
+	for (i = 0; !err && i < SIM_COST_NR_OPS; i++) {
+		sqlite3_bind_text(st, 1, sim_cost_op_name(i), -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 2, c->t.op[i].ns);
+		sqlite3_bind_double(st, 3, c->t.op[i].lo_ns);
+		sqlite3_bind_double(st, 4, c->t.op[i].hi_ns);
+		sqlite3_bind_int64(st, 5, c->samples);
+		sqlite3_bind_int64(st, 6, c->cpus);
+		sqlite3_bind_text(st, 7, c->host, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 8, c->measured_at, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 9, c->tool_version, -1, SQLITE_STATIC);
+		err = db_step_reset(st);
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+int db_calibration_get(struct db *db, struct sim_cost_calib *c)
+{
+	sqlite3_stmt *st;
+	unsigned int seen = 0;
+	int rc, err;
+
+	memset(c, 0, sizeof(*c));
+	err = db_prepare(db, "SELECT op, ns, lo_ns, hi_ns, samples, cpus, host, measured_at,"
+			 " tool_version FROM calibration", &st);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int op = sim_cost_op_find((const char *)sqlite3_column_text(st, 0));
+		const char *s;
+
+		if (op < 0)
+			continue;
+		c->t.op[op].ns = sqlite3_column_double(st, 1);
+		c->t.op[op].lo_ns = sqlite3_column_double(st, 2);
+		c->t.op[op].hi_ns = sqlite3_column_double(st, 3);
+		c->samples = (unsigned int)sqlite3_column_int64(st, 4);
+		c->cpus = (unsigned int)sqlite3_column_int64(st, 5);
+		if ((s = (const char *)sqlite3_column_text(st, 6)))
+			snprintf(c->host, sizeof(c->host), "%s", s);
+		if ((s = (const char *)sqlite3_column_text(st, 7)))
+			snprintf(c->measured_at, sizeof(c->measured_at), "%s", s);
+		if ((s = (const char *)sqlite3_column_text(st, 8)))
+			snprintf(c->tool_version, sizeof(c->tool_version), "%s", s);
+		seen |= 1u << op;
+	}
+	err = db_calib_end(st, rc);
+	if (err)
+		return err;
+	return seen == (1u << SIM_COST_NR_OPS) - 1 ? 0 : -ENOENT;
+}
+
+int db_cost_basis_put(struct db *db, const struct db_cost_basis *b)
+{
+	sqlite3_stmt *st;
+	int err;
+
+	err = db_prepare(db, "INSERT OR REPLACE INTO cost_basis (id, trace_ns, updates, window_ns,"
+			 " node_visits, shared_visits, shared_fraction) VALUES (1,?,?,?,?,?,?)", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, (int64_t)b->trace_ns);
+	sqlite3_bind_int64(st, 2, (int64_t)b->updates);
+	sqlite3_bind_int64(st, 3, (int64_t)b->window_ns);
+	sqlite3_bind_int64(st, 4, (int64_t)b->node_visits);
+	sqlite3_bind_int64(st, 5, (int64_t)b->shared_visits);
+	sqlite3_bind_double(st, 6, b->shared_fraction);
+	return db_calib_end(st, sqlite3_step(st));
+}
+
+int db_cost_basis_get(struct db *db, struct db_cost_basis *b)
+{
+	sqlite3_stmt *st;
+	int rc, err;
+
+	memset(b, 0, sizeof(*b));
+	err = db_prepare(db, "SELECT trace_ns, updates, window_ns, node_visits, shared_visits,"
+			 " shared_fraction FROM cost_basis WHERE id = 1", &st);
+	if (err)
+		return err;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		b->trace_ns = (uint64_t)sqlite3_column_int64(st, 0);
+		b->updates = (uint64_t)sqlite3_column_int64(st, 1);
+		b->window_ns = (uint64_t)sqlite3_column_int64(st, 2);
+		b->node_visits = (uint64_t)sqlite3_column_int64(st, 3);
+		b->shared_visits = (uint64_t)sqlite3_column_int64(st, 4);
+		b->shared_fraction = sqlite3_column_double(st, 5);
+		sqlite3_finalize(st);
+		return 0;
+	}
+	err = db_calib_end(st, rc);
+	return err ? err : -ENOENT;
+}
+
+static int64_t db_col_i64(sqlite3_stmt *st, int i, int64_t none)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? none : sqlite3_column_int64(st, i);
+}
+
+int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, void *ctx),
+			 void *ctx)
+{
+	sqlite3_stmt *st;
+	int rc, ret = 0, err;
+
+	if (db->older)
+		return -MCR_E_OLDER;
+	err = db_prepare(db, "SELECT run_id, policy, flush_model, updates, walk_steps, pcpu_adds,"
+			 " atomic_adds, dropped_batches, flushable_checks, atomic_shared_fraction,"
+			 " est_ns_per_update, est_ns_per_update_max, est_cpu_s_per_s, reads,"
+			 " stale_reads, stranded_cgroups, max_read_error_pages,"
+			 " max_read_error_events FROM cost_report", &st);
+	if (err)
+		return err;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *fm = (const char *)sqlite3_column_text(st, 2);
+		struct db_cost_row r = {
+			.run_id = sqlite3_column_int64(st, 0),
+			.policy = (const char *)sqlite3_column_text(st, 1),
+			.flush_model = fm ? fm : "-",
+			.updates = (uint64_t)db_col_i64(st, 3, 0),
+			.walk_steps = (uint64_t)db_col_i64(st, 4, 0),
+			.pcpu_adds = (uint64_t)db_col_i64(st, 5, 0),
+			.atomic_adds = (uint64_t)db_col_i64(st, 6, 0),
+			.dropped_batches = (uint64_t)db_col_i64(st, 7, 0),
+			.flushable_checks = (uint64_t)db_col_i64(st, 8, 0),
+			.atomic_shared_fraction = sqlite3_column_double(st, 9),
+			.est_ns_per_update = sqlite3_column_double(st, 10),
+			.est_ns_per_update_max = sqlite3_column_double(st, 11),
+			.est_cpu_s_per_s = sqlite3_column_double(st, 12),
+			.reads = (uint64_t)db_col_i64(st, 13, 0),
+			.stale_reads = (uint64_t)db_col_i64(st, 14, 0),
+			.stranded_cgroups = (uint64_t)db_col_i64(st, 15, 0),
+			.max_read_error_pages = db_col_i64(st, 16, -1),
+			.max_read_error_events = db_col_i64(st, 17, -1),
+			.has_est = sqlite3_column_type(st, 10) != SQLITE_NULL,
+		};
+
+		if (!r.policy)
+			r.policy = "-";
+		ret = fn(&r, ctx);
+		if (ret)
+			break;
+	}
+	if (ret) {
+		sqlite3_finalize(st);
+		return ret;
+	}
+	return db_calib_end(st, rc);
+}
