@@ -84,5 +84,6 @@ int cmd_info(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_events(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
 
 #endif

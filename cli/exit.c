@@ -9,7 +9,8 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Every subcommand that opens an existing trace database through db_open(). */
-#define CLI_READERS	(CLI_REPLAY | CLI_VALIDATE | CLI_REPORT | CLI_INFO | CLI_EVENTS)
+#define CLI_READERS	(CLI_REPLAY | CLI_VALIDATE | CLI_REPORT | CLI_INFO | CLI_EVENTS | \
+			 CLI_CALIBRATE)
 #define CLI_ALL		(CLI_CAPTURE | CLI_SYNTH | CLI_IMPORT | CLI_READERS)
 
 static const struct {
@@ -55,6 +56,7 @@ _Static_assert(ARRAY_SIZE(cli_exits) == MCR_EXIT_OLDER + 1, "an exit code withou
 
 static const char *const cli_tool_names[] = {
 	"memcg-capture", "synth", "import", "replay", "validate", "report", "info", "events",
+	"calibrate",
 };
 
 static void exit_help(FILE *f, unsigned int tool, const char *lead)

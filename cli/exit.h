@@ -23,6 +23,7 @@ enum cli_tool {
 	CLI_REPORT	= 1 << 5,
 	CLI_INFO	= 1 << 6,
 	CLI_EVENTS	= 1 << 7,
+	CLI_CALIBRATE	= 1 << 8,
 };
 
 /* Prints "\nExit status:\n" and a line per code @tool (one CLI_*) can return. */

@@ -22,6 +22,7 @@ static const struct cli_cmd {
 	{ "validate",	cmd_validate,	"check the simulator reproduces the kernel's own recorded counters" },
 	{ "report",	cmd_report,	"print the lag report: policies side by side (table, CSV, JSON)" },
 	{ "events",	cmd_events,	"the events as rows: CSV for a range, the SQL table events, or convert an old file" },
+	{ "calibrate",	cmd_calibrate,	"measure what the update path's operations cost on this host" },
 	{ "info",	cmd_info,	"describe a trace database: source, kernel, CPUs, events, runs" },
 };
 

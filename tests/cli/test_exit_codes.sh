@@ -33,7 +33,7 @@ table_codes() {
 	awk -F'|' -v n="\`$1\`" 'NR > 2 && ($5 ~ /^ all / || index($5, n)) { gsub(/ /, "", $2); printf "%s ", $2 }' \
 		"$T_TMP/table"
 }
-for cmd in synth import replay validate report info events; do
+for cmd in synth import replay validate report info events calibrate; do
 	want=$(table_codes "$cmd")
 	got=$(help_codes "$REPLAY" "$cmd")
 	if [ -n "$got" ] && [ "$got" = "$want" ]; then
