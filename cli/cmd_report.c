@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "html_report.h"
 #include "num.h"
+#include "report_cost.h"
 #include "results.h"
 #include "sim.h"
 #include "trace_check.h"
@@ -41,6 +42,8 @@ struct report_opts {
 	int			nr_runs;
 	bool			no_check;
 	bool			worst;
+	bool			cost;		/* --cost: the cost_report rows only */
+	const char		*calibration;	/* --calibration */
 };
 
 static const char report_doc[] =
@@ -49,7 +52,11 @@ static const char report_doc[] =
 	"By default the latest replay run of each policy and flush model; --run picks runs.  "
 	"The same rows are in SQL: SELECT * FROM lag_report (and cgroup_lag_report for --worst).  "
 	"--format html writes one self-contained page with charts of the visible error over time.  "
-	"Several FILEs (one replayed database per host) make one report with a host column."
+	"Several FILEs (one replayed database per host) make one report with a host column.  "
+	"Each policy's cost in time follows its staleness: estimated ns per update and CPU "
+	"seconds per second of trace, from the run's operation counts at the costs measured by "
+	"'memcg-replay calibrate' (its --help gives the formula; SELECT * FROM cost_report).  "
+	REPORT_COST_LEAVES_OUT "  Without a calibration only the counts are shown."
 	"\v"
 	"Definitions (error = shown - truth of one memory.stat line):\n"
 	"  read error: what a reader got: at each non-forced memcg_flush_stats\n"
@@ -78,6 +85,14 @@ static const char report_doc[] =
 	"each row's host (meta host, else the trace's own uname, else synth:SCENARIO,\n"
 	"else the file's name).\n"
 	"\n"
+	"--cost (CSV, JSON; the view cost_report): one row per run: run_id, policy,\n"
+	"flush_model, updates, walk_steps, pcpu_adds, atomic_adds, dropped_batches,\n"
+	"flushable_checks, atomic_shared_fraction (share of atomic adds priced as\n"
+	"contended), est_ns_per_update, est_ns_per_update_max (cold tree, all\n"
+	"contended), est_cpu_s_per_s, reads, stale_reads, stranded_cgroups,\n"
+	"max_read_error_pages, max_read_error_events, calibration (where the\n"
+	"costs came from; empty, and the est_* too, without a calibration).\n"
+	"\n"
 	"HTML: for the " CLI_STR(HTML_TOP_CGROUPS) " cgroups with the largest read errors (--cgroup: that one)\n"
 	"the visible error of their " CLI_STR(HTML_TOP_LINES) " worst lines over time, every policy on the\n"
 	"same axes, reads as dots (stale reads outlined), stranded episodes\n"
@@ -97,6 +112,9 @@ static const struct argp_option report_options[] = {
 	{ "cgroup", 'c', "PATH", 0, "only this cgroup (its path, e.g. / or /leaf)", 0 },
 	{ "worst", 'w', NULL, 0, "one row per (run, cgroup): its worst line (cgroup_lag_report)", 0 },
 	{ "no-check", 'n', NULL, 0, "do not re-read the events to check the trace (fast on huge traces)", 0 },
+	{ "cost", 0x100, NULL, 0, "only the cost in time, one row per run (the view cost_report)", 0 },
+	{ "calibration", 0x101, "CALIB", 0, "price the counts with this file of 'calibrate -o' "
+	  "(default: the database's own, from 'calibrate --db')", 0 },
 	{ 0 }
 };
 
@@ -147,6 +165,12 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'n':
 		o->no_check = true;
+		return 0;
+	case 0x100:
+		o->cost = true;
+		return 0;
+	case 0x101:
+		o->calibration = arg;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (o->nr_files == REPORT_MAX_FILES)
@@ -637,6 +661,10 @@ static int report_text(struct db *db, const struct report_opts *o, const char *h
 		       struct out_ctx *oc)
 {
 	int64_t page_size = 4096, online = 0, batch = 64;
+	struct report_cost_opts co = {
+		.calibration = o->calibration, .runs = o->nr_runs ? o->runs : NULL,
+		.nr_runs = o->nr_runs,
+	};
 	struct db_lag_filter f = {
 		.runs = o->nr_runs ? o->runs : NULL, .nr_runs = o->nr_runs, .cgroup = o->cgroup,
 		.worst_only = o->worst,
@@ -649,6 +677,8 @@ static int report_text(struct db *db, const struct report_opts *o, const char *h
 	oc->host = o->nr_files > 1 ? host : NULL;
 	switch (o->format) {
 	case FMT_CSV:
+		if (o->cost)
+			return report_cost_csv(stdout, db, &co, oc->host, first);
 		if (first) {
 			printf("%s", oc->host ? "host," : "");
 			for (i = 0; i < DB_LAG_NR_COLS; i++)
@@ -657,11 +687,19 @@ static int report_text(struct db *db, const struct report_opts *o, const char *h
 		}
 		return db_lag_foreach(db, &f, csv_row, oc);
 	case FMT_JSON:
+		if (o->cost)
+			return report_cost_json(stdout, db, &co, oc->host, &oc->n);
 		return db_lag_foreach(db, &f, json_row, oc);
 	default:
 		if (oc->host)
 			printf("%s== host %s (%s)\n", first ? "" : "\n", host, o->file);
-		return report_table(db, &f, page_size, online, batch);
+		if (!o->cost) {
+			int err = report_table(db, &f, page_size, online, batch);
+
+			if (err)
+				return err;
+		}
+		return report_cost_table(stdout, db, &co);
 	}
 }
 
@@ -677,6 +715,10 @@ int cmd_report(int argc, char **argv)
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return MCR_EXIT_USAGE;
+	err = report_cost_check(o.calibration);
+	if (err)
+		return cli_fail(err, "--calibration %s%s", o.calibration, err == -MCR_E_BAD_INPUT ?
+				": not a memcg-replay calibration file" : "");
 	hosts = calloc((size_t)o.nr_files, sizeof(*hosts));
 	if (!hosts)
 		return cli_fail(-ENOMEM, "report");
@@ -703,6 +745,7 @@ int cmd_report(int argc, char **argv)
 	if (o.format == FMT_HTML) {
 		struct html_opts ho = {
 			.runs = o.nr_runs ? o.runs : NULL, .nr_runs = o.nr_runs, .cgroup = o.cgroup,
+			.calibration = o.calibration,
 		};
 
 		err = html_report_write(out, hosts, nr, &ho);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "html_report.h"
+#include "report_cost.h"
 #include "results.h"
 #include "sim.h"
 #include "svg.h"
@@ -873,6 +874,13 @@ static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const st
 	if (!err) {
 		fprintf(f, "<div class=\"row2\"><div>\n");
 		err = cost_table(f, hh);
+		if (!err) {
+			struct report_cost_opts co = {
+				.calibration = o->calibration, .runs = o->runs, .nr_runs = o->nr_runs,
+			};
+
+			err = report_cost_html(f, hh->h->db, &co);
+		}
 		fprintf(f, "</div><div>\n");
 		if (!err)
 			err = validation_section(f, hh);

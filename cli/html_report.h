@@ -35,6 +35,7 @@ struct html_opts {
 	const int64_t	*runs;		/* NULL: the latest replay run of each policy and flush model */
 	int		nr_runs;
 	const char	*cgroup;	/* NULL: the HTML_TOP_CGROUPS with the largest read errors */
+	const char	*calibration;	/* a calibration file; NULL: each database's own */
 };
 
 int html_report_write(FILE *f, const struct html_host *hosts, int nr_hosts,
