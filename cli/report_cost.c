@@ -242,10 +242,10 @@ int report_cost_table(FILE *f, struct db *db, const struct report_cost_opts *o)
 			"%.1f %% of them:\n  the share of walk visits to a memcg another CPU's update "
 			"reached < %" PRIu64 " us before.\n", v.cal.host, v.cal.measured_at,
 			v.source, 100 * v.basis.shared_fraction, v.basis.window_ns / 1000);
-	fprintf(f, "  %-12s %-9s %10s %8s %8s %11s", "policy", "model", "updates", "steps/up",
-		"atomic/up", "stale reads");
+	fprintf(f, "  %-12s %-9s %10s %8s %11s %11s", "policy", "model", "updates", "steps/up",
+		"atomic adds", "stale reads");
 	if (v.have_cal)
-		fprintf(f, " %10s %10s %9s %11s", "ns/update", "(max)", "vs break", "CPU s/s");
+		fprintf(f, " %10s %10s %11s %11s", "ns/update", "(max)", "ns vs break", "CPU s/s");
 	fprintf(f, "\n");
 	base = cost_baseline(&v);
 	for (i = 0; i < v.nr; i++) {
@@ -255,16 +255,15 @@ int report_cost_table(FILE *f, struct db *db, const struct report_cost_opts *o)
 
 		snprintf(label, sizeof(label), "%s#%" PRId64, c->r.policy, c->r.run_id);
 		snprintf(stale, sizeof(stale), "%" PRIu64 "/%" PRIu64, c->r.stale_reads, c->r.reads);
-		fprintf(f, "  %-12s %-9s %10" PRIu64 " %8.2f %8.4f %11s", label, c->r.flush_model,
-			c->r.updates, (double)c->r.walk_steps / up, (double)c->r.atomic_adds / up,
-			stale);
+		fprintf(f, "  %-12s %-9s %10" PRIu64 " %8.2f %11" PRIu64 " %11s", label,
+			c->r.flush_model, c->r.updates, (double)c->r.walk_steps / up,
+			c->r.atomic_adds, stale);
 		if (v.have_cal) {
 			fprintf(f, " %10.2f %10.2f ", c->e.ns_per_update, c->e.ns_per_update_max);
-			if (base && base != c && base->e.ns_per_update > 0)
-				fprintf(f, "%+8.1f%%", 100 * (c->e.ns_per_update /
-							 base->e.ns_per_update - 1));
+			if (base && base != c)
+				fprintf(f, "%+11.2f", c->e.ns_per_update - base->e.ns_per_update);
 			else
-				fprintf(f, "%9s", "-");
+				fprintf(f, "%11s", "-");
 			fprintf(f, " %11.3g", c->e.cpu_s_per_s);
 		}
 		fprintf(f, "\n");
@@ -311,10 +310,10 @@ static const char *cost_cell(const struct cost_view *v, const struct crow *c, si
 	if (!v->have_cal)
 		return NULL;
 	switch (i) {
-	case 9: snprintf(buf, len, "%.9g", v->basis.shared_fraction); return buf;
-	case 10: snprintf(buf, len, "%.9g", c->e.ns_per_update); return buf;
-	case 11: snprintf(buf, len, "%.9g", c->e.ns_per_update_max); return buf;
-	case 12: snprintf(buf, len, "%.9g", c->e.cpu_s_per_s); return buf;
+	case 9: snprintf(buf, len, "%.12g", v->basis.shared_fraction); return buf;
+	case 10: snprintf(buf, len, "%.12g", c->e.ns_per_update); return buf;
+	case 11: snprintf(buf, len, "%.12g", c->e.ns_per_update_max); return buf;
+	case 12: snprintf(buf, len, "%.12g", c->e.cpu_s_per_s); return buf;
 	}
 	return NULL;
 }
@@ -429,9 +428,9 @@ int report_cost_html(FILE *f, struct db *db, const struct report_cost_opts *o)
 		fprintf(f, "; atomic adds contended: %.1f %%)</small>", 100 * v.basis.shared_fraction);
 	}
 	fprintf(f, "</caption><thead><tr><th>run</th><th>updates</th><th>walk steps / update</th>"
-		"<th>atomic adds / update</th><th>stale reads</th><th>worst read error (pages)</th>");
+		"<th>atomic adds</th><th>stale reads</th><th>worst read error (pages)</th>");
 	if (v.have_cal)
-		fprintf(f, "<th>ns / update <small>(max)</small></th><th>vs break</th>"
+		fprintf(f, "<th>ns / update <small>(max)</small></th><th>ns / update vs break</th>"
 			"<th>CPU s / s of trace</th>");
 	fprintf(f, "</tr></thead><tbody>\n");
 	base = cost_baseline(&v);
@@ -444,9 +443,9 @@ int report_cost_html(FILE *f, struct db *db, const struct report_cost_opts *o)
 		fprintf(f, " <small>#%" PRId64 " ", c->r.run_id);
 		svg_escape(f, c->r.flush_model);
 		fprintf(f, "</small></td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%.2f</td>"
-			"<td class=\"n\">%.4f</td><td class=\"n\">%" PRIu64 " / %" PRIu64 "</td>"
+			"<td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64 " / %" PRIu64 "</td>"
 			"<td class=\"n\">", c->r.updates, (double)c->r.walk_steps / up,
-			(double)c->r.atomic_adds / up, c->r.stale_reads, c->r.reads);
+			c->r.atomic_adds, c->r.stale_reads, c->r.reads);
 		if (c->r.max_read_error_pages >= 0)
 			fprintf(f, "%" PRId64, c->r.max_read_error_pages);
 		else
@@ -455,9 +454,8 @@ int report_cost_html(FILE *f, struct db *db, const struct report_cost_opts *o)
 		if (v.have_cal) {
 			fprintf(f, "<td class=\"n\">%.2f <small>(%.2f)</small></td><td class=\"n\">",
 				c->e.ns_per_update, c->e.ns_per_update_max);
-			if (base && base != c && base->e.ns_per_update > 0)
-				fprintf(f, "%+.1f %%", 100 * (c->e.ns_per_update /
-							    base->e.ns_per_update - 1));
+			if (base && base != c)
+				fprintf(f, "%+.2f", c->e.ns_per_update - base->e.ns_per_update);
 			else
 				fprintf(f, "-");
 			fprintf(f, "</td><td class=\"n\">%.3g</td>", c->e.cpu_s_per_s);
