@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 export MCR_BUILD
 export MCR_BENCH_DIR=${MCR_BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mcr-bench.XXXXXX")}
 rc=0
-for b in bench/synth.sh bench/replay.sh bench/import.sh bench/capture.sh bench/fidelity.sh; do
+for b in bench/calibrate.sh bench/synth.sh bench/replay.sh bench/import.sh bench/capture.sh bench/fidelity.sh; do
 	[ -f "$b" ] || continue
 	echo "=== $b"
 	bash "$b" || rc=1

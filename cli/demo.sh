@@ -84,7 +84,10 @@ else
 	"$REPLAY" replay "$db" || exit
 fi
 echo
-echo "== Lag report"
+echo "== What each policy's walk costs on this host (calibrate: user-space proxies)"
+"$REPLAY" calibrate --db "$db" || exit
+echo
+echo "== Lag report, and each policy's estimated cost in time"
 "$REPLAY" report "$db" || exit
 html=${db%.db}.html
 "$REPLAY" report "$db" --format html -o "$html" || exit
@@ -94,4 +97,5 @@ echo "The pictures (one self-contained page, opens offline in any browser): $htm
 echo "The trace and results are in $db: try"
 echo "  $REPLAY info $db"
 echo "  sqlite3 $db 'SELECT * FROM cgroup_lag_report'"
+echo "  sqlite3 $db 'SELECT * FROM cost_report'"
 echo "  sqlite3 $db 'SELECT ts, error, min_error, max_error FROM series WHERE cgroup_id = 1'"
