@@ -237,11 +237,20 @@ int report_cost_table(FILE *f, struct db *db, const struct report_cost_opts *o)
 		fprintf(f, "  No calibration: 'memcg-replay calibrate --db FILE' measures this host's "
 			"costs into FILE\n  (or report --calibration CALIB with a file of calibrate -o); "
 			"counts only.\n");
-	else
-		fprintf(f, "  Costs measured on %s at %s (%s); atomic adds priced as contended for "
-			"%.1f %% of them:\n  the share of walk visits to a memcg another CPU's update "
-			"reached < %" PRIu64 " us before.\n", v.cal.host, v.cal.measured_at,
-			v.source, 100 * v.basis.shared_fraction, v.basis.window_ns / 1000);
+	else {
+		char *msg = NULL;
+
+		if (asprintf(&msg, "Costs measured on %s at %s (%s).  Atomic adds priced as "
+			     "contended: %.1f %%, the share of walk visits to a memcg that another "
+			     "CPU's update reached < %" PRIu64 " us before; the rest uncontended.",
+			     v.cal.host, v.cal.measured_at, v.source, 100 * v.basis.shared_fraction,
+			     v.basis.window_ns / 1000) < 0) {
+			err = -ENOMEM;
+			goto out;
+		}
+		cost_wrap(f, msg);
+		free(msg);
+	}
 	fprintf(f, "  %-12s %-9s %10s %8s %11s %11s", "policy", "model", "updates", "steps/up",
 		"atomic adds", "stale reads");
 	if (v.have_cal)
