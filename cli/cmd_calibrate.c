@@ -34,7 +34,8 @@ struct cal_opts {
 static const char cal_doc[] =
 	"Measure what each operation of memcg_rstat_updated()'s walk costs on this host, with "
 	"user-space proxies: a per-CPU add (a counter on a line private to the thread), an atomic "
-	"add on a shared line (alone, and with one thread per online CPU adding to it), the "
+	"add on a shared line (alone, and contended: one thread per online CPU adding in turn, "
+	"so that every add takes the line from another CPU's cache), the "
 	"flushable check (load the shared atomic, compare), one step up the tree (the parent "
 	"pointer and its per-CPU counter, on a tree in cache and on one larger than the "
 	"last-level cache), and a plain add as the baseline.  Each figure is the median over "

@@ -2,7 +2,8 @@
 # cli/demo.sh - the main job (make demo): record the seed race's shape on this kernel with
 # memcg-capture where it allows it (root, tracefs, Linux 6.13+ memcg tracepoints), check
 # with validate that the simulator reproduces the kernel's own counters, replay it against
-# every policy, print the lag report and write it as HTML beside the database (its path is
+# every policy, measure what the walk costs on this host (calibrate), print the lag report
+# with each policy's cost in time and write it as HTML beside the database (its path is
 # printed); otherwise synthesize the pagecache scenario and replay that.  Builds nothing:
 # run it after make.  Says which trace it used and why.
 # Its cgroups go beneath this shell's own memory cgroup and are removed.

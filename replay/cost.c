@@ -8,13 +8,16 @@
  *			line only this thread touches (a __thread counter)
  *   atomic_add		atomic_add() into vmstats->stats_updates: a lock add on a
  *			line in shared memory that no other CPU writes meanwhile
- *   atomic_add_contended  the same while one thread per other online CPU adds
- *			to the line too: the line moves between caches every add
+ *   atomic_add_contended  the same with one thread on each online CPU adding
+ *			in turn (a token ring on the value): every add takes the
+ *			line from another CPU's cache
  *   flushable_check	memcg_vmstats_needs_flush(): load the shared atomic, compare
  *			with the threshold
- *   walk_step		parent_mem_cgroup() and the parent's per-CPU counter: two
- *			dependent loads through a random chain of 64 nodes (in cache)
- *   walk_step_cold	the same through a chain larger than the last-level cache
+ *   walk_step		parent_mem_cgroup() and the parent's per-CPU counter: the
+ *			parent pointer's load chained through a random cycle of 64
+ *			nodes (in cache), and the counter it points to
+ *   walk_step_cold	the same through a cycle four times the last-level cache
+ *			(16 to 128 MiB) on huge pages, as the kernel's direct map
  *
  * Every figure is the median over the samples of (elapsed / operations), one
  * sample being a timed loop of many operations on a thread pinned to one CPU.
@@ -57,7 +60,7 @@ static __thread struct cost_line cost_pcpu;
 
 struct cost_ctx {
 	struct cost_line	*shared;	/* the atomic every CPU adds to */
-	struct cost_node	*hot, *cold;	/* chains: their first node */
+	struct cost_node	*hot, *cold;	/* the chains: where each walk has got to */
 	volatile uint64_t	th;		/* not a constant the compiler could fold */
 	uint64_t		sink;
 	int			stop;		/* helpers: __atomic */
