@@ -74,6 +74,16 @@ same completion_db_files "$(comp _memcg_replay memcg-replay replay "$T_TMP/f/")"
 	"$T_TMP/f/a.db $T_TMP/f/sub"
 same completion_dat_files "$(comp _memcg_replay memcg-replay import "$T_TMP/f/")" \
 	"$T_TMP/f/b.dat $T_TMP/f/sub"
+# calibrate writes a calibration file (-o, --from, report --calibration: *.json) or a database (--db)
+: >"$T_TMP/f/c.json"
+same completion_calibrate_output "$(comp _memcg_replay memcg-replay calibrate -o "$T_TMP/f/")" \
+	"$T_TMP/f/c.json $T_TMP/f/sub"
+same completion_calibrate_db "$(comp _memcg_replay memcg-replay calibrate --db "$T_TMP/f/")" \
+	"$T_TMP/f/a.db $T_TMP/f/sub"
+same completion_report_calibration "$(comp _memcg_replay memcg-replay report --calibration "$T_TMP/f/")" \
+	"$T_TMP/f/c.json $T_TMP/f/sub"
+got=$(comp _memcg_replay memcg-replay events --from '')
+[ -z "$got" ] && pass completion_events_from_is_ns || fail completion_events_from_is_ns "offered '$got'"
 
 ch=$("$CAPTURE" --help)
 same completion_capture_options "$(comp _memcg_capture memcg-capture --)" \
