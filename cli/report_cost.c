@@ -233,11 +233,11 @@ int report_cost_table(FILE *f, struct db *db, const struct report_cost_opts *o)
 	if (err)
 		goto out;
 	fprintf(f, "\nCost in time of each policy's update path (memcg_rstat_updated() walk)\n");
-	if (!v.have_cal)
-		fprintf(f, "  No calibration: 'memcg-replay calibrate --db FILE' measures this host's "
-			"costs into FILE\n  (or report --calibration CALIB with a file of calibrate -o); "
-			"counts only.\n");
-	else {
+	if (!v.have_cal) {
+		cost_wrap(f, "No calibration: 'memcg-replay calibrate --db FILE' measures this "
+			  "host's costs into FILE (or report --calibration CALIB with a file of "
+			  "calibrate -o); counts only.");
+	} else {
 		char *msg = NULL;
 
 		if (asprintf(&msg, "Costs measured on %s at %s (%s).  Atomic adds priced as "
