@@ -167,7 +167,7 @@ deps:
 		libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
 		libbpf-dev libsqlite3-dev sqlite3 libzstd-dev \
 		help2man man-db bash-completion debhelper dpkg-dev devscripts lintian fakeroot \
-		chromium libxml2-utils python3 \
+		chromium libxml2-utils python3 iperf3 \
 		clang libclang-rt-14-dev
 
 clean:

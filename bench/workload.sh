@@ -14,6 +14,16 @@
 #                       50, 70 and 110 ms: readers at several levels
 #            churn      DIR/C/jN made, used (anonymous faults, 0.3 s) and removed in a
 #                       loop; C read every 100 ms: cgroups created and removed
+#            netstream  DIR/mcr_net_PID holds MCR_STREAMS iperf3 server/client pairs
+#                       (default 2), each one TCP stream over loopback with 1024-byte
+#                       writes; DIR read every MCR_READ_MS ms (default 80, 0 none).
+#                       The shape of the test of the continue patch (netperf
+#                       TCP_STREAM -m 1024 in one leaf directly below the parent).
+#                       Prints "netstream: STREAMS streams ... GBIT Gbit/s" on stdout.
+#                       Socket memory reaches memory.stat only on cgroup v2
+#                       (mem_cgroup_sk_charge() -> MEMCG_SOCK); on v1 the leaf gets
+#                       TCP accounting (memory.kmem.tcp.limit_in_bytes = -1, unless
+#                       MCR_TCPMEM=0), which charges a page counter only.
 #   DIR      an existing memory cgroup directory of the caller's (made beneath the
 #            caller's own cgroup); the workload makes its tree under it and removes it
 #   SECONDS  how long (default 5)
@@ -33,6 +43,7 @@ case $MCR_BUILD in
 esac
 KIDS=()
 MADE=()
+NET_T=
 
 die() { echo "workload: $*" >&2; exit 1; }
 [ -n "$NAME" ] && [ -d "$DIR" ] || die "usage: workload.sh NAME DIR [SECONDS]"
@@ -67,16 +78,95 @@ reader() {
 	KIDS+=($!)
 }
 
+# quiet_reader CG MS: like reader, but without a process per read: bash's own mapfile
+# reads the file and a read -t on an idle FIFO sleeps, so the reader's cgroup sees the
+# reads' flushes and not the fork, exec and page faults of a cat and a sleep per read
+# (updates of the reader's cgroup that would be the reader's, not the workload's)
+quiet_reader() {
+	local f="$DIR/$1/memory.stat" s
+	s=$(awk "BEGIN { printf \"%.3f\", $2 / 1000 }")
+	mkfifo "$NET_T/idle" || die "mkfifo $NET_T/idle"
+	bash -c 'exec 3<>"$2" && while :; do mapfile -t _ <"$0"; read -r -t "$1" -u 3 _; done' \
+		"$f" "$s" "$NET_T/idle" &
+	KIDS+=($!)
+}
+
 cleanup() {
 	local p d
 	for p in "${KIDS[@]+"${KIDS[@]}"}"; do kill "$p" 2>/dev/null; done
 	for p in "${KIDS[@]+"${KIDS[@]}"}"; do wait "$p" 2>/dev/null; done
+	[ -n "$NET_T" ] && rm -rf "$NET_T"
 	for d in "${MADE[@]+"${MADE[@]}"}"; do
 		rmdir "$DIR/$d" 2>/dev/null || { sleep 0.2; rmdir "$DIR/$d" 2>/dev/null; }
 	done
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
+
+# listening PORT: a TCP socket listens on PORT (iperf3 -s listens on :: or 0.0.0.0)
+listening() {
+	awk -v p="$(printf ':%04X' "$1")" '$4 == "0A" && substr($2, length($2) - 4) == p { f = 1 }
+		END { exit !f }' /proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
+# netstream: MCR_STREAMS iperf3 pairs in DIR/mcr_net_PID, client i on CPU (i - 1) mod N
+# and its server on the next one, as the seed pinned each netperf/netserver pair apart
+# (loopback traffic charges and uncharges socket memory on both CPUs).  iperf3 3.12 is
+# single-threaded: one process per stream is what spreads them over the CPUs.
+netstream() {
+	local n=${MCR_STREAMS:-2} ms=${MCR_READ_MS:-80} leaf=mcr_net_$$ tcp=off i port port0
+	local ncpu pin=() c k sum
+	command -v iperf3 >/dev/null || die "iperf3 is not installed (Debian package iperf3)"
+	case $n in '' | *[!0-9]* | 0*) die "MCR_STREAMS must be 1..100, not '$n'" ;; esac
+	[ "$n" -le 100 ] || die "MCR_STREAMS must be 1..100, not '$n'"
+	case $ms in '' | *[!0-9]*) die "MCR_READ_MS must be a number of ms, not '$ms'" ;; esac
+	case $SECS in '' | *[!0-9]* | 0*) die "netstream needs whole SECONDS >= 1, not '$SECS'" ;; esac
+	mkcg "$leaf"
+	[ -f "$DIR/$leaf/memory.stat" ] || die "$DIR/$leaf has no memory controller"
+	# cgroup v1 puts sockets in a memcg only where TCP accounting was switched on
+	# (mem_cgroup_sk_alloc() checks memcg1_tcpmem_active()); -1 is no limit
+	if [ -f "$DIR/$leaf/cgroup.controllers" ]; then
+		tcp="always (v2)"
+	elif [ -f "$DIR/$leaf/memory.kmem.tcp.limit_in_bytes" ] && [ "${MCR_TCPMEM:-1}" != 0 ]; then
+		echo -1 >"$DIR/$leaf/memory.kmem.tcp.limit_in_bytes" ||
+			die "cannot switch on TCP accounting in $DIR/$leaf"
+		tcp=on
+	fi
+	NET_T=$(mktemp -d "${TMPDIR:-/tmp}/mcr-netstream.XXXXXX") || die "mktemp"
+	ncpu=$(getconf _NPROCESSORS_ONLN)
+	port0=$((20000 + ($$ % 400) * 100))
+	for i in $(seq "$n"); do
+		port=$((port0 + i))
+		pin=()
+		command -v taskset >/dev/null && pin=(taskset -c $((i % ncpu)))
+		in_cg "$leaf" "${pin[@]+"${pin[@]}"}" iperf3 -s -1 -p "$port"
+	done
+	for i in $(seq "$n"); do
+		port=$((port0 + i))
+		for k in $(seq 200); do listening "$port" && break; sleep 0.05; done
+		listening "$port" || die "iperf3 server on port $port did not start"
+	done
+	[ "$ms" -gt 0 ] && quiet_reader . "$ms"
+	c=()
+	for i in $(seq "$n"); do
+		port=$((port0 + i))
+		pin=()
+		command -v taskset >/dev/null && pin=(taskset -c $(((i - 1) % ncpu)))
+		bash -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$DIR/$leaf" \
+			"${pin[@]+"${pin[@]}"}" iperf3 -c 127.0.0.1 -p "$port" -t "$SECS" -l 1024 -f m \
+			>"$NET_T/c$i" 2>&1 &
+		KIDS+=($!)
+		c+=($!)
+	done
+	for i in "${!c[@]}"; do
+		wait "${c[$i]}" || die "stream $((i + 1)): iperf3 failed: $(tail -n 1 "$NET_T/c$((i + 1))")"
+	done
+	# the client's "receiver" summary line: "... 6598 Mbits/sec   receiver"
+	sum=$(awk '$NF == "receiver" && $(NF - 1) == "Mbits/sec" { s += $(NF - 2); k++ }
+		END { if (k == '"$n"') printf "%.3f", s / 1000 }' "$NET_T"/c*)
+	[ -n "$sum" ] || die "no receiver summary in an iperf3 client's output"
+	echo "netstream: $n streams x $SECS s, 1024-byte writes, tcp accounting $tcp: $sum Gbit/s"
+}
 
 case $NAME in
 idle)
@@ -125,8 +215,11 @@ churn)
 		n=$((n + 1))
 	done
 	;;
+netstream)
+	netstream
+	;;
 *)
-	die "unknown workload '$NAME' (idle, pagecache, race, anon2, levels, churn)"
+	die "unknown workload '$NAME' (idle, pagecache, race, anon2, levels, churn, netstream)"
 	;;
 esac
 rm -f "${TMPDIR:-/tmp}/mcr-workload.$$"
