@@ -100,7 +100,8 @@ static struct replay_cgroup tcg[] = {
 static struct replay_trace trace4(bool visits)
 {
 	return (struct replay_trace){
-		.nr_possible = 4, .nr_online = 4, .hierarchy_id = -1, .windows_traced = true,
+		.nr_possible = 4, .nr_online = 4, .batch = 64, .hierarchy_id = -1,
+		.windows_traced = true,
 		.visits_traced = visits, .cgroups = tcg, .nr_cgroups = 2,
 	};
 }
@@ -157,7 +158,7 @@ static int run(const struct mcr_event *ev, size_t n, struct replay_trace *t, con
 	int ret;
 
 	for (; *pols; pols++)
-		p.policies[p.nr_policies++] = sim_policy_find(*pols);
+		p.runs[p.nr_runs++] = replay_run_own(t, sim_policy_find(*pols));
 	ret = replay_create(&p, t, out);
 	if (ret)
 		return ret;
@@ -213,9 +214,9 @@ TEST(inferred_order_reproduces_kernel)
 
 	memset(&rc, 0, sizeof(rc));
 	a = (struct arr_src){ .ev = seed_race_plain, .n = N(seed_race_plain) };
-	p.policies[0] = sim_policy_find("break");
-	p.policies[1] = sim_policy_find("continue");
-	p.nr_policies = 2;
+	p.runs[0] = replay_run_own(&tr, sim_policy_find("break"));
+	p.runs[1] = replay_run_own(&tr, sim_policy_find("continue"));
+	p.nr_runs = 2;
 	p.order = o;
 	p.sink = (struct replay_sink){ .read = rec_read, .ctx = &rc };
 	ASSERT_EQ(replay_create(&p, &tr, &r), 0);
@@ -644,7 +645,7 @@ TEST(inferred_model_prepares_order)
 	struct replay_trace tr = trace4(false);
 	struct arr_src a = { .ev = seed_race_plain, .n = N(seed_race_plain) };
 	struct replay_source once = { .next = arr_next, .ctx = &a };
-	struct replay_params p = { .model = &replay_model_inferred, .nr_policies = 1 };
+	struct replay_params p = { .model = &replay_model_inferred, .nr_runs = 1 };
 	const struct replay_prepass *pp;
 	struct rec rc = { 0 };
 	struct replay *r = NULL;
@@ -663,7 +664,7 @@ TEST(inferred_model_prepares_order)
 	ASSERT_EQ(rc.reads[1][1].sim_stats_updates, 320);
 	replay_destroy(r);
 
-	p.policies[0] = sim_policy_find("break");
+	p.runs[0] = replay_run_own(&tr, sim_policy_find("break"));
 	ASSERT_EQ(replay_create(&p, &tr, &r), 0);
 	ASSERT_EQ(replay_run(r, &once), -EINVAL);
 	replay_destroy(r);
