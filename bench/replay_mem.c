@@ -50,7 +50,7 @@ static double bench_engine(struct mem_src *m, const struct replay_trace *t, cons
 
 	snprintf(buf, sizeof(buf), "%s", pols);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		p.policies[p.nr_policies++] = sim_policy_find(tok);
+		p.runs[p.nr_runs++] = replay_run_own(t, sim_policy_find(tok));
 	m->i = 0;
 	if (replay_create(&p, t, &r))
 		return -1;
@@ -71,7 +71,11 @@ static double bench_sims(struct mem_src *m, const struct replay_trace *t, unsign
 	unsigned int k;
 
 	for (k = 0; k < n; k++) {
-		s[k] = sim_create(sim_policy_find(names[k]), t->nr_possible, t->nr_online);
+		struct sim_params sp = { .policy = sim_policy_find(names[k]),
+					 .nr_possible = t->nr_possible, .nr_online = t->nr_online,
+					 .batch = t->batch };
+
+		s[k] = sim_create(&sp);
 		for (i = 0; i < t->nr_cgroups; i++)
 			sim_cgroup_add(s[k], 0, t->cgroups[i].id,
 				       t->cgroups[i].parent ? t->cgroups[i].parent : SIM_ROOT_ID);

@@ -98,9 +98,12 @@ static int emit(struct synth *s, struct mcr_event *ev)
 
 int synth_machine(struct synth *s, unsigned int nr_cpus, uint64_t flush_ns, bool explicit_visits)
 {
+	struct sim_params sp = { .policy = sim_policy_find("break"), .nr_possible = nr_cpus,
+				 .nr_online = nr_cpus, .batch = SIM_CHARGE_BATCH };
+
 	if (s->sim || !nr_cpus)
 		return -EINVAL;
-	s->sim = sim_create(sim_policy_find("break"), nr_cpus, nr_cpus);
+	s->sim = sim_create(&sp);
 	s->seq = calloc(nr_cpus, sizeof(*s->seq));
 	if (!s->sim || !s->seq)
 		return -ENOMEM;

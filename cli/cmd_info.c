@@ -121,32 +121,45 @@ static void print_cgroups_lost(struct db *db)
 	       lost[2] > 0 ? " (some CPUs unknown)" : "");
 }
 
+struct runs_ctx {
+	int	n;
+	int64_t	batch, online;	/* the trace's own */
+};
+
+/* A run of replay --batch / --cpus at other values than the trace's says so at the end. */
 static int print_run(const struct db_run_info *ri, void *ctx)
 {
-	int *n = ctx;
+	struct runs_ctx *rc = ctx;
 
-	if (!(*n)++)
+	if (!rc->n++)
 		printf("runs:\n  %4s  %-8s  %-9s  %-8s  %12s  %9s  %s\n", "id", "kind", "policy",
 		       "model", "events", "wall", "started");
-	printf("  %4" PRId64 "  %-8s  %-9s  %-8s  %12" PRId64 "  %7.2f s  %s\n", ri->run_id,
+	printf("  %4" PRId64 "  %-8s  %-9s  %-8s  %12" PRId64 "  %7.2f s  %s", ri->run_id,
 	       ri->kind, ri->policy, ri->flush_model, ri->events, ri->wall_s, ri->started_at);
+	if (ri->batch_size != rc->batch || ri->nr_cpus != rc->online)
+		printf("  b=%u cpus=%u", ri->batch_size, ri->nr_cpus);
+	printf("\n");
 	return 0;
 }
 
 static void print_runs(struct db *db)
 {
-	int n = 0, err;
+	struct runs_ctx rc = { .batch = 64 };
+	int err;
 
-	err = db_runs_foreach(db, print_run, &n);
+	db_meta_get_int(db, "batch_size", &rc.batch);
+	if (db_meta_get_int(db, "nr_cpus_online", &rc.online) < 0)
+		db_meta_get_int(db, "nr_cpus_possible", &rc.online);
+	err = db_runs_foreach(db, print_run, &rc);
 	if (err == -MCR_E_OLDER) {
 		printf("%-14s written by an older memcg-replay: replay the file again\n", "runs:");
 		return;
 	}
-	if (err < 0 && !n) {
+	if (err < 0 && !rc.n) {
 		printf("%-14s (none)\n", "runs:");
 		return;
 	}
-	if (!n)
+	if (!rc.n)
 		printf("%-14s none yet (memcg-replay replay FILE)\n", "runs:");
 }
 

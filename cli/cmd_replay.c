@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * memcg-replay replay FILE: every policy against the trace in one pass;
- * results into FILE, a short summary of where the policies differ most.
+ * memcg-replay replay FILE: every run (policy x batch x CPUs) against the
+ * trace in one pass; results into FILE, a short summary of where the runs
+ * differ most.
  */
 #include <argp.h>
 #include <errno.h>
@@ -34,6 +35,10 @@
 struct replay_opts {
 	const char	*file;
 	const char	*policies;
+	unsigned int	batch[REPLAY_MAX_RUNS];	/* --batch; none: the trace's */
+	unsigned int	nr_batch;
+	unsigned int	cpus[REPLAY_MAX_RUNS];	/* --cpus; none: the trace's online CPUs */
+	unsigned int	nr_cpus;
 	const char	*model;
 	const char	*series[REPLAY_MAX_SERIES_ARGS];
 	unsigned int	nr_series;
@@ -44,6 +49,10 @@ struct replay_opts {
 
 static const struct argp_option replay_options[] = {
 	{ "policy", 'p', "LIST", 0, "comma-separated walk policies (default: break,continue,legacy)", 0 },
+	{ "batch", 'b', "N[,N...]", 0, "MEMCG_CHARGE_BATCH values to simulate, 1 to "
+	  CLI_STR(REPLAY_MAX_BATCH) " (default: the trace's, meta batch_size)", 0 },
+	{ "cpus", 'c', "N[,N...]", 0, "online CPU counts to simulate, 1 to " CLI_STR(REPLAY_MAX_CPUS)
+	  ": TH = batch x N (default: the trace's nr_cpus_online)", 0 },
 	{ "flush-model", 'm', "MODEL", 0, "where flush visits happen when the trace does not say", 0 },
 	{ "quiet", 'q', NULL, 0, "no progress line (shown only on a terminal)", 0 },
 	{ "sample-ms", 's', "MS", 0, "series period in trace ms, > 0 (default "
@@ -55,11 +64,44 @@ static const struct argp_option replay_options[] = {
 	{ 0 }
 };
 
+/*
+ * A --batch or --cpus list into @v: whole numbers in [1, @hi], no empty item,
+ * no value twice (argp_error(): exit 2, like --policy).
+ */
+static unsigned int replay_parse_nums(struct argp_state *state, const char *opt, char *arg,
+				      int64_t hi, unsigned int *v)
+{
+	char *tok, *save = NULL;
+	unsigned int n = 0, i;
+	int64_t x;
+
+	if (!cli_list_ok(arg))
+		argp_error(state, "--%s: '%s' has an empty or repeated item", opt, arg);
+	for (tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (cli_num_i64(tok, 1, hi, &x))
+			argp_error(state, "--%s: '%s' is not a whole number from 1 to %" PRId64, opt,
+				   tok, hi);
+		for (i = 0; i < n; i++)
+			if (v[i] == (unsigned int)x)
+				argp_error(state, "--%s: %" PRId64 " is given twice", opt, x);
+		if (n == REPLAY_MAX_RUNS)
+			argp_error(state, "--%s: at most %d values", opt, REPLAY_MAX_RUNS);
+		v[n++] = (unsigned int)x;
+	}
+	return n;
+}
+
 static error_t replay_parse(int key, char *arg, struct argp_state *state)
 {
 	struct replay_opts *o = state->input;
 
 	switch (key) {
+	case 'b':
+		o->nr_batch = replay_parse_nums(state, "batch", arg, REPLAY_MAX_BATCH, o->batch);
+		break;
+	case 'c':
+		o->nr_cpus = replay_parse_nums(state, "cpus", arg, REPLAY_MAX_CPUS, o->cpus);
+		break;
 	case 'p':
 		if (!cli_list_ok(arg))
 			argp_error(state, "--policy: '%s' has an empty or repeated name", arg);
@@ -116,7 +158,22 @@ static char *replay_help_extra(void)
 		"  windows the trace has.  Flushes the trace does not have (a policy that\n"
 		"  flushes where the kernel skipped) happen at the request.  It costs one\n"
 		"  extra pass.\n");
-	fprintf(f, "\nWhat is measured, per policy, cgroup and line of memory.stat (error =\n"
+	fprintf(f, "\nThe parameter grid: --batch and --cpus take lists, and every\n"
+		"(policy x batch x CPUs) combination is one run over the same events in\n"
+		"the same pass, at most " CLI_STR(REPLAY_MAX_RUNS) " runs.  --batch sets MEMCG_CHARGE_BATCH:\n"
+		"the per-CPU count at which memcg_rstat_updated() moves a batch into the\n"
+		"memcg's atomic, and the factor of TH.  --cpus sets the online CPUs that\n"
+		"multiply it: TH = batch x CPUs.  The events keep the CPUs they were\n"
+		"traced on, which alone have per-CPU state: more CPUs than the trace's only\n"
+		"raise TH; fewer leave the trace's other CPUs updating outside the count,\n"
+		"so their per-CPU remainders can exceed the stranded limit under any\n"
+		"policy.  Without a grid the runs are labelled by policy, as always; with\n"
+		"one, each run is labelled policy b=BATCH cpus=N.  Validation compares\n"
+		"only the trace's own batch and CPUs.  For example, on a 2-CPU trace:\n"
+		"  memcg-replay replay --policy break,continue --batch 32,64,128 host.db\n"
+		"makes 6 runs (break b=32 cpus=2 ... continue b=128 cpus=2), shown side\n"
+		"by side by 'memcg-replay report host.db'.\n");
+	fprintf(f, "\nWhat is measured, per run, cgroup and line of memory.stat (error =\n"
 		"shown - truth, in the line's unit: pages, or events for PGFAULT and the\n"
 		"like; state and lruvec updates of one item are one line):\n"
 		"  read error: at each non-forced memcg_flush_stats of the cgroup, the\n"
@@ -124,11 +181,13 @@ static char *replay_help_extra(void)
 		"  visible error: 0 while the cgroup is flushable (stats_updates > TH),\n"
 		"    else the error: what a reader arriving then would get.\n"
 		"  stranded: not flushable although the updates pending since its last\n"
-		"    flush exceed TH + 63 x online CPUs; a stale read is one skipped then.\n"
+		"    flush exceed TH + (batch - 1) x online CPUs (TH + 63 x CPUs at the\n"
+		"    kernel's batch of 64); a stale read is one skipped then.\n"
 		"  pending: sum of |val| not yet flushed into the cgroup, in\n"
 		"    stats_updates units (what the kernel's counter bounds), not memory.\n"
-		"\nWritten into FILE, one run per policy, in one transaction:\n"
-		"  runs           policy, flush model, options, TH, events, time, costs\n"
+		"\nWritten into FILE, one run per policy (x batch x CPUs), in one transaction:\n"
+		"  runs           policy, batch_size, nr_cpus, flush model, options, TH,\n"
+		"                 events, time, costs\n"
 		"  reads          every memcg_flush_stats: flushed or skipped, stranded,\n"
 		"                 stale, pending; read_errors: each line it got wrong\n"
 		"  stranded_episodes  start, end, worst line and error, reads skipped\n"
@@ -137,10 +196,11 @@ static char *replay_help_extra(void)
 		"                 cgroup_series: pending, flushable, stranded\n"
 		"  cgroup_summary reads, stale reads, stranded time and episodes, pending\n"
 		"  item_summary   read and visible errors per line\n"
-		"  lag_report     view: a row per (policy, cgroup, line) (report);\n"
+		"  lag_report     view: a row per (run, cgroup, line) (report);\n"
 		"                 cgroup_lag_report: each cgroup's worst line\n"
-		"  A FILE of an older memcg-replay (schema 1) has its old results dropped\n"
-		"  and gets current ones; report refuses it until then.\n");
+		"  A FILE of an older memcg-replay has its results brought up to date\n"
+		"  (schema 2: runs gets batch_size and nr_cpus) or, for schema 1, dropped\n"
+		"  and made anew; report refuses schema 1 results until then.\n");
 	cli_exit_help(f, CLI_REPLAY);
 	fclose(f);
 	return buf;
@@ -159,7 +219,9 @@ static const struct argp replay_argp = {
 	"cgroup's memory.stat gets under each.\v", NULL, replay_help_filter, NULL,
 };
 
-static int replay_parse_policies(const char *list, struct replay_params *p)
+/* --policy into @pols (the table has a handful); -EINVAL for an unknown name. */
+static int replay_parse_policies(const char *list, const struct sim_policy **pols,
+				 unsigned int *nr)
 {
 	char *dup = strdup(list), *save = NULL, *tok;
 	int ret = 0;
@@ -170,18 +232,76 @@ static int replay_parse_policies(const char *list, struct replay_params *p)
 		const struct sim_policy *pol = sim_policy_find(tok);
 		unsigned int i;
 
-		if (!pol || p->nr_policies == REPLAY_MAX_POLICIES) {
+		if (!pol || *nr == REPLAY_MAX_RUNS) {
 			ret = -EINVAL;
 			break;
 		}
-		for (i = 0; i < p->nr_policies; i++)
-			if (p->policies[i] == pol)
+		for (i = 0; i < *nr; i++)
+			if (pols[i] == pol)
 				break;
-		if (i == p->nr_policies)
-			p->policies[p->nr_policies++] = pol;
+		if (i == *nr)
+			pols[(*nr)++] = pol;
 	}
 	free(dup);
-	return ret ? ret : (p->nr_policies ? 0 : -EINVAL);
+	return ret ? ret : (*nr ? 0 : -EINVAL);
+}
+
+/*
+ * The runs: policy-major, then batch, then CPUs, so that run ids follow the
+ * order the report lists them in.  An unset list is the trace's own value.
+ */
+static void replay_runs(const struct replay_opts *o, const struct sim_policy *const *pols,
+			unsigned int nr_pols, const struct replay_trace *t, struct replay_params *p)
+{
+	unsigned int i, b, c;
+
+	for (i = 0; i < nr_pols; i++)
+		for (b = 0; b < (o->nr_batch ? o->nr_batch : 1); b++)
+			for (c = 0; c < (o->nr_cpus ? o->nr_cpus : 1); c++) {
+				struct replay_run *rn = &p->runs[p->nr_runs++];
+
+				*rn = replay_run_own(t, pols[i]);
+				if (o->nr_batch)
+					rn->batch = o->batch[b];
+				if (o->nr_cpus)
+					rn->nr_online = o->cpus[c];
+			}
+}
+
+/* A grid: some run is not at the trace's own batch and CPUs.  Then every label says both. */
+static bool replay_is_grid(const struct replay_params *p, const struct replay_trace *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nr_runs; i++)
+		if (!replay_run_is_own(&p->runs[i], t))
+			return true;
+	return false;
+}
+
+/* "break", or "break b=32 cpus=2" in a grid. */
+static const char *replay_label(char *buf, size_t len, const struct replay_run *rn, bool grid)
+{
+	if (grid)
+		snprintf(buf, len, "%s b=%u cpus=%u", rn->policy->name, rn->batch, rn->nr_online);
+	else
+		snprintf(buf, len, "%s", rn->policy->name);
+	return buf;
+}
+
+/* The label column's width: 10 as it always was, wider for a grid's labels. */
+static int replay_label_width(const struct replay_params *p, bool grid)
+{
+	unsigned int i;
+	char buf[64];
+	int w = 10;
+
+	for (i = 0; i < p->nr_runs; i++) {
+		int n = (int)strlen(replay_label(buf, sizeof(buf), &p->runs[i], grid));
+
+		w = n > w ? n : w;
+	}
+	return w;
 }
 
 static void replay_usage_names(const char *what, const char *bad)
@@ -280,6 +400,8 @@ static int anc_cmp(const void *a, const void *b)
 static void replay_print_ancestors(struct db *db, struct replay *r, int64_t page_size)
 {
 	const struct replay_params *p = replay_params(r);
+	bool grid = replay_is_grid(p, replay_trace(r));
+	int lw = replay_label_width(p, grid);
 	size_t n = replay_cgroup_count(r), i, k = 0;
 	struct anc_row *rows = calloc(n ? n : 1, sizeof(*rows));
 	unsigned int pol;
@@ -291,7 +413,7 @@ static void replay_print_ancestors(struct db *db, struct replay *r, int64_t page
 
 		if (replay_cgroup_is_leaf(r, id))
 			continue;
-		for (pol = 0; pol < p->nr_policies; pol++) {
+		for (pol = 0; pol < p->nr_runs; pol++) {
 			struct worst w = { 0 };
 
 			if (replay_items_foreach(r, pol, id, worst_cb, &w) < 0)
@@ -299,7 +421,7 @@ static void replay_print_ancestors(struct db *db, struct replay *r, int64_t page
 			lo = w.err < lo ? w.err : lo;
 			hi = w.err > hi ? w.err : hi;
 		}
-		if (pol == p->nr_policies)
+		if (pol == p->nr_runs)
 			rows[k++] = (struct anc_row){ .id = id, .worst = hi, .gap = hi - lo };
 	}
 	qsort(rows, k, sizeof(*rows), anc_cmp);
@@ -310,12 +432,12 @@ static void replay_print_ancestors(struct db *db, struct replay *r, int64_t page
 		const char *path = replay_cgroup_path(r, rows[i].id);
 
 		printf("  %s (id %" PRIu64 ")\n", path ? path : "?", rows[i].id);
-		printf("    %-10s %-12s %-24s %-13s %-13s %s\n", "policy", "worst read", "line",
+		printf("    %-*s %-12s %-24s %-13s %-13s %s\n", lw, "policy", "worst read", "line",
 		       "stale reads", "visible max", "stranded");
-		for (pol = 0; pol < p->nr_policies; pol++) {
+		for (pol = 0; pol < p->nr_runs; pol++) {
 			struct replay_summary s;
 			struct worst w = { 0 };
-			char a[32], b[32], v[32], name[64] = "-", reads[32];
+			char a[32], b[32], v[32], name[64] = "-", reads[32], lab[64];
 
 			if (replay_summary_get(r, pol, rows[i].id, &s) < 0 ||
 			    replay_items_foreach(r, pol, rows[i].id, worst_cb, &w) < 0)
@@ -327,8 +449,8 @@ static void replay_print_ancestors(struct db *db, struct replay *r, int64_t page
 				snprintf(a, sizeof(a), "not read");
 			else
 				cli_pages_str(a, sizeof(a), (double)w.err, page_size);
-			printf("    %-10s %-12s %-24s %-13s %-13s %s in %" PRIu64 "\n",
-			       p->policies[pol]->name, a, name, reads,
+			printf("    %-*s %-12s %-24s %-13s %-13s %s in %" PRIu64 "\n", lw,
+			       replay_label(lab, sizeof(lab), &p->runs[pol], grid), a, name, reads,
 			       cli_pages_str(v, sizeof(v), (double)w.visible, page_size),
 			       cli_ms_str(b, sizeof(b), s.stranded_ms), s.episodes);
 		}
@@ -340,17 +462,21 @@ static void replay_print_costs(struct replay_pass *ps)
 {
 	const struct replay_params *p = replay_params(ps->r);
 	const struct replay_stats *st = replay_stats(ps->r);
+	bool grid = replay_is_grid(p, replay_trace(ps->r));
+	int lw = replay_label_width(p, grid);
 	unsigned int pol;
+	char lab[64];
 
-	printf("\nCost per policy:\n  %-10s %12s %12s %12s %10s %10s %12s %12s %8s\n", "policy",
-	       "walk_steps", "pcpu_adds", "atomic_adds", "dropped", "flushes", "visits",
+	printf("\nCost per %s:\n  %-*s %12s %12s %12s %10s %10s %12s %12s %8s\n",
+	       grid ? "run" : "policy", lw, "policy", "walk_steps", "pcpu_adds", "atomic_adds", "dropped", "flushes", "visits",
 	       "atomic_resets", "run_id");
-	for (pol = 0; pol < p->nr_policies; pol++) {
+	for (pol = 0; pol < p->nr_runs; pol++) {
 		struct sim_cost c;
 
 		sim_cost_get(replay_sim(ps->r, pol), &c);
-		printf("  %-10s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
-		       " %12" PRIu64 " %12" PRIu64 " %8" PRId64 "\n", p->policies[pol]->name,
+		printf("  %-*s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
+		       " %12" PRIu64 " %12" PRIu64 " %8" PRId64 "\n", lw,
+		       replay_label(lab, sizeof(lab), &p->runs[pol], grid),
 		       c.walk_steps, c.pcpu_adds, c.atomic_adds, c.dropped_batches, c.flushes,
 		       c.visits, c.atomic_resets, replay_store_run_id(ps->store, pol));
 	}
@@ -507,6 +633,8 @@ int cmd_replay(int argc, char **argv)
 {
 	struct replay_opts o = { .policies = "break,continue,legacy", .sample_ms = -1 };
 	struct replay_params p = { .max_mismatches = 0 };
+	const struct sim_policy *pols[REPLAY_MAX_RUNS];
+	unsigned int nr_pols = 0, nr_runs;
 	const struct replay_prepass *prep;
 	const struct replay_model *model = NULL;
 	struct replay_prog prog = { 0 };
@@ -519,8 +647,15 @@ int cmd_replay(int argc, char **argv)
 	int ret, rc;
 
 	argp_parse(&replay_argp, argc, argv, 0, NULL, &o);
-	if (replay_parse_policies(o.policies, &p) < 0) {
+	if (replay_parse_policies(o.policies, pols, &nr_pols) < 0) {
 		replay_usage_names("policy", o.policies);
+		return MCR_EXIT_USAGE;
+	}
+	nr_runs = nr_pols * (o.nr_batch ? o.nr_batch : 1) * (o.nr_cpus ? o.nr_cpus : 1);
+	if (nr_runs > REPLAY_MAX_RUNS) {
+		cli_msg("%u policies x %u batches x %u CPU counts make %u runs; at most %d in one pass",
+			nr_pols, o.nr_batch ? o.nr_batch : 1, o.nr_cpus ? o.nr_cpus : 1, nr_runs,
+			REPLAY_MAX_RUNS);
 		return MCR_EXIT_USAGE;
 	}
 	if (o.model && replay_model_find(o.model, &model) < 0) {
@@ -538,6 +673,7 @@ int cmd_replay(int argc, char **argv)
 		db_close(db);
 		return rc;
 	}
+	replay_runs(&o, pols, nr_pols, &t, &p);
 	if (!model)
 		model = replay_model_default(&t);
 	else if ((why = replay_model_unmet(model, &t)))

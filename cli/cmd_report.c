@@ -4,8 +4,9 @@
  * lines were off under each policy, one row per (run, cgroup, line), from the
  * lag_report view (the latest replay run of each policy and flush model),
  * lag_report_all for --run, cgroup_lag_report for --worst.  Table for people
- * (policies side by side), CSV and JSON for programs, with the view's column
- * names; HTML (cli/html_report.c) for people who would rather look.  Several
+ * (policies side by side; the runs of a replay --batch / --cpus grid side by
+ * side too, labelled "break b=32 cpus=2"), CSV and JSON for programs, with the
+ * view's column names; HTML (cli/html_report.c) for people who would rather look.  Several
  * databases (a fleet, one per host) make one report with a host column, or one
  * HTML section per host under a fleet summary.  The rows come from
  * db/results.h; no SQL here.
@@ -49,7 +50,8 @@ struct report_opts {
 static const char report_doc[] =
 	"Print the lag report: how far each cgroup's memory.stat lines were off under each "
 	"policy, per line in the line's own unit (pages shown as memory, events as counts).  "
-	"By default the latest replay run of each policy and flush model; --run picks runs.  "
+	"By default the latest replay run of each policy, flush model, batch and CPU count; "
+	"--run picks runs.  "
 	"The same rows are in SQL: SELECT * FROM lag_report (and cgroup_lag_report for --worst).  "
 	"--format html writes one self-contained page with charts of the visible error over time.  "
 	"Several FILEs (one replayed database per host) make one report with a host column.  "
@@ -81,7 +83,10 @@ static const char report_doc[] =
 	"stranded_ms, stranded_episodes, max_pending.  Errors are absolute values\n"
 	"in the item's unit; reads, stale_reads, stranded_* and max_pending are\n"
 	"the cgroup's, repeated on each of its lines.  A line whose error was 0\n"
-	"throughout has no row.  With several FILEs a first column, host, names\n"
+	"throughout has no row.  When a run was made at another batch or CPU count\n"
+	"than the trace's own (replay --batch, --cpus), two more columns end each\n"
+	"row, batch_size and nr_cpus, and the table labels every run\n"
+	"'POLICY b=BATCH cpus=N'.  With several FILEs a first column, host, names\n"
 	"each row's host (meta host, else the trace's own uname, else synth:SCENARIO,\n"
 	"else the file's name).\n"
 	"\n"
@@ -245,6 +250,7 @@ static bool col_is_text(int c)
 struct out_ctx {
 	const char	*host;		/* NULL: one database, no host column */
 	unsigned long	n;
+	bool		grid;		/* batch_size and nr_cpus columns end each row */
 };
 
 static int csv_row(const struct db_lag_row *row, void *ctx)
@@ -260,6 +266,12 @@ static int csv_row(const struct db_lag_row *row, void *ctx)
 		if (i)
 			putchar(',');
 		csv_field(row->text[i]);
+	}
+	if (oc->grid) {
+		putchar(',');
+		csv_field(row->batch_text);
+		putchar(',');
+		csv_field(row->cpus_text);
 	}
 	putchar('\n');
 	return 0;
@@ -285,6 +297,9 @@ static int json_row(const struct db_lag_row *row, void *ctx)
 		else
 			fputs(row->text[i], stdout);
 	}
+	if (oc->grid)
+		printf(",\"batch_size\":%s,\"nr_cpus\":%s", row->batch_text ? row->batch_text : "null",
+		       row->cpus_text ? row->cpus_text : "null");
 	putchar('}');
 	return 0;
 }
@@ -300,7 +315,8 @@ struct trow {
 	char		*cgroup;
 	char		*policy;
 	char		*item;
-	const char	*label;		/* policy, or policy#run when a policy repeats */
+	const char	*label;		/* policy (b=, cpus= in a grid), #run when one repeats */
+	unsigned int	batch, cpus;	/* the run's */
 	uint64_t	cgroup_id;
 	uint64_t	run_id;
 	int		level;
@@ -313,6 +329,8 @@ struct trow {
 
 struct tstate {
 	int64_t		page_size;
+	bool		grid;		/* some run is not at the trace's batch and CPUs */
+	int		label_w;	/* width of the label column: 10, more for a grid */
 	struct trow	*rows;
 	size_t		nr, cap;
 	char		**labels;	/* one per row, owned */
@@ -363,7 +381,7 @@ static int table_row(const struct db_lag_row *row, void *ctx)
 		.max_read = row->max_read_error, .p99_read = row->p99_read_error,
 		.max_visible = row->max_visible_error, .mean_read = row->mean_read_error,
 		.mean_visible = row->mean_visible_error, .age_ms = row->max_error_age_ms,
-		.stranded_ms = row->stranded_ms,
+		.stranded_ms = row->stranded_ms, .batch = row->batch_size, .cpus = row->nr_cpus,
 	};
 	if (!t->cgroup || !t->policy || !t->item) {
 		free(t->cgroup);
@@ -375,7 +393,10 @@ static int table_row(const struct db_lag_row *row, void *ctx)
 	return 0;
 }
 
-/* Labels: the policy's name, with #run where one policy has several runs. */
+/*
+ * Labels: the policy's name ("break b=32 cpus=2" when the report has a grid),
+ * with #run where one such name has several runs.
+ */
 static int table_labels(struct tstate *ts)
 {
 	size_t i, j;
@@ -386,19 +407,28 @@ static int table_labels(struct tstate *ts)
 	for (i = 0; i < ts->nr; i++) {
 		struct trow *t = &ts->rows[i];
 		bool several = false;
+		char name[96];
 
+		if (ts->grid)
+			snprintf(name, sizeof(name), "%s b=%u cpus=%u", t->policy, t->batch, t->cpus);
+		else
+			snprintf(name, sizeof(name), "%s", t->policy);
 		for (j = 0; j < ts->nr && !several; j++)
 			several = ts->rows[j].run_id != t->run_id &&
-				  !strcmp(ts->rows[j].policy, t->policy);
+				  !strcmp(ts->rows[j].policy, t->policy) &&
+				  (!ts->grid || (ts->rows[j].batch == t->batch &&
+						 ts->rows[j].cpus == t->cpus));
 		if (several) {
-			if (asprintf(&ts->labels[i], "%s#%" PRIu64, t->policy, t->run_id) < 0)
+			if (asprintf(&ts->labels[i], "%s#%" PRIu64, name, t->run_id) < 0)
 				ts->labels[i] = NULL;
 		} else {
-			ts->labels[i] = strdup(t->policy);
+			ts->labels[i] = strdup(name);
 		}
 		if (!ts->labels[i])
 			return -ENOMEM;
 		t->label = ts->labels[i];
+		if ((int)strlen(t->label) > ts->label_w)
+			ts->label_w = (int)strlen(t->label);
 	}
 	return 0;
 }
@@ -426,8 +456,8 @@ static void table_item(const struct tstate *ts, struct trow *r, size_t n)
 	}
 	printf("\n");
 	for (i = 0; i < n; i++)
-		printf("      %-10s read p99 %s, mean %s; visible max %s, mean %s; oldest missed %s;"
-		       " max pending %" PRIu64 "\n", r[i].label,
+		printf("      %-*s read p99 %s, mean %s; visible max %s, mean %s; oldest missed %s;"
+		       " max pending %" PRIu64 "\n", ts->label_w, r[i].label,
 		       val_str(a, sizeof(a), &r[i], (double)r[i].p99_read, ts->page_size),
 		       val_str(b, sizeof(b), &r[i], r[i].mean_read, ts->page_size),
 		       val_str(c, sizeof(c), &r[i], (double)r[i].max_visible, ts->page_size),
@@ -537,7 +567,7 @@ static void table_unread(const struct tstate *ts, const struct tunread *u)
 	printf("\n");
 }
 
-static void table_header(int64_t page_size, int64_t online, int64_t batch)
+static void table_header(int64_t page_size, int64_t online, int64_t batch, bool grid)
 {
 	printf("Lag report: how far each memory.stat line was off, policies side by side\n"
 	       "  worst      largest |shown - truth| a reader got: the error after its read's flush\n"
@@ -553,12 +583,16 @@ static void table_header(int64_t page_size, int64_t online, int64_t batch)
 	       "  max pending    sum of |val| not yet flushed, stats_updates units: not memory\n"
 	       "  Page lines in bytes (page %" PRId64 " B); (events) lines are counts.\n",
 	       batch * online, batch - 1, online, batch * online + (batch - 1) * online, page_size);
+	if (grid)
+		printf("  A run labelled b=B cpus=N simulated MEMCG_CHARGE_BATCH B on N online CPUs:\n"
+		       "  its TH is B x N and its stranded limit TH + (B - 1) x N; the trace's own\n"
+		       "  are b=%" PRId64 " cpus=%" PRId64 ".\n", batch, online);
 }
 
 static int report_table(struct db *db, const struct db_lag_filter *f, int64_t page_size,
-			int64_t online, int64_t batch)
+			int64_t online, int64_t batch, bool grid)
 {
-	struct tstate ts = { .page_size = page_size };
+	struct tstate ts = { .page_size = page_size, .grid = grid, .label_w = 10 };
 	struct tunread *unread = NULL;
 	size_t i, j, nu = 0;
 	int err;
@@ -569,7 +603,7 @@ static int report_table(struct db *db, const struct db_lag_filter *f, int64_t pa
 	if (!err && !(unread = calloc(ts.nr ? ts.nr : 1, sizeof(*unread))))
 		err = -ENOMEM;
 	if (!err)
-		table_header(page_size, online, batch);
+		table_header(page_size, online, batch, grid);
 	/* rows come in tree order: a cgroup's rows are adjacent */
 	for (i = 0; !err && i < ts.nr; i = j) {
 		bool read = false;
@@ -657,23 +691,58 @@ static struct db *report_open(struct report_opts *o, const char *file, int *rc)
 	return db;
 }
 
+static struct db_lag_filter report_filter(const struct report_opts *o)
+{
+	return (struct db_lag_filter){
+		.runs = o->nr_runs ? o->runs : NULL, .nr_runs = o->nr_runs, .cgroup = o->cgroup,
+		.worst_only = o->worst,
+	};
+}
+
+/* The trace's own MEMCG_CHARGE_BATCH and online CPUs, as replay takes them. */
+static void report_own(struct db *db, int64_t *batch, int64_t *online)
+{
+	*batch = 64;
+	*online = 0;
+	db_meta_get_int(db, "batch_size", batch);
+	if (db_meta_get_int(db, "nr_cpus_online", online) < 0)
+		db_meta_get_int(db, "nr_cpus_possible", online);
+}
+
+struct grid_ctx {
+	int64_t	batch, online;
+};
+
+static int grid_row(const struct db_lag_row *row, void *ctx)
+{
+	const struct grid_ctx *g = ctx;
+
+	return row->batch_size != g->batch || row->nr_cpus != g->online;
+}
+
+/* 1 if some row reported is of a run at another batch or CPU count than the trace's. */
+static int report_grid(struct db *db, const struct report_opts *o)
+{
+	struct db_lag_filter f = report_filter(o);
+	struct grid_ctx g;
+
+	report_own(db, &g.batch, &g.online);
+	return db_lag_foreach(db, &f, grid_row, &g);
+}
+
 static int report_text(struct db *db, const struct report_opts *o, const char *host, bool first,
 		       struct out_ctx *oc)
 {
-	int64_t page_size = 4096, online = 0, batch = 64;
+	int64_t page_size = 4096, online, batch;
+	struct db_lag_filter f = report_filter(o);
 	struct report_cost_opts co = {
 		.calibration = o->calibration, .runs = o->nr_runs ? o->runs : NULL,
 		.nr_runs = o->nr_runs,
 	};
-	struct db_lag_filter f = {
-		.runs = o->nr_runs ? o->runs : NULL, .nr_runs = o->nr_runs, .cgroup = o->cgroup,
-		.worst_only = o->worst,
-	};
-	int i;
+	int i, grid;
 
 	db_meta_get_int(db, "page_size", &page_size);
-	db_meta_get_int(db, "nr_cpus_online", &online);
-	db_meta_get_int(db, "batch_size", &batch);
+	report_own(db, &batch, &online);
 	oc->host = o->nr_files > 1 ? host : NULL;
 	switch (o->format) {
 	case FMT_CSV:
@@ -683,7 +752,7 @@ static int report_text(struct db *db, const struct report_opts *o, const char *h
 			printf("%s", oc->host ? "host," : "");
 			for (i = 0; i < DB_LAG_NR_COLS; i++)
 				printf("%s%s", i ? "," : "", db_lag_col_name(i));
-			printf("\n");
+			printf("%s\n", oc->grid ? ",batch_size,nr_cpus" : "");
 		}
 		return db_lag_foreach(db, &f, csv_row, oc);
 	case FMT_JSON:
@@ -694,10 +763,12 @@ static int report_text(struct db *db, const struct report_opts *o, const char *h
 		if (oc->host)
 			printf("%s== host %s (%s)\n", first ? "" : "\n", host, o->file);
 		if (!o->cost) {
-			int err = report_table(db, &f, page_size, online, batch);
-
-			if (err)
-				return err;
+			grid = report_grid(db, o);
+			if (grid < 0)
+				return grid;
+			grid = report_table(db, &f, page_size, online, batch, grid);
+			if (grid)
+				return grid;
 		}
 		return report_cost_table(stdout, db, &co);
 	}
@@ -750,6 +821,13 @@ int cmd_report(int argc, char **argv)
 
 		err = html_report_write(out, hosts, nr, &ho);
 	} else {
+		/* CSV and JSON: one set of columns for every host */
+		for (i = 0; i < nr && !err && o.format != FMT_TABLE && !oc.grid; i++) {
+			o.file = hosts[i].file;
+			err = report_grid(hosts[i].db, &o);
+			oc.grid = err > 0;
+			err = err > 0 ? 0 : err;
+		}
 		if (o.format == FMT_JSON)
 			printf("[");
 		for (i = 0; i < nr && !err; i++) {

@@ -151,7 +151,7 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 	const struct replay_params *p = replay_params(ps->r);
 	unsigned int b;
 
-	printf("policy %s, flush model %s (run %" PRId64 ")\n", p->policies[0]->name,
+	printf("policy %s, flush model %s (run %" PRId64 ")\n", p->runs[0].policy->name,
 	       p->model->name, replay_store_run_id(ps->store, 0));
 	printf("flush events %" PRIu64 ", compared %" PRIu64 ", skipped before sync %" PRIu64 "\n",
 	       v->flush_events, v->compared, v->skipped_before_sync);
@@ -238,7 +238,7 @@ static int validate_print_json(struct db *db, struct replay_pass *ps, long show)
 	if (ret < 0)
 		return ret;
 	printf("{\"run_id\":%" PRId64, run_id);
-	json_key_str("policy", p->policies[0]->name);
+	json_key_str("policy", p->runs[0].policy->name);
 	json_key_str("flush_model", p->model->name);
 	json_key_u64("flush_events", row.flush_events);
 	json_key_u64("compared", row.compared);
@@ -325,9 +325,10 @@ int cmd_validate(int argc, char **argv)
 		db_close(db);
 		return rc;
 	}
-	p.policies[0] = validate_pick_policy(o.policy, &t);
-	p.nr_policies = 1;
-	if (!p.policies[0]) {
+	/* the kernel's own batch and CPUs: its recorded values are those of its machine */
+	p.runs[0] = replay_run_own(&t, validate_pick_policy(o.policy, &t));
+	p.nr_runs = 1;
+	if (!p.runs[0].policy) {
 		cli_msg("%s: cannot tell the kernel's policy from kernel_release '%s' (needs 6.8+); "
 			"use --policy", o.file, t.kernel_release ? t.kernel_release : "unknown");
 		replay_trace_free(&t);

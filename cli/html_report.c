@@ -31,7 +31,7 @@
 #define CH_B		40	/* y from CH_T to CH_H - CH_B */
 #define PLOT_W		(CH_W - CH_L - CH_R)
 #define PLOT_H		(CH_H - CH_T - CH_B)
-#define MAX_RUNS	16
+#define MAX_RUNS	64	/* replay's REPLAY_MAX_RUNS: a whole grid of one pass */
 #define TABLE_LINES	8
 
 /* policy colours: break red, continue blue, legacy green (colour-blind safe enough with the dashes) */
@@ -42,6 +42,7 @@ struct hrow {
 	uint64_t	cgroup_id;
 	int64_t		run_id;
 	int		level;
+	unsigned int	batch, cpus;	/* the run's MEMCG_CHARGE_BATCH and online CPUs */
 	bool		events;
 	uint64_t	reads, stale_reads, stranded_episodes, max_pending;
 	uint64_t	max_read, p99_read, max_visible;
@@ -51,7 +52,8 @@ struct hrow {
 struct hrun {
 	int64_t		run_id;
 	const char	*policy, *flush_model;	/* owned by a row */
-	char		label[48];
+	unsigned int	batch, cpus;
+	char		label[64];
 	const char	*colour;
 	bool		dashed;		/* a second run of one policy */
 };
@@ -63,6 +65,7 @@ struct hhost {
 	struct hrun		runs[MAX_RUNS];
 	int			nr_runs;
 	int64_t			page_size, t0, t1;
+	int64_t			batch, online;	/* the trace's own */
 };
 
 static void esc(FILE *f, const char *s)
@@ -96,6 +99,7 @@ static int gather_row(const struct db_lag_row *row, void *ctx)
 		.p99_read = row->p99_read_error, .max_visible = row->max_visible_error,
 		.mean_read = row->mean_read_error, .mean_visible = row->mean_visible_error,
 		.age_ms = row->max_error_age_ms, .stranded_ms = row->stranded_ms,
+		.batch = row->batch_size, .cpus = row->nr_cpus,
 	};
 	hh->nr++;
 	if (!t->cgroup || !t->item || !t->policy || !t->flush_model)
@@ -136,9 +140,16 @@ static struct hrun *run_of(struct hhost *hh, int64_t run_id)
 	return NULL;
 }
 
-/* The runs the rows name, in policy order; colours by policy, dashes for repeats. */
+/*
+ * The runs the rows name, in policy order; colours by policy, dashes for
+ * repeats.  Labels are the policy, "break b=32 cpus=2" when some run is not at
+ * the trace's own batch and CPUs (a grid), and the run and model where a
+ * label repeats.
+ */
 static void host_runs(struct hhost *hh)
 {
+	bool grid = false;
+	char name[48];
 	size_t i;
 	int j, k;
 
@@ -147,8 +158,10 @@ static void host_runs(struct hhost *hh)
 			continue;
 		hh->runs[hh->nr_runs++] = (struct hrun){
 			.run_id = hh->rows[i].run_id, .policy = hh->rows[i].policy,
-			.flush_model = hh->rows[i].flush_model,
+			.flush_model = hh->rows[i].flush_model, .batch = hh->rows[i].batch,
+			.cpus = hh->rows[i].cpus,
 		};
+		grid |= hh->rows[i].batch != hh->batch || hh->rows[i].cpus != hh->online;
 	}
 	qsort(hh->runs, (size_t)hh->nr_runs, sizeof(hh->runs[0]), hrun_cmp);
 	for (j = 0; j < hh->nr_runs; j++) {
@@ -156,15 +169,20 @@ static void host_runs(struct hhost *hh)
 		int rank = sim_policy_rank(r->policy), same = 0;
 
 		for (k = 0; k < hh->nr_runs; k++)
-			if (k != j && !strcmp(hh->runs[k].policy, r->policy))
+			if (k != j && !strcmp(hh->runs[k].policy, r->policy) &&
+			    (!grid || (hh->runs[k].batch == r->batch && hh->runs[k].cpus == r->cpus)))
 				same++;
 		r->dashed = j > 0 && !strcmp(hh->runs[j - 1].policy, r->policy);
 		r->colour = policy_colour[rank < 3 ? rank : 3];
-		if (same)
-			snprintf(r->label, sizeof(r->label), "%s #%" PRId64 " (%s)", r->policy,
-				 r->run_id, r->flush_model);
+		if (grid)
+			snprintf(name, sizeof(name), "%s b=%u cpus=%u", r->policy, r->batch, r->cpus);
 		else
-			snprintf(r->label, sizeof(r->label), "%s", r->policy);
+			snprintf(name, sizeof(name), "%s", r->policy);
+		if (same)
+			snprintf(r->label, sizeof(r->label), "%s #%" PRId64 " (%s)", name, r->run_id,
+				 r->flush_model);
+		else
+			snprintf(r->label, sizeof(r->label), "%s", name);
 	}
 }
 
@@ -781,8 +799,11 @@ static int host_load(struct hhost *hh, const struct html_host *h, const struct h
 	int64_t v;
 	int err;
 
-	*hh = (struct hhost){ .h = h, .page_size = 4096 };
+	*hh = (struct hhost){ .h = h, .page_size = 4096, .batch = 64 };
 	db_meta_get_int(h->db, "page_size", &hh->page_size);
+	db_meta_get_int(h->db, "batch_size", &hh->batch);
+	if (db_meta_get_int(h->db, "nr_cpus_online", &hh->online) < 0)
+		db_meta_get_int(h->db, "nr_cpus_possible", &hh->online);
 	err = db_lag_foreach(h->db, &lf, gather_row, hh);
 	if (err)
 		return err;

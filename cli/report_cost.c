@@ -29,6 +29,7 @@ struct cost_view {
 	struct db_cost_basis	basis;
 	const char		*source;	/* "database" or the file's name */
 	bool			have_cal;
+	bool			grid;		/* a run at another batch or CPU count than the trace's */
 	const struct report_cost_opts *o;
 };
 
@@ -94,7 +95,15 @@ static void cost_free(struct cost_view *v)
 	free(v->rows);
 }
 
-/* Without --run: the latest run of each (policy, flush model), as lag_report has them. */
+static bool crow_same_point(const struct crow *x, const struct crow *y)
+{
+	return x->r.batch_size == y->r.batch_size && x->r.nr_cpus == y->r.nr_cpus;
+}
+
+/*
+ * Without --run: the latest run of each (policy, flush model, batch, CPUs),
+ * as lag_report has them.
+ */
 static void cost_latest(struct cost_view *v)
 {
 	size_t i, j, k = 0;
@@ -105,7 +114,8 @@ static void cost_latest(struct cost_view *v)
 		for (j = 0; j < v->nr && !later; j++)
 			later = v->rows[j].r.run_id > v->rows[i].r.run_id &&
 				!strcmp(v->rows[j].r.policy, v->rows[i].r.policy) &&
-				!strcmp(v->rows[j].r.flush_model, v->rows[i].r.flush_model);
+				!strcmp(v->rows[j].r.flush_model, v->rows[i].r.flush_model) &&
+				crow_same_point(&v->rows[j], &v->rows[i]);
 		if (later) {
 			free((char *)v->rows[i].r.policy);
 			free((char *)v->rows[i].r.flush_model);
@@ -126,6 +136,30 @@ static int crow_cmp(const void *a, const void *b)
 	return (x->r.run_id > y->r.run_id) - (x->r.run_id < y->r.run_id);
 }
 
+/* A grid: some run is at another batch or CPU count than the trace's own, as report_grid() decides. */
+static void cost_grid(struct cost_view *v, struct db *db)
+{
+	int64_t batch = 64, online = 0;
+	size_t i;
+
+	db_meta_get_int(db, "batch_size", &batch);
+	if (db_meta_get_int(db, "nr_cpus_online", &online) < 0)
+		db_meta_get_int(db, "nr_cpus_possible", &online);
+	for (i = 0; i < v->nr; i++)
+		if (v->rows[i].r.batch_size != batch || v->rows[i].r.nr_cpus != online)
+			v->grid = true;
+}
+
+/* The run's name: its policy, and in a grid its batch and CPUs ("break b=32 cpus=2"). */
+static const char *cost_label(const struct cost_view *v, const struct crow *c, char *buf,
+			      size_t len)
+{
+	if (!v->grid)
+		return c->r.policy;
+	snprintf(buf, len, "%s b=%u cpus=%u", c->r.policy, c->r.batch_size, c->r.nr_cpus);
+	return buf;
+}
+
 /*
  * The rows, the calibration (the file, else the database's table) and the
  * trace's cost basis (the database's, else one read of the events), and each
@@ -144,6 +178,7 @@ static int cost_load(struct cost_view *v, struct db *db, const struct report_cos
 	if (!o->runs)
 		cost_latest(v);
 	qsort(v->rows, v->nr, sizeof(*v->rows), crow_cmp);
+	cost_grid(v, db);
 	if (o->calibration) {
 		err = cost_file_read(o->calibration, &v->cal);
 		if (err)
@@ -212,12 +247,13 @@ static void cost_wrap(FILE *f, const char *text)
 	}
 }
 
-static const struct crow *cost_baseline(const struct cost_view *v)
+/* The break run at @c's batch and CPUs, what "vs break" compares with; NULL none. */
+static const struct crow *cost_baseline(const struct cost_view *v, const struct crow *c)
 {
 	size_t i;
 
 	for (i = 0; i < v->nr; i++)
-		if (!strcmp(v->rows[i].r.policy, "break"))
+		if (!strcmp(v->rows[i].r.policy, "break") && crow_same_point(&v->rows[i], c))
 			return &v->rows[i];
 	return NULL;
 }
@@ -251,20 +287,21 @@ int report_cost_table(FILE *f, struct db *db, const struct report_cost_opts *o)
 		cost_wrap(f, msg);
 		free(msg);
 	}
-	fprintf(f, "  %-12s %-9s %10s %8s %11s %11s", "policy", "model", "updates", "steps/up",
-		"atomic adds", "stale reads");
+	fprintf(f, "  %-*s %-9s %10s %8s %11s %11s", v.grid ? 28 : 12, "policy", "model",
+		"updates", "steps/up", "atomic adds", "stale reads");
 	if (v.have_cal)
 		fprintf(f, " %10s %10s %11s %11s", "ns/update", "(max)", "ns vs break", "CPU s/s");
 	fprintf(f, "\n");
-	base = cost_baseline(&v);
 	for (i = 0; i < v.nr; i++) {
 		const struct crow *c = &v.rows[i];
 		double up = c->r.updates ? (double)c->r.updates : 1;
-		char label[40], stale[32];
+		char name[48], label[64], stale[32];
 
-		snprintf(label, sizeof(label), "%s#%" PRId64, c->r.policy, c->r.run_id);
+		base = cost_baseline(&v, c);
+		snprintf(label, sizeof(label), "%s#%" PRId64, cost_label(&v, c, name, sizeof(name)),
+			 c->r.run_id);
 		snprintf(stale, sizeof(stale), "%" PRIu64 "/%" PRIu64, c->r.stale_reads, c->r.reads);
-		fprintf(f, "  %-12s %-9s %10" PRIu64 " %8.2f %11" PRIu64 " %11s", label,
+		fprintf(f, "  %-*s %-9s %10" PRIu64 " %8.2f %11" PRIu64 " %11s", v.grid ? 28 : 12, label,
 			c->r.flush_model, c->r.updates, (double)c->r.walk_steps / up,
 			c->r.atomic_adds, stale);
 		if (v.have_cal) {
@@ -361,7 +398,7 @@ int report_cost_csv(FILE *f, struct db *db, const struct report_cost_opts *o, co
 		fprintf(f, "%s", host ? "host," : "");
 		for (j = 0; j < COST_NR_COLS; j++)
 			fprintf(f, "%s%s", j ? "," : "", cost_cols[j]);
-		fprintf(f, "\n");
+		fprintf(f, "%s\n", v.grid ? ",batch_size,nr_cpus" : "");
 	}
 	for (i = 0; !err && i < v.nr; i++) {
 		char buf[64];
@@ -375,6 +412,8 @@ int report_cost_csv(FILE *f, struct db *db, const struct report_cost_opts *o, co
 				fputc(',', f);
 			csv_cell(f, cost_cell(&v, &v.rows[i], j, buf, sizeof(buf)));
 		}
+		if (v.grid)
+			fprintf(f, ",%u,%u", v.rows[i].r.batch_size, v.rows[i].r.nr_cpus);
 		fputc('\n', f);
 	}
 	cost_free(&v);
@@ -409,6 +448,9 @@ int report_cost_json(FILE *f, struct db *db, const struct report_cost_opts *o, c
 			else
 				fputs(s, f);
 		}
+		if (v.grid)
+			fprintf(f, ",\"batch_size\":%u,\"nr_cpus\":%u", v.rows[i].r.batch_size,
+				v.rows[i].r.nr_cpus);
 		fputc('}', f);
 	}
 	cost_free(&v);
@@ -442,13 +484,14 @@ int report_cost_html(FILE *f, struct db *db, const struct report_cost_opts *o)
 		fprintf(f, "<th>ns / update <small>(max)</small></th><th>ns / update vs break</th>"
 			"<th>CPU s / s of trace</th>");
 	fprintf(f, "</tr></thead><tbody>\n");
-	base = cost_baseline(&v);
 	for (i = 0; i < v.nr; i++) {
 		const struct crow *c = &v.rows[i];
 		double up = c->r.updates ? (double)c->r.updates : 1;
+		char name[48];
 
+		base = cost_baseline(&v, c);
 		fprintf(f, "<tr><td class=\"pol\">");
-		svg_escape(f, c->r.policy);
+		svg_escape(f, cost_label(&v, c, name, sizeof(name)));
 		fprintf(f, " <small>#%" PRId64 " ", c->r.run_id);
 		svg_escape(f, c->r.flush_model);
 		fprintf(f, "</small></td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%.2f</td>"

@@ -129,6 +129,12 @@ static int64_t db_col_i64(sqlite3_stmt *st, int i, int64_t none)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? none : sqlite3_column_int64(st, i);
 }
 
+#define DB_COST_COLS \
+	"run_id, policy, flush_model, updates, walk_steps, pcpu_adds, atomic_adds," \
+	" dropped_batches, flushable_checks, atomic_shared_fraction, est_ns_per_update," \
+	" est_ns_per_update_max, est_cpu_s_per_s, reads, stale_reads, stranded_cgroups," \
+	" max_read_error_pages, max_read_error_events"
+
 int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, void *ctx),
 			 void *ctx)
 {
@@ -137,11 +143,15 @@ int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, v
 
 	if (db->older)
 		return -MCR_E_OLDER;
-	err = db_prepare(db, "SELECT run_id, policy, flush_model, updates, walk_steps, pcpu_adds,"
-			 " atomic_adds, dropped_batches, flushable_checks, atomic_shared_fraction,"
-			 " est_ns_per_update, est_ns_per_update_max, est_cpu_s_per_s, reads,"
-			 " stale_reads, stranded_cgroups, max_read_error_pages,"
-			 " max_read_error_events FROM cost_report", &st);
+	/* a schema 2 runs table has no batch_size: th = b c, stranded_limit = th + (b - 1) c */
+	err = db_prepare(db, db->runs_grid ?
+			 "SELECT q.*, g.batch_size, g.nr_cpus FROM (SELECT " DB_COST_COLS
+			 " FROM cost_report) q LEFT JOIN runs g ON g.run_id = q.run_id"
+			 " ORDER BY q.run_id" :
+			 "SELECT q.*, g.b, g.c FROM (SELECT " DB_COST_COLS " FROM cost_report) q"
+			 " LEFT JOIN (SELECT run_id, th / (2 * th - stranded_limit) AS b,"
+			 " 2 * th - stranded_limit AS c FROM runs WHERE 2 * th > stranded_limit) g"
+			 " ON g.run_id = q.run_id ORDER BY q.run_id", &st);
 	if (err)
 		return err;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -165,6 +175,8 @@ int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, v
 			.stranded_cgroups = (uint64_t)db_col_i64(st, 15, 0),
 			.max_read_error_pages = db_col_i64(st, 16, -1),
 			.max_read_error_events = db_col_i64(st, 17, -1),
+			.batch_size = (unsigned int)db_col_i64(st, 18, 0),
+			.nr_cpus = (unsigned int)db_col_i64(st, 19, 0),
 			.has_est = sqlite3_column_type(st, 10) != SQLITE_NULL,
 		};
 

@@ -40,6 +40,7 @@ struct db_cost_row {
 	double		est_ns_per_update, est_ns_per_update_max, est_cpu_s_per_s;
 	uint64_t	reads, stale_reads, stranded_cgroups;
 	int64_t		max_read_error_pages, max_read_error_events;	/* -1: no line wrong */
+	unsigned int	batch_size, nr_cpus;	/* the run's MEMCG_CHARGE_BATCH and online CPUs */
 	bool		has_est;
 };
 /* The rows of cost_report in run order; @fn's non-zero return stops and is returned. */

@@ -166,8 +166,9 @@ static int db_check_identity(struct db *db)
 		return -MCR_E_SCHEMA;
 	if (ver < DB_SCHEMA_VERSION) {
 		if (db->writable)
-			return db_schema_upgrade_v1(db);
-		db->older = true;	/* the trace reads fine; the results do not */
+			return db_schema_upgrade(db, ver);
+		/* the trace reads fine; the results of 1 do not, those of 2 do */
+		db->older = ver < 2;
 	}
 	return 0;
 }
@@ -307,6 +308,8 @@ int db_open_why(const char *path, bool writable, struct db **out, char *why, siz
 		err = db_schema_check(db);
 	if (!err && !db->older && !db_schema_has_results(db))
 		err = db_schema_results(db, !writable);
+	if (!err)
+		db->runs_grid = db_schema_runs_grid(db);
 	if (!err)
 		err = db_validate(db, why, len);
 	if (err) {

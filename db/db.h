@@ -26,8 +26,11 @@
  * 2: events in event_chunks (the store; 1 had one row per event in events, still
  * read, and converted by db_events_convert()), and per-item errors at reads and
  * over time, stranded episodes (replacing the unflushed-volume results of 1).
+ * 3: runs.batch_size and runs.nr_cpus (replay's parameter grid); the views
+ * group by them.  A file of 2 is upgraded in place by a writer (its results
+ * stay) and read as it is otherwise.
  */
-#define DB_SCHEMA_VERSION	2
+#define DB_SCHEMA_VERSION	3
 
 struct db;
 

@@ -25,6 +25,7 @@ struct db {
 	unsigned int		nr_open;
 	bool			writable;
 	bool			older;		/* read-only open of a schema 1 file: no results */
+	bool			runs_grid;	/* runs has batch_size and nr_cpus (not schema 2) */
 	bool			created;	/* by db_create: kind_rows are the whole table */
 	bool			row_events;	/* previous format: an events table, no chunks */
 	bool			in_txn;		/* a transaction is open (bulk or db_begin) */
@@ -42,6 +43,8 @@ bool db_schema_has(struct db *db, const char *name);
 int db_schema_results(struct db *db, bool temp);
 bool db_schema_has_results(struct db *db);
 int db_schema_upgrade_v1(struct db *db);
+int db_schema_upgrade(struct db *db, int64_t ver);
+bool db_schema_runs_grid(struct db *db);
 
 /* db.c */
 int db_err(int rc);

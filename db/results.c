@@ -75,10 +75,11 @@ int db_run_add(struct db *db, const struct db_run *run, int64_t *run_id)
 
 	/* json_object() does the quoting of the file name. */
 	err = db_prepare(db, "INSERT INTO runs (kind, policy, flush_model, params, started_at,"
-			 " sample_ns, th, stranded_limit, tool_version) VALUES (?1, ?2, ?3,"
+			 " sample_ns, th, stranded_limit, tool_version, batch_size, nr_cpus) VALUES"
+			 " (?1, ?2, ?3,"
 			 " json_object('file', ?4, 'policies', ?5, 'flush_model', ?3, 'sample_ms',"
 			 " ?6 / 1e6, 'validate', json(?7), 'max_mismatches', ?8),"
-			 " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?6, ?10, ?11, ?9)", &st);
+			 " strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), ?6, ?10, ?11, ?9, ?12, ?13)", &st);
 	if (err)
 		return err;
 	sqlite3_bind_text(st, 1, run->kind, -1, SQLITE_STATIC);
@@ -92,6 +93,8 @@ int db_run_add(struct db *db, const struct db_run *run, int64_t *run_id)
 	sqlite3_bind_text(st, 9, MCR_VERSION, -1, SQLITE_STATIC);
 	bind_u64(st, 10, run->th);
 	bind_u64(st, 11, run->stranded_limit);
+	sqlite3_bind_int64(st, 12, run->batch_size);
+	sqlite3_bind_int64(st, 13, run->nr_cpus);
 	err = db_results_step(st);
 	sqlite3_finalize(st);
 	if (!err)

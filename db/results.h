@@ -30,6 +30,8 @@ struct db_run {
 	uint64_t	sample_ns;
 	uint64_t	th;
 	uint64_t	stranded_limit;
+	unsigned int	batch_size;	/* MEMCG_CHARGE_BATCH simulated */
+	unsigned int	nr_cpus;	/* online CPUs simulated: th = batch_size x nr_cpus */
 	unsigned int	max_mismatches;
 	bool		validate;
 };
@@ -168,6 +170,7 @@ struct db_run_info {
 	const char	*kind, *policy, *flush_model, *started_at;	/* "-" when unknown */
 	int64_t		events;
 	double		wall_s;
+	unsigned int	batch_size, nr_cpus;	/* simulated; 0 unknown */
 };
 /* Every run in run_id order; @fn's non-zero return stops and is returned. */
 int db_runs_foreach(struct db *db, int (*fn)(const struct db_run_info *r, void *ctx), void *ctx);
@@ -196,7 +199,10 @@ struct db_lag_row {
 	double		stranded_ms;
 	uint64_t	stranded_episodes;
 	uint64_t	max_pending;
+	unsigned int	batch_size;	/* the run's MEMCG_CHARGE_BATCH; 0 unknown */
+	unsigned int	nr_cpus;	/* the run's online CPUs; 0 unknown */
 	const char	*text[DB_LAG_NR_COLS];	/* every column as SQLite prints it */
+	const char	*batch_text, *cpus_text;	/* the two above as SQLite prints them */
 };
 
 struct db_lag_filter {
@@ -205,7 +211,11 @@ struct db_lag_filter {
 	const char	*cgroup;	/* NULL: every cgroup */
 	bool		worst_only;	/* one row per (run, cgroup): cgroup_lag_report */
 };
-/* Rows in tree order (level, path), then item, then policy and run. */
+/*
+ * Rows in tree order (level, path), then item, then policy and run.  A file
+ * of schema 2 read as it is has no runs.batch_size and nr_cpus: they come
+ * from th and stranded_limit, which determine them (db_schema_upgrade()).
+ */
 int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
 		   int (*fn)(const struct db_lag_row *row, void *ctx), void *ctx);
 

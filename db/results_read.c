@@ -140,7 +140,13 @@ int db_runs_foreach(struct db *db, int (*fn)(const struct db_run_info *r, void *
 	if (db->older)
 		return -MCR_E_OLDER;
 
-	ret = db_prepare(db, "SELECT run_id, kind, policy, flush_model, events, wall_s, started_at"
+	/* schema 2 read as it is: th = b c, stranded_limit = th + (b - 1) c */
+	ret = db_prepare(db, db->runs_grid ?
+			 "SELECT run_id, kind, policy, flush_model, events, wall_s, started_at,"
+			 " batch_size, nr_cpus FROM runs ORDER BY run_id" :
+			 "SELECT run_id, kind, policy, flush_model, events, wall_s, started_at,"
+			 " CASE WHEN 2 * th > stranded_limit THEN th / (2 * th - stranded_limit) END,"
+			 " CASE WHEN 2 * th > stranded_limit THEN 2 * th - stranded_limit END"
 			 " FROM runs ORDER BY run_id", &st);
 	if (ret)
 		return ret;
@@ -152,6 +158,8 @@ int db_runs_foreach(struct db *db, int (*fn)(const struct db_run_info *r, void *
 		ri.events = sqlite3_column_int64(st, 4);
 		ri.wall_s = sqlite3_column_double(st, 5);
 		ri.started_at = col_text(st, 6);
+		ri.batch_size = (unsigned int)sqlite3_column_int64(st, 7);
+		ri.nr_cpus = (unsigned int)sqlite3_column_int64(st, 8);
 		ret = fn(&ri, ctx);
 		if (ret)
 			break;
@@ -170,8 +178,12 @@ const char *db_lag_col_name(enum db_lag_col c)
 	return c < DB_LAG_NR_COLS ? db_lag_cols[c] : NULL;
 }
 
-/* SELECT <every column> FROM the right view, filtered, in tree order. */
-static char *db_lag_sql(const struct db_lag_filter *f)
+/*
+ * SELECT <every column> FROM the right view, filtered, in tree order, and the
+ * run's batch and CPUs from runs (schema 2: from th = b c and
+ * stranded_limit = th + (b - 1) c).
+ */
+static char *db_lag_sql(const struct db *db, const struct db_lag_filter *f)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -181,6 +193,9 @@ static char *db_lag_sql(const struct db_lag_filter *f)
 	if (!m)
 		return NULL;
 	fprintf(m, "SELECT ");
+	for (i = 0; i < DB_LAG_NR_COLS; i++)
+		fprintf(m, "q.%s, ", db_lag_cols[i]);
+	fprintf(m, "g.b, g.c FROM (SELECT ");
 	for (i = 0; i < DB_LAG_NR_COLS; i++)
 		fprintf(m, "%s%s", i ? ", " : "", db_lag_cols[i]);
 	if (f->worst_only && f->nr_runs)
@@ -198,7 +213,14 @@ static char *db_lag_sql(const struct db_lag_filter *f)
 	}
 	if (f->cgroup)
 		fprintf(m, " AND cgroup = ?1");
-	fprintf(m, " ORDER BY level IS NULL, level, cgroup, item, policy, run_id");
+	if (db->runs_grid)
+		fprintf(m, ") q LEFT JOIN (SELECT run_id AS rid, batch_size AS b, nr_cpus AS c"
+			" FROM runs) g ON g.rid = q.run_id");
+	else
+		fprintf(m, ") q LEFT JOIN (SELECT run_id AS rid, th / (2 * th - stranded_limit) AS b,"
+			" 2 * th - stranded_limit AS c FROM runs WHERE 2 * th > stranded_limit) g"
+			" ON g.rid = q.run_id");
+	fprintf(m, " ORDER BY q.level IS NULL, q.level, q.cgroup, q.item, q.policy, q.run_id");
 	if (fclose(m)) {
 		free(buf);
 		return NULL;
@@ -216,7 +238,7 @@ int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
 
 	if (db->older)
 		return -MCR_E_OLDER;
-	sql = db_lag_sql(f);
+	sql = db_lag_sql(db, f);
 	if (!sql)
 		return -ENOMEM;
 	ret = db_prepare(db, sql, &st);
@@ -249,6 +271,10 @@ int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
 		r.stranded_ms = sqlite3_column_double(st, DB_LAG_STRANDED_MS);
 		r.stranded_episodes = (uint64_t)sqlite3_column_int64(st, DB_LAG_STRANDED_EPISODES);
 		r.max_pending = (uint64_t)sqlite3_column_int64(st, DB_LAG_MAX_PENDING);
+		r.batch_size = (unsigned int)sqlite3_column_int64(st, DB_LAG_NR_COLS);
+		r.nr_cpus = (unsigned int)sqlite3_column_int64(st, DB_LAG_NR_COLS + 1);
+		r.batch_text = (const char *)sqlite3_column_text(st, DB_LAG_NR_COLS);
+		r.cpus_text = (const char *)sqlite3_column_text(st, DB_LAG_NR_COLS + 1);
 		ret = fn(&r, ctx);
 		if (ret)
 			break;

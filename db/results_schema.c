@@ -23,7 +23,7 @@ static const struct {
 	const char	*body;		/* after the name */
 } db_results_sql[] = {
 	{ "TABLE", "runs", "(\n"
-"	-- One row per policy per replay (or validate) invocation.\n"
+"	-- One row per run (policy x batch x CPUs) per replay (or validate) invocation.\n"
 "	run_id		INTEGER PRIMARY KEY,	-- referenced by every other result table\n"
 "	kind		TEXT NOT NULL,		-- 'replay' | 'validate'\n"
 "	policy		TEXT NOT NULL,		-- walk policy: 'break' | 'continue' | 'legacy'\n"
@@ -45,7 +45,11 @@ static const struct {
 "	sample_ns	INTEGER,		-- period of series and cgroup_series, trace ns; 0 none\n"
 "	th		INTEGER,		-- TH = batch x online CPUs: flushable means stats_updates > TH\n"
 "	stranded_limit	INTEGER,		-- TH + (batch - 1) x online CPUs: stranded means pending above it\n"
-"	tool_version	TEXT			-- memcg-replay version that wrote the run\n"
+"	tool_version	TEXT,			-- memcg-replay version that wrote the run\n"
+"	batch_size	INTEGER,		-- MEMCG_CHARGE_BATCH simulated: per-CPU flush point, TH's factor\n"
+"	nr_cpus		INTEGER			-- online CPUs simulated (TH's other factor); the events keep\n"
+"						-- their traced CPUs.  Both are the trace's own (meta batch_size,\n"
+"						-- nr_cpus_online) unless replay --batch / --cpus asked otherwise\n"
 ")" },
 	{ "TABLE", "reads", "(\n"
 "	-- Every read (memcg_flush_stats) of a cgroup and what the policy made of it.\n"
@@ -199,6 +203,7 @@ static const struct {
 "	g.stranded_ms,			-- see cgroup_summary\n"
 "	g.stranded_episodes,\n"
 "	g.max_pending			-- stats_updates units, not memory\n"
+"	-- (a run's batch_size and nr_cpus: JOIN runs USING (run_id))\n"
 "FROM item_summary s\n"
 "JOIN runs r ON r.run_id = s.run_id\n"
 "JOIN cgroup_summary g ON g.run_id = s.run_id AND g.cgroup_id = s.cgroup_id\n"
@@ -207,13 +212,14 @@ static const struct {
 "LEFT JOIN items i2 ON s.kind = 1 AND i2.kind = 2 AND i2.item = s.item\n"
 "WHERE r.kind = 'replay'" },
 	{ "VIEW", "lag_report", "AS SELECT\n"
-"	-- lag_report_all for the latest replay run of each (policy, flush_model),\n"
-"	-- in tree order, then item, then policy.\n"
+"	-- lag_report_all for the latest replay run of each (policy, flush_model,\n"
+"	-- batch_size, nr_cpus), in tree order, then item, then policy and run.\n"
 "	l.*\n"
 "FROM lag_report_all l\n"
 "WHERE l.run_id = (SELECT max(r2.run_id) FROM runs r2 JOIN runs r1 ON r1.run_id = l.run_id\n"
 "		  WHERE r2.kind = 'replay' AND r2.policy = r1.policy\n"
-"		  AND r2.flush_model IS r1.flush_model)\n"
+"		  AND r2.flush_model IS r1.flush_model AND r2.batch_size IS r1.batch_size\n"
+"		  AND r2.nr_cpus IS r1.nr_cpus)\n"
 "ORDER BY l.level IS NULL, l.level, l.cgroup, l.item, l.policy, l.run_id" },
 	{ "VIEW", "cgroup_lag_report", "AS SELECT\n"
 "	-- One row per (run, cgroup) of lag_report: its worst item, the columns of lag_report.\n"
@@ -374,6 +380,80 @@ int db_schema_results(struct db *db, bool temp)
 			return err;
 	}
 	return 0;
+}
+
+/* Does runs have the grid's columns (schema 3)?  A schema 2 file read as it is has not. */
+bool db_schema_runs_grid(struct db *db)
+{
+	sqlite3_stmt *st;
+	bool has = false;
+
+	if (db_prepare(db, "SELECT 1 FROM pragma_table_info('runs') WHERE name = 'nr_cpus'", &st))
+		return false;
+	has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return has;
+}
+
+/*
+ * Schema 2 to 3: runs gets batch_size and nr_cpus, the views group by them.
+ * Every schema 2 run simulated the batch of 64 on the trace's online CPUs,
+ * and stored th = batch x cpus and stranded_limit = th + (batch - 1) x cpus:
+ * cpus = 2 th - stranded_limit, batch = th / cpus, exactly.  The views are
+ * dropped and made again; no row changes but the two new columns.
+ */
+static int db_schema_upgrade_v2_body(struct db *db)
+{
+	static const char *const sql[] = {
+		"ALTER TABLE runs ADD COLUMN batch_size INTEGER",
+		"ALTER TABLE runs ADD COLUMN nr_cpus INTEGER",
+		"UPDATE runs SET nr_cpus = 2 * th - stranded_limit WHERE 2 * th > stranded_limit",
+		"UPDATE runs SET batch_size = th / nr_cpus WHERE nr_cpus > 0",
+		"DROP VIEW IF EXISTS cgroup_lag_report",
+		"DROP VIEW IF EXISTS lag_report",
+		"DROP VIEW IF EXISTS lag_report_all",
+	};
+	size_t i;
+	int err = 0;
+
+	if (!db_schema_has(db, "runs"))
+		return 0;	/* no results yet: db_schema_results() makes them */
+	for (i = 0; !err && i < sizeof(sql) / sizeof(sql[0]); i++)
+		if (i > 1 || !db_schema_runs_grid(db))
+			err = db_exec(db, sql[i]);
+	return err;
+}
+
+/**
+ * db_schema_upgrade() - make a schema 1 or 2 file current for a writer.
+ * @db: open read-write; user_version below DB_SCHEMA_VERSION
+ * @ver: its user_version
+ *
+ * Schema 2 results stay (db_schema_upgrade_v2_body()); schema 1 results are
+ * dropped (db_schema_upgrade_v1()).  One transaction.
+ */
+int db_schema_upgrade(struct db *db, int64_t ver)
+{
+	char *set;
+	int err;
+
+	if (ver < 2)
+		return db_schema_upgrade_v1(db);
+	set = sqlite3_mprintf("PRAGMA user_version = %d", DB_SCHEMA_VERSION);
+	if (!set)
+		return -ENOMEM;
+	err = db_exec(db, "BEGIN IMMEDIATE");
+	if (!err)
+		err = db_schema_upgrade_v2_body(db);
+	if (!err)
+		err = db_schema_results(db, false);
+	if (!err)
+		err = db_exec(db, set);
+	sqlite3_free(set);
+	if (!err)
+		return db_exec(db, "COMMIT");
+	db_exec(db, "ROLLBACK");
+	return err;
 }
 
 /**

@@ -56,7 +56,7 @@ static struct rcg *rcg_new(struct replay *r, uint64_t id)
 	}
 	if (r->nr_cg + 1 > (r->hmask + 1) / 2 && rcg_rehash(r))
 		return NULL;
-	c = calloc(1, sizeof(*c) + r->p.nr_policies * sizeof(struct rcg_pol));
+	c = calloc(1, sizeof(*c) + r->p.nr_runs * sizeof(struct rcg_pol));
 	if (!c)
 		return NULL;
 	c->id = id;
@@ -88,7 +88,7 @@ static int rcg_add_to_sims(struct replay *r, uint64_t ts, struct rcg *c, unsigne
 			c->parent_unknown = true;
 		parent = r->root;
 	}
-	for (i = 0; i < r->p.nr_policies; i++) {
+	for (i = 0; i < r->p.nr_runs; i++) {
 		ret = sim_cgroup_add(r->sims[i], ts, c->id, parent->id);
 		if (ret < 0 && ret != -EEXIST)
 			return ret;

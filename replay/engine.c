@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The pass: one read of the events, every policy's simulator driven from it.
+ * The pass: one read of the events, every run's simulator driven from it.
  * What readers got is reads.c's business, the series series.c's, where
  * flush visits happen window.c's (and the flush model's), comparison with the
  * kernel validate.c's.  A flush model that asks for a prepass gets it here,
@@ -16,7 +16,7 @@
 
 #define REPLAY_PROGRESS_EVERY	(1u << 16)
 
-/* A stranded episode ended in policy ep->pol's simulator. */
+/* A stranded episode ended in run ep->pol's simulator. */
 static int engine_episode(const struct sim_episode *ep, void *ctx)
 {
 	const struct replay_ep_ctx *ec = ctx;
@@ -39,7 +39,7 @@ static int engine_alloc(const struct replay_params *p, const struct replay_trace
 	unsigned int i;
 
 	if (!t->nr_possible || t->nr_possible > REPLAY_MAX_CPUS || !t->nr_online ||
-	    t->nr_online > t->nr_possible)
+	    t->nr_online > t->nr_possible || !t->batch || t->batch > REPLAY_MAX_BATCH)
 		return -MCR_E_BAD_INPUT;
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -52,8 +52,16 @@ static int engine_alloc(const struct replay_params *p, const struct replay_trace
 		free(r);
 		return -ENOMEM;
 	}
-	for (i = 0; i < p->nr_policies; i++) {
-		r->sims[i] = sim_create(p->policies[i], t->nr_possible, t->nr_online);
+	for (i = 0; i < p->nr_runs; i++) {
+		const struct replay_run *run = &p->runs[i];
+		struct sim_params sp = {
+			.policy = run->policy, .batch = run->batch, .nr_online = run->nr_online,
+			/* more CPUs than traced: they count in TH, and never update */
+			.nr_possible = run->nr_online > t->nr_possible ? run->nr_online :
+				       t->nr_possible,
+		};
+
+		r->sims[i] = sim_create(&sp);
 		if (!r->sims[i]) {
 			replay_destroy(r);
 			return -ENOMEM;
@@ -65,24 +73,47 @@ static int engine_alloc(const struct replay_params *p, const struct replay_trace
 	return 0;
 }
 
+struct replay_run replay_run_own(const struct replay_trace *t, const struct sim_policy *pol)
+{
+	return (struct replay_run){ .policy = pol, .batch = t->batch, .nr_online = t->nr_online };
+}
+
+bool replay_run_is_own(const struct replay_run *run, const struct replay_trace *t)
+{
+	return run->batch == t->batch && run->nr_online == t->nr_online;
+}
+
+/* The traced kernel's machine for @pol: what inference and validation simulate. */
+static struct sim_params engine_own_params(const struct replay_trace *t,
+					   const struct sim_policy *pol)
+{
+	return (struct sim_params){ .policy = pol, .nr_possible = t->nr_possible,
+				    .nr_online = t->nr_online, .batch = t->batch };
+}
+
 int replay_create(const struct replay_params *p, const struct replay_trace *t,
 		  struct replay **out)
 {
+	struct sim_params own;
 	struct replay *r;
 	unsigned int i;
 	int ret;
 
-	if (!p->nr_policies || p->nr_policies > REPLAY_MAX_POLICIES || !p->model)
+	if (!p->nr_runs || p->nr_runs > REPLAY_MAX_RUNS || !p->model)
 		return -EINVAL;
-	for (i = 0; i < p->nr_policies; i++)
-		if (!p->policies[i])
+	for (i = 0; i < p->nr_runs; i++)
+		if (!p->runs[i].policy || !p->runs[i].batch || p->runs[i].batch > REPLAY_MAX_BATCH ||
+		    !p->runs[i].nr_online || p->runs[i].nr_online > REPLAY_MAX_CPUS)
 			return -EINVAL;
+	/* the kernel's values are those of its own machine: compare the run that has it */
+	if (p->validate && !replay_run_is_own(&p->runs[0], t))
+		return -EINVAL;
 	ret = engine_alloc(p, t, &r);
 	if (ret)
 		return ret;
 	if (p->validate && t->windows_traced) {
-		r->inf = infer_create(p->policies[0], t->nr_possible, t->nr_online,
-				      p->max_hypotheses);
+		own = engine_own_params(t, p->runs[0].policy);
+		r->inf = infer_create(&own, p->max_hypotheses);
 		if (!r->inf) {
 			ret = -ENOMEM;
 			goto fail;
@@ -114,7 +145,7 @@ void replay_destroy(struct replay *r)
 	reads_free(r);
 	series_free(r);
 	rcg_free_all(r);
-	for (i = 0; i < r->p.nr_policies; i++)
+	for (i = 0; i < r->p.nr_runs; i++)
 		sim_destroy(r->sims[i]);
 	evq_free(&r->q);
 	replay_order_free(r->order_own);
@@ -145,7 +176,9 @@ static int engine_infer_pass(const struct replay_trace *t, const struct sim_poli
 	r->prepared = true;
 	r->pass_name = "infer";
 	if (t->windows_traced) {
-		r->inf = infer_create(pol, t->nr_possible, t->nr_online, max_hyp);
+		struct sim_params own = engine_own_params(t, pol);
+
+		r->inf = infer_create(&own, max_hyp);
 		if (!r->inf) {
 			replay_destroy(r);
 			return -ENOMEM;
@@ -216,10 +249,10 @@ const struct replay_prepass *replay_prepass(const struct replay *r)
 	return r->prep.policy ? &r->prep : NULL;
 }
 
-/* memcg_flush_stats: a read of memcg id.  Every policy decides with its own counters. */
+/* memcg_flush_stats: a read of memcg id.  Every run decides with its own counters. */
 static int engine_read(struct replay *r, const struct mcr_event *ev)
 {
-	bool force = ev->flags & MCR_FLUSH_FORCE, go[REPLAY_MAX_POLICIES] = { false };
+	bool force = ev->flags & MCR_FLUSH_FORCE, go[REPLAY_MAX_RUNS] = { false };
 	struct rcg *c = rcg_get(r, ev->ts, ev->id, false);
 	unsigned int p;
 	int ret;
@@ -239,7 +272,7 @@ static int engine_read(struct replay *r, const struct mcr_event *ev)
 		if (ret < 0)
 			return ret;
 	}
-	for (p = 0; p < r->p.nr_policies; p++) {
+	for (p = 0; p < r->p.nr_runs; p++) {
 		struct sim_stale st;
 
 		ret = sim_stale_get(r->sims[p], ev->id, &st);
@@ -274,7 +307,7 @@ static int engine_update(struct replay *r, const struct mcr_event *ev)
 		return ret;
 	if (r->val)
 		val_update(r, ev, c);
-	for (p = 0; p < r->p.nr_policies; p++) {
+	for (p = 0; p < r->p.nr_runs; p++) {
 		ret = sim_update(r->sims[p], ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item,
 				 ev->val);
 		if (ret < 0)
@@ -308,7 +341,7 @@ static int engine_cgroup_event(struct replay *r, const struct mcr_event *ev)
 	c = rcg_find(r, ev->id);
 	if (!c || !c->added)
 		return 0;
-	for (p = 0; p < r->p.nr_policies; p++) {
+	for (p = 0; p < r->p.nr_runs; p++) {
 		ret = sim_cgroup_remove(r->sims[p], ev->ts, ev->id);
 		if (ret < 0 && ret != -ENOENT)
 			return ret;
@@ -392,7 +425,7 @@ int replay_run(struct replay *r, struct replay_source *src)
 		ret = reads_settle(r, true);
 	if (!ret)
 		ret = series_after_event(r);
-	for (p = 0; !ret && p < r->p.nr_policies; p++)
+	for (p = 0; !ret && p < r->p.nr_runs; p++)
 		ret = sim_episodes_close(r->sims[p], r->now);
 	if (!ret)
 		ret = series_finish(r);
@@ -418,7 +451,7 @@ const struct replay_stats *replay_stats(const struct replay *r)
 
 struct sim *replay_sim(struct replay *r, unsigned int pol)
 {
-	return pol < r->p.nr_policies ? r->sims[pol] : NULL;
+	return pol < r->p.nr_runs ? r->sims[pol] : NULL;
 }
 
 size_t replay_cgroup_count(const struct replay *r)

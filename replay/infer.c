@@ -17,19 +17,18 @@
 
 #include "infer-local.h"
 
-struct infer *infer_create(const struct sim_policy *pol, unsigned int nr_possible,
-			   unsigned int nr_online, unsigned int max_hyp)
+struct infer *infer_create(const struct sim_params *sp, unsigned int max_hyp)
 {
 	struct infer *in = calloc(1, sizeof(*in));
 	struct inf_hyp h0 = { 0 };
 
 	if (!in)
 		return NULL;
-	in->s = sim_create(pol, nr_possible, nr_online);
-	in->pol = pol;
-	in->nr_possible = nr_possible;
+	in->s = sim_create(sp);
+	in->pol = sp->policy;
+	in->nr_possible = sp->nr_possible;
 	in->max_hyp = in->cap = max_hyp ? max_hyp : INFER_MAX_HYP_DEFAULT;
-	if (!in->s || nr_possible >= INF_ATOMIC || inf_push(in, &h0) < 0) {
+	if (!in->s || sp->nr_possible >= INF_ATOMIC || inf_push(in, &h0) < 0) {
 		infer_destroy(in);
 		return NULL;
 	}

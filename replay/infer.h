@@ -27,8 +27,7 @@
 
 struct infer;
 
-struct infer *infer_create(const struct sim_policy *pol, unsigned int nr_possible,
-			   unsigned int nr_online, unsigned int max_hyp);
+struct infer *infer_create(const struct sim_params *sp, unsigned int max_hyp);
 void infer_destroy(struct infer *in);
 struct sim *infer_base(struct infer *in);	/* for cgroup adds/removes */
 

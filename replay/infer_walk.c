@@ -115,7 +115,7 @@ static int inf_pin(struct infer *in, struct inf_hyp *h, const struct inf_path *p
 static int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 		    unsigned int cpu, uint32_t abs_val)
 {
-	struct sim_step_in si = { .th = pa->th, .abs_val = abs_val };
+	struct sim_step_in si = { .th = pa->th, .abs_val = abs_val, .batch = sim_batch(in->s) };
 	size_t i;
 	int ret;
 

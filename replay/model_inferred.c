@@ -68,7 +68,7 @@ static int inferred_before_update(struct replay *r, const struct mcr_event *ev)
 	if (!r->order || !replay_order_lookup(r->order, replay_tag(ev), &k))
 		return 0;
 	r->st.win.inferred_updates++;
-	for (p = 0; p < r->p.nr_policies; p++) {
+	for (p = 0; p < r->p.nr_runs; p++) {
 		struct model_window *w = window_placed(r, p);
 
 		while (w && w->done < k) {

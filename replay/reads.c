@@ -33,7 +33,7 @@ void reads_free(struct replay *r)
 	unsigned int p;
 
 	for (i = 0; i < r->nr_cg; i++)
-		for (p = 0; p < r->p.nr_policies; p++) {
+		for (p = 0; p < r->p.nr_runs; p++) {
 			struct rcg_pol *cp = &r->cg[i]->pol[p];
 
 			for (j = 0; j < cp->nr_items; j++)
@@ -183,7 +183,7 @@ int replay_summary_get(struct replay *r, unsigned int pol, uint64_t id, struct r
 	uint64_t from;
 	int ret;
 
-	if (!c || !c->added || pol >= r->p.nr_policies)
+	if (!c || !c->added || pol >= r->p.nr_runs)
 		return -ENOENT;
 	ret = sim_cgroup_stats_get(r->sims[pol], id, r->st.last_ts, &cs);
 	if (!ret)
@@ -258,7 +258,7 @@ int replay_items_foreach(struct replay *r, unsigned int pol, uint64_t id,
 	uint64_t from;
 	int ret;
 
-	if (!c || !c->added || pol >= r->p.nr_policies)
+	if (!c || !c->added || pol >= r->p.nr_runs)
 		return -ENOENT;
 	ret = sim_cgroup_stats_get(r->sims[pol], id, r->st.last_ts, &cs);
 	if (ret < 0)

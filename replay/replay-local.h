@@ -35,18 +35,20 @@ struct rcg_item {
 	struct hist	h;
 };
 
-/* One (cgroup, policy). */
+/* One (cgroup, run). */
 struct rcg_pol {
 	uint64_t	flushed_reads;
 	struct rcg_item	*items;		/* sorted by (kind, item) */
 	size_t		nr_items, cap_items;
 };
 
-/* A series line of one series cgroup (series.c); min/max since the last sample. */
+/*
+ * A series line of one series cgroup (series.c); min/max since the last
+ * sample, per run: [0, nr_runs) the minimum, [nr_runs, 2 nr_runs) the maximum.
+ */
 struct rser_item {
 	struct line_key	key;
-	int64_t		min[REPLAY_MAX_POLICIES];
-	int64_t		max[REPLAY_MAX_POLICIES];
+	int64_t		*mm;
 	uint64_t	emitted;	/* samples written for it */
 };
 
@@ -55,7 +57,7 @@ struct rser {
 	struct rser_item *items;	/* sorted by (kind, item) */
 	size_t		nr_items, cap_items;
 	uint64_t	emitted;	/* cgroup_series samples written */
-	bool		flushable[REPLAY_MAX_POLICIES];
+	bool		flushable[REPLAY_MAX_RUNS];
 };
 
 /* A read whose value is not fixed yet (reads.c). */
@@ -86,7 +88,7 @@ struct rcg {
 	bool		added;		/* known to the simulators */
 	bool		parent_unknown;
 	bool		has_child;
-	struct rcg_pol	pol[];		/* [nr_policies] */
+	struct rcg_pol	pol[];		/* [nr_runs] */
 };
 
 /* A flush request whose lock windows may follow, on one pid. */
@@ -95,7 +97,7 @@ struct win_pend {
 	uint64_t	req_ts;
 	int32_t		pid;
 	int		last_cpu;	/* the last window's CPU; -2 before the first */
-	unsigned int	go;		/* policies that flush at these windows */
+	uint64_t	go;		/* runs that flush at these windows, bit p for run p */
 	bool		used;
 	bool		lock_only;
 	bool		root_forced;	/* a forced root flush: its end syncs validation */
@@ -110,7 +112,7 @@ struct win_pol {
 
 struct win {
 	struct win_pend	pend[WIN_MAX_PEND];
-	struct win_pol	pol[REPLAY_MAX_POLICIES];
+	struct win_pol	pol[REPLAY_MAX_RUNS];
 	/* The kernel's own open window (any model): updates inside it have unknown order. */
 	uint64_t	kwin_id;
 	int32_t		kwin_pid;
@@ -138,7 +140,7 @@ struct replay {
 	struct replay_prepass		prep;		/* prep.policy NULL: no prepass ran */
 	bool				prepared;	/* replay_prepare() done */
 	const char			*pass_name;	/* for progress: NULL, or "infer" for a prepass */
-	struct sim			*sims[REPLAY_MAX_POLICIES];
+	struct sim			*sims[REPLAY_MAX_RUNS];	/* one per run */
 	struct evq			q;
 	struct win			win;
 	struct replay_stats		st;
@@ -151,12 +153,12 @@ struct replay {
 	struct rser			**ser;		/* series cgroups, as they became known */
 	size_t				nr_ser, cap_ser;
 	uint64_t			nr_samples;	/* samples taken */
-	uint64_t			ser_visits[REPLAY_MAX_POLICIES];
+	uint64_t			ser_visits[REPLAY_MAX_RUNS];
 	struct read_wait		*waits;		/* reads waiting for their flush */
 	size_t				nr_waits, cap_waits;
 	struct replay_read_error	*errs;		/* the read being ended */
 	size_t				nr_errs, cap_errs;
-	struct replay_ep_ctx		ep[REPLAY_MAX_POLICIES];	/* episode sink contexts */
+	struct replay_ep_ctx		ep[REPLAY_MAX_RUNS];	/* episode sink contexts */
 	uint64_t			now;
 	uint64_t			*cpu_prev_ts;	/* [nr_possible]: last event's ts per CPU */
 	struct rcg			*root;

@@ -4,14 +4,15 @@
  *
  * Contract: replay/ reads events once, in replay order (per-CPU exact), from a
  * struct replay_source (the database through db_iter, or an array in tests),
- * and drives one struct sim per policy in the same pass.  It decides where the
+ * and drives one struct sim per run (a policy at a MEMCG_CHARGE_BATCH and a
+ * count of online CPUs) in the same pass.  It decides where the
  * visits of each flush happen (a flush model, or the trace's explicit visit
  * events), records every read (memcg_flush_stats) and a staleness series, and
  * keeps per-cgroup summaries.  Rows leave through a struct replay_sink as they
  * are made; memory holds state per cgroup, per CPU and per open lock window
  * only, never per event.  Optionally validates: compares the simulated
- * counters of the first policy with the kernel's traced stats_updates and
- * needs_flush.  replay/ never prints or exits; errors are negative errno or
+ * counters of the first run, which must use the trace's own batch and CPUs,
+ * with the kernel's traced stats_updates and needs_flush.  replay/ never prints or exits; errors are negative errno or
  * -MCR_E_* (sim/error.h), including the source's own (-MCR_E_TIME, ...).
  */
 #ifndef MCR_REPLAY_H
@@ -25,8 +26,14 @@
 #include "flush_model.h"
 #include "sim.h"
 
-#define REPLAY_MAX_POLICIES	8
+/*
+ * Runs of one pass: each is a simulator fed every event, so memory and time
+ * grow with their number; 64 covers 3 policies x a few batches x a few CPU
+ * counts.
+ */
+#define REPLAY_MAX_RUNS		64
 #define REPLAY_MAX_CPUS		8192
+#define REPLAY_MAX_BATCH	65536	/* db/validate.c's range of meta batch_size */
 
 struct db;
 struct replay;
@@ -62,7 +69,8 @@ struct replay_gap {
 /* What the engine needs to know about the trace before the first event. */
 struct replay_trace {
 	unsigned int		nr_possible;
-	unsigned int		nr_online;	/* TH = 64 * nr_online */
+	unsigned int		nr_online;	/* TH = batch * nr_online */
+	unsigned int		batch;		/* MEMCG_CHARGE_BATCH of the traced kernel */
 	int			hierarchy_id;	/* memory controller's; -1: accept any */
 	bool			windows_traced;	/* the trace has rstat lock events */
 	bool			visits_traced;	/* the trace has explicit VISIT events */
@@ -77,7 +85,7 @@ struct replay_trace {
 void replay_trace_free(struct replay_trace *t);
 
 /*
- * Rows, as they are made.  pol indexes replay_params.policies.  Errors are
+ * Rows, as they are made.  pol indexes replay_params.runs.  Errors are
  * shown - truth of one line of memory.stat (state and lruvec merged, kind
  * SIM_ITEM_STATE; SIM_ITEM_EVENT counts), in the line's unit; pending is in
  * stats_updates units (sim.h says what each one is).
@@ -150,9 +158,24 @@ struct replay_sink {
 
 #define REPLAY_MAX_HYP_DEFAULT	1024
 
+/*
+ * One simulator of the pass: a walk policy on a machine of @nr_online CPUs
+ * with MEMCG_CHARGE_BATCH @batch, so TH = batch x nr_online.  The events
+ * stay on their traced CPUs: @nr_online scales TH (and the stranded limit)
+ * only, and may exceed the trace's CPUs (the extra ones never update).
+ */
+struct replay_run {
+	const struct sim_policy	*policy;
+	unsigned int		batch;		/* 1..REPLAY_MAX_BATCH */
+	unsigned int		nr_online;	/* 1..REPLAY_MAX_CPUS */
+};
+/* @t's own values: the run the traced kernel made (what validation compares). */
+struct replay_run replay_run_own(const struct replay_trace *t, const struct sim_policy *pol);
+bool replay_run_is_own(const struct replay_run *run, const struct replay_trace *t);
+
 struct replay_params {
-	const struct sim_policy	*policies[REPLAY_MAX_POLICIES];
-	unsigned int		nr_policies;
+	struct replay_run	runs[REPLAY_MAX_RUNS];
+	unsigned int		nr_runs;
 	const struct replay_model *model;	/* flush_model.h: replay_model_find() */
 	uint64_t		sample_ns;	/* series period, trace time; 0: no series */
 	/*
@@ -161,7 +184,8 @@ struct replay_params {
 	 */
 	const uint64_t		*series_ids;
 	size_t			nr_series_ids;
-	bool			validate;	/* compare policies[0] with the kernel's values */
+	bool			validate;	/* compare runs[0] (the trace's own batch and
+						 * CPUs) with the kernel's values */
 	unsigned int		max_mismatches;	/* sent to the sink; the rest only counted */
 	unsigned int		max_hypotheses;	/* inference cap; 0: REPLAY_MAX_HYP_DEFAULT */
 	/*
@@ -202,7 +226,7 @@ struct replay_stats {
 	struct replay_window_stats	win;
 };
 
-/* Validation of policies[0] against the kernel's recorded values. */
+/* Validation of runs[0] against the kernel's recorded values. */
 #define REPLAY_DIFF_BUCKETS	27
 struct replay_validation {
 	uint64_t	flush_events;
@@ -232,7 +256,7 @@ enum replay_cause {
 };
 const char *replay_cause_name(enum replay_cause c);
 
-/* Per (policy, cgroup) summary at the end of the pass (see db/results_schema.c). */
+/* Per (run, cgroup) summary at the end of the pass (see db/results_schema.c). */
 struct replay_summary {
 	uint64_t	reads;		/* non-forced */
 	uint64_t	flushed_reads;
@@ -244,7 +268,7 @@ struct replay_summary {
 	uint64_t	final_pending;
 };
 
-/* Per (policy, cgroup, line), in the line's unit; absolute values but final_error. */
+/* Per (run, cgroup, line), in the line's unit; absolute values but final_error. */
 struct replay_item_summary {
 	enum sim_item_kind	kind;	/* SIM_ITEM_STATE (pages) or SIM_ITEM_EVENT */
 	int			item;
@@ -259,12 +283,14 @@ struct replay_item_summary {
 
 /**
  * replay_create() - set up the simulators for a trace.
- * @p: policies, flush model, sampling, sink; copied.
+ * @p: runs, flush model, sampling, sink; copied.
  * @t: the trace's CPUs, hierarchy and cgroups; must outlive the replay.
  * @out: the new replay.
  *
  * Adds every cgroup that existed before the trace (created_ts < 0), parents
- * first.  Returns 0, -EINVAL for bad parameters, -ENOMEM.
+ * first.  Returns 0, -EINVAL for bad parameters (no run, more than
+ * REPLAY_MAX_RUNS, a batch or CPU count out of range, validation of a run
+ * that is not the trace's own), -ENOMEM.
  */
 int replay_create(const struct replay_params *p, const struct replay_trace *t,
 		  struct replay **out);
@@ -311,7 +337,7 @@ const char *replay_cgroup_path(const struct replay *r, uint64_t id);	/* NULL if 
 bool replay_cgroup_is_leaf(const struct replay *r, uint64_t id);
 int replay_summary_get(struct replay *r, unsigned int pol, uint64_t id, struct replay_summary *out);
 
-/* Every line of one (policy, cgroup) that was ever wrong; stops on @fn's non-zero return. */
+/* Every line of one (run, cgroup) that was ever wrong; stops on @fn's non-zero return. */
 int replay_items_foreach(struct replay *r, unsigned int pol, uint64_t id,
 			 int (*fn)(const struct replay_item_summary *is, void *ctx), void *ctx);
 /* Series cgroups of the pass (the asked ones and their ancestors). */
@@ -325,7 +351,7 @@ void replay_source_db_close(struct replay_source *src);
 
 struct replay_store;
 /**
- * replay_store_open() - insert one run row per policy (kind "replay" or
+ * replay_store_open() - insert one run row per run (kind "replay" or
  * "validate") and prepare the row inserts; sets @p->sink to write into @db.
  * Call inside the caller's transaction, before replay_create().
  */
@@ -360,7 +386,8 @@ const struct sim_policy *replay_policy_for_trace(const struct replay_trace *t);
 /*
  * The order inside the trace's lock windows that best explains the kernel's
  * recorded values: one pass of inference over @src with @pol, the traced
- * kernel's policy; the inferred model's prepass.  Use it as
+ * kernel's policy, at the trace's own batch and CPUs (the order is the
+ * trace's, whatever the runs); the inferred model's prepass.  Use it as
  * replay_params.order.  Traces without lock windows give an empty order.
  */
 int replay_order_infer(const struct replay_trace *t, const struct sim_policy *pol,

@@ -75,10 +75,25 @@ int series_mark(struct replay *r, struct rcg *c)
 }
 
 /* min = max = 0 for a new line: the value held since the last sample, before it existed */
-static struct rser_item *series_item(struct rser *s, enum sim_item_kind kind, int item)
+static struct rser_item *series_item(const struct replay *r, struct rser *s,
+				     enum sim_item_kind kind, int item)
 {
-	return line_get((void **)&s->items, &s->nr_items, &s->cap_items, sizeof(*s->items), kind,
-			item);
+	struct rser_item *it = line_get((void **)&s->items, &s->nr_items, &s->cap_items,
+					sizeof(*s->items), kind, item);
+
+	if (it && !it->mm)
+		it->mm = calloc(2 * (size_t)r->p.nr_runs, sizeof(*it->mm));
+	return it && it->mm ? it : NULL;
+}
+
+static int64_t *series_min(struct rser_item *it, unsigned int p)
+{
+	return &it->mm[p];
+}
+
+static int64_t *series_max(const struct replay *r, struct rser_item *it, unsigned int p)
+{
+	return &it->mm[r->p.nr_runs + p];
 }
 
 /* The visible error of (@id, line) under policy @p now. */
@@ -101,10 +116,10 @@ static int series_see(struct replay *r, unsigned int p, struct rser *s, struct r
 
 	if (ret < 0)
 		return ret;
-	if (v < it->min[p])
-		it->min[p] = v;
-	if (v > it->max[p])
-		it->max[p] = v;
+	if (v < *series_min(it, p))
+		*series_min(it, p) = v;
+	if (v > *series_max(r, it, p))
+		*series_max(r, it, p) = v;
 	return 0;
 }
 
@@ -149,10 +164,10 @@ int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int 
 
 		if (!a->ser)
 			continue;
-		it = series_item(a->ser, kind, item);
+		it = series_item(r, a->ser, kind, item);
 		if (!it)
 			return -ENOMEM;
-		for (p = 0; p < r->p.nr_policies; p++) {
+		for (p = 0; p < r->p.nr_runs; p++) {
 			ret = series_flip(r, p, a->ser);
 			if (!ret)
 				ret = series_see(r, p, a->ser, it);
@@ -176,7 +191,7 @@ int series_after_event(struct replay *r)
 
 	if (!r->nr_ser)
 		return 0;
-	for (p = 0; p < r->p.nr_policies; p++) {
+	for (p = 0; p < r->p.nr_runs; p++) {
 		struct sim_cost c;
 
 		sim_cost_get(r->sims[p], &c);
@@ -233,9 +248,10 @@ static int series_item_row(struct replay *r, unsigned int p, struct rser *s,
 		ret = series_visible(r, p, s->c->id, s->flushable[p], it, &sm.error);
 		if (ret < 0)
 			return ret;
-		sm.min_error = it->min[p] < sm.error ? it->min[p] : sm.error;
-		sm.max_error = it->max[p] > sm.error ? it->max[p] : sm.error;
-		it->min[p] = it->max[p] = sm.error;	/* held into the next interval */
+		sm.min_error = *series_min(it, p) < sm.error ? *series_min(it, p) : sm.error;
+		sm.max_error = *series_max(r, it, p) > sm.error ? *series_max(r, it, p) : sm.error;
+		/* held into the next interval */
+		*series_min(it, p) = *series_max(r, it, p) = sm.error;
 	}
 	return r->p.sink.sample ? r->p.sink.sample(r->p.sink.ctx, p, &sm) : 0;
 }
@@ -255,12 +271,12 @@ int series_sample(struct replay *r)
 		struct rser *s = r->ser[i];
 
 		for (; s->emitted < k; s->emitted++)
-			for (p = 0; p < r->p.nr_policies; p++) {
+			for (p = 0; p < r->p.nr_runs; p++) {
 				ret = series_cgroup_row(r, p, s, series_ts(r, s->emitted), true);
 				if (ret < 0)
 					return ret;
 			}
-		for (p = 0; p < r->p.nr_policies; p++) {
+		for (p = 0; p < r->p.nr_runs; p++) {
 			s->flushable[p] = sim_needs_flush(r->sims[p], s->c->id);
 			ret = series_cgroup_row(r, p, s, ts, false);
 			if (ret < 0)
@@ -271,13 +287,13 @@ int series_sample(struct replay *r)
 			struct rser_item *it = &s->items[j];
 
 			for (; it->emitted < k; it->emitted++)
-				for (p = 0; p < r->p.nr_policies; p++) {
+				for (p = 0; p < r->p.nr_runs; p++) {
 					ret = series_item_row(r, p, s, it, series_ts(r, it->emitted),
 							      true);
 					if (ret < 0)
 						return ret;
 				}
-			for (p = 0; p < r->p.nr_policies; p++) {
+			for (p = 0; p < r->p.nr_runs; p++) {
 				ret = series_item_row(r, p, s, it, ts, false);
 				if (ret < 0)
 					return ret;
@@ -310,9 +326,11 @@ int series_until(struct replay *r, uint64_t ts)
 
 void series_free(struct replay *r)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < r->nr_ser; i++) {
+		for (j = 0; j < r->ser[i]->nr_items; j++)
+			free(r->ser[i]->items[j].mm);
 		free(r->ser[i]->items);
 		free(r->ser[i]);
 	}
@@ -337,7 +355,7 @@ int series_finish(struct replay *r)
 		struct rser *s = r->ser[i];
 
 		for (; s->emitted < r->nr_samples; s->emitted++)
-			for (p = 0; p < r->p.nr_policies; p++) {
+			for (p = 0; p < r->p.nr_runs; p++) {
 				ret = series_cgroup_row(r, p, s, series_ts(r, s->emitted), true);
 				if (ret < 0)
 					return ret;
@@ -346,7 +364,7 @@ int series_finish(struct replay *r)
 			struct rser_item *it = &s->items[j];
 
 			for (; it->emitted < r->nr_samples; it->emitted++)
-				for (p = 0; p < r->p.nr_policies; p++) {
+				for (p = 0; p < r->p.nr_runs; p++) {
 					ret = series_item_row(r, p, s, it, series_ts(r, it->emitted),
 							      true);
 					if (ret < 0)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Results into the trace database through db/results.h: a run row per
- * policy, then reads, series, episodes and mismatches as the pass makes them,
+ * run (policy, batch, CPUs), then reads, series, episodes and mismatches as the pass makes them,
  * then summaries and counters.  The caller holds one transaction around all
  * of it, so a failed pass leaves nothing behind.  No SQL here: db/ owns it.
  */
@@ -18,7 +18,7 @@
 struct replay_store {
 	struct db		*db;
 	struct db_results	*w;
-	int64_t			run_id[REPLAY_MAX_POLICIES];
+	int64_t			run_id[REPLAY_MAX_RUNS];
 	unsigned int		nr_runs;
 };
 
@@ -112,32 +112,38 @@ int replay_store_open(struct db *db, const char *kind, const char *file,
 		      struct replay_params *p, const struct replay_trace *t,
 		      struct replay_store **out)
 {
-	/* TH of memcg_vmstats_needs_flush(); what per-CPU remainders add to it (< BATCH each) */
-	uint64_t th = (uint64_t)SIM_CHARGE_BATCH * t->nr_online;
-	uint64_t stranded_limit = th + (uint64_t)(SIM_CHARGE_BATCH - 1) * t->nr_online;
 	struct replay_store *s = calloc(1, sizeof(*s));
-	char policies[REPLAY_MAX_POLICIES * 32] = "";
-	unsigned int i;
+	char policies[REPLAY_MAX_RUNS * 32] = "";
+	unsigned int i, j;
 	int ret = 0;
 
 	if (!s)
 		return -ENOMEM;
 	s->db = db;
-	for (i = 0; i < p->nr_policies; i++)
-		snprintf(policies + strlen(policies), sizeof(policies) - strlen(policies), "%s%s",
-			 i ? "," : "", p->policies[i]->name);
-	for (i = 0; !ret && i < p->nr_policies; i++) {
+	/* every policy of the invocation, once each */
+	for (i = 0; i < p->nr_runs; i++) {
+		for (j = 0; j < i && p->runs[j].policy != p->runs[i].policy; j++)
+			;
+		if (j == i)
+			snprintf(policies + strlen(policies), sizeof(policies) - strlen(policies),
+				 "%s%s", i ? "," : "", p->runs[i].policy->name);
+	}
+	for (i = 0; !ret && i < p->nr_runs; i++) {
+		const struct replay_run *rn = &p->runs[i];
+		/* TH of memcg_vmstats_needs_flush(); per-CPU remainders add < batch each */
+		uint64_t th = (uint64_t)rn->batch * rn->nr_online;
 		struct db_run run = {
-			.kind = kind, .policy = p->policies[i]->name,
+			.kind = kind, .policy = rn->policy->name,
 			.flush_model = p->model->name, .file = file,
 			.policies = policies, .sample_ns = p->sample_ns, .th = th,
-			.stranded_limit = stranded_limit, .max_mismatches = p->max_mismatches,
-			.validate = p->validate,
+			.stranded_limit = th + (uint64_t)(rn->batch - 1) * rn->nr_online,
+			.batch_size = rn->batch, .nr_cpus = rn->nr_online,
+			.max_mismatches = p->max_mismatches, .validate = p->validate,
 		};
 
 		ret = db_run_add(db, &run, &s->run_id[i]);
 	}
-	s->nr_runs = p->nr_policies;
+	s->nr_runs = p->nr_runs;
 	if (!ret)
 		ret = db_results_open(db, &s->w);
 	if (ret) {
@@ -248,7 +254,7 @@ static int store_validation(struct replay_store *s, struct replay *r)
 	const struct replay_validation *v = replay_validation(r);
 	char diff[REPLAY_DIFF_BUCKETS * 48];
 	struct db_validation row = {
-		.run_id = s->run_id[0], .policy = replay_params(r)->policies[0]->name,
+		.run_id = s->run_id[0], .policy = replay_params(r)->runs[0].policy->name,
 		.flush_model = replay_params(r)->model->name, .diff_hist = diff,
 		.flush_events = v->flush_events, .compared = v->compared,
 		.skipped_before_sync = v->skipped_before_sync,

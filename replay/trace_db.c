@@ -101,8 +101,8 @@ static int trace_load_tables(struct db *db, struct replay_trace *t)
 }
 
 /**
- * replay_trace_load() - CPUs, hierarchy id, cgroups, gaps and which event
- * kinds the trace has.  meta nr_cpus_possible is required (-MCR_E_SCHEMA).
+ * replay_trace_load() - CPUs, batch, hierarchy id, cgroups, gaps and which
+ * event kinds the trace has.  meta nr_cpus_possible is required (-MCR_E_SCHEMA).
  */
 int replay_trace_load(struct db *db, struct replay_trace *t)
 {
@@ -119,6 +119,13 @@ int replay_trace_load(struct db *db, struct replay_trace *t)
 	t->nr_online = t->nr_possible;
 	if (db_meta_get_int(db, "nr_cpus_online", &v) == 0 && v > 0 && v <= t->nr_possible)
 		t->nr_online = (unsigned int)v;
+	/* MEMCG_CHARGE_BATCH of the traced kernel; 64 in every version that has the tracepoints */
+	t->batch = SIM_CHARGE_BATCH;
+	if (db_meta_get_int(db, "batch_size", &v) == 0) {
+		if (v <= 0 || v > REPLAY_MAX_BATCH)
+			return -MCR_E_BAD_INPUT;
+		t->batch = (unsigned int)v;
+	}
 	t->hierarchy_id = -1;
 	if (db_meta_get_int(db, "memory_hierarchy_id", &v) == 0)
 		t->hierarchy_id = (int)v;

@@ -3,10 +3,10 @@
  * Validation: at every traced memcg_flush_stats after the first completed
  * forced root flush (flush_memcg_stats_dwork() in mm/memcontrol.c: after it
  * every counter is 0 but for in-flight races), the simulated atomic of
- * policies[0] against the kernel's stats_updates, and the simulated
- * needs_flush against the kernel's.  Mismatches get their context (recent
- * updates in the subtree, from a small ring per cgroup) and a cause where one
- * can be named.
+ * runs[0] (the trace's own batch and CPUs) against the kernel's
+ * stats_updates, and the simulated needs_flush against the kernel's.
+ * Mismatches get their context (recent updates in the subtree, from a small
+ * ring per cgroup) and a cause where one can be named.
  *
  * "plain" counts are the flush model alone; the other counts are with
  * hypothesis inference of the order inside lock windows (infer.h).  They stay
@@ -247,7 +247,7 @@ static void val_context(struct replay *r, struct rcg *c, uint64_t since, char *b
 }
 
 /**
- * val_flush_event() - compare one traced memcg_flush_stats with policies[0]'s
+ * val_flush_event() - compare one traced memcg_flush_stats with runs[0]'s
  * counters, before the simulated request decides anything.
  */
 int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)

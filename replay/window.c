@@ -21,9 +21,15 @@
 
 #include "replay-local.h"
 
-static unsigned int win_all_policies(const struct replay *r)
+/* A set of runs: bit p for run p (REPLAY_MAX_RUNS <= 64). */
+static uint64_t win_run_bit(unsigned int p)
 {
-	return (1u << r->p.nr_policies) - 1;
+	return (uint64_t)1 << p;
+}
+
+static uint64_t win_all_policies(const struct replay *r)
+{
+	return r->p.nr_runs == 64 ? UINT64_MAX : win_run_bit(r->p.nr_runs) - 1;
 }
 
 static struct win_pend *pend_find(struct replay *r, int32_t pid)
@@ -55,8 +61,8 @@ static int pend_close(struct replay *r, struct win_pend *pd, uint64_t ts)
 	unsigned int p;
 	int ret;
 
-	for (p = 0; p < r->p.nr_policies; p++) {
-		if (!(pd->go & (1u << p)))
+	for (p = 0; p < r->p.nr_runs; p++) {
+		if (!(pd->go & (win_run_bit(p))))
 			continue;
 		if (r->win.kwin_open && r->win.kwin_pid == pd->pid) {
 			ret = win_end_policy(r, p, ts);
@@ -110,7 +116,8 @@ int window_flush_request(struct replay *r, const struct mcr_event *ev, const boo
 	bool windows = kernel_flush && r->t->windows_traced;
 	bool defer = windows && (!r->p.model->whole_flush || r->t->visits_traced);
 	struct win_pend *pd = pend_find(r, ev->pid);
-	unsigned int p, mask = 0;
+	uint64_t mask = 0;
+	unsigned int p;
 	int ret;
 
 	if (pd) {
@@ -118,11 +125,11 @@ int window_flush_request(struct replay *r, const struct mcr_event *ev, const boo
 		if (ret < 0)
 			return ret;
 	}
-	for (p = 0; p < r->p.nr_policies; p++) {
+	for (p = 0; p < r->p.nr_runs; p++) {
 		if (!go[p])
 			continue;
 		if (defer) {
-			mask |= 1u << p;
+			mask |= win_run_bit(p);
 			continue;
 		}
 		ret = sim_flush(r->sims[p], ev->ts, ev->id);
@@ -243,13 +250,13 @@ static int win_pend_for_lock(struct replay *r, const struct mcr_event *ev, struc
 	return 0;
 }
 
-static int win_flush_now(struct replay *r, unsigned int go, uint64_t ts, uint64_t id)
+static int win_flush_now(struct replay *r, uint64_t go, uint64_t ts, uint64_t id)
 {
 	unsigned int p;
 	int ret;
 
-	for (p = 0; p < r->p.nr_policies; p++) {
-		if (!(go & (1u << p)))
+	for (p = 0; p < r->p.nr_runs; p++) {
+		if (!(go & (win_run_bit(p))))
 			continue;
 		ret = sim_flush(r->sims[p], ts, id);
 		if (ret < 0)
@@ -263,7 +270,7 @@ static int win_flush_now(struct replay *r, unsigned int go, uint64_t ts, uint64_
  * visits if the trace has them there, else the flush model does, or they all
  * happen now.
  */
-static int win_open(struct replay *r, const struct mcr_event *ev, unsigned int go)
+static int win_open(struct replay *r, const struct mcr_event *ev, uint64_t go)
 {
 	const struct replay_model *m = r->p.model;
 	struct model_lock lk = { .ts = ev->ts };
@@ -281,10 +288,10 @@ static int win_open(struct replay *r, const struct mcr_event *ev, unsigned int g
 	}
 	if (expl)
 		r->st.win.explicit_windows++;
-	for (p = 0; p < r->p.nr_policies; p++) {
+	for (p = 0; p < r->p.nr_runs; p++) {
 		struct win_pol *wp = &r->win.pol[p];
 
-		if (!(go & (1u << p)))
+		if (!(go & (win_run_bit(p))))
 			continue;
 		ret = win_end_policy(r, p, ev->ts);	/* windows of another lock overlapped */
 		if (ret < 0)
@@ -360,7 +367,7 @@ int window_before_event(struct replay *r, const struct mcr_event *ev)
 
 	if (!m->visit)
 		return 0;
-	for (p = 0; p < r->p.nr_policies; p++) {
+	for (p = 0; p < r->p.nr_runs; p++) {
 		struct model_window *w = window_placed(r, p);
 
 		if (!w)
@@ -402,7 +409,7 @@ int window_unlock(struct replay *r, const struct mcr_event *ev)
 	pd = pend_find(r, ev->pid);
 	if (!pd || pd->id != ev->id || pd->last_cpu != ev->item)
 		return 0;	/* an unlock whose locked we did not see */
-	for (p = 0; p < r->p.nr_policies; p++) {
+	for (p = 0; p < r->p.nr_runs; p++) {
 		struct model_window *w = window_placed(r, p);
 
 		ret = w && r->p.model->window_end ? r->p.model->window_end(r, p, w, ev->ts) : 0;
@@ -438,7 +445,7 @@ int window_visit(struct replay *r, const struct mcr_event *ev)
 		r->st.win.visits_unmatched++;
 		return 0;
 	}
-	for (p = 0; p < r->p.nr_policies; p++) {
+	for (p = 0; p < r->p.nr_runs; p++) {
 		struct win_pol *wp = &r->win.pol[p];
 
 		if (!wp->open || !wp->explicit_visits)
@@ -497,7 +504,7 @@ int window_finish(struct replay *r)
 		if (ret < 0)
 			return ret;
 	}
-	for (i = 0; i < r->p.nr_policies; i++) {
+	for (i = 0; i < r->p.nr_runs; i++) {
 		ret = win_end_policy(r, i, r->now);
 		if (ret < 0)
 			return ret;
@@ -518,7 +525,7 @@ bool window_flush_waiting(const struct replay *r, uint64_t id, uint64_t req_ts, 
 	for (i = 0; i < WIN_MAX_PEND; i++) {
 		pd = &r->win.pend[i];
 		if (pd->used && pd->pid == pid && pd->id == id && pd->req_ts == req_ts &&
-		    (pd->go & (1u << pol)))
+		    (pd->go & win_run_bit(pol)))
 			return true;
 	}
 	return false;

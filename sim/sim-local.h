@@ -130,6 +130,7 @@ struct sim {
 	const struct sim_policy	*policy;
 	unsigned int		nr_possible;
 	unsigned int		nr_online;
+	uint32_t		batch;		/* MEMCG_CHARGE_BATCH */
 	uint32_t		th;		/* MEMCG_CHARGE_BATCH * num_online_cpus() */
 	uint64_t		strand_th;	/* th + (MEMCG_CHARGE_BATCH - 1) * nr_online */
 

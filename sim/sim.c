@@ -19,30 +19,36 @@ void sim_clock(struct sim *s, uint64_t ts)
 	s->nodes[0].nf_last = ts;
 }
 
+/* TH of memcg_vmstats_needs_flush() and the stranded limit above it, for @nr_online. */
+static void sim_thresholds(struct sim *s, unsigned int nr_online)
+{
+	s->nr_online = nr_online;
+	s->th = s->batch * nr_online;
+	s->strand_th = (uint64_t)s->th + (uint64_t)(s->batch - 1) * nr_online;
+}
+
 /**
  * sim_create() - a simulated kernel with only the root memcg
- * @policy: the walk policy (sim_policy_find())
- * @nr_possible: CPUs the flush walks (for_each_possible_cpu)
- * @nr_online: CPUs counted in the threshold, 1..@nr_possible
+ * @sp: policy, CPUs and MEMCG_CHARGE_BATCH (see struct sim_params)
  *
+ * TH = batch * nr_online must fit the kernel's unsigned int product.
  * Return: the simulator, or NULL on bad arguments or no memory.
  */
-struct sim *sim_create(const struct sim_policy *policy, unsigned int nr_possible,
-		       unsigned int nr_online)
+struct sim *sim_create(const struct sim_params *sp)
 {
 	struct sim *s;
 
-	if (!policy || !policy->step || !nr_online || nr_online > nr_possible ||
-	    nr_possible > UINT32_MAX / SIM_CHARGE_BATCH)
+	if (!sp || !sp->policy || !sp->policy->step || !sp->nr_online ||
+	    sp->nr_online > sp->nr_possible || !sp->batch ||
+	    sp->nr_possible > UINT32_MAX / sp->batch)
 		return NULL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
-	s->policy = policy;
-	s->nr_possible = nr_possible;
-	s->nr_online = nr_online;
-	s->th = SIM_CHARGE_BATCH * nr_online;
-	s->strand_th = (uint64_t)s->th + (uint64_t)(SIM_CHARGE_BATCH - 1) * nr_online;
+	s->policy = sp->policy;
+	s->nr_possible = sp->nr_possible;
+	s->batch = sp->batch;
+	sim_thresholds(s, sp->nr_online);
 	s->free_chunk = SIM_NONE;
 	if (sim_node_create(s, 0, SIM_ROOT_ID, SIM_NONE) < 0) {
 		sim_destroy(s);
@@ -70,7 +76,7 @@ const struct sim_policy *sim_policy(const struct sim *s)
 }
 
 /**
- * sim_set_online() - CPU hotplug: TH becomes 64 * @nr_online
+ * sim_set_online() - CPU hotplug: TH becomes batch * @nr_online
  * @s: the simulator
  * @ts: when
  * @nr_online: 1..nr_possible
@@ -90,9 +96,7 @@ int sim_set_online(struct sim *s, uint64_t ts, unsigned int nr_online)
 		sim_stale_touch(&s->nodes[i], ts);
 		sim_lag_flushable(&s->nodes[i], ts);
 	}
-	s->nr_online = nr_online;
-	s->th = SIM_CHARGE_BATCH * nr_online;
-	s->strand_th = (uint64_t)s->th + (uint64_t)(SIM_CHARGE_BATCH - 1) * nr_online;
+	sim_thresholds(s, nr_online);
 	for (i = 0; i < s->nr_nodes; i++) {
 		s->nodes[i].flushable = s->nodes[i].stats_updates > (int64_t)s->th;
 		s->nodes[i].nr_flushable_desc = 0;
@@ -112,6 +116,11 @@ int sim_set_online(struct sim *s, uint64_t ts, unsigned int nr_online)
 uint64_t sim_threshold(const struct sim *s)
 {
 	return s->th;
+}
+
+unsigned int sim_batch(const struct sim *s)
+{
+	return s->batch;
 }
 
 void sim_cost_get(const struct sim *s, struct sim_cost *out)

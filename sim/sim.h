@@ -21,7 +21,7 @@
 
 #include "event.h"
 
-#define SIM_CHARGE_BATCH	64U	/* MEMCG_CHARGE_BATCH */
+#define SIM_CHARGE_BATCH	64U	/* MEMCG_CHARGE_BATCH of 6.8-6.18: the default batch */
 #define SIM_ROOT_ID		1ULL	/* cgroup_id() of the root cgroup */
 
 struct sim;
@@ -45,6 +45,7 @@ struct sim_step_in {
 	uint64_t	th;		/* MEMCG_CHARGE_BATCH * num_online_cpus() */
 	uint32_t	pcpu;		/* memcg_vmstats_percpu.stats_updates of this CPU */
 	uint32_t	abs_val;	/* abs(val) of memcg_rstat_updated(), never 0 */
+	uint32_t	batch;		/* MEMCG_CHARGE_BATCH: the per-CPU counter's flush point */
 };
 
 /* 16 bytes: returned in two registers on x86-64 and arm64, the walks' hot path */
@@ -89,15 +90,15 @@ static inline struct sim_step_out sim_step_skip(const struct sim_step_in *in, en
 
 /*
  * this_cpu_add_return(statc->stats_updates, val); when that reaches
- * MEMCG_CHARGE_BATCH, this_cpu_xchg(statc->stats_updates, 0) and the batch
- * goes to the atomic.  The walk goes on.
+ * MEMCG_CHARGE_BATCH (@in->batch), this_cpu_xchg(statc->stats_updates, 0)
+ * and the batch goes to the atomic.  The walk goes on.
  */
 static inline struct sim_step_out sim_step_charge(const struct sim_step_in *in)
 {
 	struct sim_step_out out = { .pcpu = in->pcpu + in->abs_val, .charged = true,
 				    .walk = SIM_WALK_NEXT };
 
-	if (out.pcpu >= SIM_CHARGE_BATCH) {
+	if (out.pcpu >= in->batch) {
 		out.add = out.pcpu;
 		out.pcpu = 0;
 	}
@@ -137,14 +138,27 @@ enum sim_unit {
 
 enum sim_unit sim_item_unit(enum sim_item_kind kind);
 
-struct sim *sim_create(const struct sim_policy *policy, unsigned int nr_possible,
-		       unsigned int nr_online);
+/*
+ * The simulated machine.  MEMCG_CHARGE_BATCH is a parameter so that one trace
+ * can be replayed at other batches than its kernel's: it is both the point at
+ * which memcg_rstat_updated() moves a per-CPU counter into the atomic and the
+ * factor of TH in memcg_vmstats_needs_flush(), and so of the stranded limit.
+ */
+struct sim_params {
+	const struct sim_policy	*policy;	/* the walk policy (sim_policy_find()) */
+	unsigned int		nr_possible;	/* CPUs the flush walks (for_each_possible_cpu) */
+	unsigned int		nr_online;	/* CPUs counted in TH, 1..nr_possible */
+	unsigned int		batch;		/* MEMCG_CHARGE_BATCH, >= 1 (SIM_CHARGE_BATCH) */
+};
+
+struct sim *sim_create(const struct sim_params *sp);
 void sim_destroy(struct sim *s);
 const struct sim_policy *sim_policy(const struct sim *s);
 
-/* CPU hotplug: TH = 64 * nr_online is re-read on every check, as the kernel does. */
+/* CPU hotplug: TH = batch * nr_online is re-read on every check, as the kernel does. */
 int sim_set_online(struct sim *s, uint64_t ts, unsigned int nr_online);
 uint64_t sim_threshold(const struct sim *s);
+unsigned int sim_batch(const struct sim *s);	/* MEMCG_CHARGE_BATCH of this sim */
 
 /*
  * Hierarchy.  The root (SIM_ROOT_ID) exists from sim_create().  A cgroup whose
@@ -277,11 +291,11 @@ int sim_stats_updates_set(struct sim *s, uint64_t id, int64_t v);
  *                 raced with it; either way no walk policy could have
  *                 credited it to M since.
  *   stranded(M) = !flushable(M) && pending since flush(M) >
- *                 sim_stranded_threshold() = TH + (SIM_CHARGE_BATCH - 1) *
+ *                 sim_stranded_threshold() = TH + (batch - 1) *
  *                 nr_online.  M not flushable means its atomic (<= TH) was
  *                 not reset since that flush, so every update since then that
  *                 a walk credited to M sits in the atomic or in a per-CPU
- *                 remainder (<= 63 per online CPU): only updates a walk did
+ *                 remainder (<= batch - 1 per online CPU): only updates a walk did
  *                 not credit (it stopped early) exceed the bound.  Under
  *                 continue and legacy a memcg is never stranded (short of
  *                 CPU hotplug lowering TH, or updates on CPUs not counted
@@ -300,7 +314,7 @@ int sim_stats_updates_set(struct sim *s, uint64_t id, int64_t v);
  * time integrals are brought up to date lazily.
  */
 
-/* The stranded threshold: TH + (SIM_CHARGE_BATCH - 1) * nr_online, stats_updates units. */
+/* The stranded threshold: TH + (batch - 1) * nr_online, stats_updates units. */
 uint64_t sim_stranded_threshold(const struct sim *s);
 
 /* error(@id, line of (@kind, @item)) now; 0 for a line never updated in the subtree. */

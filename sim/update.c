@@ -55,7 +55,7 @@ static void sim_step_apply(struct sim *s, struct sim_node *n, struct sim_pcpu *s
 static void memcg_rstat_updated(struct sim *s, int32_t slot, uint32_t abs_val)
 {
 	const struct sim_policy *pol = s->policy;
-	struct sim_step_in in = { .th = s->th, .abs_val = abs_val };
+	struct sim_step_in in = { .th = s->th, .abs_val = abs_val, .batch = s->batch };
 	int32_t idx;
 
 	sim_rstat_updated(s, slot);

@@ -126,8 +126,8 @@ static void fuzz_replay(struct db *db, const struct replay_trace *t, bool valida
 	struct replay_pass ps;
 	unsigned int i;
 
-	for (i = 0; sim_policy_at(i) && p.nr_policies < (validate ? 1 : 3); i++)
-		p.policies[p.nr_policies++] = sim_policy_at(i);
+	for (i = 0; sim_policy_at(i) && p.nr_runs < (validate ? 1 : 3); i++)
+		p.runs[p.nr_runs++] = replay_run_own(t, sim_policy_at(i));
 	p.model = replay_model_default(t);
 	if (replay_pass_db(db, t, "fuzz.db", validate ? "validate" : "replay", &p, &ps) == 0)
 		replay_pass_free(&ps);

@@ -12,6 +12,7 @@
 #include "../harness.h"
 #include "infer.h"
 #include "self_policy.h"
+#include "sim_new.h"
 
 #define ROOT	SIM_ROOT_ID
 #define P	10ULL
@@ -19,7 +20,9 @@
 
 static struct infer *mk_policy(const struct sim_policy *pol, unsigned int max_hyp)
 {
-	struct infer *in = infer_create(pol, 2, 2, max_hyp);
+	struct sim_params sp = { .policy = pol, .nr_possible = 2, .nr_online = 2,
+				 .batch = SIM_CHARGE_BATCH };
+	struct infer *in = infer_create(&sp, max_hyp);
 
 	if (in) {
 		sim_cgroup_add(infer_base(in), 0, P, ROOT);
@@ -151,7 +154,7 @@ static void mirror_run(struct test_ctx *t, const struct sim_policy *pol)
 {
 	static const uint64_t ids[] = { ROOT, P, L, 30, 31 };
 	struct infer *in = mk_policy(pol, 1000);
-	struct sim *ref = sim_create(pol, 2, 2);
+	struct sim *ref = sim_new(pol, 2, 2);
 	unsigned int seed = 7;
 	uint64_t ts = 1, id;
 	size_t i;
@@ -237,7 +240,7 @@ TEST(test_mirror)
 TEST(test_policy_from_caller)
 {
 	struct infer *in = mk_policy(&self_policy, 0);
-	struct sim *ref = sim_create(&self_policy, 2, 2);
+	struct sim *ref = sim_new(&self_policy, 2, 2);
 	static const uint64_t ids[] = { L, P, ROOT };
 	bool su, nf;
 	size_t i;

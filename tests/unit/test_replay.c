@@ -100,7 +100,8 @@ static struct replay_cgroup tcg[] = {
 static struct replay_trace trace4(bool visits)
 {
 	return (struct replay_trace){
-		.nr_possible = 4, .nr_online = 4, .hierarchy_id = -1, .windows_traced = true,
+		.nr_possible = 4, .nr_online = 4, .batch = 64, .hierarchy_id = -1,
+		.windows_traced = true,
 		.visits_traced = visits, .cgroups = tcg, .nr_cgroups = 2,
 	};
 }
@@ -157,7 +158,7 @@ static int run(const struct mcr_event *ev, size_t n, struct replay_trace *t, con
 	int ret;
 
 	for (; *pols; pols++)
-		p.policies[p.nr_policies++] = sim_policy_find(*pols);
+		p.runs[p.nr_runs++] = replay_run_own(t, sim_policy_find(*pols));
 	ret = replay_create(&p, t, out);
 	if (ret)
 		return ret;
@@ -213,9 +214,9 @@ TEST(inferred_order_reproduces_kernel)
 
 	memset(&rc, 0, sizeof(rc));
 	a = (struct arr_src){ .ev = seed_race_plain, .n = N(seed_race_plain) };
-	p.policies[0] = sim_policy_find("break");
-	p.policies[1] = sim_policy_find("continue");
-	p.nr_policies = 2;
+	p.runs[0] = replay_run_own(&tr, sim_policy_find("break"));
+	p.runs[1] = replay_run_own(&tr, sim_policy_find("continue"));
+	p.nr_runs = 2;
 	p.order = o;
 	p.sink = (struct replay_sink){ .read = rec_read, .ctx = &rc };
 	ASSERT_EQ(replay_create(&p, &tr, &r), 0);
@@ -644,7 +645,7 @@ TEST(inferred_model_prepares_order)
 	struct replay_trace tr = trace4(false);
 	struct arr_src a = { .ev = seed_race_plain, .n = N(seed_race_plain) };
 	struct replay_source once = { .next = arr_next, .ctx = &a };
-	struct replay_params p = { .model = &replay_model_inferred, .nr_policies = 1 };
+	struct replay_params p = { .model = &replay_model_inferred, .nr_runs = 1 };
 	const struct replay_prepass *pp;
 	struct rec rc = { 0 };
 	struct replay *r = NULL;
@@ -663,7 +664,7 @@ TEST(inferred_model_prepares_order)
 	ASSERT_EQ(rc.reads[1][1].sim_stats_updates, 320);
 	replay_destroy(r);
 
-	p.policies[0] = sim_policy_find("break");
+	p.runs[0] = replay_run_own(&tr, sim_policy_find("break"));
 	ASSERT_EQ(replay_create(&p, &tr, &r), 0);
 	ASSERT_EQ(replay_run(r, &once), -EINVAL);
 	replay_destroy(r);
@@ -691,7 +692,135 @@ TEST(kernel_policy_and_models)
 	ASSERT_EQ(replay_model_find("nope", &m), -EINVAL);
 }
 
+/* replay_create()'s runs[] for run(): one policy at (batch, CPUs) each. */
+static int run_grid(const struct mcr_event *ev, size_t n, struct replay_trace *t,
+		    const struct replay_run *runs, unsigned int nr, struct replay_sink sink,
+		    struct replay **out)
+{
+	struct arr_src a = { .ev = ev, .n = n };
+	struct replay_source src = { .next = arr_next, .rewind = arr_rewind, .ctx = &a };
+	struct replay_params p = { .model = &replay_model_instant, .sink = sink };
+	int ret;
+
+	memcpy(p.runs, runs, nr * sizeof(*runs));
+	p.nr_runs = nr;
+	ret = replay_create(&p, t, out);
+	return ret ? ret : replay_run(*out, &src);
+}
+
+/*
+ * The seed race (explicit visits, above) at three (batch, CPUs) points in one
+ * pass; the read of R at t=3000 under break:
+ *   b=64 cpus=4 (the trace's): R = 256 (above), TH 256: skipped; stranded
+ *        limit 256 + 63 x 4 = 508, not stale (above).
+ *   b=64 cpus=8: TH 512.  t=100 L 64, R 64; visit L at 1020: L 0; t=1030
+ *        L 64, R 128; visit R at 1100: R 0; t=2000..2110 six batches of 64,
+ *        L never > 512: L 64 + 6 x 64 = 448, R 6 x 64 = 384: skipped
+ *        (384 <= 512); limit 512 + 63 x 8 = 1016: not stale.
+ *   b=32 cpus=4: TH 128; every +64 reaches 32 and moves at once.  t=100
+ *        L 64, R 64; visit L: L 0; t=1030 L 64, R 128; visit R: R 0;
+ *        t=2000 L 128, R 64; t=2010 L 128 <= 128: L 192, R 128; t=2020 on:
+ *        L 192 > 128, break stops: R stays 128, skipped (128 <= 128).  Limit
+ *        128 + 31 x 4 = 252, and the four updates R missed since its visit
+ *        alone are 4 x 64 = 256 more than that: stranded, a stale read.
+ * Every run's sink index is its place in runs[].
+ */
+TEST(grid_runs_one_pass)
+{
+	struct replay_trace tr = trace4(true);
+	const struct sim_policy *brk = sim_policy_find("break");
+	struct replay_run runs[] = {
+		replay_run_own(&tr, brk),
+		{ .policy = brk, .batch = 64, .nr_online = 8 },
+		{ .policy = brk, .batch = 32, .nr_online = 4 },
+	};
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+	unsigned int i;
+
+	ASSERT(replay_run_is_own(&runs[0], &tr));
+	ASSERT(!replay_run_is_own(&runs[1], &tr));
+	ASSERT_EQ(run_grid(seed_race, N(seed_race), &tr, runs, 3,
+			   (struct replay_sink){ .read = rec_read, .ctx = &rc }, &r), 0);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQU(rc.nr_reads[i], 2);
+		ASSERT(!rc.reads[i][1].flushed);
+		ASSERT_EQ(rc.reads[i][1].kernel_stats_updates, 256);
+	}
+	ASSERT_EQ(rc.reads[0][1].sim_stats_updates, 256);
+	ASSERT(!rc.reads[0][1].stale);
+	ASSERT_EQ(rc.reads[1][1].sim_stats_updates, 384);
+	ASSERT(!rc.reads[1][1].stale);
+	ASSERT_EQ(rc.reads[2][1].sim_stats_updates, 128);
+	ASSERT(rc.reads[2][1].stranded && rc.reads[2][1].stale);
+	ASSERT_EQU(sim_threshold(replay_sim(r, 1)), 512);
+	ASSERT_EQU(sim_threshold(replay_sim(r, 2)), 128);
+	replay_destroy(r);
+}
+
+/* Per run of a full grid: reads seen, the last one's decision. */
+struct rec64 {
+	unsigned int	reads[REPLAY_MAX_RUNS];
+	bool		flushed[REPLAY_MAX_RUNS];
+};
+
+static int rec64_read(void *ctx, unsigned int pol, const struct replay_read *rd)
+{
+	struct rec64 *rc = ctx;
+
+	if (pol >= REPLAY_MAX_RUNS)
+		return -EINVAL;
+	rc->reads[pol]++;
+	rc->flushed[pol] = rd->flushed;
+	return 0;
+}
+
+/*
+ * REPLAY_MAX_RUNS runs, break and continue in turn at the trace's values:
+ * the last run (index 63, the top bit of the engine's run sets) decides as
+ * continue does (the read at t=3000 flushes, above), every even one as break.
+ */
+TEST(grid_full_and_refused)
+{
+	static struct replay_run runs[REPLAY_MAX_RUNS + 1];
+	struct replay_trace tr = trace4(true);
+	static struct rec64 rc;
+	struct replay_params p = { .model = &replay_model_instant };
+	struct replay *r = NULL;
+	unsigned int i;
+
+	for (i = 0; i <= REPLAY_MAX_RUNS; i++)
+		runs[i] = replay_run_own(&tr, sim_policy_find(i % 2 ? "continue" : "break"));
+	ASSERT_EQ(run_grid(seed_race, N(seed_race), &tr, runs, REPLAY_MAX_RUNS,
+			   (struct replay_sink){ .read = rec64_read, .ctx = &rc }, &r), 0);
+	replay_destroy(r);
+	for (i = 0; i < REPLAY_MAX_RUNS; i++) {
+		ASSERT_EQU(rc.reads[i], 2);
+		ASSERT_EQ(rc.flushed[i], i % 2 == 1);
+	}
+
+	memcpy(p.runs, runs, sizeof(p.runs));
+	p.nr_runs = REPLAY_MAX_RUNS + 1;
+	ASSERT_EQ(replay_create(&p, &tr, &r), -EINVAL);
+	p.nr_runs = 1;
+	p.runs[0].batch = 0;
+	ASSERT_EQ(replay_create(&p, &tr, &r), -EINVAL);
+	p.runs[0].batch = REPLAY_MAX_BATCH + 1;
+	ASSERT_EQ(replay_create(&p, &tr, &r), -EINVAL);
+	p.runs[0].batch = 64;
+	p.runs[0].nr_online = REPLAY_MAX_CPUS + 1;
+	ASSERT_EQ(replay_create(&p, &tr, &r), -EINVAL);
+	/* validation compares the kernel's values with its own machine only */
+	p.runs[0].nr_online = 8;
+	p.validate = true;
+	ASSERT_EQ(replay_create(&p, &tr, &r), -EINVAL);
+	p.runs[0].nr_online = 4;
+	ASSERT_EQ(replay_create(&p, &tr, &r), 0);
+	replay_destroy(r);
+}
+
 TEST_MAIN(seed_race_explicit_visits, flush_models_place_visits, lock_only_release_flush,
 	  policy_flushes_where_kernel_did_not, validate_seed_race, bad_cpu_stops,
 	  kernel_policy_and_models, inferred_order_reproduces_kernel, validate_names_unknown_parent,
-	  model_table, model_outside_table, default_model, inferred_model_prepares_order)
+	  model_table, model_outside_table, default_model, inferred_model_prepares_order,
+	  grid_runs_one_pass, grid_full_and_refused)

@@ -7,6 +7,7 @@
 
 #include "../harness.h"
 #include "sim.h"
+#include "sim_new.h"
 #include "sim-local.h"
 
 #define ROOT	SIM_ROOT_ID
@@ -49,11 +50,11 @@ TEST(create_arguments)
 	const struct sim_policy *p = sim_policy_find("break");
 	struct sim *s;
 
-	ASSERT(!sim_create(NULL, 4, 4));
-	ASSERT(!sim_create(p, 4, 0));
-	ASSERT(!sim_create(p, 4, 5));
-	ASSERT(!sim_create(p, 0, 0));
-	s = sim_create(p, 256, 8);
+	ASSERT(!sim_new(NULL, 4, 4));
+	ASSERT(!sim_new(p, 4, 0));
+	ASSERT(!sim_new(p, 4, 5));
+	ASSERT(!sim_new(p, 0, 0));
+	s = sim_new(p, 256, 8);
 	ASSERT(s);
 	ASSERT(sim_policy(s) == p);
 	ASSERT_EQ(sim_threshold(s), 512);		/* 64 * 8 online, not 256 possible */
@@ -67,7 +68,7 @@ TEST(create_arguments)
 
 TEST(hierarchy)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 2, 2);
+	struct sim *s = sim_new(sim_policy_find("break"), 2, 2);
 
 	ASSERT(s);
 	ASSERT_EQ(sim_cgroup_add(s, 1, A, ROOT), 0);
@@ -99,7 +100,7 @@ TEST(hierarchy)
 /* An update naming an unknown id attaches it under the root, counted once. */
 TEST(unknown_ids)
 {
-	struct sim *s = sim_create(sim_policy_find("continue"), 1, 1);
+	struct sim *s = sim_new(sim_policy_find("continue"), 1, 1);
 	struct sim_stale st;
 	struct sim_cost c;
 
@@ -125,7 +126,7 @@ TEST(unknown_ids)
 
 TEST(update_errors)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 2, 1);
+	struct sim *s = sim_new(sim_policy_find("break"), 2, 1);
 	struct sim_stale st;
 	int64_t v;
 
@@ -147,7 +148,7 @@ TEST(update_errors)
 
 TEST(window_errors)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 2, 2);
+	struct sim *s = sim_new(sim_policy_find("break"), 2, 2);
 	uint64_t id = 0;
 
 	ASSERT(s);
@@ -197,7 +198,7 @@ TEST(window_errors)
  */
 TEST(window_relink)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 2, 2);
+	struct sim *s = sim_new(sim_policy_find("break"), 2, 2);
 	struct sim_stale st;
 	uint64_t id;
 
@@ -229,7 +230,7 @@ TEST(window_relink)
  */
 TEST(set_online_threshold)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 4, 4);
+	struct sim *s = sim_new(sim_policy_find("break"), 4, 4);
 	struct sim_stale st;
 
 	ASSERT(s);
@@ -267,7 +268,7 @@ TEST(set_online_threshold)
 /* Flush requests: threshold strictly greater, force always; both counted. */
 TEST(flush_request)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 1, 1);
+	struct sim *s = sim_new(sim_policy_find("break"), 1, 1);
 	struct sim_cost c;
 
 	ASSERT(s);
@@ -294,7 +295,7 @@ static int count_items(enum sim_item_kind kind, int it, int64_t missing, void *c
 
 TEST(items_foreach)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 1, 1);
+	struct sim *s = sim_new(sim_policy_find("break"), 1, 1);
 	int64_t sum[2] = { 0, 0 };
 
 	ASSERT(s);

@@ -11,6 +11,7 @@
 
 #include "../harness.h"
 #include "sim.h"
+#include "sim_new.h"
 #include "sim-local.h"
 
 #define ROOT	SIM_ROOT_ID
@@ -124,7 +125,7 @@ static int all_zero(const struct sim *s)
  */
 TEST(seed_race_break)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 4, 4);
+	struct sim *s = sim_new(sim_policy_find("break"), 4, 4);
 	struct sim_cost c;
 	int k;
 
@@ -167,7 +168,7 @@ TEST(seed_race_break)
  */
 TEST(seed_race_continue)
 {
-	struct sim *s = sim_create(sim_policy_find("continue"), 4, 4);
+	struct sim *s = sim_new(sim_policy_find("continue"), 4, 4);
 
 	ASSERT(s);
 	ASSERT_EQ(seed_race(t, s), 0);
@@ -188,7 +189,7 @@ TEST(seed_race_continue)
  */
 TEST(seed_race_legacy)
 {
-	struct sim *s = sim_create(sim_policy_find("legacy"), 4, 4);
+	struct sim *s = sim_new(sim_policy_find("legacy"), 4, 4);
 	struct sim_cost c;
 
 	ASSERT(s);
@@ -211,7 +212,7 @@ TEST(seed_race_forced_flush_all_policies)
 	size_t i;
 
 	for (i = 0; (p = sim_policy_at(i)); i++) {
-		struct sim *s = sim_create(p, 4, 4);
+		struct sim *s = sim_new(p, 4, 4);
 
 		ASSERT(s);
 		ASSERT_EQ(seed_race(t, s), 0);
@@ -289,7 +290,7 @@ TEST(batching_phase)
 
 	for (i = 0; i < sizeof(batching) / sizeof(batching[0]); i++) {
 		const struct batching_expect *e = &batching[i];
-		struct sim *s = sim_create(sim_policy_find(e->policy), 1, 1);
+		struct sim *s = sim_new(sim_policy_find(e->policy), 1, 1);
 		int k, flushable_from = 0;
 		struct sim_cgroup_stats cs;
 		struct ep_log log = { .n = 0 };
@@ -432,7 +433,7 @@ static int read_now(struct sim *s, uint64_t ts, uint64_t id, struct read_log *lo
 TEST(seed_race_break_read_error)
 {
 	static const int64_t want[6] = { 0, -384, -448, -512, -576, -640 };
-	struct sim *s = sim_create(sim_policy_find("break"), 4, 4);
+	struct sim *s = sim_new(sim_policy_find("break"), 4, 4);
 	struct sim_read_info info;
 	struct sim_cgroup_stats cs;
 	struct sim_item_stats is;
@@ -495,7 +496,7 @@ TEST(seed_race_break_read_error)
  */
 TEST(seed_race_continue_read_error)
 {
-	struct sim *s = sim_create(sim_policy_find("continue"), 4, 4);
+	struct sim *s = sim_new(sim_policy_find("continue"), 4, 4);
 	struct sim_read_info info;
 	struct sim_cgroup_stats cs;
 	struct read_log log;
@@ -526,7 +527,7 @@ TEST(seed_race_continue_read_error)
  */
 TEST(read_that_flushes)
 {
-	struct sim *s = sim_create(sim_policy_find("continue"), 4, 4);
+	struct sim *s = sim_new(sim_policy_find("continue"), 4, 4);
 	struct sim_read_info info;
 	struct read_log log = { .lines = 0 };
 	unsigned int cpu;
@@ -567,7 +568,7 @@ TEST(no_race_no_stale_read)
 	size_t i;
 
 	for (i = 0; (p = sim_policy_at(i)); i++) {
-		struct sim *s = sim_create(p, 4, 4);
+		struct sim *s = sim_new(p, 4, 4);
 		struct sim_read_info info;
 		struct sim_cgroup_stats cs;
 		struct sim_item_stats is;

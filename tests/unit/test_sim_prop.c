@@ -32,6 +32,7 @@
 
 #include "../harness.h"
 #include "sim.h"
+#include "sim_new.h"
 #include "sim-local.h"
 
 #define MAXN	24
@@ -553,7 +554,7 @@ static int run_round(uint64_t seed, int *op_out)
 	online = 1 + rndn(r.possible);
 	r.th = SIM_CHARGE_BATCH * online;
 	r.offline = online < r.possible;
-	s = sim_create(sim_policy_at((size_t)r.pol), r.possible, online);
+	s = sim_new(sim_policy_at((size_t)r.pol), r.possible, online);
 	if (!s)
 		return bad("sim_create");
 	ref_add(&r, ts, SIM_ROOT_ID, -1);

@@ -9,6 +9,7 @@
 
 #include "../harness.h"
 #include "sim.h"
+#include "sim_new.h"
 #include "sim-local.h"
 
 #define ROOT	SIM_ROOT_ID
@@ -56,7 +57,7 @@ static int64_t item(const struct sim *s, uint64_t id, enum sim_item_kind kind, i
  */
 TEST(subtree_flush_waits_in_parent_pending)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 2, 2);
+	struct sim *s = sim_new(sim_policy_find("break"), 2, 2);
 	struct sim_acct ac;
 	uint64_t id;
 
@@ -149,7 +150,7 @@ TEST(subtree_flush_waits_in_parent_pending)
  */
 TEST(stuck_and_age)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 1, 1);
+	struct sim *s = sim_new(sim_policy_find("break"), 1, 1);
 	struct sim_acct ac;
 	struct sim_stale st;
 
@@ -200,7 +201,7 @@ TEST(stuck_and_age)
  */
 TEST(event_count_truncation)
 {
-	struct sim *s = sim_create(sim_policy_find("continue"), 1, 1);
+	struct sim *s = sim_new(sim_policy_find("continue"), 1, 1);
 	const int64_t big = (int64_t)((1ULL << 32) + 3);
 
 	ASSERT(s);
@@ -237,7 +238,7 @@ TEST(event_count_truncation)
  */
 TEST(oldest_out_of_order)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 2, 2);
+	struct sim *s = sim_new(sim_policy_find("break"), 2, 2);
 
 	ASSERT(s);
 	ASSERT_EQ(sim_cgroup_add(s, 0, A, ROOT), 0);
@@ -340,7 +341,7 @@ static int ep_keep(const struct sim_episode *ep, void *ctx)
  */
 TEST(cancelling_updates)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 1, 1);
+	struct sim *s = sim_new(sim_policy_find("break"), 1, 1);
 	struct ep_log ep = { .n = 0 };
 	struct sim_read_info info;
 	struct sim_cgroup_stats cs;
@@ -450,7 +451,7 @@ static int count_lines(enum sim_item_kind kind, int it, const struct sim_item_st
  */
 TEST(state_and_lruvec_are_one_line)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 1, 1);
+	struct sim *s = sim_new(sim_policy_find("break"), 1, 1);
 	struct read_log log;
 	struct sim_item_stats is;
 	int64_t e = 0;
@@ -501,7 +502,7 @@ TEST(state_and_lruvec_are_one_line)
  */
 TEST(flush_in_progress)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 2, 2);
+	struct sim *s = sim_new(sim_policy_find("break"), 2, 2);
 	struct ep_log ep = { .n = 0 };
 	struct sim_read_info info;
 	struct sim_cgroup_stats cs;
@@ -563,7 +564,7 @@ static int ep_fail(const struct sim_episode *ep, void *ctx)
 
 TEST(episode_sink_error)
 {
-	struct sim *s = sim_create(sim_policy_find("break"), 1, 1);
+	struct sim *s = sim_new(sim_policy_find("break"), 1, 1);
 
 	ASSERT(s);
 	sim_episode_sink(s, ep_fail, NULL);
@@ -587,7 +588,7 @@ TEST(episode_sink_error)
  */
 TEST(hotplug_moves_the_bound)
 {
-	struct sim *s = sim_create(sim_policy_find("continue"), 4, 4);
+	struct sim *s = sim_new(sim_policy_find("continue"), 4, 4);
 	struct ep_log ep = { .n = 0 };
 	struct sim_cgroup_stats cs;
 	struct sim_item_stats is;
@@ -638,7 +639,7 @@ TEST(large_update_no_episode)
 	size_t i;
 
 	for (i = 0; (p = sim_policy_at(i)); i++) {
-		struct sim *s = sim_create(p, 2, 2);
+		struct sim *s = sim_new(p, 2, 2);
 		struct ep_log ep = { .n = 0 };
 		struct sim_cgroup_stats cs;
 

@@ -7,6 +7,7 @@
 #include "../harness.h"
 #include "self_policy.h"
 #include "sim.h"
+#include "sim_new.h"
 
 #define ROOT	SIM_ROOT_ID
 #define P	10ULL
@@ -14,7 +15,8 @@
 
 static struct sim_step_out step(const char *pol, int64_t atomic, uint32_t pcpu, uint32_t v)
 {
-	struct sim_step_in in = { .atomic = atomic, .th = 128, .pcpu = pcpu, .abs_val = v };
+	struct sim_step_in in = { .atomic = atomic, .th = 128, .pcpu = pcpu, .abs_val = v,
+				  .batch = SIM_CHARGE_BATCH };
 
 	return sim_policy_find(pol)->step(&in);
 }
@@ -81,7 +83,7 @@ TEST(step_flushable)
  */
 TEST(sim_applies_any_policy)
 {
-	struct sim *s = sim_create(&self_policy, 2, 2);
+	struct sim *s = sim_new(&self_policy, 2, 2);
 	struct sim_cost c;
 
 	ASSERT(s);

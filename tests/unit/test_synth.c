@@ -15,6 +15,7 @@
 #include "db.h"
 #include "error.h"
 #include "sim.h"
+#include "sim_new.h"
 #include "synth.h"
 
 #define LEAF	100ull	/* seed-race and pagecache: the leaf's id */
@@ -356,8 +357,8 @@ static int race_tap(void *ctx, const struct mcr_event *ev)
 TEST(test_synth_seed_race_timeline)
 {
 	struct race r = {
-		.brk = sim_create(sim_policy_find("break"), 4, 4),
-		.cont = sim_create(sim_policy_find("continue"), 4, 4),
+		.brk = sim_new(sim_policy_find("break"), 4, 4),
+		.cont = sim_new(sim_policy_find("continue"), 4, 4),
 	};
 	struct synth_out out = { .event = race_tap, .ctx = &r };
 	struct synth_args a;
