@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # bench/capture.sh - memcg-capture against trace-cmd under an anonymous page-fault
 # stress on every CPU (about 1 M memcg events/s on 2 CPUs), all in one invocation:
-#   baseline  the stress alone (faults/s)
+#   baseline  the stress alone (faults/s), run again before each tool
 #   capture   memcg-capture -b KIB
 #   trace-cmd trace-cmd record -d --no-filter -C mono -b KIB, the same events
 # For each: events captured, events lost, capture CPU seconds, workload faults/s and
-# slowdown against the baseline, bytes per event of the output file.
+# slowdown against the baseline run just before it (the stress's fault rate drifts
+# over consecutive runs, and the machine's other load with it), bytes per event of
+# the output file.
 #
 #   bench/capture.sh [SECONDS [KIB_PER_CPU]]   defaults: 5 s, memcg-capture's default -b
 # Needs root, tracefs and the memcg tracepoints; trace-cmd is optional.  The stress runs
@@ -51,6 +53,7 @@ cpu_of() { awk 'NR==2 {split($1,u,"m"); split($2,s,"m"); printf "%.2f\n", u[1]*6
 echo "bench/capture: $NCPU CPUs, stress ${DUR}s on each, -b $KIB KiB per CPU, kernel $(uname -r)"
 
 base=$(stress_all)
+c_base=$base
 
 # --- memcg-capture -----------------------------------------------------------------------
 ( "$CAPTURE" -o "$T/c.db" -b "$KIB" >"$T/c.out" 2>"$T/c.err" & echo $! >"$T/c.pid"; wait $!; echo $? >"$T/c.rc"; times >"$T/c.times" ) &
@@ -75,6 +78,7 @@ if command -v trace-cmd >/dev/null; then
 	saved_clock=$(sed 's/.*\[\(.*\)\].*/\1/' "$TRACING/trace_clock")
 	saved_kb=$(cat "$TRACING/buffer_size_kb")
 	saved_ft=$(cat "$TRACING/options/function-trace" 2>/dev/null)
+	t_base=$(stress_all)
 	( trace-cmd record -d --no-filter -C mono -b "$KIB" -o "$T/trace.dat" -e memcg \
 		-e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock \
 		-e cgroup:cgroup_mkdir -e cgroup:cgroup_rmdir >"$T/t.out" 2>"$T/t.err" &
@@ -103,13 +107,14 @@ if command -v trace-cmd >/dev/null; then
 	t_lost=$(awk '/^overrun:/ {s += $2} /^commit overrun:/ {s += $3} /^dropped events:/ {s += $3} END {print s + 0}' "$T/t.stat")
 	t_cpu=$(cpu_of "$T/t.times")
 	t_size=$(stat -c %s "$T/trace.dat" 2>/dev/null || echo 0)
-	t_line=$(awk -v e="$t_events" -v l="$t_lost" -v c="$t_cpu" -v r="$tc_rate" -v b="$base" -v s="$t_size" -v d="$DUR" \
+	t_line=$(awk -v e="$t_events" -v l="$t_lost" -v c="$t_cpu" -v r="$tc_rate" -v b="$t_base" -v s="$t_size" -v d="$DUR" \
 		'BEGIN {printf "%-14s %12d %9d %9.2f %12.0f %8.1f%% %9.2f %10.0f\n", "trace-cmd", e, l, c, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}')
 fi
 
 printf '%-14s %12s %9s %9s %12s %9s %9s %10s\n' run events lost cpu_s faults/s slowdown B/event events/s
-printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$base" 0.0% - -
-awk -v e="$c_events" -v l="$c_lost" -v c="$c_cpu" -v r="$cap_rate" -v b="$base" -v s="$c_size" -v d="$DUR" \
+printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$c_base" 0.0% - -
+awk -v e="$c_events" -v l="$c_lost" -v c="$c_cpu" -v r="$cap_rate" -v b="$c_base" -v s="$c_size" -v d="$DUR" \
 	'BEGIN {printf "%-14s %12d %9d %9.2f %12.0f %8.1f%% %9.2f %10.0f\n", "memcg-capture", e, l, c, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}'
+[ -n "${t_base:-}" ] && printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$t_base" 0.0% - -
 echo "$t_line"
 echo "memcg-capture: $(cat "$T/c.out") (exit $(cat "$T/c.rc"))"

@@ -51,6 +51,15 @@ struct imp_flush {
 	bool		valid;
 };
 
+#define IMP_FLUSH_SLOTS		64
+
+/* An event held back while the memory hierarchy is unknown (import.c). */
+struct imp_pend {
+	struct mcr_event	ev;
+	char			*path;		/* mkdir/rmdir: its path, NULL if none */
+	int			path_len;
+};
+
 struct imp {
 	const struct import_opts	*o;
 	struct import_result		*res;
@@ -67,12 +76,16 @@ struct imp {
 	uint64_t			ts_backwards;
 	int				walk_version;	/* 1 or 2 from --cgroupfs, 0 unknown */
 	int				stats_cpus;	/* complete per-CPU stats blocks */
-	/* prescan */
-	struct imp_flush		flush[64];
-	uint64_t			scan_memcg;
-	int				scan_hier;
+	/* the memory hierarchy id, while the pass has not decided it */
+	bool				hier_known;
+	bool				pass_void;	/* held back too much: the pass only looks */
+	struct imp_flush		(*flush)[IMP_FLUSH_SLOTS];	/* per CPU */
+	struct imp_cgs			memcg_ids;	/* ids of memcg events, for the fallback */
+	uint64_t			last_memcg_id;
 	uint64_t			*mk_root_id;	/* (root << 48 | id) of mkdir/rmdir, for the fallback */
 	size_t				nmk, capmk;
+	struct imp_pend			*pend;
+	size_t				npend, cappend;
 };
 
 /* import_decode.c */
@@ -85,13 +98,13 @@ struct imp_cg *imp_cg_get(struct imp_cgs *t, uint64_t id);
 struct imp_cg *imp_cg_find(const struct imp_cgs *t, uint64_t id);
 void imp_cgs_free(struct imp_cgs *t);
 int imp_cg_touch(struct imp *im, uint64_t id);
-int imp_mkdir(struct imp *im, struct tep_record *r, const struct mcr_event *ev);
+int imp_mkdir(struct imp *im, const struct mcr_event *ev, const char *path, int len);
 int imp_walk(struct imp *im, const char *dir, const char **why);
 int imp_hierarchy(struct imp *im);
 int imp_write_cgroups(struct imp *im);
 
 /* import_meta.c */
-void imp_scan(struct imp *im, struct tracecmd_input *h);
+int imp_evidence(struct imp *im, const struct mcr_event *ev, int root);
 int imp_hier_by_mkdir(struct imp *im);
 int imp_items(struct imp *im, struct tracecmd_input *top);
 int imp_cpustats(struct imp *im, const char *text, const char *buffer, bool write);

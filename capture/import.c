@@ -5,11 +5,15 @@
  * writes.  Records are decoded in import_decode.c, cgroups are assembled in
  * import_cgroups.c, meta and the hierarchy id come from import_meta.c.
  *
- * Two passes over the chosen buffer: a prescan that finds the buffer holding
- * the memcg events and the memory hierarchy id (it stops as soon as both are
- * known, usually within the first periodic root flush), then the import
- * itself on a fresh handle, in tracecmd_iterate_events() order, which is the
+ * One pass over the buffer, in tracecmd_iterate_events() order, which is the
  * replay order: smallest ts first, lowest CPU on ties, ring order per CPU.
+ * The buffer is the top one, or the first -B instance holding memcg events
+ * when it has none.  The memory hierarchy id, which decides which rstat and
+ * mkdir/rmdir events are kept, is learnt from the events (imp_evidence(),
+ * usually at the first periodic root flush): until then the events from the
+ * first rstat or mkdir/rmdir one on are held back in memory, then written in
+ * order.  Past IMP_PEND_MAX of them the pass only looks for the id and a
+ * second pass imports, as every import did before.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,18 +31,23 @@
 #include "import-local.h"
 
 #define IMP_PROGRESS_EVERY	4096
+#define IMP_PEND_MAX		(1u << 20)	/* events held back: 56 MiB */
 
 /* ---- opening ---- */
 
 static const uint8_t imp_magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
 /*
- * Opens @path in a child first: libtracecmd 1.3.1 crashes (in its own error
- * path) on some truncated files, and a crash must become an error code.
+ * Opens a file of version 6 or older in a child first: libtracecmd 1.3.1
+ * crashes (in its own error path) on some truncated v6 files, and a crash
+ * must become an error code.  A v7 file is opened directly: its open costs a
+ * tenth of the import (the kallsyms are parsed at every open), and
+ * libtracecmd returns an error for a v7 file cut anywhere (tried at 166
+ * offsets, headers to the options at its end).
  */
 static int imp_open_checked(const char *path, const char **why)
 {
-	uint8_t magic[sizeof(imp_magic)];
+	uint8_t magic[sizeof(imp_magic) + 2];
 	struct stat st;
 	ssize_t n;
 	pid_t pid;
@@ -55,10 +64,14 @@ static int imp_open_checked(const char *path, const char **why)
 	}
 	n = read(fd, magic, sizeof(magic));
 	close(fd);
-	if (n != (ssize_t)sizeof(magic) || memcmp(magic, imp_magic, sizeof(magic))) {
+	if (n < (ssize_t)sizeof(imp_magic) || memcmp(magic, imp_magic, sizeof(imp_magic))) {
 		*why = st.st_size ? "not a trace-cmd data file (bad magic)" : "empty file";
 		return -MCR_E_CORRUPT;
 	}
+	/* the version, a decimal string: "7" then NUL */
+	if (n == (ssize_t)sizeof(magic) && magic[sizeof(imp_magic)] >= '7' &&
+	    magic[sizeof(imp_magic)] <= '9' && !magic[sizeof(imp_magic) + 1])
+		return 0;
 	pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -102,44 +115,21 @@ static void imp_handle_put(struct tracecmd_input *top, struct tracecmd_input *h)
 		tracecmd_close(h);
 }
 
-/*
- * Prescans the top buffer, then each instance, until one holds memcg
- * events.  Returns its index (-1 = top), or -MCR_E_NO_EVENTS.
- */
-static int imp_choose_buffer(struct imp *im, struct tracecmd_input *top)
-{
-	int idx, n = tracecmd_buffer_instances(top);
-
-	for (idx = -1; idx < n; idx++) {
-		struct tracecmd_input *h = imp_handle(im, top, idx, false);
-
-		if (!h)
-			continue;
-		im->tep = tracecmd_get_tep(h);
-		im->scan_memcg = 0;
-		im->scan_hier = -1;
-		im->nmk = 0;
-		memset(im->flush, 0, sizeof(im->flush));
-		imp_cgs_free(&im->cgs);
-		im->last_id = 0;
-		if (imp_types_init(im) > 0)
-			imp_scan(im, h);
-		imp_handle_put(top, h);
-		if (im->scan_memcg)
-			return idx;
-	}
-	return -MCR_E_NO_EVENTS;
-}
-
 /* ---- the import pass ---- */
 
 static int imp_seq_grow(struct imp *im, int cpu)
 {
 	int n = cpu + 1;
+	struct imp_flush (*f)[IMP_FLUSH_SLOTS];
 	uint64_t *s, *t;
 
 	if (cpu < 0 || cpu > 65535)
 		return -MCR_E_CORRUPT;
+	f = realloc(im->flush, n * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	im->flush = f;
+	memset(f + im->nseq, 0, (n - im->nseq) * sizeof(*f));
 	s = realloc(im->seq, n * sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -154,13 +144,126 @@ static int imp_seq_grow(struct imp *im, int cpu)
 	return 0;
 }
 
+/* Writes @ev (of hierarchy @root; @path for mkdir/rmdir) unless another hierarchy's. */
+static int imp_keep(struct imp *im, struct mcr_event *ev, int root, const char *path, int len)
+{
+	struct import_result *res = im->res;
+	int err, cpu = ev->cpu;
+
+	if (ev->kind >= MCR_EV_LOCKED && ev->kind <= MCR_EV_RMDIR && res->hierarchy_id >= 0 &&
+	    root != res->hierarchy_id) {
+		res->other_hierarchy++;
+		return 0;
+	}
+	if (ev->kind == MCR_EV_MKDIR || ev->kind == MCR_EV_RMDIR)
+		err = imp_mkdir(im, ev, path, len);
+	else
+		err = imp_cg_touch(im, ev->id);
+	if (err)
+		return err;
+	if (ev->ts < im->last_ts[cpu])
+		im->ts_backwards++;
+	im->last_ts[cpu] = ev->ts;
+	ev->seq = im->seq[cpu]++;
+	err = db_events_append(im->db, ev);
+	if (err)
+		return err;
+	if (!res->events)
+		res->first_ts = ev->ts;
+	if (ev->ts > res->last_ts)
+		res->last_ts = ev->ts;
+	res->events++;
+	res->per_kind[ev->kind]++;
+	return 0;
+}
+
+static void imp_pend_free(struct imp *im)
+{
+	size_t i;
+
+	for (i = 0; i < im->npend; i++)
+		free(im->pend[i].path);
+	free(im->pend);
+	im->pend = NULL;
+	im->npend = im->cappend = 0;
+}
+
+/* The hierarchy is known: write what was held back, in order. */
+static int imp_pend_flush(struct imp *im)
+{
+	struct imp_pend *p;
+	int err = 0;
+
+	im->hier_known = true;
+	for (p = im->pend; !err && p < im->pend + im->npend; p++)
+		err = imp_keep(im, &p->ev, p->ev.aux, p->path, p->path_len);
+	imp_pend_free(im);
+	return err;
+}
+
+/*
+ * While the hierarchy is unknown: 1 if @ev was held back (or the pass only
+ * looks), 0 if it is to be written now, or a negative error.
+ */
+static int imp_undecided(struct imp *im, struct tep_record *r, struct mcr_event *ev, int root)
+{
+	struct imp_pend *p;
+	const char *path;
+	int hier, len = 0;
+
+	hier = imp_evidence(im, ev, root);
+	if (hier < -1)
+		return hier;
+	if (hier >= 0) {
+		im->res->hierarchy_id = hier;
+		im->res->hierarchy_how = "rstat lock events following a flushing "
+					 "memcg_flush_stats on the same task";
+		im->hier_known = true;
+		return im->pass_void ? 1 : imp_pend_flush(im);
+	}
+	if (im->pass_void)
+		return 1;
+	if (!im->npend && !(ev->kind >= MCR_EV_LOCKED && ev->kind <= MCR_EV_RMDIR))
+		return 0;
+	if (im->npend == IMP_PEND_MAX) {
+		im->pass_void = true;
+		imp_pend_free(im);
+		return 1;
+	}
+	if (im->npend == im->cappend) {
+		size_t cap = im->cappend ? 2 * im->cappend : 1024;
+
+		p = realloc(im->pend, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		im->pend = p;
+		im->cappend = cap;
+	}
+	p = &im->pend[im->npend];
+	p->ev = *ev;
+	p->path = NULL;
+	p->path_len = 0;
+	if ((ev->kind == MCR_EV_MKDIR || ev->kind == MCR_EV_RMDIR) &&
+	    (path = imp_path(im, r, ev->kind, &len))) {
+		p->path = strndup(path, (size_t)len);
+		if (!p->path)
+			return -ENOMEM;
+		p->path_len = len;
+	}
+	im->npend++;
+	return 1;
+}
+
 static int imp_cb(struct tracecmd_input *h, struct tep_record *r, int cpu_idx, void *data)
 {
 	struct imp *im = data;
 	struct import_result *res = im->res;
 	struct mcr_event ev;
-	int root, err, cpu = r->cpu;
+	const char *path = NULL;
+	int root, err, len = 0, cpu = r->cpu;
 
+	if (im->pass_void && im->hier_known)
+		return 0;	/* a second pass will import */
 	if (++res->records % IMP_PROGRESS_EVERY == 0 && im->o->progress)
 		im->o->progress(im->o->progress_ctx, res->records, im->progress_total);
 	if (cpu >= im->nseq && (err = imp_seq_grow(im, cpu)))
@@ -178,31 +281,14 @@ static int imp_cb(struct tracecmd_input *h, struct tep_record *r, int cpu_idx, v
 	}
 	if (!imp_decode(im, r, &ev, &root))
 		return 0;
-	if (ev.kind >= MCR_EV_LOCKED && ev.kind <= MCR_EV_RMDIR && im->res->hierarchy_id >= 0 &&
-	    root != im->res->hierarchy_id) {
-		res->other_hierarchy++;
-		return 0;
-	}
+	if (!im->hier_known && (err = imp_undecided(im, r, &ev, root)))
+		goto out;
 	if (ev.kind == MCR_EV_MKDIR || ev.kind == MCR_EV_RMDIR)
-		err = imp_mkdir(im, r, &ev);
-	else
-		err = imp_cg_touch(im, ev.id);
-	if (err)
-		goto fail;
-	if (r->ts < im->last_ts[cpu])
-		im->ts_backwards++;
-	im->last_ts[cpu] = r->ts;
-	ev.seq = im->seq[cpu]++;
-	err = db_events_append(im->db, &ev);
-	if (err)
-		goto fail;
-	if (!res->events)
-		res->first_ts = ev.ts;
-	if (ev.ts > res->last_ts)
-		res->last_ts = ev.ts;
-	res->events++;
-	res->per_kind[ev.kind]++;
-	return 0;
+		path = imp_path(im, r, ev.kind, &len);
+	err = imp_keep(im, &ev, root, path, len);
+out:
+	if (err >= 0)
+		return 0;
 fail:
 	im->err = err;
 	return -1;
@@ -211,36 +297,24 @@ fail:
 /* ---- the whole import ---- */
 
 /*
- * Which cgroup hierarchy is the memory controller's: the prescan's rstat
- * evidence first, then the importing host's /proc/cgroups (--cgroupfs), then
- * mkdir ids that memcg events use.  Returns the importing host's id (or -1),
- * for the warning when the two disagree.
+ * No flush followed by its lock events in the whole buffer: the importing
+ * host's /proc/cgroups (--cgroupfs, @proc_hier), then mkdir ids that memcg
+ * events use.
  */
-static int imp_pick_hierarchy(struct imp *im)
+static void imp_hier_fallback(struct imp *im, int proc_hier)
 {
 	struct import_result *res = im->res;
-	int proc_hier = -1;
 
-	res->hierarchy_id = im->scan_hier;
-	res->hierarchy_how = "rstat lock events following a flushing memcg_flush_stats on the same task";
-	if (im->o->cgroupfs && (proc_hier = cgroupfs_hierarchy_id("memory")) < 0)
-		proc_hier = -1;
-	if (res->hierarchy_id < 0 && proc_hier >= 0) {
+	if (proc_hier >= 0) {
 		res->hierarchy_id = proc_hier;
 		res->hierarchy_how = "/proc/cgroups of the importing host (--cgroupfs)";
-	}
-	if (res->hierarchy_id < 0) {
+	} else {
 		res->hierarchy_id = imp_hier_by_mkdir(im);
 		res->hierarchy_how = "cgroup_mkdir/rmdir ids that also appear as memcg ids";
 	}
 	if (res->hierarchy_id < 0)
 		res->hierarchy_how = "unknown: rstat/mkdir/rmdir events of every hierarchy kept";
-	/* the prescan's cgroup state is not the import's */
-	free(im->mk_root_id);
-	im->mk_root_id = NULL;
-	imp_cgs_free(&im->cgs);
-	im->last_id = 0;
-	return proc_hier;
+	im->hier_known = true;
 }
 
 /* What the user should know about the import, one line each, into @warn. */
@@ -328,46 +402,133 @@ static int imp_tables(struct imp *im, struct tracecmd_input *top)
 	return err;
 }
 
-static int imp_run(struct imp *im, struct tracecmd_input *top, const char *tmp, char *warn,
-		   size_t wsz)
+/* Removes the partial output @tmp and its WAL files. */
+static void imp_unlink_tmp(const char *tmp)
+{
+	char side[PATH_MAX];
+
+	unlink(tmp);
+	snprintf(side, sizeof(side), "%s-wal", tmp);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", tmp);
+	unlink(side);
+}
+
+/* Forgets a previous pass: its counts, cgroups, held-back events and database. */
+static int imp_pass_reset(struct imp *im, const char *tmp, bool keep_hier)
 {
 	struct import_result *res = im->res;
-	struct tracecmd_input *h;
-	int idx, err, proc_hier;
+	int err = 0;
+
+	if (im->db) {
+		err = db_close(im->db);
+		im->db = NULL;
+		imp_unlink_tmp(tmp);
+	}
+	res->records = res->events = res->other_hierarchy = 0;
+	res->gaps = res->missed = res->gaps_unknown = 0;
+	res->first_ts = res->last_ts = 0;
+	memset(res->per_kind, 0, sizeof(res->per_kind));
+	if (im->nseq) {
+		memset(im->seq, 0, im->nseq * sizeof(*im->seq));
+		memset(im->last_ts, 0, im->nseq * sizeof(*im->last_ts));
+		memset(im->flush, 0, im->nseq * sizeof(*im->flush));
+	}
+	im->ts_backwards = 0;
+	imp_cgs_free(&im->cgs);
+	im->last_id = 0;
+	imp_cgs_free(&im->memcg_ids);
+	im->last_memcg_id = 0;
+	im->nmk = 0;
+	imp_pend_free(im);
+	im->pass_void = false;
+	if (!keep_hier) {
+		im->hier_known = false;
+		res->hierarchy_id = -1;
+		res->hierarchy_how = "";
+	}
+	return err;
+}
+
+/*
+ * Imports buffer @h into a new @tmp.  *@info_err is what the file's CPUs and
+ * stats say (an error only if this buffer is the one imported).
+ */
+static int imp_pass(struct imp *im, struct tracecmd_input *h, struct tracecmd_input *top,
+		    const char *tmp, int proc_hier, bool keep_hier, int *info_err)
+{
 	const char *why = NULL;
+	int err;
 
-	idx = imp_choose_buffer(im, top);
-	if (idx < -1)
-		return idx;
-	if (idx >= 0)
-		snprintf(res->buffer, sizeof(res->buffer), "%s",
-			 tracecmd_buffer_instance_name(top, idx) ?: "?");
-	proc_hier = imp_pick_hierarchy(im);
-
-	/* the prescan moved the cursors: read the chosen buffer afresh */
-	h = imp_handle(im, top, idx, true);
-	if (!h)
-		return -MCR_E_CORRUPT;
+	err = imp_pass_reset(im, tmp, keep_hier);
+	if (err)
+		return err;
 	im->tep = tracecmd_get_tep(h);
 	err = imp_types_init(im);	/* >= 0: how many of our event types the file has */
-	if (err >= 0)
-		err = imp_file_info(im, top);
-	if (err < 0)
-		goto out;
+	if (err <= 0)
+		return err;
+	*info_err = imp_file_info(im, top);
 	if (im->o->cgroupfs) {
 		err = imp_walk(im, im->o->cgroupfs, &why);
 		if (err) {
-			res->detail = why;
-			goto out;
+			im->res->detail = why;
+			return err;
 		}
 	}
 	err = db_create(tmp, &im->db);
 	if (err)
-		goto out;
-	if (tracecmd_iterate_events(h, NULL, 0, imp_cb, im) < 0 && im->err) {
-		err = im->err;
-		goto out;
+		return err;
+	if (tracecmd_iterate_events(h, NULL, 0, imp_cb, im) < 0 && im->err)
+		return im->err;
+	if (!im->hier_known)
+		imp_hier_fallback(im, proc_hier);
+	return im->pass_void ? 0 : imp_pend_flush(im);
+}
+
+/* Any memcg event: the buffer to import. */
+static bool imp_has_memcg(const struct import_result *res)
+{
+	return res->per_kind[MCR_EV_STATE] || res->per_kind[MCR_EV_LRUVEC] ||
+	       res->per_kind[MCR_EV_EVENTS] || res->per_kind[MCR_EV_FLUSH];
+}
+
+static int imp_run(struct imp *im, struct tracecmd_input *top, const char *tmp, char *warn,
+		   size_t wsz)
+{
+	struct import_result *res = im->res;
+	struct tracecmd_input *h = NULL;
+	int idx, n, err = 0, info_err = 0, proc_hier = -1;
+
+	if (im->o->cgroupfs && (proc_hier = cgroupfs_hierarchy_id("memory")) < 0)
+		proc_hier = -1;
+	n = tracecmd_buffer_instances(top);
+	for (idx = -1; idx < n; idx++) {
+		h = imp_handle(im, top, idx, false);
+		if (!h)
+			continue;
+		if (idx >= 0)
+			snprintf(res->buffer, sizeof(res->buffer), "%s",
+				 tracecmd_buffer_instance_name(top, idx) ?: "?");
+		err = imp_pass(im, h, top, tmp, proc_hier, false, &info_err);
+		if (!err && im->pass_void) {
+			/* the hierarchy came too late to hold the events back: import again */
+			imp_handle_put(top, h);
+			h = imp_handle(im, top, idx, true);
+			if (!h)
+				return -MCR_E_CORRUPT;
+			err = imp_pass(im, h, top, tmp, proc_hier, true, &info_err);
+		}
+		if (err || imp_has_memcg(res))
+			break;
+		imp_handle_put(top, h);
+		h = NULL;
+		res->buffer[0] = '\0';
 	}
+	if (!err && !h)
+		err = -MCR_E_NO_EVENTS;
+	err = err ?: info_err;
+	if (err)
+		goto out;
 	err = imp_tables(im, top);
 	if (err)
 		goto out;
@@ -417,7 +578,6 @@ int import_run(const struct import_opts *o, struct import_result *res)
 	}
 	im->o = o;
 	im->res = res;
-	im->scan_hier = -1;
 	err = imp_run(im, top, tmp, warn, sizeof(warn));
 	if (im->db) {
 		int cerr = db_close(im->db);
@@ -426,17 +586,13 @@ int import_run(const struct import_opts *o, struct import_result *res)
 	}
 	if (!err && rename(tmp, o->out_path))
 		err = -errno;
-	if (err) {
-		char side[PATH_MAX];
-
-		unlink(tmp);
-		snprintf(side, sizeof(side), "%s-wal", tmp);
-		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", tmp);
-		unlink(side);
-	}
+	if (err)
+		imp_unlink_tmp(tmp);
 	tracecmd_close(top);
 	imp_cgs_free(&im->cgs);
+	imp_cgs_free(&im->memcg_ids);
+	imp_pend_free(im);
+	free(im->flush);
 	free(im->mk_root_id);
 	tp_decoder_free(&im->dec);
 	free(im->seq);

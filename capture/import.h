@@ -19,7 +19,7 @@
  * a failed import never destroys an existing file.
  *
  * To survive a libtracecmd 1.3.1 bug (tracecmd_open() crashes on a truncated
- * v6 file), the file is first opened in a short-lived child process.
+ * v6 file), a v6 file is first opened in a short-lived child process.
  */
 #ifndef MCR_IMPORT_H
 #define MCR_IMPORT_H

@@ -195,18 +195,16 @@ int imp_walk(struct imp *im, const char *dir, const char **why)
 /* ---- trace events ---- */
 
 /*
- * imp_mkdir() - takes the path, level and creation or removal time of the
- * cgroup_mkdir/rmdir record @r, decoded in @ev.
+ * imp_mkdir() - takes the path (@len bytes, NULL if the record had none),
+ * level and creation or removal time of the cgroup_mkdir/rmdir event @ev.
  */
-int imp_mkdir(struct imp *im, struct tep_record *r, const struct mcr_event *ev)
+int imp_mkdir(struct imp *im, const struct mcr_event *ev, const char *path, int len)
 {
 	struct imp_cg *cg = imp_cg_get(&im->cgs, ev->id);
-	const char *path;
-	int len, err = 0;
+	int err = 0;
 
 	if (!cg)
 		return -ENOMEM;
-	path = imp_path(im, r, ev->kind, &len);
 	if (path)
 		err = imp_cg_path(cg, path, (size_t)len);
 	cg->level = ev->level;

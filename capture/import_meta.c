@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * import_meta.c - what the importer learns besides the events: the memory
- * hierarchy id (from a prescan of the chosen buffer, or mkdir/rmdir ids as a
- * fallback), the kernel's per-CPU ring-buffer stats trace-cmd saved, item
+ * hierarchy id (from the events as the import reads them, or mkdir/rmdir ids
+ * as a fallback), the kernel's per-CPU ring-buffer stats trace-cmd saved, item
  * names and the meta table.
  */
 #include <errno.h>
@@ -18,34 +18,40 @@
 
 #define IMP_BATCH_SIZE		64	/* MEMCG_CHARGE_BATCH: the kernel's per-CPU flush batch */
 
-/* ---- prescan: which hierarchy ---- */
+/* ---- which hierarchy ---- */
 
-static int imp_scan_cb(struct tracecmd_input *h, struct tep_record *r, int cpu, void *data)
+/**
+ * imp_evidence() - what @ev (of hierarchy @root) tells about the memory
+ * hierarchy id, while it is unknown.
+ *
+ * __mem_cgroup_flush_stats() traces memcg_flush_stats, then, when it
+ * flushes, css_rstat_flush() takes its hierarchy's rstat lock on the same
+ * task (cgroup_rstat_locked, kernel/cgroup/rstat.c): a lock event following
+ * a flushing memcg_flush_stats of the same pid and cgroup id on the same CPU
+ * names the hierarchy.  Memcg ids and mkdir/rmdir ids are kept for imp_hier_by_mkdir().
+ * Returns the hierarchy id so found, -1 while none, or -ENOMEM.
+ */
+int imp_evidence(struct imp *im, const struct mcr_event *ev, int root)
 {
-	struct imp *im = data;
-	struct mcr_event ev;
-	struct imp_flush *fl;
-	int root;
+	struct imp_flush *fl = &im->flush[ev->cpu][(unsigned int)ev->pid % IMP_FLUSH_SLOTS];
 
-	if (!imp_decode(im, r, &ev, &root))
-		return 0;
-	fl = &im->flush[(unsigned int)ev.pid % 64];
-	switch (ev.kind) {
+	switch (ev->kind) {
 	case MCR_EV_FLUSH:
-		if (ev.flags & (MCR_FLUSH_FORCE | MCR_FLUSH_NEEDS))
-			*fl = (struct imp_flush){ .id = ev.id, .pid = ev.pid, .valid = true };
+		if (ev->flags & (MCR_FLUSH_FORCE | MCR_FLUSH_NEEDS))
+			*fl = (struct imp_flush){ .id = ev->id, .pid = ev->pid, .valid = true };
 		/* fall through */
 	case MCR_EV_STATE:
 	case MCR_EV_LRUVEC:
 	case MCR_EV_EVENTS:
-		im->scan_memcg++;
-		if (im->scan_hier < 0 && imp_cg_touch(im, ev.id))
-			return -1;
+		if (ev->id != im->last_memcg_id) {
+			if (!imp_cg_get(&im->memcg_ids, ev->id))
+				return -ENOMEM;
+			im->last_memcg_id = ev->id;
+		}
 		break;
 	case MCR_EV_LOCKED:
-		/* kernel-model 4.2: the lock events of a memcg flush follow it on the same task */
-		if (fl->valid && fl->pid == ev.pid && fl->id == ev.id && im->scan_hier < 0)
-			im->scan_hier = root;
+		if (fl->valid && fl->pid == ev->pid && fl->id == ev->id)
+			return root;
 		fl->valid = false;
 		break;
 	case MCR_EV_MKDIR:
@@ -55,40 +61,15 @@ static int imp_scan_cb(struct tracecmd_input *h, struct tep_record *r, int cpu, 
 			uint64_t *v = realloc(im->mk_root_id, cap * sizeof(*v));
 
 			if (!v)
-				return -1;
+				return -ENOMEM;
 			im->mk_root_id = v;
 			im->capmk = cap;
 		}
 		im->mk_root_id[im->nmk++] = ((uint64_t)(root & 0xffff) << 48) |
-					    (ev.id & 0xffffffffffffull);
+					    (ev->id & 0xffffffffffffull);
 		break;
 	}
-	if (im->scan_hier >= 0 && im->scan_memcg)
-		return -1;	/* both known: stop early */
-	return 0;
-}
-
-/*
- * The prescan reads CPU by CPU: stopping tracecmd_iterate_events() early
- * leaks its peeked records (libtracecmd 1.3.1), reading per CPU does not.  A
- * flush and its lock events come from one task, nearly always on one CPU.
- */
-void imp_scan(struct imp *im, struct tracecmd_input *h)
-{
-	int cpu, ncpu = tep_get_cpus(im->tep);
-
-	for (cpu = 0; cpu < ncpu && !(im->scan_hier >= 0 && im->scan_memcg); cpu++) {
-		struct tep_record *r;
-
-		memset(im->flush, 0, sizeof(im->flush));
-		for (r = tracecmd_read_cpu_first(h, cpu); r; r = tracecmd_read_data(h, cpu)) {
-			int stop = imp_scan_cb(h, r, cpu, im);
-
-			tracecmd_free_record(r);
-			if (stop)
-				break;
-		}
-	}
+	return -1;
 }
 
 /*
@@ -111,7 +92,7 @@ int imp_hier_by_mkdir(struct imp *im)
 			continue;
 		for (j = i; j < im->nmk; j++)
 			if ((int)(im->mk_root_id[j] >> 48) == root &&
-			    imp_cg_find(&im->cgs, im->mk_root_id[j] & 0xffffffffffffull))
+			    imp_cg_find(&im->memcg_ids, im->mk_root_id[j] & 0xffffffffffffull))
 				n++;
 		if (n > best_n) {
 			best_n = n;

@@ -102,9 +102,8 @@ int live_open(const struct live_opts *opts, struct db *db, struct live **out)
 			break;
 		}
 		c->page_size = tracefs_cpu_read_size(c->tc);
-		c->page = malloc(c->page_size);
-		c->kb = tep_kbuffer(lv->dec.tep);
-		if (!c->page || !c->kb) {
+		c->page = c->page_size > 0 ? malloc(c->page_size) : NULL;
+		if (!c->page) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -216,8 +215,6 @@ int live_close(struct live *lv, char *name, size_t len)
 		live_chunks_free(c->spare);
 		if (c->tc)
 			tracefs_cpu_close(c->tc);
-		if (c->kb)
-			kbuffer_free(c->kb);
 		free(c->page);
 	}
 	live_chunks_free(lv->sealed);	/* left by a writer that failed */

@@ -12,7 +12,6 @@
 #include <stdatomic.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <tracefs.h>
 
 #include "error.h"
@@ -20,6 +19,7 @@
 #include "store.h"
 #include "tp_decode.h"
 #include "live.h"
+#include "live_page.h"
 
 /* A reader seals its chunk once its first event is this old (and when full). */
 #define LIVE_SEAL_NS		500000000ull
@@ -40,7 +40,6 @@ struct live_decoder {
 struct live_cpu {
 	struct live		*lv;
 	struct tracefs_cpu	*tc;
-	struct kbuffer		*kb;
 	void			*page;
 	int			page_size;
 	int			cpu;

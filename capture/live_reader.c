@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One reader thread per CPU: drains the CPU's ring buffer (whole sub-buffers
- * through splice, then the partial one by read()), decodes each record with a
+ * through splice, then the partial one by read()), walks each sub-buffer's
+ * records (live_page.c), decodes each record with a
  * per-CPU sequence number straight into the CPU's open chunk of the event
  * store, and seals and queues the chunk when full or LIVE_SEAL_NS old.  Every
  * in-band missed-events marker becomes a gap row at once.
@@ -130,29 +131,28 @@ static int live_gap(struct live_cpu *c, uint64_t ts, int missed)
 static int live_consume(struct live_cpu *c, void *page)
 {
 	struct live *lv = c->lv;
-	unsigned long long ts;
+	struct live_page pg;
 	struct mcr_event ev;
-	uint64_t first = 0, last = 0, stored = 0;
-	int missed, n = 0, ret = 0;
-	void *data;
+	uint64_t ts, first = 0, last = 0, stored = 0;
+	unsigned int size;
+	int n = 0, ret = 0;
+	const void *data;
 
-	if (kbuffer_load_subbuffer(c->kb, page) < 0)
+	if (live_page_load(&pg, page, (size_t)c->page_size) < 0)
 		return -EINVAL;
-	data = kbuffer_read_event(c->kb, &ts);
-	missed = kbuffer_missed_events(c->kb);
-	if (missed) {
+	data = live_page_next(&pg, &ts, &size);
+	if (pg.missed) {
 		/* the marker sits before this sub-buffer's first record */
-		ret = live_gap(c, data ? ts : kbuffer_timestamp(c->kb), missed);
+		ret = live_gap(c, data ? ts : pg.ts, pg.missed > 0 ? (int)pg.missed : -1);
 		if (ret < 0)
 			goto fail;
 	}
-	for (; data; data = kbuffer_next_event(c->kb, &ts)) {
+	for (; data; data = live_page_next(&pg, &ts, &size)) {
 		const char *path = NULL;
 		int len = 0;
 
 		/* not ours cannot happen: only our events are enabled */
-		if (!live_decode(&lv->dec, data, (unsigned int)kbuffer_event_size(c->kb), &ev, &path,
-				 &len))
+		if (!live_decode(&lv->dec, (void *)data, size, &ev, &path, &len))
 			continue;
 		ev.ts = ts;
 		ev.cpu = c->cpu;
@@ -167,6 +167,9 @@ static int live_consume(struct live_cpu *c, void *page)
 			stored++;
 		}
 	}
+	/* a record whose length runs past the page ends it: what follows is lost, uncounted */
+	if (ret >= 0 && pg.bad)
+		ret = live_gap(c, pg.ts, -1);
 	/* the totals are published once a sub-buffer, not once an event */
 	atomic_fetch_add_explicit(&c->records, n, memory_order_relaxed);
 	atomic_fetch_add_explicit(&c->stored, stored, memory_order_relaxed);

@@ -36,8 +36,22 @@ const struct tp_event_info *tp_event(int i)
 	return &tp_events[i];
 }
 
+static struct tp_num tp_num_of(const struct tep_format_field *f, bool native)
+{
+	struct tp_num n = { 0 };
+
+	if (!f || !native || f->offset < 0 || f->offset > UINT16_MAX)
+		return n;
+	if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+		return n;
+	n.off = (uint16_t)f->offset;
+	n.size = (uint8_t)f->size;
+	n.sign = !!(f->flags & TEP_FIELD_IS_SIGNED);
+	return n;
+}
+
 /* Resolves @d's fields in @e; false if @e is not the tracepoint we know. */
-static bool tp_evdesc_init(struct tp_evdesc *d, struct tep_event *e)
+static bool tp_evdesc_init(struct tp_evdesc *d, struct tep_event *e, bool native)
 {
 	struct tep_format_field **num[] = { &d->id, &d->item, &d->val, &d->stats_updates,
 					    &d->force, &d->needs_flush, &d->root, &d->level,
@@ -62,6 +76,16 @@ static bool tp_evdesc_init(struct tp_evdesc *d, struct tep_event *e)
 	for (k = 0; k < sizeof(num) / sizeof(num[0]); k++)
 		if (*num[k] && (*num[k])->offset + (*num[k])->size > d->min_size)
 			d->min_size = (*num[k])->offset + (*num[k])->size;
+	d->n_id = tp_num_of(d->id, native);
+	d->n_item = tp_num_of(d->item, native);
+	d->n_val = tp_num_of(d->val, native);
+	d->n_root = tp_num_of(d->root, native);
+	d->n_level = tp_num_of(d->level, native);
+	d->n_cpu = tp_num_of(d->cpu, native);
+	d->n_contended = tp_num_of(d->contended, native);
+	d->n_stats_updates = tp_num_of(d->stats_updates, native);
+	d->n_force = tp_num_of(d->force, native);
+	d->n_needs_flush = tp_num_of(d->needs_flush, native);
 	d->event = e;
 	d->type = e->id;
 	return true;
@@ -82,11 +106,13 @@ int tp_decoder_init(struct tp_decoder *dec, struct tep_handle *tep)
 
 		if (!e || e->id < 0 || e->id > TP_TYPE_MAX)
 			continue;
-		if (!tp_evdesc_init(&dec->desc[tp_events[i].kind], e))
+		if (!tp_evdesc_init(&dec->desc[tp_events[i].kind], e, dec->native))
 			continue;
 		if (!dec->common_type) {
 			dec->common_type = tep_find_common_field(e, "common_type");
 			dec->common_pid = tep_find_common_field(e, "common_pid");
+			dec->n_type = tp_num_of(dec->common_type, dec->native);
+			dec->n_pid = tp_num_of(dec->common_pid, dec->native);
 		}
 		if (e->id < dec->min_type)
 			dec->min_type = e->id;
@@ -155,34 +181,29 @@ const char *tp_field_string(const struct tep_format_field *f, const void *data, 
 }
 
 /*
- * tp_field_num() without the library call when the data is in our byte
- * order: the live readers decode every record with it, so it is the
- * capture's hottest path.  The same bytes, the same sign extension.
+ * tp_field_num() from the copied offset, size and sign when the data is in
+ * our byte order: the live readers decode every record with it, so it is
+ * the capture's hottest path.  The same bytes, the same sign extension.
  */
-static inline int64_t tp_num(const struct tp_decoder *dec, const struct tep_format_field *f,
+static inline int64_t tp_num(const struct tp_num *n, const struct tep_format_field *f,
 			     const void *data)
 {
-	const unsigned char *p;
-	bool sign;
+	const unsigned char *p = (const unsigned char *)data + n->off;
 
-	if (!f || !dec->native)
-		return tp_field_num(f, data);
-	p = (const unsigned char *)data + f->offset;
-	sign = f->flags & TEP_FIELD_IS_SIGNED;
-	switch (f->size) {
+	switch (n->size) {
 	case 1:
-		return sign ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
+		return n->sign ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
 	case 2: {
 		uint16_t v;
 
 		memcpy(&v, p, sizeof(v));
-		return sign ? (int64_t)(int16_t)v : (int64_t)v;
+		return n->sign ? (int64_t)(int16_t)v : (int64_t)v;
 	}
 	case 4: {
 		uint32_t v;
 
 		memcpy(&v, p, sizeof(v));
-		return sign ? (int64_t)(int32_t)v : (int64_t)v;
+		return n->sign ? (int64_t)(int32_t)v : (int64_t)v;
 	}
 	case 8: {
 		uint64_t v;
@@ -199,7 +220,7 @@ int tp_decode(const struct tp_decoder *dec, const void *data, unsigned int size,
 	      struct mcr_event *ev)
 {
 	const struct tp_evdesc *d;
-	int type = (int)tp_num(dec, dec->common_type, data);
+	int type = (int)tp_num(&dec->n_type, dec->common_type, data);
 	int kind;
 
 	if (!dec->kind_of || type < dec->min_type || type > dec->max_type)
@@ -213,8 +234,8 @@ int tp_decode(const struct tp_decoder *dec, const void *data, unsigned int size,
 		return 0;
 	ev->kind = kind;
 	/* -1 as tep_data_pid() says when a format lacks common_pid */
-	ev->pid = dec->common_pid ? (int32_t)tp_num(dec, dec->common_pid, data) : -1;
-	ev->id = (uint64_t)tp_num(dec, d->id, data);
+	ev->pid = dec->common_pid ? (int32_t)tp_num(&dec->n_pid, dec->common_pid, data) : -1;
+	ev->id = (uint64_t)tp_num(&d->n_id, d->id, data);
 	ev->item = 0;
 	ev->val = 0;
 	ev->aux = 0;
@@ -225,24 +246,24 @@ int tp_decode(const struct tp_decoder *dec, const void *data, unsigned int size,
 	case MCR_EV_LRUVEC:
 	case MCR_EV_EVENTS:
 		/* count_memcg_events.val is an unsigned long: kept bit for bit */
-		ev->item = (int32_t)tp_num(dec, d->item, data);
-		ev->val = tp_num(dec, d->val, data);
+		ev->item = (int32_t)tp_num(&d->n_item, d->item, data);
+		ev->val = tp_num(&d->n_val, d->val, data);
 		break;
 	case MCR_EV_FLUSH:
-		ev->val = tp_num(dec, d->stats_updates, data);
-		ev->flags = (tp_num(dec, d->force, data) ? MCR_FLUSH_FORCE : 0) |
-			    (tp_num(dec, d->needs_flush, data) ? MCR_FLUSH_NEEDS : 0);
+		ev->val = tp_num(&d->n_stats_updates, d->stats_updates, data);
+		ev->flags = (tp_num(&d->n_force, d->force, data) ? MCR_FLUSH_FORCE : 0) |
+			    (tp_num(&d->n_needs_flush, d->needs_flush, data) ? MCR_FLUSH_NEEDS : 0);
 		break;
 	case MCR_EV_LOCKED:
 	case MCR_EV_UNLOCK:
 	case MCR_EV_CONTENDED:
-		ev->item = (int32_t)tp_num(dec, d->cpu, data);
-		ev->flags = tp_num(dec, d->contended, data) ? MCR_LOCK_CONTENDED : 0;
+		ev->item = (int32_t)tp_num(&d->n_cpu, d->cpu, data);
+		ev->flags = tp_num(&d->n_contended, d->contended, data) ? MCR_LOCK_CONTENDED : 0;
 		/* fall through */
 	case MCR_EV_MKDIR:
 	case MCR_EV_RMDIR:
-		ev->aux = (int32_t)tp_num(dec, d->root, data);
-		ev->level = (int16_t)tp_num(dec, d->level, data);
+		ev->aux = (int32_t)tp_num(&d->n_root, d->root, data);
+		ev->level = (int16_t)tp_num(&d->n_level, d->level, data);
 		break;
 	}
 	return kind;

@@ -31,11 +31,24 @@ struct tp_event_info {
 int tp_event_count(void);
 const struct tp_event_info *tp_event(int i);
 
+/*
+ * Where a number field is, copied out of its format field so that decoding a
+ * record reads one small table; size 0: read it through the format field
+ * (absent, another byte order or an unusual size).
+ */
+struct tp_num {
+	uint16_t	off;
+	uint8_t		size;
+	uint8_t		sign;
+};
+
 /* One tracepoint's fields; NULL where the format lacks one. */
 struct tp_evdesc {
 	struct tep_event	*event;		/* NULL: not in this trace */
 	struct tep_format_field	*id, *item, *val, *root, *level, *cpu, *contended;
 	struct tep_format_field	*stats_updates, *force, *needs_flush, *path;
+	struct tp_num		n_id, n_item, n_val, n_root, n_level, n_cpu, n_contended;
+	struct tp_num		n_stats_updates, n_force, n_needs_flush;
 	int			type;		/* common_type */
 	int			min_size;	/* payload bytes the number fields need */
 };
@@ -43,6 +56,7 @@ struct tp_evdesc {
 struct tp_decoder {
 	struct tep_handle		*tep;		/* not owned */
 	struct tep_format_field		*common_type, *common_pid;
+	struct tp_num			n_type, n_pid;
 	struct tp_evdesc		desc[MCR_EV_KIND_MAX + 1];
 	int				min_type, max_type;
 	unsigned char			*kind_of;	/* type - min_type -> kind; 0 = not ours */
