@@ -20,13 +20,27 @@ int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item)
 	return (int32_t)idmap_get(&s->item_idx, sim_item_key(kind, item), SIM_NONE);
 }
 
+/* Where (@kind, @item) has a direct entry, or NULL: every traced item the kernel has today. */
+static int16_t *sim_item_slot(struct sim *s, enum sim_item_kind kind, int item)
+{
+	if (item < 0 || item >= SIM_ITEM_DIRECT)
+		return NULL;
+	return &s->item_direct[kind == SIM_ITEM_EVENT][item];
+}
+
 /* The dense index of (@kind, @item), made on first sight; or -errno. */
 int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
 {
-	uint64_t key = sim_item_key(kind, item);
-	int32_t k = (int32_t)idmap_get(&s->item_idx, key, SIM_NONE);
+	int16_t *direct = sim_item_slot(s, kind, item);
+	uint64_t key;
+	int32_t k;
 	int ret;
 
+	/* item_direct starts as zeros: an entry holds index + 1 */
+	if (direct && *direct)
+		return *direct - 1;
+	key = sim_item_key(kind, item);
+	k = (int32_t)idmap_get(&s->item_idx, key, SIM_NONE);
 	if (k != SIM_NONE)
 		return k;
 	if (s->nr_items >= SIM_ITEM_FREE)
@@ -46,13 +60,19 @@ int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
 		return ret;
 	s->item_key[k] = key;
 	s->nr_items++;
+	if (direct && k < INT16_MAX)
+		*direct = (int16_t)(k + 1);
 	return k;
 }
 
-/* Make @n's arrays cover every item index that exists. */
+/*
+ * Make @n's arrays cover every item index that exists.  Sized to the items
+ * seen, not to s->cap_items: the lines of every memcg are the update path's
+ * working set, and what fits in cache decides its speed.
+ */
 int sim_node_items_reserve(struct sim *s, struct sim_node *n)
 {
-	uint32_t cap = s->cap_items;
+	uint32_t cap = (s->nr_items + 7) & ~7U;
 	struct sim_line *lines;
 	int64_t *pend;
 
