@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim-local.h"
 
@@ -73,6 +74,7 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 		.dirty_prev		= SIM_NONE,
 		.dirty_next		= SIM_NONE,
 	};
+	memset(sl->k, 0xff, sizeof(sl->k));
 	return idx;
 }
 

@@ -22,12 +22,16 @@
 #define SIM_KEY_EMPTY	IDMAP_EMPTY	/* the one id the maps cannot hold */
 
 /*
- * Signed deltas of one slot not yet moved up by a visit: a list of chunks
- * from a pool shared by the whole sim, so memory follows the (slot, item)
- * pairs that are unflushed now, not every pair that ever occurred.  Items are
- * dense indexes (sim_item_index()), not the traced (kind, item).
+ * Signed deltas of one slot not yet moved up by a visit: the first
+ * SIM_SLOT_ITEMS in the slot itself (the update path's one cache line holds
+ * their keys), the rest in a list of chunks from a pool shared by the whole
+ * sim, so memory follows the (slot, item) pairs that are unflushed now, not
+ * every pair that ever occurred.  The slot's own items are two chunks'
+ * worth: a visit takes the deltas newest chunk first, as with the pool alone.
+ * Items are dense indexes (sim_item_index()), not the traced (kind, item).
  */
 #define SIM_CHUNK_ITEMS	8
+#define SIM_SLOT_ITEMS	(2 * SIM_CHUNK_ITEMS)
 #define SIM_ITEM_FREE	UINT16_MAX	/* unused key of a chunk */
 #define SIM_ITEM_DIRECT	512		/* items below this skip the hash on the update path */
 struct sim_chunk {
@@ -40,22 +44,27 @@ struct sim_chunk {
 /*
  * One (memcg, cpu) pair: the kernel's memcg_vmstats_percpu (stats_updates)
  * plus css_rstat_cpu (the updated-tree links) plus what the staleness
- * accounting needs (deltas not yet moved up by a visit on this CPU).
+ * accounting needs (deltas not yet moved up by a visit on this CPU).  The
+ * first 64 bytes are what an update and the walk touch.
  */
 struct sim_pcpu {
 	uint64_t		unfl;		/* sum of |v| since the last visit (node, cpu) */
 	uint64_t		unfl_since;	/* ts of the oldest of them, SIM_TS_NONE if none */
-	int32_t			chunks;		/* signed unflushed deltas (struct sim_chunk) */
+	uint16_t		k[SIM_SLOT_ITEMS] __attribute__((aligned(16))); /* SIM_ITEM_FREE: unused */
+	int32_t			chunks;		/* the deltas past d[], newest chunk first */
 	int32_t			node;
-	uint32_t		cpu;
 	int32_t			parent;		/* slot of (parent(node), cpu): parent_pcpu */
+	uint32_t		stats_updates;	/* memcg_vmstats_percpu.stats_updates */
+	/* the rest */
 	int32_t			dirty_prev;	/* the node's slots with unfl > 0, */
 	int32_t			dirty_next;	/* sorted by unfl_since */
 	int32_t			updated_children; /* css_rstat_cpu.updated_children */
 	int32_t			updated_next;	/* siblings on the parent's list */
 	int32_t			updated_prev;
-	uint32_t		stats_updates;	/* memcg_vmstats_percpu.stats_updates */
+	uint32_t		cpu;
+	uint16_t		nr;		/* items in k[] and d[] */
 	bool			on_tree;	/* linked on this CPU's updated tree */
+	int64_t			d[SIM_SLOT_ITEMS];
 };
 
 /*
