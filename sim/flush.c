@@ -48,7 +48,8 @@ int sim_visited_drain(struct sim *s, int (*fn)(uint64_t id, void *ctx), void *ct
 		n->vis_listed = false;
 	}
 	/* what @fn did not see yet stays, in order */
-	memmove(s->visited, s->visited + i, sizeof(*s->visited) * (s->nr_visited - i));
+	if (i && i < s->nr_visited)
+		memmove(s->visited, s->visited + i, sizeof(*s->visited) * (s->nr_visited - i));
 	s->nr_visited -= i;
 	return ret;
 }
