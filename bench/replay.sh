@@ -1,38 +1,77 @@
 #!/usr/bin/env bash
 # bench/replay.sh - replay throughput on a synthetic fleet trace (>= 20 M
-# events), three policies against a one-policy baseline in the same
-# invocation: end to end from SQLite (memcg-replay replay) with peak RSS, and
-# simulator-only with the events in memory (build/bench/replay_mem).
+# events), in one invocation: the simulators alone with the events in memory
+# (build/bench/replay_mem: per policy in CPU time, the engine with one thread
+# and with its default threads), end to end from SQLite with three policies
+# (memcg-replay replay, wall and user time, peak RSS), and peak RSS at growing
+# trace sizes.  With MCR_BASE_BUILD (a build dir) and MCR_BASE_SRC (its source
+# tree) the baseline runs too, alternating with this build, and ratios are
+# printed; bench/replay_mem.c is built against the baseline's libraries for it.
 set -u
 cd "$(dirname "$0")/.."
 : "${MCR_BUILD:=build}"
 DIR=${MCR_BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mcr-bench.XXXXXX")}
 EVENTS=${MCR_BENCH_REPLAY_EVENTS:-20000000}
+RSS_EVENTS=${MCR_BENCH_RSS_EVENTS:-20000000 100000000}
 R=$MCR_BUILD/memcg-replay
 TRACE=$DIR/fleet-replay.db
+BASE=${MCR_BASE_BUILD:-}
+builds="new"
+if [ -n "$BASE" ]; then
+	: "${MCR_BASE_SRC:?MCR_BASE_SRC: the source tree of the baseline build}"
+	cc -std=gnu11 -O2 -D_GNU_SOURCE -DBENCH_NO_THREADS -I"$MCR_BASE_SRC"/sim \
+	   -I"$MCR_BASE_SRC"/db -I"$MCR_BASE_SRC"/replay -o "$DIR/replay_mem_base" \
+	   bench/replay_mem.c "$BASE"/libreplay.a "$BASE"/libdb.a "$BASE"/libsim.a \
+	   -lsqlite3 -lzstd -lpthread -lm || { echo "building replay_mem for the baseline failed"; exit 1; }
+	builds="base new"
+fi
+bin() { [ "$1" = base ] && echo "$BASE/memcg-replay" || echo "$R"; }
+mem() { [ "$1" = base ] && echo "$DIR/replay_mem_base" || echo "$MCR_BUILD/bench/replay_mem"; }
 
 "$R" synth --scenario fleet --events "$EVENTS" -o "$TRACE" -q || { echo "synth failed"; exit 1; }
-run() {	# label, policies -> prints events/s, wall s, peak RSS
-	local db=$DIR/fleet-$1.db
-	cp "$TRACE" "$db"
-	# the pass alone: spread (synth's own visit placement), not the inferred model's extra pass
-	/usr/bin/time -f '%e %M' -o "$DIR/time-$1" "$R" replay "$db" --policy "$2" -m spread >/dev/null ||
-		{ echo "replay $1 failed"; exit 1; }
-	read -r wall rss <"$DIR/time-$1"
-	eval "wall_$1=$wall rss_$1=$rss"
-	awk -v n="$EVENTS" -v w="$wall" -v r="$rss" -v l="$1" -v p="$2" 'BEGIN {
-		printf "end to end %-8s (%s): %10.0f events/s, %6.1f s, peak RSS %.0f MiB\n",
-		       l, p, n / w, w, r / 1024 }'
-	rm -f "$db"
-}
-echo "fleet trace: $EVENTS events, $(du -m "$TRACE" | cut -f1) MiB"
-run base break
-run three break,continue,legacy
-awk -v a="$wall_base" -v b="$wall_three" -v ra="$rss_base" -v rb="$rss_three" 'BEGIN {
-	printf "three policies vs one: time %.2f x, peak RSS %.2f x\n", b / a, rb / ra }'
+echo "fleet trace: $EVENTS events, $(du -m "$TRACE" | cut -f1) MiB; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
 # Simulator-only: the same events preloaded into memory, no SQLite in the loop.
-"$MCR_BUILD"/bench/replay_mem "$TRACE"
+for b in $builds; do
+	echo "-- simulator-only, $b"
+	"$(mem "$b")" "$TRACE" | sed "s/^/$b: /"
+done
+
+e2e() {	# build, label, policies, file -> wall user rss
+	local db=$DIR/fleet-$2.db
+	cp "$4" "$db"
+	# the pass alone: spread (synth's own visit placement), not the inferred model's extra pass
+	/usr/bin/time -f '%e %U %M' -o "$DIR/time-$2" "$(bin "$1")" replay "$db" --policy "$3" \
+		-m spread >/dev/null || { echo "replay $1 $2 failed"; exit 1; }
+	rm -f "$db"
+	cat "$DIR/time-$2"
+}
+for round in 1 2; do
+	for b in $builds; do
+		read -r wall user rss < <(e2e "$b" "$b-three" break,continue,legacy "$TRACE")
+		awk -v n="$EVENTS" -v w="$wall" -v u="$user" -v r="$rss" -v b="$b" -v k="$round" 'BEGIN {
+			printf "end to end, 3 policies, %-4s (round %d): %10.0f events/s, %7.1f s wall, %7.1f s user, peak RSS %.0f MiB\n",
+			       b, k, n / w, w, u, r / 1024 }'
+		eval "wall_$b=\$wall user_$b=\$user"
+	done
+	[ -n "$BASE" ] && awk -v a="$wall_base" -v b="$wall_new" -v ua="$user_base" -v ub="$user_new" 'BEGIN {
+		printf "  new / base: wall %.2f x, user %.2f x\n", b / a, ub / ua }'
+done
 rm -f "$TRACE"
+
+# Peak RSS against the trace's size (three policies, end to end): flat means
+# the events stream through and only per-cgroup state stays.
+for n in $RSS_EVENTS; do
+	t=$DIR/fleet-rss-$n.db
+	"$R" synth --scenario fleet --events "$n" -o "$t" -q || { echo "synth failed"; exit 1; }
+	for b in $builds; do
+		read -r wall user rss < <(e2e "$b" "$b-rss" break,continue,legacy "$t")
+		awk -v n="$n" -v w="$wall" -v r="$rss" -v b="$b" 'BEGIN {
+			printf "peak RSS, %4s, %10d events: %.0f MiB (%.1f s wall, %.0f events/s)\n",
+			       b, n, r / 1024, w, n / w }'
+	done
+	rm -f "$t"
+done
 
 # The default command a user runs: the inferred order (a first pass of
 # validate's inference) then the replay, and validate itself, against the plain

@@ -2,8 +2,10 @@
 /*
  * replay_mem FILE [MAX_EVENTS]: replay throughput with the events already in
  * memory (no SQLite in the loop), one policy (the baseline) and then three
- * policies, through the engine with no sink; and the bare simulators driven
- * directly (updates only).  Prints events/s and ratios against the baseline.
+ * policies, through the engine with no sink, on one thread and on the
+ * engine's default threads (wall time); and the bare simulators driven
+ * directly (updates and instant flushes), together and each policy alone, in
+ * CPU time.  Prints events/s and ratios against the baseline.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "db.h"
 #include "error.h"
@@ -31,15 +34,28 @@ static int mem_next(void *ctx, struct mcr_event *ev)
 	return 1;
 }
 
-static double now_s(void)
+static double clock_s(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double bench_engine(struct mem_src *m, const struct replay_trace *t, const char *pols)
+static double now_s(void)
+{
+	return clock_s(CLOCK_MONOTONIC);
+}
+
+/* The bare simulators run on this thread alone: its CPU time does not count other load. */
+static double cpu_s(void)
+{
+	return clock_s(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* The engine, wall time; @threads 0: its default (replay_params.threads). */
+static double bench_engine(struct mem_src *m, const struct replay_trace *t, const char *pols,
+			   unsigned int threads)
 {
 	struct replay_params p = { .model = &replay_model_spread, .sample_ns = 100000000 };
 	struct replay_source src = { .next = mem_next, .ctx = m };
@@ -48,6 +64,9 @@ static double bench_engine(struct mem_src *m, const struct replay_trace *t, cons
 	double t0;
 	int ret;
 
+#ifndef BENCH_NO_THREADS
+	p.threads = threads;
+#endif
 	snprintf(buf, sizeof(buf), "%s", pols);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 		p.runs[p.nr_runs++] = replay_run_own(t, sim_policy_find(tok));
@@ -61,17 +80,22 @@ static double bench_engine(struct mem_src *m, const struct replay_trace *t, cons
 	return ret ? -1 : t0;
 }
 
-/* The simulators alone: updates and instant flushes, nothing else. */
-static double bench_sims(struct mem_src *m, const struct replay_trace *t, unsigned int n)
+static const char *const names[] = { "break", "continue", "legacy" };
+
+/*
+ * The simulators alone: updates and instant flushes, nothing else; policies
+ * @first.. on this thread, timed in its CPU time.
+ */
+static double bench_sims(struct mem_src *m, const struct replay_trace *t, unsigned int first,
+			 unsigned int n)
 {
-	static const char *const names[] = { "break", "continue", "legacy" };
 	struct sim *s[3];
 	double t0;
 	size_t i;
 	unsigned int k;
 
 	for (k = 0; k < n; k++) {
-		struct sim_params sp = { .policy = sim_policy_find(names[k]),
+		struct sim_params sp = { .policy = sim_policy_find(names[first + k]),
 					 .nr_possible = t->nr_possible, .nr_online = t->nr_online,
 					 .batch = t->batch };
 
@@ -80,7 +104,7 @@ static double bench_sims(struct mem_src *m, const struct replay_trace *t, unsign
 			sim_cgroup_add(s[k], 0, t->cgroups[i].id,
 				       t->cgroups[i].parent ? t->cgroups[i].parent : SIM_ROOT_ID);
 	}
-	t0 = now_s();
+	t0 = cpu_s();
 	for (i = 0; i < m->n; i++) {
 		const struct mcr_event *ev = &m->ev[i];
 
@@ -95,7 +119,7 @@ static double bench_sims(struct mem_src *m, const struct replay_trace *t, unsign
 				sim_flush(s[k], ev->ts, ev->id);
 		}
 	}
-	t0 = now_s() - t0;
+	t0 = cpu_s() - t0;
 	for (k = 0; k < n; k++)
 		sim_destroy(s[k]);
 	return t0;
@@ -109,7 +133,8 @@ int main(int argc, char **argv)
 	struct rusage ru;
 	struct db *db;
 	size_t cap = 1 << 20, max = argc > 2 ? strtoull(argv[2], NULL, 10) : SIZE_MAX;
-	double b1, b3, s1, s3;
+	double b1, b3, b3t, s1, s3, sp[3];
+	unsigned int k;
 	int ret;
 
 	if (argc < 2) {
@@ -134,11 +159,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "replay_mem: loading: %s\n", ret < 0 ? mcr_strerror(ret) : "no memory");
 		return 1;
 	}
-	b1 = bench_engine(&m, &t, "break");
-	b3 = bench_engine(&m, &t, "break,continue,legacy");
-	s1 = bench_sims(&m, &t, 1);
-	s3 = bench_sims(&m, &t, 3);
-	if (b1 < 0 || b3 < 0) {
+	b1 = bench_engine(&m, &t, "break", 1);
+	b3 = bench_engine(&m, &t, "break,continue,legacy", 1);
+#ifndef BENCH_NO_THREADS
+	b3t = bench_engine(&m, &t, "break,continue,legacy", 0);
+#else
+	b3t = 0;
+#endif
+	s1 = bench_sims(&m, &t, 0, 1);
+	s3 = bench_sims(&m, &t, 0, 3);
+	for (k = 0; k < 3; k++)
+		sp[k] = bench_sims(&m, &t, k, 1);
+	if (b1 < 0 || b3 < 0 || b3t < 0) {
 		fprintf(stderr, "replay_mem: replay failed\n");
 		return 1;
 	}
@@ -147,10 +179,16 @@ int main(int argc, char **argv)
 	printf("engine, 1 policy (baseline): %10.0f events/s\n", (double)m.n / b1);
 	printf("engine, 3 policies:          %10.0f events/s  time ratio %.2f x baseline\n",
 	       (double)m.n / b3, b3 / b1);
+#ifndef BENCH_NO_THREADS
+	printf("engine, 3 policies, threads: %10.0f events/s  time ratio %.2f x baseline"
+	       " (%ld online CPUs)\n", (double)m.n / b3t, b3t / b1, sysconf(_SC_NPROCESSORS_ONLN));
+#endif
 	printf("bare sims, 1 policy:         %10.0f events/s  time ratio %.2f x baseline\n",
 	       (double)m.n / s1, s1 / b1);
 	printf("bare sims, 3 policies:       %10.0f events/s  time ratio %.2f x baseline\n",
 	       (double)m.n / s3, s3 / b1);
+	for (k = 0; k < 3; k++)
+		printf("bare sim, %-8s           %10.0f events/s\n", names[k], (double)m.n / sp[k]);
 	printf("peak RSS %.0f MiB (includes the preloaded events)\n", (double)ru.ru_maxrss / 1024);
 	replay_trace_free(&t);
 	free(m.ev);

@@ -44,6 +44,7 @@ struct replay_opts {
 	unsigned int	nr_series;
 	double		sample_ms;	/* < 0: the default */
 	unsigned int	max_hyp;
+	unsigned int	threads;	/* 0: the online CPUs */
 	bool		quiet;
 };
 
@@ -61,6 +62,8 @@ static const struct argp_option replay_options[] = {
 	{ "series-cgroup", 'S', "PATH", 0, "a series for this cgroup (and its ancestors) too; "
 	  "repeatable.  By default: the cgroups that are read and their ancestors", 0 },
 	CLI_OPTION_MAX_HYP,
+	{ "threads", 'j', "N", 0, "threads for the policies' simulators, 1 to 64 (default: the "
+	  "online CPUs, at most one per policy; 1: one thread).  The results do not depend on it", 0 },
 	{ 0 }
 };
 
@@ -125,6 +128,14 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 	case 'H':
 		o->max_hyp = cli_arg_max_hyp(state, arg);
 		break;
+	case 'j': {
+		int64_t n;
+
+		if (cli_num_i64(arg, 1, 64, &n))
+			argp_error(state, "--threads: not a count in [1, 64]: '%s'", arg);
+		o->threads = (unsigned int)n;
+		break;
+	}
 	case 'q':
 		o->quiet = true;
 		break;
@@ -663,6 +674,7 @@ int cmd_replay(int argc, char **argv)
 		return MCR_EXIT_USAGE;
 	}
 	p.max_hypotheses = o.max_hyp;
+	p.threads = o.threads;
 
 	db = cli_open_db(o.file, true, &rc);
 	if (!db)

@@ -19,9 +19,11 @@
 /* A stranded episode ended in run ep->pol's simulator. */
 static int engine_episode(const struct sim_episode *ep, void *ctx)
 {
-	const struct replay_ep_ctx *ec = ctx;
+	struct replay_ep_ctx *ec = ctx;
 	struct replay *r = ec->r;
 
+	if (ec->buf)	/* on a run's thread (workers.c): delivered in order later */
+		return workers_episode(ec, ep);
 	return r->p.sink.episode ? r->p.sink.episode(r->p.sink.ctx, ec->pol, ep) : 0;
 }
 
@@ -140,6 +142,7 @@ void replay_destroy(struct replay *r)
 
 	if (!r)
 		return;
+	workers_stop(r);
 	val_free(r);
 	infer_destroy(r->inf);
 	reads_free(r);
@@ -388,6 +391,9 @@ int replay_run(struct replay *r, struct replay_source *src)
 	ret = replay_prepare(r, src);
 	if (ret < 0)
 		return ret;
+	ret = workers_start(r);
+	if (ret < 0)
+		return ret;
 	evq_init(&r->q, src);
 	while ((ret = evq_get(&r->q, &ev)) > 0) {
 		if (!r->st.events)
@@ -396,6 +402,12 @@ int replay_run(struct replay *r, struct replay_source *src)
 		if (ev.ts < r->now)
 			ev.ts = r->now;
 		r->now = ev.ts;
+		/* to the runs' threads, or (all queued work applied first) on here */
+		ret = workers_take(r, &ev);
+		if (ret < 0)
+			return ret;
+		if (ret > 0)
+			goto next;
 		ret = series_until(r, ev.ts);
 		if (ret < 0)
 			return ret;
@@ -411,6 +423,7 @@ int replay_run(struct replay *r, struct replay_source *src)
 			ret = series_after_event(r);
 		if (ret < 0)
 			return ret;
+next:
 		if (ev.cpu >= 0 && (unsigned int)ev.cpu < r->t->nr_possible)
 			r->cpu_prev_ts[ev.cpu] = ev.ts;
 		r->st.events++;
@@ -418,6 +431,9 @@ int replay_run(struct replay *r, struct replay_source *src)
 		if (r->p.progress && !(r->st.events % REPLAY_PROGRESS_EVERY))
 			r->p.progress(r->p.progress_ctx, r->pass_name, r->st.events);
 	}
+	if (!ret)
+		ret = workers_drain(r);
+	workers_stop(r);
 	if (ret < 0)
 		return ret;
 	ret = window_finish(r);

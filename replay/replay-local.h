@@ -127,9 +127,12 @@ struct val_state {
 	bool		synced;
 };
 
+struct wk_eps;
 struct replay_ep_ctx {
 	struct replay	*r;
+	struct wk_eps	*buf;	/* set while the run applies a block on its thread (workers.c) */
 	unsigned int	pol;
+	uint32_t	at;	/* the block's event being applied */
 };
 
 struct replay {
@@ -153,7 +156,6 @@ struct replay {
 	struct rser			**ser;		/* series cgroups, as they became known */
 	size_t				nr_ser, cap_ser;
 	uint64_t			nr_samples;	/* samples taken */
-	uint64_t			ser_visits[REPLAY_MAX_RUNS];
 	struct read_wait		*waits;		/* reads waiting for their flush */
 	size_t				nr_waits, cap_waits;
 	struct replay_read_error	*errs;		/* the read being ended */
@@ -162,6 +164,7 @@ struct replay {
 	uint64_t			now;
 	uint64_t			*cpu_prev_ts;	/* [nr_possible]: last event's ts per CPU */
 	struct rcg			*root;
+	struct workers			*wk;		/* the runs' threads; NULL: serial */
 };
 
 /* cgroup.c */
@@ -174,6 +177,11 @@ void rcg_free_all(struct replay *r);
 /* series.c */
 int series_mark(struct replay *r, struct rcg *c);
 int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item);
+int series_update_run(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item,
+		      unsigned int p);
+bool series_lines_known(const struct replay *r, const struct rcg *c, enum sim_item_kind kind,
+			int item);
+bool series_due(const struct replay *r, uint64_t ts);
 int series_after_event(struct replay *r);
 int series_sample(struct replay *r);
 int series_until(struct replay *r, uint64_t ts);
@@ -199,6 +207,13 @@ int window_finish(struct replay *r);
 struct model_window *window_placed(struct replay *r, unsigned int pol);
 bool window_flush_waiting(const struct replay *r, uint64_t id, uint64_t req_ts, int32_t pid,
 			  unsigned int pol);
+
+/* workers.c */
+int workers_start(struct replay *r);
+int workers_take(struct replay *r, const struct mcr_event *ev);
+int workers_drain(struct replay *r);
+void workers_stop(struct replay *r);
+int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep);
 
 /* order.c */
 struct replay_order *order_create(void);

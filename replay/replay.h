@@ -189,6 +189,12 @@ struct replay_params {
 	unsigned int		max_mismatches;	/* sent to the sink; the rest only counted */
 	unsigned int		max_hypotheses;	/* inference cap; 0: REPLAY_MAX_HYP_DEFAULT */
 	/*
+	 * Threads for the runs' simulators (the pass's own included); 0: the
+	 * online CPUs.  At most one per run; 1, validation and inference: one.
+	 * The rows are the same for any count.
+	 */
+	unsigned int		threads;
+	/*
 	 * The order inside traced windows, from an earlier replay_order_infer(),
 	 * for a model that prepares one (inferred); NULL: the model's prepass
 	 * infers it.

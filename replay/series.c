@@ -178,34 +178,94 @@ int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int 
 	return 0;
 }
 
+/*
+ * The per-run half of series_update(), for a run's own thread: the lines
+ * must exist already (series_lines_known()), so nothing shared changes; only
+ * run @p's min, max and flushable entries are written.
+ */
+int series_update_run(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item,
+		      unsigned int p)
+{
+	unsigned int depth = 0;
+	struct rcg *a;
+	int ret;
+
+	if (kind == SIM_ITEM_LRUVEC)
+		kind = SIM_ITEM_STATE;
+	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++) {
+		struct rser_item *it;
+
+		if (!a->ser)
+			continue;
+		it = line_find(a->ser->items, a->ser->nr_items, sizeof(*it), kind, item, NULL);
+		if (!it)
+			return -EINVAL;	/* the caller checked series_lines_known() */
+		ret = series_flip(r, p, a->ser);
+		if (!ret)
+			ret = series_see(r, p, a->ser, it);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Would series_update() for this line of @c add nothing shared (every series
+ * cgroup on the path has the line already)?  A line joins only where a series
+ * cgroup sees it first: serial there, since it changes what every run sees.
+ */
+bool series_lines_known(const struct replay *r, const struct rcg *c, enum sim_item_kind kind,
+			int item)
+{
+	unsigned int depth = 0;
+	const struct rcg *a;
+
+	if (kind == SIM_ITEM_LRUVEC)
+		kind = SIM_ITEM_STATE;
+	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++)
+		if (a->ser && !line_find(a->ser->items, a->ser->nr_items, sizeof(*a->ser->items),
+					 kind, item, NULL))
+			return false;
+	return true;
+}
+
+struct series_vis {
+	struct replay	*r;
+	unsigned int	p;
+};
+
+/* Memcg @id was visited under run v->p: if it has series, its lines are seen again. */
+static int series_visited(uint64_t id, void *ctx)
+{
+	struct series_vis *v = ctx;
+	struct rcg *c = rcg_find(v->r, id);
+	int ret;
+
+	if (!c || !c->ser)
+		return 0;
+	c->ser->flushable[v->p] = sim_needs_flush(v->r->sims[v->p], id);
+	ret = series_see_all(v->r, v->p, c->ser);
+	return ret < 0 ? ret : 0;
+}
+
 /**
- * series_after_event() - if a policy visited memcgs during the last event,
- * look at every series cgroup of it again: visits change what is shown and
- * reset stats_updates.
+ * series_after_event() - the series cgroups a run visited during the last
+ * event are looked at again: visits change what is shown and reset
+ * stats_updates.  Only the visited ones: a visit changes nothing else's
+ * visible error (sim_visited_drain()), and a state already seen adds nothing
+ * to a minimum or maximum.
  */
 int series_after_event(struct replay *r)
 {
 	unsigned int p;
-	size_t i;
 	int ret;
 
-	if (!r->nr_ser)
-		return 0;
 	for (p = 0; p < r->p.nr_runs; p++) {
-		struct sim_cost c;
+		struct series_vis v = { .r = r, .p = p };
 
-		sim_cost_get(r->sims[p], &c);
-		if (c.visits == r->ser_visits[p])
-			continue;
-		r->ser_visits[p] = c.visits;
-		for (i = 0; i < r->nr_ser; i++) {
-			struct rser *s = r->ser[i];
-
-			s->flushable[p] = sim_needs_flush(r->sims[p], s->c->id);
-			ret = series_see_all(r, p, s);
-			if (ret < 0)
-				return ret;
-		}
+		ret = sim_visited_drain(r->sims[p], series_visited, &v);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
@@ -303,6 +363,12 @@ int series_sample(struct replay *r)
 	}
 	r->nr_samples++;
 	return 0;
+}
+
+/* Is a sample due before an event at @ts (series_until() would write rows)? */
+bool series_due(const struct replay *r, uint64_t ts)
+{
+	return r->p.sample_ns && ts >= series_ts(r, r->nr_samples);
 }
 
 /**

@@ -5,6 +5,7 @@
  * CPU, with mem_cgroup_css_rstat_flush() as the visit.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sim-local.h"
@@ -14,12 +15,54 @@
  * WRITE_ONCE(stats_updates, 0) and the store of 0 into a non-zero atomic;
  * a store, not a subtraction, so concurrent credit is lost.
  */
+/* List @n for sim_visited_drain(). */
+static int sim_visited_add(struct sim *s, struct sim_node *n, int32_t idx)
+{
+	if (n->vis_listed)
+		return 0;
+	if (s->nr_visited == s->cap_visited) {
+		uint32_t cap = s->cap_visited ? s->cap_visited * 2 : 64;
+		int32_t *v = realloc(s->visited, sizeof(*v) * cap);
+
+		if (!v)
+			return -ENOMEM;
+		s->visited = v;
+		s->cap_visited = cap;
+	}
+	s->visited[s->nr_visited++] = idx;
+	n->vis_listed = true;
+	return 0;
+}
+
+int sim_visited_drain(struct sim *s, int (*fn)(uint64_t id, void *ctx), void *ctx)
+{
+	uint32_t i;
+	int ret = 0;
+
+	for (i = 0; i < s->nr_visited; i++) {
+		struct sim_node *n = &s->nodes[s->visited[i]];
+
+		ret = fn(n->id, ctx);
+		if (ret)
+			break;
+		n->vis_listed = false;
+	}
+	/* what @fn did not see yet stays, in order */
+	if (i && i < s->nr_visited)
+		memmove(s->visited, s->visited + i, sizeof(*s->visited) * (s->nr_visited - i));
+	s->nr_visited -= i;
+	return ret;
+}
+
 int sim_visit(struct sim *s, uint64_t ts, int32_t slot)
 {
 	struct sim_pcpu *sl = &s->slots[slot];
 	struct sim_node *n = &s->nodes[sl->node];
 	int ret;
 
+	ret = sim_visited_add(s, n, sl->node);
+	if (ret)
+		return ret;
 	s->cost.visits++;
 	ret = sim_stale_visit(s, ts, sl);
 	sl->stats_updates = 0;

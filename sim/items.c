@@ -20,13 +20,27 @@ int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item)
 	return (int32_t)idmap_get(&s->item_idx, sim_item_key(kind, item), SIM_NONE);
 }
 
+/* Where (@kind, @item) has a direct entry, or NULL: every traced item the kernel has today. */
+static int16_t *sim_item_slot(struct sim *s, enum sim_item_kind kind, int item)
+{
+	if (item < 0 || item >= SIM_ITEM_DIRECT)
+		return NULL;
+	return &s->item_direct[kind == SIM_ITEM_EVENT][item];
+}
+
 /* The dense index of (@kind, @item), made on first sight; or -errno. */
 int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
 {
-	uint64_t key = sim_item_key(kind, item);
-	int32_t k = (int32_t)idmap_get(&s->item_idx, key, SIM_NONE);
+	int16_t *direct = sim_item_slot(s, kind, item);
+	uint64_t key;
+	int32_t k;
 	int ret;
 
+	/* item_direct starts as zeros: an entry holds index + 1 */
+	if (direct && *direct)
+		return *direct - 1;
+	key = sim_item_key(kind, item);
+	k = (int32_t)idmap_get(&s->item_idx, key, SIM_NONE);
 	if (k != SIM_NONE)
 		return k;
 	if (s->nr_items >= SIM_ITEM_FREE)
@@ -46,13 +60,19 @@ int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
 		return ret;
 	s->item_key[k] = key;
 	s->nr_items++;
+	if (direct && k < INT16_MAX)
+		*direct = (int16_t)(k + 1);
 	return k;
 }
 
-/* Make @n's arrays cover every item index that exists. */
+/*
+ * Make @n's arrays cover every item index that exists.  Sized to the items
+ * seen, not to s->cap_items: the lines of every memcg are the update path's
+ * working set, and what fits in cache decides its speed.
+ */
 int sim_node_items_reserve(struct sim *s, struct sim_node *n)
 {
-	uint32_t cap = s->cap_items;
+	uint32_t cap = (s->nr_items + 7) & ~7U;
 	struct sim_line *lines;
 	int64_t *pend;
 
@@ -98,13 +118,13 @@ static int32_t sim_chunk_alloc(struct sim *s)
 
 typedef uint16_t sim_keys_v __attribute__((vector_size(16)));
 
-/* Position of @k among the keys of @ch, or -1: one vector compare per chunk. */
-static inline int sim_chunk_find(const struct sim_chunk *ch, sim_keys_v kv)
+/* Position of @kv's key among the 8 keys at @k, or -1: one vector compare. */
+static inline int sim_keys_find(const uint16_t *k, sim_keys_v kv)
 {
 	sim_keys_v keys, eq;
 	uint64_t half[2];
 
-	memcpy(&keys, ch->k, sizeof(keys));
+	memcpy(&keys, k, sizeof(keys));
 	eq = (sim_keys_v)(keys == kv);
 	memcpy(half, &eq, sizeof(half));
 	if (half[0])
@@ -119,16 +139,30 @@ int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
 {
 	sim_keys_v kv = (sim_keys_v){ 0 } + k;
 	struct sim_chunk *ch;
+	unsigned int j;
 	int32_t c;
 	int i;
 
+	for (j = 0; j < SIM_SLOT_ITEMS; j += SIM_CHUNK_ITEMS) {
+		i = sim_keys_find(&sl->k[j], kv);
+		if (i >= 0) {
+			sl->d[j + i] += d;
+			return 0;
+		}
+	}
 	for (c = sl->chunks; c != SIM_NONE; c = ch->next) {
 		ch = &s->chunks[c];
-		i = sim_chunk_find(ch, kv);
+		i = sim_keys_find(ch->k, kv);
 		if (i >= 0) {
 			ch->d[i] += d;
 			return 0;
 		}
+	}
+	if (sl->nr < SIM_SLOT_ITEMS) {
+		sl->k[sl->nr] = k;
+		sl->d[sl->nr] = d;
+		sl->nr++;
+		return 0;
 	}
 	if (sl->chunks == SIM_NONE || s->chunks[sl->chunks].nr == SIM_CHUNK_ITEMS) {
 		c = sim_chunk_alloc(s);
@@ -147,28 +181,35 @@ int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
 	return 0;
 }
 
+/* One delta of a visit: line @k of @n loses @d, which waits in @p's pending. */
+static inline void sim_item_move(struct sim *s, uint64_t ts, struct sim_node *n,
+				 struct sim_node *p, uint16_t k, int64_t d)
+{
+	sim_item_touch(s, n, k, ts);
+	n->lines[k].miss -= d;
+	sim_item_changed(s, n, k);
+	if (p)
+		p->pend_it[k] += d;
+}
+
 /*
  * The signed half of a visit: the slot's deltas and @n's pending leave @n's
  * missing and wait in @p's pending (@p NULL: the root aggregates them for
  * good).  @n and @p must cover every item index (sim_node_items_reserve()).
+ * The deltas go newest chunk first, items of a chunk in the order they came.
  */
 void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct sim_node *n,
 			 struct sim_node *p)
 {
 	int32_t c, last = SIM_NONE;
+	unsigned int i, j;
 	uint32_t k;
 
 	for (c = sl->chunks; c != SIM_NONE; c = s->chunks[c].next) {
 		struct sim_chunk *ch = &s->chunks[c];
-		unsigned int i;
 
-		for (i = 0; i < ch->nr; i++) {
-			sim_item_touch(s, n, ch->k[i], ts);
-			n->lines[ch->k[i]].miss -= ch->d[i];
-			sim_item_changed(s, n, ch->k[i]);
-			if (p)
-				p->pend_it[ch->k[i]] += ch->d[i];
-		}
+		for (i = 0; i < ch->nr; i++)
+			sim_item_move(s, ts, n, p, ch->k[i], ch->d[i]);
 		last = c;
 	}
 	if (last != SIM_NONE) {
@@ -176,17 +217,24 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 		s->free_chunk = sl->chunks;
 		sl->chunks = SIM_NONE;
 	}
+	for (j = sl->nr ? (sl->nr - 1U) / SIM_CHUNK_ITEMS * SIM_CHUNK_ITEMS : 0; sl->nr;
+	     j -= SIM_CHUNK_ITEMS) {
+		for (i = j; i < sl->nr && i < j + SIM_CHUNK_ITEMS; i++)
+			sim_item_move(s, ts, n, p, sl->k[i], sl->d[i]);
+		if (!j)
+			break;
+	}
+	if (sl->nr) {
+		memset(sl->k, 0xff, sizeof(sl->k));
+		sl->nr = 0;
+	}
 	for (k = 0; k < n->cap_it && k < s->nr_items; k++) {
 		int64_t d = n->pend_it[k];
 
 		if (!d)
 			continue;
 		n->pend_it[k] = 0;
-		sim_item_touch(s, n, k, ts);
-		n->lines[k].miss -= d;
-		sim_item_changed(s, n, k);
-		if (p)
-			p->pend_it[k] += d;
+		sim_item_move(s, ts, n, p, (uint16_t)k, d);
 	}
 }
 

@@ -11,17 +11,27 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim-local.h"
 
-static inline uint64_t sim_slot_key(int32_t node, unsigned int cpu)
+/* Make slot_of cover node @node (doubling, the new rows SIM_NONE). */
+static int sim_slot_of_reserve(struct sim *s, int32_t node)
 {
-	return ((uint64_t)(uint32_t)node << 32) | cpu;
-}
+	uint32_t cap = s->cap_slot_of ? s->cap_slot_of : 16;
+	size_t i;
+	int32_t *t;
 
-int32_t sim_slot_find(const struct sim *s, int32_t node, unsigned int cpu)
-{
-	return (int32_t)idmap_get(&s->slot_map, sim_slot_key(node, cpu), SIM_NONE);
+	while (cap <= (uint32_t)node)
+		cap *= 2;
+	t = realloc(s->slot_of, sizeof(*t) * cap * s->nr_possible);
+	if (!t)
+		return -ENOMEM;
+	for (i = (size_t)s->cap_slot_of * s->nr_possible; i < (size_t)cap * s->nr_possible; i++)
+		t[i] = SIM_NONE;
+	s->slot_of = t;
+	s->cap_slot_of = cap;
+	return 0;
 }
 
 static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32_t parent)
@@ -30,6 +40,11 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 	int32_t idx;
 	int ret;
 
+	if ((uint32_t)node >= s->cap_slot_of) {
+		ret = sim_slot_of_reserve(s, node);
+		if (ret)
+			return ret;
+	}
 	if (s->nr_slots == s->cap_slots) {
 		uint32_t cap = s->cap_slots ? s->cap_slots * 2 : 256;
 		struct sim_pcpu *slots;
@@ -43,9 +58,7 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 		s->cap_slots = cap;
 	}
 	idx = (int32_t)s->nr_slots;
-	ret = idmap_put(&s->slot_map, sim_slot_key(node, cpu), idx);
-	if (ret)
-		return ret;
+	s->slot_of[(size_t)node * s->nr_possible + cpu] = idx;
 	s->nr_slots++;
 
 	sl = &s->slots[idx];
@@ -61,6 +74,7 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 		.dirty_prev		= SIM_NONE,
 		.dirty_next		= SIM_NONE,
 	};
+	memset(sl->k, 0xff, sizeof(sl->k));
 	return idx;
 }
 

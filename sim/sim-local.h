@@ -22,13 +22,18 @@
 #define SIM_KEY_EMPTY	IDMAP_EMPTY	/* the one id the maps cannot hold */
 
 /*
- * Signed deltas of one slot not yet moved up by a visit: a list of chunks
- * from a pool shared by the whole sim, so memory follows the (slot, item)
- * pairs that are unflushed now, not every pair that ever occurred.  Items are
- * dense indexes (sim_item_index()), not the traced (kind, item).
+ * Signed deltas of one slot not yet moved up by a visit: the first
+ * SIM_SLOT_ITEMS in the slot itself (the update path's one cache line holds
+ * their keys), the rest in a list of chunks from a pool shared by the whole
+ * sim, so memory follows the (slot, item) pairs that are unflushed now, not
+ * every pair that ever occurred.  The slot's own items are two chunks'
+ * worth: a visit takes the deltas newest chunk first, as with the pool alone.
+ * Items are dense indexes (sim_item_index()), not the traced (kind, item).
  */
 #define SIM_CHUNK_ITEMS	8
+#define SIM_SLOT_ITEMS	(2 * SIM_CHUNK_ITEMS)
 #define SIM_ITEM_FREE	UINT16_MAX	/* unused key of a chunk */
+#define SIM_ITEM_DIRECT	512		/* items below this skip the hash on the update path */
 struct sim_chunk {
 	uint16_t	k[SIM_CHUNK_ITEMS] __attribute__((aligned(16)));
 	int64_t		d[SIM_CHUNK_ITEMS];
@@ -39,22 +44,27 @@ struct sim_chunk {
 /*
  * One (memcg, cpu) pair: the kernel's memcg_vmstats_percpu (stats_updates)
  * plus css_rstat_cpu (the updated-tree links) plus what the staleness
- * accounting needs (deltas not yet moved up by a visit on this CPU).
+ * accounting needs (deltas not yet moved up by a visit on this CPU).  The
+ * first 64 bytes are what an update and the walk touch.
  */
 struct sim_pcpu {
 	uint64_t		unfl;		/* sum of |v| since the last visit (node, cpu) */
 	uint64_t		unfl_since;	/* ts of the oldest of them, SIM_TS_NONE if none */
-	int32_t			chunks;		/* signed unflushed deltas (struct sim_chunk) */
+	uint16_t		k[SIM_SLOT_ITEMS] __attribute__((aligned(16))); /* SIM_ITEM_FREE: unused */
+	int32_t			chunks;		/* the deltas past d[], newest chunk first */
 	int32_t			node;
-	uint32_t		cpu;
 	int32_t			parent;		/* slot of (parent(node), cpu): parent_pcpu */
+	uint32_t		stats_updates;	/* memcg_vmstats_percpu.stats_updates */
+	/* the rest */
 	int32_t			dirty_prev;	/* the node's slots with unfl > 0, */
 	int32_t			dirty_next;	/* sorted by unfl_since */
 	int32_t			updated_children; /* css_rstat_cpu.updated_children */
 	int32_t			updated_next;	/* siblings on the parent's list */
 	int32_t			updated_prev;
-	uint32_t		stats_updates;	/* memcg_vmstats_percpu.stats_updates */
+	uint32_t		cpu;
+	uint16_t		nr;		/* items in k[] and d[] */
 	bool			on_tree;	/* linked on this CPU's updated tree */
+	int64_t			d[SIM_SLOT_ITEMS];
 };
 
 /*
@@ -77,30 +87,25 @@ struct sim_item_reads {
 	uint64_t		max_age;
 };
 
+/*
+ * One memcg.  The fields the update path touches at every ancestor come
+ * first, in two cache lines; what visits, reads and episodes use follows.
+ */
 struct sim_node {
-	uint64_t		id;
+	/* update path, line 0 */
 	int64_t			stats_updates;	/* memcg_vmstats.stats_updates (the atomic) */
 	uint64_t		missing;	/* sum of |v| in the subtree not yet aggregated here */
 	uint64_t		fresh;		/* of it, |(int)v| of updates since this node's last visit */
-	uint64_t		pendmag;	/* |v| handed up by children, waiting for a visit */
-	uint64_t		pend_since;	/* oldest ts in pendmag */
 	uint64_t		oldest;		/* oldest ts counted in missing */
-	int64_t			*pend_it;	/* state_pending, signed, by item index */
 	struct sim_line		*lines;		/* by item index */
-	uint32_t		cap_it;		/* length of both, 0 until needed */
-	uint32_t		cap_read;	/* length of read_it */
-	struct sim_item_reads	*read_it;	/* read errors, by item index; NULL until read */
+	uint32_t		cap_it;		/* length of lines and pend_it, 0 until needed */
 	int32_t			parent;
-	int32_t			first_child;
-	int32_t			next_sibling;
-	int32_t			dirty_head;	/* slot with the oldest unflushed update */
-	int32_t			dirty_tail;
-	uint32_t		level;
 	uint32_t		nr_flushable_desc; /* flushable strict descendants */
 	bool			flushable;	/* stats_updates > TH, kept in sync */
+	bool			stranded;
+	bool			ep_scan;	/* the lines at the episode's start are not scanned yet */
 	bool			removed;
-	/* time accounting, integrated up to last_ts */
-	uint64_t		first_ts;
+	/* update path, line 1: time accounting, integrated up to last_ts */
 	uint64_t		last_ts;
 	uint64_t		max_missing;
 	uint64_t		max_age_ns;
@@ -109,21 +114,33 @@ struct sim_node {
 	/* non-flushable time, integrated up to nf_last (sim/lag.c) */
 	uint64_t		nf_ns;
 	uint64_t		nf_last;
+	uint64_t		ep_max_pending;
+	/* visits */
+	uint64_t		id;
+	uint64_t		pendmag;	/* |v| handed up by children, waiting for a visit */
+	uint64_t		pend_since;	/* oldest ts in pendmag */
+	int64_t			*pend_it;	/* state_pending, signed, by item index */
+	struct sim_item_reads	*read_it;	/* read errors, by item index; NULL until read */
+	uint32_t		cap_read;	/* length of read_it */
+	int32_t			first_child;
+	int32_t			next_sibling;
+	int32_t			dirty_head;	/* slot with the oldest unflushed update */
+	int32_t			dirty_tail;
+	uint32_t		level;
+	uint64_t		first_ts;
 	/* stranded state and the open episode */
 	uint64_t		strand_ns;	/* stranded time of ended episodes */
 	uint64_t		ep_start;
 	uint64_t		ep_skipped;
-	uint64_t		ep_max_pending;
 	uint64_t		ep_worst_abs;
 	int64_t			ep_worst_err;
-	int32_t			ep_worst_k;	/* item index, SIM_NONE if no line was wrong */
-	bool			stranded;
-	bool			ep_scan;	/* the lines at the episode's start are not scanned yet */
 	uint64_t		episodes;	/* ended episodes that count */
 	uint64_t		reads;
 	uint64_t		stale_reads;
 	uint64_t		reads_ended;
 	uint64_t		max_read_age;
+	int32_t			ep_worst_k;	/* item index, SIM_NONE if no line was wrong */
+	bool			vis_listed;	/* on sim.visited */
 };
 
 struct sim {
@@ -139,11 +156,12 @@ struct sim {
 	uint32_t		cap_nodes;
 	struct idmap		ids;		/* cgroup id -> node */
 
-	/* (kind, item) <-> dense item index */
+	/* (kind, item) <-> dense item index; small items also directly (item_direct) */
 	struct idmap		item_idx;
 	uint64_t		*item_key;
 	uint32_t		nr_items;
 	uint32_t		cap_items;
+	int16_t			item_direct[2][SIM_ITEM_DIRECT]; /* [STATE, EVENT][item]: index + 1, 0 none */
 
 	struct sim_chunk	*chunks;
 	uint32_t		nr_chunks;
@@ -153,7 +171,13 @@ struct sim {
 	struct sim_pcpu		*slots;
 	uint32_t		nr_slots;
 	uint32_t		cap_slots;
-	struct idmap		slot_map;	/* (node, cpu) -> slot */
+	/*
+	 * (node, cpu) -> slot, flat: [node * nr_possible + cpu], SIM_NONE where
+	 * the pair never occurred; grows with the nodes.  An index, not a hash:
+	 * the update path finds its slot with one load.
+	 */
+	int32_t			*slot_of;
+	uint32_t		cap_slot_of;	/* nodes it covers */
 
 	uint64_t		now;		/* ts of the update in progress */
 	bool			clock_started;
@@ -167,6 +191,11 @@ struct sim {
 	size_t			win_cap;
 
 	struct sim_cost		cost;
+
+	/* nodes visited since the last sim_visited_drain(), each once */
+	int32_t			*visited;
+	uint32_t		nr_visited;
+	uint32_t		cap_visited;
 
 	/* stranded episodes go here when they end */
 	int			(*ep_fn)(const struct sim_episode *ep, void *ctx);
@@ -196,7 +225,11 @@ int32_t sim_node_lookup(const struct sim *s, uint64_t id);
 int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent);
 
 /* rstat.c */
-int32_t sim_slot_find(const struct sim *s, int32_t node, unsigned int cpu);
+static inline int32_t sim_slot_find(const struct sim *s, int32_t node, unsigned int cpu)
+{
+	return (uint32_t)node < s->cap_slot_of ?
+	       s->slot_of[(size_t)node * s->nr_possible + cpu] : SIM_NONE;
+}
 int32_t sim_slot_get(struct sim *s, int32_t node, unsigned int cpu);
 void sim_rstat_updated(struct sim *s, int32_t slot);
 int sim_rstat_updated_list(struct sim *s, int32_t slot);

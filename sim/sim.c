@@ -66,7 +66,8 @@ void sim_destroy(struct sim *s)
 	free(s->slots);
 	free(s->win);
 	idmap_free(&s->ids);
-	idmap_free(&s->slot_map);
+	free(s->slot_of);
+	free(s->visited);
 	free(s);
 }
 

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * workers.c - each run's simulator on its own thread, fed from the one
+ * decoded stream.
+ *
+ * The pass (engine.c) decodes every event once.  An update that needs no
+ * shared decision (no lock window open in any run, no read waiting, no series
+ * sample or new series line due, its cgroup known to the simulators, no
+ * validation or inference) has its shared half done by the pass right away
+ * (cgroup, window hook, counters) and its per-run half (sim_update() and the
+ * run's series minimum and maximum) queued in a block.  Blocks sit in a ring;
+ * every run consumes every block in order, on whichever thread is free, the
+ * pass's own thread included, so three runs keep two cores busy.  Any other
+ * event first drains the ring: the pass then goes on serially, as with one
+ * thread.
+ *
+ * A run touches only its own simulator and its own entries of the series
+ * lines; the only rows the queued updates make are stranded episodes, which
+ * a run buffers per block and the pass's thread hands to the sink in the
+ * order one thread would have (event by event, runs in order).  So the rows
+ * are the same for any thread count.
+ *
+ * Owns the threads, the ring and the episode buffers; never prints.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "replay-local.h"
+
+#define WK_BLOCK	4096	/* events per block */
+#define WK_RING		4	/* blocks in flight */
+
+struct wk_ev {
+	struct mcr_event	ev;
+	struct rcg		*c;
+};
+
+/* A stranded episode that ended during event @at of a block. */
+struct wk_ep {
+	struct sim_episode	ep;
+	uint32_t		at;
+};
+
+struct wk_eps {
+	struct wk_ep		*v;
+	size_t			nr, cap;
+};
+
+struct wk_block {
+	struct wk_ev		ev[WK_BLOCK];
+	uint32_t		nr;
+	struct wk_eps		eps[REPLAY_MAX_RUNS];	/* per run */
+};
+
+struct workers {
+	struct replay		*r;
+	unsigned int		nr_runs;
+	unsigned int		nr_threads;	/* the pass's thread included */
+	pthread_t		th[REPLAY_MAX_RUNS];
+	unsigned int		started;	/* threads created */
+	pthread_mutex_t		mu;
+	pthread_cond_t		cv;
+	/* under mu */
+	uint64_t		filled;		/* blocks published */
+	uint64_t		emitted;	/* blocks delivered and free again */
+	uint64_t		done[REPLAY_MAX_RUNS];	/* blocks each run has applied */
+	bool			claimed[REPLAY_MAX_RUNS];
+	int			err;		/* first run error; the runs stop */
+	bool			quit;
+	/* the pass's thread only */
+	struct wk_block		*fill;		/* block being filled: ring[filled % WK_RING] */
+	struct wk_block		*ring[WK_RING];
+};
+
+/* Default thread count: online CPUs, at most one per run. */
+static unsigned int workers_count(const struct replay *r)
+{
+	unsigned int n = r->p.threads;
+
+	if (!n) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		n = cpus > 0 ? (unsigned int)cpus : 1;
+	}
+	return n < r->p.nr_runs ? n : r->p.nr_runs;
+}
+
+/* Apply block @b to run @p.  No lock held: the run is claimed. */
+static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
+{
+	struct replay *r = w->r;
+	struct replay_ep_ctx *ec = &r->ep[p];
+	struct sim *s = r->sims[p];
+	uint32_t i;
+	int ret = 0;
+
+	b->eps[p].nr = 0;
+	ec->buf = &b->eps[p];
+	for (i = 0; i < b->nr && !ret; i++) {
+		const struct mcr_event *ev = &b->ev[i].ev;
+		enum sim_item_kind kind = replay_item_kind(ev->kind);
+
+		ec->at = i;
+		ret = sim_update(s, ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item, ev->val);
+		if (!ret)
+			ret = series_update_run(r, b->ev[i].c, kind, ev->item, p);
+	}
+	ec->buf = NULL;
+	return ret;
+}
+
+/* A run with a block to apply that no thread holds, or -1.  Under mu. */
+static int workers_pick(const struct workers *w)
+{
+	unsigned int p, best = 0;
+	int pick = -1;
+
+	for (p = 0; p < w->nr_runs; p++)
+		if (!w->claimed[p] && w->done[p] < w->filled &&
+		    (pick < 0 || w->done[p] < w->done[best])) {
+			pick = (int)p;
+			best = p;
+		}
+	return pick;
+}
+
+/* Claim a run, apply its next block, release it.  Called and returns with mu held. */
+static void workers_step(struct workers *w, unsigned int p)
+{
+	struct wk_block *b = w->ring[w->done[p] % WK_RING];
+	int ret;
+
+	w->claimed[p] = true;
+	pthread_mutex_unlock(&w->mu);
+	ret = workers_apply(w, b, p);
+	pthread_mutex_lock(&w->mu);
+	w->claimed[p] = false;
+	if (ret < 0) {
+		if (!w->err)
+			w->err = ret;
+	} else {
+		w->done[p]++;
+	}
+	pthread_cond_broadcast(&w->cv);
+}
+
+static void *workers_main(void *arg)
+{
+	struct workers *w = arg;
+
+	pthread_mutex_lock(&w->mu);
+	while (!w->quit) {
+		int p = w->err ? -1 : workers_pick(w);
+
+		if (p < 0)
+			pthread_cond_wait(&w->cv, &w->mu);
+		else
+			workers_step(w, (unsigned int)p);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* The oldest block every run has applied: its episodes to the sink, in one thread's order. */
+static int workers_emit(struct workers *w, struct wk_block *b)
+{
+	const struct replay_sink *sk = &w->r->p.sink;
+	size_t pos[REPLAY_MAX_RUNS] = { 0 };
+	unsigned int p;
+	uint32_t i;
+	int ret;
+
+	for (i = 0; i < b->nr; i++)
+		for (p = 0; p < w->nr_runs; p++)
+			for (; pos[p] < b->eps[p].nr && b->eps[p].v[pos[p]].at == i; pos[p]++) {
+				if (!sk->episode)
+					continue;
+				ret = sk->episode(sk->ctx, p, &b->eps[p].v[pos[p]].ep);
+				if (ret < 0)
+					return ret;
+			}
+	return 0;
+}
+
+static uint64_t workers_min_done(const struct workers *w)
+{
+	uint64_t m = w->filled;
+	unsigned int p;
+
+	for (p = 0; p < w->nr_runs; p++)
+		if (w->done[p] < m)
+			m = w->done[p];
+	return m;
+}
+
+/*
+ * On the pass's thread, mu held: deliver what every run has applied; if
+ * that frees nothing, help apply (or wait).  Stops when @until blocks are
+ * emitted.  Returns 0 or the first error.
+ */
+static int workers_wait(struct workers *w, uint64_t until)
+{
+	int ret = 0;
+
+	while (w->emitted < until) {
+		if (w->err)
+			return w->err;
+		if (workers_min_done(w) > w->emitted) {
+			struct wk_block *b = w->ring[w->emitted % WK_RING];
+
+			/* the runs are past it: nobody touches it while the sink runs */
+			pthread_mutex_unlock(&w->mu);
+			ret = workers_emit(w, b);
+			pthread_mutex_lock(&w->mu);
+			if (ret < 0)
+				return ret;
+			w->emitted++;
+			continue;
+		}
+		ret = workers_pick(w);
+		if (ret >= 0)
+			workers_step(w, (unsigned int)ret);
+		else
+			pthread_cond_wait(&w->cv, &w->mu);
+		ret = 0;
+	}
+	return ret;
+}
+
+/* Publish the block being filled, if it holds anything, and take the next free one. */
+static int workers_publish(struct workers *w)
+{
+	int ret = 0;
+
+	if (!w->fill->nr)
+		return 0;
+	pthread_mutex_lock(&w->mu);
+	w->filled++;
+	pthread_cond_broadcast(&w->cv);
+	if (w->filled - w->emitted == WK_RING)
+		ret = workers_wait(w, w->emitted + 1);
+	pthread_mutex_unlock(&w->mu);
+	w->fill = w->ring[w->filled % WK_RING];
+	w->fill->nr = 0;
+	return ret;
+}
+
+/**
+ * workers_drain() - every queued update applied in every run and its
+ * episodes delivered: the simulators are as one thread would have left them.
+ * Return: 0 or the first error of a run or of the sink.
+ */
+int workers_drain(struct replay *r)
+{
+	struct workers *w = r->wk;
+	int ret;
+
+	if (!w)
+		return 0;
+	ret = workers_publish(w);
+	if (ret < 0)
+		return ret;
+	pthread_mutex_lock(&w->mu);
+	ret = workers_wait(w, w->filled);
+	pthread_mutex_unlock(&w->mu);
+	return ret;
+}
+
+/* Can update @ev go to the runs' threads, and which cgroup is it (known to every simulator)? */
+static struct rcg *workers_eligible(struct replay *r, const struct mcr_event *ev)
+{
+	enum sim_item_kind kind;
+	unsigned int p;
+	struct rcg *c;
+
+	if (!mcr_event_is_update(ev) || (unsigned int)ev->cpu >= r->t->nr_possible ||
+	    r->nr_waits || series_due(r, ev->ts))
+		return NULL;
+	/* a model places visits only in open windows: none, so its hooks touch no simulator */
+	for (p = 0; p < r->p.nr_runs; p++)
+		if (r->win.pol[p].open)
+			return NULL;
+	c = rcg_find(r, ev->id);
+	if (!c || !c->added)
+		return NULL;
+	kind = replay_item_kind(ev->kind);
+	return series_lines_known(r, c, kind, ev->item) ? c : NULL;
+}
+
+/**
+ * workers_take() - queue update @ev for the runs if it can go (see the top
+ * of this file), doing its shared half now.
+ * Return: 1 queued, 0 not (drained: the pass handles it serially), or -errno.
+ */
+int workers_take(struct replay *r, const struct mcr_event *ev)
+{
+	struct workers *w = r->wk;
+	struct rcg *c = w ? workers_eligible(r, ev) : NULL;
+	struct wk_ev *e;
+	int ret;
+
+	if (!c)
+		return w ? workers_drain(r) : 0;
+	/* engine_update()'s shared half, in its order */
+	window_update_hook(r, ev, c);
+	ret = window_before_update(r, ev);
+	if (ret < 0)
+		return ret;
+	r->st.updates++;
+	e = &w->fill->ev[w->fill->nr++];
+	e->ev = *ev;
+	e->c = c;
+	if (w->fill->nr == WK_BLOCK) {
+		ret = workers_publish(w);
+		if (ret < 0)
+			return ret;
+	}
+	return 1;
+}
+
+/* engine.c's episode sink while run @ec->pol applies a block: keep it for workers_emit(). */
+int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep)
+{
+	struct wk_eps *b = ec->buf;
+
+	if (b->nr == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+		struct wk_ep *v = realloc(b->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		b->v = v;
+		b->cap = cap;
+	}
+	b->v[b->nr++] = (struct wk_ep){ .ep = *ep, .at = ec->at };
+	return 0;
+}
+
+/**
+ * workers_start() - the runs' threads for @r's pass, if it has more than one
+ * run, more than one thread allowed, and neither validation nor inference
+ * (they compare run 0 with the kernel event by event: serial).
+ * Return: 0 (r->wk NULL: the serial path), or -errno.
+ */
+int workers_start(struct replay *r)
+{
+	struct workers *w;
+	unsigned int i;
+	int ret;
+
+	if (r->wk || r->val || r->inf || r->p.nr_runs < 2 || workers_count(r) < 2)
+		return 0;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->r = r;
+	w->nr_runs = r->p.nr_runs;
+	w->nr_threads = workers_count(r);
+	for (i = 0; i < WK_RING; i++) {
+		w->ring[i] = calloc(1, sizeof(*w->ring[i]));
+		if (!w->ring[i]) {
+			r->wk = w;
+			workers_stop(r);
+			return -ENOMEM;
+		}
+	}
+	w->fill = w->ring[0];
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	r->wk = w;
+	for (i = 0; i + 1 < w->nr_threads; i++) {
+		ret = -pthread_create(&w->th[i], NULL, workers_main, w);
+		if (ret) {
+			workers_stop(r);
+			return ret;
+		}
+		w->started++;
+	}
+	return 0;
+}
+
+/* workers_stop() - join the threads and free the ring; queued work is dropped (drain first). */
+void workers_stop(struct replay *r)
+{
+	struct workers *w = r->wk;
+	unsigned int i, p;
+
+	if (!w)
+		return;
+	if (w->started || w->fill) {
+		pthread_mutex_lock(&w->mu);
+		w->quit = true;
+		pthread_cond_broadcast(&w->cv);
+		pthread_mutex_unlock(&w->mu);
+	}
+	for (i = 0; i < w->started; i++)
+		pthread_join(w->th[i], NULL);
+	if (w->fill) {
+		pthread_cond_destroy(&w->cv);
+		pthread_mutex_destroy(&w->mu);
+	}
+	for (i = 0; i < WK_RING; i++) {
+		if (!w->ring[i])
+			continue;
+		for (p = 0; p < REPLAY_MAX_RUNS; p++)
+			free(w->ring[i]->eps[p].v);
+		free(w->ring[i]);
+	}
+	free(w);
+	r->wk = NULL;
+}
