@@ -40,7 +40,14 @@ struct inf_dec {
 struct inf_hyp {
 	size_t		p;
 	uint64_t	hash;		/* of (p, entries), set by inf_compact() */
-	uint64_t	ehash;		/* sum of inf_mix() over the entries, kept as they change */
+	uint64_t	ehash;		/* sum of inf_mix() over the entries, while ehash_ok */
+	/*
+	 * Keeping ehash entry by entry pays only where compactions come often:
+	 * inside a window, after every branching update.  Outside one, where
+	 * most updates are, walks leave it stale and the next compaction sums
+	 * the table again: the same value, the sum is over the entries.
+	 */
+	bool		ehash_ok;
 	uint64_t	cost;		/* distance from the spread model, 1/1024 visits */
 	uint64_t	t_last;		/* its last decision in the open window (or its start) */
 	struct inf_dec	*d;		/* newest decision; NULL without a sink */
@@ -116,7 +123,10 @@ static inline uint64_t inf_mix(uint64_t key, int64_t val)
 /* Every change of an entry's value goes through here, for the hash. */
 static inline void inf_ent_set(struct inf_hyp *h, struct idmap_ent *e, int64_t val)
 {
-	h->ehash += inf_mix(e->key, val) - inf_mix(e->key, e->val);
+	if (val == e->val)
+		return;
+	if (h->ehash_ok)
+		h->ehash += inf_mix(e->key, val) - inf_mix(e->key, e->val);
 	e->val = val;
 }
 
@@ -126,6 +136,7 @@ static inline struct idmap_ent *inf_find(const struct inf_hyp *h, uint64_t key)
 }
 
 /* infer_hyp.c */
+void inf_hash_sync(struct inf_hyp *h, bool keep);
 int64_t inf_virtual(const struct infer *in, const struct inf_hyp *h, uint64_t key);
 int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t key);
 int inf_set(struct inf_hyp *h, uint64_t key, int64_t val);
