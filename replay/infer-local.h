@@ -28,6 +28,12 @@
 #define INF_ATOMIC	((1u << INF_CPU_BITS) - 1)	/* the "cpu" of an atomic key */
 #define INF_NONE	SIZE_MAX
 #define INF_MAX_PATH	64
+/*
+ * The deepest path whose entry slots a hypothesis keeps (pc_idx): deeper
+ * ones are found entry by entry.  Compactions sort and move whole
+ * hypotheses, so their size is paid at every branching update.
+ */
+#define INF_PIN_NODES	16
 
 /* One branch decision: update @tag came after @p visits of its window. */
 struct inf_dec {
@@ -57,7 +63,7 @@ struct inf_hyp {
 	uint32_t	pc_cpu;
 	size_t		pc_n;
 	uint64_t	pc_id;
-	uint32_t	pc_idx[2 * INF_MAX_PATH];
+	uint32_t	pc_idx[2 * INF_PIN_NODES];
 };
 
 struct infer {
