@@ -28,6 +28,12 @@
 #define INF_ATOMIC	((1u << INF_CPU_BITS) - 1)	/* the "cpu" of an atomic key */
 #define INF_NONE	SIZE_MAX
 #define INF_MAX_PATH	64
+/*
+ * The deepest path whose entry slots a hypothesis keeps (pc_idx): deeper
+ * ones are found entry by entry.  Compactions sort and move whole
+ * hypotheses, so their size is paid at every branching update.
+ */
+#define INF_PIN_NODES	16
 
 /* One branch decision: update @tag came after @p visits of its window. */
 struct inf_dec {
@@ -40,7 +46,14 @@ struct inf_dec {
 struct inf_hyp {
 	size_t		p;
 	uint64_t	hash;		/* of (p, entries), set by inf_compact() */
-	uint64_t	ehash;		/* sum of inf_mix() over the entries, kept as they change */
+	uint64_t	ehash;		/* sum of inf_mix() over the entries, while ehash_ok */
+	/*
+	 * Keeping ehash entry by entry pays only where compactions come often:
+	 * inside a window, after every branching update.  Outside one, where
+	 * most updates are, walks leave it stale and the next compaction sums
+	 * the table again: the same value, the sum is over the entries.
+	 */
+	bool		ehash_ok;
 	uint64_t	cost;		/* distance from the spread model, 1/1024 visits */
 	uint64_t	t_last;		/* its last decision in the open window (or its start) */
 	struct inf_dec	*d;		/* newest decision; NULL without a sink */
@@ -50,7 +63,7 @@ struct inf_hyp {
 	uint32_t	pc_cpu;
 	size_t		pc_n;
 	uint64_t	pc_id;
-	uint32_t	pc_idx[2 * INF_MAX_PATH];
+	uint32_t	pc_idx[2 * INF_PIN_NODES];
 };
 
 struct infer {
@@ -116,7 +129,10 @@ static inline uint64_t inf_mix(uint64_t key, int64_t val)
 /* Every change of an entry's value goes through here, for the hash. */
 static inline void inf_ent_set(struct inf_hyp *h, struct idmap_ent *e, int64_t val)
 {
-	h->ehash += inf_mix(e->key, val) - inf_mix(e->key, e->val);
+	if (val == e->val)
+		return;
+	if (h->ehash_ok)
+		h->ehash += inf_mix(e->key, val) - inf_mix(e->key, e->val);
 	e->val = val;
 }
 
@@ -126,6 +142,7 @@ static inline struct idmap_ent *inf_find(const struct inf_hyp *h, uint64_t key)
 }
 
 /* infer_hyp.c */
+void inf_hash_sync(struct inf_hyp *h, bool keep);
 int64_t inf_virtual(const struct infer *in, const struct inf_hyp *h, uint64_t key);
 int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t key);
 int inf_set(struct inf_hyp *h, uint64_t key, int64_t val);

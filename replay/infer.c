@@ -149,6 +149,7 @@ static int inf_fold(struct infer *in)
 	}
 	idmap_free(&h->e);
 	h->ehash = 0;
+	h->ehash_ok = true;
 	return ret;
 }
 

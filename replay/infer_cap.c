@@ -123,6 +123,7 @@ void inf_compact(struct infer *in, bool full)
 	for (i = 0; i < in->nr_h; i++) {
 		if (full && inf_normalize(in, &in->h[i]))
 			full = false;	/* out of memory: merging only finds fewer twins */
+		inf_hash_sync(&in->h[i], in->win);
 		in->h[i].hash = inf_hyp_hash(&in->h[i]);
 	}
 	inf_merge(in);

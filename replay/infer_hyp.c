@@ -48,7 +48,7 @@ int inf_set(struct inf_hyp *h, uint64_t key, int64_t val)
 		return 0;
 	}
 	ret = idmap_put(&h->e, key, val);
-	if (!ret)
+	if (!ret && h->ehash_ok)
 		h->ehash += inf_mix(key, val);
 	return ret;
 }
@@ -75,20 +75,38 @@ int inf_normalize(struct infer *in, struct inf_hyp *h)
 	struct inf_differs_ctx c = { in, h, 0 };
 	int ret = idmap_filter(&h->e, inf_differs, &c);
 
-	if (!ret)
+	if (!ret && h->ehash_ok)
 		h->ehash -= c.dropped;
 	return ret;
+}
+
+/*
+ * Make @h->ehash the sum over its entries again if it went stale, and say
+ * whether entry changes keep it from now on (@keep).
+ */
+void inf_hash_sync(struct inf_hyp *h, bool keep)
+{
+	const struct idmap_ent *e;
+	uint32_t pos = 0;
+
+	if (!h->ehash_ok) {
+		h->ehash = 0;
+		while ((e = idmap_next(&h->e, &pos)))
+			h->ehash += inf_mix(e->key, e->val);
+	}
+	h->ehash_ok = keep;
 }
 
 /* A copy of @src that shares its decisions; its pinned path is not copied. */
 int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
 {
 	*dst = (struct inf_hyp){ .p = src->p, .cost = src->cost, .t_last = src->t_last, .d = src->d,
-				 .ehash = src->ehash };
+				 .ehash = src->ehash, .ehash_ok = src->ehash_ok };
 	if (dst->d)
 		dst->d->ref++;
 	if (idmap_clone(&dst->e, &src->e)) {
 		dst->ehash = 0;
+		dst->ehash_ok = true;
 		return -ENOMEM;
 	}
 	return 0;
@@ -114,6 +132,7 @@ void inf_hyp_free(struct inf_hyp *h)
 {
 	idmap_free(&h->e);
 	h->ehash = 0;
+	h->ehash_ok = true;
 	inf_dec_put(h->d);
 	h->d = NULL;
 }

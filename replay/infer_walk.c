@@ -69,8 +69,8 @@ static int64_t inf_path_get(const struct infer *in, const struct inf_hyp *h,
 
 static bool inf_pinned(const struct inf_hyp *h, const struct inf_path *pa, unsigned int cpu)
 {
-	return h->e.e && h->pc_gen == h->e.gen && h->pc_id == pa->id[0] && h->pc_cpu == cpu &&
-	       h->pc_n == pa->n;
+	return h->pc_n && h->e.e && h->pc_gen == h->e.gen && h->pc_id == pa->id[0] &&
+	       h->pc_cpu == cpu && h->pc_n == pa->n;
 }
 
 /*
@@ -100,6 +100,10 @@ static int inf_pin(struct infer *in, struct inf_hyp *h, const struct inf_path *p
 				return ret;
 		}
 	}
+	if (pa->n > INF_PIN_NODES) {
+		h->pc_n = 0;	/* deeper than pc_idx: inf_walk() finds each entry */
+		return 0;
+	}
 	for (i = 0; i < pa->n; i++) {
 		h->pc_idx[2 * i] = idmap_slot(&h->e, inf_key(pa->id[i], INF_ATOMIC));
 		h->pc_idx[2 * i + 1] = idmap_slot(&h->e, inf_key(pa->id[i], cpu));
@@ -123,8 +127,16 @@ static int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *
 	if (ret)
 		return ret;
 	for (i = 0; i < pa->n; i++) {
-		struct idmap_ent *at = &h->e.e[h->pc_idx[2 * i]], *pcpu = &h->e.e[h->pc_idx[2 * i + 1]];
+		struct idmap_ent *at, *pcpu;
 		struct sim_step_out so;
+
+		if (h->pc_n) {
+			at = &h->e.e[h->pc_idx[2 * i]];
+			pcpu = &h->e.e[h->pc_idx[2 * i + 1]];
+		} else {
+			at = inf_find(h, inf_key(pa->id[i], INF_ATOMIC));
+			pcpu = inf_find(h, inf_key(pa->id[i], cpu));
+		}
 
 		si.atomic = at->val;
 		si.pcpu = (uint32_t)pcpu->val;

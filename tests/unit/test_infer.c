@@ -87,6 +87,50 @@ TEST(test_order_found)
 }
 
 /*
+ * test_order_found on a path deeper than a hypothesis keeps entry slots for
+ * (16 nodes): root -> A1 -> ... -> A17 -> P -> L, 20 nodes.  The three
+ * updates before the window credit every node alike (64, 128, 192), so the
+ * window's list on CPU 0 is [L, P, A17, ..., A1, root] and the update inside
+ * it branches 21 ways: before all visits (everything 0 at unlock) and after
+ * the visit of each node N, which leaves L up to N at 64 (the walk stops at
+ * N's parent, still at 192, and the unlock zeroes it).  P = 64 keeps "after
+ * P" to "after root", 19 orders; root = 64 keeps "after root" alone, whose
+ * walk reached every node: all 20 at 64 once folded.
+ */
+#define DEEP_A	17
+#define DEEP_ID(i)	(100ULL + (i))		/* A1 .. A17 */
+
+TEST(test_order_found_deep)
+{
+	struct infer *in = infer_create(sim_policy_find("break"), 2, 2, 0);
+	uint64_t up = ROOT;
+	unsigned int i;
+	bool su, nf;
+
+	ASSERT(in);
+	for (i = 1; i <= DEEP_A; i++) {
+		ASSERT_EQ(sim_cgroup_add(infer_base(in), 0, DEEP_ID(i), up), 0);
+		up = DEEP_ID(i);
+	}
+	ASSERT_EQ(sim_cgroup_add(infer_base(in), 0, P, up), 0);
+	ASSERT_EQ(sim_cgroup_add(infer_base(in), 0, L, P), 0);
+	ASSERT_EQ(setup_window(in), 0);
+	ASSERT_EQU(infer_nr_hyp(in), 21);
+	ASSERT_EQ(infer_check(in, P, 64, false, &su, &nf), 0);
+	ASSERT(su && nf);
+	ASSERT_EQU(infer_nr_hyp(in), 19);
+	ASSERT_EQ(infer_check(in, ROOT, 64, false, &su, &nf), 0);
+	ASSERT(su);
+	ASSERT_EQU(infer_nr_hyp(in), 1);
+	ASSERT_EQ(sim_stats_updates(infer_base(in), L), 64);
+	ASSERT_EQ(sim_stats_updates(infer_base(in), P), 64);
+	for (i = 1; i <= DEEP_A; i++)
+		ASSERT_EQ(sim_stats_updates(infer_base(in), DEEP_ID(i)), 64);
+	ASSERT_EQ(sim_stats_updates(infer_base(in), ROOT), 64);
+	infer_destroy(in);
+}
+
+/*
  * P = 100 is no sum of batches of 64 any order gives: a mismatch, nothing
  * pruned, and every hypothesis takes the kernel's 100 so that the next read
  * of P does not miss again.  Two of the four differed only in P's atomic:
@@ -394,5 +438,5 @@ TEST(test_late_update)
 	infer_destroy(in);
 }
 
-TEST_MAIN(test_order_found, test_no_order, test_merge, test_cap, test_mirror, test_order_sink,
+TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_cap, test_mirror, test_order_sink,
 	  test_cap_keeps_nearest, test_late_update, test_policy_from_caller)
