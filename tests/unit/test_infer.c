@@ -102,7 +102,9 @@ TEST(test_order_found)
 
 TEST(test_order_found_deep)
 {
-	struct infer *in = infer_create(sim_policy_find("break"), 2, 2, 0);
+	struct sim_params sp = { .policy = sim_policy_find("break"), .nr_possible = 2,
+				 .nr_online = 2, .batch = SIM_CHARGE_BATCH };
+	struct infer *in = infer_create(&sp, 0);
 	uint64_t up = ROOT;
 	unsigned int i;
 	bool su, nf;
