@@ -149,7 +149,8 @@ static int series_flip(struct replay *r, unsigned int p, struct rser *s)
 
 /**
  * series_update() - after an update of (@kind, @item) to @c was applied to
- * every policy: the series cgroups on @c's path see the line change.
+ * every policy: the series cgroups on @c's path see the line change.  The
+ * lines are made here; then each run sees them as series_update_run() does.
  */
 int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item)
 {
@@ -159,21 +160,13 @@ int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int 
 
 	if (kind == SIM_ITEM_LRUVEC)
 		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
-	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++) {
-		struct rser_item *it;
-
-		if (!a->ser)
-			continue;
-		it = series_item(r, a->ser, kind, item);
-		if (!it)
+	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++)
+		if (a->ser && !series_item(r, a->ser, kind, item))
 			return -ENOMEM;
-		for (p = 0; p < r->p.nr_runs; p++) {
-			ret = series_flip(r, p, a->ser);
-			if (!ret)
-				ret = series_see(r, p, a->ser, it);
-			if (ret < 0)
-				return ret;
-		}
+	for (p = 0; p < r->p.nr_runs; p++) {
+		ret = series_update_run(r, c, kind, item, p);
+		if (ret < 0)
+			return ret;
 	}
 	return 0;
 }
