@@ -196,7 +196,7 @@ int cmd_info(int argc, char **argv)
 		return rc;
 	total = o.no_check ? load_time_counts(db, by_kind) : cli_trace_scan(db, by_kind);
 	if (total < 0) {
-		rc = cli_fail((int)total, "%s", file);
+		rc = cli_fail_db(db, (int)total, file);
 		db_close(db);
 		return rc;
 	}
