@@ -75,6 +75,9 @@ struct imp {
 	size_t				nmk, capmk;
 };
 
+/* import_check.c: the readers' check of the database written at @path */
+int imp_check(struct imp *im, const char *path);
+
 /* import_decode.c */
 int imp_types_init(struct imp *im);
 bool imp_decode(struct imp *im, struct tep_record *r, struct mcr_event *ev, int *root);

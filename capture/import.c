@@ -424,6 +424,8 @@ int import_run(const struct import_opts *o, struct import_result *res)
 
 		err = err ?: cerr;
 	}
+	if (!err)
+		err = imp_check(im, tmp);
 	if (!err && rename(tmp, o->out_path))
 		err = -errno;
 	if (err) {
