@@ -10,11 +10,7 @@ source "$(dirname "$0")/../lib.sh"
 cd "$T_TMP" || exit 1
 dat="$TOP/tests/fuzz/corpus/import/v6-2cpu.dat"
 
-# libtracecmd 1.3.1 itself leaks the trace clock name it parses from a v6 file
-if [ "${MCR_SANITIZED:-0}" = 1 ]; then
-	export LSAN_OPTIONS="suppressions=$TOP/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}:fast_unwind_on_malloc=0"
-fi
+t_lsan_import	# libtracecmd's v6 leak, suppressed by name (tests/lib.sh)
 command -v python3 >/dev/null || { skip import_flips "no python3"; t_done; }
 [ -f "$dat" ] || { fail import_flips_setup "no $dat"; t_done; }
 expect_exit import_flips_unflipped 0 "$REPLAY" import "$dat" -o good.db -q || t_done
