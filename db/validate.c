@@ -220,10 +220,16 @@ static int db_validate_cgroups(struct db *db, char *why, size_t len)
 		if (err || !g->parent)
 			continue;
 		p = db_vcg_find(&c, g->parent);
+		/*
+		 * A parent_unknown row hangs under the root for lack of its
+		 * parent (import without the recording host's cgroup tree) and
+		 * keeps the level its cgroup_mkdir traced: no relation to check.
+		 */
 		if (p < 0)
 			err = db_bad(why, len, "cgroups row id %" PRId64 ": parent %" PRId64
 				     " is not in the table", g->id, g->parent);
-		else if (g->level >= 0 && c.v[p].level >= 0 && g->level != c.v[p].level + 1)
+		else if (!g->unknown && g->level >= 0 && c.v[p].level >= 0 &&
+			 g->level != c.v[p].level + 1)
 			err = db_bad(why, len, "cgroups row id %" PRId64 ": level %" PRId64
 				     ", but its parent %" PRId64 " is at level %" PRId64, g->id,
 				     g->level, g->parent, c.v[p].level);

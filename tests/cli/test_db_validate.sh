@@ -30,6 +30,13 @@ case_ unknown_parent "row id $leaf: parent 999999 is not in the table" \
 	"UPDATE cgroups SET parent = 999999 WHERE id = $leaf"
 case_ level "row id $leaf: level 5, but its parent 1 is at level 0" \
 	"UPDATE cgroups SET level = 5 WHERE id = $leaf"
+# attached under the root for lack of its parent (import without the recording
+# host's tree): it keeps its traced level, and the file is good
+cp good.db unknown_parent_level.db
+sqlite3 unknown_parent_level.db "UPDATE cgroups SET level = 3, parent_unknown = 1 WHERE id = $leaf"
+for cmd in info replay; do
+	expect_exit "unknown_parent_level_$cmd" 0 timeout 20 "$REPLAY" "$cmd" unknown_parent_level.db
+done
 case_ negative_id "row id -5: not a cgroup id" \
 	"INSERT INTO cgroups VALUES (-5, 1, '/x', 1, -1, -1, 0)"
 
