@@ -78,11 +78,13 @@ void imp_scan(struct imp *im, struct tracecmd_input *h)
 	int cpu, ncpu = tep_get_cpus(im->tep);
 
 	for (cpu = 0; cpu < ncpu && !(im->scan_hier >= 0 && im->scan_memcg); cpu++) {
+		struct imp_rec_at last = { 0 };
 		struct tep_record *r;
 
 		memset(im->flush, 0, sizeof(im->flush));
 		for (r = tracecmd_read_cpu_first(h, cpu); r; r = tracecmd_read_data(h, cpu)) {
-			int stop = imp_scan_cb(h, r, cpu, im);
+			/* a damaged page read forever: the import pass refuses the file */
+			int stop = imp_rec_again(&last, r) || imp_scan_cb(h, r, cpu, im);
 
 			tracecmd_free_record(r);
 			if (stop)

@@ -30,6 +30,11 @@ expect_exit import_missing_file 3 "$REPLAY" import "$T_TMP/nope.dat" -o "$T_TMP/
 : >"$T_TMP/empty.dat"
 expect_exit import_empty_file 15 "$REPLAY" import "$T_TMP/empty.dat" -o "$T_TMP/out.db" && one_line import_empty_file_msg
 
+# a damaged page that libtracecmd 1.3.1 read round and round: import hung (found by fuzz_import)
+expect_exit import_page_loop 15 timeout 60 "$REPLAY" import "$TOP/tests/fuzz/corpus/import/v6-page-loop.dat" \
+	-o "$T_TMP/out.db" && expect_match import_page_loop_msg "round and round" "$T_ERR"
+no_output import_page_loop_no_output
+
 head -c 65536 /dev/urandom >"$T_TMP/random.dat"
 expect_exit import_random_bytes 15 "$REPLAY" import "$T_TMP/random.dat" -o "$T_TMP/out.db" && one_line import_random_bytes_msg
 no_output import_random_no_output
