@@ -107,7 +107,9 @@ static int write_store(const char *path, uint64_t n, double *secs)
 
 	err = db_create(path, &db);
 	if (!err)
-		err = db_meta_set_int(db, "nr_cpus_possible", NR_CPUS);
+		err = db_meta_set_int(db, "nr_cpus_possible", NR_CPUS) ?:
+		      db_meta_set_int(db, "nr_cpus_online", NR_CPUS) ?:
+		      db_meta_set_int(db, "batch_size", 64) ?: db_meta_set_int(db, "page_size", 4096);
 	rng_state = 0x9e3779b97f4a7c15ULL;
 	t0 = now_s();
 	for (i = 0; i < n && !err; i++) {

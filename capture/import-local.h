@@ -68,6 +68,9 @@ struct imp {
 	struct db			*db;
 	uint64_t			*seq;		/* per CPU */
 	uint64_t			*last_ts;	/* per CPU */
+	struct imp_rec_at {
+		uint64_t		offset;
+	}				*last_rec;	/* per CPU: the previous record read */
 	int				nseq;
 	struct imp_cgs			cgs;
 	int				err;
@@ -87,6 +90,23 @@ struct imp {
 	struct imp_pend			*pend;
 	size_t				npend, cappend;
 };
+
+/*
+ * libtracecmd 1.3.1 can read a damaged page round and round for ever
+ * (kbuffer_next_event() going back on it): a CPU's records lie at
+ * increasing file offsets, so a record at or before the previous one's is
+ * that loop, never the next record.
+ */
+static inline bool imp_rec_again(struct imp_rec_at *last, const struct tep_record *r)
+{
+	bool again = last->offset && r->offset <= last->offset;
+
+	last->offset = r->offset;
+	return again;
+}
+
+/* import_check.c: the readers' check of the database written at @path */
+int imp_check(struct imp *im, const char *path);
 
 /* import_decode.c */
 int imp_types_init(struct imp *im);

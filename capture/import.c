@@ -122,6 +122,7 @@ static int imp_seq_grow(struct imp *im, int cpu)
 	int n = cpu + 1;
 	struct imp_flush (*f)[IMP_FLUSH_SLOTS];
 	uint64_t *s, *t;
+	struct imp_rec_at *l;
 
 	if (cpu < 0 || cpu > 65535)
 		return -MCR_E_CORRUPT;
@@ -138,8 +139,13 @@ static int imp_seq_grow(struct imp *im, int cpu)
 	if (!t)
 		return -ENOMEM;
 	im->last_ts = t;
+	l = realloc(im->last_rec, n * sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	im->last_rec = l;
 	memset(s + im->nseq, 0, (n - im->nseq) * sizeof(*s));
 	memset(t + im->nseq, 0, (n - im->nseq) * sizeof(*t));
+	memset(l + im->nseq, 0, (n - im->nseq) * sizeof(*l));
 	im->nseq = n;
 	return 0;
 }
@@ -268,6 +274,11 @@ static int imp_cb(struct tracecmd_input *h, struct tep_record *r, int cpu_idx, v
 		im->o->progress(im->o->progress_ctx, res->records, im->progress_total);
 	if (cpu >= im->nseq && (err = imp_seq_grow(im, cpu)))
 		goto fail;
+	if (imp_rec_again(&im->last_rec[cpu], r)) {
+		res->detail = "libtracecmd reads a damaged page round and round";
+		err = -MCR_E_CORRUPT;
+		goto fail;
+	}
 	if (r->missed_events) {
 		/* lost before this record: the first one of its sub-buffer */
 		res->gaps++;
@@ -584,6 +595,8 @@ int import_run(const struct import_opts *o, struct import_result *res)
 
 		err = err ?: cerr;
 	}
+	if (!err)
+		err = imp_check(im, tmp);
 	if (!err && rename(tmp, o->out_path))
 		err = -errno;
 	if (err)
@@ -597,6 +610,7 @@ int import_run(const struct import_opts *o, struct import_result *res)
 	tp_decoder_free(&im->dec);
 	free(im->seq);
 	free(im->last_ts);
+	free(im->last_rec);
 	free(im);
 	free(tmp);
 	return err;

@@ -14,7 +14,10 @@
  * are silenced (their log level is process-wide).  It returns 0 or a negative
  * errno / -MCR_E_*: -ENOENT etc. for an unreadable input, -MCR_E_CORRUPT for
  * anything libtracecmd cannot open (not a trace.dat, truncated, corrupt),
- * -MCR_E_NO_EVENTS for a valid trace.dat without memcg events.  The output
+ * -MCR_E_NO_EVENTS for a valid trace.dat without memcg events.  What it
+ * wrote is checked by the readers' own checks before it is renamed into
+ * place (import_check.c): their error (-MCR_E_TIME, -MCR_E_BAD_INPUT, ...)
+ * and res->refused with res->why if a reader would refuse it.  The output
  * is written to a temporary name and renamed into place on success only, so
  * a failed import never destroys an existing file.
  *
@@ -61,6 +64,8 @@ struct import_result {
 	char		buffer[64];			/* -B instance name, "" for the top buffer */
 	bool		items_named;			/* item names came from BTF */
 	const char	*detail;			/* on -MCR_E_CORRUPT: why (static string) */
+	bool		refused;			/* the readers' check refused the output */
+	char		why[256];			/* ... and why: the value and where */
 };
 
 /**

@@ -41,6 +41,12 @@ int cli_arg_file(int key, char *arg, struct argp_state *state, const char **file
  */
 struct db *cli_open_db(const char *path, bool writable, int *exit_code);
 
+/*
+ * cli_fail() for an error reading @db's events: the line also names the
+ * event and the value refused (db_why()) when the reader said which.
+ */
+int cli_fail_db(struct db *db, int err, const char *path);
+
 /* True, with *@why, for a memcg-capture that did not reach its clean end. */
 bool cli_capture_incomplete(struct db *db, char *why, size_t len);
 

@@ -160,7 +160,7 @@ int cmd_events(int argc, char **argv)
 		err = events_print(db, &o);
 	}
 	if (err)
-		rc = cli_fail(err, "%s", o.file);
+		rc = cli_fail_db(db, err, o.file);
 	err = db_close(db);
 	if (err && rc == MCR_EXIT_OK)
 		rc = cli_fail(err, "%s", o.file);

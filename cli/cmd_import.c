@@ -235,6 +235,9 @@ int cmd_import(int argc, char **argv)
 
 		if (import_output_error(err))
 			cli_msg("import: cannot write the output %s: %s", a.out, mcr_strerror(err));
+		else if (res.refused)
+			cli_msg("%s: %s: refused by the readers' check, nothing written%s%s", a.trace,
+				mcr_strerror(err), res.why[0] ? ": " : "", res.why);
 		else if (res.detail)
 			cli_msg("%s: %s: %s", err == -MCR_E_BAD_INPUT && a.cgroupfs ? a.cgroupfs :
 				a.trace, mcr_strerror(err), res.detail);

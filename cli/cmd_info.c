@@ -5,6 +5,7 @@
  * reported here too.
  */
 #include <argp.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,19 +54,28 @@ static void meta_line(struct db *db, const char *label, const char *key)
 }
 
 /* One row of integers from @sql; -1 in each column on error. */
-static void query_ints(struct db *db, const char *sql, int64_t *out, int n)
+/*
+ * One row of integers (NULL as 0).  A query that fails is a damaged file
+ * (the tables were there at open): *@err is set, for info to say so and
+ * exit non-zero rather than print -1 counts.
+ */
+static void query_ints(struct db *db, const char *sql, int64_t *out, int n, int *err)
 {
 	sqlite3_stmt *st;
-	int i;
+	int i, rc;
 
 	for (i = 0; i < n; i++)
-		out[i] = -1;
-	if (sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL) != SQLITE_OK)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		for (i = 0; i < n; i++)
-			out[i] = sqlite3_column_type(st, i) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, i);
-	sqlite3_finalize(st);
+		out[i] = 0;
+	rc = sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			for (i = 0; i < n; i++)
+				out[i] = sqlite3_column_int64(st, i);
+		sqlite3_finalize(st);
+	}
+	if (rc != SQLITE_ROW && !*err)
+		*err = rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB ? -MCR_E_CORRUPT : -EIO;
 }
 
 static void print_cpus_span(struct db *db)
@@ -98,27 +108,35 @@ static void print_events(int64_t total, const uint64_t *by_kind)
 			printf("  %-28s %12" PRIu64 "\n", mcr_event_kind_name(k), by_kind[k]);
 }
 
-static void print_cgroups_lost(struct db *db)
+static void print_cgroups_lost(struct db *db, int *err)
 {
-	int64_t cg[4], gaps[3], lost[3];
+	int64_t cg[4], gaps[3], lost[5];
 
 	query_ints(db, "SELECT count(*), max(level), sum(parent_unknown), sum(path IS NULL)"
-		   " FROM cgroups", cg, 4);
+		   " FROM cgroups", cg, 4, err);
 	printf("%-14s %" PRId64 ", max depth %" PRId64 ", %" PRId64 " with unknown parent"
 	       " (attached under the root), %" PRId64 " without a path\n", "cgroups:",
 	       cg[0], cg[1], cg[2], cg[3]);
 	query_ints(db, "SELECT count(*), sum(CASE WHEN count >= 0 THEN count END),"
-		   " sum(count < 0) FROM gaps", gaps, 3);
-	/* what the ring buffers overwrote or dropped between start and end */
+		   " sum(count < 0) FROM gaps", gaps, 3, err);
+	/*
+	 * What the ring buffers overwrote or dropped between start and end; a
+	 * CPU without its end row (or with -1 counters) is unknown, not 0.
+	 */
 	query_ints(db, "SELECT sum(CASE WHEN e.overrun >= 0 THEN e.overrun - max(coalesce(s.overrun, 0), 0) END),"
 		   " sum(CASE WHEN e.dropped >= 0 THEN e.dropped - max(coalesce(s.dropped, 0), 0) END),"
-		   " sum(e.overrun < 0 OR e.dropped < 0)"
+		   " sum(e.overrun < 0 OR e.dropped < 0), count(*),"
+		   " (SELECT count(*) FROM cpu_stats b WHERE b.phase = 'start' AND NOT EXISTS"
+		   " (SELECT 1 FROM cpu_stats c WHERE c.cpu = b.cpu AND c.phase = 'end'))"
 		   " FROM cpu_stats e LEFT JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
-		   " WHERE e.phase = 'end'", lost, 3);
-	printf("%-14s %" PRId64 " gaps (%" PRId64 " events counted, %" PRId64 " of unknown size);"
-	       " ring buffers: %" PRId64 " overrun, %" PRId64 " dropped%s\n", "lost events:",
-	       gaps[0], gaps[1], gaps[2], lost[0], lost[1],
-	       lost[2] > 0 ? " (some CPUs unknown)" : "");
+		   " WHERE e.phase = 'end'", lost, 5, err);
+	printf("%-14s %" PRId64 " gaps (%" PRId64 " events counted, %" PRId64 " of unknown size);",
+	       "lost events:", gaps[0], gaps[1], gaps[2]);
+	if (!lost[3])
+		printf(" ring buffers: unknown (the file has no per-CPU counters from the end)\n");
+	else
+		printf(" ring buffers: %" PRId64 " overrun, %" PRId64 " dropped%s\n", lost[0], lost[1],
+		       lost[2] > 0 || lost[4] > 0 ? " (some CPUs unknown)" : "");
 }
 
 struct runs_ctx {
@@ -199,7 +217,7 @@ int cmd_info(int argc, char **argv)
 	struct db *db;
 	int64_t total;
 	char *warnings = NULL, why[256];
-	int rc = MCR_EXIT_OK;
+	int rc = MCR_EXIT_OK, err = 0;
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return MCR_EXIT_USAGE;
@@ -209,7 +227,7 @@ int cmd_info(int argc, char **argv)
 		return rc;
 	total = o.no_check ? load_time_counts(db, by_kind) : cli_trace_scan(db, by_kind);
 	if (total < 0) {
-		rc = cli_fail((int)total, "%s", file);
+		rc = cli_fail_db(db, (int)total, file);
 		db_close(db);
 		return rc;
 	}
@@ -221,11 +239,13 @@ int cmd_info(int argc, char **argv)
 		printf("%-14s incomplete: %s\n", "capture:", why);
 	print_cpus_span(db);
 	print_events(total, by_kind);
-	print_cgroups_lost(db);
+	print_cgroups_lost(db, &err);
 	print_runs(db);
 	if (!db_meta_get(db, "warnings", &warnings) && *warnings)
 		printf("warnings:\n%s\n", warnings);
 	free(warnings);
+	if (err)
+		rc = cli_fail(err, "%s: its cgroups, gaps or cpu_stats table cannot be read", file);
 	db_close(db);
 	return rc;
 }

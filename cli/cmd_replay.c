@@ -588,7 +588,7 @@ static int replay_series_ids(struct db *db, const struct replay_opts *o,
 
 	ret = db_read_cgroups_foreach(db, ids_add, ids);
 	if (ret < 0)
-		return cli_fail(ret, "%s", o->file);
+		return cli_fail_db(db, ret, o->file);
 	read = ids->n;
 	if (read > REPLAY_SERIES_CGROUPS) {
 		ret = ids_shallowest(t, ids, REPLAY_SERIES_CGROUPS);
@@ -708,7 +708,7 @@ int cmd_replay(int argc, char **argv)
 	if (prog.started)
 		cli_progress_done(&prog.line, prog.done);
 	if (ret < 0) {
-		rc = cli_fail(ret, "%s", o.file);
+		rc = cli_fail_db(db, ret, o.file);
 	} else {
 		prep = replay_prepass(ps.r);
 		if (prep)

@@ -681,7 +681,7 @@ static struct db *report_open(struct report_opts *o, const char *file, int *rc)
 	/* results of a damaged trace are refused as replay would refuse the trace */
 	n = o->no_check ? 0 : cli_trace_scan(db, NULL);
 	if (n < 0)
-		*rc = cli_fail((int)n, "%s", file);
+		*rc = cli_fail_db(db, (int)n, file);
 	else
 		*rc = report_check(db, o);
 	if (*rc) {

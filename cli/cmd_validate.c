@@ -343,7 +343,7 @@ int cmd_validate(int argc, char **argv)
 	ret = replay_pass_db(db, &t, o.file, "validate", &p, &ps);
 	cli_progress_done(&prog, ps.r ? replay_stats(ps.r)->events : 0);
 	if (ret < 0) {
-		rc = cli_fail(ret, "%s", o.file);
+		rc = cli_fail_db(db, ret, o.file);
 		goto out;
 	}
 	v = replay_validation(ps.r);

@@ -29,9 +29,11 @@ static const struct {
 	[MCR_EXIT_NEWER]	= { "NEWER", "database schema newer than this build", CLI_READERS },
 	[MCR_EXIT_SCHEMA]	= { "SCHEMA", "database missing a table (damaged or incomplete)",
 				    CLI_READERS },
-	[MCR_EXIT_TIME]		= { "TIME", "timestamps go backwards within one CPU", CLI_READERS },
+	/* import: what it would write, checked as the readers check it */
+	[MCR_EXIT_TIME]		= { "TIME", "timestamps go backwards within one CPU",
+				    CLI_IMPORT | CLI_READERS },
 	[MCR_EXIT_CPU]		= { "CPU", "an event names a CPU beyond the recorded possible CPUs",
-				    CLI_READERS },
+				    CLI_IMPORT | CLI_READERS },
 	[MCR_EXIT_MATCH]	= { "MATCH", "stats_updates match rate below --min-match, or nothing "
 				    "compared", CLI_VALIDATE },
 	[MCR_EXIT_LOST]		= { "LOST", "events were lost (the database is complete up to each "

@@ -25,11 +25,23 @@ struct db *cli_open_db(const char *path, bool writable, int *exit_code)
 			*exit_code = cli_fail(err, "%s", path);
 		return NULL;
 	}
+	if (db_meta_defaults(db, why, sizeof(why)))
+		cli_msg("warning: %s: %s", path, why);
 	/* one line, so that every result of a partial capture says so */
 	if (cli_capture_incomplete(db, why, sizeof(why)))
 		cli_msg("warning: %s is an incomplete capture (%s): what follows covers only what "
 			"it recorded", path, why);
 	return db;
+}
+
+int cli_fail_db(struct db *db, int err, const char *path)
+{
+	const char *why = db ? db_why(db) : "";
+
+	if (!*why)
+		return cli_fail(err, "%s", path);
+	cli_msg("%s: %s: %s", path, mcr_strerror(err), why);
+	return mcr_exit_code(err);
 }
 
 /*

@@ -61,6 +61,13 @@ int db_open(const char *path, bool writable, struct db **out);
  */
 int db_open_why(const char *path, bool writable, struct db **out, char *why, size_t len);
 int db_close(struct db *db);	/* commits pending work; frees */
+/*
+ * The optional meta values @db lacks (kernel_release, trace_clock,
+ * memory_hierarchy_id), each with the default it is read as, in one
+ * sentence into @buf; returns how many.  The required ones (nr_cpus_possible,
+ * nr_cpus_online, batch_size, page_size) are db_open_why()'s: -MCR_E_BAD_INPUT.
+ */
+int db_meta_defaults(struct db *db, char *buf, size_t len);
 sqlite3 *db_sqlite(struct db *db);
 
 /* meta: key/value (see schema.c for the keys we write; nr_cpus_possible is required). */
@@ -133,7 +140,8 @@ bool db_events_are_rows(struct db *db);
  * events.  db_iter_next() returns 1 with *ev filled, 0 at the end, or a
  * negative error: -MCR_E_TIME if ts goes backwards within one CPU, -MCR_E_CPU
  * if an event names a CPU >= meta nr_cpus_possible, -MCR_E_CORRUPT if a chunk
- * does not decode.  Files of the previous format (rows) are read too.
+ * does not decode, -MCR_E_BAD_INPUT for a field out of range (an unknown
+ * kind, cgroup id 0, an item beyond any stat enum: db_event_check()).  Files of the previous format (rows) are read too.
  */
 struct db_iter;
 int db_iter_open(struct db *db, struct db_iter **out);
@@ -142,6 +150,11 @@ int db_iter_open_range(struct db *db, uint64_t from, uint64_t to, struct db_iter
 int db_iter_next(struct db_iter *it, struct mcr_event *ev);
 uint64_t db_iter_count(const struct db_iter *it);	/* events total, for progress */
 void db_iter_close(struct db_iter *it);
+/*
+ * The sentence naming the event (cpu, seq, ts or row) and the value behind
+ * the last error a db_iter_next() on @db returned; "" if it has none.
+ */
+const char *db_why(const struct db *db);
 
 /* Run results: one transaction around everything written for a run. */
 int db_begin(struct db *db);

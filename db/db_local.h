@@ -30,6 +30,7 @@ struct db {
 	bool			row_events;	/* previous format: an events table, no chunks */
 	bool			in_txn;		/* a transaction is open (bulk or db_begin) */
 	bool			bulk;		/* ... and it is the bulk one, ours to commit */
+	char			why[192];	/* the value a reader refused: db_why() */
 };
 
 /* schema.c */
@@ -55,8 +56,53 @@ int db_step_reset(sqlite3_stmt *st);
 int db_rows_foreach(struct db *db, const char *sql, int (*row)(sqlite3_stmt *st, void *ctx),
 		    void *ctx);
 
-/* validate.c: meta ranges and the hierarchy; -MCR_E_BAD_INPUT and @why */
+/* validate.c: meta ranges and the hierarchy at open, and every event as read;
+ * -MCR_E_BAD_INPUT (or -MCR_E_CPU) and @why */
 int db_validate(struct db *db, char *why, size_t len);
+struct db_event_bounds;
+int db_event_refuse(const struct mcr_event *ev, const struct db_event_bounds *b, char *why,
+		    size_t len) __attribute__((cold));
+
+/*
+ * Stat items are enum indexes (enum node_stat_item, memcg_stat_item in
+ * include/linux/mmzone.h and memcontrol.h, enum vm_event_item in
+ * include/linux/vm_event_item.h): a few hundred values in any config.
+ */
+#define DB_MAX_ITEM		65535
+
+/*
+ * What an event's item may be, by kind: lo <= item < lo + lim (as unsigned
+ * 64-bit, so that lim 0 refuses every item: the unknown kinds).  Built once
+ * per reader by db_event_bounds(), for its nr_cpus_possible.
+ */
+struct db_event_bounds {
+	int32_t		lo[256];
+	uint64_t	lim[256];
+};
+void db_event_bounds(struct db_event_bounds *b, unsigned int nr_possible);
+
+/**
+ * db_event_check() - the check of one event as read, whatever the format.
+ * @ev:  the event, as decoded from a chunk or a row
+ * @b:   db_event_bounds() for the file's nr_cpus_possible
+ * @why: a sentence naming the event (cpu, seq, ts) and the value on failure
+ *
+ * Every kind names a cgroup by the inode of its directory (cgroup_id()):
+ * never 0, the id tables' empty key, and below 2^63, SQLite's INTEGER.  The
+ * kind must be known and the item within its kind's bounds.  Returns 0,
+ * -MCR_E_BAD_INPUT, or -MCR_E_CPU for a lock's target CPU at or above
+ * nr_cpus_possible.  db_iter_next() runs it on every event it returns: the
+ * good path is two compares; db_event_refuse() (validate.c) says which
+ * field failed.
+ */
+static inline int db_event_check(const struct mcr_event *ev, const struct db_event_bounds *b,
+				 char *why, size_t len)
+{
+	if (__builtin_expect(ev->id - 1 < (uint64_t)INT64_MAX &&
+			     (uint64_t)(uint32_t)(ev->item - b->lo[ev->kind]) < b->lim[ev->kind], 1))
+		return 0;
+	return db_event_refuse(ev, b, why, len);
+}
 
 /* events.c */
 int db_events_flush(struct db *db);	/* put the open chunks, no commit */

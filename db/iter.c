@@ -11,6 +11,8 @@
  * read row by row in rowid order, which was the same replay order.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +48,7 @@ struct db_iter {
 	struct db_iter_cpu	*run;		/* the CPU being read while below run_ts/run_cpu */
 	uint64_t		run_ts;
 	int			run_cpu;
+	struct db_event_bounds	bounds;		/* db_event_check() */
 	uint8_t			*raw;		/* decompression scratch */
 	size_t			raw_cap;
 	uint64_t		last_ts[];	/* rows: per ring-buffer CPU */
@@ -249,10 +252,11 @@ int db_iter_open_range(struct db *db, uint64_t from, uint64_t to, struct db_iter
 	it->from = from;
 	it->to = to;
 	it->nr_possible = (unsigned int)possible;
+	db_event_bounds(&it->bounds, it->nr_possible);
 	if (db->row_events) {
 		rc = sqlite3_prepare_v2(db->sql,
-					"SELECT ts, cpu, seq, kind, id, item, val, aux, level, flags, pid"
-					" FROM events ORDER BY rowid", -1, &it->st, NULL);
+					"SELECT ts, cpu, seq, kind, id, item, val, aux, level, flags, pid,"
+					" rowid FROM events ORDER BY rowid", -1, &it->st, NULL);
 		err = db_err(rc);
 	} else {
 		err = db_iter_chunks(it);
@@ -270,25 +274,11 @@ int db_iter_open(struct db *db, struct db_iter **out)
 	return db_iter_open_range(db, 0, UINT64_MAX, out);
 }
 
-/* Lock and visit events name a target CPU in item: it must exist too (or be -1). */
-static bool db_iter_target_ok(const struct db_iter *it, const struct mcr_event *ev)
-{
-	switch (ev->kind) {
-	case MCR_EV_LOCKED:
-	case MCR_EV_UNLOCK:
-	case MCR_EV_CONTENDED:
-	case MCR_EV_VISIT:
-		return ev->item == -1 || (ev->item >= 0 && (unsigned int)ev->item < it->nr_possible);
-	default:
-		return true;
-	}
-}
-
 /* The previous format: one row per event. */
 static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 {
 	sqlite3_stmt *st = it->st;
-	int64_t cpu, kind;
+	int64_t cpu, kind, item;
 	int rc;
 
 	rc = sqlite3_step(st);
@@ -298,23 +288,39 @@ static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 		return db_err(rc) ? db_err(rc) : -EIO;
 	cpu = sqlite3_column_int64(st, 1);
 	kind = sqlite3_column_int64(st, 3);
-	if (cpu < 0 || cpu >= it->nr_possible)
+	item = sqlite3_column_int64(st, 5);
+	if (cpu < 0 || cpu >= it->nr_possible) {
+		snprintf(it->db->why, sizeof(it->db->why), "events row %" PRId64 ": cpu %" PRId64
+			 " not below nr_cpus_possible %u", (int64_t)sqlite3_column_int64(st, 11), cpu,
+			 it->nr_possible);
 		return -MCR_E_CPU;
-	if (kind < 1 || kind > MCR_EV_KIND_MAX)
+	}
+	/* what does not fit the event's fields; the rest is db_event_check()'s */
+	if (kind < 0 || kind > UINT8_MAX || item != (int32_t)item) {
+		snprintf(it->db->why, sizeof(it->db->why), "events row %" PRId64 " (cpu %" PRId64
+			 " seq %" PRId64 "): kind %" PRId64 " item %" PRId64 " out of range",
+			 (int64_t)sqlite3_column_int64(st, 11), cpu,
+			 (int64_t)sqlite3_column_int64(st, 2), kind, item);
 		return -MCR_E_BAD_INPUT;
+	}
 	ev->ts = (uint64_t)sqlite3_column_int64(st, 0);
 	ev->cpu = (int32_t)cpu;
 	ev->seq = (uint64_t)sqlite3_column_int64(st, 2);
 	ev->kind = (uint8_t)kind;
 	ev->id = (uint64_t)sqlite3_column_int64(st, 4);
-	ev->item = (int32_t)sqlite3_column_int64(st, 5);
+	ev->item = (int32_t)item;
 	ev->val = sqlite3_column_int64(st, 6);
 	ev->aux = (int32_t)sqlite3_column_int64(st, 7);
 	ev->level = (int16_t)sqlite3_column_int64(st, 8);
 	ev->flags = (uint8_t)sqlite3_column_int64(st, 9);
 	ev->pid = (int32_t)sqlite3_column_int64(st, 10);
-	if (ev->ts < it->last_ts[cpu])
+	if (ev->ts < it->last_ts[cpu]) {
+		snprintf(it->db->why, sizeof(it->db->why), "events row %" PRId64 " (cpu %" PRId64
+			 " seq %" PRIu64 "): ts %" PRIu64 " before the CPU's previous %" PRIu64,
+			 (int64_t)sqlite3_column_int64(st, 11), cpu, ev->seq, ev->ts,
+			 it->last_ts[cpu]);
 		return -MCR_E_TIME;
+	}
 	it->last_ts[cpu] = ev->ts;
 	return 1;
 }
@@ -412,9 +418,15 @@ int db_iter_next(struct db_iter *it, struct mcr_event *ev)
 			return ret;
 		}
 	} while (ev->ts < it->from || ev->ts > it->to);
-	if (!db_iter_target_ok(it, ev))
-		return it->err = -MCR_E_CPU;
+	ret = db_event_check(ev, &it->bounds, it->db->why, sizeof(it->db->why));
+	if (ret < 0)
+		return it->err = ret;
 	return 1;
+}
+
+const char *db_why(const struct db *db)
+{
+	return db->why;
 }
 
 uint64_t db_iter_count(const struct db_iter *it)

@@ -4,9 +4,10 @@
  * db_open() once the tables are there: meta ranges, the cgroup hierarchy and
  * the ring-buffer counters of cpu_stats.
  *
- * Contract: reads meta, cgroups and cpu_stats only (events are checked as they are read,
- * by db_iter); returns 0 or -MCR_E_BAD_INPUT with a sentence naming the row
- * and the value in @why.  What passes here needs no range check downstream:
+ * Contract: reads meta, cgroups and cpu_stats only; returns 0 or
+ * -MCR_E_BAD_INPUT with a sentence naming the row and the value in @why.
+ * Events are too many to check at open: db_event_check() is the check of one
+ * event's fields, which db_iter_next() runs on every event it returns.  What passes here needs no range check downstream:
  * TH = batch_size * nr_cpus_online fits an int, every parent walk ends at a
  * root within nr_cgroups steps.  Never prints.
  */
@@ -16,6 +17,7 @@
 #include <sys/types.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "db.h"
 #include "db_local.h"
@@ -70,15 +72,51 @@ static int db_meta_range(struct db *db, const char *key, int64_t lo, int64_t hi,
 	return 0;
 }
 
+/*
+ * Required: what TH = batch_size * nr_cpus_online and every page figure are
+ * made of, and the bound of every CPU an event names.  memcg-capture, synth
+ * and import always write them; a file without one is damaged.
+ */
+static const char *const db_meta_required[] = {
+	"nr_cpus_possible", "nr_cpus_online", "batch_size", "page_size",
+};
+
+/* Optional: read as their default when missing or empty, which the readers say once. */
+static const struct {
+	const char	*key;
+	const char	*dflt;
+} db_meta_optional[] = {
+	{ "kernel_release", "unknown (validate then needs --policy)" },
+	{ "trace_clock", "unknown" },
+	{ "memory_hierarchy_id", "unknown (-1)" },
+};
+
+/* 1: present with a non-empty value, 0: not, or the error reading it (a damaged page). */
+static int db_meta_has(struct db *db, const char *key)
+{
+	char *text = NULL;
+	int err = db_meta_get(db, key, &text);
+	int has = !err && text && *text;
+
+	free(text);
+	return err && err != -ENOENT ? err : has;
+}
+
 static int db_validate_meta(struct db *db, char *why, size_t len)
 {
 	int64_t possible = 0, online = 0, v = 0;
+	size_t i;
 	int err;
 
-	/* missing: the event reader's -MCR_E_SCHEMA (db_iter_open), as the file is incomplete */
+	for (i = 0; i < sizeof(db_meta_required) / sizeof(db_meta_required[0]); i++) {
+		err = db_meta_has(db, db_meta_required[i]);
+		if (err < 0)
+			return err;
+		if (!err)
+			return db_bad(why, len, "meta %s missing or empty: required",
+				      db_meta_required[i]);
+	}
 	err = db_meta_range(db, "nr_cpus_possible", 1, DB_MAX_CPUS, &possible, why, len);
-	if (!err && !possible)
-		possible = DB_MAX_CPUS;
 	if (!err)
 		err = db_meta_range(db, "nr_cpus_online", 1, possible, &online, why, len);
 	if (!err)
@@ -89,6 +127,25 @@ static int db_validate_meta(struct db *db, char *why, size_t len)
 	if (!err && v & (v - 1))
 		err = db_bad(why, len, "meta page_size = %" PRId64 ": not a power of two", v);
 	return err;
+}
+
+int db_meta_defaults(struct db *db, char *buf, size_t len)
+{
+	size_t i, used = 0;
+	int n = 0;
+
+	if (len)
+		*buf = '\0';
+	for (i = 0; i < sizeof(db_meta_optional) / sizeof(db_meta_optional[0]); i++) {
+		if (db_meta_has(db, db_meta_optional[i].key))
+			continue;	/* or unreadable: the reader says so */
+		if (used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%smeta %s missing: taken as %s",
+						 n ? "; " : "", db_meta_optional[i].key,
+						 db_meta_optional[i].dflt);
+		n++;
+	}
+	return n;
 }
 
 struct db_vcg {
@@ -163,10 +220,16 @@ static int db_validate_cgroups(struct db *db, char *why, size_t len)
 		if (err || !g->parent)
 			continue;
 		p = db_vcg_find(&c, g->parent);
+		/*
+		 * A parent_unknown row hangs under the root for lack of its
+		 * parent (import without the recording host's cgroup tree) and
+		 * keeps the level its cgroup_mkdir traced: no relation to check.
+		 */
 		if (p < 0)
 			err = db_bad(why, len, "cgroups row id %" PRId64 ": parent %" PRId64
 				     " is not in the table", g->id, g->parent);
-		else if (g->level >= 0 && c.v[p].level >= 0 && g->level != c.v[p].level + 1)
+		else if (!g->unknown && g->level >= 0 && c.v[p].level >= 0 &&
+			 g->level != c.v[p].level + 1)
 			err = db_bad(why, len, "cgroups row id %" PRId64 ": level %" PRId64
 				     ", but its parent %" PRId64 " is at level %" PRId64, g->id,
 				     g->level, g->parent, c.v[p].level);
@@ -249,4 +312,51 @@ int db_validate(struct db *db, char *why, size_t len)
 	if (!err)
 		err = db_validate_cpu_stats(db, why, len);
 	return err;
+}
+
+void db_event_bounds(struct db_event_bounds *b, unsigned int nr_possible)
+{
+	unsigned int k;
+
+	memset(b, 0, sizeof(*b));
+	for (k = 1; k <= MCR_EV_KIND_MAX; k++) {
+		switch (k) {
+		case MCR_EV_STATE:
+		case MCR_EV_LRUVEC:
+		case MCR_EV_EVENTS:
+			b->lim[k] = DB_MAX_ITEM + 1;	/* [0, DB_MAX_ITEM] */
+			break;
+		case MCR_EV_LOCKED:
+		case MCR_EV_UNLOCK:
+		case MCR_EV_CONTENDED:
+		case MCR_EV_VISIT:
+			b->lo[k] = -1;			/* -1 or a possible CPU */
+			b->lim[k] = (uint64_t)nr_possible + 1;
+			break;
+		default:
+			b->lim[k] = (uint64_t)1 << 32;	/* item unused */
+		}
+	}
+}
+
+/* The refusal of db_event_check(): which field, in a sentence naming the event. */
+int db_event_refuse(const struct mcr_event *ev, const struct db_event_bounds *b, char *why,
+		    size_t len)
+{
+	char at[96];
+
+	snprintf(at, sizeof(at), "event cpu %d seq %" PRIu64 " ts %" PRIu64, ev->cpu, ev->seq,
+		 ev->ts);
+	if (!b->lim[ev->kind])
+		return db_bad(why, len, "%s: kind %u is not a known kind [1, %d]", at, ev->kind,
+			      MCR_EV_KIND_MAX);
+	if (ev->id - 1 >= (uint64_t)INT64_MAX)
+		return db_bad(why, len, "%s (%s): cgroup id %" PRId64 " is not a cgroup id (> 0)",
+			      at, mcr_event_kind_name(ev->kind), (int64_t)ev->id);
+	if (!b->lo[ev->kind])
+		return db_bad(why, len, "%s (%s): item %d out of range [0, %d]", at,
+			      mcr_event_kind_name(ev->kind), ev->item, DB_MAX_ITEM);
+	db_bad(why, len, "%s (%s): target cpu %d is neither -1 nor below nr_cpus_possible %" PRIu64,
+	       at, mcr_event_kind_name(ev->kind), ev->item, b->lim[ev->kind] - 1);
+	return -MCR_E_CPU;
 }

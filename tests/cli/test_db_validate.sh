@@ -30,6 +30,13 @@ case_ unknown_parent "row id $leaf: parent 999999 is not in the table" \
 	"UPDATE cgroups SET parent = 999999 WHERE id = $leaf"
 case_ level "row id $leaf: level 5, but its parent 1 is at level 0" \
 	"UPDATE cgroups SET level = 5 WHERE id = $leaf"
+# attached under the root for lack of its parent (import without the recording
+# host's tree): it keeps its traced level, and the file is good
+cp good.db unknown_parent_level.db
+sqlite3 unknown_parent_level.db "UPDATE cgroups SET level = 3, parent_unknown = 1 WHERE id = $leaf"
+for cmd in info replay; do
+	expect_exit "unknown_parent_level_$cmd" 0 timeout 20 "$REPLAY" "$cmd" unknown_parent_level.db
+done
 case_ negative_id "row id -5: not a cgroup id" \
 	"INSERT INTO cgroups VALUES (-5, 1, '/x', 1, -1, -1, 0)"
 
@@ -50,13 +57,15 @@ case_ possible_huge "meta nr_cpus_possible = 100000: out of range" \
 	"UPDATE meta SET value = '100000' WHERE key = 'nr_cpus_possible'"
 
 # an event naming cgroup id 0 (the id tables' empty key: replay used to fail
-# with "Cannot allocate memory") or an id beyond 2^63: 17 from the event readers
+# with "Cannot allocate memory") or an id beyond 2^63: 17 from the event
+# readers, and from events --convert, which reads the rows as they do
+# (tests/cli/test_event_check.sh: every field, every reader, both formats)
 for ev in "id = 0 WHERE kind = 4" "id = -5 WHERE rowid = 5"; do
 	name="event_${ev%% WHERE*}"; name=${name// /}
 	cp good.db "$name.db"
 	"$REPLAY" events --table "$name.db" >/dev/null
 	sqlite3 "$name.db" "UPDATE events SET $ev; DROP TABLE event_chunks"
-	"$REPLAY" events --convert "$name.db" >/dev/null
+	expect_exit "${name}_convert" 17 "$REPLAY" events --convert "$name.db"
 	for cmd in replay validate; do
 		expect_exit "${name}_$cmd" 17 timeout 20 "$REPLAY" "$cmd" "$name.db"
 	done

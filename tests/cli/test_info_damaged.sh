@@ -38,6 +38,14 @@ damage unknown "UPDATE cpu_stats SET overrun = -1 WHERE cpu = $cpu AND phase = '
 expect_exit info_unknown_ok 0 "$REPLAY" info unknown.db &&
 	expect_match info_unknown_said 'some CPUs unknown' "$T_OUT"
 
+# counters missing from the end: unknown, never "0 overrun" (nor -1)
+damage no_end "DELETE FROM cpu_stats WHERE phase = 'end'"
+expect_exit info_no_end 0 "$REPLAY" info no_end.db &&
+	expect_match info_no_end_said 'ring buffers: unknown \(the file has no per-CPU counters from the end\)' "$T_OUT"
+damage one_end_missing "DELETE FROM cpu_stats WHERE cpu = $cpu AND phase = 'end'"
+expect_exit info_one_end_missing 0 "$REPLAY" info one_end_missing.db &&
+	expect_match info_one_end_missing_said 'ring buffers: .*\(some CPUs unknown\)' "$T_OUT"
+
 damage no_kernel "UPDATE meta SET value = NULL WHERE key = 'kernel_release'"
 expect_exit info_no_kernel 0 "$REPLAY" info no_kernel.db &&
 	expect_match info_no_kernel_said '^kernel: +\(unknown: meta kernel_release missing or empty\)' "$T_OUT"

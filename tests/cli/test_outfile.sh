@@ -5,10 +5,7 @@
 # interrupted run leaves the old output as it was, with no -wal/-shm beside it.
 source "$(dirname "$0")/../lib.sh"
 
-if [ "${MCR_SANITIZED:-0}" = 1 ]; then
-	echo "leak:tracecmd_parse_trace_clock" >"$T_TMP/lsan.supp"
-	export LSAN_OPTIONS="suppressions=$T_TMP/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-fi
+t_lsan_import	# libtracecmd's v6 leak, suppressed by name (tests/lib.sh)
 DAT="$TOP/tests/fuzz/corpus/import/v6-2cpu.dat"	# a 2-CPU v6 recording, cut small
 cd "$T_TMP" || exit 1
 

@@ -6,12 +6,7 @@
 # Needs root, trace-cmd, tracefs and the memcg tracepoints (Linux 6.13+); skips otherwise.
 source "$(dirname "$0")/../lib.sh"
 
-# libtracecmd 1.3.1 itself leaks the trace clock name it parses from a v6 file
-if [ "${MCR_SANITIZED:-0}" = 1 ]; then
-	echo "leak:tracecmd_parse_trace_clock" >"$T_TMP/lsan.supp"
-	export LSAN_OPTIONS="suppressions=$T_TMP/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}:fast_unwind_on_malloc=0"
-fi
+t_lsan_import	# libtracecmd's v6 leak, suppressed by name (tests/lib.sh)
 
 source "$(dirname "$0")/../live.sh"
 

@@ -26,10 +26,7 @@ source "$(dirname "$0")/../live.sh"
 MIN_MATCH=0.9
 WORKLOAD="$TOP/bench/workload.sh"
 
-if [ "${MCR_SANITIZED:-0}" = 1 ]; then
-	echo "leak:tracecmd_parse_trace_clock" >"$T_TMP/lsan.supp"
-	export LSAN_OPTIONS="suppressions=$T_TMP/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
-fi
+t_lsan_import	# libtracecmd's v6 leak, suppressed by name (tests/lib.sh)
 
 why_not() {
 	[ "$(id -u)" -eq 0 ] || { echo "needs root"; return; }

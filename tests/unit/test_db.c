@@ -56,9 +56,17 @@ __attribute__((destructor)) static void tmp_cleanup(void)
 
 static struct mcr_event ev_make(uint64_t ts, int cpu, uint64_t seq, int kind)
 {
-	struct mcr_event ev = { .ts = ts, .cpu = cpu, .seq = seq, .kind = (uint8_t)kind };
+	struct mcr_event ev = { .ts = ts, .cpu = cpu, .seq = seq, .kind = (uint8_t)kind, .id = 1 };
 
 	return ev;
+}
+
+/* The meta values a reader requires (db/validate.c), for @cpus CPUs. */
+static int set_required_meta(struct db *db, int cpus)
+{
+	return db_meta_set_int(db, "nr_cpus_possible", cpus) ?:
+	       db_meta_set_int(db, "nr_cpus_online", cpus) ?:
+	       db_meta_set_int(db, "batch_size", 64) ?: db_meta_set_int(db, "page_size", 4096);
 }
 
 /* A database with nr_cpus_possible = @cpus and @n events from @evs, finished. */
@@ -71,7 +79,7 @@ static int make_db(const char *path, int cpus, const struct mcr_event *evs, size
 	err = db_create(path, &db);
 	if (err)
 		return err;
-	err = db_meta_set_int(db, "nr_cpus_possible", cpus);
+	err = set_required_meta(db, cpus);
 	for (i = 0; !err && i < n; i++)
 		err = db_events_append(db, &evs[i]);
 	if (!err)
@@ -115,8 +123,8 @@ static void rt_event(size_t i, struct mcr_event *ev)
 	ev->cpu = (int)(i % 4);
 	ev->seq = i / 4;
 	ev->kind = (uint8_t)(1 + i % MCR_EV_KIND_MAX);
-	ev->id = i % 5 == 0 ? (1ULL << 63) | i : i + 1;	/* top bit: uint64 bit for bit */
-	ev->item = (int32_t)(i % 3) - 1;
+	ev->id = i % 5 == 0 ? (uint64_t)INT64_MAX - i : i + 1;	/* the largest ids readers take */
+	ev->item = (int32_t)(i % 3);
 	ev->val = i % 2 ? -(int64_t)i * 512 : (int64_t)(0xfffffffffffffff0ULL - i);
 	ev->aux = (int32_t)i * 3;
 	ev->level = (int16_t)(i % 7);
@@ -236,6 +244,7 @@ TEST(test_meta_round_trip)
 	int64_t n = 0;
 
 	ASSERT_EQ(db_create(path, &db), 0);
+	ASSERT_EQ(set_required_meta(db, 4), 0);
 	ASSERT_EQ(db_meta_set(db, "source", "synth:seed-race"), 0);
 	ASSERT_EQ(db_meta_set(db, "source", "memcg-capture"), 0);	/* replaces */
 	ASSERT_EQ(db_meta_set_int(db, "capture_start_ns", -42), 0);
@@ -296,6 +305,7 @@ TEST(test_small_tables_round_trip)
 	size_t i;
 
 	ASSERT_EQ(db_create(path, &db), 0);
+	ASSERT_EQ(set_required_meta(db, 4), 0);
 	for (i = 0; i < sizeof(cgs) / sizeof(cgs[0]); i++)
 		ASSERT_EQ(db_cgroup_put(db, &cgs[i]), 0);
 	ASSERT_EQ(db_item_put(db, MCR_EV_STATE, 5, "NR_FILE_PAGES", "pages"), 0);
@@ -593,14 +603,59 @@ TEST(test_cpu_beyond_possible)
 	ASSERT_EQ(iter_result(path, 2, &bad_target, 1), -MCR_E_CPU);
 	bad_visit.item = -2;
 	ASSERT_EQ(iter_result(path, 2, &bad_visit, 1), -MCR_E_CPU);
-	/* without nr_cpus_possible there is nothing to check against */
+	/* without nr_cpus_possible there is nothing to check against: refused at open */
 	ASSERT_EQ(raw_exec(path, "DELETE FROM meta WHERE key = 'nr_cpus_possible'"), 0);
-	ASSERT_EQ(db_open(path, false, &db), 0);
-	{
-		struct db_iter *it = NULL;
+	ASSERT_EQ(db_open(path, false, &db), -MCR_E_BAD_INPUT);
+}
 
-		ASSERT_EQ(db_iter_open(db, &it), -MCR_E_SCHEMA);
-	}
+/*
+ * db_event_check()'s bounds, at each edge: a cgroup id in [1, 2^63), an
+ * update's item in [0, 65535], a lock's target -1 or a possible CPU; the
+ * item of a flush is not looked at.  Every refusal names the event.
+ */
+TEST(test_event_fields)
+{
+	const char *path = tmp_path("fields.db");
+	struct mcr_event ok[] = {
+		ev_make(1, 0, 0, MCR_EV_STATE), ev_make(2, 0, 1, MCR_EV_EVENTS),
+		ev_make(3, 0, 2, MCR_EV_FLUSH), ev_make(4, 0, 3, MCR_EV_LOCKED),
+		ev_make(5, 0, 4, MCR_EV_UNLOCK),
+	};
+	struct mcr_event bad = ev_make(7, 1, 5, MCR_EV_LRUVEC);
+	struct mcr_event ev;
+	struct db_iter *it;
+	struct db *db;
+
+	ok[0].item = 0;
+	ok[1].item = 65535;
+	ok[1].id = (uint64_t)INT64_MAX;
+	ok[2].item = INT32_MIN;		/* unused by a flush */
+	ok[3].item = -1;
+	ok[4].item = 1;
+	ASSERT_EQ(iter_result(path, 2, ok, 5), 0);
+	bad.item = 65536;
+	ASSERT_EQ(iter_result(path, 2, &bad, 1), -MCR_E_BAD_INPUT);
+	bad.item = -1;
+	ASSERT_EQ(iter_result(path, 2, &bad, 1), -MCR_E_BAD_INPUT);
+	bad.item = 3;
+	bad.id = 0;
+	ASSERT_EQ(iter_result(path, 2, &bad, 1), -MCR_E_BAD_INPUT);
+	bad.id = (uint64_t)INT64_MAX + 1;
+	ASSERT_EQ(iter_result(path, 2, &bad, 1), -MCR_E_BAD_INPUT);
+	bad.kind = MCR_EV_CONTENDED;
+	bad.id = 1;
+	bad.item = -2;
+	ASSERT_EQ(iter_result(path, 2, &bad, 1), -MCR_E_CPU);
+	bad.kind = MCR_EV_LRUVEC;
+	bad.item = 70000;
+	ASSERT_EQ(make_db(path, 2, &bad, 1), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	ASSERT_STR(db_why(db), "");
+	ASSERT_EQ(db_iter_next(it, &ev), -MCR_E_BAD_INPUT);
+	ASSERT_STR(db_why(db), "event cpu 1 seq 5 ts 7 (mod_memcg_lruvec_state): item 70000 out of "
+		   "range [0, 65535]");
+	db_iter_close(it);
 	db_close(db);
 }
 
@@ -708,6 +763,7 @@ TEST(test_close_commits)
 	int i;
 
 	ASSERT_EQ(db_create(path, &db), 0);
+	ASSERT_EQ(set_required_meta(db, 4), 0);
 	for (i = 0; i < 10; i++)
 		ASSERT_EQ(db_events_append(db, &ev), 0);
 	ev.kind = 0;
@@ -740,7 +796,7 @@ TEST(test_crash_keeps_committed)
 	if (!pid) {
 		uint64_t i;
 
-		if (db_create(path, &db) || db_meta_set_int(db, "nr_cpus_possible", 4))
+		if (db_create(path, &db) || set_required_meta(db, 4))
 			_exit(1);
 		for (i = 0; i < 600000; i++) {
 			ev = ev_make(1000 + i, (int)(i % 2), i / 2, MCR_EV_STATE);
@@ -928,5 +984,6 @@ TEST_MAIN(test_events_round_trip, test_merge_order, test_corrupt_chunk, test_old
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
+	  test_event_fields,
 	  test_results_and_lag_report, test_results_created_on_demand, test_older_schema, test_close_commits,
 	  test_crash_keeps_committed)
