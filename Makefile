@@ -185,6 +185,8 @@ endif
 FUZZ_O		:= build-fuzz
 FUZZ_CC		?= clang
 FUZZ_SECONDS	?= 600
+# one input may take seconds on a loaded host (the trace.dat probe forks a child)
+FUZZ_TIMEOUT	?= 120
 FUZZ_SAN	:= -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		   -fno-omit-frame-pointer
 FUZZ_TARGETS	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
@@ -208,14 +210,14 @@ fuzz: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_O)/corpus/$$t; \
 		echo "fuzz $$t: $(FUZZ_SECONDS) s"; \
-		$(FUZZ_ENV) $(FUZZ_O)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+		$(FUZZ_ENV) $(FUZZ_O)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_TIMEOUT) \
 			-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=$(FUZZ_O)/ \
 			$(FUZZ_O)/corpus/$$t tests/fuzz/corpus/$$t || exit 1; \
 	done
 
 fuzz-replay: fuzz-build
 	@for t in $(FUZZ_TARGETS); do \
-		$(FUZZ_ENV) $(FUZZ_O)/fuzz/fuzz_$$t -runs=0 -timeout=20 -artifact_prefix=$(FUZZ_O)/ \
+		$(FUZZ_ENV) $(FUZZ_O)/fuzz/fuzz_$$t -runs=0 -timeout=$(FUZZ_TIMEOUT) -artifact_prefix=$(FUZZ_O)/ \
 			tests/fuzz/corpus/$$t/* \
 			>$(FUZZ_O)/replay-$$t.log 2>&1 || { cat $(FUZZ_O)/replay-$$t.log; exit 1; }; \
 		echo "fuzz-replay $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs, no finding"; \
