@@ -197,12 +197,16 @@ static void imp_pend_free(struct imp *im)
 /* The hierarchy is known: write what was held back, in order. */
 static int imp_pend_flush(struct imp *im)
 {
-	struct imp_pend *p;
+	size_t i;
 	int err = 0;
 
 	im->hier_known = true;
-	for (p = im->pend; !err && p < im->pend + im->npend; p++)
+	/* by index: pend is NULL when nothing was held back */
+	for (i = 0; !err && i < im->npend; i++) {
+		struct imp_pend *p = &im->pend[i];
+
 		err = imp_keep(im, &p->ev, p->ev.aux, p->path, p->path_len);
+	}
 	imp_pend_free(im);
 	return err;
 }
