@@ -49,6 +49,12 @@ int cli_fail_db(struct db *db, int err, const char *path);
 
 /* True, with *@why, for a memcg-capture that did not reach its clean end. */
 bool cli_capture_incomplete(struct db *db, char *why, size_t len);
+/*
+ * The trace's own MEMCG_CHARGE_BATCH (default 64) and online CPUs (else the
+ * possible ones; 0 if neither), as replay takes them: a run at other values
+ * is a point of a grid.
+ */
+void cli_trace_own(struct db *db, int64_t *batch, int64_t *online);
 
 /*
  * The output policy (cli/outfile.h) for @cmd's output @path, before anything

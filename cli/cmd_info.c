@@ -162,12 +162,10 @@ static int print_run(const struct db_run_info *ri, void *ctx)
 
 static void print_runs(struct db *db)
 {
-	struct runs_ctx rc = { .batch = 64 };
+	struct runs_ctx rc = { 0 };
 	int err;
 
-	db_meta_get_int(db, "batch_size", &rc.batch);
-	if (db_meta_get_int(db, "nr_cpus_online", &rc.online) < 0)
-		db_meta_get_int(db, "nr_cpus_possible", &rc.online);
+	cli_trace_own(db, &rc.batch, &rc.online);
 	err = db_runs_foreach(db, print_run, &rc);
 	if (err == -MCR_E_OLDER) {
 		printf("%-14s written by an older memcg-replay: replay the file again\n", "runs:");

@@ -699,16 +699,6 @@ static struct db_lag_filter report_filter(const struct report_opts *o)
 	};
 }
 
-/* The trace's own MEMCG_CHARGE_BATCH and online CPUs, as replay takes them. */
-static void report_own(struct db *db, int64_t *batch, int64_t *online)
-{
-	*batch = 64;
-	*online = 0;
-	db_meta_get_int(db, "batch_size", batch);
-	if (db_meta_get_int(db, "nr_cpus_online", online) < 0)
-		db_meta_get_int(db, "nr_cpus_possible", online);
-}
-
 struct grid_ctx {
 	int64_t	batch, online;
 };
@@ -726,7 +716,7 @@ static int report_grid(struct db *db, const struct report_opts *o)
 	struct db_lag_filter f = report_filter(o);
 	struct grid_ctx g;
 
-	report_own(db, &g.batch, &g.online);
+	cli_trace_own(db, &g.batch, &g.online);
 	return db_lag_foreach(db, &f, grid_row, &g);
 }
 
@@ -742,7 +732,7 @@ static int report_text(struct db *db, const struct report_opts *o, const char *h
 	int i, grid;
 
 	db_meta_get_int(db, "page_size", &page_size);
-	report_own(db, &batch, &online);
+	cli_trace_own(db, &batch, &online);
 	oc->host = o->nr_files > 1 ? host : NULL;
 	switch (o->format) {
 	case FMT_CSV:

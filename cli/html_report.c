@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "html_report.h"
 #include "report_cost.h"
 #include "results.h"
@@ -799,11 +800,9 @@ static int host_load(struct hhost *hh, const struct html_host *h, const struct h
 	int64_t v;
 	int err;
 
-	*hh = (struct hhost){ .h = h, .page_size = 4096, .batch = 64 };
+	*hh = (struct hhost){ .h = h, .page_size = 4096 };
 	db_meta_get_int(h->db, "page_size", &hh->page_size);
-	db_meta_get_int(h->db, "batch_size", &hh->batch);
-	if (db_meta_get_int(h->db, "nr_cpus_online", &hh->online) < 0)
-		db_meta_get_int(h->db, "nr_cpus_possible", &hh->online);
+	cli_trace_own(h->db, &hh->batch, &hh->online);
 	err = db_lag_foreach(h->db, &lf, gather_row, hh);
 	if (err)
 		return err;

@@ -139,12 +139,10 @@ static int crow_cmp(const void *a, const void *b)
 /* A grid: some run is at another batch or CPU count than the trace's own, as report_grid() decides. */
 static void cost_grid(struct cost_view *v, struct db *db)
 {
-	int64_t batch = 64, online = 0;
+	int64_t batch, online;
 	size_t i;
 
-	db_meta_get_int(db, "batch_size", &batch);
-	if (db_meta_get_int(db, "nr_cpus_online", &online) < 0)
-		db_meta_get_int(db, "nr_cpus_possible", &online);
+	cli_trace_own(db, &batch, &online);
 	for (i = 0; i < v->nr; i++)
 		if (v->rows[i].r.batch_size != batch || v->rows[i].r.nr_cpus != online)
 			v->grid = true;

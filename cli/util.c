@@ -251,3 +251,12 @@ int cli_outfile_check(const char *cmd, const char *path, const char *input, bool
 	return err == -EEXIST || err == -EISDIR || err == -ENOENT ? MCR_EXIT_NOFILE :
 	       mcr_exit_code(err);
 }
+
+void cli_trace_own(struct db *db, int64_t *batch, int64_t *online)
+{
+	*batch = 64;
+	*online = 0;
+	db_meta_get_int(db, "batch_size", batch);
+	if (db_meta_get_int(db, "nr_cpus_online", online) < 0)
+		db_meta_get_int(db, "nr_cpus_possible", online);
+}
