@@ -59,6 +59,21 @@ expect_match() {
 
 t_done() { exit "$T_FAILED"; }
 
+# t_calibration FILE SAMPLES PLAIN PCPU ATOMIC CONTENDED CHECK STEP COLD: a calibration
+# file (memcg-replay calibrate -o) of known costs in ns, each with no spread
+t_calibration() {
+	local f=$1 samples=$2
+	shift 2
+	printf '{"format": "memcg-replay-calibration", "version": 1, "host": "test", "measured_at": "2026-01-01T00:00:00Z",\n "cpus": 4, "samples": %s,\n "ops": {' "$samples" >"$f"
+	local op sep=
+	for op in plain_add pcpu_add atomic_add atomic_add_contended flushable_check walk_step walk_step_cold; do
+		printf '%s"%s": {"ns": %s, "lo_ns": %s, "hi_ns": %s}' "$sep" "$op" "$1" "$1" "$1" >>"$f"
+		sep=$',\n\t '
+		shift
+	done
+	printf '}}\n' >>"$f"
+}
+
 # as_rows FILE: turn a trace into the previous format (one row per event in
 # the table events, no chunks), which readers still accept, so tests can
 # damage single events with SQL.

@@ -80,17 +80,8 @@ expect_match view_no_cal '^3\|0$' "$(sqlite3 "$DB" 'SELECT count(*), count(est_n
 
 # ---- a calibration of known costs ----
 KNOWN=$T_TMP/known.json
-cat >"$KNOWN" <<'JSON'
-{"format": "memcg-replay-calibration", "version": 1, "host": "test", "measured_at": "2026-01-01T00:00:00Z",
- "cpus": 4, "samples": 3,
- "ops": {"plain_add": {"ns": 0.25, "lo_ns": 0.25, "hi_ns": 0.25},
-	 "pcpu_add": {"ns": 1, "lo_ns": 1, "hi_ns": 1},
-	 "atomic_add": {"ns": 10, "lo_ns": 10, "hi_ns": 10},
-	 "atomic_add_contended": {"ns": 50, "lo_ns": 50, "hi_ns": 50},
-	 "flushable_check": {"ns": 0.5, "lo_ns": 0.5, "hi_ns": 0.5},
-	 "walk_step": {"ns": 2, "lo_ns": 2, "hi_ns": 2},
-	 "walk_step_cold": {"ns": 100, "lo_ns": 100, "hi_ns": 100}}}
-JSON
+#              samples plain pcpu atomic contended check step cold
+t_calibration "$KNOWN" 3 0.25 1 10 50 0.5 2 100
 expect_exit cal_from_db 0 "$REPLAY" calibrate --from "$KNOWN" --db "$DB"
 expect_match cal_from_db_says_share 'atomic adds priced as contended: [0-9.]+ %' "$T_OUT"
 expect_match cal_table_rows_db '^1\|7$' "$(sqlite3 "$DB" 'SELECT (SELECT count(*) FROM cost_basis), count(*) FROM calibration')"

@@ -157,17 +157,8 @@ expect_match v2_report_grid_labels 'break b=64 cpus=4 worst .*; break b=32 cpus=
 # (walk_steps + pcpu_adds + checks + atomic_adds) / updates with checks = walk_steps
 # (break, continue): the "vs break" column is that minus the break run's of the same point.
 CAL=$T_TMP/ones.json
-cat >"$CAL" <<'JSON'
-{"format": "memcg-replay-calibration", "version": 1, "host": "test", "measured_at": "2026-01-01T00:00:00Z",
- "cpus": 4, "samples": 1,
- "ops": {"plain_add": {"ns": 1, "lo_ns": 1, "hi_ns": 1},
-	 "pcpu_add": {"ns": 1, "lo_ns": 1, "hi_ns": 1},
-	 "atomic_add": {"ns": 1, "lo_ns": 1, "hi_ns": 1},
-	 "atomic_add_contended": {"ns": 100, "lo_ns": 100, "hi_ns": 100},
-	 "flushable_check": {"ns": 1, "lo_ns": 1, "hi_ns": 1},
-	 "walk_step": {"ns": 1, "lo_ns": 1, "hi_ns": 1},
-	 "walk_step_cold": {"ns": 100, "lo_ns": 100, "hi_ns": 100}}}
-JSON
+#              samples plain pcpu atomic contended check step cold
+t_calibration "$CAL" 1 1 1 1 100 1 1 100
 CG=$T_TMP/cost_grid.db
 "$REPLAY" synth -q --scenario seed-race -o "$CG" || fail synth "seed-race"
 expect_exit cost_grid_replay 0 "$REPLAY" replay -q --policy break,continue --batch 32,64 "$CG"
