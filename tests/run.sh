@@ -8,14 +8,18 @@ cd "$(dirname "$0")/.."
 export MCR_BUILD
 pass=0 fail=0 skip=0
 log=$(mktemp)
+times=$(mktemp)
 
 run_one() {	# label, command...
-	local label=$1 rc
+	local label=$1 rc t0=$SECONDS
 	shift
 	echo "== $label"
 	"$@" >"$log" 2>&1
 	rc=$?
 	cat "$log"
+	# per-file wall time: what to look at when CI's time grows
+	echo "-- $label: $((SECONDS - t0)) s"
+	echo "$((SECONDS - t0)) $label" >>"$times"
 	local p f s
 	p=$(grep -c '^PASS ' "$log")
 	f=$(grep -c '^FAIL ' "$log")
@@ -42,6 +46,8 @@ if [ "${MCR_DEB_TEST:-0}" = 1 ]; then
 		run_one "$t" timeout 900 bash "$t"
 	done
 fi
-rm -f "$log"
+echo "slowest:"
+sort -rn "$times" | head -5 | awk '{printf "  %4d s  %s\n", $1, $2}'
+rm -f "$log" "$times"
 echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
