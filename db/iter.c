@@ -51,6 +51,7 @@ struct db_iter {
 	struct db_event_bounds	bounds;		/* db_event_check() */
 	uint8_t			*raw;		/* decompression scratch */
 	size_t			raw_cap;
+	void			*dctx;		/* ZSTD_DCtx, kept across chunks */
 	uint64_t		last_ts[];	/* rows: per ring-buffer CPU */
 };
 
@@ -113,7 +114,7 @@ static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 	}
 	z = sqlite3_column_blob(it->st, 0);
 	zlen = sqlite3_column_bytes(it->st, 0);
-	err = z ? db_chunk_decode(ix, z, (size_t)zlen, it->raw, c->ev) : -MCR_E_CORRUPT;
+	err = z ? db_chunk_decode(&it->dctx, ix, z, (size_t)zlen, it->raw, c->ev) : -MCR_E_CORRUPT;
 	sqlite3_reset(it->st);
 	c->n = ix->count;
 	c->pos = 0;
@@ -447,5 +448,6 @@ void db_iter_close(struct db_iter *it)
 	free(it->active);
 	free(it->ix);
 	free(it->raw);
+	db_chunk_dctx_free(it->dctx);
 	free(it);
 }
