@@ -24,6 +24,7 @@
 
 #define DB_MAX_CPUS	(1 << 20)	/* sanity bound on meta nr_cpus_possible */
 #define DB_ITER_SCAN	4		/* CPUs merged by a scan, more by the heap */
+#define DB_ITER_AHEAD	8		/* events prefetched ahead on the CPU read */
 
 struct db_iter_cpu {
 	int			cpu;
@@ -110,7 +111,8 @@ static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 		it->raw_cap = ix->raw_bytes;
 	}
 	if (!c->ev) {
-		c->ev = malloc(DB_CHUNK_EVENTS * sizeof(*c->ev));
+		/* + DB_ITER_AHEAD: what db_iter_next_chunked() prefetches stays inside */
+		c->ev = malloc((DB_CHUNK_EVENTS + DB_ITER_AHEAD) * sizeof(*c->ev));
 		if (!c->ev)
 			return -ENOMEM;
 	}
@@ -452,8 +454,16 @@ static int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev)
 		}
 	}
 	top->ts = c->ev[c->pos].ts;
-	if (!db_iter_before(top->ts, top->cpu, it->next_ts, it->next_cpu))
+	if (!db_iter_before(top->ts, top->cpu, it->next_ts, it->next_cpu)) {
+		/*
+		 * Many CPUs taking turns read as many streams of decoded chunks,
+		 * too many for the hardware prefetcher: fetch the next lines of
+		 * the CPU left while the others are read.  A run of one CPU
+		 * streams, and needs none.
+		 */
+		__builtin_prefetch(&c->ev[c->pos + DB_ITER_AHEAD]);
 		db_iter_reorder(it);
+	}
 	return 1;
 }
 
