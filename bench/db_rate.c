@@ -4,6 +4,8 @@
  *
  *   db_rate [EVENTS] [ROUNDS] [DIR]   (default 2000000 events, 3 rounds, DIR = $TMPDIR)
  *   db_rate --read FILE...            the read rate of existing trace databases
+ *   db_rate --write EVENTS FILE       write the events of the first form into FILE,
+ *                                     to profile or compare reading them alone
  *
  * Writes fleet-like events on 4 CPUs through db_events_append() (encode, zstd,
  * BLOB rows), then reads them back in replay order with db_iter (decompress,
@@ -169,6 +171,8 @@ int main(int argc, char **argv)
 	char path[4096];
 	struct stat sb;
 
+	if (argc == 4 && !strcmp(argv[1], "--write"))
+		return write_store(argv[3], strtoull(argv[2], NULL, 10), &t) ? 1 : 0;
 	if (argc > 1 && !strcmp(argv[1], "--read")) {
 		for (r = 2; r < argc; r++)
 			if (read_store(argv[r], 0, &t))

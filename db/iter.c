@@ -6,9 +6,10 @@
  *
  * The event store (store.h) is read one chunk per CPU at a time: a CPU's
  * chunks in insertion order, decoded whole, and the CPUs' heads merged by
- * (ts, cpu).  Memory is one decoded chunk per CPU, whatever the trace's
- * length.  Files of the previous format (an events table, no chunks) are
- * read row by row in rowid order, which was the same replay order.
+ * (ts, cpu): a scan of up to DB_ITER_SCAN CPUs, a binary heap beyond.
+ * Memory is one decoded chunk per CPU, whatever the trace's length.  Files
+ * of the previous format (an events table, no chunks) are read row by row in
+ * rowid order, which was the same replay order.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,6 +23,8 @@
 #include "store.h"
 
 #define DB_MAX_CPUS	(1 << 20)	/* sanity bound on meta nr_cpus_possible */
+#define DB_ITER_SCAN	4		/* CPUs merged by a scan, more by the heap */
+#define DB_ITER_AHEAD	8		/* events prefetched ahead on the CPU read */
 
 struct db_iter_cpu {
 	int			cpu;
@@ -31,6 +34,13 @@ struct db_iter_cpu {
 	uint32_t		n, pos;
 	uint64_t		last_ts;	/* of the previous chunk */
 	int			err;		/* after ev[n - 1]: the chunk went wrong here */
+};
+
+/* A heap entry: a CPU with events left, keyed by its head's (ts, cpu). */
+struct db_iter_head {
+	uint64_t		ts;
+	int			cpu;
+	struct db_iter_cpu	*c;
 };
 
 struct db_iter {
@@ -43,14 +53,14 @@ struct db_iter {
 	unsigned int		nr_possible;
 	struct db_chunk_index	*ix;
 	struct db_iter_cpu	*cpus;		/* CPUs that have chunks */
-	unsigned int		nr_cpus, nr_active;
-	struct db_iter_cpu	**active;	/* those with a head event */
-	struct db_iter_cpu	*run;		/* the CPU being read while below run_ts/run_cpu */
-	uint64_t		run_ts;
-	int			run_cpu;
+	unsigned int		nr_cpus, nr_heap;
+	struct db_iter_head	*heap;		/* min-heap of the CPUs with a head event */
+	uint64_t		next_ts;	/* the least key below heap[0]: */
+	int			next_cpu;	/* heap[0] is taken from while before it */
 	struct db_event_bounds	bounds;		/* db_event_check() */
 	uint8_t			*raw;		/* decompression scratch */
 	size_t			raw_cap;
+	void			*dctx;		/* ZSTD_DCtx, kept across chunks */
 	uint64_t		last_ts[];	/* rows: per ring-buffer CPU */
 };
 
@@ -101,7 +111,8 @@ static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 		it->raw_cap = ix->raw_bytes;
 	}
 	if (!c->ev) {
-		c->ev = malloc(DB_CHUNK_EVENTS * sizeof(*c->ev));
+		/* + DB_ITER_AHEAD: what db_iter_next_chunked() prefetches stays inside */
+		c->ev = malloc((DB_CHUNK_EVENTS + DB_ITER_AHEAD) * sizeof(*c->ev));
 		if (!c->ev)
 			return -ENOMEM;
 	}
@@ -113,7 +124,7 @@ static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 	}
 	z = sqlite3_column_blob(it->st, 0);
 	zlen = sqlite3_column_bytes(it->st, 0);
-	err = z ? db_chunk_decode(ix, z, (size_t)zlen, it->raw, c->ev) : -MCR_E_CORRUPT;
+	err = z ? db_chunk_decode(&it->dctx, ix, z, (size_t)zlen, it->raw, c->ev) : -MCR_E_CORRUPT;
 	sqlite3_reset(it->st);
 	c->n = ix->count;
 	c->pos = 0;
@@ -135,7 +146,7 @@ static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 static int db_iter_chunks(struct db_iter *it)
 {
 	sqlite3_stmt *st;
-	size_t n = 0, cap = 0, i;
+	size_t n = 0, cap = 0, nr = 0, i;
 	int rc;
 
 	rc = sqlite3_prepare_v2(it->db->sql,
@@ -180,9 +191,12 @@ static int db_iter_chunks(struct db_iter *it)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return db_err(rc);
-	it->cpus = calloc(n ? n : 1, sizeof(*it->cpus));
-	it->active = calloc(n ? n : 1, sizeof(*it->active));
-	if (!it->cpus || !it->active)
+	for (i = 0; i < n; i++)
+		if (!i || it->ix[i].cpu != it->ix[i - 1].cpu)
+			nr++;
+	it->cpus = calloc(nr ? nr : 1, sizeof(*it->cpus));
+	it->heap = calloc(nr + 1, sizeof(*it->heap));	/* + a sentinel */
+	if (!it->cpus || !it->heap)
 		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		struct db_iter_cpu *c;
@@ -199,6 +213,82 @@ static int db_iter_chunks(struct db_iter *it)
 	return db_err(rc);
 }
 
+/* (a_ts, a_cpu) before (b_ts, b_cpu) */
+static inline bool db_iter_before(uint64_t a_ts, int a_cpu, uint64_t b_ts, int b_cpu)
+{
+	return a_ts < b_ts || (a_ts == b_ts && a_cpu < b_cpu);
+}
+
+static inline bool db_iter_head_before(const struct db_iter_head *a, const struct db_iter_head *b)
+{
+	return db_iter_before(a->ts, a->cpu, b->ts, b->cpu);
+}
+
+/* Move heap[i] down to its place. */
+static void db_iter_sift(struct db_iter *it, unsigned int i)
+{
+	struct db_iter_head *h = it->heap, x = h[i];
+	unsigned int n = it->nr_heap, k;
+
+	while ((k = 2 * i + 1) < n) {
+		if (k + 1 < n && db_iter_head_before(&h[k + 1], &h[k]))
+			k++;
+		if (!db_iter_head_before(&h[k], &x))
+			break;
+		h[i] = h[k];
+		i = k;
+	}
+	h[i] = x;
+}
+
+/* The least key below the top: the lesser of its two children. */
+static void db_iter_next_key(struct db_iter *it)
+{
+	const struct db_iter_head *h = it->heap;
+
+	if (it->nr_heap > 2 && db_iter_head_before(&h[2], &h[1]))
+		h = &h[2];
+	else if (it->nr_heap > 1)
+		h = &h[1];
+	else
+		h = NULL;
+	it->next_ts = h ? h->ts : UINT64_MAX;
+	it->next_cpu = h ? h->cpu : INT32_MAX;
+}
+
+/*
+ * Put the least head on top and note the next least.  A few CPUs are
+ * scanned, their keys in one or two cache lines: as fast as the heap and its
+ * branches predicted better, as when CPUs take turns.  Beyond, the heap.
+ * The count only falls, so a scan never leaves a heap's order broken.
+ */
+static void db_iter_reorder(struct db_iter *it)
+{
+	struct db_iter_head *h = it->heap, t;
+	unsigned int i, n = it->nr_heap, best = 0, next = n;
+
+	if (n > DB_ITER_SCAN) {
+		db_iter_sift(it, 0);
+		db_iter_next_key(it);
+		return;
+	}
+	/* h[n], past the last, is the sentinel that comes after every head */
+	h[n] = (struct db_iter_head){ UINT64_MAX, INT32_MAX, NULL };
+	for (i = 1; i < n; i++) {
+		if (db_iter_head_before(&h[i], &h[best])) {
+			next = best;
+			best = i;
+		} else if (db_iter_head_before(&h[i], &h[next])) {
+			next = i;
+		}
+	}
+	it->next_ts = h[next].ts;
+	it->next_cpu = h[next].cpu;
+	t = h[0];
+	h[0] = h[best];
+	h[best] = t;
+}
+
 /* Load every CPU's first chunk: on the first db_iter_next(), so errors come from it. */
 static int db_iter_prime(struct db_iter *it)
 {
@@ -207,12 +297,17 @@ static int db_iter_prime(struct db_iter *it)
 
 	it->primed = true;
 	for (i = 0; i < it->nr_cpus; i++) {
-		ret = db_iter_load(it, &it->cpus[i]);
+		struct db_iter_cpu *c = &it->cpus[i];
+
+		ret = db_iter_load(it, c);
 		if (ret < 0)
 			return ret;
 		if (ret)
-			it->active[it->nr_active++] = &it->cpus[i];
+			it->heap[it->nr_heap++] = (struct db_iter_head){ c->ev[0].ts, c->cpu, c };
 	}
+	for (i = it->nr_heap / 2; i-- > 0;)
+		db_iter_sift(it, i);
+	db_iter_next_key(it);
 	return 0;
 }
 
@@ -325,68 +420,49 @@ static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 	return 1;
 }
 
-/* (a_ts, a_cpu) before (b_ts, b_cpu) */
-static inline bool db_iter_before(uint64_t a_ts, int a_cpu, uint64_t b_ts, int b_cpu)
-{
-	return a_ts < b_ts || (a_ts == b_ts && a_cpu < b_cpu);
-}
-
 /*
- * The store: the least head by (ts, cpu) over the CPUs.  Once a CPU is
- * chosen, its events are taken while they stay before every other CPU's head
- * (run_ts, run_cpu): one comparison an event for the long runs of one CPU.
+ * The store: the head of the heap's top CPU.  It stays on top, with no heap
+ * work, while its next event is before the least of the others (next_ts,
+ * next_cpu): one comparison an event for the long runs of one CPU of a
+ * recording; a sift down the heap's log2(CPUs) levels when CPUs alternate,
+ * where a scan of every CPU's head cost one cache miss per CPU.
  */
 static int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev)
 {
-	struct db_iter_cpu *c, *best = it->run;
-	unsigned int i;
+	struct db_iter_head *top;
+	struct db_iter_cpu *c;
 	int ret;
 
 	if (!it->primed && (ret = db_iter_prime(it)) < 0)
 		return ret;
-	if (!best || !db_iter_before(best->ev[best->pos].ts, best->cpu, it->run_ts, it->run_cpu)) {
-		const struct mcr_event *b = NULL;
-		uint64_t next_ts = UINT64_MAX;
-		int next_cpu = INT32_MAX;
-
-		if (!it->nr_active)
-			return 0;
-		best = NULL;
-		for (i = 0; i < it->nr_active; i++) {
-			const struct mcr_event *h;
-
-			c = it->active[i];
-			h = &c->ev[c->pos];
-			if (!b || db_iter_before(h->ts, c->cpu, b->ts, best->cpu)) {
-				if (b) {
-					next_ts = b->ts;
-					next_cpu = best->cpu;
-				}
-				best = c;
-				b = h;
-			} else if (db_iter_before(h->ts, c->cpu, next_ts, next_cpu)) {
-				next_ts = h->ts;
-				next_cpu = c->cpu;
-			}
-		}
-		it->run = best;
-		it->run_ts = next_ts;
-		it->run_cpu = next_cpu;
-	}
-	*ev = best->ev[best->pos];
-	if (++best->pos == best->n) {
-		it->run = NULL;
+	if (!it->nr_heap)
+		return 0;
+	top = &it->heap[0];
+	c = top->c;
+	*ev = c->ev[c->pos];
+	if (__builtin_expect(++c->pos == c->n, 0)) {
 		/* *ev is good: a failure ahead is returned by the next call */
-		ret = best->err ? best->err : db_iter_load(it, best);
+		ret = c->err ? c->err : db_iter_load(it, c);
 		if (ret < 0) {
 			it->err = ret;
-		} else if (!ret) {
-			for (i = 0; it->active[i] != best; i++)
-				;
-			memmove(&it->active[i], &it->active[i + 1],
-				(it->nr_active - i - 1) * sizeof(it->active[0]));
-			it->nr_active--;
+			return 1;
 		}
+		if (!ret) {
+			*top = it->heap[--it->nr_heap];
+			db_iter_reorder(it);
+			return 1;
+		}
+	}
+	top->ts = c->ev[c->pos].ts;
+	if (!db_iter_before(top->ts, top->cpu, it->next_ts, it->next_cpu)) {
+		/*
+		 * Many CPUs taking turns read as many streams of decoded chunks,
+		 * too many for the hardware prefetcher: fetch the next lines of
+		 * the CPU left while the others are read.  A run of one CPU
+		 * streams, and needs none.
+		 */
+		__builtin_prefetch(&c->ev[c->pos + DB_ITER_AHEAD]);
+		db_iter_reorder(it);
 	}
 	return 1;
 }
@@ -444,8 +520,9 @@ void db_iter_close(struct db_iter *it)
 	for (i = 0; i < it->nr_cpus; i++)
 		free(it->cpus[i].ev);
 	free(it->cpus);
-	free(it->active);
+	free(it->heap);
 	free(it->ix);
 	free(it->raw);
+	db_chunk_dctx_free(it->dctx);
 	free(it);
 }

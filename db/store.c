@@ -173,7 +173,12 @@ static inline bool get_varint(const uint8_t **pp, const uint8_t *end, uint64_t *
 	return false;
 }
 
-int db_chunk_decode(const struct db_chunk_index *ix, const void *z, size_t zlen,
+void db_chunk_dctx_free(void *dctx)
+{
+	ZSTD_freeDCtx(dctx);
+}
+
+int db_chunk_decode(void **dctx, const struct db_chunk_index *ix, const void *z, size_t zlen,
 		    uint8_t *raw, struct mcr_event *out)
 {
 	const uint8_t *p = raw, *end;
@@ -183,7 +188,16 @@ int db_chunk_decode(const struct db_chunk_index *ix, const void *z, size_t zlen,
 	size_t n;
 	uint32_t i;
 
-	n = ZSTD_decompress(raw, ix->raw_bytes, z, zlen);
+	/*
+	 * ZSTD_decompress() would make and free a context of ~100 KiB per
+	 * chunk: mmap, page faults and munmap each time.
+	 */
+	if (!*dctx) {
+		*dctx = ZSTD_createDCtx();
+		if (!*dctx)
+			return -ENOMEM;
+	}
+	n = ZSTD_decompressDCtx(*dctx, raw, ix->raw_bytes, z, zlen);
 	if (ZSTD_isError(n) || n != ix->raw_bytes)
 		return -MCR_E_CORRUPT;
 	end = raw + n;

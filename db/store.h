@@ -82,11 +82,14 @@ struct db_chunk_index {
 
 /*
  * Decode the BLOB @z of @ix into @out[ix->count], using @raw (raw_bytes
- * large) as scratch.  Returns 0, -MCR_E_CORRUPT if the BLOB does not
- * decompress to exactly raw_bytes, does not hold exactly count events, or
- * its last ts differs from last_ts; -MCR_E_TIME if ts goes backwards.
+ * large) as scratch.  @dctx is the caller's ZSTD_DCtx, made on first use and
+ * kept across chunks (db_chunk_dctx_free()).  Returns 0, -ENOMEM,
+ * -MCR_E_CORRUPT if the BLOB does not decompress to exactly raw_bytes, does
+ * not hold exactly count events, or its last ts differs from last_ts;
+ * -MCR_E_TIME if ts goes backwards.
  */
-int db_chunk_decode(const struct db_chunk_index *ix, const void *z, size_t zlen,
+int db_chunk_decode(void **dctx, const struct db_chunk_index *ix, const void *z, size_t zlen,
 		    uint8_t *raw, struct mcr_event *out);
+void db_chunk_dctx_free(void *dctx);
 
 #endif

@@ -889,6 +889,63 @@ TEST(test_merge_order)
 	free(evs);
 }
 
+/*
+ * Replay order with more CPUs than the reader scans (it keeps a heap beyond
+ * four): 12 of 13 possible CPUs (none on CPU 5), ts steps of 0-3 ns so that
+ * equal ts within and across CPUs are common, CPUs that run out early (the
+ * heap shrinks back to a scan) and one CPU of two chunks.  The expected order
+ * is the definition, (ts, cpu) with each CPU's own order kept, found here by
+ * taking the least head each time.
+ */
+TEST(test_merge_order_many_cpus)
+{
+	const char *path = tmp_path("merge_many.db");
+	enum { CPUS = 13 };
+	uint64_t len[CPUS], next[CPUS] = { 0 }, ts[CPUS] = { 0 }, x = 88172645463325252ULL;
+	uint64_t total = 0, n = 0;
+	struct mcr_event *evs, ev;
+	struct db_iter *it;
+	struct db *db;
+	size_t k = 0;
+	int c, r;
+
+	for (c = 0; c < CPUS; c++) {
+		len[c] = c == 5 ? 0 : c == 12 ? 65536 + 10 : 1000 + 3000 * (uint64_t)(c % 4);
+		total += len[c];
+	}
+	evs = calloc(total, sizeof(*evs));
+	ASSERT(evs != NULL);
+	while (k < total) {
+		int best = -1;
+
+		for (c = 0; c < CPUS; c++)
+			if (next[c] < len[c] && (best < 0 || ts[c] < ts[best]))
+				best = c;
+		evs[k] = ev_make(ts[best], best, next[best]++, MCR_EV_STATE);
+		evs[k].val = (int64_t)k;
+		k++;
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		ts[best] += x % 4;
+	}
+	ASSERT_EQ(make_db(path, CPUS, evs, k), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM event_chunks WHERE cpu = 12"), 2);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	while ((r = db_iter_next(it, &ev)) == 1 && n < k) {
+		if (ev.val != (int64_t)n || ev.seq != evs[n].seq || ev.cpu != evs[n].cpu ||
+		    ev.ts != evs[n].ts)
+			break;
+		n++;
+	}
+	ASSERT_EQ(r, 0);
+	ASSERT_EQU(n, k);
+	db_iter_close(it);
+	db_close(db);
+	free(evs);
+}
+
 /* Read every event; the first error or 0. */
 static int read_all(const char *path, uint64_t *n)
 {
@@ -980,7 +1037,7 @@ TEST(test_old_format)
 	ASSERT_EQU(n, RT_N);
 }
 
-TEST_MAIN(test_events_round_trip, test_merge_order, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
+TEST_MAIN(test_events_round_trip, test_merge_order, test_merge_order_many_cpus, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
