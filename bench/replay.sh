@@ -37,25 +37,27 @@ for b in $builds; do
 	"$(mem "$b")" "$TRACE" | sed "s/^/$b: /"
 done
 
-e2e() {	# build, label, policies, file -> wall user rss
+e2e() {	# build, label, policies, file[, threads] -> wall user rss sys
 	local db=$DIR/fleet-$2.db
 	cp "$4" "$db"
 	# the pass alone: spread (synth's own visit placement), not the inferred model's extra pass
-	/usr/bin/time -f '%e %U %M' -o "$DIR/time-$2" "$(bin "$1")" replay "$db" --policy "$3" \
-		-m spread >/dev/null || { echo "replay $1 $2 failed"; exit 1; }
+	/usr/bin/time -f '%e %U %M %S' -o "$DIR/time-$2" "$(bin "$1")" replay "$db" --policy "$3" \
+		-m spread ${5:+--threads "$5"} >/dev/null || { echo "replay $1 $2 failed"; exit 1; }
 	rm -f "$db"
 	cat "$DIR/time-$2"
 }
 for round in 1 2; do
+	for th in 1 2; do
 	for b in $builds; do
-		read -r wall user rss < <(e2e "$b" "$b-three" break,continue,legacy "$TRACE")
-		awk -v n="$EVENTS" -v w="$wall" -v u="$user" -v r="$rss" -v b="$b" -v k="$round" 'BEGIN {
-			printf "end to end, 3 policies, %-4s (round %d): %10.0f events/s, %7.1f s wall, %7.1f s user, peak RSS %.0f MiB\n",
-			       b, k, n / w, w, u, r / 1024 }'
+		read -r wall user rss sys < <(e2e "$b" "$b-three" break,continue,legacy "$TRACE" "$th")
+		awk -v n="$EVENTS" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v b="$b" -v k="$round" -v t="$th" 'BEGIN {
+			printf "end to end, 3 policies, %-4s %d thread(s) (round %d): %10.0f events/s, %7.1f s wall, %7.1f s user, %5.1f s sys, peak RSS %.0f MiB\n",
+			       b, t, k, n / w, w, u, s, r / 1024 }'
 		eval "wall_$b=\$wall user_$b=\$user"
 	done
 	[ -n "$BASE" ] && awk -v a="$wall_base" -v b="$wall_new" -v ua="$user_base" -v ub="$user_new" 'BEGIN {
 		printf "  new / base: wall %.2f x, user %.2f x\n", b / a, ub / ua }'
+	done
 done
 rm -f "$TRACE"
 
@@ -65,7 +67,7 @@ for n in $RSS_EVENTS; do
 	t=$DIR/fleet-rss-$n.db
 	"$R" synth --scenario fleet --events "$n" -o "$t" -q || { echo "synth failed"; exit 1; }
 	for b in $builds; do
-		read -r wall user rss < <(e2e "$b" "$b-rss" break,continue,legacy "$t")
+		read -r wall user rss _ < <(e2e "$b" "$b-rss" break,continue,legacy "$t")
 		awk -v n="$n" -v w="$wall" -v r="$rss" -v b="$b" 'BEGIN {
 			printf "peak RSS, %4s, %10d events: %.0f MiB (%.1f s wall, %.0f events/s)\n",
 			       b, n, r / 1024, w, n / w }'

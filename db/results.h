@@ -47,6 +47,7 @@ int db_run_counters_set(struct db *db, int64_t run_id, const struct db_run_count
 /* Rows as a pass makes them: one writer per pass, statements prepared once. */
 struct db_results;
 int db_results_open(struct db *db, struct db_results **out);
+int db_results_flush(struct db_results *w);
 void db_results_close(struct db_results *w);
 
 struct db_read {
@@ -94,6 +95,7 @@ struct db_series {
 	int		kind;
 	int		item;
 };
+/* Held and inserted in key order in bulk: db_results_flush() before commit. */
 int db_series_add(struct db_results *w, const struct db_series *s);
 
 struct db_cgroup_sample {

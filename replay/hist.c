@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hist.h"
 
@@ -34,18 +35,42 @@ static uint64_t hist_value_of(unsigned int k, unsigned int sub)
 	return lo + (shift ? (1ull << shift) / 2 : 0);
 }
 
+/* Where chunk @k is (or would go) in h->chunk. */
+static unsigned int hist_slot(const struct hist *h, unsigned int k)
+{
+	return (unsigned int)__builtin_popcountll(h->mask & ((1ull << k) - 1));
+}
+
+static uint32_t *hist_chunk_get(struct hist *h, unsigned int k)
+{
+	unsigned int i = hist_slot(h, k), nr = hist_chunks(h);
+	uint32_t **n, *c;
+
+	if (h->mask & (1ull << k))
+		return h->chunk[i];
+	c = calloc(HIST_SUB, sizeof(uint32_t));
+	n = c ? realloc(h->chunk, (nr + 1) * sizeof(*n)) : NULL;
+	if (!n) {
+		free(c);
+		return NULL;
+	}
+	memmove(&n[i + 1], &n[i], (nr - i) * sizeof(*n));
+	n[i] = c;
+	h->chunk = n;
+	h->mask |= 1ull << k;
+	return c;
+}
+
 int hist_add(struct hist *h, uint64_t v)
 {
 	unsigned int sub, k = hist_chunk_of(v, &sub);
+	uint32_t *c = hist_chunk_get(h, k);
 
-	if (!h->chunk[k]) {
-		h->chunk[k] = calloc(HIST_SUB, sizeof(uint32_t));
-		if (!h->chunk[k])
-			return -ENOMEM;
-	}
+	if (!c)
+		return -ENOMEM;
 	/* A saturated bucket only loses weight past 4 G points of one cgroup. */
-	if (h->chunk[k][sub] != UINT32_MAX)
-		h->chunk[k][sub]++;
+	if (c[sub] != UINT32_MAX)
+		c[sub]++;
 	h->n++;
 	if (v > h->max)
 		h->max = v;
@@ -55,7 +80,7 @@ int hist_add(struct hist *h, uint64_t v)
 uint64_t hist_quantile(const struct hist *h, double q)
 {
 	uint64_t rank, seen = 0;
-	unsigned int k, sub;
+	unsigned int k, i = 0, sub;
 
 	if (!h->n)
 		return 0;
@@ -65,27 +90,33 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	if (rank < 1)
 		rank = 1;
 	for (k = 0; k < HIST_CHUNKS; k++) {
-		if (!h->chunk[k])
+		if (!(h->mask & (1ull << k)))
 			continue;
 		for (sub = 0; sub < HIST_SUB; sub++) {
-			seen += h->chunk[k][sub];
+			seen += h->chunk[i][sub];
 			if (seen >= rank) {
 				uint64_t v = hist_value_of(k, sub);
 
 				return v > h->max ? h->max : v;
 			}
 		}
+		i++;
 	}
 	return h->max;
 }
 
+unsigned int hist_chunks(const struct hist *h)
+{
+	return (unsigned int)__builtin_popcountll(h->mask);
+}
+
 void hist_free(struct hist *h)
 {
-	unsigned int k;
+	unsigned int i;
 
-	for (k = 0; k < HIST_CHUNKS; k++) {
-		free(h->chunk[k]);
-		h->chunk[k] = NULL;
-	}
-	h->n = h->max = 0;
+	for (i = 0; i < hist_chunks(h); i++)
+		free(h->chunk[i]);
+	free(h->chunk);
+	h->chunk = NULL;
+	h->n = h->max = h->mask = 0;
 }

@@ -5,7 +5,9 @@
  * Contract: log-linear buckets, exact below 128 and 128 sub-buckets per power
  * of two above, so a quantile is within 0.4% (half a bucket) of the true
  * value.  Buckets are allocated per power of two on first use: memory is at
- * most 58 chunks of 512 bytes, whatever the number of values added.
+ * most 58 chunks of 512 bytes, whatever the number of values added.  An
+ * empty histogram is 32 bytes: a pass keeps one per (cgroup, run, line) read
+ * wrong, thousands of them, most with a chunk or two.
  */
 #ifndef MCR_REPLAY_HIST_H
 #define MCR_REPLAY_HIST_H
@@ -19,11 +21,13 @@
 struct hist {
 	uint64_t	n;
 	uint64_t	max;
-	uint32_t	*chunk[HIST_CHUNKS];
+	uint64_t	mask;		/* bit k: chunk k allocated */
+	uint32_t	**chunk;	/* the allocated chunks, by k ascending */
 };
 
 int hist_add(struct hist *h, uint64_t v);		/* 0 or -ENOMEM */
 uint64_t hist_quantile(const struct hist *h, double q);	/* 0 if empty */
+unsigned int hist_chunks(const struct hist *h);		/* chunks allocated */
 void hist_free(struct hist *h);
 
 #endif

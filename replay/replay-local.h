@@ -133,6 +133,7 @@ struct replay_ep_ctx {
 	struct wk_eps	*buf;	/* set while the run applies a block on its thread (workers.c) */
 	unsigned int	pol;
 	uint32_t	at;	/* the block's event being applied */
+	uint8_t		phase;	/* 0: the visits before it, 1: the update itself */
 };
 
 struct replay {
@@ -183,6 +184,7 @@ bool series_lines_known(const struct replay *r, const struct rcg *c, enum sim_it
 			int item);
 bool series_due(const struct replay *r, uint64_t ts);
 int series_after_event(struct replay *r);
+int series_after_event_run(struct replay *r, unsigned int p);
 int series_sample(struct replay *r);
 int series_until(struct replay *r, uint64_t ts);
 int series_finish(struct replay *r);
@@ -200,6 +202,7 @@ int window_locked(struct replay *r, const struct mcr_event *ev);
 int window_unlock(struct replay *r, const struct mcr_event *ev);
 int window_visit(struct replay *r, const struct mcr_event *ev);
 int window_before_event(struct replay *r, const struct mcr_event *ev);
+int window_before_event_run(struct replay *r, unsigned int p, const struct mcr_event *ev);
 int window_before_update(struct replay *r, const struct mcr_event *ev);
 void window_update_hook(struct replay *r, const struct mcr_event *ev, struct rcg *c);
 int window_finish(struct replay *r);

@@ -254,13 +254,20 @@ int series_after_event(struct replay *r)
 	int ret;
 
 	for (p = 0; p < r->p.nr_runs; p++) {
-		struct series_vis v = { .r = r, .p = p };
-
-		ret = sim_visited_drain(r->sims[p], series_visited, &v);
+		ret = series_after_event_run(r, p);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
+}
+
+/* series_after_event() for run @p alone, on its own thread: only its entries are written. */
+int series_after_event_run(struct replay *r, unsigned int p)
+{
+	struct series_vis v = { .r = r, .p = p };
+	int ret = sim_visited_drain(r->sims[p], series_visited, &v);
+
+	return ret < 0 ? ret : 0;
 }
 
 static uint64_t series_ts(const struct replay *r, uint64_t k)

@@ -272,7 +272,7 @@ static int store_validation(struct replay_store *s, struct replay *r)
 int replay_store_finish(struct replay_store *s, struct replay *r, double wall_s)
 {
 	unsigned int p;
-	int ret = 0;
+	int ret = db_results_flush(s->w);
 
 	for (p = 0; !ret && p < s->nr_runs; p++) {
 		ret = store_summaries(s, r, p);

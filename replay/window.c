@@ -361,24 +361,30 @@ int window_locked(struct replay *r, const struct mcr_event *ev)
  */
 int window_before_event(struct replay *r, const struct mcr_event *ev)
 {
-	const struct replay_model *m = r->p.model;
 	unsigned int p;
 	int ret;
 
-	if (!m->visit)
+	if (!r->p.model->visit)
 		return 0;
 	for (p = 0; p < r->p.nr_runs; p++) {
-		struct model_window *w = window_placed(r, p);
-
-		if (!w)
-			continue;
-		ret = m->visit(r, p, w, ev);
-		if (!ret)
-			ret = win_end_policy(r, p, ev->ts);
+		ret = window_before_event_run(r, p, ev);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
+}
+
+/* window_before_event() for run @p alone: touches only its simulator and window. */
+int window_before_event_run(struct replay *r, unsigned int p, const struct mcr_event *ev)
+{
+	const struct replay_model *m = r->p.model;
+	struct model_window *w = m->visit ? window_placed(r, p) : NULL;
+	int ret;
+
+	if (!w)
+		return 0;
+	ret = m->visit(r, p, w, ev);
+	return ret ? ret : win_end_policy(r, p, ev->ts);
 }
 
 /* window_before_update() - an update is about to be applied: the visits the model puts first. */

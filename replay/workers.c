@@ -4,21 +4,25 @@
  * decoded stream.
  *
  * The pass (engine.c) decodes every event once.  An update that needs no
- * shared decision (no lock window open in any run, no read waiting, no series
- * sample or new series line due, its cgroup known to the simulators, no
- * validation or inference) has its shared half done by the pass right away
- * (cgroup, window hook, counters) and its per-run half (sim_update() and the
- * run's series minimum and maximum) queued in a block.  Blocks sit in a ring;
- * every run consumes every block in order, on whichever thread is free, the
- * pass's own thread included, so three runs keep two cores busy.  Any other
- * event first drains the ring: the pass then goes on serially, as with one
- * thread.
+ * shared decision (no series sample or new series line due, its cgroup known
+ * to the simulators, no validation or inference, and no window open in any
+ * run if the flush model places visits from its before_update hook) has its
+ * shared half done by the pass right away (cgroup, window hook, counters) and
+ * its per-run half queued in a block: the visits the model puts before it
+ * (window_before_event_run()), sim_update(), and the run's series minimum,
+ * maximum and visited lines.  Those touch only the run's simulator, window
+ * and series entries.  A waiting read does not stop it: whether a read's
+ * flush is over changes only at the flush and lock events (window.c's
+ * pending flushes), which are serial, so no queued update could end one.
+ * Blocks are small and sit in a ring; every run consumes every block in
+ * order, on whichever thread is free, the pass's own thread included, so
+ * three runs keep two cores busy while the pass decodes.  Any other event
+ * first drains the ring: the pass then goes on serially, as with one thread.
  *
- * A run touches only its own simulator and its own entries of the series
- * lines; the only rows the queued updates make are stranded episodes, which
- * a run buffers per block and the pass's thread hands to the sink in the
- * order one thread would have (event by event, runs in order).  So the rows
- * are the same for any thread count.
+ * The only rows the queued updates make are stranded episodes, which a run
+ * buffers per block and the pass's thread hands to the sink in the order one
+ * thread would have: event by event, the visits' before the update's, runs
+ * in order in each.  So the rows are the same for any thread count.
  *
  * Owns the threads, the ring and the episode buffers; never prints.
  */
@@ -31,18 +35,19 @@
 #include "error.h"
 #include "replay-local.h"
 
-#define WK_BLOCK	4096	/* events per block */
-#define WK_RING		4	/* blocks in flight */
+#define WK_BLOCK	256	/* events per block: the runs start on it early */
+#define WK_RING		32	/* blocks in flight */
 
 struct wk_ev {
 	struct mcr_event	ev;
 	struct rcg		*c;
 };
 
-/* A stranded episode that ended during event @at of a block. */
+/* A stranded episode that ended during event @at of a block, in its @phase. */
 struct wk_ep {
 	struct sim_episode	ep;
 	uint32_t		at;
+	uint8_t			phase;	/* replay_ep_ctx.phase */
 };
 
 struct wk_eps {
@@ -105,9 +110,16 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 		enum sim_item_kind kind = replay_item_kind(ev->kind);
 
 		ec->at = i;
+		ec->phase = 0;
+		ret = window_before_event_run(r, p, ev);
+		if (ret < 0)
+			break;
+		ec->phase = 1;
 		ret = sim_update(s, ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item, ev->val);
 		if (!ret)
 			ret = series_update_run(r, b->ev[i].c, kind, ev->item, p);
+		if (!ret)
+			ret = series_after_event_run(r, p);
 	}
 	ec->buf = NULL;
 	return ret;
@@ -170,19 +182,21 @@ static int workers_emit(struct workers *w, struct wk_block *b)
 {
 	const struct replay_sink *sk = &w->r->p.sink;
 	size_t pos[REPLAY_MAX_RUNS] = { 0 };
-	unsigned int p;
+	unsigned int p, ph;
 	uint32_t i;
 	int ret;
 
 	for (i = 0; i < b->nr; i++)
-		for (p = 0; p < w->nr_runs; p++)
-			for (; pos[p] < b->eps[p].nr && b->eps[p].v[pos[p]].at == i; pos[p]++) {
-				if (!sk->episode)
-					continue;
-				ret = sk->episode(sk->ctx, p, &b->eps[p].v[pos[p]].ep);
-				if (ret < 0)
-					return ret;
-			}
+		for (ph = 0; ph < 2; ph++)
+			for (p = 0; p < w->nr_runs; p++)
+				for (; pos[p] < b->eps[p].nr && b->eps[p].v[pos[p]].at == i &&
+				       b->eps[p].v[pos[p]].phase == ph; pos[p]++) {
+					if (!sk->episode)
+						continue;
+					ret = sk->episode(sk->ctx, p, &b->eps[p].v[pos[p]].ep);
+					if (ret < 0)
+						return ret;
+				}
 	return 0;
 }
 
@@ -278,10 +292,14 @@ static struct rcg *workers_eligible(struct replay *r, const struct mcr_event *ev
 	struct rcg *c;
 
 	if (!mcr_event_is_update(ev) || (unsigned int)ev->cpu >= r->t->nr_possible ||
-	    r->nr_waits || series_due(r, ev->ts))
+	    series_due(r, ev->ts))
 		return NULL;
-	/* a model places visits only in open windows: none, so its hooks touch no simulator */
-	for (p = 0; p < r->p.nr_runs; p++)
+	/*
+	 * A model whose before_update hook places visits does so on this
+	 * thread: only outside windows, where it touches no simulator.  The
+	 * visit hook, per run, goes with the update to the run's thread.
+	 */
+	for (p = 0; r->p.model->before_update && p < r->p.nr_runs; p++)
 		if (r->win.pol[p].open)
 			return NULL;
 	c = rcg_find(r, ev->id);
@@ -336,7 +354,7 @@ int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep)
 		b->v = v;
 		b->cap = cap;
 	}
-	b->v[b->nr++] = (struct wk_ep){ .ep = *ep, .at = ec->at };
+	b->v[b->nr++] = (struct wk_ep){ .ep = *ep, .at = ec->at, .phase = ec->phase };
 	return 0;
 }
 

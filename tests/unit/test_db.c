@@ -726,6 +726,65 @@ TEST(test_results_and_lag_report)
 	db_close(db);
 }
 
+/*
+ * series and cgroup_series rows are held and inserted in key order in bulk:
+ * more rows than a buffer holds, added as a pass makes them (every key at one
+ * ts, then the next ts), all arrive, each with its own values, by
+ * db_results_flush(); a duplicate key shows there.
+ */
+#define HELD_KEYS	1000
+#define HELD_TS		300	/* 300000 series rows: more than the 6 MiB buffer's 112347 */
+TEST(test_results_held_rows)
+{
+	const char *path = tmp_path("held.db");
+	struct db_results *w;
+	struct db *db;
+	int64_t run_id;
+	int c, k;
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(db_begin(db), 0);
+	ASSERT_EQ(db_run_add(db, &(struct db_run){ .kind = "replay", .policy = "break",
+						   .flush_model = "spread", .file = "f",
+						   .policies = "break" }, &run_id), 0);
+	ASSERT_EQ(db_results_open(db, &w), 0);
+	for (k = 0; k < HELD_TS; k++)
+		for (c = 0; c < HELD_KEYS; c++) {
+			struct db_series sr = {
+				.run_id = run_id, .cgroup_id = (uint64_t)c + 1, .ts = (uint64_t)k * 50,
+				.error = c * 1000 + k, .min_error = -k, .max_error = c,
+				.kind = 1, .item = 5,
+			};
+			struct db_cgroup_sample cs = {
+				.run_id = run_id, .cgroup_id = (uint64_t)c + 1,
+				.ts = (uint64_t)k * 50, .pending = (uint64_t)k, .stats_updates = c,
+			};
+
+			ASSERT_EQ(db_series_add(w, &sr), 0);
+			ASSERT_EQ(db_cgroup_sample_add(w, &cs), 0);
+		}
+	/* held: some are in already, not all */
+	ASSERT(query_int(db, "SELECT count(*) FROM series") < HELD_KEYS * HELD_TS);
+	ASSERT_EQ(db_results_flush(w), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), HELD_KEYS * HELD_TS);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM cgroup_series"), HELD_KEYS * HELD_TS);
+	/* sum of c * 1000 + k over c < 1000, k < 300: 300 * 1000 * 499500 + 1000 * 44850 */
+	ASSERT_EQ(query_int(db, "SELECT sum(error) FROM series"), 149894850000LL);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series WHERE error = (cgroup_id - 1) * 1000"
+			    " + ts / 50 AND min_error = -(ts / 50) AND max_error = cgroup_id - 1"),
+		  HELD_KEYS * HELD_TS);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM cgroup_series WHERE pending = ts / 50"
+			    " AND stats_updates = cgroup_id - 1"), HELD_KEYS * HELD_TS);
+	/* the same key again: refused at the flush */
+	ASSERT_EQ(db_series_add(w, &(struct db_series){ .run_id = run_id, .cgroup_id = 1,
+							.kind = 1, .item = 5 }), 0);
+	ASSERT(db_results_flush(w) < 0);
+	db_results_close(w);
+	ASSERT_EQ(db_rollback(db), 0);
+	db_close(db);
+}
+
 TEST(test_results_created_on_demand)
 {
 	const char *path = tmp_path("ondemand.db");
@@ -1042,5 +1101,5 @@ TEST_MAIN(test_events_round_trip, test_merge_order, test_merge_order_many_cpus, 
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
 	  test_event_fields,
-	  test_results_and_lag_report, test_results_created_on_demand, test_older_schema, test_close_commits,
+	  test_results_and_lag_report, test_results_held_rows, test_results_created_on_demand, test_older_schema, test_close_commits,
 	  test_crash_keeps_committed)

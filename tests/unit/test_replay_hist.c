@@ -40,16 +40,34 @@ TEST(memory_bounded)
 {
 	struct hist h = { 0 };
 	uint64_t i;
-	unsigned int k, chunks = 0;
 
 	/* A million values spread over 2^0..2^20 touch at most 14 chunks (0 and 7..20). */
 	for (i = 0; i < 1000000; i++)
 		ASSERT_EQ(hist_add(&h, (i * 2654435761u) & 0xfffff), 0);
-	for (k = 0; k < HIST_CHUNKS; k++)
-		chunks += h.chunk[k] != NULL;
-	ASSERT(chunks <= 14);
+	ASSERT(hist_chunks(&h) <= 14);
 	ASSERT_EQU(h.n, 1000000);
 	hist_free(&h);
 }
 
-TEST_MAIN(exact_small_values, relative_error_below_one_percent, memory_bounded)
+/*
+ * Chunks made out of order keep their order: 2^20 (chunk 14), then 5 (chunk
+ * 0), then 1000 (chunk 3: 1000 >> 2 = 250, bucket [1000, 1004), middle 1002).
+ */
+TEST(chunks_out_of_order)
+{
+	struct hist h = { 0 };
+
+	ASSERT_EQ(hist_add(&h, 1ull << 20), 0);
+	ASSERT_EQ(hist_add(&h, 5), 0);
+	ASSERT_EQ(hist_add(&h, 1000), 0);
+	ASSERT_EQU(hist_chunks(&h), 3);
+	ASSERT_EQU(hist_quantile(&h, 0.2), 5);		/* rank 1 */
+	ASSERT_EQU(hist_quantile(&h, 0.5), 1002);	/* rank 2 */
+	/* rank 3: bucket [2^20, 2^20 + 8192), its middle above the max: the max */
+	ASSERT_EQU(hist_quantile(&h, 1.0), 1ull << 20);
+	hist_free(&h);
+	ASSERT_EQU(hist_chunks(&h), 0);
+}
+
+TEST_MAIN(exact_small_values, relative_error_below_one_percent, memory_bounded,
+	  chunks_out_of_order)
