@@ -89,25 +89,21 @@ void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, unsigned
 {
 	const int32_t *a = &s->path[(size_t)node * SIM_PATH];
 	const char *sl = (const char *)&s->slots[slot];
-	const struct sim_node *n;
+	const struct sim_node *n = &s->nodes[node];
 	int32_t i, up;
 
 	__builtin_prefetch(sl + SIM_CACHELINE);
 	__builtin_prefetch(sl + 2 * SIM_CACHELINE);
 	__builtin_prefetch(sl + 3 * SIM_CACHELINE);
+	if (k < n->cap_it)
+		__builtin_prefetch(&n->lines[k]);
+	/* the loads of cap_it and lines do not depend on each other: they overlap too */
 	for (i = 0; i < SIM_PATH && a[i] != SIM_NONE; i++) {
 		n = &s->nodes[a[i]];
-		__builtin_prefetch(n);
 		__builtin_prefetch((const char *)n + SIM_CACHELINE);
 		up = sim_slot_find(s, a[i], cpu);
 		if (up != SIM_NONE)
 			__builtin_prefetch(&s->slots[up]);
-	}
-	n = &s->nodes[node];
-	if (k < n->cap_it)
-		__builtin_prefetch(&n->lines[k]);
-	for (i = 0; i < SIM_PATH && a[i] != SIM_NONE; i++) {
-		n = &s->nodes[a[i]];
 		if (k < n->cap_it)
 			__builtin_prefetch(&n->lines[k]);
 	}
