@@ -17,6 +17,17 @@ int32_t sim_node_lookup(const struct sim *s, uint64_t id)
 	return (int32_t)idmap_get(&s->ids, id, SIM_NONE);
 }
 
+/* The ancestors of @idx: @parent, then the parent's own list shifted by one. */
+static void sim_path_fill(struct sim *s, int32_t idx, int32_t parent)
+{
+	int32_t *a = &s->path[(size_t)idx * SIM_PATH];
+	unsigned int i;
+
+	a[0] = parent;
+	for (i = 1; i < SIM_PATH; i++)
+		a[i] = parent == SIM_NONE ? SIM_NONE : s->path[(size_t)parent * SIM_PATH + i - 1];
+}
+
 /* Makes node @id under @parent (SIM_NONE only for the root); returns its index. */
 int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 {
@@ -27,10 +38,16 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 	if (s->nr_nodes == s->cap_nodes) {
 		uint32_t cap = s->cap_nodes ? s->cap_nodes * 2 : 64;
 		struct sim_node *nodes;
+		int32_t *path;
 
-		if (cap > INT32_MAX)
+		if (cap > INT32_MAX / SIM_PATH)
 			return -ENOMEM;
-		nodes = realloc(s->nodes, sizeof(*nodes) * cap);
+		path = realloc(s->path, sizeof(*path) * SIM_PATH * cap);
+		if (!path)
+			return -ENOMEM;
+		s->path = path;
+		nodes = sim_array_grow(s->nodes, sizeof(*nodes) * s->cap_nodes,
+				       sizeof(*nodes) * cap);
 		if (!nodes)
 			return -ENOMEM;
 		s->nodes = nodes;
@@ -55,6 +72,7 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 	n->first_ts = ts;
 	n->last_ts = ts;
 	n->nf_last = ts;
+	sim_path_fill(s, idx, parent);
 	if (parent != SIM_NONE) {
 		struct sim_node *p = &s->nodes[parent];
 

@@ -28,17 +28,14 @@ static int16_t *sim_item_slot(struct sim *s, enum sim_item_kind kind, int item)
 	return &s->item_direct[kind == SIM_ITEM_EVENT][item];
 }
 
-/* The dense index of (@kind, @item), made on first sight; or -errno. */
-int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
+/* sim_item_index() past the direct entries: the map, and a new index on first sight. */
+int sim_item_index_new(struct sim *s, enum sim_item_kind kind, int item)
 {
 	int16_t *direct = sim_item_slot(s, kind, item);
 	uint64_t key;
 	int32_t k;
 	int ret;
 
-	/* item_direct starts as zeros: an entry holds index + 1 */
-	if (direct && *direct)
-		return *direct - 1;
 	key = sim_item_key(kind, item);
 	k = (int32_t)idmap_get(&s->item_idx, key, SIM_NONE);
 	if (k != SIM_NONE)

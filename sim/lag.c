@@ -51,14 +51,6 @@ void sim_lag_flushable(struct sim_node *n, uint64_t ts)
 		n->nf_last = ts;
 }
 
-int sim_lag_err_take(struct sim *s)
-{
-	int ret = s->ep_err;
-
-	s->ep_err = 0;
-	return ret;
-}
-
 /* Pages outrank events: their |error| is not comparable, and pages are what a user sizes. */
 static bool sim_line_worse(const struct sim *s, const struct sim_node *n, uint32_t k,
 			   uint64_t e)

@@ -51,7 +51,8 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 
 		if (cap > INT32_MAX)
 			return -ENOMEM;
-		slots = realloc(s->slots, sizeof(*slots) * cap);
+		slots = sim_array_grow(s->slots, sizeof(*slots) * s->cap_slots,
+				       sizeof(*slots) * cap);
 		if (!slots)
 			return -ENOMEM;
 		s->slots = slots;

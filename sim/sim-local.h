@@ -18,6 +18,7 @@
 #include "sim.h"
 
 #define SIM_NONE	(-1)		/* no node / no slot */
+#define SIM_CACHELINE	64		/* nodes and slots start on one: see sim_array_grow() */
 #define SIM_TS_NONE	UINT64_MAX	/* no unflushed update */
 #define SIM_KEY_EMPTY	IDMAP_EMPTY	/* the one id the maps cannot hold */
 
@@ -47,7 +48,7 @@ struct sim_chunk {
  * accounting needs (deltas not yet moved up by a visit on this CPU).  The
  * first 64 bytes are what an update and the walk touch.
  */
-struct sim_pcpu {
+struct __attribute__((aligned(SIM_CACHELINE))) sim_pcpu {
 	uint64_t		unfl;		/* sum of |v| since the last visit (node, cpu) */
 	uint64_t		unfl_since;	/* ts of the oldest of them, SIM_TS_NONE if none */
 	uint16_t		k[SIM_SLOT_ITEMS] __attribute__((aligned(16))); /* SIM_ITEM_FREE: unused */
@@ -91,7 +92,7 @@ struct sim_item_reads {
  * One memcg.  The fields the update path touches at every ancestor come
  * first, in two cache lines; what visits, reads and episodes use follows.
  */
-struct sim_node {
+struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	/* update path, line 0 */
 	int64_t			stats_updates;	/* memcg_vmstats.stats_updates (the atomic) */
 	uint64_t		missing;	/* sum of |v| in the subtree not yet aggregated here */
@@ -154,6 +155,13 @@ struct sim {
 	struct sim_node		*nodes;
 	uint32_t		nr_nodes;
 	uint32_t		cap_nodes;
+	/*
+	 * [node * SIM_PATH + i]: the node's i-th ancestor (0: the parent), SIM_NONE
+	 * past the root; a node deeper than SIM_PATH lists its nearest ones.  Only
+	 * for prefetching: 32 bytes a node stay in cache where the nodes do not,
+	 * and the walk's parent links are a chain of dependent misses.
+	 */
+	int32_t			*path;
 	struct idmap		ids;		/* cgroup id -> node */
 
 	/* (kind, item) <-> dense item index; small items also directly (item_direct) */
@@ -204,7 +212,7 @@ struct sim {
 };
 
 /* items.c */
-int sim_item_index(struct sim *s, enum sim_item_kind kind, int item);
+int sim_item_index_new(struct sim *s, enum sim_item_kind kind, int item);
 int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item);
 int sim_node_items_reserve(struct sim *s, struct sim_node *n);
 int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d);
@@ -220,7 +228,24 @@ static inline uint64_t sim_item_key(enum sim_item_kind kind, int item)
 	return ((uint64_t)kind << 32) | (uint32_t)item;
 }
 
+/*
+ * The dense index of (@kind, @item), made on first sight; or -errno.  Every
+ * item the kernel traces today has a direct entry (index + 1, 0: none yet),
+ * so the update path reads one small array and calls nothing.
+ */
+static inline int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
+{
+	if (item >= 0 && item < SIM_ITEM_DIRECT) {
+		int16_t d = s->item_direct[kind == SIM_ITEM_EVENT][item];
+
+		if (d)
+			return d - 1;
+	}
+	return sim_item_index_new(s, kind, item);
+}
+
 /* cgroup.c */
+#define SIM_PATH	8		/* ancestors per node in sim.path */
 int32_t sim_node_lookup(const struct sim *s, uint64_t id);
 int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent);
 
@@ -237,7 +262,7 @@ int sim_rstat_updated_list(struct sim *s, int32_t slot);
 /* stale.c */
 void sim_stale_touch(struct sim_node *n, uint64_t ts);
 int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
-		     int item, int64_t val);
+		     uint32_t k, int64_t val);
 int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl);
 void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts);
 
@@ -246,7 +271,15 @@ void sim_lag_change(struct sim *s, struct sim_node *n, uint64_t ts);
 void sim_lag_worst(struct sim *s, struct sim_node *n, uint32_t k);
 void sim_lag_scan(struct sim *s, struct sim_node *n);
 void sim_lag_flushable(struct sim_node *n, uint64_t ts);
-int sim_lag_err_take(struct sim *s);
+
+/* The first error the episode sink returned since the last call, then 0. */
+static inline int sim_lag_err_take(struct sim *s)
+{
+	int ret = s->ep_err;
+
+	s->ep_err = 0;
+	return ret;
+}
 
 static inline uint64_t sim_abs64(int64_t v)
 {
@@ -304,7 +337,15 @@ static inline void sim_item_changed(struct sim *s, struct sim_node *n, uint32_t 
 int sim_visit(struct sim *s, uint64_t ts, int32_t slot);
 
 /* sim.c */
-void sim_clock(struct sim *s, uint64_t ts);
+void sim_clock_start(struct sim *s, uint64_t ts);
+
+/* The root is known from creation; its clock starts with the first ts seen. */
+static inline void sim_clock(struct sim *s, uint64_t ts)
+{
+	if (!s->clock_started)
+		sim_clock_start(s, ts);
+}
+void *sim_array_grow(void *old, size_t old_size, size_t new_size);
 
 /* for tests: the per-CPU counter of (@id, @cpu), 0 where the pair never occurred */
 uint32_t sim_pcpu_get(const struct sim *s, uint64_t id, unsigned int cpu);

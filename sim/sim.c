@@ -8,15 +8,30 @@
 
 #include "sim-local.h"
 
-/* The root is known from creation; its clock starts with the first ts seen. */
-void sim_clock(struct sim *s, uint64_t ts)
+void sim_clock_start(struct sim *s, uint64_t ts)
 {
-	if (s->clock_started)
-		return;
 	s->clock_started = true;
 	s->nodes[0].first_ts = ts;
 	s->nodes[0].last_ts = ts;
 	s->nodes[0].nf_last = ts;
+}
+
+/*
+ * Grow an array of nodes or slots, keeping the cache-line alignment of their
+ * type (realloc() only keeps malloc's): the fields an update touches at each
+ * ancestor are then in two lines of a node and one of a slot, wherever the
+ * element lies.  @new_size is a multiple of SIM_CACHELINE (the types' size).
+ */
+void *sim_array_grow(void *old, size_t old_size, size_t new_size)
+{
+	void *p = aligned_alloc(SIM_CACHELINE, new_size);
+
+	if (!p)
+		return NULL;
+	if (old)
+		memcpy(p, old, old_size);
+	free(old);
+	return p;
 }
 
 /* TH of memcg_vmstats_needs_flush() and the stranded limit above it, for @nr_online. */
@@ -63,6 +78,7 @@ void sim_destroy(struct sim *s)
 		return;
 	sim_items_destroy(s);
 	free(s->nodes);
+	free(s->path);
 	free(s->slots);
 	free(s->win);
 	idmap_free(&s->ids);

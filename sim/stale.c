@@ -22,8 +22,11 @@
 
 #include "sim-local.h"
 
-/* Integrate missing and stuck time of @n up to @ts; out-of-order ts add nothing. */
-void sim_stale_touch(struct sim_node *n, uint64_t ts)
+/*
+ * Integrate missing and stuck time of @n up to @ts; out-of-order ts add
+ * nothing.  Inline in the update loop, where it runs at every ancestor.
+ */
+static inline void stale_touch(struct sim_node *n, uint64_t ts)
 {
 	uint64_t dt;
 
@@ -38,6 +41,11 @@ void sim_stale_touch(struct sim_node *n, uint64_t ts)
 			n->stuck_ns += dt;
 	}
 	n->last_ts = ts;
+}
+
+void sim_stale_touch(struct sim_node *n, uint64_t ts)
+{
+	stale_touch(n, ts);
 }
 
 /*
@@ -79,11 +87,10 @@ static void sim_dirty_insert(struct sim *s, struct sim_node *n, int32_t idx)
 
 #define SIM_VAL_MAX	(INT64_C(1) << 47)
 
-/* Account one update of slot @slot's memcg as unflushed on the slot's CPU. */
+/* Account one update of line @k (sim_item_index()) of slot @slot's memcg, unflushed on its CPU. */
 int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
-		     int item, int64_t val)
+		     uint32_t k, int64_t val)
 {
-	int k = sim_item_index(s, kind, item);
 	struct sim_pcpu *sl = &s->slots[slot];
 	int32_t walk = (int32_t)(uint32_t)(uint64_t)val;
 	uint64_t mag, walk_mag;
@@ -91,8 +98,6 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	int64_t d;
 	int ret;
 
-	if (k < 0)
-		return k;
 	/* what the counters see (memcg_rstat_updated()'s int val) */
 	walk_mag = walk < 0 ? -(uint64_t)walk : (uint64_t)walk;
 	if (kind == SIM_ITEM_EVENT) {
@@ -124,21 +129,21 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	sl->unfl += mag;
 
 	for (n = &s->nodes[sl->node]; n; n = sim_parent(s, n)) {
-		if (n->cap_it <= (uint32_t)k) {
+		if (n->cap_it <= k) {
 			ret = sim_node_items_reserve(s, n);
 			if (ret)
 				return ret;
 		}
-		sim_stale_touch(n, ts);
+		stale_touch(n, ts);
 		n->missing += mag;
 		n->fresh += walk_mag;
 		if (ts < n->oldest)
 			n->oldest = ts;
 		if (n->missing > n->max_missing)
 			n->max_missing = n->missing;
-		sim_item_touch(s, n, (uint32_t)k, ts);
+		sim_item_touch(s, n, k, ts);
 		n->lines[k].miss += d;
-		sim_item_changed(s, n, (uint32_t)k);
+		sim_item_changed(s, n, k);
 		/*
 		 * Before the walk: a memcg the walk is about to make flushable
 		 * is stranded for no time, which sim_lag_change() does not count.

@@ -313,5 +313,57 @@ TEST(items_foreach)
 	sim_destroy(s);
 }
 
+/*
+ * The update path's prefetch table: each node lists its SIM_PATH nearest
+ * ancestors, the parent links' own answer; deeper ones are cut off there but
+ * the update still reaches the root.  Nodes and slots stay on cache lines
+ * across the arrays' growth (past 64 nodes, past 256 slots).
+ */
+TEST(ancestor_path)
+{
+	struct sim *s = sim_new(sim_policy_find("break"), 4, 4);
+	struct sim_stale st;
+	uint64_t id;
+	uint32_t i, j;
+
+	ASSERT(s);
+	/* a chain 100 <- 101 <- ... <- 111, 12 levels below the root */
+	for (id = 100; id < 112; id++)
+		ASSERT_EQ(sim_cgroup_add(s, 0, id, id == 100 ? ROOT : id - 1), 0);
+	for (id = 200; id < 280; id++)
+		ASSERT_EQ(sim_cgroup_add(s, 0, id, 105), 0);
+	ASSERT_EQ(sim_cgroup_count(s), 93);
+	for (i = 0; i < s->nr_nodes; i++) {
+		int32_t up = s->nodes[i].parent;
+
+		for (j = 0; j < SIM_PATH; j++) {
+			ASSERT_EQ(s->path[(size_t)i * SIM_PATH + j], up);
+			if (up != SIM_NONE)
+				up = s->nodes[up].parent;
+		}
+	}
+	/* node 111 is at level 12: its list ends at 103, four levels short of the root */
+	ASSERT_EQ(s->path[(size_t)sim_node_lookup(s, 111) * SIM_PATH + SIM_PATH - 1],
+		  sim_node_lookup(s, 103));
+	/* one update of 3 pages at the bottom: every ancestor up to the root misses 3 */
+	ASSERT_EQ(sim_update(s, 1, 2, 111, SIM_ITEM_STATE, 1, 3), 0);
+	ASSERT_EQ(sim_stale_get(s, ROOT, &st), 0);
+	ASSERT_EQ(st.missing, 3);
+	ASSERT_EQ(sim_stale_get(s, 100, &st), 0);
+	ASSERT_EQ(st.missing, 3);
+	/* 80 leaves under 105 (level 6) on 4 CPUs: 320 leaf slots and their ancestors' */
+	for (id = 200; id < 280; id++)
+		for (j = 0; j < 4; j++)
+			ASSERT_EQ(sim_update(s, 2, j, id, SIM_ITEM_STATE, 1, 1), 0);
+	ASSERT(s->nr_slots > 256);
+	ASSERT_EQ((uintptr_t)s->nodes % SIM_CACHELINE, 0);
+	ASSERT_EQ((uintptr_t)s->slots % SIM_CACHELINE, 0);
+	/* 3 + 80 * 4 * 1 pages below the root, none flushed */
+	ASSERT_EQ(sim_stale_get(s, ROOT, &st), 0);
+	ASSERT_EQ(st.missing, 323);
+	sim_destroy(s);
+}
+
 TEST_MAIN(policy_table, policy_rank, create_arguments, hierarchy, unknown_ids, update_errors,
-	  window_errors, window_relink, set_online_threshold, flush_request, items_foreach)
+	  window_errors, window_relink, set_online_threshold, flush_request, items_foreach,
+	  ancestor_path)
