@@ -184,7 +184,7 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 			  unsigned int cpu, uint32_t abs_val, uint64_t ts, uint64_t tag)
 {
 	size_t vis[INF_MAX_PATH + 1], i, nv;
-	struct inf_hyp *h;
+	struct inf_hyp *h, b;
 	bool same;
 	int ret;
 
@@ -192,13 +192,25 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 	if (!nv && same)
 		return 0;	/* its walk reads what the base's reads: the same */
 	vis[nv] = in->n_list;	/* the end of the last branch's interval */
-	/* branches "after vis[i]", ascending (children come first in the list) */
-	for (i = 0; i < nv; i++) {
-		struct inf_hyp b;
-
+	/*
+	 * Branches "after vis[i]", ascending (children come first in the list).
+	 * Each next one is copied from this one after its visits and before
+	 * its walk, so it makes only the visits between the two: a copy of @k
+	 * for each would make all of them again, or scan its whole table.
+	 */
+	if (nv) {
 		ret = inf_hyp_copy(&b, &in->h[k]);
+		if (ret) {
+			inf_hyp_free(&b);
+			return ret;
+		}
+	}
+	for (i = 0; i < nv; i++) {
+		struct inf_hyp next = { 0 };
+
+		inf_visit_upto(in, &b, vis[i]);
+		ret = i + 1 < nv ? inf_hyp_copy(&next, &b) : 0;
 		if (!ret) {
-			inf_visit_upto(in, &b, vis[i]);
 			/* visit vis[i] came after this order's last decision, before ts */
 			b.cost += inf_visit_cost(in, vis[i], b.t_last, ts);
 			b.t_last = ts;
@@ -210,8 +222,10 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 			ret = inf_push(in, &b);
 		if (ret) {
 			inf_hyp_free(&b);
+			inf_hyp_free(&next);
 			return ret;
 		}
+		b = next;
 	}
 	/* before all of them; in->h may have moved */
 	h = &in->h[k];
