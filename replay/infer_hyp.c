@@ -114,7 +114,7 @@ int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
 		dst->ehash_ok = true;
 		return -ENOMEM;
 	}
-	if (src->pc_n && src->e.e && src->pc_gen == src->e.gen) {
+	if (src->pc_n && !src->pc_lazy && src->e.e && src->pc_gen == src->e.gen) {
 		dst->pc_gen = dst->e.gen;
 		dst->pc_cpu = src->pc_cpu;
 		dst->pc_n = src->pc_n;
