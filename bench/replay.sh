@@ -28,6 +28,10 @@ fi
 bin() { [ "$1" = base ] && echo "$BASE/memcg-replay" || echo "$R"; }
 mem() { [ "$1" = base ] && echo "$DIR/replay_mem_base" || echo "$MCR_BUILD/bench/replay_mem"; }
 
+if [ "${MCR_BENCH_INFER_ONLY:-0}" = 1 ]; then
+	EVENTS=0 RSS_EVENTS=
+fi
+if [ "$EVENTS" -gt 0 ]; then
 "$R" synth --scenario fleet --events "$EVENTS" -o "$TRACE" -q || { echo "synth failed"; exit 1; }
 echo "fleet trace: $EVENTS events, $(du -m "$TRACE" | cut -f1) MiB; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -60,6 +64,7 @@ for round in 1 2; do
 	done
 done
 rm -f "$TRACE"
+fi
 
 # Peak RSS against the trace's size (three policies, end to end): flat means
 # the events stream through and only per-cgroup state stays.
@@ -77,25 +82,36 @@ done
 
 # The default command a user runs: the inferred order (a first pass of
 # validate's inference) then the replay, and validate itself, against the plain
-# one-policy pass (-m spread), on fleet traces of growing tree size (forced
+# one-policy pass (-m spread), on fleet traces (8 CPUs, 1000+ cgroups; forced
 # root flushes every 20 ms, so that validate has values to compare).  Seconds
-# of user time: the machine's other load does not count.
-IEVENTS=${MCR_BENCH_INFER_EVENTS:-100000}
-utime() {	# db, args... -> user seconds of memcg-replay args... db
-	local db=$1
-	shift
-	/usr/bin/time -f '%U' -o "$DIR/utime" "$R" "$@" "$db" >/dev/null 2>&1
+# of user time: the machine's other load does not count.  With a baseline, both
+# builds run on the same trace, alternating.  MCR_BENCH_INFER_ONLY=1 runs this
+# section alone (about a minute on an idle machine).
+IEVENTS=${MCR_BENCH_INFER_EVENTS:-50000}
+IHYP=${MCR_BENCH_INFER_HYP:-64}
+utime() {	# build, db, args... -> user seconds of memcg-replay args... db
+	local b=$1 db=$2
+	shift 2
+	cp "$db" "$db.run"
+	/usr/bin/time -f '%U' -o "$DIR/utime" "$(bin "$b")" "$@" "$db.run" >/dev/null 2>&1
+	rm -f "$db.run"
 	cat "$DIR/utime"
 }
-for cg in ${MCR_BENCH_INFER_CGROUPS:-250 1000}; do
+for cg in ${MCR_BENCH_INFER_CGROUPS:-1000 2000}; do
 	t=$DIR/fleet-infer-$cg.db
 	"$R" synth --scenario fleet --events "$IEVENTS" --cgroups "$cg" --period-ms 20 -o "$t" -q ||
 		{ echo "synth failed"; exit 1; }
-	cp "$t" "$t.a"; plain=$(utime "$t.a" replay -q -p break -m spread)
-	cp "$t" "$t.b"; inf=$(utime "$t.b" replay -q -p break)
-	cp "$t" "$t.c"; val=$(utime "$t.c" validate -q -r 0)
-	awk -v n="$IEVENTS" -v c="$cg" -v p="$plain" -v i="$inf" -v v="$val" 'BEGIN {
-		printf "fleet %d events, %4d cgroups: plain %.2f s, default (inferred) %.2f s (%.1f x), validate %.2f s (%.1f x)\n",
-		       n, c, p, i, i / (p > 0 ? p : 0.01), v, v / (p > 0 ? p : 0.01) }'
-	rm -f "$t" "$t.a" "$t.b" "$t.c"
+	for b in $builds; do
+		plain=$(utime "$b" "$t" replay -q -p break -m spread)
+		inf=$(utime "$b" "$t" replay -q -p break -H "$IHYP")
+		val=$(utime "$b" "$t" validate -q -r 0 -H "$IHYP")
+		awk -v n="$IEVENTS" -v c="$cg" -v p="$plain" -v i="$inf" -v v="$val" -v b="$b" 'BEGIN {
+			q = p > 0 ? p : 0.01
+			printf "fleet %d events, %4d cgroups, %-4s: plain %.2f s, default (inferred) %.2f s (%.1f x), validate %.2f s (%.1f x)\n",
+			       n, c, b, p, i, i / q, v, v / q }'
+		eval "inf_$b=\$inf val_$b=\$val"
+	done
+	[ -n "$BASE" ] && awk -v a="$inf_base" -v b="$inf_new" -v va="$val_base" -v vb="$val_new" 'BEGIN {
+		printf "  new / base: default %.2f x, validate %.2f x\n", b / (a > 0 ? a : 0.01), vb / (va > 0 ? va : 0.01) }'
+	rm -f "$t"
 done

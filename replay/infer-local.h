@@ -17,6 +17,7 @@
  *   infer_walk.c    an update: the ancestor path, branching, the policy's step per hypothesis
  *   infer_cap.c     cost against the spread model, merging twins, the cap and its budget
  *   infer_window.c  the open lock window: visit list, visits, unlock and late updates
+ *   infer_lazy.c    between windows: the entries walks would pin, kept once for all
  */
 #ifndef MCR_REPLAY_INFER_LOCAL_H
 #define MCR_REPLAY_INFER_LOCAL_H
@@ -57,9 +58,11 @@ struct inf_hyp {
 	uint64_t	cost;		/* distance from the spread model, 1/1024 visits */
 	uint64_t	t_last;		/* its last decision in the open window (or its start) */
 	struct inf_dec	*d;		/* newest decision; NULL without a sink */
+	uint64_t	t_pin;		/* lazy: the update (in->seq) of its first walk; 0 none */
 	struct idmap	e;		/* key -> counter value, where it differs from the base */
 	/* where the entries of the last walked path sit, valid while pc_gen == e.gen */
 	uint32_t	pc_gen;
+	bool		pc_lazy;	/* inf_lazy_find()'s: some keys are absent (UINT32_MAX) */
 	uint32_t	pc_cpu;
 	size_t		pc_n;
 	uint64_t	pc_id;
@@ -79,6 +82,17 @@ struct infer {
 	uint64_t		max_kept;
 	uint64_t		quiet;		/* updates since creation: full normalization cadence */
 	uint64_t		capped;		/* hypotheses the cap dropped */
+	/*
+	 * Lazy mode, between windows (infer_lazy.c): a hypothesis walks only
+	 * where its own counters on the path differ from the base's; the
+	 * entries a walk would have pinned are kept once for all, as the
+	 * last update (seq) whose path has each key.
+	 */
+	bool			lazy;
+	uint64_t		seq;
+	struct idmap		touch;		/* key -> seq of the last lazy update on it */
+	struct idmap		owned;		/* every key some table may hold (a superset) */
+	bool			owned_lost;	/* out of memory building it: ask every table */
 	/* the open window */
 	bool			win;
 	bool			closing;	/* unlock traced, late updates may still land */
@@ -157,6 +171,11 @@ int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag);
 uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_t t_hi);
 void inf_compact(struct infer *in, bool full);
 void inf_budget(struct infer *in);
+
+/* infer_lazy.c */
+void inf_lazy_begin(struct infer *in);
+int inf_lazy_owned(struct infer *in);
+int inf_lazy_end(struct infer *in);
 
 /* infer_window.c */
 size_t inf_list_idx(const struct infer *in, uint64_t id);

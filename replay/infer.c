@@ -33,6 +33,7 @@ struct infer *infer_create(const struct sim_params *sp, unsigned int max_hyp)
 		return NULL;
 	}
 	in->max_kept = 1;
+	inf_lazy_begin(in);
 	return in;
 }
 
@@ -47,6 +48,8 @@ void infer_destroy(struct infer *in)
 	free(in->h);
 	free(in->list);
 	idmap_free(&in->list_idx);
+	idmap_free(&in->touch);
+	idmap_free(&in->owned);
 	sim_destroy(in->s);
 	free(in);
 }
@@ -150,6 +153,7 @@ static int inf_fold(struct infer *in)
 	idmap_free(&h->e);
 	h->ehash = 0;
 	h->ehash_ok = true;
+	h->t_pin = 0;	/* it is the base: nothing of its own left */
 	return ret;
 }
 
@@ -181,6 +185,9 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 		 * trace misses something): take the kernel's value, which is
 		 * exact, so that one miss does not become many.
 		 */
+		ret = inf_lazy_end(in);
+		if (ret)
+			return ret;
 		for (i = 0; i < in->nr_h; i++) {
 			ret = inf_set(&in->h[i], key, su);
 			if (ret)

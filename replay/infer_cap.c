@@ -126,6 +126,8 @@ void inf_compact(struct infer *in, bool full)
 		inf_hash_sync(&in->h[i], in->win);
 		in->h[i].hash = inf_hyp_hash(&in->h[i]);
 	}
+	if (full && !in->win)
+		inf_lazy_begin(in);	/* what a walk pins equals the base: all dropped */
 	inf_merge(in);
 	if (in->nr_h > in->cap) {
 		qsort(in->h, in->nr_h, sizeof(*in->h), inf_cost_cmp);
@@ -142,6 +144,8 @@ void inf_compact(struct infer *in, bool full)
 		in->h[i].cost -= min_cost;
 	if (in->nr_h > in->max_kept)
 		in->max_kept = in->nr_h;
+	if (in->lazy && full)
+		in->owned_lost = inf_lazy_owned(in) != 0;
 }
 
 /*

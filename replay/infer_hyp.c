@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "infer-local.h"
 
@@ -97,7 +98,11 @@ void inf_hash_sync(struct inf_hyp *h, bool keep)
 	h->ehash_ok = keep;
 }
 
-/* A copy of @src that shares its decisions; its pinned path is not copied. */
+/*
+ * A copy of @src that shares its decisions.  The table is copied slot for
+ * slot, so @src's pinned path stays valid in the copy: a branch walks the
+ * path its parent just pinned without looking its entries up again.
+ */
 int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
 {
 	*dst = (struct inf_hyp){ .p = src->p, .cost = src->cost, .t_last = src->t_last, .d = src->d,
@@ -108,6 +113,13 @@ int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
 		dst->ehash = 0;
 		dst->ehash_ok = true;
 		return -ENOMEM;
+	}
+	if (src->pc_n && !src->pc_lazy && src->e.e && src->pc_gen == src->e.gen) {
+		dst->pc_gen = dst->e.gen;
+		dst->pc_cpu = src->pc_cpu;
+		dst->pc_n = src->pc_n;
+		dst->pc_id = src->pc_id;
+		memcpy(dst->pc_idx, src->pc_idx, 2 * src->pc_n * sizeof(*src->pc_idx));
 	}
 	return 0;
 }

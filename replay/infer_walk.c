@@ -27,6 +27,7 @@ struct inf_path {
 	int64_t		base_a[INF_MAX_PATH];
 	int64_t		base_p[INF_MAX_PATH];
 	size_t		n;
+	bool		cut;		/* deeper than INF_MAX_PATH: the base walks further */
 	uint64_t	th;
 };
 
@@ -51,6 +52,7 @@ static int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint6
 		pa->base_p[pa->n] = sim_pcpu_stats_updates(in->s, x, cpu);
 		pa->n++;
 	}
+	pa->cut = x != 0;
 	return 0;
 }
 
@@ -69,7 +71,7 @@ static int64_t inf_path_get(const struct infer *in, const struct inf_hyp *h,
 
 static bool inf_pinned(const struct inf_hyp *h, const struct inf_path *pa, unsigned int cpu)
 {
-	return h->pc_n && h->e.e && h->pc_gen == h->e.gen && h->pc_id == pa->id[0] &&
+	return h->pc_n && !h->pc_lazy && h->e.e && h->pc_gen == h->e.gen && h->pc_id == pa->id[0] &&
 	       h->pc_cpu == cpu && h->pc_n == pa->n;
 }
 
@@ -109,6 +111,7 @@ static int inf_pin(struct infer *in, struct inf_hyp *h, const struct inf_path *p
 		h->pc_idx[2 * i + 1] = idmap_slot(&h->e, inf_key(pa->id[i], cpu));
 	}
 	h->pc_gen = h->e.gen;
+	h->pc_lazy = false;
 	h->pc_id = pa->id[0];
 	h->pc_cpu = cpu;
 	h->pc_n = pa->n;
@@ -184,7 +187,7 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 			  unsigned int cpu, uint32_t abs_val, uint64_t ts, uint64_t tag)
 {
 	size_t vis[INF_MAX_PATH + 1], i, nv;
-	struct inf_hyp *h;
+	struct inf_hyp *h, b;
 	bool same;
 	int ret;
 
@@ -192,13 +195,25 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 	if (!nv && same)
 		return 0;	/* its walk reads what the base's reads: the same */
 	vis[nv] = in->n_list;	/* the end of the last branch's interval */
-	/* branches "after vis[i]", ascending (children come first in the list) */
-	for (i = 0; i < nv; i++) {
-		struct inf_hyp b;
-
+	/*
+	 * Branches "after vis[i]", ascending (children come first in the list).
+	 * Each next one is copied from this one after its visits and before
+	 * its walk, so it makes only the visits between the two: a copy of @k
+	 * for each would make all of them again, or scan its whole table.
+	 */
+	if (nv) {
 		ret = inf_hyp_copy(&b, &in->h[k]);
+		if (ret) {
+			inf_hyp_free(&b);
+			return ret;
+		}
+	}
+	for (i = 0; i < nv; i++) {
+		struct inf_hyp next = { 0 };
+
+		inf_visit_upto(in, &b, vis[i]);
+		ret = i + 1 < nv ? inf_hyp_copy(&next, &b) : 0;
 		if (!ret) {
-			inf_visit_upto(in, &b, vis[i]);
 			/* visit vis[i] came after this order's last decision, before ts */
 			b.cost += inf_visit_cost(in, vis[i], b.t_last, ts);
 			b.t_last = ts;
@@ -210,8 +225,10 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 			ret = inf_push(in, &b);
 		if (ret) {
 			inf_hyp_free(&b);
+			inf_hyp_free(&next);
 			return ret;
 		}
+		b = next;
 	}
 	/* before all of them; in->h may have moved */
 	h = &in->h[k];
@@ -225,9 +242,196 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 	return inf_walk(in, h, pa, cpu, abs_val);
 }
 
+/*
+ * Lazy mode (infer_lazy.c): a hypothesis whose own entries on the path all
+ * equal the base's takes the base's walk, and what that walk would pin is in
+ * in->touch from its first walk (t_pin) on: it needs no work of its own.
+ * Another walks with the policy's step on its own counters, the base's
+ * elsewhere, and keeps an entry only where it differs from the base after
+ * the walk (@post_*) or already had one.  Only tables holding a key of the
+ * path (in->owned) are asked.
+ */
+
+/*
+ * @h's entries for the path's keys, atomic and per-CPU per node, NULL if
+ * none; true if they were those of its last path too.
+ */
+static bool inf_lazy_find(struct inf_hyp *h, const struct inf_path *pa, unsigned int cpu,
+			  struct idmap_ent **ent)
+{
+	bool cache = pa->n <= INF_PIN_NODES;
+	size_t j;
+
+	if (cache && h->pc_n == pa->n && h->pc_gen == h->e.gen && h->pc_id == pa->id[0] &&
+	    h->pc_cpu == cpu) {
+		for (j = 0; j < 2 * pa->n; j++)
+			ent[j] = h->pc_idx[j] == UINT32_MAX ? NULL : &h->e.e[h->pc_idx[j]];
+		return true;
+	}
+	for (j = 0; j < 2 * pa->n; j++)
+		ent[j] = inf_find(h, inf_key(pa->id[j / 2], j & 1 ? cpu : INF_ATOMIC));
+	if (cache) {
+		h->pc_lazy = false;
+		for (j = 0; j < 2 * pa->n; j++) {
+			h->pc_idx[j] = ent[j] ? (uint32_t)(ent[j] - h->e.e) : UINT32_MAX;
+			h->pc_lazy |= !ent[j];
+		}
+		h->pc_gen = h->e.gen;
+		h->pc_id = pa->id[0];
+		h->pc_cpu = cpu;
+		h->pc_n = pa->n;
+	}
+	return false;
+}
+
+static int inf_lazy_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
+			 unsigned int cpu, uint32_t abs_val, struct idmap_ent **ent,
+			 const int64_t *post)
+{
+	struct sim_step_in si = { .th = pa->th, .abs_val = abs_val, .batch = sim_batch(in->s) };
+	int64_t v[2 * INF_MAX_PATH];
+	bool walking = true;
+	uint32_t gen;
+	size_t i, j;
+	int ret;
+
+	for (i = 0; i < pa->n; i++) {
+		int64_t at = ent[2 * i] ? ent[2 * i]->val : pa->base_a[i];
+		int64_t pc = ent[2 * i + 1] ? ent[2 * i + 1]->val : pa->base_p[i];
+
+		if (walking) {
+			struct sim_step_out so;
+
+			si.atomic = at;
+			si.pcpu = (uint32_t)pc;
+			so = in->pol->step(&si);
+			pc = so.pcpu;
+			at += so.add;
+			walking = so.walk != SIM_WALK_STOP;
+		}
+		v[2 * i] = at;
+		v[2 * i + 1] = pc;
+	}
+	/* in place first: an insert may move every slot */
+	for (j = 0; j < 2 * pa->n; j++)
+		if (ent[j])
+			inf_ent_set(h, ent[j], v[j]);
+	gen = h->e.gen;
+	for (j = 0; j < 2 * pa->n; j++) {
+		uint64_t key = inf_key(pa->id[j / 2], j & 1 ? cpu : INF_ATOMIC);
+
+		if (ent[j] || v[j] == post[j])
+			continue;
+		ret = inf_set(h, key, v[j]);
+		if (!ret)
+			ret = idmap_put(&in->owned, key, 1);
+		if (ret)
+			return ret;
+		if (h->pc_n == pa->n && h->pc_gen == gen && h->e.gen == gen && j < 2 * INF_PIN_NODES)
+			h->pc_idx[j] = idmap_slot(&h->e, key);
+	}
+	if (h->e.gen != gen)
+		h->pc_n = 0;	/* rebuilt: the slots are stale */
+	return 0;
+}
+
+static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned int cpu,
+			   uint32_t abs_val)
+{
+	struct sim_step_in si = { .th = pa->th, .abs_val = abs_val, .batch = sim_batch(in->s) };
+	struct idmap_ent *ent[2 * INF_MAX_PATH];
+	int64_t base[2 * INF_MAX_PATH], post[2 * INF_MAX_PATH];
+	bool hit = in->owned_lost, pinned = false;
+	size_t i, j, k;
+	int ret;
+
+	in->seq++;
+	for (i = 0; i < pa->n && !hit && idmap_count(&in->owned); i++)
+		hit = idmap_find(&in->owned, inf_key(pa->id[i], INF_ATOMIC)) ||
+		      idmap_find(&in->owned, inf_key(pa->id[i], cpu));
+	if (hit) {
+		/* the base's walk, on the values it starts from */
+		bool walking = true;
+
+		for (i = 0; i < pa->n; i++) {
+			base[2 * i] = post[2 * i] = pa->base_a[i];
+			base[2 * i + 1] = post[2 * i + 1] = pa->base_p[i];
+			if (walking) {
+				struct sim_step_out so;
+
+				si.atomic = pa->base_a[i];
+				si.pcpu = (uint32_t)pa->base_p[i];
+				so = in->pol->step(&si);
+				post[2 * i + 1] = so.pcpu;
+				post[2 * i] += so.add;
+				walking = so.walk != SIM_WALK_STOP;
+			}
+		}
+	}
+	for (k = 0; k < in->nr_h; k++) {
+		struct inf_hyp *h = &in->h[k];
+		bool differs = false, own = false, again = false;
+
+		if (hit && inf_pinned(h, pa, cpu)) {
+			/* walked this path last and has every key: walk, as in a window */
+			if (!h->t_pin)
+				h->t_pin = in->seq;
+			pinned = true;
+			ret = inf_walk(in, h, pa, cpu, abs_val);
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (hit && idmap_count(&h->e)) {
+			again = inf_lazy_find(h, pa, cpu, ent);
+			for (j = 0; j < 2 * pa->n; j++) {
+				if (!ent[j])
+					continue;
+				own = true;
+				differs |= ent[j]->val != base[j];
+			}
+		}
+		if (!own && !h->t_pin)
+			continue;	/* no entry on the path: no walk */
+		if (!h->t_pin)
+			h->t_pin = in->seq;
+		pinned = true;
+		if (differs && again) {
+			/* the same path again: pin it, the next walks find their entries */
+			ret = inf_walk(in, h, pa, cpu, abs_val);
+			for (i = 0; i < pa->n && !ret; i++) {
+				ret = idmap_put(&in->owned, inf_key(pa->id[i], INF_ATOMIC), 1);
+				if (!ret)
+					ret = idmap_put(&in->owned, inf_key(pa->id[i], cpu), 1);
+			}
+			if (ret)
+				return ret;
+			continue;
+		}
+		if (differs) {
+			ret = inf_lazy_walk(in, h, pa, cpu, abs_val, ent, post);
+			if (ret)
+				return ret;
+			continue;
+		}
+		for (j = 0; j < 2 * pa->n && own; j++)
+			if (ent[j])
+				inf_ent_set(h, ent[j], post[j]);
+	}
+	/* before anybody's first walk, the keys would never be asked for */
+	for (i = 0; i < pa->n && pinned; i++) {
+		ret = idmap_put(&in->touch, inf_key(pa->id[i], INF_ATOMIC), (int64_t)in->seq);
+		if (!ret)
+			ret = idmap_put(&in->touch, inf_key(pa->id[i], cpu), (int64_t)in->seq);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 static bool inf_trivial(const struct infer *in)
 {
-	return in->nr_h == 1 && !idmap_count(&in->h[0].e) && !in->h[0].p;
+	return in->nr_h == 1 && !idmap_count(&in->h[0].e) && !in->h[0].p && !in->h[0].t_pin;
 }
 
 /**
@@ -251,6 +455,21 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	ret = inf_path_build(in, ts, cpu, id, &pa);
 	if (ret)
 		return ret;
+	if (in->lazy && pa.cut)
+		ret = inf_lazy_end(in);	/* the base walks nodes the hypotheses do not */
+	else if (in->lazy)
+		ret = inf_lazy_update(in, &pa, cpu, abs_val);
+	if (ret)
+		return ret;
+	if (in->lazy) {
+		ret = sim_update(in->s, ts, cpu, id, kind, item, val);
+		if (ret)
+			return ret;
+		inf_budget(in);
+		if (!(++in->quiet & INF_COMPACT_EVERY))
+			inf_compact(in, true);
+		return 0;
+	}
 	nr_old = in->nr_h;
 	for (k = 0; k < nr_old; k++) {
 		ret = inf_hyp_update(in, k, &pa, cpu, abs_val, ts, tag);

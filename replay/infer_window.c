@@ -112,6 +112,8 @@ int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, u
 	int ret;
 
 	ret = inf_close(in);
+	if (!ret)
+		ret = inf_lazy_end(in);	/* in a window, every entry is its own */
 	if (ret)
 		return ret;
 	ret = sim_window_begin(in->s, ts, id, cpu);
