@@ -443,6 +443,7 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	uint32_t abs_val = sim_walk_abs(val);
 	struct inf_path pa;
 	size_t k, nr_old;
+	bool lazy;
 	int ret;
 
 	ret = inf_close_unless_late(in, ts, t_min);
@@ -461,17 +462,10 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 		ret = inf_lazy_update(in, &pa, cpu, abs_val);
 	if (ret)
 		return ret;
-	if (in->lazy) {
-		ret = sim_update(in->s, ts, cpu, id, kind, item, val);
-		if (ret)
-			return ret;
-		inf_budget(in);
-		if (!(++in->quiet & INF_COMPACT_EVERY))
-			inf_compact(in, true);
-		return 0;
-	}
+	/* lazy, the hypotheses took the update above: nothing branches between windows */
+	lazy = in->lazy;
 	nr_old = in->nr_h;
-	for (k = 0; k < nr_old; k++) {
+	for (k = 0; !lazy && k < nr_old; k++) {
 		ret = inf_hyp_update(in, k, &pa, cpu, abs_val, ts, tag);
 		if (ret)
 			return ret;
