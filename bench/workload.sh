@@ -27,6 +27,9 @@
 #   DIR      an existing memory cgroup directory of the caller's (made beneath the
 #            caller's own cgroup); the workload makes its tree under it and removes it
 #   SECONDS  how long (default 5)
+#   MCR_FAULT_RATE  faults/s of each anonymous-fault stress (race, anon2, levels, churn
+#            where it applies); unset or 0: as fast as it can.  Tests set it, so that
+#            the events of a recording do not grow with the machine's speed.
 #
 # It moves only its own processes, ends only the processes it started (by PID) and
 # leaves DIR as it found it.  Needs root; cgroup v1 or v2 (v2: DIR must allow
@@ -182,20 +185,20 @@ pagecache)
 	;;
 race)
 	mkcg P P/C
-	in_cg P/C "$STRESS" 64 "$SECS"
+	in_cg P/C "$STRESS" 64 "$SECS" "${MCR_FAULT_RATE:-0}"
 	reader P 80
 	wait "${KIDS[0]}"
 	;;
 anon2)
 	mkcg P P/A0 P/A1
-	in_cg P/A0 "$STRESS" 64 "$SECS"
-	in_cg P/A1 "$STRESS" 64 "$SECS"
+	in_cg P/A0 "$STRESS" 64 "$SECS" "${MCR_FAULT_RATE:-0}"
+	in_cg P/A1 "$STRESS" 64 "$SECS" "${MCR_FAULT_RATE:-0}"
 	reader P 80
 	wait "${KIDS[0]}" "${KIDS[1]}"
 	;;
 levels)
 	mkcg L1 L1/L2 L1/L2/L3
-	in_cg L1/L2/L3 "$STRESS" 64 "$SECS"
+	in_cg L1/L2/L3 "$STRESS" 64 "$SECS" "${MCR_FAULT_RATE:-0}"
 	reader L1 50
 	reader L1/L2 70
 	reader L1/L2/L3 110
