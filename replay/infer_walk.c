@@ -284,34 +284,44 @@ static bool inf_lazy_find(struct inf_hyp *h, const struct inf_path *pa, unsigned
 	return false;
 }
 
+/*
+ * memcg_rstat_updated()'s walk on the path's counters @v (atomic, then
+ * per-CPU, of each node), in place: the policy's step at each node until one
+ * stops it.
+ */
+static void inf_lazy_steps(const struct infer *in, const struct inf_path *pa, uint32_t abs_val,
+			   int64_t *v)
+{
+	struct sim_step_in si = { .th = pa->th, .abs_val = abs_val, .batch = sim_batch(in->s) };
+	size_t i;
+
+	for (i = 0; i < pa->n; i++) {
+		struct sim_step_out so;
+
+		si.atomic = v[2 * i];
+		si.pcpu = (uint32_t)v[2 * i + 1];
+		so = in->pol->step(&si);
+		v[2 * i + 1] = so.pcpu;
+		v[2 * i] += so.add;
+		if (so.walk == SIM_WALK_STOP)
+			break;
+	}
+}
+
 static int inf_lazy_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 			 unsigned int cpu, uint32_t abs_val, struct idmap_ent **ent,
 			 const int64_t *post)
 {
-	struct sim_step_in si = { .th = pa->th, .abs_val = abs_val, .batch = sim_batch(in->s) };
 	int64_t v[2 * INF_MAX_PATH];
-	bool walking = true;
 	uint32_t gen;
 	size_t i, j;
 	int ret;
 
 	for (i = 0; i < pa->n; i++) {
-		int64_t at = ent[2 * i] ? ent[2 * i]->val : pa->base_a[i];
-		int64_t pc = ent[2 * i + 1] ? ent[2 * i + 1]->val : pa->base_p[i];
-
-		if (walking) {
-			struct sim_step_out so;
-
-			si.atomic = at;
-			si.pcpu = (uint32_t)pc;
-			so = in->pol->step(&si);
-			pc = so.pcpu;
-			at += so.add;
-			walking = so.walk != SIM_WALK_STOP;
-		}
-		v[2 * i] = at;
-		v[2 * i + 1] = pc;
+		v[2 * i] = ent[2 * i] ? ent[2 * i]->val : pa->base_a[i];
+		v[2 * i + 1] = ent[2 * i + 1] ? ent[2 * i + 1]->val : pa->base_p[i];
 	}
+	inf_lazy_steps(in, pa, abs_val, v);
 	/* in place first: an insert may move every slot */
 	for (j = 0; j < 2 * pa->n; j++)
 		if (ent[j])
@@ -338,7 +348,6 @@ static int inf_lazy_walk(struct infer *in, struct inf_hyp *h, const struct inf_p
 static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned int cpu,
 			   uint32_t abs_val)
 {
-	struct sim_step_in si = { .th = pa->th, .abs_val = abs_val, .batch = sim_batch(in->s) };
 	struct idmap_ent *ent[2 * INF_MAX_PATH];
 	int64_t base[2 * INF_MAX_PATH], post[2 * INF_MAX_PATH];
 	bool hit = in->owned_lost, pinned = false;
@@ -351,22 +360,11 @@ static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned
 		      idmap_find(&in->owned, inf_key(pa->id[i], cpu));
 	if (hit) {
 		/* the base's walk, on the values it starts from */
-		bool walking = true;
-
 		for (i = 0; i < pa->n; i++) {
 			base[2 * i] = post[2 * i] = pa->base_a[i];
 			base[2 * i + 1] = post[2 * i + 1] = pa->base_p[i];
-			if (walking) {
-				struct sim_step_out so;
-
-				si.atomic = pa->base_a[i];
-				si.pcpu = (uint32_t)pa->base_p[i];
-				so = in->pol->step(&si);
-				post[2 * i + 1] = so.pcpu;
-				post[2 * i] += so.add;
-				walking = so.walk != SIM_WALK_STOP;
-			}
 		}
+		inf_lazy_steps(in, pa, abs_val, post);
 	}
 	for (k = 0; k < in->nr_h; k++) {
 		struct inf_hyp *h = &in->h[k];
