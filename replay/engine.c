@@ -412,6 +412,9 @@ int replay_run(struct replay *r, struct replay_source *src)
 		if (ret < 0)
 			return ret;
 		ret = window_before_event(r, &ev);
+		/* a window that closed just now ends its reads before @ev changes anything */
+		if (ret >= 0 && r->nr_waits)
+			ret = reads_settle(r, false);
 		if (ret < 0)
 			return ret;
 		ret = engine_event(r, &ev);

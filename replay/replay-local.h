@@ -108,6 +108,10 @@ struct win_pol {
 	struct model_window	m;
 	bool			open;
 	bool			explicit_visits;	/* VISIT events place them, not the model */
+	/* the flush whose window it is (win_pend's id, req_ts, pid): its reads wait for it */
+	uint64_t		id;
+	uint64_t		req_ts;
+	int32_t			pid;
 };
 
 struct win {

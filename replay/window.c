@@ -270,8 +270,9 @@ static int win_flush_now(struct replay *r, uint64_t go, uint64_t ts, uint64_t id
  * visits if the trace has them there, else the flush model does, or they all
  * happen now.
  */
-static int win_open(struct replay *r, const struct mcr_event *ev, uint64_t go)
+static int win_open(struct replay *r, const struct mcr_event *ev, const struct win_pend *pd)
 {
+	uint64_t go = pd->go;
 	const struct replay_model *m = r->p.model;
 	struct model_lock lk = { .ts = ev->ts };
 	bool expl = false;
@@ -301,6 +302,9 @@ static int win_open(struct replay *r, const struct mcr_event *ev, uint64_t go)
 			return ret;
 		memset(wp, 0, sizeof(*wp));
 		wp->open = true;
+		wp->id = pd->id;
+		wp->req_ts = pd->req_ts;
+		wp->pid = pd->pid;
 		if (expl) {
 			wp->explicit_visits = true;
 			continue;
@@ -351,7 +355,7 @@ int window_locked(struct replay *r, const struct mcr_event *ev)
 	 */
 	if (ev->item == -1 || (r->p.model->whole_flush && !r->t->visits_traced))
 		return first || ev->item == -1 ? win_flush_now(r, pd->go, ev->ts, ev->id) : 0;
-	return win_open(r, ev, pd->go);
+	return win_open(r, ev, pd);
 }
 
 /**
@@ -521,12 +525,20 @@ int window_finish(struct replay *r)
 /**
  * window_flush_waiting() - is the flush that (@pid, @req_ts) requested of
  * @id still to make visits for policy @pol (its windows not all over yet)?
+ * The kernel's last unlock does not end it when the flush model keeps the
+ * policy's last window open past it (model_inferred.c: updates the order puts
+ * before the unlock's visits were traced after it): mem_cgroup_flush_stats()
+ * returns, and the reader reads, only once every visit is made.
  */
 bool window_flush_waiting(const struct replay *r, uint64_t id, uint64_t req_ts, int32_t pid,
 			  unsigned int pol)
 {
+	const struct win_pol *wp = &r->win.pol[pol];
 	const struct win_pend *pd;
 	unsigned int i;
+
+	if (wp->open && wp->id == id && wp->req_ts == req_ts && wp->pid == pid)
+		return true;
 
 	for (i = 0; i < WIN_MAX_PEND; i++) {
 		pd = &r->win.pend[i];

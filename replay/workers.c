@@ -13,7 +13,9 @@
  * maximum and visited lines.  Those touch only the run's simulator, window
  * and series entries.  A waiting read does not stop it: whether a read's
  * flush is over changes only at the flush and lock events (window.c's
- * pending flushes), which are serial, so no queued update could end one.
+ * pending flushes) and when a window kept open past its unlock closes (the
+ * inferred model's, whose before_update hook queues nothing while one is
+ * open), all serial, so no queued update could end one.
  * Blocks are small and sit in a ring; every run consumes every block in
  * order, on whichever thread is free, the pass's own thread included, so
  * three runs keep two cores busy while the pass decodes.  Any other event

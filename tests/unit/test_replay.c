@@ -819,8 +819,63 @@ TEST(grid_full_and_refused)
 	replay_destroy(r);
 }
 
+/*
+ * A reader gets memory.stat only once its flush made every visit: under the
+ * inferred model the last CPU's window stays open past its unlock (an update
+ * traced after it may belong before its visits), and the read waits for it.
+ * seed_race_plain, then (break, in the order inference finds, as above):
+ *   t=4000 L +64 cpu3: L (320 > 256) is flushable, break stops at once;
+ *          the 64 sit unflushed on CPU 3, L on CPU 3's tree.
+ *   t=5000 read of L: the kernel flushed it (stats_updates 320, needs_flush).
+ *          L shows 64 (t=100, moved up by L's visit at 1010 on CPU 0); truth
+ *          9 x 64 = 576; unflushed: CPU 0 64 (t=1030, after L's visit), CPU 1
+ *          6 x 64 = 384 (t=2000..2110), CPU 3 64.
+ *          Windows 0..3 visit L on each CPU: CPU 3's visit comes at the first
+ *          event after its unlock (t=6000, which the order does not put
+ *          inside), then the reader reads: error 64 + 512 - 576 = 0.  Valued
+ *          at the unlock, before that visit, it would be -64.
+ *   t=6000 R +1 cpu2: closes CPU 3's window.
+ * continue flushed everything at t=3000 (R at 320 > 256; the kernel did not,
+ * so at once): at 5000 L's atomic is 64, not flushable: skipped, the reader
+ * sees the error as it stands, -64 (CPU 3's update).
+ */
+static const struct mcr_event read_after_last_window[] = {
+	UPD(100, 0, L, 64),
+	FLUSH(1000, R, 64, MCR_FLUSH_FORCE),
+	LOCK(1010, R, 0), UPD(1030, 0, L, 64), UNLOCK(1110, R, 0),
+	REST_OF_WINDOWS(1200, R),
+	UPD(2000, 1, L, 64), UPD(2010, 1, L, 64), UPD(2020, 1, L, 64), UPD(2030, 1, L, 64),
+	UPD(2100, 1, L, 64), UPD(2110, 1, L, 64),
+	FLUSH(3000, R, 256, 0),
+	UPD(4000, 3, L, 64),
+	FLUSH(5000, L, 320, MCR_FLUSH_NEEDS),
+	LOCK(5010, L, 0), UNLOCK(5011, L, 0), REST_OF_WINDOWS(5020, L),
+	UPD(6000, 2, R, 1),
+};
+
+TEST(read_waits_for_last_window)
+{
+	static const char *const pols[] = { "break", "continue", NULL };
+	struct replay_trace tr = trace4(false);
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+
+	tr.source = "synth:seed-race";
+	ASSERT_EQ(run(read_after_last_window, N(read_after_last_window), &tr, pols,
+		      &replay_model_inferred, false, &rc, &r), 0);
+	ASSERT_EQ(replay_stats(r)->win.inferred_updates, 1);
+	ASSERT_EQ(rc.nr_reads[0], 3);
+	ASSERT_EQ(rc.reads[0][2].sim_stats_updates, 320);
+	ASSERT(rc.reads[0][2].flushed);
+	ASSERT_EQ(rc.err0[0][2], 0);
+	ASSERT_EQ(rc.reads[0][2].nr_errors, 0);
+	ASSERT(!rc.reads[1][2].flushed);
+	ASSERT_EQ(rc.err0[1][2], -64);
+	replay_destroy(r);
+}
+
 TEST_MAIN(seed_race_explicit_visits, flush_models_place_visits, lock_only_release_flush,
 	  policy_flushes_where_kernel_did_not, validate_seed_race, bad_cpu_stops,
 	  kernel_policy_and_models, inferred_order_reproduces_kernel, validate_names_unknown_parent,
 	  model_table, model_outside_table, default_model, inferred_model_prepares_order,
-	  grid_runs_one_pass, grid_full_and_refused)
+	  grid_runs_one_pass, grid_full_and_refused, read_waits_for_last_window)
