@@ -121,6 +121,7 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	uint64_t		pendmag;	/* |v| handed up by children, waiting for a visit */
 	uint64_t		pend_since;	/* oldest ts in pendmag */
 	int64_t			*pend_it;	/* state_pending, signed, by item index */
+	uint64_t		*pend_bits;	/* bit k: pend_it[k] was added to since the last visit */
 	struct sim_item_reads	*read_it;	/* read errors, by item index; NULL until read */
 	uint32_t		cap_read;	/* length of read_it */
 	int32_t			first_child;
@@ -212,6 +213,7 @@ struct sim {
 };
 
 /* items.c */
+#define SIM_PEND_WORDS(cap)	(((cap) + 63) / 64)	/* words of sim_node.pend_bits */
 int sim_item_index_new(struct sim *s, enum sim_item_kind kind, int item);
 int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item);
 int sim_node_items_reserve(struct sim *s, struct sim_node *n);
