@@ -299,13 +299,8 @@ static inline uint64_t sim_nf(const struct sim_node *n, uint64_t ts)
  * since its last change was visible for the non-flushable time in between;
  * and the lines an episode started with, before the first of them changes.
  */
-static inline void sim_item_touch(struct sim *s, struct sim_node *n, uint32_t k, uint64_t ts)
+static inline void sim_line_touch(struct sim_line *a, uint64_t nf)
 {
-	struct sim_line *a = &n->lines[k];
-	uint64_t nf = sim_nf(n, ts);
-
-	if (n->ep_scan)
-		sim_lag_scan(s, n);
 	if (nf > a->nf_at) {
 		uint64_t e = sim_abs64(a->miss);
 
@@ -314,6 +309,15 @@ static inline void sim_item_touch(struct sim *s, struct sim_node *n, uint32_t k,
 			a->max_vis = e;
 		a->nf_at = nf;
 	}
+}
+
+static inline void sim_item_touch(struct sim *s, struct sim_node *n, uint32_t k, uint64_t ts)
+{
+	uint64_t nf = sim_nf(n, ts);
+
+	if (n->ep_scan)
+		sim_lag_scan(s, n);
+	sim_line_touch(&n->lines[k], nf);
 }
 
 /*

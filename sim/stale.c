@@ -24,9 +24,11 @@
 
 /*
  * Integrate missing and stuck time of @n up to @ts; out-of-order ts add
- * nothing.  Inline in the update loop, where it runs at every ancestor.
+ * nothing.  Inline in the update loop, where it runs at every ancestor;
+ * @flushable: the caller knows @n is, so it is not stuck.
  */
-static inline void stale_touch(struct sim_node *n, uint64_t ts)
+static inline __attribute__((always_inline))
+void stale_touch(struct sim_node *n, uint64_t ts, bool flushable)
 {
 	uint64_t dt;
 
@@ -37,7 +39,7 @@ static inline void stale_touch(struct sim_node *n, uint64_t ts)
 		n->missing_area += (double)n->missing * (double)dt;
 		if (n->oldest <= ts && ts - n->oldest > n->max_age_ns)
 			n->max_age_ns = ts - n->oldest;
-		if (sim_node_stuck(n))
+		if (!flushable && sim_node_stuck(n))
 			n->stuck_ns += dt;
 	}
 	n->last_ts = ts;
@@ -45,7 +47,42 @@ static inline void stale_touch(struct sim_node *n, uint64_t ts)
 
 void sim_stale_touch(struct sim_node *n, uint64_t ts)
 {
-	stale_touch(n, ts);
+	stale_touch(n, ts, false);
+}
+
+/*
+ * One node's share of an update of line @k: @n and every ancestor miss it
+ * until visits move it up to them.  @calm: @n is flushable and not stranded,
+ * as most are at most updates; then it is not stuck, its non-flushable clock
+ * stands still (sim_nf() is nf_ns), no episode is open (ep_scan implies
+ * stranded) and sim_lag_eval() has nothing to do, since only a node that is
+ * not flushable strands.  The calm instance runs the same operations in the
+ * same order as the general one, without the tests whose outcome it knows.
+ */
+static inline __attribute__((always_inline))
+void stale_add(struct sim *s, struct sim_node *n, uint64_t ts, uint32_t k, uint64_t mag,
+	       uint64_t walk_mag, int64_t d, bool calm)
+{
+	stale_touch(n, ts, calm);
+	n->missing += mag;
+	n->fresh += walk_mag;
+	if (ts < n->oldest)
+		n->oldest = ts;
+	if (n->missing > n->max_missing)
+		n->max_missing = n->missing;
+	if (calm) {
+		sim_line_touch(&n->lines[k], n->nf_ns);
+		n->lines[k].miss += d;
+		return;
+	}
+	sim_item_touch(s, n, k, ts);
+	n->lines[k].miss += d;
+	sim_item_changed(s, n, k);
+	/*
+	 * Before the walk: a memcg the walk is about to make flushable
+	 * is stranded for no time, which sim_lag_change() does not count.
+	 */
+	sim_lag_eval(s, n, ts);
 }
 
 /*
@@ -93,6 +130,7 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 {
 	struct sim_pcpu *sl = &s->slots[slot];
 	int32_t walk = (int32_t)(uint32_t)(uint64_t)val;
+	int32_t idx;
 	uint64_t mag, walk_mag;
 	struct sim_node *n;
 	int64_t d;
@@ -128,27 +166,17 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	}
 	sl->unfl += mag;
 
-	for (n = &s->nodes[sl->node]; n; n = sim_parent(s, n)) {
+	for (idx = sl->node; idx != SIM_NONE; idx = n->parent) {
+		n = &s->nodes[idx];
 		if (n->cap_it <= k) {
 			ret = sim_node_items_reserve(s, n);
 			if (ret)
 				return ret;
 		}
-		stale_touch(n, ts);
-		n->missing += mag;
-		n->fresh += walk_mag;
-		if (ts < n->oldest)
-			n->oldest = ts;
-		if (n->missing > n->max_missing)
-			n->max_missing = n->missing;
-		sim_item_touch(s, n, k, ts);
-		n->lines[k].miss += d;
-		sim_item_changed(s, n, k);
-		/*
-		 * Before the walk: a memcg the walk is about to make flushable
-		 * is stranded for no time, which sim_lag_change() does not count.
-		 */
-		sim_lag_eval(s, n, ts);
+		if (n->flushable && !n->stranded)
+			stale_add(s, n, ts, k, mag, walk_mag, d, true);
+		else
+			stale_add(s, n, ts, k, mag, walk_mag, d, false);
 	}
 	return 0;
 }
