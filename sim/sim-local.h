@@ -248,7 +248,11 @@ static inline int sim_item_index(struct sim *s, enum sim_item_kind kind, int ite
 
 /* cgroup.c */
 #define SIM_PATH	8		/* ancestors per node in sim.path */
-int32_t sim_node_lookup(const struct sim *s, uint64_t id);
+/* The node of cgroup @id, SIM_NONE if unknown: inline, the update path asks once per event. */
+static inline int32_t sim_node_lookup(const struct sim *s, uint64_t id)
+{
+	return (int32_t)idmap_get(&s->ids, id, SIM_NONE);
+}
 int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent);
 
 /* rstat.c */
