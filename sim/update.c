@@ -106,8 +106,12 @@ void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, unsigned
 	__builtin_prefetch(sl + 2 * SIM_CACHELINE);
 	__builtin_prefetch(sl + 3 * SIM_CACHELINE);
 	__builtin_prefetch((const void *)((uintptr_t)n->lines + line));
-	/* the loads of lines do not depend on each other: they overlap too */
-	for (i = 0; i < SIM_PATH && a[i] != SIM_NONE; i++) {
+	/*
+	 * The loads of lines do not depend on each other: they overlap too.
+	 * Not the root (node 0, the end of every path): every update touches
+	 * it, so it stays in cache.
+	 */
+	for (i = 0; i < SIM_PATH && a[i] > 0; i++) {
 		n = &s->nodes[a[i]];
 		__builtin_prefetch((const char *)n + SIM_CACHELINE);
 		__builtin_prefetch(&s->slots[slot_of[(size_t)a[i] * np]]);
