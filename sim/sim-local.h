@@ -130,6 +130,7 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	int32_t			dirty_tail;
 	uint32_t		level;
 	uint64_t		first_ts;
+	uint64_t		age_from;	/* last_ts when oldest last changed: sim_age_settle() */
 	/* stranded state and the open episode */
 	uint64_t		strand_ns;	/* stranded time of ended episodes */
 	uint64_t		ep_start;

@@ -25,7 +25,8 @@
 /*
  * Integrate missing and stuck time of @n up to @ts; out-of-order ts add
  * nothing.  Inline in the update loop, where it runs at every ancestor;
- * @flushable: the caller knows @n is, so it is not stuck.
+ * @flushable: the caller knows @n is, so it is not stuck.  The largest age
+ * is not looked at here but where oldest changes (sim_age_settle()).
  */
 static inline __attribute__((always_inline))
 void stale_touch(struct sim_node *n, uint64_t ts, bool flushable)
@@ -37,12 +38,33 @@ void stale_touch(struct sim_node *n, uint64_t ts, bool flushable)
 	dt = ts - n->last_ts;
 	if (n->missing) {
 		n->missing_area += (double)n->missing * (double)dt;
-		if (n->oldest <= ts && ts - n->oldest > n->max_age_ns)
-			n->max_age_ns = ts - n->oldest;
 		if (!flushable && sim_node_stuck(n))
 			n->stuck_ns += dt;
 	}
 	n->last_ts = ts;
+}
+
+/*
+ * The age of what @n misses, last_ts - oldest, only grows while oldest
+ * stands, so its largest value over the touches since oldest last changed
+ * (age_from) is the one at the last of them, last_ts; a touch that advanced
+ * no clock since then (last_ts == age_from) saw none.  Called after a touch
+ * and before oldest changes (and on a copy when read): the maximum is the
+ * one a check at every touch finds.  oldest is SIM_TS_NONE exactly while
+ * missing is 0, when there is no age.
+ */
+static void sim_age_settle(struct sim_node *n)
+{
+	if (n->last_ts > n->age_from && n->oldest <= n->last_ts &&
+	    n->last_ts - n->oldest > n->max_age_ns)
+		n->max_age_ns = n->last_ts - n->oldest;
+	n->age_from = n->last_ts;
+}
+
+static void sim_oldest_set(struct sim_node *n, uint64_t oldest)
+{
+	sim_age_settle(n);
+	n->oldest = oldest;
 }
 
 void sim_stale_touch(struct sim_node *n, uint64_t ts)
@@ -67,7 +89,7 @@ void stale_add(struct sim *s, struct sim_node *n, uint64_t ts, uint32_t k, uint6
 	n->missing += mag;
 	n->fresh += walk_mag;
 	if (ts < n->oldest)
-		n->oldest = ts;
+		sim_oldest_set(n, ts);
 	if (n->missing > n->max_missing)
 		n->max_missing = n->missing;
 	if (calm) {
@@ -237,9 +259,9 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
 	n->pend_since = SIM_TS_NONE;
 	sim_slot_items_move(s, ts, sl, n, p);
 	if (!n->missing)
-		n->oldest = SIM_TS_NONE;
+		sim_oldest_set(n, SIM_TS_NONE);
 	else if (since <= n->oldest)
-		n->oldest = sim_oldest_recompute(s, n);
+		sim_oldest_set(n, sim_oldest_recompute(s, n));
 	return ret;
 }
 
@@ -345,6 +367,7 @@ int sim_acct_get(struct sim *s, uint64_t id, uint64_t now, struct sim_acct *out)
 		return -ENOENT;
 	n = s->nodes[idx];
 	sim_stale_touch(&n, now);
+	sim_age_settle(&n);
 	out->max_missing = n.max_missing;
 	out->max_age_ns = n.max_age_ns;
 	out->stuck_ns = n.stuck_ns;
