@@ -109,9 +109,12 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	/* update path, line 1: time accounting, integrated up to last_ts */
 	uint64_t		last_ts;
 	uint64_t		max_missing;
-	uint64_t		max_age_ns;
+	/*
+	 * sum of each change of missing times its time, modulo 2^128:
+	 * the integral of missing up to T is missing * T - it (sim_missing_area())
+	 */
+	unsigned __int128	missing_ts;
 	uint64_t		stuck_ns;
-	double			missing_area;
 	/* non-flushable time, integrated up to nf_last (sim/lag.c) */
 	uint64_t		nf_ns;
 	uint64_t		nf_last;
@@ -131,6 +134,7 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	uint32_t		level;
 	uint64_t		first_ts;
 	uint64_t		age_from;	/* last_ts when oldest last changed: sim_age_settle() */
+	uint64_t		max_age_ns;
 	/* stranded state and the open episode */
 	uint64_t		strand_ns;	/* stranded time of ended episodes */
 	uint64_t		ep_start;

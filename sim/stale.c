@@ -23,25 +23,49 @@
 #include "sim-local.h"
 
 /*
- * Integrate missing and stuck time of @n up to @ts; out-of-order ts add
- * nothing.  Inline in the update loop, where it runs at every ancestor;
- * @flushable: the caller knows @n is, so it is not stuck.  The largest age
- * is not looked at here but where oldest changes (sim_age_settle()).
+ * Bring @n's clock up to @ts (out-of-order ts leave it) and integrate its
+ * stuck time; @flushable: the caller knows @n is, so it is not stuck.
+ * Inline in the update loop, where it runs at every ancestor.  The integral
+ * of missing needs nothing here: each change of missing adds its own term
+ * at the clock's time (sim_missing_change()).  The largest age is not looked
+ * at here either, but where oldest changes (sim_age_settle()).
  */
 static inline __attribute__((always_inline))
 void stale_touch(struct sim_node *n, uint64_t ts, bool flushable)
 {
-	uint64_t dt;
-
 	if (ts <= n->last_ts)
 		return;
-	dt = ts - n->last_ts;
-	if (n->missing) {
-		n->missing_area += (double)n->missing * (double)dt;
-		if (!flushable && sim_node_stuck(n))
-			n->stuck_ns += dt;
-	}
+	if (!flushable && sim_node_stuck(n))
+		n->stuck_ns += ts - n->last_ts;
 	n->last_ts = ts;
+}
+
+/*
+ * missing grows (@add) or drops by @v at the node's clock, last_ts: from
+ * then on the integral grows by v per ns more or less, so it is
+ * sum(+-v_i * (T - t_i)) = missing * T - sum(+-v_i * t_i).  Exact in
+ * unsigned 128-bit arithmetic: the terms wrap, the result (below
+ * 2^64 * 2^64) does not.  The double the additions at every touch gave
+ * rounded at each of them; this rounds once, when read.
+ */
+static inline __attribute__((always_inline))
+void sim_missing_change(struct sim_node *n, uint64_t v, bool add)
+{
+	unsigned __int128 term = (unsigned __int128)v * n->last_ts;
+
+	if (add) {
+		n->missing += v;
+		n->missing_ts += term;
+	} else {
+		n->missing -= v;
+		n->missing_ts -= term;
+	}
+}
+
+/* The integral of missing over time (pages * ns) up to @n's clock. */
+static double sim_missing_area(const struct sim_node *n)
+{
+	return (double)((unsigned __int128)n->missing * n->last_ts - n->missing_ts);
 }
 
 /*
@@ -86,7 +110,7 @@ void stale_add(struct sim *s, struct sim_node *n, uint64_t ts, uint32_t k, uint6
 	       uint64_t walk_mag, int64_t d, bool calm)
 {
 	stale_touch(n, ts, calm);
-	n->missing += mag;
+	sim_missing_change(n, mag, true);
 	n->fresh += walk_mag;
 	if (ts < n->oldest)
 		sim_oldest_set(n, ts);
@@ -245,7 +269,7 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
 		return ret;
 	sim_stale_touch(n, ts);
 	since = sl->unfl && sl->unfl_since < n->pend_since ? sl->unfl_since : n->pend_since;
-	n->missing -= amt;
+	sim_missing_change(n, amt, false);
 	if (p) {
 		p->pendmag += amt;
 		if (since < p->pend_since)
@@ -371,7 +395,7 @@ int sim_acct_get(struct sim *s, uint64_t id, uint64_t now, struct sim_acct *out)
 	out->max_missing = n.max_missing;
 	out->max_age_ns = n.max_age_ns;
 	out->stuck_ns = n.stuck_ns;
-	out->missing_area = n.missing_area;
+	out->missing_area = sim_missing_area(&n);
 	out->first_ts = n.first_ts;
 	return 0;
 }
