@@ -12,11 +12,6 @@
 
 #include "sim-local.h"
 
-int32_t sim_node_lookup(const struct sim *s, uint64_t id)
-{
-	return (int32_t)idmap_get(&s->ids, id, SIM_NONE);
-}
-
 /* The ancestors of @idx: @parent, then the parent's own list shifted by one. */
 static void sim_path_fill(struct sim *s, int32_t idx, int32_t parent)
 {

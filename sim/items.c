@@ -70,7 +70,9 @@ int sim_item_index_new(struct sim *s, enum sim_item_kind kind, int item)
 int sim_node_items_reserve(struct sim *s, struct sim_node *n)
 {
 	uint32_t cap = (s->nr_items + 7) & ~7U;
+	uint32_t words = SIM_PEND_WORDS(cap), old_words = SIM_PEND_WORDS(n->cap_it);
 	struct sim_line *lines;
+	uint64_t *bits;
 	int64_t *pend;
 
 	if (n->cap_it >= s->nr_items)
@@ -79,6 +81,13 @@ int sim_node_items_reserve(struct sim *s, struct sim_node *n)
 	if (!pend)
 		return -ENOMEM;
 	n->pend_it = pend;
+	if (words > old_words) {
+		bits = realloc(n->pend_bits, sizeof(*bits) * words);
+		if (!bits)
+			return -ENOMEM;
+		memset(bits + old_words, 0, sizeof(*bits) * (words - old_words));
+		n->pend_bits = bits;
+	}
 	lines = realloc(n->lines, sizeof(*lines) * cap);
 	if (!lines)
 		return -ENOMEM;
@@ -185,8 +194,10 @@ static inline void sim_item_move(struct sim *s, uint64_t ts, struct sim_node *n,
 	sim_item_touch(s, n, k, ts);
 	n->lines[k].miss -= d;
 	sim_item_changed(s, n, k);
-	if (p)
+	if (p) {
 		p->pend_it[k] += d;
+		p->pend_bits[k / 64] |= UINT64_C(1) << (k % 64);
+	}
 }
 
 /*
@@ -200,7 +211,7 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 {
 	int32_t c, last = SIM_NONE;
 	unsigned int i, j;
-	uint32_t k;
+	uint32_t k, w;
 
 	for (c = sl->chunks; c != SIM_NONE; c = s->chunks[c].next) {
 		struct sim_chunk *ch = &s->chunks[c];
@@ -225,13 +236,26 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 		memset(sl->k, 0xff, sizeof(sl->k));
 		sl->nr = 0;
 	}
-	for (k = 0; k < n->cap_it && k < s->nr_items; k++) {
-		int64_t d = n->pend_it[k];
+	/*
+	 * The pending items in index order, as a scan of every index would
+	 * meet them (the episode's worst line keeps the first of equals), but
+	 * only where a child's visit added something: a memcg's pending holds
+	 * a few of the items seen anywhere.
+	 */
+	for (w = 0; w < SIM_PEND_WORDS(n->cap_it); w++) {
+		uint64_t bits = n->pend_bits[w];
 
-		if (!d)
-			continue;
-		n->pend_it[k] = 0;
-		sim_item_move(s, ts, n, p, (uint16_t)k, d);
+		n->pend_bits[w] = 0;
+		for (; bits; bits &= bits - 1) {
+			int64_t d;
+
+			k = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			d = n->pend_it[k];
+			if (!d)
+				continue;
+			n->pend_it[k] = 0;
+			sim_item_move(s, ts, n, p, (uint16_t)k, d);
+		}
 	}
 }
 
@@ -241,6 +265,7 @@ void sim_items_destroy(struct sim *s)
 
 	for (i = 0; i < s->nr_nodes; i++) {
 		free(s->nodes[i].pend_it);
+		free(s->nodes[i].pend_bits);
 		free(s->nodes[i].lines);
 		free(s->nodes[i].read_it);
 	}

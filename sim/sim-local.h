@@ -109,9 +109,12 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	/* update path, line 1: time accounting, integrated up to last_ts */
 	uint64_t		last_ts;
 	uint64_t		max_missing;
-	uint64_t		max_age_ns;
+	/*
+	 * sum of each change of missing times its time, modulo 2^128:
+	 * the integral of missing up to T is missing * T - it (sim_missing_area())
+	 */
+	unsigned __int128	missing_ts;
 	uint64_t		stuck_ns;
-	double			missing_area;
 	/* non-flushable time, integrated up to nf_last (sim/lag.c) */
 	uint64_t		nf_ns;
 	uint64_t		nf_last;
@@ -121,6 +124,7 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	uint64_t		pendmag;	/* |v| handed up by children, waiting for a visit */
 	uint64_t		pend_since;	/* oldest ts in pendmag */
 	int64_t			*pend_it;	/* state_pending, signed, by item index */
+	uint64_t		*pend_bits;	/* bit k: pend_it[k] was added to since the last visit */
 	struct sim_item_reads	*read_it;	/* read errors, by item index; NULL until read */
 	uint32_t		cap_read;	/* length of read_it */
 	int32_t			first_child;
@@ -129,6 +133,8 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	int32_t			dirty_tail;
 	uint32_t		level;
 	uint64_t		first_ts;
+	uint64_t		age_from;	/* last_ts when oldest last changed: sim_age_settle() */
+	uint64_t		max_age_ns;
 	/* stranded state and the open episode */
 	uint64_t		strand_ns;	/* stranded time of ended episodes */
 	uint64_t		ep_start;
@@ -212,6 +218,7 @@ struct sim {
 };
 
 /* items.c */
+#define SIM_PEND_WORDS(cap)	(((cap) + 63) / 64)	/* words of sim_node.pend_bits */
 int sim_item_index_new(struct sim *s, enum sim_item_kind kind, int item);
 int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item);
 int sim_node_items_reserve(struct sim *s, struct sim_node *n);
@@ -246,7 +253,11 @@ static inline int sim_item_index(struct sim *s, enum sim_item_kind kind, int ite
 
 /* cgroup.c */
 #define SIM_PATH	8		/* ancestors per node in sim.path */
-int32_t sim_node_lookup(const struct sim *s, uint64_t id);
+/* The node of cgroup @id, SIM_NONE if unknown: inline, the update path asks once per event. */
+static inline int32_t sim_node_lookup(const struct sim *s, uint64_t id)
+{
+	return (int32_t)idmap_get(&s->ids, id, SIM_NONE);
+}
 int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent);
 
 /* rstat.c */
@@ -297,13 +308,8 @@ static inline uint64_t sim_nf(const struct sim_node *n, uint64_t ts)
  * since its last change was visible for the non-flushable time in between;
  * and the lines an episode started with, before the first of them changes.
  */
-static inline void sim_item_touch(struct sim *s, struct sim_node *n, uint32_t k, uint64_t ts)
+static inline void sim_line_touch(struct sim_line *a, uint64_t nf)
 {
-	struct sim_line *a = &n->lines[k];
-	uint64_t nf = sim_nf(n, ts);
-
-	if (n->ep_scan)
-		sim_lag_scan(s, n);
 	if (nf > a->nf_at) {
 		uint64_t e = sim_abs64(a->miss);
 
@@ -312,6 +318,15 @@ static inline void sim_item_touch(struct sim *s, struct sim_node *n, uint32_t k,
 			a->max_vis = e;
 		a->nf_at = nf;
 	}
+}
+
+static inline void sim_item_touch(struct sim *s, struct sim_node *n, uint32_t k, uint64_t ts)
+{
+	uint64_t nf = sim_nf(n, ts);
+
+	if (n->ep_scan)
+		sim_lag_scan(s, n);
+	sim_line_touch(&n->lines[k], nf);
 }
 
 /*

@@ -23,29 +23,112 @@
 #include "sim-local.h"
 
 /*
- * Integrate missing and stuck time of @n up to @ts; out-of-order ts add
- * nothing.  Inline in the update loop, where it runs at every ancestor.
+ * Bring @n's clock up to @ts (out-of-order ts leave it) and integrate its
+ * stuck time; @flushable: the caller knows @n is, so it is not stuck.
+ * Inline in the update loop, where it runs at every ancestor.  The integral
+ * of missing needs nothing here: each change of missing adds its own term
+ * at the clock's time (sim_missing_change()).  The largest age is not looked
+ * at here either, but where oldest changes (sim_age_settle()).
  */
-static inline void stale_touch(struct sim_node *n, uint64_t ts)
+static inline __attribute__((always_inline))
+void stale_touch(struct sim_node *n, uint64_t ts, bool flushable)
 {
-	uint64_t dt;
-
 	if (ts <= n->last_ts)
 		return;
-	dt = ts - n->last_ts;
-	if (n->missing) {
-		n->missing_area += (double)n->missing * (double)dt;
-		if (n->oldest <= ts && ts - n->oldest > n->max_age_ns)
-			n->max_age_ns = ts - n->oldest;
-		if (sim_node_stuck(n))
-			n->stuck_ns += dt;
-	}
+	if (!flushable && sim_node_stuck(n))
+		n->stuck_ns += ts - n->last_ts;
 	n->last_ts = ts;
+}
+
+/*
+ * missing grows (@add) or drops by @v at the node's clock, last_ts: from
+ * then on the integral grows by v per ns more or less, so it is
+ * sum(+-v_i * (T - t_i)) = missing * T - sum(+-v_i * t_i).  Exact in
+ * unsigned 128-bit arithmetic: the terms wrap, the result (below
+ * 2^64 * 2^64) does not.  The double the additions at every touch gave
+ * rounded at each of them; this rounds once, when read.
+ */
+static inline __attribute__((always_inline))
+void sim_missing_change(struct sim_node *n, uint64_t v, bool add)
+{
+	unsigned __int128 term = (unsigned __int128)v * n->last_ts;
+
+	if (add) {
+		n->missing += v;
+		n->missing_ts += term;
+	} else {
+		n->missing -= v;
+		n->missing_ts -= term;
+	}
+}
+
+/* The integral of missing over time (pages * ns) up to @n's clock. */
+static double sim_missing_area(const struct sim_node *n)
+{
+	return (double)((unsigned __int128)n->missing * n->last_ts - n->missing_ts);
+}
+
+/*
+ * The age of what @n misses, last_ts - oldest, only grows while oldest
+ * stands, so its largest value over the touches since oldest last changed
+ * (age_from) is the one at the last of them, last_ts; a touch that advanced
+ * no clock since then (last_ts == age_from) saw none.  Called after a touch
+ * and before oldest changes (and on a copy when read): the maximum is the
+ * one a check at every touch finds.  oldest is SIM_TS_NONE exactly while
+ * missing is 0, when there is no age.
+ */
+static void sim_age_settle(struct sim_node *n)
+{
+	if (n->last_ts > n->age_from && n->oldest <= n->last_ts &&
+	    n->last_ts - n->oldest > n->max_age_ns)
+		n->max_age_ns = n->last_ts - n->oldest;
+	n->age_from = n->last_ts;
+}
+
+static void sim_oldest_set(struct sim_node *n, uint64_t oldest)
+{
+	sim_age_settle(n);
+	n->oldest = oldest;
 }
 
 void sim_stale_touch(struct sim_node *n, uint64_t ts)
 {
-	stale_touch(n, ts);
+	stale_touch(n, ts, false);
+}
+
+/*
+ * One node's share of an update of line @k: @n and every ancestor miss it
+ * until visits move it up to them.  @calm: @n is flushable and not stranded,
+ * as most are at most updates; then it is not stuck, its non-flushable clock
+ * stands still (sim_nf() is nf_ns), no episode is open (ep_scan implies
+ * stranded) and sim_lag_eval() has nothing to do, since only a node that is
+ * not flushable strands.  The calm instance runs the same operations in the
+ * same order as the general one, without the tests whose outcome it knows.
+ */
+static inline __attribute__((always_inline))
+void stale_add(struct sim *s, struct sim_node *n, uint64_t ts, uint32_t k, uint64_t mag,
+	       uint64_t walk_mag, int64_t d, bool calm)
+{
+	stale_touch(n, ts, calm);
+	sim_missing_change(n, mag, true);
+	n->fresh += walk_mag;
+	if (ts < n->oldest)
+		sim_oldest_set(n, ts);
+	if (n->missing > n->max_missing)
+		n->max_missing = n->missing;
+	if (calm) {
+		sim_line_touch(&n->lines[k], n->nf_ns);
+		n->lines[k].miss += d;
+		return;
+	}
+	sim_item_touch(s, n, k, ts);
+	n->lines[k].miss += d;
+	sim_item_changed(s, n, k);
+	/*
+	 * Before the walk: a memcg the walk is about to make flushable
+	 * is stranded for no time, which sim_lag_change() does not count.
+	 */
+	sim_lag_eval(s, n, ts);
 }
 
 /*
@@ -93,6 +176,7 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 {
 	struct sim_pcpu *sl = &s->slots[slot];
 	int32_t walk = (int32_t)(uint32_t)(uint64_t)val;
+	int32_t idx;
 	uint64_t mag, walk_mag;
 	struct sim_node *n;
 	int64_t d;
@@ -128,27 +212,17 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	}
 	sl->unfl += mag;
 
-	for (n = &s->nodes[sl->node]; n; n = sim_parent(s, n)) {
+	for (idx = sl->node; idx != SIM_NONE; idx = n->parent) {
+		n = &s->nodes[idx];
 		if (n->cap_it <= k) {
 			ret = sim_node_items_reserve(s, n);
 			if (ret)
 				return ret;
 		}
-		stale_touch(n, ts);
-		n->missing += mag;
-		n->fresh += walk_mag;
-		if (ts < n->oldest)
-			n->oldest = ts;
-		if (n->missing > n->max_missing)
-			n->max_missing = n->missing;
-		sim_item_touch(s, n, k, ts);
-		n->lines[k].miss += d;
-		sim_item_changed(s, n, k);
-		/*
-		 * Before the walk: a memcg the walk is about to make flushable
-		 * is stranded for no time, which sim_lag_change() does not count.
-		 */
-		sim_lag_eval(s, n, ts);
+		if (n->flushable && !n->stranded)
+			stale_add(s, n, ts, k, mag, walk_mag, d, true);
+		else
+			stale_add(s, n, ts, k, mag, walk_mag, d, false);
 	}
 	return 0;
 }
@@ -195,7 +269,7 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
 		return ret;
 	sim_stale_touch(n, ts);
 	since = sl->unfl && sl->unfl_since < n->pend_since ? sl->unfl_since : n->pend_since;
-	n->missing -= amt;
+	sim_missing_change(n, amt, false);
 	if (p) {
 		p->pendmag += amt;
 		if (since < p->pend_since)
@@ -209,9 +283,9 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
 	n->pend_since = SIM_TS_NONE;
 	sim_slot_items_move(s, ts, sl, n, p);
 	if (!n->missing)
-		n->oldest = SIM_TS_NONE;
+		sim_oldest_set(n, SIM_TS_NONE);
 	else if (since <= n->oldest)
-		n->oldest = sim_oldest_recompute(s, n);
+		sim_oldest_set(n, sim_oldest_recompute(s, n));
 	return ret;
 }
 
@@ -317,10 +391,11 @@ int sim_acct_get(struct sim *s, uint64_t id, uint64_t now, struct sim_acct *out)
 		return -ENOENT;
 	n = s->nodes[idx];
 	sim_stale_touch(&n, now);
+	sim_age_settle(&n);
 	out->max_missing = n.max_missing;
 	out->max_age_ns = n.max_age_ns;
 	out->stuck_ns = n.stuck_ns;
-	out->missing_area = n.missing_area;
+	out->missing_area = sim_missing_area(&n);
 	out->first_ts = n.first_ts;
 	return 0;
 }

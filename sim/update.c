@@ -80,32 +80,42 @@ static void memcg_rstat_updated(struct sim *s, int32_t slot, uint32_t abs_val)
  * slot on @cpu and its sim_line of @k.  The stale pass and the walk follow
  * parent links, each a load that depends on the previous one; asked for here
  * all at once, the misses overlap.  Hints only: nothing is read for its value
- * but the compact path table and the nodes' line pointers.  always_inline:
- * as a function of its own, GCC 12 finds it free of side effects (pure-const)
- * and drops the call.
+ * but the compact path table, slot_of and the nodes' line pointers.
+ *
+ * It runs at every ancestor of every update, so it spends no test it can
+ * avoid: the ancestors' slots on @cpu exist since @slot does (sim_slot_get()
+ * makes them together) and slot_of covers every node up to @node; a line
+ * beyond cap_it (a node that has not met item @k yet) is a prefetch of an
+ * address nothing reads, which costs nothing and cannot fault.  The address
+ * is computed as an integer, as lines may still be NULL.
+ * always_inline: as a function of its own, GCC 12 finds it free of side
+ * effects (pure-const) and drops the call.
  */
 static inline __attribute__((always_inline))
 void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, unsigned int cpu, uint32_t k)
 {
 	const int32_t *a = &s->path[(size_t)node * SIM_PATH];
+	const int32_t *slot_of = &s->slot_of[cpu];
 	const char *sl = (const char *)&s->slots[slot];
 	const struct sim_node *n = &s->nodes[node];
-	int32_t i, up;
+	size_t line = (size_t)k * sizeof(struct sim_line);
+	unsigned int np = s->nr_possible;
+	int32_t i;
 
 	__builtin_prefetch(sl + SIM_CACHELINE);
 	__builtin_prefetch(sl + 2 * SIM_CACHELINE);
 	__builtin_prefetch(sl + 3 * SIM_CACHELINE);
-	if (k < n->cap_it)
-		__builtin_prefetch(&n->lines[k]);
-	/* the loads of cap_it and lines do not depend on each other: they overlap too */
-	for (i = 0; i < SIM_PATH && a[i] != SIM_NONE; i++) {
+	__builtin_prefetch((const void *)((uintptr_t)n->lines + line));
+	/*
+	 * The loads of lines do not depend on each other: they overlap too.
+	 * Not the root (node 0, the end of every path): every update touches
+	 * it, so it stays in cache.
+	 */
+	for (i = 0; i < SIM_PATH && a[i] > 0; i++) {
 		n = &s->nodes[a[i]];
 		__builtin_prefetch((const char *)n + SIM_CACHELINE);
-		up = sim_slot_find(s, a[i], cpu);
-		if (up != SIM_NONE)
-			__builtin_prefetch(&s->slots[up]);
-		if (k < n->cap_it)
-			__builtin_prefetch(&n->lines[k]);
+		__builtin_prefetch(&s->slots[slot_of[(size_t)a[i] * np]]);
+		__builtin_prefetch((const void *)((uintptr_t)n->lines + line));
 	}
 }
 

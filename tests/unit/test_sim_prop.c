@@ -69,7 +69,7 @@ struct ref {
 	/* time accounting */
 	uint64_t	last_ts;
 	uint64_t	first_ts[MAXN];
-	double		area[MAXN];
+	unsigned __int128 area[MAXN];	/* exact; the sim rounds it once, when read */
 	uint64_t	stuck_ns[MAXN];
 	uint64_t	max_missing[MAXN];
 	uint64_t	max_age[MAXN];
@@ -193,7 +193,7 @@ static void ref_advance(struct ref *r, uint64_t ts)
 	for (int i = 0; i < r->n; i++) {
 		if (!r->sub_missing[i])
 			continue;
-		r->area[i] += (double)r->sub_missing[i] * (double)dt;
+		r->area[i] += (unsigned __int128)r->sub_missing[i] * dt;
 		if (ref_stuck(r, i))
 			r->stuck_ns[i] += dt;
 		if (ts - r->sub_oldest[i] > r->max_age[i])
@@ -381,12 +381,12 @@ static int check_all(struct sim *s, struct ref *r)
 		if (sim_acct_get(s, id, r->last_ts, &ac))
 			return bad("acct_get");
 		if (ac.max_missing != r->max_missing[i] || ac.stuck_ns != r->stuck_ns[i] ||
-		    ac.missing_area != r->area[i] || ac.first_ts != r->first_ts[i])
+		    ac.missing_area != (double)r->area[i] || ac.first_ts != r->first_ts[i])
 			return bad("acct[%llu] max %llu/%llu stuck %llu/%llu area %.0f/%.0f",
 				   (unsigned long long)id, (unsigned long long)ac.max_missing,
 				   (unsigned long long)r->max_missing[i],
 				   (unsigned long long)ac.stuck_ns,
-				   (unsigned long long)r->stuck_ns[i], ac.missing_area, r->area[i]);
+				   (unsigned long long)r->stuck_ns[i], ac.missing_area, (double)r->area[i]);
 		if (ac.max_age_ns != r->max_age[i])
 			return bad("max_age[%llu] %llu != %llu", (unsigned long long)id,
 				   (unsigned long long)ac.max_age_ns,
