@@ -9,7 +9,10 @@
  * the table outgrows the page cache every row costs a page read and write.
  * So they are held in a bounded buffer and inserted sorted by key when it
  * fills: each key's held samples then go in together, onto the same leaf.
- * The rows are the same; only the order of the inserts differs.
+ * The rows are the same; only the order of the inserts differs.  They go
+ * DB_BULK_ROWS at a time through one statement of as many VALUES rows, so
+ * the statement's run, reset and bindings are paid once per batch, not per
+ * row.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -57,10 +60,13 @@ static const char *const db_results_insert[W_NR] = {
  */
 #define DB_SERIES_BUF_BYTES	(6u << 20)
 #define DB_CSAMPLE_BUF_BYTES	(2u << 20)
+#define DB_BULK_ROWS		64	/* rows per bulk INSERT: 512 parameters at most */
 
 struct db_results {
 	struct db		*db;
 	sqlite3_stmt		*st[W_NR];
+	sqlite3_stmt		*bulk_ser;	/* DB_BULK_ROWS series rows */
+	sqlite3_stmt		*bulk_cs;	/* DB_BULK_ROWS cgroup_series rows */
 	struct db_series	*ser;		/* held series rows */
 	size_t			nr_ser;
 	struct db_cgroup_sample	*cs;		/* held cgroup_series rows */
@@ -152,6 +158,39 @@ int db_run_counters_set(struct db *db, int64_t run_id, const struct db_run_count
 	return err;
 }
 
+/*
+ * @one's INSERT with its "VALUES (?,...)" repeated DB_BULK_ROWS times,
+ * prepared: the parameters of row i are i * (parameters of a row) + 1...
+ */
+static int db_results_bulk(struct db *db, const char *one, sqlite3_stmt **st)
+{
+	const char *tuple = strstr(one, "VALUES ");
+	size_t head, len, i;
+	char *sql, *p;
+	int err;
+
+	if (!tuple)
+		return -EINVAL;
+	tuple += strlen("VALUES ");
+	head = (size_t)(tuple - one);
+	len = strlen(tuple);
+	sql = malloc(head + DB_BULK_ROWS * (len + 1) + 1);
+	if (!sql)
+		return -ENOMEM;
+	memcpy(sql, one, head);
+	p = sql + head;
+	for (i = 0; i < DB_BULK_ROWS; i++) {
+		if (i)
+			*p++ = ',';
+		memcpy(p, tuple, len);
+		p += len;
+	}
+	*p = 0;
+	err = db_prepare(db, sql, st);
+	free(sql);
+	return err;
+}
+
 int db_results_open(struct db *db, struct db_results **out)
 {
 	struct db_results *w = calloc(1, sizeof(*w));
@@ -162,6 +201,10 @@ int db_results_open(struct db *db, struct db_results **out)
 	w->db = db;
 	for (i = 0; i < W_NR && !err; i++)
 		err = db_prepare(db, db_results_insert[i], &w->st[i]);
+	if (!err)
+		err = db_results_bulk(db, db_results_insert[W_SERIES], &w->bulk_ser);
+	if (!err)
+		err = db_results_bulk(db, db_results_insert[W_CGROUP_SAMPLE], &w->bulk_cs);
 	if (err) {
 		db_results_close(w);
 		return err;
@@ -178,6 +221,8 @@ void db_results_close(struct db_results *w)
 		return;
 	for (i = 0; i < W_NR; i++)
 		sqlite3_finalize(w->st[i]);
+	sqlite3_finalize(w->bulk_ser);
+	sqlite3_finalize(w->bulk_cs);
 	free(w->ser);
 	free(w->cs);
 	free(w);
@@ -270,59 +315,69 @@ static int csample_cmp(const void *pa, const void *pb)
 	return c ? c : cmp_i64((int64_t)a->ts, (int64_t)b->ts);
 }
 
-static int series_insert(struct db_results *w, const struct db_series *s)
+/* Bind row @s as the row whose first parameter is @at + 1. */
+static void series_bind(sqlite3_stmt *st, int at, const struct db_series *s)
 {
-	sqlite3_stmt *st = w->st[W_SERIES];
-
-	sqlite3_bind_int64(st, 1, s->run_id);
-	bind_u64(st, 2, s->cgroup_id);
-	sqlite3_bind_int(st, 3, s->kind);
-	sqlite3_bind_int(st, 4, s->item);
-	bind_u64(st, 5, s->ts);
-	sqlite3_bind_int64(st, 6, s->error);
-	sqlite3_bind_int64(st, 7, s->min_error);
-	sqlite3_bind_int64(st, 8, s->max_error);
-	return db_results_step(st);
+	sqlite3_bind_int64(st, at + 1, s->run_id);
+	bind_u64(st, at + 2, s->cgroup_id);
+	sqlite3_bind_int(st, at + 3, s->kind);
+	sqlite3_bind_int(st, at + 4, s->item);
+	bind_u64(st, at + 5, s->ts);
+	sqlite3_bind_int64(st, at + 6, s->error);
+	sqlite3_bind_int64(st, at + 7, s->min_error);
+	sqlite3_bind_int64(st, at + 8, s->max_error);
 }
 
-static int csample_insert(struct db_results *w, const struct db_cgroup_sample *s)
+static void csample_bind(sqlite3_stmt *st, int at, const struct db_cgroup_sample *s)
 {
-	sqlite3_stmt *st = w->st[W_CGROUP_SAMPLE];
-
-	sqlite3_bind_int64(st, 1, s->run_id);
-	bind_u64(st, 2, s->cgroup_id);
-	bind_u64(st, 3, s->ts);
-	bind_u64(st, 4, s->pending);
-	sqlite3_bind_int64(st, 5, s->stats_updates);
-	sqlite3_bind_int(st, 6, s->flushable);
-	sqlite3_bind_int(st, 7, s->stranded);
-	return db_results_step(st);
+	sqlite3_bind_int64(st, at + 1, s->run_id);
+	bind_u64(st, at + 2, s->cgroup_id);
+	bind_u64(st, at + 3, s->ts);
+	bind_u64(st, at + 4, s->pending);
+	sqlite3_bind_int64(st, at + 5, s->stats_updates);
+	sqlite3_bind_int(st, at + 6, s->flushable);
+	sqlite3_bind_int(st, at + 7, s->stranded);
 }
 
+/* Every parameter is bound each time: no clearing needed between batches. */
 static int series_flush(struct db_results *w)
 {
-	size_t i;
+	size_t i = 0, j;
 	int err = 0;
 
 	if (!w->nr_ser)
 		return 0;
 	qsort(w->ser, w->nr_ser, sizeof(*w->ser), series_cmp);
-	for (i = 0; i < w->nr_ser && !err; i++)
-		err = series_insert(w, &w->ser[i]);
+	for (; i + DB_BULK_ROWS <= w->nr_ser && !err; i += DB_BULK_ROWS) {
+		for (j = 0; j < DB_BULK_ROWS; j++)
+			series_bind(w->bulk_ser, (int)j * 8, &w->ser[i + j]);
+		err = db_step_reset(w->bulk_ser);
+	}
+	for (; i < w->nr_ser && !err; i++) {
+		series_bind(w->st[W_SERIES], 0, &w->ser[i]);
+		err = db_step_reset(w->st[W_SERIES]);
+	}
 	w->nr_ser = 0;
 	return err;
 }
 
 static int csample_flush(struct db_results *w)
 {
-	size_t i;
+	size_t i = 0, j;
 	int err = 0;
 
 	if (!w->nr_cs)
 		return 0;
 	qsort(w->cs, w->nr_cs, sizeof(*w->cs), csample_cmp);
-	for (i = 0; i < w->nr_cs && !err; i++)
-		err = csample_insert(w, &w->cs[i]);
+	for (; i + DB_BULK_ROWS <= w->nr_cs && !err; i += DB_BULK_ROWS) {
+		for (j = 0; j < DB_BULK_ROWS; j++)
+			csample_bind(w->bulk_cs, (int)j * 7, &w->cs[i + j]);
+		err = db_step_reset(w->bulk_cs);
+	}
+	for (; i < w->nr_cs && !err; i++) {
+		csample_bind(w->st[W_CGROUP_SAMPLE], 0, &w->cs[i]);
+		err = db_step_reset(w->st[W_CGROUP_SAMPLE]);
+	}
 	w->nr_cs = 0;
 	return err;
 }

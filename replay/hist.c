@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Log-linear histogram: chunk 0 holds 0..127 exactly; chunk k >= 1 holds
- * [2^(k+6), 2^(k+7)) in 128 equal buckets of width 2^(k-1).
+ * [2^(k+6), 2^(k+7)) in 128 equal buckets of width 2^(k-1).  A chunk is
+ * sparse until it uses many buckets (hist_sparse_add()).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,42 +37,122 @@ static uint64_t hist_value_of(unsigned int k, unsigned int sub)
 	return lo + (shift ? (1ull << shift) / 2 : 0);
 }
 
+/*
+ * A chunk starts sparse: its buckets in use only, each a uint32_t of count
+ * << HIST_SUB_BITS | bucket, sorted by bucket, after a header of capacity
+ * << 16 | number in use.  Most histograms hold a few dozen values (the reads
+ * of one cgroup that got one line wrong), where a dense chunk would be 512
+ * bytes for a handful of buckets.  Past HIST_SPARSE_MAX buckets, or a count
+ * the packing cannot hold, the chunk turns dense: 128 counts.  Quantiles
+ * walk buckets in the same order either way, so they do not change.
+ * Bit 0 of the pointer in h->chunk tags a sparse chunk.
+ */
+#define HIST_SPARSE_MAX		32
+#define HIST_SPARSE_COUNT_MAX	((UINT32_MAX >> HIST_SUB_BITS) - 1)
+
+static bool hist_is_sparse(const uint32_t *c)
+{
+	return (uintptr_t)c & 1;
+}
+
+static uint32_t *hist_untag(uint32_t *c)
+{
+	return (uint32_t *)((uintptr_t)c & ~(uintptr_t)1);
+}
+
+static uint32_t *hist_tag(uint32_t *c)
+{
+	return (uint32_t *)((uintptr_t)c | 1);
+}
+
 /* Where chunk @k is (or would go) in h->chunk. */
 static unsigned int hist_slot(const struct hist *h, unsigned int k)
 {
 	return (unsigned int)__builtin_popcountll(h->mask & ((1ull << k) - 1));
 }
 
-static uint32_t *hist_chunk_get(struct hist *h, unsigned int k)
+/* Slot @i holds a new sparse chunk for @k; NULL on ENOMEM. */
+static uint32_t **hist_chunk_new(struct hist *h, unsigned int k)
 {
 	unsigned int i = hist_slot(h, k), nr = hist_chunks(h);
 	uint32_t **n, *c;
 
-	if (h->mask & (1ull << k))
-		return h->chunk[i];
-	c = calloc(HIST_SUB, sizeof(uint32_t));
+	c = malloc(5 * sizeof(uint32_t));
 	n = c ? realloc(h->chunk, (nr + 1) * sizeof(*n)) : NULL;
 	if (!n) {
 		free(c);
 		return NULL;
 	}
+	c[0] = 4u << 16;
 	memmove(&n[i + 1], &n[i], (nr - i) * sizeof(*n));
-	n[i] = c;
+	n[i] = hist_tag(c);
 	h->chunk = n;
 	h->mask |= 1ull << k;
-	return c;
+	return &n[i];
+}
+
+/* The sparse chunk at *@slot as 128 counts. */
+static int hist_densify(uint32_t **slot)
+{
+	uint32_t *sp = hist_untag(*slot), *c = calloc(HIST_SUB, sizeof(uint32_t));
+	uint32_t j, nr = sp[0] & 0xffff;
+
+	if (!c)
+		return -ENOMEM;
+	for (j = 1; j <= nr; j++)
+		c[sp[j] & (HIST_SUB - 1)] = sp[j] >> HIST_SUB_BITS;
+	free(sp);
+	*slot = c;
+	return 0;
+}
+
+/* One more in bucket @sub of the sparse chunk at *@slot; may turn it dense. */
+static int hist_sparse_add(uint32_t **slot, unsigned int sub)
+{
+	uint32_t *c = hist_untag(*slot);
+	uint32_t nr = c[0] & 0xffff, cap = c[0] >> 16, j;
+
+	for (j = 1; j <= nr && (c[j] & (HIST_SUB - 1)) < sub; j++)
+		;
+	if (j <= nr && (c[j] & (HIST_SUB - 1)) == sub) {
+		if ((c[j] >> HIST_SUB_BITS) < HIST_SPARSE_COUNT_MAX) {
+			c[j] += HIST_SUB;
+			return 0;
+		}
+	} else if (nr < cap) {
+		memmove(&c[j + 1], &c[j], (nr + 1 - j) * sizeof(*c));
+		c[j] = HIST_SUB | sub;
+		c[0]++;
+		return 0;
+	} else if (cap < HIST_SPARSE_MAX) {
+		c = realloc(c, (1 + 2 * cap) * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		c[0] = (2 * cap) << 16 | nr;
+		*slot = hist_tag(c);
+		return hist_sparse_add(slot, sub);
+	}
+	if (hist_densify(slot))
+		return -ENOMEM;
+	(*slot)[sub]++;
+	return 0;
 }
 
 int hist_add(struct hist *h, uint64_t v)
 {
 	unsigned int sub, k = hist_chunk_of(v, &sub);
-	uint32_t *c = hist_chunk_get(h, k);
+	uint32_t **slot = h->mask & (1ull << k) ? &h->chunk[hist_slot(h, k)] :
+			  hist_chunk_new(h, k);
 
-	if (!c)
+	if (!slot)
 		return -ENOMEM;
-	/* A saturated bucket only loses weight past 4 G points of one cgroup. */
-	if (c[sub] != UINT32_MAX)
-		c[sub]++;
+	if (hist_is_sparse(*slot)) {
+		if (hist_sparse_add(slot, sub))
+			return -ENOMEM;
+	} else if ((*slot)[sub] != UINT32_MAX) {
+		/* A saturated bucket only loses weight past 4 G points of one cgroup. */
+		(*slot)[sub]++;
+	}
 	h->n++;
 	if (v > h->max)
 		h->max = v;
@@ -90,17 +172,33 @@ uint64_t hist_quantile(const struct hist *h, double q)
 	if (rank < 1)
 		rank = 1;
 	for (k = 0; k < HIST_CHUNKS; k++) {
+		uint32_t *c;
+
 		if (!(h->mask & (1ull << k)))
 			continue;
+		c = h->chunk[i++];
+		if (hist_is_sparse(c)) {
+			uint32_t j, nr;
+
+			c = hist_untag(c);
+			for (j = 1, nr = c[0] & 0xffff; j <= nr; j++) {
+				seen += c[j] >> HIST_SUB_BITS;
+				if (seen >= rank) {
+					uint64_t v = hist_value_of(k, c[j] & (HIST_SUB - 1));
+
+					return v > h->max ? h->max : v;
+				}
+			}
+			continue;
+		}
 		for (sub = 0; sub < HIST_SUB; sub++) {
-			seen += h->chunk[i][sub];
+			seen += c[sub];
 			if (seen >= rank) {
 				uint64_t v = hist_value_of(k, sub);
 
 				return v > h->max ? h->max : v;
 			}
 		}
-		i++;
 	}
 	return h->max;
 }
@@ -115,7 +213,7 @@ void hist_free(struct hist *h)
 	unsigned int i;
 
 	for (i = 0; i < hist_chunks(h); i++)
-		free(h->chunk[i]);
+		free(hist_untag(h->chunk[i]));
 	free(h->chunk);
 	h->chunk = NULL;
 	h->n = h->max = h->mask = 0;

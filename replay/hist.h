@@ -5,9 +5,10 @@
  * Contract: log-linear buckets, exact below 128 and 128 sub-buckets per power
  * of two above, so a quantile is within 0.4% (half a bucket) of the true
  * value.  Buckets are allocated per power of two on first use: memory is at
- * most 58 chunks of 512 bytes, whatever the number of values added.  An
- * empty histogram is 32 bytes: a pass keeps one per (cgroup, run, line) read
- * wrong, thousands of them, most with a chunk or two.
+ * most 58 chunks of 512 bytes, whatever the number of values added.  A chunk
+ * holds only the buckets it uses (4 bytes each) until it uses 32; a pass
+ * keeps one histogram per (cgroup, run, line) read wrong, thousands of them,
+ * most with a few dozen values.  An empty histogram is 32 bytes.
  */
 #ifndef MCR_REPLAY_HIST_H
 #define MCR_REPLAY_HIST_H

@@ -42,22 +42,43 @@ struct rcg_pol {
 	size_t		nr_items, cap_items;
 };
 
-/*
- * A series line of one series cgroup (series.c); min/max since the last
- * sample, per run: [0, nr_runs) the minimum, [nr_runs, 2 nr_runs) the maximum.
- */
+/* Run p's view of a series line: min and max since the last sample, and its sim line. */
+struct rser_run {
+	int64_t		min, max;
+	int32_t		line;		/* sim_line_handle(), < 0 until the sim knows it */
+};
+
+/* A series line of one series cgroup (series.c). */
 struct rser_item {
 	struct line_key	key;
-	int64_t		*mm;
+	struct rser_run	*run;		/* [nr_runs] */
 	uint64_t	emitted;	/* samples written for it */
 };
+
+#define RSER_DIRECT	128	/* items below this are found without a search */
 
 struct rser {
 	struct rcg	*c;
 	struct rser_item *items;	/* sorted by (kind, item) */
 	size_t		nr_items, cap_items;
+	uint32_t	direct[2][RSER_DIRECT];	/* [STATE, EVENT][item]: index + 1, 0 none */
 	uint64_t	emitted;	/* cgroup_series samples written */
+	int32_t		node[REPLAY_MAX_RUNS];	/* sim_node_handle() per run, < 0 until known */
 	bool		flushable[REPLAY_MAX_RUNS];
+};
+
+/*
+ * The series lines one update reaches, one per series cgroup on its path,
+ * resolved once for every run; valid until a line joins (serial: workers.c).
+ */
+struct rser_hit {
+	struct rser		*s;
+	struct rser_item	*it;
+};
+
+struct rser_hits {
+	struct rser_hit		*v;
+	size_t			nr, cap;
 };
 
 /* A read whose value is not fixed yet (reads.c). */
@@ -160,6 +181,7 @@ struct replay {
 	size_t				hmask;
 	struct rser			**ser;		/* series cgroups, as they became known */
 	size_t				nr_ser, cap_ser;
+	struct rser_hits		hits;		/* series_update()'s, serial */
 	uint64_t			nr_samples;	/* samples taken */
 	struct read_wait		*waits;		/* reads waiting for their flush */
 	size_t				nr_waits, cap_waits;
@@ -182,10 +204,9 @@ void rcg_free_all(struct replay *r);
 /* series.c */
 int series_mark(struct replay *r, struct rcg *c);
 int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item);
-int series_update_run(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item,
-		      unsigned int p);
-bool series_lines_known(const struct replay *r, const struct rcg *c, enum sim_item_kind kind,
-			int item);
+void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, unsigned int p);
+int series_lines_resolve(const struct replay *r, const struct rcg *c, enum sim_item_kind kind,
+			 int item, struct rser_hits *out);
 bool series_due(const struct replay *r, uint64_t ts);
 int series_after_event(struct replay *r);
 int series_after_event_run(struct replay *r, unsigned int p);

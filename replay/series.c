@@ -12,7 +12,9 @@
  * update below the cgroup (that line; all lines if the cgroup's flushable
  * state flipped) and any event during which a policy made visits.  States
  * inside one event (the visits of an instant flush) are not seen, as no
- * reader could see them either.
+ * reader could see them either.  That look costs no lookup: an update's
+ * lines are resolved once for every run (struct rser_hit), and each run keeps
+ * its simulator's node and line handles (sim_node_handle()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -33,6 +35,7 @@ static bool series_wanted(const struct replay *r, uint64_t id)
 static int series_add(struct replay *r, struct rcg *c)
 {
 	struct rser *s;
+	unsigned int p;
 
 	if (c->ser)
 		return 0;
@@ -49,6 +52,8 @@ static int series_add(struct replay *r, struct rcg *c)
 	if (!s)
 		return -ENOMEM;
 	s->c = c;
+	for (p = 0; p < REPLAY_MAX_RUNS; p++)
+		s->node[p] = -1;
 	c->ser = s;
 	r->ser[r->nr_ser++] = s;
 	return 0;
@@ -74,77 +79,141 @@ int series_mark(struct replay *r, struct rcg *c)
 	return 0;
 }
 
+/*
+ * The line (@kind, @item) of @s, or NULL: one load for the items the kernel
+ * has (kind STATE or EVENT, LRUVEC folded), a search for any other.
+ */
+static struct rser_item *series_line(const struct rser *s, enum sim_item_kind kind, int item)
+{
+	unsigned int i;
+
+	if (item < 0 || item >= RSER_DIRECT)
+		return line_find(s->items, s->nr_items, sizeof(*s->items), kind, item, NULL);
+	i = s->direct[kind == SIM_ITEM_EVENT][item];
+	return i ? &s->items[i - 1] : NULL;
+}
+
+/* A line joined @s: the ones after it moved up by one. */
+static void series_direct_fill(struct rser *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_items; i++) {
+		const struct line_key *k = &s->items[i].key;
+
+		if (k->item >= 0 && k->item < RSER_DIRECT)
+			s->direct[k->kind == SIM_ITEM_EVENT][k->item] = (uint32_t)(i + 1);
+	}
+}
+
 /* min = max = 0 for a new line: the value held since the last sample, before it existed */
 static struct rser_item *series_item(const struct replay *r, struct rser *s,
 				     enum sim_item_kind kind, int item)
 {
-	struct rser_item *it = line_get((void **)&s->items, &s->nr_items, &s->cap_items,
-					sizeof(*s->items), kind, item);
+	struct rser_item *it = series_line(s, kind, item);
+	unsigned int p;
 
-	if (it && !it->mm)
-		it->mm = calloc(2 * (size_t)r->p.nr_runs, sizeof(*it->mm));
-	return it && it->mm ? it : NULL;
+	if (it)
+		return it;
+	it = line_get((void **)&s->items, &s->nr_items, &s->cap_items, sizeof(*s->items), kind,
+		      item);
+	if (!it)
+		return NULL;
+	it->run = calloc(r->p.nr_runs, sizeof(*it->run));
+	if (!it->run) {
+		/* not a line yet: take it out again */
+		size_t pos = (size_t)(it - s->items);
+
+		memmove(it, it + 1, (s->nr_items - pos - 1) * sizeof(*it));
+		s->nr_items--;
+		return NULL;
+	}
+	for (p = 0; p < r->p.nr_runs; p++)
+		it->run[p].line = -1;
+	series_direct_fill(s);
+	return it;
 }
 
-static int64_t *series_min(struct rser_item *it, unsigned int p)
+/*
+ * The simulator's node of @s under run @p, looked up until it exists and
+ * then kept: the series read their lines after every update, and a lookup
+ * there cost more than the simulator's own update.
+ */
+static int32_t series_node(struct replay *r, unsigned int p, struct rser *s)
 {
-	return &it->mm[p];
+	if (s->node[p] < 0)
+		s->node[p] = sim_node_handle(r->sims[p], s->c->id);
+	return s->node[p];
 }
 
-static int64_t *series_max(const struct replay *r, struct rser_item *it, unsigned int p)
+static bool series_needs_flush(struct replay *r, unsigned int p, struct rser *s)
 {
-	return &it->mm[r->p.nr_runs + p];
+	int32_t n = series_node(r, p, s);
+
+	return n >= 0 && sim_node_flushable_at(r->sims[p], n);
 }
 
-/* The visible error of (@id, line) under policy @p now. */
-static int series_visible(struct replay *r, unsigned int p, uint64_t id, bool flushable,
-			  const struct rser_item *it, int64_t *v)
+/* The visible error of (@s, @it) under policy @p now: sim_item_error() unless flushable. */
+static int64_t series_visible(struct replay *r, unsigned int p, struct rser *s,
+			      struct rser_item *it)
 {
-	int ret;
+	struct rser_run *ru = &it->run[p];
+	int32_t n;
 
-	*v = 0;
-	if (flushable)
+	if (s->flushable[p])
 		return 0;
-	ret = sim_item_error(r->sims[p], id, (enum sim_item_kind)it->key.kind, it->key.item, v);
-	return ret == -ENOENT ? 0 : ret;
+	n = series_node(r, p, s);
+	if (n < 0)
+		return 0;
+	if (ru->line < 0)
+		ru->line = sim_line_handle(r->sims[p], (enum sim_item_kind)it->key.kind,
+					   it->key.item);
+	return sim_line_error_at(r->sims[p], n, ru->line);
 }
 
-static int series_see(struct replay *r, unsigned int p, struct rser *s, struct rser_item *it)
+static void series_see(struct replay *r, unsigned int p, struct rser *s, struct rser_item *it)
 {
-	int64_t v;
-	int ret = series_visible(r, p, s->c->id, s->flushable[p], it, &v);
+	struct rser_run *ru = &it->run[p];
+	int64_t v = series_visible(r, p, s, it);
 
-	if (ret < 0)
-		return ret;
-	if (v < *series_min(it, p))
-		*series_min(it, p) = v;
-	if (v > *series_max(r, it, p))
-		*series_max(r, it, p) = v;
-	return 0;
+	if (v < ru->min)
+		ru->min = v;
+	if (v > ru->max)
+		ru->max = v;
 }
 
-static int series_see_all(struct replay *r, unsigned int p, struct rser *s)
+static void series_see_all(struct replay *r, unsigned int p, struct rser *s)
 {
 	size_t i;
-	int ret;
 
-	for (i = 0; i < s->nr_items; i++) {
-		ret = series_see(r, p, s, &s->items[i]);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
+	for (i = 0; i < s->nr_items; i++)
+		series_see(r, p, s, &s->items[i]);
 }
 
 /* Did @s's flushable state change under @p?  Then every line's visible error did. */
-static int series_flip(struct replay *r, unsigned int p, struct rser *s)
+static void series_flip(struct replay *r, unsigned int p, struct rser *s)
 {
-	bool f = sim_needs_flush(r->sims[p], s->c->id);
+	bool f = series_needs_flush(r, p, s);
 
 	if (f == s->flushable[p])
-		return 0;
+		return;
 	s->flushable[p] = f;
-	return series_see_all(r, p, s);
+	series_see_all(r, p, s);
+}
+
+static int series_hit_add(struct rser_hits *h, struct rser *s, struct rser_item *it)
+{
+	if (h->nr == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 64;
+		struct rser_hit *v = realloc(h->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		h->v = v;
+		h->cap = cap;
+	}
+	h->v[h->nr++] = (struct rser_hit){ .s = s, .it = it };
+	return 0;
 }
 
 /**
@@ -160,29 +229,55 @@ int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int 
 
 	if (kind == SIM_ITEM_LRUVEC)
 		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
-	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++)
-		if (a->ser && !series_item(r, a->ser, kind, item))
+	r->hits.nr = 0;
+	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++) {
+		struct rser_item *it;
+
+		if (!a->ser)
+			continue;
+		it = series_item(r, a->ser, kind, item);
+		if (!it)
 			return -ENOMEM;
-	for (p = 0; p < r->p.nr_runs; p++) {
-		ret = series_update_run(r, c, kind, item, p);
+		ret = series_hit_add(&r->hits, a->ser, it);
 		if (ret < 0)
 			return ret;
 	}
+	for (p = 0; p < r->p.nr_runs; p++)
+		series_update_run(r, r->hits.v, r->hits.nr, p);
 	return 0;
 }
 
 /*
  * The per-run half of series_update(), for a run's own thread: the lines
- * must exist already (series_lines_known()), so nothing shared changes; only
- * run @p's min, max and flushable entries are written.
+ * are resolved already (series_lines_resolve()), so nothing shared changes;
+ * only run @p's min, max, handles and flushable entries are written.
  */
-int series_update_run(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item,
-		      unsigned int p)
+void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, unsigned int p)
 {
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		series_flip(r, p, hit[i].s);
+		series_see(r, p, hit[i].s, hit[i].it);
+	}
+}
+
+/**
+ * series_lines_resolve() - the series lines an update of (@kind, @item) to
+ * @c reaches, appended to @out, if every series cgroup on the path has the
+ * line already.  A line joins only where a series cgroup sees it first:
+ * serial there (series_update()), since it changes what every run sees.
+ * Return: 1 appended, 0 a line is new (@out unchanged), -ENOMEM.
+ */
+int series_lines_resolve(const struct replay *r, const struct rcg *c, enum sim_item_kind kind,
+			 int item, struct rser_hits *out)
+{
+	size_t nr0 = out->nr;
 	unsigned int depth = 0;
-	struct rcg *a;
+	const struct rcg *a;
 	int ret;
 
+	(void)r;
 	if (kind == SIM_ITEM_LRUVEC)
 		kind = SIM_ITEM_STATE;
 	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++) {
@@ -190,36 +285,18 @@ int series_update_run(struct replay *r, struct rcg *c, enum sim_item_kind kind, 
 
 		if (!a->ser)
 			continue;
-		it = line_find(a->ser->items, a->ser->nr_items, sizeof(*it), kind, item, NULL);
-		if (!it)
-			return -EINVAL;	/* the caller checked series_lines_known() */
-		ret = series_flip(r, p, a->ser);
-		if (!ret)
-			ret = series_see(r, p, a->ser, it);
-		if (ret < 0)
+		it = series_line(a->ser, kind, item);
+		if (!it) {
+			out->nr = nr0;
+			return 0;
+		}
+		ret = series_hit_add(out, a->ser, it);
+		if (ret < 0) {
+			out->nr = nr0;
 			return ret;
+		}
 	}
-	return 0;
-}
-
-/*
- * Would series_update() for this line of @c add nothing shared (every series
- * cgroup on the path has the line already)?  A line joins only where a series
- * cgroup sees it first: serial there, since it changes what every run sees.
- */
-bool series_lines_known(const struct replay *r, const struct rcg *c, enum sim_item_kind kind,
-			int item)
-{
-	unsigned int depth = 0;
-	const struct rcg *a;
-
-	if (kind == SIM_ITEM_LRUVEC)
-		kind = SIM_ITEM_STATE;
-	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++)
-		if (a->ser && !line_find(a->ser->items, a->ser->nr_items, sizeof(*a->ser->items),
-					 kind, item, NULL))
-			return false;
-	return true;
+	return 1;
 }
 
 struct series_vis {
@@ -232,13 +309,12 @@ static int series_visited(uint64_t id, void *ctx)
 {
 	struct series_vis *v = ctx;
 	struct rcg *c = rcg_find(v->r, id);
-	int ret;
 
 	if (!c || !c->ser)
 		return 0;
-	c->ser->flushable[v->p] = sim_needs_flush(v->r->sims[v->p], id);
-	ret = series_see_all(v->r, v->p, c->ser);
-	return ret < 0 ? ret : 0;
+	c->ser->flushable[v->p] = series_needs_flush(v->r, v->p, c->ser);
+	series_see_all(v->r, v->p, c->ser);
+	return 0;
 }
 
 /**
@@ -302,16 +378,14 @@ static int series_item_row(struct replay *r, unsigned int p, struct rser *s,
 	struct replay_sample sm = {
 		.ts = ts, .id = s->c->id, .kind = (enum sim_item_kind)it->key.kind, .item = it->key.item,
 	};
-	int ret;
+	struct rser_run *ru = &it->run[p];
 
 	if (!zero) {
-		ret = series_visible(r, p, s->c->id, s->flushable[p], it, &sm.error);
-		if (ret < 0)
-			return ret;
-		sm.min_error = *series_min(it, p) < sm.error ? *series_min(it, p) : sm.error;
-		sm.max_error = *series_max(r, it, p) > sm.error ? *series_max(r, it, p) : sm.error;
+		sm.error = series_visible(r, p, s, it);
+		sm.min_error = ru->min < sm.error ? ru->min : sm.error;
+		sm.max_error = ru->max > sm.error ? ru->max : sm.error;
 		/* held into the next interval */
-		*series_min(it, p) = *series_max(r, it, p) = sm.error;
+		ru->min = ru->max = sm.error;
 	}
 	return r->p.sink.sample ? r->p.sink.sample(r->p.sink.ctx, p, &sm) : 0;
 }
@@ -337,7 +411,7 @@ int series_sample(struct replay *r)
 					return ret;
 			}
 		for (p = 0; p < r->p.nr_runs; p++) {
-			s->flushable[p] = sim_needs_flush(r->sims[p], s->c->id);
+			s->flushable[p] = series_needs_flush(r, p, s);
 			ret = series_cgroup_row(r, p, s, ts, false);
 			if (ret < 0)
 				return ret;
@@ -396,13 +470,15 @@ void series_free(struct replay *r)
 
 	for (i = 0; i < r->nr_ser; i++) {
 		for (j = 0; j < r->ser[i]->nr_items; j++)
-			free(r->ser[i]->items[j].mm);
+			free(r->ser[i]->items[j].run);
 		free(r->ser[i]->items);
 		free(r->ser[i]);
 	}
 	free(r->ser);
 	r->ser = NULL;
 	r->nr_ser = 0;
+	free(r->hits.v);
+	r->hits = (struct rser_hits){ 0 };
 }
 
 size_t replay_series_count(const struct replay *r)

@@ -42,7 +42,7 @@
 
 struct wk_ev {
 	struct mcr_event	ev;
-	struct rcg		*c;
+	uint32_t		hit0, nr_hits;	/* its series lines: wk_block.hits.v[hit0..] */
 };
 
 /* A stranded episode that ended during event @at of a block, in its @phase. */
@@ -60,6 +60,7 @@ struct wk_eps {
 struct wk_block {
 	struct wk_ev		ev[WK_BLOCK];
 	uint32_t		nr;
+	struct rser_hits	hits;			/* the events' series lines */
 	struct wk_eps		eps[REPLAY_MAX_RUNS];	/* per run */
 };
 
@@ -118,10 +119,10 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 			break;
 		ec->phase = 1;
 		ret = sim_update(s, ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item, ev->val);
-		if (!ret)
-			ret = series_update_run(r, b->ev[i].c, kind, ev->item, p);
-		if (!ret)
-			ret = series_after_event_run(r, p);
+		if (ret)
+			break;
+		series_update_run(r, &b->hits.v[b->ev[i].hit0], b->ev[i].nr_hits, p);
+		ret = series_after_event_run(r, p);
 	}
 	ec->buf = NULL;
 	return ret;
@@ -262,6 +263,7 @@ static int workers_publish(struct workers *w)
 	pthread_mutex_unlock(&w->mu);
 	w->fill = w->ring[w->filled % WK_RING];
 	w->fill->nr = 0;
+	w->fill->hits.nr = 0;
 	return ret;
 }
 
@@ -286,11 +288,15 @@ int workers_drain(struct replay *r)
 	return ret;
 }
 
-/* Can update @ev go to the runs' threads, and which cgroup is it (known to every simulator)? */
-static struct rcg *workers_eligible(struct replay *r, const struct mcr_event *ev)
+/*
+ * Can update @ev go to the runs' threads, and which cgroup is it (known to
+ * every simulator)?  Its series lines are then appended to @b's.
+ */
+static struct rcg *workers_eligible(struct replay *r, const struct mcr_event *ev,
+				    struct wk_block *b, int *err)
 {
-	enum sim_item_kind kind;
 	unsigned int p;
+	int ret;
 	struct rcg *c;
 
 	if (!mcr_event_is_update(ev) || (unsigned int)ev->cpu >= r->t->nr_possible ||
@@ -307,8 +313,10 @@ static struct rcg *workers_eligible(struct replay *r, const struct mcr_event *ev
 	c = rcg_find(r, ev->id);
 	if (!c || !c->added)
 		return NULL;
-	kind = replay_item_kind(ev->kind);
-	return series_lines_known(r, c, kind, ev->item) ? c : NULL;
+	ret = series_lines_resolve(r, c, replay_item_kind(ev->kind), ev->item, &b->hits);
+	if (ret < 0)
+		*err = ret;
+	return ret > 0 ? c : NULL;
 }
 
 /**
@@ -319,12 +327,19 @@ static struct rcg *workers_eligible(struct replay *r, const struct mcr_event *ev
 int workers_take(struct replay *r, const struct mcr_event *ev)
 {
 	struct workers *w = r->wk;
-	struct rcg *c = w ? workers_eligible(r, ev) : NULL;
+	struct rcg *c;
 	struct wk_ev *e;
-	int ret;
+	size_t hit0;
+	int ret = 0;
 
+	if (!w)
+		return 0;
+	hit0 = w->fill->hits.nr;
+	c = workers_eligible(r, ev, w->fill, &ret);
+	if (ret < 0)
+		return ret;
 	if (!c)
-		return w ? workers_drain(r) : 0;
+		return workers_drain(r);
 	/* engine_update()'s shared half, in its order */
 	window_update_hook(r, ev, c);
 	ret = window_before_update(r, ev);
@@ -333,7 +348,8 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 	r->st.updates++;
 	e = &w->fill->ev[w->fill->nr++];
 	e->ev = *ev;
-	e->c = c;
+	e->hit0 = (uint32_t)hit0;
+	e->nr_hits = (uint32_t)(w->fill->hits.nr - hit0);
 	if (w->fill->nr == WK_BLOCK) {
 		ret = workers_publish(w);
 		if (ret < 0)
@@ -428,6 +444,7 @@ void workers_stop(struct replay *r)
 			continue;
 		for (p = 0; p < REPLAY_MAX_RUNS; p++)
 			free(w->ring[i]->eps[p].v);
+		free(w->ring[i]->hits.v);
 		free(w->ring[i]);
 	}
 	free(w);

@@ -317,6 +317,17 @@ int sim_stats_updates_set(struct sim *s, uint64_t id, int64_t v);
 /* The stranded threshold: TH + (batch - 1) * nr_online, stats_updates units. */
 uint64_t sim_stranded_threshold(const struct sim *s);
 
+/*
+ * Handles (handle.c) for a caller that reads the same (memcg, line) often:
+ * the node of @id and the line of (@kind, @item), negative while unknown,
+ * stable once known; then the flushable flag and sim_item_error() without
+ * a lookup.  The *_at() calls take a known node and any line handle.
+ */
+int32_t sim_node_handle(const struct sim *s, uint64_t id);
+int32_t sim_line_handle(const struct sim *s, enum sim_item_kind kind, int item);
+bool sim_node_flushable_at(const struct sim *s, int32_t node);
+int64_t sim_line_error_at(const struct sim *s, int32_t node, int32_t line);
+
 /* error(@id, line of (@kind, @item)) now; 0 for a line never updated in the subtree. */
 int sim_item_error(const struct sim *s, uint64_t id, enum sim_item_kind kind, int item,
 		   int64_t *out);

@@ -69,5 +69,63 @@ TEST(chunks_out_of_order)
 	ASSERT_EQU(hist_chunks(&h), 0);
 }
 
+/* The bucket middle hist_quantile() must give for sorted @v at @q, as hist.c's header defines it. */
+static uint64_t naive_quantile(const uint64_t *v, uint64_t n, double q)
+{
+	uint64_t rank = (uint64_t)(q * (double)n), x, lo, w;
+	unsigned int e;
+
+	if ((double)rank < q * (double)n)
+		rank++;
+	if (rank < 1)
+		rank = 1;
+	x = v[rank - 1];
+	if (x < HIST_SUB)
+		return x;
+	e = 63 - (unsigned int)__builtin_clzll(x);
+	w = 1ull << (e - HIST_SUB_BITS);		/* bucket width */
+	lo = x & ~(w - 1);
+	x = lo + w / 2;
+	return x > v[n - 1] ? v[n - 1] : x;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * A chunk holds its buckets sparsely until it uses 32, then densely: every
+ * quantile must be the same on both sides of that, and of each growth of
+ * the sparse chunk (4, 8, 16, 32 buckets).  Values in 1024..2047 (chunk 4,
+ * buckets of width 8), each bucket three times before the next (37 is prime
+ * to 128: the 128 buckets in turn), so the 33rd bucket turns the chunk dense
+ * with counts of 3 in it; checked against the sorted values after every add.
+ */
+TEST(sparse_then_dense)
+{
+	static const double qs[] = { 0.01, 0.25, 0.5, 0.75, 0.9, 0.99, 1.0 };
+	uint64_t v[300], s[300], i, n = 0;
+	struct hist h = { 0 };
+	unsigned int j;
+
+	for (i = 0; i < 300; i++) {
+		v[n++] = 1024 + (((i / 3) * 37) % 128) * 8 + (i % 5);
+		ASSERT_EQ(hist_add(&h, v[n - 1]), 0);
+		memcpy(s, v, n * sizeof(*v));
+		qsort(s, n, sizeof(*s), cmp_u64);
+		for (j = 0; j < sizeof(qs) / sizeof(qs[0]); j++)
+			if (hist_quantile(&h, qs[j]) != naive_quantile(s, n, qs[j]))
+				FAILF("after %llu values, q %.2f: %llu, expected %llu",
+				      (unsigned long long)n, qs[j],
+				      (unsigned long long)hist_quantile(&h, qs[j]),
+				      (unsigned long long)naive_quantile(s, n, qs[j]));
+	}
+	ASSERT_EQU(hist_chunks(&h), 1);
+	hist_free(&h);
+}
+
 TEST_MAIN(exact_small_values, relative_error_below_one_percent, memory_bounded,
-	  chunks_out_of_order)
+	  chunks_out_of_order, sparse_then_dense)

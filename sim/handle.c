@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * handle.c - a memcg's node index and a line's index, resolved once by a
+ * caller that looks at the same (memcg, line) after every update (replay's
+ * series), then read without a lookup.  Both indices are stable for the
+ * simulator's life: nodes are never freed (cgroup.c) and an item keeps the
+ * index it got when first updated (items.c).  Reads only; no state.
+ */
+#include "sim-local.h"
+
+int32_t sim_node_handle(const struct sim *s, uint64_t id)
+{
+	return sim_node_lookup(s, id);
+}
+
+int32_t sim_line_handle(const struct sim *s, enum sim_item_kind kind, int item)
+{
+	return kind > SIM_ITEM_EVENT ? SIM_NONE : sim_item_find(s, kind, item);
+}
+
+bool sim_node_flushable_at(const struct sim *s, int32_t node)
+{
+	return s->nodes[node].flushable;
+}
+
+/* As sim_item_error(): a line never updated in the subtree (or anywhere) reads 0. */
+int64_t sim_line_error_at(const struct sim *s, int32_t node, int32_t line)
+{
+	const struct sim_node *n = &s->nodes[node];
+
+	return line >= 0 && (uint32_t)line < n->cap_it ? -n->lines[line].miss : 0;
+}
