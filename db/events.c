@@ -53,12 +53,43 @@ static int db_events_commit_bulk(struct db *db)
 	return 0;
 }
 
+/*
+ * One store version per file (store.h): the first chunk put through this
+ * handle settles it, against the chunks already there.  Version 1 files
+ * carry no meta store_version, so that builds before version 2 read them.
+ */
+static int db_chunk_version(struct db *db, int version)
+{
+	int64_t have = DB_STORE_V1, any = 0;
+	int err;
+
+	if (db->store_version)
+		return db->store_version == version ? 0 : -EINVAL;
+	err = db_meta_get_int(db, "store_version", &have);
+	if (err == -ENOENT) {
+		err = db_query_ints(db, "SELECT EXISTS (SELECT 1 FROM event_chunks)", &any, NULL);
+		have = any ? DB_STORE_V1 : version;
+	}
+	if (err)
+		return err;
+	if (have != version)
+		return -EINVAL;
+	if (version != DB_STORE_V1) {
+		err = db_meta_set_int(db, "store_version", version);
+		if (err)
+			return err;
+	}
+	db->store_version = version;
+	return 0;
+}
+
 /**
  * db_chunk_put() - insert one sealed chunk.
  * @db: database opened writable
  * @c:  the chunk, sealed; not modified
  *
- * Returns 0, -EINVAL for an empty or unsealed chunk, or an SQLite failure.
+ * Returns 0, -EINVAL for an empty or unsealed chunk or one of another store
+ * version than the file's, or an SQLite failure.
  */
 int db_chunk_put(struct db *db, const struct db_chunk *c)
 {
@@ -76,7 +107,7 @@ int db_chunk_put(struct db *db, const struct db_chunk *c)
 		if (rc != SQLITE_OK)
 			return db_err(rc);
 	}
-	err = db_events_txn(db);
+	err = db_events_txn(db) ?: db_chunk_version(db, c->version);
 	if (err)
 		return err;
 	st = db->ins_chunk;
