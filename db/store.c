@@ -151,62 +151,101 @@ int db_chunk_add(struct db_chunk *c, const struct mcr_event *ev)
 	return 0;
 }
 
-/* Column @k's value of event @i as an int64 (ts and seq: the deltas). */
-static inline int64_t col_value(const struct db_chunk *c, int k, uint32_t i)
-{
-	const struct mcr_event *ev = &c->rows[i];
-
-	switch (k) {
-	case DB_COL_TS:
-		return (int64_t)(ev->ts - (i ? ev[-1].ts : c->first_ts));
-	case DB_COL_SEQ:
-		return (int64_t)(ev->seq - (i ? ev[-1].seq : c->first_seq - 1) - 1);
-	case DB_COL_KIND:
-		return ev->kind;
-	case DB_COL_ID:
-		return (int64_t)ev->id;
-	case DB_COL_ITEM:
-		return ev->item;
-	case DB_COL_VAL:
-		return ev->val;
-	case DB_COL_PID:
-		return ev->pid;
-	case DB_COL_AUX:
-		return ev->aux;
-	case DB_COL_LEVEL:
-		return ev->level;
-	default:
-		return ev->flags;
-	}
-}
-
 static inline unsigned int col_width(uint64_t spread)
 {
 	return !spread ? 0 : spread <= UINT8_MAX ? 1 : spread <= UINT16_MAX ? 2 :
 	       spread <= UINT32_MAX ? 4 : 8;
 }
 
+/*
+ * Column @k of c->rows, each value the int64 VALUE(ev) (ev the event, prev
+ * the one before): its least value and width first, then written at @p.
+ * One loop per column, over the field alone.
+ */
+#define COL_RANGE(k, VALUE) do { \
+	int64_t lo_ = INT64_MAX, hi_ = INT64_MIN; \
+	for (i = 0; i < n; i++) { \
+		const struct mcr_event *ev = &rows[i], *prev = i ? &rows[i - 1] : &first; \
+		int64_t v_ = (VALUE); \
+		(void)prev; \
+		lo_ = v_ < lo_ ? v_ : lo_; \
+		hi_ = v_ > hi_ ? v_ : hi_; \
+	} \
+	lo[k] = lo_; \
+	w[k] = col_width((uint64_t)hi_ - (uint64_t)lo_); \
+} while (0)
+
+#define COL_PUT_W(k, VALUE, W) \
+	for (i = 0; i < n; i++) { \
+		const struct mcr_event *ev = &rows[i], *prev = i ? &rows[i - 1] : &first; \
+		uint64_t v_ = (uint64_t)(int64_t)(VALUE) - (uint64_t)lo[k]; \
+		(void)prev; \
+		col_store(p + (W) * i, v_, (W)); \
+	}
+
+#define COL_PUT(k, VALUE) do { \
+	switch (w[k]) { \
+	case 0: break; \
+	case 1: COL_PUT_W(k, VALUE, 1) break; \
+	case 2: COL_PUT_W(k, VALUE, 2) break; \
+	case 4: COL_PUT_W(k, VALUE, 4) break; \
+	default: COL_PUT_W(k, VALUE, 8) break; \
+	} \
+	p += (size_t)w[k] * n; \
+} while (0)
+
+/* The columns, in enum db_col order: one expansion of @X per column. */
+#define DB_COLUMNS(X) \
+	X(DB_COL_TS, ev->ts - prev->ts) \
+	X(DB_COL_SEQ, ev->seq - prev->seq - 1) \
+	X(DB_COL_KIND, ev->kind) \
+	X(DB_COL_ID, ev->id) \
+	X(DB_COL_ITEM, ev->item) \
+	X(DB_COL_VAL, ev->val) \
+	X(DB_COL_PID, ev->pid) \
+	X(DB_COL_AUX, ev->aux) \
+	X(DB_COL_LEVEL, ev->level) \
+	X(DB_COL_FLAGS, ev->flags)
+
+static inline void col_store(uint8_t *p, uint64_t v, unsigned int w)
+{
+	uint64_t v8 = htole64(v);
+	uint32_t v4 = htole32((uint32_t)v);
+	uint16_t v2 = htole16((uint16_t)v);
+
+	switch (w) {
+	case 1:
+		*p = (uint8_t)v;
+		break;
+	case 2:
+		memcpy(p, &v2, 2);
+		break;
+	case 4:
+		memcpy(p, &v4, 4);
+		break;
+	default:
+		memcpy(p, &v8, 8);
+		break;
+	}
+}
+
 /* Write the columns of c->rows into c->raw (format in store.h). */
 static int db_chunk_columns(struct db_chunk *c)
 {
-	int64_t lo[DB_COLS], hi[DB_COLS];
+	const struct mcr_event *rows = c->rows;
+	struct mcr_event first = { .ts = c->first_ts, .seq = c->first_seq - 1 };
+	int64_t lo[DB_COLS];
 	unsigned int w[DB_COLS];
 	size_t len = DB_CHUNK_V2_HDR;
+	uint32_t i, n = c->count;
 	uint8_t *p;
-	uint32_t i;
 	int k;
 
-	for (k = 0; k < DB_COLS; k++) {
-		lo[k] = hi[k] = col_value(c, k, 0);
-		for (i = 1; i < c->count; i++) {
-			int64_t v = col_value(c, k, i);
-
-			lo[k] = v < lo[k] ? v : lo[k];
-			hi[k] = v > hi[k] ? v : hi[k];
-		}
-		w[k] = col_width((uint64_t)hi[k] - (uint64_t)lo[k]);
-		len += (size_t)w[k] * c->count;
-	}
+#define X(k, VALUE) COL_RANGE(k, VALUE);
+	DB_COLUMNS(X)
+#undef X
+	for (k = 0; k < DB_COLS; k++)
+		len += (size_t)w[k] * n;
 	if (c->cap < len) {
 		uint8_t *raw = realloc(c->raw, len);
 
@@ -220,23 +259,12 @@ static int db_chunk_columns(struct db_chunk *c)
 	for (k = 0; k < DB_COLS; k++)
 		*p++ = (uint8_t)w[k];
 	for (k = 0; k < DB_COLS; k++) {
-		uint64_t b = (uint64_t)lo[k];
-		int j;
-
-		for (j = 0; j < 8; j++)
-			*p++ = (uint8_t)(b >> (8 * j));
+		col_store(p, (uint64_t)lo[k], 8);
+		p += 8;
 	}
-	for (k = 0; k < DB_COLS; k++) {
-		if (!w[k])
-			continue;
-		for (i = 0; i < c->count; i++) {
-			uint64_t v = (uint64_t)col_value(c, k, i) - (uint64_t)lo[k];
-			unsigned int j;
-
-			for (j = 0; j < w[k]; j++)
-				*p++ = (uint8_t)(v >> (8 * j));
-		}
-	}
+#define X(k, VALUE) COL_PUT(k, VALUE);
+	DB_COLUMNS(X)
+#undef X
 	c->len = len;
 	return 0;
 }
