@@ -25,7 +25,7 @@
 #define DB_MAX_CPUS	(1 << 20)	/* sanity bound on meta nr_cpus_possible */
 #define DB_ITER_SCAN	4		/* CPUs merged by a scan, more by the heap */
 #define DB_ITER_AHEAD	8		/* events prefetched ahead on the CPU read */
-#define DB_ITER_BATCH	256		/* version 2: events built at a time per CPU */
+#define DB_ITER_BATCH	512		/* version 2: events built at a time per CPU */
 #define DB_ITER_GROUP	8		/* packed keys: CPUs per group */
 #define DB_ITER_KEY_BITS 6		/* packed keys: bits of the CPU's index */
 #define DB_ITER_KEY_CPUS (1u << DB_ITER_KEY_BITS)

@@ -269,6 +269,42 @@ static int db_chunk_columns(struct db_chunk *c)
 	return 0;
 }
 
+/*
+ * One zstd frame as ever, but a block ends at every column's end: each
+ * column gets its own literals table, or is stored as it is where it does
+ * not compress (a random pid), which decompresses at memcpy's speed.
+ */
+static int db_chunk_seal_columns(struct db_chunk *c)
+{
+	ZSTD_outBuffer out = { c->z, c->zcap, 0 };
+	size_t at = DB_CHUNK_V2_HDR, end, left;
+	int k;
+
+	ZSTD_CCtx_reset(c->cctx, ZSTD_reset_session_only);
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, DB_CHUNK_ZLEVEL)) ||
+	    ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(c->cctx, c->len)))
+		return -EIO;
+	for (k = -1; k < DB_COLS; k++) {
+		ZSTD_inBuffer in;
+
+		if (k < 0) {
+			in = (ZSTD_inBuffer){ c->raw, DB_CHUNK_V2_HDR, 0 };
+		} else {
+			end = at + (size_t)c->raw[1 + k] * c->count;
+			in = (ZSTD_inBuffer){ c->raw + at, end - at, 0 };
+			at = end;
+		}
+		do {
+			left = ZSTD_compressStream2(c->cctx, &out, &in,
+						    k == DB_COLS - 1 ? ZSTD_e_end : ZSTD_e_flush);
+			if (ZSTD_isError(left))
+				return -EIO;
+		} while (left);
+	}
+	c->zlen = out.pos;
+	return 0;
+}
+
 int db_chunk_seal(struct db_chunk *c)
 {
 	size_t bound, n;
@@ -294,6 +330,8 @@ int db_chunk_seal(struct db_chunk *c)
 		c->z = z;
 		c->zcap = bound;
 	}
+	if (c->version == DB_STORE_V2 && c->count)
+		return db_chunk_seal_columns(c);
 	n = ZSTD_compressCCtx(c->cctx, c->z, c->zcap, c->raw, c->len, DB_CHUNK_ZLEVEL);
 	if (ZSTD_isError(n))
 		return -EIO;
@@ -541,7 +579,7 @@ int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 	const uint8_t *src = cols->col[k] + (size_t)cols->width[k] * first; \
 	uint64_t b = cols->base[k]; \
 	switch (cols->width[k]) { \
-	case 0: for (i = 0; i < n; i++) out[i].field = (type)b; break; \
+	case 0: if (fresh) for (i = 0; i < n; i++) out[i].field = (type)b; break; \
 	case 1: for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + i, 1)); break; \
 	case 2: for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 2 * i, 2)); break; \
 	case 4: for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 4 * i, 4)); break; \
@@ -566,6 +604,8 @@ int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 void db_cols_build(struct db_cols *cols, uint32_t n, struct mcr_event *out)
 {
 	uint32_t first = cols->next, i;
+	/* a column of width 0 is in @out already after the chunk's first batch */
+	bool fresh = !first || n > cols->built;
 
 	COL_SUM(ts, DB_COL_TS, cols->ts, 0);
 	COL_SUM(seq, DB_COL_SEQ, cols->seq, 1);
@@ -577,7 +617,9 @@ void db_cols_build(struct db_cols *cols, uint32_t n, struct mcr_event *out)
 	COL_FIELD(aux, int32_t, DB_COL_AUX);
 	COL_FIELD(level, int16_t, DB_COL_LEVEL);
 	COL_FIELD(flags, uint8_t, DB_COL_FLAGS);
-	for (i = 0; i < n; i++)
-		out[i].cpu = cols->cpu;
+	if (fresh)
+		for (i = 0; i < n; i++)
+			out[i].cpu = cols->cpu;
 	cols->next += n;
+	cols->built = first ? (n > cols->built ? n : cols->built) : n;
 }

@@ -137,6 +137,7 @@ struct db_cols {
 	uint8_t		width[DB_COLS];
 	int		cpu;
 	uint32_t	count, next;
+	uint32_t	built;			/* events in the caller's buffer from this chunk */
 	uint64_t	ts, seq;		/* of event next - 1 */
 };
 
@@ -149,7 +150,11 @@ struct db_cols {
  */
 int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, size_t zlen,
 		 uint8_t *raw, struct db_cols *cols, uint32_t *good);
-/* Build the next @n events of @cols (n <= count - next) into @out. */
+/*
+ * Build the next @n events of @cols (n <= count - next) into @out: the same
+ * buffer for every call on one chunk, whose fields that are the same for
+ * every event of it are written only once.
+ */
 void db_cols_build(struct db_cols *cols, uint32_t n, struct mcr_event *out);
 
 #endif
