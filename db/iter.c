@@ -5,11 +5,14 @@
  * an event names exists.
  *
  * The event store (store.h) is read one chunk per CPU at a time: a CPU's
- * chunks in insertion order, decoded whole, and the CPUs' heads merged by
- * (ts, cpu): a scan of up to DB_ITER_SCAN CPUs, a binary heap beyond.
- * Memory is one decoded chunk per CPU, whatever the trace's length.  Files
- * of the previous format (an events table, no chunks) are read row by row in
- * rowid order, which was the same replay order.
+ * chunks in insertion order, version 1 decoded whole, version 2 checked
+ * whole and built DB_ITER_BATCH events at a time, and the CPUs' heads merged
+ * by (ts, cpu): up to 64 CPUs by packed keys (ts and the CPU's index in one
+ * u64, the least found by conditional moves), beyond them or for a ts too
+ * far from the others by a binary heap (a scan of up to DB_ITER_SCAN CPUs).
+ * Memory is one chunk per CPU, whatever the trace's length.  Files of the
+ * previous format (an events table, no chunks) are read row by row in rowid
+ * order, which was the same replay order.
  */
 #include <errno.h>
 #include <inttypes.h>
