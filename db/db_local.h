@@ -18,7 +18,7 @@
 struct db {
 	sqlite3			*sql;
 	sqlite3_stmt		*ins_chunk;
-	uint64_t		txn_rows;	/* chunks in the open bulk transaction */
+	uint64_t		txn_rows;	/* events in the open bulk transaction */
 	uint64_t		appended;	/* events stored through this handle */
 	uint64_t		kind_rows[MCR_EV_KIND_MAX + 1];	/* ... per kind, not yet counted */
 	struct db_chunk		**open;		/* db_events_append(): open chunk per CPU */

@@ -7,8 +7,9 @@
  * (import, synth, conversion) call db_events_append(), which splits it into
  * one open chunk per CPU and puts each chunk when it is full: per-CPU order
  * is the append order, and the readers' (ts, cpu) merge restores the rest.
- * A transaction is begun lazily and committed every DB_COMMIT_CHUNKS chunks
- * or by db_events_commit(), so a crash loses at most what was not committed.
+ * A transaction is begun lazily and committed once it holds DB_COMMIT_EVENTS
+ * events (four chunks of version 1, sixteen of version 2) or by
+ * db_events_commit(), so a crash loses at most what was not committed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@
 #include "error.h"
 #include "store.h"
 
-#define DB_COMMIT_CHUNKS	4	/* up to 256k events a transaction */
+#define DB_COMMIT_EVENTS	(4 * DB_CHUNK_EVENTS)	/* 256k events a transaction */
 
 /* Begin the bulk transaction unless one (ours or the caller's) is open. */
 static int db_events_txn(struct db *db)
@@ -127,7 +128,8 @@ int db_chunk_put(struct db *db, const struct db_chunk *c)
 	for (k = 1; k <= MCR_EV_KIND_MAX; k++)
 		db->kind_rows[k] += c->kind_count[k];
 	db->appended += c->count;
-	if (++db->txn_rows >= DB_COMMIT_CHUNKS)
+	db->txn_rows += c->count;
+	if (db->txn_rows >= DB_COMMIT_EVENTS)
 		return db_events_commit_bulk(db);
 	return 0;
 }

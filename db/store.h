@@ -53,6 +53,12 @@ struct db;
 
 /* Events per chunk at most: bounds a reader's memory per CPU (48 B an event). */
 #define DB_CHUNK_EVENTS		65536
+/*
+ * Version 2 chunks are written 16384 events long: a writer keeps the events
+ * of each CPU's open chunk (48 B each) until it seals it, and a reader one
+ * decompressed chunk per CPU.
+ */
+#define DB_CHUNK_V2_EVENTS	16384
 #define DB_CHUNK_REC_MAX	(1 + 8 * 10 + 1)	/* header, 8 varints, flags */
 
 #define DB_STORE_V1		1
@@ -101,7 +107,7 @@ void db_chunk_reset(struct db_chunk *c);
 int db_chunk_add(struct db_chunk *c, const struct mcr_event *ev);
 static inline int db_chunk_full(const struct db_chunk *c)
 {
-	return c->count >= DB_CHUNK_EVENTS;
+	return c->count >= (c->version == DB_STORE_V1 ? DB_CHUNK_EVENTS : DB_CHUNK_V2_EVENTS);
 }
 /* Compress the encoded events into c->z / c->zlen.  -ENOMEM, -EIO. */
 int db_chunk_seal(struct db_chunk *c);
