@@ -475,7 +475,7 @@ static void db_iter_unpack(struct db_iter *it)
 	for (i = 0; i < it->nr_cpus; i++) {
 		struct db_iter_cpu *c = &it->cpus[i];
 
-		if (it->key[i] != UINT64_MAX || (it->run && i == it->run_idx))
+		if (it->key[i] != UINT64_MAX)
 			it->heap[it->nr_heap++] = (struct db_iter_head){ c->ev[c->pos].ts, c->cpu, c };
 	}
 	db_iter_heapify(it);
