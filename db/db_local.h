@@ -18,11 +18,12 @@
 struct db {
 	sqlite3			*sql;
 	sqlite3_stmt		*ins_chunk;
-	uint64_t		txn_rows;	/* chunks in the open bulk transaction */
+	uint64_t		txn_rows;	/* events in the open bulk transaction */
 	uint64_t		appended;	/* events stored through this handle */
 	uint64_t		kind_rows[MCR_EV_KIND_MAX + 1];	/* ... per kind, not yet counted */
 	struct db_chunk		**open;		/* db_events_append(): open chunk per CPU */
 	unsigned int		nr_open;
+	int			store_version;	/* of the chunks put through this handle; 0 none yet */
 	bool			writable;
 	bool			older;		/* read-only open of a schema 1 file: no results */
 	bool			runs_grid;	/* runs has batch_size and nr_cpus (not schema 2) */

@@ -7,8 +7,9 @@
  * (import, synth, conversion) call db_events_append(), which splits it into
  * one open chunk per CPU and puts each chunk when it is full: per-CPU order
  * is the append order, and the readers' (ts, cpu) merge restores the rest.
- * A transaction is begun lazily and committed every DB_COMMIT_CHUNKS chunks
- * or by db_events_commit(), so a crash loses at most what was not committed.
+ * A transaction is begun lazily and committed once it holds DB_COMMIT_EVENTS
+ * events (four chunks of version 1, sixteen of version 2) or by
+ * db_events_commit(), so a crash loses at most what was not committed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,7 +21,7 @@
 #include "error.h"
 #include "store.h"
 
-#define DB_COMMIT_CHUNKS	4	/* up to 256k events a transaction */
+#define DB_COMMIT_EVENTS	(4 * DB_CHUNK_EVENTS)	/* 256k events a transaction */
 
 /* Begin the bulk transaction unless one (ours or the caller's) is open. */
 static int db_events_txn(struct db *db)
@@ -53,12 +54,43 @@ static int db_events_commit_bulk(struct db *db)
 	return 0;
 }
 
+/*
+ * One store version per file (store.h): the first chunk put through this
+ * handle settles it, against the chunks already there.  Version 1 files
+ * carry no meta store_version, so that builds before version 2 read them.
+ */
+static int db_chunk_version(struct db *db, int version)
+{
+	int64_t have = DB_STORE_V1, any = 0;
+	int err;
+
+	if (db->store_version)
+		return db->store_version == version ? 0 : -EINVAL;
+	err = db_meta_get_int(db, "store_version", &have);
+	if (err == -ENOENT) {
+		err = db_query_ints(db, "SELECT EXISTS (SELECT 1 FROM event_chunks)", &any, NULL);
+		have = any ? DB_STORE_V1 : version;
+	}
+	if (err)
+		return err;
+	if (have != version)
+		return -EINVAL;
+	if (version != DB_STORE_V1) {
+		err = db_meta_set_int(db, "store_version", version);
+		if (err)
+			return err;
+	}
+	db->store_version = version;
+	return 0;
+}
+
 /**
  * db_chunk_put() - insert one sealed chunk.
  * @db: database opened writable
  * @c:  the chunk, sealed; not modified
  *
- * Returns 0, -EINVAL for an empty or unsealed chunk, or an SQLite failure.
+ * Returns 0, -EINVAL for an empty or unsealed chunk or one of another store
+ * version than the file's, or an SQLite failure.
  */
 int db_chunk_put(struct db *db, const struct db_chunk *c)
 {
@@ -76,7 +108,7 @@ int db_chunk_put(struct db *db, const struct db_chunk *c)
 		if (rc != SQLITE_OK)
 			return db_err(rc);
 	}
-	err = db_events_txn(db);
+	err = db_events_txn(db) ?: db_chunk_version(db, c->version);
 	if (err)
 		return err;
 	st = db->ins_chunk;
@@ -96,7 +128,8 @@ int db_chunk_put(struct db *db, const struct db_chunk *c)
 	for (k = 1; k <= MCR_EV_KIND_MAX; k++)
 		db->kind_rows[k] += c->kind_count[k];
 	db->appended += c->count;
-	if (++db->txn_rows >= DB_COMMIT_CHUNKS)
+	db->txn_rows += c->count;
+	if (db->txn_rows >= DB_COMMIT_EVENTS)
 		return db_events_commit_bulk(db);
 	return 0;
 }

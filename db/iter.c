@@ -5,11 +5,14 @@
  * an event names exists.
  *
  * The event store (store.h) is read one chunk per CPU at a time: a CPU's
- * chunks in insertion order, decoded whole, and the CPUs' heads merged by
- * (ts, cpu): a scan of up to DB_ITER_SCAN CPUs, a binary heap beyond.
- * Memory is one decoded chunk per CPU, whatever the trace's length.  Files
- * of the previous format (an events table, no chunks) are read row by row in
- * rowid order, which was the same replay order.
+ * chunks in insertion order, version 1 decoded whole, version 2 checked
+ * whole and built DB_ITER_BATCH events at a time, and the CPUs' heads merged
+ * by (ts, cpu): up to 64 CPUs by packed keys (ts and the CPU's index in one
+ * u64, the least found by conditional moves), beyond them or for a ts too
+ * far from the others by a binary heap (a scan of up to DB_ITER_SCAN CPUs).
+ * Memory is one chunk per CPU, whatever the trace's length.  Files of the
+ * previous format (an events table, no chunks) are read row by row in rowid
+ * order, which was the same replay order.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,15 +28,25 @@
 #define DB_MAX_CPUS	(1 << 20)	/* sanity bound on meta nr_cpus_possible */
 #define DB_ITER_SCAN	4		/* CPUs merged by a scan, more by the heap */
 #define DB_ITER_AHEAD	8		/* events prefetched ahead on the CPU read */
+#define DB_ITER_BATCH	512		/* version 2: events built at a time per CPU */
+#define DB_ITER_GROUP	8		/* packed keys: CPUs per group */
+#define DB_ITER_KEY_BITS 6		/* packed keys: bits of the CPU's index */
+#define DB_ITER_KEY_CPUS (1u << DB_ITER_KEY_BITS)
 
 struct db_iter_cpu {
 	int			cpu;
 	struct db_chunk_index	*ix;		/* its chunks, in order */
 	uint32_t		nix, next_ix;
-	struct mcr_event	*ev;		/* the decoded chunk */
+	struct mcr_event	*ev;		/* the decoded chunk, or version 2: a batch of it */
 	uint32_t		n, pos;
 	uint64_t		last_ts;	/* of the previous chunk */
 	int			err;		/* after ev[n - 1]: the chunk went wrong here */
+	/* version 2: the chunk's columns, events built from them DB_ITER_BATCH at a time */
+	struct db_cols		cols;
+	uint32_t		good;		/* events to deliver: before a step back in ts */
+	int			cols_err;	/* after those */
+	uint8_t			*raw;
+	size_t			raw_cap;
 };
 
 /* A heap entry: a CPU with events left, keyed by its head's (ts, cpu). */
@@ -51,18 +64,56 @@ struct db_iter {
 	int			err;		/* sticky: once failed, always failed */
 	bool			primed;		/* every CPU's first chunk loaded */
 	unsigned int		nr_possible;
+	int			version;	/* of the store: DB_STORE_V* */
 	struct db_chunk_index	*ix;
 	struct db_iter_cpu	*cpus;		/* CPUs that have chunks */
 	unsigned int		nr_cpus, nr_heap;
 	struct db_iter_head	*heap;		/* min-heap of the CPUs with a head event */
 	uint64_t		next_ts;	/* the least key below heap[0]: */
 	int			next_cpu;	/* heap[0] is taken from while before it */
+	/*
+	 * Packed keys, instead of the heap while every ts fits: per CPU (by
+	 * index in cpus[], which is in cpu order) (ts - key_base) << KEY_BITS
+	 * | index, UINT64_MAX once it has no events left, and the least key
+	 * of each group of DB_ITER_GROUP CPUs.
+	 */
+	bool			packed;
+	bool			run;		/* cpus[run_idx] is taken from while below run_lim */
+	unsigned int		run_idx;
+	uint64_t		run_lim;
+	uint64_t		key_base, key_lim;
+	uint64_t		*key, *gmin;
+	unsigned int		nr_groups;
 	struct db_event_bounds	bounds;		/* db_event_check() */
 	uint8_t			*raw;		/* decompression scratch */
 	size_t			raw_cap;
 	void			*dctx;		/* ZSTD_DCtx, kept across chunks */
 	uint64_t		last_ts[];	/* rows: per ring-buffer CPU */
 };
+
+/*
+ * The store's version, meta store_version: missing in files of version 1,
+ * -MCR_E_NEWER above what this build reads, -MCR_E_CORRUPT if not a
+ * version at all.
+ */
+static int db_store_version(struct db *db, int *version)
+{
+	int64_t v;
+	int err = db_meta_get_int(db, "store_version", &v);
+
+	if (err == -ENOENT) {
+		*version = DB_STORE_V1;
+		return 0;
+	}
+	if (err == -EINVAL || (!err && v < DB_STORE_V1))
+		return -MCR_E_CORRUPT;
+	if (err)
+		return err;
+	if (v > DB_STORE_LATEST)
+		return -MCR_E_NEWER;
+	*version = (int)v;
+	return 0;
+}
 
 /* Rows in events (previous format): meta event_count once the load finished, else COUNT(*). */
 static int db_iter_total(struct db *db, const char *sql, uint64_t *out)
@@ -85,6 +136,63 @@ static int db_iter_total(struct db *db, const char *sql, uint64_t *out)
 	return rc == SQLITE_ROW ? 0 : db_err(rc);
 }
 
+/* Build the next batch of @c's version 2 chunk into c->ev. */
+static void db_iter_build(struct db_iter_cpu *c)
+{
+	uint32_t n = c->good - c->cols.next;
+
+	if (n > DB_ITER_BATCH)
+		n = DB_ITER_BATCH;
+	db_cols_build(&c->cols, n, c->ev);
+	c->n = n;
+	c->pos = 0;
+}
+
+/*
+ * A version 2 chunk: decompressed into the CPU's own buffer, checked whole,
+ * then built DB_ITER_BATCH events at a time as the merge takes them: the
+ * batches of every CPU stay in cache, where whole decoded chunks (3 MiB a
+ * CPU) did not.
+ */
+static int db_iter_load_cols(struct db_iter *it, struct db_iter_cpu *c,
+			     const struct db_chunk_index *ix)
+{
+	const void *z;
+	int rc, err, zlen;
+
+	if (ix->raw_bytes > c->raw_cap) {
+		uint8_t *raw = realloc(c->raw, ix->raw_bytes);
+
+		if (!raw)
+			return -ENOMEM;
+		c->raw = raw;
+		c->raw_cap = ix->raw_bytes;
+	}
+	if (!c->ev) {
+		c->ev = malloc((DB_ITER_BATCH + DB_ITER_AHEAD) * sizeof(*c->ev));
+		if (!c->ev)
+			return -ENOMEM;
+	}
+	sqlite3_bind_int64(it->st, 1, ix->chunk);
+	rc = sqlite3_step(it->st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(it->st);
+		return rc == SQLITE_DONE ? -MCR_E_CORRUPT : db_err(rc) ? db_err(rc) : -EIO;
+	}
+	z = sqlite3_column_blob(it->st, 0);
+	zlen = sqlite3_column_bytes(it->st, 0);
+	err = z ? db_cols_open(&it->dctx, ix, z, (size_t)zlen, c->raw, &c->cols, &c->good) :
+		  -MCR_E_CORRUPT;
+	sqlite3_reset(it->st);
+	c->last_ts = ix->last_ts;
+	if (err && err != -MCR_E_TIME)
+		return err;
+	/* on a step back, deliver what comes before it, as the merge reaches it */
+	c->cols_err = err;
+	db_iter_build(c);
+	return 1;
+}
+
 /* Decode the next chunk of @c; 1 loaded, 0 none left, or a negative error. */
 static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 {
@@ -102,6 +210,8 @@ static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 	}
 	if (ix->first_ts < c->last_ts)
 		return -MCR_E_TIME;	/* backwards across two chunks */
+	if (it->version == DB_STORE_V2)
+		return db_iter_load_cols(it, c, ix);
 	if (ix->raw_bytes > it->raw_cap) {
 		uint8_t *raw = realloc(it->raw, ix->raw_bytes);
 
@@ -166,7 +276,7 @@ static int db_iter_chunks(struct db_iter *it)
 			return 0;
 		}
 		if (count < 1 || count > DB_CHUNK_EVENTS || raw < count ||
-		    raw > count * DB_CHUNK_REC_MAX) {
+		    (uint64_t)raw > db_chunk_raw_max(it->version, (uint64_t)count)) {
 			sqlite3_finalize(st);
 			return -MCR_E_CORRUPT;
 		}
@@ -207,6 +317,26 @@ static int db_iter_chunks(struct db_iter *it)
 			c->ix = &it->ix[i];
 		}
 		it->cpus[it->nr_cpus - 1].nix++;
+	}
+	/*
+	 * Packed keys: few enough CPUs for a group scan, and every ts the
+	 * index names within 2^(63 - KEY_BITS) ns (146 years) of the least.
+	 */
+	if (n && it->nr_cpus <= DB_ITER_KEY_CPUS) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+
+		for (i = 0; i < n; i++) {
+			lo = it->ix[i].first_ts < lo ? it->ix[i].first_ts : lo;
+			hi = it->ix[i].last_ts > hi ? it->ix[i].last_ts : hi;
+		}
+		it->key_base = lo;
+		it->key_lim = (1ULL << (63 - DB_ITER_KEY_BITS)) - 1;
+		it->nr_groups = (it->nr_cpus + DB_ITER_GROUP - 1) / DB_ITER_GROUP;
+		it->key = malloc(it->nr_groups * DB_ITER_GROUP * sizeof(*it->key));
+		it->gmin = malloc(it->nr_groups * sizeof(*it->gmin));
+		if (!it->key || !it->gmin)
+			return -ENOMEM;
+		it->packed = hi >= lo && hi - lo <= it->key_lim;
 	}
 	rc = sqlite3_prepare_v2(it->db->sql, "SELECT data FROM event_chunks WHERE chunk = ?",
 				-1, &it->st, NULL);
@@ -289,6 +419,68 @@ static void db_iter_reorder(struct db_iter *it)
 	h[best] = t;
 }
 
+static void db_iter_heapify(struct db_iter *it)
+{
+	unsigned int i;
+
+	for (i = it->nr_heap / 2; i-- > 0;)
+		db_iter_sift(it, i);
+	db_iter_next_key(it);
+}
+
+static inline uint64_t db_iter_min(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The least of a group's keys: a tree of conditional moves, no branch. */
+static inline uint64_t db_iter_group_min(const uint64_t *k)
+{
+	return db_iter_min(db_iter_min(db_iter_min(k[0], k[1]), db_iter_min(k[2], k[3])),
+			   db_iter_min(db_iter_min(k[4], k[5]), db_iter_min(k[6], k[7])));
+}
+
+/* The heap's heads as packed keys; false (and the heap kept) if a ts does not fit. */
+static bool db_iter_pack(struct db_iter *it)
+{
+	unsigned int i;
+
+	for (i = 0; i < it->nr_groups * DB_ITER_GROUP; i++)
+		it->key[i] = UINT64_MAX;
+	for (i = 0; i < it->nr_heap; i++) {
+		uint64_t rel = it->heap[i].ts - it->key_base;
+		unsigned int idx = (unsigned int)(it->heap[i].c - it->cpus);
+
+		if (rel > it->key_lim) {
+			it->packed = false;
+			return false;
+		}
+		it->key[idx] = rel << DB_ITER_KEY_BITS | idx;
+	}
+	for (i = 0; i < it->nr_groups; i++)
+		it->gmin[i] = db_iter_group_min(&it->key[i * DB_ITER_GROUP]);
+	return true;
+}
+
+/*
+ * Leave the packed keys for the heap, over every CPU's head: a ts beyond
+ * what the index promised (a chunk that steps back in time has them).
+ */
+static void db_iter_unpack(struct db_iter *it)
+{
+	unsigned int i;
+
+	it->packed = false;
+	it->nr_heap = 0;
+	for (i = 0; i < it->nr_cpus; i++) {
+		struct db_iter_cpu *c = &it->cpus[i];
+
+		if (it->key[i] != UINT64_MAX)
+			it->heap[it->nr_heap++] = (struct db_iter_head){ c->ev[c->pos].ts, c->cpu, c };
+	}
+	db_iter_heapify(it);
+}
+
 /* Load every CPU's first chunk: on the first db_iter_next(), so errors come from it. */
 static int db_iter_prime(struct db_iter *it)
 {
@@ -305,9 +497,9 @@ static int db_iter_prime(struct db_iter *it)
 		if (ret)
 			it->heap[it->nr_heap++] = (struct db_iter_head){ c->ev[0].ts, c->cpu, c };
 	}
-	for (i = it->nr_heap / 2; i-- > 0;)
-		db_iter_sift(it, i);
-	db_iter_next_key(it);
+	if (it->packed && db_iter_pack(it))
+		return 0;
+	db_iter_heapify(it);
 	return 0;
 }
 
@@ -354,7 +546,7 @@ int db_iter_open_range(struct db *db, uint64_t from, uint64_t to, struct db_iter
 					" rowid FROM events ORDER BY rowid", -1, &it->st, NULL);
 		err = db_err(rc);
 	} else {
-		err = db_iter_chunks(it);
+		err = db_store_version(db, &it->version) ?: db_iter_chunks(it);
 	}
 	if (err) {
 		db_iter_close(it);
@@ -420,6 +612,110 @@ static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 	return 1;
 }
 
+/* The least key of all groups. */
+static inline uint64_t db_iter_least(const struct db_iter *it)
+{
+	uint64_t k = it->gmin[0];
+	unsigned int g;
+
+	for (g = 1; g < it->nr_groups; g++)
+		k = db_iter_min(k, it->gmin[g]);
+	return k;
+}
+
+static inline void db_iter_regroup(struct db_iter *it, unsigned int idx)
+{
+	unsigned int g = idx / DB_ITER_GROUP;
+
+	it->gmin[g] = db_iter_group_min(&it->key[g * DB_ITER_GROUP]);
+}
+
+/*
+ * Hand out the head of cpus[@idx] and move it on.  Returns its next packed
+ * key, UINT64_MAX if it has no events left, or 0 after leaving the packed
+ * keys for the heap (a ts beyond them) or an error (it->err, sticky).
+ */
+static inline __attribute__((always_inline)) uint64_t db_iter_take(struct db_iter *it, unsigned int idx, struct mcr_event *ev)
+{
+	struct db_iter_cpu *c = &it->cpus[idx];
+	uint64_t rel;
+	int ret;
+
+	*ev = c->ev[c->pos];
+	if (__builtin_expect(++c->pos == c->n, 0)) {
+		if (c->cols.next < c->good) {
+			db_iter_build(c);
+		} else {
+			if (it->version == DB_STORE_V2)
+				c->err = c->cols_err;
+			/* *ev is good: a failure ahead is returned by the next call */
+			ret = c->err ? c->err : db_iter_load(it, c);
+			if (ret < 0) {
+				it->err = ret;
+				return 0;
+			}
+			if (!ret)
+				return UINT64_MAX;
+		}
+	}
+	rel = c->ev[c->pos].ts - it->key_base;
+	if (__builtin_expect(rel > it->key_lim, 0)) {
+		it->key[idx] = 0;	/* not UINT64_MAX: it has a head */
+		it->run = false;
+		db_iter_unpack(it);
+		return 0;
+	}
+	return rel << DB_ITER_KEY_BITS | idx;
+}
+
+/*
+ * Packed keys: the least key of the least group names the CPU; its next
+ * key is one shift and or, and only its group's least is done again.  No
+ * branch depends on which CPU comes next, which the heap's sift did at
+ * every level when CPUs alternate at random, mispredicting half of them.
+ * A CPU that comes twice in a row starts a run: its key is taken out, the
+ * least of the others noted, and while its next key is below that, one
+ * comparison an event, as for the long runs of one CPU of a recording.
+ */
+static int db_iter_next_packed(struct db_iter *it, struct mcr_event *ev)
+{
+	unsigned int idx;
+	uint64_t k;
+
+	if (it->run) {
+		idx = it->run_idx;
+		k = db_iter_take(it, idx, ev);
+		if (k < it->run_lim && k)
+			return 1;
+		it->run = false;
+		if (k) {
+			it->key[idx] = k;
+			db_iter_regroup(it, idx);
+		}
+		return 1;
+	}
+	k = db_iter_least(it);
+	if (k == UINT64_MAX)
+		return 0;
+	idx = (unsigned int)(k & (DB_ITER_KEY_CPUS - 1));
+	k = db_iter_take(it, idx, ev);
+	if (!k)
+		return 1;
+	if (idx == it->run_idx) {
+		it->key[idx] = UINT64_MAX;
+		db_iter_regroup(it, idx);
+		it->run_lim = db_iter_least(it);
+		if (k < it->run_lim) {
+			it->run = true;
+			return 1;
+		}
+	}
+	it->run_idx = idx;
+	it->key[idx] = k;
+	db_iter_regroup(it, idx);
+	return 1;
+}
+
 /*
  * The store: the head of the heap's top CPU.  It stays on top, with no heap
  * work, while its next event is before the least of the others (next_ts,
@@ -435,12 +731,20 @@ static int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev)
 
 	if (!it->primed && (ret = db_iter_prime(it)) < 0)
 		return ret;
+	if (it->packed)
+		return db_iter_next_packed(it, ev);
 	if (!it->nr_heap)
 		return 0;
 	top = &it->heap[0];
 	c = top->c;
 	*ev = c->ev[c->pos];
 	if (__builtin_expect(++c->pos == c->n, 0)) {
+		if (c->cols.next < c->good) {
+			db_iter_build(c);
+			goto loaded;
+		}
+		if (it->version == DB_STORE_V2)
+			c->err = c->cols_err;
 		/* *ev is good: a failure ahead is returned by the next call */
 		ret = c->err ? c->err : db_iter_load(it, c);
 		if (ret < 0) {
@@ -453,6 +757,7 @@ static int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev)
 			return 1;
 		}
 	}
+loaded:
 	top->ts = c->ev[c->pos].ts;
 	if (!db_iter_before(top->ts, top->cpu, it->next_ts, it->next_cpu)) {
 		/*
@@ -517,10 +822,14 @@ void db_iter_close(struct db_iter *it)
 	if (!it)
 		return;
 	sqlite3_finalize(it->st);
-	for (i = 0; i < it->nr_cpus; i++)
+	for (i = 0; i < it->nr_cpus; i++) {
 		free(it->cpus[i].ev);
+		free(it->cpus[i].raw);
+	}
 	free(it->cpus);
 	free(it->heap);
+	free(it->key);
+	free(it->gmin);
 	free(it->ix);
 	free(it->raw);
 	db_chunk_dctx_free(it->dctx);

@@ -41,6 +41,7 @@ static const char db_trace_sql[] =
 "	--   cgroup_version      1 or 2\n"
 "	--   warnings            what the reader should know about this trace, one per line\n"
 "	--   event_count         rows in events, written when loading finished\n"
+"	--   store_version       encoding of event_chunks (db/store.h): 2; missing = 1\n"
 "	key	TEXT PRIMARY KEY NOT NULL,	-- one of the keys above (others may be added)\n"
 "	value	TEXT				-- always text; integers in decimal\n"
 ");\n"

@@ -4,6 +4,7 @@
  * (the format is in store.h).  zstd level 1: the capture readers compress
  * while the ring buffer fills, so speed matters more than the last byte.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@ void db_chunk_init(struct db_chunk *c, int cpu)
 {
 	memset(c, 0, sizeof(*c));
 	c->cpu = cpu;
+	c->version = DB_STORE_LATEST;
 }
 
 void db_chunk_reset(struct db_chunk *c)
@@ -58,10 +60,35 @@ void db_chunk_reset(struct db_chunk *c)
 
 void db_chunk_free(struct db_chunk *c)
 {
+	free(c->rows);
 	free(c->raw);
 	free(c->z);
 	ZSTD_freeCCtx(c->cctx);
 	memset(c, 0, sizeof(*c));
+}
+
+/* Version 2: keep the event; db_chunk_seal() writes the columns. */
+static int db_chunk_add_v2(struct db_chunk *c, const struct mcr_event *ev)
+{
+	if (c->count == c->rows_cap) {
+		size_t cap = c->rows_cap ? 2 * c->rows_cap : 1024;
+		struct mcr_event *rows = realloc(c->rows, cap * sizeof(*rows));
+
+		if (!rows)
+			return -ENOMEM;
+		c->rows = rows;
+		c->rows_cap = cap;
+	}
+	if (!c->count) {
+		c->first_ts = ev->ts;
+		c->first_seq = ev->seq;
+	}
+	c->rows[c->count] = *ev;
+	c->last_ts = ev->ts;
+	c->kinds |= 1u << ev->kind;
+	c->kind_count[ev->kind]++;
+	c->count++;
+	return 0;
 }
 
 int db_chunk_add(struct db_chunk *c, const struct mcr_event *ev)
@@ -71,6 +98,8 @@ int db_chunk_add(struct db_chunk *c, const struct mcr_event *ev)
 
 	if (!ev->kind || ev->kind > MCR_EV_KIND_MAX)
 		return -EINVAL;
+	if (c->version == DB_STORE_V2)
+		return db_chunk_add_v2(c, ev);
 	if (c->cap - c->len < DB_CHUNK_REC_MAX) {
 		size_t cap = c->cap ? 2 * c->cap : 64 * 1024;
 		uint8_t *raw = realloc(c->raw, cap);
@@ -122,9 +151,171 @@ int db_chunk_add(struct db_chunk *c, const struct mcr_event *ev)
 	return 0;
 }
 
+static inline unsigned int col_width(uint64_t spread)
+{
+	return !spread ? 0 : spread <= UINT8_MAX ? 1 : spread <= UINT16_MAX ? 2 :
+	       spread <= UINT32_MAX ? 4 : 8;
+}
+
+/*
+ * Column @k of c->rows, each value the int64 VALUE(ev) (ev the event, prev
+ * the one before): its least value and width first, then written at @p.
+ * One loop per column, over the field alone.
+ */
+#define COL_RANGE(k, VALUE) do { \
+	int64_t lo_ = INT64_MAX, hi_ = INT64_MIN; \
+	for (i = 0; i < n; i++) { \
+		const struct mcr_event *ev = &rows[i], *prev = i ? &rows[i - 1] : &first; \
+		int64_t v_ = (VALUE); \
+		(void)prev; \
+		lo_ = v_ < lo_ ? v_ : lo_; \
+		hi_ = v_ > hi_ ? v_ : hi_; \
+	} \
+	lo[k] = lo_; \
+	w[k] = col_width((uint64_t)hi_ - (uint64_t)lo_); \
+} while (0)
+
+#define COL_PUT_W(k, VALUE, W) \
+	for (i = 0; i < n; i++) { \
+		const struct mcr_event *ev = &rows[i], *prev = i ? &rows[i - 1] : &first; \
+		uint64_t v_ = (uint64_t)(int64_t)(VALUE) - (uint64_t)lo[k]; \
+		(void)prev; \
+		col_store(p + (W) * i, v_, (W)); \
+	}
+
+#define COL_PUT(k, VALUE) do { \
+	switch (w[k]) { \
+	case 0: break; \
+	case 1: COL_PUT_W(k, VALUE, 1) break; \
+	case 2: COL_PUT_W(k, VALUE, 2) break; \
+	case 4: COL_PUT_W(k, VALUE, 4) break; \
+	default: COL_PUT_W(k, VALUE, 8) break; \
+	} \
+	p += (size_t)w[k] * n; \
+} while (0)
+
+/* The columns, in enum db_col order: one expansion of @X per column. */
+#define DB_COLUMNS(X) \
+	X(DB_COL_TS, ev->ts - prev->ts) \
+	X(DB_COL_SEQ, ev->seq - prev->seq - 1) \
+	X(DB_COL_KIND, ev->kind) \
+	X(DB_COL_ID, ev->id) \
+	X(DB_COL_ITEM, ev->item) \
+	X(DB_COL_VAL, ev->val) \
+	X(DB_COL_PID, ev->pid) \
+	X(DB_COL_AUX, ev->aux) \
+	X(DB_COL_LEVEL, ev->level) \
+	X(DB_COL_FLAGS, ev->flags)
+
+static inline void col_store(uint8_t *p, uint64_t v, unsigned int w)
+{
+	uint64_t v8 = htole64(v);
+	uint32_t v4 = htole32((uint32_t)v);
+	uint16_t v2 = htole16((uint16_t)v);
+
+	switch (w) {
+	case 1:
+		*p = (uint8_t)v;
+		break;
+	case 2:
+		memcpy(p, &v2, 2);
+		break;
+	case 4:
+		memcpy(p, &v4, 4);
+		break;
+	default:
+		memcpy(p, &v8, 8);
+		break;
+	}
+}
+
+/* Write the columns of c->rows into c->raw (format in store.h). */
+static int db_chunk_columns(struct db_chunk *c)
+{
+	const struct mcr_event *rows = c->rows;
+	struct mcr_event first = { .ts = c->first_ts, .seq = c->first_seq - 1 };
+	int64_t lo[DB_COLS];
+	unsigned int w[DB_COLS];
+	size_t len = DB_CHUNK_V2_HDR;
+	uint32_t i, n = c->count;
+	uint8_t *p;
+	int k;
+
+#define X(k, VALUE) COL_RANGE(k, VALUE);
+	DB_COLUMNS(X)
+#undef X
+	for (k = 0; k < DB_COLS; k++)
+		len += (size_t)w[k] * n;
+	if (c->cap < len) {
+		uint8_t *raw = realloc(c->raw, len);
+
+		if (!raw)
+			return -ENOMEM;
+		c->raw = raw;
+		c->cap = len;
+	}
+	p = c->raw;
+	*p++ = DB_STORE_V2_MAGIC;
+	for (k = 0; k < DB_COLS; k++)
+		*p++ = (uint8_t)w[k];
+	for (k = 0; k < DB_COLS; k++) {
+		col_store(p, (uint64_t)lo[k], 8);
+		p += 8;
+	}
+#define X(k, VALUE) COL_PUT(k, VALUE);
+	DB_COLUMNS(X)
+#undef X
+	c->len = len;
+	return 0;
+}
+
+/*
+ * One zstd frame as ever, but a block ends at every column's end: each
+ * column gets its own literals table, or is stored as it is where it does
+ * not compress (a random pid), which decompresses at memcpy's speed.
+ */
+static int db_chunk_seal_columns(struct db_chunk *c)
+{
+	ZSTD_outBuffer out = { c->z, c->zcap, 0 };
+	size_t at = DB_CHUNK_V2_HDR, end, left;
+	int k;
+
+	ZSTD_CCtx_reset(c->cctx, ZSTD_reset_session_only);
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, DB_CHUNK_ZLEVEL)) ||
+	    ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(c->cctx, c->len)))
+		return -EIO;
+	for (k = -1; k < DB_COLS; k++) {
+		ZSTD_inBuffer in;
+
+		if (k < 0) {
+			in = (ZSTD_inBuffer){ c->raw, DB_CHUNK_V2_HDR, 0 };
+		} else {
+			end = at + (size_t)c->raw[1 + k] * c->count;
+			in = (ZSTD_inBuffer){ c->raw + at, end - at, 0 };
+			at = end;
+		}
+		do {
+			left = ZSTD_compressStream2(c->cctx, &out, &in,
+						    k == DB_COLS - 1 ? ZSTD_e_end : ZSTD_e_flush);
+			if (ZSTD_isError(left))
+				return -EIO;
+		} while (left);
+	}
+	c->zlen = out.pos;
+	return 0;
+}
+
 int db_chunk_seal(struct db_chunk *c)
 {
-	size_t bound = ZSTD_compressBound(c->len), n;
+	size_t bound, n;
+	int err;
+
+	if (c->version == DB_STORE_V2 && c->count) {
+		err = db_chunk_columns(c);
+		if (err)
+			return err;
+	}
+	bound = ZSTD_compressBound(c->len);
 
 	if (!c->cctx) {
 		c->cctx = ZSTD_createCCtx();
@@ -139,6 +330,8 @@ int db_chunk_seal(struct db_chunk *c)
 		c->z = z;
 		c->zcap = bound;
 	}
+	if (c->version == DB_STORE_V2 && c->count)
+		return db_chunk_seal_columns(c);
 	n = ZSTD_compressCCtx(c->cctx, c->z, c->zcap, c->raw, c->len, DB_CHUNK_ZLEVEL);
 	if (ZSTD_isError(n))
 		return -EIO;
@@ -256,4 +449,177 @@ int db_chunk_decode(void **dctx, const struct db_chunk_index *ix, const void *z,
 	if (p != end || ts != ix->last_ts)
 		return -MCR_E_CORRUPT;
 	return backwards ? -MCR_E_TIME : 0;
+}
+
+/* Load a little-endian column entry of @w bytes: what x86 and arm64 do with a plain load. */
+static inline uint64_t col_load(const uint8_t *p, unsigned int w)
+{
+	uint64_t v8;
+	uint32_t v4;
+	uint16_t v2;
+
+	switch (w) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v2, p, 2);
+		return le16toh(v2);
+	case 4:
+		memcpy(&v4, p, 4);
+		return le32toh(v4);
+	case 8:
+		memcpy(&v8, p, 8);
+		return le64toh(v8);
+	default:
+		return 0;
+	}
+}
+
+int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, size_t zlen,
+		 uint8_t *raw, struct db_cols *cols, uint32_t *good)
+{
+	const uint8_t *p = raw;
+	uint64_t len = DB_CHUNK_V2_HDR, ts, sum = 0;
+	uint32_t i, n = ix->count, bad = 0;
+	bool backwards = false;
+	size_t got;
+	int k, j;
+
+	if (!*dctx) {
+		*dctx = ZSTD_createDCtx();
+		if (!*dctx)
+			return -ENOMEM;
+	}
+	got = ZSTD_decompressDCtx(*dctx, raw, ix->raw_bytes, z, zlen);
+	if (ZSTD_isError(got) || got != ix->raw_bytes || got < DB_CHUNK_V2_HDR ||
+	    *p++ != DB_STORE_V2_MAGIC)
+		return -MCR_E_CORRUPT;
+	for (k = 0; k < DB_COLS; k++) {
+		cols->width[k] = *p++;
+		if (cols->width[k] > 8 || (cols->width[k] & (cols->width[k] - 1)))
+			return -MCR_E_CORRUPT;
+		len += (uint64_t)cols->width[k] * n;
+	}
+	if (len != got)
+		return -MCR_E_CORRUPT;
+	for (k = 0; k < DB_COLS; k++) {
+		cols->base[k] = 0;
+		for (j = 0; j < 8; j++)
+			cols->base[k] |= (uint64_t)*p++ << (8 * j);
+	}
+	for (k = 0; k < DB_COLS; k++) {
+		cols->col[k] = p;
+		p += (size_t)cols->width[k] * n;
+	}
+	cols->cpu = ix->cpu;
+	cols->count = n;
+	cols->next = 0;
+	cols->ts = ix->first_ts;
+	cols->seq = ix->first_seq - 1;
+
+	/* every kind known: a loop the compiler vectorizes */
+#define KIND_CHECK(w) \
+	for (i = 0; i < n; i++) \
+		bad |= (uint8_t)(cols->base[DB_COL_KIND] + col_load(cols->col[DB_COL_KIND] + (w) * i, (w)) - 1) >= MCR_EV_KIND_MAX;
+	switch (cols->width[DB_COL_KIND]) {
+	case 0: bad = (uint8_t)(cols->base[DB_COL_KIND] - 1) >= MCR_EV_KIND_MAX; break;
+	case 1: KIND_CHECK(1) break;
+	case 2: KIND_CHECK(2) break;
+	case 4: KIND_CHECK(4) break;
+	default: KIND_CHECK(8) break;
+	}
+#undef KIND_CHECK
+	if (bad)
+		return -MCR_E_CORRUPT;
+
+	/*
+	 * ts: the deltas add up to last_ts; with a base of 0 or more none is
+	 * negative, and a sum is all there is to check.
+	 */
+	*good = n;
+	if ((int64_t)cols->base[DB_COL_TS] >= 0) {
+		const uint8_t *c = cols->col[DB_COL_TS];
+
+#define TS_SUM(w) \
+		for (i = 0; i < n; i++) \
+			sum += col_load(c + (w) * i, (w));
+		switch (cols->width[DB_COL_TS]) {
+		case 0: break;
+		case 1: TS_SUM(1) break;
+		case 2: TS_SUM(2) break;
+		case 4: TS_SUM(4) break;
+		default: TS_SUM(8) break;
+		}
+#undef TS_SUM
+		ts = ix->first_ts + sum + cols->base[DB_COL_TS] * n;
+	} else {
+		uint64_t prev = ix->first_ts;
+
+		ts = ix->first_ts;
+		for (i = 0; i < n; i++) {
+			int64_t d = (int64_t)(cols->base[DB_COL_TS] +
+					      col_load(cols->col[DB_COL_TS] + cols->width[DB_COL_TS] * i,
+						       cols->width[DB_COL_TS]));
+
+			backwards |= d < 0;
+			ts += (uint64_t)d;
+			/* what the reader delivers: up to the first ts below its predecessor */
+			if (i && ts < prev && *good == n)
+				*good = i;
+			prev = ts;
+		}
+	}
+	if (ts != ix->last_ts)
+		return -MCR_E_CORRUPT;
+	return backwards ? -MCR_E_TIME : 0;
+}
+
+/* One column into one field of every event built: no branch on the width inside. */
+#define COL_FIELD(field, type, k) do { \
+	const uint8_t *src = cols->col[k] + (size_t)cols->width[k] * first; \
+	uint64_t b = cols->base[k]; \
+	switch (cols->width[k]) { \
+	case 0: if (fresh) for (i = 0; i < n; i++) out[i].field = (type)b; break; \
+	case 1: for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + i, 1)); break; \
+	case 2: for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 2 * i, 2)); break; \
+	case 4: for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 4 * i, 4)); break; \
+	default: for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 8 * i, 8)); break; \
+	} \
+} while (0)
+
+/* ts and seq: running sums of their deltas. */
+#define COL_SUM(field, k, run, one) do { \
+	const uint8_t *src = cols->col[k] + (size_t)cols->width[k] * first; \
+	uint64_t b = cols->base[k] + (one), r = (run); \
+	switch (cols->width[k]) { \
+	case 0: for (i = 0; i < n; i++) out[i].field = r += b; break; \
+	case 1: for (i = 0; i < n; i++) out[i].field = r += b + col_load(src + i, 1); break; \
+	case 2: for (i = 0; i < n; i++) out[i].field = r += b + col_load(src + 2 * i, 2); break; \
+	case 4: for (i = 0; i < n; i++) out[i].field = r += b + col_load(src + 4 * i, 4); break; \
+	default: for (i = 0; i < n; i++) out[i].field = r += b + col_load(src + 8 * i, 8); break; \
+	} \
+	(run) = r; \
+} while (0)
+
+void db_cols_build(struct db_cols *cols, uint32_t n, struct mcr_event *out)
+{
+	uint32_t first = cols->next, i;
+	/* a column of width 0 is in @out already after the chunk's first batch */
+	bool fresh = !first || n > cols->built;
+
+	COL_SUM(ts, DB_COL_TS, cols->ts, 0);
+	COL_SUM(seq, DB_COL_SEQ, cols->seq, 1);
+	COL_FIELD(kind, uint8_t, DB_COL_KIND);
+	COL_FIELD(id, uint64_t, DB_COL_ID);
+	COL_FIELD(item, int32_t, DB_COL_ITEM);
+	COL_FIELD(val, int64_t, DB_COL_VAL);
+	COL_FIELD(pid, int32_t, DB_COL_PID);
+	COL_FIELD(aux, int32_t, DB_COL_AUX);
+	COL_FIELD(level, int16_t, DB_COL_LEVEL);
+	COL_FIELD(flags, uint8_t, DB_COL_FLAGS);
+	if (fresh)
+		for (i = 0; i < n; i++)
+			out[i].cpu = cols->cpu;
+	cols->next += n;
+	cols->built = first ? (n > cols->built ? n : cols->built) : n;
 }

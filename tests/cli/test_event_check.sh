@@ -50,28 +50,22 @@ row r_target "UPDATE events SET item = 4 WHERE rowid = 3"
 readers r_target r_target.db 9 "\(cgroup_rstat_locked\): target cpu 4 is neither -1 nor below nr_cpus_possible 4"
 
 # ---- chunks: one more chunk on cpu 0 after its last (ts 7040999, seq 23)
-# holding one event, header byte = kind (the fields all follow), then the
-# zigzag varints ts - first_ts, id (plain varint), item, val, pid
+# holding one event, in the store's version 2 layout (synth writes it): the
+# magic byte, ten column widths, all 0, so each column is its base alone: ten
+# little-endian u64 bases, ts and seq as deltas (0), kind, id, item, val 1,
+# pid 100, aux, level, flags 0
 [ "$(sqlite3 good.db "SELECT max(last_ts), max(first_seq + count) FROM event_chunks WHERE cpu = 0")" = "7040999|24" ] ||
 	fail chunk_setup "cpu 0's chunks are not what this test expects"
+[ "$(sqlite3 good.db "SELECT value FROM meta WHERE key = 'store_version'")" = 2 ] ||
+	fail chunk_setup "good.db's store is not of version 2"
 command -v zstd >/dev/null && command -v python3 >/dev/null || { skip event_check_chunks "no zstd or python3"; t_done; }
 # chunk NAME KIND ID ITEM: good.db plus that chunk, at ts 8000000, seq 24
 chunk() {
 	python3 - "$2" "$3" "$4" >"$1.raw" <<'PY' || fail "$1" "python3"
-import sys
-def varint(v):
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = v & 0x7f
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return out
-def zz(v):
-    return (v << 1) ^ (v >> 63)
+import struct, sys
 kind, cid, item = (int(a) for a in sys.argv[1:4])
-rec = bytes([kind]) + varint(zz(0)) + varint(cid) + varint(zz(item)) + varint(zz(1)) + varint(zz(100))
+bases = [0, 0, kind, cid, item, 1, 100, 0, 0, 0]
+rec = bytes([0xc2]) + bytes(10) + b"".join(struct.pack("<Q", b & (2**64 - 1)) for b in bases)
 sys.stdout.buffer.write(rec)
 PY
 	zstd -q -f "$1.raw" -o "$1.zst" || fail "$1" "zstd"
@@ -92,7 +86,7 @@ chunk c_item_huge 3 1 70000
 readers c_item_huge c_item_huge.db 17 "event cpu 0 seq 24 ts 8000000 \(count_memcg_events\): item 70000 out of range"
 chunk c_target 7 1 4
 readers c_target c_target.db 9 "target cpu 4 is neither -1"
-# the store's header has room for kinds 11-15: the decoder refuses the chunk as corrupt (15)
+# a kind column may hold kinds 11 and up: the decoder refuses the chunk as corrupt (15)
 chunk c_kind11 11 1 0
 for cmd in info replay validate report events; do
 	expect_exit "c_kind11_$cmd" 15 timeout 30 "$REPLAY" "$cmd" c_kind11.db

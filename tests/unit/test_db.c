@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 #include "db.h"
 #include "results.h"
 #include "error.h"
+#include "store.h"
 
 static char tmp_dir[4096];
 
@@ -84,6 +86,50 @@ static int make_db(const char *path, int cpus, const struct mcr_event *evs, size
 		err = db_events_append(db, &evs[i]);
 	if (!err)
 		err = db_events_finish(db);
+	return db_close(db) ?: err;
+}
+
+/*
+ * As make_db(), in chunks of store version @version put one by one, as
+ * memcg-capture does (version 1, no meta store_version: the files of builds
+ * before version 2, and what capture writes still).
+ */
+static int make_db_version(const char *path, int cpus, const struct mcr_event *evs, size_t n,
+			   int version)
+{
+	struct db_chunk *ch = calloc((size_t)cpus, sizeof(*ch));
+	struct db *db;
+	size_t i;
+	int c, err;
+
+	if (!ch)
+		return -ENOMEM;
+	for (c = 0; c < cpus; c++) {
+		db_chunk_init(&ch[c], c);
+		ch[c].version = version;
+	}
+	err = db_create(path, &db);
+	if (!err)
+		err = set_required_meta(db, cpus);
+	for (i = 0; !err && i <= n; i++) {
+		for (c = 0; !err && c < cpus; c++) {
+			/* a full chunk, or every chunk after the last event */
+			if (!ch[c].count || (i < n && !db_chunk_full(&ch[c])))
+				continue;
+			err = db_chunk_seal(&ch[c]) ?: db_chunk_put(db, &ch[c]);
+			db_chunk_reset(&ch[c]);
+		}
+		if (!err && i < n)
+			err = db_chunk_add(&ch[evs[i].cpu], &evs[i]);
+	}
+	for (c = 0; c < cpus; c++)
+		db_chunk_free(&ch[c]);
+	free(ch);
+	if (err) {
+		db_close(db);
+		return err;
+	}
+	err = db_events_finish(db);
 	return db_close(db) ?: err;
 }
 
@@ -919,8 +965,9 @@ TEST(test_merge_order)
 	}
 	ASSERT_EQ(make_db(path, 3, evs, k), 0);
 	ASSERT_EQ(db_open(path, false, &db), 0);
-	/* CPU 0 needed two chunks */
-	ASSERT_EQ(query_int(db, "SELECT count(*) FROM event_chunks WHERE cpu = 0"), 2);
+	/* CPU 0 needed five chunks: 65636 events, 4 * 16384 + 100 */
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM event_chunks WHERE cpu = 0"),
+		  (N0 + DB_CHUNK_V2_EVENTS - 1) / DB_CHUNK_V2_EVENTS);
 	ASSERT_EQ(db_iter_open(db, &it), 0);
 	while ((r = db_iter_next(it, &ev)) == 1 && n < k) {
 		if (ev.val != (int64_t)n || ev.seq != evs[n].seq || ev.cpu != evs[n].cpu)
@@ -956,11 +1003,16 @@ TEST(test_merge_order)
  * is the definition, (ts, cpu) with each CPU's own order kept, found here by
  * taking the least head each time.
  */
-TEST(test_merge_order_many_cpus)
+/*
+ * @cpus CPUs (one without events, the 13th with two chunks) taking turns at
+ * random.  Up to 64 CPUs the merge uses packed keys, beyond them the heap.
+ */
+static void merge_many(struct test_ctx *t, int cpus, const char *name)
 {
-	const char *path = tmp_path("merge_many.db");
-	enum { CPUS = 13 };
-	uint64_t len[CPUS], next[CPUS] = { 0 }, ts[CPUS] = { 0 }, x = 88172645463325252ULL;
+	const char *path = tmp_path(name);
+	enum { CPUS_MAX = 80 };
+	uint64_t len[CPUS_MAX], next[CPUS_MAX] = { 0 }, ts[CPUS_MAX] = { 0 };
+	uint64_t x = 88172645463325252ULL;
 	uint64_t total = 0, n = 0;
 	struct mcr_event *evs, ev;
 	struct db_iter *it;
@@ -968,7 +1020,8 @@ TEST(test_merge_order_many_cpus)
 	size_t k = 0;
 	int c, r;
 
-	for (c = 0; c < CPUS; c++) {
+	ASSERT(cpus <= CPUS_MAX);
+	for (c = 0; c < cpus; c++) {
 		len[c] = c == 5 ? 0 : c == 12 ? 65536 + 10 : 1000 + 3000 * (uint64_t)(c % 4);
 		total += len[c];
 	}
@@ -977,7 +1030,7 @@ TEST(test_merge_order_many_cpus)
 	while (k < total) {
 		int best = -1;
 
-		for (c = 0; c < CPUS; c++)
+		for (c = 0; c < cpus; c++)
 			if (next[c] < len[c] && (best < 0 || ts[c] < ts[best]))
 				best = c;
 		evs[k] = ev_make(ts[best], best, next[best]++, MCR_EV_STATE);
@@ -988,9 +1041,10 @@ TEST(test_merge_order_many_cpus)
 		x ^= x << 17;
 		ts[best] += x % 4;
 	}
-	ASSERT_EQ(make_db(path, CPUS, evs, k), 0);
+	ASSERT_EQ(make_db(path, cpus, evs, k), 0);
 	ASSERT_EQ(db_open(path, false, &db), 0);
-	ASSERT_EQ(query_int(db, "SELECT count(*) FROM event_chunks WHERE cpu = 12"), 2);
+	/* 65546 events: 4 * 16384 + 10 */
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM event_chunks WHERE cpu = 12"), 5);
 	ASSERT_EQ(db_iter_open(db, &it), 0);
 	while ((r = db_iter_next(it, &ev)) == 1 && n < k) {
 		if (ev.val != (int64_t)n || ev.seq != evs[n].seq || ev.cpu != evs[n].cpu ||
@@ -1003,6 +1057,13 @@ TEST(test_merge_order_many_cpus)
 	db_iter_close(it);
 	db_close(db);
 	free(evs);
+}
+
+TEST(test_merge_order_many_cpus)
+{
+	merge_many(t, 13, "merge_many.db");
+	if (!t->failed)
+		merge_many(t, 70, "merge_70.db");
 }
 
 /* Read every event; the first error or 0. */
@@ -1096,7 +1157,155 @@ TEST(test_old_format)
 	ASSERT_EQU(n, RT_N);
 }
 
-TEST_MAIN(test_events_round_trip, test_merge_order, test_merge_order_many_cpus, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
+static bool ev_same(const struct mcr_event *a, const struct mcr_event *b)
+{
+	return a->ts == b->ts && a->cpu == b->cpu && a->seq == b->seq && a->kind == b->kind &&
+	       a->id == b->id && a->item == b->item && a->val == b->val && a->aux == b->aux &&
+	       a->level == b->level && a->flags == b->flags && a->pid == b->pid;
+}
+
+/* Every event of @path, in order, against @evs[@n]: the count read, or a negative error. */
+static int64_t read_same(const char *path, const struct mcr_event *evs, size_t n)
+{
+	struct mcr_event ev;
+	struct db_iter *it;
+	struct db *db;
+	int64_t k = 0;
+	int r;
+
+	if (db_open(path, false, &db))
+		return -9999;
+	r = db_iter_open(db, &it);
+	if (!r) {
+		while ((r = db_iter_next(it, &ev)) == 1) {
+			if ((size_t)k >= n || !ev_same(&ev, &evs[k]))
+				break;
+			k++;
+		}
+		db_iter_close(it);
+	}
+	db_close(db);
+	return r < 0 ? r : r == 1 ? -10000 - k : k;
+}
+
+/*
+ * Both store versions hold every field of every kind bit for bit (version 1
+ * as capture writes it, version 2 as import, synth and --convert do), and
+ * only version 2 files say so in meta.
+ */
+TEST(test_store_versions)
+{
+	static struct mcr_event evs[RT_N];
+	char p1[8192], p2[8192];	/* tmp_path()'s buffer is one */
+	struct db *db;
+	size_t i;
+
+	snprintf(p1, sizeof(p1), "%s", tmp_path("v1.db"));
+	snprintf(p2, sizeof(p2), "%s", tmp_path("v2.db"));
+
+	for (i = 0; i < RT_N; i++)
+		rt_event(i, &evs[i]);
+	ASSERT_EQ(make_db_version(p1, 4, evs, RT_N, DB_STORE_V1), 0);
+	ASSERT_EQ(make_db(p2, 4, evs, RT_N), 0);
+	ASSERT_EQ(read_same(p1, evs, RT_N), RT_N);
+	ASSERT_EQ(read_same(p2, evs, RT_N), RT_N);
+	ASSERT_EQ(db_open(p1, false, &db), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM meta WHERE key = 'store_version'"), 0);
+	db_close(db);
+	ASSERT_EQ(db_open(p2, false, &db), 0);
+	ASSERT_EQ(query_int(db, "SELECT value FROM meta WHERE key = 'store_version'"), 2);
+	db_close(db);
+}
+
+/*
+ * A file is of one store version: a version this build does not know is
+ * refused as newer (exit 6), no version at all and chunks of the other
+ * version as corrupt (15), and a writer does not mix them.
+ */
+TEST(test_store_version_refused)
+{
+	static struct mcr_event evs[RT_N];
+	char p1[8192], p2[8192];	/* tmp_path()'s buffer is one */
+	struct mcr_event lo[2] = { ev_make(10, 0, 0, MCR_EV_STATE), ev_make(20, 1, 0, MCR_EV_STATE) };
+	struct mcr_event hi[2] = { ev_make(30, 2, 0, MCR_EV_STATE), ev_make(40, 3, 0, MCR_EV_STATE) };
+	static const char *const meta[] = { "'3'", "'0'", "'two'" };
+	static const int want[] = { -MCR_E_NEWER, -MCR_E_CORRUPT, -MCR_E_CORRUPT };
+	struct db_chunk ch;
+	struct db *db;
+	uint64_t n;
+	size_t i;
+	char sql[8192 + 256];
+
+	snprintf(p1, sizeof(p1), "%s", tmp_path("mix1.db"));
+	snprintf(p2, sizeof(p2), "%s", tmp_path("mix2.db"));
+	for (i = 0; i < RT_N; i++)
+		rt_event(i, &evs[i]);
+	for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
+		ASSERT_EQ(make_db(p2, 4, evs, RT_N), 0);
+		snprintf(sql, sizeof(sql), "UPDATE meta SET value = %s WHERE key = 'store_version'",
+			 meta[i]);
+		ASSERT_EQ(raw_exec(p2, sql), 0);
+		if (read_all(p2, &n) != want[i])
+			FAILF("store_version %s not refused with %d", meta[i], want[i]);
+	}
+	/* version 2 chunks in a file without store_version: read as version 1, corrupt */
+	ASSERT_EQ(make_db(p2, 4, evs, RT_N), 0);
+	ASSERT_EQ(raw_exec(p2, "DELETE FROM meta WHERE key = 'store_version'"), 0);
+	ASSERT_EQ(read_all(p2, &n), -MCR_E_CORRUPT);
+	ASSERT_EQU(n, 0);
+	/* CPUs 0, 1 in one version, 2, 3 in the other, in either order */
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(make_db_version(p1, 4, hi, 2, i ? DB_STORE_V2 : DB_STORE_V1), 0);
+		ASSERT_EQ(make_db_version(p2, 4, lo, 2, i ? DB_STORE_V1 : DB_STORE_V2), 0);
+		snprintf(sql, sizeof(sql), "ATTACH '%s' AS o; INSERT INTO event_chunks (cpu,"
+			 " first_ts, last_ts, first_seq, count, kinds, raw_bytes, data) SELECT cpu,"
+			 " first_ts, last_ts, first_seq, count, kinds, raw_bytes, data FROM"
+			 " o.event_chunks", p1);
+		ASSERT_EQ(raw_exec(p2, sql), 0);
+		ASSERT_EQ(read_all(p2, &n), -MCR_E_CORRUPT);
+		ASSERT_EQU(n, 0);
+	}
+	/* the writer refuses a chunk of the other version */
+	ASSERT_EQ(make_db(p2, 4, lo, 2), 0);
+	ASSERT_EQ(db_open(p2, true, &db), 0);
+	db_chunk_init(&ch, 2);
+	ch.version = DB_STORE_V1;
+	ASSERT_EQ(db_chunk_add(&ch, &hi[0]), 0);
+	ASSERT_EQ(db_chunk_seal(&ch), 0);
+	ASSERT_EQ(db_chunk_put(db, &ch), -EINVAL);
+	db_chunk_free(&ch);
+	db_close(db);
+}
+
+/*
+ * A chunk that steps back in time within a CPU (cpu 0: 100, 2^62, 150) is
+ * read, in both versions, up to the step, in (ts, cpu) order with cpu 1's
+ * (120, 130), then refused: 100, 120, 130, 2^62, then -MCR_E_TIME.  2^62 is
+ * beyond what the merge's packed keys hold (2^57 ns past the least first_ts
+ * of the index, 100): the merge goes on with the heap.
+ */
+TEST(test_time_backwards_far)
+{
+	const char *path = tmp_path("far.db");
+	struct mcr_event evs[] = {
+		ev_make(100, 0, 0, MCR_EV_STATE),
+		ev_make(120, 1, 0, MCR_EV_STATE),
+		ev_make(130, 1, 1, MCR_EV_STATE),
+		ev_make(1ULL << 62, 0, 1, MCR_EV_STATE),
+		ev_make(150, 0, 2, MCR_EV_STATE),
+	};
+	int v;
+
+	for (v = DB_STORE_V1; v <= DB_STORE_V2; v++) {
+		ASSERT_EQ(make_db_version(path, 2, evs, 5, v), 0);
+		ASSERT_EQ(read_same(path, evs, 4), -MCR_E_TIME);
+		/* the four before it came out: read_same() breaks at the fifth */
+		ASSERT_EQ(read_same(path, evs, 5), -MCR_E_TIME);
+	}
+}
+
+TEST_MAIN(test_events_round_trip, test_store_versions, test_store_version_refused,
+	  test_time_backwards_far, test_merge_order, test_merge_order_many_cpus, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
