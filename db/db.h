@@ -29,8 +29,12 @@
  * 3: runs.batch_size and runs.nr_cpus (replay's parameter grid); the views
  * group by them.  A file of 2 is upgraded in place by a writer (its results
  * stay) and read as it is otherwise.
+ * 4: event_chunks may hold store version 2 (meta store_version; store.h).
+ * Nothing else changed: a file of 3 is read as it is and upgraded in place
+ * by a writer, but a build of 3 refuses a file of 4 as newer (exit 6) instead
+ * of failing on chunks it cannot decode.
  */
-#define DB_SCHEMA_VERSION	3
+#define DB_SCHEMA_VERSION	4
 
 struct db;
 

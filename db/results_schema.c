@@ -425,12 +425,13 @@ static int db_schema_upgrade_v2_body(struct db *db)
 }
 
 /**
- * db_schema_upgrade() - make a schema 1 or 2 file current for a writer.
+ * db_schema_upgrade() - make a schema 1, 2 or 3 file current for a writer.
  * @db: open read-write; user_version below DB_SCHEMA_VERSION
  * @ver: its user_version
  *
- * Schema 2 results stay (db_schema_upgrade_v2_body()); schema 1 results are
- * dropped (db_schema_upgrade_v1()).  One transaction.
+ * Schema 2 and 3 results stay (db_schema_upgrade_v2_body() is a no-op on 3
+ * but for the views, made again); schema 1 results are dropped
+ * (db_schema_upgrade_v1()).  One transaction.
  */
 int db_schema_upgrade(struct db *db, int64_t ver)
 {

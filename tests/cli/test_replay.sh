@@ -112,6 +112,19 @@ got=$(q "$OLD" "PRAGMA user_version")
 [ "$got" = "$cur" ] && pass replay_older_schema_upgraded || fail replay_older_schema_upgraded "$got"
 expect_exit report_after_upgrade 0 "$REPLAY" report "$OLD"
 
+# A file of schema 3 (no store version 2 chunks yet; the only change since):
+# read as it is, its results kept; a writer makes it current.
+V3=$T_TMP/v3.db
+cp "$DB" "$V3"
+q "$V3" "PRAGMA user_version = 3"
+runs=$(q "$V3" "SELECT count(*) FROM runs")
+expect_exit report_schema3 0 "$REPLAY" report "$V3"
+[ "$(q "$V3" "PRAGMA user_version")" = 3 ] && pass report_schema3_read_only ||
+	fail report_schema3_read_only "upgraded by a reader"
+expect_exit replay_schema3 0 "$REPLAY" replay -q "$V3"
+got=$(q "$V3" "PRAGMA user_version"):$(q "$V3" "SELECT count(*) FROM runs")
+[ "$got" = "$cur:$((runs + 3))" ] && pass replay_schema3_upgraded || fail replay_schema3_upgraded "$got"
+
 got=$(q "$DB" "SELECT json_extract(params, '\$.flush_model') FROM runs WHERE run_id = $RB")
 # the seed-race trace has lock windows and is synthetic (break): the inferred model
 [ "$got" = "inferred" ] && pass replay_params_json || fail replay_params_json "$got"
