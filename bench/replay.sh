@@ -83,12 +83,14 @@ done
 # The default command a user runs: the inferred order (a first pass of
 # validate's inference) then the replay, and validate itself, against the plain
 # one-policy pass (-m spread), on fleet traces (8 CPUs, 1000+ cgroups; forced
-# root flushes every 20 ms, so that validate has values to compare).  Seconds
-# of user time: the machine's other load does not count.  With a baseline, both
-# builds run on the same trace, alternating.  MCR_BENCH_INFER_ONLY=1 runs this
-# section alone (about a minute on an idle machine).
+# root flushes every 20 ms, so that validate has values to compare), at -H 64
+# (MCR_BENCH_INFER_HYP=N for -H N, empty for the default cap, 1024: a root
+# window every 20 ms keeps that cap saturated, and one such run takes minutes).
+# Seconds of user time: the machine's other load does not count.  With a
+# baseline, both builds run on the same trace, alternating.
+# MCR_BENCH_INFER_ONLY=1 runs this section alone.
 IEVENTS=${MCR_BENCH_INFER_EVENTS:-50000}
-IHYP=${MCR_BENCH_INFER_HYP:-64}
+IHYP=${MCR_BENCH_INFER_HYP-64}
 utime() {	# build, db, args... -> user seconds of memcg-replay args... db
 	local b=$1 db=$2
 	shift 2
@@ -103,12 +105,12 @@ for cg in ${MCR_BENCH_INFER_CGROUPS:-1000 2000}; do
 		{ echo "synth failed"; exit 1; }
 	for b in $builds; do
 		plain=$(utime "$b" "$t" replay -q -p break -m spread)
-		inf=$(utime "$b" "$t" replay -q -p break -H "$IHYP")
-		val=$(utime "$b" "$t" validate -q -r 0 -H "$IHYP")
-		awk -v n="$IEVENTS" -v c="$cg" -v p="$plain" -v i="$inf" -v v="$val" -v b="$b" 'BEGIN {
+		inf=$(utime "$b" "$t" replay -q -p break ${IHYP:+-H "$IHYP"})
+		val=$(utime "$b" "$t" validate -q -r 0 ${IHYP:+-H "$IHYP"})
+		awk -v n="$IEVENTS" -v c="$cg" -v p="$plain" -v i="$inf" -v v="$val" -v b="$b" -v h="${IHYP:-default}" 'BEGIN {
 			q = p > 0 ? p : 0.01
-			printf "fleet %d events, %4d cgroups, %-4s: plain %.2f s, default (inferred) %.2f s (%.1f x), validate %.2f s (%.1f x)\n",
-			       n, c, b, p, i, i / q, v, v / q }'
+			printf "fleet %d events, %4d cgroups, -H %s, %-4s: plain %.2f s, default (inferred) %.2f s (%.1f x), validate %.2f s (%.1f x)\n",
+			       n, c, h, b, p, i, i / q, v, v / q }'
 		eval "inf_$b=\$inf val_$b=\$val"
 	done
 	[ -n "$BASE" ] && awk -v a="$inf_base" -v b="$inf_new" -v va="$val_base" -v vb="$val_new" 'BEGIN {

@@ -9,7 +9,10 @@
  * in which it differs from the base, as (key, value) entries; a key names the
  * atomic of a memcg or the per-CPU counter of (memcg, cpu).  A counter not
  * listed has the base's value, or 0 if the hypothesis already visited it
- * (virtual visits: moving p costs nothing for nodes nobody updated).
+ * (virtual visits: moving p costs nothing for nodes nobody updated): its
+ * virtual value.  The table is canonical: it lists exactly the counters
+ * unlike their virtual value, every write drops an entry that comes back to
+ * it, so two hypotheses with the same counters have the same entries.
  *
  * Where each concern lives:
  *   infer.c         lifecycle, the kernel's values pruning hypotheses, the order sink
@@ -17,7 +20,7 @@
  *   infer_walk.c    an update: the ancestor path, branching, the policy's step per hypothesis
  *   infer_cap.c     cost against the spread model, merging twins, the cap and its budget
  *   infer_window.c  the open lock window: visit list, visits, unlock and late updates
- *   infer_lazy.c    between windows: the entries walks would pin, kept once for all
+ *   infer_lazy.c    between windows: which tables an update has to ask
  */
 #ifndef MCR_REPLAY_INFER_LOCAL_H
 #define MCR_REPLAY_INFER_LOCAL_H
@@ -44,25 +47,26 @@ struct inf_dec {
 	uint32_t	ref;
 };
 
+/* A hypothesis (in->h index) that may hold a key, and the key's next one. */
+struct inf_own {
+	uint32_t	hyp;
+	uint32_t	next;	/* UINT32_MAX: the last */
+};
+
 struct inf_hyp {
 	size_t		p;
 	uint64_t	hash;		/* of (p, entries), set by inf_compact() */
-	uint64_t	ehash;		/* sum of inf_mix() over the entries, while ehash_ok */
-	/*
-	 * Keeping ehash entry by entry pays only where compactions come often:
-	 * inside a window, after every branching update.  Outside one, where
-	 * most updates are, walks leave it stale and the next compaction sums
-	 * the table again: the same value, the sum is over the entries.
-	 */
-	bool		ehash_ok;
+	uint64_t	ehash;		/* sum of inf_mix() over the entries */
 	uint64_t	cost;		/* distance from the spread model, 1/1024 visits */
 	uint64_t	t_last;		/* its last decision in the open window (or its start) */
+	uint64_t	useq;		/* lazy: the update (in->useq) that last asked it */
 	struct inf_dec	*d;		/* newest decision; NULL without a sink */
-	uint64_t	t_pin;		/* lazy: the update (in->seq) of its first walk; 0 none */
 	struct idmap	e;		/* key -> counter value, where it differs from the base */
-	/* where the entries of the last walked path sit, valid while pc_gen == e.gen */
+	/*
+	 * Where the entries of the last walked path sit (UINT32_MAX: absent),
+	 * valid while pc_gen == e.gen
+	 */
 	uint32_t	pc_gen;
-	bool		pc_lazy;	/* inf_lazy_find()'s: some keys are absent (UINT32_MAX) */
 	uint32_t	pc_cpu;
 	size_t		pc_n;
 	uint64_t	pc_id;
@@ -84,14 +88,17 @@ struct infer {
 	uint64_t		capped;		/* hypotheses the cap dropped */
 	/*
 	 * Lazy mode, between windows (infer_lazy.c): a hypothesis walks only
-	 * where its own counters on the path differ from the base's; the
-	 * entries a walk would have pinned are kept once for all, as the
-	 * last update (seq) whose path has each key.
+	 * where its own counters on the path differ from the base's.
 	 */
 	bool			lazy;
-	uint64_t		seq;
-	struct idmap		touch;		/* key -> seq of the last lazy update on it */
-	struct idmap		owned;		/* every key some table may hold (a superset) */
+	/*
+	 * Which tables may hold each key (a superset): key -> the newest of
+	 * its nodes in own[], each naming a hypothesis and the key's next node.
+	 */
+	struct idmap		owned;
+	struct inf_own		*own;
+	size_t			nr_own, cap_own;
+	uint64_t		useq;		/* lazy updates: a hypothesis asked once per update */
 	bool			owned_lost;	/* out of memory building it: ask every table */
 	/* the open window */
 	bool			win;
@@ -127,9 +134,9 @@ static inline unsigned int inf_key_cpu(uint64_t key)
 }
 
 /*
- * One entry's share of a hypothesis's hash.  The hash is a sum of these, so
- * it is kept up to date entry by entry (inf_ent_set()) instead of rehashing
- * whole tables, which hold counters from all over the tree, at every merge.
+ * One entry's share of a hypothesis's hash.  The hash is a sum of these over
+ * the canonical table, so it does not depend on slot order, and is kept
+ * entry by entry.
  */
 static inline uint64_t inf_mix(uint64_t key, int64_t val)
 {
@@ -140,13 +147,10 @@ static inline uint64_t inf_mix(uint64_t key, int64_t val)
 	return z ^ (z >> 31);
 }
 
-/* Every change of an entry's value goes through here, for the hash. */
+/* @e takes @val, which differs from what @h would read without it; the hash follows. */
 static inline void inf_ent_set(struct inf_hyp *h, struct idmap_ent *e, int64_t val)
 {
-	if (val == e->val)
-		return;
-	if (h->ehash_ok)
-		h->ehash += inf_mix(e->key, val) - inf_mix(e->key, e->val);
+	h->ehash += inf_mix(e->key, val) - inf_mix(e->key, e->val);
 	e->val = val;
 }
 
@@ -156,11 +160,10 @@ static inline struct idmap_ent *inf_find(const struct inf_hyp *h, uint64_t key)
 }
 
 /* infer_hyp.c */
-void inf_hash_sync(struct inf_hyp *h, bool keep);
 int64_t inf_virtual(const struct infer *in, const struct inf_hyp *h, uint64_t key);
 int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t key);
-int inf_set(struct inf_hyp *h, uint64_t key, int64_t val);
-int inf_normalize(struct infer *in, struct inf_hyp *h);
+int inf_put(struct inf_hyp *h, uint64_t key, int64_t val, int64_t virt);
+void inf_ent_del(struct inf_hyp *h, uint64_t key);
 int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src);
 int inf_push(struct infer *in, struct inf_hyp *h);
 void inf_hyp_free(struct inf_hyp *h);
@@ -169,12 +172,13 @@ int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag);
 
 /* infer_cap.c */
 uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_t t_hi);
-void inf_compact(struct infer *in, bool full);
+int inf_compact(struct infer *in, bool full);
 void inf_budget(struct infer *in);
 
 /* infer_lazy.c */
 void inf_lazy_begin(struct infer *in);
 int inf_lazy_owned(struct infer *in);
+int inf_lazy_own(struct infer *in, uint64_t key, size_t k);
 int inf_lazy_end(struct infer *in);
 
 /* infer_window.c */

@@ -48,8 +48,8 @@ void infer_destroy(struct infer *in)
 	free(in->h);
 	free(in->list);
 	idmap_free(&in->list_idx);
-	idmap_free(&in->touch);
 	idmap_free(&in->owned);
+	free(in->own);
 	sim_destroy(in->s);
 	free(in);
 }
@@ -151,9 +151,7 @@ static int inf_fold(struct infer *in)
 			ret = sim_pcpu_set(in->s, id, cpu, (uint32_t)e->val);
 	}
 	idmap_free(&h->e);
-	h->ehash = 0;
-	h->ehash_ok = true;
-	h->t_pin = 0;	/* it is the base: nothing of its own left */
+	h->ehash = 0;	/* it is the base: nothing of its own left */
 	return ret;
 }
 
@@ -189,12 +187,12 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 		if (ret)
 			return ret;
 		for (i = 0; i < in->nr_h; i++) {
-			ret = inf_set(&in->h[i], key, su);
+			ret = inf_put(&in->h[i], key, su, inf_virtual(in, &in->h[i], key));
 			if (ret)
 				return ret;
+			in->h[i].pc_n = 0;	/* its path's slots may say the key is absent */
 		}
-		inf_compact(in, false);
-		return 0;
+		return inf_compact(in, false);
 	}
 	for (i = 0; i < in->nr_h; i++) {
 		if (inf_get(in, &in->h[i], key) == su)
@@ -203,5 +201,7 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 			inf_hyp_free(&in->h[i]);
 	}
 	in->nr_h = n;
+	if (in->lazy)
+		in->owned_lost = inf_lazy_owned(in) != 0;	/* the array moved */
 	return inf_fold(in);
 }

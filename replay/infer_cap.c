@@ -10,8 +10,10 @@
  *
  * Contract: inf_compact() only drops, merges and reorders hypotheses, never
  * changes a kept one's counters; the order it leaves depends only on their
- * contents and costs (never on table layout or memory), so a run is
- * deterministic.  Ties of cost are broken by the content hash.
+ * counters, costs and decisions (never on table layout, memory, or when
+ * entries equal to the base were last dropped), so a run is deterministic.
+ * Ties of cost are broken by a hash of the counters that differ from the
+ * base.
  */
 #include <stdlib.h>
 
@@ -52,12 +54,18 @@ uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_
 	return due < lo ? lo - due : due > hi ? due - hi : 0;
 }
 
-/* Independent of slot order: the sum of each entry's mix (h->ehash). */
+/*
+ * Of the canonical table (infer-local.h): a function of the position and of
+ * the counters that differ from the base, nothing else.  Independent of slot
+ * order (a sum), and of when entries came and went: none equal to the base
+ * is ever left.
+ */
 static uint64_t inf_hyp_hash(const struct inf_hyp *h)
 {
 	return (h->p + 1) * 0x9e3779b97f4a7c15ull + h->ehash;
 }
 
+/* Both tables canonical: the same counters are the same entries. */
 static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
 {
 	const struct idmap_ent *e, *f;
@@ -73,6 +81,30 @@ static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
 	return true;
 }
 
+/*
+ * Twins of equal cost differ only in when their last decision was (t_last,
+ * what the next visits are charged from) and in the decisions themselves:
+ * newest first, down to the chain they share.  Without this the twin kept
+ * would be whichever qsort() met first, i.e. the array's order, which
+ * depends on the merges before.
+ */
+static int inf_twin_cmp(const struct inf_hyp *x, const struct inf_hyp *y)
+{
+	const struct inf_dec *a = x->d, *b = y->d;
+
+	if (x->t_last != y->t_last)
+		return x->t_last < y->t_last ? -1 : 1;
+	for (; a != b; a = a->up, b = b->up) {
+		if (!a || !b)
+			return a ? 1 : -1;
+		if (a->tag != b->tag)
+			return a->tag < b->tag ? -1 : 1;
+		if (a->p != b->p)
+			return a->p < b->p ? -1 : 1;
+	}
+	return 0;
+}
+
 /* By hash, then cost: the first of identical hypotheses has the cheapest history. */
 static int inf_hash_cmp(const void *a, const void *b)
 {
@@ -80,17 +112,29 @@ static int inf_hash_cmp(const void *a, const void *b)
 
 	if (x->hash != y->hash)
 		return x->hash < y->hash ? -1 : 1;
-	return x->cost < y->cost ? -1 : x->cost > y->cost;
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
+	return inf_twin_cmp(x, y);
 }
 
-/* By cost; the hash makes the order, and so the run, deterministic. */
+/*
+ * By cost, then the hash, descending.  After inf_merge() no two hypotheses
+ * have the same counters, so the order is total (up to a 64-bit hash
+ * collision between different tables): which of several orders of equal
+ * cost the cap keeps depends on their position and counters only.  Each
+ * table is canonical whenever it is hashed, so neither the cadence of
+ * compactions nor the threads (the inference is one sequential pass over
+ * the trace's events, whatever --threads) change it.  Which of the equal
+ * orders stays is arbitrary by design: the direction is the one that keeps
+ * validate's matches on the recordings where the cap saturates.
+ */
 static int inf_cost_cmp(const void *a, const void *b)
 {
 	const struct inf_hyp *x = a, *y = b;
 
 	if (x->cost != y->cost)
 		return x->cost < y->cost ? -1 : 1;
-	return x->hash < y->hash ? -1 : x->hash > y->hash;
+	return x->hash > y->hash ? -1 : x->hash < y->hash;
 }
 
 /* Sorted by hash, identical neighbours go: the first (cheapest) stays. */
@@ -112,22 +156,19 @@ static void inf_merge(struct infer *in)
 }
 
 /*
- * Merge identical hypotheses, then keep the @cap cheapest.  @full first drops
- * entries equal to the base, which merges twins that differ only there.
+ * Merge identical hypotheses, then keep the @cap cheapest.  @full (every
+ * INF_COMPACT_EVERY updates, and at a window's close) outside a window also
+ * begins lazy mode again.
  */
-void inf_compact(struct infer *in, bool full)
+int inf_compact(struct infer *in, bool full)
 {
 	uint64_t min_cost = UINT64_MAX;
 	size_t i;
 
-	for (i = 0; i < in->nr_h; i++) {
-		if (full && inf_normalize(in, &in->h[i]))
-			full = false;	/* out of memory: merging only finds fewer twins */
-		inf_hash_sync(&in->h[i], in->win);
+	for (i = 0; i < in->nr_h; i++)
 		in->h[i].hash = inf_hyp_hash(&in->h[i]);
-	}
 	if (full && !in->win)
-		inf_lazy_begin(in);	/* what a walk pins equals the base: all dropped */
+		inf_lazy_begin(in);
 	inf_merge(in);
 	if (in->nr_h > in->cap) {
 		qsort(in->h, in->nr_h, sizeof(*in->h), inf_cost_cmp);
@@ -144,8 +185,9 @@ void inf_compact(struct infer *in, bool full)
 		in->h[i].cost -= min_cost;
 	if (in->nr_h > in->max_kept)
 		in->max_kept = in->nr_h;
-	if (in->lazy && full)
-		in->owned_lost = inf_lazy_owned(in) != 0;
+	if (in->lazy)
+		in->owned_lost = inf_lazy_owned(in) != 0;	/* the array moved */
+	return 0;
 }
 
 /*

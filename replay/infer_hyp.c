@@ -5,8 +5,10 @@
  *
  * Contract: a hypothesis reads a counter from its own entry, else 0 if it
  * already made the visit that resets it, else the base simulator's value; it
- * never changes the base.  Entry slots move only when the table is rebuilt
- * (idmap gen), so the walk may keep slot numbers.  Decision chains are shared
+ * never changes the base.  Its table is canonical: an entry whose counter
+ * comes back to the virtual value goes.  Entry slots move only when the
+ * table is rebuilt or an entry goes (idmap gen), so the walk may keep slot
+ * numbers.  Decision chains are shared
  * between the copies of a hypothesis and reference counted.
  */
 #include <errno.h>
@@ -39,82 +41,57 @@ int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t key)
 	return e ? e->val : inf_virtual(in, h, key);
 }
 
-int inf_set(struct inf_hyp *h, uint64_t key, int64_t val)
+/*
+ * @key of @h takes @val, where @virt is what @h reads without an entry: the
+ * entry goes if they are equal, so the table stays canonical.
+ */
+int inf_put(struct inf_hyp *h, uint64_t key, int64_t val, int64_t virt)
 {
 	struct idmap_ent *e = inf_find(h, key);
 	int ret;
 
+	if (val == virt) {
+		if (e)
+			inf_ent_del(h, key);
+		return 0;
+	}
 	if (e) {
 		inf_ent_set(h, e, val);
 		return 0;
 	}
 	ret = idmap_put(&h->e, key, val);
-	if (!ret && h->ehash_ok)
+	if (!ret)
 		h->ehash += inf_mix(key, val);
 	return ret;
 }
 
-struct inf_differs_ctx {
-	const struct infer	*in;
-	const struct inf_hyp	*h;
-	uint64_t		dropped;	/* their mixes */
-};
-
-static bool inf_differs(const struct idmap_ent *e, void *ctx)
+/* @key's entry, if any, goes (its counter is back to its virtual value). */
+void inf_ent_del(struct inf_hyp *h, uint64_t key)
 {
-	struct inf_differs_ctx *c = ctx;
+	struct idmap_ent *e = inf_find(h, key);
 
-	if (e->val != inf_virtual(c->in, c->h, e->key))
-		return true;
-	c->dropped += inf_mix(e->key, e->val);
-	return false;
-}
-
-/* Drop what equals the virtual value: a canonical form for merging. */
-int inf_normalize(struct infer *in, struct inf_hyp *h)
-{
-	struct inf_differs_ctx c = { in, h, 0 };
-	int ret = idmap_filter(&h->e, inf_differs, &c);
-
-	if (!ret && h->ehash_ok)
-		h->ehash -= c.dropped;
-	return ret;
-}
-
-/*
- * Make @h->ehash the sum over its entries again if it went stale, and say
- * whether entry changes keep it from now on (@keep).
- */
-void inf_hash_sync(struct inf_hyp *h, bool keep)
-{
-	const struct idmap_ent *e;
-	uint32_t pos = 0;
-
-	if (!h->ehash_ok) {
-		h->ehash = 0;
-		while ((e = idmap_next(&h->e, &pos)))
-			h->ehash += inf_mix(e->key, e->val);
-	}
-	h->ehash_ok = keep;
+	if (!e)
+		return;
+	h->ehash -= inf_mix(key, e->val);
+	idmap_del(&h->e, key);
 }
 
 /*
  * A copy of @src that shares its decisions.  The table is copied slot for
- * slot, so @src's pinned path stays valid in the copy: a branch walks the
- * path its parent just pinned without looking its entries up again.
+ * slot, so @src's slots of its last path stay valid in the copy: a branch
+ * walks the path its parent just walked without looking its entries up again.
  */
 int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
 {
 	*dst = (struct inf_hyp){ .p = src->p, .cost = src->cost, .t_last = src->t_last, .d = src->d,
-				 .ehash = src->ehash, .ehash_ok = src->ehash_ok };
+				 .ehash = src->ehash };
 	if (dst->d)
 		dst->d->ref++;
 	if (idmap_clone(&dst->e, &src->e)) {
 		dst->ehash = 0;
-		dst->ehash_ok = true;
 		return -ENOMEM;
 	}
-	if (src->pc_n && !src->pc_lazy && src->e.e && src->pc_gen == src->e.gen) {
+	if (src->pc_n && src->pc_gen == src->e.gen) {
 		dst->pc_gen = dst->e.gen;
 		dst->pc_cpu = src->pc_cpu;
 		dst->pc_n = src->pc_n;
@@ -144,7 +121,6 @@ void inf_hyp_free(struct inf_hyp *h)
 {
 	idmap_free(&h->e);
 	h->ehash = 0;
-	h->ehash_ok = true;
 	inf_dec_put(h->d);
 	h->d = NULL;
 }

@@ -3,49 +3,55 @@
  * infer_lazy.c - the hypotheses between lock windows, where most updates are.
  *
  * Outside a window nothing branches, and a hypothesis whose own counters on
- * an update's path are all the base's takes the base's very walk.  Its
- * entries would still change: a walk pins every counter of its path (the
- * atomic of each node, the per-CPU counter of the update's CPU) to the values
- * the base has after it, and the hypotheses' hashes and merges (infer_cap.c)
- * see those entries.  Once a hypothesis has walked, it walks at every update
- * (each path ends at the root, whose atomic it then holds), so the entries
- * pinned since are exactly the keys of every path since its first walk
- * (t_pin), each at the base's value unless a walk of its own changed it, and
- * then its table has it.  One table of keys and the last update on them
- * (in->touch) stands for all of those: inf_lazy_end() writes them into each
- * hypothesis when a window opens or a traced value is set into all of them,
- * and a full compaction outside a window drops them all (they equal the
- * base), which is where lazy mode begins again.  in->owned, every key some
- * table holds, lets an update whose path no table holds skip them all.
+ * an update's path are all the base's takes the base's very walk: it needs
+ * no work of its own, and its table stays as it is, since after both walks
+ * its counters there still are the base's.  in->owned, for every key the
+ * tables holding it (a superset), lets an update ask only those: its cost
+ * follows the hypotheses that differ where it walks, not how many there are.  Lazy mode begins at a full compaction outside a window, when the
+ * tables hold only what differs from the base, and ends when a window opens.
  *
- * Contract: in lazy mode a hypothesis's entries, as the eager walks would
- * have left them, are its table plus, from t_pin on, the keys in touch at the
- * base's values; inf_lazy_end() makes its table exactly that again.  Never
- * changes the base.
+ * Contract: in lazy mode every (key, table) pair is in in->owned (unless
+ * owned_lost, and then every table is asked).  Never changes the base.
  */
+#include <errno.h>
+#include <stdlib.h>
+
 #include "infer-local.h"
 
-/*
- * After a full compaction outside a window: the tables hold only what
- * differs from the base, nobody has walked since.
- */
+/* After a full compaction outside a window. */
 void inf_lazy_begin(struct infer *in)
 {
 	size_t i;
 
 	/* the lazy walks cache absent keys too (inf_lazy_find): not a pinned path */
-	for (i = 0; i < in->nr_h; i++) {
-		in->h[i].t_pin = 0;
+	for (i = 0; i < in->nr_h; i++)
 		in->h[i].pc_n = 0;
-	}
-	/* keeps the table's size: the next stretch touches about as many keys */
-	if (idmap_count(&in->touch) && idmap_reset(&in->touch, idmap_count(&in->touch)))
-		idmap_free(&in->touch);
-	in->seq = 0;
 	in->lazy = true;
 }
 
-/* After the full compaction's merge and cap: the keys the tables hold now. */
+/* @k's table holds @key now: one node more in its list. */
+int inf_lazy_own(struct infer *in, uint64_t key, size_t k)
+{
+	int64_t head = idmap_get(&in->owned, key, -1);
+
+	if (in->nr_own == in->cap_own) {
+		size_t cap = in->cap_own ? 2 * in->cap_own : 256;
+		struct inf_own *o = cap < UINT32_MAX ? realloc(in->own, cap * sizeof(*o)) : NULL;
+
+		if (!o)
+			return -ENOMEM;
+		in->own = o;
+		in->cap_own = cap;
+	}
+	in->own[in->nr_own] = (struct inf_own){ .hyp = (uint32_t)k,
+						.next = head < 0 ? UINT32_MAX : (uint32_t)head };
+	return idmap_put(&in->owned, key, (int64_t)in->nr_own++);
+}
+
+/*
+ * After a compaction in lazy mode (its merge moves hypotheses), or when a
+ * read drops some: the keys the tables hold now.
+ */
 int inf_lazy_owned(struct infer *in)
 {
 	const struct idmap_ent *e;
@@ -55,43 +61,27 @@ int inf_lazy_owned(struct infer *in)
 	for (i = 0; i < in->nr_h; i++)
 		n += idmap_count(&in->h[i].e);
 	ret = idmap_reset(&in->owned, n);
+	in->nr_own = 0;
 	for (i = 0; i < in->nr_h && !ret; i++) {
 		uint32_t pos = 0;
 
 		while (!ret && (e = idmap_next(&in->h[i].e, &pos)))
-			ret = idmap_put(&in->owned, e->key, 1);
+			ret = inf_lazy_own(in, e->key, i);
 	}
 	return ret;
 }
 
-/* The entries the walks since each hypothesis's t_pin would have pinned. */
+/* A window opens, or a traced value is set into every table: walk eagerly again. */
 int inf_lazy_end(struct infer *in)
 {
-	const struct idmap_ent *t;
 	size_t i;
-	int ret;
 
 	if (!in->lazy)
 		return 0;
-	for (i = 0; i < in->nr_h; i++) {
-		struct inf_hyp *h = &in->h[i];
-		uint32_t pos = 0;
-
-		h->pc_n = 0;	/* see inf_lazy_begin() */
-		if (!h->t_pin)
-			continue;
-		while ((t = idmap_next(&in->touch, &pos))) {
-			if ((uint64_t)t->val < h->t_pin || inf_find(h, t->key))
-				continue;
-			ret = inf_set(h, t->key, inf_get(in, h, t->key));
-			if (ret)
-				return ret;
-		}
-		h->t_pin = 0;
-	}
-	idmap_free(&in->touch);
+	for (i = 0; i < in->nr_h; i++)
+		in->h[i].pc_n = 0;	/* see inf_lazy_begin() */
 	idmap_free(&in->owned);
-	in->seq = 0;
+	in->nr_own = 0;
 	in->lazy = false;
 	return 0;
 }

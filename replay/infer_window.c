@@ -44,17 +44,20 @@ size_t inf_vis(const struct infer *in, uint64_t key)
 }
 
 /*
- * Visits p..upto of @h happen now: listed counters of those nodes become 0.
- * Either walk the visits and look their two counters up (the atomic and the
- * window CPU's), or walk the entries and look their visit up, whichever is
- * fewer lookups: a short stretch of a window must not cost a scan of a table
- * that holds counters from all over the tree.  Both zero the same entries.
+ * Visits p..upto of @h happen now: listed counters of those nodes become 0,
+ * which is what @h reads past their visit without an entry, so their entries
+ * go.  Either walk the visits and look their two counters up (the atomic and
+ * the window CPU's), or walk the entries and look their visit up, whichever
+ * is fewer lookups: a short stretch of a window must not cost a scan of a
+ * table that holds counters from all over the tree.  Both drop the same
+ * entries; the scan notes their keys first, a delete moves entries.
  */
 void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto)
 {
+	uint64_t gone[64];
 	struct idmap_ent *e;
-	uint32_t pos = 0;
-	size_t v;
+	size_t v, n, i;
+	uint32_t pos;
 
 	if (upto < h->p || !idmap_count(&h->e)) {
 		h->p = upto + 1;
@@ -62,21 +65,22 @@ void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto)
 	}
 	if (2 * (upto - h->p + 1) < idmap_count(&h->e)) {
 		for (v = h->p; v <= upto; v++) {
-			e = inf_find(h, inf_key(in->list[v], INF_ATOMIC));
-			if (e)
-				inf_ent_set(h, e, 0);
-			e = inf_find(h, inf_key(in->list[v], in->wcpu));
-			if (e)
-				inf_ent_set(h, e, 0);
+			inf_ent_del(h, inf_key(in->list[v], INF_ATOMIC));
+			inf_ent_del(h, inf_key(in->list[v], in->wcpu));
 		}
 		h->p = upto + 1;
 		return;
 	}
-	while ((e = idmap_next(&h->e, &pos))) {
-		v = inf_vis(in, e->key);
-		if (v != INF_NONE && v >= h->p && v <= upto)
-			inf_ent_set(h, e, 0);
-	}
+	do {
+		/* a full buffer: delete those and scan again, the rest is still there */
+		for (n = 0, pos = 0; n < 64 && (e = idmap_next(&h->e, &pos)); ) {
+			v = inf_vis(in, e->key);
+			if (v != INF_NONE && v >= h->p && v <= upto)
+				gone[n++] = e->key;
+		}
+		for (i = 0; i < n; i++)
+			inf_ent_del(h, gone[i]);
+	} while (n == 64);
 	h->p = upto + 1;
 }
 
@@ -149,8 +153,7 @@ int inf_close(struct infer *in)
 	in->win = in->closing = false;
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].p = 0;
-	inf_compact(in, true);
-	return ret;
+	return ret ? ret : inf_compact(in, true);
 }
 
 /*

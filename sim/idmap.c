@@ -165,6 +165,37 @@ int idmap_filter(struct idmap *m, bool (*keep)(const struct idmap_ent *e, void *
 	return 0;
 }
 
+/**
+ * idmap_del() - remove @key, moving later entries of its probe run back
+ *
+ * Backward-shift deletion keeps every key reachable from its home slot with
+ * no tombstones, so lookups stay as short as in a table that never held it.
+ *
+ * Return: true if @key was there.
+ */
+bool idmap_del(struct idmap *m, uint64_t key)
+{
+	uint32_t i, j, home;
+
+	if (!m->used)
+		return false;
+	i = idmap_slot(m, key);
+	if (m->e[i].key != key)
+		return false;
+	for (j = (i + 1) & m->mask; m->e[j].key != IDMAP_EMPTY; j = (j + 1) & m->mask) {
+		home = (uint32_t)mcr_hash64(m->e[j].key) & m->mask;
+		/* e[j] may fill the hole unless its home lies cyclically in (i, j] */
+		if (((j - home) & m->mask) >= ((j - i) & m->mask)) {
+			m->e[i] = m->e[j];
+			i = j;
+		}
+	}
+	m->e[i].key = IDMAP_EMPTY;
+	m->used--;
+	m->gen++;
+	return true;
+}
+
 void idmap_free(struct idmap *m)
 {
 	free(m->e);

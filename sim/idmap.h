@@ -5,9 +5,10 @@
  * Contract: a struct idmap maps keys (cgroup ids, (id, cpu) pairs, update
  * tags) to int64_t values.  Linear probing from mcr_hash64(key), power-of-two
  * capacity, at most half full: a miss, the common lookup of the inference's
- * walk, costs about two probes.  Keys are never deleted one by one; the whole
- * map is reset, filtered or freed.  Entry slots only move when the table is
- * rebuilt (grow, reset, filter, free), and each rebuild bumps @gen, so a
+ * walk, costs about two probes.  A key is deleted by backward shift (no
+ * tombstones), or the whole map is reset, filtered or freed.  Entry slots
+ * only move on a delete or a rebuild (grow, reset, filter, free), and each
+ * bumps @gen, so a
  * caller may keep slot numbers while @gen is unchanged.  IDMAP_EMPTY is the
  * one key a map cannot hold.  No global state, no I/O; functions return 0 or
  * -ENOMEM / -EINVAL.  A zeroed struct idmap is an empty map.
@@ -86,6 +87,7 @@ int idmap_put(struct idmap *m, uint64_t key, int64_t val);	/* insert or replace 
 int idmap_reset(struct idmap *m, size_t n);	/* empty, room for @n keys without a rebuild */
 int idmap_clone(struct idmap *dst, const struct idmap *src);	/* @dst: uninitialized */
 int idmap_filter(struct idmap *m, bool (*keep)(const struct idmap_ent *e, void *ctx), void *ctx);
+bool idmap_del(struct idmap *m, uint64_t key);	/* true if it was there */
 void idmap_free(struct idmap *m);
 
 #endif

@@ -123,4 +123,53 @@ TEST(reset_clone_gen)
 	idmap_free(&c);
 }
 
-TEST_MAIN(put_get_grow, iterate_filter, reset_clone_gen)
+/*
+ * Deleting in a 16-slot table of 7 keys, one key at a time in a scrambled
+ * order: every key still present stays reachable after each delete (the
+ * backward shift never strands a key behind a hole, whatever the wrap), a
+ * deleted key is gone, and each delete bumps gen.
+ */
+TEST(del_backward_shift)
+{
+	static const uint64_t order[] = { 3, 0, 6, 1, 5, 2, 4 };
+	struct idmap m = { 0 };
+	uint32_t gen;
+	size_t i, j;
+
+	for (i = 0; i < 7; i++)
+		ASSERT_EQ(idmap_put(&m, i * 7919, (int64_t)i), 0);
+	ASSERT_EQU(m.mask + 1, 16);
+	ASSERT(!idmap_del(&m, 12345));			/* absent: nothing moves */
+	for (i = 0; i < 7; i++) {
+		gen = m.gen;
+		ASSERT(idmap_del(&m, order[i] * 7919));
+		ASSERT(m.gen != gen);
+		ASSERT(!idmap_del(&m, order[i] * 7919));
+		ASSERT_EQU(idmap_count(&m), 6 - i);
+		for (j = i + 1; j < 7; j++)
+			ASSERT_EQ(idmap_get(&m, order[j] * 7919, -1), (int64_t)order[j]);
+	}
+	idmap_free(&m);
+	ASSERT(!idmap_del(&m, 0));			/* an unallocated map */
+}
+
+/* Many keys in a small table wrap around the end: deletes keep all others reachable. */
+TEST(del_dense)
+{
+	struct idmap m = { 0 };
+	uint64_t k, d;
+
+	for (k = 0; k < 500; k++)
+		ASSERT_EQ(idmap_put(&m, k, (int64_t)k), 0);
+	for (d = 0; d < 500; d += 3) {
+		ASSERT(idmap_del(&m, d));
+		for (k = d + 1; k < 500; k++)
+			ASSERT_EQ(idmap_get(&m, k, -1), (int64_t)k);
+	}
+	ASSERT_EQU(idmap_count(&m), 500 - 167);
+	for (k = 0; k < 500; k += 3)
+		ASSERT_EQ(idmap_get(&m, k, -1), -1);
+	idmap_free(&m);
+}
+
+TEST_MAIN(put_get_grow, iterate_filter, reset_clone_gen, del_backward_shift, del_dense)
