@@ -27,18 +27,28 @@ if [ -n "$BASE" ]; then
 fi
 bin() { [ "$1" = base ] && echo "$BASE/memcg-replay" || echo "$R"; }
 mem() { [ "$1" = base ] && echo "$DIR/replay_mem_base" || echo "$MCR_BUILD/bench/replay_mem"; }
+# Each build replays a trace its own synth wrote (same seed, same events): a
+# baseline may not read the newer build's files, and each reads its own store
+# version at its own speed.  synth_all FILE ARGS... writes FILE.base and FILE.new.
+synth_all() {
+	local f=$1 b
+	shift
+	for b in $builds; do
+		"$(bin "$b")" synth --scenario fleet "$@" -o "$f.$b" -q || { echo "synth ($b) failed"; exit 1; }
+	done
+}
 
 if [ "${MCR_BENCH_INFER_ONLY:-0}" = 1 ]; then
 	EVENTS=0 RSS_EVENTS=
 fi
 if [ "$EVENTS" -gt 0 ]; then
-"$R" synth --scenario fleet --events "$EVENTS" -o "$TRACE" -q || { echo "synth failed"; exit 1; }
-echo "fleet trace: $EVENTS events, $(du -m "$TRACE" | cut -f1) MiB; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+synth_all "$TRACE" --events "$EVENTS"
+echo "fleet trace: $EVENTS events, $(du -m "$TRACE.new" | cut -f1) MiB; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # Simulator-only: the same events preloaded into memory, no SQLite in the loop.
 for b in $builds; do
 	echo "-- simulator-only, $b"
-	"$(mem "$b")" "$TRACE" | sed "s/^/$b: /"
+	"$(mem "$b")" "$TRACE.$b" | sed "s/^/$b: /"
 done
 
 e2e() {	# build, label, policies, file[, threads] -> wall user rss sys
@@ -53,7 +63,7 @@ e2e() {	# build, label, policies, file[, threads] -> wall user rss sys
 for round in 1 2; do
 	for th in 1 2; do
 	for b in $builds; do
-		read -r wall user rss sys < <(e2e "$b" "$b-three" break,continue,legacy "$TRACE" "$th")
+		read -r wall user rss sys < <(e2e "$b" "$b-three" break,continue,legacy "$TRACE.$b" "$th")
 		awk -v n="$EVENTS" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v b="$b" -v k="$round" -v t="$th" 'BEGIN {
 			printf "end to end, 3 policies, %-4s %d thread(s) (round %d): %10.0f events/s, %7.1f s wall, %7.1f s user, %5.1f s sys, peak RSS %.0f MiB\n",
 			       b, t, k, n / w, w, u, s, r / 1024 }'
@@ -63,21 +73,21 @@ for round in 1 2; do
 		printf "  new / base: wall %.2f x, user %.2f x\n", b / a, ub / ua }'
 	done
 done
-rm -f "$TRACE"
+rm -f "$TRACE".*
 fi
 
 # Peak RSS against the trace's size (three policies, end to end): flat means
 # the events stream through and only per-cgroup state stays.
 for n in $RSS_EVENTS; do
 	t=$DIR/fleet-rss-$n.db
-	"$R" synth --scenario fleet --events "$n" -o "$t" -q || { echo "synth failed"; exit 1; }
+	synth_all "$t" --events "$n"
 	for b in $builds; do
-		read -r wall user rss _ < <(e2e "$b" "$b-rss" break,continue,legacy "$t")
+		read -r wall user rss _ < <(e2e "$b" "$b-rss" break,continue,legacy "$t.$b")
 		awk -v n="$n" -v w="$wall" -v r="$rss" -v b="$b" 'BEGIN {
 			printf "peak RSS, %4s, %10d events: %.0f MiB (%.1f s wall, %.0f events/s)\n",
 			       b, n, r / 1024, w, n / w }'
 	done
-	rm -f "$t"
+	rm -f "$t".*
 done
 
 # The default command a user runs: the inferred order (a first pass of
@@ -101,12 +111,11 @@ utime() {	# build, db, args... -> user seconds of memcg-replay args... db
 }
 for cg in ${MCR_BENCH_INFER_CGROUPS:-1000 2000}; do
 	t=$DIR/fleet-infer-$cg.db
-	"$R" synth --scenario fleet --events "$IEVENTS" --cgroups "$cg" --period-ms 20 -o "$t" -q ||
-		{ echo "synth failed"; exit 1; }
+	synth_all "$t" --events "$IEVENTS" --cgroups "$cg" --period-ms 20
 	for b in $builds; do
-		plain=$(utime "$b" "$t" replay -q -p break -m spread)
-		inf=$(utime "$b" "$t" replay -q -p break ${IHYP:+-H "$IHYP"})
-		val=$(utime "$b" "$t" validate -q -r 0 ${IHYP:+-H "$IHYP"})
+		plain=$(utime "$b" "$t.$b" replay -q -p break -m spread)
+		inf=$(utime "$b" "$t.$b" replay -q -p break ${IHYP:+-H "$IHYP"})
+		val=$(utime "$b" "$t.$b" validate -q -r 0 ${IHYP:+-H "$IHYP"})
 		awk -v n="$IEVENTS" -v c="$cg" -v p="$plain" -v i="$inf" -v v="$val" -v b="$b" -v h="${IHYP:-default}" 'BEGIN {
 			q = p > 0 ? p : 0.01
 			printf "fleet %d events, %4d cgroups, -H %s, %-4s: plain %.2f s, default (inferred) %.2f s (%.1f x), validate %.2f s (%.1f x)\n",
@@ -115,5 +124,5 @@ for cg in ${MCR_BENCH_INFER_CGROUPS:-1000 2000}; do
 	done
 	[ -n "$BASE" ] && awk -v a="$inf_base" -v b="$inf_new" -v va="$val_base" -v vb="$val_new" 'BEGIN {
 		printf "  new / base: default %.2f x, validate %.2f x\n", b / (a > 0 ? a : 0.01), vb / (va > 0 ? va : 0.01) }'
-	rm -f "$t"
+	rm -f "$t".*
 done
