@@ -149,6 +149,49 @@ static void db_iter_build(struct db_iter_cpu *c)
 }
 
 /*
+ * The compressed bytes of a chunk are decoded into @raw (grown to @need) and
+ * its events into @ev (made once, @nr_ev long).
+ */
+static int db_iter_buffers(uint8_t **raw, size_t *cap, size_t need, struct mcr_event **ev,
+			   size_t nr_ev)
+{
+	if (need > *cap) {
+		uint8_t *n = realloc(*raw, need);
+
+		if (!n)
+			return -ENOMEM;
+		*raw = n;
+		*cap = need;
+	}
+	if (!*ev) {
+		*ev = malloc(nr_ev * sizeof(**ev));
+		if (!*ev)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Step to chunk @ix's row: its blob stays valid, and it->st must be reset,
+ * once the caller has decoded it.  A missing row is a damaged index.
+ */
+static int db_iter_fetch(struct db_iter *it, const struct db_chunk_index *ix, const void **z,
+			 int *zlen)
+{
+	int rc;
+
+	sqlite3_bind_int64(it->st, 1, ix->chunk);
+	rc = sqlite3_step(it->st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(it->st);
+		return rc == SQLITE_DONE ? -MCR_E_CORRUPT : db_err(rc) ? db_err(rc) : -EIO;
+	}
+	*z = sqlite3_column_blob(it->st, 0);
+	*zlen = sqlite3_column_bytes(it->st, 0);
+	return 0;
+}
+
+/*
  * A version 2 chunk: decompressed into the CPU's own buffer, checked whole,
  * then built DB_ITER_BATCH events at a time as the merge takes them: the
  * batches of every CPU stay in cache, where whole decoded chunks (3 MiB a
@@ -158,29 +201,13 @@ static int db_iter_load_cols(struct db_iter *it, struct db_iter_cpu *c,
 			     const struct db_chunk_index *ix)
 {
 	const void *z;
-	int rc, err, zlen;
+	int err, zlen;
 
-	if (ix->raw_bytes > c->raw_cap) {
-		uint8_t *raw = realloc(c->raw, ix->raw_bytes);
-
-		if (!raw)
-			return -ENOMEM;
-		c->raw = raw;
-		c->raw_cap = ix->raw_bytes;
-	}
-	if (!c->ev) {
-		c->ev = malloc((DB_ITER_BATCH + DB_ITER_AHEAD) * sizeof(*c->ev));
-		if (!c->ev)
-			return -ENOMEM;
-	}
-	sqlite3_bind_int64(it->st, 1, ix->chunk);
-	rc = sqlite3_step(it->st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(it->st);
-		return rc == SQLITE_DONE ? -MCR_E_CORRUPT : db_err(rc) ? db_err(rc) : -EIO;
-	}
-	z = sqlite3_column_blob(it->st, 0);
-	zlen = sqlite3_column_bytes(it->st, 0);
+	err = db_iter_buffers(&c->raw, &c->raw_cap, ix->raw_bytes, &c->ev,
+			      DB_ITER_BATCH + DB_ITER_AHEAD);
+	err = err ?: db_iter_fetch(it, ix, &z, &zlen);
+	if (err)
+		return err;
 	err = z ? db_cols_open(&it->dctx, ix, z, (size_t)zlen, c->raw, &c->cols, &c->good) :
 		  -MCR_E_CORRUPT;
 	sqlite3_reset(it->st);
@@ -198,7 +225,7 @@ static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 {
 	struct db_chunk_index *ix;
 	const void *z;
-	int rc, err, zlen;
+	int err, zlen;
 
 	for (;;) {
 		if (c->next_ix == c->nix)
@@ -212,28 +239,12 @@ static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 		return -MCR_E_TIME;	/* backwards across two chunks */
 	if (it->version == DB_STORE_V2)
 		return db_iter_load_cols(it, c, ix);
-	if (ix->raw_bytes > it->raw_cap) {
-		uint8_t *raw = realloc(it->raw, ix->raw_bytes);
-
-		if (!raw)
-			return -ENOMEM;
-		it->raw = raw;
-		it->raw_cap = ix->raw_bytes;
-	}
-	if (!c->ev) {
-		/* + DB_ITER_AHEAD: what db_iter_next_chunked() prefetches stays inside */
-		c->ev = malloc((DB_CHUNK_EVENTS + DB_ITER_AHEAD) * sizeof(*c->ev));
-		if (!c->ev)
-			return -ENOMEM;
-	}
-	sqlite3_bind_int64(it->st, 1, ix->chunk);
-	rc = sqlite3_step(it->st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_reset(it->st);
-		return rc == SQLITE_DONE ? -MCR_E_CORRUPT : db_err(rc) ? db_err(rc) : -EIO;
-	}
-	z = sqlite3_column_blob(it->st, 0);
-	zlen = sqlite3_column_bytes(it->st, 0);
+	/* + DB_ITER_AHEAD: what db_iter_next_chunked() prefetches stays inside */
+	err = db_iter_buffers(&it->raw, &it->raw_cap, ix->raw_bytes, &c->ev,
+			      DB_CHUNK_EVENTS + DB_ITER_AHEAD);
+	err = err ?: db_iter_fetch(it, ix, &z, &zlen);
+	if (err)
+		return err;
 	err = z ? db_chunk_decode(&it->dctx, ix, z, (size_t)zlen, it->raw, c->ev) : -MCR_E_CORRUPT;
 	sqlite3_reset(it->st);
 	c->n = ix->count;

@@ -178,15 +178,16 @@ static int run(const struct mcr_event *ev, size_t n, struct replay_trace *t, con
  * wiped, then L 128..320 and R 64..256, R stuck at TH.  Inference finds that
  * order from the kernel's 256, and the inferred replay of break reproduces it.
  */
-static const struct mcr_event seed_race_plain[] = {
-	UPD(100, 0, L, 64),
-	FLUSH(1000, R, 64, MCR_FLUSH_FORCE),
-	LOCK(1010, R, 0), UPD(1030, 0, L, 64), UNLOCK(1110, R, 0),
-	REST_OF_WINDOWS(1200, R),
-	UPD(2000, 1, L, 64), UPD(2010, 1, L, 64), UPD(2020, 1, L, 64), UPD(2030, 1, L, 64),
-	UPD(2100, 1, L, 64), UPD(2110, 1, L, 64),
-	FLUSH(3000, R, 256, 0),
-};
+#define SEED_RACE_PLAIN \
+	UPD(100, 0, L, 64), \
+	FLUSH(1000, R, 64, MCR_FLUSH_FORCE), \
+	LOCK(1010, R, 0), UPD(1030, 0, L, 64), UNLOCK(1110, R, 0), \
+	REST_OF_WINDOWS(1200, R), \
+	UPD(2000, 1, L, 64), UPD(2010, 1, L, 64), UPD(2020, 1, L, 64), UPD(2030, 1, L, 64), \
+	UPD(2100, 1, L, 64), UPD(2110, 1, L, 64), \
+	FLUSH(3000, R, 256, 0)
+
+static const struct mcr_event seed_race_plain[] = { SEED_RACE_PLAIN };
 
 TEST(inferred_order_reproduces_kernel)
 {
@@ -840,13 +841,7 @@ TEST(grid_full_and_refused)
  * sees the error as it stands, -64 (CPU 3's update).
  */
 static const struct mcr_event read_after_last_window[] = {
-	UPD(100, 0, L, 64),
-	FLUSH(1000, R, 64, MCR_FLUSH_FORCE),
-	LOCK(1010, R, 0), UPD(1030, 0, L, 64), UNLOCK(1110, R, 0),
-	REST_OF_WINDOWS(1200, R),
-	UPD(2000, 1, L, 64), UPD(2010, 1, L, 64), UPD(2020, 1, L, 64), UPD(2030, 1, L, 64),
-	UPD(2100, 1, L, 64), UPD(2110, 1, L, 64),
-	FLUSH(3000, R, 256, 0),
+	SEED_RACE_PLAIN,
 	UPD(4000, 3, L, 64),
 	FLUSH(5000, L, 320, MCR_FLUSH_NEEDS),
 	LOCK(5010, L, 0), UNLOCK(5011, L, 0), REST_OF_WINDOWS(5020, L),
