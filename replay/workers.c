@@ -121,7 +121,8 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 		ret = sim_update(s, ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item, ev->val);
 		if (ret)
 			break;
-		series_update_run(r, &b->hits.v[b->ev[i].hit0], b->ev[i].nr_hits, p);
+		if (b->ev[i].nr_hits)	/* without series the block has no hits array */
+			series_update_run(r, b->hits.v + b->ev[i].hit0, b->ev[i].nr_hits, p);
 		ret = series_after_event_run(r, p);
 	}
 	ec->buf = NULL;
