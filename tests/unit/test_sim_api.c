@@ -364,6 +364,57 @@ TEST(ancestor_path)
 	sim_destroy(s);
 }
 
+/*
+ * Handles (handle.c) read what the lookups read.  1 CPU, TH = 64: A +10 of
+ * line 5 leaves A and the root 10 behind (error -10 at both, A's atomic 0:
+ * its per-CPU 10 is below the batch); A +70 brings A's per-CPU to 80 >= 64,
+ * so A's atomic is 80 > TH, flushable.  B's line 6 is known to the simulator
+ * but never updated below A: A reads 0 for it.
+ */
+TEST(handles)
+{
+	struct sim *s = sim_new(sim_policy_find("break"), 1, 1);
+	int32_t na, nr, l5, l6;
+	int64_t e;
+
+	ASSERT(s);
+	ASSERT_EQ(sim_cgroup_add(s, 1, A, ROOT), 0);
+	ASSERT_EQ(sim_cgroup_add(s, 1, B, ROOT), 0);
+	na = sim_node_handle(s, A);
+	nr = sim_node_handle(s, ROOT);
+	ASSERT(na >= 0 && nr >= 0 && na != nr);
+	ASSERT(sim_node_handle(s, 99) < 0);
+	ASSERT(sim_line_handle(s, SIM_ITEM_STATE, 5) < 0);	/* no update yet */
+	ASSERT(sim_line_handle(s, SIM_ITEM_EVENT + 1, 5) < 0);
+	ASSERT_EQ(sim_line_error_at(s, na, sim_line_handle(s, SIM_ITEM_STATE, 5)), 0);
+
+	ASSERT_EQ(sim_update(s, 2, 0, A, SIM_ITEM_STATE, 5, 10), 0);
+	l5 = sim_line_handle(s, SIM_ITEM_STATE, 5);
+	ASSERT(l5 >= 0);
+	ASSERT_EQ(sim_line_error_at(s, na, l5), -10);
+	ASSERT_EQ(sim_line_error_at(s, nr, l5), -10);
+	ASSERT_EQ(sim_item_error(s, A, SIM_ITEM_STATE, 5, &e), 0);
+	ASSERT_EQ(e, -10);
+	ASSERT(!sim_node_flushable_at(s, na));
+
+	ASSERT_EQ(sim_update(s, 3, 0, B, SIM_ITEM_STATE, 6, 1), 0);
+	l6 = sim_line_handle(s, SIM_ITEM_STATE, 6);
+	ASSERT(l6 >= 0 && l6 != l5);
+	ASSERT_EQ(sim_line_handle(s, SIM_ITEM_STATE, 5), l5);	/* stable */
+	ASSERT_EQ(sim_node_handle(s, A), na);
+	ASSERT_EQ(sim_line_error_at(s, na, l6), 0);
+	ASSERT_EQ(sim_item_error(s, A, SIM_ITEM_STATE, 6, &e), 0);
+	ASSERT_EQ(e, 0);
+	ASSERT_EQ(sim_line_error_at(s, nr, l6), -1);
+
+	ASSERT_EQ(sim_update(s, 4, 0, A, SIM_ITEM_STATE, 5, 70), 0);
+	ASSERT_EQ(sim_stats_updates(s, A), 80);
+	ASSERT(sim_node_flushable_at(s, na));
+	ASSERT(sim_needs_flush(s, A));
+	ASSERT_EQ(sim_line_error_at(s, na, l5), -80);
+	sim_destroy(s);
+}
+
 TEST_MAIN(policy_table, policy_rank, create_arguments, hierarchy, unknown_ids, update_errors,
 	  window_errors, window_relink, set_online_threshold, flush_request, items_foreach,
-	  ancestor_path)
+	  ancestor_path, handles)
