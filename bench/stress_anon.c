@@ -51,9 +51,17 @@ int main(int argc, char **argv)
 		for (off = 0; off < len; off += page) {
 			p[off] = 1;
 			faults++;
-			/* ahead of RATE: sleep until the next 64 faults are due */
-			if (rate > 0 && !(faults & 63) && faults > rate * (now_s() - start))
-				usleep((useconds_t)((faults / rate - (now_s() - start)) * 1e6) + 1);
+			/*
+			 * Ahead of RATE: sleep until the next 64 faults are due.
+			 * One clock reading: with two, the second could come after
+			 * the due time and a negative sleep became ~71 minutes.
+			 */
+			if (rate > 0 && !(faults & 63)) {
+				double ahead = (double)faults / rate - (now_s() - start);
+
+				if (ahead > 0)
+					usleep((useconds_t)(ahead * 1e6) + 1);
+			}
 		}
 		munmap(p, len);
 	} while ((el = now_s() - start) < secs);
