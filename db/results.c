@@ -315,9 +315,11 @@ static int csample_cmp(const void *pa, const void *pb)
 	return c ? c : cmp_i64((int64_t)a->ts, (int64_t)b->ts);
 }
 
-/* Bind row @s as the row whose first parameter is @at + 1. */
-static void series_bind(sqlite3_stmt *st, int at, const struct db_series *s)
+/* Bind row @row as the row whose first parameter is @at + 1. */
+static void series_bind(sqlite3_stmt *st, int at, const void *row)
 {
+	const struct db_series *s = row;
+
 	sqlite3_bind_int64(st, at + 1, s->run_id);
 	bind_u64(st, at + 2, s->cgroup_id);
 	sqlite3_bind_int(st, at + 3, s->kind);
@@ -328,8 +330,10 @@ static void series_bind(sqlite3_stmt *st, int at, const struct db_series *s)
 	sqlite3_bind_int64(st, at + 8, s->max_error);
 }
 
-static void csample_bind(sqlite3_stmt *st, int at, const struct db_cgroup_sample *s)
+static void csample_bind(sqlite3_stmt *st, int at, const void *row)
 {
+	const struct db_cgroup_sample *s = row;
+
 	sqlite3_bind_int64(st, at + 1, s->run_id);
 	bind_u64(st, at + 2, s->cgroup_id);
 	bind_u64(st, at + 3, s->ts);
@@ -339,47 +343,47 @@ static void csample_bind(sqlite3_stmt *st, int at, const struct db_cgroup_sample
 	sqlite3_bind_int(st, at + 7, s->stranded);
 }
 
-/* Every parameter is bound each time: no clearing needed between batches. */
-static int series_flush(struct db_results *w)
+/*
+ * Insert the @*nr held rows of @size bytes in key order (@cmp): DB_BULK_ROWS
+ * at a time through @bulk, the rest through @one, whose parameters are one
+ * row's.  Every parameter is bound each time: no clearing between batches.
+ */
+static int rows_flush(void *rows, size_t *nr, size_t size,
+		      int (*cmp)(const void *, const void *),
+		      void (*bind)(sqlite3_stmt *st, int at, const void *row),
+		      sqlite3_stmt *bulk, sqlite3_stmt *one)
 {
+	const int cols = sqlite3_bind_parameter_count(one);
+	const char *r = rows;
 	size_t i = 0, j;
 	int err = 0;
 
-	if (!w->nr_ser)
+	if (!*nr)
 		return 0;
-	qsort(w->ser, w->nr_ser, sizeof(*w->ser), series_cmp);
-	for (; i + DB_BULK_ROWS <= w->nr_ser && !err; i += DB_BULK_ROWS) {
+	qsort(rows, *nr, size, cmp);
+	for (; i + DB_BULK_ROWS <= *nr && !err; i += DB_BULK_ROWS) {
 		for (j = 0; j < DB_BULK_ROWS; j++)
-			series_bind(w->bulk_ser, (int)j * 8, &w->ser[i + j]);
-		err = db_step_reset(w->bulk_ser);
+			bind(bulk, (int)j * cols, r + (i + j) * size);
+		err = db_step_reset(bulk);
 	}
-	for (; i < w->nr_ser && !err; i++) {
-		series_bind(w->st[W_SERIES], 0, &w->ser[i]);
-		err = db_step_reset(w->st[W_SERIES]);
+	for (; i < *nr && !err; i++) {
+		bind(one, 0, r + i * size);
+		err = db_step_reset(one);
 	}
-	w->nr_ser = 0;
+	*nr = 0;
 	return err;
+}
+
+static int series_flush(struct db_results *w)
+{
+	return rows_flush(w->ser, &w->nr_ser, sizeof(*w->ser), series_cmp, series_bind,
+			  w->bulk_ser, w->st[W_SERIES]);
 }
 
 static int csample_flush(struct db_results *w)
 {
-	size_t i = 0, j;
-	int err = 0;
-
-	if (!w->nr_cs)
-		return 0;
-	qsort(w->cs, w->nr_cs, sizeof(*w->cs), csample_cmp);
-	for (; i + DB_BULK_ROWS <= w->nr_cs && !err; i += DB_BULK_ROWS) {
-		for (j = 0; j < DB_BULK_ROWS; j++)
-			csample_bind(w->bulk_cs, (int)j * 7, &w->cs[i + j]);
-		err = db_step_reset(w->bulk_cs);
-	}
-	for (; i < w->nr_cs && !err; i++) {
-		csample_bind(w->st[W_CGROUP_SAMPLE], 0, &w->cs[i]);
-		err = db_step_reset(w->st[W_CGROUP_SAMPLE]);
-	}
-	w->nr_cs = 0;
-	return err;
+	return rows_flush(w->cs, &w->nr_cs, sizeof(*w->cs), csample_cmp, csample_bind,
+			  w->bulk_cs, w->st[W_CGROUP_SAMPLE]);
 }
 
 /* The buffer @*v of as many @size-byte rows as @bytes hold, made on first use. */
