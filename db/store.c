@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <zstd.h>
 
 #include "error.h"
@@ -371,20 +372,16 @@ void db_chunk_dctx_free(void *dctx)
 	ZSTD_freeDCtx(dctx);
 }
 
-int db_chunk_decode(void **dctx, const struct db_chunk_index *ix, const void *z, size_t zlen,
-		    uint8_t *raw, struct mcr_event *out)
+/*
+ * Decompress @ix's BLOB into @raw: exactly raw_bytes, or -MCR_E_CORRUPT.
+ * Through the caller's context: ZSTD_decompress() would make and free one
+ * of ~100 KiB per chunk (mmap, page faults and munmap each time).
+ */
+static ssize_t db_chunk_decompress(void **dctx, const struct db_chunk_index *ix, const void *z,
+				   size_t zlen, uint8_t *raw)
 {
-	const uint8_t *p = raw, *end;
-	uint64_t ts = ix->first_ts, seq = ix->first_seq - 1, id = 0, v;
-	int32_t pid = 0;
-	bool backwards = false;
 	size_t n;
-	uint32_t i;
 
-	/*
-	 * ZSTD_decompress() would make and free a context of ~100 KiB per
-	 * chunk: mmap, page faults and munmap each time.
-	 */
 	if (!*dctx) {
 		*dctx = ZSTD_createDCtx();
 		if (!*dctx)
@@ -393,6 +390,22 @@ int db_chunk_decode(void **dctx, const struct db_chunk_index *ix, const void *z,
 	n = ZSTD_decompressDCtx(*dctx, raw, ix->raw_bytes, z, zlen);
 	if (ZSTD_isError(n) || n != ix->raw_bytes)
 		return -MCR_E_CORRUPT;
+	return (ssize_t)n;
+}
+
+int db_chunk_decode(void **dctx, const struct db_chunk_index *ix, const void *z, size_t zlen,
+		    uint8_t *raw, struct mcr_event *out)
+{
+	const uint8_t *p = raw, *end;
+	uint64_t ts = ix->first_ts, seq = ix->first_seq - 1, id = 0, v;
+	int32_t pid = 0;
+	bool backwards = false;
+	ssize_t n;
+	uint32_t i;
+
+	n = db_chunk_decompress(dctx, ix, z, zlen, raw);
+	if (n < 0)
+		return (int)n;
 	end = raw + n;
 	for (i = 0; i < ix->count; i++) {
 		struct mcr_event *ev = &out[i];
@@ -482,17 +495,13 @@ int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 	uint64_t len = DB_CHUNK_V2_HDR, ts, sum = 0;
 	uint32_t i, n = ix->count, bad = 0;
 	bool backwards = false;
-	size_t got;
-	int k, j;
+	ssize_t got;
+	int k;
 
-	if (!*dctx) {
-		*dctx = ZSTD_createDCtx();
-		if (!*dctx)
-			return -ENOMEM;
-	}
-	got = ZSTD_decompressDCtx(*dctx, raw, ix->raw_bytes, z, zlen);
-	if (ZSTD_isError(got) || got != ix->raw_bytes || got < DB_CHUNK_V2_HDR ||
-	    *p++ != DB_STORE_V2_MAGIC)
+	got = db_chunk_decompress(dctx, ix, z, zlen, raw);
+	if (got < 0)
+		return (int)got;
+	if ((size_t)got < DB_CHUNK_V2_HDR || *p++ != DB_STORE_V2_MAGIC)
 		return -MCR_E_CORRUPT;
 	for (k = 0; k < DB_COLS; k++) {
 		cols->width[k] = *p++;
@@ -500,12 +509,11 @@ int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 			return -MCR_E_CORRUPT;
 		len += (uint64_t)cols->width[k] * n;
 	}
-	if (len != got)
+	if (len != (uint64_t)got)
 		return -MCR_E_CORRUPT;
 	for (k = 0; k < DB_COLS; k++) {
-		cols->base[k] = 0;
-		for (j = 0; j < 8; j++)
-			cols->base[k] |= (uint64_t)*p++ << (8 * j);
+		cols->base[k] = col_load(p, 8);
+		p += 8;
 	}
 	for (k = 0; k < DB_COLS; k++) {
 		cols->col[k] = p;
