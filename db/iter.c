@@ -623,6 +623,26 @@ static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 	return 1;
 }
 
+/*
+ * Move @c past the event just handed out: its next event from the batch,
+ * the chunk's next batch or the next chunk.  1: it has a head; 0: none left;
+ * or the error, which the event handed out does not share (it is good: the
+ * failure is returned by the next call).
+ */
+static inline __attribute__((always_inline)) int db_iter_advance(struct db_iter *it,
+								  struct db_iter_cpu *c)
+{
+	if (__builtin_expect(++c->pos < c->n, 1))
+		return 1;
+	if (c->cols.next < c->good) {
+		db_iter_build(c);
+		return 1;
+	}
+	if (it->version == DB_STORE_V2)
+		c->err = c->cols_err;
+	return c->err ? c->err : db_iter_load(it, c);
+}
+
 /* The least key of all groups. */
 static inline uint64_t db_iter_least(const struct db_iter *it)
 {
@@ -653,22 +673,13 @@ static inline __attribute__((always_inline)) uint64_t db_iter_take(struct db_ite
 	int ret;
 
 	*ev = c->ev[c->pos];
-	if (__builtin_expect(++c->pos == c->n, 0)) {
-		if (c->cols.next < c->good) {
-			db_iter_build(c);
-		} else {
-			if (it->version == DB_STORE_V2)
-				c->err = c->cols_err;
-			/* *ev is good: a failure ahead is returned by the next call */
-			ret = c->err ? c->err : db_iter_load(it, c);
-			if (ret < 0) {
-				it->err = ret;
-				return 0;
-			}
-			if (!ret)
-				return UINT64_MAX;
-		}
+	ret = db_iter_advance(it, c);
+	if (ret < 0) {
+		it->err = ret;
+		return 0;
 	}
+	if (!ret)
+		return UINT64_MAX;
 	rel = c->ev[c->pos].ts - it->key_base;
 	if (__builtin_expect(rel > it->key_lim, 0)) {
 		it->key[idx] = 0;	/* not UINT64_MAX: it has a head */
@@ -749,26 +760,16 @@ static int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev)
 	top = &it->heap[0];
 	c = top->c;
 	*ev = c->ev[c->pos];
-	if (__builtin_expect(++c->pos == c->n, 0)) {
-		if (c->cols.next < c->good) {
-			db_iter_build(c);
-			goto loaded;
-		}
-		if (it->version == DB_STORE_V2)
-			c->err = c->cols_err;
-		/* *ev is good: a failure ahead is returned by the next call */
-		ret = c->err ? c->err : db_iter_load(it, c);
-		if (ret < 0) {
-			it->err = ret;
-			return 1;
-		}
-		if (!ret) {
-			*top = it->heap[--it->nr_heap];
-			db_iter_reorder(it);
-			return 1;
-		}
+	ret = db_iter_advance(it, c);
+	if (ret < 0) {
+		it->err = ret;
+		return 1;
 	}
-loaded:
+	if (!ret) {
+		*top = it->heap[--it->nr_heap];
+		db_iter_reorder(it);
+		return 1;
+	}
 	top->ts = c->ev[c->pos].ts;
 	if (!db_iter_before(top->ts, top->cpu, it->next_ts, it->next_cpu)) {
 		/*
