@@ -216,6 +216,37 @@ static int series_hit_add(struct rser_hits *h, struct rser *s, struct rser_item 
 	return 0;
 }
 
+/*
+ * The series lines an update of (@kind, @item) to @c reaches, appended to
+ * @out: made where new if @make, else 0 (and @out unchanged) at the first
+ * series cgroup that lacks the line.  Return: 1 appended, 0, -ENOMEM.
+ */
+static int series_path(const struct replay *r, const struct rcg *c, enum sim_item_kind kind,
+		       int item, bool make, struct rser_hits *out)
+{
+	size_t nr0 = out->nr;
+	unsigned int depth = 0;
+	const struct rcg *a;
+	int ret = 1;
+
+	if (kind == SIM_ITEM_LRUVEC)
+		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
+	for (a = c; a && depth < RCG_MAX_DEPTH && ret > 0; a = a->parent, depth++) {
+		struct rser_item *it;
+
+		if (!a->ser)
+			continue;
+		it = make ? series_item(r, a->ser, kind, item) : series_line(a->ser, kind, item);
+		if (!it)
+			ret = make ? -ENOMEM : 0;
+		else if (series_hit_add(out, a->ser, it) < 0)
+			ret = -ENOMEM;
+	}
+	if (ret <= 0)
+		out->nr = nr0;
+	return ret;
+}
+
 /**
  * series_update() - after an update of (@kind, @item) to @c was applied to
  * every policy: the series cgroups on @c's path see the line change.  The
@@ -223,25 +254,13 @@ static int series_hit_add(struct rser_hits *h, struct rser *s, struct rser_item 
  */
 int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item)
 {
-	unsigned int p, depth = 0;
-	struct rcg *a;
+	unsigned int p;
 	int ret;
 
-	if (kind == SIM_ITEM_LRUVEC)
-		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
 	r->hits.nr = 0;
-	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++) {
-		struct rser_item *it;
-
-		if (!a->ser)
-			continue;
-		it = series_item(r, a->ser, kind, item);
-		if (!it)
-			return -ENOMEM;
-		ret = series_hit_add(&r->hits, a->ser, it);
-		if (ret < 0)
-			return ret;
-	}
+	ret = series_path(r, c, kind, item, true, &r->hits);
+	if (ret < 0)
+		return ret;
 	for (p = 0; p < r->p.nr_runs; p++)
 		series_update_run(r, r->hits.v, r->hits.nr, p);
 	return 0;
@@ -272,31 +291,7 @@ void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, 
 int series_lines_resolve(const struct replay *r, const struct rcg *c, enum sim_item_kind kind,
 			 int item, struct rser_hits *out)
 {
-	size_t nr0 = out->nr;
-	unsigned int depth = 0;
-	const struct rcg *a;
-	int ret;
-
-	(void)r;
-	if (kind == SIM_ITEM_LRUVEC)
-		kind = SIM_ITEM_STATE;
-	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++) {
-		struct rser_item *it;
-
-		if (!a->ser)
-			continue;
-		it = series_line(a->ser, kind, item);
-		if (!it) {
-			out->nr = nr0;
-			return 0;
-		}
-		ret = series_hit_add(out, a->ser, it);
-		if (ret < 0) {
-			out->nr = nr0;
-			return ret;
-		}
-	}
-	return 1;
+	return series_path(r, c, kind, item, false, out);
 }
 
 struct series_vis {
