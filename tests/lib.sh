@@ -25,13 +25,20 @@ pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: ${2:-}"; T_FAILED=1; }
 skip() { echo "SKIP $1: $2"; }
 
-# tmpdir removed on exit
+# tmpdir removed on exit; with MCR_KEEP_FAILED=DIR a failed test's tmpdir (its
+# recordings and databases) is moved into DIR instead, so a failure that does not
+# come back on a rerun can still be replayed.
 T_TMP=$(mktemp -d "${TMPDIR:-/tmp}/mcr-test.XXXXXX")
 t_cleanup_hooks=()
 t_on_exit() { t_cleanup_hooks+=("$1"); }
 t_exit() {
-	local h
+	local h keep
 	for h in "${t_cleanup_hooks[@]+"${t_cleanup_hooks[@]}"}"; do eval "$h" || true; done
+	if [ "$T_FAILED" = 1 ] && [ -n "${MCR_KEEP_FAILED:-}" ] && mkdir -p "$MCR_KEEP_FAILED" &&
+	   keep=$(mktemp -d "$MCR_KEEP_FAILED/$(basename "$0" .sh).XXXXXX") &&
+	   mv "$T_TMP"/* "$keep"/ 2>/dev/null; then
+		echo "# kept this failed test's files in $keep"
+	fi
 	rm -rf "$T_TMP"
 }
 trap t_exit EXIT
