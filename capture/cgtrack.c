@@ -1,5 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The evolving cgroup table: id and path hash maps over one entry array. */
+/*
+ * The evolving cgroup table: id and path hash maps over one entry array.
+ *
+ * Capture feeds mkdir/rmdir in the order its per-CPU readers meet them, not
+ * in ts order: a child made on one CPU can arrive before its parent made on
+ * another a few ms earlier, or before the rmdir of an older cgroup of its
+ * parent's path.  So a parent is the cgroup of the parent path that lived when
+ * the child was made, and every mkdir adopts the children already known that
+ * were made after it below its path.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +24,7 @@ struct cgtrack_entry {
 	int64_t		created_ts;
 	int64_t		removed_ts;
 	int		level;
+	unsigned int	older;		/* index + 1 of the previous cgroup of this path */
 	bool		in_scope;
 	bool		ancestor;
 };
@@ -183,8 +193,10 @@ static struct cgtrack_entry *cgtrack_upsert(struct cgtrack *t, uint64_t id, cons
 	e->level = -1;
 	t->nr++;
 	*slot = t->nr;
-	/* a re-created path points at its newest cgroup */
-	*cgtrack_slot_path(t, e->path) = t->nr;
+	/* a re-created path points at its newest cgroup, which chains the older */
+	slot = cgtrack_slot_path(t, e->path);
+	e->older = *slot;
+	*slot = t->nr;
 	return e;
 }
 
@@ -203,38 +215,89 @@ int cgtrack_add(void *ctx, const struct db_cgroup *cg)
 	return cgtrack_store(t, e);
 }
 
-static uint64_t cgtrack_parent_of(const struct cgtrack *t, const char *path)
+/* Alive at @ts: made before it (or before the trace) and not removed before it. */
+static bool cgtrack_alive_at(const struct cgtrack_entry *e, int64_t ts)
 {
-	char *parent = strdup(path), *slash;
-	unsigned int idx;
+	return (e->created_ts < 0 || e->created_ts <= ts) && (e->removed_ts < 0 || e->removed_ts >= ts);
+}
 
-	if (!parent)
+/* The length of @path's parent path, or -1 for the root or a path without '/'. */
+static int cgtrack_dir_len(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash || !path[1])
+		return -1;
+	return slash == path ? 1 : (int)(slash - path);
+}
+
+/* The cgroup of @path's parent path alive at @ts (0: none known). */
+static uint64_t cgtrack_parent_at(const struct cgtrack *t, const char *path, int64_t ts)
+{
+	int len = cgtrack_dir_len(path);
+	unsigned int idx;
+	char *dir;
+
+	if (len < 0 || !(dir = strndup(path, (size_t)len)))
 		return 0;
-	slash = strrchr(parent, '/');
-	if (!slash) {
-		free(parent);
-		return 0;
-	}
-	if (slash == parent)
-		slash[1] = '\0';
-	else
-		*slash = '\0';
-	idx = *cgtrack_slot_path(t, parent);
-	free(parent);
+	for (idx = *cgtrack_slot_path(t, dir); idx; idx = t->ent[idx - 1].older)
+		if (cgtrack_alive_at(&t->ent[idx - 1], ts))
+			break;
+	free(dir);
 	return idx ? t->ent[idx - 1].id : 0;
+}
+
+static const struct cgtrack_entry *cgtrack_find(const struct cgtrack *t, uint64_t id)
+{
+	unsigned int idx = *cgtrack_slot_id(t, id);
+
+	return idx ? &t->ent[idx - 1] : NULL;
+}
+
+/*
+ * @p was made at @ts: a cgroup below its path made after it, whose parent is
+ * unknown or an older cgroup of the same path, was met before @p's mkdir and
+ * is @p's child.  Only cgroups made during the trace qualify, so the scan is
+ * an integer test for the rest.
+ */
+static int cgtrack_adopt(struct cgtrack *t, const struct cgtrack_entry *p)
+{
+	size_t len = strlen(p->path);
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < t->nr; i++) {
+		struct cgtrack_entry *c = &t->ent[i];
+		const struct cgtrack_entry *now;
+
+		if (c->created_ts < p->created_ts || c == p || c->parent == p->id ||
+		    cgtrack_dir_len(c->path) != (int)len || strncmp(c->path, p->path, len))
+			continue;
+		/* a parent found by path has @p's path: keep it only if newer than @p */
+		now = c->parent ? cgtrack_find(t, c->parent) : NULL;
+		if (now && now->created_ts >= p->created_ts)
+			continue;
+		c->parent = p->id;
+		ret = cgtrack_store(t, c);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 int cgtrack_mkdir(struct cgtrack *t, uint64_t id, const char *path, int level, uint64_t ts)
 {
 	struct cgtrack_entry *e = cgtrack_upsert(t, id, path);
+	int ret;
 
 	if (!e)
 		return -ENOMEM;
-	e->parent = cgtrack_parent_of(t, e->path);
 	e->level = level;
 	e->created_ts = (int64_t)ts;
+	e->parent = cgtrack_parent_at(t, e->path, e->created_ts);
 	cgtrack_classify(t, e);
-	return cgtrack_store(t, e);
+	ret = cgtrack_store(t, e);
+	return ret < 0 ? ret : cgtrack_adopt(t, e);
 }
 
 int cgtrack_rmdir(struct cgtrack *t, uint64_t id, const char *path, int level, uint64_t ts)
@@ -248,7 +311,7 @@ int cgtrack_rmdir(struct cgtrack *t, uint64_t id, const char *path, int level, u
 		e = cgtrack_upsert(t, id, path);
 		if (!e)
 			return -ENOMEM;
-		e->parent = cgtrack_parent_of(t, e->path);
+		e->parent = cgtrack_parent_at(t, e->path, (int64_t)ts);
 		e->level = level;
 		cgtrack_classify(t, e);
 	}
