@@ -4,9 +4,10 @@
  * paths from cgroup_mkdir/rmdir and from an optional --cgroupfs walk, and
  * at the end parents from paths, unknown ones under the root, flagged.
  *
- * Not cgtrack.c: there a cgroup's parent is known when it appears (a live
- * snapshot precedes the events); here memcg ids come before, or without, a
- * path, so parents can only be resolved once the whole trace is read.
+ * Not cgtrack.c: there a live snapshot precedes the events and a cgroup's
+ * parent is found when its mkdir is read (or adopts it when the parent's own
+ * mkdir is read later); here memcg ids come before, or without, a path, so
+ * parents can only be resolved once the whole trace is read.
  */
 #include <errno.h>
 #include <limits.h>
