@@ -192,6 +192,51 @@ static int cgroupfs_walk_dir(struct cgroupfs_walk_state *w, const char *rel, uin
 	return ret;
 }
 
+/*
+ * kernfs encodes a node's 64-bit id as its file handle (fs/kernfs/mount.c,
+ * kernfs_encode_fh(), FILEID_KERNFS), and cgroupfs exports its nodes
+ * (KERNFS_ROOT_SUPPORT_EXPORTOP in kernel/cgroup/cgroup.c), so the id in an
+ * event opens the cgroup's directory; /proc/self/fd names its path.
+ */
+#define CGROUPFS_FILEID_KERNFS	0xfe
+
+int cgroupfs_path_of(const struct cgroupfs *cg, uint64_t id, char *out, size_t len)
+{
+	struct {
+		struct file_handle	fh;
+		uint64_t		id;
+	} h = { .fh = { .handle_bytes = sizeof(uint64_t), .handle_type = CGROUPFS_FILEID_KERNFS } };
+	char link[64], full[PATH_MAX];
+	size_t ml = strlen(cg->mount);
+	int mfd, fd, ret;
+	ssize_t n;
+
+	memcpy(h.fh.f_handle, &id, sizeof(id));
+	mfd = open(cg->mount, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (mfd < 0)
+		return -errno;
+	fd = open_by_handle_at(mfd, &h.fh, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ret = fd < 0 ? -errno : 0;
+	close(mfd);
+	if (ret < 0)
+		return ret;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, full, sizeof(full) - 1);
+	ret = n < 0 ? -errno : 0;
+	close(fd);
+	if (ret < 0)
+		return ret;
+	full[n] = '\0';
+	/* a removed directory reads "... (deleted)"; another mount is not ours */
+	if (strstr(full, " (deleted)") || strncmp(full, cg->mount, ml) ||
+	    (full[ml] != '/' && full[ml] != '\0'))
+		return -ENOENT;
+	if (strlen(full + ml) + 2 > len)
+		return -ENAMETOOLONG;
+	strcpy(out, full[ml] ? full + ml : "/");
+	return 0;
+}
+
 int cgroupfs_walk(const struct cgroupfs *cg, const char *sub, cgroupfs_walk_fn fn, void *ctx)
 {
 	struct cgroupfs_walk_state w = { .cg = cg, .fn = fn, .ctx = ctx };

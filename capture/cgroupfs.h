@@ -53,4 +53,11 @@ typedef int (*cgroupfs_walk_fn)(void *ctx, const struct db_cgroup *cg);
  */
 int cgroupfs_walk(const struct cgroupfs *cg, const char *sub, cgroupfs_walk_fn fn, void *ctx);
 
+/*
+ * cgroupfs_path_of - the path ("/a/b") of the cgroup whose id is @id, through
+ * its file handle (needs CAP_DAC_READ_SEARCH).  Returns 0, -ENOENT or -ESTALE
+ * if it is gone, or a negative errno.
+ */
+int cgroupfs_path_of(const struct cgroupfs *cg, uint64_t id, char *buf, size_t len);
+
 #endif

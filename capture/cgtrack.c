@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgroupfs.h"
 #include "cgtrack.h"
 #include "db.h"
 #include "hash.h"
@@ -27,11 +28,13 @@ struct cgtrack_entry {
 	unsigned int	older;		/* index + 1 of the previous cgroup of this path */
 	bool		in_scope;
 	bool		ancestor;
+	bool		nameless;	/* met in an event, its directory gone: no path */
 };
 
 struct cgtrack {
 	struct db		*db;
 	char			*scope;		/* NULL: no scope */
+	const struct cgroupfs	*fs;		/* names ids the table does not know yet */
 	struct cgtrack_entry	*ent;
 	unsigned int		nr, alloc;
 	unsigned int		*by_id;		/* open addressing: index + 1, 0 = empty */
@@ -200,6 +203,26 @@ static struct cgtrack_entry *cgtrack_upsert(struct cgtrack *t, uint64_t id, cons
 	return e;
 }
 
+/* An entry met nameless takes the path its mkdir or rmdir gives. */
+static int cgtrack_name(struct cgtrack *t, struct cgtrack_entry *e, const char *path)
+{
+	unsigned int *slot;
+	char *p;
+
+	if (!e->nameless || !path || !*path)
+		return 0;
+	p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	free(e->path);
+	e->path = p;
+	e->nameless = false;
+	slot = cgtrack_slot_path(t, p);
+	e->older = *slot;
+	*slot = (unsigned int)(e - t->ent) + 1;
+	return 0;
+}
+
 int cgtrack_add(void *ctx, const struct db_cgroup *cg)
 {
 	struct cgtrack *t = ctx;
@@ -290,7 +313,7 @@ int cgtrack_mkdir(struct cgtrack *t, uint64_t id, const char *path, int level, u
 	struct cgtrack_entry *e = cgtrack_upsert(t, id, path);
 	int ret;
 
-	if (!e)
+	if (!e || cgtrack_name(t, e, path) < 0)
 		return -ENOMEM;
 	e->level = level;
 	e->created_ts = (int64_t)ts;
@@ -305,7 +328,14 @@ int cgtrack_rmdir(struct cgtrack *t, uint64_t id, const char *path, int level, u
 	unsigned int *slot = cgtrack_slot_id(t, id);
 	struct cgtrack_entry *e;
 
-	if (*slot) {
+	if (*slot && t->ent[*slot - 1].nameless) {
+		e = &t->ent[*slot - 1];
+		if (cgtrack_name(t, e, path) < 0)
+			return -ENOMEM;
+		e->parent = cgtrack_parent_at(t, e->path, (int64_t)ts);
+		e->level = level;
+		cgtrack_classify(t, e);
+	} else if (*slot) {
 		e = &t->ent[*slot - 1];
 	} else {
 		e = cgtrack_upsert(t, id, path);
@@ -319,24 +349,70 @@ int cgtrack_rmdir(struct cgtrack *t, uint64_t id, const char *path, int level, u
 	return cgtrack_store(t, e);
 }
 
-bool cgtrack_in_scope(const struct cgtrack *t, uint64_t id)
+void cgtrack_set_fs(struct cgtrack *t, const struct cgroupfs *fs)
 {
-	unsigned int idx;
+	t->fs = fs;
+}
+
+/* The level of a path: "/" 0, "/a" 1, "/a/b" 2. */
+static int cgtrack_path_level(const char *path)
+{
+	int level = 0;
+
+	for (; *path; path++)
+		level += *path == '/' && path[1];
+	return level;
+}
+
+/*
+ * The entry of @id.  An id the table does not know is a cgroup made during
+ * the trace whose mkdir another CPU's reader has not met yet (or one the
+ * walk missed): its directory names it, and it is classified as the walk
+ * would have.  One whose directory is gone is remembered nameless, outside
+ * the scope, until its mkdir or rmdir names it.
+ */
+static const struct cgtrack_entry *cgtrack_lookup(struct cgtrack *t, uint64_t id)
+{
+	char path[PATH_MAX];
+	struct cgtrack_entry *e;
+	unsigned int idx = *cgtrack_slot_id(t, id);
+	bool named;
+
+	if (idx || !t->fs)
+		return idx ? &t->ent[idx - 1] : NULL;
+	named = cgroupfs_path_of(t->fs, id, path, sizeof(path)) == 0;
+	e = cgtrack_upsert(t, id, named ? path : "");
+	if (!e)
+		return NULL;
+	e->nameless = !named;
+	if (named) {
+		e->level = cgtrack_path_level(e->path);
+		e->parent = cgtrack_parent_at(t, e->path, INT64_MAX);
+		cgtrack_classify(t, e);
+		/* the table is best effort here: a failed row comes back with the mkdir */
+		(void)cgtrack_store(t, e);
+	}
+	return e;
+}
+
+bool cgtrack_in_scope(struct cgtrack *t, uint64_t id)
+{
+	const struct cgtrack_entry *e;
 
 	if (!t->scope)
 		return true;
-	idx = *cgtrack_slot_id(t, id);
-	return idx && t->ent[idx - 1].in_scope;
+	e = cgtrack_lookup(t, id);
+	return e && e->in_scope;
 }
 
-bool cgtrack_is_ancestor(const struct cgtrack *t, uint64_t id)
+bool cgtrack_is_ancestor(struct cgtrack *t, uint64_t id)
 {
-	unsigned int idx;
+	const struct cgtrack_entry *e;
 
 	if (!t->scope)
 		return false;
-	idx = *cgtrack_slot_id(t, id);
-	return idx && t->ent[idx - 1].ancestor;
+	e = cgtrack_lookup(t, id);
+	return e && e->ancestor;
 }
 
 unsigned int cgtrack_count(const struct cgtrack *t)

@@ -17,6 +17,7 @@
 
 struct db;
 struct db_cgroup;
+struct cgroupfs;
 struct cgtrack;
 
 /* @scope: "/a/b" to track a subtree (NULL or "/" = everything). */
@@ -32,11 +33,19 @@ int cgtrack_mkdir(struct cgtrack *t, uint64_t id, const char *path, int level, u
 /* cgtrack_rmdir - a cgroup_rmdir event; unknown ids are added with their path. */
 int cgtrack_rmdir(struct cgtrack *t, uint64_t id, const char *path, int level, uint64_t ts);
 
+/*
+ * cgtrack_set_fs - name through @fs (cgroupfs_path_of) the ids that events
+ * carry before the table knows them: memcg-capture's readers meet a new
+ * cgroup's updates on one CPU before its mkdir on another.  Without it an
+ * unknown id is outside the scope.  @fs must outlive @t.
+ */
+void cgtrack_set_fs(struct cgtrack *t, const struct cgroupfs *fs);
+
 /* Inside the scope subtree (true for every id when there is no scope). */
-bool cgtrack_in_scope(const struct cgtrack *t, uint64_t id);
+bool cgtrack_in_scope(struct cgtrack *t, uint64_t id);
 
 /* A strict ancestor of the scope (false when there is no scope). */
-bool cgtrack_is_ancestor(const struct cgtrack *t, uint64_t id);
+bool cgtrack_is_ancestor(struct cgtrack *t, uint64_t id);
 
 /* Number of cgroups known. */
 unsigned int cgtrack_count(const struct cgtrack *t);

@@ -36,11 +36,12 @@ static uint64_t live_now_ns(void)
 /*
  * Scope filter (--cgroup): ancestors keep their flushes and lock windows only.
  * Without a scope it only drops other hierarchies' events and touches no
- * shared state.
+ * shared state; with one it runs under db_lock, since an id the table does
+ * not know yet is named through the cgroup filesystem and added to it.
  */
 static bool live_keep(struct live *lv, const struct mcr_event *ev)
 {
-	const struct cgtrack *cg = lv->opts.scoped ? lv->opts.cgroups : NULL;
+	struct cgtrack *cg = lv->opts.scoped ? lv->opts.cgroups : NULL;
 
 	switch (ev->kind) {
 	case MCR_EV_LOCKED:

@@ -624,6 +624,7 @@ static int capture_prepare_db(struct capture *c, int argc, char **argv)
 	ret = cgtrack_new(c->db, c->scope, &c->cgt);
 	if (ret < 0)
 		return fail(ret, "cgroup table");
+	cgtrack_set_fs(c->cgt, &c->cg);
 	ret = cgroupfs_walk(&c->cg, c->scope, cgtrack_add, c->cgt);
 	if (ret < 0) {
 		msg("--cgroup %s: %s%s: %s", c->args.cgroup ? c->args.cgroup : "/", c->cg.mount,

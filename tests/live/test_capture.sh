@@ -84,7 +84,7 @@ P=$BASE/parent A=$BASE/parent/anon F=$BASE/parent/file
 
 cg_cleanup() {
 	local d
-	for d in "$BASE/late" "$A" "$F" "$P" "$BASE"; do
+	for d in "$BASE/late" "$A" "$F" "$P/new" "$P" "$BASE"; do
 		[ -d "$d" ] && rmdir "$d" 2>/dev/null
 	done
 	return 0
@@ -282,6 +282,7 @@ got=$(sq "$DB5" "SELECT (SELECT count(*) FROM gaps) > 0, (SELECT sum(overrun) FR
 DB4=$T_TMP/scope.db
 WORK4=$(cat <<EOF
 sh -c 'echo \$\$ >"\$1/cgroup.procs" && exec "\$2" 16 1 >/dev/null' _ "$A" "$STRESS" &
+sh -c 'mkdir "\$1" && echo \$\$ >"\$1/cgroup.procs" && exec "\$2" 16 1 >/dev/null' _ "$P/new" "$STRESS" &
 "$STRESS" 16 1 >/dev/null &
 sh -c 'i=0; while [ \$i -lt 10 ]; do cat "\$1/memory.stat" >/dev/null; sleep 0.1; i=\$((i+1)); done' _ "$BASE" &
 wait
@@ -293,10 +294,16 @@ rc=$?
 [ $rc -eq 0 ] || [ $rc -eq 11 ] && pass capture_scope_run || fail capture_scope_run "exit $rc"
 expect_match capture_scope_warning 'incomplete' "$(cat "$T_TMP/scope.err")"
 "$REPLAY" events --table "$DB4" >/dev/null
-got=$(sq "$DB4" "SELECT count(*) FROM events WHERE kind IN (1,2,3) AND id NOT IN ($ID_P, $ID_A, $ID_F)")
+ID_NEW=$(stat -c %i "$P/new" 2>/dev/null || echo 0)
+got=$(sq "$DB4" "SELECT count(*) FROM events WHERE kind IN (1,2,3) AND id NOT IN ($ID_P, $ID_A, $ID_F, $ID_NEW)")
 [ "$got" = 0 ] && pass capture_scope_updates || fail capture_scope_updates "$got updates outside the subtree"
 got=$(sq "$DB4" "SELECT count(*) FROM events WHERE kind IN (1,2,3) AND id = $ID_A")
 [ "${got:-0}" -gt 1000 ] && pass capture_scope_keeps_subtree || fail capture_scope_keeps_subtree "$got for anon"
+# a cgroup made inside the subtree during the capture: its updates kept, its parent known,
+# even where a reader met its updates before another CPU's reader met its mkdir
+got=$(sq "$DB4" "SELECT (SELECT count(*) FROM events WHERE kind IN (1,2,3) AND id = $ID_NEW) > 1000,
+	(SELECT parent = $ID_P AND NOT parent_unknown AND created_ts > 0 FROM cgroups WHERE id = $ID_NEW)")
+[ "$got" = "1|1" ] && pass capture_scope_new_cgroup || fail capture_scope_new_cgroup "kept>1000|parent P: '$got'"
 got=$(sq "$DB4" "SELECT count(*) FROM events WHERE kind=4 AND id IN ($ID_BASE, 1)")
 [ "${got:-0}" -gt 0 ] && pass capture_scope_ancestor_flushes || fail capture_scope_ancestor_flushes "none"
 got=$(sq "$DB4" "SELECT count(*) FROM cgroups WHERE NOT ('$REL/parent' LIKE path || '%' OR path LIKE '$REL/parent%')")

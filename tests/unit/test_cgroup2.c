@@ -14,7 +14,8 @@
  * kernfs encodes as the node id (fs/kernfs/mount.c kernfs_encode_fh()); on
  * 64-bit the directory's inode is that id (kernfs_ino(), since 67c0496e87d1).
  * Also checks that detection picks the hierarchy the memory controller is on,
- * not this one, and that memcg-capture says which.  Everything made is removed
+ * not this one, and that memcg-capture says which, and that an id names its
+ * cgroup's path through its file handle (cgroupfs_path_of) on both.  Everything made is removed
  * and the mount undone; without root, cgroup2 or tracefs the tests skip and
  * say why.
  */
@@ -341,8 +342,10 @@ TEST(cg2_cgtrack_table)
 	}
 	snprintf(p, sizeof(p), "%s/a", base);
 	ret = cgtrack_new(db, p, &track);
-	if (!ret)
+	if (!ret) {
+		cgtrack_set_fs(track, &cg);
 		ret = cgroupfs_walk(&cg, p, cgtrack_add, track);
+	}
 	if (ret >= 0) {
 		snprintf(p, sizeof(p), "%s%s/a/e", mnt, base);
 		ret = mkdir(p, 0755) < 0 ? -errno : 0;
@@ -353,7 +356,14 @@ TEST(cg2_cgtrack_table)
 	ke = n > 0 ? kname_of(k, n, p) : NULL;
 	snprintf(p, sizeof(p), "%s/a/b/c", base);
 	kc = n > 0 ? kname_of(k, n, p) : NULL;
-	if (ke) {
+	/*
+	 * a/e was made after the walk: before its mkdir event the table names it
+	 * through its file handle (cgroupfs_path_of), as a reader that meets its
+	 * updates first does
+	 */
+	if (ke && !ret && !cgtrack_in_scope(track, ke->id))
+		ret = -ESRCH;
+	if (ke && !ret) {
 		snprintf(p, sizeof(p), "%s/a/e", base);
 		ret = cgtrack_mkdir(track, ke->id, ke->path, ke->level, 1000);
 		if (!ret)
@@ -469,6 +479,29 @@ TEST(cg2_detect_picks_memory_hierarchy)
 		ASSERT(strstr(line, "memory"));
 }
 
+/*
+ * The memory hierarchy itself (cgroup v1 on the machines this was built on):
+ * our own memory cgroup's id, its directory's inode, names our own path back
+ * through its file handle, and an id that is no cgroup names nothing.
+ */
+TEST(cg_path_of_memory_hierarchy)
+{
+	struct cgroupfs cg = { 0 };
+	char own[PATH_MAX], full[PATH_MAX * 2], got[PATH_MAX];
+	struct stat st;
+
+	if (geteuid())
+		SKIP("needs root (open_by_handle_at needs CAP_DAC_READ_SEARCH)");
+	if (cgroupfs_detect(&cg) < 0)
+		SKIP("no hierarchy has the memory controller");
+	ASSERT_EQ(cgroupfs_own_path(&cg, own, sizeof(own)), 0);
+	snprintf(full, sizeof(full), "%s%s", cg.mount, own);
+	ASSERT_EQ(stat(full, &st), 0);
+	ASSERT_EQ(cgroupfs_path_of(&cg, st.st_ino, got, sizeof(got)), 0);
+	ASSERT_STR(got, own);
+	ASSERT(cgroupfs_path_of(&cg, ~0ull - 7, got, sizeof(got)) < 0);
+}
+
 TEST(cg2_capture_says_which)
 {
 	struct cgroupfs want = { 0 };
@@ -515,5 +548,5 @@ TEST(cg2_cleanup)
 }
 
 TEST_MAIN(cg2_mount_and_tree, cg2_walk_names_as_kernel, cg2_walk_whole_hierarchy,
-	  cg2_cgtrack_table, cg2_detect_picks_memory_hierarchy, cg2_capture_says_which,
-	  cg2_cleanup)
+	  cg2_cgtrack_table, cg2_detect_picks_memory_hierarchy, cg_path_of_memory_hierarchy,
+	  cg2_capture_says_which, cg2_cleanup)

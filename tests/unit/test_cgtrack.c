@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../harness.h"
+#include "cgroupfs.h"
 #include "cgtrack.h"
 #include "db.h"
 
@@ -151,4 +152,48 @@ TEST(in_order_parents)
 	ASSERT_EQ(parent_of(&g, 3, &unk), 2);
 }
 
-TEST_MAIN(out_of_order_parents, in_order_parents)
+/*
+ * With a scope, an id met before its mkdir is named through the cgroup
+ * filesystem; where that fails (here "/" is no cgroupfs) it is outside the
+ * scope until its mkdir names it, then inside, with its row and parent.
+ */
+TEST(nameless_until_mkdir)
+{
+	static const struct cgroupfs notcg = { .mount = "/", .version = 2 };
+	char path[] = "/tmp/mcr-cgtrack-db.XXXXXX";
+	struct cgtrack *track = NULL;
+	struct db *db = NULL;
+	struct got g = { 0 };
+	bool unk = true, before = true, after = false, anc = false;
+	int fd, ret;
+
+	fd = mkstemp(path);
+	ASSERT(fd >= 0);
+	close(fd);
+	ret = db_create(path, &db);
+	if (ret < 0) {
+		unlink(path);
+		FAILF("db_create: %d", ret);
+	}
+	ret = cgtrack_new(db, "/a", &track);
+	if (!ret)
+		cgtrack_set_fs(track, &notcg);
+	for (size_t i = 0; !ret && i < sizeof(walked) / sizeof(walked[0]); i++)
+		ret = cgtrack_add(track, &walked[i]);
+	if (!ret) {
+		before = cgtrack_in_scope(track, 99);
+		anc = cgtrack_is_ancestor(track, 99);
+		ret = cgtrack_mkdir(track, 99, "/a/N", 2, 700);
+		after = cgtrack_in_scope(track, 99);
+	}
+	ret = ret ?: db_cgroups_foreach(db, collect, &g);
+	cgtrack_free(track);
+	db_close(db);
+	unlink(path);
+	ASSERT_EQ(ret, 0);
+	ASSERT(!before && !anc && after);
+	ASSERT_EQ(parent_of(&g, 99, &unk), 2);
+	ASSERT(!unk);
+}
+
+TEST_MAIN(out_of_order_parents, in_order_parents, nameless_until_mkdir)
