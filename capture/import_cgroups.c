@@ -226,8 +226,31 @@ static int imp_cmp_path(const void *a, const void *b)
 }
 
 /*
- * Parents from paths: the parent of "/a/b" is whoever has path "/a".  What
- * has no known parent hangs under the root and is flagged.
+ * Of the cgroups sharing @hit's path (a path removed and made again), the one
+ * alive when @cg was made; for a cgroup older than the trace, one older too.
+ */
+static struct imp_cg **imp_parent_alive(struct imp_cg **by_path, size_t np, struct imp_cg **hit,
+					const struct imp_cg *cg)
+{
+	struct imp_cg **lo = hit, **hi = hit, **p;
+
+	while (lo > by_path && !strcmp(lo[-1]->path, (*hit)->path))
+		lo--;
+	while (hi + 1 < by_path + np && !strcmp(hi[1]->path, (*hit)->path))
+		hi++;
+	for (p = lo; p <= hi && lo != hi; p++) {
+		const struct imp_cg *x = *p;
+
+		if (cg->created_ts < 0 ? x->created_ts < 0 :
+		    x->created_ts <= cg->created_ts && (x->removed_ts < 0 || x->removed_ts >= cg->created_ts))
+			return p;
+	}
+	return hit;
+}
+
+/*
+ * Parents from paths: the parent of "/a/b" is whoever had path "/a" when it
+ * was made.  What has no known parent hangs under the root and is flagged.
  */
 int imp_hierarchy(struct imp *im)
 {
@@ -268,7 +291,7 @@ int imp_hierarchy(struct imp *im)
 			free(dir);
 		}
 		if (hit) {
-			cg->parent = (*hit)->id;
+			cg->parent = (*imp_parent_alive(by_path, np, hit, cg))->id;
 		} else {
 			cg->parent = 1;
 			cg->parent_unknown = true;
