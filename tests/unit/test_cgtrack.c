@@ -54,6 +54,42 @@ static const struct db_cgroup walked[] = {
 	{ .id = 3, .parent = 2, .path = "/a/Q", .level = 2, .created_ts = -1, .removed_ts = -1 },
 };
 
+/* A table over a database of its own, the walk above in it. */
+struct fx {
+	char		path[32];
+	struct db	*db;
+	struct cgtrack	*track;
+};
+
+static int fx_open(struct fx *f, const char *scope, const struct cgroupfs *fs)
+{
+	int fd, ret;
+
+	strcpy(f->path, "/tmp/mcr-cgtrack-db.XXXXXX");
+	fd = mkstemp(f->path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	ret = db_create(f->path, &f->db);
+	ret = ret ?: cgtrack_new(f->db, scope, &f->track);
+	if (!ret && fs)
+		cgtrack_set_fs(f->track, fs);
+	for (size_t i = 0; !ret && i < sizeof(walked) / sizeof(walked[0]); i++)
+		ret = cgtrack_add(f->track, &walked[i]);
+	return ret;
+}
+
+/* @ret: the first error so far; the rows the table wrote into @g. */
+static int fx_close(struct fx *f, int ret, struct got *g)
+{
+	if (f->db)
+		ret = ret ?: db_cgroups_foreach(f->db, collect, g);
+	cgtrack_free(f->track);
+	db_close(f->db);
+	unlink(f->path);
+	return ret;
+}
+
 /*
  * Reader order (not ts order), ids and ts:
  *   /a/P/C  id 11 ts 200     before its parent: unknown until P arrives
@@ -68,36 +104,21 @@ static const struct db_cgroup walked[] = {
  */
 TEST(out_of_order_parents)
 {
-	char path[] = "/tmp/mcr-cgtrack-db.XXXXXX";
-	struct cgtrack *track = NULL;
-	struct db *db = NULL;
+	struct fx f = { 0 };
 	struct got g = { 0 };
 	bool unk = false;
-	int fd, ret;
+	int ret;
 
-	fd = mkstemp(path);
-	ASSERT(fd >= 0);
-	close(fd);
-	ret = db_create(path, &db);
-	if (ret < 0) {
-		unlink(path);
-		FAILF("db_create: %d", ret);
-	}
-	ret = cgtrack_new(db, NULL, &track);
-	for (size_t i = 0; !ret && i < sizeof(walked) / sizeof(walked[0]); i++)
-		ret = cgtrack_add(track, &walked[i]);
-	ret = ret ?: cgtrack_mkdir(track, 11, "/a/P/C", 3, 200);
-	ret = ret ?: cgtrack_mkdir(track, 10, "/a/P", 2, 100);
-	ret = ret ?: cgtrack_mkdir(track, 13, "/a/Q/X", 3, 400);
-	ret = ret ?: cgtrack_mkdir(track, 12, "/a/Q", 2, 300);
-	ret = ret ?: cgtrack_rmdir(track, 3, "/a/Q", 2, 250);
-	ret = ret ?: cgtrack_mkdir(track, 14, "/a/Q/Y", 3, 260);
-	ret = ret ?: cgtrack_mkdir(track, 15, "/b/Z", 2, 500);
-	ret = ret ?: cgtrack_mkdir(track, 16, "/a/P/D", 3, 50);
-	ret = ret ?: db_cgroups_foreach(db, collect, &g);
-	cgtrack_free(track);
-	db_close(db);
-	unlink(path);
+	ret = fx_open(&f, NULL, NULL);
+	ret = ret ?: cgtrack_mkdir(f.track, 11, "/a/P/C", 3, 200);
+	ret = ret ?: cgtrack_mkdir(f.track, 10, "/a/P", 2, 100);
+	ret = ret ?: cgtrack_mkdir(f.track, 13, "/a/Q/X", 3, 400);
+	ret = ret ?: cgtrack_mkdir(f.track, 12, "/a/Q", 2, 300);
+	ret = ret ?: cgtrack_rmdir(f.track, 3, "/a/Q", 2, 250);
+	ret = ret ?: cgtrack_mkdir(f.track, 14, "/a/Q/Y", 3, 260);
+	ret = ret ?: cgtrack_mkdir(f.track, 15, "/b/Z", 2, 500);
+	ret = ret ?: cgtrack_mkdir(f.track, 16, "/a/P/D", 3, 50);
+	ret = fx_close(&f, ret, &g);
 	ASSERT_EQ(ret, 0);
 	ASSERT_EQ(g.n, 3 + 7);
 	ASSERT_EQ(parent_of(&g, 10, &unk), 2);
@@ -118,33 +139,18 @@ TEST(out_of_order_parents)
 /* In ts order nothing is adopted twice: a child already under its parent stays. */
 TEST(in_order_parents)
 {
-	struct cgtrack *track = NULL;
-	char path[] = "/tmp/mcr-cgtrack-db.XXXXXX";
-	struct db *db = NULL;
+	struct fx f = { 0 };
 	struct got g = { 0 };
 	bool unk = true;
-	int fd, ret;
+	int ret;
 
-	fd = mkstemp(path);
-	ASSERT(fd >= 0);
-	close(fd);
-	ret = db_create(path, &db);
-	if (ret < 0) {
-		unlink(path);
-		FAILF("db_create: %d", ret);
-	}
-	ret = cgtrack_new(db, NULL, &track);
-	for (size_t i = 0; !ret && i < sizeof(walked) / sizeof(walked[0]); i++)
-		ret = cgtrack_add(track, &walked[i]);
-	ret = ret ?: cgtrack_mkdir(track, 10, "/a/P", 2, 100);
-	ret = ret ?: cgtrack_mkdir(track, 11, "/a/P/C", 3, 200);
-	ret = ret ?: cgtrack_rmdir(track, 11, "/a/P/C", 3, 300);
-	ret = ret ?: cgtrack_rmdir(track, 10, "/a/P", 2, 310);
-	ret = ret ?: cgtrack_mkdir(track, 12, "/a/P", 2, 400);
-	ret = ret ?: db_cgroups_foreach(db, collect, &g);
-	cgtrack_free(track);
-	db_close(db);
-	unlink(path);
+	ret = fx_open(&f, NULL, NULL);
+	ret = ret ?: cgtrack_mkdir(f.track, 10, "/a/P", 2, 100);
+	ret = ret ?: cgtrack_mkdir(f.track, 11, "/a/P/C", 3, 200);
+	ret = ret ?: cgtrack_rmdir(f.track, 11, "/a/P/C", 3, 300);
+	ret = ret ?: cgtrack_rmdir(f.track, 10, "/a/P", 2, 310);
+	ret = ret ?: cgtrack_mkdir(f.track, 12, "/a/P", 2, 400);
+	ret = fx_close(&f, ret, &g);
 	ASSERT_EQ(ret, 0);
 	ASSERT_EQ(parent_of(&g, 11, &unk), 10);
 	ASSERT(!unk);
@@ -160,36 +166,19 @@ TEST(in_order_parents)
 TEST(nameless_until_mkdir)
 {
 	static const struct cgroupfs notcg = { .mount = "/", .version = 2 };
-	char path[] = "/tmp/mcr-cgtrack-db.XXXXXX";
-	struct cgtrack *track = NULL;
-	struct db *db = NULL;
+	struct fx f = { 0 };
 	struct got g = { 0 };
 	bool unk = true, before = true, after = false, anc = false;
-	int fd, ret;
+	int ret;
 
-	fd = mkstemp(path);
-	ASSERT(fd >= 0);
-	close(fd);
-	ret = db_create(path, &db);
-	if (ret < 0) {
-		unlink(path);
-		FAILF("db_create: %d", ret);
-	}
-	ret = cgtrack_new(db, "/a", &track);
-	if (!ret)
-		cgtrack_set_fs(track, &notcg);
-	for (size_t i = 0; !ret && i < sizeof(walked) / sizeof(walked[0]); i++)
-		ret = cgtrack_add(track, &walked[i]);
+	ret = fx_open(&f, "/a", &notcg);
 	if (!ret) {
-		before = cgtrack_in_scope(track, 99);
-		anc = cgtrack_is_ancestor(track, 99);
-		ret = cgtrack_mkdir(track, 99, "/a/N", 2, 700);
-		after = cgtrack_in_scope(track, 99);
+		before = cgtrack_in_scope(f.track, 99);
+		anc = cgtrack_is_ancestor(f.track, 99);
+		ret = cgtrack_mkdir(f.track, 99, "/a/N", 2, 700);
+		after = cgtrack_in_scope(f.track, 99);
 	}
-	ret = ret ?: db_cgroups_foreach(db, collect, &g);
-	cgtrack_free(track);
-	db_close(db);
-	unlink(path);
+	ret = fx_close(&f, ret, &g);
 	ASSERT_EQ(ret, 0);
 	ASSERT(!before && !anc && after);
 	ASSERT_EQ(parent_of(&g, 99, &unk), 2);
