@@ -53,6 +53,13 @@ struct inf_own {
 	uint32_t	next;	/* UINT32_MAX: the last */
 };
 
+/* What the compaction's sorts order (infer_cap.c): each hypothesis then moves once. */
+struct inf_sort_key {
+	uint64_t	hash;
+	uint64_t	cost;
+	uint32_t	idx;
+};
+
 struct inf_hyp {
 	size_t		p;
 	uint64_t	hash;		/* of (p, entries), set by inf_compact() */
@@ -83,6 +90,10 @@ struct infer {
 	uint64_t		lowered;	/* times the cap fell to the floor */
 	struct inf_hyp		*h;
 	size_t			nr_h, cap_h;
+	struct inf_hyp		*hs;		/* spare: the sorts move each hypothesis once */
+	size_t			cap_hs;
+	struct inf_sort_key	*keys;
+	size_t			cap_keys;
 	uint64_t		max_kept;
 	uint64_t		quiet;		/* updates since creation: full normalization cadence */
 	uint64_t		capped;		/* hypotheses the cap dropped */
