@@ -48,6 +48,9 @@ void infer_destroy(struct infer *in)
 	free(in->h);
 	free(in->hs);
 	free(in->keys);
+	free(in->skip);
+	free(in->undo);
+	free(in->costs);
 	free(in->list);
 	idmap_free(&in->list_idx);
 	idmap_free(&in->owned);

@@ -55,17 +55,6 @@ uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_
 	return due < lo ? lo - due : due > hi ? due - hi : 0;
 }
 
-/*
- * Of the canonical table (infer-local.h): a function of the position and of
- * the counters that differ from the base, nothing else.  Independent of slot
- * order (a sum), and of when entries came and went: none equal to the base
- * is ever left.
- */
-static uint64_t inf_hyp_hash(const struct inf_hyp *h)
-{
-	return (h->p + 1) * 0x9e3779b97f4a7c15ull + h->ehash;
-}
-
 /* Both tables canonical: the same counters are the same entries. */
 static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
 {
@@ -255,17 +244,18 @@ int inf_compact(struct infer *in, bool full)
  * after INF_SAT_BUDGET walks above the floor the cap falls to the floor until
  * the count is down to a quarter of it.
  */
-void inf_budget(struct infer *in)
+void inf_budget(struct infer *in, uint64_t unmade)
 {
 	unsigned int floor = in->max_hyp < INF_CAP_FLOOR ? in->max_hyp : INF_CAP_FLOOR;
+	uint64_t n = in->nr_h + unmade;
 
 	/* hysteresis: a lowered cap keeps the count at the floor, so wait for it to shrink */
-	if (in->nr_h <= (in->cap == in->max_hyp ? floor : floor / 4)) {
+	if (n <= (in->cap == in->max_hyp ? floor : floor / 4)) {
 		in->sat_work = 0;
 		in->cap = in->max_hyp;
 		return;
 	}
-	in->sat_work += in->nr_h;
+	in->sat_work += n;
 	if (in->sat_work > INF_SAT_BUDGET && in->cap != floor) {
 		in->cap = floor;
 		in->lowered++;
