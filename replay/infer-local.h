@@ -247,7 +247,7 @@ void inf_budget(struct infer *in, uint64_t unmade);
 
 /* infer_walk.c */
 size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, size_t *vis);
-int inf_branches(struct infer *in, const struct inf_hyp *src, const struct inf_path *pa,
+int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct inf_path *pa,
 		 unsigned int cpu, uint64_t ts, uint64_t tag, const size_t *vis, size_t nv,
 		 uint64_t lo, uint64_t hi);
 

@@ -206,9 +206,10 @@ static int inf_unskip(struct infer *in, const struct inf_path *pa, unsigned int 
 			inf_dec_put(pre.d);
 			pre.d = up;
 			pre.t_last = sk->t_last;
-			ret = inf_branches(in, &pre, pa, cpu, ts, tag, vis, nv, lo, hi);
+			ret = inf_branches(in, &pre, true, pa, cpu, ts, tag, vis, nv, lo, hi);
+		} else {
+			inf_hyp_free(&pre);
 		}
-		inf_hyp_free(&pre);
 	}
 	return ret < 0 ? ret : 0;
 }

@@ -207,15 +207,16 @@ size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, siz
 }
 
 /*
- * The branches "after vis[i]" of @src (left as it is) whose cost is in
- * [@lo, @hi], pushed at the end of in->h (which may move: @src must not be
- * in it, or be read before the first push).  Ascending (children come first
+ * The branches "after vis[i]" of @src whose cost is in [@lo, @hi], pushed
+ * at the end of in->h (which may move: @src must not be in it, or be read
+ * before the first push).  @src is left as it is, or with @take consumed
+ * (the first branch is made of it, not of a copy).  Ascending (children come first
  * in the list): each next one is copied from this one after its visits and
  * before its walk, so it makes only the visits between the two: a copy of
  * @src for each would make all of them again, or scan its whole table.
  * Returns how many branches were out of the range, or a negative errno.
  */
-int inf_branches(struct infer *in, const struct inf_hyp *src, const struct inf_path *pa,
+int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct inf_path *pa,
 		 unsigned int cpu, uint64_t ts, uint64_t tag, const size_t *vis, size_t nv,
 		 uint64_t lo, uint64_t hi)
 {
@@ -232,9 +233,14 @@ int inf_branches(struct infer *in, const struct inf_hyp *src, const struct inf_p
 		else
 			out++;
 	}
-	if (last == nv)
+	if (last == nv) {
+		if (take)
+			inf_hyp_free(src);
 		return (int)out;
-	ret = inf_hyp_copy(&b, src);
+	}
+	ret = take ? 0 : inf_hyp_copy(&b, src);
+	if (take)
+		b = *src;
 	if (ret) {
 		inf_hyp_free(&b);
 		return ret;
@@ -284,7 +290,7 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 	if (!nv && inf_same(in, &in->h[k], pa, cpu))
 		return 0;	/* its walk is the base's */
 	t_last = in->h[k].t_last;
-	ret = nv ? inf_branches(in, &in->h[k], pa, cpu, ts, tag, vis, nv, 0, cut) : 0;
+	ret = nv ? inf_branches(in, &in->h[k], false, pa, cpu, ts, tag, vis, nv, 0, cut) : 0;
 	if (ret < 0)
 		return ret;
 	if (ret) {
