@@ -66,6 +66,13 @@ struct inf_skip {
 	size_t		k;
 	uint64_t	t_last;
 	size_t		undo;	/* its path's counters: in->undo[undo..] */
+	uint64_t	make;	/* the unmade branches to make after all (inf_cut_settle()) */
+};
+
+/* An unmade branch: the i-th of in->skip[skip]. */
+struct inf_cref {
+	uint32_t	skip;
+	uint32_t	i;
 };
 
 /* What the compaction's sorts order (infer_cap.c): each hypothesis then moves once. */
@@ -145,6 +152,10 @@ struct infer {
 	size_t			nr_undo, cap_undo;
 	uint64_t		*costs;
 	size_t			cap_costs;
+	struct inf_sort_key	*cand;		/* the hypotheses and the unmade branches, ranked */
+	size_t			cap_cand;
+	struct inf_cref		*cref;
+	size_t			cap_cref;
 	/*
 	 * Lazy mode, between windows (infer_lazy.c): a hypothesis walks only
 	 * where its own counters on the path differ from the base's.
@@ -219,9 +230,14 @@ static inline void inf_ent_set(struct inf_hyp *h, struct idmap_ent *e, int64_t v
  * sum), and of when entries came and went: none equal to the base is ever
  * left.
  */
+static inline uint64_t inf_hash_of(size_t p, uint64_t ehash)
+{
+	return (p + 1) * 0x9e3779b97f4a7c15ull + ehash;
+}
+
 static inline uint64_t inf_hyp_hash(const struct inf_hyp *h)
 {
-	return (h->p + 1) * 0x9e3779b97f4a7c15ull + h->ehash;
+	return inf_hash_of(h->p, h->ehash);
 }
 
 static inline struct idmap_ent *inf_find(const struct inf_hyp *h, uint64_t key)
@@ -242,6 +258,14 @@ int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag);
 
 /* infer_cap.c */
 uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_t t_hi);
+
+/* A branch "after visit @vis" of a hypothesis of @cost whose last decision was at @t_last. */
+static inline uint64_t inf_branch_cost(const struct infer *in, uint64_t cost, uint64_t t_last,
+				       size_t vis, uint64_t ts)
+{
+	/* visit vis came after this order's last decision, before ts */
+	return cost + inf_visit_cost(in, vis, t_last, ts);
+}
 int inf_compact(struct infer *in, bool full);
 void inf_budget(struct infer *in, uint64_t unmade);
 
@@ -249,7 +273,10 @@ void inf_budget(struct infer *in, uint64_t unmade);
 size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, size_t *vis);
 int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct inf_path *pa,
 		 unsigned int cpu, uint64_t ts, uint64_t tag, const size_t *vis, size_t nv,
-		 uint64_t lo, uint64_t hi);
+		 uint64_t mask);
+void inf_branch_hashes(const struct infer *in, const struct inf_hyp *h, const struct inf_undo *u,
+		       const struct inf_path *pa, unsigned int cpu, const size_t *vis, size_t nv,
+		       uint64_t mask, uint64_t *hash);
 
 /* infer_cut.c */
 int inf_grow(void *x, size_t *cap, size_t n, size_t size);

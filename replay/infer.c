@@ -51,6 +51,8 @@ void infer_destroy(struct infer *in)
 	free(in->skip);
 	free(in->undo);
 	free(in->costs);
+	free(in->cand);
+	free(in->cref);
 	free(in->list);
 	idmap_free(&in->list_idx);
 	idmap_free(&in->owned);

@@ -14,8 +14,9 @@
  * Contract: the hypotheses kept, their order, every read's answer, the cap's
  * "dropped some" and the order handed to the sink are the very ones of
  * making every branch (tests/unit/test_infer.c compares both): where the
- * check fails, the unmade branches are made after all, cheapest first, from
- * each hypothesis as it was before its walk (in->undo).  Only the count of
+ * check fails, the unmade branches' tables are hashed without making them,
+ * and those the cap might keep are made after all, from each hypothesis as
+ * it was before its walk (in->undo).  Only the count of
  * hypotheses the cap dropped (infer_capped()) may be larger: an unmade branch
  * that would have merged with a cheaper twin counts as dropped.
  */
@@ -164,87 +165,145 @@ static size_t inf_skip_costs(const struct infer *in, const struct inf_skip *sk,
 	size_t i, nv = inf_branch_points(h, pa, vis);	/* its walk kept its position */
 
 	for (i = 0; i < nv; i++)
-		c[i] = h->cost + inf_visit_cost(in, vis[i], sk->t_last, ts);
+		c[i] = inf_branch_cost(in, h->cost, sk->t_last, vis[i], ts);
 	return nv;
 }
 
 /*
- * The cut did not hold: the unmade branches of cost up to @hi are made
- * after all, each from its hypothesis as it was before its walk (its
- * table, its last decision, t_last).  Their place in in->h does not matter:
- * inf_compact() sorts.  in->unmade is what is left above @hi.
+ * The unmade branches of each skipped hypothesis in its in->cand entries'
+ * make bits are made after all, from the hypothesis as it was before its
+ * walk (its table, its last decision, t_last).  Their place in in->h does
+ * not matter: inf_compact() sorts.
  */
 static int inf_unskip(struct infer *in, const struct inf_path *pa, unsigned int cpu,
-		      uint64_t ts, uint64_t tag, uint64_t lo, uint64_t hi)
+		      uint64_t ts, uint64_t tag)
 {
-	size_t s, i, vis[INF_MAX_PATH + 1], nv, nr_skip = in->nr_skip;
-	uint64_t c[INF_MAX_PATH];
+	size_t s, vis[INF_MAX_PATH + 1], nv;
 	int ret = 0;
 
-	in->unmade = 0;
-	for (s = 0; s < nr_skip && ret >= 0; s++) {
+	for (s = 0; s < in->nr_skip && !ret; s++) {
 		const struct inf_skip *sk = &in->skip[s];
 		struct inf_hyp pre;
 		struct inf_dec *up;
-		bool any = false;
 
-		nv = inf_skip_costs(in, sk, pa, ts, vis, c);
-		for (i = 0; i < nv; i++) {
-			any |= c[i] >= lo && c[i] <= hi;
-			in->unmade += c[i] > hi;
-		}
-		if (!any)
+		if (!sk->make)
 			continue;
+		nv = inf_branch_points(&in->h[sk->k], pa, vis);
 		ret = inf_hyp_copy(&pre, &in->h[sk->k]);
 		if (!ret)
 			ret = inf_undo_walk(&pre, &in->undo[sk->undo], 2 * pa->n);
-		if (!ret) {
-			/* the decision "before all of them" goes too */
-			up = pre.d ? pre.d->up : NULL;
-			if (up)
-				up->ref++;
-			inf_dec_put(pre.d);
-			pre.d = up;
-			pre.t_last = sk->t_last;
-			ret = inf_branches(in, &pre, true, pa, cpu, ts, tag, vis, nv, lo, hi);
-		} else {
+		if (ret) {
 			inf_hyp_free(&pre);
+			break;
 		}
+		/* the decision "before all of them" goes too */
+		up = pre.d ? pre.d->up : NULL;
+		if (up)
+			up->ref++;
+		inf_dec_put(pre.d);
+		pre.d = up;
+		pre.t_last = sk->t_last;
+		ret = inf_branches(in, &pre, true, pa, cpu, ts, tag, vis, nv, sk->make);
 	}
-	return ret < 0 ? ret : 0;
+	return ret;
+}
+
+/* By cost, then the hash, descending: the cap's order (infer_cap.c). */
+static int inf_rank_cmp(const void *a, const void *b)
+{
+	const struct inf_sort_key *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
+	return x->hash > y->hash ? -1 : x->hash < y->hash;
+}
+
+/* By hash, then cost. */
+static int inf_group_cmp(const void *a, const void *b)
+{
+	const struct inf_sort_key *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->cost < y->cost ? -1 : x->cost > y->cost;
 }
 
 /*
- * Make unmade branches, cheapest first, until more than cap hypotheses of
- * cost at most the cut are distinct, or none is left unmade.  Each round
- * raises the cut to take at least as many branches as distinct ones are
- * missing.
+ * The cut did not hold (inf_cut_distinct()): which unmade branches may the
+ * cap keep?  Their hashes, computed without making them
+ * (inf_branch_hashes()), and the hypotheses' group them by table: each
+ * group ranks (the cap's order) by its cheapest member, and every group
+ * holds at least one table of its own (a hash shared by different tables
+ * only makes fewer groups than tables).  An unmade branch alone in its group
+ * whose group ranks past cap + 1 has at least cap + 1 tables before it: the
+ * cap drops it, and still cuts (more than cap stay), with every branch
+ * made.  The others are made: those that may be kept, the one more that
+ * makes the cap cut, and any whose hash another has, for the merge to
+ * decide.  in->unmade is then what is left unmade.
  */
 int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu, uint64_t ts,
 		   uint64_t tag, uint64_t cut)
 {
-	size_t vis[INF_MAX_PATH + 1], s, i, nv, n, need, distinct;
-	uint64_t c[INF_MAX_PATH], next;
-	int ret;
+	size_t vis[INF_MAX_PATH + 1], s, i, j, nv, n = 0, g = 0;
+	uint64_t c[INF_MAX_PATH], hash[INF_MAX_PATH];
+	struct inf_sort_key *k;
 
-	while (in->unmade) {
-		if (inf_grow(&in->costs, &in->cap_costs, in->nr_h + in->unmade, sizeof(*in->costs)))
-			return -ENOMEM;
-		distinct = inf_cut_distinct(in, cut);
-		if (distinct > in->cap)
-			return 0;
-		need = in->cap + 1 - distinct;
-		for (s = 0, n = 0; s < in->nr_skip; s++) {
-			nv = inf_skip_costs(in, &in->skip[s], pa, ts, vis, c);
-			for (i = 0; i < nv; i++)
-				if (c[i] > cut)
-					in->costs[n++] = c[i];
+	if (!in->unmade)
+		return 0;
+	if (inf_grow(&in->costs, &in->cap_costs, in->nr_h, sizeof(*in->costs)))
+		return -ENOMEM;
+	if (inf_cut_distinct(in, cut) > in->cap)
+		return 0;
+	if (inf_grow(&in->cand, &in->cap_cand, in->nr_h + in->unmade, sizeof(*in->cand)) ||
+	    inf_grow(&in->cref, &in->cap_cref, in->unmade, sizeof(*in->cref)))
+		return -ENOMEM;
+	k = in->cand;
+	for (i = 0; i < in->nr_h; i++)
+		k[n++] = (struct inf_sort_key){ .hash = inf_hyp_hash(&in->h[i]),
+						.cost = in->h[i].cost, .idx = UINT32_MAX };
+	for (s = 0; s < in->nr_skip; s++) {
+		struct inf_skip *sk = &in->skip[s];
+		uint64_t mask = 0;
+
+		nv = inf_skip_costs(in, sk, pa, ts, vis, c);
+		for (i = 0; i < nv; i++)
+			if (c[i] > cut)
+				mask |= 1ull << i;
+		sk->make = 0;
+		inf_branch_hashes(in, &in->h[sk->k], &in->undo[sk->undo], pa, cpu, vis, nv, mask,
+				  hash);
+		for (i = 0; i < nv; i++) {
+			if (!(mask >> i & 1))
+				continue;
+			in->cref[g] = (struct inf_cref){ .skip = (uint32_t)s, .i = (uint32_t)i };
+			k[n++] = (struct inf_sort_key){ .hash = hash[i], .cost = c[i],
+							.idx = (uint32_t)g++ };
 		}
-		next = inf_select(in->costs, n, (need < n ? need : n) - 1);
-		ret = inf_unskip(in, pa, cpu, ts, tag, cut + 1, next);
-		if (ret)
-			return ret;
-		cut = next;
 	}
-	return 0;
+	/* groups by hash: a shared hash is made; each group keeps its cheapest */
+	qsort(k, n, sizeof(*k), inf_group_cmp);
+	for (i = 0, j = 0; i < n; ) {
+		size_t e = i + 1;
+
+		while (e < n && k[e].hash == k[i].hash)
+			e++;
+		for (s = i; e - i > 1 && s < e; s++)
+			if (k[s].idx != UINT32_MAX)
+				in->skip[in->cref[k[s].idx].skip].make |= 1ull << in->cref[k[s].idx].i;
+		k[j] = k[i];
+		k[j++].idx = e - i > 1 ? UINT32_MAX : k[i].idx;
+		i = e;
+	}
+	/* the first cap + 1 groups in the cap's order are made */
+	qsort(k, j, sizeof(*k), inf_rank_cmp);
+	for (i = 0; i < j && i <= in->cap; i++)
+		if (k[i].idx != UINT32_MAX)
+			in->skip[in->cref[k[i].idx].skip].make |= 1ull << in->cref[k[i].idx].i;
+	in->unmade = 0;
+	for (s = 0; s < in->nr_skip; s++) {
+		nv = inf_skip_costs(in, &in->skip[s], pa, ts, vis, c);
+		for (i = 0; i < nv; i++)
+			in->unmade += c[i] > cut && !(in->skip[s].make >> i & 1);
+	}
+	return inf_unskip(in, pa, cpu, ts, tag);
 }

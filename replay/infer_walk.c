@@ -207,36 +207,30 @@ size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, siz
 }
 
 /*
- * The branches "after vis[i]" of @src whose cost is in [@lo, @hi], pushed
- * at the end of in->h (which may move: @src must not be in it, or be read
- * before the first push).  @src is left as it is, or with @take consumed
- * (the first branch is made of it, not of a copy).  Ascending (children come first
- * in the list): each next one is copied from this one after its visits and
+ * The branches "after vis[i]" of @src for each bit i of @mask, pushed at the
+ * end of in->h (which may move: @src must not be in it, or be read before
+ * the first push).  @src is left as it is, or with @take consumed (the first
+ * branch is made of it, not of a copy).  Ascending (children come first in
+ * the list): each next one is copied from this one after its visits and
  * before its walk, so it makes only the visits between the two: a copy of
  * @src for each would make all of them again, or scan its whole table.
- * Returns how many branches were out of the range, or a negative errno.
  */
 int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct inf_path *pa,
 		 unsigned int cpu, uint64_t ts, uint64_t tag, const size_t *vis, size_t nv,
-		 uint64_t lo, uint64_t hi)
+		 uint64_t mask)
 {
-	uint64_t cost0 = src->cost, t_last = src->t_last, c[INF_MAX_PATH];
-	size_t i, last = nv, out = 0;
+	uint64_t cost0 = src->cost, t_last = src->t_last;
+	size_t i, last = nv;
 	struct inf_hyp b;
 	int ret;
 
-	for (i = 0; i < nv; i++) {
-		/* visit vis[i] came after this order's last decision, before ts */
-		c[i] = cost0 + inf_visit_cost(in, vis[i], t_last, ts);
-		if (c[i] >= lo && c[i] <= hi)
+	for (i = 0; i < nv; i++)
+		if (mask >> i & 1)
 			last = i;
-		else
-			out++;
-	}
 	if (last == nv) {
 		if (take)
 			inf_hyp_free(src);
-		return (int)out;
+		return 0;
 	}
 	ret = take ? 0 : inf_hyp_copy(&b, src);
 	if (take)
@@ -248,12 +242,12 @@ int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct 
 	for (i = 0; i <= last; i++) {
 		struct inf_hyp next = { 0 };
 
-		if (c[i] < lo || c[i] > hi)
+		if (!(mask >> i & 1))
 			continue;
 		inf_visit_upto(in, &b, vis[i]);
 		ret = i < last ? inf_hyp_copy(&next, &b) : 0;
 		if (!ret) {
-			b.cost = c[i];
+			b.cost = inf_branch_cost(in, cost0, t_last, vis[i], ts);
 			b.t_last = ts;
 			ret = inf_dec_push(in, &b, tag);
 		}
@@ -268,7 +262,74 @@ int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct 
 		}
 		b = next;
 	}
-	return (int)out;
+	return 0;
+}
+
+/*
+ * The hashes (inf_hyp_hash()) the branches "after vis[i]" of a hypothesis
+ * would have, for each bit i of @mask, into @hash, without making them.  The
+ * hypothesis is @h as it was before its walk: its table with the path's
+ * counters of @u.  A branch's table is that, less the entries its visits
+ * from h->p to vis[i] reset, then its walk: inf_visit_upto() and
+ * inf_walk() on sums of inf_mix() instead of on a table.
+ */
+void inf_branch_hashes(const struct infer *in, const struct inf_hyp *h, const struct inf_undo *u,
+		       const struct inf_path *pa, unsigned int cpu, const size_t *vis, size_t nv,
+		       uint64_t mask, uint64_t *hash)
+{
+	uint64_t ehash = h->ehash, gone[INF_MAX_PATH + 1] = { 0 };
+	const struct idmap_ent *e;
+	uint32_t pos = 0;
+	size_t i, j, v;
+
+	/* the sum of what each visit from h->p resets, by the branch it is first in */
+#define INF_BUCKET(v)	({ size_t b_ = 0; while (b_ < nv && vis[b_] < (v)) b_++; b_; })
+	while ((e = idmap_next(&h->e, &pos))) {
+		v = inf_vis(in, e->key);
+		if (v != INF_NONE && v >= h->p)
+			gone[INF_BUCKET(v)] += inf_mix(e->key, e->val);
+	}
+	/* the path's counters as they were before the walk */
+	for (j = 0; j < 2 * pa->n; j++) {
+		const struct idmap_ent *f = inf_find(h, u[j].key);
+
+		v = inf_vis(in, u[j].key);
+		if (f) {
+			ehash -= inf_mix(f->key, f->val);
+			if (v != INF_NONE && v >= h->p)
+				gone[INF_BUCKET(v)] -= inf_mix(f->key, f->val);
+		}
+		if (u[j].had) {
+			ehash += inf_mix(u[j].key, u[j].val);
+			if (v != INF_NONE && v >= h->p)
+				gone[INF_BUCKET(v)] += inf_mix(u[j].key, u[j].val);
+		}
+	}
+#undef INF_BUCKET
+	for (i = 0; i < nv; i++) {
+		int64_t val[2 * INF_MAX_PATH], virt[2 * INF_MAX_PATH];
+		uint64_t sum;
+
+		ehash -= gone[i];	/* the visits up to vis[i] */
+		if (!(mask >> i & 1))
+			continue;
+		sum = ehash;
+		for (j = 0; j < 2 * pa->n; j++) {
+			size_t vj = pa->vis[j / 2];
+			bool visited = vj != INF_NONE && vj <= vis[i] && (!(j & 1) || cpu == in->wcpu);
+			bool has = u[j].had && !(visited && vj >= h->p);
+
+			if (has)
+				sum -= inf_mix(u[j].key, u[j].val);
+			val[j] = has ? u[j].val : visited ? 0 : pa->base[j];
+			virt[j] = visited ? 0 : pa->post[j];
+		}
+		inf_steps(in, pa, val);
+		for (j = 0; j < 2 * pa->n; j++)
+			if (val[j] != virt[j])
+				sum += inf_mix(u[j].key, val[j]);
+		hash[i] = inf_hash_of(vis[i] + 1, sum);
+	}
 }
 
 /*
@@ -280,9 +341,9 @@ int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct 
 static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 			  unsigned int cpu, uint64_t ts, uint64_t tag, uint64_t cut)
 {
-	size_t vis[INF_MAX_PATH + 1], nv;
+	size_t vis[INF_MAX_PATH + 1], nv, i, out = 0;
 	struct inf_undo *undo = NULL;
-	uint64_t t_last;
+	uint64_t t_last, mask = 0;
 	struct inf_hyp *h;
 	int ret;
 
@@ -290,11 +351,16 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 	if (!nv && inf_same(in, &in->h[k], pa, cpu))
 		return 0;	/* its walk is the base's */
 	t_last = in->h[k].t_last;
-	ret = nv ? inf_branches(in, &in->h[k], false, pa, cpu, ts, tag, vis, nv, 0, cut) : 0;
-	if (ret < 0)
+	for (i = 0; i < nv; i++)
+		if (inf_branch_cost(in, in->h[k].cost, t_last, vis[i], ts) <= cut)
+			mask |= 1ull << i;
+		else
+			out++;
+	ret = inf_branches(in, &in->h[k], false, pa, cpu, ts, tag, vis, nv, mask);
+	if (ret)
 		return ret;
-	if (ret) {
-		in->unmade += (uint64_t)ret;
+	if (out) {
+		in->unmade += out;
 		if (inf_grow(&in->skip, &in->cap_skip, in->nr_skip + 1, sizeof(*in->skip)) ||
 		    inf_grow(&in->undo, &in->cap_undo, in->nr_undo + 2 * pa->n, sizeof(*in->undo)))
 			return -ENOMEM;
