@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "infer-local.h"
 
@@ -63,6 +64,10 @@ static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
 
 	if (a->hash != b->hash || a->p != b->p || idmap_count(&a->e) != idmap_count(&b->e))
 		return false;
+	/* twins made by the same steps from one table lie slot for slot alike */
+	if (a->e.mask == b->e.mask && (!a->e.e ||
+	    !memcmp(a->e.e, b->e.e, ((size_t)a->e.mask + 1) * sizeof(*a->e.e))))
+		return true;
 	while ((e = idmap_next(&a->e, &pos))) {
 		f = inf_find(b, e->key);
 		if (!f || f->val != e->val)
