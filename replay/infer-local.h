@@ -156,6 +156,10 @@ struct infer {
 	size_t			cap_cand;
 	struct inf_cref		*cref;
 	size_t			cap_cref;
+	uint32_t		*gslot;		/* hash -> its group's first in cand */
+	size_t			cap_gslot;
+	struct inf_sort_key	*grp;		/* the groups */
+	size_t			cap_grp;
 	/*
 	 * Lazy mode, between windows (infer_lazy.c): a hypothesis walks only
 	 * where its own counters on the path differ from the base's.

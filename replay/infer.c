@@ -53,6 +53,8 @@ void infer_destroy(struct infer *in)
 	free(in->costs);
 	free(in->cand);
 	free(in->cref);
+	free(in->gslot);
+	free(in->grp);
 	free(in->list);
 	idmap_free(&in->list_idx);
 	idmap_free(&in->owned);

@@ -218,14 +218,48 @@ static int inf_rank_cmp(const void *a, const void *b)
 	return x->hash > y->hash ? -1 : x->hash < y->hash;
 }
 
-/* By hash, then cost. */
-static int inf_group_cmp(const void *a, const void *b)
+/*
+ * @a reordered so that its first @k + 1 are the @k + 1 first in
+ * inf_rank_cmp()'s order (a total order here: the hashes differ), as a
+ * three-way quickselect.
+ */
+static void inf_rank_select(struct inf_sort_key *a, size_t n, size_t k)
 {
-	const struct inf_sort_key *x = a, *y = b;
+	size_t lo = 0, hi = n;
 
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	return x->cost < y->cost ? -1 : x->cost > y->cost;
+	while (hi - lo > 1) {
+		struct inf_sort_key pivot = a[lo + (hi - lo) / 2], t;
+		size_t lt = lo, i = lo, gt = hi;
+
+		while (i < gt) {
+			int c = inf_rank_cmp(&a[i], &pivot);
+
+			if (c < 0) {
+				t = a[i];
+				a[i++] = a[lt];
+				a[lt++] = t;
+			} else if (c > 0) {
+				t = a[i];
+				a[i] = a[--gt];
+				a[gt] = t;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return;
+	}
+}
+
+/* Unmade branch @g (in->cref), if one, is made after all. */
+static void inf_cand_make(struct infer *in, uint32_t g)
+{
+	if (g != UINT32_MAX)
+		in->skip[in->cref[g].skip].make |= 1ull << in->cref[g].i;
 }
 
 /*
@@ -244,7 +278,7 @@ static int inf_group_cmp(const void *a, const void *b)
 int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu, uint64_t ts,
 		   uint64_t tag, uint64_t cut)
 {
-	size_t vis[INF_MAX_PATH + 1], s, i, j, nv, n = 0, g = 0;
+	size_t vis[INF_MAX_PATH + 1], s, i, slot, nv, n = 0, g = 0, size;
 	uint64_t c[INF_MAX_PATH], hash[INF_MAX_PATH];
 	struct inf_sort_key *k;
 
@@ -281,24 +315,37 @@ int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu
 		}
 	}
 	/* groups by hash: a shared hash is made; each group keeps its cheapest */
-	qsort(k, n, sizeof(*k), inf_group_cmp);
-	for (i = 0, j = 0; i < n; ) {
-		size_t e = i + 1;
+	for (size = 1; size < 2 * n; size *= 2)
+		;
+	if (inf_grow(&in->gslot, &in->cap_gslot, size, sizeof(*in->gslot)) ||
+	    inf_grow(&in->grp, &in->cap_grp, n, sizeof(*in->grp)))
+		return -ENOMEM;
+	memset(in->gslot, 0xff, size * sizeof(*in->gslot));
+	for (i = 0; i < n; i++) {
+		size_t x = (size_t)mcr_hash64(k[i].hash) & (size - 1);
+		struct inf_sort_key *r;
 
-		while (e < n && k[e].hash == k[i].hash)
-			e++;
-		for (s = i; e - i > 1 && s < e; s++)
-			if (k[s].idx != UINT32_MAX)
-				in->skip[in->cref[k[s].idx].skip].make |= 1ull << in->cref[k[s].idx].i;
-		k[j] = k[i];
-		k[j++].idx = e - i > 1 ? UINT32_MAX : k[i].idx;
-		i = e;
+		while (in->gslot[x] != UINT32_MAX && k[in->gslot[x]].hash != k[i].hash)
+			x = (x + 1) & (size - 1);
+		if (in->gslot[x] == UINT32_MAX) {
+			in->gslot[x] = (uint32_t)i;
+			continue;
+		}
+		r = &k[in->gslot[x]];
+		inf_cand_make(in, r->idx);
+		inf_cand_make(in, k[i].idx);
+		r->idx = UINT32_MAX;
+		if (k[i].cost < r->cost)
+			r->cost = k[i].cost;
 	}
+	for (slot = 0, g = 0; slot < size; slot++)
+		if (in->gslot[slot] != UINT32_MAX)
+			in->grp[g++] = k[in->gslot[slot]];
 	/* the first cap + 1 groups in the cap's order are made */
-	qsort(k, j, sizeof(*k), inf_rank_cmp);
-	for (i = 0; i < j && i <= in->cap; i++)
-		if (k[i].idx != UINT32_MAX)
-			in->skip[in->cref[k[i].idx].skip].make |= 1ull << in->cref[k[i].idx].i;
+	if (g > in->cap + 1)
+		inf_rank_select(in->grp, g, in->cap);
+	for (i = 0; i < g && i <= in->cap; i++)
+		inf_cand_make(in, in->grp[i].idx);
 	in->unmade = 0;
 	for (s = 0; s < in->nr_skip; s++) {
 		nv = inf_skip_costs(in, &in->skip[s], pa, ts, vis, c);
