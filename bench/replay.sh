@@ -101,13 +101,14 @@ done
 # MCR_BENCH_INFER_ONLY=1 runs this section alone.
 IEVENTS=${MCR_BENCH_INFER_EVENTS:-50000}
 IHYP=${MCR_BENCH_INFER_HYP-64}
-utime() {	# build, db, args... -> user seconds of memcg-replay args... db
+utime() {	# build, db, args... -> user seconds of memcg-replay args... db (peak RSS: $DIR/rss)
 	local b=$1 db=$2
 	shift 2
 	cp "$db" "$db.run"
-	/usr/bin/time -f '%U' -o "$DIR/utime" "$(bin "$b")" "$@" "$db.run" >/dev/null 2>&1
+	/usr/bin/time -f '%U %M' -o "$DIR/utime" "$(bin "$b")" "$@" "$db.run" >/dev/null 2>&1
 	rm -f "$db.run"
-	cat "$DIR/utime"
+	cut -d' ' -f2 "$DIR/utime" >"$DIR/rss"
+	cut -d' ' -f1 "$DIR/utime"
 }
 for cg in ${MCR_BENCH_INFER_CGROUPS:-1000 2000}; do
 	t=$DIR/fleet-infer-$cg.db
@@ -115,11 +116,12 @@ for cg in ${MCR_BENCH_INFER_CGROUPS:-1000 2000}; do
 	for b in $builds; do
 		plain=$(utime "$b" "$t.$b" replay -q -p break -m spread)
 		inf=$(utime "$b" "$t.$b" replay -q -p break ${IHYP:+-H "$IHYP"})
+		rss=$(cat "$DIR/rss")
 		val=$(utime "$b" "$t.$b" validate -q -r 0 ${IHYP:+-H "$IHYP"})
-		awk -v n="$IEVENTS" -v c="$cg" -v p="$plain" -v i="$inf" -v v="$val" -v b="$b" -v h="${IHYP:-default}" 'BEGIN {
+		awk -v n="$IEVENTS" -v c="$cg" -v p="$plain" -v i="$inf" -v v="$val" -v b="$b" -v h="${IHYP:-default}" -v r="$rss" 'BEGIN {
 			q = p > 0 ? p : 0.01
-			printf "fleet %d events, %4d cgroups, -H %s, %-4s: plain %.2f s, default (inferred) %.2f s (%.1f x), validate %.2f s (%.1f x)\n",
-			       n, c, h, b, p, i, i / q, v, v / q }'
+			printf "fleet %d events, %4d cgroups, -H %s, %-4s: plain %.2f s, default (inferred) %.2f s (%.1f x, %.0f MiB), validate %.2f s (%.1f x)\n",
+			       n, c, h, b, p, i, i / q, r / 1024, v, v / q }'
 		eval "inf_$b=\$inf val_$b=\$val"
 	done
 	[ -n "$BASE" ] && awk -v a="$inf_base" -v b="$inf_new" -v va="$val_base" -v vb="$val_new" 'BEGIN {

@@ -19,6 +19,7 @@
  *   infer_hyp.c     one hypothesis: its counter table, copies, decision chain
  *   infer_walk.c    an update: the ancestor path, branching, the policy's step per hypothesis
  *   infer_cap.c     cost against the spread model, merging twins, the cap and its budget
+ *   infer_cut.c     the branches the cap would drop, never made
  *   infer_window.c  the open lock window: visit list, visits, unlock and late updates
  *   infer_lazy.c    between windows: which tables an update has to ask
  */
@@ -53,6 +54,34 @@ struct inf_own {
 	uint32_t	next;	/* UINT32_MAX: the last */
 };
 
+/* A counter as it was before a walk: its entry's value, or no entry. */
+struct inf_undo {
+	uint64_t	key;
+	int64_t		val;
+	bool		had;
+};
+
+/* Hypothesis @k did not make its branches above the cut; how it was before its walk. */
+struct inf_skip {
+	size_t		k;
+	uint64_t	t_last;
+	size_t		undo;	/* its path's counters: in->undo[undo..] */
+	uint64_t	make;	/* the unmade branches to make after all (inf_cut_settle()) */
+};
+
+/* An unmade branch: the i-th of in->skip[skip]. */
+struct inf_cref {
+	uint32_t	skip;
+	uint32_t	i;
+};
+
+/* What the compaction's sorts order (infer_cap.c): each hypothesis then moves once. */
+struct inf_sort_key {
+	uint64_t	hash;
+	uint64_t	cost;
+	uint32_t	idx;
+};
+
 struct inf_hyp {
 	size_t		p;
 	uint64_t	hash;		/* of (p, entries), set by inf_compact() */
@@ -73,6 +102,24 @@ struct inf_hyp {
 	uint32_t	pc_idx[2 * INF_PIN_NODES];
 };
 
+/*
+ * An update's ancestor path (infer_walk.c), with the base's counters before the update
+ * (base) and after its walk (post, atomic then per-CPU of each node), and how
+ * many nodes that walk steps (reach).
+ */
+struct inf_path {
+	uint64_t	id[INF_MAX_PATH];
+	size_t		vis[INF_MAX_PATH];	/* list index of its visit, INF_NONE */
+	int64_t		base[2 * INF_MAX_PATH];
+	int64_t		post[2 * INF_MAX_PATH];
+	size_t		n;
+	size_t		reach;
+	bool		cut;		/* deeper than INF_MAX_PATH: the base walks further */
+	uint64_t	th;
+	uint32_t	abs_val;
+};
+
+
 struct infer {
 	struct sim		*s;
 	const struct sim_policy	*pol;		/* whose step the hypotheses' walks apply */
@@ -83,9 +130,36 @@ struct infer {
 	uint64_t		lowered;	/* times the cap fell to the floor */
 	struct inf_hyp		*h;
 	size_t			nr_h, cap_h;
+	struct inf_hyp		*hs;		/* spare: the sorts move each hypothesis once */
+	size_t			cap_hs;
+	struct inf_sort_key	*keys;
+	size_t			cap_keys;
 	uint64_t		max_kept;
 	uint64_t		quiet;		/* updates since creation: full normalization cadence */
 	uint64_t		capped;		/* hypotheses the cap dropped */
+	/*
+	 * The update being taken in a window (infer_walk.c): the branches
+	 * the cap would drop are not made (skip), each hypothesis that had
+	 * some keeps what its walk overwrote (undo) so that they can be
+	 * made after all; costs is scratch space for the cut.
+	 */
+	struct inf_skip		*skip;
+	size_t			nr_skip, cap_skip;
+	uint64_t		unmade;		/* the branches not made */
+	uint64_t		unmade_total;	/* so far, after inf_cut_settle() */
+	bool			no_cut;		/* make every branch (tests compare) */
+	struct inf_undo		*undo;
+	size_t			nr_undo, cap_undo;
+	uint64_t		*costs;
+	size_t			cap_costs;
+	struct inf_sort_key	*cand;		/* the hypotheses and the unmade branches, ranked */
+	size_t			cap_cand;
+	struct inf_cref		*cref;
+	size_t			cap_cref;
+	uint32_t		*gslot;		/* hash -> its group's first in cand */
+	size_t			cap_gslot;
+	struct inf_sort_key	*grp;		/* the groups */
+	size_t			cap_grp;
 	/*
 	 * Lazy mode, between windows (infer_lazy.c): a hypothesis walks only
 	 * where its own counters on the path differ from the base's.
@@ -154,6 +228,22 @@ static inline void inf_ent_set(struct inf_hyp *h, struct idmap_ent *e, int64_t v
 	e->val = val;
 }
 
+/*
+ * Of the canonical table: a function of the position and of the counters
+ * that differ from the base, nothing else.  Independent of slot order (a
+ * sum), and of when entries came and went: none equal to the base is ever
+ * left.
+ */
+static inline uint64_t inf_hash_of(size_t p, uint64_t ehash)
+{
+	return (p + 1) * 0x9e3779b97f4a7c15ull + ehash;
+}
+
+static inline uint64_t inf_hyp_hash(const struct inf_hyp *h)
+{
+	return inf_hash_of(h->p, h->ehash);
+}
+
 static inline struct idmap_ent *inf_find(const struct inf_hyp *h, uint64_t key)
 {
 	return idmap_find(&h->e, key);
@@ -172,8 +262,31 @@ int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag);
 
 /* infer_cap.c */
 uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_t t_hi);
+
+/* A branch "after visit @vis" of a hypothesis of @cost whose last decision was at @t_last. */
+static inline uint64_t inf_branch_cost(const struct infer *in, uint64_t cost, uint64_t t_last,
+				       size_t vis, uint64_t ts)
+{
+	/* visit vis came after this order's last decision, before ts */
+	return cost + inf_visit_cost(in, vis, t_last, ts);
+}
 int inf_compact(struct infer *in, bool full);
-void inf_budget(struct infer *in);
+void inf_budget(struct infer *in, uint64_t unmade);
+
+/* infer_walk.c */
+size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, size_t *vis);
+int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct inf_path *pa,
+		 unsigned int cpu, uint64_t ts, uint64_t tag, const size_t *vis, size_t nv,
+		 uint64_t mask);
+void inf_branch_hashes(const struct infer *in, const struct inf_hyp *h, const struct inf_undo *u,
+		       const struct inf_path *pa, unsigned int cpu, const size_t *vis, size_t nv,
+		       uint64_t mask, uint64_t *hash);
+
+/* infer_cut.c */
+int inf_grow(void *x, size_t *cap, size_t n, size_t size);
+int inf_cut(struct infer *in, uint64_t *cut);
+int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu, uint64_t ts,
+		   uint64_t tag, uint64_t cut);
 
 /* infer_lazy.c */
 void inf_lazy_begin(struct infer *in);

@@ -46,6 +46,15 @@ void infer_destroy(struct infer *in)
 	for (i = 0; i < in->nr_h; i++)
 		inf_hyp_free(&in->h[i]);
 	free(in->h);
+	free(in->hs);
+	free(in->keys);
+	free(in->skip);
+	free(in->undo);
+	free(in->costs);
+	free(in->cand);
+	free(in->cref);
+	free(in->gslot);
+	free(in->grp);
 	free(in->list);
 	idmap_free(&in->list_idx);
 	idmap_free(&in->owned);

@@ -15,7 +15,9 @@
  * Ties of cost are broken by a hash of the counters that differ from the
  * base.
  */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "infer-local.h"
 
@@ -54,17 +56,6 @@ uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_
 	return due < lo ? lo - due : due > hi ? due - hi : 0;
 }
 
-/*
- * Of the canonical table (infer-local.h): a function of the position and of
- * the counters that differ from the base, nothing else.  Independent of slot
- * order (a sum), and of when entries came and went: none equal to the base
- * is ever left.
- */
-static uint64_t inf_hyp_hash(const struct inf_hyp *h)
-{
-	return (h->p + 1) * 0x9e3779b97f4a7c15ull + h->ehash;
-}
-
 /* Both tables canonical: the same counters are the same entries. */
 static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
 {
@@ -73,6 +64,10 @@ static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
 
 	if (a->hash != b->hash || a->p != b->p || idmap_count(&a->e) != idmap_count(&b->e))
 		return false;
+	/* twins made by the same steps from one table lie slot for slot alike */
+	if (a->e.mask == b->e.mask && (!a->e.e ||
+	    !memcmp(a->e.e, b->e.e, ((size_t)a->e.mask + 1) * sizeof(*a->e.e))))
+		return true;
 	while ((e = idmap_next(&a->e, &pos))) {
 		f = inf_find(b, e->key);
 		if (!f || f->val != e->val)
@@ -105,16 +100,23 @@ static int inf_twin_cmp(const struct inf_hyp *x, const struct inf_hyp *y)
 	return 0;
 }
 
+/*
+ * The sorts below order these keys, not the hypotheses (hundreds of bytes
+ * each, moved log n times by the merge sort): then each hypothesis moves
+ * once, to its place.  The order is the hypotheses' own comparison's: glibc's
+ * qsort() is a stable merge sort either way.
+ */
 /* By hash, then cost: the first of identical hypotheses has the cheapest history. */
-static int inf_hash_cmp(const void *a, const void *b)
+static int inf_hash_cmp(const void *a, const void *b, void *arg)
 {
-	const struct inf_hyp *x = a, *y = b;
+	const struct inf_sort_key *x = a, *y = b;
+	const struct inf_hyp *h = arg;
 
 	if (x->hash != y->hash)
 		return x->hash < y->hash ? -1 : 1;
 	if (x->cost != y->cost)
 		return x->cost < y->cost ? -1 : 1;
-	return inf_twin_cmp(x, y);
+	return inf_twin_cmp(&h[x->idx], &h[y->idx]);
 }
 
 /*
@@ -128,21 +130,68 @@ static int inf_hash_cmp(const void *a, const void *b)
  * orders stays is arbitrary by design: the direction is the one that keeps
  * validate's matches on the recordings where the cap saturates.
  */
-static int inf_cost_cmp(const void *a, const void *b)
+static int inf_cost_cmp(const void *a, const void *b, void *arg)
 {
-	const struct inf_hyp *x = a, *y = b;
+	const struct inf_sort_key *x = a, *y = b;
 
 	if (x->cost != y->cost)
 		return x->cost < y->cost ? -1 : 1;
 	return x->hash > y->hash ? -1 : x->hash < y->hash;
 }
 
+/*
+ * The hypotheses sorted by @cmp; the first @keep stay (in that order), the
+ * others are freed.  Each moves once, into the spare array, which becomes
+ * in->h.
+ */
+static int inf_sort(struct infer *in, int (*cmp)(const void *, const void *, void *), size_t keep)
+{
+	struct inf_sort_key *k;
+	struct inf_hyp *t;
+	size_t i, c;
+
+	if (in->nr_h > in->cap_keys) {
+		k = realloc(in->keys, in->cap_h * sizeof(*k));
+		if (!k)
+			return -ENOMEM;
+		in->keys = k;
+		in->cap_keys = in->cap_h;
+	}
+	if (in->nr_h > in->cap_hs) {
+		t = realloc(in->hs, in->cap_h * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		in->hs = t;
+		in->cap_hs = in->cap_h;
+	}
+	k = in->keys;
+	for (i = 0; i < in->nr_h; i++)
+		k[i] = (struct inf_sort_key){ .hash = in->h[i].hash, .cost = in->h[i].cost,
+					      .idx = (uint32_t)i };
+	qsort_r(k, in->nr_h, sizeof(*k), cmp, in->h);
+	for (i = 0; i < in->nr_h; i++)
+		in->hs[i] = in->h[k[i].idx];
+	t = in->h;
+	in->h = in->hs;
+	in->hs = t;
+	c = in->cap_h;
+	in->cap_h = in->cap_hs;
+	in->cap_hs = c;
+	for (i = keep; i < in->nr_h; i++)
+		inf_hyp_free(&in->h[i]);
+	if (keep < in->nr_h)
+		in->nr_h = keep;
+	return 0;
+}
+
 /* Sorted by hash, identical neighbours go: the first (cheapest) stays. */
-static void inf_merge(struct infer *in)
+static int inf_merge(struct infer *in)
 {
 	size_t i, j, n = 0;
+	int ret = inf_sort(in, inf_hash_cmp, in->nr_h);
 
-	qsort(in->h, in->nr_h, sizeof(*in->h), inf_hash_cmp);
+	if (ret)
+		return ret;
 	for (i = 0; i < in->nr_h; i++) {
 		for (j = n; j > 0 && in->h[j - 1].hash == in->h[i].hash; j--)
 			if (inf_same(&in->h[j - 1], &in->h[i]))
@@ -153,6 +202,7 @@ static void inf_merge(struct infer *in)
 			in->h[n++] = in->h[i];
 	}
 	in->nr_h = n;
+	return 0;
 }
 
 /*
@@ -164,19 +214,19 @@ int inf_compact(struct infer *in, bool full)
 {
 	uint64_t min_cost = UINT64_MAX;
 	size_t i;
+	int ret;
 
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].hash = inf_hyp_hash(&in->h[i]);
 	if (full && !in->win)
 		inf_lazy_begin(in);
-	inf_merge(in);
-	if (in->nr_h > in->cap) {
-		qsort(in->h, in->nr_h, sizeof(*in->h), inf_cost_cmp);
-		for (i = in->cap; i < in->nr_h; i++)
-			inf_hyp_free(&in->h[i]);
+	ret = inf_merge(in);
+	if (!ret && in->nr_h > in->cap) {
 		in->capped += in->nr_h - in->cap;
-		in->nr_h = in->cap;
+		ret = inf_sort(in, inf_cost_cmp, in->cap);
 	}
+	if (ret)
+		return ret;
 	/* only differences of cost matter: keep them small */
 	for (i = 0; i < in->nr_h; i++)
 		if (in->h[i].cost < min_cost)
@@ -199,17 +249,18 @@ int inf_compact(struct infer *in, bool full)
  * after INF_SAT_BUDGET walks above the floor the cap falls to the floor until
  * the count is down to a quarter of it.
  */
-void inf_budget(struct infer *in)
+void inf_budget(struct infer *in, uint64_t unmade)
 {
 	unsigned int floor = in->max_hyp < INF_CAP_FLOOR ? in->max_hyp : INF_CAP_FLOOR;
+	uint64_t n = in->nr_h + unmade;
 
 	/* hysteresis: a lowered cap keeps the count at the floor, so wait for it to shrink */
-	if (in->nr_h <= (in->cap == in->max_hyp ? floor : floor / 4)) {
+	if (n <= (in->cap == in->max_hyp ? floor : floor / 4)) {
 		in->sat_work = 0;
 		in->cap = in->max_hyp;
 		return;
 	}
-	in->sat_work += in->nr_h;
+	in->sat_work += n;
 	if (in->sat_work > INF_SAT_BUDGET && in->cap != floor) {
 		in->cap = floor;
 		in->lowered++;

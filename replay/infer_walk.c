@@ -21,23 +21,6 @@
 #define INF_COMPACT_EVERY	255	/* updates between full compactions, minus 1 */
 
 /*
- * The update's ancestor path, with the base's counters before the update
- * (base) and after its walk (post, atomic then per-CPU of each node), and how
- * many nodes that walk steps (reach).
- */
-struct inf_path {
-	uint64_t	id[INF_MAX_PATH];
-	size_t		vis[INF_MAX_PATH];	/* list index of its visit, INF_NONE */
-	int64_t		base[2 * INF_MAX_PATH];
-	int64_t		post[2 * INF_MAX_PATH];
-	size_t		n;
-	size_t		reach;
-	bool		cut;		/* deeper than INF_MAX_PATH: the base walks further */
-	uint64_t	th;
-	uint32_t	abs_val;
-};
-
-/*
  * memcg_rstat_updated()'s walk on the path's counters @v (atomic, then
  * per-CPU, of each node), in place: the policy's step at each node until one
  * stops it.  Returns how many nodes it stepped: the walk read nothing above.
@@ -142,7 +125,7 @@ static void inf_path_find(struct inf_hyp *h, const struct inf_path *pa, unsigned
  * where they agree.  So the table stays canonical.
  */
 static int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
-		    unsigned int cpu)
+		    unsigned int cpu, struct inf_undo *undo)
 {
 	struct idmap_ent *ent[2 * INF_MAX_PATH];
 	int64_t v[2 * INF_MAX_PATH], virt[2 * INF_MAX_PATH];
@@ -152,6 +135,9 @@ static int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *
 	int ret;
 
 	inf_path_find(h, pa, cpu, ent);
+	for (j = 0; undo && j < 2 * pa->n; j++)
+		undo[j] = (struct inf_undo){ .key = inf_path_key(pa, j, cpu),
+					     .val = ent[j] ? ent[j]->val : 0, .had = ent[j] != NULL };
 	for (j = 0; j < 2 * pa->n; j++) {
 		bool visited = inf_path_visited(in, h, pa, j, cpu);
 
@@ -210,7 +196,7 @@ static bool inf_same(const struct infer *in, const struct inf_hyp *h, const stru
 }
 
 /* The visits of @pa that @h still has to make, ascending, into @vis; returns how many. */
-static size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, size_t *vis)
+size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, size_t *vis)
 {
 	size_t i, nv = 0;
 
@@ -221,47 +207,52 @@ static size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *
 }
 
 /*
- * Hypothesis @k takes the update at @ts: one new hypothesis per visit of the
- * path still to come ("after vis[i]"), pushed at the end of in->h, and @k
- * itself for "before all of them".
+ * The branches "after vis[i]" of @src for each bit i of @mask, pushed at the
+ * end of in->h (which may move: @src must not be in it, or be read before
+ * the first push).  @src is left as it is, or with @take consumed (the first
+ * branch is made of it, not of a copy).  Ascending (children come first in
+ * the list): each next one is copied from this one after its visits and
+ * before its walk, so it makes only the visits between the two: a copy of
+ * @src for each would make all of them again, or scan its whole table.
  */
-static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
-			  unsigned int cpu, uint64_t ts, uint64_t tag)
+int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct inf_path *pa,
+		 unsigned int cpu, uint64_t ts, uint64_t tag, const size_t *vis, size_t nv,
+		 uint64_t mask)
 {
-	size_t vis[INF_MAX_PATH + 1], i, nv;
-	struct inf_hyp *h, b;
+	uint64_t cost0 = src->cost, t_last = src->t_last;
+	size_t i, last = nv;
+	struct inf_hyp b;
 	int ret;
 
-	nv = inf_branch_points(&in->h[k], pa, vis);
-	if (!nv && inf_same(in, &in->h[k], pa, cpu))
-		return 0;	/* its walk is the base's */
-	vis[nv] = in->n_list;	/* the end of the last branch's interval */
-	/*
-	 * Branches "after vis[i]", ascending (children come first in the list).
-	 * Each next one is copied from this one after its visits and before
-	 * its walk, so it makes only the visits between the two: a copy of @k
-	 * for each would make all of them again, or scan its whole table.
-	 */
-	if (nv) {
-		ret = inf_hyp_copy(&b, &in->h[k]);
-		if (ret) {
-			inf_hyp_free(&b);
-			return ret;
-		}
+	for (i = 0; i < nv; i++)
+		if (mask >> i & 1)
+			last = i;
+	if (last == nv) {
+		if (take)
+			inf_hyp_free(src);
+		return 0;
 	}
-	for (i = 0; i < nv; i++) {
+	ret = take ? 0 : inf_hyp_copy(&b, src);
+	if (take)
+		b = *src;
+	if (ret) {
+		inf_hyp_free(&b);
+		return ret;
+	}
+	for (i = 0; i <= last; i++) {
 		struct inf_hyp next = { 0 };
 
+		if (!(mask >> i & 1))
+			continue;
 		inf_visit_upto(in, &b, vis[i]);
-		ret = i + 1 < nv ? inf_hyp_copy(&next, &b) : 0;
+		ret = i < last ? inf_hyp_copy(&next, &b) : 0;
 		if (!ret) {
-			/* visit vis[i] came after this order's last decision, before ts */
-			b.cost += inf_visit_cost(in, vis[i], b.t_last, ts);
+			b.cost = inf_branch_cost(in, cost0, t_last, vis[i], ts);
 			b.t_last = ts;
 			ret = inf_dec_push(in, &b, tag);
 		}
 		if (!ret)
-			ret = inf_walk(in, &b, pa, cpu);
+			ret = inf_walk(in, &b, pa, cpu, NULL);
 		if (!ret)
 			ret = inf_push(in, &b);
 		if (ret) {
@@ -270,6 +261,113 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 			return ret;
 		}
 		b = next;
+	}
+	return 0;
+}
+
+/*
+ * The hashes (inf_hyp_hash()) the branches "after vis[i]" of a hypothesis
+ * would have, for each bit i of @mask, into @hash, without making them.  The
+ * hypothesis is @h as it was before its walk: its table with the path's
+ * counters of @u.  A branch's table is that, less the entries its visits
+ * from h->p to vis[i] reset, then its walk: inf_visit_upto() and
+ * inf_walk() on sums of inf_mix() instead of on a table.
+ */
+void inf_branch_hashes(const struct infer *in, const struct inf_hyp *h, const struct inf_undo *u,
+		       const struct inf_path *pa, unsigned int cpu, const size_t *vis, size_t nv,
+		       uint64_t mask, uint64_t *hash)
+{
+	uint64_t ehash = h->ehash, gone[INF_MAX_PATH + 1] = { 0 };
+	const struct idmap_ent *e;
+	uint32_t pos = 0;
+	size_t i, j, v;
+
+	/* the sum of what each visit from h->p resets, by the branch it is first in */
+#define INF_BUCKET(v)	({ size_t b_ = 0; while (b_ < nv && vis[b_] < (v)) b_++; b_; })
+	while ((e = idmap_next(&h->e, &pos))) {
+		v = inf_vis(in, e->key);
+		if (v != INF_NONE && v >= h->p)
+			gone[INF_BUCKET(v)] += inf_mix(e->key, e->val);
+	}
+	/* the path's counters as they were before the walk */
+	for (j = 0; j < 2 * pa->n; j++) {
+		const struct idmap_ent *f = inf_find(h, u[j].key);
+
+		v = inf_vis(in, u[j].key);
+		if (f) {
+			ehash -= inf_mix(f->key, f->val);
+			if (v != INF_NONE && v >= h->p)
+				gone[INF_BUCKET(v)] -= inf_mix(f->key, f->val);
+		}
+		if (u[j].had) {
+			ehash += inf_mix(u[j].key, u[j].val);
+			if (v != INF_NONE && v >= h->p)
+				gone[INF_BUCKET(v)] += inf_mix(u[j].key, u[j].val);
+		}
+	}
+#undef INF_BUCKET
+	for (i = 0; i < nv; i++) {
+		int64_t val[2 * INF_MAX_PATH], virt[2 * INF_MAX_PATH];
+		uint64_t sum;
+
+		ehash -= gone[i];	/* the visits up to vis[i] */
+		if (!(mask >> i & 1))
+			continue;
+		sum = ehash;
+		for (j = 0; j < 2 * pa->n; j++) {
+			size_t vj = pa->vis[j / 2];
+			bool visited = vj != INF_NONE && vj <= vis[i] && (!(j & 1) || cpu == in->wcpu);
+			bool has = u[j].had && !(visited && vj >= h->p);
+
+			if (has)
+				sum -= inf_mix(u[j].key, u[j].val);
+			val[j] = has ? u[j].val : visited ? 0 : pa->base[j];
+			virt[j] = visited ? 0 : pa->post[j];
+		}
+		inf_steps(in, pa, val);
+		for (j = 0; j < 2 * pa->n; j++)
+			if (val[j] != virt[j])
+				sum += inf_mix(u[j].key, val[j]);
+		hash[i] = inf_hash_of(vis[i] + 1, sum);
+	}
+}
+
+/*
+ * Hypothesis @k takes the update at @ts: one new hypothesis per visit of the
+ * path still to come ("after vis[i]") whose cost is at most @cut, pushed at
+ * the end of in->h, and @k itself for "before all of them".  If some were
+ * not made, in->skip and in->undo keep how to make them (inf_unskip()).
+ */
+static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
+			  unsigned int cpu, uint64_t ts, uint64_t tag, uint64_t cut)
+{
+	size_t vis[INF_MAX_PATH + 1], nv, i, out = 0;
+	struct inf_undo *undo = NULL;
+	uint64_t t_last, mask = 0;
+	struct inf_hyp *h;
+	int ret;
+
+	nv = inf_branch_points(&in->h[k], pa, vis);
+	if (!nv && inf_same(in, &in->h[k], pa, cpu))
+		return 0;	/* its walk is the base's */
+	t_last = in->h[k].t_last;
+	for (i = 0; i < nv; i++)
+		if (inf_branch_cost(in, in->h[k].cost, t_last, vis[i], ts) <= cut)
+			mask |= 1ull << i;
+		else
+			out++;
+	ret = inf_branches(in, &in->h[k], false, pa, cpu, ts, tag, vis, nv, mask);
+	if (ret)
+		return ret;
+	if (out) {
+		in->unmade += out;
+		if (inf_grow(&in->skip, &in->cap_skip, in->nr_skip + 1, sizeof(*in->skip)) ||
+		    inf_grow(&in->undo, &in->cap_undo, in->nr_undo + 2 * pa->n, sizeof(*in->undo)))
+			return -ENOMEM;
+		in->skip[in->nr_skip++] = (struct inf_skip){ .k = k, .t_last = t_last,
+							     .undo = in->nr_undo };
+		undo = &in->undo[in->nr_undo];
+		in->nr_undo += 2 * pa->n;
 	}
 	/* before all of them; in->h may have moved */
 	h = &in->h[k];
@@ -280,7 +378,7 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 		if (ret)
 			return ret;
 	}
-	return inf_walk(in, h, pa, cpu);
+	return inf_walk(in, h, pa, cpu, undo);
 }
 
 /*
@@ -301,7 +399,7 @@ static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned
 
 			if (!idmap_count(&h->e) || inf_same(in, h, pa, cpu))
 				continue;
-			ret = inf_walk(in, h, pa, cpu);
+			ret = inf_walk(in, h, pa, cpu, NULL);
 			if (ret)
 				return ret;
 		}
@@ -320,7 +418,7 @@ static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned
 			h->useq = in->useq;
 			if (!idmap_count(&h->e) || inf_same(in, h, pa, cpu))
 				continue;
-			ret = inf_walk(in, h, pa, cpu);
+			ret = inf_walk(in, h, pa, cpu, NULL);
 			if (ret)
 				return ret;
 		}
@@ -340,6 +438,7 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 		 enum sim_item_kind kind, int item, int64_t val, uint64_t tag)
 {
 	uint32_t abs_val = sim_walk_abs(val);
+	uint64_t cut = UINT64_MAX;
 	struct inf_path pa;
 	size_t k, nr_old;
 	bool lazy;
@@ -364,22 +463,29 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	/* lazy, the hypotheses took the update above: nothing branches between windows */
 	lazy = in->lazy;
 	nr_old = in->nr_h;
-	for (k = 0; !lazy && k < nr_old; k++) {
-		ret = inf_hyp_update(in, k, &pa, cpu, ts, tag);
-		if (ret)
-			return ret;
-	}
+	in->nr_skip = in->nr_undo = 0;
+	in->unmade = 0;
+	ret = lazy ? 0 : inf_cut(in, &cut);
+	for (k = 0; !lazy && !ret && k < nr_old; k++)
+		ret = inf_hyp_update(in, k, &pa, cpu, ts, tag, cut);
+	if (ret)
+		return ret;
+	ret = lazy ? 0 : inf_cut_settle(in, &pa, cpu, ts, tag, cut);
+	if (ret)
+		return ret;
 	ret = sim_update(in->s, ts, cpu, id, kind, item, val);
 	if (ret)
 		return ret;
-	inf_budget(in);
+	inf_budget(in, in->unmade);
+	in->capped += in->unmade;
+	in->unmade_total += in->unmade;	/* the cap would have dropped them (inf_cut_distinct()) */
 	/*
 	 * Merge twins now and then (and restart lazy mode between windows);
 	 * after a branch, merge and cap at once.
 	 */
 	if (!(++in->quiet & INF_COMPACT_EVERY))
 		return inf_compact(in, true);
-	if (in->nr_h != nr_old)
+	if (in->nr_h != nr_old || in->unmade)
 		return inf_compact(in, false);
 	return 0;
 }

@@ -11,6 +11,7 @@
 
 #include "../harness.h"
 #include "infer.h"
+#include "infer-local.h"	/* white box: no_cut, unmade_total (test_cut_exact) */
 #include "self_policy.h"
 #include "sim_new.h"
 
@@ -440,5 +441,138 @@ TEST(test_late_update)
 	infer_destroy(in);
 }
 
+/*
+ * The cut (infer_walk.c) does not make the branches the cap would drop: the
+ * same random trace through an inference that makes every branch (no_cut)
+ * must keep the very same hypotheses in the same order after every event,
+ * answer every read the same, say "the cap dropped some" at the same events
+ * and hand the same order to the sink.  Tree root -> A (-> A1, A2), B
+ * (-> B1), 3 CPUs, cap 16 (saturated most of the time); windows over the root
+ * or A on a random CPU with 4-11 updates of -80..80 inside; a read of a
+ * random node after most windows, with the value one of the hypotheses holds
+ * (so that reads prune without emptying).  Per policy.
+ */
+#define CUT_ORDERS	4096
+
+struct cut_rec {
+	uint64_t	tag[CUT_ORDERS];
+	size_t		p[CUT_ORDERS];
+	size_t		n;
+};
+
+static int cut_rec(void *ctx, uint64_t tag, size_t p)
+{
+	struct cut_rec *o = ctx;
+
+	if (o->n < CUT_ORDERS) {
+		o->tag[o->n] = tag;
+		o->p[o->n] = p;
+	}
+	o->n++;
+	return 0;
+}
+
+static uint64_t cut_rnd(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static bool cut_same(const struct infer *a, const struct infer *b)
+{
+	size_t i;
+
+	if (a->nr_h != b->nr_h || a->max_kept != b->max_kept)
+		return false;
+	for (i = 0; i < a->nr_h; i++)
+		if (inf_hyp_hash(&a->h[i]) != inf_hyp_hash(&b->h[i]) ||
+		    a->h[i].cost != b->h[i].cost || a->h[i].p != b->h[i].p)
+			return false;
+	return true;
+}
+
+static void cut_run(struct test_ctx *t, const char *pol)
+{
+	static const uint64_t ids[] = { 30, 31, 32, 40, 41 };	/* A, A1, A2, B, B1 */
+	static const uint64_t par[] = { ROOT, 30, 30, ROOT, 40 };
+	struct sim_params sp = { .policy = sim_policy_find(pol), .nr_possible = 3,
+				 .nr_online = 3, .batch = SIM_CHARGE_BATCH };
+	struct cut_rec *oa = calloc(1, sizeof(*oa)), *ob = calloc(1, sizeof(*ob));
+	struct infer *a = infer_create(&sp, 16), *b = infer_create(&sp, 16);
+	uint64_t x = 88172645463325252ull, ts = 1, ca = 0, cb = 0;
+	int round, i, ret = 0;
+	size_t j;
+
+	ASSERT(a && b && oa && ob);
+	b->no_cut = true;
+	infer_set_order_sink(a, cut_rec, oa);
+	infer_set_order_sink(b, cut_rec, ob);
+	for (j = 0; j < 5; j++) {
+		ASSERT_EQ(sim_cgroup_add(infer_base(a), 0, ids[j], par[j]), 0);
+		ASSERT_EQ(sim_cgroup_add(infer_base(b), 0, ids[j], par[j]), 0);
+	}
+	for (round = 0; round < 400 && !ret; round++) {
+		int n = 4 + (int)(cut_rnd(&x) % 8);
+		uint64_t top = cut_rnd(&x) % 3 ? ROOT : 30;
+		unsigned int wcpu = (unsigned int)(cut_rnd(&x) % 3);
+		bool su[2], nf[2];
+
+		for (i = -3; i < n && !ret; i++) {
+			unsigned int cpu = (unsigned int)(cut_rnd(&x) % 3);
+			uint64_t id = ids[cut_rnd(&x) % 5];
+			int64_t v = (int64_t)(cut_rnd(&x) % 161) - 80;
+
+			if (!i) {
+				ret = infer_locked(a, ts, top, wcpu, 40 * (uint64_t)n);
+				ASSERT_EQ(ret, infer_locked(b, ts, top, wcpu, 40 * (uint64_t)n));
+			}
+			ts += 1 + cut_rnd(&x) % 30;
+			ret = ret ? ret : infer_update(a, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts);
+			ASSERT_EQ(ret, infer_update(b, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts));
+			ASSERT(cut_same(a, b));
+			ASSERT_EQ(a->capped > ca, b->capped > cb);
+			ca = a->capped;
+			cb = b->capped;
+		}
+		ts += 5;
+		ASSERT_EQ(infer_unlock(a, ts), 0);
+		ASSERT_EQ(infer_unlock(b, ts), 0);
+		if (cut_rnd(&x) % 4) {
+			uint64_t id = cut_rnd(&x) % 6 ? ids[cut_rnd(&x) % 5] : ROOT;
+			uint64_t key = inf_key(id, INF_ATOMIC);
+			int64_t v;
+
+			ts += 100;
+			ASSERT_EQ(inf_close_unless_late(a, ts, ts), 0);
+			v = inf_get(a, &a->h[cut_rnd(&x) % a->nr_h], key);
+			ASSERT_EQ(infer_check(a, id, v, v > 128, &su[0], &nf[0]), 0);
+			ASSERT_EQ(infer_check(b, id, v, v > 128, &su[1], &nf[1]), 0);
+			ASSERT(su[0] == su[1] && nf[0] == nf[1]);
+			ASSERT(cut_same(a, b));
+		}
+	}
+	ASSERT_EQ(ret, 0);
+	ASSERT_EQ(infer_finish(a, ts + 1), 0);
+	ASSERT_EQ(infer_finish(b, ts + 1), 0);
+	ASSERT_EQU(oa->n, ob->n);
+	for (j = 0; j < oa->n && j < CUT_ORDERS; j++)
+		ASSERT(oa->tag[j] == ob->tag[j] && oa->p[j] == ob->p[j]);
+	ASSERT(a->unmade_total > 0);	/* the cut did leave branches out */
+	ASSERT_EQU(b->unmade_total, 0);
+	infer_destroy(a);
+	infer_destroy(b);
+	free(oa);
+	free(ob);
+}
+
+TEST(test_cut_exact)
+{
+	cut_run(t, "break");
+	cut_run(t, "continue");
+	cut_run(t, "legacy");
+}
+
 TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_cap, test_mirror, test_order_sink,
-	  test_cap_keeps_nearest, test_late_update, test_policy_from_caller)
+	  test_cap_keeps_nearest, test_late_update, test_policy_from_caller, test_cut_exact)

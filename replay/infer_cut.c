@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * infer_cut.c - the branches the cap would drop are never made.
+ *
+ * A window's update branches every hypothesis at each visit of its path
+ * still to come; with the count at the cap, the compaction right after keeps
+ * the cap cheapest and frees the rest, most of them branches just made
+ * (copied, walked, hashed, sorted).  The hypotheses there before the update
+ * all stay, each as its own branch "before all" at its own cost, so the
+ * cap-th cheapest of them is where the cap will cut (inf_cut()): a branch
+ * dearer than that is not made, if at least cap of the cheaper ones stay
+ * distinct, which inf_cut_settle() checks after the walks.
+ *
+ * Contract: the hypotheses kept, their order, every read's answer, the cap's
+ * "dropped some" and the order handed to the sink are the very ones of
+ * making every branch (tests/unit/test_infer.c compares both): where the
+ * check fails, the unmade branches' tables are hashed without making them,
+ * and those the cap might keep are made after all, from each hypothesis as
+ * it was before its walk (in->undo).  Only the count of
+ * hypotheses the cap dropped (infer_capped()) may be larger: an unmade branch
+ * that would have merged with a cheaper twin counts as dropped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer-local.h"
+
+/* @x holds at least @n elements of @size bytes. */
+int inf_grow(void *x, size_t *cap, size_t n, size_t size)
+{
+	void **p = x, *q;
+	size_t c = *cap ? *cap : 64;
+
+	if (n <= *cap)
+		return 0;
+	while (c < n)
+		c *= 2;
+	q = realloc(*p, c * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
+/* The @k-th smallest of @a[0..@n-1] (from 0), which it reorders: a three-way quickselect. */
+static uint64_t inf_select(uint64_t *a, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;	/* the answer is in a[lo..hi-1] */
+
+	while (hi - lo > 1) {
+		uint64_t pivot = a[lo + (hi - lo) / 2], t;
+		size_t lt = lo, i = lo, gt = hi;
+
+		/* a[lo..lt-1] < pivot, a[lt..i-1] == pivot, a[gt..hi-1] > pivot */
+		while (i < gt) {
+			if (a[i] < pivot) {
+				t = a[i];
+				a[i++] = a[lt];
+				a[lt++] = t;
+			} else if (a[i] > pivot) {
+				t = a[i];
+				a[i] = a[--gt];
+				a[gt] = t;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return pivot;
+	}
+	return a[k];
+}
+
+/*
+ * Where the cap will cut after this update: the cost of the cap-th
+ * cheapest hypothesis before it (they all stay, each as its own branch
+ * "before all"), UINT64_MAX if there are fewer.  A branch dearer than that
+ * ranks behind at least cap others, if those stay distinct: inf_cut_distinct().
+ */
+int inf_cut(struct infer *in, uint64_t *cut)
+{
+	size_t i;
+
+	*cut = UINT64_MAX;
+	if (in->no_cut || !in->win || !in->cap || in->nr_h < in->cap)
+		return 0;
+	if (inf_grow(&in->costs, &in->cap_costs, in->nr_h, sizeof(*in->costs)))
+		return -ENOMEM;
+	for (i = 0; i < in->nr_h; i++)
+		in->costs[i] = in->h[i].cost;
+	*cut = inf_select(in->costs, in->nr_h, in->cap - 1);
+	return 0;
+}
+
+/*
+ * How many hypotheses of cost at most @cut are distinct (a different hash
+ * is a different table; equal hashes count once).  If more than cap, the
+ * branches dearer than @cut, not made, were dropped anyway: more than cap
+ * survive the merge, the cap sorts by cost and keeps cap of them, and each
+ * unmade branch costs more than every one of those; where it would have
+ * merged, a cheaper twin is kept instead of it.  The kept hypotheses and
+ * their order are the very ones made with every branch.  With cap or fewer,
+ * an unmade branch might have been the one more that made the cap cut.
+ */
+static size_t inf_cut_distinct(struct infer *in, uint64_t cut)
+{
+	size_t i, mask, distinct = 0;
+
+	for (mask = 1; mask < 2 * in->nr_h; mask *= 2)
+		;
+	if (inf_grow(&in->costs, &in->cap_costs, mask, sizeof(*in->costs)))
+		return 0;	/* the cut is then as if it did not hold */
+	mask--;
+	memset(in->costs, 0, (mask + 1) * sizeof(*in->costs));
+	/* a set of the hashes, 0 free: x | 1 may count two as one, never one as two */
+	for (i = 0; i < in->nr_h; i++) {
+		uint64_t x = inf_hyp_hash(&in->h[i]) | 1;
+		size_t j = (size_t)mcr_hash64(x) & mask;
+
+		if (in->h[i].cost > cut)
+			continue;
+		while (in->costs[j] && in->costs[j] != x)
+			j = (j + 1) & mask;
+		distinct += !in->costs[j];
+		in->costs[j] = x;
+	}
+	return distinct;
+}
+
+/* @h's counters as they were before its walk, from @u. */
+static int inf_undo_walk(struct inf_hyp *h, const struct inf_undo *u, size_t n)
+{
+	size_t j;
+	int ret;
+
+	for (j = 0; j < n; j++) {
+		struct idmap_ent *e = inf_find(h, u[j].key);
+
+		if (!u[j].had) {
+			inf_ent_del(h, u[j].key);
+		} else if (e) {
+			inf_ent_set(h, e, u[j].val);
+		} else {
+			ret = idmap_put(&h->e, u[j].key, u[j].val);
+			if (ret)
+				return ret;
+			h->ehash += inf_mix(u[j].key, u[j].val);
+		}
+	}
+	h->pc_n = 0;
+	return 0;
+}
+
+/* The costs of the branches of skipped hypothesis @sk, into @c; returns how many. */
+static size_t inf_skip_costs(const struct infer *in, const struct inf_skip *sk,
+			     const struct inf_path *pa, uint64_t ts, size_t *vis, uint64_t *c)
+{
+	const struct inf_hyp *h = &in->h[sk->k];
+	size_t i, nv = inf_branch_points(h, pa, vis);	/* its walk kept its position */
+
+	for (i = 0; i < nv; i++)
+		c[i] = inf_branch_cost(in, h->cost, sk->t_last, vis[i], ts);
+	return nv;
+}
+
+/*
+ * The unmade branches of each skipped hypothesis in its in->cand entries'
+ * make bits are made after all, from the hypothesis as it was before its
+ * walk (its table, its last decision, t_last).  Their place in in->h does
+ * not matter: inf_compact() sorts.
+ */
+static int inf_unskip(struct infer *in, const struct inf_path *pa, unsigned int cpu,
+		      uint64_t ts, uint64_t tag)
+{
+	size_t s, vis[INF_MAX_PATH + 1], nv;
+	int ret = 0;
+
+	for (s = 0; s < in->nr_skip && !ret; s++) {
+		const struct inf_skip *sk = &in->skip[s];
+		struct inf_hyp pre;
+		struct inf_dec *up;
+
+		if (!sk->make)
+			continue;
+		nv = inf_branch_points(&in->h[sk->k], pa, vis);
+		ret = inf_hyp_copy(&pre, &in->h[sk->k]);
+		if (!ret)
+			ret = inf_undo_walk(&pre, &in->undo[sk->undo], 2 * pa->n);
+		if (ret) {
+			inf_hyp_free(&pre);
+			break;
+		}
+		/* the decision "before all of them" goes too */
+		up = pre.d ? pre.d->up : NULL;
+		if (up)
+			up->ref++;
+		inf_dec_put(pre.d);
+		pre.d = up;
+		pre.t_last = sk->t_last;
+		ret = inf_branches(in, &pre, true, pa, cpu, ts, tag, vis, nv, sk->make);
+	}
+	return ret;
+}
+
+/* By cost, then the hash, descending: the cap's order (infer_cap.c). */
+static int inf_rank_cmp(const void *a, const void *b)
+{
+	const struct inf_sort_key *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
+	return x->hash > y->hash ? -1 : x->hash < y->hash;
+}
+
+/*
+ * @a reordered so that its first @k + 1 are the @k + 1 first in
+ * inf_rank_cmp()'s order (a total order here: the hashes differ), as a
+ * three-way quickselect.
+ */
+static void inf_rank_select(struct inf_sort_key *a, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		struct inf_sort_key pivot = a[lo + (hi - lo) / 2], t;
+		size_t lt = lo, i = lo, gt = hi;
+
+		while (i < gt) {
+			int c = inf_rank_cmp(&a[i], &pivot);
+
+			if (c < 0) {
+				t = a[i];
+				a[i++] = a[lt];
+				a[lt++] = t;
+			} else if (c > 0) {
+				t = a[i];
+				a[i] = a[--gt];
+				a[gt] = t;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return;
+	}
+}
+
+/* Unmade branch @g (in->cref), if one, is made after all. */
+static void inf_cand_make(struct infer *in, uint32_t g)
+{
+	if (g != UINT32_MAX)
+		in->skip[in->cref[g].skip].make |= 1ull << in->cref[g].i;
+}
+
+/*
+ * The cut did not hold (inf_cut_distinct()): which unmade branches may the
+ * cap keep?  Their hashes, computed without making them
+ * (inf_branch_hashes()), and the hypotheses' group them by table: each
+ * group ranks (the cap's order) by its cheapest member, and every group
+ * holds at least one table of its own (a hash shared by different tables
+ * only makes fewer groups than tables).  An unmade branch alone in its group
+ * whose group ranks past cap + 1 has at least cap + 1 tables before it: the
+ * cap drops it, and still cuts (more than cap stay), with every branch
+ * made.  The others are made: those that may be kept, the one more that
+ * makes the cap cut, and any whose hash another has, for the merge to
+ * decide.  in->unmade is then what is left unmade.
+ */
+int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu, uint64_t ts,
+		   uint64_t tag, uint64_t cut)
+{
+	size_t vis[INF_MAX_PATH + 1], s, i, slot, nv, n = 0, g = 0, size;
+	uint64_t c[INF_MAX_PATH], hash[INF_MAX_PATH];
+	struct inf_sort_key *k;
+
+	if (!in->unmade)
+		return 0;
+	if (inf_grow(&in->costs, &in->cap_costs, in->nr_h, sizeof(*in->costs)))
+		return -ENOMEM;
+	if (inf_cut_distinct(in, cut) > in->cap)
+		return 0;
+	if (inf_grow(&in->cand, &in->cap_cand, in->nr_h + in->unmade, sizeof(*in->cand)) ||
+	    inf_grow(&in->cref, &in->cap_cref, in->unmade, sizeof(*in->cref)))
+		return -ENOMEM;
+	k = in->cand;
+	for (i = 0; i < in->nr_h; i++)
+		k[n++] = (struct inf_sort_key){ .hash = inf_hyp_hash(&in->h[i]),
+						.cost = in->h[i].cost, .idx = UINT32_MAX };
+	for (s = 0; s < in->nr_skip; s++) {
+		struct inf_skip *sk = &in->skip[s];
+		uint64_t mask = 0;
+
+		nv = inf_skip_costs(in, sk, pa, ts, vis, c);
+		for (i = 0; i < nv; i++)
+			if (c[i] > cut)
+				mask |= 1ull << i;
+		sk->make = 0;
+		inf_branch_hashes(in, &in->h[sk->k], &in->undo[sk->undo], pa, cpu, vis, nv, mask,
+				  hash);
+		for (i = 0; i < nv; i++) {
+			if (!(mask >> i & 1))
+				continue;
+			in->cref[g] = (struct inf_cref){ .skip = (uint32_t)s, .i = (uint32_t)i };
+			k[n++] = (struct inf_sort_key){ .hash = hash[i], .cost = c[i],
+							.idx = (uint32_t)g++ };
+		}
+	}
+	/* groups by hash: a shared hash is made; each group keeps its cheapest */
+	for (size = 1; size < 2 * n; size *= 2)
+		;
+	if (inf_grow(&in->gslot, &in->cap_gslot, size, sizeof(*in->gslot)) ||
+	    inf_grow(&in->grp, &in->cap_grp, n, sizeof(*in->grp)))
+		return -ENOMEM;
+	memset(in->gslot, 0xff, size * sizeof(*in->gslot));
+	for (i = 0; i < n; i++) {
+		size_t x = (size_t)mcr_hash64(k[i].hash) & (size - 1);
+		struct inf_sort_key *r;
+
+		while (in->gslot[x] != UINT32_MAX && k[in->gslot[x]].hash != k[i].hash)
+			x = (x + 1) & (size - 1);
+		if (in->gslot[x] == UINT32_MAX) {
+			in->gslot[x] = (uint32_t)i;
+			continue;
+		}
+		r = &k[in->gslot[x]];
+		inf_cand_make(in, r->idx);
+		inf_cand_make(in, k[i].idx);
+		r->idx = UINT32_MAX;
+		if (k[i].cost < r->cost)
+			r->cost = k[i].cost;
+	}
+	for (slot = 0, g = 0; slot < size; slot++)
+		if (in->gslot[slot] != UINT32_MAX)
+			in->grp[g++] = k[in->gslot[slot]];
+	/* the first cap + 1 groups in the cap's order are made */
+	if (g > in->cap + 1)
+		inf_rank_select(in->grp, g, in->cap);
+	for (i = 0; i < g && i <= in->cap; i++)
+		inf_cand_make(in, in->grp[i].idx);
+	in->unmade = 0;
+	for (s = 0; s < in->nr_skip; s++) {
+		nv = inf_skip_costs(in, &in->skip[s], pa, ts, vis, c);
+		for (i = 0; i < nv; i++)
+			in->unmade += c[i] > cut && !(in->skip[s].make >> i & 1);
+	}
+	return inf_unskip(in, pa, cpu, ts, tag);
+}
