@@ -6,9 +6,13 @@
  *
  * The event store (store.h) is read one chunk per CPU at a time: a CPU's
  * chunks in insertion order, version 1 decoded whole, version 2 checked
- * whole and built DB_ITER_BATCH events at a time, and the CPUs' heads merged
- * by (ts, cpu): up to 64 CPUs by packed keys (ts and the CPU's index in one
- * u64, the least found by conditional moves), beyond them or for a ts too
+ * whole and built DB_ITER_BATCH events at a time.  Version 2 on up to 64
+ * CPUs is merged in rounds: the built batches of every CPU up to a common
+ * horizon, by a merge tree of packed keys (ts and the CPU's index in one
+ * u64; iter_merge.c), then checked and handed out a round at a time
+ * (db_iter_next_batch()).  Otherwise, or once a ts does not fit the keys,
+ * the CPUs' heads are merged one event at a time: up to 64 CPUs by packed
+ * keys (the least found by conditional moves), beyond them or for a ts too
  * far from the others by a binary heap (a scan of up to DB_ITER_SCAN CPUs).
  * Memory is one chunk per CPU, whatever the trace's length.  Files of the
  * previous format (an events table, no chunks) are read row by row in rowid
@@ -64,6 +68,7 @@ struct db_iter {
 	uint64_t		count;
 	uint64_t		from, to;
 	int			err;		/* sticky: once failed, always failed */
+	bool			done;		/* the end was returned: a statement would start over */
 	bool			primed;		/* every CPU's first chunk loaded */
 	unsigned int		nr_possible;
 	int			version;	/* of the store: DB_STORE_V* */
@@ -1012,6 +1017,8 @@ int db_iter_next(struct db_iter *it, struct mcr_event *ev)
 	}
 	if (it->err)
 		return it->err;
+	if (it->done)
+		return 0;
 	if (!it->db->row_events && !it->primed && (ret = db_iter_prime(it)) < 0)
 		return it->err = ret;
 	if (it->rounds) {
@@ -1030,6 +1037,7 @@ int db_iter_next(struct db_iter *it, struct mcr_event *ev)
 		if (ret <= 0) {
 			if (ret < 0)
 				it->err = ret;
+			it->done = !ret;
 			return ret;
 		}
 	} while (ev->ts < it->from || ev->ts > it->to);
