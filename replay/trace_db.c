@@ -153,14 +153,27 @@ void replay_trace_free(struct replay_trace *t)
 }
 
 struct source_db {
-	struct db	*db;
-	struct db_iter	*it;
+	struct db		*db;
+	struct db_iter		*it;
+	const struct mcr_event	*evs;		/* the iterator's batch, evs[i] next */
+	int			i, n;
 };
 
-/* db_iter_next() checks every event's fields (db_event_check()): nothing is left to check. */
+/* db_iter_next_batch() checks every event's fields (db_event_check()): nothing is left to check. */
 static int source_db_next(void *ctx, struct mcr_event *ev)
 {
-	return db_iter_next(((struct source_db *)ctx)->it, ev);
+	struct source_db *sd = ctx;
+
+	if (sd->i == sd->n) {
+		int ret = db_iter_next_batch(sd->it, &sd->evs);
+
+		if (ret <= 0)
+			return ret;
+		sd->n = ret;
+		sd->i = 0;
+	}
+	*ev = sd->evs[sd->i++];
+	return 1;
 }
 
 /* A fresh iterator: the events again from the first, in the same order. */
@@ -174,6 +187,7 @@ static int source_db_rewind(void *ctx)
 		return ret;
 	db_iter_close(sd->it);
 	sd->it = it;
+	sd->i = sd->n = 0;
 	return 0;
 }
 

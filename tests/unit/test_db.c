@@ -1055,6 +1055,24 @@ static void merge_many(struct test_ctx *t, int cpus, const char *name)
 	ASSERT_EQ(r, 0);
 	ASSERT_EQU(n, k);
 	db_iter_close(it);
+	/* the same through db_iter_next_batch(), every third batch taken by db_iter_next() */
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	for (n = 0, c = 0; n < k; c++) {
+		const struct mcr_event *b = &ev;
+		int i;
+
+		r = c % 3 == 2 ? db_iter_next(it, &ev) : db_iter_next_batch(it, &b);
+		if (r < 1)
+			break;
+		for (i = 0; i < r && n < k; i++, n++)
+			if (b[i].val != (int64_t)n || b[i].ts != evs[n].ts || b[i].cpu != evs[n].cpu)
+				break;
+		if (i < r)
+			break;
+	}
+	ASSERT_EQU(n, k);
+	ASSERT_EQ(db_iter_next_batch(it, &(const struct mcr_event *){ NULL }), 0);
+	db_iter_close(it);
 	db_close(db);
 	free(evs);
 }
