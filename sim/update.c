@@ -32,74 +32,37 @@ void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts)
 	}
 }
 
-/* What one policy step changed at node @n, slot @sl. */
-static void sim_step_apply(struct sim *s, struct sim_node *n, struct sim_pcpu *sl,
-			   const struct sim_step_out *out)
+/* A policy built outside the table (no walk of its own): the step through its pointer. */
+static void sim_walk_generic(struct sim *s, int slot, unsigned int abs_val)
 {
-	s->cost.pcpu_adds += out->charged;
-	sl->stats_updates = out->pcpu;
-	if (out->add) {
-		/* atomic_add(stats_updates, &vmstats->stats_updates) */
-		s->cost.atomic_adds++;
-		n->stats_updates += out->add;
-		sim_flushable_update(s, n, s->now);
-	}
-	if (out->drop)
-		s->cost.dropped_batches++;
-}
-
-/*
- * memcg_rstat_updated(): css_rstat_updated() then the ancestor walk, each
- * node's counters handed to the policy's step (sim/policy.c).
- */
-static void memcg_rstat_updated(struct sim *s, int32_t slot, uint32_t abs_val)
-{
-	const struct sim_policy *pol = s->policy;
-	struct sim_step_in in = { .th = s->th, .abs_val = abs_val, .batch = s->batch };
-	int32_t idx;
-
-	sim_rstat_updated(s, slot);
-	for (idx = slot; idx != SIM_NONE; idx = s->slots[idx].parent) {
-		struct sim_pcpu *sl = &s->slots[idx];
-		struct sim_node *n = &s->nodes[sl->node];
-		struct sim_step_out out;
-
-		s->cost.walk_steps++;
-		in.atomic = n->stats_updates;
-		in.pcpu = sl->stats_updates;
-		out = pol->step(&in);
-		sim_step_apply(s, n, sl, &out);
-		if (out.walk == SIM_WALK_STOP)
-			break;
-	}
+	sim_walk_run(s, slot, abs_val, s->policy->step);
 }
 
 /*
  * What the update of (@node, @cpu), line @k, is about to touch: the slot's
- * deltas, then at @node and each ancestor the node's update-path lines, its
- * slot on @cpu and its sim_line of @k.  The stale pass and the walk follow
- * parent links, each a load that depends on the previous one; asked for here
- * all at once, the misses overlap.  Hints only: nothing is read for its value
- * but the compact path table, slot_of and the nodes' line pointers.
+ * deltas, then at @node and each ancestor the node's second update-path line
+ * and its sim_line of @k.  The stale pass follows parent links, each a load
+ * that depends on the previous one; asked for here all at once, the misses
+ * overlap.  Hints only: nothing is read for its value but the compact path
+ * table and the nodes' line pointers.  Not the ancestors' slots on @cpu:
+ * the slot_of load and multiply per ancestor cost more than their misses
+ * (break's walk reaches 1.5 slots an update; replay_mem, CPU time, with
+ * and without: every policy as fast or faster without).
  *
  * It runs at every ancestor of every update, so it spends no test it can
- * avoid: the ancestors' slots on @cpu exist since @slot does (sim_slot_get()
- * makes them together) and slot_of covers every node up to @node; a line
- * beyond cap_it (a node that has not met item @k yet) is a prefetch of an
- * address nothing reads, which costs nothing and cannot fault.  The address
- * is computed as an integer, as lines may still be NULL.
+ * avoid: a line beyond cap_it (a node that has not met item @k yet) is a
+ * prefetch of an address nothing reads, which costs nothing and cannot
+ * fault.  The address is computed as an integer, as lines may still be NULL.
  * always_inline: as a function of its own, GCC 12 finds it free of side
  * effects (pure-const) and drops the call.
  */
 static inline __attribute__((always_inline))
-void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, unsigned int cpu, uint32_t k)
+void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, uint32_t k)
 {
 	const int32_t *a = &s->path[(size_t)node * SIM_PATH];
-	const int32_t *slot_of = &s->slot_of[cpu];
 	const char *sl = (const char *)&s->slots[slot];
 	const struct sim_node *n = &s->nodes[node];
 	size_t line = (size_t)k * sizeof(struct sim_line);
-	unsigned int np = s->nr_possible;
 	int32_t i;
 
 	__builtin_prefetch(sl + SIM_CACHELINE);
@@ -114,7 +77,6 @@ void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, unsigned
 	for (i = 0; i < SIM_PATH && a[i] > 0; i++) {
 		n = &s->nodes[a[i]];
 		__builtin_prefetch((const char *)n + SIM_CACHELINE);
-		__builtin_prefetch(&s->slots[slot_of[(size_t)a[i] * np]]);
 		__builtin_prefetch((const void *)((uintptr_t)n->lines + line));
 	}
 }
@@ -168,13 +130,13 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	k = sim_item_index(s, kind, item);
 	if (k < 0)
 		return k;
-	sim_path_prefetch(s, node, slot, cpu, (uint32_t)k);
+	sim_path_prefetch(s, node, slot, (uint32_t)k);
 	ret = sim_stale_update(s, ts, slot, kind, (uint32_t)k, val);
 	if (ret)
 		return ret;
 	abs_val = sim_walk_abs(val);
 	if (abs_val)
-		memcg_rstat_updated(s, slot, abs_val);
+		(s->policy->walk ? s->policy->walk : sim_walk_generic)(s, slot, abs_val);
 	return sim_lag_err_take(s);
 }
 
