@@ -168,7 +168,15 @@ struct sim {
 	 * and the walk's parent links are a chain of dependent misses.
 	 */
 	int32_t			*path;
-	struct idmap		ids;		/* cgroup id -> node */
+	/*
+	 * cgroup id -> node: ids below SIM_ID_DIRECT (cgroup ids are small
+	 * counters) in the flat id_direct (SIM_NONE: unknown), one load on the
+	 * update path; larger ones in ids.  id_direct grows to cover the
+	 * largest small id seen.
+	 */
+	int32_t			*id_direct;
+	uint32_t		cap_id_direct;
+	struct idmap		ids;
 
 	/* (kind, item) <-> dense item index; small items also directly (item_direct) */
 	struct idmap		item_idx;
@@ -253,9 +261,12 @@ static inline int sim_item_index(struct sim *s, enum sim_item_kind kind, int ite
 
 /* cgroup.c */
 #define SIM_PATH	8		/* ancestors per node in sim.path */
+#define SIM_ID_DIRECT	(1U << 16)	/* ids below this: sim.id_direct */
 /* The node of cgroup @id, SIM_NONE if unknown: inline, the update path asks once per event. */
 static inline int32_t sim_node_lookup(const struct sim *s, uint64_t id)
 {
+	if (id < s->cap_id_direct)
+		return s->id_direct[id];
 	return (int32_t)idmap_get(&s->ids, id, SIM_NONE);
 }
 int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent);

@@ -82,6 +82,7 @@ void sim_destroy(struct sim *s)
 	free(s->slots);
 	free(s->win);
 	idmap_free(&s->ids);
+	free(s->id_direct);
 	free(s->slot_of);
 	free(s->visited);
 	free(s);
