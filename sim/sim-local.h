@@ -152,6 +152,8 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 
 struct sim {
 	const struct sim_policy	*policy;
+	/* policy->walk, or the step through its pointer for a policy without one */
+	void			(*walk)(struct sim *s, int slot, unsigned int abs_val);
 	unsigned int		nr_possible;
 	unsigned int		nr_online;
 	uint32_t		batch;		/* MEMCG_CHARGE_BATCH */
@@ -283,8 +285,8 @@ int sim_rstat_updated_list(struct sim *s, int32_t slot);
 
 /* stale.c */
 void sim_stale_touch(struct sim_node *n, uint64_t ts);
-int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
-		     uint32_t k, int64_t val);
+void sim_oldest_set(struct sim_node *n, uint64_t oldest);
+void sim_dirty_unlink(struct sim *s, struct sim_node *n, struct sim_pcpu *sl);
 int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl);
 void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts);
 
@@ -376,7 +378,9 @@ void sim_walk_run(struct sim *s, int32_t slot, uint32_t abs_val,
 	uint64_t steps = 0, charged = 0;
 	int32_t idx;
 
-	sim_rstat_updated(s, slot);
+	/* css_rstat_updated()'s own early return, before the call: a slot mostly is linked */
+	if (!s->slots[slot].on_tree)
+		sim_rstat_updated(s, slot);
 	/* the two counts of every step in registers: the stores below may alias s->cost */
 	for (idx = slot; idx != SIM_NONE; idx = s->slots[idx].parent) {
 		struct sim_pcpu *sl = &s->slots[idx];
@@ -411,6 +415,9 @@ void sim_walk_run(struct sim *s, int32_t slot, uint32_t abs_val,
 		sim_walk_run(s, slot, abs_val, stepfn);				\
 	}
 
+/* update.c */
+void sim_walk_generic(struct sim *s, int slot, unsigned int abs_val);
+
 /* sim.c */
 void sim_clock_start(struct sim *s, uint64_t ts);
 
@@ -433,6 +440,46 @@ static inline struct sim_node *sim_parent(struct sim *s, const struct sim_node *
 static inline bool sim_node_stuck(const struct sim_node *n)
 {
 	return !n->flushable && n->missing && n->nr_flushable_desc;
+}
+
+/*
+ * Bring @n's clock up to @ts (out-of-order ts leave it) and integrate its
+ * stuck time; @flushable: the caller knows @n is, so it is not stuck.
+ * Inline in the update loop, where it runs at every ancestor.  The integral
+ * of missing needs nothing here: each change of missing adds its own term
+ * at the clock's time (sim_missing_change()).  The largest age is not looked
+ * at here either, but where oldest changes (sim_age_settle()).
+ */
+static inline __attribute__((always_inline))
+void sim_stale_touch_at(struct sim_node *n, uint64_t ts, bool flushable)
+{
+	if (ts <= n->last_ts)
+		return;
+	if (!flushable && sim_node_stuck(n))
+		n->stuck_ns += ts - n->last_ts;
+	n->last_ts = ts;
+}
+
+/*
+ * missing grows (@add) or drops by @v at the node's clock, last_ts: from
+ * then on the integral grows by v per ns more or less, so it is
+ * sum(+-v_i * (T - t_i)) = missing * T - sum(+-v_i * t_i).  Exact in
+ * unsigned 128-bit arithmetic: the terms wrap, the result (below
+ * 2^64 * 2^64) does not.  The double the additions at every touch gave
+ * rounded at each of them; this rounds once, when read.
+ */
+static inline __attribute__((always_inline))
+void sim_missing_change(struct sim_node *n, uint64_t v, bool add)
+{
+	unsigned __int128 term = (unsigned __int128)v * n->last_ts;
+
+	if (add) {
+		n->missing += v;
+		n->missing_ts += term;
+	} else {
+		n->missing -= v;
+		n->missing_ts -= term;
+	}
 }
 
 #endif

@@ -2,7 +2,10 @@
 /*
  * update.c - the update path: mod_memcg_state(), mod_memcg_lruvec_state()
  * and count_memcg_events() calling memcg_rstat_updated() (mm/memcontrol.c),
- * with the ancestor walk delegated to the policy's step.
+ * with the ancestor walk delegated to the policy's step, and the update's
+ * half of the staleness accounting (stale.c states the model; the visit's
+ * half and the queries are there).  One file so that the whole per-event
+ * path compiles as one function: no call but the walk's.
  */
 #include <errno.h>
 
@@ -32,8 +35,122 @@ void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts)
 	}
 }
 
+/*
+ * One node's share of an update of line @k: @n and every ancestor miss it
+ * until visits move it up to them.  @calm: @n is flushable and not stranded,
+ * as most are at most updates; then it is not stuck, its non-flushable clock
+ * stands still (sim_nf() is nf_ns), no episode is open (ep_scan implies
+ * stranded) and sim_lag_eval() has nothing to do, since only a node that is
+ * not flushable strands.  The calm instance runs the same operations in the
+ * same order as the general one, without the tests whose outcome it knows.
+ */
+static inline __attribute__((always_inline))
+void stale_add(struct sim *s, struct sim_node *n, uint64_t ts, uint32_t k, uint64_t mag,
+	       uint64_t walk_mag, int64_t d, bool calm)
+{
+	sim_stale_touch_at(n, ts, calm);
+	sim_missing_change(n, mag, true);
+	n->fresh += walk_mag;
+	if (ts < n->oldest)
+		sim_oldest_set(n, ts);
+	if (n->missing > n->max_missing)
+		n->max_missing = n->missing;
+	if (calm) {
+		sim_line_touch(&n->lines[k], n->nf_ns);
+		n->lines[k].miss += d;
+		return;
+	}
+	sim_item_touch(s, n, k, ts);
+	n->lines[k].miss += d;
+	sim_item_changed(s, n, k);
+	/*
+	 * Before the walk: a memcg the walk is about to make flushable
+	 * is stranded for no time, which sim_lag_change() does not count.
+	 */
+	sim_lag_eval(s, n, ts);
+}
+
+/* Link slot @idx into @n's slots by age (stale.c): mostly at the tail. */
+static void sim_dirty_insert(struct sim *s, struct sim_node *n, int32_t idx)
+{
+	struct sim_pcpu *sl = &s->slots[idx];
+	int32_t after = n->dirty_tail;
+
+	while (after != SIM_NONE && s->slots[after].unfl_since > sl->unfl_since)
+		after = s->slots[after].dirty_prev;
+	sl->dirty_prev = after;
+	sl->dirty_next = after == SIM_NONE ? n->dirty_head : s->slots[after].dirty_next;
+	if (after == SIM_NONE)
+		n->dirty_head = idx;
+	else
+		s->slots[after].dirty_next = idx;
+	if (sl->dirty_next == SIM_NONE)
+		n->dirty_tail = idx;
+	else
+		s->slots[sl->dirty_next].dirty_prev = idx;
+}
+
+#define SIM_VAL_MAX	(INT64_C(1) << 47)
+
+/* Account one update of line @k (sim_item_index()) of slot @slot's memcg, unflushed on its CPU. */
+static int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
+		     uint32_t k, int64_t val)
+{
+	struct sim_pcpu *sl = &s->slots[slot];
+	int32_t walk = (int32_t)(uint32_t)(uint64_t)val;
+	int32_t idx;
+	uint64_t mag, walk_mag;
+	struct sim_node *n;
+	int64_t d;
+	int ret;
+
+	/* what the counters see (memcg_rstat_updated()'s int val) */
+	walk_mag = walk < 0 ? -(uint64_t)walk : (uint64_t)walk;
+	if (kind == SIM_ITEM_EVENT) {
+		/* an unsigned long count; beyond INT64_MAX the signed value saturates */
+		mag = (uint64_t)val;
+		d = val < 0 ? INT64_MAX : val;
+	} else {
+		mag = val < 0 ? -(uint64_t)val : (uint64_t)val;
+		d = val;
+	}
+	/*
+	 * The sums add d and mag per update: a value from a damaged file
+	 * (INT64_MAX) would overflow them at the second update.  2^47 pages
+	 * (512 PiB) is beyond any real update, and 2^16 of them still fit.
+	 */
+	d = d > SIM_VAL_MAX ? SIM_VAL_MAX : d < -SIM_VAL_MAX ? -SIM_VAL_MAX : d;
+	if (mag > (uint64_t)SIM_VAL_MAX)
+		mag = (uint64_t)SIM_VAL_MAX;
+	ret = sim_slot_item_add(s, sl, (uint16_t)k, d);
+	if (ret)
+		return ret;
+	if (!sl->unfl || ts < sl->unfl_since) {
+		n = &s->nodes[sl->node];
+		if (sl->unfl)
+			sim_dirty_unlink(s, n, sl);
+		sl->unfl_since = ts;
+		sim_dirty_insert(s, n, slot);
+	}
+	sl->unfl += mag;
+
+	for (idx = sl->node; idx != SIM_NONE; idx = n->parent) {
+		n = &s->nodes[idx];
+		if (n->cap_it <= k) {
+			ret = sim_node_items_reserve(s, n);
+			if (ret)
+				return ret;
+		}
+		if (n->flushable && !n->stranded)
+			stale_add(s, n, ts, k, mag, walk_mag, d, true);
+		else
+			stale_add(s, n, ts, k, mag, walk_mag, d, false);
+	}
+	return 0;
+}
+
 /* A policy built outside the table (no walk of its own): the step through its pointer. */
-static void sim_walk_generic(struct sim *s, int slot, unsigned int abs_val)
+void sim_walk_generic(struct sim *s, int slot, unsigned int abs_val)
 {
 	sim_walk_run(s, slot, abs_val, s->policy->step);
 }
@@ -136,7 +253,7 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 		return ret;
 	abs_val = sim_walk_abs(val);
 	if (abs_val)
-		(s->policy->walk ? s->policy->walk : sim_walk_generic)(s, slot, abs_val);
+		s->walk(s, slot, abs_val);
 	return sim_lag_err_take(s);
 }
 
