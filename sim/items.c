@@ -122,40 +122,17 @@ static int32_t sim_chunk_alloc(struct sim *s)
 	return (int32_t)s->nr_chunks++;
 }
 
-typedef uint16_t sim_keys_v __attribute__((vector_size(16)));
-
-/* Position of @kv's key among the 8 keys at @k, or -1: one vector compare. */
-static inline int sim_keys_find(const uint16_t *k, sim_keys_v kv)
-{
-	sim_keys_v keys, eq;
-	uint64_t half[2];
-
-	memcpy(&keys, k, sizeof(keys));
-	eq = (sim_keys_v)(keys == kv);
-	memcpy(half, &eq, sizeof(half));
-	if (half[0])
-		return __builtin_ctzll(half[0]) / 16;
-	if (half[1])
-		return 4 + __builtin_ctzll(half[1]) / 16;
-	return -1;
-}
-
-/* Add @d to item @k of the slot's unflushed deltas. */
-int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
+/*
+ * sim_slot_item_add() past the slot's own keys: a full slot's chunks, newest
+ * first, then a new key in the newest chunk (a new chunk when it is full).
+ */
+int sim_slot_item_add_chunk(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
 {
 	sim_keys_v kv = (sim_keys_v){ 0 } + k;
 	struct sim_chunk *ch;
-	unsigned int j;
 	int32_t c;
 	int i;
 
-	for (j = 0; j < SIM_SLOT_ITEMS; j += SIM_CHUNK_ITEMS) {
-		i = sim_keys_find(&sl->k[j], kv);
-		if (i >= 0) {
-			sl->d[j + i] += d;
-			return 0;
-		}
-	}
 	for (c = sl->chunks; c != SIM_NONE; c = ch->next) {
 		ch = &s->chunks[c];
 		i = sim_keys_find(ch->k, kv);
@@ -163,12 +140,6 @@ int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
 			ch->d[i] += d;
 			return 0;
 		}
-	}
-	if (sl->nr < SIM_SLOT_ITEMS) {
-		sl->k[sl->nr] = k;
-		sl->d[sl->nr] = d;
-		sl->nr++;
-		return 0;
 	}
 	if (sl->chunks == SIM_NONE || s->chunks[sl->chunks].nr == SIM_CHUNK_ITEMS) {
 		c = sim_chunk_alloc(s);
