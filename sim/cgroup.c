@@ -23,6 +23,27 @@ static void sim_path_fill(struct sim *s, int32_t idx, int32_t parent)
 		a[i] = parent == SIM_NONE ? SIM_NONE : s->path[(size_t)parent * SIM_PATH + i - 1];
 }
 
+/* id_direct covers @id (< SIM_ID_DIRECT), doubling, and maps it to @idx. */
+static int sim_id_direct_put(struct sim *s, uint64_t id, int32_t idx)
+{
+	uint32_t cap = s->cap_id_direct ? s->cap_id_direct : 1024, i;
+	int32_t *t;
+
+	while (cap <= id)
+		cap *= 2;
+	if (cap > s->cap_id_direct) {
+		t = realloc(s->id_direct, sizeof(*t) * cap);
+		if (!t)
+			return -ENOMEM;
+		for (i = s->cap_id_direct; i < cap; i++)
+			t[i] = SIM_NONE;
+		s->id_direct = t;
+		s->cap_id_direct = cap;
+	}
+	s->id_direct[id] = idx;
+	return 0;
+}
+
 /* Makes node @id under @parent (SIM_NONE only for the root); returns its index. */
 int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 {
@@ -49,7 +70,7 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 		s->cap_nodes = cap;
 	}
 	idx = (int32_t)s->nr_nodes;
-	ret = idmap_put(&s->ids, id, idx);
+	ret = id < SIM_ID_DIRECT ? sim_id_direct_put(s, id, idx) : idmap_put(&s->ids, id, idx);
 	if (ret)
 		return ret;
 	s->nr_nodes++;

@@ -122,40 +122,17 @@ static int32_t sim_chunk_alloc(struct sim *s)
 	return (int32_t)s->nr_chunks++;
 }
 
-typedef uint16_t sim_keys_v __attribute__((vector_size(16)));
-
-/* Position of @kv's key among the 8 keys at @k, or -1: one vector compare. */
-static inline int sim_keys_find(const uint16_t *k, sim_keys_v kv)
-{
-	sim_keys_v keys, eq;
-	uint64_t half[2];
-
-	memcpy(&keys, k, sizeof(keys));
-	eq = (sim_keys_v)(keys == kv);
-	memcpy(half, &eq, sizeof(half));
-	if (half[0])
-		return __builtin_ctzll(half[0]) / 16;
-	if (half[1])
-		return 4 + __builtin_ctzll(half[1]) / 16;
-	return -1;
-}
-
-/* Add @d to item @k of the slot's unflushed deltas. */
-int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
+/*
+ * sim_slot_item_add() past the slot's own keys: a full slot's chunks, newest
+ * first, then a new key in the newest chunk (a new chunk when it is full).
+ */
+int sim_slot_item_add_chunk(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
 {
 	sim_keys_v kv = (sim_keys_v){ 0 } + k;
 	struct sim_chunk *ch;
-	unsigned int j;
 	int32_t c;
 	int i;
 
-	for (j = 0; j < SIM_SLOT_ITEMS; j += SIM_CHUNK_ITEMS) {
-		i = sim_keys_find(&sl->k[j], kv);
-		if (i >= 0) {
-			sl->d[j + i] += d;
-			return 0;
-		}
-	}
 	for (c = sl->chunks; c != SIM_NONE; c = ch->next) {
 		ch = &s->chunks[c];
 		i = sim_keys_find(ch->k, kv);
@@ -163,12 +140,6 @@ int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
 			ch->d[i] += d;
 			return 0;
 		}
-	}
-	if (sl->nr < SIM_SLOT_ITEMS) {
-		sl->k[sl->nr] = k;
-		sl->d[sl->nr] = d;
-		sl->nr++;
-		return 0;
 	}
 	if (sl->chunks == SIM_NONE || s->chunks[sl->chunks].nr == SIM_CHUNK_ITEMS) {
 		c = sim_chunk_alloc(s);
@@ -187,13 +158,34 @@ int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
 	return 0;
 }
 
+/*
+ * What stays fixed while a visit moves @n's deltas: nothing in the move
+ * changes @n's flushable flag, its non-flushable clock or its stranded
+ * state, so the line touch's time and the episode test are read once.
+ * @scan: the episode's lines are not scanned yet (sim_item_touch()); the
+ * first move scans them, before any line changes.
+ */
+struct sim_move {
+	struct sim_node	*n, *p;
+	uint64_t	nf;		/* sim_nf(n, ts) */
+	bool		stranded;
+	bool		scan;
+};
+
 /* One delta of a visit: line @k of @n loses @d, which waits in @p's pending. */
-static inline void sim_item_move(struct sim *s, uint64_t ts, struct sim_node *n,
-				 struct sim_node *p, uint16_t k, int64_t d)
+static inline __attribute__((always_inline))
+void sim_item_move(struct sim *s, struct sim_move *m, uint16_t k, int64_t d)
 {
-	sim_item_touch(s, n, k, ts);
+	struct sim_node *n = m->n, *p = m->p;
+
+	if (m->scan) {
+		sim_lag_scan(s, n);
+		m->scan = false;
+	}
+	sim_line_touch(&n->lines[k], m->nf);
 	n->lines[k].miss -= d;
-	sim_item_changed(s, n, k);
+	if (m->stranded)
+		sim_lag_worst(s, n, k);
 	if (p) {
 		p->pend_it[k] += d;
 		p->pend_bits[k / 64] |= UINT64_C(1) << (k % 64);
@@ -209,6 +201,8 @@ static inline void sim_item_move(struct sim *s, uint64_t ts, struct sim_node *n,
 void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct sim_node *n,
 			 struct sim_node *p)
 {
+	struct sim_move m = { .n = n, .p = p, .nf = sim_nf(n, ts), .stranded = n->stranded,
+			      .scan = n->ep_scan };
 	int32_t c, last = SIM_NONE;
 	unsigned int i, j;
 	uint32_t k, w;
@@ -217,7 +211,7 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 		struct sim_chunk *ch = &s->chunks[c];
 
 		for (i = 0; i < ch->nr; i++)
-			sim_item_move(s, ts, n, p, ch->k[i], ch->d[i]);
+			sim_item_move(s, &m, ch->k[i], ch->d[i]);
 		last = c;
 	}
 	if (last != SIM_NONE) {
@@ -228,7 +222,7 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 	for (j = sl->nr ? (sl->nr - 1U) / SIM_CHUNK_ITEMS * SIM_CHUNK_ITEMS : 0; sl->nr;
 	     j -= SIM_CHUNK_ITEMS) {
 		for (i = j; i < sl->nr && i < j + SIM_CHUNK_ITEMS; i++)
-			sim_item_move(s, ts, n, p, sl->k[i], sl->d[i]);
+			sim_item_move(s, &m, sl->k[i], sl->d[i]);
 		if (!j)
 			break;
 	}
@@ -254,7 +248,7 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 			if (!d)
 				continue;
 			n->pend_it[k] = 0;
-			sim_item_move(s, ts, n, p, (uint16_t)k, d);
+			sim_item_move(s, &m, (uint16_t)k, d);
 		}
 	}
 }

@@ -12,10 +12,16 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "sim.h"
+#include "sim-local.h"
+
+/*
+ * The steps are always_inline: each policy's walk below has its step inlined
+ * (SIM_POLICY_WALK()); the table's pointers get a copy of their own.
+ */
 
 /* 6.16+, 60cada258dfe: a flushable node ends the walk before its counter moves. */
-static struct sim_step_out policy_break_step(const struct sim_step_in *in)
+static inline __attribute__((always_inline))
+struct sim_step_out policy_break_step(const struct sim_step_in *in)
 {
 	if (sim_step_flushable(in))
 		return sim_step_skip(in, SIM_WALK_STOP);
@@ -23,7 +29,8 @@ static struct sim_step_out policy_break_step(const struct sim_step_in *in)
 }
 
 /* The proposed fix: skip a flushable node but keep crediting its ancestors. */
-static struct sim_step_out policy_continue_step(const struct sim_step_in *in)
+static inline __attribute__((always_inline))
+struct sim_step_out policy_continue_step(const struct sim_step_in *in)
 {
 	if (sim_step_flushable(in))
 		return sim_step_skip(in, SIM_WALK_NEXT);
@@ -34,7 +41,8 @@ static struct sim_step_out policy_continue_step(const struct sim_step_in *in)
  * 6.8-6.15 (8d59d2214c23, 9cee7e8ef3e3): the per-CPU counter always grows;
  * a full batch is dropped instead of added when the node is flushable.
  */
-static struct sim_step_out policy_legacy_step(const struct sim_step_in *in)
+static inline __attribute__((always_inline))
+struct sim_step_out policy_legacy_step(const struct sim_step_in *in)
 {
 	struct sim_step_out out = sim_step_charge(in);
 
@@ -45,24 +53,31 @@ static struct sim_step_out policy_legacy_step(const struct sim_step_in *in)
 	return out;
 }
 
+SIM_POLICY_WALK(policy_break_walk, policy_break_step)
+SIM_POLICY_WALK(policy_continue_walk, policy_continue_step)
+SIM_POLICY_WALK(policy_legacy_walk, policy_legacy_step)
+
 static const struct sim_policy sim_policies[] = {
 	{
 		.name		= "break",
 		.kernels	= "6.16+",
 		.summary	= "stop the ancestor walk at the first flushable memcg (upstream)",
 		.step		= policy_break_step,
+		.walk		= policy_break_walk,
 	},
 	{
 		.name		= "continue",
 		.kernels	= "patch",
 		.summary	= "skip a flushable memcg, keep crediting its ancestors (proposed fix)",
 		.step		= policy_continue_step,
+		.walk		= policy_continue_walk,
 	},
 	{
 		.name		= "legacy",
 		.kernels	= "6.8-6.15",
 		.summary	= "walk every ancestor, drop full batches at flushable memcgs",
 		.step		= policy_legacy_step,
+		.walk		= policy_legacy_walk,
 	},
 };
 

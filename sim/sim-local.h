@@ -14,6 +14,8 @@
 #ifndef MCR_SIM_LOCAL_H
 #define MCR_SIM_LOCAL_H
 
+#include <string.h>
+
 #include "idmap.h"
 #include "sim.h"
 
@@ -152,6 +154,8 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 
 struct sim {
 	const struct sim_policy	*policy;
+	/* policy->walk, or the step through its pointer for a policy without one */
+	void			(*walk)(struct sim *s, int slot, unsigned int abs_val);
 	unsigned int		nr_possible;
 	unsigned int		nr_online;
 	uint32_t		batch;		/* MEMCG_CHARGE_BATCH */
@@ -168,7 +172,15 @@ struct sim {
 	 * and the walk's parent links are a chain of dependent misses.
 	 */
 	int32_t			*path;
-	struct idmap		ids;		/* cgroup id -> node */
+	/*
+	 * cgroup id -> node: ids below SIM_ID_DIRECT (cgroup ids are small
+	 * counters) in the flat id_direct (SIM_NONE: unknown), one load on the
+	 * update path; larger ones in ids.  id_direct grows to cover the
+	 * largest small id seen.
+	 */
+	int32_t			*id_direct;
+	uint32_t		cap_id_direct;
+	struct idmap		ids;
 
 	/* (kind, item) <-> dense item index; small items also directly (item_direct) */
 	struct idmap		item_idx;
@@ -222,10 +234,56 @@ struct sim {
 int sim_item_index_new(struct sim *s, enum sim_item_kind kind, int item);
 int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item);
 int sim_node_items_reserve(struct sim *s, struct sim_node *n);
-int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d);
+int sim_slot_item_add_chunk(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d);
 void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct sim_node *n,
 			 struct sim_node *p);
 void sim_items_destroy(struct sim *s);
+
+typedef uint16_t sim_keys_v __attribute__((vector_size(16)));
+
+/* Position of @kv's key among the 8 keys at @k, or -1: one vector compare. */
+static inline int sim_keys_find(const uint16_t *k, sim_keys_v kv)
+{
+	sim_keys_v keys, eq;
+	uint64_t half[2];
+
+	memcpy(&keys, k, sizeof(keys));
+	eq = (sim_keys_v)(keys == kv);
+	memcpy(half, &eq, sizeof(half));
+	if (half[0])
+		return __builtin_ctzll(half[0]) / 16;
+	if (half[1])
+		return 4 + __builtin_ctzll(half[1]) / 16;
+	return -1;
+}
+
+/*
+ * Add @d to item @k of the slot's unflushed deltas: inline in the update
+ * path for the slot's own keys.  A slot has chunks only once its own keys
+ * are full (a visit empties both), so a key not among them goes in them
+ * while there is room, and the chunks are searched only then.
+ */
+static inline int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
+{
+	sim_keys_v kv = (sim_keys_v){ 0 } + k;
+	unsigned int j;
+	int i;
+
+	for (j = 0; j < SIM_SLOT_ITEMS; j += SIM_CHUNK_ITEMS) {
+		i = sim_keys_find(&sl->k[j], kv);
+		if (i >= 0) {
+			sl->d[j + i] += d;
+			return 0;
+		}
+	}
+	if (sl->nr < SIM_SLOT_ITEMS) {
+		sl->k[sl->nr] = k;
+		sl->d[sl->nr] = d;
+		sl->nr++;
+		return 0;
+	}
+	return sim_slot_item_add_chunk(s, sl, k, d);
+}
 
 /* LRUVEC and STATE updates of one idx are one line of memory.stat (see sim.h). */
 static inline uint64_t sim_item_key(enum sim_item_kind kind, int item)
@@ -253,9 +311,12 @@ static inline int sim_item_index(struct sim *s, enum sim_item_kind kind, int ite
 
 /* cgroup.c */
 #define SIM_PATH	8		/* ancestors per node in sim.path */
+#define SIM_ID_DIRECT	(1U << 16)	/* ids below this: sim.id_direct */
 /* The node of cgroup @id, SIM_NONE if unknown: inline, the update path asks once per event. */
 static inline int32_t sim_node_lookup(const struct sim *s, uint64_t id)
 {
+	if (id < s->cap_id_direct)
+		return s->id_direct[id];
 	return (int32_t)idmap_get(&s->ids, id, SIM_NONE);
 }
 int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent);
@@ -272,8 +333,8 @@ int sim_rstat_updated_list(struct sim *s, int32_t slot);
 
 /* stale.c */
 void sim_stale_touch(struct sim_node *n, uint64_t ts);
-int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
-		     uint32_t k, int64_t val);
+void sim_oldest_set(struct sim_node *n, uint64_t oldest);
+void sim_dirty_unlink(struct sim *s, struct sim_node *n, struct sim_pcpu *sl);
 int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl);
 void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts);
 
@@ -351,6 +412,60 @@ static inline void sim_item_changed(struct sim *s, struct sim_node *n, uint32_t 
 /* flush.c */
 int sim_visit(struct sim *s, uint64_t ts, int32_t slot);
 
+/*
+ * memcg_rstat_updated(): css_rstat_updated() then the ancestor walk, each
+ * node's counters handed to the policy's @step.  always_inline with a
+ * constant @step (SIM_POLICY_WALK()): each policy's walk is one loop with its
+ * step inlined, no call and no 16-byte struct per node.
+ */
+static inline __attribute__((always_inline))
+void sim_walk_run(struct sim *s, int32_t slot, uint32_t abs_val,
+		  struct sim_step_out (*step)(const struct sim_step_in *in))
+{
+	struct sim_step_in in = { .th = s->th, .abs_val = abs_val, .batch = s->batch };
+	uint64_t steps = 0, charged = 0;
+	int32_t idx;
+
+	/* css_rstat_updated()'s own early return, before the call: a slot mostly is linked */
+	if (!s->slots[slot].on_tree)
+		sim_rstat_updated(s, slot);
+	/* the two counts of every step in registers: the stores below may alias s->cost */
+	for (idx = slot; idx != SIM_NONE; idx = s->slots[idx].parent) {
+		struct sim_pcpu *sl = &s->slots[idx];
+		struct sim_node *n = &s->nodes[sl->node];
+		struct sim_step_out out;
+
+		steps++;
+		in.atomic = n->stats_updates;
+		in.pcpu = sl->stats_updates;
+		out = step(&in);
+		charged += out.charged;
+		sl->stats_updates = out.pcpu;
+		if (out.add) {
+			/* atomic_add(stats_updates, &vmstats->stats_updates) */
+			s->cost.atomic_adds++;
+			n->stats_updates += out.add;
+			sim_flushable_update(s, n, s->now);
+		}
+		if (out.drop)
+			s->cost.dropped_batches++;
+		if (out.walk == SIM_WALK_STOP)
+			break;
+	}
+	s->cost.walk_steps += steps;
+	s->cost.pcpu_adds += charged;
+}
+
+/* A policy's walk (struct sim_policy.walk): sim_walk_run() with its step. */
+#define SIM_POLICY_WALK(name, stepfn)						\
+	static void name(struct sim *s, int slot, unsigned int abs_val)	\
+	{									\
+		sim_walk_run(s, slot, abs_val, stepfn);				\
+	}
+
+/* update.c */
+void sim_walk_generic(struct sim *s, int slot, unsigned int abs_val);
+
 /* sim.c */
 void sim_clock_start(struct sim *s, uint64_t ts);
 
@@ -373,6 +488,46 @@ static inline struct sim_node *sim_parent(struct sim *s, const struct sim_node *
 static inline bool sim_node_stuck(const struct sim_node *n)
 {
 	return !n->flushable && n->missing && n->nr_flushable_desc;
+}
+
+/*
+ * Bring @n's clock up to @ts (out-of-order ts leave it) and integrate its
+ * stuck time; @flushable: the caller knows @n is, so it is not stuck.
+ * Inline in the update loop, where it runs at every ancestor.  The integral
+ * of missing needs nothing here: each change of missing adds its own term
+ * at the clock's time (sim_missing_change()).  The largest age is not looked
+ * at here either, but where oldest changes (sim_age_settle()).
+ */
+static inline __attribute__((always_inline))
+void sim_stale_touch_at(struct sim_node *n, uint64_t ts, bool flushable)
+{
+	if (ts <= n->last_ts)
+		return;
+	if (!flushable && sim_node_stuck(n))
+		n->stuck_ns += ts - n->last_ts;
+	n->last_ts = ts;
+}
+
+/*
+ * missing grows (@add) or drops by @v at the node's clock, last_ts: from
+ * then on the integral grows by v per ns more or less, so it is
+ * sum(+-v_i * (T - t_i)) = missing * T - sum(+-v_i * t_i).  Exact in
+ * unsigned 128-bit arithmetic: the terms wrap, the result (below
+ * 2^64 * 2^64) does not.  The double the additions at every touch gave
+ * rounded at each of them; this rounds once, when read.
+ */
+static inline __attribute__((always_inline))
+void sim_missing_change(struct sim_node *n, uint64_t v, bool add)
+{
+	unsigned __int128 term = (unsigned __int128)v * n->last_ts;
+
+	if (add) {
+		n->missing += v;
+		n->missing_ts += term;
+	} else {
+		n->missing -= v;
+		n->missing_ts -= term;
+	}
 }
 
 #endif

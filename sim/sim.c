@@ -61,6 +61,7 @@ struct sim *sim_create(const struct sim_params *sp)
 	if (!s)
 		return NULL;
 	s->policy = sp->policy;
+	s->walk = sp->policy->walk ? sp->policy->walk : sim_walk_generic;
 	s->nr_possible = sp->nr_possible;
 	s->batch = sp->batch;
 	sim_thresholds(s, sp->nr_online);
@@ -82,6 +83,7 @@ void sim_destroy(struct sim *s)
 	free(s->slots);
 	free(s->win);
 	idmap_free(&s->ids);
+	free(s->id_direct);
 	free(s->slot_of);
 	free(s->visited);
 	free(s);

@@ -70,6 +70,13 @@ struct sim_policy {
 	const char	*kernels;	/* kernels that run it, e.g. "6.16+" */
 	const char	*summary;	/* one line for --help */
 	struct sim_step_out (*step)(const struct sim_step_in *in);
+	/*
+	 * Optional, the simulator's own: its whole walk with @step inlined
+	 * (SIM_POLICY_WALK() in sim/policy.c), for the table's policies; NULL
+	 * (a policy built elsewhere): the walk calls @step through the pointer.
+	 * Either way the same steps in the same order.
+	 */
+	void (*walk)(struct sim *s, int slot, unsigned int abs_val);
 };
 
 const struct sim_policy *sim_policy_find(const char *name);	/* NULL if unknown */

@@ -16,51 +16,13 @@
  * recomputation then reads X's pending, the head of X's slots sorted by age
  * and X's children (O(children), not O(CPUs)).  Time integrals are brought up to date lazily, right
  * before anything that changes a node's missing, oldest or stuck state.
+ * An update's half (sim_stale_update()) is in update.c, inline in the
+ * update path; the helpers both halves use are in sim-local.h.
  */
 #include <errno.h>
 #include <stdlib.h>
 
 #include "sim-local.h"
-
-/*
- * Bring @n's clock up to @ts (out-of-order ts leave it) and integrate its
- * stuck time; @flushable: the caller knows @n is, so it is not stuck.
- * Inline in the update loop, where it runs at every ancestor.  The integral
- * of missing needs nothing here: each change of missing adds its own term
- * at the clock's time (sim_missing_change()).  The largest age is not looked
- * at here either, but where oldest changes (sim_age_settle()).
- */
-static inline __attribute__((always_inline))
-void stale_touch(struct sim_node *n, uint64_t ts, bool flushable)
-{
-	if (ts <= n->last_ts)
-		return;
-	if (!flushable && sim_node_stuck(n))
-		n->stuck_ns += ts - n->last_ts;
-	n->last_ts = ts;
-}
-
-/*
- * missing grows (@add) or drops by @v at the node's clock, last_ts: from
- * then on the integral grows by v per ns more or less, so it is
- * sum(+-v_i * (T - t_i)) = missing * T - sum(+-v_i * t_i).  Exact in
- * unsigned 128-bit arithmetic: the terms wrap, the result (below
- * 2^64 * 2^64) does not.  The double the additions at every touch gave
- * rounded at each of them; this rounds once, when read.
- */
-static inline __attribute__((always_inline))
-void sim_missing_change(struct sim_node *n, uint64_t v, bool add)
-{
-	unsigned __int128 term = (unsigned __int128)v * n->last_ts;
-
-	if (add) {
-		n->missing += v;
-		n->missing_ts += term;
-	} else {
-		n->missing -= v;
-		n->missing_ts -= term;
-	}
-}
 
 /* The integral of missing over time (pages * ns) up to @n's clock. */
 static double sim_missing_area(const struct sim_node *n)
@@ -85,7 +47,7 @@ static void sim_age_settle(struct sim_node *n)
 	n->age_from = n->last_ts;
 }
 
-static void sim_oldest_set(struct sim_node *n, uint64_t oldest)
+void sim_oldest_set(struct sim_node *n, uint64_t oldest)
 {
 	sim_age_settle(n);
 	n->oldest = oldest;
@@ -93,49 +55,14 @@ static void sim_oldest_set(struct sim_node *n, uint64_t oldest)
 
 void sim_stale_touch(struct sim_node *n, uint64_t ts)
 {
-	stale_touch(n, ts, false);
-}
-
-/*
- * One node's share of an update of line @k: @n and every ancestor miss it
- * until visits move it up to them.  @calm: @n is flushable and not stranded,
- * as most are at most updates; then it is not stuck, its non-flushable clock
- * stands still (sim_nf() is nf_ns), no episode is open (ep_scan implies
- * stranded) and sim_lag_eval() has nothing to do, since only a node that is
- * not flushable strands.  The calm instance runs the same operations in the
- * same order as the general one, without the tests whose outcome it knows.
- */
-static inline __attribute__((always_inline))
-void stale_add(struct sim *s, struct sim_node *n, uint64_t ts, uint32_t k, uint64_t mag,
-	       uint64_t walk_mag, int64_t d, bool calm)
-{
-	stale_touch(n, ts, calm);
-	sim_missing_change(n, mag, true);
-	n->fresh += walk_mag;
-	if (ts < n->oldest)
-		sim_oldest_set(n, ts);
-	if (n->missing > n->max_missing)
-		n->max_missing = n->missing;
-	if (calm) {
-		sim_line_touch(&n->lines[k], n->nf_ns);
-		n->lines[k].miss += d;
-		return;
-	}
-	sim_item_touch(s, n, k, ts);
-	n->lines[k].miss += d;
-	sim_item_changed(s, n, k);
-	/*
-	 * Before the walk: a memcg the walk is about to make flushable
-	 * is stranded for no time, which sim_lag_change() does not count.
-	 */
-	sim_lag_eval(s, n, ts);
+	sim_stale_touch_at(n, ts, false);
 }
 
 /*
  * The node's slots with unflushed deltas, oldest first, so the oldest of them
  * is the head.  Trace timestamps mostly grow, so an insert is at the tail.
  */
-static void sim_dirty_unlink(struct sim *s, struct sim_node *n, struct sim_pcpu *sl)
+void sim_dirty_unlink(struct sim *s, struct sim_node *n, struct sim_pcpu *sl)
 {
 	if (sl->dirty_prev != SIM_NONE)
 		s->slots[sl->dirty_prev].dirty_next = sl->dirty_next;
@@ -147,84 +74,6 @@ static void sim_dirty_unlink(struct sim *s, struct sim_node *n, struct sim_pcpu 
 		n->dirty_tail = sl->dirty_prev;
 	sl->dirty_prev = SIM_NONE;
 	sl->dirty_next = SIM_NONE;
-}
-
-static void sim_dirty_insert(struct sim *s, struct sim_node *n, int32_t idx)
-{
-	struct sim_pcpu *sl = &s->slots[idx];
-	int32_t after = n->dirty_tail;
-
-	while (after != SIM_NONE && s->slots[after].unfl_since > sl->unfl_since)
-		after = s->slots[after].dirty_prev;
-	sl->dirty_prev = after;
-	sl->dirty_next = after == SIM_NONE ? n->dirty_head : s->slots[after].dirty_next;
-	if (after == SIM_NONE)
-		n->dirty_head = idx;
-	else
-		s->slots[after].dirty_next = idx;
-	if (sl->dirty_next == SIM_NONE)
-		n->dirty_tail = idx;
-	else
-		s->slots[sl->dirty_next].dirty_prev = idx;
-}
-
-#define SIM_VAL_MAX	(INT64_C(1) << 47)
-
-/* Account one update of line @k (sim_item_index()) of slot @slot's memcg, unflushed on its CPU. */
-int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
-		     uint32_t k, int64_t val)
-{
-	struct sim_pcpu *sl = &s->slots[slot];
-	int32_t walk = (int32_t)(uint32_t)(uint64_t)val;
-	int32_t idx;
-	uint64_t mag, walk_mag;
-	struct sim_node *n;
-	int64_t d;
-	int ret;
-
-	/* what the counters see (memcg_rstat_updated()'s int val) */
-	walk_mag = walk < 0 ? -(uint64_t)walk : (uint64_t)walk;
-	if (kind == SIM_ITEM_EVENT) {
-		/* an unsigned long count; beyond INT64_MAX the signed value saturates */
-		mag = (uint64_t)val;
-		d = val < 0 ? INT64_MAX : val;
-	} else {
-		mag = val < 0 ? -(uint64_t)val : (uint64_t)val;
-		d = val;
-	}
-	/*
-	 * The sums add d and mag per update: a value from a damaged file
-	 * (INT64_MAX) would overflow them at the second update.  2^47 pages
-	 * (512 PiB) is beyond any real update, and 2^16 of them still fit.
-	 */
-	d = d > SIM_VAL_MAX ? SIM_VAL_MAX : d < -SIM_VAL_MAX ? -SIM_VAL_MAX : d;
-	if (mag > (uint64_t)SIM_VAL_MAX)
-		mag = (uint64_t)SIM_VAL_MAX;
-	ret = sim_slot_item_add(s, sl, (uint16_t)k, d);
-	if (ret)
-		return ret;
-	if (!sl->unfl || ts < sl->unfl_since) {
-		n = &s->nodes[sl->node];
-		if (sl->unfl)
-			sim_dirty_unlink(s, n, sl);
-		sl->unfl_since = ts;
-		sim_dirty_insert(s, n, slot);
-	}
-	sl->unfl += mag;
-
-	for (idx = sl->node; idx != SIM_NONE; idx = n->parent) {
-		n = &s->nodes[idx];
-		if (n->cap_it <= k) {
-			ret = sim_node_items_reserve(s, n);
-			if (ret)
-				return ret;
-		}
-		if (n->flushable && !n->stranded)
-			stale_add(s, n, ts, k, mag, walk_mag, d, true);
-		else
-			stale_add(s, n, ts, k, mag, walk_mag, d, false);
-	}
-	return 0;
 }
 
 /* min over what is still missing at @n: its pending, its CPUs, its children. */

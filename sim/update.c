@@ -2,7 +2,10 @@
 /*
  * update.c - the update path: mod_memcg_state(), mod_memcg_lruvec_state()
  * and count_memcg_events() calling memcg_rstat_updated() (mm/memcontrol.c),
- * with the ancestor walk delegated to the policy's step.
+ * with the ancestor walk delegated to the policy's step, and the update's
+ * half of the staleness accounting (stale.c states the model; the visit's
+ * half and the queries are there).  One file so that the whole per-event
+ * path compiles as one function: no call but the walk's.
  */
 #include <errno.h>
 
@@ -32,74 +35,151 @@ void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts)
 	}
 }
 
-/* What one policy step changed at node @n, slot @sl. */
-static void sim_step_apply(struct sim *s, struct sim_node *n, struct sim_pcpu *sl,
-			   const struct sim_step_out *out)
+/*
+ * One node's share of an update of line @k: @n and every ancestor miss it
+ * until visits move it up to them.  @calm: @n is flushable and not stranded,
+ * as most are at most updates; then it is not stuck, its non-flushable clock
+ * stands still (sim_nf() is nf_ns), no episode is open (ep_scan implies
+ * stranded) and sim_lag_eval() has nothing to do, since only a node that is
+ * not flushable strands.  The calm instance runs the same operations in the
+ * same order as the general one, without the tests whose outcome it knows.
+ */
+static inline __attribute__((always_inline))
+void stale_add(struct sim *s, struct sim_node *n, uint64_t ts, uint32_t k, uint64_t mag,
+	       uint64_t walk_mag, int64_t d, bool calm)
 {
-	s->cost.pcpu_adds += out->charged;
-	sl->stats_updates = out->pcpu;
-	if (out->add) {
-		/* atomic_add(stats_updates, &vmstats->stats_updates) */
-		s->cost.atomic_adds++;
-		n->stats_updates += out->add;
-		sim_flushable_update(s, n, s->now);
+	sim_stale_touch_at(n, ts, calm);
+	sim_missing_change(n, mag, true);
+	n->fresh += walk_mag;
+	if (ts < n->oldest)
+		sim_oldest_set(n, ts);
+	if (n->missing > n->max_missing)
+		n->max_missing = n->missing;
+	if (calm) {
+		sim_line_touch(&n->lines[k], n->nf_ns);
+		n->lines[k].miss += d;
+		return;
 	}
-	if (out->drop)
-		s->cost.dropped_batches++;
+	sim_item_touch(s, n, k, ts);
+	n->lines[k].miss += d;
+	sim_item_changed(s, n, k);
+	/*
+	 * Before the walk: a memcg the walk is about to make flushable
+	 * is stranded for no time, which sim_lag_change() does not count.
+	 */
+	sim_lag_eval(s, n, ts);
 }
 
-/*
- * memcg_rstat_updated(): css_rstat_updated() then the ancestor walk, each
- * node's counters handed to the policy's step (sim/policy.c).
- */
-static void memcg_rstat_updated(struct sim *s, int32_t slot, uint32_t abs_val)
+/* Link slot @idx into @n's slots by age (stale.c): mostly at the tail. */
+static void sim_dirty_insert(struct sim *s, struct sim_node *n, int32_t idx)
 {
-	const struct sim_policy *pol = s->policy;
-	struct sim_step_in in = { .th = s->th, .abs_val = abs_val, .batch = s->batch };
+	struct sim_pcpu *sl = &s->slots[idx];
+	int32_t after = n->dirty_tail;
+
+	while (after != SIM_NONE && s->slots[after].unfl_since > sl->unfl_since)
+		after = s->slots[after].dirty_prev;
+	sl->dirty_prev = after;
+	sl->dirty_next = after == SIM_NONE ? n->dirty_head : s->slots[after].dirty_next;
+	if (after == SIM_NONE)
+		n->dirty_head = idx;
+	else
+		s->slots[after].dirty_next = idx;
+	if (sl->dirty_next == SIM_NONE)
+		n->dirty_tail = idx;
+	else
+		s->slots[sl->dirty_next].dirty_prev = idx;
+}
+
+#define SIM_VAL_MAX	(INT64_C(1) << 47)
+
+/* Account one update of line @k (sim_item_index()) of slot @slot's memcg, unflushed on its CPU. */
+static int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
+		     uint32_t k, int64_t val)
+{
+	struct sim_pcpu *sl = &s->slots[slot];
+	int32_t walk = (int32_t)(uint32_t)(uint64_t)val;
 	int32_t idx;
+	uint64_t mag, walk_mag;
+	struct sim_node *n;
+	int64_t d;
+	int ret;
 
-	sim_rstat_updated(s, slot);
-	for (idx = slot; idx != SIM_NONE; idx = s->slots[idx].parent) {
-		struct sim_pcpu *sl = &s->slots[idx];
-		struct sim_node *n = &s->nodes[sl->node];
-		struct sim_step_out out;
-
-		s->cost.walk_steps++;
-		in.atomic = n->stats_updates;
-		in.pcpu = sl->stats_updates;
-		out = pol->step(&in);
-		sim_step_apply(s, n, sl, &out);
-		if (out.walk == SIM_WALK_STOP)
-			break;
+	/* what the counters see (memcg_rstat_updated()'s int val) */
+	walk_mag = walk < 0 ? -(uint64_t)walk : (uint64_t)walk;
+	if (kind == SIM_ITEM_EVENT) {
+		/* an unsigned long count; beyond INT64_MAX the signed value saturates */
+		mag = (uint64_t)val;
+		d = val < 0 ? INT64_MAX : val;
+	} else {
+		mag = val < 0 ? -(uint64_t)val : (uint64_t)val;
+		d = val;
 	}
+	/*
+	 * The sums add d and mag per update: a value from a damaged file
+	 * (INT64_MAX) would overflow them at the second update.  2^47 pages
+	 * (512 PiB) is beyond any real update, and 2^16 of them still fit.
+	 */
+	d = d > SIM_VAL_MAX ? SIM_VAL_MAX : d < -SIM_VAL_MAX ? -SIM_VAL_MAX : d;
+	if (mag > (uint64_t)SIM_VAL_MAX)
+		mag = (uint64_t)SIM_VAL_MAX;
+	ret = sim_slot_item_add(s, sl, (uint16_t)k, d);
+	if (ret)
+		return ret;
+	if (!sl->unfl || ts < sl->unfl_since) {
+		n = &s->nodes[sl->node];
+		if (sl->unfl)
+			sim_dirty_unlink(s, n, sl);
+		sl->unfl_since = ts;
+		sim_dirty_insert(s, n, slot);
+	}
+	sl->unfl += mag;
+
+	for (idx = sl->node; idx != SIM_NONE; idx = n->parent) {
+		n = &s->nodes[idx];
+		if (n->cap_it <= k) {
+			ret = sim_node_items_reserve(s, n);
+			if (ret)
+				return ret;
+		}
+		if (n->flushable && !n->stranded)
+			stale_add(s, n, ts, k, mag, walk_mag, d, true);
+		else
+			stale_add(s, n, ts, k, mag, walk_mag, d, false);
+	}
+	return 0;
+}
+
+/* A policy built outside the table (no walk of its own): the step through its pointer. */
+void sim_walk_generic(struct sim *s, int slot, unsigned int abs_val)
+{
+	sim_walk_run(s, slot, abs_val, s->policy->step);
 }
 
 /*
  * What the update of (@node, @cpu), line @k, is about to touch: the slot's
- * deltas, then at @node and each ancestor the node's update-path lines, its
- * slot on @cpu and its sim_line of @k.  The stale pass and the walk follow
- * parent links, each a load that depends on the previous one; asked for here
- * all at once, the misses overlap.  Hints only: nothing is read for its value
- * but the compact path table, slot_of and the nodes' line pointers.
+ * deltas, then at @node and each ancestor the node's second update-path line
+ * and its sim_line of @k.  The stale pass follows parent links, each a load
+ * that depends on the previous one; asked for here all at once, the misses
+ * overlap.  Hints only: nothing is read for its value but the compact path
+ * table and the nodes' line pointers.  Not the ancestors' slots on @cpu:
+ * the slot_of load and multiply per ancestor cost more than their misses
+ * (break's walk reaches 1.5 slots an update; replay_mem, CPU time, with
+ * and without: every policy as fast or faster without).
  *
  * It runs at every ancestor of every update, so it spends no test it can
- * avoid: the ancestors' slots on @cpu exist since @slot does (sim_slot_get()
- * makes them together) and slot_of covers every node up to @node; a line
- * beyond cap_it (a node that has not met item @k yet) is a prefetch of an
- * address nothing reads, which costs nothing and cannot fault.  The address
- * is computed as an integer, as lines may still be NULL.
+ * avoid: a line beyond cap_it (a node that has not met item @k yet) is a
+ * prefetch of an address nothing reads, which costs nothing and cannot
+ * fault.  The address is computed as an integer, as lines may still be NULL.
  * always_inline: as a function of its own, GCC 12 finds it free of side
  * effects (pure-const) and drops the call.
  */
 static inline __attribute__((always_inline))
-void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, unsigned int cpu, uint32_t k)
+void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, uint32_t k)
 {
 	const int32_t *a = &s->path[(size_t)node * SIM_PATH];
-	const int32_t *slot_of = &s->slot_of[cpu];
 	const char *sl = (const char *)&s->slots[slot];
 	const struct sim_node *n = &s->nodes[node];
 	size_t line = (size_t)k * sizeof(struct sim_line);
-	unsigned int np = s->nr_possible;
 	int32_t i;
 
 	__builtin_prefetch(sl + SIM_CACHELINE);
@@ -114,7 +194,6 @@ void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, unsigned
 	for (i = 0; i < SIM_PATH && a[i] > 0; i++) {
 		n = &s->nodes[a[i]];
 		__builtin_prefetch((const char *)n + SIM_CACHELINE);
-		__builtin_prefetch(&s->slots[slot_of[(size_t)a[i] * np]]);
 		__builtin_prefetch((const void *)((uintptr_t)n->lines + line));
 	}
 }
@@ -168,13 +247,13 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	k = sim_item_index(s, kind, item);
 	if (k < 0)
 		return k;
-	sim_path_prefetch(s, node, slot, cpu, (uint32_t)k);
+	sim_path_prefetch(s, node, slot, (uint32_t)k);
 	ret = sim_stale_update(s, ts, slot, kind, (uint32_t)k, val);
 	if (ret)
 		return ret;
 	abs_val = sim_walk_abs(val);
 	if (abs_val)
-		memcg_rstat_updated(s, slot, abs_val);
+		s->walk(s, slot, abs_val);
 	return sim_lag_err_take(s);
 }
 

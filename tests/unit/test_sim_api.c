@@ -4,6 +4,7 @@
  * hierarchy, unknown ids, CPU hotplug and every error path of the window API.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "../harness.h"
 #include "sim.h"
@@ -415,6 +416,109 @@ TEST(handles)
 	sim_destroy(s);
 }
 
+/*
+ * Ids below SIM_ID_DIRECT live in the flat table, larger ones in the hash:
+ * both kinds in one hierarchy, and unknown ids on both sides of the edge
+ * and inside the table's covered range.
+ */
+TEST(id_ranges)
+{
+	const uint64_t small = 3, edge = SIM_ID_DIRECT - 1, big = SIM_ID_DIRECT,
+		       huge = UINT64_C(1) << 40;
+	struct sim *s = sim_new(sim_policy_find("break"), 2, 2);
+	struct sim_stale st;
+
+	ASSERT(s);
+	ASSERT_EQ(sim_cgroup_add(s, 0, big, ROOT), 0);
+	ASSERT_EQ(sim_cgroup_add(s, 0, small, big), 0);
+	ASSERT_EQ(sim_cgroup_add(s, 0, huge, small), 0);
+	ASSERT_EQ(sim_cgroup_add(s, 0, edge, huge), 0);
+	ASSERT_EQU(sim_cgroup_parent(s, edge), huge);
+	ASSERT_EQU(sim_cgroup_parent(s, huge), small);
+	ASSERT_EQU(sim_cgroup_parent(s, small), big);
+	ASSERT_EQ(sim_cgroup_level(s, edge), 4);
+	/* unknown: inside the table's range, past it, and in the hash */
+	ASSERT(!sim_cgroup_known(s, 4));
+	ASSERT(!sim_cgroup_known(s, edge - 1));
+	ASSERT(!sim_cgroup_known(s, big + 1));
+	ASSERT(!sim_cgroup_known(s, huge + 1));
+	ASSERT_EQ(sim_update(s, 1, 1, edge, SIM_ITEM_STATE, 0, 5), 0);
+	ASSERT_EQ(sim_stale_get(s, big, &st), 0);
+	ASSERT_EQU(st.missing, 5);
+	ASSERT_EQU(sim_pcpu_get(s, small, 1), 5);
+	ASSERT_EQU(sim_pcpu_get(s, big, 1), 5);
+	ASSERT_EQU(sim_pcpu_get(s, big, 0), 0);
+	sim_destroy(s);
+}
+
+/* One pseudo-random machine's whole state, for comparing two runs. */
+static void walk_script(struct test_ctx *t, struct sim *s)
+{
+	uint64_t x = 12345;
+	unsigned int i;
+
+	for (i = 2; i < 40; i++)
+		ASSERT_EQ(sim_cgroup_add(s, 0, i, i < 5 ? ROOT : i / 3 + 1), 0);
+	for (i = 0; i < 20000; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		if ((x >> 60) == 0) {
+			uint64_t id = ((x >> 20) % 40) + 1;
+
+			if (sim_flush_request(s, i, id, (x >> 50) & 1) > 0)
+				ASSERT_EQ(sim_flush(s, i, id), 0);
+			continue;
+		}
+		ASSERT_EQ(sim_update(s, i, (x >> 8) % 4, ((x >> 20) % 40) + 1, SIM_ITEM_STATE,
+				     (int)((x >> 30) % 3), (int64_t)((x >> 40) % 97) - 40), 0);
+	}
+}
+
+/*
+ * A table policy walks with its step inlined (its own walk); the same step
+ * through the pointer (a policy without a walk) must leave the very same
+ * machine: every counter, every cost count.
+ */
+TEST(table_walk_matches_step)
+{
+	size_t k;
+
+	for (k = 0; sim_policy_at(k); k++) {
+		struct sim_policy plain = *sim_policy_at(k);
+		struct sim *a, *b;
+		struct sim_cost ca, cb;
+		uint64_t id;
+		unsigned int cpu;
+
+		ASSERT(plain.walk);
+		plain.walk = NULL;
+		a = sim_new(sim_policy_at(k), 4, 4);
+		b = sim_new(&plain, 4, 4);
+		ASSERT(a && b);
+		walk_script(t, a);
+		walk_script(t, b);
+		if (t->failed)
+			return;
+		sim_cost_get(a, &ca);
+		sim_cost_get(b, &cb);
+		ASSERT(ca.walk_steps > ca.updates);
+		ASSERT(ca.atomic_adds > 0 && ca.flushes > 0);
+		ASSERT(!memcmp(&ca, &cb, sizeof(ca)));
+		for (id = 1; id <= 40; id++) {
+			struct sim_stale sa, sb;
+
+			ASSERT_EQ(sim_stats_updates(a, id), sim_stats_updates(b, id));
+			ASSERT_EQ(sim_stale_get(a, id, &sa), 0);
+			ASSERT_EQ(sim_stale_get(b, id, &sb), 0);
+			ASSERT_EQU(sa.missing, sb.missing);
+			ASSERT_EQ(sa.flushable, sb.flushable);
+			for (cpu = 0; cpu < 4; cpu++)
+				ASSERT_EQU(sim_pcpu_get(a, id, cpu), sim_pcpu_get(b, id, cpu));
+		}
+		sim_destroy(a);
+		sim_destroy(b);
+	}
+}
+
 TEST_MAIN(policy_table, policy_rank, create_arguments, hierarchy, unknown_ids, update_errors,
 	  window_errors, window_relink, set_online_threshold, flush_request, items_foreach,
-	  ancestor_path, handles)
+	  ancestor_path, handles, id_ranges, table_walk_matches_step)
