@@ -65,8 +65,8 @@ for round in 1 2; do
 	for b in $builds; do
 		read -r wall user rss sys < <(e2e "$b" "$b-three" break,continue,legacy "$TRACE.$b" "$th")
 		awk -v n="$EVENTS" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v b="$b" -v k="$round" -v t="$th" 'BEGIN {
-			printf "end to end, 3 policies, %-4s %d thread(s) (round %d): %10.0f events/s, %7.1f s wall, %7.1f s user, %5.1f s sys, peak RSS %.0f MiB\n",
-			       b, t, k, n / w, w, u, s, r / 1024 }'
+			printf "end to end, 3 policies, %-4s %d thread(s) (round %d): %10.0f events/s (%.0f over CPU), %7.1f s wall, %7.1f s user, %5.1f s sys, peak RSS %.0f MiB\n",
+			       b, t, k, n / w, n / (u + s), w, u, s, r / 1024 }'
 		eval "wall_$b=\$wall user_$b=\$user"
 	done
 	[ -n "$BASE" ] && awk -v a="$wall_base" -v b="$wall_new" -v ua="$user_base" -v ub="$user_new" 'BEGIN {

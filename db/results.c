@@ -13,8 +13,16 @@
  * DB_BULK_ROWS at a time through one statement of as many VALUES rows, so
  * the statement's run, reset and bindings are paid once per batch, not per
  * row.
+ *
+ * A full buffer is not inserted at once: it is sorted and handed over whole
+ * to a second buffer, which db_results_pump() inserts a batch at a time
+ * while the first fills again (or, if it fills first, the rest at once).
+ * The caller pumps when it has a moment, e.g. while other threads simulate:
+ * one insert of a few hundred thousand rows would stop them all.  SQLite
+ * stays on the caller's thread.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,15 +70,25 @@ static const char *const db_results_insert[W_NR] = {
 #define DB_CSAMPLE_BUF_BYTES	(2u << 20)
 #define DB_BULK_ROWS		64	/* rows per bulk INSERT: 512 parameters at most */
 
+/*
+ * Rows of one table held for it: @v fills; @out, sorted, is being inserted
+ * (rows @pos..@nr_out left).
+ */
+struct rows_buf {
+	void			*v, *out;
+	size_t			nr, nr_out, pos;
+	size_t			size, cap;	/* bytes a row; rows a buffer */
+	int			(*cmp)(const void *, const void *);
+	void			(*bind)(sqlite3_stmt *st, int at, const void *row);
+	sqlite3_stmt		*bulk;		/* DB_BULK_ROWS rows */
+	sqlite3_stmt		*one;		/* one row */
+};
+
 struct db_results {
 	struct db		*db;
 	sqlite3_stmt		*st[W_NR];
-	sqlite3_stmt		*bulk_ser;	/* DB_BULK_ROWS series rows */
-	sqlite3_stmt		*bulk_cs;	/* DB_BULK_ROWS cgroup_series rows */
-	struct db_series	*ser;		/* held series rows */
-	size_t			nr_ser;
-	struct db_cgroup_sample	*cs;		/* held cgroup_series rows */
-	size_t			nr_cs;
+	struct rows_buf		ser;		/* series rows */
+	struct rows_buf		cs;		/* cgroup_series rows */
 };
 
 /*
@@ -158,6 +176,64 @@ int db_run_counters_set(struct db *db, int64_t run_id, const struct db_run_count
 	return err;
 }
 
+/* Key order of the tables, as SQLite compares them (the integers as signed). */
+static int cmp_i64(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int series_cmp(const void *pa, const void *pb)
+{
+	const struct db_series *a = pa, *b = pb;
+	int c = cmp_i64(a->run_id, b->run_id);
+
+	if (!c)
+		c = cmp_i64((int64_t)a->cgroup_id, (int64_t)b->cgroup_id);
+	if (!c)
+		c = cmp_i64(a->kind, b->kind);
+	if (!c)
+		c = cmp_i64(a->item, b->item);
+	return c ? c : cmp_i64((int64_t)a->ts, (int64_t)b->ts);
+}
+
+static int csample_cmp(const void *pa, const void *pb)
+{
+	const struct db_cgroup_sample *a = pa, *b = pb;
+	int c = cmp_i64(a->run_id, b->run_id);
+
+	if (!c)
+		c = cmp_i64((int64_t)a->cgroup_id, (int64_t)b->cgroup_id);
+	return c ? c : cmp_i64((int64_t)a->ts, (int64_t)b->ts);
+}
+
+/* Bind row @row as the row whose first parameter is @at + 1. */
+static void series_bind(sqlite3_stmt *st, int at, const void *row)
+{
+	const struct db_series *s = row;
+
+	sqlite3_bind_int64(st, at + 1, s->run_id);
+	bind_u64(st, at + 2, s->cgroup_id);
+	sqlite3_bind_int(st, at + 3, s->kind);
+	sqlite3_bind_int(st, at + 4, s->item);
+	bind_u64(st, at + 5, s->ts);
+	sqlite3_bind_int64(st, at + 6, s->error);
+	sqlite3_bind_int64(st, at + 7, s->min_error);
+	sqlite3_bind_int64(st, at + 8, s->max_error);
+}
+
+static void csample_bind(sqlite3_stmt *st, int at, const void *row)
+{
+	const struct db_cgroup_sample *s = row;
+
+	sqlite3_bind_int64(st, at + 1, s->run_id);
+	bind_u64(st, at + 2, s->cgroup_id);
+	bind_u64(st, at + 3, s->ts);
+	bind_u64(st, at + 4, s->pending);
+	sqlite3_bind_int64(st, at + 5, s->stats_updates);
+	sqlite3_bind_int(st, at + 6, s->flushable);
+	sqlite3_bind_int(st, at + 7, s->stranded);
+}
+
 /*
  * @one's INSERT with its "VALUES (?,...)" repeated DB_BULK_ROWS times,
  * prepared: the parameters of row i are i * (parameters of a row) + 1...
@@ -202,9 +278,19 @@ int db_results_open(struct db *db, struct db_results **out)
 	for (i = 0; i < W_NR && !err; i++)
 		err = db_prepare(db, db_results_insert[i], &w->st[i]);
 	if (!err)
-		err = db_results_bulk(db, db_results_insert[W_SERIES], &w->bulk_ser);
+		err = db_results_bulk(db, db_results_insert[W_SERIES], &w->ser.bulk);
 	if (!err)
-		err = db_results_bulk(db, db_results_insert[W_CGROUP_SAMPLE], &w->bulk_cs);
+		err = db_results_bulk(db, db_results_insert[W_CGROUP_SAMPLE], &w->cs.bulk);
+	w->ser.one = w->st[W_SERIES];
+	w->ser.size = sizeof(struct db_series);
+	w->ser.cap = DB_SERIES_BUF_BYTES / w->ser.size;
+	w->ser.cmp = series_cmp;
+	w->ser.bind = series_bind;
+	w->cs.one = w->st[W_CGROUP_SAMPLE];
+	w->cs.size = sizeof(struct db_cgroup_sample);
+	w->cs.cap = DB_CSAMPLE_BUF_BYTES / w->cs.size;
+	w->cs.cmp = csample_cmp;
+	w->cs.bind = csample_bind;
 	if (err) {
 		db_results_close(w);
 		return err;
@@ -221,10 +307,12 @@ void db_results_close(struct db_results *w)
 		return;
 	for (i = 0; i < W_NR; i++)
 		sqlite3_finalize(w->st[i]);
-	sqlite3_finalize(w->bulk_ser);
-	sqlite3_finalize(w->bulk_cs);
-	free(w->ser);
-	free(w->cs);
+	sqlite3_finalize(w->ser.bulk);
+	sqlite3_finalize(w->cs.bulk);
+	free(w->ser.v);
+	free(w->ser.out);
+	free(w->cs.v);
+	free(w->cs.out);
 	free(w);
 }
 
@@ -285,138 +373,97 @@ int db_episode_add(struct db_results *w, const struct db_episode *e)
 	return db_results_step(st);
 }
 
-/* Key order of the tables, as SQLite compares them (the integers as signed). */
-static int cmp_i64(int64_t a, int64_t b)
-{
-	return (a > b) - (a < b);
-}
-
-static int series_cmp(const void *pa, const void *pb)
-{
-	const struct db_series *a = pa, *b = pb;
-	int c = cmp_i64(a->run_id, b->run_id);
-
-	if (!c)
-		c = cmp_i64((int64_t)a->cgroup_id, (int64_t)b->cgroup_id);
-	if (!c)
-		c = cmp_i64(a->kind, b->kind);
-	if (!c)
-		c = cmp_i64(a->item, b->item);
-	return c ? c : cmp_i64((int64_t)a->ts, (int64_t)b->ts);
-}
-
-static int csample_cmp(const void *pa, const void *pb)
-{
-	const struct db_cgroup_sample *a = pa, *b = pb;
-	int c = cmp_i64(a->run_id, b->run_id);
-
-	if (!c)
-		c = cmp_i64((int64_t)a->cgroup_id, (int64_t)b->cgroup_id);
-	return c ? c : cmp_i64((int64_t)a->ts, (int64_t)b->ts);
-}
-
-/* Bind row @row as the row whose first parameter is @at + 1. */
-static void series_bind(sqlite3_stmt *st, int at, const void *row)
-{
-	const struct db_series *s = row;
-
-	sqlite3_bind_int64(st, at + 1, s->run_id);
-	bind_u64(st, at + 2, s->cgroup_id);
-	sqlite3_bind_int(st, at + 3, s->kind);
-	sqlite3_bind_int(st, at + 4, s->item);
-	bind_u64(st, at + 5, s->ts);
-	sqlite3_bind_int64(st, at + 6, s->error);
-	sqlite3_bind_int64(st, at + 7, s->min_error);
-	sqlite3_bind_int64(st, at + 8, s->max_error);
-}
-
-static void csample_bind(sqlite3_stmt *st, int at, const void *row)
-{
-	const struct db_cgroup_sample *s = row;
-
-	sqlite3_bind_int64(st, at + 1, s->run_id);
-	bind_u64(st, at + 2, s->cgroup_id);
-	bind_u64(st, at + 3, s->ts);
-	bind_u64(st, at + 4, s->pending);
-	sqlite3_bind_int64(st, at + 5, s->stats_updates);
-	sqlite3_bind_int(st, at + 6, s->flushable);
-	sqlite3_bind_int(st, at + 7, s->stranded);
-}
-
 /*
- * Insert the @*nr held rows of @size bytes in key order (@cmp): DB_BULK_ROWS
- * at a time through @bulk, the rest through @one, whose parameters are one
- * row's.  Every parameter is bound each time: no clearing between batches.
+ * Insert up to @batches of @b's sorted rows: DB_BULK_ROWS at a time through
+ * the bulk statement, the last few through the one-row statement (all of
+ * them if @batches is 0).  Every parameter is bound each time: no clearing
+ * between batches.
  */
-static int rows_flush(void *rows, size_t *nr, size_t size,
-		      int (*cmp)(const void *, const void *),
-		      void (*bind)(sqlite3_stmt *st, int at, const void *row),
-		      sqlite3_stmt *bulk, sqlite3_stmt *one)
+static int rows_insert(struct rows_buf *b, size_t batches)
 {
-	const int cols = sqlite3_bind_parameter_count(one);
-	const char *r = rows;
-	size_t i = 0, j;
+	const int cols = sqlite3_bind_parameter_count(b->one);
+	const char *r = b->out;
+	size_t j, left = batches ? batches : SIZE_MAX;
 	int err = 0;
 
-	if (!*nr)
-		return 0;
-	qsort(rows, *nr, size, cmp);
-	for (; i + DB_BULK_ROWS <= *nr && !err; i += DB_BULK_ROWS) {
+	for (; b->pos + DB_BULK_ROWS <= b->nr_out && !err; b->pos += DB_BULK_ROWS) {
+		if (!left--)
+			return 0;
 		for (j = 0; j < DB_BULK_ROWS; j++)
-			bind(bulk, (int)j * cols, r + (i + j) * size);
-		err = db_step_reset(bulk);
+			b->bind(b->bulk, (int)j * cols, r + (b->pos + j) * b->size);
+		err = db_step_reset(b->bulk);
 	}
-	for (; i < *nr && !err; i++) {
-		bind(one, 0, r + i * size);
-		err = db_step_reset(one);
+	for (; b->pos < b->nr_out && !err; b->pos++) {
+		b->bind(b->one, 0, r + b->pos * b->size);
+		err = db_step_reset(b->one);
 	}
-	*nr = 0;
 	return err;
 }
 
-static int series_flush(struct db_results *w)
+/* Hand @b's filled rows over, sorted, for insertion; the rest of the last ones first. */
+static int rows_hand_over(struct rows_buf *b)
 {
-	return rows_flush(w->ser, &w->nr_ser, sizeof(*w->ser), series_cmp, series_bind,
-			  w->bulk_ser, w->st[W_SERIES]);
-}
+	void *t;
+	int err;
 
-static int csample_flush(struct db_results *w)
-{
-	return rows_flush(w->cs, &w->nr_cs, sizeof(*w->cs), csample_cmp, csample_bind,
-			  w->bulk_cs, w->st[W_CGROUP_SAMPLE]);
-}
-
-/* The buffer @*v of as many @size-byte rows as @bytes hold, made on first use. */
-static int db_results_buf(void **v, size_t size, size_t bytes)
-{
-	if (*v)
+	if (!b->nr)
 		return 0;
-	*v = malloc(bytes / size * size);
-	return *v ? 0 : -ENOMEM;
+	err = rows_insert(b, 0);
+	if (err)
+		return err;
+	if (!b->out) {
+		b->out = malloc(b->cap * b->size);
+		if (!b->out)
+			return -ENOMEM;
+	}
+	qsort(b->v, b->nr, b->size, b->cmp);
+	t = b->out;
+	b->out = b->v;
+	b->v = t;
+	b->nr_out = b->nr;
+	b->pos = 0;
+	b->nr = 0;
+	return 0;
+}
+
+/* One row into @b, handed over when full. */
+static int rows_add(struct rows_buf *b, const void *row)
+{
+	if (!b->v) {
+		b->v = malloc(b->cap * b->size);
+		if (!b->v)
+			return -ENOMEM;
+	}
+	memcpy((char *)b->v + b->nr * b->size, row, b->size);
+	return ++b->nr == b->cap ? rows_hand_over(b) : 0;
 }
 
 /** db_series_add() - one series row, held until its buffer fills or db_results_flush(). */
 int db_series_add(struct db_results *w, const struct db_series *s)
 {
-	const size_t cap = DB_SERIES_BUF_BYTES / sizeof(*w->ser);
-	int err = db_results_buf((void **)&w->ser, sizeof(*w->ser), DB_SERIES_BUF_BYTES);
-
-	if (err)
-		return err;
-	w->ser[w->nr_ser++] = *s;
-	return w->nr_ser == cap ? series_flush(w) : 0;
+	return rows_add(&w->ser, s);
 }
 
 /** db_cgroup_sample_add() - one cgroup_series row, held as db_series_add()'s are. */
 int db_cgroup_sample_add(struct db_results *w, const struct db_cgroup_sample *s)
 {
-	const size_t cap = DB_CSAMPLE_BUF_BYTES / sizeof(*w->cs);
-	int err = db_results_buf((void **)&w->cs, sizeof(*w->cs), DB_CSAMPLE_BUF_BYTES);
+	return rows_add(&w->cs, s);
+}
 
-	if (err)
-		return err;
-	w->cs[w->nr_cs++] = *s;
-	return w->nr_cs == cap ? csample_flush(w) : 0;
+/**
+ * db_results_pump() - insert one batch of the held rows that a full buffer
+ * handed over, if any.  Return: 1 a batch went in, 0 none was waiting,
+ * or a negative error.
+ */
+int db_results_pump(struct db_results *w)
+{
+	struct rows_buf *b = w->ser.pos < w->ser.nr_out ? &w->ser : &w->cs;
+	int err;
+
+	if (b->pos >= b->nr_out)
+		return 0;
+	err = rows_insert(b, 1);
+	return err ? err : 1;
 }
 
 /**
@@ -426,9 +473,13 @@ int db_cgroup_sample_add(struct db_results *w, const struct db_cgroup_sample *s)
  */
 int db_results_flush(struct db_results *w)
 {
-	int err = series_flush(w);
+	int err = rows_hand_over(&w->ser);
 
-	return err ? err : csample_flush(w);
+	if (!err)
+		err = rows_insert(&w->ser, 0);
+	if (!err)
+		err = rows_hand_over(&w->cs);
+	return err ? err : rows_insert(&w->cs, 0);
 }
 
 int db_cgroup_summary_add(struct db_results *w, const struct db_cgroup_summary *s)

@@ -48,6 +48,8 @@ int db_run_counters_set(struct db *db, int64_t run_id, const struct db_run_count
 struct db_results;
 int db_results_open(struct db *db, struct db_results **out);
 int db_results_flush(struct db_results *w);
+/* Insert a batch of the held rows, if a full buffer left some: 1, 0 none, -errno. */
+int db_results_pump(struct db_results *w);
 void db_results_close(struct db_results *w);
 
 struct db_read {

@@ -48,10 +48,19 @@ struct rser_run {
 	int32_t		line;		/* sim_line_handle(), < 0 until the sim knows it */
 };
 
+/*
+ * Run p's view of a series cgroup: what an update's look at one of its
+ * lines reads and writes, together (two cache lines, not five).
+ */
+struct rser_pol {
+	int32_t		node;		/* sim_node_handle(), < 0 until known */
+	bool		flushable;
+	struct rser_run	*lines;		/* [cap_items], in the order of rser.items */
+};
+
 /* A series line of one series cgroup (series.c). */
 struct rser_item {
 	struct line_key	key;
-	struct rser_run	*run;		/* [nr_runs] */
 	uint64_t	emitted;	/* samples written for it */
 };
 
@@ -63,8 +72,7 @@ struct rser {
 	size_t		nr_items, cap_items;
 	uint32_t	direct[2][RSER_DIRECT];	/* [STATE, EVENT][item]: index + 1, 0 none */
 	uint64_t	emitted;	/* cgroup_series samples written */
-	int32_t		node[REPLAY_MAX_RUNS];	/* sim_node_handle() per run, < 0 until known */
-	bool		flushable[REPLAY_MAX_RUNS];
+	struct rser_pol	pol[REPLAY_MAX_RUNS];
 };
 
 /*
@@ -73,7 +81,7 @@ struct rser {
  */
 struct rser_hit {
 	struct rser		*s;
-	struct rser_item	*it;
+	size_t			i;	/* the line's index in s->items */
 };
 
 struct rser_hits {

@@ -14,7 +14,10 @@
  * inside one event (the visits of an instant flush) are not seen, as no
  * reader could see them either.  That look costs no lookup: an update's
  * lines are resolved once for every run (struct rser_hit), and each run keeps
- * its simulator's node and line handles (sim_node_handle()).
+ * its simulator's node and line handles (sim_node_handle()).  What a run
+ * reads and writes at the look sits in its own struct rser_pol and line
+ * array: the look is a few cache misses per series ancestor and run, on
+ * every update, and it was most of the series' cost.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,7 +56,7 @@ static int series_add(struct replay *r, struct rcg *c)
 		return -ENOMEM;
 	s->c = c;
 	for (p = 0; p < REPLAY_MAX_RUNS; p++)
-		s->node[p] = -1;
+		s->pol[p].node = -1;
 	c->ser = s;
 	r->ser[r->nr_ser++] = s;
 	return 0;
@@ -80,17 +83,21 @@ int series_mark(struct replay *r, struct rcg *c)
 }
 
 /*
- * The line (@kind, @item) of @s, or NULL: one load for the items the kernel
- * has (kind STATE or EVENT, LRUVEC folded), a search for any other.
+ * The index of line (@kind, @item) in @s->items, or -1: one load for the
+ * items the kernel has (kind STATE or EVENT, LRUVEC folded), a search for
+ * any other.
  */
-static struct rser_item *series_line(const struct rser *s, enum sim_item_kind kind, int item)
+static long series_line(const struct rser *s, enum sim_item_kind kind, int item)
 {
+	const struct rser_item *it;
 	unsigned int i;
 
-	if (item < 0 || item >= RSER_DIRECT)
-		return line_find(s->items, s->nr_items, sizeof(*s->items), kind, item, NULL);
+	if (item < 0 || item >= RSER_DIRECT) {
+		it = line_find(s->items, s->nr_items, sizeof(*s->items), kind, item, NULL);
+		return it ? it - s->items : -1;
+	}
 	i = s->direct[kind == SIM_ITEM_EVENT][item];
-	return i ? &s->items[i - 1] : NULL;
+	return (long)i - 1;
 }
 
 /* A line joined @s: the ones after it moved up by one. */
@@ -106,32 +113,57 @@ static void series_direct_fill(struct rser *s)
 	}
 }
 
-/* min = max = 0 for a new line: the value held since the last sample, before it existed */
-static struct rser_item *series_item(const struct replay *r, struct rser *s,
-				     enum sim_item_kind kind, int item)
+/*
+ * The index of line (@kind, @item) of @s, made if new (-1: ENOMEM).  min =
+ * max = 0 for a new line: the value held since the last sample, before it
+ * existed.
+ */
+static long series_item(const struct replay *r, struct rser *s, enum sim_item_kind kind,
+			int item)
 {
-	struct rser_item *it = series_line(s, kind, item);
+	long i = series_line(s, kind, item);
+	struct rser_item *it;
 	unsigned int p;
+	size_t pos;
 
-	if (it)
-		return it;
+	if (i >= 0)
+		return i;
+	/* room in every run's lines first: nothing to undo after the line is in */
+	for (p = 0; p < r->p.nr_runs; p++) {
+		struct rser_pol *pp = &s->pol[p];
+		size_t cap = s->cap_items > s->nr_items ? s->cap_items : s->nr_items * 2 + 8;
+		struct rser_run *v;
+
+		if (pp->lines && s->cap_items > s->nr_items)
+			continue;
+		v = realloc(pp->lines, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		pp->lines = v;
+	}
+	if (s->cap_items == s->nr_items) {
+		/* line_get() would double: make it the capacity the lines have */
+		size_t cap = s->nr_items * 2 + 8;
+		struct rser_item *v = realloc(s->items, cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		s->items = v;
+		s->cap_items = cap;
+	}
 	it = line_get((void **)&s->items, &s->nr_items, &s->cap_items, sizeof(*s->items), kind,
 		      item);
 	if (!it)
-		return NULL;
-	it->run = calloc(r->p.nr_runs, sizeof(*it->run));
-	if (!it->run) {
-		/* not a line yet: take it out again */
-		size_t pos = (size_t)(it - s->items);
+		return -1;
+	pos = (size_t)(it - s->items);
+	for (p = 0; p < r->p.nr_runs; p++) {
+		struct rser_run *l = s->pol[p].lines;
 
-		memmove(it, it + 1, (s->nr_items - pos - 1) * sizeof(*it));
-		s->nr_items--;
-		return NULL;
+		memmove(l + pos + 1, l + pos, (s->nr_items - pos - 1) * sizeof(*l));
+		l[pos] = (struct rser_run){ .line = -1 };
 	}
-	for (p = 0; p < r->p.nr_runs; p++)
-		it->run[p].line = -1;
 	series_direct_fill(s);
-	return it;
+	return (long)pos;
 }
 
 /*
@@ -141,9 +173,11 @@ static struct rser_item *series_item(const struct replay *r, struct rser *s,
  */
 static int32_t series_node(struct replay *r, unsigned int p, struct rser *s)
 {
-	if (s->node[p] < 0)
-		s->node[p] = sim_node_handle(r->sims[p], s->c->id);
-	return s->node[p];
+	struct rser_pol *pp = &s->pol[p];
+
+	if (pp->node < 0)
+		pp->node = sim_node_handle(r->sims[p], s->c->id);
+	return pp->node;
 }
 
 static bool series_needs_flush(struct replay *r, unsigned int p, struct rser *s)
@@ -153,28 +187,28 @@ static bool series_needs_flush(struct replay *r, unsigned int p, struct rser *s)
 	return n >= 0 && sim_node_flushable_at(r->sims[p], n);
 }
 
-/* The visible error of (@s, @it) under policy @p now: sim_item_error() unless flushable. */
-static int64_t series_visible(struct replay *r, unsigned int p, struct rser *s,
-			      struct rser_item *it)
+/* The visible error of line @i of @s under policy @p now: sim_item_error() unless flushable. */
+static int64_t series_visible(struct replay *r, unsigned int p, struct rser *s, size_t i)
 {
-	struct rser_run *ru = &it->run[p];
+	struct rser_pol *pp = &s->pol[p];
+	struct rser_run *ru = &pp->lines[i];
 	int32_t n;
 
-	if (s->flushable[p])
+	if (pp->flushable)
 		return 0;
 	n = series_node(r, p, s);
 	if (n < 0)
 		return 0;
 	if (ru->line < 0)
-		ru->line = sim_line_handle(r->sims[p], (enum sim_item_kind)it->key.kind,
-					   it->key.item);
+		ru->line = sim_line_handle(r->sims[p], (enum sim_item_kind)s->items[i].key.kind,
+					   s->items[i].key.item);
 	return sim_line_error_at(r->sims[p], n, ru->line);
 }
 
-static void series_see(struct replay *r, unsigned int p, struct rser *s, struct rser_item *it)
+static void series_see(struct replay *r, unsigned int p, struct rser *s, size_t i)
 {
-	struct rser_run *ru = &it->run[p];
-	int64_t v = series_visible(r, p, s, it);
+	struct rser_run *ru = &s->pol[p].lines[i];
+	int64_t v = series_visible(r, p, s, i);
 
 	if (v < ru->min)
 		ru->min = v;
@@ -187,7 +221,7 @@ static void series_see_all(struct replay *r, unsigned int p, struct rser *s)
 	size_t i;
 
 	for (i = 0; i < s->nr_items; i++)
-		series_see(r, p, s, &s->items[i]);
+		series_see(r, p, s, i);
 }
 
 /* Did @s's flushable state change under @p?  Then every line's visible error did. */
@@ -195,13 +229,13 @@ static void series_flip(struct replay *r, unsigned int p, struct rser *s)
 {
 	bool f = series_needs_flush(r, p, s);
 
-	if (f == s->flushable[p])
+	if (f == s->pol[p].flushable)
 		return;
-	s->flushable[p] = f;
+	s->pol[p].flushable = f;
 	series_see_all(r, p, s);
 }
 
-static int series_hit_add(struct rser_hits *h, struct rser *s, struct rser_item *it)
+static int series_hit_add(struct rser_hits *h, struct rser *s, size_t i)
 {
 	if (h->nr == h->cap) {
 		size_t cap = h->cap ? h->cap * 2 : 64;
@@ -212,7 +246,7 @@ static int series_hit_add(struct rser_hits *h, struct rser *s, struct rser_item 
 		h->v = v;
 		h->cap = cap;
 	}
-	h->v[h->nr++] = (struct rser_hit){ .s = s, .it = it };
+	h->v[h->nr++] = (struct rser_hit){ .s = s, .i = i };
 	return 0;
 }
 
@@ -232,14 +266,14 @@ static int series_path(const struct replay *r, const struct rcg *c, enum sim_ite
 	if (kind == SIM_ITEM_LRUVEC)
 		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
 	for (a = c; a && depth < RCG_MAX_DEPTH && ret > 0; a = a->parent, depth++) {
-		struct rser_item *it;
+		long i;
 
 		if (!a->ser)
 			continue;
-		it = make ? series_item(r, a->ser, kind, item) : series_line(a->ser, kind, item);
-		if (!it)
+		i = make ? series_item(r, a->ser, kind, item) : series_line(a->ser, kind, item);
+		if (i < 0)
 			ret = make ? -ENOMEM : 0;
-		else if (series_hit_add(out, a->ser, it) < 0)
+		else if (series_hit_add(out, a->ser, (size_t)i) < 0)
 			ret = -ENOMEM;
 	}
 	if (ret <= 0)
@@ -277,7 +311,7 @@ void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, 
 
 	for (i = 0; i < nr; i++) {
 		series_flip(r, p, hit[i].s);
-		series_see(r, p, hit[i].s, hit[i].it);
+		series_see(r, p, hit[i].s, hit[i].i);
 	}
 }
 
@@ -307,7 +341,7 @@ static int series_visited(uint64_t id, void *ctx)
 
 	if (!c || !c->ser)
 		return 0;
-	c->ser->flushable[v->p] = series_needs_flush(v->r, v->p, c->ser);
+	c->ser->pol[v->p].flushable = series_needs_flush(v->r, v->p, c->ser);
 	series_see_all(v->r, v->p, c->ser);
 	return 0;
 }
@@ -367,16 +401,17 @@ static int series_cgroup_row(struct replay *r, unsigned int p, struct rser *s, u
 	return r->p.sink.cgroup_sample ? r->p.sink.cgroup_sample(r->p.sink.ctx, p, &cs) : 0;
 }
 
-static int series_item_row(struct replay *r, unsigned int p, struct rser *s,
-			   struct rser_item *it, uint64_t ts, bool zero)
+static int series_item_row(struct replay *r, unsigned int p, struct rser *s, size_t i,
+			   uint64_t ts, bool zero)
 {
+	const struct rser_item *it = &s->items[i];
 	struct replay_sample sm = {
 		.ts = ts, .id = s->c->id, .kind = (enum sim_item_kind)it->key.kind, .item = it->key.item,
 	};
-	struct rser_run *ru = &it->run[p];
+	struct rser_run *ru = &s->pol[p].lines[i];
 
 	if (!zero) {
-		sm.error = series_visible(r, p, s, it);
+		sm.error = series_visible(r, p, s, i);
 		sm.min_error = ru->min < sm.error ? ru->min : sm.error;
 		sm.max_error = ru->max > sm.error ? ru->max : sm.error;
 		/* held into the next interval */
@@ -406,7 +441,7 @@ int series_sample(struct replay *r)
 					return ret;
 			}
 		for (p = 0; p < r->p.nr_runs; p++) {
-			s->flushable[p] = series_needs_flush(r, p, s);
+			s->pol[p].flushable = series_needs_flush(r, p, s);
 			ret = series_cgroup_row(r, p, s, ts, false);
 			if (ret < 0)
 				return ret;
@@ -417,13 +452,13 @@ int series_sample(struct replay *r)
 
 			for (; it->emitted < k; it->emitted++)
 				for (p = 0; p < r->p.nr_runs; p++) {
-					ret = series_item_row(r, p, s, it, series_ts(r, it->emitted),
+					ret = series_item_row(r, p, s, j, series_ts(r, it->emitted),
 							      true);
 					if (ret < 0)
 						return ret;
 				}
 			for (p = 0; p < r->p.nr_runs; p++) {
-				ret = series_item_row(r, p, s, it, ts, false);
+				ret = series_item_row(r, p, s, j, ts, false);
 				if (ret < 0)
 					return ret;
 			}
@@ -464,8 +499,8 @@ void series_free(struct replay *r)
 	size_t i, j;
 
 	for (i = 0; i < r->nr_ser; i++) {
-		for (j = 0; j < r->ser[i]->nr_items; j++)
-			free(r->ser[i]->items[j].run);
+		for (j = 0; j < REPLAY_MAX_RUNS; j++)
+			free(r->ser[i]->pol[j].lines);
 		free(r->ser[i]->items);
 		free(r->ser[i]);
 	}
@@ -502,7 +537,7 @@ int series_finish(struct replay *r)
 
 			for (; it->emitted < r->nr_samples; it->emitted++)
 				for (p = 0; p < r->p.nr_runs; p++) {
-					ret = series_item_row(r, p, s, it, series_ts(r, it->emitted),
+					ret = series_item_row(r, p, s, j, series_ts(r, it->emitted),
 							      true);
 					if (ret < 0)
 						return ret;

@@ -831,6 +831,65 @@ TEST(test_results_held_rows)
 	db_close(db);
 }
 
+/*
+ * A full buffer is handed over sorted and db_results_pump() inserts it 64
+ * rows at a time: nothing to pump before the first hand-over, exactly one
+ * batch per pump after it, the handed-over rows all in when it returns 0,
+ * and every row (pumped or not) in after db_results_flush().
+ */
+TEST(test_results_pump)
+{
+	const char *path = tmp_path("pump.db");
+	struct db_results *w;
+	struct db *db;
+	int64_t run_id, handed = 0, added = 0, pumps = 0;
+	int c, k, ret;
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(db_begin(db), 0);
+	ASSERT_EQ(db_run_add(db, &(struct db_run){ .kind = "replay", .policy = "break",
+						   .flush_model = "spread", .file = "f",
+						   .policies = "break" }, &run_id), 0);
+	ASSERT_EQ(db_results_open(db, &w), 0);
+	ASSERT_EQ(db_results_pump(w), 0);
+	for (k = 0; k < HELD_TS / 2; k++)
+		for (c = 0; c < HELD_KEYS; c++) {
+			struct db_series sr = {
+				.run_id = run_id, .cgroup_id = (uint64_t)c + 1, .ts = (uint64_t)k * 50,
+				.error = c * 1000 + k, .kind = 1, .item = 5,
+			};
+
+			ASSERT_EQ(db_series_add(w, &sr), 0);
+			added++;
+			if (handed)
+				continue;
+			ret = db_results_pump(w);
+			ASSERT(ret >= 0);
+			if (!ret) {
+				ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), 0);
+				continue;
+			}
+			/* the buffer was handed over at this add: one batch went in */
+			handed = added;
+			ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), 64);
+			while ((ret = db_results_pump(w)) > 0)
+				pumps++;
+			ASSERT_EQ(ret, 0);
+			ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), handed);
+			/* 64 rows a pump, the last few (fewer than 64) with the last 64 */
+			ASSERT_EQ(pumps + 1, handed / 64);
+		}
+	ASSERT(handed > 0 && handed < added);
+	ASSERT_EQ(db_results_flush(w), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), added);
+	/* sum of c * 1000 + k over c < 1000, k < 150: 150 * 1000 * 499500 + 1000 * 11175 */
+	ASSERT_EQ(query_int(db, "SELECT sum(error) FROM series"), 74936175000LL);
+	db_results_close(w);
+	ASSERT_EQ(db_rollback(db), 0);
+	db_close(db);
+}
+
 TEST(test_results_created_on_demand)
 {
 	const char *path = tmp_path("ondemand.db");
@@ -1328,5 +1387,5 @@ TEST_MAIN(test_events_round_trip, test_store_versions, test_store_version_refuse
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
 	  test_event_fields,
-	  test_results_and_lag_report, test_results_held_rows, test_results_created_on_demand, test_older_schema, test_close_commits,
+	  test_results_and_lag_report, test_results_held_rows, test_results_pump, test_results_created_on_demand, test_older_schema, test_close_commits,
 	  test_crash_keeps_committed)
