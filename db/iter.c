@@ -34,7 +34,6 @@
 #define DB_ITER_AHEAD	8		/* events prefetched ahead on the CPU read */
 #define DB_ITER_BATCH	512		/* version 2: events built at a time per CPU */
 #define DB_ITER_FILL	256		/* db_iter_next_batch() event by event */
-#define DB_ITER_MMAP	"2147418112"	/* bytes of the file mapped: SQLite's default bound */
 #define DB_ITER_GROUP	8		/* packed keys: CPUs per group */
 #define DB_ITER_KEY_BITS 6		/* packed keys: bits of the CPU's index */
 #define DB_ITER_KEY_CPUS (1u << DB_ITER_KEY_BITS)
@@ -614,13 +613,6 @@ int db_iter_open_range(struct db *db, uint64_t from, uint64_t to, struct db_iter
 					" rowid FROM events ORDER BY rowid", -1, &it->st, NULL);
 		err = db_err(rc);
 	} else {
-		/*
-		 * Chunks are read through a mapping of the file: read() had the
-		 * kernel copy every page of a BLOB into SQLite's cache (a tenth
-		 * of a fleet trace's read).  SQLite bounds it by its
-		 * SQLITE_MAX_MMAP_SIZE; a failure leaves read(), as good.
-		 */
-		sqlite3_exec(db->sql, "PRAGMA mmap_size = " DB_ITER_MMAP, NULL, NULL, NULL);
 		err = db_store_version(db, &it->version) ?: db_iter_chunks(it);
 	}
 	if (err) {
