@@ -772,6 +772,19 @@ TEST(test_results_and_lag_report)
 	db_close(db);
 }
 
+/* A database with one replay run open for results, and its writer. */
+static int results_open(const char *path, struct db **db, int64_t *run_id, struct db_results **w)
+{
+	int ret = make_db(path, 1, NULL, 0);
+
+	ret = ret ?: db_open(path, true, db);
+	ret = ret ?: db_begin(*db);
+	ret = ret ?: db_run_add(*db, &(struct db_run){ .kind = "replay", .policy = "break",
+						     .flush_model = "spread", .file = "f",
+						     .policies = "break" }, run_id);
+	return ret ?: db_results_open(*db, w);
+}
+
 /*
  * series and cgroup_series rows are held and inserted in key order in bulk:
  * more rows than a buffer holds, added as a pass makes them (every key at one
@@ -788,13 +801,7 @@ TEST(test_results_held_rows)
 	int64_t run_id;
 	int c, k;
 
-	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
-	ASSERT_EQ(db_open(path, true, &db), 0);
-	ASSERT_EQ(db_begin(db), 0);
-	ASSERT_EQ(db_run_add(db, &(struct db_run){ .kind = "replay", .policy = "break",
-						   .flush_model = "spread", .file = "f",
-						   .policies = "break" }, &run_id), 0);
-	ASSERT_EQ(db_results_open(db, &w), 0);
+	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
 	for (k = 0; k < HELD_TS; k++)
 		for (c = 0; c < HELD_KEYS; c++) {
 			struct db_series sr = {
@@ -845,13 +852,7 @@ TEST(test_results_pump)
 	int64_t run_id, handed = 0, added = 0, pumps = 0;
 	int c, k, ret;
 
-	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
-	ASSERT_EQ(db_open(path, true, &db), 0);
-	ASSERT_EQ(db_begin(db), 0);
-	ASSERT_EQ(db_run_add(db, &(struct db_run){ .kind = "replay", .policy = "break",
-						   .flush_model = "spread", .file = "f",
-						   .policies = "break" }, &run_id), 0);
-	ASSERT_EQ(db_results_open(db, &w), 0);
+	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
 	ASSERT_EQ(db_results_pump(w), 0);
 	for (k = 0; k < HELD_TS / 2; k++)
 		for (c = 0; c < HELD_KEYS; c++) {
