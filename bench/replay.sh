@@ -19,10 +19,17 @@ BASE=${MCR_BASE_BUILD:-}
 builds="new"
 if [ -n "$BASE" ]; then
 	: "${MCR_BASE_SRC:?MCR_BASE_SRC: the source tree of the baseline build}"
-	cc -std=gnu11 -O2 -D_GNU_SOURCE -DBENCH_NO_THREADS -I"$MCR_BASE_SRC"/sim \
-	   -I"$MCR_BASE_SRC"/db -I"$MCR_BASE_SRC"/replay -o "$DIR/replay_mem_base" \
-	   bench/replay_mem.c "$BASE"/libreplay.a "$BASE"/libdb.a "$BASE"/libsim.a \
-	   -lsqlite3 -lzstd -lpthread -lm || { echo "building replay_mem for the baseline failed"; exit 1; }
+	# the same driver as this build's, so both engines run the same sequence of
+	# passes; BENCH_NO_THREADS only for a baseline without replay_params.threads,
+	# whose "3 policies" line then runs its default threads
+	base_mem() {
+		cc -std=gnu11 -O2 -D_GNU_SOURCE "$@" -I"$MCR_BASE_SRC"/sim \
+		   -I"$MCR_BASE_SRC"/db -I"$MCR_BASE_SRC"/replay -o "$DIR/replay_mem_base" \
+		   bench/replay_mem.c "$BASE"/libreplay.a "$BASE"/libdb.a "$BASE"/libsim.a \
+		   -lsqlite3 -lzstd -lpthread -lm
+	}
+	base_mem 2>/dev/null || base_mem -DBENCH_NO_THREADS ||
+		{ echo "building replay_mem for the baseline failed"; exit 1; }
 	builds="base new"
 fi
 bin() { [ "$1" = base ] && echo "$BASE/memcg-replay" || echo "$R"; }
