@@ -255,6 +255,7 @@ int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t key);
 int inf_put(struct inf_hyp *h, uint64_t key, int64_t val, int64_t virt);
 void inf_ent_del(struct inf_hyp *h, uint64_t key);
 int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src);
+int inf_grow(void *x, size_t *cap, size_t n, size_t size);
 int inf_push(struct infer *in, struct inf_hyp *h);
 void inf_hyp_free(struct inf_hyp *h);
 void inf_dec_put(struct inf_dec *d);
@@ -283,7 +284,6 @@ void inf_branch_hashes(const struct infer *in, const struct inf_hyp *h, const st
 		       uint64_t mask, uint64_t *hash);
 
 /* infer_cut.c */
-int inf_grow(void *x, size_t *cap, size_t n, size_t size);
 int inf_cut(struct infer *in, uint64_t *cut);
 int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu, uint64_t ts,
 		   uint64_t tag, uint64_t cut);

@@ -150,20 +150,9 @@ static int inf_sort(struct infer *in, int (*cmp)(const void *, const void *, voi
 	struct inf_hyp *t;
 	size_t i, c;
 
-	if (in->nr_h > in->cap_keys) {
-		k = realloc(in->keys, in->cap_h * sizeof(*k));
-		if (!k)
-			return -ENOMEM;
-		in->keys = k;
-		in->cap_keys = in->cap_h;
-	}
-	if (in->nr_h > in->cap_hs) {
-		t = realloc(in->hs, in->cap_h * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		in->hs = t;
-		in->cap_hs = in->cap_h;
-	}
+	if (inf_grow(&in->keys, &in->cap_keys, in->nr_h, sizeof(*in->keys)) ||
+	    inf_grow(&in->hs, &in->cap_hs, in->nr_h, sizeof(*in->hs)))
+		return -ENOMEM;
 	k = in->keys;
 	for (i = 0; i < in->nr_h; i++)
 		k[i] = (struct inf_sort_key){ .hash = in->h[i].hash, .cost = in->h[i].cost,

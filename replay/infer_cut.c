@@ -26,54 +26,57 @@
 
 #include "infer-local.h"
 
-/* @x holds at least @n elements of @size bytes. */
-int inf_grow(void *x, size_t *cap, size_t n, size_t size)
-{
-	void **p = x, *q;
-	size_t c = *cap ? *cap : 64;
-
-	if (n <= *cap)
-		return 0;
-	while (c < n)
-		c *= 2;
-	q = realloc(*p, c * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
+/*
+ * INF_SELECT(name, type, cmp) defines name(a, n, k): @a[0..@n-1] reordered
+ * so that a[k] is the k-th (from 0) in cmp()'s order and none before it comes
+ * after it, by a three-way quickselect (the elements equal to the pivot
+ * grouped between the smaller and the larger).
+ */
+#define INF_SELECT(name, type, cmp)						\
+static void name(type *a, size_t n, size_t k)					\
+{										\
+	size_t lo = 0, hi = n;	/* a[k]'s place is in a[lo..hi-1] */		\
+										\
+	while (hi - lo > 1) {							\
+		type pivot = a[lo + (hi - lo) / 2], t;				\
+		size_t lt = lo, i = lo, gt = hi;				\
+										\
+		/* a[lo..lt-1] < pivot, a[lt..i-1] == pivot, a[gt..hi-1] > pivot */ \
+		while (i < gt) {						\
+			int c = cmp(&a[i], &pivot);				\
+										\
+			if (c < 0) {						\
+				t = a[i];					\
+				a[i++] = a[lt];					\
+				a[lt++] = t;					\
+			} else if (c > 0) {					\
+				t = a[i];					\
+				a[i] = a[--gt];					\
+				a[gt] = t;					\
+			} else {						\
+				i++;						\
+			}							\
+		}								\
+		if (k < lt)							\
+			hi = lt;						\
+		else if (k >= gt)						\
+			lo = gt;						\
+		else								\
+			return;							\
+	}									\
 }
 
-/* The @k-th smallest of @a[0..@n-1] (from 0), which it reorders: a three-way quickselect. */
+static int inf_u64_cmp(const uint64_t *x, const uint64_t *y)
+{
+	return (*x > *y) - (*x < *y);
+}
+
+INF_SELECT(inf_u64_select, uint64_t, inf_u64_cmp)
+
+/* The @k-th smallest of @a[0..@n-1] (from 0), which it reorders. */
 static uint64_t inf_select(uint64_t *a, size_t n, size_t k)
 {
-	size_t lo = 0, hi = n;	/* the answer is in a[lo..hi-1] */
-
-	while (hi - lo > 1) {
-		uint64_t pivot = a[lo + (hi - lo) / 2], t;
-		size_t lt = lo, i = lo, gt = hi;
-
-		/* a[lo..lt-1] < pivot, a[lt..i-1] == pivot, a[gt..hi-1] > pivot */
-		while (i < gt) {
-			if (a[i] < pivot) {
-				t = a[i];
-				a[i++] = a[lt];
-				a[lt++] = t;
-			} else if (a[i] > pivot) {
-				t = a[i];
-				a[i] = a[--gt];
-				a[gt] = t;
-			} else {
-				i++;
-			}
-		}
-		if (k < lt)
-			hi = lt;
-		else if (k >= gt)
-			lo = gt;
-		else
-			return pivot;
-	}
+	inf_u64_select(a, n, k);
 	return a[k];
 }
 
@@ -219,41 +222,11 @@ static int inf_rank_cmp(const void *a, const void *b)
 }
 
 /*
- * @a reordered so that its first @k + 1 are the @k + 1 first in
- * inf_rank_cmp()'s order (a total order here: the hashes differ), as a
- * three-way quickselect.
+ * inf_rank_select(a, n, k): @a reordered so that its first @k + 1 are the
+ * @k + 1 first in inf_rank_cmp()'s order (a total order here: the hashes
+ * differ).
  */
-static void inf_rank_select(struct inf_sort_key *a, size_t n, size_t k)
-{
-	size_t lo = 0, hi = n;
-
-	while (hi - lo > 1) {
-		struct inf_sort_key pivot = a[lo + (hi - lo) / 2], t;
-		size_t lt = lo, i = lo, gt = hi;
-
-		while (i < gt) {
-			int c = inf_rank_cmp(&a[i], &pivot);
-
-			if (c < 0) {
-				t = a[i];
-				a[i++] = a[lt];
-				a[lt++] = t;
-			} else if (c > 0) {
-				t = a[i];
-				a[i] = a[--gt];
-				a[gt] = t;
-			} else {
-				i++;
-			}
-		}
-		if (k < lt)
-			hi = lt;
-		else if (k >= gt)
-			lo = gt;
-		else
-			return;
-	}
-}
+INF_SELECT(inf_rank_select, struct inf_sort_key, inf_rank_cmp)
 
 /* Unmade branch @g (in->cref), if one, is made after all. */
 static void inf_cand_make(struct infer *in, uint32_t g)

@@ -101,18 +101,29 @@ int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
 	return 0;
 }
 
+/* @x holds at least @n elements of @size bytes. */
+int inf_grow(void *x, size_t *cap, size_t n, size_t size)
+{
+	void **p = x, *q;
+	size_t c = *cap ? *cap : 64;
+
+	if (n <= *cap)
+		return 0;
+	while (c < n)
+		c *= 2;
+	q = realloc(*p, c * size);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
 /* Appends *@h to the hypotheses (which may move); the array owns it then. */
 int inf_push(struct infer *in, struct inf_hyp *h)
 {
-	if (in->nr_h == in->cap_h) {
-		size_t cap = in->cap_h ? in->cap_h * 2 : 16;
-		struct inf_hyp *nh = realloc(in->h, cap * sizeof(*nh));
-
-		if (!nh)
-			return -ENOMEM;
-		in->h = nh;
-		in->cap_h = cap;
-	}
+	if (inf_grow(&in->h, &in->cap_h, in->nr_h + 1, sizeof(*in->h)))
+		return -ENOMEM;
 	in->h[in->nr_h++] = *h;
 	return 0;
 }
