@@ -325,21 +325,14 @@ int cgtrack_mkdir(struct cgtrack *t, uint64_t id, const char *path, int level, u
 
 int cgtrack_rmdir(struct cgtrack *t, uint64_t id, const char *path, int level, uint64_t ts)
 {
-	unsigned int *slot = cgtrack_slot_id(t, id);
-	struct cgtrack_entry *e;
+	unsigned int idx = *cgtrack_slot_id(t, id);
+	struct cgtrack_entry *e = idx ? &t->ent[idx - 1] : cgtrack_upsert(t, id, path);
 
-	if (*slot && t->ent[*slot - 1].nameless) {
-		e = &t->ent[*slot - 1];
+	if (!e)
+		return -ENOMEM;
+	/* first met at its rmdir, or only by an id: its path places it now */
+	if (!idx || e->nameless) {
 		if (cgtrack_name(t, e, path) < 0)
-			return -ENOMEM;
-		e->parent = cgtrack_parent_at(t, e->path, (int64_t)ts);
-		e->level = level;
-		cgtrack_classify(t, e);
-	} else if (*slot) {
-		e = &t->ent[*slot - 1];
-	} else {
-		e = cgtrack_upsert(t, id, path);
-		if (!e)
 			return -ENOMEM;
 		e->parent = cgtrack_parent_at(t, e->path, (int64_t)ts);
 		e->level = level;
@@ -373,13 +366,13 @@ static int cgtrack_path_level(const char *path)
  */
 static const struct cgtrack_entry *cgtrack_lookup(struct cgtrack *t, uint64_t id)
 {
+	const struct cgtrack_entry *known = cgtrack_find(t, id);
 	char path[PATH_MAX];
 	struct cgtrack_entry *e;
-	unsigned int idx = *cgtrack_slot_id(t, id);
 	bool named;
 
-	if (idx || !t->fs)
-		return idx ? &t->ent[idx - 1] : NULL;
+	if (known || !t->fs)
+		return known;
 	named = cgroupfs_path_of(t->fs, id, path, sizeof(path)) == 0;
 	e = cgtrack_upsert(t, id, named ? path : "");
 	if (!e)

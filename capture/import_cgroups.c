@@ -238,7 +238,9 @@ static struct imp_cg **imp_parent_alive(struct imp_cg **by_path, size_t np, stru
 		lo--;
 	while (hi + 1 < by_path + np && !strcmp(hi[1]->path, (*hit)->path))
 		hi++;
-	for (p = lo; p <= hi && lo != hi; p++) {
+	if (lo == hi)
+		return hit;
+	for (p = lo; p <= hi; p++) {
 		const struct imp_cg *x = *p;
 
 		if (cg->created_ts < 0 ? x->created_ts < 0 :
