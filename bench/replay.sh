@@ -97,8 +97,8 @@ for n in $RSS_EVENTS; do
 	rm -f "$t".*
 done
 
-# The default command a user runs: the inferred order (a first pass of
-# validate's inference) then the replay, and validate itself, against the plain
+# The default command a user runs on a recording: the inferred order (a first
+# pass of validate's inference) then the replay, and validate itself, against the plain
 # one-policy pass (-m spread), on fleet traces (8 CPUs, 1000+ cgroups; forced
 # root flushes every 20 ms, so that validate has values to compare), at -H 64
 # (MCR_BENCH_INFER_HYP=N for -H N, empty for the default cap, 1024: a root
@@ -122,16 +122,17 @@ for cg in ${MCR_BENCH_INFER_CGROUPS:-1000 2000}; do
 	synth_all "$t" --events "$IEVENTS" --cgroups "$cg" --period-ms 20
 	for b in $builds; do
 		plain=$(utime "$b" "$t.$b" replay -q -p break -m spread)
-		inf=$(utime "$b" "$t.$b" replay -q -p break ${IHYP:+-H "$IHYP"})
+		# -m inferred: on a synthetic trace the default is spread (exact there)
+		inf=$(utime "$b" "$t.$b" replay -q -p break -m inferred ${IHYP:+-H "$IHYP"})
 		rss=$(cat "$DIR/rss")
 		val=$(utime "$b" "$t.$b" validate -q -r 0 ${IHYP:+-H "$IHYP"})
 		awk -v n="$IEVENTS" -v c="$cg" -v p="$plain" -v i="$inf" -v v="$val" -v b="$b" -v h="${IHYP:-default}" -v r="$rss" 'BEGIN {
 			q = p > 0 ? p : 0.01
-			printf "fleet %d events, %4d cgroups, -H %s, %-4s: plain %.2f s, default (inferred) %.2f s (%.1f x, %.0f MiB), validate %.2f s (%.1f x)\n",
+			printf "fleet %d events, %4d cgroups, -H %s, %-4s: plain %.2f s, -m inferred %.2f s (%.1f x, %.0f MiB), validate %.2f s (%.1f x)\n",
 			       n, c, h, b, p, i, i / q, r / 1024, v, v / q }'
 		eval "inf_$b=\$inf val_$b=\$val"
 	done
 	[ -n "$BASE" ] && awk -v a="$inf_base" -v b="$inf_new" -v va="$val_base" -v vb="$val_new" 'BEGIN {
-		printf "  new / base: default %.2f x, validate %.2f x\n", b / (a > 0 ? a : 0.01), vb / (va > 0 ? va : 0.01) }'
+		printf "  new / base: -m inferred %.2f x, validate %.2f x\n", b / (a > 0 ? a : 0.01), vb / (va > 0 ? va : 0.01) }'
 	rm -f "$t".*
 done

@@ -78,12 +78,8 @@ if [ $synthetic = 0 ]; then
 fi
 echo
 echo "== Replaying against every walk policy"
-# synth places its visits the spread way; a real trace gets the order inference found
-if [ $synthetic = 1 ]; then
-	"$REPLAY" replay "$db" -m spread || exit
-else
-	"$REPLAY" replay "$db" || exit
-fi
+# a recording gets the order inference found; a synthetic trace synth's own (spread)
+"$REPLAY" replay "$db" || exit
 echo
 echo "== What each policy's walk costs on this host (calibrate: user-space proxies)"
 "$REPLAY" calibrate --db "$db" || exit

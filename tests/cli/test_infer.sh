@@ -56,9 +56,16 @@ expect_exit infer_cap_flag_junk 2 "$REPLAY" validate "$T_TMP/h.db" -H 12x
 expect_exit infer_model_refused 2 "$REPLAY" validate "$T_TMP/h.db" -m inferred
 expect_match infer_model_refused_msg 'validate always infers' "$T_ERR"
 
-# replay's default model on a trace with windows is inferred, and it says so
-expect_exit infer_replay_default 0 "$REPLAY" replay "$T_TMP/h.db" -p break -s 0 -H 64
-expect_match infer_replay_default_msg '^Inferred order: [0-9]+ updates' "$T_OUT"
+# replay's default on a synthetic trace is spread, synth's own placement: no
+# inference pass (on a recording with windows the default is inferred)
+expect_exit infer_replay_default_synth 0 "$REPLAY" replay "$T_TMP/h.db" -p break -s 0
+grep -q '^Inferred order' <<<"$T_OUT" && fail infer_replay_default_synth_msg "inferred: $T_OUT" ||
+	pass infer_replay_default_synth_msg
+got=$(sqlite3 "$T_TMP/h.db" "SELECT flush_model FROM runs ORDER BY run_id DESC LIMIT 1")
+[ "$got" = spread ] && pass infer_replay_default_synth_row || fail infer_replay_default_synth_row "$got"
+# -m inferred infers there too, and says so
+expect_exit infer_replay_model 0 "$REPLAY" replay "$T_TMP/h.db" -p break -s 0 -m inferred -H 64
+expect_match infer_replay_model_msg '^Inferred order: [0-9]+ updates' "$T_OUT"
 got=$(sqlite3 "$T_TMP/h.db" "SELECT flush_model FROM runs ORDER BY run_id DESC LIMIT 1")
 [ "$got" = inferred ] && pass infer_replay_run_row || fail infer_replay_run_row "$got"
 # with the inferred order break reproduces the kernel's values at every compared read

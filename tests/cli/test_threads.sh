@@ -49,7 +49,7 @@ same_rows spread -p break,continue,legacy -m spread -s 1
 got=$(sqlite3 "$T_TMP/t1.db" "SELECT (SELECT count(*) FROM stranded_episodes) > 0,
 	(SELECT count(*) FROM reads) > 0, (SELECT count(*) FROM series) > 1000")
 [ "$got" = "1|1|1" ] && pass replay_threads_rows_exist || fail replay_threads_rows_exist "$got"
-same_rows inferred -p break,continue,legacy -H 16 -s 1
+same_rows inferred -p break,continue,legacy -m inferred -H 16 -s 1
 same_rows two_runs -p legacy,break -m spread -s 1
 
 for bad in 0 65 x -1; do

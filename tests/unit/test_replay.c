@@ -602,9 +602,10 @@ TEST(model_outside_table)
 }
 
 /*
- * Which model replay takes when none is named: inferred where the trace has
- * lock windows and the kernel's policy is known (a synthetic trace: break; a
- * 6.8+ release), else spread, which is also the plain default.
+ * Which model replay takes when none is named: inferred where a recording has
+ * lock windows and the kernel's policy is known (a 6.8+ release), else spread,
+ * which is also the plain default; spread on a synthetic trace, whose visits
+ * synth placed where spread does, though inferred would run there (break).
  */
 TEST(default_model)
 {
@@ -621,7 +622,13 @@ TEST(default_model)
 	ASSERT(replay_model_default(&tr) == &replay_model_inferred);
 	tr.kernel_release = NULL;
 	tr.source = "synth:seed-race";
+	ASSERT(replay_model_default(&tr) == &replay_model_spread);
+	ASSERT(!replay_model_unmet(&replay_model_inferred, &tr));
+	tr.source = "capture";
+	tr.kernel_release = "6.18.0";
 	ASSERT(replay_model_default(&tr) == &replay_model_inferred);
+	tr.kernel_release = NULL;
+	tr.source = "synth:seed-race";
 	tr.windows_traced = false;
 	ASSERT(replay_model_default(&tr) == &replay_model_spread);
 	ASSERT_STR(replay_model_unmet(&replay_model_inferred, &tr),
