@@ -147,7 +147,11 @@ static int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *
 	inf_steps(in, pa, v);
 	/* in place first: a delete or an insert may move every slot */
 	for (j = 0; j < 2 * pa->n; j++) {
-		if (ent[j] && v[j] != virt[j])
+		/*
+		 * Above where the walk stopped nothing changed: an unchanged entry
+		 * leaves the hash as it is: re-mixing it cost two hashes per counter.
+		 */
+		if (ent[j] && v[j] != virt[j] && v[j] != ent[j]->val)
 			inf_ent_set(h, ent[j], v[j]);
 		drop |= ent[j] && v[j] == virt[j];
 	}
