@@ -14,6 +14,7 @@
 #ifndef MCR_SIM_LOCAL_H
 #define MCR_SIM_LOCAL_H
 
+#include <stddef.h>
 #include <string.h>
 
 #include "idmap.h"
@@ -483,6 +484,23 @@ uint32_t sim_pcpu_get(const struct sim *s, uint64_t id, unsigned int cpu);
 static inline struct sim_node *sim_parent(struct sim *s, const struct sim_node *n)
 {
 	return n->parent == SIM_NONE ? NULL : &s->nodes[n->parent];
+}
+
+/*
+ * Flushable and not stranded, the state of most nodes at most updates
+ * (stale_add()'s calm case): the two flags are adjacent bytes, tested with
+ * one load and compare instead of two of each, at every ancestor.
+ */
+_Static_assert(offsetof(struct sim_node, stranded) == offsetof(struct sim_node, flushable) + 1,
+	       "sim_node_calm() reads flushable and stranded as one 16-bit value");
+static inline bool sim_node_calm(const struct sim_node *n)
+{
+	static const struct { bool flushable, stranded; } calm = { true, false };
+	uint16_t v, c;
+
+	memcpy(&v, &n->flushable, sizeof(v));
+	memcpy(&c, &calm, sizeof(c));
+	return v == c;
 }
 
 static inline bool sim_node_stuck(const struct sim_node *n)

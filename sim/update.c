@@ -141,7 +141,7 @@ static int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_i
 			if (ret)
 				return ret;
 		}
-		if (n->flushable && !n->stranded)
+		if (sim_node_calm(n))
 			stale_add(s, n, ts, k, mag, walk_mag, d, true);
 		else
 			stale_add(s, n, ts, k, mag, walk_mag, d, false);

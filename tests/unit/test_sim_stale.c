@@ -683,7 +683,22 @@ TEST(large_update_no_episode)
 	}
 }
 
+/* The calm test (sim_node_calm()) is flushable && !stranded for every pair of flags. */
+TEST(calm_is_flushable_not_stranded)
+{
+	struct sim_node n;
+	int f, st;
+
+	memset(&n, 0, sizeof(n));
+	for (f = 0; f < 2; f++)
+		for (st = 0; st < 2; st++) {
+			n.flushable = f;
+			n.stranded = st;
+			ASSERT_EQ(sim_node_calm(&n), f && !st);
+		}
+}
+
 TEST_MAIN(subtree_flush_waits_in_parent_pending, stuck_and_age, missing_area_exact, event_count_truncation,
 	  oldest_out_of_order, cancelling_updates, state_and_lruvec_are_one_line,
 	  flush_in_progress, episode_sink_error, hotplug_moves_the_bound,
-	  large_update_no_episode)
+	  large_update_no_episode, calm_is_flushable_not_stranded)
