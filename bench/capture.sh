@@ -32,12 +32,25 @@ if [ -z "$KIB" ]; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/mcr-bench.XXXXXX")
 TC_KIDS=
+saved_on=
+# what trace-cmd changes at the top level, put back however the run ends: a run
+# stopped during trace-cmd's recording left trace_clock at mono
+restore_tracing() {
+	[ -n "$saved_on" ] || return 0
+	echo "$saved_kb" >"$TRACING/buffer_size_kb"
+	echo "$saved_clock" >"$TRACING/trace_clock"
+	[ -n "$saved_ft" ] && echo "$saved_ft" >"$TRACING/options/function-trace" 2>/dev/null
+	echo "$saved_on" >"$TRACING/tracing_on"
+	saved_on=
+}
 cleanup() {
 	local p
 	for p in $TC_KIDS; do kill "$p" 2>/dev/null; done
+	restore_tracing
 	rm -rf "$T"
 }
 trap cleanup EXIT
+trap 'exit 1' INT TERM
 
 # Runs the stress on every CPU for DUR s; prints the summed faults/s.
 stress_all() {
@@ -74,10 +87,10 @@ c_size=$(stat -c %s "$T/c.db")
 # --- trace-cmd ---------------------------------------------------------------------------
 t_line="trace-cmd not installed: skipped"
 if command -v trace-cmd >/dev/null; then
-	saved_on=$(cat "$TRACING/tracing_on")
 	saved_clock=$(sed 's/.*\[\(.*\)\].*/\1/' "$TRACING/trace_clock")
-	saved_kb=$(cat "$TRACING/buffer_size_kb")
+	saved_kb=$(awk '{ print ($2 == "(expanded:") ? $3 + 0 : $1 }' "$TRACING/buffer_size_kb")
 	saved_ft=$(cat "$TRACING/options/function-trace" 2>/dev/null)
+	saved_on=$(cat "$TRACING/tracing_on")
 	t_base=$(stress_all)
 	( trace-cmd record -d --no-filter -C mono -b "$KIB" -o "$T/trace.dat" -e memcg \
 		-e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock \
@@ -97,10 +110,7 @@ if command -v trace-cmd >/dev/null; then
 	# recorders that outlive trace-cmd keep reading the top-level buffer: end them
 	for p in $TC_KIDS; do kill "$p" 2>/dev/null && echo "bench/capture: ended orphan recorder $p"; done
 	TC_KIDS=
-	echo "$saved_kb" >"$TRACING/buffer_size_kb"
-	echo "$saved_clock" >"$TRACING/trace_clock"
-	[ -n "$saved_ft" ] && echo "$saved_ft" >"$TRACING/options/function-trace" 2>/dev/null
-	echo "$saved_on" >"$TRACING/tracing_on"
+	restore_tracing
 	# losses from the end stats the file keeps; events counted in the file itself
 	trace-cmd report --stat "$T/trace.dat" >"$T/t.stat" 2>/dev/null
 	t_events=$(trace-cmd report -q "$T/trace.dat" 2>/dev/null | grep -cE ' (mod_memcg|count_memcg|memcg_flush|cgroup_)')
