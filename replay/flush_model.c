@@ -40,11 +40,6 @@ int replay_model_find(const char *name, const struct replay_model **out)
  * its order only costs: on the pagecache scenario's 24 ms windows, 2000 times
  * the replay (a 3 s trace: 399 s against 0.2 s at the default cap).
  */
-static bool replay_trace_is_synth(const struct replay_trace *t)
-{
-	return t->source && !strncmp(t->source, "synth", 5);
-}
-
 const struct replay_model *replay_model_default(const struct replay_trace *t)
 {
 	if (t && !replay_trace_is_synth(t) && !replay_model_inferred.unmet(t))

@@ -5,9 +5,14 @@
 
 #include "replay.h"
 
+bool replay_trace_is_synth(const struct replay_trace *t)
+{
+	return t->source && !strncmp(t->source, "synth", 5);
+}
+
 const struct sim_policy *replay_policy_for_trace(const struct replay_trace *t)
 {
-	if (t->source && !strncmp(t->source, "synth", 5))
+	if (replay_trace_is_synth(t))
 		return sim_policy_find("break");
 	return replay_policy_for_kernel(t->kernel_release);
 }

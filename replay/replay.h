@@ -393,6 +393,8 @@ void replay_pass_free(struct replay_pass *ps);
 const struct sim_policy *replay_policy_for_kernel(const char *release);
 /* The policy the traced kernel runs: synthetic traces break, else by release; NULL unknown. */
 const struct sim_policy *replay_policy_for_trace(const struct replay_trace *t);
+/* Written by synth (meta source "synth:..."): its "kernel" is synth's break simulator. */
+bool replay_trace_is_synth(const struct replay_trace *t);
 
 /*
  * The order inside the trace's lock windows that best explains the kernel's
