@@ -18,7 +18,8 @@ cd "$(dirname "$0")/.."
 : "${MCR_BUILD:=build}"
 CAPTURE=$MCR_BUILD/memcg-capture
 STRESS=$MCR_BUILD/bench/stress_anon
-TRACING=/sys/kernel/tracing
+source tests/live.sh
+TRACING=$TR
 DUR=${1:-5}
 KIB=${2:-}
 NCPU=$(getconf _NPROCESSORS_ONLN)
@@ -32,21 +33,13 @@ if [ -z "$KIB" ]; then
 fi
 T=$(mktemp -d "${TMPDIR:-/tmp}/mcr-bench.XXXXXX")
 TC_KIDS=
-saved_on=
-# what trace-cmd changes at the top level, put back however the run ends: a run
-# stopped during trace-cmd's recording left trace_clock at mono
-restore_tracing() {
-	[ -n "$saved_on" ] || return 0
-	echo "$saved_kb" >"$TRACING/buffer_size_kb"
-	echo "$saved_clock" >"$TRACING/trace_clock"
-	[ -n "$saved_ft" ] && echo "$saved_ft" >"$TRACING/options/function-trace" 2>/dev/null
-	echo "$saved_on" >"$TRACING/tracing_on"
-	saved_on=
-}
+# what trace-cmd changes at the top level is put back however the run ends: a
+# run stopped during trace-cmd's recording left trace_clock at mono
+SAVED=
 cleanup() {
 	local p
 	for p in $TC_KIDS; do kill "$p" 2>/dev/null; done
-	restore_tracing
+	[ -n "$SAVED" ] && tracing_restore
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -87,10 +80,8 @@ c_size=$(stat -c %s "$T/c.db")
 # --- trace-cmd ---------------------------------------------------------------------------
 t_line="trace-cmd not installed: skipped"
 if command -v trace-cmd >/dev/null; then
-	saved_clock=$(sed 's/.*\[\(.*\)\].*/\1/' "$TRACING/trace_clock")
-	saved_kb=$(awk '{ print ($2 == "(expanded:") ? $3 + 0 : $1 }' "$TRACING/buffer_size_kb")
-	saved_ft=$(cat "$TRACING/options/function-trace" 2>/dev/null)
-	saved_on=$(cat "$TRACING/tracing_on")
+	tracing_save
+	SAVED=1
 	t_base=$(stress_all)
 	( trace-cmd record -d --no-filter -C mono -b "$KIB" -o "$T/trace.dat" -e memcg \
 		-e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock \
@@ -110,7 +101,8 @@ if command -v trace-cmd >/dev/null; then
 	# recorders that outlive trace-cmd keep reading the top-level buffer: end them
 	for p in $TC_KIDS; do kill "$p" 2>/dev/null && echo "bench/capture: ended orphan recorder $p"; done
 	TC_KIDS=
-	restore_tracing
+	tracing_restore
+	SAVED=
 	# losses from the end stats the file keeps; events counted in the file itself
 	trace-cmd report --stat "$T/trace.dat" >"$T/t.stat" 2>/dev/null
 	t_events=$(trace-cmd report -q "$T/trace.dat" 2>/dev/null | grep -cE ' (mod_memcg|count_memcg|memcg_flush|cgroup_)')

@@ -10,53 +10,38 @@ cd "$(dirname "$0")/.."
 : "${MCR_BUILD:=build}"
 DIR=${MCR_BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mcr-bench.XXXXXX")}
 REPLAY=$MCR_BUILD/memcg-replay ITER=$MCR_BUILD/bench/import_iter STRESS=$MCR_BUILD/bench/stress_anon
-TR=/sys/kernel/tracing
 SECS=${MCR_BENCH_SECS:-2}
+source tests/live.sh
 
 for b in "$REPLAY" "$ITER"; do
 	[ -x "$b" ] || { echo "import: SKIP: $b not built (make all)"; exit 0; }
 done
 
 # trace-cmd's top-level changes, put back however the run ends (a stopped
-# recording left trace_clock at mono)
-REC_ON= REC_PID=
-restore_tracing() {
-	# its own session (setsid): a recording still running would undo the restore
-	if [ -n "$REC_PID" ]; then
-		kill -- -"$REC_PID" 2>/dev/null
-		wait "$REC_PID" 2>/dev/null
-		REC_PID=
-	fi
-	[ -n "$REC_ON" ] || return 0
-	echo "$REC_BUF" >$TR/buffer_size_kb
-	echo "$REC_CLK" >$TR/trace_clock
-	echo "$REC_ON" >$TR/tracing_on
-	REC_ON=
+# recording left trace_clock at mono); its recording, in its own session, is
+# ended first, or it would undo the restore
+SAVED=
+on_exit() {
+	[ -n "$TC_PID" ] && kill -- "-$TC_PID" 2>/dev/null && wait "$TC_PID" 2>/dev/null
+	[ -n "$SAVED" ] && tracing_restore
 }
-trap restore_tracing EXIT
+trap on_exit EXIT
 trap 'exit 1' INT TERM
 
 record() {	# record OUT: stress_anon on every CPU under the working trace-cmd line
-	local ncpu pid
+	local ncpu TC_REC=(-d --no-filter -C mono -b 65536)
 	[ "$(id -u)" -eq 0 ] || { echo "import: SKIP: needs root to record (or set MCR_BENCH_TRACE)"; exit 0; }
 	command -v trace-cmd >/dev/null || { echo "import: SKIP: trace-cmd not installed"; exit 0; }
 	[ -d $TR/events/memcg ] || { echo "import: SKIP: no memcg tracepoints (Linux 6.13+)"; exit 0; }
 	[ -x "$STRESS" ] || { echo "import: SKIP: $STRESS not built"; exit 0; }
-	REC_CLK=$(sed -n 's/.*\[\([a-z0-9_-]*\)\].*/\1/p' $TR/trace_clock)
-	REC_BUF=$(awk '{ print ($2 == "(expanded:") ? $3 + 0 : $1 }' $TR/buffer_size_kb)
-	REC_ON=$(cat $TR/tracing_on)
 	ncpu=$(nproc)
-	setsid trace-cmd record -d --no-filter -C mono -b 65536 -o "$1" -e memcg \
-		-e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock \
-		-e cgroup:cgroup_mkdir -e cgroup:cgroup_rmdir \
-		bash -c "for i in \$(seq $ncpu); do '$STRESS' 32 $SECS >/dev/null & done; wait" \
-		>/dev/null 2>"$DIR/rec.err" </dev/null &
-	pid=$!
-	REC_PID=$pid
-	wait $pid
-	# orphaned recorders would steal the next recording's events
-	restore_tracing
-	[ -s "$1" ] || { echo "import: FAIL: trace-cmd wrote nothing: $(tail -n 1 "$DIR/rec.err")"; exit 1; }
+	tracing_save
+	SAVED=1
+	# tc_record ends the recorders that outlive it (they would steal the next
+	# recording's events) and restores the settings
+	tc_record "$1" "$DIR/rec" -- \
+		bash -c "for i in \$(seq $ncpu); do '$STRESS' 32 $SECS >/dev/null & done; wait" ||
+		{ echo "import: FAIL: trace-cmd wrote nothing: $(tail -n 1 "$DIR/rec.err")"; exit 1; }
 }
 
 # cpu_time CMD...: runs CMD, prints "user+sys wall" seconds
