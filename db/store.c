@@ -11,6 +11,9 @@
 #include <string.h>
 #include <sys/types.h>
 #include <zstd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "error.h"
 #include "store.h"
@@ -426,7 +429,8 @@ int db_chunk_decode(void **dctx, const struct db_chunk_index *ix, const void *z,
 		if (!get_varint(&p, end, &v))
 			return -MCR_E_CORRUPT;
 		d = unzz(v);
-		if (d < 0)
+		/* a step back as the reader sees it: unsigned, a wrap included */
+		if (ts + (uint64_t)d < ts)
 			backwards = true;
 		ts += (uint64_t)d;
 		seq++;
@@ -496,12 +500,94 @@ static inline uint64_t col_load(const uint8_t *p, unsigned int w)
 	}
 }
 
+/*
+ * Whether any kind of a column is unknown: only an entry's low byte reaches
+ * the event (its kind is a u8), so only the low byte is checked.  Sixteen
+ * at a time for width 1, the one the writer uses: the check was a quarter
+ * of a chunk's open before.
+ */
+static bool col_kinds_bad(const uint8_t *c, unsigned int w, uint64_t base, uint32_t n)
+{
+	uint8_t b = (uint8_t)(base - 1), top = 0;
+	uint32_t i = 0;
+
+#ifdef __SSE2__
+	if (w == 1) {
+		__m128i vb = _mm_set1_epi8((char)b), m = _mm_setzero_si128();
+
+		for (; i + 16 <= n; i += 16)
+			m = _mm_max_epu8(m, _mm_add_epi8(_mm_loadu_si128((const __m128i *)(c + i)), vb));
+		m = _mm_max_epu8(m, _mm_srli_si128(m, 8));
+		m = _mm_max_epu8(m, _mm_srli_si128(m, 4));
+		m = _mm_max_epu8(m, _mm_srli_si128(m, 2));
+		m = _mm_max_epu8(m, _mm_srli_si128(m, 1));
+		top = (uint8_t)_mm_cvtsi128_si32(m);
+	}
+#endif
+	for (; i < n; i++) {
+		uint8_t k = (uint8_t)(c[(size_t)w * i] + b);
+
+		top = k > top ? k : top;
+	}
+	return top >= MCR_EV_KIND_MAX;
+}
+
+/*
+ * The sum of a column's entries, modulo 2^64 as the reader adds them up.
+ * Widths 1 and 2 by psadbw, a byte position at a time; 4 and 8 in 64-bit
+ * lanes.  The ts check was half of a chunk's open before.
+ */
+static uint64_t col_sum(const uint8_t *c, unsigned int w, uint32_t n)
+{
+	uint64_t sum = 0;
+	uint32_t i = 0;
+
+	if (!w)
+		return 0;
+#ifdef __SSE2__
+	{
+		const __m128i zero = _mm_setzero_si128(), lo8 = _mm_set1_epi16(0xff);
+		__m128i s0 = zero, s1 = zero;
+		uint32_t step = 16 / w;
+		uint64_t l[2], h[2];
+
+		for (; i + step <= n; i += step) {
+			__m128i x = _mm_loadu_si128((const __m128i *)(c + (size_t)w * i));
+
+			switch (w) {
+			case 1:
+				s0 = _mm_add_epi64(s0, _mm_sad_epu8(x, zero));
+				break;
+			case 2:
+				s0 = _mm_add_epi64(s0, _mm_sad_epu8(_mm_and_si128(x, lo8), zero));
+				s1 = _mm_add_epi64(s1, _mm_sad_epu8(_mm_srli_epi16(x, 8), zero));
+				break;
+			case 4:
+				s0 = _mm_add_epi64(s0, _mm_unpacklo_epi32(x, zero));
+				s0 = _mm_add_epi64(s0, _mm_unpackhi_epi32(x, zero));
+				break;
+			default:
+				s0 = _mm_add_epi64(s0, x);
+				break;
+			}
+		}
+		_mm_storeu_si128((__m128i *)l, s0);
+		_mm_storeu_si128((__m128i *)h, s1);
+		sum = l[0] + l[1] + ((h[0] + h[1]) << 8);
+	}
+#endif
+	for (; i < n; i++)
+		sum += col_load(c + (size_t)w * i, w);
+	return sum;
+}
+
 int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, size_t zlen,
 		 uint8_t *raw, struct db_cols *cols, uint32_t *good)
 {
 	const uint8_t *p = raw;
-	uint64_t len = DB_CHUNK_V2_HDR, ts, sum = 0;
-	uint32_t i, n = ix->count, bad = 0;
+	uint64_t len = DB_CHUNK_V2_HDR, ts, sum, base;
+	uint32_t i, n = ix->count;
+	unsigned int w;
 	bool backwards = false;
 	ssize_t got;
 	int k;
@@ -533,55 +619,37 @@ int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 	cols->ts = ix->first_ts;
 	cols->seq = ix->first_seq - 1;
 
-	/* every kind known: a loop the compiler vectorizes */
-#define KIND_CHECK(w) \
-	for (i = 0; i < n; i++) \
-		bad |= (uint8_t)(cols->base[DB_COL_KIND] + col_load(cols->col[DB_COL_KIND] + (w) * i, (w)) - 1) >= MCR_EV_KIND_MAX;
-	switch (cols->width[DB_COL_KIND]) {
-	case 0: bad = (uint8_t)(cols->base[DB_COL_KIND] - 1) >= MCR_EV_KIND_MAX; break;
-	case 1: KIND_CHECK(1) break;
-	case 2: KIND_CHECK(2) break;
-	case 4: KIND_CHECK(4) break;
-	default: KIND_CHECK(8) break;
-	}
-#undef KIND_CHECK
-	if (bad)
+	if (cols->width[DB_COL_KIND] ?
+	    col_kinds_bad(cols->col[DB_COL_KIND], cols->width[DB_COL_KIND], cols->base[DB_COL_KIND], n) :
+	    (uint8_t)(cols->base[DB_COL_KIND] - 1) >= MCR_EV_KIND_MAX)
 		return -MCR_E_CORRUPT;
 
 	/*
-	 * ts: the deltas add up to last_ts; with a base of 0 or more none is
-	 * negative, and a sum is all there is to check.
+	 * ts: the deltas add up to last_ts.  Entries of 4 bytes at most cannot
+	 * wrap their sum (a chunk is under 2^32 bytes); when first_ts + base *
+	 * count + sum does not pass 2^64 either, every ts is at least the one
+	 * before it and a sum is all there is to check.  Otherwise (a gap of
+	 * 4 s within a chunk, or a crafted one) every ts is compared with the
+	 * one before it as the reader delivers them, unsigned.
 	 */
 	*good = n;
-	if ((int64_t)cols->base[DB_COL_TS] >= 0) {
-		const uint8_t *c = cols->col[DB_COL_TS];
-
-#define TS_SUM(w) \
-		for (i = 0; i < n; i++) \
-			sum += col_load(c + (w) * i, (w));
-		switch (cols->width[DB_COL_TS]) {
-		case 0: break;
-		case 1: TS_SUM(1) break;
-		case 2: TS_SUM(2) break;
-		case 4: TS_SUM(4) break;
-		default: TS_SUM(8) break;
-		}
-#undef TS_SUM
-		ts = ix->first_ts + sum + cols->base[DB_COL_TS] * n;
-	} else {
+	w = cols->width[DB_COL_TS];
+	base = cols->base[DB_COL_TS];
+	sum = col_sum(cols->col[DB_COL_TS], w, n);
+	if (w > 4 ||
+	    __builtin_mul_overflow(base, (uint64_t)n, &ts) ||
+	    __builtin_add_overflow(ts, sum, &ts) ||
+	    __builtin_add_overflow(ts, ix->first_ts, &ts)) {
 		uint64_t prev = ix->first_ts;
 
 		ts = ix->first_ts;
 		for (i = 0; i < n; i++) {
-			int64_t d = (int64_t)(cols->base[DB_COL_TS] +
-					      col_load(cols->col[DB_COL_TS] + cols->width[DB_COL_TS] * i,
-						       cols->width[DB_COL_TS]));
-
-			backwards |= d < 0;
-			ts += (uint64_t)d;
+			ts += base + col_load(cols->col[DB_COL_TS] + (size_t)w * i, w);
 			/* what the reader delivers: up to the first ts below its predecessor */
-			if (i && ts < prev && *good == n)
+			if (ts < prev && !backwards) {
 				*good = i;
+				backwards = true;
+			}
 			prev = ts;
 		}
 	}
@@ -590,16 +658,22 @@ int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 	return backwards ? -MCR_E_TIME : 0;
 }
 
+/*
+ * Each column's loop unrolled by four: the loop's own count, compare and
+ * branch were a third of the build's instructions (62 -> 41 an event).
+ */
+#define COL_UNROLL	_Pragma("GCC unroll 4")
+
 /* One column into one field of every event built: no branch on the width inside. */
 #define COL_FIELD(field, type, k) do { \
 	const uint8_t *src = cols->col[k] + (size_t)cols->width[k] * first; \
 	uint64_t b = cols->base[k]; \
 	switch (cols->width[k]) { \
-	case 0: if (fresh) for (i = 0; i < n; i++) out[i].field = (type)b; break; \
-	case 1: for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + i, 1)); break; \
-	case 2: for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 2 * i, 2)); break; \
-	case 4: for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 4 * i, 4)); break; \
-	default: for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 8 * i, 8)); break; \
+	case 0: if (fresh) COL_UNROLL for (i = 0; i < n; i++) out[i].field = (type)b; break; \
+	case 1: COL_UNROLL for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + i, 1)); break; \
+	case 2: COL_UNROLL for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 2 * i, 2)); break; \
+	case 4: COL_UNROLL for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 4 * i, 4)); break; \
+	default: COL_UNROLL for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 8 * i, 8)); break; \
 	} \
 } while (0)
 
@@ -608,11 +682,11 @@ int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 	const uint8_t *src = cols->col[k] + (size_t)cols->width[k] * first; \
 	uint64_t b = cols->base[k] + (one), r = (run); \
 	switch (cols->width[k]) { \
-	case 0: for (i = 0; i < n; i++) out[i].field = r += b; break; \
-	case 1: for (i = 0; i < n; i++) out[i].field = r += b + col_load(src + i, 1); break; \
-	case 2: for (i = 0; i < n; i++) out[i].field = r += b + col_load(src + 2 * i, 2); break; \
-	case 4: for (i = 0; i < n; i++) out[i].field = r += b + col_load(src + 4 * i, 4); break; \
-	default: for (i = 0; i < n; i++) out[i].field = r += b + col_load(src + 8 * i, 8); break; \
+	case 0: COL_UNROLL for (i = 0; i < n; i++) out[i].field = r += b; break; \
+	case 1: COL_UNROLL for (i = 0; i < n; i++) out[i].field = r += b + col_load(src + i, 1); break; \
+	case 2: COL_UNROLL for (i = 0; i < n; i++) out[i].field = r += b + col_load(src + 2 * i, 2); break; \
+	case 4: COL_UNROLL for (i = 0; i < n; i++) out[i].field = r += b + col_load(src + 4 * i, 4); break; \
+	default: COL_UNROLL for (i = 0; i < n; i++) out[i].field = r += b + col_load(src + 8 * i, 8); break; \
 	} \
 	(run) = r; \
 } while (0)

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "../harness.h"
 #include "db.h"
@@ -1382,7 +1383,162 @@ TEST(test_time_backwards_far)
 	}
 }
 
-TEST_MAIN(test_events_round_trip, test_store_versions, test_store_version_refused,
+static uint64_t cols_rng_state = 0x2545f4914f6cdd1dULL;
+
+static uint64_t cols_rng(void)
+{
+	cols_rng_state ^= cols_rng_state << 13;
+	cols_rng_state ^= cols_rng_state >> 7;
+	cols_rng_state ^= cols_rng_state << 17;
+	return cols_rng_state;
+}
+
+static void cols_put(uint8_t *p, uint64_t v, unsigned int w)
+{
+	unsigned int b;
+
+	for (b = 0; b < w; b++)
+		p[b] = (uint8_t)(v >> (8 * b));
+}
+
+/*
+ * db_cols_open() on a version 2 chunk made by hand: ts deltas @dts of
+ * width @tw over base @tb, kinds @kinds of width @kw over base @kb, every
+ * other column of width 0.  Compressed as the writer does, so the checks
+ * run on what a reader decompresses.
+ */
+static int cols_chunk(unsigned int tw, const uint64_t *dts, uint64_t tb,
+		      unsigned int kw, const uint64_t *kinds, uint64_t kb, uint32_t n,
+		      uint64_t first_ts, uint64_t last_ts, uint32_t *good)
+{
+	size_t len = DB_CHUNK_V2_HDR + (size_t)(tw + kw) * n, zcap = ZSTD_compressBound(len), zlen;
+	uint8_t *raw = malloc(len), *back = malloc(len), *p = raw;
+	struct db_chunk_index ix = {
+		.first_ts = first_ts, .last_ts = last_ts, .first_seq = 1,
+		.count = n, .raw_bytes = (uint32_t)len,
+	};
+	void *z = malloc(zcap), *dctx = NULL;
+	struct db_cols cols;
+	uint32_t i;
+	int k, ret;
+
+	if (!raw || !back || !z) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	*p++ = DB_STORE_V2_MAGIC;
+	for (k = 0; k < DB_COLS; k++)
+		*p++ = (uint8_t)(k == DB_COL_TS ? tw : k == DB_COL_KIND ? kw : 0);
+	for (k = 0; k < DB_COLS; k++, p += 8)
+		cols_put(p, k == DB_COL_TS ? tb : k == DB_COL_KIND ? kb : k == DB_COL_ID ? 1 : 0, 8);
+	for (i = 0; i < n; i++, p += tw)
+		cols_put(p, dts[i], tw);
+	for (i = 0; i < n; i++, p += kw)
+		cols_put(p, kinds[i], kw);
+	zlen = ZSTD_compress(z, zcap, raw, len, 1);
+	ret = ZSTD_isError(zlen) ? -EIO : db_cols_open(&dctx, &ix, z, zlen, back, &cols, good);
+out:
+	db_chunk_dctx_free(dctx);
+	free(z);
+	free(back);
+	free(raw);
+	return ret;
+}
+
+/*
+ * A chunk's checks (kinds, ts adding up to last_ts, ts never below the one
+ * before) run 16 bytes at a time with scalar tails: every width at counts
+ * around the vector's, a bad entry in the body and in the tail.
+ */
+TEST(test_cols_checks)
+{
+	static const uint32_t counts[] = { 1, 7, 16, 17, 33, 100, 1000 };
+	static const unsigned int widths[] = { 1, 2, 4, 8 };
+	static const int bad_kinds[] = { 0, MCR_EV_KIND_MAX + 1, 255 };
+	uint64_t dts[1000], kinds[1000];
+	uint32_t good, i, c, pos;
+	unsigned int w, wi, b;
+
+	for (wi = 0; wi < 4; wi++)
+		for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+			uint32_t n = counts[c];
+			uint64_t tb = wi & 1 ? 3 : 0, sum = 0, mask;
+
+			w = widths[wi];
+			/* below 2^40 at width 8: a sum that does not wrap, on the exact path */
+			mask = w == 8 ? (1ULL << 40) - 1 : (1ULL << (8 * w)) - 1;
+			for (i = 0; i < n; i++) {
+				dts[i] = cols_rng() & mask;
+				sum += dts[i] + tb;
+				kinds[i] = cols_rng() % MCR_EV_KIND_MAX;	/* kinds 1..MAX over base 1 */
+			}
+			ASSERT_EQ(cols_chunk(w, dts, tb, 1, kinds, 1, n, 1000, 1000 + sum, &good), 0);
+			ASSERT_EQ(good, n);
+			ASSERT_EQ(cols_chunk(w, dts, tb, 1, kinds, 1, n, 1000, 1000 + sum + 1, &good),
+				  -MCR_E_CORRUPT);
+			ASSERT_EQ(cols_chunk(w, dts, tb, 1, kinds, 1, n, 1000, 1000 + sum - 1, &good),
+				  -MCR_E_CORRUPT);
+		}
+
+	/* only a kind's low byte reaches the event: the high bytes of a wide entry do not count */
+	for (wi = 0; wi < 4; wi++)
+		for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+			uint32_t n = counts[c], where[3] = { 0, n / 2, n - 1 };
+
+			w = widths[wi];
+			for (i = 0; i < n; i++) {
+				dts[i] = 0;
+				kinds[i] = (cols_rng() % MCR_EV_KIND_MAX) |
+					   (w > 1 ? (cols_rng() << 8) & ((1ULL << (8 * w - 1)) - 1) : 0);
+			}
+			ASSERT_EQ(cols_chunk(1, dts, 0, w, kinds, 1, n, 5, 5, &good), 0);
+			for (pos = 0; pos < 3; pos++)
+				for (b = 0; b < 3; b++) {
+					uint64_t keep = kinds[where[pos]];
+
+					kinds[where[pos]] = (keep & ~0xffULL) | (uint8_t)(bad_kinds[b] - 1);
+					ASSERT_EQ(cols_chunk(1, dts, 0, w, kinds, 1, n, 5, 5, &good),
+						  -MCR_E_CORRUPT);
+					/* the last kind known passes */
+					kinds[where[pos]] = (keep & ~0xffULL) | (MCR_EV_KIND_MAX - 1);
+					ASSERT_EQ(cols_chunk(1, dts, 0, w, kinds, 1, n, 5, 5, &good), 0);
+					kinds[where[pos]] = keep;
+				}
+		}
+	/* a base past 255 wraps into the low byte as the event's u8 does: 0x101 + 1 is kind 2 */
+	for (i = 0; i < 40; i++)
+		kinds[i] = 1;
+	ASSERT_EQ(cols_chunk(1, dts, 0, 1, kinds, 0x101, 40, 5, 5, &good), 0);
+	kinds[35] = 0xfe;	/* 0x101 + 0xfe: low byte 0xff */
+	ASSERT_EQ(cols_chunk(1, dts, 0, 1, kinds, 0x101, 40, 5, 5, &good), -MCR_E_CORRUPT);
+
+	for (i = 0; i < 3; i++)
+		kinds[i] = 1;
+	/* width 8, a delta of -3 made up by the next: ts 1005, 1002, 1005; the second steps back */
+	dts[0] = 5;
+	dts[1] = (uint64_t)-3;
+	dts[2] = 3;
+	ASSERT_EQ(cols_chunk(8, dts, 0, 1, kinds, 1, 3, 1000, 1005, &good), -MCR_E_TIME);
+	ASSERT_EQ(good, 1);
+	/* a ts passing 2^64: 2^64 - 6, then 14, ending where the index says */
+	dts[0] = 4;
+	dts[1] = 20;
+	ASSERT_EQ(cols_chunk(1, dts, 0, 1, kinds, 1, 2, (uint64_t)-10, 14, &good), -MCR_E_TIME);
+	ASSERT_EQ(good, 1);
+	/* deltas of 2^63 each over a base of 2^63 - 1: 1000 + 2^63, then 1000 again */
+	dts[0] = 1;
+	dts[1] = 1;
+	ASSERT_EQ(cols_chunk(1, dts, (1ULL << 63) - 1, 1, kinds, 1, 2, 1000, 1000, &good),
+		  -MCR_E_TIME);
+	ASSERT_EQ(good, 1);
+	/* the first event below the index's first_ts: nothing of the chunk is delivered */
+	dts[0] = (uint64_t)-1;
+	dts[1] = 2;
+	ASSERT_EQ(cols_chunk(8, dts, 0, 1, kinds, 1, 2, 1000, 1001, &good), -MCR_E_TIME);
+	ASSERT_EQ(good, 0);
+}
+
+TEST_MAIN(test_events_round_trip, test_cols_checks, test_store_versions, test_store_version_refused,
 	  test_time_backwards_far, test_merge_order, test_merge_order_many_cpus, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
