@@ -130,7 +130,7 @@ static int write_store(const char *path, uint64_t n, double *secs)
 /* n = 0: any count */
 static int read_store(const char *path, uint64_t n, double *secs)
 {
-	const struct mcr_event *evs;
+	const struct mcr_event *const *evs;
 	struct mcr_event ev;
 	struct db_iter *it;
 	struct db *db;
@@ -147,7 +147,7 @@ static int read_store(const char *path, uint64_t n, double *secs)
 		/* as replay's source takes them: a batch, each event copied out */
 		while ((err = db_iter_next_batch(it, &evs)) > 0) {
 			for (i = 0; i < err; i++) {
-				ev = evs[i];
+				ev = *evs[i];
 				x += ev.val;
 			}
 			got += (uint64_t)err;

@@ -152,8 +152,13 @@ int db_iter_open(struct db *db, struct db_iter **out);
 /* Only the events with from <= ts <= to; chunks outside are skipped unread. */
 int db_iter_open_range(struct db *db, uint64_t from, uint64_t to, struct db_iter **out);
 int db_iter_next(struct db_iter *it, struct mcr_event *ev);
-/* The next events, a batch of them at *evs (valid until the next call); 0 at the end. */
-int db_iter_next_batch(struct db_iter *it, const struct mcr_event **evs);
+/*
+ * The next events, as many as come: *evs is set to an array of pointers to
+ * them, in replay order; the array and the events stay valid until the next
+ * call on the iterator (either function), which may overwrite them.  Returns
+ * the count (> 0), 0 at the end, or a negative error as db_iter_next().
+ */
+int db_iter_next_batch(struct db_iter *it, const struct mcr_event *const **evs);
 uint64_t db_iter_count(const struct db_iter *it);	/* events total, for progress */
 void db_iter_close(struct db_iter *it);
 /*

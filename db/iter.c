@@ -9,8 +9,9 @@
  * whole and built DB_ITER_BATCH events at a time.  Version 2 on up to 64
  * CPUs is merged in rounds: the built batches of every CPU up to a common
  * horizon, by a merge tree of packed keys (ts and the CPU's index in one
- * u64; iter_merge.c), then checked and handed out a round at a time
- * (db_iter_next_batch()).  Otherwise, or once a ts does not fit the keys,
+ * u64; iter_merge.c), then checked and handed out a round at a time as
+ * pointers into the CPUs' built batches (db_iter_next_batch()): no event is
+ * copied.  Otherwise, or once a ts does not fit the keys,
  * the CPUs' heads are merged one event at a time: up to 64 CPUs by packed
  * keys (the least found by conditional moves), beyond them or for a ts too
  * far from the others by a binary heap (a scan of up to DB_ITER_SCAN CPUs).
@@ -93,15 +94,22 @@ struct db_iter {
 	/*
 	 * Rounds (version 2, packed keys): every CPU's built batch merged at
 	 * once up to a horizon, into out[], checked, then handed out with no
-	 * comparison per event (db_iter_round()).
+	 * comparison per event (db_iter_round()).  out[] points into the
+	 * CPUs' batches, so the CPUs whose batch went out whole are refilled
+	 * only at the next round (refill[]), once the caller is done with
+	 * those events.
 	 */
 	bool			rounds;
 	uint64_t		*mk, *mk_tmp;	/* key runs, DB_ITER_BATCH + 2 a CPU */
 	uint32_t		*mlen;
-	struct mcr_event	*out;		/* the round's events, checked */
+	const struct mcr_event	**out;		/* the round's events, checked */
 	uint32_t		out_n, out_pos;
-	int			out_err;	/* after out[out_n - 1] */
-	struct mcr_event	*fill;		/* db_iter_next_batch() without rounds */
+	int			out_err;	/* after *out[out_n - 1] */
+	unsigned int		nr_refill;
+	uint8_t			refill[DB_ITER_KEY_CPUS];	/* indexes in cpus[] */
+	/* db_iter_next_batch() without rounds: events copied, and pointers to them */
+	struct mcr_event	*fill;
+	const struct mcr_event	**fill_p;
 	struct db_event_bounds	bounds;		/* db_event_check() */
 	uint8_t			*raw;		/* decompression scratch */
 	size_t			raw_cap;
@@ -876,21 +884,51 @@ static void db_iter_unround(struct db_iter *it)
 }
 
 /*
+ * The CPUs whose batch the last round handed out whole: their next batch or
+ * chunk, now that the caller is done with the round's events.  A fresh
+ * batch that does not fit the keys or steps back from the CPU's last event
+ * leaves rounds for the per-event merge.  0, or the error of the first that
+ * failed (the events before it went out with the last round).
+ */
+static int db_iter_round_refill(struct db_iter *it)
+{
+	unsigned int i, nr = it->nr_refill;
+	bool fits = true;
+
+	it->nr_refill = 0;
+	for (i = 0; i < nr; i++) {
+		struct db_iter_cpu *c = &it->cpus[it->refill[i]];
+		uint64_t prev = c->ev[c->n - 1].ts;
+		int ret = db_iter_refill(it, c);
+
+		if (ret < 0)
+			return ret;
+		if (ret > 0 && !db_iter_round_fits(it, c, prev))
+			fits = false;
+	}
+	if (!fits)
+		db_iter_unround(it);
+	return 0;
+}
+
+/*
  * One round: every CPU's built events up to the horizon, merged into out[]
- * and checked.  The horizon is the least key of a CPU's last built event,
- * over the CPUs with events not built yet: none of those can come before
- * it.  Only the CPU that set it has its batch go out whole (any other with
- * events left has its last key above), so it alone moves on to its next
- * batch or chunk, after the event that ended its batch as the per-event
- * merge did: a chunk that fails is refused after the same events.  Returns
- * 0 when no CPU has events left, else 1 (out[] may be empty: --from/--to).
+ * (pointers into the CPUs' batches) and checked.  The horizon is the least
+ * key of a CPU's last built event, over the CPUs with events not built yet:
+ * none of those can come before it.  Only the CPU that set it has its batch
+ * go out whole (any other with events left has its last key above), so it
+ * alone moves on to its next batch or chunk, after the event that ended its
+ * batch as the per-event merge did: a chunk that fails is refused after the
+ * same events.  That move waits for the next round (refill[]): out[] points
+ * into the batch it would overwrite.  Returns 0 when no CPU has events left,
+ * else 1 (out[] may be empty: --from/--to).
  */
 static int db_iter_round(struct db_iter *it)
 {
 	uint64_t lim = UINT64_MAX, *k = it->mk, *m;
-	unsigned int i, nr = 0, whole, nwhole = 0, wl[DB_ITER_KEY_CPUS];
+	const struct mcr_event **out = it->out;
+	unsigned int i, nr = 0;
 	uint32_t q, n = 0;
-	bool fits = true;
 	int err = 0;
 
 	it->out_n = it->out_pos = 0;
@@ -922,8 +960,9 @@ static int db_iter_round(struct db_iter *it)
 		*k++ = UINT64_MAX;
 		it->mlen[nr++] = p - c->pos;
 		n += p - c->pos;
+		/* the one with events left, and those that had their last ones */
 		if (p == c->n)
-			wl[nwhole++] = i;
+			it->refill[it->nr_refill++] = (uint8_t)i;
 	}
 	if (!nr)
 		return 0;
@@ -931,41 +970,29 @@ static int db_iter_round(struct db_iter *it)
 	for (q = 0; q < n; q++) {
 		struct db_iter_cpu *c = &it->cpus[m[q] & (DB_ITER_KEY_CPUS - 1)];
 
-		it->out[q] = c->ev[c->pos++];
-	}
-	/* the one with events left, and those that had their last ones */
-	for (whole = 0; whole < nwhole && !err; whole++) {
-		struct db_iter_cpu *c = &it->cpus[wl[whole]];
-		uint64_t prev = c->ev[c->n - 1].ts;
-		int ret = db_iter_refill(it, c);
-
-		if (ret < 0)
-			err = ret;
-		else if (ret > 0 && !db_iter_round_fits(it, c, prev))
-			fits = false;
+		out[q] = &c->ev[c->pos++];
 	}
 	if (it->from || it->to != UINT64_MAX) {
 		uint32_t w = 0;
 
 		for (q = 0; q < n; q++)
-			if (it->out[q].ts >= it->from && it->out[q].ts <= it->to)
-				it->out[w++] = it->out[q];
+			if (out[q]->ts >= it->from && out[q]->ts <= it->to)
+				out[w++] = out[q];
 		n = w;
 	}
 	for (q = 0; q < n; q++) {
-		int ret = db_event_check(&it->out[q], &it->bounds, it->db->why,
-					 sizeof(it->db->why));
+		int ret = db_event_check(out[q], &it->bounds, it->db->why, sizeof(it->db->why));
 
 		if (ret < 0) {
 			err = ret;
 			n = q;
+			/* refused after out[q - 1]: nothing more is read */
+			it->nr_refill = 0;
 			break;
 		}
 	}
 	it->out_n = n;
 	it->out_err = err;
-	if (!fits && !err)
-		db_iter_unround(it);
 	return 1;
 }
 
@@ -976,9 +1003,13 @@ static int db_iter_round(struct db_iter *it)
  */
 static int db_iter_fill(struct db_iter *it)
 {
+	int ret;
+
 	for (;;) {
 		if (it->out_err)
 			return it->err = it->out_err;
+		if (it->nr_refill && (ret = db_iter_round_refill(it)) < 0)
+			return it->err = ret;
 		if (!it->rounds)
 			return 1;
 		if (!db_iter_round(it))
@@ -1004,7 +1035,7 @@ int db_iter_next(struct db_iter *it, struct mcr_event *ev)
 	int ret;
 
 	if (it->out_pos < it->out_n) {
-		*ev = it->out[it->out_pos++];
+		*ev = *it->out[it->out_pos++];
 		return 1;
 	}
 	if (it->err)
@@ -1018,7 +1049,7 @@ int db_iter_next(struct db_iter *it, struct mcr_event *ev)
 		if (ret <= 0)
 			return ret;
 		if (it->out_pos < it->out_n) {
-			*ev = it->out[it->out_pos++];
+			*ev = *it->out[it->out_pos++];
 			return 1;
 		}
 	}
@@ -1042,13 +1073,17 @@ int db_iter_next(struct db_iter *it, struct mcr_event *ev)
 /**
  * db_iter_next_batch() - the next events in replay order, as many as come.
  * @it:  iterator
- * @evs: set to the first of them when a count above 0 is returned; valid
- *       until the next call on @it
+ * @evs: set to an array of pointers to them, in replay order, when a count
+ *       above 0 is returned; the array and the events it points to are
+ *       valid until the next call on @it
  *
- * Returns the count, 0 at the end, or a negative error as db_iter_next()
- * (which it may be mixed with), after every event before it.
+ * Rounds hand out pointers into the CPUs' built batches, no event copied;
+ * the other paths (rows, version 1, the heap) copy events one by one into a
+ * small array of their own and point to those.  Returns the count, 0 at the
+ * end, or a negative error as db_iter_next() (which it may be mixed with),
+ * after every event before it.
  */
-int db_iter_next_batch(struct db_iter *it, const struct mcr_event **evs)
+int db_iter_next_batch(struct db_iter *it, const struct mcr_event *const **evs)
 {
 	uint32_t n;
 	int ret = 0;
@@ -1066,8 +1101,19 @@ int db_iter_next_batch(struct db_iter *it, const struct mcr_event **evs)
 		return (int)n;
 	}
 	/* no rounds: rows, version 1, the heap */
-	if (!it->fill && !(it->fill = malloc(DB_ITER_FILL * sizeof(*it->fill))))
-		return -ENOMEM;
+	if (!it->fill) {
+		it->fill = malloc(DB_ITER_FILL * sizeof(*it->fill));
+		it->fill_p = malloc(DB_ITER_FILL * sizeof(*it->fill_p));
+		if (!it->fill || !it->fill_p) {
+			free(it->fill);
+			free(it->fill_p);
+			it->fill = NULL;
+			it->fill_p = NULL;
+			return -ENOMEM;
+		}
+		for (n = 0; n < DB_ITER_FILL; n++)
+			it->fill_p[n] = &it->fill[n];
+	}
 	for (n = 0; n < DB_ITER_FILL; n++) {
 		ret = db_iter_next(it, &it->fill[n]);
 		if (ret <= 0)
@@ -1075,7 +1121,7 @@ int db_iter_next_batch(struct db_iter *it, const struct mcr_event **evs)
 	}
 	if (!n)
 		return ret;
-	*evs = it->fill;
+	*evs = it->fill_p;
 	return (int)n;
 }
 
@@ -1109,6 +1155,7 @@ void db_iter_close(struct db_iter *it)
 	free(it->mlen);
 	free(it->out);
 	free(it->fill);
+	free(it->fill_p);
 	free(it->ix);
 	free(it->raw);
 	db_chunk_dctx_free(it->dctx);

@@ -155,7 +155,7 @@ void replay_trace_free(struct replay_trace *t)
 struct source_db {
 	struct db		*db;
 	struct db_iter		*it;
-	const struct mcr_event	*evs;		/* the iterator's batch, evs[i] next */
+	const struct mcr_event	*const *evs;	/* the iterator's batch, *evs[i] next */
 	int			i, n;
 };
 
@@ -172,7 +172,7 @@ static int source_db_next(void *ctx, struct mcr_event *ev)
 		sd->n = ret;
 		sd->i = 0;
 	}
-	*ev = sd->evs[sd->i++];
+	*ev = *sd->evs[sd->i++];
 	return 1;
 }
 

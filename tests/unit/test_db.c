@@ -1119,20 +1119,21 @@ static void merge_many(struct test_ctx *t, int cpus, const char *name)
 	/* the same through db_iter_next_batch(), every third batch taken by db_iter_next() */
 	ASSERT_EQ(db_iter_open(db, &it), 0);
 	for (n = 0, c = 0; n < k; c++) {
-		const struct mcr_event *b = &ev;
+		const struct mcr_event *one = &ev, *const *b = &one;
 		int i;
 
 		r = c % 3 == 2 ? db_iter_next(it, &ev) : db_iter_next_batch(it, &b);
 		if (r < 1)
 			break;
 		for (i = 0; i < r && n < k; i++, n++)
-			if (b[i].val != (int64_t)n || b[i].ts != evs[n].ts || b[i].cpu != evs[n].cpu)
+			if (b[i]->val != (int64_t)n || b[i]->ts != evs[n].ts ||
+			    b[i]->cpu != evs[n].cpu)
 				break;
 		if (i < r)
 			break;
 	}
 	ASSERT_EQU(n, k);
-	ASSERT_EQ(db_iter_next_batch(it, &(const struct mcr_event *){ NULL }), 0);
+	ASSERT_EQ(db_iter_next_batch(it, &(const struct mcr_event *const *){ NULL }), 0);
 	db_iter_close(it);
 	db_close(db);
 	free(evs);
@@ -1538,8 +1539,214 @@ TEST(test_cols_checks)
 	ASSERT_EQ(good, 0);
 }
 
+/*
+ * @cpus CPUs taking turns at random, @per events each, ts steps of 1-8 ns:
+ * the events in replay order ((ts, cpu), each CPU's own order kept), val
+ * their place in it.  Freed by the caller.
+ */
+static struct mcr_event *batch_events(int cpus, uint64_t per)
+{
+	uint64_t next[80] = { 0 }, ts[80], x = 88172645463325252ULL;
+	size_t k, total = (size_t)cpus * per;
+	struct mcr_event *evs = calloc(total, sizeof(*evs));
+	int c;
+
+	if (!evs || cpus > 80)
+		return NULL;
+	for (c = 0; c < cpus; c++)
+		ts[c] = 1000;
+	for (k = 0; k < total; k++) {
+		int best = -1;
+
+		for (c = 0; c < cpus; c++)
+			if (next[c] < per && (best < 0 || ts[c] < ts[best]))
+				best = c;
+		evs[k] = ev_make(ts[best], best, next[best]++, MCR_EV_STATE);
+		evs[k].val = (int64_t)k;
+		evs[k].pid = (int32_t)(x & 0xffff);
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		ts[best] += 1 + x % 8;
+	}
+	return evs;
+}
+
+/*
+ * Read @path to the end or the first error, taking a batch, or with @mix
+ * sometimes one event by db_iter_next(), and check each against @evs in
+ * order.  A batch is held while it is walked, then walked again: the events
+ * it points to are still what they were when it was handed out (a CPU's
+ * batch is not built over while the round's pointers are out).  Returns the
+ * error (or 0 at the end), *n the events read, -10000 on a mismatch.
+ */
+static int read_batches(const char *path, uint64_t from, uint64_t to, const struct mcr_event *evs,
+			size_t nr, bool mix, size_t *n)
+{
+	static struct mcr_event copy[4096];
+	struct db_iter *it;
+	struct db *db;
+	unsigned int c = 0;
+	int r, i;
+
+	*n = 0;
+	if (db_open(path, false, &db))
+		return -9999;
+	r = db_iter_open_range(db, from, to, &it);
+	while (!r) {
+		const struct mcr_event *const *b;
+		struct mcr_event ev;
+		size_t first = *n;
+
+		/* a batch, then one, two or none taken singly */
+		if (mix && c++ % 4 != 0) {
+			r = db_iter_next(it, &ev);
+			if (r <= 0)
+				break;
+			r = *n < nr && ev_same(&ev, &evs[(*n)++]) ? 0 : -10000;
+			continue;
+		}
+		r = db_iter_next_batch(it, &b);
+		if (r <= 0)
+			break;
+		if (r > (int)(sizeof(copy) / sizeof(copy[0])) || *n + (size_t)r > nr) {
+			r = -10000;
+			break;
+		}
+		for (i = 0; i < r; i++) {
+			copy[i] = *b[i];
+			if (!ev_same(b[i], &evs[first + (size_t)i]))
+				break;
+		}
+		if (i < r) {
+			r = -10000;
+			break;
+		}
+		for (i = 0; i < r; i++)
+			if (!ev_same(b[i], &copy[i]))
+				break;
+		if (i < r) {
+			r = -10000;
+			break;
+		}
+		*n += (size_t)r;
+		r = 0;
+	}
+	db_iter_close(it);
+	db_close(db);
+	return r;
+}
+
+/*
+ * db_iter_next_batch() hands out pointers: into the CPUs' built batches in
+ * rounds (up to 64 CPUs), to its own copies otherwise (70 CPUs: the heap).
+ * Every event comes out once, in order, intact while its batch is held,
+ * taken by batches alone, mixed with db_iter_next(), and within a range.
+ */
+TEST(test_iter_batch_pointers)
+{
+	static const int cpus[] = { 1, 4, 70 };
+	const char *path = tmp_path("batch.db");
+	size_t ci, n, lo, hi;
+
+	for (ci = 0; ci < sizeof(cpus) / sizeof(cpus[0]); ci++) {
+		uint64_t per = cpus[ci] == 70 ? 400 : 40000 / (uint64_t)cpus[ci];
+		size_t total = (size_t)cpus[ci] * per;
+		struct mcr_event *evs = batch_events(cpus[ci], per);
+
+		ASSERT(evs != NULL);
+		ASSERT_EQ(make_db(path, cpus[ci], evs, total), 0);
+		ASSERT_EQ(read_batches(path, 0, UINT64_MAX, evs, total, false, &n), 0);
+		ASSERT_EQU(n, total);
+		ASSERT_EQ(read_batches(path, 0, UINT64_MAX, evs, total, true, &n), 0);
+		ASSERT_EQU(n, total);
+		/* a range: the events from a third to two thirds of the stream */
+		lo = total / 3;
+		hi = 2 * total / 3;
+		while (lo > 0 && evs[lo - 1].ts == evs[lo].ts)
+			lo--;
+		while (hi + 1 < total && evs[hi + 1].ts == evs[hi].ts)
+			hi++;
+		ASSERT_EQ(read_batches(path, evs[lo].ts, evs[hi].ts, evs + lo, hi + 1 - lo, true, &n),
+			  0);
+		ASSERT_EQU(n, hi + 1 - lo);
+		free(evs);
+	}
+}
+
+/*
+ * A step back in ts far into CPU 0's stream, after many rounds: within a
+ * chunk's later batch, at a chunk's first event (the index says so) and
+ * within the second chunk.  Every event before the last good one of CPU 0,
+ * in replay order, comes out, through batches and mixed alike, then
+ * -MCR_E_TIME, every call after.  A field out of range far in is refused
+ * the same way, after the events before it, naming it.
+ */
+TEST(test_iter_batch_errors_far)
+{
+	static const uint64_t step[] = { 3000, 16384, 16384 + 700 };
+	const char *path = tmp_path("batch_far.db");
+	enum { CPUS = 4, PER = 20000 };
+	const struct mcr_event *const *b;
+	struct mcr_event *evs = batch_events(CPUS, PER), saved;
+	struct db_iter *it;
+	struct db *db;
+	size_t k, at, n;
+	int mix, s;
+
+	ASSERT(evs != NULL);
+	for (s = 0; s < (int)(sizeof(step) / sizeof(step[0])); s++) {
+		/* the step: CPU 0's event @step[s] one ns before the one before it */
+		for (k = 0, at = SIZE_MAX; k < (size_t)CPUS * PER; k++) {
+			if (evs[k].cpu == 0 && evs[k].seq == step[s] - 1)
+				at = k;
+			if (evs[k].cpu == 0 && evs[k].seq == step[s])
+				break;
+		}
+		ASSERT(at != SIZE_MAX && k < (size_t)CPUS * PER);
+		saved = evs[k];
+		evs[k].ts = evs[at].ts - 1;
+		ASSERT_EQ(make_db(path, CPUS, evs, (size_t)CPUS * PER), 0);
+		evs[k] = saved;
+		for (mix = 0; mix < 2; mix++) {
+			ASSERT_EQ(read_batches(path, 0, UINT64_MAX, evs, at + 1, mix, &n),
+				  -MCR_E_TIME);
+			ASSERT_EQU(n, at + 1);
+		}
+		ASSERT_EQ(db_open(path, false, &db), 0);
+		ASSERT_EQ(db_iter_open(db, &it), 0);
+		while (db_iter_next_batch(it, &b) > 0)
+			;
+		ASSERT_EQ(db_iter_next_batch(it, &b), -MCR_E_TIME);	/* sticky */
+		ASSERT_EQ(db_iter_next(it, &saved), -MCR_E_TIME);
+		db_iter_close(it);
+		db_close(db);
+	}
+	/* CPU 2's event 9000: an update's item beyond any stat enum */
+	for (k = 0; evs[k].cpu != 2 || evs[k].seq != 9000; k++)
+		;
+	evs[k].kind = MCR_EV_LRUVEC;
+	evs[k].item = 70000;
+	ASSERT_EQ(make_db(path, CPUS, evs, (size_t)CPUS * PER), 0);
+	for (mix = 0; mix < 2; mix++) {
+		ASSERT_EQ(read_batches(path, 0, UINT64_MAX, evs, k, mix, &n), -MCR_E_BAD_INPUT);
+		ASSERT_EQU(n, k);
+	}
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	while (db_iter_next_batch(it, &b) > 0)
+		;
+	ASSERT_EQ(db_iter_next_batch(it, &b), -MCR_E_BAD_INPUT);
+	ASSERT(strstr(db_why(db), "event cpu 2 seq 9000 ") == db_why(db));
+	ASSERT(strstr(db_why(db), "item 70000 out of range") != NULL);
+	db_iter_close(it);
+	db_close(db);
+	free(evs);
+}
+
 TEST_MAIN(test_events_round_trip, test_cols_checks, test_store_versions, test_store_version_refused,
-	  test_time_backwards_far, test_merge_order, test_merge_order_many_cpus, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
+	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
+	  test_merge_order, test_merge_order_many_cpus, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
