@@ -37,10 +37,10 @@
  * its columns before any event is built, so a reader may build its events
  * a few at a time (db_cols_build()).  zstd does what the varints did, in
  * one frame whose blocks end at every column's end (a literals table per
- * column), with matches of 7 bytes at least (shorter ones decoded slower
- * than their literals): 5-15 % smaller than version 1 on recordings and
+ * column), with matches of 16 bytes at least (a shorter one decodes slower
+ * than its literals): 5-15 % smaller than version 1 on recordings and
  * synth traces.  The format is the decoder's: how the writer compresses may
- * change without a new version.
+ * change without a new version, the reader takes any zstd frames.
  * memcg-capture writes version 1 (cheaper to encode), import, synth and
  * events --convert version 2; a file's chunks are all of one version.
  */
@@ -99,6 +99,10 @@ struct db_chunk {
 	void		*z;			/* compressed by db_chunk_seal() */
 	size_t		zlen, zcap;
 	void		*cctx;			/* ZSTD_CCtx, kept across chunks */
+	/* version 2: the match finder's table and the chunk's zstd sequences, kept too */
+	uint32_t	*mtab;
+	void		*seqs;			/* ZSTD_Sequence[seqs_cap] */
+	size_t		seqs_cap;
 };
 
 /* A chunk of the latest version; set c->version before the first add for another. */

@@ -1298,6 +1298,51 @@ TEST(test_store_versions)
 }
 
 /*
+ * Version 2's matches, found by the writer itself: a full chunk and a short
+ * one repeating with a period of 37 events, within a column and from one
+ * column to another (aux holds item), a random event in every 11 (a match
+ * ends and a new one starts), ids, values, ts deltas and seq skips 8 bytes
+ * wide (a block of ZSTD_BLOCKSIZE_MAX); read back bit for bit, and smaller
+ * than a quarter of its columns.
+ */
+TEST(test_store_matches)
+{
+	enum { N = DB_CHUNK_V2_EVENTS + 500 };
+	static struct mcr_event evs[N];
+	const char *path = tmp_path("match.db");
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	struct db *db;
+	size_t i;
+
+	for (i = 0; i < N; i++) {
+		struct mcr_event *ev = &evs[i];
+		uint64_t p = i % 37;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (i % 11 == 0)
+			p = 37 + x % 100000;
+		ev->ts = 1000000 + i * 5 + p % 3 + (i >= 200 ? 1ULL << 34 : 0);
+		ev->seq = i + (i >= 100 ? 1ULL << 33 : 0);
+		ev->kind = (uint8_t)(1 + p % 3);
+		ev->id = ((p * 0x10001ULL) << 20) + 1;
+		ev->item = (int32_t)(p % 65536);
+		ev->val = (int64_t)(p * 0x123456789ULL) - (1LL << 40);
+		ev->pid = (int32_t)(p * 13);
+		ev->aux = ev->item;
+		ev->level = (int16_t)(p % 5);
+		ev->flags = (uint8_t)(p % 2);
+	}
+	ASSERT_EQ(make_db(path, 1, evs, N), 0);
+	ASSERT_EQ(read_same(path, evs, N), N);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM event_chunks"), 2);
+	ASSERT_EQ(query_int(db, "SELECT sum(length(data)) * 4 < sum(raw_bytes) FROM event_chunks"), 1);
+	db_close(db);
+}
+
+/*
  * A file is of one store version: a version this build does not know is
  * refused as newer (exit 6), no version at all and chunks of the other
  * version as corrupt (15), and a writer does not mix them.
@@ -1744,7 +1789,7 @@ TEST(test_iter_batch_errors_far)
 	free(evs);
 }
 
-TEST_MAIN(test_events_round_trip, test_cols_checks, test_store_versions, test_store_version_refused,
+TEST_MAIN(test_events_round_trip, test_cols_checks, test_store_versions, test_store_matches, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
 	  test_merge_order, test_merge_order_many_cpus, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600, test_refuse_missing,
