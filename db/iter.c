@@ -5,16 +5,17 @@
  * an event names exists.
  *
  * The event store (store.h) is read one chunk per CPU at a time: a CPU's
- * chunks in insertion order, version 1 decoded whole, version 2 checked
- * whole and built DB_ITER_BATCH events at a time.  Version 2 on up to 64
- * CPUs is merged in rounds: the built batches of every CPU up to a common
- * horizon, by a merge tree of packed keys (ts and the CPU's index in one
- * u64; iter_merge.c), then checked and handed out a round at a time as
- * pointers into the CPUs' built batches (db_iter_next_batch()): no event is
- * copied.  Otherwise, or once a ts does not fit the keys,
- * the CPUs' heads are merged one event at a time: up to 64 CPUs by packed
- * keys (the least found by conditional moves), beyond them or for a ts too
- * far from the others by a binary heap (a scan of up to DB_ITER_SCAN CPUs).
+ * chunks in insertion order, version 1 decoded whole and taken a window of
+ * DB_ITER_BATCH events at a time, version 2 checked whole and built
+ * DB_ITER_BATCH events at a time.  Up to 64 CPUs are merged in rounds: the
+ * built batches (version 1: windows) of every CPU up to a common horizon,
+ * by a merge tree of packed keys (ts and the CPU's index in one u64;
+ * iter_merge.c), then checked and handed out a round at a time as pointers
+ * into the CPUs' built batches (db_iter_next_batch()): no event is copied.
+ * Otherwise, or once a ts does not fit the keys, the CPUs' heads are merged
+ * one event at a time: up to 64 CPUs by packed keys (the least found by
+ * conditional moves), beyond them or for a ts too far from the others by a
+ * binary heap (a scan of up to DB_ITER_SCAN CPUs).
  * Memory is one chunk per CPU, whatever the trace's length.  Files of the
  * previous format (an events table, no chunks) are read row by row in rowid
  * order, which was the same replay order.
@@ -33,7 +34,7 @@
 #define DB_MAX_CPUS	(1 << 20)	/* sanity bound on meta nr_cpus_possible */
 #define DB_ITER_SCAN	4		/* CPUs merged by a scan, more by the heap */
 #define DB_ITER_AHEAD	8		/* events prefetched ahead on the CPU read */
-#define DB_ITER_BATCH	512		/* version 2: events built at a time per CPU */
+#define DB_ITER_BATCH	512		/* events built (version 1: a window) at a time per CPU */
 #define DB_ITER_FILL	256		/* db_iter_next_batch() event by event */
 #define DB_ITER_GROUP	8		/* packed keys: CPUs per group */
 #define DB_ITER_KEY_BITS 6		/* packed keys: bits of the CPU's index */
@@ -44,9 +45,10 @@ struct db_iter_cpu {
 	struct db_chunk_index	*ix;		/* its chunks, in order */
 	uint32_t		nix, next_ix;
 	struct mcr_event	*ev;		/* the decoded chunk, or version 2: a batch of it */
-	uint32_t		n, pos;
+	uint32_t		n, pos;		/* version 1: ev[pos .. n) a window of the chunk */
+	uint32_t		end;		/* version 1: the chunk's events to deliver */
 	uint64_t		last_ts;	/* of the previous chunk */
-	int			err;		/* after ev[n - 1]: the chunk went wrong here */
+	int			err;		/* after ev[n - 1] (version 1: end - 1): the chunk went wrong */
 	/* version 2: the chunk's columns, events built from them DB_ITER_BATCH at a time */
 	struct db_cols		cols;
 	uint32_t		good;		/* events to deliver: before a step back in ts */
@@ -92,8 +94,8 @@ struct db_iter {
 	uint64_t		*key, *gmin;
 	unsigned int		nr_groups;
 	/*
-	 * Rounds (version 2, packed keys): every CPU's built batch merged at
-	 * once up to a horizon, into out[], checked, then handed out with no
+	 * Rounds (packed keys): every CPU's built batch merged at once up
+	 * to a horizon, into out[], checked, then handed out with no
 	 * comparison per event (db_iter_round()).  out[] points into the
 	 * CPUs' batches, so the CPUs whose batch went out whole are refilled
 	 * only at the next round (refill[]), once the caller is done with
@@ -162,11 +164,24 @@ static int db_iter_total(struct db *db, const char *sql, uint64_t *out)
 	return rc == SQLITE_ROW ? 0 : db_err(rc);
 }
 
-/* Build the next batch of @c's version 2 chunk into c->ev. */
+/* Whether @c's chunk has events past its batch (version 1: its window). */
+static inline bool db_iter_unbuilt(const struct db_iter_cpu *c)
+{
+	return c->cols.next < c->good || c->n < c->end;
+}
+
+/*
+ * The next batch of @c's chunk: version 1 the window after the last, in
+ * the decoded chunk (c->pos is at its start, n), version 2 built into c->ev.
+ */
 static void db_iter_build(struct db_iter_cpu *c)
 {
 	uint32_t n = c->good - c->cols.next;
 
+	if (c->n < c->end) {
+		c->n = c->end - c->n > DB_ITER_BATCH ? c->n + DB_ITER_BATCH : c->end;
+		return;
+	}
 	if (n > DB_ITER_BATCH)
 		n = DB_ITER_BATCH;
 	db_cols_build(&c->cols, n, c->ev);
@@ -273,20 +288,24 @@ static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 		return err;
 	err = z ? db_chunk_decode(&it->dctx, ix, z, (size_t)zlen, it->raw, c->ev) : -MCR_E_CORRUPT;
 	sqlite3_reset(it->st);
-	c->n = ix->count;
-	c->pos = 0;
+	c->end = ix->count;
 	c->last_ts = ix->last_ts;
 	if (err == -MCR_E_TIME) {
 		/* deliver what comes before the step back, as the merge reaches it */
 		uint32_t i;
 
-		for (i = 1; i < c->n && c->ev[i].ts >= c->ev[i - 1].ts; i++)
+		for (i = 1; i < c->end && c->ev[i].ts >= c->ev[i - 1].ts; i++)
 			;
-		c->n = i;
+		c->end = i;
 		c->err = err;
-		return 1;
+	} else if (err) {
+		return err;
 	}
-	return err ? err : 1;
+	/* the first window: a round's keys stay in cache, a whole chunk's did not */
+	c->pos = 0;
+	c->n = 0;
+	db_iter_build(c);
+	return 1;
 }
 
 /* Read the chunk index, group it by CPU and load every CPU's first chunk. */
@@ -360,6 +379,7 @@ static int db_iter_chunks(struct db_iter *it)
 	 * index names within 2^(63 - KEY_BITS) ns (146 years) of the least.
 	 */
 	if (n && it->nr_cpus <= DB_ITER_KEY_CPUS) {
+		size_t keys = (size_t)it->nr_cpus * (DB_ITER_BATCH + 2);
 		uint64_t lo = UINT64_MAX, hi = 0;
 
 		for (i = 0; i < n; i++) {
@@ -374,16 +394,12 @@ static int db_iter_chunks(struct db_iter *it)
 		if (!it->key || !it->gmin)
 			return -ENOMEM;
 		it->packed = hi >= lo && hi - lo <= it->key_lim;
-		if (it->version == DB_STORE_V2) {
-			size_t keys = (size_t)it->nr_cpus * (DB_ITER_BATCH + 2);
-
-			it->mk = malloc(keys * sizeof(*it->mk));
-			it->mk_tmp = malloc(keys * sizeof(*it->mk_tmp));
-			it->mlen = malloc(it->nr_cpus * sizeof(*it->mlen));
-			it->out = malloc((size_t)it->nr_cpus * DB_ITER_BATCH * sizeof(*it->out));
-			if (!it->mk || !it->mk_tmp || !it->mlen || !it->out)
-				return -ENOMEM;
-		}
+		it->mk = malloc(keys * sizeof(*it->mk));
+		it->mk_tmp = malloc(keys * sizeof(*it->mk_tmp));
+		it->mlen = malloc(it->nr_cpus * sizeof(*it->mlen));
+		it->out = malloc((size_t)it->nr_cpus * DB_ITER_BATCH * sizeof(*it->out));
+		if (!it->mk || !it->mk_tmp || !it->mlen || !it->out)
+			return -ENOMEM;
 	}
 	rc = sqlite3_prepare_v2(it->db->sql, "SELECT data FROM event_chunks WHERE chunk = ?",
 				-1, &it->st, NULL);
@@ -497,12 +513,13 @@ static inline uint64_t db_iter_round_key(const struct db_iter *it, uint64_t ts, 
  * Whether @c's fresh batch can be merged in rounds: its ts within the keys
  * and its first not below @prev, the last handed out of the CPU (the first
  * event of a chunk that steps back in time may be).  Within a batch ts only
- * grows: db_cols_open() cut the chunk before any step back.
+ * grows: db_cols_open() (version 2) and db_iter_load() (version 1) cut the
+ * chunk before any step back.
  */
 static inline bool db_iter_round_fits(const struct db_iter *it, const struct db_iter_cpu *c,
 				      uint64_t prev)
 {
-	uint64_t lo = c->ev[0].ts, hi = c->ev[c->n - 1].ts;
+	uint64_t lo = c->ev[c->pos].ts, hi = c->ev[c->n - 1].ts;
 
 	return lo >= prev && lo >= it->key_base && hi - it->key_base < it->key_lim;
 }
@@ -698,7 +715,7 @@ static inline __attribute__((always_inline)) int db_iter_advance(struct db_iter 
 {
 	if (__builtin_expect(++c->pos < c->n, 1))
 		return 1;
-	if (c->cols.next < c->good) {
+	if (db_iter_unbuilt(c)) {
 		db_iter_build(c);
 		return 1;
 	}
@@ -851,17 +868,18 @@ static int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev)
 /* Events of @c not built yet, or an error to return after its last. */
 static inline bool db_iter_more(const struct db_iter_cpu *c)
 {
-	return c->cols.next < c->good || c->cols_err || c->err || c->next_ix < c->nix;
+	return db_iter_unbuilt(c) || c->cols_err || c->err || c->next_ix < c->nix;
 }
 
 /* @c's batch went out whole: its next batch or chunk, as db_iter_advance(). */
 static int db_iter_refill(struct db_iter *it, struct db_iter_cpu *c)
 {
-	if (c->cols.next < c->good) {
+	if (db_iter_unbuilt(c)) {
 		db_iter_build(c);
 		return 1;
 	}
-	c->err = c->cols_err;
+	if (it->version == DB_STORE_V2)
+		c->err = c->cols_err;
 	return c->err ? c->err : db_iter_load(it, c);
 }
 
@@ -1077,11 +1095,11 @@ int db_iter_next(struct db_iter *it, struct mcr_event *ev)
  *       above 0 is returned; the array and the events it points to are
  *       valid until the next call on @it
  *
- * Rounds hand out pointers into the CPUs' built batches, no event copied;
- * the other paths (rows, version 1, the heap) copy events one by one into a
- * small array of their own and point to those.  Returns the count, 0 at the
- * end, or a negative error as db_iter_next() (which it may be mixed with),
- * after every event before it.
+ * Rounds hand out pointers into the CPUs' built batches (version 1: into
+ * their decoded chunks), no event copied; the other paths (rows, the heap)
+ * copy events one by one into a small array of their own and point to
+ * those.  Returns the count, 0 at the end, or a negative error as
+ * db_iter_next() (which it may be mixed with), after every event before it.
  */
 int db_iter_next_batch(struct db_iter *it, const struct mcr_event *const **evs)
 {
@@ -1100,7 +1118,7 @@ int db_iter_next_batch(struct db_iter *it, const struct mcr_event *const **evs)
 		it->out_pos = it->out_n;
 		return (int)n;
 	}
-	/* no rounds: rows, version 1, the heap */
+	/* no rounds: rows, the heap */
 	if (!it->fill) {
 		it->fill = malloc(DB_ITER_FILL * sizeof(*it->fill));
 		it->fill_p = malloc(DB_ITER_FILL * sizeof(*it->fill_p));

@@ -1680,24 +1680,27 @@ static int read_batches(const char *path, uint64_t from, uint64_t to, const stru
 }
 
 /*
- * db_iter_next_batch() hands out pointers: into the CPUs' built batches in
- * rounds (up to 64 CPUs), to its own copies otherwise (70 CPUs: the heap).
- * Every event comes out once, in order, intact while its batch is held,
- * taken by batches alone, mixed with db_iter_next(), and within a range.
+ * db_iter_next_batch() hands out pointers: into the CPUs' built batches
+ * (version 1: windows of their decoded chunks) in rounds (up to 64 CPUs), to
+ * its own copies otherwise (70 CPUs: the heap).  Every event comes out once,
+ * in order, intact while its batch is held, taken by batches alone, mixed
+ * with db_iter_next(), and within a range.  @total_events over each count
+ * of CPUs in @cpus (a hundredth of them a CPU for 70): version 1 needs more
+ * for a CPU's second chunk, and the heap a CPU's second window.
  */
-TEST(test_iter_batch_pointers)
+static void batch_pointers(struct test_ctx *t, int version, const int *cpus, size_t nr_cpus,
+			   uint64_t total_events)
 {
-	static const int cpus[] = { 1, 4, 70 };
 	const char *path = tmp_path("batch.db");
 	size_t ci, n, lo, hi;
 
-	for (ci = 0; ci < sizeof(cpus) / sizeof(cpus[0]); ci++) {
-		uint64_t per = cpus[ci] == 70 ? 400 : 40000 / (uint64_t)cpus[ci];
+	for (ci = 0; ci < nr_cpus; ci++) {
+		uint64_t per = total_events / (cpus[ci] == 70 ? 100 : (uint64_t)cpus[ci]);
 		size_t total = (size_t)cpus[ci] * per;
 		struct mcr_event *evs = batch_events(cpus[ci], per);
 
 		ASSERT(evs != NULL);
-		ASSERT_EQ(make_db(path, cpus[ci], evs, total), 0);
+		ASSERT_EQ(make_db_version(path, cpus[ci], evs, total, version), 0);
 		ASSERT_EQ(read_batches(path, 0, UINT64_MAX, evs, total, false, &n), 0);
 		ASSERT_EQU(n, total);
 		ASSERT_EQ(read_batches(path, 0, UINT64_MAX, evs, total, true, &n), 0);
@@ -1716,39 +1719,58 @@ TEST(test_iter_batch_pointers)
 	}
 }
 
+TEST(test_iter_batch_pointers)
+{
+	static const int cpus[] = { 1, 4, 70 };
+
+	batch_pointers(t, DB_STORE_V2, cpus, sizeof(cpus) / sizeof(cpus[0]), 40000);
+}
+
+/* Version 1, as capture writes it: chunks of DB_CHUNK_EVENTS, two a CPU of 3, four of 1. */
+TEST(test_iter_batch_pointers_v1)
+{
+	static const int cpus[] = { 1, 3, 70 };
+
+	batch_pointers(t, DB_STORE_V1, cpus, sizeof(cpus) / sizeof(cpus[0]),
+		       3 * (DB_CHUNK_EVENTS + 4000));
+}
+
 /*
  * A step back in ts far into CPU 0's stream, after many rounds: within a
  * chunk's later batch, at a chunk's first event (the index says so) and
- * within the second chunk.  Every event before the last good one of CPU 0,
- * in replay order, comes out, through batches and mixed alike, then
- * -MCR_E_TIME, every call after.  A field out of range far in is refused
- * the same way, after the events before it, naming it.
+ * within the second chunk (@chunk events, the store @version's).  Every
+ * event before the last good one of CPU 0, in replay order, comes out,
+ * through batches and mixed alike, then -MCR_E_TIME, every call after.  A
+ * field out of range far in (CPU 2's event @bad) is refused the same way,
+ * after the events before it, naming it.
  */
-TEST(test_iter_batch_errors_far)
+static void batch_errors_far(struct test_ctx *t, int version, uint64_t chunk, uint64_t per,
+			     uint64_t bad)
 {
-	static const uint64_t step[] = { 3000, 16384, 16384 + 700 };
+	const uint64_t step[] = { 3000, chunk, chunk + 700 };
 	const char *path = tmp_path("batch_far.db");
-	enum { CPUS = 4, PER = 20000 };
+	enum { CPUS = 4 };
 	const struct mcr_event *const *b;
-	struct mcr_event *evs = batch_events(CPUS, PER), saved;
+	struct mcr_event *evs = batch_events(CPUS, per), saved;
 	struct db_iter *it;
 	struct db *db;
 	size_t k, at, n;
+	char want[64];
 	int mix, s;
 
 	ASSERT(evs != NULL);
 	for (s = 0; s < (int)(sizeof(step) / sizeof(step[0])); s++) {
 		/* the step: CPU 0's event @step[s] one ns before the one before it */
-		for (k = 0, at = SIZE_MAX; k < (size_t)CPUS * PER; k++) {
+		for (k = 0, at = SIZE_MAX; k < (size_t)CPUS * per; k++) {
 			if (evs[k].cpu == 0 && evs[k].seq == step[s] - 1)
 				at = k;
 			if (evs[k].cpu == 0 && evs[k].seq == step[s])
 				break;
 		}
-		ASSERT(at != SIZE_MAX && k < (size_t)CPUS * PER);
+		ASSERT(at != SIZE_MAX && k < (size_t)CPUS * per);
 		saved = evs[k];
 		evs[k].ts = evs[at].ts - 1;
-		ASSERT_EQ(make_db(path, CPUS, evs, (size_t)CPUS * PER), 0);
+		ASSERT_EQ(make_db_version(path, CPUS, evs, (size_t)CPUS * per, version), 0);
 		evs[k] = saved;
 		for (mix = 0; mix < 2; mix++) {
 			ASSERT_EQ(read_batches(path, 0, UINT64_MAX, evs, at + 1, mix, &n),
@@ -1764,12 +1786,12 @@ TEST(test_iter_batch_errors_far)
 		db_iter_close(it);
 		db_close(db);
 	}
-	/* CPU 2's event 9000: an update's item beyond any stat enum */
-	for (k = 0; evs[k].cpu != 2 || evs[k].seq != 9000; k++)
+	/* CPU 2's event @bad: an update's item beyond any stat enum */
+	for (k = 0; evs[k].cpu != 2 || evs[k].seq != bad; k++)
 		;
 	evs[k].kind = MCR_EV_LRUVEC;
 	evs[k].item = 70000;
-	ASSERT_EQ(make_db(path, CPUS, evs, (size_t)CPUS * PER), 0);
+	ASSERT_EQ(make_db_version(path, CPUS, evs, (size_t)CPUS * per, version), 0);
 	for (mix = 0; mix < 2; mix++) {
 		ASSERT_EQ(read_batches(path, 0, UINT64_MAX, evs, k, mix, &n), -MCR_E_BAD_INPUT);
 		ASSERT_EQU(n, k);
@@ -1779,15 +1801,29 @@ TEST(test_iter_batch_errors_far)
 	while (db_iter_next_batch(it, &b) > 0)
 		;
 	ASSERT_EQ(db_iter_next_batch(it, &b), -MCR_E_BAD_INPUT);
-	ASSERT(strstr(db_why(db), "event cpu 2 seq 9000 ") == db_why(db));
+	snprintf(want, sizeof(want), "event cpu 2 seq %" PRIu64 " ", bad);
+	ASSERT(strstr(db_why(db), want) == db_why(db));
 	ASSERT(strstr(db_why(db), "item 70000 out of range") != NULL);
 	db_iter_close(it);
 	db_close(db);
 	free(evs);
 }
 
+TEST(test_iter_batch_errors_far)
+{
+	batch_errors_far(t, DB_STORE_V2, 16384, 20000, 9000);
+}
+
+/* Version 1: a step back at CPU 0's event 3000, at its second chunk and within it. */
+TEST(test_iter_batch_errors_far_v1)
+{
+	batch_errors_far(t, DB_STORE_V1, DB_CHUNK_EVENTS, DB_CHUNK_EVENTS + 3000,
+			 DB_CHUNK_EVENTS + 1000);
+}
+
 TEST_MAIN(test_events_round_trip, test_cols_checks, test_store_versions, test_store_matches, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
+	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1,
 	  test_merge_order, test_merge_order_many_cpus, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
