@@ -20,6 +20,7 @@
 #include "results.h"
 #include "error.h"
 #include "store.h"
+#include "db_local.h"
 
 static char tmp_dir[4096];
 
@@ -1146,6 +1147,72 @@ TEST(test_merge_order_many_cpus)
 		merge_many(t, 70, "merge_70.db");
 }
 
+/*
+ * db_keys_merge() on its own, against the keys in order: 1 to 64 runs, runs
+ * of one key, odd and even totals, pairs of unequal lengths, keys next to the
+ * sentinels and keys one apart.
+ */
+TEST(test_keys_merge)
+{
+	enum { MAX_RUNS = 64, MAX_LEN = 40 };
+	static uint64_t sorted[MAX_RUNS * MAX_LEN];
+	static uint64_t a[MAX_RUNS * (MAX_LEN + 2)], tmp[MAX_RUNS * (MAX_LEN + 2)];
+	static uint8_t label[MAX_RUNS * MAX_LEN];
+	uint32_t len[MAX_RUNS], fill[MAX_RUNS];
+	unsigned int round;
+
+	srand(11);
+	for (round = 0; round < 3000; round++) {
+		unsigned int nr = 1 + round % MAX_RUNS, r;
+		uint32_t total = 0, i, step = round % 5 ? 1000 : 1;
+		uint64_t lo, *m, *p;
+
+		for (r = 0; r < nr; r++) {
+			len[r] = 1 + rand() % (round % 3 ? MAX_LEN : 2);
+			for (i = 0; i < len[r]; i++)
+				label[total + i] = (uint8_t)r;
+			total += len[r];
+		}
+		/* which run each key in order goes to: a shuffle of the labels */
+		for (i = total - 1; i > 0; i--) {
+			uint32_t j = rand() % (i + 1);
+			uint8_t l = label[i];
+
+			label[i] = label[j];
+			label[j] = l;
+		}
+		lo = round & 1 ? UINT64_MAX - 1 - (uint64_t)total * step : 1;
+		for (i = 0; i < total; i++)
+			sorted[i] = lo + (uint64_t)i * step + (uint64_t)rand() % step;
+		if (round & 1)
+			sorted[total - 1] = UINT64_MAX - 1;
+		else
+			sorted[0] = 1;
+		for (r = 0, p = a; r < nr; r++) {
+			fill[r] = 0;
+			p[0] = 0;
+			p[len[r] + 1] = UINT64_MAX;
+			p += len[r] + 2;
+		}
+		for (i = 0; i < total; i++) {
+			uint32_t at = label[i];
+
+			for (r = 0, p = a; r < at; r++)
+				p += len[r] + 2;
+			p[1 + fill[at]++] = sorted[i];
+		}
+		m = db_keys_merge(a, tmp, len, nr);
+		ASSERT(m == a || m == tmp);
+		ASSERT_EQU(len[0], total);
+		ASSERT_EQU(m[0], 0);
+		ASSERT_EQU(m[total + 1], UINT64_MAX);
+		for (i = 0; i < total; i++)
+			if (m[1 + i] != sorted[i])
+				FAILF("round %u, %u runs: key %u is %" PRIu64 ", not %" PRIu64,
+				      round, nr, i, m[1 + i], sorted[i]);
+	}
+}
+
 /* Read every event; the first error or 0. */
 static int read_all(const char *path, uint64_t *n)
 {
@@ -1824,7 +1891,7 @@ TEST(test_iter_batch_errors_far_v1)
 TEST_MAIN(test_events_round_trip, test_cols_checks, test_store_versions, test_store_matches, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
 	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1,
-	  test_merge_order, test_merge_order_many_cpus, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
+	  test_merge_order, test_merge_order_many_cpus, test_keys_merge, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
