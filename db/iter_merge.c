@@ -140,6 +140,7 @@ static void db_merge_two(struct db_merge *m, struct db_merge *n)
 	db_merge_end(&a);
 	db_merge_end(&b);
 }
+
 /*
  * A merge with no other to pair with (the pass's last when it has an odd
  * number), split at its middle into two to pair with each other: with h the
