@@ -1615,6 +1615,11 @@ TEST(test_cols_checks)
 					kinds[where[pos]] = keep;
 				}
 		}
+	/* width 0: every kind is the base, the last known one passes and the next does not */
+	ASSERT_EQ(cols_chunk(1, dts, 0, 0, kinds, MCR_EV_KIND_MAX, 40, 5, 5, &good), 0);
+	ASSERT_EQ(cols_chunk(1, dts, 0, 0, kinds, MCR_EV_KIND_MAX + 1, 40, 5, 5, &good),
+		  -MCR_E_CORRUPT);
+	ASSERT_EQ(cols_chunk(1, dts, 0, 0, kinds, 0, 40, 5, 5, &good), -MCR_E_CORRUPT);
 	/* a base past 255 wraps into the low byte as the event's u8 does: 0x101 + 1 is kind 2 */
 	for (i = 0; i < 40; i++)
 		kinds[i] = 1;
