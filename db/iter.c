@@ -176,12 +176,13 @@ static inline bool db_iter_unbuilt(const struct db_iter_cpu *c)
  */
 static void db_iter_build(struct db_iter_cpu *c)
 {
-	uint32_t n = c->good - c->cols.next;
+	uint32_t n;
 
 	if (c->n < c->end) {
 		c->n = c->end - c->n > DB_ITER_BATCH ? c->n + DB_ITER_BATCH : c->end;
 		return;
 	}
+	n = c->good - c->cols.next;
 	if (n > DB_ITER_BATCH)
 		n = DB_ITER_BATCH;
 	db_cols_build(&c->cols, n, c->ev);
@@ -705,6 +706,21 @@ static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 }
 
 /*
+ * @c's batch went out whole: its next batch or chunk.  1: it has events;
+ * 0: none left; or the error due after its last event.
+ */
+static int db_iter_refill(struct db_iter *it, struct db_iter_cpu *c)
+{
+	if (db_iter_unbuilt(c)) {
+		db_iter_build(c);
+		return 1;
+	}
+	if (it->version == DB_STORE_V2)
+		c->err = c->cols_err;
+	return c->err ? c->err : db_iter_load(it, c);
+}
+
+/*
  * Move @c past the event just handed out: its next event from the batch,
  * the chunk's next batch or the next chunk.  1: it has a head; 0: none left;
  * or the error, which the event handed out does not share (it is good: the
@@ -715,13 +731,7 @@ static inline __attribute__((always_inline)) int db_iter_advance(struct db_iter 
 {
 	if (__builtin_expect(++c->pos < c->n, 1))
 		return 1;
-	if (db_iter_unbuilt(c)) {
-		db_iter_build(c);
-		return 1;
-	}
-	if (it->version == DB_STORE_V2)
-		c->err = c->cols_err;
-	return c->err ? c->err : db_iter_load(it, c);
+	return db_iter_refill(it, c);
 }
 
 /* The least key of all groups. */
@@ -869,18 +879,6 @@ static int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev)
 static inline bool db_iter_more(const struct db_iter_cpu *c)
 {
 	return db_iter_unbuilt(c) || c->cols_err || c->err || c->next_ix < c->nix;
-}
-
-/* @c's batch went out whole: its next batch or chunk, as db_iter_advance(). */
-static int db_iter_refill(struct db_iter *it, struct db_iter_cpu *c)
-{
-	if (db_iter_unbuilt(c)) {
-		db_iter_build(c);
-		return 1;
-	}
-	if (it->version == DB_STORE_V2)
-		c->err = c->cols_err;
-	return c->err ? c->err : db_iter_load(it, c);
 }
 
 /* Leave rounds for the per-event merge, from every CPU's head. */
