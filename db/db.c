@@ -182,7 +182,7 @@ static int db_alloc(const char *path, int flags, struct db **out)
 	if (!db)
 		return -ENOMEM;
 	/* a handle is used by one thread at a time: skip SQLite's per-call mutexes */
-	rc = sqlite3_open_v2(path, &db->sql, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	rc = sqlite3_open_v2(path, &db->sql, flags | SQLITE_OPEN_NOMUTEX, db_vfs_name());
 	if (rc != SQLITE_OK) {
 		int err = db->sql ? db_err(sqlite3_extended_errcode(db->sql)) : -ENOMEM;
 

@@ -105,6 +105,14 @@ static inline int db_event_check(const struct mcr_event *ev, const struct db_eve
 	return db_event_refuse(ev, b, why, len);
 }
 
+/*
+ * vfs.c: the name of the VFS a trace is opened with, registered on first
+ * use: SQLite's default one with read-ahead for the pages of the event
+ * store's BLOBs; NULL (the default VFS) if it could not be registered.
+ */
+#define DB_VFS_NAME	"memcg-replay-ahead"
+const char *db_vfs_name(void);
+
 /* iter_merge.c */
 uint64_t *db_keys_merge(uint64_t *a, uint64_t *tmp, uint32_t *len, unsigned int nr);
 

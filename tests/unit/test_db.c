@@ -1893,9 +1893,142 @@ TEST(test_iter_batch_errors_far_v1)
 			 DB_CHUNK_EVENTS + 1000);
 }
 
+/* Read-ahead (db/vfs.c): BLOBs of many pages, each byte a function of @seed and its place. */
+#define AHEAD_ROWS	6
+#define AHEAD_BYTES	(60 * 1024 + 123)
+
+static void ahead_fill(uint8_t *b, uint32_t seed)
+{
+	uint32_t x = seed * 2654435761u + 1;
+	size_t i;
+
+	for (i = 0; i < AHEAD_BYTES; i++) {
+		x = x * 1103515245u + 12345;
+		b[i] = (uint8_t)(x >> 16);
+	}
+}
+
+/* Insert row @id of table ahead, the BLOB of @seed, through @s. */
+static int ahead_put(sqlite3 *s, int id, uint32_t seed, uint8_t *b)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	ahead_fill(b, seed);
+	if (sqlite3_prepare_v2(s, "INSERT INTO ahead (id, data) VALUES (?, ?)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int(st, 1, id);
+	sqlite3_bind_blob(st, 2, b, AHEAD_BYTES, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Overwrite row @id's BLOB with that of @seed in place: the same pages, other bytes. */
+static int ahead_rewrite(sqlite3 *s, int id, uint32_t seed, uint8_t *b)
+{
+	sqlite3_blob *bl;
+	int rc;
+
+	ahead_fill(b, seed);
+	if (sqlite3_blob_open(s, "main", "ahead", "data", id, 1, &bl) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_blob_write(bl, b, AHEAD_BYTES, 0);
+	return sqlite3_blob_close(bl) == SQLITE_OK && rc == SQLITE_OK ? 0 : -1;
+}
+
+/* Whether rows @first..@last of ahead, read through @s, are the BLOBs of seed @base + id. */
+static bool ahead_holds(sqlite3 *s, int first, int last, uint32_t base, uint8_t *want)
+{
+	sqlite3_stmt *st;
+	bool ok = true;
+	int id;
+
+	if (sqlite3_prepare_v2(s, "SELECT data FROM ahead WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return false;
+	for (id = first; ok && id <= last; id++) {
+		sqlite3_bind_int(st, 1, id);
+		ahead_fill(want, base + (uint32_t)id);
+		ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_bytes(st, 0) == AHEAD_BYTES &&
+		     !memcmp(sqlite3_column_blob(st, 0), want, AHEAD_BYTES);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/* WAL: every page into the file, or -1 (busy: someone reads). */
+static int ahead_checkpoint(sqlite3 *s)
+{
+	sqlite3_stmt *st;
+	int ok;
+
+	if (sqlite3_prepare_v2(s, "PRAGMA wal_checkpoint(TRUNCATE)", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0;
+	sqlite3_finalize(st);
+	return ok ? 0 : -1;
+}
+
+/*
+ * What the read-ahead buffer holds is never read once the file may have
+ * changed: rewritten in place by another connection (the same pages, other
+ * bytes) in rollback-journal mode and in WAL mode (moved into the file by
+ * a checkpoint), and by the reader's own connection.  The rows are a few
+ * pages each, one after the other in the file: reading the first fills the
+ * buffer with the next ones, which are read first after each change.
+ */
+TEST(test_vfs_ahead_fresh)
+{
+	static uint8_t b[AHEAD_BYTES], want[AHEAD_BYTES];
+	const char *path = tmp_path("ahead.db");
+	struct mcr_event ev = ev_make(1000, 0, 0, MCR_EV_STATE);
+	static const char *const mode[] = { "DELETE", "WAL" };
+	sqlite3_vfs *vfs = NULL;
+	struct db *db;
+	sqlite3 *s;
+	char sql[64];
+	size_t m;
+	int id;
+
+	for (m = 0; m < 2; m++) {
+		ASSERT_EQ(make_db(path, 1, &ev, 1), 0);
+		ASSERT_EQ(sqlite3_open(path, &s), SQLITE_OK);
+		snprintf(sql, sizeof(sql), "PRAGMA journal_mode = %s", mode[m]);
+		ASSERT_EQ(sqlite3_exec(s, sql, NULL, NULL, NULL), SQLITE_OK);
+		ASSERT_EQ(sqlite3_exec(s, "CREATE TABLE ahead (id INTEGER PRIMARY KEY, data BLOB)",
+				       NULL, NULL, NULL), SQLITE_OK);
+		for (id = 1; id <= AHEAD_ROWS; id++)
+			ASSERT_EQ(ahead_put(s, id, 100 + (uint32_t)id, b), 0);
+		ASSERT_EQ(db_open(path, true, &db), 0);
+		ASSERT_EQ(sqlite3_file_control(db_sqlite(db), "main", SQLITE_FCNTL_VFS_POINTER, &vfs),
+			  SQLITE_OK);
+		ASSERT(vfs && vfs == sqlite3_vfs_find(DB_VFS_NAME));
+		if (!ahead_holds(db_sqlite(db), 1, 1, 100, want))
+			FAILF("%s: the reader does not read what was written", mode[m]);
+		/* another connection rewrites every row (WAL: into the file, by a checkpoint) */
+		for (id = 1; id <= AHEAD_ROWS; id++)
+			ASSERT_EQ(ahead_rewrite(s, id, 200 + (uint32_t)id, b), 0);
+		ASSERT_EQ(ahead_checkpoint(s), 0);
+		if (!ahead_holds(db_sqlite(db), 2, AHEAD_ROWS, 200, want) ||
+		    !ahead_holds(db_sqlite(db), 1, 1, 200, want))
+			FAILF("%s: the reader read what another connection overwrote", mode[m]);
+		/* and the reader's own */
+		ASSERT(ahead_holds(db_sqlite(db), 1, 1, 200, want));
+		for (id = 1; id <= AHEAD_ROWS; id++)
+			ASSERT_EQ(ahead_rewrite(db_sqlite(db), id, 300 + (uint32_t)id, b), 0);
+		if (!ahead_holds(db_sqlite(db), 2, AHEAD_ROWS, 300, want) ||
+		    !ahead_holds(s, 1, AHEAD_ROWS, 300, want))
+			FAILF("%s: a write through the reader is not what both read", mode[m]);
+		ASSERT_EQ(db_close(db), 0);
+		sqlite3_close(s);
+	}
+}
+
 TEST_MAIN(test_events_round_trip, test_cols_checks, test_store_versions, test_store_matches, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
-	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1,
+	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1, test_vfs_ahead_fresh,
 	  test_merge_order, test_merge_order_many_cpus, test_keys_merge, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
