@@ -928,6 +928,26 @@ static int db_iter_round_refill(struct db_iter *it)
 }
 
 /*
+ * Check @out[0 .. n): the count before the first that fails, whose error
+ * (and db_why()) is set in *@err, or @n.
+ */
+static uint32_t db_iter_check(struct db_iter *it, const struct mcr_event **out, uint32_t n,
+			      int *err)
+{
+	uint32_t q;
+
+	for (q = 0; q < n; q++) {
+		int ret = db_event_check(out[q], &it->bounds, it->db->why, sizeof(it->db->why));
+
+		if (ret < 0) {
+			*err = ret;
+			break;
+		}
+	}
+	return q;
+}
+
+/*
  * One round: every CPU's built events up to the horizon, merged into out[]
  * (pointers into the CPUs' batches) and checked.  The horizon is the least
  * key of a CPU's last built event, over the CPUs with events not built yet:
@@ -941,6 +961,7 @@ static int db_iter_round_refill(struct db_iter *it)
  */
 static int db_iter_round(struct db_iter *it)
 {
+	const struct mcr_event *head[DB_ITER_KEY_CPUS];
 	uint64_t lim = UINT64_MAX, *k = it->mk, *m;
 	const struct mcr_event **out = it->out;
 	unsigned int i, nr = 0;
@@ -983,29 +1004,38 @@ static int db_iter_round(struct db_iter *it)
 	if (!nr)
 		return 0;
 	m = db_keys_merge(it->mk, it->mk_tmp, it->mlen, nr) + 1;
-	for (q = 0; q < n; q++) {
-		struct db_iter_cpu *c = &it->cpus[m[q] & (DB_ITER_KEY_CPUS - 1)];
-
-		out[q] = &c->ev[c->pos++];
-	}
+	/* each CPU's next event by index: a small array, not a field of each CPU's struct */
+	for (i = 0; i < it->nr_cpus; i++)
+		head[i] = &it->cpus[i].ev[it->cpus[i].pos];
 	if (it->from || it->to != UINT64_MAX) {
 		uint32_t w = 0;
 
-		for (q = 0; q < n; q++)
-			if (out[q]->ts >= it->from && out[q]->ts <= it->to)
-				out[w++] = out[q];
-		n = w;
-	}
-	for (q = 0; q < n; q++) {
-		int ret = db_event_check(out[q], &it->bounds, it->db->why, sizeof(it->db->why));
+		for (q = 0; q < n; q++) {
+			const struct mcr_event *ev = head[m[q] & (DB_ITER_KEY_CPUS - 1)]++;
 
-		if (ret < 0) {
-			err = ret;
-			n = q;
-			/* refused after out[q - 1]: nothing more is read */
-			it->nr_refill = 0;
-			break;
+			if (ev->ts >= it->from && ev->ts <= it->to)
+				out[w++] = ev;
 		}
+		n = w;
+		q = db_iter_check(it, out, n, &err);
+	} else {
+		/* checked as handed out: out[q] is in a register */
+		for (q = 0; q < n; q++) {
+			const struct mcr_event *ev = head[m[q] & (DB_ITER_KEY_CPUS - 1)]++;
+
+			out[q] = ev;
+			if (__builtin_expect(db_event_check(ev, &it->bounds, NULL, 0) < 0, 0))
+				break;
+		}
+		if (q < n)
+			q = db_iter_check(it, out, q + 1, &err);
+	}
+	for (i = 0; i < it->nr_cpus; i++)
+		it->cpus[i].pos = (uint32_t)(head[i] - it->cpus[i].ev);
+	if (err) {
+		n = q;
+		/* refused after out[q - 1]: nothing more is read */
+		it->nr_refill = 0;
 	}
 	it->out_n = n;
 	it->out_err = err;
