@@ -20,7 +20,8 @@
  *   [seq - (previous seq + 1), zigzag varint]
  *   [id, varint]  item (zigzag varint)  val (zigzag varint)
  *   [pid, zigzag varint]  [aux, level (zigzag varints), flags (byte)]
- * "previous" restarts at every chunk, so a chunk decodes alone.  Updates,
+ * "previous" restarts at every chunk, so a chunk decodes alone.  A varint
+ * takes 10 bytes at most; bits past the 64th are dropped.  Updates,
  * the bulk of a trace, take 5-8 bytes before zstd; recordings of this
  * kernel come to 1-1.3 bytes an event after it (trace-cmd's trace.dat: 1.8).
  *
@@ -144,6 +145,50 @@ struct db_chunk_index {
  */
 int db_chunk_decode(void **dctx, const struct db_chunk_index *ix, const void *z, size_t zlen,
 		    uint8_t *raw, struct mcr_event *out);
+/*
+ * The bytes a version 1 chunk is opened in (db_recs_open()'s @raw): the
+ * records, DB_RECS_PAD zeroed bytes after them (the records are read 8
+ * and 16 bytes at a time) and a byte per record, its length.
+ */
+#define DB_RECS_PAD		16
+static inline size_t db_recs_size(const struct db_chunk_index *ix)
+{
+	return (size_t)ix->raw_bytes + DB_RECS_PAD + ix->count;
+}
+
+/* A version 1 chunk opened by db_recs_open(): the next record to build, and what it follows. */
+struct db_recs {
+	const uint8_t	*p;
+	const uint8_t	*len;			/* of each record, found by the check */
+	int		cpu;
+	uint32_t	next;
+	uint64_t	ts, seq, id;		/* of event next - 1 */
+	int32_t		pid;
+};
+
+/*
+ * Decompress the version 1 BLOB @z of @ix into @raw (db_recs_size() large;
+ * @recs points into it) and check all of it before any event is built:
+ * every record well formed (its varints within the chunk and of 10 bytes
+ * at most, a known kind, the flags byte where H_EXTRA says), exactly count
+ * of them ending exactly at raw_bytes, the ts deltas adding up to last_ts.
+ * Only ts is decoded: the other varints are only measured, and each
+ * record's length kept for the build.  @dctx is the caller's ZSTD_DCtx,
+ * made on first use and kept across chunks (db_chunk_dctx_free()).
+ * Returns 0, -ENOMEM, -MCR_E_CORRUPT if the BLOB does not decompress to
+ * exactly raw_bytes or fails a check; -MCR_E_TIME if a ts is below its
+ * predecessor's (unsigned, a wrap past 2^64 included; the first event's
+ * predecessor is first_ts), *@good then the number of events before the
+ * first such (count if none); on 0, count.
+ */
+int db_recs_open(void **dctx, const struct db_chunk_index *ix, const void *z, size_t zlen,
+		 uint8_t *raw, struct db_recs *recs, uint32_t *good);
+/*
+ * Build the next @n events of @recs (n <= count - next) into @out.  No
+ * bounds are checked: db_recs_open() proved the records whole, and found
+ * where each starts, so that decoding one does not wait on the one before.
+ */
+void db_recs_build(struct db_recs *recs, uint32_t n, struct mcr_event *out);
 void db_chunk_dctx_free(void *dctx);
 
 /* A version 2 chunk opened by db_cols_open(): its columns, and the next event to build. */
@@ -159,10 +204,10 @@ struct db_cols {
 
 /*
  * Decompress the version 2 BLOB @z of @ix into @raw (raw_bytes large; the
- * columns point into it) and check all of it as db_chunk_decode() does,
- * with the same returns.  On -MCR_E_TIME, *@good is the number of events
- * before the first whose ts is below its predecessor's (count if none); on
- * 0, count.
+ * columns point into it) and check all of it as db_recs_open() does (the
+ * kinds, the ts sum, the first step back), with the same returns.  On
+ * -MCR_E_TIME, *@good is the number of events before the first whose ts is
+ * below its predecessor's (count if none); on 0, count.
  */
 int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, size_t zlen,
 		 uint8_t *raw, struct db_cols *cols, uint32_t *good);

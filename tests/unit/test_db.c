@@ -1653,6 +1653,333 @@ TEST(test_cols_checks)
 	ASSERT_EQ(good, 0);
 }
 
+/* A varint below @end, as get_varint() in store.c: 10 bytes at most. */
+static bool ref_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
+{
+	const uint8_t *p = *pp;
+	uint64_t r = 0;
+	unsigned int shift;
+
+	for (shift = 0; p < end && shift < 64; shift += 7) {
+		uint8_t b = *p++;
+
+		r |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*pp = p;
+			*v = r;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int64_t ref_unzz(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/*
+ * The version 1 decoder as db_chunk_decode() was (one careful pass, every
+ * bound checked at every byte), on the decompressed records @raw[@len] of
+ * index row @ix: the reference db_recs_open() and db_recs_build() must
+ * agree with.  Returns 0, -MCR_E_CORRUPT or -MCR_E_TIME, the events in
+ * @out, *@good the events before the first step back in ts.
+ */
+static int ref_decode(const struct db_chunk_index *ix, const uint8_t *raw, size_t len,
+		      struct mcr_event *out, uint32_t *good)
+{
+	const uint8_t *p = raw, *end = raw + len;
+	uint64_t ts = ix->first_ts, seq = ix->first_seq - 1, id = 0, v;
+	int32_t pid = 0;
+	uint32_t i;
+
+	*good = ix->count;
+	for (i = 0; i < ix->count; i++) {
+		struct mcr_event *ev = &out[i];
+		uint64_t d;
+		uint8_t h;
+
+		if (p >= end)
+			return -MCR_E_CORRUPT;
+		h = *p++;
+		memset(ev, 0, sizeof(*ev));
+		ev->kind = h & 0x0f;
+		if (!ev->kind || ev->kind > MCR_EV_KIND_MAX || !ref_varint(&p, end, &d))
+			return -MCR_E_CORRUPT;
+		if (ts + (uint64_t)ref_unzz(d) < ts && *good == ix->count)
+			*good = i;
+		ts += (uint64_t)ref_unzz(d);
+		seq++;
+		if (h & 0x80) {
+			if (!ref_varint(&p, end, &v))
+				return -MCR_E_CORRUPT;
+			seq += (uint64_t)ref_unzz(v);
+		}
+		if (!(h & 0x10) && !ref_varint(&p, end, &id))
+			return -MCR_E_CORRUPT;
+		if (!ref_varint(&p, end, &v))
+			return -MCR_E_CORRUPT;
+		ev->item = (int32_t)ref_unzz(v);
+		if (!ref_varint(&p, end, &v))
+			return -MCR_E_CORRUPT;
+		ev->val = ref_unzz(v);
+		if (!(h & 0x20)) {
+			if (!ref_varint(&p, end, &v))
+				return -MCR_E_CORRUPT;
+			pid = (int32_t)ref_unzz(v);
+		}
+		if (h & 0x40) {
+			if (!ref_varint(&p, end, &v))
+				return -MCR_E_CORRUPT;
+			ev->aux = (int32_t)ref_unzz(v);
+			if (!ref_varint(&p, end, &v) || p >= end)
+				return -MCR_E_CORRUPT;
+			ev->level = (int16_t)ref_unzz(v);
+			ev->flags = *p++;
+		}
+		ev->ts = ts;
+		ev->seq = seq;
+		ev->id = id;
+		ev->pid = pid;
+		ev->cpu = ix->cpu;
+	}
+	if (p != end || ts != ix->last_ts)
+		return -MCR_E_CORRUPT;
+	return *good < ix->count ? -MCR_E_TIME : 0;
+}
+
+/* A value of @bits random bits at most, all of them or fewer at random: varints of every length */
+static uint64_t recs_val(unsigned int bits)
+{
+	unsigned int b = 1 + (unsigned int)(cols_rng() % bits);
+
+	return b >= 64 ? cols_rng() : cols_rng() & ((1ULL << b) - 1);
+}
+
+/*
+ * @n version 1 events of one CPU with every header bit and varints of every
+ * length, ts deltas of 1 to 9 bytes, none below its predecessor's (unless
+ * @back: some), encoded by db_chunk_add() into @ch.
+ */
+static int recs_events(struct db_chunk *ch, struct mcr_event *evs, uint32_t n, bool back)
+{
+	uint64_t ts = 1ULL << 40, seq = 77;
+	uint32_t i;
+	int err = 0;
+
+	db_chunk_reset(ch);
+	for (i = 0; i < n && !err; i++) {
+		struct mcr_event *ev = &evs[i];
+		unsigned int r = (unsigned int)(cols_rng() % 16);
+
+		memset(ev, 0, sizeof(*ev));
+		/* mostly a recording's: ts deltas of 2-3 bytes, item and val of one */
+		ts += r < 10 ? 100 + cols_rng() % 20000 : recs_val(r < 15 ? 40 : 62);
+		if (back && cols_rng() % 8 == 0)
+			ts -= 1 + cols_rng() % 50;
+		ev->ts = ts;
+		seq += cols_rng() % 8 ? 1 : recs_val(64);
+		ev->seq = seq;
+		ev->cpu = 3;
+		ev->kind = (uint8_t)(1 + cols_rng() % MCR_EV_KIND_MAX);
+		ev->id = i && cols_rng() % 4 ? evs[i - 1].id : recs_val(64);
+		ev->item = (int32_t)(r < 12 ? cols_rng() % 40 : recs_val(32));
+		ev->val = (int64_t)(r < 12 ? cols_rng() % 64 - 32 : recs_val(64));
+		ev->pid = i && cols_rng() % 4 ? evs[i - 1].pid : (int32_t)recs_val(32);
+		if (cols_rng() % 6 == 0) {
+			ev->aux = (int32_t)recs_val(32);
+			ev->level = (int16_t)recs_val(16);
+			ev->flags = (uint8_t)cols_rng();
+		}
+		err = db_chunk_add(ch, ev);
+	}
+	return err;
+}
+
+/*
+ * db_recs_open() on the records @raw[@len] (zstd-compressed here) of index
+ * row @ix, then db_recs_build() @batch events at a time into @out: its
+ * return, *@good, and the events, as ref_decode() has them.  1 if the two
+ * disagree.
+ */
+static int recs_open_build(const struct db_chunk_index *ix, const uint8_t *raw, size_t len,
+			   uint32_t batch, struct mcr_event *out, uint32_t *good)
+{
+	static struct mcr_event want[300];
+	size_t zcap = ZSTD_compressBound(len), zlen;
+	uint8_t *back = malloc(db_recs_size(ix));
+	void *z = malloc(zcap), *dctx = NULL;
+	uint32_t ref_good, at, n, i;
+	struct db_recs recs;
+	int ret, ref;
+
+	if (!back || !z || ix->count > 300) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* what was there before: the decoder must not rely on it */
+	memset(back, 0xff, db_recs_size(ix));
+	zlen = ZSTD_compress(z, zcap, raw, len, 1);
+	ret = ZSTD_isError(zlen) ? -EIO : db_recs_open(&dctx, ix, z, zlen, back, &recs, good);
+	ref = ref_decode(ix, raw, len, want, &ref_good);
+	if (ret != ref || (!ret && *good != ix->count) ||
+	    ((!ret || ret == -MCR_E_TIME) && *good != ref_good)) {
+		ret = 1;
+		goto out;
+	}
+	if (ret && ret != -MCR_E_TIME)
+		goto out;
+	for (at = 0; at < *good; at += n) {
+		n = *good - at < batch ? *good - at : batch;
+		db_recs_build(&recs, n, out + at);
+		for (i = at; i < at + n; i++)
+			if (!ev_same(&out[i], &want[i])) {
+				ret = 1;
+				goto out;
+			}
+	}
+out:
+	db_chunk_dctx_free(dctx);
+	free(z);
+	free(back);
+	return ret;
+}
+
+/*
+ * Version 1 chunks checked whole by db_recs_open(), built a batch at a
+ * time by db_recs_build(): every field back as written, records of every
+ * length through the 8-byte, 16-byte and careful paths, the last few
+ * against the end of the chunk.  Any damage (a byte changed, the records
+ * cut or grown, count or last_ts off by one) is refused or read exactly
+ * as the reference decoder reads it, never otherwise.
+ */
+TEST(test_recs_checks)
+{
+	static const uint32_t counts[] = { 1, 2, 3, 5, 17, 100, 300 };
+	static const uint32_t batches[] = { 1, 7, 512 };
+	static struct mcr_event evs[300], out[300];
+	static uint8_t raw[300 * DB_CHUNK_REC_MAX + 8];
+	struct db_chunk_index ix;
+	struct db_chunk ch;
+	uint32_t c, b, good, round;
+	int ret, seen[3] = { 0 };
+
+	srand(11);
+	db_chunk_init(&ch, 3);
+	ch.version = DB_STORE_V1;
+	for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+		for (b = 0; b < 2 * sizeof(batches) / sizeof(batches[0]); b++) {
+			uint32_t n = counts[c], i;
+
+			ASSERT_EQ(recs_events(&ch, evs, n, b >= 3), 0);
+			ix = (struct db_chunk_index){
+				.cpu = 3, .first_ts = ch.first_ts, .last_ts = ch.last_ts,
+				.first_seq = ch.first_seq, .count = n, .raw_bytes = (uint32_t)ch.len,
+			};
+			ret = recs_open_build(&ix, ch.raw, ch.len, batches[b % 3], out, &good);
+			ASSERT_EQ(ret, good < n ? -MCR_E_TIME : 0);
+			for (i = 0; i < good; i++)
+				ASSERT(ev_same(&out[i], &evs[i]));
+			if (b < 3)
+				ASSERT_EQU(good, n);
+		}
+
+	for (round = 0; round < 4000; round++) {
+		uint32_t n = 1 + (uint32_t)(cols_rng() % 60), what = round % 8, at;
+		size_t len;
+
+		ASSERT_EQ(recs_events(&ch, evs, n, round % 3 == 0), 0);
+		len = ch.len;
+		memcpy(raw, ch.raw, len);
+		ix = (struct db_chunk_index){
+			.cpu = 3, .first_ts = ch.first_ts, .last_ts = ch.last_ts,
+			.first_seq = ch.first_seq, .count = n,
+		};
+		at = (uint32_t)(cols_rng() % len);
+		switch (what) {
+		case 0:		/* a byte changed */
+		case 1:
+			raw[at] = (uint8_t)cols_rng();
+			break;
+		case 2:		/* a continuation bit set or cleared */
+			raw[at] ^= 0x80;
+			break;
+		case 3:		/* a header's kind */
+			raw[at] = (uint8_t)((raw[at] & 0xf0) | cols_rng() % 16);
+			break;
+		case 4:		/* cut */
+			len -= 1 + cols_rng() % (len < 4 ? len : 4);
+			break;
+		case 5:		/* grown by continuation bytes, or a byte */
+			raw[len++] = (uint8_t)(cols_rng() % 3 ? 0x80 | cols_rng() : cols_rng());
+			break;
+		case 6:
+			ix.count += cols_rng() % 2 ? 1 : -1;
+			break;
+		default:
+			ix.last_ts += cols_rng() % 2 ? 1 : -1;
+			break;
+		}
+		ix.raw_bytes = (uint32_t)len;
+		if (!ix.count || !len)
+			continue;
+		ret = recs_open_build(&ix, raw, len, 1 + (uint32_t)(cols_rng() % 9), out, &good);
+		if (ret == 1)
+			FAILF("round %u, damage %u at %u of %zu bytes, %u events: not as the reference",
+			      round, what, at, len, n);
+		seen[ret == -MCR_E_CORRUPT ? 0 : ret == -MCR_E_TIME ? 1 : 2]++;
+	}
+	db_chunk_free(&ch);
+	/* the damage was refused, read up to a step back, and read whole (a byte that did not matter) */
+	ASSERT(seen[0] > 1000 && seen[1] > 20 && seen[2] > 200);
+}
+
+/*
+ * Varints at the limit: 10 bytes (bits past the 64th dropped) are read, 11
+ * refused, as the ts, the item or the val of a chunk's only record, of the
+ * middle one of three (the 16-byte path) and of the last (the careful
+ * one).  A record of header, ts, item, val: kind 1, id and pid as before.
+ */
+TEST(test_recs_varint_limit)
+{
+	static struct mcr_event out[4];
+	static uint8_t raw[64];
+	unsigned int field, where, vlen, k, f;
+	struct db_chunk_index ix;
+	uint32_t good, r, n;
+	size_t len;
+
+	for (field = 0; field < 3; field++)
+		for (where = 0; where < 3; where++)
+			for (vlen = 9; vlen <= 11; vlen++) {
+				n = where ? 3 : 1;
+				len = 0;
+				for (r = 0; r < n; r++) {
+					raw[len++] = MCR_EV_STATE | 0x10 | 0x20;
+					for (f = 0; f < 3; f++) {
+						if (f != field || r != (where ? where : 0)) {
+							raw[len++] = 0;
+							continue;
+						}
+						/* continuation bytes, then 0x02: 2 << 7 * (vlen - 1) */
+						for (k = 0; k + 1 < vlen; k++)
+							raw[len++] = 0x80;
+						raw[len++] = 0x02;
+					}
+				}
+				ix = (struct db_chunk_index){
+					.first_ts = 1000, .first_seq = 1, .count = n,
+					.raw_bytes = (uint32_t)len,
+					/* a ts delta of 2^56 in 9 bytes; in 10, bit 64 is dropped: 0 */
+					.last_ts = 1000 + (!field && vlen == 9 ? 1ULL << 56 : 0),
+				};
+				if (recs_open_build(&ix, raw, len, 2, out, &good) !=
+				    (vlen == 11 ? -MCR_E_CORRUPT : 0))
+					FAILF("field %u, record %u of %u, %u bytes: not as the reference",
+					      field, where, n, vlen);
+			}
+}
+
 /*
  * @cpus CPUs taking turns at random, @per events each, ts steps of 1-8 ns:
  * the events in replay order ((ts, cpu), each CPU's own order kept), val
@@ -2026,7 +2353,7 @@ TEST(test_vfs_ahead_fresh)
 	}
 }
 
-TEST_MAIN(test_events_round_trip, test_cols_checks, test_store_versions, test_store_matches, test_store_version_refused,
+TEST_MAIN(test_events_round_trip, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
 	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1, test_vfs_ahead_fresh,
 	  test_merge_order, test_merge_order_many_cpus, test_keys_merge, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
