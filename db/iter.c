@@ -5,13 +5,13 @@
  * an event names exists.
  *
  * The event store (store.h) is read one chunk per CPU at a time: a CPU's
- * chunks in insertion order, version 1 decoded whole and taken a window of
- * DB_ITER_BATCH events at a time, version 2 checked whole and built
- * DB_ITER_BATCH events at a time.  Up to 64 CPUs are merged in rounds: the
- * built batches (version 1: windows) of every CPU up to a common horizon,
- * by a merge tree of packed keys (ts and the CPU's index in one u64;
- * iter_merge.c), then checked and handed out a round at a time as pointers
- * into the CPUs' built batches (db_iter_next_batch()): no event is copied.
+ * chunks in insertion order, each checked whole and built DB_ITER_BATCH
+ * events at a time (db_recs_*() for version 1, db_cols_*() for version 2).
+ * Up to 64 CPUs are merged in rounds: the built batches of every CPU up to
+ * a common horizon, by a merge tree of packed keys (ts and the CPU's index
+ * in one u64; iter_merge.c), then checked and handed out a round at a time
+ * as pointers into the CPUs' built batches (db_iter_next_batch()): no event
+ * is copied.
  * Otherwise, or once a ts does not fit the keys, the CPUs' heads are merged
  * one event at a time: up to 64 CPUs by packed keys (the least found by
  * conditional moves), beyond them or for a ts too far from the others by a
@@ -34,7 +34,7 @@
 #define DB_MAX_CPUS	(1 << 20)	/* sanity bound on meta nr_cpus_possible */
 #define DB_ITER_SCAN	4		/* CPUs merged by a scan, more by the heap */
 #define DB_ITER_AHEAD	8		/* events prefetched ahead on the CPU read */
-#define DB_ITER_BATCH	512		/* events built (version 1: a window) at a time per CPU */
+#define DB_ITER_BATCH	512		/* events built at a time per CPU */
 #define DB_ITER_FILL	256		/* db_iter_next_batch() event by event */
 #define DB_ITER_GROUP	8		/* packed keys: CPUs per group */
 #define DB_ITER_KEY_BITS 6		/* packed keys: bits of the CPU's index */
@@ -44,16 +44,16 @@ struct db_iter_cpu {
 	int			cpu;
 	struct db_chunk_index	*ix;		/* its chunks, in order */
 	uint32_t		nix, next_ix;
-	struct mcr_event	*ev;		/* the decoded chunk, or version 2: a batch of it */
-	uint32_t		n, pos;		/* version 1: ev[pos .. n) a window of the chunk */
-	uint32_t		end;		/* version 1: the chunk's events to deliver */
+	struct mcr_event	*ev;		/* a batch of the chunk: ev[pos .. n) to go */
+	uint32_t		n, pos;
 	uint64_t		last_ts;	/* of the previous chunk */
-	int			err;		/* after ev[n - 1] (version 1: end - 1): the chunk went wrong */
-	/* version 2: the chunk's columns, events built from them DB_ITER_BATCH at a time */
-	struct db_cols		cols;
+	/* the chunk: its records or columns, events built from them DB_ITER_BATCH at a time */
+	struct db_recs		recs;		/* version 1 */
+	struct db_cols		cols;		/* version 2 */
+	uint32_t		built;		/* events of the chunk built so far */
 	uint32_t		good;		/* events to deliver: before a step back in ts */
-	int			cols_err;	/* after those */
-	uint8_t			*raw;
+	int			err;		/* after those: the chunk went wrong */
+	uint8_t			*raw;		/* the chunk decompressed */
 	size_t			raw_cap;
 };
 
@@ -113,8 +113,6 @@ struct db_iter {
 	struct mcr_event	*fill;
 	const struct mcr_event	**fill_p;
 	struct db_event_bounds	bounds;		/* db_event_check() */
-	uint8_t			*raw;		/* decompression scratch */
-	size_t			raw_cap;
 	void			*dctx;		/* ZSTD_DCtx, kept across chunks */
 	uint64_t		last_ts[];	/* rows: per ring-buffer CPU */
 };
@@ -164,28 +162,24 @@ static int db_iter_total(struct db *db, const char *sql, uint64_t *out)
 	return rc == SQLITE_ROW ? 0 : db_err(rc);
 }
 
-/* Whether @c's chunk has events past its batch (version 1: its window). */
+/* Whether @c's chunk has events past its batch. */
 static inline bool db_iter_unbuilt(const struct db_iter_cpu *c)
 {
-	return c->cols.next < c->good || c->n < c->end;
+	return c->built < c->good;
 }
 
-/*
- * The next batch of @c's chunk: version 1 the window after the last, in
- * the decoded chunk (c->pos is at its start, n), version 2 built into c->ev.
- */
-static void db_iter_build(struct db_iter_cpu *c)
+/* The next batch of @c's chunk, built into c->ev. */
+static void db_iter_build(const struct db_iter *it, struct db_iter_cpu *c)
 {
-	uint32_t n;
+	uint32_t n = c->good - c->built;
 
-	if (c->n < c->end) {
-		c->n = c->end - c->n > DB_ITER_BATCH ? c->n + DB_ITER_BATCH : c->end;
-		return;
-	}
-	n = c->good - c->cols.next;
 	if (n > DB_ITER_BATCH)
 		n = DB_ITER_BATCH;
-	db_cols_build(&c->cols, n, c->ev);
+	if (it->version == DB_STORE_V2)
+		db_cols_build(&c->cols, n, c->ev);
+	else
+		db_recs_build(&c->recs, n, c->ev);
+	c->built += n;
 	c->n = n;
 	c->pos = 0;
 }
@@ -234,40 +228,17 @@ static int db_iter_fetch(struct db_iter *it, const struct db_chunk_index *ix, co
 }
 
 /*
- * A version 2 chunk: decompressed into the CPU's own buffer, checked whole,
- * then built DB_ITER_BATCH events at a time as the merge takes them: the
- * batches of every CPU stay in cache, where whole decoded chunks (3 MiB a
- * CPU) did not.
+ * Decode the next chunk of @c: decompressed into the CPU's own buffer,
+ * checked whole, then built DB_ITER_BATCH events at a time as the merge
+ * takes them: the batches of every CPU stay in cache, where whole decoded
+ * chunks (3 MiB a CPU) did not.  1 loaded, 0 none left, or a negative
+ * error: also when the chunk's first event steps back, none of it to go.
  */
-static int db_iter_load_cols(struct db_iter *it, struct db_iter_cpu *c,
-			     const struct db_chunk_index *ix)
-{
-	const void *z;
-	int err, zlen;
-
-	err = db_iter_buffers(&c->raw, &c->raw_cap, ix->raw_bytes, &c->ev,
-			      DB_ITER_BATCH + DB_ITER_AHEAD);
-	err = err ?: db_iter_fetch(it, ix, &z, &zlen);
-	if (err)
-		return err;
-	err = z ? db_cols_open(&it->dctx, ix, z, (size_t)zlen, c->raw, &c->cols, &c->good) :
-		  -MCR_E_CORRUPT;
-	sqlite3_reset(it->st);
-	c->last_ts = ix->last_ts;
-	if (err && err != -MCR_E_TIME)
-		return err;
-	/* on a step back, deliver what comes before it, as the merge reaches it */
-	c->cols_err = err;
-	db_iter_build(c);
-	return 1;
-}
-
-/* Decode the next chunk of @c; 1 loaded, 0 none left, or a negative error. */
 static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 {
 	struct db_chunk_index *ix;
-	const void *z;
-	int err, zlen;
+	const void *z = NULL;
+	int err, zlen = 0;
 
 	for (;;) {
 		if (c->next_ix == c->nix)
@@ -279,33 +250,27 @@ static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 	}
 	if (ix->first_ts < c->last_ts)
 		return -MCR_E_TIME;	/* backwards across two chunks */
-	if (it->version == DB_STORE_V2)
-		return db_iter_load_cols(it, c, ix);
 	/* + DB_ITER_AHEAD: what db_iter_next_chunked() prefetches stays inside */
-	err = db_iter_buffers(&it->raw, &it->raw_cap, ix->raw_bytes, &c->ev,
-			      DB_CHUNK_EVENTS + DB_ITER_AHEAD);
+	err = db_iter_buffers(&c->raw, &c->raw_cap,
+			      it->version == DB_STORE_V2 ? ix->raw_bytes : db_recs_size(ix), &c->ev,
+			      DB_ITER_BATCH + DB_ITER_AHEAD);
 	err = err ?: db_iter_fetch(it, ix, &z, &zlen);
 	if (err)
 		return err;
-	err = z ? db_chunk_decode(&it->dctx, ix, z, (size_t)zlen, it->raw, c->ev) : -MCR_E_CORRUPT;
+	if (!z)
+		err = -MCR_E_CORRUPT;
+	else if (it->version == DB_STORE_V2)
+		err = db_cols_open(&it->dctx, ix, z, (size_t)zlen, c->raw, &c->cols, &c->good);
+	else
+		err = db_recs_open(&it->dctx, ix, z, (size_t)zlen, c->raw, &c->recs, &c->good);
 	sqlite3_reset(it->st);
-	c->end = ix->count;
 	c->last_ts = ix->last_ts;
-	if (err == -MCR_E_TIME) {
-		/* deliver what comes before the step back, as the merge reaches it */
-		uint32_t i;
-
-		for (i = 1; i < c->end && c->ev[i].ts >= c->ev[i - 1].ts; i++)
-			;
-		c->end = i;
-		c->err = err;
-	} else if (err) {
+	if (err && (err != -MCR_E_TIME || !c->good))
 		return err;
-	}
-	/* the first window: a round's keys stay in cache, a whole chunk's did not */
-	c->pos = 0;
-	c->n = 0;
-	db_iter_build(c);
+	/* on a step back, deliver what comes before it, as the merge reaches it */
+	c->err = err;
+	c->built = 0;
+	db_iter_build(it, c);
 	return 1;
 }
 
@@ -514,8 +479,8 @@ static inline uint64_t db_iter_round_key(const struct db_iter *it, uint64_t ts, 
  * Whether @c's fresh batch can be merged in rounds: its ts within the keys
  * and its first not below @prev, the last handed out of the CPU (the first
  * event of a chunk that steps back in time may be).  Within a batch ts only
- * grows: db_cols_open() (version 2) and db_iter_load() (version 1) cut the
- * chunk before any step back.
+ * grows: db_recs_open() and db_cols_open() cut the chunk before any step
+ * back.
  */
 static inline bool db_iter_round_fits(const struct db_iter *it, const struct db_iter_cpu *c,
 				      uint64_t prev)
@@ -712,12 +677,10 @@ static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 static int db_iter_refill(struct db_iter *it, struct db_iter_cpu *c)
 {
 	if (db_iter_unbuilt(c)) {
-		db_iter_build(c);
+		db_iter_build(it, c);
 		return 1;
 	}
-	if (it->version == DB_STORE_V2)
-		c->err = c->cols_err;
-	return c->err ? c->err : db_iter_load(it, c);
+	return c->err ?: db_iter_load(it, c);
 }
 
 /*
@@ -864,7 +827,7 @@ static int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev)
 	top->ts = c->ev[c->pos].ts;
 	if (!db_iter_before(top->ts, top->cpu, it->next_ts, it->next_cpu)) {
 		/*
-		 * Many CPUs taking turns read as many streams of decoded chunks,
+		 * Many CPUs taking turns read as many streams of built batches,
 		 * too many for the hardware prefetcher: fetch the next lines of
 		 * the CPU left while the others are read.  A run of one CPU
 		 * streams, and needs none.
@@ -878,7 +841,7 @@ static int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev)
 /* Events of @c not built yet, or an error to return after its last. */
 static inline bool db_iter_more(const struct db_iter_cpu *c)
 {
-	return db_iter_unbuilt(c) || c->cols_err || c->err || c->next_ix < c->nix;
+	return db_iter_unbuilt(c) || c->err || c->next_ix < c->nix;
 }
 
 /* Leave rounds for the per-event merge, from every CPU's head. */
@@ -1123,10 +1086,9 @@ int db_iter_next(struct db_iter *it, struct mcr_event *ev)
  *       above 0 is returned; the array and the events it points to are
  *       valid until the next call on @it
  *
- * Rounds hand out pointers into the CPUs' built batches (version 1: into
- * their decoded chunks), no event copied; the other paths (rows, the heap)
- * copy events one by one into a small array of their own and point to
- * those.  Returns the count, 0 at the end, or a negative error as
+ * Rounds hand out pointers into the CPUs' built batches, no event copied;
+ * the other paths (rows, the heap) copy events one by one into a small
+ * array of their own and point to those.  Returns the count, 0 at the end, or a negative error as
  * db_iter_next() (which it may be mixed with), after every event before it.
  */
 int db_iter_next_batch(struct db_iter *it, const struct mcr_event *const **evs)
@@ -1203,7 +1165,6 @@ void db_iter_close(struct db_iter *it)
 	free(it->fill);
 	free(it->fill_p);
 	free(it->ix);
-	free(it->raw);
 	db_chunk_dctx_free(it->dctx);
 	free(it);
 }

@@ -8,8 +8,10 @@
  * them (db_chunk_add), seals the chunk (db_chunk_seal: zstd) and hands it to
  * the one database writer (db_chunk_put), which only inserts the finished
  * BLOB.  Encoding and sealing touch no shared state and may run on any
- * thread, one thread per chunk.  db_chunk_decode() is the inverse and checks
- * everything the index row claims.  Nothing here prints.
+ * thread, one thread per chunk.  A reader opens a chunk (db_recs_open(),
+ * db_cols_open()), which checks everything the index row claims before any
+ * of its events is built, then builds its events a few at a time
+ * (db_recs_build(), db_cols_build()).  Nothing here prints.
  *
  * Two encodings (meta store_version; one per file, every chunk of it):
  *
@@ -55,7 +57,11 @@
 
 struct db;
 
-/* Events per chunk at most: bounds a reader's memory per CPU (48 B an event). */
+/*
+ * Events per chunk at most: bounds a reader's memory per CPU, one
+ * decompressed chunk (version 1: up to DB_CHUNK_REC_MAX bytes an event, 5-8
+ * as written).
+ */
 #define DB_CHUNK_EVENTS		65536
 /*
  * Version 2 chunks are written 16384 events long: a writer keeps the events
@@ -135,16 +141,6 @@ struct db_chunk_index {
 	uint32_t	raw_bytes;
 };
 
-/*
- * Decode the version 1 BLOB @z of @ix into @out[ix->count], using @raw
- * (raw_bytes large) as scratch.  @dctx is the caller's ZSTD_DCtx, made on
- * first use and kept across chunks (db_chunk_dctx_free()).  Returns 0,
- * -ENOMEM, -MCR_E_CORRUPT if the BLOB does not decompress to exactly
- * raw_bytes, does not hold exactly count events, or its last ts differs
- * from last_ts; -MCR_E_TIME if ts goes backwards.
- */
-int db_chunk_decode(void **dctx, const struct db_chunk_index *ix, const void *z, size_t zlen,
-		    uint8_t *raw, struct mcr_event *out);
 /*
  * The bytes a version 1 chunk is opened in (db_recs_open()'s @raw): the
  * records, DB_RECS_PAD zeroed bytes after them (the records are read 8

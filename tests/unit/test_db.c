@@ -96,6 +96,8 @@ static int make_db(const char *path, int cpus, const struct mcr_event *evs, size
  * memcg-capture does (version 1, no meta store_version: the files of builds
  * before version 2, and what capture writes still).
  */
+static uint32_t chunk_limit;	/* make_db_version(): events a chunk at most, if not 0 */
+
 static int make_db_version(const char *path, int cpus, const struct mcr_event *evs, size_t n,
 			   int version)
 {
@@ -116,7 +118,8 @@ static int make_db_version(const char *path, int cpus, const struct mcr_event *e
 	for (i = 0; !err && i <= n; i++) {
 		for (c = 0; !err && c < cpus; c++) {
 			/* a full chunk, or every chunk after the last event */
-			if (!ch[c].count || (i < n && !db_chunk_full(&ch[c])))
+			if (!ch[c].count || (i < n && !db_chunk_full(&ch[c]) &&
+					     (!chunk_limit || ch[c].count < chunk_limit)))
 				continue;
 			err = db_chunk_seal(&ch[c]) ?: db_chunk_put(db, &ch[c]);
 			db_chunk_reset(&ch[c]);
@@ -2353,9 +2356,234 @@ TEST(test_vfs_ahead_fresh)
 	}
 }
 
+/*
+ * Version 1 in chunks of 1000 events: batches of 512 that end at a chunk's
+ * end (488 events), every event once and in order; a step back in ts at a
+ * chunk's first event and in its middle delivers exactly the events before
+ * it.
+ */
+TEST(test_iter_batch_chunk_ends_v1)
+{
+	static const int cpus[] = { 1, 3 };
+
+	chunk_limit = 1000;
+	batch_pointers(t, DB_STORE_V1, cpus, sizeof(cpus) / sizeof(cpus[0]), 7777);
+	batch_errors_far(t, DB_STORE_V1, 1000, 5000, 2500);
+	chunk_limit = 0;
+}
+
+/* The offset of record @k of the version 1 records @raw, by ref_decode()'s rules. */
+static size_t ref_record_at(const uint8_t *raw, size_t len, uint32_t k)
+{
+	const uint8_t *p = raw, *end = raw + len;
+	uint64_t v;
+	uint32_t i;
+
+	for (i = 0; i < k; i++) {
+		uint8_t h = *p++;
+		int f, nv = 3 + !!(h & 0x80) + !(h & 0x10) + !(h & 0x20) + 2 * !!(h & 0x40);
+
+		for (f = 0; f < nv; f++)
+			ref_varint(&p, end, &v);
+		p += !!(h & 0x40);
+	}
+	return (size_t)(p - raw);
+}
+
+/*
+ * Rewrite the first chunk of CPU @cpu in @path: its bytes decompressed,
+ * changed by @fn (which may change @ix too), put back compressed, the
+ * index row as @ix then says.
+ */
+static int chunk_rewrite(const char *path, int cpu,
+		      void (*fn)(uint8_t *raw, size_t *len, struct db_chunk_index *ix))
+{
+	static uint8_t raw[DB_CHUNK_EVENTS * 4], z[DB_CHUNK_EVENTS * 4];
+	struct db_chunk_index ix = { 0 };
+	sqlite3_stmt *st = NULL;
+	size_t len = 0, zlen;
+	sqlite3 *s;
+	int rc = -1;
+
+	if (sqlite3_open(path, &s) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(s, "SELECT chunk, data, raw_bytes, count, first_ts, last_ts"
+			       " FROM event_chunks WHERE cpu = ? ORDER BY chunk LIMIT 1",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_int(st, 1, cpu);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		goto out;
+	ix.chunk = sqlite3_column_int64(st, 0);
+	ix.raw_bytes = (uint32_t)sqlite3_column_int64(st, 2);
+	ix.count = (uint32_t)sqlite3_column_int64(st, 3);
+	ix.first_ts = (uint64_t)sqlite3_column_int64(st, 4);
+	ix.last_ts = (uint64_t)sqlite3_column_int64(st, 5);
+	len = ZSTD_decompress(raw, sizeof(raw), sqlite3_column_blob(st, 1),
+			      (size_t)sqlite3_column_bytes(st, 1));
+	sqlite3_finalize(st);
+	st = NULL;
+	if (ZSTD_isError(len) || len != ix.raw_bytes)
+		goto out;
+	fn(raw, &len, &ix);
+	zlen = ZSTD_compress(z, sizeof(z), raw, len, 1);
+	if (ZSTD_isError(zlen) ||
+	    sqlite3_prepare_v2(s, "UPDATE event_chunks SET data = ?, raw_bytes = ?, count = ?,"
+			       " first_ts = ?, last_ts = ? WHERE chunk = ?", -1, &st, NULL) != SQLITE_OK)
+		goto out;
+	sqlite3_bind_blob(st, 1, z, (int)zlen, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (int64_t)len);
+	sqlite3_bind_int64(st, 3, ix.count);
+	sqlite3_bind_int64(st, 4, (int64_t)ix.first_ts);
+	sqlite3_bind_int64(st, 5, (int64_t)ix.last_ts);
+	sqlite3_bind_int64(st, 6, ix.chunk);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	return rc;
+}
+
+/* The damage of test_corrupt_chunk_v1: in the middle record, or the last. */
+static void v1_kind_mid(uint8_t *raw, size_t *len, struct db_chunk_index *ix)
+{
+	raw[ref_record_at(raw, *len, ix->count / 2)] &= 0xf0;
+}
+
+static void v1_kind_last(uint8_t *raw, size_t *len, struct db_chunk_index *ix)
+{
+	raw[ref_record_at(raw, *len, ix->count - 1)] |= 0x0f;
+}
+
+static void v1_cut_last(uint8_t *raw, size_t *len, struct db_chunk_index *ix)
+{
+	(*len)--;
+}
+
+/* the middle record's header and ts, then 11 bytes for what was a 1-byte ts delta */
+static void v1_varint_mid(uint8_t *raw, size_t *len, struct db_chunk_index *ix)
+{
+	size_t at = ref_record_at(raw, *len, ix->count / 2) + 1;
+
+	memmove(raw + at + 10, raw + at, *len - at);
+	memset(raw + at, 0x80, 10);
+	*len += 10;
+}
+
+/* a byte cut from the middle record's ts: every record after it read askew */
+static void v1_cut_mid(uint8_t *raw, size_t *len, struct db_chunk_index *ix)
+{
+	size_t at = ref_record_at(raw, *len, ix->count / 2) + 1;
+
+	memmove(raw + at, raw + at + 1, *len - at - 1);
+	(*len)--;
+}
+
+static void v1_count_more(uint8_t *raw, size_t *len, struct db_chunk_index *ix)
+{
+	ix->count++;
+}
+
+static void v1_count_less(uint8_t *raw, size_t *len, struct db_chunk_index *ix)
+{
+	ix->count--;
+}
+
+static void v1_last_ts(uint8_t *raw, size_t *len, struct db_chunk_index *ix)
+{
+	ix->last_ts--;
+}
+
+/* the first event 5 ns before the index's first_ts: a step back before any event */
+static void v1_back_first(uint8_t *raw, size_t *len, struct db_chunk_index *ix)
+{
+	ix->first_ts += 5;
+	raw[1] = 9;	/* zz(-5); the writer's first delta is zz(0), one byte */
+}
+
+/*
+ * Version 2: the ts column of width 1 over a base of -5 (every entry 5
+ * more), the first entry 0: the first event 5 ns before the index's
+ * first_ts, every other where it was.
+ */
+static void v2_back_first(uint8_t *raw, size_t *len, struct db_chunk_index *ix)
+{
+	uint8_t *base = raw + 1 + DB_COLS + 8 * DB_COL_TS, *col = raw + DB_CHUNK_V2_HDR;
+	uint64_t b = (uint64_t)-5;
+	uint32_t i;
+
+	if (raw[1 + DB_COL_TS] != 1)
+		return;		/* the test fails: nothing steps back */
+	for (i = 0; i < 8; i++)
+		base[i] = (uint8_t)(b >> (8 * i));
+	for (i = 0; i < ix->count; i++)
+		col[i] += 5;
+	col[0] = 0;
+	ix->first_ts += 5;
+}
+
+/*
+ * A chunk whose first event is before its index row's first_ts steps back
+ * before any of its events: refused as it is loaded, none of it
+ * delivered, in both versions (each CPU has one chunk, all loaded before
+ * the first event is returned).
+ */
+TEST(test_back_at_first_event)
+{
+	static struct mcr_event evs[RT_N];
+	const char *path = tmp_path("back_first.db");
+	uint64_t n;
+	size_t i;
+	int v;
+
+	for (i = 0; i < RT_N; i++)
+		rt_event(i, &evs[i]);
+	for (v = DB_STORE_V1; v <= DB_STORE_V2; v++) {
+		ASSERT_EQ(make_db_version(path, 4, evs, RT_N, v), 0);
+		ASSERT_EQ(chunk_rewrite(path, 2, v == DB_STORE_V1 ? v1_back_first : v2_back_first), 0);
+		ASSERT_EQ(read_all(path, &n), -MCR_E_TIME);
+		ASSERT_EQU(n, 0);
+	}
+}
+
+/*
+ * A version 1 chunk damaged in its middle or at its end (a record cut, an
+ * unknown kind, a varint over 64 bits, count or last_ts off) is refused
+ * whole when it is loaded, before any of its events is delivered; one whose
+ * first event steps back from the index's first_ts is refused the same way,
+ * as a step back.  Each CPU has one chunk, all loaded before the first
+ * event is returned.
+ */
+TEST(test_corrupt_chunk_v1)
+{
+	static void (*const damage[])(uint8_t *, size_t *, struct db_chunk_index *) = {
+		v1_kind_mid, v1_kind_last, v1_cut_last, v1_varint_mid, v1_cut_mid,
+		v1_count_more, v1_count_less, v1_last_ts, v1_back_first,
+	};
+	static struct mcr_event evs[RT_N];
+	const char *path = tmp_path("corrupt_v1.db");
+	uint64_t n;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < RT_N; i++)
+		rt_event(i, &evs[i]);
+	for (i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
+		ASSERT_EQ(make_db_version(path, 4, evs, RT_N, DB_STORE_V1), 0);
+		ASSERT_EQ(read_all(path, &n), 0);
+		ASSERT_EQU(n, RT_N);
+		ASSERT_EQ(chunk_rewrite(path, (int)i % 4, damage[i]), 0);
+		ret = read_all(path, &n);
+		if (ret != (damage[i] == v1_back_first ? -MCR_E_TIME : -MCR_E_CORRUPT))
+			FAILF("damage %zu read as %d", i, ret);
+		ASSERT_EQU(n, 0);
+	}
+}
+
 TEST_MAIN(test_events_round_trip, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
-	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1, test_vfs_ahead_fresh,
+	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1, test_iter_batch_chunk_ends_v1,
+	  test_corrupt_chunk_v1, test_back_at_first_event, test_vfs_ahead_fresh,
 	  test_merge_order, test_merge_order_many_cpus, test_keys_merge, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
