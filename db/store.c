@@ -312,6 +312,14 @@ static inline size_t align_up(size_t x, size_t at, size_t w)
 	return x + (w - (x - at) % w) % w;
 }
 
+static inline uint64_t load_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
 /* How many bytes of @a[@max] and @b[@max] are the same from the start. */
 static inline size_t same_len(const uint8_t *a, const uint8_t *b, size_t max)
 {
@@ -319,10 +327,10 @@ static inline size_t same_len(const uint8_t *a, const uint8_t *b, size_t max)
 	size_t n = 0;
 
 	for (; max - n >= 8; n += 8) {
-		memcpy(&x, a + n, 8);
-		memcpy(&y, b + n, 8);
+		x = load_le64(a + n);
+		y = load_le64(b + n);
 		if (x != y)
-			return n + (size_t)__builtin_ctzll(le64toh(x) ^ le64toh(y)) / 8;
+			return n + (size_t)__builtin_ctzll(x ^ y) / 8;
 	}
 	while (n < max && a[n] == b[n])
 		n++;
@@ -569,12 +577,20 @@ static const int8_t rec_unzz8[256] = { REC_T256(REC_UNZZ) };
 
 #define REC_HI	0x8080808080808080ULL
 
-static inline uint64_t load_le64(const uint8_t *p)
+/*
+ * @t, a set bit at the end of each varint after a header, with the ends of
+ * the first @nv - 1 cleared: its lowest set bit ends the record's last
+ * varint (none if it does not end there).  A known kind has 3 at least.
+ */
+static inline uint64_t rec_last_end(uint64_t t, unsigned int nv)
 {
-	uint64_t v;
+	unsigned int k;
 
-	memcpy(&v, p, 8);
-	return le64toh(v);
+	t &= t - 1;
+	t &= t - 1;
+	for (k = 3; k < nv; k++)
+		t &= t - 1;
+	return t;
 }
 
 /* Bit i set: byte p[i] of 16 has its continuation bit. */
@@ -677,11 +693,9 @@ static bool rec_check_slow(const uint8_t **pp, const uint8_t *end, uint64_t *dts
  */
 static inline unsigned int rec_check16(const uint8_t *p, unsigned int nv, uint64_t *dts)
 {
-	unsigned int t = ~rec_cont16(p + 1) & 0xffff, k, at;
+	unsigned int t = (unsigned int)rec_last_end(~rec_cont16(p + 1) & 0xffff, nv), at;
 	uint64_t x;
 
-	for (k = 1; k < nv; k++)
-		t &= t - 1;
 	if (!t || (at = (unsigned int)__builtin_ctz(t)) + 1 - nv > 9)
 		return 0;
 	/* ts within the first 8 bytes, packed; a longer one the careful way */
@@ -709,7 +723,7 @@ int db_recs_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 	memset(raw + got, 0, DB_RECS_PAD);
 	*good = n;
 	for (i = 0; i < n; i++) {
-		unsigned int nv, k, l;
+		unsigned int nv, l;
 		uint64_t d, x, stop, t;
 
 		if (p >= end)
@@ -724,10 +738,7 @@ int db_recs_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 		 */
 		x = load_le64(p + 1);
 		stop = ~x & REC_HI;
-		t = stop & (stop - 1);
-		t &= t - 1;
-		for (k = 3; k < nv; k++)
-			t &= t - 1;
+		t = rec_last_end(stop, nv);
 		if (__builtin_expect(t != 0, 1)) {
 			d = rec_pack(x, stop);
 			l = 2 + (unsigned int)__builtin_ctzll(t) / 8 + (*p >> 6 & 1);
@@ -835,7 +846,6 @@ void db_recs_build(struct db_recs *recs, uint32_t n, struct mcr_event *out)
 /* Load a little-endian column entry of @w bytes: what x86 and arm64 do with a plain load. */
 static inline uint64_t col_load(const uint8_t *p, unsigned int w)
 {
-	uint64_t v8;
 	uint32_t v4;
 	uint16_t v2;
 
@@ -849,8 +859,7 @@ static inline uint64_t col_load(const uint8_t *p, unsigned int w)
 		memcpy(&v4, p, 4);
 		return le32toh(v4);
 	case 8:
-		memcpy(&v8, p, 8);
-		return le64toh(v8);
+		return load_le64(p);
 	default:
 		return 0;
 	}
