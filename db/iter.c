@@ -11,7 +11,9 @@
  * a common horizon, by a merge tree of packed keys (ts and the CPU's index
  * in one u64; iter_merge.c), then checked and handed out a round at a time
  * as pointers into the CPUs' built batches (db_iter_next_batch()): no event
- * is copied.
+ * is copied.  Between rounds, a CPU with less than half a batch to go has
+ * it topped up to a batch.  Every CPU's batch and chunk buffers lie in one
+ * arena, in huge pages where the kernel gives them.
  * Otherwise, or once a ts does not fit the keys, the CPUs' heads are merged
  * one event at a time: up to 64 CPUs by packed keys (the least found by
  * conditional moves), beyond them or for a ts too far from the others by a
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "db.h"
 #include "db_local.h"
@@ -34,7 +37,7 @@
 #define DB_MAX_CPUS	(1 << 20)	/* sanity bound on meta nr_cpus_possible */
 #define DB_ITER_SCAN	4		/* CPUs merged by a scan, more by the heap */
 #define DB_ITER_AHEAD	8		/* events prefetched ahead on the CPU read */
-#define DB_ITER_BATCH	512		/* events built at a time per CPU */
+#define DB_ITER_BATCH	256		/* events built at a time per CPU */
 #define DB_ITER_FILL	256		/* db_iter_next_batch() event by event */
 #define DB_ITER_GROUP	8		/* packed keys: CPUs per group */
 #define DB_ITER_KEY_BITS 6		/* packed keys: bits of the CPU's index */
@@ -51,10 +54,10 @@ struct db_iter_cpu {
 	struct db_recs		recs;		/* version 1 */
 	struct db_cols		cols;		/* version 2 */
 	uint32_t		built;		/* events of the chunk built so far */
+	uint32_t		foreign;	/* ev[0 .. foreign) may hold another chunk's fields */
 	uint32_t		good;		/* events to deliver: before a step back in ts */
 	int			err;		/* after those: the chunk went wrong */
 	uint8_t			*raw;		/* the chunk decompressed */
-	size_t			raw_cap;
 };
 
 /* A heap entry: a CPU with events left, keyed by its head's (ts, cpu). */
@@ -97,8 +100,8 @@ struct db_iter {
 	 * Rounds (packed keys): every CPU's built batch merged at once up
 	 * to a horizon, into out[], checked, then handed out with no
 	 * comparison per event (db_iter_round()).  out[] points into the
-	 * CPUs' batches, so the CPUs whose batch went out whole are refilled
-	 * only at the next round (refill[]), once the caller is done with
+	 * CPUs' batches, so the CPUs are topped up only at the next round
+	 * (db_iter_round_refill()), once the caller is done with
 	 * those events.
 	 */
 	bool			rounds;
@@ -107,13 +110,12 @@ struct db_iter {
 	const struct mcr_event	**out;		/* the round's events, checked */
 	uint32_t		out_n, out_pos;
 	int			out_err;	/* after *out[out_n - 1] */
-	unsigned int		nr_refill;
-	uint8_t			refill[DB_ITER_KEY_CPUS];	/* indexes in cpus[] */
 	/* db_iter_next_batch() without rounds: events copied, and pointers to them */
 	struct mcr_event	*fill;
 	const struct mcr_event	**fill_p;
 	struct db_event_bounds	bounds;		/* db_event_check() */
 	void			*dctx;		/* ZSTD_DCtx, kept across chunks */
+	uint8_t			*arena;		/* every CPU's ev and raw: db_iter_arena() */
 	uint64_t		last_ts[];	/* rows: per ring-buffer CPU */
 };
 
@@ -168,41 +170,79 @@ static inline bool db_iter_unbuilt(const struct db_iter_cpu *c)
 	return c->built < c->good;
 }
 
-/* The next batch of @c's chunk, built into c->ev. */
-static void db_iter_build(const struct db_iter *it, struct db_iter_cpu *c)
+/*
+ * The next events of @c's chunk, built into c->ev after the @at kept at its
+ * start: up to a batch in all.  The fields every event of a version 2
+ * chunk shares are written into the rest of the buffer with the chunk's
+ * first build (@opened), and again only when built from below
+ * c->foreign.
+ */
+static void db_iter_build(const struct db_iter *it, struct db_iter_cpu *c, uint32_t at,
+			  bool opened)
 {
-	uint32_t n = c->good - c->built;
+	uint32_t n = c->good - c->built, fill = 0;
 
-	if (n > DB_ITER_BATCH)
-		n = DB_ITER_BATCH;
-	if (it->version == DB_STORE_V2)
-		db_cols_build(&c->cols, n, c->ev);
+	if (n > DB_ITER_BATCH - at)
+		n = DB_ITER_BATCH - at;
+	if (opened || at < c->foreign) {
+		fill = DB_ITER_BATCH - at;
+		c->foreign = at;
+	}
+	if (it->version == DB_STORE_V1)
+		db_recs_build(&c->recs, n, c->ev + at);
 	else
-		db_recs_build(&c->recs, n, c->ev);
+		db_cols_build(&c->cols, n, c->ev + at, fill);
 	c->built += n;
-	c->n = n;
+	c->n = at + n;
 	c->pos = 0;
 }
 
-/*
- * The compressed bytes of a chunk are decoded into @raw (grown to @need) and
- * its events into @ev (made once, @nr_ev long).
- */
-static int db_iter_buffers(uint8_t **raw, size_t *cap, size_t need, struct mcr_event **ev,
-			   size_t nr_ev)
-{
-	if (need > *cap) {
-		uint8_t *n = realloc(*raw, need);
+#define DB_ITER_HUGE	(2u << 20)	/* a huge page */
 
-		if (!n)
-			return -ENOMEM;
-		*raw = n;
-		*cap = need;
+static inline size_t db_iter_align(size_t n, size_t to)
+{
+	return (n + to - 1) / to * to;
+}
+
+/*
+ * Every CPU's buffers in one arena: its built events (+ DB_ITER_AHEAD, which
+ * db_iter_next_chunked() prefetches), then room for the largest chunk of
+ * the trace decompressed.  In huge pages where the kernel gives them: a
+ * round reads the batches and columns of up to 64 CPUs, a quarter of a MiB
+ * apart, more 4 KiB pages than the TLB holds (a tenth of reading 32 CPUs).
+ */
+static int db_iter_arena(struct db_iter *it)
+{
+	size_t ev = db_iter_align((DB_ITER_BATCH + DB_ITER_AHEAD) * sizeof(struct mcr_event), 64);
+	size_t raw = 0, stride, len, i;
+	uint8_t *a;
+
+	for (i = 0; i < it->nr_cpus; i++) {
+		const struct db_iter_cpu *c = &it->cpus[i];
+		uint32_t k;
+
+		for (k = 0; k < c->nix; k++) {
+			size_t need = it->version == DB_STORE_V2 ? c->ix[k].raw_bytes :
+				      db_recs_size(&c->ix[k]);
+
+			raw = need > raw ? need : raw;
+		}
 	}
-	if (!*ev) {
-		*ev = malloc(nr_ev * sizeof(**ev));
-		if (!*ev)
-			return -ENOMEM;
+	stride = ev + db_iter_align(raw, 64);
+	if (!it->nr_cpus)
+		return 0;
+	if (it->nr_cpus > SIZE_MAX / 2 / stride)
+		return -ENOMEM;
+	len = db_iter_align(it->nr_cpus * stride, DB_ITER_HUGE);
+	a = aligned_alloc(DB_ITER_HUGE, len);
+	if (!a)
+		return -ENOMEM;
+	/* advice only: without huge pages the arena is read as well, a little slower */
+	madvise(a, len, MADV_HUGEPAGE);
+	it->arena = a;
+	for (i = 0; i < it->nr_cpus; i++) {
+		it->cpus[i].ev = (struct mcr_event *)(a + i * stride);
+		it->cpus[i].raw = a + i * stride + ev;
 	}
 	return 0;
 }
@@ -228,13 +268,14 @@ static int db_iter_fetch(struct db_iter *it, const struct db_chunk_index *ix, co
 }
 
 /*
- * Decode the next chunk of @c: decompressed into the CPU's own buffer,
- * checked whole, then built DB_ITER_BATCH events at a time as the merge
+ * Open the next chunk of @c: decompressed into the CPU's own buffer and
+ * checked whole; its events are built DB_ITER_BATCH at a time as the merge
  * takes them: the batches of every CPU stay in cache, where whole decoded
- * chunks (3 MiB a CPU) did not.  1 loaded, 0 none left, or a negative
- * error: also when the chunk's first event steps back, none of it to go.
+ * chunks (3 MiB a CPU) did not.  c->ev is left as it is.  1 opened, 0 none
+ * left, or a negative error: also when the chunk's first event steps back,
+ * none of it to go.
  */
-static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
+static int db_iter_open_chunk(struct db_iter *it, struct db_iter_cpu *c)
 {
 	struct db_chunk_index *ix;
 	const void *z = NULL;
@@ -250,11 +291,7 @@ static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 	}
 	if (ix->first_ts < c->last_ts)
 		return -MCR_E_TIME;	/* backwards across two chunks */
-	/* + DB_ITER_AHEAD: what db_iter_next_chunked() prefetches stays inside */
-	err = db_iter_buffers(&c->raw, &c->raw_cap,
-			      it->version == DB_STORE_V2 ? ix->raw_bytes : db_recs_size(ix), &c->ev,
-			      DB_ITER_BATCH + DB_ITER_AHEAD);
-	err = err ?: db_iter_fetch(it, ix, &z, &zlen);
+	err = db_iter_fetch(it, ix, &z, &zlen);
 	if (err)
 		return err;
 	if (!z)
@@ -270,8 +307,17 @@ static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
 	/* on a step back, deliver what comes before it, as the merge reaches it */
 	c->err = err;
 	c->built = 0;
-	db_iter_build(it, c);
 	return 1;
+}
+
+/* The next chunk of @c, its first batch built: as db_iter_open_chunk(). */
+static int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
+{
+	int ret = db_iter_open_chunk(it, c);
+
+	if (ret > 0)
+		db_iter_build(it, c, 0, true);
+	return ret;
 }
 
 /* Read the chunk index, group it by CPU and load every CPU's first chunk. */
@@ -279,7 +325,7 @@ static int db_iter_chunks(struct db_iter *it)
 {
 	sqlite3_stmt *st;
 	size_t n = 0, cap = 0, nr = 0, i;
-	int rc;
+	int err, rc;
 
 	rc = sqlite3_prepare_v2(it->db->sql,
 				"SELECT chunk, cpu, first_ts, last_ts, first_seq, count, raw_bytes"
@@ -340,6 +386,9 @@ static int db_iter_chunks(struct db_iter *it)
 		}
 		it->cpus[it->nr_cpus - 1].nix++;
 	}
+	err = db_iter_arena(it);
+	if (err)
+		return err;
 	/*
 	 * Packed keys: few enough CPUs for a group scan, and every ts the
 	 * index names within 2^(63 - KEY_BITS) ns (146 years) of the least.
@@ -483,9 +532,9 @@ static inline uint64_t db_iter_round_key(const struct db_iter *it, uint64_t ts, 
  * back.
  */
 static inline bool db_iter_round_fits(const struct db_iter *it, const struct db_iter_cpu *c,
-				      uint64_t prev)
+				      uint32_t from, uint64_t prev)
 {
-	uint64_t lo = c->ev[c->pos].ts, hi = c->ev[c->n - 1].ts;
+	uint64_t lo = c->ev[from].ts, hi = c->ev[c->n - 1].ts;
 
 	return lo >= prev && lo >= it->key_base && hi - it->key_base < it->key_lim;
 }
@@ -555,7 +604,7 @@ static int db_iter_prime(struct db_iter *it)
 	for (i = 0; i < it->nr_cpus; i++) {
 		struct db_iter_cpu *c = &it->cpus[i];
 
-		if (c->pos < c->n && !db_iter_round_fits(it, c, 0))
+		if (c->pos < c->n && !db_iter_round_fits(it, c, c->pos, 0))
 			it->rounds = false;
 	}
 	return 0;
@@ -677,7 +726,7 @@ static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 static int db_iter_refill(struct db_iter *it, struct db_iter_cpu *c)
 {
 	if (db_iter_unbuilt(c)) {
-		db_iter_build(it, c);
+		db_iter_build(it, c, 0, false);
 		return 1;
 	}
 	return c->err ?: db_iter_load(it, c);
@@ -863,27 +912,68 @@ static void db_iter_unround(struct db_iter *it)
 }
 
 /*
- * The CPUs whose batch the last round handed out whole: their next batch or
- * chunk, now that the caller is done with the round's events.  A fresh
- * batch that does not fit the keys or steps back from the CPU's last event
- * leaves rounds for the per-event merge.  0, or the error of the first that
- * failed (the events before it went out with the last round).
+ * Top up @c's events to go, when fewer than half a batch are left, to a
+ * batch: those left moved to the front of its buffer, then its chunk's next
+ * events built after them, or its next chunk's.  Refilling only the CPU
+ * whose batch went out whole made rounds of one batch in all, 17 events a
+ * CPU on 32 CPUs; every CPU half a batch ahead makes them half a batch a
+ * CPU.  A next chunk that fails leaves the CPU's events to go, its error
+ * due after them: the horizon ends a round at its last.  *@fits is cleared
+ * if the events built do not fit the keys or step back from those before.
+ * 0, or the error due now: the CPU has no event left.
+ */
+static int db_iter_topup(struct db_iter *it, struct db_iter_cpu *c, bool *fits)
+{
+	uint32_t left = c->n - c->pos;
+	uint64_t prev = c->n ? c->ev[c->n - 1].ts : 0;
+	bool opened = false;
+	int ret;
+
+	if (left >= DB_ITER_BATCH / 2)
+		return 0;
+	if (!db_iter_unbuilt(c)) {
+		if (c->err)
+			return left ? 0 : c->err;
+		ret = db_iter_open_chunk(it, c);
+		if (ret < 0) {
+			c->err = ret;
+			c->built = c->good;
+			return left ? 0 : ret;
+		}
+		if (!ret)
+			return 0;
+		opened = true;
+	}
+	memmove(c->ev, c->ev + c->pos, left * sizeof(*c->ev));
+	/*
+	 * What lies below c->foreign may be another chunk's: the events moved
+	 * come from c->pos on, and those it did not reach stay where they were.
+	 */
+	if (left >= c->foreign)
+		c->foreign = c->foreign > c->pos ? c->foreign - c->pos : 0;
+	db_iter_build(it, c, left, opened);
+	if (!db_iter_round_fits(it, c, left, prev))
+		*fits = false;
+	return 0;
+}
+
+/*
+ * Every CPU's events to go topped up, now that the caller is done with the
+ * last round's events.  A batch that does not fit the keys or steps back
+ * from the CPU's last event leaves rounds for the per-event merge.  0, or
+ * the error of the first that failed (the events before it went out with
+ * the last round).
  */
 static int db_iter_round_refill(struct db_iter *it)
 {
-	unsigned int i, nr = it->nr_refill;
+	unsigned int i;
 	bool fits = true;
 
-	it->nr_refill = 0;
-	for (i = 0; i < nr; i++) {
-		struct db_iter_cpu *c = &it->cpus[it->refill[i]];
-		uint64_t prev = c->ev[c->n - 1].ts;
-		int ret = db_iter_refill(it, c);
+	for (i = 0; i < it->nr_cpus; i++) {
+		int ret = db_iter_topup(it, &it->cpus[i], &fits);
 
 		if (ret < 0)
 			return ret;
-		if (ret > 0 && !db_iter_round_fits(it, c, prev))
-			fits = false;
 	}
 	if (!fits)
 		db_iter_unround(it);
@@ -914,13 +1004,13 @@ static uint32_t db_iter_check(struct db_iter *it, const struct mcr_event **out, 
  * One round: every CPU's built events up to the horizon, merged into out[]
  * (pointers into the CPUs' batches) and checked.  The horizon is the least
  * key of a CPU's last built event, over the CPUs with events not built yet:
- * none of those can come before it.  Only the CPU that set it has its batch
- * go out whole (any other with events left has its last key above), so it
- * alone moves on to its next batch or chunk, after the event that ended its
- * batch as the per-event merge did: a chunk that fails is refused after the
- * same events.  That move waits for the next round (refill[]): out[] points
- * into the batch it would overwrite.  Returns 0 when no CPU has events left,
- * else 1 (out[] may be empty: --from/--to).
+ * none of those can come before it.  Only the CPU that set it can have its
+ * events go out to the last (any other with events left has its last key
+ * above), so a chunk that fails is refused after the same events as the
+ * per-event merge refuses it.  The CPUs are topped up at the next round
+ * (db_iter_round_refill()): out[] points into the buffers that moves.
+ * Returns 0 when no CPU has events left, else 1 (out[] may be empty:
+ * --from/--to).
  */
 static int db_iter_round(struct db_iter *it)
 {
@@ -960,9 +1050,6 @@ static int db_iter_round(struct db_iter *it)
 		*k++ = UINT64_MAX;
 		it->mlen[nr++] = p - c->pos;
 		n += p - c->pos;
-		/* the one with events left, and those that had their last ones */
-		if (p == c->n)
-			it->refill[it->nr_refill++] = (uint8_t)i;
 	}
 	if (!nr)
 		return 0;
@@ -997,8 +1084,6 @@ static int db_iter_round(struct db_iter *it)
 		it->cpus[i].pos = (uint32_t)(head[i] - it->cpus[i].ev);
 	if (err) {
 		n = q;
-		/* refused after out[q - 1]: nothing more is read */
-		it->nr_refill = 0;
 	}
 	it->out_n = n;
 	it->out_err = err;
@@ -1017,7 +1102,7 @@ static int db_iter_fill(struct db_iter *it)
 	for (;;) {
 		if (it->out_err)
 			return it->err = it->out_err;
-		if (it->nr_refill && (ret = db_iter_round_refill(it)) < 0)
+		if ((ret = db_iter_round_refill(it)) < 0)
 			return it->err = ret;
 		if (!it->rounds)
 			return 1;
@@ -1145,15 +1230,10 @@ uint64_t db_iter_count(const struct db_iter *it)
 
 void db_iter_close(struct db_iter *it)
 {
-	unsigned int i;
-
 	if (!it)
 		return;
 	sqlite3_finalize(it->st);
-	for (i = 0; i < it->nr_cpus; i++) {
-		free(it->cpus[i].ev);
-		free(it->cpus[i].raw);
-	}
+	free(it->arena);
 	free(it->cpus);
 	free(it->heap);
 	free(it->key);

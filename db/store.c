@@ -1033,7 +1033,7 @@ int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 	const uint8_t *src = cols->col[k] + (size_t)cols->width[k] * first; \
 	uint64_t b = cols->base[k]; \
 	switch (cols->width[k]) { \
-	case 0: if (fresh) COL_UNROLL for (i = 0; i < n; i++) out[i].field = (type)b; break; \
+	case 0: COL_UNROLL for (i = 0; i < fill; i++) out[i].field = (type)b; break; \
 	case 1: COL_UNROLL for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + i, 1)); break; \
 	case 2: COL_UNROLL for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 2 * i, 2)); break; \
 	case 4: COL_UNROLL for (i = 0; i < n; i++) out[i].field = (type)(b + col_load(src + 4 * i, 4)); break; \
@@ -1055,11 +1055,9 @@ int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 	(run) = r; \
 } while (0)
 
-void db_cols_build(struct db_cols *cols, uint32_t n, struct mcr_event *out)
+void db_cols_build(struct db_cols *cols, uint32_t n, struct mcr_event *out, uint32_t fill)
 {
 	uint32_t first = cols->next, i;
-	/* a column of width 0 is in @out already after the chunk's first batch */
-	bool fresh = !first || n > cols->built;
 
 	COL_SUM(ts, DB_COL_TS, cols->ts, 0);
 	COL_SUM(seq, DB_COL_SEQ, cols->seq, 1);
@@ -1071,9 +1069,7 @@ void db_cols_build(struct db_cols *cols, uint32_t n, struct mcr_event *out)
 	COL_FIELD(aux, int32_t, DB_COL_AUX);
 	COL_FIELD(level, int16_t, DB_COL_LEVEL);
 	COL_FIELD(flags, uint8_t, DB_COL_FLAGS);
-	if (fresh)
-		for (i = 0; i < n; i++)
-			out[i].cpu = cols->cpu;
+	for (i = 0; i < fill; i++)
+		out[i].cpu = cols->cpu;
 	cols->next += n;
-	cols->built = first ? (n > cols->built ? n : cols->built) : n;
 }

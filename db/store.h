@@ -194,7 +194,6 @@ struct db_cols {
 	uint8_t		width[DB_COLS];
 	int		cpu;
 	uint32_t	count, next;
-	uint32_t	built;			/* events in the caller's buffer from this chunk */
 	uint64_t	ts, seq;		/* of event next - 1 */
 };
 
@@ -208,10 +207,12 @@ struct db_cols {
 int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, size_t zlen,
 		 uint8_t *raw, struct db_cols *cols, uint32_t *good);
 /*
- * Build the next @n events of @cols (n <= count - next) into @out: the same
- * buffer for every call on one chunk, whose fields that are the same for
- * every event of it are written only once.
+ * Build the next @n events of @cols (n <= count - next) into @out.  The
+ * fields that are the same for every event of the chunk (its CPU, columns
+ * of width 0) are written into the @fill events from @out (@fill >= @n),
+ * or with @fill 0 not at all: the caller's buffer holds the chunk's there
+ * already, as it does after a build of the same chunk that filled them.
  */
-void db_cols_build(struct db_cols *cols, uint32_t n, struct mcr_event *out);
+void db_cols_build(struct db_cols *cols, uint32_t n, struct mcr_event *out, uint32_t fill);
 
 #endif

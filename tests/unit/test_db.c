@@ -65,6 +65,13 @@ static struct mcr_event ev_make(uint64_t ts, int cpu, uint64_t seq, int kind)
 	return ev;
 }
 
+static bool ev_same(const struct mcr_event *a, const struct mcr_event *b)
+{
+	return a->ts == b->ts && a->cpu == b->cpu && a->seq == b->seq && a->kind == b->kind &&
+	       a->id == b->id && a->item == b->item && a->val == b->val && a->aux == b->aux &&
+	       a->level == b->level && a->flags == b->flags && a->pid == b->pid;
+}
+
 /* The meta values a reader requires (db/validate.c), for @cpus CPUs. */
 static int set_required_meta(struct db *db, int cpus)
 {
@@ -1069,8 +1076,11 @@ TEST(test_merge_order)
  * taking the least head each time.
  */
 /*
- * @cpus CPUs (one without events, the 13th with two chunks) taking turns at
- * random.  Up to 64 CPUs the merge uses packed keys, beyond them the heap.
+ * @cpus CPUs (one without events, the 13th with five chunks, the 2nd and
+ * 10th with three at the same time) taking turns at random.  Up to 64 CPUs the merge uses packed keys, beyond them the heap.
+ * aux, level and flags are the same within a chunk and differ between a
+ * CPU's chunks: stored once a chunk (width 0), and written into the reader's
+ * buffers where it holds the events of the chunk before.
  */
 static void merge_many(struct test_ctx *t, int cpus, const char *name)
 {
@@ -1087,7 +1097,8 @@ static void merge_many(struct test_ctx *t, int cpus, const char *name)
 
 	ASSERT(cpus <= CPUS_MAX);
 	for (c = 0; c < cpus; c++) {
-		len[c] = c == 5 ? 0 : c == 12 ? 65536 + 10 : 1000 + 3000 * (uint64_t)(c % 4);
+		len[c] = c == 5 ? 0 : c == 12 ? 65536 + 10 : c == 1 || c == 9 ? 35000 :
+			 1000 + 3000 * (uint64_t)(c % 4);
 		total += len[c];
 	}
 	evs = calloc(total, sizeof(*evs));
@@ -1098,8 +1109,11 @@ static void merge_many(struct test_ctx *t, int cpus, const char *name)
 		for (c = 0; c < cpus; c++)
 			if (next[c] < len[c] && (best < 0 || ts[c] < ts[best]))
 				best = c;
-		evs[k] = ev_make(ts[best], best, next[best]++, MCR_EV_STATE);
+		evs[k] = ev_make(ts[best], best, next[best], MCR_EV_STATE);
 		evs[k].val = (int64_t)k;
+		evs[k].aux = best * 10 + (int32_t)(next[best] / DB_CHUNK_V2_EVENTS);
+		evs[k].level = (int16_t)(next[best] / DB_CHUNK_V2_EVENTS);
+		evs[k].flags = (uint8_t)(1 + next[best]++ / DB_CHUNK_V2_EVENTS);
 		k++;
 		x ^= x << 13;
 		x ^= x >> 7;
@@ -1112,8 +1126,7 @@ static void merge_many(struct test_ctx *t, int cpus, const char *name)
 	ASSERT_EQ(query_int(db, "SELECT count(*) FROM event_chunks WHERE cpu = 12"), 5);
 	ASSERT_EQ(db_iter_open(db, &it), 0);
 	while ((r = db_iter_next(it, &ev)) == 1 && n < k) {
-		if (ev.val != (int64_t)n || ev.seq != evs[n].seq || ev.cpu != evs[n].cpu ||
-		    ev.ts != evs[n].ts)
+		if (!ev_same(&ev, &evs[n]))
 			break;
 		n++;
 	}
@@ -1130,8 +1143,7 @@ static void merge_many(struct test_ctx *t, int cpus, const char *name)
 		if (r < 1)
 			break;
 		for (i = 0; i < r && n < k; i++, n++)
-			if (b[i]->val != (int64_t)n || b[i]->ts != evs[n].ts ||
-			    b[i]->cpu != evs[n].cpu)
+			if (!ev_same(b[i], &evs[n]))
 				break;
 		if (i < r)
 			break;
@@ -1305,13 +1317,6 @@ TEST(test_old_format)
 	db_close(db);
 	ASSERT_EQ(read_all(path, &n), 0);
 	ASSERT_EQU(n, RT_N);
-}
-
-static bool ev_same(const struct mcr_event *a, const struct mcr_event *b)
-{
-	return a->ts == b->ts && a->cpu == b->cpu && a->seq == b->seq && a->kind == b->kind &&
-	       a->id == b->id && a->item == b->item && a->val == b->val && a->aux == b->aux &&
-	       a->level == b->level && a->flags == b->flags && a->pid == b->pid;
 }
 
 /* Every event of @path, in order, against @evs[@n]: the count read, or a negative error. */
@@ -2121,6 +2126,57 @@ static void batch_pointers(struct test_ctx *t, int version, const int *cpus, siz
 	}
 }
 
+/*
+ * A CPU's fields that are the same within a chunk, stored once a chunk (aux,
+ * level and flags here, width 0), change from one chunk to the next: the
+ * reader writes them into its buffer again where that still holds the
+ * chunk before's.  CPU 0 has an event a ns and CPU 1 one every 1 to 5 ns
+ * at random, so rounds end on CPU 0, and CPU 1 opens its next chunk (200
+ * events) with events of the last still to go, then builds below where
+ * those were.
+ */
+TEST(test_iter_chunk_fields)
+{
+	const char *path = tmp_path("fields.db");
+	enum { N0 = 30000, PER = 200 };
+	struct mcr_event *evs = calloc(2 * N0, sizeof(*evs));
+	uint64_t seq[2] = { 0 }, next1 = 0, x = 88172645463325252ULL;
+	size_t k = 0, n;
+	uint64_t ts;
+
+	ASSERT(evs != NULL);
+	for (ts = 0; ts < N0; ts++) {
+		int c;
+
+		for (c = 0; c < 2; c++) {
+			uint32_t chunk = (uint32_t)(seq[c] / PER);
+
+			if (c && ts != next1)
+				continue;
+			if (c) {
+				x ^= x << 13;
+				x ^= x >> 7;
+				x ^= x << 17;
+				next1 += 1 + x % 5;
+			}
+			evs[k] = ev_make(ts, c, seq[c]++, MCR_EV_STATE);
+			evs[k].aux = (int32_t)(c * 100000 + chunk);
+			evs[k].level = (int16_t)(chunk % 7);
+			evs[k].flags = (uint8_t)(chunk % 5 + 1);
+			evs[k].val = (int64_t)k;
+			k++;
+		}
+	}
+	chunk_limit = PER;
+	ASSERT_EQ(make_db_version(path, 2, evs, k, DB_STORE_V2), 0);
+	chunk_limit = 0;
+	ASSERT_EQ(read_batches(path, 0, UINT64_MAX, evs, k, false, &n), 0);
+	ASSERT_EQU(n, k);
+	ASSERT_EQ(read_batches(path, 0, UINT64_MAX, evs, k, true, &n), 0);
+	ASSERT_EQU(n, k);
+	free(evs);
+}
+
 TEST(test_iter_batch_pointers)
 {
 	static const int cpus[] = { 1, 4, 70 };
@@ -2580,7 +2636,7 @@ TEST(test_corrupt_chunk_v1)
 	}
 }
 
-TEST_MAIN(test_events_round_trip, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_version_refused,
+TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
 	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1, test_iter_batch_chunk_ends_v1,
 	  test_corrupt_chunk_v1, test_back_at_first_event, test_vfs_ahead_fresh,
