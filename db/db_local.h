@@ -32,6 +32,9 @@ struct db {
 	bool			in_txn;		/* a transaction is open (bulk or db_begin) */
 	bool			bulk;		/* ... and it is the bulk one, ours to commit */
 	char			why[192];	/* the value a reader refused: db_why() */
+	/* iter.c: open chunked iterators, and the page cache they found */
+	unsigned int		iters;
+	int64_t			cache_size, cache_spill;
 };
 
 /* schema.c */

@@ -2177,6 +2177,36 @@ TEST(test_iter_chunk_fields)
 	free(evs);
 }
 
+/*
+ * While iterators are open, SQLite's page cache keeps 64 KiB of pages (the
+ * BLOBs pass through it) and still spills dirty pages where it did before;
+ * the last iterator closed puts both back.
+ */
+TEST(test_iter_page_cache)
+{
+	const char *path = tmp_path("cache.db");
+	struct mcr_event evs[2] = { ev_make(1, 0, 0, MCR_EV_STATE), ev_make(2, 1, 0, MCR_EV_STATE) };
+	struct db_iter *a, *b;
+	int64_t size, spill;
+	struct db *db;
+
+	ASSERT_EQ(make_db(path, 2, evs, 2), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	size = query_int(db, "PRAGMA cache_size");
+	spill = query_int(db, "PRAGMA cache_spill");
+	ASSERT(size != -64 && spill > 16);
+	ASSERT_EQ(db_iter_open(db, &a), 0);
+	ASSERT_EQ(query_int(db, "PRAGMA cache_size"), -64);
+	ASSERT_EQ(query_int(db, "PRAGMA cache_spill"), spill);
+	ASSERT_EQ(db_iter_open(db, &b), 0);
+	db_iter_close(a);
+	ASSERT_EQ(query_int(db, "PRAGMA cache_size"), -64);
+	db_iter_close(b);
+	ASSERT_EQ(query_int(db, "PRAGMA cache_size"), size);
+	ASSERT_EQ(query_int(db, "PRAGMA cache_spill"), spill);
+	db_close(db);
+}
+
 TEST(test_iter_batch_pointers)
 {
 	static const int cpus[] = { 1, 4, 70 };
@@ -2636,7 +2666,7 @@ TEST(test_corrupt_chunk_v1)
 	}
 }
 
-TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_version_refused,
+TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_iter_page_cache, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
 	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1, test_iter_batch_chunk_ends_v1,
 	  test_corrupt_chunk_v1, test_back_at_first_event, test_vfs_ahead_fresh,
