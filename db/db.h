@@ -146,8 +146,11 @@ bool db_events_are_rows(struct db *db);
  * if an event names a CPU >= meta nr_cpus_possible, -MCR_E_CORRUPT if a chunk
  * does not decode, -MCR_E_BAD_INPUT for a field out of range (an unknown
  * kind, cgroup id 0, an item beyond any stat enum: db_event_check()).  Files of the previous format (rows) are read too.
- * While an iterator of the store is open, the connection's page cache keeps
- * 64 KiB of pages read, and spills dirty pages at the count it had before.
+ * While an iterator of the store is open, it holds a read transaction (the
+ * caller's, or its own: other connections cannot commit to a file in
+ * rollback-journal mode until it is closed), and the connection's page
+ * cache keeps 64 KiB of pages read, spilling dirty pages at the count it
+ * had before.
  */
 struct db_iter;
 int db_iter_open(struct db *db, struct db_iter **out);

@@ -70,6 +70,7 @@ struct db_iter_head {
 struct db_iter {
 	struct db		*db;
 	sqlite3_stmt		*st;		/* rows, or the BLOB of one chunk */
+	sqlite3_stmt		*hold;		/* at a row: the read transaction, db_iter_chunks() */
 	uint64_t		count;
 	uint64_t		from, to;
 	int			err;		/* sticky: once failed, always failed */
@@ -459,6 +460,22 @@ static int db_iter_chunks(struct db_iter *it)
 		if (!it->mk || !it->mk_tmp || !it->mlen || !it->out)
 			return -ENOMEM;
 	}
+	/*
+	 * A read transaction for as long as the iterator is open, when the
+	 * caller has none: the chunks are read from the snapshot the index
+	 * came from, and SQLite does not lock, check and unlock the file
+	 * around every chunk (four fcntl(), three stat() and a pread() a
+	 * chunk, microseconds each on a VM), nor does the read-ahead forget
+	 * its buffer (vfs.c).  Any statement stepped to a row and not reset
+	 * holds it.
+	 */
+	rc = sqlite3_prepare_v2(it->db->sql, "SELECT 1 FROM event_chunks", -1, &it->hold, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(it->hold);
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	if (rc != SQLITE_OK)
+		return db_err(rc);
 	rc = sqlite3_prepare_v2(it->db->sql, "SELECT data FROM event_chunks WHERE chunk = ?",
 				-1, &it->st, NULL);
 	return db_err(rc);
@@ -1278,6 +1295,7 @@ void db_iter_close(struct db_iter *it)
 	if (!it)
 		return;
 	sqlite3_finalize(it->st);
+	sqlite3_finalize(it->hold);
 	if (it->cached)
 		db_iter_uncache(it->db);
 	free(it->arena);

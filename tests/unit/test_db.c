@@ -2207,6 +2207,37 @@ TEST(test_iter_page_cache)
 	db_close(db);
 }
 
+/*
+ * An iterator holds a read transaction while it is open: another connection
+ * cannot commit a write into a file in rollback-journal mode until it is
+ * closed (the chunks it reads are those its index named), and the lock is
+ * not dropped and taken again between chunks.
+ */
+TEST(test_iter_read_transaction)
+{
+	const char *path = tmp_path("hold.db");
+	struct mcr_event evs[2] = { ev_make(1, 0, 0, MCR_EV_STATE), ev_make(2, 1, 0, MCR_EV_STATE) };
+	struct mcr_event ev;
+	struct db_iter *it;
+	struct db *db;
+	sqlite3 *w;
+
+	ASSERT_EQ(make_db(path, 2, evs, 2), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(sqlite3_open(path, &w), SQLITE_OK);
+	ASSERT_EQ(sqlite3_exec(w, "INSERT INTO meta VALUES ('x', 1)", NULL, NULL, NULL), SQLITE_OK);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	ASSERT_EQ(db_iter_next(it, &ev), 1);
+	ASSERT_EQ(sqlite3_exec(w, "INSERT INTO meta VALUES ('y', 1)", NULL, NULL, NULL), SQLITE_BUSY);
+	ASSERT_EQ(db_iter_next(it, &ev), 1);
+	ASSERT_EQ(db_iter_next(it, &ev), 0);
+	ASSERT_EQ(sqlite3_exec(w, "INSERT INTO meta VALUES ('y', 1)", NULL, NULL, NULL), SQLITE_BUSY);
+	db_iter_close(it);
+	ASSERT_EQ(sqlite3_exec(w, "INSERT INTO meta VALUES ('y', 1)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(w);
+	db_close(db);
+}
+
 TEST(test_iter_batch_pointers)
 {
 	static const int cpus[] = { 1, 4, 70 };
@@ -2666,7 +2697,7 @@ TEST(test_corrupt_chunk_v1)
 	}
 }
 
-TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_iter_page_cache, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_version_refused,
+TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_iter_page_cache, test_iter_read_transaction, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
 	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1, test_iter_batch_chunk_ends_v1,
 	  test_corrupt_chunk_v1, test_back_at_first_event, test_vfs_ahead_fresh,
