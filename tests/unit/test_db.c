@@ -2474,8 +2474,8 @@ TEST(test_vfs_ahead_fresh)
 }
 
 /*
- * Version 1 in chunks of 1000 events: batches of 512 that end at a chunk's
- * end (488 events), every event once and in order; a step back in ts at a
+ * Version 1 in chunks of 1000 events, not a multiple of a batch: builds
+ * that end at a chunk's end, every event once and in order; a step back in ts at a
  * chunk's first event and in its middle delivers exactly the events before
  * it.
  */
