@@ -103,7 +103,7 @@ struct db_iter {
 	 * to a horizon, into out[], checked, then handed out with no
 	 * comparison per event (db_iter_round()).  out[] points into the
 	 * CPUs' batches, so the CPUs are topped up only at the next round
-	 * (db_iter_round_refill()), once the caller is done with
+	 * (db_iter_round_topup()), once the caller is done with
 	 * those events.
 	 */
 	bool			rounds;
@@ -219,6 +219,8 @@ static int db_iter_arena(struct db_iter *it)
 	size_t raw = 0, stride, len, i;
 	uint8_t *a;
 
+	if (!it->nr_cpus)
+		return 0;
 	for (i = 0; i < it->nr_cpus; i++) {
 		const struct db_iter_cpu *c = &it->cpus[i];
 		uint32_t k;
@@ -231,8 +233,6 @@ static int db_iter_arena(struct db_iter *it)
 		}
 	}
 	stride = ev + db_iter_align(raw, 64);
-	if (!it->nr_cpus)
-		return 0;
 	if (it->nr_cpus > SIZE_MAX / 2 / stride)
 		return -ENOMEM;
 	len = db_iter_align(it->nr_cpus * stride, DB_ITER_HUGE);
@@ -987,12 +987,13 @@ static void db_iter_unround(struct db_iter *it)
 static int db_iter_topup(struct db_iter *it, struct db_iter_cpu *c, bool *fits)
 {
 	uint32_t left = c->n - c->pos;
-	uint64_t prev = c->n ? c->ev[c->n - 1].ts : 0;
 	bool opened = false;
+	uint64_t prev;
 	int ret;
 
 	if (left >= DB_ITER_BATCH / 2)
 		return 0;
+	prev = c->n ? c->ev[c->n - 1].ts : 0;
 	if (!db_iter_unbuilt(c)) {
 		if (c->err)
 			return left ? 0 : c->err;
@@ -1026,7 +1027,7 @@ static int db_iter_topup(struct db_iter *it, struct db_iter_cpu *c, bool *fits)
  * the error of the first that failed (the events before it went out with
  * the last round).
  */
-static int db_iter_round_refill(struct db_iter *it)
+static int db_iter_round_topup(struct db_iter *it)
 {
 	unsigned int i;
 	bool fits = true;
@@ -1070,7 +1071,7 @@ static uint32_t db_iter_check(struct db_iter *it, const struct mcr_event **out, 
  * events go out to the last (any other with events left has its last key
  * above), so a chunk that fails is refused after the same events as the
  * per-event merge refuses it.  The CPUs are topped up at the next round
- * (db_iter_round_refill()): out[] points into the buffers that moves.
+ * (db_iter_round_topup()): out[] points into the buffers that moves.
  * Returns 0 when no CPU has events left, else 1 (out[] may be empty:
  * --from/--to).
  */
@@ -1144,9 +1145,8 @@ static int db_iter_round(struct db_iter *it)
 	}
 	for (i = 0; i < it->nr_cpus; i++)
 		it->cpus[i].pos = (uint32_t)(head[i] - it->cpus[i].ev);
-	if (err) {
+	if (err)
 		n = q;
-	}
 	it->out_n = n;
 	it->out_err = err;
 	return 1;
@@ -1164,7 +1164,7 @@ static int db_iter_fill(struct db_iter *it)
 	for (;;) {
 		if (it->out_err)
 			return it->err = it->out_err;
-		if ((ret = db_iter_round_refill(it)) < 0)
+		if ((ret = db_iter_round_topup(it)) < 0)
 			return it->err = ret;
 		if (!it->rounds)
 			return 1;
