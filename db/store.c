@@ -69,6 +69,28 @@ static inline uint8_t *put_varint(uint8_t *p, uint64_t v)
 	return p;
 }
 
+/*
+ * Room for @need items of @size bytes in *@buf, whose contents need not be
+ * kept: half as much again as before at least, so that a chunk a little
+ * larger than the last does not cost a copy and fresh pages every time.
+ */
+static int buf_reserve(void **buf, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap + *cap / 2;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	n = n > need ? n : need;
+	p = malloc(n * size);
+	if (!p)
+		return -ENOMEM;
+	free(*buf);
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
 void db_chunk_init(struct db_chunk *c, int cpu)
 {
 	memset(c, 0, sizeof(*c));
@@ -87,7 +109,7 @@ void db_chunk_reset(struct db_chunk *c)
 
 void db_chunk_free(struct db_chunk *c)
 {
-	free(c->rows);
+	free(c->cols);
 	free(c->raw);
 	free(c->z);
 	ZSTD_freeCCtx(c->cctx);
@@ -96,29 +118,7 @@ void db_chunk_free(struct db_chunk *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Version 2: keep the event; db_chunk_seal() writes the columns. */
-static int db_chunk_add_v2(struct db_chunk *c, const struct mcr_event *ev)
-{
-	if (c->count == c->rows_cap) {
-		size_t cap = c->rows_cap ? 2 * c->rows_cap : 1024;
-		struct mcr_event *rows = realloc(c->rows, cap * sizeof(*rows));
-
-		if (!rows)
-			return -ENOMEM;
-		c->rows = rows;
-		c->rows_cap = cap;
-	}
-	if (!c->count) {
-		c->first_ts = ev->ts;
-		c->first_seq = ev->seq;
-	}
-	c->rows[c->count] = *ev;
-	c->last_ts = ev->ts;
-	c->kinds |= 1u << ev->kind;
-	c->kind_count[ev->kind]++;
-	c->count++;
-	return 0;
-}
+static int db_chunk_add_v2(struct db_chunk *c, const struct mcr_event *ev);
 
 int db_chunk_add(struct db_chunk *c, const struct mcr_event *ev)
 {
@@ -186,55 +186,11 @@ static inline unsigned int col_width(uint64_t spread)
 	       spread <= UINT32_MAX ? 4 : 8;
 }
 
-/*
- * Column @k of c->rows, each value the int64 VALUE(ev) (ev the event, prev
- * the one before): its least value and width first, then written at @p.
- * One loop per column, over the field alone.
- */
-#define COL_RANGE(k, VALUE) do { \
-	int64_t lo_ = INT64_MAX, hi_ = INT64_MIN; \
-	for (i = 0; i < n; i++) { \
-		const struct mcr_event *ev = &rows[i], *prev = i ? &rows[i - 1] : &first; \
-		int64_t v_ = (VALUE); \
-		(void)prev; \
-		lo_ = v_ < lo_ ? v_ : lo_; \
-		hi_ = v_ > hi_ ? v_ : hi_; \
-	} \
-	lo[k] = lo_; \
-	w[k] = col_width((uint64_t)hi_ - (uint64_t)lo_); \
-} while (0)
-
-#define COL_PUT_W(k, VALUE, W) \
-	for (i = 0; i < n; i++) { \
-		const struct mcr_event *ev = &rows[i], *prev = i ? &rows[i - 1] : &first; \
-		uint64_t v_ = (uint64_t)(int64_t)(VALUE) - (uint64_t)lo[k]; \
-		(void)prev; \
-		col_store(p + (W) * i, v_, (W)); \
-	}
-
-#define COL_PUT(k, VALUE) do { \
-	switch (w[k]) { \
-	case 0: break; \
-	case 1: COL_PUT_W(k, VALUE, 1) break; \
-	case 2: COL_PUT_W(k, VALUE, 2) break; \
-	case 4: COL_PUT_W(k, VALUE, 4) break; \
-	default: COL_PUT_W(k, VALUE, 8) break; \
-	} \
-	p += (size_t)w[k] * n; \
-} while (0)
-
-/* The columns, in enum db_col order: one expansion of @X per column. */
-#define DB_COLUMNS(X) \
-	X(DB_COL_TS, ev->ts - prev->ts) \
-	X(DB_COL_SEQ, ev->seq - prev->seq - 1) \
-	X(DB_COL_KIND, ev->kind) \
-	X(DB_COL_ID, ev->id) \
-	X(DB_COL_ITEM, ev->item) \
-	X(DB_COL_VAL, ev->val) \
-	X(DB_COL_PID, ev->pid) \
-	X(DB_COL_AUX, ev->aux) \
-	X(DB_COL_LEVEL, ev->level) \
-	X(DB_COL_FLAGS, ev->flags)
+/* The greatest number a column of width @w stores. */
+static inline uint64_t col_lim(unsigned int w)
+{
+	return w >= 8 ? UINT64_MAX : ((uint64_t)1 << (8 * w)) - 1;
+}
 
 static inline void col_store(uint8_t *p, uint64_t v, unsigned int w)
 {
@@ -258,42 +214,282 @@ static inline void col_store(uint8_t *p, uint64_t v, unsigned int w)
 	}
 }
 
-/* Write the columns of c->rows into c->raw (format in store.h). */
+static inline uint64_t load_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+/* Load a little-endian column entry of @w bytes: what x86 and arm64 do with a plain load. */
+static inline uint64_t col_load(const uint8_t *p, unsigned int w)
+{
+	uint32_t v4;
+	uint16_t v2;
+
+	switch (w) {
+	case 1:
+		return *p;
+	case 2:
+		memcpy(&v2, p, 2);
+		return le16toh(v2);
+	case 4:
+		memcpy(&v4, p, 4);
+		return le32toh(v4);
+	case 8:
+		return load_le64(p);
+	default:
+		return 0;
+	}
+}
+
+/* Column @k of an open chunk: DB_CHUNK_V2_EVENTS values of 8 bytes at most, and 8 to spare */
+#define DB_CHUNK_V2_COL		(DB_CHUNK_V2_EVENTS * 8 + 8)
+/* Passes over a column before db_chunk_widen() leaves it room to fall */
+#define DB_CHUNK_V2_REBASES	16
+
+static inline uint8_t *col_of(const struct db_chunk *c, int k)
+{
+	return c->cols + (size_t)k * DB_CHUNK_V2_COL;
+}
+
+/*
+ * The @n values of column @k, now @w bytes each above @base, rewritten as
+ * @nw bytes each above @nbase, in place: back to front when widening, front
+ * to back when narrowing.  Every value is in [nbase, nbase + col_lim(nw)].
+ */
+static void col_rewrite(uint8_t *col, uint32_t n, unsigned int w, int64_t base,
+			unsigned int nw, int64_t nbase)
+{
+	uint64_t shift = (uint64_t)base - (uint64_t)nbase;
+	uint32_t i;
+
+	if (nw > w)
+		for (i = n; i-- > 0;)
+			col_store(col + (size_t)nw * i, col_load(col + (size_t)w * i, w) + shift, nw);
+	else
+		for (i = 0; i < n; i++)
+			col_store(col + (size_t)nw * i, col_load(col + (size_t)w * i, w) + shift, nw);
+}
+
+/* The least and greatest of column @k's values as int64: every stored number above its base. */
+static void col_range(const struct db_chunk *c, int k, int64_t *lo, int64_t *hi)
+{
+	const uint8_t *col = col_of(c, k);
+	unsigned int w = c->col_w[k];
+	uint64_t umin = UINT64_MAX, umax = 0, u;
+	uint32_t i, n = c->count;
+
+	switch (w) {
+	case 0:
+		umin = umax = 0;
+		break;
+	case 1:
+		for (i = 0; i < n; i++) {
+			u = col[i];
+			umin = u < umin ? u : umin;
+			umax = u > umax ? u : umax;
+		}
+		break;
+	default:
+		for (i = 0; i < n; i++) {
+			u = col_load(col + (size_t)w * i, w);
+			umin = u < umin ? u : umin;
+			umax = u > umax ? u : umax;
+		}
+		break;
+	}
+	*lo = (int64_t)((uint64_t)c->col_base[k] + umin);
+	*hi = (int64_t)((uint64_t)c->col_base[k] + umax);
+}
+
+/*
+ * Value @v does not fit column @k: widen it, or move its base, so that it
+ * holds its values and @v.  The base stays the least value and the width
+ * the least that holds the values, so db_chunk_columns() has nothing left
+ * to do; each new least value costs a pass over the column, which random
+ * values make once a chunk on average (the ith value is the least so far
+ * with probability 1/i).  A column whose values fall steadily would be
+ * rewritten at every event: after DB_CHUNK_V2_REBASES passes its base is
+ * set as far below its values as they spread, and the seal narrows it.
+ * The column keeps its values in int64 order: base + col_lim(w) never
+ * passes INT64_MAX, and a column of 8 bytes has base INT64_MIN.
+ */
+static void db_chunk_widen(struct db_chunk *c, int k, int64_t v)
+{
+	unsigned int w = c->col_w[k], nw;
+	int64_t lo = v, hi = v, nbase;
+	uint64_t spread, lim, slack = 0;
+
+	if (c->count) {
+		col_range(c, k, &lo, &hi);
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+	}
+	spread = (uint64_t)hi - (uint64_t)lo;
+	if (!(c->col_loose & 1u << k) && ++c->col_passes[k] > DB_CHUNK_V2_REBASES)
+		c->col_loose |= 1u << k;
+	if (c->col_loose & 1u << k)
+		slack = spread;
+	nw = col_width(spread > UINT64_MAX - slack ? UINT64_MAX : spread + slack);
+	if (nw == 8) {
+		nbase = INT64_MIN;
+	} else {
+		lim = col_lim(nw);
+		slack = (lim - spread) / 2;
+		if (!(c->col_loose & 1u << k))
+			nbase = lo;
+		else if ((uint64_t)lo - (uint64_t)INT64_MIN < slack)
+			nbase = INT64_MIN;
+		else
+			nbase = (int64_t)((uint64_t)lo - slack);
+		if ((uint64_t)INT64_MAX - (uint64_t)nbase < lim)
+			nbase = (int64_t)((uint64_t)INT64_MAX - lim);
+	}
+	if (nbase != lo || nw != col_width(spread))
+		c->col_loose |= 1u << k;
+	col_rewrite(col_of(c, k), c->count, w, c->col_base[k], nw, nbase);
+	c->col_w[k] = (uint8_t)nw;
+	c->col_base[k] = nbase;
+	c->col_lim[k] = col_lim(nw);
+}
+
+/* The columns, in enum db_col order: one expansion of @X per column (ev the event, prev the one before). */
+#define DB_COLUMNS(X) \
+	X(DB_COL_TS, ev->ts - prev->ts) \
+	X(DB_COL_SEQ, ev->seq - prev->seq - 1) \
+	X(DB_COL_KIND, ev->kind) \
+	X(DB_COL_ID, ev->id) \
+	X(DB_COL_ITEM, ev->item) \
+	X(DB_COL_VAL, ev->val) \
+	X(DB_COL_PID, ev->pid) \
+	X(DB_COL_AUX, ev->aux) \
+	X(DB_COL_LEVEL, ev->level) \
+	X(DB_COL_FLAGS, ev->flags)
+
+/*
+ * Version 2: each field goes straight into its column, at the width and
+ * above the base the chunk's values so far need (db_chunk_widen()), 1-4
+ * bytes a field.  Keeping the events (56 bytes each) and transposing them
+ * at the seal read a chunk's 900 KiB back from memory, as a live capture
+ * shares the caches with the traced workload: encoding and sealing took
+ * 32 ns an event of a recording, 24 now (db_rate --encode).  Each value is
+ * stored as 8 bytes, the bytes past its width zero (the next value
+ * overwrites them): no branch on the width.
+ */
+static int db_chunk_add_v2(struct db_chunk *c, const struct mcr_event *ev)
+{
+	struct mcr_event before;
+	const struct mcr_event *prev = &before;
+	uint64_t u[DB_COLS];
+	unsigned int w[DB_COLS];
+	uint32_t n = c->count;
+	uint8_t *cols;
+	bool fits = true;
+	int k;
+
+	if (!c->cols) {
+		c->cols = malloc((size_t)DB_COLS * DB_CHUNK_V2_COL);
+		if (!c->cols)
+			return -ENOMEM;
+	}
+	if (n >= DB_CHUNK_V2_EVENTS)
+		return -ENOSPC;
+	if (!n) {
+		c->first_ts = c->last_ts = ev->ts;
+		c->first_seq = ev->seq;
+		c->prev_seq = ev->seq - 1;
+		c->col_loose = 0;
+		before.ts = ev->ts;
+		before.seq = ev->seq - 1;
+		/* every column of width 0, its base the first event's value */
+#define X(k, VALUE) c->col_base[k] = (int64_t)(VALUE);
+		DB_COLUMNS(X)
+#undef X
+		for (k = 0; k < DB_COLS; k++) {
+			c->col_w[k] = 0;
+			c->col_lim[k] = 0;
+			c->col_passes[k] = 0;
+		}
+	}
+	before.ts = c->last_ts;
+	before.seq = c->prev_seq;
+#define X(k, VALUE) \
+	u[k] = (uint64_t)(int64_t)(VALUE) - (uint64_t)c->col_base[k]; \
+	fits &= u[k] <= c->col_lim[k];
+	DB_COLUMNS(X)
+#undef X
+	if (__builtin_expect(!fits, 0)) {
+#define X(k, VALUE) \
+		if (u[k] > c->col_lim[k]) { \
+			db_chunk_widen(c, k, (int64_t)(VALUE)); \
+			u[k] = (uint64_t)(int64_t)(VALUE) - (uint64_t)c->col_base[k]; \
+		}
+		DB_COLUMNS(X)
+#undef X
+	}
+	/* the widths first: a store through cols could be to them as far as the compiler knows */
+#define X(k, VALUE) w[k] = c->col_w[k];
+	DB_COLUMNS(X)
+#undef X
+	cols = c->cols;
+#define X(k, VALUE) { \
+		uint64_t le_ = htole64(u[k]); \
+		memcpy(cols + (size_t)(k) * DB_CHUNK_V2_COL + (size_t)w[k] * n, &le_, 8); \
+	}
+	DB_COLUMNS(X)
+#undef X
+	c->last_ts = ev->ts;
+	c->prev_seq = ev->seq;
+	c->kinds |= 1u << ev->kind;
+	c->kind_count[ev->kind]++;
+	c->count = n + 1;
+	return 0;
+}
+
+/*
+ * Write the chunk's columns into c->raw (format in store.h), each narrowed
+ * first to its least width above its least value, as if the values had
+ * been known before the first: the bytes do not depend on the order the
+ * columns grew in.
+ */
 static int db_chunk_columns(struct db_chunk *c)
 {
-	const struct mcr_event *rows = c->rows;
-	struct mcr_event first = { .ts = c->first_ts, .seq = c->first_seq - 1 };
-	int64_t lo[DB_COLS];
-	unsigned int w[DB_COLS];
+	uint32_t n = c->count;
 	size_t len = DB_CHUNK_V2_HDR;
-	uint32_t i, n = c->count;
+	void *raw;
+	int64_t lo, hi;
+	unsigned int w;
 	uint8_t *p;
 	int k;
 
-#define X(k, VALUE) COL_RANGE(k, VALUE);
-	DB_COLUMNS(X)
-#undef X
-	for (k = 0; k < DB_COLS; k++)
-		len += (size_t)w[k] * n;
-	if (c->cap < len) {
-		uint8_t *raw = realloc(c->raw, len);
-
-		if (!raw)
-			return -ENOMEM;
-		c->raw = raw;
-		c->cap = len;
+	/* the columns db_chunk_widen() left room in; the others are as narrow as can be */
+	for (k = 0; k < DB_COLS; k++) {
+		if (c->col_loose & 1u << k) {
+			col_range(c, k, &lo, &hi);
+			w = col_width((uint64_t)hi - (uint64_t)lo);
+			col_rewrite(col_of(c, k), n, c->col_w[k], c->col_base[k], w, lo);
+			c->col_w[k] = (uint8_t)w;
+			c->col_base[k] = lo;
+		}
+		len += (size_t)c->col_w[k] * n;
 	}
-	p = c->raw;
+	raw = c->raw;
+	if (buf_reserve(&raw, &c->cap, len, 1))
+		return -ENOMEM;
+	p = c->raw = raw;
 	*p++ = DB_STORE_V2_MAGIC;
 	for (k = 0; k < DB_COLS; k++)
-		*p++ = (uint8_t)w[k];
+		*p++ = c->col_w[k];
 	for (k = 0; k < DB_COLS; k++) {
-		col_store(p, (uint64_t)lo[k], 8);
+		col_store(p, (uint64_t)c->col_base[k], 8);
 		p += 8;
 	}
-#define X(k, VALUE) COL_PUT(k, VALUE);
-	DB_COLUMNS(X)
-#undef X
+	for (k = 0; k < DB_COLS; k++) {
+		memcpy(p, col_of(c, k), (size_t)c->col_w[k] * n);
+		p += (size_t)c->col_w[k] * n;
+	}
 	c->len = len;
 	return 0;
 }
@@ -306,18 +502,10 @@ static inline uint32_t mtab_hash(const uint8_t *p)
 	return (uint32_t)((x * 0x9e3779b185ebca87ULL) >> (64 - MTAB_BITS));
 }
 
-/* The first position from @x on of a whole value of a column at @at, @w bytes each. */
+/* The first position from @x on of a whole value of a column at @at, @w bytes each (a power of 2). */
 static inline size_t align_up(size_t x, size_t at, size_t w)
 {
-	return x + (w - (x - at) % w) % w;
-}
-
-static inline uint64_t load_le64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
+	return x + ((at - x) & (w - 1));
 }
 
 /* How many bytes of @a[@max] and @b[@max] are the same from the start. */
@@ -339,7 +527,7 @@ static inline size_t same_len(const uint8_t *a, const uint8_t *b, size_t max)
 
 /*
  * Greedy matches of DB_CHUNK_V2_MATCH bytes at least in the column
- * raw[at, end) of @w bytes a value, each against the last earlier position
+ * raw[at, end) of @w bytes a value (a power of 2), each against the last earlier position
  * of its first 8 bytes' hash (the earlier columns too), into @s ending with
  * the block's delimiter.  Returns the number of sequences.  Only the
  * positions of whole values are looked up (a match longer than a value
@@ -351,6 +539,8 @@ static size_t db_chunk_matches(uint32_t *tab, const uint8_t *raw, size_t at, siz
 			       size_t w, ZSTD_Sequence *s)
 {
 	size_t i = at, anchor = at, n = 0, ml, j, head;
+	/* no division in the loop: widths are powers of 2 */
+	unsigned int wlog = (unsigned int)__builtin_ctzll(w);
 	uint32_t cand;
 
 	while (i + DB_CHUNK_V2_MATCH <= end) {
@@ -359,7 +549,7 @@ static size_t db_chunk_matches(uint32_t *tab, const uint8_t *raw, size_t at, siz
 		cand = *slot;
 		*slot = (uint32_t)i;
 		if (cand == UINT32_MAX || memcmp(raw + cand, raw + i, DB_CHUNK_V2_MATCH)) {
-			i += w * (1 + ((i - anchor) / w >> DB_CHUNK_V2_SKIP));
+			i += w * (1 + ((i - anchor) >> (wlog + DB_CHUNK_V2_SKIP)));
 			continue;
 		}
 		ml = DB_CHUNK_V2_MATCH;
@@ -421,14 +611,10 @@ static int db_chunk_seal_columns(struct db_chunk *c)
 	int k, wlog = ZSTD_WINDOWLOG_MIN;
 
 	/* a match takes 16 bytes, a header run 4; a delimiter per block */
-	cap = c->len / DB_CHUNK_V2_HDR_RUN + c->len / ZSTD_BLOCKSIZE_MAX + DB_COLS + 2;
-	if (c->seqs_cap < cap) {
-		s = realloc(c->seqs, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		c->seqs = s;
-		c->seqs_cap = cap;
-	}
+	cap = DB_CHUNK_V2_HDR / DB_CHUNK_V2_HDR_RUN + c->len / DB_CHUNK_V2_MATCH +
+	      c->len / ZSTD_BLOCKSIZE_MAX + DB_COLS + 3;
+	if (buf_reserve(&c->seqs, &c->seqs_cap, cap, sizeof(*s)))
+		return -ENOMEM;
 	if (!c->mtab) {
 		c->mtab = malloc(sizeof(*c->mtab) << MTAB_BITS);
 		if (!c->mtab)
@@ -482,14 +668,8 @@ int db_chunk_seal(struct db_chunk *c)
 		if (!c->cctx)
 			return -ENOMEM;
 	}
-	if (c->zcap < bound) {
-		void *z = realloc(c->z, bound);
-
-		if (!z)
-			return -ENOMEM;
-		c->z = z;
-		c->zcap = bound;
-	}
+	if (buf_reserve(&c->z, &c->zcap, bound, 1))
+		return -ENOMEM;
 	if (c->version == DB_STORE_V2 && c->count)
 		return db_chunk_seal_columns(c);
 	n = ZSTD_compressCCtx(c->cctx, c->z, c->zcap, c->raw, c->len, DB_CHUNK_ZLEVEL);
@@ -843,27 +1023,6 @@ void db_recs_build(struct db_recs *recs, uint32_t n, struct mcr_event *out)
 	recs->next += n;
 }
 
-/* Load a little-endian column entry of @w bytes: what x86 and arm64 do with a plain load. */
-static inline uint64_t col_load(const uint8_t *p, unsigned int w)
-{
-	uint32_t v4;
-	uint16_t v2;
-
-	switch (w) {
-	case 1:
-		return *p;
-	case 2:
-		memcpy(&v2, p, 2);
-		return le16toh(v2);
-	case 4:
-		memcpy(&v4, p, 4);
-		return le32toh(v4);
-	case 8:
-		return load_le64(p);
-	default:
-		return 0;
-	}
-}
 
 /*
  * Whether any kind of a column is unknown: only an entry's low byte reaches

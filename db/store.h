@@ -64,9 +64,10 @@ struct db;
  */
 #define DB_CHUNK_EVENTS		65536
 /*
- * Version 2 chunks are written 16384 events long: a writer keeps the events
- * of each CPU's open chunk (48 B each) until it seals it, and a reader one
- * decompressed chunk per CPU.
+ * Version 2 chunks are written 16384 events long: a writer keeps each CPU's
+ * open chunk as columns (8 bytes a field reserved, 1.3 MiB; the widths the
+ * values need touched, 15-25 bytes an event) until it seals it, and a
+ * reader one decompressed chunk per CPU.
  */
 #define DB_CHUNK_V2_EVENTS	16384
 #define DB_CHUNK_REC_MAX	(1 + 8 * 10 + 1)	/* header, 8 varints, flags */
@@ -99,8 +100,13 @@ struct db_chunk {
 	/* encoder state */
 	uint64_t	prev_seq, prev_id;
 	int32_t		prev_pid;
-	struct mcr_event *rows;			/* version 2: the events, until sealed */
-	size_t		rows_cap;
+	/* version 2: each column as the events come (db_chunk_add()), above its base */
+	uint8_t		*cols;
+	int64_t		col_base[DB_COLS];
+	uint64_t	col_lim[DB_COLS];
+	uint8_t		col_w[DB_COLS];
+	uint8_t		col_passes[DB_COLS];	/* widenings and new bases this chunk */
+	uint32_t	col_loose;		/* bit k: column k's base or width not the least */
 	uint8_t		*raw;			/* encoded, uncompressed */
 	size_t		len, cap;
 	void		*z;			/* compressed by db_chunk_seal() */
@@ -117,7 +123,10 @@ void db_chunk_init(struct db_chunk *c, int cpu);
 void db_chunk_free(struct db_chunk *c);
 /* Start a new run on the same CPU; buffers are kept. */
 void db_chunk_reset(struct db_chunk *c);
-/* Append @ev (its cpu is not checked: the chunk's is stored). -EINVAL bad kind. */
+/*
+ * Append @ev (its cpu is not checked: the chunk's is stored).  -EINVAL bad
+ * kind, -ENOMEM, -ENOSPC a version 2 chunk already full (db_chunk_full()).
+ */
 int db_chunk_add(struct db_chunk *c, const struct mcr_event *ev);
 static inline int db_chunk_full(const struct db_chunk *c)
 {

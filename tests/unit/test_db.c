@@ -1417,6 +1417,180 @@ TEST(test_store_matches)
 	db_close(db);
 }
 
+/* 64 random bits from rand(), seeded by the test: its 31 bits at a time */
+static uint64_t cols_rng(void)
+{
+	return (uint64_t)rand() << 62 ^ (uint64_t)rand() << 31 ^ (uint64_t)rand();
+}
+
+static void cols_put(uint8_t *p, uint64_t v, unsigned int w)
+{
+	unsigned int b;
+
+	for (b = 0; b < w; b++)
+		p[b] = (uint8_t)(v >> (8 * b));
+}
+
+/* Event @i's value of every column, as store.h defines them. */
+static void cols_values(const struct mcr_event *evs, uint32_t i, int64_t *v)
+{
+	uint64_t pts = i ? evs[i - 1].ts : evs[0].ts;
+	uint64_t pseq = i ? evs[i - 1].seq : evs[0].seq - 1;
+
+	v[DB_COL_TS] = (int64_t)(evs[i].ts - pts);
+	v[DB_COL_SEQ] = (int64_t)(evs[i].seq - pseq - 1);
+	v[DB_COL_KIND] = evs[i].kind;
+	v[DB_COL_ID] = (int64_t)evs[i].id;
+	v[DB_COL_ITEM] = evs[i].item;
+	v[DB_COL_VAL] = evs[i].val;
+	v[DB_COL_PID] = evs[i].pid;
+	v[DB_COL_AUX] = evs[i].aux;
+	v[DB_COL_LEVEL] = evs[i].level;
+	v[DB_COL_FLAGS] = evs[i].flags;
+}
+
+/*
+ * The reference for a version 2 chunk's bytes, from @evs alone: every
+ * column's least value as int64 its base, the least width that holds the
+ * spread, the values above it.  Returns the length written into @out.
+ */
+static size_t cols_reference(const struct mcr_event *evs, uint32_t n, uint8_t *out)
+{
+	int64_t v[DB_COLS], lo[DB_COLS], hi[DB_COLS];
+	unsigned int w[DB_COLS];
+	uint8_t *p = out, *col[DB_COLS];
+	uint64_t spread;
+	uint32_t i;
+	int k;
+
+	for (k = 0; k < DB_COLS; k++) {
+		lo[k] = INT64_MAX;
+		hi[k] = INT64_MIN;
+	}
+	for (i = 0; i < n; i++) {
+		cols_values(evs, i, v);
+		for (k = 0; k < DB_COLS; k++) {
+			lo[k] = v[k] < lo[k] ? v[k] : lo[k];
+			hi[k] = v[k] > hi[k] ? v[k] : hi[k];
+		}
+	}
+	*p++ = DB_STORE_V2_MAGIC;
+	for (k = 0; k < DB_COLS; k++) {
+		spread = (uint64_t)hi[k] - (uint64_t)lo[k];
+		w[k] = !spread ? 0 : spread < 1ULL << 8 ? 1 : spread < 1ULL << 16 ? 2 :
+		       spread < 1ULL << 32 ? 4 : 8;
+		*p++ = (uint8_t)w[k];
+	}
+	for (k = 0; k < DB_COLS; k++) {
+		cols_put(p, (uint64_t)lo[k], 8);
+		p += 8;
+	}
+	for (k = 0; k < DB_COLS; k++) {
+		col[k] = p;
+		p += (size_t)w[k] * n;
+	}
+	for (i = 0; i < n; i++) {
+		cols_values(evs, i, v);
+		for (k = 0; k < DB_COLS; k++)
+			cols_put(col[k] + (size_t)w[k] * i, (uint64_t)v[k] - (uint64_t)lo[k], w[k]);
+	}
+	return (size_t)(p - out);
+}
+
+/*
+ * The writer builds version 2 columns as the events come, widening them
+ * and moving their bases as it goes: its bytes are the reference's whatever
+ * the order values arrive in.  Columns that fall one by one past the
+ * writer's limit of passes (val, then ts stepping back), a value far out
+ * at the last event, int64's two ends in one column (width 8) and near
+ * either end (bases clamped at INT64_MIN and INT64_MAX - lim), random
+ * int32 pids, negative levels, and one event alone.
+ */
+TEST(test_store_columns_as_written)
+{
+	enum { N = DB_CHUNK_V2_EVENTS, CASES = 8 };
+	static struct mcr_event evs[N];
+	static uint8_t want[DB_CHUNK_V2_HDR + 8 * DB_COLS * N];
+	struct db_chunk ch;
+	size_t len, b;
+	uint32_t i, n;
+	int c;
+
+	srand(12);
+	for (c = 0; c < CASES; c++) {
+		n = c == 7 ? 1 : N - (uint32_t)c * 1000;
+		for (i = 0; i < n; i++) {
+			struct mcr_event *ev = &evs[i];
+			uint64_t r = cols_rng();
+
+			memset(ev, 0, sizeof(*ev));
+			ev->ts = 5000000000ULL + (uint64_t)i * 100 + r % 7;
+			ev->seq = 77 + i + (r % 97 == 0);
+			ev->kind = (uint8_t)(1 + r % 3);
+			ev->id = 100 + (r >> 8) % 50;
+			ev->item = (int32_t)((r >> 16) % 40);
+			ev->val = (int64_t)((r >> 24) % 512) - 200;
+			ev->pid = 1000 + (int32_t)((r >> 40) % 30);
+			switch (c) {
+			case 0:	/* falls by one at every event: past the passes' limit */
+				ev->val = 1000000 - (int64_t)i;
+				break;
+			case 1:	/* ts steps back by more and more: negative deltas, falling */
+				ev->ts = 1ULL << 40;
+				ev->ts -= (uint64_t)i * i;
+				break;
+			case 2:	/* constant, then one far value at the last event */
+				ev->val = 7;
+				if (i == n - 1)
+					ev->val = -(1LL << 40);
+				break;
+			case 3:	/* both ends of int64 in one column */
+				ev->id = i % 2 ? (uint64_t)INT64_MAX : (uint64_t)INT64_MIN;
+				ev->val = i % 3 ? INT64_MIN : INT64_MAX;
+				break;
+			case 4:
+				/*
+				 * near INT64_MAX, spreading: the base clamped below
+				 * it, or INT64_MIN, the third, would fit above it
+				 */
+				ev->val = INT64_MAX - (int64_t)(i % 300) - (i > n / 2 ? 70000 : 0);
+				if (i == 2)
+					ev->val = INT64_MIN;
+				break;
+			case 5:
+				/*
+				 * near INT64_MIN, falling past the passes' limit: the
+				 * base clamped at it, or INT64_MAX, the last, would fit
+				 */
+				ev->val = INT64_MIN + 1000 - (int64_t)(i < 1000 ? i : 1000);
+				if (i == n - 1)
+					ev->val = INT64_MAX;
+				break;
+			case 6:	/* random int32s, negative levels, all flags */
+				ev->pid = (int32_t)(uint32_t)r;
+				ev->level = (int16_t)-(int)(r % 9);
+				ev->flags = (uint8_t)(r >> 32);
+				ev->aux = (int32_t)(r >> 33) - (1 << 29);
+				break;
+			}
+		}
+		db_chunk_init(&ch, 3);
+		for (i = 0; i < n; i++)
+			ASSERT_EQ(db_chunk_add(&ch, &evs[i]), 0);
+		ASSERT_EQ(db_chunk_seal(&ch), 0);
+		len = cols_reference(evs, n, want);
+		for (b = 0; b < len && b < ch.len && ch.raw[b] == want[b]; b++)
+			;
+		if (ch.len != len || b != len)
+			FAILF("case %d: %zu bytes written, the reference %zu, the first different at %zu",
+			      c, ch.len, len, b);
+		/* a full chunk takes no more */
+		if (n == N)
+			ASSERT_EQ(db_chunk_add(&ch, &evs[0]), -ENOSPC);
+		db_chunk_free(&ch);
+	}
+}
+
 /*
  * A file is of one store version: a version this build does not know is
  * refused as newer (exit 6), no version at all and chunks of the other
@@ -1502,20 +1676,6 @@ TEST(test_time_backwards_far)
 		/* the four before it came out: read_same() breaks at the fifth */
 		ASSERT_EQ(read_same(path, evs, 5), -MCR_E_TIME);
 	}
-}
-
-/* 64 random bits from rand(), seeded by the test: its 31 bits at a time */
-static uint64_t cols_rng(void)
-{
-	return (uint64_t)rand() << 62 ^ (uint64_t)rand() << 31 ^ (uint64_t)rand();
-}
-
-static void cols_put(uint8_t *p, uint64_t v, unsigned int w)
-{
-	unsigned int b;
-
-	for (b = 0; b < w; b++)
-		p[b] = (uint8_t)(v >> (8 * b));
 }
 
 /*
@@ -2697,7 +2857,7 @@ TEST(test_corrupt_chunk_v1)
 	}
 }
 
-TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_iter_page_cache, test_iter_read_transaction, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_version_refused,
+TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_iter_page_cache, test_iter_read_transaction, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_columns_as_written, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
 	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1, test_iter_batch_chunk_ends_v1,
 	  test_corrupt_chunk_v1, test_back_at_first_event, test_vfs_ahead_fresh,
