@@ -10,6 +10,8 @@
 # the output file.
 #
 #   bench/capture.sh [SECONDS [KIB_PER_CPU]]   defaults: 5 s, memcg-capture's default -b
+# With MCR_BASE_BUILD=DIR, DIR/memcg-capture (a previous build) runs too, after its own
+# baseline, between this build's capture and trace-cmd.
 # Needs root, tracefs and the memcg tracepoints; trace-cmd is optional.  The stress runs
 # in this shell's own cgroup.  trace-cmd changes top-level tracing settings: they are
 # saved and restored, and any recorder it leaves behind is ended by PID.
@@ -62,20 +64,35 @@ base=$(stress_all)
 c_base=$base
 
 # --- memcg-capture -----------------------------------------------------------------------
-( "$CAPTURE" -o "$T/c.db" -b "$KIB" >"$T/c.out" 2>"$T/c.err" & echo $! >"$T/c.pid"; wait $!; echo $? >"$T/c.rc"; times >"$T/c.times" ) &
-sub=$!
-# recording starts right after the instance appears
-for i in $(seq 100); do [ -d "$TRACING/instances/memcg_capture_$(cat "$T/c.pid" 2>/dev/null)" ] && break; sleep 0.1; done
-sleep 0.5
-cap_rate=$(stress_all)
-sleep 0.5
-kill -INT "$(cat "$T/c.pid")"
-wait $sub
-c_events=$(sqlite3 "$T/c.db" "SELECT coalesce(sum(count), 0) FROM event_chunks")
-c_lost=$(sqlite3 "$T/c.db" "SELECT (SELECT coalesce(sum(overrun + dropped + commit_overrun), 0) FROM cpu_stats WHERE phase='end')
-	+ (SELECT coalesce(sum(CASE WHEN count > 0 THEN count ELSE 0 END), 0) FROM gaps)")
-c_cpu=$(cpu_of "$T/c.times")
-c_size=$(stat -c %s "$T/c.db")
+# capture_run BIN TAG LABEL BASE: BIN's capture under the stress; its row into $T/TAG.line
+capture_run() {
+	local bin=$1 tag=$2 label=$3 base=$4 rate events lost cpu size sub i
+	( "$bin" -o "$T/$tag.db" -b "$KIB" >"$T/$tag.out" 2>"$T/$tag.err" & echo $! >"$T/$tag.pid"; wait $!; echo $? >"$T/$tag.rc"; times >"$T/$tag.times" ) &
+	sub=$!
+	# recording starts right after the instance appears
+	for i in $(seq 100); do [ -d "$TRACING/instances/memcg_capture_$(cat "$T/$tag.pid" 2>/dev/null)" ] && break; sleep 0.1; done
+	sleep 0.5
+	rate=$(stress_all)
+	sleep 0.5
+	kill -INT "$(cat "$T/$tag.pid")"
+	wait $sub
+	events=$(sqlite3 "$T/$tag.db" "SELECT coalesce(sum(count), 0) FROM event_chunks")
+	lost=$(sqlite3 "$T/$tag.db" "SELECT (SELECT coalesce(sum(overrun + dropped + commit_overrun), 0) FROM cpu_stats WHERE phase='end')
+		+ (SELECT coalesce(sum(CASE WHEN count > 0 THEN count ELSE 0 END), 0) FROM gaps)")
+	cpu=$(cpu_of "$T/$tag.times")
+	size=$(stat -c %s "$T/$tag.db")
+	awk -v n="$label" -v e="$events" -v l="$lost" -v c="$cpu" -v r="$rate" -v b="$base" -v s="$size" -v d="$DUR" \
+		'BEGIN {printf "%-14s %12d %9d %9.2f %12.0f %8.1f%% %9.2f %10.0f\n", n, e, l, c, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}' >"$T/$tag.line"
+	echo "$label: $(cat "$T/$tag.out") (exit $(cat "$T/$tag.rc"))" >"$T/$tag.note"
+}
+
+capture_run "$CAPTURE" c memcg-capture "$c_base"
+# a previous build's capture in the same invocation, after a baseline of its own
+if [ -n "${MCR_BASE_BUILD:-}" ]; then
+	[ -x "$MCR_BASE_BUILD/memcg-capture" ] || die "no memcg-capture in MCR_BASE_BUILD=$MCR_BASE_BUILD"
+	b_base=$(stress_all)
+	capture_run "$MCR_BASE_BUILD/memcg-capture" b "capture (base)" "$b_base"
+fi
 
 # --- trace-cmd ---------------------------------------------------------------------------
 t_line="trace-cmd not installed: skipped"
@@ -115,8 +132,13 @@ fi
 
 printf '%-14s %12s %9s %9s %12s %9s %9s %10s\n' run events lost cpu_s faults/s slowdown B/event events/s
 printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$c_base" 0.0% - -
-awk -v e="$c_events" -v l="$c_lost" -v c="$c_cpu" -v r="$cap_rate" -v b="$c_base" -v s="$c_size" -v d="$DUR" \
-	'BEGIN {printf "%-14s %12d %9d %9.2f %12.0f %8.1f%% %9.2f %10.0f\n", "memcg-capture", e, l, c, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}'
+cat "$T/c.line"
+if [ -n "${b_base:-}" ]; then
+	printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$b_base" 0.0% - -
+	cat "$T/b.line"
+fi
 [ -n "${t_base:-}" ] && printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$t_base" 0.0% - -
 echo "$t_line"
-echo "memcg-capture: $(cat "$T/c.out") (exit $(cat "$T/c.rc"))"
+cat "$T/c.note"
+[ -n "${b_base:-}" ] && cat "$T/b.note"
+exit 0

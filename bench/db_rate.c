@@ -6,6 +6,11 @@
  *   db_rate --read FILE...            the read rate of existing trace databases
  *   db_rate --write EVENTS FILE       write the events of the first form into FILE,
  *                                     to profile or compare reading them alone
+ *   db_rate --encode FILE [ROUNDS [VERSION]]
+ *                                     what a capture reader spends encoding and
+ *                                     sealing FILE's events: store version 1
+ *                                     against 2, alternating (ns/event, CPU),
+ *                                     or VERSION alone (to profile it)
  *
  * Writes fleet-like events on 4 CPUs through db_events_append() (encode, zstd,
  * BLOB rows), then reads them back in replay order with db_iter (decompress,
@@ -24,6 +29,7 @@
 
 #include "db.h"
 #include "error.h"
+#include "store.h"
 
 #define NR_CPUS		4
 
@@ -167,6 +173,118 @@ static int read_store(const char *path, uint64_t n, double *secs)
 	return err;
 }
 
+/* FILE's events, in memory, one array per CPU in ring-buffer order. */
+struct enc_cpu {
+	struct mcr_event *ev;
+	size_t n, cap;
+};
+
+static int enc_load(const char *path, struct enc_cpu *cpus, int max_cpus, uint64_t *total)
+{
+	const struct mcr_event *const *evs;
+	struct db_iter *it;
+	struct db *db;
+	int err, i;
+
+	err = db_open(path, false, &db);
+	if (err)
+		return err;
+	err = db_iter_open(db, &it);
+	while (!err && (err = db_iter_next_batch(it, &evs)) > 0) {
+		int nr = err;
+
+		err = 0;
+		for (i = 0; i < nr && !err; i++) {
+			struct enc_cpu *c;
+
+			if (evs[i]->cpu < 0 || evs[i]->cpu >= max_cpus) {
+				err = -ERANGE;
+				break;
+			}
+			c = &cpus[evs[i]->cpu];
+			if (c->n == c->cap) {
+				size_t cap = c->cap ? 2 * c->cap : 65536;
+				struct mcr_event *ev = realloc(c->ev, cap * sizeof(*ev));
+
+				if (!ev) {
+					err = -ENOMEM;
+					break;
+				}
+				c->ev = ev;
+				c->cap = cap;
+			}
+			c->ev[c->n++] = *evs[i];
+			++*total;
+		}
+	}
+	if (!err || err == -ERANGE || err == -ENOMEM)
+		db_iter_close(it);
+	db_close(db);
+	return err;
+}
+
+/* Every CPU's events into chunks of @version, sealed as capture's readers seal them. */
+static int enc_run(struct enc_cpu *cpus, int nr, int version, double *secs, uint64_t *zbytes)
+{
+	struct db_chunk ch;
+	double t0 = now_s();
+	size_t i;
+	int cpu, err = 0;
+
+	*zbytes = 0;
+	for (cpu = 0; cpu < nr && !err; cpu++) {
+		db_chunk_init(&ch, cpu);
+		ch.version = version;
+		for (i = 0; i < cpus[cpu].n && !err; i++) {
+			err = db_chunk_add(&ch, &cpus[cpu].ev[i]);
+			if (!err && (db_chunk_full(&ch) || i + 1 == cpus[cpu].n)) {
+				err = db_chunk_seal(&ch);
+				*zbytes += ch.zlen;
+				db_chunk_reset(&ch);
+			}
+		}
+		db_chunk_free(&ch);
+	}
+	*secs = now_s() - t0;
+	return err;
+}
+
+#define ENC_MAX_CPUS	1024
+
+static int encode_rate(const char *path, int rounds, int only)
+{
+	static struct enc_cpu cpus[ENC_MAX_CPUS];
+	double best[3] = { 1e30, 1e30, 1e30 }, t;
+	uint64_t total = 0, z[3] = { 0 };
+	int err, r, v, nr = 0;
+
+	err = enc_load(path, cpus, ENC_MAX_CPUS, &total);
+	for (r = 0; r < ENC_MAX_CPUS; r++)
+		nr = cpus[r].n ? r + 1 : nr;
+	for (r = 0; r < rounds && !err && total; r++)
+		for (v = DB_STORE_V1; v <= DB_STORE_V2 && !err; v++) {
+			if (only && v != only)
+				continue;
+			err = enc_run(cpus, nr, v, &t, &z[v]);
+			best[v] = t < best[v] ? t : best[v];
+		}
+	if (!err && total) {
+		printf("%s: %llu events on %d CPUs, encode and seal, best of %d:\n", path,
+		       (unsigned long long)total, nr, rounds);
+		for (v = DB_STORE_V1; v <= DB_STORE_V2; v++)
+			if (!only || v == only)
+				printf("  version %d  %6.1f ns/event  %12.0f events/s  %5.2f bytes/event\n",
+				       v, best[v] * 1e9 / total, total / best[v], (double)z[v] / total);
+		if (!only)
+			printf("  version 2 / version 1: %.2f x the CPU\n", best[2] / best[1]);
+	}
+	for (r = 0; r < ENC_MAX_CPUS; r++)
+		free(cpus[r].ev);
+	if (err)
+		fprintf(stderr, "db_rate: encoding %s: %s\n", path, mcr_strerror(err));
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 2000000;
@@ -178,6 +296,8 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "--write"))
 		return write_store(argv[3], strtoull(argv[2], NULL, 10), &t) ? 1 : 0;
+	if (argc > 2 && !strcmp(argv[1], "--encode"))
+		return encode_rate(argv[2], argc > 3 ? atoi(argv[3]) : 5, argc > 4 ? atoi(argv[4]) : 0) ? 1 : 0;
 	if (argc > 1 && !strcmp(argv[1], "--read")) {
 		for (r = 2; r < argc; r++)
 			if (read_store(argv[r], 0, &t))
