@@ -246,6 +246,8 @@ static inline uint64_t col_load(const uint8_t *p, unsigned int w)
 
 /* Column @k of an open chunk: DB_CHUNK_V2_EVENTS values of 8 bytes at most, and 8 to spare */
 #define DB_CHUNK_V2_COL		(DB_CHUNK_V2_EVENTS * 8 + 8)
+/* What a field column's last block may write past the chunk's columns: a block of 4 bytes a value */
+#define DB_CHUNK_V2_PAD		(64 * 4)
 /* Passes over a column before db_chunk_widen() leaves it room to fall */
 #define DB_CHUNK_V2_REBASES	16
 
@@ -355,18 +357,109 @@ static void db_chunk_widen(struct db_chunk *c, int k, int64_t v)
 	c->col_lim[k] = col_lim(nw);
 }
 
-/* The columns, in enum db_col order: one expansion of @X per column (ev the event, prev the one before). */
-#define DB_COLUMNS(X) \
+/*
+ * The columns whose values change from event to event in ways no type
+ * bounds (ts and seq as deltas, id, val): one expansion of @X per column
+ * (ev the event, prev the one before), built by db_chunk_add_v2() at the
+ * width their values so far need.
+ */
+#define DB_WIDE_COLUMNS(X) \
 	X(DB_COL_TS, ev->ts - prev->ts) \
 	X(DB_COL_SEQ, ev->seq - prev->seq - 1) \
-	X(DB_COL_KIND, ev->kind) \
 	X(DB_COL_ID, ev->id) \
-	X(DB_COL_ITEM, ev->item) \
 	X(DB_COL_VAL, ev->val) \
-	X(DB_COL_PID, ev->pid) \
-	X(DB_COL_AUX, ev->aux) \
-	X(DB_COL_LEVEL, ev->level) \
-	X(DB_COL_FLAGS, ev->flags)
+
+/*
+ * The columns of fields of 4 bytes or fewer: one expansion of @Y per column
+ * (its field and the field's type), kept as the field is until the seal
+ * narrows them (col_fix_*()): a store an event, no check.
+ */
+#define DB_FIELD_COLUMNS(Y) \
+	Y(DB_COL_KIND, kind, uint8_t) \
+	Y(DB_COL_ITEM, item, int32_t) \
+	Y(DB_COL_PID, pid, int32_t) \
+	Y(DB_COL_AUX, aux, int32_t) \
+	Y(DB_COL_LEVEL, level, int16_t) \
+	Y(DB_COL_FLAGS, flags, uint8_t)
+
+/*
+ * The field columns are scanned and narrowed in blocks of a fixed count of
+ * values, which the compiler turns into vector code with no tail loop (at
+ * -O2 it vectorizes only such loops): a column is padded to a whole block
+ * with its first value, and each narrowed column is written in whole
+ * blocks, the next column's bytes (or DB_CHUNK_V2_PAD bytes of spare room)
+ * taking what runs past its end.
+ */
+#define COL_BLOCK	64
+
+/*
+ * Field column @col of @n values of type T (n > 0): its least value and the
+ * least width that holds the spread, what db_chunk_columns() writes.
+ */
+#define COL_SPAN(T) \
+static void col_span_##T(uint8_t *col, uint32_t n, int64_t *lo, unsigned int *w) \
+{ \
+	T lo_v[COL_BLOCK], hi_v[COL_BLOCK], x; \
+	uint32_t i, b, j; \
+ \
+	memcpy(&x, col, sizeof(T)); \
+	for (i = n; i % COL_BLOCK; i++) \
+		memcpy(col + sizeof(T) * i, &x, sizeof(T)); \
+	for (j = 0; j < COL_BLOCK; j++) \
+		lo_v[j] = hi_v[j] = x; \
+	for (b = 0; b < i; b += COL_BLOCK) \
+		for (j = 0; j < COL_BLOCK; j++) { \
+			memcpy(&x, col + sizeof(T) * (b + j), sizeof(T)); \
+			lo_v[j] = x < lo_v[j] ? x : lo_v[j]; \
+			hi_v[j] = x > hi_v[j] ? x : hi_v[j]; \
+		} \
+	for (j = 1; j < COL_BLOCK; j++) { \
+		lo_v[0] = lo_v[j] < lo_v[0] ? lo_v[j] : lo_v[0]; \
+		hi_v[0] = hi_v[j] > hi_v[0] ? hi_v[j] : hi_v[0]; \
+	} \
+	*lo = lo_v[0]; \
+	*w = col_width((uint64_t)((int64_t)hi_v[0] - (int64_t)lo_v[0])); \
+}
+
+/*
+ * Field column @col of @n values of type T, written at @dst as @W bytes
+ * each above @lo: a block at a time into @tmp, then copied.
+ */
+#define COL_NARROW_W(T, U, W) \
+	for (b = 0; b < n; b += COL_BLOCK) { \
+		U tmp_[COL_BLOCK]; \
+ \
+		for (j = 0; j < COL_BLOCK; j++) { \
+			T x_; \
+ \
+			memcpy(&x_, col + sizeof(T) * (b + j), sizeof(T)); \
+			tmp_[j] = (U)((uint32_t)(int32_t)x_ - (uint32_t)lo); \
+			tmp_[j] = (W) == 1 ? tmp_[j] : (W) == 2 ? (U)htole16(tmp_[j]) : \
+				  (U)htole32(tmp_[j]); \
+		} \
+		memcpy(dst + (size_t)(W) * b, tmp_, sizeof(tmp_)); \
+	}
+
+#define COL_NARROW(T) \
+static void col_narrow_##T(uint8_t *restrict dst, const uint8_t *restrict col, uint32_t n, \
+			   int64_t lo, unsigned int w) \
+{ \
+	uint32_t b, j; \
+ \
+	switch (w) { \
+	case 0: break; \
+	case 1: COL_NARROW_W(T, uint8_t, 1) break; \
+	case 2: COL_NARROW_W(T, uint16_t, 2) break; \
+	default: COL_NARROW_W(T, uint32_t, 4) break; \
+	} \
+}
+
+COL_SPAN(uint8_t)
+COL_SPAN(int16_t)
+COL_SPAN(int32_t)
+COL_NARROW(uint8_t)
+COL_NARROW(int16_t)
+COL_NARROW(int32_t)
 
 /*
  * Version 2: each field goes straight into its column, at the width and
@@ -403,9 +496,9 @@ static int db_chunk_add_v2(struct db_chunk *c, const struct mcr_event *ev)
 		c->col_loose = 0;
 		before.ts = ev->ts;
 		before.seq = ev->seq - 1;
-		/* every column of width 0, its base the first event's value */
+		/* every wide column of width 0, its base the first event's value */
 #define X(k, VALUE) c->col_base[k] = (int64_t)(VALUE);
-		DB_COLUMNS(X)
+		DB_WIDE_COLUMNS(X)
 #undef X
 		for (k = 0; k < DB_COLS; k++) {
 			c->col_w[k] = 0;
@@ -418,7 +511,7 @@ static int db_chunk_add_v2(struct db_chunk *c, const struct mcr_event *ev)
 #define X(k, VALUE) \
 	u[k] = (uint64_t)(int64_t)(VALUE) - (uint64_t)c->col_base[k]; \
 	fits &= u[k] <= c->col_lim[k];
-	DB_COLUMNS(X)
+	DB_WIDE_COLUMNS(X)
 #undef X
 	if (__builtin_expect(!fits, 0)) {
 #define X(k, VALUE) \
@@ -426,20 +519,26 @@ static int db_chunk_add_v2(struct db_chunk *c, const struct mcr_event *ev)
 			db_chunk_widen(c, k, (int64_t)(VALUE)); \
 			u[k] = (uint64_t)(int64_t)(VALUE) - (uint64_t)c->col_base[k]; \
 		}
-		DB_COLUMNS(X)
+		DB_WIDE_COLUMNS(X)
 #undef X
 	}
 	/* the widths first: a store through cols could be to them as far as the compiler knows */
 #define X(k, VALUE) w[k] = c->col_w[k];
-	DB_COLUMNS(X)
+	DB_WIDE_COLUMNS(X)
 #undef X
 	cols = c->cols;
 #define X(k, VALUE) { \
 		uint64_t le_ = htole64(u[k]); \
 		memcpy(cols + (size_t)(k) * DB_CHUNK_V2_COL + (size_t)w[k] * n, &le_, 8); \
 	}
-	DB_COLUMNS(X)
+	DB_WIDE_COLUMNS(X)
 #undef X
+#define Y(k, F, T) { \
+		T f_ = ev->F; \
+		memcpy(cols + (size_t)(k) * DB_CHUNK_V2_COL + sizeof(T) * n, &f_, sizeof(T)); \
+	}
+	DB_FIELD_COLUMNS(Y)
+#undef Y
 	c->last_ts = ev->ts;
 	c->prev_seq = ev->seq;
 	c->kinds |= 1u << ev->kind;
@@ -464,7 +563,14 @@ static int db_chunk_columns(struct db_chunk *c)
 	uint8_t *p;
 	int k;
 
-	/* the columns db_chunk_widen() left room in; the others are as narrow as can be */
+#define Y(k, F, T) { \
+		col_span_##T(col_of(c, k), n, &lo, &w); \
+		c->col_w[k] = (uint8_t)w; \
+		c->col_base[k] = lo; \
+	}
+	DB_FIELD_COLUMNS(Y)
+#undef Y
+	/* the wide columns db_chunk_widen() left room in; the others are as narrow as can be */
 	for (k = 0; k < DB_COLS; k++) {
 		if (c->col_loose & 1u << k) {
 			col_range(c, k, &lo, &hi);
@@ -476,7 +582,7 @@ static int db_chunk_columns(struct db_chunk *c)
 		len += (size_t)c->col_w[k] * n;
 	}
 	raw = c->raw;
-	if (buf_reserve(&raw, &c->cap, len, 1))
+	if (buf_reserve(&raw, &c->cap, len + DB_CHUNK_V2_PAD, 1))
 		return -ENOMEM;
 	p = c->raw = raw;
 	*p++ = DB_STORE_V2_MAGIC;
@@ -486,8 +592,16 @@ static int db_chunk_columns(struct db_chunk *c)
 		col_store(p, (uint64_t)c->col_base[k], 8);
 		p += 8;
 	}
+	/* in column order: a field column's last block runs into the next column */
 	for (k = 0; k < DB_COLS; k++) {
-		memcpy(p, col_of(c, k), (size_t)c->col_w[k] * n);
+		switch (k) {
+#define Y(k, F, T) case k: col_narrow_##T(p, col_of(c, k), n, c->col_base[k], c->col_w[k]); break;
+		DB_FIELD_COLUMNS(Y)
+#undef Y
+		default:
+			memcpy(p, col_of(c, k), (size_t)c->col_w[k] * n);
+			break;
+		}
 		p += (size_t)c->col_w[k] * n;
 	}
 	c->len = len;

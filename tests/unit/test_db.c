@@ -101,7 +101,7 @@ static int make_db(const char *path, int cpus, const struct mcr_event *evs, size
 /*
  * As make_db(), in chunks of store version @version put one by one, as
  * memcg-capture does (version 1, no meta store_version: the files of builds
- * before version 2, and what capture writes still).
+ * before version 2, and what capture wrote until it wrote version 2).
  */
 static uint32_t chunk_limit;	/* make_db_version(): events a chunk at most, if not 0 */
 
@@ -1345,7 +1345,7 @@ static int64_t read_same(const char *path, const struct mcr_event *evs, size_t n
 
 /*
  * Both store versions hold every field of every kind bit for bit (version 1
- * as capture writes it, version 2 as import, synth and --convert do), and
+ * as capture wrote it, version 2 as every writer does now), and
  * only version 2 files say so in meta.
  */
 TEST(test_store_versions)
@@ -2405,7 +2405,7 @@ TEST(test_iter_batch_pointers)
 	batch_pointers(t, DB_STORE_V2, cpus, sizeof(cpus) / sizeof(cpus[0]), 40000);
 }
 
-/* Version 1, as capture writes it: chunks of DB_CHUNK_EVENTS, two a CPU of 3, four of 1. */
+/* Version 1, as capture wrote it: chunks of DB_CHUNK_EVENTS, two a CPU of 3, four of 1. */
 TEST(test_iter_batch_pointers_v1)
 {
 	static const int cpus[] = { 1, 3, 70 };
