@@ -246,8 +246,10 @@ static inline uint64_t col_load(const uint8_t *p, unsigned int w)
 
 /* Column @k of an open chunk: DB_CHUNK_V2_EVENTS values of 8 bytes at most, and 8 to spare */
 #define DB_CHUNK_V2_COL		(DB_CHUNK_V2_EVENTS * 8 + 8)
+/* Values a field column is scanned and narrowed by at a time (col_span_*(), col_narrow_*()) */
+#define COL_BLOCK		64
 /* What a field column's last block may write past the chunk's columns: a block of 4 bytes a value */
-#define DB_CHUNK_V2_PAD		(64 * 4)
+#define DB_CHUNK_V2_PAD		(COL_BLOCK * 4)
 /* Passes over a column before db_chunk_widen() leaves it room to fall */
 #define DB_CHUNK_V2_REBASES	16
 
@@ -390,8 +392,6 @@ static void db_chunk_widen(struct db_chunk *c, int k, int64_t v)
  * blocks, the next column's bytes (or DB_CHUNK_V2_PAD bytes of spare room)
  * taking what runs past its end.
  */
-#define COL_BLOCK	64
-
 /*
  * Field column @col of @n values of type T (n > 0): its least value and the
  * least width that holds the spread, what db_chunk_columns() writes.
