@@ -11,7 +11,8 @@
 #
 #   bench/capture.sh [SECONDS [KIB_PER_CPU]]   defaults: 5 s, memcg-capture's default -b
 # With MCR_BASE_BUILD=DIR, DIR/memcg-capture (a previous build) runs too, after its own
-# baseline, between this build's capture and trace-cmd.
+# baseline, between this build's capture and trace-cmd.  MCR_TRACECMD_FIRST=1 runs
+# trace-cmd first: a run's place in the sequence moves its CPU by several percent here.
 # Needs root, tracefs and the memcg tracepoints; trace-cmd is optional.  The stress runs
 # in this shell's own cgroup.  trace-cmd changes top-level tracing settings: they are
 # saved and restored, and any recorder it leaves behind is ended by PID.
@@ -86,6 +87,49 @@ capture_run() {
 	echo "$label: $(cat "$T/$tag.out") (exit $(cat "$T/$tag.rc"))" >"$T/$tag.note"
 }
 
+# --- trace-cmd ---------------------------------------------------------------------------
+tracecmd_run() {
+	t_line="trace-cmd not installed: skipped"
+	if command -v trace-cmd >/dev/null; then
+		tracing_save
+		SAVED=1
+		t_base=$(stress_all)
+		( trace-cmd record -d --no-filter -C mono -b "$KIB" -o "$T/trace.dat" -e memcg \
+			-e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock \
+			-e cgroup:cgroup_mkdir -e cgroup:cgroup_rmdir >"$T/t.out" 2>"$T/t.err" &
+		  echo $! >"$T/t.pid"; wait $!; times >"$T/t.times" ) &
+		sub=$!
+		sleep 0.2
+		tpid=$(cat "$T/t.pid")
+		# it records once it has forked one recorder per CPU
+		for i in $(seq 100); do [ "$(pgrep -P "$tpid" | wc -l)" -ge "$NCPU" ] && break; sleep 0.1; done
+		sleep 0.5
+		TC_KIDS=$(pgrep -P "$tpid" | tr '\n' ' ')
+		tc_rate=$(stress_all)
+		sleep 0.5
+		kill -INT "$tpid"
+		wait $sub
+		# recorders that outlive trace-cmd keep reading the top-level buffer: end them
+		for p in $TC_KIDS; do kill "$p" 2>/dev/null && echo "bench/capture: ended orphan recorder $p"; done
+		TC_KIDS=
+		tracing_restore
+		SAVED=
+		# losses from the end stats the file keeps; events counted in the file itself
+		trace-cmd report --stat "$T/trace.dat" >"$T/t.stat" 2>/dev/null
+		t_events=$(trace-cmd report -q "$T/trace.dat" 2>/dev/null | grep -cE ' (mod_memcg|count_memcg|memcg_flush|cgroup_)')
+		t_lost=$(awk '/^overrun:/ {s += $2} /^commit overrun:/ {s += $3} /^dropped events:/ {s += $3} END {print s + 0}' "$T/t.stat")
+		t_cpu=$(cpu_of "$T/t.times")
+		t_size=$(stat -c %s "$T/trace.dat" 2>/dev/null || echo 0)
+		t_line=$(awk -v e="$t_events" -v l="$t_lost" -v c="$t_cpu" -v r="$tc_rate" -v b="$t_base" -v s="$t_size" -v d="$DUR" \
+			'BEGIN {printf "%-14s %12d %9d %9.2f %12.0f %8.1f%% %9.2f %10.0f\n", "trace-cmd", e, l, c, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}')
+	fi
+}
+
+# trace-cmd last by default; MCR_TRACECMD_FIRST=1 runs it first, to see what the order costs
+if [ "${MCR_TRACECMD_FIRST:-0}" = 1 ]; then
+	tracecmd_run
+	c_base=$(stress_all)
+fi
 capture_run "$CAPTURE" c memcg-capture "$c_base"
 # a previous build's capture in the same invocation, after a baseline of its own
 if [ -n "${MCR_BASE_BUILD:-}" ]; then
@@ -93,42 +137,7 @@ if [ -n "${MCR_BASE_BUILD:-}" ]; then
 	b_base=$(stress_all)
 	capture_run "$MCR_BASE_BUILD/memcg-capture" b "capture (base)" "$b_base"
 fi
-
-# --- trace-cmd ---------------------------------------------------------------------------
-t_line="trace-cmd not installed: skipped"
-if command -v trace-cmd >/dev/null; then
-	tracing_save
-	SAVED=1
-	t_base=$(stress_all)
-	( trace-cmd record -d --no-filter -C mono -b "$KIB" -o "$T/trace.dat" -e memcg \
-		-e cgroup:cgroup_rstat_locked -e cgroup:cgroup_rstat_unlock \
-		-e cgroup:cgroup_mkdir -e cgroup:cgroup_rmdir >"$T/t.out" 2>"$T/t.err" &
-	  echo $! >"$T/t.pid"; wait $!; times >"$T/t.times" ) &
-	sub=$!
-	sleep 0.2
-	tpid=$(cat "$T/t.pid")
-	# it records once it has forked one recorder per CPU
-	for i in $(seq 100); do [ "$(pgrep -P "$tpid" | wc -l)" -ge "$NCPU" ] && break; sleep 0.1; done
-	sleep 0.5
-	TC_KIDS=$(pgrep -P "$tpid" | tr '\n' ' ')
-	tc_rate=$(stress_all)
-	sleep 0.5
-	kill -INT "$tpid"
-	wait $sub
-	# recorders that outlive trace-cmd keep reading the top-level buffer: end them
-	for p in $TC_KIDS; do kill "$p" 2>/dev/null && echo "bench/capture: ended orphan recorder $p"; done
-	TC_KIDS=
-	tracing_restore
-	SAVED=
-	# losses from the end stats the file keeps; events counted in the file itself
-	trace-cmd report --stat "$T/trace.dat" >"$T/t.stat" 2>/dev/null
-	t_events=$(trace-cmd report -q "$T/trace.dat" 2>/dev/null | grep -cE ' (mod_memcg|count_memcg|memcg_flush|cgroup_)')
-	t_lost=$(awk '/^overrun:/ {s += $2} /^commit overrun:/ {s += $3} /^dropped events:/ {s += $3} END {print s + 0}' "$T/t.stat")
-	t_cpu=$(cpu_of "$T/t.times")
-	t_size=$(stat -c %s "$T/trace.dat" 2>/dev/null || echo 0)
-	t_line=$(awk -v e="$t_events" -v l="$t_lost" -v c="$t_cpu" -v r="$tc_rate" -v b="$t_base" -v s="$t_size" -v d="$DUR" \
-		'BEGIN {printf "%-14s %12d %9d %9.2f %12.0f %8.1f%% %9.2f %10.0f\n", "trace-cmd", e, l, c, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}')
-fi
+[ "${MCR_TRACECMD_FIRST:-0}" = 1 ] || tracecmd_run
 
 printf '%-14s %12s %9s %9s %12s %9s %9s %10s\n' run events lost cpu_s faults/s slowdown B/event events/s
 printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$c_base" 0.0% - -
