@@ -290,24 +290,11 @@ static void col_range(const struct db_chunk *c, int k, int64_t *lo, int64_t *hi)
 	uint64_t umin = UINT64_MAX, umax = 0, u;
 	uint32_t i, n = c->count;
 
-	switch (w) {
-	case 0:
-		umin = umax = 0;
-		break;
-	case 1:
-		for (i = 0; i < n; i++) {
-			u = col[i];
-			umin = u < umin ? u : umin;
-			umax = u > umax ? u : umax;
-		}
-		break;
-	default:
-		for (i = 0; i < n; i++) {
-			u = col_load(col + (size_t)w * i, w);
-			umin = u < umin ? u : umin;
-			umax = u > umax ? u : umax;
-		}
-		break;
+	/* n > 0: a chunk with events (width 0 loads 0) */
+	for (i = 0; i < n; i++) {
+		u = col_load(col + (size_t)w * i, w);
+		umin = u < umin ? u : umin;
+		umax = u > umax ? u : umax;
 	}
 	*lo = (int64_t)((uint64_t)c->col_base[k] + umin);
 	*hi = (int64_t)((uint64_t)c->col_base[k] + umax);
@@ -374,12 +361,12 @@ static void db_chunk_widen(struct db_chunk *c, int k, int64_t v)
 	X(DB_COL_TS, ev->ts - prev->ts) \
 	X(DB_COL_SEQ, ev->seq - prev->seq - 1) \
 	X(DB_COL_ID, ev->id) \
-	X(DB_COL_VAL, ev->val) \
+	X(DB_COL_VAL, ev->val)
 
 /*
  * The columns of fields of 4 bytes or fewer: one expansion of @Y per column
  * (its field and the field's type), kept as the field is until the seal
- * narrows them (col_fix_*()): a store an event, no check.
+ * narrows them (col_span_*(), col_narrow_*()): a store an event, no check.
  */
 #define DB_FIELD_COLUMNS(Y) \
 	Y(DB_COL_KIND, kind, uint8_t) \
@@ -390,16 +377,14 @@ static void db_chunk_widen(struct db_chunk *c, int k, int64_t v)
 	Y(DB_COL_FLAGS, flags, uint8_t)
 
 /*
- * The field columns are scanned and narrowed in blocks of a fixed count of
- * values, which the compiler turns into vector code with no tail loop (at
- * -O2 it vectorizes only such loops): a column is padded to a whole block
- * with its first value, and each narrowed column is written in whole
- * blocks, the next column's bytes (or DB_CHUNK_V2_PAD bytes of spare room)
- * taking what runs past its end.
- */
-/*
  * Field column @col of @n values of type T (n > 0): its least value and the
- * least width that holds the spread, what db_chunk_columns() writes.
+ * least width that holds the spread, what db_chunk_columns() writes.  The
+ * field columns are scanned and narrowed in blocks of COL_BLOCK values,
+ * which the compiler turns into vector code with no tail loop (at -O2 it
+ * vectorizes only such loops): a column is padded to a whole block with
+ * its first value, and each narrowed column is written in whole blocks,
+ * the next column's bytes (or DB_CHUNK_V2_PAD bytes of spare room) taking
+ * what runs past its end.
  */
 #define COL_SPAN(T) \
 static void col_span_##T(uint8_t *col, uint32_t n, int64_t *lo, unsigned int *w) \
@@ -467,14 +452,15 @@ COL_NARROW(int16_t)
 COL_NARROW(int32_t)
 
 /*
- * Version 2: each field goes straight into its column, at the width and
- * above the base the chunk's values so far need (db_chunk_widen()), 1-4
- * bytes a field.  Keeping the events (56 bytes each) and transposing them
- * at the seal read a chunk's 900 KiB back from memory, as a live capture
- * shares the caches with the traced workload: encoding and sealing took
- * 32 ns an event of a recording, 24 now (db_rate --encode).  Each value is
- * stored as 8 bytes, the bytes past its width zero (the next value
- * overwrites them): no branch on the width.
+ * Version 2: each field goes straight into its column.  A wide column
+ * (DB_WIDE_COLUMNS) holds its value at the width and above the base the
+ * chunk's values so far need (db_chunk_widen()), stored as 8 bytes whose
+ * bytes past the width are zero (the next value overwrites them): no
+ * branch on the width.  A field column (DB_FIELD_COLUMNS) holds the field
+ * as it is, narrowed at the seal.  Keeping the events (56 bytes each) and
+ * transposing them at the seal read a chunk's 900 KiB back from memory, as
+ * a live capture shares the caches with the traced workload: encoding and
+ * sealing took 32 ns an event of a recording, 21 now (db_rate --encode).
  */
 static int db_chunk_add_v2(struct db_chunk *c, const struct mcr_event *ev)
 {
@@ -1141,7 +1127,6 @@ void db_recs_build(struct db_recs *recs, uint32_t n, struct mcr_event *out)
 	recs->pid = pid;
 	recs->next += n;
 }
-
 
 /*
  * Whether any kind of a column is unknown: only an entry's low byte reaches

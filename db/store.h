@@ -101,10 +101,14 @@ struct db_chunk {
 	/* encoder state */
 	uint64_t	prev_seq, prev_id;
 	int32_t		prev_pid;
-	/* version 2: each column as the events come (db_chunk_add()), above its base */
+	/*
+	 * version 2: each column as the events come (db_chunk_add()); a wide
+	 * column's values above col_base at col_w bytes, a field column's as
+	 * the fields are (both set for every column by the seal)
+	 */
 	uint8_t		*cols;
 	int64_t		col_base[DB_COLS];
-	uint64_t	col_lim[DB_COLS];
+	uint64_t	col_lim[DB_COLS];	/* col_lim(col_w), for the add's fit test */
 	uint8_t		col_w[DB_COLS];
 	uint8_t		col_passes[DB_COLS];	/* widenings and new bases this chunk */
 	uint32_t	col_loose;		/* bit k: column k's base or width not the least */
