@@ -30,6 +30,8 @@ NCPU=$(getconf _NPROCESSORS_ONLN)
 die() { echo "bench/capture: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "needs root"
 [ -x "$CAPTURE" ] && [ -x "$STRESS" ] || die "build first: make $CAPTURE $STRESS"
+[ -z "${MCR_BASE_BUILD:-}" ] || [ -x "$MCR_BASE_BUILD/memcg-capture" ] ||
+	die "no memcg-capture in MCR_BASE_BUILD=$MCR_BASE_BUILD"
 [ -d "$TRACING/events/memcg" ] || die "no memcg tracepoints on $(uname -r) (or no tracefs at $TRACING)"
 if [ -z "$KIB" ]; then
 	KIB=$("$CAPTURE" --help | sed -n 's/.*(default \([0-9]*\):.*/\1/p' | head -1)
@@ -64,6 +66,15 @@ echo "bench/capture: $NCPU CPUs, stress ${DUR}s on each, -b $KIB KiB per CPU, ke
 base=$(stress_all)
 c_base=$base
 
+# row LABEL EVENTS LOST CPU_S FAULTS_S BASE_FAULTS_S BYTES: one tool's line of the table
+row() {
+	awk -v n="$1" -v e="$2" -v l="$3" -v c="$4" -v r="$5" -v b="$6" -v s="$7" -v d="$DUR" \
+		'BEGIN {printf "%-14s %12d %9d %9.2f %12.0f %8.1f%% %9.2f %10.0f\n", n, e, l, c, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}'
+}
+
+# a baseline's line: the stress alone, just before the tool below it
+baseline_row() { printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$1" 0.0% - -; }
+
 # --- memcg-capture -----------------------------------------------------------------------
 # capture_run BIN TAG LABEL BASE: BIN's capture under the stress; its row into $T/TAG.line
 capture_run() {
@@ -82,8 +93,7 @@ capture_run() {
 		+ (SELECT coalesce(sum(CASE WHEN count > 0 THEN count ELSE 0 END), 0) FROM gaps)")
 	cpu=$(cpu_of "$T/$tag.times")
 	size=$(stat -c %s "$T/$tag.db")
-	awk -v n="$label" -v e="$events" -v l="$lost" -v c="$cpu" -v r="$rate" -v b="$base" -v s="$size" -v d="$DUR" \
-		'BEGIN {printf "%-14s %12d %9d %9.2f %12.0f %8.1f%% %9.2f %10.0f\n", n, e, l, c, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}' >"$T/$tag.line"
+	row "$label" "$events" "$lost" "$cpu" "$rate" "$base" "$size" >"$T/$tag.line"
 	echo "$label: $(cat "$T/$tag.out") (exit $(cat "$T/$tag.rc"))" >"$T/$tag.note"
 }
 
@@ -120,8 +130,7 @@ tracecmd_run() {
 		t_lost=$(awk '/^overrun:/ {s += $2} /^commit overrun:/ {s += $3} /^dropped events:/ {s += $3} END {print s + 0}' "$T/t.stat")
 		t_cpu=$(cpu_of "$T/t.times")
 		t_size=$(stat -c %s "$T/trace.dat" 2>/dev/null || echo 0)
-		t_line=$(awk -v e="$t_events" -v l="$t_lost" -v c="$t_cpu" -v r="$tc_rate" -v b="$t_base" -v s="$t_size" -v d="$DUR" \
-			'BEGIN {printf "%-14s %12d %9d %9.2f %12.0f %8.1f%% %9.2f %10.0f\n", "trace-cmd", e, l, c, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}')
+		t_line=$(row trace-cmd "$t_events" "$t_lost" "$t_cpu" "$tc_rate" "$t_base" "$t_size")
 	fi
 }
 
@@ -133,20 +142,19 @@ fi
 capture_run "$CAPTURE" c memcg-capture "$c_base"
 # a previous build's capture in the same invocation, after a baseline of its own
 if [ -n "${MCR_BASE_BUILD:-}" ]; then
-	[ -x "$MCR_BASE_BUILD/memcg-capture" ] || die "no memcg-capture in MCR_BASE_BUILD=$MCR_BASE_BUILD"
 	b_base=$(stress_all)
 	capture_run "$MCR_BASE_BUILD/memcg-capture" b "capture (base)" "$b_base"
 fi
 [ "${MCR_TRACECMD_FIRST:-0}" = 1 ] || tracecmd_run
 
 printf '%-14s %12s %9s %9s %12s %9s %9s %10s\n' run events lost cpu_s faults/s slowdown B/event events/s
-printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$c_base" 0.0% - -
+baseline_row "$c_base"
 cat "$T/c.line"
 if [ -n "${b_base:-}" ]; then
-	printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$b_base" 0.0% - -
+	baseline_row "$b_base"
 	cat "$T/b.line"
 fi
-[ -n "${t_base:-}" ] && printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$t_base" 0.0% - -
+[ -n "${t_base:-}" ] && baseline_row "$t_base"
 echo "$t_line"
 cat "$T/c.note"
 [ -n "${b_base:-}" ] && cat "$T/b.note"

@@ -182,7 +182,7 @@ struct enc_cpu {
 static int enc_load(const char *path, struct enc_cpu *cpus, int max_cpus, uint64_t *total)
 {
 	const struct mcr_event *const *evs;
-	struct db_iter *it;
+	struct db_iter *it = NULL;
 	struct db *db;
 	int err, i;
 
@@ -217,8 +217,7 @@ static int enc_load(const char *path, struct enc_cpu *cpus, int max_cpus, uint64
 			++*total;
 		}
 	}
-	if (!err || err == -ERANGE || err == -ENOMEM)
-		db_iter_close(it);
+	db_iter_close(it);
 	db_close(db);
 	return err;
 }
@@ -296,8 +295,15 @@ int main(int argc, char **argv)
 
 	if (argc == 4 && !strcmp(argv[1], "--write"))
 		return write_store(argv[3], strtoull(argv[2], NULL, 10), &t) ? 1 : 0;
-	if (argc > 2 && !strcmp(argv[1], "--encode"))
-		return encode_rate(argv[2], argc > 3 ? atoi(argv[3]) : 5, argc > 4 ? atoi(argv[4]) : 0) ? 1 : 0;
+	if (argc > 2 && !strcmp(argv[1], "--encode")) {
+		rounds = argc > 3 ? atoi(argv[3]) : 5;
+		r = argc > 4 ? atoi(argv[4]) : 0;
+		if (rounds < 1 || (r && r != DB_STORE_V1 && r != DB_STORE_V2)) {
+			fprintf(stderr, "db_rate: --encode FILE [ROUNDS >= 1 [VERSION 1 or 2]]\n");
+			return 2;
+		}
+		return encode_rate(argv[2], rounds, r) ? 1 : 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "--read")) {
 		for (r = 2; r < argc; r++)
 			if (read_store(argv[r], 0, &t))
