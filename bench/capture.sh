@@ -4,10 +4,12 @@
 #   baseline  the stress alone (faults/s), run again before each tool
 #   capture   memcg-capture -b KIB
 #   trace-cmd trace-cmd record -d --no-filter -C mono -b KIB, the same events
-# For each: events captured, events lost, capture CPU seconds, workload faults/s and
-# slowdown against the baseline run just before it (the stress's fault rate drifts
-# over consecutive runs, and the machine's other load with it), bytes per event of
-# the output file.
+# For each: events captured, events lost, capture CPU seconds and nanoseconds per event
+# the kernel traced for it (trace-cmd, stopped by SIGINT, leaves events unread or
+# unwritten, so per event in its file would flatter it), workload faults/s and slowdown
+# against the baseline run just before it (the stress's fault rate drifts over
+# consecutive runs, and the machine's other load with it), bytes per event of the
+# output file.
 #
 #   bench/capture.sh [SECONDS [KIB_PER_CPU]]   defaults: 5 s, memcg-capture's default -b
 # With MCR_BASE_BUILD=DIR, DIR/memcg-capture (a previous build) runs too, after its own
@@ -66,14 +68,15 @@ echo "bench/capture: $NCPU CPUs, stress ${DUR}s on each, -b $KIB KiB per CPU, ke
 base=$(stress_all)
 c_base=$base
 
-# row LABEL EVENTS LOST CPU_S FAULTS_S BASE_FAULTS_S BYTES: one tool's line of the table
+# row LABEL EVENTS LOST CPU_S FAULTS_S BASE_FAULTS_S BYTES TRACED: one tool's line of the
+# table; TRACED is every event the kernel wrote to the tool's buffer, the CPU's divisor
 row() {
-	awk -v n="$1" -v e="$2" -v l="$3" -v c="$4" -v r="$5" -v b="$6" -v s="$7" -v d="$DUR" \
-		'BEGIN {printf "%-14s %12d %9d %9.2f %12.0f %8.1f%% %9.2f %10.0f\n", n, e, l, c, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}'
+	awk -v n="$1" -v e="$2" -v l="$3" -v c="$4" -v r="$5" -v b="$6" -v s="$7" -v t="$8" -v d="$DUR" \
+		'BEGIN {printf "%-14s %12d %9d %9.2f %9.0f %12.0f %8.1f%% %9.2f %10.0f\n", n, e, l, c, t ? 1e9*c/t : 0, r, 100*(1-r/b), e ? s/e : 0, e/(d+1.5)}'
 }
 
 # a baseline's line: the stress alone, just before the tool below it
-baseline_row() { printf '%-14s %12s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - "$1" 0.0% - -; }
+baseline_row() { printf '%-14s %12s %9s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - - "$1" 0.0% - -; }
 
 # --- memcg-capture -----------------------------------------------------------------------
 # capture_run BIN TAG LABEL BASE: BIN's capture under the stress; its row into $T/TAG.line
@@ -93,7 +96,8 @@ capture_run() {
 		+ (SELECT coalesce(sum(CASE WHEN count > 0 THEN count ELSE 0 END), 0) FROM gaps)")
 	cpu=$(cpu_of "$T/$tag.times")
 	size=$(stat -c %s "$T/$tag.db")
-	row "$label" "$events" "$lost" "$cpu" "$rate" "$base" "$size" >"$T/$tag.line"
+	# it drains the buffer at the end: what it did not store, it counted as lost
+	row "$label" "$events" "$lost" "$cpu" "$rate" "$base" "$size" $((events + lost)) >"$T/$tag.line"
 	echo "$label: $(cat "$T/$tag.out") (exit $(cat "$T/$tag.rc"))" >"$T/$tag.note"
 }
 
@@ -128,9 +132,13 @@ tracecmd_run() {
 		trace-cmd report --stat "$T/trace.dat" >"$T/t.stat" 2>/dev/null
 		t_events=$(trace-cmd report -q "$T/trace.dat" 2>/dev/null | grep -cE ' (mod_memcg|count_memcg|memcg_flush|cgroup_)')
 		t_lost=$(awk '/^overrun:/ {s += $2} /^commit overrun:/ {s += $3} /^dropped events:/ {s += $3} END {print s + 0}' "$T/t.stat")
+		# the kernel's count of what it wrote: read by trace-cmd, left unread, overwritten
+		t_traced=$(awk '/^read events:/ {s += $3} /^entries:/ {s += $2} /^overrun:/ {s += $2} END {print s + 0}' "$T/t.stat")
+		t_left=$(awk '/^entries:/ {s += $2} END {print s + 0}' "$T/t.stat")
 		t_cpu=$(cpu_of "$T/t.times")
 		t_size=$(stat -c %s "$T/trace.dat" 2>/dev/null || echo 0)
-		t_line=$(row trace-cmd "$t_events" "$t_lost" "$t_cpu" "$tc_rate" "$t_base" "$t_size")
+		t_line=$(row trace-cmd "$t_events" "$t_lost" "$t_cpu" "$tc_rate" "$t_base" "$t_size" "$t_traced")
+		t_note="trace-cmd: the kernel wrote $t_traced events to its buffers, $t_events are in its file: $t_left left unread in the buffers at its end, $((t_traced - t_events - t_left - t_lost)) read but not in the file"
 	fi
 }
 
@@ -147,7 +155,7 @@ if [ -n "${MCR_BASE_BUILD:-}" ]; then
 fi
 [ "${MCR_TRACECMD_FIRST:-0}" = 1 ] || tracecmd_run
 
-printf '%-14s %12s %9s %9s %12s %9s %9s %10s\n' run events lost cpu_s faults/s slowdown B/event events/s
+printf '%-14s %12s %9s %9s %9s %12s %9s %9s %10s\n' run events lost cpu_s ns/traced faults/s slowdown B/event events/s
 baseline_row "$c_base"
 cat "$T/c.line"
 if [ -n "${b_base:-}" ]; then
@@ -158,4 +166,5 @@ fi
 echo "$t_line"
 cat "$T/c.note"
 [ -n "${b_base:-}" ] && cat "$T/b.note"
+[ -n "${t_note:-}" ] && echo "$t_note"
 exit 0

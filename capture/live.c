@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Live capture: the life cycle of the instance, the readers and the writer. */
 #include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "db.h"
@@ -61,6 +64,28 @@ static void live_chunks_free(struct live_sealed *s)
 	}
 }
 
+/*
+ * @cpu's trace_pipe_raw, read a sub-buffer at a time: opened here, not by
+ * tracefs_cpu_open(), which takes the sub-buffer for a page and keeps the
+ * descriptor the reader polls.
+ */
+static struct tracefs_cpu *live_cpu_open(struct live *lv, int cpu, int *fdp)
+{
+	struct tracefs_cpu *tc;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+	fd = tracefs_instance_file_open(lv->inst, path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	tc = tracefs_cpu_alloc_fd(fd, lv->subbuf_size, true);
+	if (!tc)
+		close(fd);
+	*fdp = fd;
+	return tc;
+}
+
 int live_open(const struct live_opts *opts, struct db *db, struct live **out)
 {
 	struct live *lv = calloc(1, sizeof(*lv));
@@ -75,6 +100,9 @@ int live_open(const struct live_opts *opts, struct db *db, struct live **out)
 	pthread_cond_init(&lv->wake, NULL);
 	lv->sealed_tail = &lv->sealed;
 	*out = lv;
+	lv->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (lv->stop_fd < 0)
+		return -errno;
 	ret = live_decoder_init(&lv->dec);
 	if (ret < 0)
 		return ret;
@@ -95,8 +123,9 @@ int live_open(const struct live_opts *opts, struct db *db, struct live **out)
 
 		c->lv = lv;
 		c->cpu = cpus[i];
+		db_chunk_init(&c->enc, c->cpu);
 		/* non-blocking: an idle CPU must still seal its aged chunk */
-		c->tc = tracefs_cpu_open(lv->inst, c->cpu, true);
+		c->tc = live_cpu_open(lv, c->cpu, &c->fd);
 		if (!c->tc) {
 			ret = -errno ? -errno : -EIO;
 			break;
@@ -114,21 +143,28 @@ int live_open(const struct live_opts *opts, struct db *db, struct live **out)
 
 int live_start(struct live *lv)
 {
+	sigset_t all, old;
 	int i, ret;
 
 	ret = live_stats_store(lv, "start");
 	if (ret < 0)
 		return ret;
+	/* signals go to the caller's thread, whose sleep they are to end */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (i = 0; i < lv->nr_cpus; i++) {
 		ret = -pthread_create(&lv->cpus[i].thread, NULL, live_reader_main, &lv->cpus[i]);
 		if (ret < 0)
-			return ret;
+			break;
 		lv->cpus[i].started = true;
 	}
-	ret = -pthread_create(&lv->writer, NULL, live_writer_main, lv);
+	if (!ret) {
+		ret = -pthread_create(&lv->writer, NULL, live_writer_main, lv);
+		lv->writer_started = !ret;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret < 0)
 		return ret;
-	lv->writer_started = true;
 	return tracefs_trace_on(lv->inst) < 0 ? -errno : 0;
 }
 
@@ -142,10 +178,10 @@ int live_stop(struct live *lv)
 	/* writers first, so that the drain below sees the last event */
 	if (lv->inst)
 		tracefs_trace_off(lv->inst);
-	pthread_mutex_lock(&lv->lock);
 	atomic_store(&lv->stop, true);
-	pthread_cond_broadcast(&lv->wake);
-	pthread_mutex_unlock(&lv->lock);
+	/* readable from now on: every reader's poll returns */
+	if (eventfd_write(lv->stop_fd, 1) < 0)
+		ret = -errno;
 	for (i = 0; i < lv->nr_cpus; i++) {
 		if (!lv->cpus[i].started)
 			continue;
@@ -196,6 +232,11 @@ void live_totals(struct live *lv, struct live_totals *t)
 	t->write_error = atomic_load(&lv->write_error);
 }
 
+int live_subbuf_size(const struct live *lv)
+{
+	return lv->subbuf_size;
+}
+
 int live_nr_cpus(const struct live *lv)
 {
 	return lv->nr_cpus;
@@ -211,7 +252,7 @@ int live_close(struct live *lv, char *name, size_t len)
 	for (i = 0; i < lv->nr_cpus; i++) {
 		struct live_cpu *c = &lv->cpus[i];
 
-		live_chunks_free(c->open);
+		db_chunk_free(&c->enc);
 		live_chunks_free(c->spare);
 		if (c->tc)
 			tracefs_cpu_close(c->tc);
@@ -219,6 +260,8 @@ int live_close(struct live *lv, char *name, size_t len)
 	}
 	live_chunks_free(lv->sealed);	/* left by a writer that failed */
 	free(lv->cpus);
+	if (lv->stop_fd >= 0)
+		close(lv->stop_fd);
 	if (lv->inst) {
 		/*
 		 * rmdir also disables the instance's events.  It is refused (EBUSY)

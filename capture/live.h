@@ -4,13 +4,15 @@
  * trace database, through a private tracefs instance.
  *
  * Contract: live_open() creates and configures the instance (buffer size,
- * clock, the nine events, a kernel filter on the hierarchy id); live_start()
- * records per-CPU stats and starts one reader thread per online CPU and one
- * writer thread.  Readers decode sub-buffers (with per-CPU sequence numbers)
+ * clock, 64 KiB sub-buffers where the kernel has them, the nine events, a
+ * kernel filter on the hierarchy id); live_start() records per-CPU stats and
+ * starts one reader thread per online CPU and one writer thread.  Readers
+ * sleep until the kernel says their buffer is a quarter full (or 100 ms),
+ * read a sub-buffer a syscall, decode it (with per-CPU sequence numbers)
  * straight into their own chunk of the event store (db/store.h), filter by
  * the cgroup scope, record gaps, and seal (compress) each chunk when full or
- * half a second old; they never wait for SQLite.  The writer only inserts the
- * sealed chunks and commits at least twice a second.  live_stop() turns
+ * 0.4 s old; they never wait for SQLite.  The writer only inserts the sealed
+ * chunks and commits at least twice a second.  live_stop() turns
  * tracing off, drains everything, and records the end stats; live_close()
  * removes the instance.  The database is shared under one lock: the writer
  * per chunk, readers for the rare gap and cgroup_mkdir/rmdir.
@@ -78,6 +80,8 @@ void live_totals(struct live *lv, struct live_totals *t);
 int live_poll_loss(struct live *lv);
 /* Online CPUs being read; capture start and end in the trace clock. */
 int live_nr_cpus(const struct live *lv);
+/* Bytes of a ring-buffer sub-buffer, the unit of each read. */
+int live_subbuf_size(const struct live *lv);
 int live_clock_now(struct live *lv, uint64_t *ns);
 /* Removes the instance and frees everything. */
 /*

@@ -21,10 +21,28 @@
 #include "live.h"
 #include "live_page.h"
 
-/* A reader seals its chunk once its first event is this old (and when full). */
-#define LIVE_SEAL_NS		500000000ull
+/*
+ * A reader seals its chunk once its first event is this old (and when full):
+ * with LIVE_POLL_MAX_MS and LIVE_COMMIT_NS, an event is committed within a
+ * second of the kernel writing it.
+ */
+#define LIVE_SEAL_NS		400000000ull
+/*
+ * Ring-buffer sub-buffers this big where the kernel lets us choose (6.8+),
+ * at most 1/LIVE_SUBBUF_SHARE of the buffer.
+ */
+#define LIVE_SUBBUF_KB		64
+#define LIVE_SUBBUF_SHARE	16
 /* The writer commits what it has at least this often: kill -9 loses ~1 s at most. */
 #define LIVE_COMMIT_NS		500000000ull
+/* A reader wakes the writer early once this many chunks wait for it. */
+#define LIVE_QUEUE_WAKE		4
+/*
+ * A reader sleeps until its ring buffer is LIVE_BUFFER_PERCENT full (the
+ * kernel wakes it), its open chunk is due to be sealed, or LIVE_POLL_MAX_MS.
+ */
+#define LIVE_BUFFER_PERCENT	"25"
+#define LIVE_POLL_MAX_MS	100
 
 /* A sealed chunk on its way from a reader to the writer, or spare for reuse. */
 struct live_sealed {
@@ -40,13 +58,14 @@ struct live_decoder {
 struct live_cpu {
 	struct live		*lv;
 	struct tracefs_cpu	*tc;
+	int			fd;		/* tc's trace_pipe_raw, polled */
 	void			*page;
 	int			page_size;
 	int			cpu;
 	pthread_t		thread;
 	bool			started;
 	uint64_t		seq;
-	struct live_sealed	*open;		/* the chunk being filled */
+	struct db_chunk		enc;		/* the chunk being filled, and the encoder's buffers */
 	uint64_t		open_ns;	/* CLOCK_MONOTONIC of its first event */
 	struct live_sealed	*spare;		/* put chunks back for reuse (lv->lock) */
 	_Atomic uint64_t	records, missed, missed_unknown, stored, filtered;
@@ -60,6 +79,7 @@ struct live {
 	struct tracefs_instance		*inst;
 	struct live_decoder		dec;
 	struct live_cpu			*cpus;
+	int				subbuf_size;	/* bytes: LIVE_SUBBUF_KB, or a page on old kernels */
 	int				nr_cpus;	/* readers */
 	int				max_cpu;	/* highest online CPU + 1 */
 	pthread_t			writer;
@@ -68,9 +88,11 @@ struct live {
 	_Atomic bool			readers_done;	/* writer: put what is left and end */
 	_Atomic uint64_t		kernel_lost, kernel_read;
 	_Atomic int			write_error;
+	int				stop_fd;	/* eventfd: readable once readers must drain and end */
 	pthread_mutex_t			lock;		/* sealed list, spare lists, wake */
-	pthread_cond_t			wake;
+	pthread_cond_t			wake;		/* the writer's */
 	struct live_sealed		*sealed, **sealed_tail;	/* FIFO to the writer */
+	int				queued;		/* chunks in it */
 	/*
 	 * The database and the cgroup table: the writer for chunks and commits,
 	 * readers for the rare gap and mkdir/rmdir and, under --cgroup, for the
@@ -87,8 +109,8 @@ int live_decode(const struct live_decoder *dec, void *data, unsigned int size,
 		struct mcr_event *ev, const char **path, int *path_len);
 
 /* live_writer.c */
-struct live_sealed *live_chunk_get(struct live_cpu *c);	/* a spare or a new one */
-void live_chunk_ship(struct live_cpu *c);		/* seal the open chunk, queue it */
+/* Seal c->enc (if it has events), queue it for the writer; 0 or the error, also in write_error. */
+int live_chunk_ship(struct live_cpu *c);
 /* live_reader.c / live_writer.c */
 void *live_reader_main(void *arg);
 void *live_writer_main(void *arg);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One reader thread per CPU: drains the CPU's ring buffer (whole sub-buffers
- * through splice, then the partial one by read()), walks each sub-buffer's
- * records (live_page.c), decodes each record with a
+ * One reader thread per CPU: drains the CPU's ring buffer a sub-buffer a
+ * read(), walks each sub-buffer's records (live_page.c), decodes each
+ * record with a
  * per-CPU sequence number straight into the CPU's open chunk of the event
  * store, and seals and queues the chunk when full or LIVE_SEAL_NS old.  Every
  * in-band missed-events marker becomes a gap row at once.
@@ -15,6 +15,7 @@
  * filtered and the question does not arise).
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,8 +23,6 @@
 #include "cgtrack.h"
 #include "db.h"
 #include "live_local.h"
-
-#define LIVE_POLL_NS	20000000	/* idle poll: bounds how late a chunk is sealed */
 
 static uint64_t live_now_ns(void)
 {
@@ -104,14 +103,12 @@ static int live_store(struct live_cpu *c, struct mcr_event *ev, const char *path
 	}
 	if (!keep)
 		return 0;
-	if (!c->open->chunk.count)
+	if (!c->enc.count)
 		c->open_ns = live_now_ns();
-	ret = db_chunk_add(&c->open->chunk, ev);
-	if (ret < 0)
-		return ret;
-	if (db_chunk_full(&c->open->chunk))
-		live_chunk_ship(c);
-	return c->open ? 1 : -ENOMEM;
+	ret = db_chunk_add(&c->enc, ev);
+	if (!ret && db_chunk_full(&c->enc))
+		ret = live_chunk_ship(c);
+	return ret < 0 ? ret : 1;
 }
 
 static int live_gap(struct live_cpu *c, uint64_t ts, int missed)
@@ -129,7 +126,12 @@ static int live_gap(struct live_cpu *c, uint64_t ts, int missed)
 	return ret;
 }
 
-static int live_consume(struct live_cpu *c, void *page)
+/*
+ * Decode and store one sub-buffer; *@full tells whether it was full (the
+ * writer had left it), not the writer's own, read before it was.  Returns
+ * the records in it or a negative error.
+ */
+static int live_consume(struct live_cpu *c, void *page, bool *full)
 {
 	struct live *lv = c->lv;
 	struct live_page pg;
@@ -141,6 +143,13 @@ static int live_consume(struct live_cpu *c, void *page)
 
 	if (live_page_load(&pg, page, (size_t)c->page_size) < 0)
 		return -EINVAL;
+	/*
+	 * The writer leaves a sub-buffer when a record does not fit in it, so a
+	 * full one has less room left than the largest record; ours are under
+	 * 100 bytes but for a cgroup path.  A wrong guess costs a syscall or a
+	 * wait for the next poll, not an event.
+	 */
+	*full = pg.size >= (uint32_t)c->page_size / 4 * 3;
 	data = live_page_next(&pg, &ts, &size);
 	if (pg.missed) {
 		/* the marker sits before this sub-buffer's first record */
@@ -190,17 +199,25 @@ fail:
 /* Seal the open chunk once its first event is LIVE_SEAL_NS old. */
 static void live_seal_aged(struct live_cpu *c)
 {
-	if (c->open && c->open->chunk.count && live_now_ns() - c->open_ns >= LIVE_SEAL_NS)
+	if (c->enc.count && live_now_ns() - c->open_ns >= LIVE_SEAL_NS)
 		live_chunk_ship(c);
 }
 
-/* Whole sub-buffers first: splice moves pages without copying them. */
-static int live_drain_full(struct live_cpu *c)
+/*
+ * read() returns a whole sub-buffer swapped out of the ring buffer and
+ * copied once, or the part of the writer's own sub-buffer written so far,
+ * copied record by record.  Draining stops at the writer's: reading it again
+ * at once would return a few records a syscall.  splice() moves whole
+ * sub-buffers without a copy, but then reading them from the pipe copies
+ * them anyway, and costs a second syscall.
+ */
+static int live_drain(struct live_cpu *c)
 {
-	int r, pages = 0;
+	bool full = true;
+	int pages = 0;
 
-	while ((r = tracefs_cpu_buffered_read(c->tc, c->page, true)) > 0) {
-		if (live_consume(c, c->page) < 0)
+	while (full && tracefs_cpu_read(c->tc, c->page, true) > 0) {
+		if (live_consume(c, c->page, &full) < 0)
 			return -ENOMEM;
 		pages++;
 		live_seal_aged(c);
@@ -208,47 +225,45 @@ static int live_drain_full(struct live_cpu *c)
 	return pages;
 }
 
-static void live_idle_wait(struct live *lv)
+/*
+ * Sleep until the kernel says the ring buffer is LIVE_BUFFER_PERCENT full,
+ * the open chunk is due to be sealed, LIVE_POLL_MAX_MS have passed, or the
+ * capture stops.  A wakeup costs ~60 us of CPU on these machines: polling
+ * every 20 ms was a tenth of a capture's CPU.
+ */
+static void live_wait(struct live_cpu *c)
 {
-	struct timespec until;
+	struct pollfd fds[2] = {
+		{ .fd = c->fd, .events = POLLIN },
+		{ .fd = c->lv->stop_fd, .events = POLLIN },
+	};
+	int ms = LIVE_POLL_MAX_MS;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += LIVE_POLL_NS;
-	if (until.tv_nsec >= 1000000000) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000;
+	if (c->enc.count) {
+		uint64_t now = live_now_ns(), due = c->open_ns + LIVE_SEAL_NS;
+		uint64_t left = due > now ? (due - now + 999999) / 1000000 : 0;
+
+		if (left < (uint64_t)ms)
+			ms = (int)left;
 	}
-	pthread_mutex_lock(&lv->lock);
-	if (!atomic_load(&lv->stop))
-		pthread_cond_timedwait(&lv->wake, &lv->lock, &until);
-	pthread_mutex_unlock(&lv->lock);
+	poll(fds, 2, ms);
 }
 
 void *live_reader_main(void *arg)
 {
 	struct live_cpu *c = arg;
 	struct live *lv = c->lv;
-	int r;
+	bool full;
 
-	c->open = live_chunk_get(c);
-	if (!c->open) {
-		atomic_store(&lv->write_error, -ENOMEM);
-		return NULL;
-	}
 	while (!atomic_load(&lv->stop)) {
-		if (live_drain_full(c) < 0)
-			break;
-		/* the splice pipe is empty now, so a plain read cannot reorder pages */
-		r = tracefs_cpu_read(c->tc, c->page, true);
-		if (r > 0 && live_consume(c, c->page) < 0)
+		if (live_drain(c) < 0)
 			break;
 		live_seal_aged(c);
-		live_idle_wait(lv);
+		live_wait(c);
 	}
-	/* tracing is off now: take what is left, whole pages then the partial one */
-	live_drain_full(c);
+	/* tracing is off now: take what is left */
 	while (tracefs_cpu_flush(c->tc, c->page) > 0)
-		if (live_consume(c, c->page) < 0)
+		if (live_consume(c, c->page, &full) < 0)
 			break;
 	live_chunk_ship(c);
 	return NULL;

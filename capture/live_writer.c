@@ -21,8 +21,12 @@ static uint64_t live_mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* A chunk for @c to fill: a spare one (its buffers already faulted in) or a new one. */
-struct live_sealed *live_chunk_get(struct live_cpu *c)
+/*
+ * A sealed chunk's holder for @c: a spare one (its compressed buffer already
+ * faulted in) or a new one.  It holds no encoder buffers: those stay in
+ * c->enc (db_chunk_take()).
+ */
+static struct live_sealed *live_sealed_get(struct live_cpu *c)
 {
 	struct live *lv = c->lv;
 	struct live_sealed *s;
@@ -36,38 +40,37 @@ struct live_sealed *live_chunk_get(struct live_cpu *c)
 		s = malloc(sizeof(*s));
 		if (!s)
 			return NULL;
-		/* version 2, as import and synth write: twice as fast to read */
 		db_chunk_init(&s->chunk, c->cpu);
 	}
 	s->next = NULL;
-	db_chunk_reset(&s->chunk);
 	return s;
 }
 
-/* Seal @c's open chunk (if it has events) and queue it for the writer. */
-void live_chunk_ship(struct live_cpu *c)
+int live_chunk_ship(struct live_cpu *c)
 {
 	struct live *lv = c->lv;
-	struct live_sealed *s = c->open;
+	struct live_sealed *s;
 	int err;
 
-	if (!s || !s->chunk.count)
-		return;
-	err = db_chunk_seal(&s->chunk);
-	if (err) {
+	if (!c->enc.count)
+		return 0;
+	err = db_chunk_seal(&c->enc);
+	s = err ? NULL : live_sealed_get(c);
+	if (!s) {
+		err = err ?: -ENOMEM;
 		atomic_store(&lv->write_error, err);
-		db_chunk_reset(&s->chunk);
-		return;
+		db_chunk_reset(&c->enc);
+		return err;
 	}
-	c->open = NULL;
+	db_chunk_take(&c->enc, &s->chunk);
+	c->open_ns = 0;
 	pthread_mutex_lock(&lv->lock);
 	*lv->sealed_tail = s;
 	lv->sealed_tail = &s->next;
+	if (++lv->queued == LIVE_QUEUE_WAKE)
+		pthread_cond_signal(&lv->wake);
 	pthread_mutex_unlock(&lv->lock);
-	c->open = live_chunk_get(c);
-	c->open_ns = 0;
-	if (!c->open)
-		atomic_store(&lv->write_error, -ENOMEM);
+	return 0;
 }
 
 static struct live_cpu *live_cpu_of(struct live *lv, int cpu)
@@ -90,6 +93,7 @@ static int live_put_sealed(struct live *lv)
 	list = lv->sealed;
 	lv->sealed = NULL;
 	lv->sealed_tail = &lv->sealed;
+	lv->queued = 0;
 	pthread_mutex_unlock(&lv->lock);
 	while ((s = list)) {
 		struct live_cpu *c = live_cpu_of(lv, s->chunk.cpu);
@@ -112,7 +116,7 @@ static int live_put_sealed(struct live *lv)
 void *live_writer_main(void *arg)
 {
 	struct live *lv = arg;
-	uint64_t last_commit = live_mono_ns(), now;
+	uint64_t last_commit = live_mono_ns(), now, wait;
 	bool done = false, dirty = false;
 	int ret = 0;
 
@@ -137,14 +141,18 @@ void *live_writer_main(void *arg)
 		}
 		if (done)
 			break;
+		/*
+		 * Until the next commit is due (a chunk queued meanwhile waits for
+		 * it), or LIVE_QUEUE_WAKE chunks wait, or the readers are done.
+		 */
+		wait = dirty && last_commit + LIVE_COMMIT_NS > now ? last_commit + LIVE_COMMIT_NS - now
+								    : LIVE_COMMIT_NS;
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 50000000;
-		if (until.tv_nsec >= 1000000000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000;
-		}
+		wait += (uint64_t)until.tv_nsec;
+		until.tv_sec += (time_t)(wait / 1000000000);
+		until.tv_nsec = (long)(wait % 1000000000);
 		pthread_mutex_lock(&lv->lock);
-		if (!lv->sealed && !atomic_load(&lv->readers_done))
+		if (lv->queued < LIVE_QUEUE_WAKE && !atomic_load(&lv->readers_done))
 			pthread_cond_timedwait(&lv->wake, &lv->lock, &until);
 		pthread_mutex_unlock(&lv->lock);
 	}

@@ -380,16 +380,32 @@ static void progress(struct capture *c, uint64_t start, bool final)
 		final ? "\n" : "   ");
 }
 
-/* Wait for the duration, the command or a signal; the capture runs meanwhile. */
+/* SIGCHLD ends the main thread's sleep (nanosleep returns on any handled signal). */
+static void on_child(int sig)
+{
+}
+
+/*
+ * Wait for the duration, the command or a signal; the capture runs
+ * meanwhile.  Each wakeup costs CPU the capture is measured by, so this
+ * thread sleeps WAIT_NS at a time: a signal or the command's end cuts the
+ * sleep short, and the duration bounds it.
+ */
+#define WAIT_NS		200000000ull
 static void wait_for_end(struct capture *c)
 {
-	uint64_t start = now_ns(), last_poll = start, last_print = 0;
+	uint64_t start = now_ns(), last_poll = start, last_print = 0, end = 0;
 	bool tty = isatty(STDERR_FILENO);
+	struct sigaction sa = { .sa_handler = on_child };
 	struct live_totals t;
 
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCHLD, &sa, NULL);
+	if (c->args.duration > 0)
+		end = start + (uint64_t)(c->args.duration * 1e9);
 	for (;;) {
-		struct timespec ts = { 0, 50000000 };
-		uint64_t now;
+		struct timespec ts;
+		uint64_t now, nap = WAIT_NS;
 		int status;
 
 		if (stop_signal)
@@ -401,7 +417,7 @@ static void wait_for_end(struct capture *c)
 			break;
 		}
 		now = now_ns();
-		if (c->args.duration > 0 && (double)(now - start) / 1e9 >= c->args.duration)
+		if (end && now >= end)
 			break;
 		live_totals(c->lv, &t);
 		if (t.write_error)
@@ -414,8 +430,13 @@ static void wait_for_end(struct capture *c)
 			progress(c, start, false);
 			last_print = now;
 		}
+		if (end && end - now < nap)
+			nap = end - now;
+		ts.tv_sec = (time_t)(nap / 1000000000);
+		ts.tv_nsec = (long)(nap % 1000000000);
 		nanosleep(&ts, NULL);
 	}
+	signal(SIGCHLD, SIG_DFL);
 	if (tty && last_print)
 		progress(c, start, true);
 }
@@ -669,6 +690,9 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	}
 	if (ret < 0)
 		return fail(ret, "setting up the tracefs instance");
+	ret = db_meta_set_int(c->db, "subbuf_size", live_subbuf_size(c->lv));
+	if (ret < 0)
+		return fail(ret, c->args.output);
 	/* from here on the capture's threads share the database under their lock */
 	ret = db_events_commit(c->db);
 	if (ret < 0)

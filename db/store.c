@@ -112,6 +112,28 @@ void db_chunk_reset(struct db_chunk *c)
 	memset(c->kind_count, 0, sizeof(c->kind_count));
 }
 
+void db_chunk_take(struct db_chunk *c, struct db_chunk *out)
+{
+	void *z = out->z;
+	size_t zcap = out->zcap;
+
+	out->cpu = c->cpu;
+	out->version = c->version;
+	out->count = c->count;
+	out->first_ts = c->first_ts;
+	out->last_ts = c->last_ts;
+	out->first_seq = c->first_seq;
+	out->kinds = c->kinds;
+	memcpy(out->kind_count, c->kind_count, sizeof(out->kind_count));
+	out->len = c->len;
+	out->z = c->z;
+	out->zlen = c->zlen;
+	out->zcap = c->zcap;
+	c->z = z;
+	c->zcap = zcap;
+	db_chunk_reset(c);
+}
+
 void db_chunk_free(struct db_chunk *c)
 {
 	free(c->cols);

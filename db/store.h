@@ -129,6 +129,16 @@ void db_chunk_free(struct db_chunk *c);
 /* Start a new run on the same CPU; buffers are kept. */
 void db_chunk_reset(struct db_chunk *c);
 /*
+ * db_chunk_take - move @c's sealed run into @out and reset @c.  @out gets
+ * what db_chunk_put() reads (the index fields and the compressed bytes) and
+ * gives @c its compressed buffer in exchange; the encoder's buffers (1 MiB
+ * and more, with the zstd context) stay with @c.  So a producer that seals
+ * on one thread and has the chunk put on another keeps one set of them,
+ * not one per chunk in flight, each faulted in afresh.  @out is a chunk of
+ * db_chunk_init() or of an earlier take, and only ever a take's target.
+ */
+void db_chunk_take(struct db_chunk *c, struct db_chunk *out);
+/*
  * Append @ev (its cpu is not checked: the chunk's is stored).  -EINVAL bad
  * kind, -ENOMEM, -ENOSPC a version 2 chunk already full (db_chunk_full()).
  */
