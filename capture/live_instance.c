@@ -149,8 +149,8 @@ static int live_subbuf_setup(struct live *lv)
 	while (kb > page_kb && kb * LIVE_SUBBUF_SHARE > lv->opts.buffer_kb)
 		kb /= 2;
 	snprintf(val, sizeof(val), "%lld", kb);
-	if (tracefs_instance_file_write(lv->inst, "buffer_subbuf_size_kb", val) < 0)
-		return -errno;
+	/* refused, the buffer keeps the size it has, read back as well */
+	tracefs_instance_file_write(lv->inst, "buffer_subbuf_size_kb", val);
 	if (tracefs_instance_file_read_number(lv->inst, "buffer_subbuf_size_kb", &kb) < 0 ||
 	    kb < page_kb || kb > INT_MAX / 1024)
 		return -EIO;
@@ -179,8 +179,12 @@ int live_instance_setup(struct live *lv)
 		return ret;
 	if (tracefs_instance_set_buffer_size(lv->inst, lv->opts.buffer_kb, -1) < 0)
 		return errno ? -errno : -ENOMEM;
-	/* a polling reader is woken this full (instances start at 50) */
-	if (tracefs_instance_file_write(lv->inst, "buffer_percent", LIVE_BUFFER_PERCENT) < 0)
+	/*
+	 * A polling reader is woken this full (instances start at 50); a kernel
+	 * without the file wakes it at every page, which costs CPU, not events.
+	 */
+	if (tracefs_file_exists(lv->inst, "buffer_percent") &&
+	    tracefs_instance_file_write(lv->inst, "buffer_percent", LIVE_BUFFER_PERCENT) < 0)
 		return -errno;
 	/* overwrite=1 (the default) is what makes lost events visible in-band */
 	tracefs_option_enable(lv->inst, TRACEFS_OPTION_OVERWRITE);

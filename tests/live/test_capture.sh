@@ -197,6 +197,18 @@ n=$(sq "$DB" "SELECT count(*) FROM (SELECT seq, lag(seq) OVER (PARTITION BY cpu 
 got=$(sq "$DB" "SELECT (SELECT sum(read) FROM cpu_stats WHERE phase='end') = (SELECT count(*) FROM events),
 	(SELECT sum(overrun + dropped) FROM cpu_stats WHERE phase='end') = (SELECT coalesce(sum(count), 0) FROM gaps WHERE count > 0)")
 [ "$got" = "1|1" ] && pass capture_stats_match || fail capture_stats_match "read=count|lost=gaps: $got"
+# sub-buffers: 64 KiB where the kernel lets the instance choose (6.8+), else a page;
+# at most a 16th of -b, so a small buffer keeps enough of them to swap
+PAGE=$(getconf PAGESIZE)
+if [ -e "$TRACING/buffer_subbuf_size_kb" ]; then want=65536; else want=$PAGE; fi
+got=$(sq "$DB" "SELECT value FROM meta WHERE key='subbuf_size'")
+[ "$got" = "$want" ] && pass capture_subbuf_size || fail capture_subbuf_size "meta subbuf_size '$got', want $want"
+if expect_exit capture_small_buffer 0 "$CAPTURE" -o "$T_TMP/small.db" -b 128 -d 0.3; then
+	want=$((128 * 1024 / 16)); [ "$want" -ge "$PAGE" ] || want=$PAGE
+	[ -e "$TRACING/buffer_subbuf_size_kb" ] || want=$PAGE
+	got=$(sq "$T_TMP/small.db" "SELECT value FROM meta WHERE key='subbuf_size'")
+	[ "$got" = "$want" ] && pass capture_small_buffer_subbuf || fail capture_small_buffer_subbuf "meta subbuf_size '$got', want $want for -b 128"
+fi
 got=$(sq "$DB" "SELECT value FROM meta WHERE key IN ('source','trace_clock','command_exit_status','cgroup_version') ORDER BY key")
 [ "$got" = "$(printf '%s\n0\nmemcg-capture\nmono' "$V")" ] && pass capture_meta || fail capture_meta "$(echo $got)"
 
