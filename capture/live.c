@@ -259,6 +259,7 @@ int live_close(struct live *lv, char *name, size_t len)
 		free(c->page);
 	}
 	live_chunks_free(lv->sealed);	/* left by a writer that failed */
+	free(lv->gaps);
 	free(lv->cpus);
 	if (lv->stop_fd >= 0)
 		close(lv->stop_fd);

@@ -44,6 +44,13 @@
 #define LIVE_BUFFER_PERCENT	"25"
 #define LIVE_POLL_MAX_MS	100
 
+/* An in-band missed-events marker on its way from a reader to the writer. */
+struct live_gap {
+	int		cpu;
+	uint64_t	ts;
+	int64_t		count;		/* -1: unknown */
+};
+
 /* A sealed chunk on its way from a reader to the writer, or spare for reuse. */
 struct live_sealed {
 	struct live_sealed	*next;
@@ -93,6 +100,8 @@ struct live {
 	pthread_cond_t			wake;		/* the writer's */
 	struct live_sealed		*sealed, **sealed_tail;	/* FIFO to the writer */
 	int				queued;		/* chunks in it */
+	struct live_gap			*gaps;		/* to the writer too */
+	size_t				nr_gaps, gaps_cap;
 	/*
 	 * The database and the cgroup table: the writer for chunks and commits,
 	 * readers for the rare gap and mkdir/rmdir and, under --cgroup, for the

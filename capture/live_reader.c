@@ -5,7 +5,7 @@
  * record with a
  * per-CPU sequence number straight into the CPU's open chunk of the event
  * store, and seals and queues the chunk when full or LIVE_SEAL_NS old.  Every
- * in-band missed-events marker becomes a gap row at once.
+ * in-band missed-events marker is queued for the writer as a gap row.
  *
  * The cgroup table is shared with the other readers under lv->db_lock, taken
  * for cgroup_mkdir/rmdir and, with a --cgroup scope only, for each event's
@@ -111,18 +111,35 @@ static int live_store(struct live_cpu *c, struct mcr_event *ev, const char *path
 	return ret < 0 ? ret : 1;
 }
 
+/*
+ * Queue a gap row for the writer: put here, under db_lock, it made a reader
+ * that had just lost events wait for the writer's commit (a WAL checkpoint
+ * syncs), while its buffer filled.
+ */
 static int live_gap(struct live_cpu *c, uint64_t ts, int missed)
 {
 	struct live *lv = c->lv;
-	int ret;
+	int ret = 0;
 
 	if (missed > 0)
 		atomic_fetch_add_explicit(&c->missed, missed, memory_order_relaxed);
 	else
 		atomic_fetch_add_explicit(&c->missed_unknown, 1, memory_order_relaxed);
-	pthread_mutex_lock(&lv->db_lock);
-	ret = db_gap_put(lv->db, c->cpu, ts, missed > 0 ? missed : -1);
-	pthread_mutex_unlock(&lv->db_lock);
+	pthread_mutex_lock(&lv->lock);
+	if (lv->nr_gaps == lv->gaps_cap) {
+		size_t cap = lv->gaps_cap ? 2 * lv->gaps_cap : 64;
+		struct live_gap *g = realloc(lv->gaps, cap * sizeof(*g));
+
+		if (g) {
+			lv->gaps = g;
+			lv->gaps_cap = cap;
+		}
+	}
+	if (lv->nr_gaps < lv->gaps_cap)
+		lv->gaps[lv->nr_gaps++] = (struct live_gap){ c->cpu, ts, missed > 0 ? missed : -1 };
+	else
+		ret = -ENOMEM;
+	pthread_mutex_unlock(&lv->lock);
 	return ret;
 }
 

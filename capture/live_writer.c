@@ -83,10 +83,12 @@ static struct live_cpu *live_cpu_of(struct live *lv, int cpu)
 	return NULL;
 }
 
-/* Put every queued chunk; returns how many or a negative error. */
+/* Put every queued gap and chunk; returns how many or a negative error. */
 static int live_put_sealed(struct live *lv)
 {
 	struct live_sealed *list, *s;
+	struct live_gap *gaps;
+	size_t nr_gaps, cap, i;
 	int n = 0, err = 0;
 
 	pthread_mutex_lock(&lv->lock);
@@ -94,7 +96,28 @@ static int live_put_sealed(struct live *lv)
 	lv->sealed = NULL;
 	lv->sealed_tail = &lv->sealed;
 	lv->queued = 0;
+	gaps = lv->gaps;
+	nr_gaps = lv->nr_gaps;
+	cap = lv->gaps_cap;
+	lv->gaps = NULL;
+	lv->nr_gaps = lv->gaps_cap = 0;
 	pthread_mutex_unlock(&lv->lock);
+	if (nr_gaps) {
+		pthread_mutex_lock(&lv->db_lock);
+		for (i = 0; i < nr_gaps && !err; i++)
+			err = db_gap_put(lv->db, gaps[i].cpu, gaps[i].ts, gaps[i].count);
+		pthread_mutex_unlock(&lv->db_lock);
+		n += (int)nr_gaps;
+	}
+	/* the array back for the readers, unless they started another */
+	pthread_mutex_lock(&lv->lock);
+	if (!lv->gaps) {
+		lv->gaps = gaps;
+		lv->gaps_cap = cap;
+		gaps = NULL;
+	}
+	pthread_mutex_unlock(&lv->lock);
+	free(gaps);
 	while ((s = list)) {
 		struct live_cpu *c = live_cpu_of(lv, s->chunk.cpu);
 
