@@ -224,16 +224,17 @@ static void live_seal_aged(struct live_cpu *c)
  * read() returns a whole sub-buffer swapped out of the ring buffer and
  * copied once, or the part of the writer's own sub-buffer written so far,
  * copied record by record.  Draining stops at the writer's: reading it again
- * at once would return a few records a syscall.  splice() moves whole
- * sub-buffers without a copy, but then reading them from the pipe copies
- * them anyway, and costs a second syscall.
+ * at once would return a few records a syscall.  Not at the first read: that
+ * can be the rest of a sub-buffer the last drain read part of, short but not
+ * the writer's.  splice() moves whole sub-buffers without a copy, but then
+ * reading them from the pipe copies them anyway, and costs a second syscall.
  */
 static int live_drain(struct live_cpu *c)
 {
 	bool full = true;
 	int pages = 0;
 
-	while (full && tracefs_cpu_read(c->tc, c->page, true) > 0) {
+	while ((full || pages == 1) && tracefs_cpu_read(c->tc, c->page, true) > 0) {
 		if (live_consume(c, c->page, &full) < 0)
 			return -ENOMEM;
 		pages++;
