@@ -10,12 +10,14 @@
  * sleep until the kernel says their buffer is a quarter full (or 100 ms),
  * read a sub-buffer a syscall, decode it (with per-CPU sequence numbers)
  * straight into their own chunk of the event store (db/store.h), filter by
- * the cgroup scope, record gaps, and seal (compress) each chunk when full or
- * 0.4 s old; they never wait for SQLite.  The writer only inserts the sealed
- * chunks and commits at least twice a second.  live_stop() turns
- * tracing off, drains everything, and records the end stats; live_close()
- * removes the instance.  The database is shared under one lock: the writer
- * per chunk, readers for the rare gap and cgroup_mkdir/rmdir.
+ * the cgroup scope, queue gaps, and seal (compress) each chunk when full or
+ * 0.4 s old; they wait for SQLite only under --cgroup (below).  The writer
+ * only inserts the sealed chunks and the gaps, and commits at least twice a
+ * second.  live_stop() turns tracing off, drains everything, and records the
+ * end stats; live_close() removes the instance.  The database is shared
+ * under one lock: the writer per chunk and gap, readers for cgroup_mkdir/
+ * rmdir and, under --cgroup, for each event's scope test (the cgroup table
+ * shares the lock).
  * Never prints; returns negative errno or -MCR_E_*.
  */
 #ifndef MCR_LIVE_H

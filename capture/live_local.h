@@ -103,9 +103,9 @@ struct live {
 	struct live_gap			*gaps;		/* to the writer too */
 	size_t				nr_gaps, gaps_cap;
 	/*
-	 * The database and the cgroup table: the writer for chunks and commits,
-	 * readers for the rare gap and mkdir/rmdir and, under --cgroup, for the
-	 * scope test of each event.
+	 * The database and the cgroup table: the writer for chunks, gaps and
+	 * commits, readers for mkdir/rmdir and, under --cgroup, for the scope
+	 * test of each event.
 	 */
 	pthread_mutex_t			db_lock;
 };
