@@ -1592,6 +1592,76 @@ TEST(test_store_columns_as_written)
 }
 
 /*
+ * memcg-capture's hand-over: one encoder chunk filled, sealed and taken three
+ * times, into two holders put in turn (so the second take of a holder swaps
+ * back a buffer the encoder already used).  The encoder keeps its columns
+ * and comes back empty; the holders carry what db_chunk_put() needs; the
+ * file holds the 3 runs, 5000, 1 and 16384 events, as added.
+ */
+TEST(test_store_chunk_take)
+{
+	static const uint32_t runs[3] = { 5000, 1, DB_CHUNK_V2_EVENTS };
+	static struct mcr_event evs[5000 + 1 + DB_CHUNK_V2_EVENTS];
+	const char *path = tmp_path("take.db");
+	struct db_chunk enc, held[2];
+	struct mcr_event ev;
+	struct db_iter *it;
+	struct db *db;
+	size_t i, n = 0;
+	uint8_t *cols;
+	void *z;
+	int r, k;
+
+	for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		evs[i] = ev_make(1000 + 7 * i, 0, i, 1 + (int)(i % 3));
+		evs[i].id = 2 + i % 5;
+		evs[i].item = (int32_t)(i % 11);
+		evs[i].val = (int64_t)(i % 13) - 6;
+		evs[i].pid = 100 + (int32_t)(i % 2);
+	}
+	ASSERT_EQ(db_create(path, &db), 0);
+	ASSERT_EQ(set_required_meta(db, 1), 0);
+	db_chunk_init(&enc, 0);
+	db_chunk_init(&held[0], 0);
+	db_chunk_init(&held[1], 0);
+	for (k = 0; k < 3; k++) {
+		struct db_chunk *h = &held[k % 2];
+		size_t first = n;
+
+		for (; n < first + runs[k]; n++)
+			ASSERT_EQ(db_chunk_add(&enc, &evs[n]), 0);
+		ASSERT_EQ(db_chunk_seal(&enc), 0);
+		cols = enc.cols;
+		z = enc.z;
+		db_chunk_take(&enc, h);
+		ASSERT_EQU(enc.count, 0);
+		ASSERT_EQU(enc.zlen, 0);
+		ASSERT(enc.cols == cols);
+		ASSERT(h->z == z && enc.z != z);
+		ASSERT_EQU(h->count, runs[k]);
+		ASSERT_EQU(h->first_seq, first);
+		ASSERT_EQU(h->first_ts, evs[first].ts);
+		ASSERT_EQU(h->last_ts, evs[n - 1].ts);
+		ASSERT(h->zlen > 0 && h->cols == NULL);
+		ASSERT_EQ(db_chunk_put(db, h), 0);
+	}
+	db_chunk_free(&enc);
+	db_chunk_free(&held[0]);
+	db_chunk_free(&held[1]);
+	ASSERT_EQ(db_events_finish(db), 0);
+	ASSERT_EQ(db_close(db), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	ASSERT_EQU(db_iter_count(it), n);
+	for (i = 0; (r = db_iter_next(it, &ev)) == 1 && i < n && ev_same(&ev, &evs[i]); i++)
+		;
+	db_iter_close(it);
+	db_close(db);
+	ASSERT_EQ(r, 0);
+	ASSERT_EQU(i, n);
+}
+
+/*
  * A file is of one store version: a version this build does not know is
  * refused as newer (exit 6), no version at all and chunks of the other
  * version as corrupt (15), and a writer does not mix them.
@@ -2857,7 +2927,7 @@ TEST(test_corrupt_chunk_v1)
 	}
 }
 
-TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_iter_page_cache, test_iter_read_transaction, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_columns_as_written, test_store_version_refused,
+TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_iter_page_cache, test_iter_read_transaction, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_columns_as_written, test_store_chunk_take, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
 	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1, test_iter_batch_chunk_ends_v1,
 	  test_corrupt_chunk_v1, test_back_at_first_event, test_vfs_ahead_fresh,
