@@ -58,7 +58,7 @@ t_on_exit "rmdir '$CG' 2>/dev/null"
 # check LABEL DB: the checks above on one recording
 check() {
 	local l=$1 db=$2 pol rate plain p th stuck other inf spr cmp m_pol skipped m_other
-	local ext rate_ext p_cmp p_miss
+	local ext rate_ext p_cmp p_miss missing
 	# the events as rows for the SQL below (the one documented step)
 	"$REPLAY" events --table "$db" >/dev/null || fail "validate_live_${l}_events_table" "failed"
 	expect_exit "validate_live_${l}" 0 "$REPLAY" validate "$db" -r 0 -n 3 || return
@@ -111,7 +111,17 @@ check() {
 		done
 	fi
 
-	# replay: the kernel's policy, inferred order vs spread, at P's reads
+	# replay: the kernel's policy, inferred order vs spread, at P's reads.  Not on a file
+	# that lacks events the kernel handed its recorder: trace-cmd 3.1.6 here keeps 42-61 %
+	# of what the kernel wrote for it (README, Performance), and an inference over the rest may lose to
+	# the spread model either way.
+	missing=$(sq "$db" "SELECT coalesce((SELECT sum(read) FROM cpu_stats WHERE phase = 'end'), 0)
+		- (SELECT count(*) FROM events)")
+	if [ "${missing:-0}" -gt 0 ]; then
+		skip "validate_live_${l}_replay_inferred" \
+			"the file lacks $missing events the kernel delivered to its recorder"
+		return
+	fi
 	"$REPLAY" replay "$db" -p "$pol" -s 0 >/dev/null 2>&1 &&
 		inf=$(sq "$db" "SELECT sum(sim_stats_updates = kernel_stats_updates) FROM reads
 			WHERE run_id = (SELECT max(run_id) FROM runs) AND cgroup_id = '$p'")
