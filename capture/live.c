@@ -80,9 +80,10 @@ static struct tracefs_cpu *live_cpu_open(struct live *lv, int cpu, int *fdp)
 	if (fd < 0)
 		return NULL;
 	tc = tracefs_cpu_alloc_fd(fd, lv->subbuf_size, true);
-	if (!tc)
+	if (tc)
+		*fdp = fd;
+	else
 		close(fd);
-	*fdp = fd;
 	return tc;
 }
 

@@ -88,7 +88,7 @@ static int live_put_sealed(struct live *lv)
 {
 	struct live_sealed *list, *s;
 	struct live_gap *gaps;
-	size_t nr_gaps, cap, i;
+	size_t nr_gaps, i;
 	int n = 0, err = 0;
 
 	pthread_mutex_lock(&lv->lock);
@@ -96,9 +96,9 @@ static int live_put_sealed(struct live *lv)
 	lv->sealed = NULL;
 	lv->sealed_tail = &lv->sealed;
 	lv->queued = 0;
+	/* gaps are rare: the array is the writer's now, and a reader starts another */
 	gaps = lv->gaps;
 	nr_gaps = lv->nr_gaps;
-	cap = lv->gaps_cap;
 	lv->gaps = NULL;
 	lv->nr_gaps = lv->gaps_cap = 0;
 	pthread_mutex_unlock(&lv->lock);
@@ -109,14 +109,6 @@ static int live_put_sealed(struct live *lv)
 		pthread_mutex_unlock(&lv->db_lock);
 		n += (int)nr_gaps;
 	}
-	/* the array back for the readers, unless they started another */
-	pthread_mutex_lock(&lv->lock);
-	if (!lv->gaps) {
-		lv->gaps = gaps;
-		lv->gaps_cap = cap;
-		gaps = NULL;
-	}
-	pthread_mutex_unlock(&lv->lock);
 	free(gaps);
 	while ((s = list)) {
 		struct live_cpu *c = live_cpu_of(lv, s->chunk.cpu);
