@@ -39,10 +39,12 @@
  * branch per event, and a chunk is checked (kinds, ts order, last_ts) on
  * its columns before any event is built, so a reader may build its events
  * a few at a time (db_cols_build()).  zstd does what the varints did, in
- * one frame whose blocks end at every column's end (a literals table per
- * column), with matches of 16 bytes at least (a shorter one decodes slower
- * than its literals): 15 % smaller than version 1 on synth's fleet traces,
- * about 10 % larger on this kernel's recordings, and twice as fast to read.
+ * frames back to back (zstd decompresses them as one) whose blocks end at
+ * every column's end (a literals table per column, or the bytes as they
+ * are where a table would save less than a third: a new frame where that
+ * choice changes), with matches of 16 bytes at least (a shorter one
+ * decodes slower than its literals): about 10 % larger than version 1 on
+ * this kernel's recordings, and twice as fast to read.
  * The format is the decoder's: how the writer compresses may change without
  * a new version, the reader takes any zstd frames.  Every writer (capture,
  * import, synth, events --convert) writes version 2; version 1 is what

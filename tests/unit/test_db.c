@@ -1498,6 +1498,123 @@ static size_t cols_reference(const struct mcr_event *evs, uint32_t n, uint8_t *o
 }
 
 /*
+ * The first chunk's BLOB of @path into @z (@cap bytes): its length, or 0.
+ */
+static size_t chunk_blob(const char *path, uint8_t *z, size_t cap)
+{
+	sqlite3_stmt *st = NULL;
+	size_t len = 0;
+	sqlite3 *s;
+
+	if (sqlite3_open_v2(path, &s, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_prepare_v2(s, "SELECT data FROM event_chunks ORDER BY chunk LIMIT 1", -1, &st,
+			       NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW &&
+	    (size_t)sqlite3_column_bytes(st, 0) <= cap) {
+		len = (size_t)sqlite3_column_bytes(st, 0);
+		memcpy(z, sqlite3_column_blob(st, 0), len);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(s);
+	return len;
+}
+
+/* zstd frames in @z, back to back; 0 if they do not end at @len. */
+static int zstd_frames(const uint8_t *z, size_t len)
+{
+	size_t at = 0, f;
+	int n = 0;
+
+	while (at < len) {
+		f = ZSTD_findFrameCompressedSize(z + at, len - at);
+		if (ZSTD_isError(f))
+			return 0;
+		at += f;
+		n++;
+	}
+	return n;
+}
+
+/* Times @needle (@n bytes) occurs in @hay (@len). */
+static int occurrences(const uint8_t *hay, size_t len, const uint8_t *needle, size_t n)
+{
+	const uint8_t *p = hay, *q;
+	int k = 0;
+
+	while ((q = memmem(p, len - (size_t)(p - hay), needle, n))) {
+		k++;
+		p = q + 1;
+	}
+	return k;
+}
+
+static uint64_t raw_rng(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/*
+ * A column of near-random bytes is stored raw, in a zstd frame of its own
+ * that the reader takes as one with the others.  One full chunk: id random
+ * over 16 bits (width 2, 8 bits of entropy a byte: Huffman would save
+ * nothing), pid the same values, the other columns of a few values each.
+ * By column order (ts seq kind | id | item val | pid aux level flags: seq,
+ * aux, level and flags are width 0 and join the frame before them) that is
+ * four frames, Huffman, raw, Huffman, raw; both random columns stored
+ * byte for byte, twice in all, though pid repeats id: a match from pid back
+ * into id's frame would be refused by zstd (seal fails).  Read back bit for
+ * bit.  Then the same chunk with ids of 16 values (4 bits a byte): one frame, id's bytes
+ * not stored as they are.
+ */
+TEST(test_store_raw_literals)
+{
+	enum { N = DB_CHUNK_V2_EVENTS };
+	static struct mcr_event evs[N];
+	static uint8_t ref[DB_CHUNK_V2_HDR + 8 * DB_COLS * N], z[4 * 8 * DB_COLS * N];
+	const char *path = tmp_path("rawlit.db"), *path1 = tmp_path("rawlit1.db");
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+	const uint8_t *id_col;
+	size_t len, at;
+	int round, k;
+
+	for (round = 0; round < 2; round++) {
+		const char *p = round ? path1 : path;
+
+		for (uint32_t i = 0; i < N; i++) {
+			struct mcr_event *ev = &evs[i];
+
+			memset(ev, 0, sizeof(*ev));
+			ev->ts = 1000000 + (uint64_t)i * 5 + raw_rng(&x) % 3;
+			ev->seq = i;
+			ev->kind = (uint8_t)(1 + raw_rng(&x) % 3);
+			ev->id = 1 + (round ? raw_rng(&x) % 16 * 4099 : raw_rng(&x) % 65536);
+			ev->item = (int32_t)(i % 7);
+			ev->val = (int64_t)(raw_rng(&x) % 5);
+			ev->pid = (int32_t)ev->id;
+		}
+		ASSERT_EQ(make_db(p, 1, evs, N), 0);
+		ASSERT_EQ(read_same(p, evs, N), N);
+		len = chunk_blob(p, z, sizeof(z));
+		ASSERT(len > 0);
+		cols_reference(evs, N, ref);
+		for (at = DB_CHUNK_V2_HDR, k = 0; k < DB_COL_ID; k++)
+			at += (size_t)ref[1 + k] * N;
+		ASSERT_EQ(ref[1 + DB_COL_ID], 2);
+		id_col = ref + at;
+		if (!round) {
+			ASSERT_EQ(zstd_frames(z, len), 4);
+			ASSERT_EQ(occurrences(z, len, id_col, 2 * N), 2);
+		} else {
+			ASSERT_EQ(zstd_frames(z, len), 1);
+			ASSERT_EQ(occurrences(z, len, id_col, 2 * N), 0);
+		}
+	}
+}
+
+/*
  * The writer builds version 2 columns as the events come, widening them
  * and moving their bases as it goes: its bytes are the reference's whatever
  * the order values arrive in.  Columns that fall one by one past the
@@ -2927,7 +3044,7 @@ TEST(test_corrupt_chunk_v1)
 	}
 }
 
-TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_iter_page_cache, test_iter_read_transaction, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_columns_as_written, test_store_chunk_take, test_store_version_refused,
+TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_iter_page_cache, test_iter_read_transaction, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_raw_literals, test_store_columns_as_written, test_store_chunk_take, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
 	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1, test_iter_batch_chunk_ends_v1,
 	  test_corrupt_chunk_v1, test_back_at_first_event, test_vfs_ahead_fresh,
