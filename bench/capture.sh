@@ -138,7 +138,14 @@ tracecmd_run() {
 		t_cpu=$(cpu_of "$T/t.times")
 		t_size=$(stat -c %s "$T/trace.dat" 2>/dev/null || echo 0)
 		t_line=$(row trace-cmd "$t_events" "$t_lost" "$t_cpu" "$tc_rate" "$t_base" "$t_size" "$t_traced")
-		t_note="trace-cmd: the kernel wrote $t_traced events to its buffers, $t_events are in its file: $t_left left unread in the buffers at its end, $((t_traced - t_events - t_left - t_lost)) read but not in the file"
+		# its end stats come before its last flush: what they list as unread may be in the file
+		t_miss=$((t_traced - t_lost - t_events))
+		if [ "$t_miss" -le 0 ]; then
+			t_note="trace-cmd: all $t_traced events the kernel wrote to its buffers are in its file"
+		else
+			t_gone=$((t_miss > t_left ? t_miss - t_left : 0))
+			t_note="trace-cmd: the kernel wrote $t_traced events to its buffers, $t_events are in its file: $((t_miss - t_gone)) left unread in the buffers at its end, $t_gone read but not in the file"
+		fi
 	fi
 }
 

@@ -30,13 +30,13 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <tracefs.h>
 
 #include "../harness.h"
 #include "cgroupfs.h"
 #include "cgtrack.h"
 #include "db.h"
 
-#define TRACEFS	"/sys/kernel/tracing"
 #define MAXCG	16
 
 struct kname {			/* the kernel's name of a cgroup, from cgroup_mkdir */
@@ -181,6 +181,7 @@ static struct cgroupfs v2(void)
 
 TEST(cg2_mount_and_tree)
 {
+	const char *tr;
 	char p[256];
 	int ret;
 
@@ -200,7 +201,11 @@ TEST(cg2_mount_and_tree)
 		SKIP("cannot mount cgroup2: %s", strerror(err));
 	}
 	mounted = true;
-	snprintf(inst, sizeof(inst), TRACEFS "/instances/mcr_cg2_%d", (int)getpid());
+	/* libtracefs mounts tracefs where it is missing, as memcg-capture's own lookup does */
+	tr = tracefs_tracing_dir();
+	if (!tr)
+		SKIP("no tracefs: libtracefs found none mounted and could not mount one");
+	snprintf(inst, sizeof(inst), "%s/instances/mcr_cg2_%d", tr, (int)getpid());
 	if (mkdir(inst, 0755) < 0)
 		SKIP("no tracefs instance at %s: %s (the kernel's names come from it)", inst,
 		     strerror(errno));
