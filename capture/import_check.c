@@ -21,16 +21,17 @@
 int imp_check(struct imp *im, const char *path)
 {
 	struct import_result *res = im->res;
+	const struct mcr_event *const *evs;
 	struct db_iter *it = NULL;
-	struct mcr_event ev;
 	struct db *db = NULL;
 	int err;
 
 	err = db_open_why(path, false, &db, res->why, sizeof(res->why));
 	if (!err)
 		err = db_iter_open(db, &it);
+	/* a batch at a time: the same checks, no event copied out */
 	if (!err)
-		while ((err = db_iter_next(it, &ev)) > 0)
+		while ((err = db_iter_next_batch(it, &evs)) > 0)
 			;
 	if (err < 0 && !res->why[0] && db)
 		snprintf(res->why, sizeof(res->why), "%s", db_why(db));
