@@ -44,9 +44,9 @@
  * stored raw: decoding a Huffman-coded byte costs the reader ~0.5 ns, where
  * a raw one costs what memcpy does.  In synth's 32-CPU fleet trace, whose
  * pids and cgroup ids are near random (Huffman saves 28 % of them), zstd
- * took a third of reading it; raw, they read 15 % faster in 18 % more
- * bytes.  A recording's columns save far more (its pids 90 %) and keep
- * their tables.  Sampled every 31st byte; columns under 4 KiB keep theirs.
+ * took a third of reading it; raw, the trace reads 11-25 % faster in 18 %
+ * more bytes.  A capture's columns save far more (63-99 %) and keep their
+ * tables.  Sampled every 31st byte; columns under 4 KiB keep theirs.
  */
 #define DB_CHUNK_V2_RAW_GAIN	3
 #define DB_CHUNK_V2_SAMPLE	31
