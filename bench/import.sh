@@ -59,15 +59,27 @@ if [ -z "$TRACE" ]; then
 fi
 
 "$ITER" "$TRACE" >/dev/null	# warm the page cache for both
-read -r it_cpu it_wall < <(cpu_time "$ITER" "$TRACE")
-read -r im_cpu im_wall < <(cpu_time "$REPLAY" import "$TRACE" -o "$DIR/import_bench.db" -q)
 records=$("$ITER" "$TRACE" | awk '{ print $2 }')
+# pairs, each the iteration then the import in turn: this machine's speed drifts by a
+# third within minutes, and a pair's ratio is taken within the same few seconds
+ROUNDS=${MCR_BENCH_ROUNDS:-5}
+pairs=
+for ((i = 1; i <= ROUNDS; i++)); do
+	read -r it_cpu it_wall < <(cpu_time "$ITER" "$TRACE")
+	read -r im_cpu im_wall < <(cpu_time "$REPLAY" import "$TRACE" -o "$DIR/import_bench.db" -q --force)
+	pairs+="$it_cpu $it_wall $im_cpu $im_wall"$'\n'
+done
 events=$(sqlite3 "$DIR/import_bench.db" "SELECT coalesce(sum(count), 0) FROM event_chunks" 2>/dev/null || echo 0)
 tbytes=$(stat -c %s "$TRACE") dbytes=$(stat -c %s "$DIR/import_bench.db")
-awk -v r="$records" -v e="$events" -v ic="$it_cpu" -v iw="$it_wall" -v mc="$im_cpu" \
-    -v mw="$im_wall" -v tb="$tbytes" -v db="$dbytes" 'BEGIN {
+printf '%s' "$pairs" | awk -v r="$records" -v e="$events" -v tb="$tbytes" -v db="$dbytes" '
+{ ic[NR] = $1; iw[NR] = $2; mc[NR] = $3; mw[NR] = $4; q[NR] = (e / $3) / (r / $1) }
+END {
 	printf "import: trace.dat %d records, %d bytes (%.1f B/record); database %d events, %d bytes (%.1f B/event, %.1fx the trace.dat)\n", r, tb, tb / r, e, db, db / (e ? e : 1), db / tb
-	printf "import: libtracecmd iterate only: %.2f s cpu (%.2f s wall): %.0f records/s\n", ic, iw, r / ic
-	printf "import: memcg-replay import:      %.2f s cpu (%.2f s wall): %.0f events/s\n", mc, mw, e / mc
-	printf "import: ratio import / iterate-only rate: %.2f (import costs %.1fx the iteration)\n", (e / mc) / (r / ic), mc / ic
+	for (i = 1; i <= NR; i++)
+		printf "import: pair %d: libtracecmd iterate only %.2f s cpu (%.2f s wall, %.0f records/s), memcg-replay import %.2f s cpu (%.2f s wall, %.0f events/s): ratio %.2f\n", i, ic[i], iw[i], r / ic[i], mc[i], mw[i], e / mc[i], q[i]
+	# the median of the pairs ratios (insertion sort: a handful)
+	for (i = 2; i <= NR; i++)
+		for (j = i; j > 1 && q[j - 1] > q[j]; j--) { t = q[j]; q[j] = q[j - 1]; q[j - 1] = t }
+	m = NR % 2 ? q[(NR + 1) / 2] : (q[NR / 2] + q[NR / 2 + 1]) / 2
+	printf "import: ratio import / iterate-only rate: median %.2f of %d pairs (%.2f-%.2f)\n", m, NR, q[1], q[NR]
 }'
