@@ -46,7 +46,8 @@
  * pids and cgroup ids are near random (Huffman saves 28 % of them), zstd
  * took a third of reading it; raw, the trace reads 11-25 % faster in 18 %
  * more bytes.  A capture's columns save far more (63-99 %) and keep their
- * tables.  Sampled every 31st byte; columns under 4 KiB keep theirs.
+ * tables.  Sampled every 31st byte; a column under 4 KiB is not judged, it
+ * takes the choice of the column before it (no frame of its own).
  */
 #define DB_CHUNK_V2_RAW_GAIN	3
 #define DB_CHUNK_V2_SAMPLE	31
@@ -753,10 +754,10 @@ static inline double col_log2(uint32_t x)
 }
 
 /*
- * Whether Huffman would shrink the @len bytes at @p by less than
- * 1/DB_CHUNK_V2_RAW_GAIN: their order-0 entropy, estimated on every
- * DB_CHUNK_V2_SAMPLE-th byte (prime to every width, so every byte of a value
- * is sampled alike).  A short column keeps its table, as zstd decides.
+ * Whether Huffman would shrink the @len bytes at @p (DB_CHUNK_V2_RAW_MIN
+ * at least) by less than 1/DB_CHUNK_V2_RAW_GAIN: their order-0 entropy,
+ * estimated on every DB_CHUNK_V2_SAMPLE-th byte (prime to every width, so
+ * every byte of a value is sampled alike).
  */
 static bool col_literals_poor(const uint8_t *p, size_t len)
 {
@@ -764,8 +765,6 @@ static bool col_literals_poor(const uint8_t *p, size_t len)
 	double bits;
 	size_t i, k = 0;
 
-	if (len < DB_CHUNK_V2_RAW_MIN)
-		return false;
 	for (i = 0; i < len; i += DB_CHUNK_V2_SAMPLE, k++)
 		hist[p[i]]++;
 	/*
@@ -847,9 +846,8 @@ static int db_chunk_seal_columns(struct db_chunk *c)
 		    ZSTD_isError(ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_blockDelimiters,
 							ZSTD_sf_explicitBlockDelimiters)) ||
 		    ZSTD_isError(ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_validateSequences, 1)) ||
-		    (raw_lit[k] &&
-		     ZSTD_isError(ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_literalCompressionMode,
-							 ZSTD_ps_disable))))
+		    ZSTD_isError(ZSTD_CCtx_setParameter(c->cctx, ZSTD_c_literalCompressionMode,
+							raw_lit[k] ? ZSTD_ps_disable : ZSTD_ps_auto)))
 			return -EIO;
 		z = ZSTD_compressSequences(c->cctx, (uint8_t *)c->z + zlen, c->zcap - zlen, s, n,
 					   c->raw + from, end - from);

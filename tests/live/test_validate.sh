@@ -112,9 +112,9 @@ check() {
 	fi
 
 	# replay: the kernel's policy, inferred order vs spread, at P's reads.  Not on a file
-	# that lacks events the kernel handed its recorder: trace-cmd 3.1.6 here keeps 42-61 %
-	# of what the kernel wrote for it (README, Performance), and an inference over the rest may lose to
-	# the spread model either way.
+	# that lacks events the kernel handed its recorder: trace-cmd 3.1.6 kept 42-61 % of what
+	# the kernel wrote for it on one machine of this kind, all of it on another (README,
+	# Performance), and an inference over what is left may lose to the spread model either way.
 	missing=$(sq "$db" "SELECT coalesce((SELECT sum(read) FROM cpu_stats WHERE phase = 'end'), 0)
 		- (SELECT count(*) FROM events)")
 	if [ "${missing:-0}" -gt 0 ]; then

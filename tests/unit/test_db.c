@@ -1548,14 +1548,6 @@ static int occurrences(const uint8_t *hay, size_t len, const uint8_t *needle, si
 	return k;
 }
 
-static uint64_t raw_rng(uint64_t *x)
-{
-	*x ^= *x << 13;
-	*x ^= *x >> 7;
-	*x ^= *x << 17;
-	return *x;
-}
-
 /*
  * A column of near-random bytes is stored raw, in a zstd frame of its own
  * that the reader takes as one with the others.  One full chunk: id random
@@ -1575,11 +1567,11 @@ TEST(test_store_raw_literals)
 	static struct mcr_event evs[N];
 	static uint8_t ref[DB_CHUNK_V2_HDR + 8 * DB_COLS * N], z[4 * 8 * DB_COLS * N];
 	const char *path = tmp_path("rawlit.db"), *path1 = tmp_path("rawlit1.db");
-	uint64_t x = 0x2545f4914f6cdd1dULL;
 	const uint8_t *id_col;
 	size_t len, at;
 	int round, k;
 
+	srand(30);
 	for (round = 0; round < 2; round++) {
 		const char *p = round ? path1 : path;
 
@@ -1587,12 +1579,12 @@ TEST(test_store_raw_literals)
 			struct mcr_event *ev = &evs[i];
 
 			memset(ev, 0, sizeof(*ev));
-			ev->ts = 1000000 + (uint64_t)i * 5 + raw_rng(&x) % 3;
+			ev->ts = 1000000 + (uint64_t)i * 5 + cols_rng() % 3;
 			ev->seq = i;
-			ev->kind = (uint8_t)(1 + raw_rng(&x) % 3);
-			ev->id = 1 + (round ? raw_rng(&x) % 16 * 4099 : raw_rng(&x) % 65536);
+			ev->kind = (uint8_t)(1 + cols_rng() % 3);
+			ev->id = 1 + (round ? cols_rng() % 16 * 4099 : cols_rng() % 65536);
 			ev->item = (int32_t)(i % 7);
-			ev->val = (int64_t)(raw_rng(&x) % 5);
+			ev->val = (int64_t)(cols_rng() % 5);
 			ev->pid = (int32_t)ev->id;
 		}
 		ASSERT_EQ(make_db(p, 1, evs, N), 0);
