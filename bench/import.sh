@@ -66,10 +66,13 @@ ROUNDS=${MCR_BENCH_ROUNDS:-5}
 pairs=
 for ((i = 1; i <= ROUNDS; i++)); do
 	read -r it_cpu it_wall < <(cpu_time "$ITER" "$TRACE")
-	read -r im_cpu im_wall < <(cpu_time "$REPLAY" import "$TRACE" -o "$DIR/import_bench.db" -q --force)
+	read -r im_cpu im_wall < <(cpu_time "$REPLAY" import "$TRACE" -o "$DIR/import_bench.db" -q)
 	pairs+="$it_cpu $it_wall $im_cpu $im_wall"$'\n'
 done
 events=$(sqlite3 "$DIR/import_bench.db" "SELECT coalesce(sum(count), 0) FROM event_chunks" 2>/dev/null || echo 0)
+# an import that failed (a file of the user's in MCR_BENCH_DIR is never replaced) has no rate
+[ "$events" -gt 0 ] 2>/dev/null ||
+	{ echo "import: FAIL: memcg-replay import wrote no events to $DIR/import_bench.db"; exit 1; }
 tbytes=$(stat -c %s "$TRACE") dbytes=$(stat -c %s "$DIR/import_bench.db")
 printf '%s' "$pairs" | awk -v r="$records" -v e="$events" -v tb="$tbytes" -v db="$dbytes" '
 { ic[NR] = $1; iw[NR] = $2; mc[NR] = $3; mw[NR] = $4; q[NR] = (e / $3) / (r / $1) }
