@@ -27,6 +27,14 @@ extern const char *tracecmd_get_version(struct tracecmd_input *h) __attribute__(
 extern const char *tracecmd_get_cpustats(struct tracecmd_input *h) __attribute__((weak));
 extern unsigned long tracecmd_get_in_file_version(struct tracecmd_input *h) __attribute__((weak));
 extern int tracecmd_page_size(struct tracecmd_input *h) __attribute__((weak));
+/* The copy trace-cmd convert makes (import_plain.c); @state an enum tracecmd_file_states. */
+struct tracecmd_output;
+extern int tracecmd_get_file_compress_proto(struct tracecmd_input *h, const char **name,
+					    const char **version) __attribute__((weak));
+extern struct tracecmd_output *tracecmd_copy(struct tracecmd_input *ih, const char *file,
+					     int state, int file_version,
+					     const char *compression) __attribute__((weak));
+extern void tracecmd_output_close(struct tracecmd_output *h) __attribute__((weak));
 
 /* A cgroup as far as the trace and the optional tree walk tell. */
 struct imp_cg {
@@ -62,6 +70,8 @@ struct imp_pend {
 
 struct imp {
 	const struct import_opts	*o;
+	const char			*read_path;	/* the trace.dat read: o->trace_path or */
+	char				*plain;		/* its decompressed copy (import_plain.c) */
 	struct import_result		*res;
 	struct tep_handle		*tep;
 	struct tp_decoder		dec;
@@ -104,6 +114,10 @@ static inline bool imp_rec_again(struct imp_rec_at *last, const struct tep_recor
 	last->offset = r->offset;
 	return again;
 }
+
+/* import_plain.c: *@top replaced by a handle of a decompressed copy, when one is due */
+int imp_plain(struct imp *im, struct tracecmd_input **top);
+void imp_plain_remove(struct imp *im);
 
 /* import_check.c: the readers' check of the database written at @path */
 int imp_check(struct imp *im, const char *path);

@@ -106,7 +106,7 @@ static struct tracecmd_input *imp_handle(struct imp *im, struct tracecmd_input *
 {
 	if (idx >= 0)
 		return tracecmd_buffer_instance_handle(top, idx);
-	return fresh ? tracecmd_open(im->o->trace_path, TRACECMD_FL_LOAD_NO_PLUGINS) : top;
+	return fresh ? tracecmd_open(im->read_path, TRACECMD_FL_LOAD_NO_PLUGINS) : top;
 }
 
 static void imp_handle_put(struct tracecmd_input *top, struct tracecmd_input *h)
@@ -586,14 +586,17 @@ int import_run(const struct import_opts *o, struct import_result *res)
 		return -MCR_E_CORRUPT;
 	}
 	im = calloc(1, sizeof(*im));
-	if (!im || asprintf(&tmp, "%s.partial-%d", o->out_path, (int)getpid()) < 0) {
+	if (!im || (o->in_place ? !(tmp = strdup(o->out_path)) :
+		    asprintf(&tmp, "%s.partial-%d", o->out_path, (int)getpid()) < 0)) {
 		free(im);
 		tracecmd_close(top);
 		return -ENOMEM;
 	}
 	im->o = o;
 	im->res = res;
-	err = imp_run(im, top, tmp, warn, sizeof(warn));
+	err = imp_plain(im, &top);
+	if (!err)
+		err = imp_run(im, top, tmp, warn, sizeof(warn));
 	if (im->db) {
 		int cerr = db_close(im->db);
 
@@ -601,11 +604,12 @@ int import_run(const struct import_opts *o, struct import_result *res)
 	}
 	if (!err)
 		err = imp_check(im, tmp);
-	if (!err && rename(tmp, o->out_path))
+	if (!err && !o->in_place && rename(tmp, o->out_path))
 		err = -errno;
 	if (err)
 		imp_unlink_tmp(tmp);
 	tracecmd_close(top);
+	imp_plain_remove(im);
 	imp_cgs_free(&im->cgs);
 	imp_cgs_free(&im->memcg_ids);
 	imp_pend_free(im);

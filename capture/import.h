@@ -19,7 +19,15 @@
  * place (import_check.c): their error (-MCR_E_TIME, -MCR_E_BAD_INPUT, ...)
  * and res->refused with res->why if a reader would refuse it.  The output
  * is written to a temporary name and renamed into place on success only, so
- * a failed import never destroys an existing file.
+ * a failed import never destroys an existing file; with @in_place, @out_path
+ * is the caller's temporary file, written where it is (and removed on
+ * failure), and no other name is used.
+ *
+ * A compressed (v7) trace.dat of IMPORT_PLAIN_MIN bytes or more is first
+ * decompressed by libtracecmd's own copy (what trace-cmd convert
+ * --compression none does) into @out_path with IMPORT_PLAIN_SUFFIX appended,
+ * removed before import_run() returns: libtracecmd reads a compressed file in
+ * time that grows with the square of its length (import_plain.c).
  *
  * To survive a libtracecmd 1.3.1 bug (tracecmd_open() crashes on a truncated
  * v6 file), a v6 file is first opened in a short-lived child process.
@@ -35,9 +43,21 @@
 /* Called every few thousand records; @total is 0 when unknown. */
 typedef void (*import_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
+/* When to decompress a compressed trace.dat into a plain copy before reading it. */
+enum import_plain {
+	IMPORT_PLAIN_AUTO,	/* IMPORT_PLAIN_MIN bytes or more; if the copy fails, read directly */
+	IMPORT_PLAIN_ALWAYS,	/* any compressed file; the copy's failure is the import's */
+	IMPORT_PLAIN_NEVER,
+};
+
+#define IMPORT_PLAIN_MIN	(32ull << 20)
+#define IMPORT_PLAIN_SUFFIX	"-plain"
+
 struct import_opts {
 	const char		*trace_path;	/* the trace.dat */
 	const char		*out_path;	/* the database to write (replaced on success) */
+	bool			in_place;	/* out_path is a temporary file: no rename */
+	enum import_plain	plain;
 	const char		*cgroupfs;	/* live cgroup tree to walk, or NULL */
 	const char		*options;	/* the command line, stored in meta "options" */
 	import_progress_fn	progress;	/* may be NULL */
@@ -65,6 +85,8 @@ struct import_result {
 	bool		items_named;			/* item names came from BTF */
 	const char	*detail;			/* on -MCR_E_CORRUPT: why (static string) */
 	bool		refused;			/* the readers' check refused the output */
+	bool		plain;				/* read from a decompressed copy */
+	int		plain_err;			/* AUTO: why the copy failed (read directly) */
 	char		why[256];			/* ... and why: the value and where */
 };
 

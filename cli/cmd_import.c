@@ -5,6 +5,7 @@
  */
 #include <argp.h>
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct import_args {
 	const char	*cgroupfs;
 	bool		quiet;
 	bool		force;
+	enum import_plain plain;
 };
 
 static const char import_doc[] =
@@ -45,6 +47,14 @@ static const char import_doc[] =
 "      -e cgroup:cgroup_mkdir -e cgroup:cgroup_rmdir  [COMMAND | ^C to stop]\n"
 "  memcg-replay import trace.dat -o host.db --cgroupfs /sys/fs/cgroup/memory\n"
 "\v"
+"--decompress WHEN: a compressed trace.dat (trace-cmd 3's default) of 32 MiB\n"
+"or more (auto; any size: always) is first decompressed by libtracecmd into a\n"
+"plain copy beside FILE (its temporary name with -plain appended, about 15\n"
+"times the trace.dat's size), read, then removed: libtracecmd reads a\n"
+"compressed file in time that grows with the square of its length, and holds\n"
+"all of it decompressed in memory.  Under auto, a copy that fails (a full\n"
+"disk) is named in a warning and the file is read as it is.\n"
+"\n"
 "FILE defaults to TRACE with its extension replaced by .db.  It is written under a\n"
 "temporary name and renamed at the end, so a failed import leaves no file behind\n"
 "and never replaces an existing one.  FILE is never the input, nor a device or FIFO;\n"
@@ -59,6 +69,7 @@ static const struct argp_option import_options[] = {
 	{ "output",	'o', "FILE", 0, "trace database to write (replaced if it exists)", 0 },
 	{ "cgroupfs",	'c', "PATH", 0, "walk this live cgroup tree (e.g. /sys/fs/cgroup/memory) "
 					"for cgroups that existed before the recording", 0 },
+	{ "decompress",	'd', "WHEN", 0, "auto (default), always or never", 0 },
 	{ "quiet",	'q', NULL,   0, "print nothing but errors", 0 },
 	{ "force",	'f', NULL,   0, "replace FILE even if it is not a memcg-replay database "
 					"(never the input, a device, FIFO or directory)", 0 },
@@ -75,6 +86,16 @@ static error_t import_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'c':
 		a->cgroupfs = arg;
+		break;
+	case 'd':
+		if (!strcmp(arg, "auto"))
+			a->plain = IMPORT_PLAIN_AUTO;
+		else if (!strcmp(arg, "always"))
+			a->plain = IMPORT_PLAIN_ALWAYS;
+		else if (!strcmp(arg, "never"))
+			a->plain = IMPORT_PLAIN_NEVER;
+		else
+			argp_error(state, "--decompress %s: auto, always or never", arg);
 		break;
 	case 'q':
 		a->quiet = true;
@@ -149,8 +170,9 @@ static void import_summary(const struct import_args *a, const struct import_resu
 		if (r->per_kind[k])
 			printf("  %-28s %llu\n", mcr_event_kind_name(k),
 			       (unsigned long long)r->per_kind[k]);
-	printf("  cpus %d, trace.dat v%d, memory hierarchy %d (%s)\n", r->nr_cpus,
-	       r->file_version, r->hierarchy_id, r->hierarchy_how);
+	printf("  cpus %d, trace.dat v%d%s, memory hierarchy %d (%s)\n", r->nr_cpus,
+	       r->file_version, r->plain ? " (read from a decompressed copy)" : "",
+	       r->hierarchy_id, r->hierarchy_how);
 	printf("  cgroups %llu (%llu of unknown parent); rstat/mkdir/rmdir of other hierarchies "
 	       "dropped: %llu\n", (unsigned long long)r->cgroups,
 	       (unsigned long long)r->parent_unknown, (unsigned long long)r->other_hierarchy);
@@ -159,6 +181,10 @@ static void import_summary(const struct import_args *a, const struct import_resu
 /* The one-line warnings the import's findings deserve; the import itself succeeded. */
 static void import_warnings(const struct import_args *a, const struct import_result *r)
 {
+	if (r->plain_err)
+		cli_msg("warning: could not decompress %s into a plain copy beside the output (%s): "
+			"read it compressed, which takes longer the larger the file", a->trace,
+			mcr_strerror(r->plain_err));
 	if (r->parent_unknown)
 		cli_msg("warning: %llu cgroup ids have no known parent and were attached under "
 			"the root%s", (unsigned long long)r->parent_unknown,
@@ -182,6 +208,9 @@ static void import_warnings(const struct import_args *a, const struct import_res
 }
 
 /* Errors of writing, not of reading: the input was opened before the output grew. */
+/* above which malloc() maps: below libtracecmd's decompressed chunks */
+#define IMPORT_MMAP_THRESHOLD	(32 * 1024)
+
 static bool import_output_error(int err)
 {
 	return err == -ENOSPC || err == -EDQUOT || err == -EROFS || err == -EFBIG;
@@ -220,9 +249,19 @@ int cmd_import(int argc, char **argv)
 	if (a.quiet)
 		cli_progress_quiet(&prog);
 	o = (struct import_opts){
-		.trace_path = a.trace, .out_path = of.tmp, .cgroupfs = a.cgroupfs,
+		.trace_path = a.trace, .out_path = of.tmp, .in_place = true, .plain = a.plain,
+		.cgroupfs = a.cgroupfs,
 		.options = opts, .progress = import_progress, .progress_ctx = &prog,
 	};
+	/*
+	 * libtracecmd 1.3.1 keeps the chunks of a compressed (v7) trace.dat
+	 * it has decompressed in a list that grows with the file and that it
+	 * walks at every page it frees: the walk is most of the import of a
+	 * large file.  Its buffers, 32 to 64 KiB, mmapped instead of taken
+	 * from the heap leave the list's nodes close together, and the walk
+	 * twice as fast (README, Performance: bench/import.sh).
+	 */
+	mallopt(M_MMAP_THRESHOLD, IMPORT_MMAP_THRESHOLD);
 	err = import_run(&o, &res);
 	cli_progress_done(&prog, res.records);
 	free(opts);

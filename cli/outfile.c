@@ -15,11 +15,17 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "import.h"
 #include "outfile.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const char *const outfile_sfx[] = { "", "-wal", "-shm", "-journal" };
+/*
+ * Beside the temporary file only, never the final one: import's decompressed
+ * copy of a compressed trace.dat (import.h).
+ */
+static const char *const outfile_tmp_sfx[] = { IMPORT_PLAIN_SUFFIX };
 
 /*
  * A memcg-replay database: the SQLite magic, then our application_id, which
@@ -81,7 +87,7 @@ int outfile_check(const char *path, const char *input, bool force, const char **
 }
 
 /* What a signal removes: the temporary file and its sidecars, named in advance. */
-static char outfile_sig_names[ARRAY_SIZE(outfile_sfx)][PATH_MAX + 16];
+static char outfile_sig_names[ARRAY_SIZE(outfile_sfx) + ARRAY_SIZE(outfile_tmp_sfx)][PATH_MAX + 16];
 static volatile sig_atomic_t outfile_armed;
 static const int outfile_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static struct sigaction outfile_old[ARRAY_SIZE(outfile_signals)];
@@ -91,7 +97,7 @@ static void outfile_on_signal(int sig)
 	size_t i;
 
 	if (outfile_armed)
-		for (i = 0; i < ARRAY_SIZE(outfile_sfx); i++)
+		for (i = 0; i < ARRAY_SIZE(outfile_sig_names); i++)
 			unlink(outfile_sig_names[i]);	/* async-signal-safe */
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -102,9 +108,10 @@ static void outfile_arm(const char *tmp)
 	struct sigaction sa = { .sa_handler = outfile_on_signal };
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(outfile_sfx); i++)
+	for (i = 0; i < ARRAY_SIZE(outfile_sig_names); i++)
 		snprintf(outfile_sig_names[i], sizeof(outfile_sig_names[i]), "%s%s", tmp,
-			 outfile_sfx[i]);
+			 i < ARRAY_SIZE(outfile_sfx) ? outfile_sfx[i] :
+			 outfile_tmp_sfx[i - ARRAY_SIZE(outfile_sfx)]);
 	outfile_armed = 1;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < ARRAY_SIZE(outfile_signals); i++)
@@ -172,9 +179,16 @@ int outfile_begin(struct outfile *of, const char *path)
 
 void outfile_abort(struct outfile *of)
 {
+	char name[PATH_MAX + 16];
+	size_t i;
+
 	if (!of->tmp)
 		return;
 	outfile_unlink(of->tmp, 0);
+	for (i = 0; i < ARRAY_SIZE(outfile_tmp_sfx); i++) {
+		snprintf(name, sizeof(name), "%s%s", of->tmp, outfile_tmp_sfx[i]);
+		unlink(name);
+	}
 	outfile_disarm();
 	free(of->tmp);
 	of->tmp = NULL;

@@ -61,6 +61,9 @@ same completion_validate_policy "$(comp _memcg_replay memcg-replay validate -p '
 	"$(words <<<"auto break legacy continue")"
 same completion_report_format "$(comp _memcg_replay memcg-replay report --format '')" "csv html json table"
 same completion_validate_format "$(comp _memcg_replay memcg-replay validate -f '')" "json text"
+same completion_import_decompress "$(comp _memcg_replay memcg-replay import --decompress '')" \
+	"always auto never"
+same completion_import_decompress_short "$(comp _memcg_replay memcg-replay import -d n)" never
 same completion_scenarios "$(comp _memcg_replay memcg-replay synth --scenario '')" \
 	"$("$REPLAY" synth --help | listed Scenarios)"
 got=$(comp _memcg_replay memcg-replay replay --sample-ms '')
