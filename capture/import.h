@@ -50,7 +50,7 @@ enum import_plain {
 	IMPORT_PLAIN_NEVER,
 };
 
-#define IMPORT_PLAIN_MIN	(32ull << 20)
+#define IMPORT_PLAIN_MIN	(8ull << 20)
 #define IMPORT_PLAIN_SUFFIX	"-plain"
 
 struct import_opts {

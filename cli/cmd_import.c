@@ -47,7 +47,7 @@ static const char import_doc[] =
 "      -e cgroup:cgroup_mkdir -e cgroup:cgroup_rmdir  [COMMAND | ^C to stop]\n"
 "  memcg-replay import trace.dat -o host.db --cgroupfs /sys/fs/cgroup/memory\n"
 "\v"
-"--decompress WHEN: a compressed trace.dat (trace-cmd 3's default) of 32 MiB\n"
+"--decompress WHEN: a compressed trace.dat (trace-cmd 3's default) of 8 MiB\n"
 "or more (auto; any size: always) is first decompressed by libtracecmd into a\n"
 "plain copy beside FILE (its temporary name with -plain appended, about 15\n"
 "times the trace.dat's size), read, then removed: libtracecmd reads a\n"
