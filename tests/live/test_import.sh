@@ -156,8 +156,35 @@ elif mkdir "$T_TMP/small" && mount -t tmpfs -o size=$room mcr-imp "$T_TMP/small"
 	expect_match import_live_plain_enospc_clean '^$' "$(ls -A "$T_TMP/small")"
 	expect_exit import_live_plain_never 0 "$REPLAY" import "$T_TMP/t.dat" \
 		-o "$T_TMP/small/t.db" --decompress never
+	rm -f "$T_TMP/small/t.db"
 else
 	skip import_live_plain_enospc "cannot mount a tmpfs"
+fi
+# auto: t.dat with zeros appended to 8 MiB (never read: the last options section says
+# where the file's sections end) is due a copy, which the same tmpfs cannot hold; the
+# import warns, reads the file as it is and writes the same events
+if [ -d "$T_TMP/small" ] && mountpoint -q "$T_TMP/small"; then
+	cp "$T_TMP/t.dat" "$T_TMP/t8.dat" && truncate -s 8M "$T_TMP/t8.dat"
+	if expect_exit import_live_plain_fallback 0 "$REPLAY" import "$T_TMP/t8.dat" \
+		-o "$T_TMP/small/t8.db" --cgroupfs "$MOUNT"; then
+		expect_match import_live_plain_fallback_warns \
+			'warning: could not decompress .*t8.dat into a plain copy .*No space left' "$T_ERR"
+		grep -q 'decompressed copy' <<<"$T_OUT" && fail import_live_plain_fallback_direct \
+			"says it read a copy: $T_OUT" || pass import_live_plain_fallback_direct
+		[ "$("$REPLAY" events "$D" | md5sum)" = \
+		  "$("$REPLAY" events "$T_TMP/small/t8.db" | md5sum)" ] &&
+			pass import_live_plain_fallback_same || fail import_live_plain_fallback_same \
+			"the events differ from the direct import"
+		expect_match import_live_plain_fallback_clean '^t8\.db$' "$(ls -A "$T_TMP/small")"
+	fi
+	# and with room for it, auto reads the copy: the same events again
+	if expect_exit import_live_plain_auto_big 0 "$REPLAY" import "$T_TMP/t8.dat" \
+		-o "$T_TMP/t8.db" --cgroupfs "$MOUNT"; then
+		expect_match import_live_plain_auto_big_said 'read from a decompressed copy' "$T_OUT"
+		[ "$("$REPLAY" events "$D" | md5sum)" = "$("$REPLAY" events "$T_TMP/t8.db" | md5sum)" ] &&
+			pass import_live_plain_auto_big_same || fail import_live_plain_auto_big_same \
+			"the events differ from the direct import"
+	fi
 fi
 expect_exit import_live_plain_bad_when 2 "$REPLAY" import "$T_TMP/t.dat" -o "$T_TMP/x.db" \
 	--decompress sometimes
