@@ -207,10 +207,10 @@ static void import_warnings(const struct import_args *a, const struct import_res
 			"hierarchy were kept (use --cgroupfs on the recording host)");
 }
 
-/* Errors of writing, not of reading: the input was opened before the output grew. */
 /* above which malloc() maps: below libtracecmd's decompressed chunks */
 #define IMPORT_MMAP_THRESHOLD	(32 * 1024)
 
+/* Errors of writing, not of reading: the input was opened before the output grew. */
 static bool import_output_error(int err)
 {
 	return err == -ENOSPC || err == -EDQUOT || err == -EROFS || err == -EFBIG;

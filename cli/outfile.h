@@ -7,7 +7,8 @@
  * @path may be replaced: only a regular file (or nothing) that is not the
  * input (same inode) and, unless forced, is a memcg-replay database or empty.
  * outfile_begin() names a temporary file in the same directory (so the final
- * rename(2) is atomic) and arms SIGINT/SIGTERM/SIGHUP to remove it;
+ * rename(2) is atomic) and arms SIGINT/SIGTERM/SIGHUP to remove it, its
+ * SQLite sidecars and import's decompressed copy beside it (import.h);
  * outfile_commit() renames it (and a -wal its writer could not checkpoint)
  * over @path once the writer has closed it, and
  * outfile_abort() removes it.  Until commit the old @path is never touched,
