@@ -185,6 +185,27 @@ if [ -d "$T_TMP/small" ] && mountpoint -q "$T_TMP/small"; then
 			pass import_live_plain_auto_big_same || fail import_live_plain_auto_big_same \
 			"the events differ from the direct import"
 	fi
+	# SIGTERM while the copy is being written, and while the database is (its -wal is
+	# there), leaves the directory empty: no temporary file, copy, -wal or -shm (the
+	# import's own .partial file and its sidecars were left before)
+	for phase in plain wal; do
+		mkdir "$T_TMP/int-$phase"
+		"$REPLAY" import "$T_TMP/t8.dat" -o "$T_TMP/int-$phase/t8.db" -q &
+		pid=$!
+		until compgen -G "$T_TMP/int-$phase/.*-$phase" >/dev/null || ! kill -0 $pid 2>/dev/null
+		do sleep 0.005; done
+		kill -TERM $pid 2>/dev/null
+		wait $pid
+		rc=$?
+		left=$(ls -A "$T_TMP/int-$phase" | tr '\n' ' ')
+		if [ $rc = 0 ]; then
+			skip import_live_interrupted_$phase "the import ended before its $phase file was seen"
+		elif [ $rc = 143 ] && [ -z "$left" ]; then
+			pass import_live_interrupted_$phase
+		else
+			fail import_live_interrupted_$phase "exit $rc, left: $left"
+		fi
+	done
 fi
 expect_exit import_live_plain_bad_when 2 "$REPLAY" import "$T_TMP/t.dat" -o "$T_TMP/x.db" \
 	--decompress sometimes
