@@ -95,11 +95,9 @@ END {
 	printf "import: trace.dat %d records, %d bytes (%.1f B/record); database %d events, %d bytes (%.1f B/event, %.1fx the trace.dat)\n", r, tb, tb / r, e, db, db / (e ? e : 1), db / tb
 	for (i = 1; i <= NR; i++)
 		printf "import: round %d: libtracecmd iterate only %.2f s cpu (%.2f s wall, %.0f records/s), with mmap threshold %d %.2f s cpu (%.0f records/s); memcg-replay import %.2f s cpu (%.2f s wall, %.0f events/s): ratios %.2f, %.2f\n", i, ic[i], iw[i], r / ic[i], th, tc[i], r / tc[i], mc[i], mw[i], e / mc[i], q[i], u[i]
-	lo = q[1]; hi = q[1]; ulo = u[1]; uhi = u[1]
-	for (i = 2; i <= NR; i++) {
-		lo = q[i] < lo ? q[i] : lo; hi = q[i] > hi ? q[i] : hi
-		ulo = u[i] < ulo ? u[i] : ulo; uhi = u[i] > uhi ? u[i] : uhi
-	}
-	printf "import: ratio import / iterate-only rate, libtracecmd as a user runs it: median %.2f of %d rounds (%.2f-%.2f)\n", median(q, NR), NR, lo, hi
-	printf "import: ratio import / iterate-only rate, libtracecmd with import'"'"'s mmap threshold: median %.2f of %d rounds (%.2f-%.2f)\n", median(u, NR), NR, ulo, uhi
+	# median() sorts its array: the least and the greatest are then its ends
+	m = median(q, NR)
+	printf "import: ratio import / iterate-only rate, libtracecmd as a user runs it: median %.2f of %d rounds (%.2f-%.2f)\n", m, NR, q[1], q[NR]
+	m = median(u, NR)
+	printf "import: ratio import / iterate-only rate, libtracecmd with import'"'"'s mmap threshold: median %.2f of %d rounds (%.2f-%.2f)\n", m, NR, u[1], u[NR]
 }'

@@ -70,8 +70,7 @@ struct imp_pend {
 
 struct imp {
 	const struct import_opts	*o;
-	const char			*read_path;	/* the trace.dat read: o->trace_path or */
-	char				*plain;		/* its decompressed copy (import_plain.c) */
+	char				*plain;		/* o->trace_path decompressed, read instead (import_plain.c) */
 	struct import_result		*res;
 	struct tep_handle		*tep;
 	struct tp_decoder		dec;

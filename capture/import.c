@@ -106,7 +106,8 @@ static struct tracecmd_input *imp_handle(struct imp *im, struct tracecmd_input *
 {
 	if (idx >= 0)
 		return tracecmd_buffer_instance_handle(top, idx);
-	return fresh ? tracecmd_open(im->read_path, TRACECMD_FL_LOAD_NO_PLUGINS) : top;
+	return fresh ? tracecmd_open(im->plain ?: im->o->trace_path, TRACECMD_FL_LOAD_NO_PLUGINS) :
+		       top;
 }
 
 static void imp_handle_put(struct tracecmd_input *top, struct tracecmd_input *h)

@@ -32,7 +32,7 @@
 /* enum tracecmd_file_states of trace-cmd's private header: copy up to the trace data */
 #define IMP_FILE_CPU_FLYRECORD	11
 
-/* Whether @top (the file at @path) is compressed and due a copy under @o's policy. */
+/* Whether @top (of o->trace_path) is compressed and due a copy under @o's policy. */
 static bool imp_plain_due(const struct import_opts *o, struct tracecmd_input *top)
 {
 	const char *name = NULL, *version = NULL;
@@ -88,7 +88,7 @@ out:
 
 /**
  * imp_plain() - read a compressed trace.dat from a decompressed copy.
- * @im:  the import; im->read_path is set to what is read from here on
+ * @im:  the import; im->plain names the copy, read from here on
  * @top: the handle of o->trace_path; replaced by one of the copy
  *
  * Does nothing for a file that is not compressed, under IMPORT_PLAIN_NEVER,
@@ -103,7 +103,6 @@ int imp_plain(struct imp *im, struct tracecmd_input **top)
 	struct tracecmd_input *h;
 	int err, version;
 
-	im->read_path = o->trace_path;
 	if (!tracecmd_get_file_compress_proto || !tracecmd_copy || !tracecmd_output_close) {
 		if (o->plain != IMPORT_PLAIN_ALWAYS)
 			return 0;
@@ -123,7 +122,7 @@ int imp_plain(struct imp *im, struct tracecmd_input **top)
 		err = err ?: -MCR_E_CORRUPT;
 		imp_plain_remove(im);
 		if (o->plain == IMPORT_PLAIN_ALWAYS) {
-			im->res->detail = "libtracecmd could not write a decompressed copy";
+			im->res->detail = "libtracecmd could not make or open a decompressed copy";
 			return err;
 		}
 		im->res->plain_err = err;
@@ -131,7 +130,6 @@ int imp_plain(struct imp *im, struct tracecmd_input **top)
 	}
 	tracecmd_close(*top);
 	*top = h;
-	im->read_path = im->plain;
 	im->res->plain = true;
 	return 0;
 }
@@ -144,5 +142,4 @@ void imp_plain_remove(struct imp *im)
 	unlink(im->plain);
 	free(im->plain);
 	im->plain = NULL;
-	im->read_path = im->o->trace_path;
 }

@@ -20,12 +20,14 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-static const char *const outfile_sfx[] = { "", "-wal", "-shm", "-journal" };
 /*
- * Beside the temporary file only, never the final one: import's decompressed
- * copy of a compressed trace.dat (import.h).
+ * What lies beside a database: itself, SQLite's sidecars; then what only
+ * ever lies beside the temporary file, never the final one: import's
+ * decompressed copy of a compressed trace.dat (import.h).
  */
-static const char *const outfile_tmp_sfx[] = { IMPORT_PLAIN_SUFFIX };
+static const char *const outfile_sfx[] = { "", "-wal", "-shm", "-journal", IMPORT_PLAIN_SUFFIX };
+#define OUTFILE_SFX_DB		4	/* outfile_sfx[0 .. 4): the database's own */
+#define OUTFILE_SFX_ALL		ARRAY_SIZE(outfile_sfx)
 
 /*
  * A memcg-replay database: the SQLite magic, then our application_id, which
@@ -87,7 +89,7 @@ int outfile_check(const char *path, const char *input, bool force, const char **
 }
 
 /* What a signal removes: the temporary file and its sidecars, named in advance. */
-static char outfile_sig_names[ARRAY_SIZE(outfile_sfx) + ARRAY_SIZE(outfile_tmp_sfx)][PATH_MAX + 16];
+static char outfile_sig_names[OUTFILE_SFX_ALL][PATH_MAX + 16];
 static volatile sig_atomic_t outfile_armed;
 static const int outfile_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static struct sigaction outfile_old[ARRAY_SIZE(outfile_signals)];
@@ -110,8 +112,7 @@ static void outfile_arm(const char *tmp)
 
 	for (i = 0; i < ARRAY_SIZE(outfile_sig_names); i++)
 		snprintf(outfile_sig_names[i], sizeof(outfile_sig_names[i]), "%s%s", tmp,
-			 i < ARRAY_SIZE(outfile_sfx) ? outfile_sfx[i] :
-			 outfile_tmp_sfx[i - ARRAY_SIZE(outfile_sfx)]);
+			 outfile_sfx[i]);
 	outfile_armed = 1;
 	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < ARRAY_SIZE(outfile_signals); i++)
@@ -129,14 +130,14 @@ static void outfile_disarm(void)
 	outfile_armed = 0;
 }
 
-/* Unlink @base plus each suffix of outfile_sfx from @first on; the first errno other than ENOENT. */
-static int outfile_unlink(const char *base, size_t first)
+/* Unlink @base plus outfile_sfx[@first .. @end); the first errno other than ENOENT. */
+static int outfile_unlink(const char *base, size_t first, size_t end)
 {
 	char name[PATH_MAX + 16];
 	int err = 0;
 	size_t i;
 
-	for (i = first; i < ARRAY_SIZE(outfile_sfx); i++) {
+	for (i = first; i < end; i++) {
 		snprintf(name, sizeof(name), "%s%s", base, outfile_sfx[i]);
 		if (unlink(name) < 0 && errno != ENOENT && !err)
 			err = -errno;
@@ -179,16 +180,9 @@ int outfile_begin(struct outfile *of, const char *path)
 
 void outfile_abort(struct outfile *of)
 {
-	char name[PATH_MAX + 16];
-	size_t i;
-
 	if (!of->tmp)
 		return;
-	outfile_unlink(of->tmp, 0);
-	for (i = 0; i < ARRAY_SIZE(outfile_tmp_sfx); i++) {
-		snprintf(name, sizeof(name), "%s%s", of->tmp, outfile_tmp_sfx[i]);
-		unlink(name);
-	}
+	outfile_unlink(of->tmp, 0, OUTFILE_SFX_ALL);
 	outfile_disarm();
 	free(of->tmp);
 	of->tmp = NULL;
@@ -200,7 +194,7 @@ int outfile_commit(struct outfile *of)
 	int err;
 
 	/* an old database's -wal would be replayed into the new file */
-	err = outfile_unlink(of->path, 1);
+	err = outfile_unlink(of->path, 1, OUTFILE_SFX_DB);
 	if (!err && rename(of->tmp, of->path) < 0)
 		err = -errno;
 	if (err) {
@@ -216,7 +210,7 @@ int outfile_commit(struct outfile *of)
 	snprintf(to, sizeof(to), "%s-wal", of->path);
 	if (rename(from, to) < 0 && errno != ENOENT)
 		err = -errno;
-	outfile_unlink(of->tmp, 1);
+	outfile_unlink(of->tmp, 1, OUTFILE_SFX_ALL);
 	outfile_disarm();
 	free(of->tmp);
 	of->tmp = NULL;

@@ -32,6 +32,9 @@ count_report() {
 
 db1() { sqlite3 "$1" "$2"; }
 
+# same_events A B: the two databases hand out the same events, in the same order
+same_events() { [ "$("$REPLAY" events "$1" | md5sum)" = "$("$REPLAY" events "$2" | md5sum)" ]; }
+
 mem_find
 reason=$(why_not)
 if [ -n "$reason" ]; then
@@ -120,7 +123,7 @@ span=$(db1 "$D" "SELECT (SELECT value FROM meta WHERE key = 'capture_start_ns') 
 expect_match import_live_meta_span '^1$' "$span"
 
 # ---- a decompressed copy first (import_plain.c): the same database, nothing left beside it ----
-# t.dat is trace-cmd's default v7, zstd-compressed; below 32 MiB, auto reads it directly
+# t.dat is trace-cmd's default v7, zstd-compressed; below 8 MiB, auto reads it directly
 grep -q 'decompressed copy' <<<"$("$REPLAY" import "$T_TMP/t.dat" -o "$T_TMP/t-auto.db" \
 	--cgroupfs "$MOUNT" 2>&1)" && fail import_live_plain_auto "a small file was copied" ||
 	pass import_live_plain_auto
@@ -129,8 +132,7 @@ if expect_exit import_live_plain 0 "$REPLAY" import "$T_TMP/t.dat" -o "$T_TMP/pl
 	--cgroupfs "$MOUNT" --decompress always; then
 	expect_match import_live_plain_said 'v7 \(read from a decompressed copy\)' "$T_OUT"
 	same=1
-	[ "$("$REPLAY" events "$D" | md5sum)" = "$("$REPLAY" events "$T_TMP/plain/t.db" | md5sum)" ] ||
-		same=0
+	same_events "$D" "$T_TMP/plain/t.db" || same=0
 	for q in "SELECT * FROM cgroups ORDER BY id" "SELECT * FROM cpu_stats" \
 		 "SELECT key, value FROM meta ORDER BY key"; do
 		[ "$(db1 "$D" "$q")" = "$(db1 "$T_TMP/plain/t.db" "$q")" ] || same=0
@@ -171,19 +173,16 @@ if [ -d "$T_TMP/small" ] && mountpoint -q "$T_TMP/small"; then
 			'warning: could not decompress .*t8.dat into a plain copy .*No space left' "$T_ERR"
 		grep -q 'decompressed copy' <<<"$T_OUT" && fail import_live_plain_fallback_direct \
 			"says it read a copy: $T_OUT" || pass import_live_plain_fallback_direct
-		[ "$("$REPLAY" events "$D" | md5sum)" = \
-		  "$("$REPLAY" events "$T_TMP/small/t8.db" | md5sum)" ] &&
-			pass import_live_plain_fallback_same || fail import_live_plain_fallback_same \
-			"the events differ from the direct import"
+		same_events "$D" "$T_TMP/small/t8.db" && pass import_live_plain_fallback_same ||
+			fail import_live_plain_fallback_same "the events differ from the direct import"
 		expect_match import_live_plain_fallback_clean '^t8\.db$' "$(ls -A "$T_TMP/small")"
 	fi
 	# and with room for it, auto reads the copy: the same events again
 	if expect_exit import_live_plain_auto_big 0 "$REPLAY" import "$T_TMP/t8.dat" \
 		-o "$T_TMP/t8.db" --cgroupfs "$MOUNT"; then
 		expect_match import_live_plain_auto_big_said 'read from a decompressed copy' "$T_OUT"
-		[ "$("$REPLAY" events "$D" | md5sum)" = "$("$REPLAY" events "$T_TMP/t8.db" | md5sum)" ] &&
-			pass import_live_plain_auto_big_same || fail import_live_plain_auto_big_same \
-			"the events differ from the direct import"
+		same_events "$D" "$T_TMP/t8.db" && pass import_live_plain_auto_big_same ||
+			fail import_live_plain_auto_big_same "the events differ from the direct import"
 	fi
 	# SIGTERM while the copy is being written, and while the database is (its -wal is
 	# there), leaves the directory empty: no temporary file, copy, -wal or -shm (the
@@ -225,10 +224,8 @@ if record "$T_TMP/b.dat" -B "mcr_imp_$$"; then
 	# libtracecmd's copy keeps the instance
 	if expect_exit import_live_instance_plain 0 "$REPLAY" import "$T_TMP/b.dat" \
 		-o "$T_TMP/b-plain.db" --decompress always; then
-		[ "$("$REPLAY" events "$T_TMP/b.db" | md5sum)" = \
-		  "$("$REPLAY" events "$T_TMP/b-plain.db" | md5sum)" ] &&
-			pass import_live_instance_plain_same || fail import_live_instance_plain_same \
-			"the events differ from the direct import"
+		same_events "$T_TMP/b.db" "$T_TMP/b-plain.db" && pass import_live_instance_plain_same ||
+			fail import_live_instance_plain_same "the events differ from the direct import"
 	fi
 else
 	fail import_live_instance "trace-cmd -B wrote nothing: $(tail -n 2 "$T_TMP/rec.err")"
