@@ -114,8 +114,8 @@ static inline bool imp_rec_again(struct imp_rec_at *last, const struct tep_recor
 	return again;
 }
 
-/* import_plain.c: *@top replaced by a handle of a decompressed copy, when one is due */
-int imp_plain(struct imp *im, struct tracecmd_input **top);
+/* import_plain.c: *@top replaced by a handle of a decompressed copy beside @tmp, when due */
+int imp_plain(struct imp *im, struct tracecmd_input **top, const char *tmp);
 void imp_plain_remove(struct imp *im);
 
 /* import_check.c: the readers' check of the database written at @path */

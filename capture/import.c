@@ -595,7 +595,7 @@ int import_run(const struct import_opts *o, struct import_result *res)
 	}
 	im->o = o;
 	im->res = res;
-	err = imp_plain(im, &top);
+	err = imp_plain(im, &top, tmp);
 	if (!err)
 		err = imp_run(im, top, tmp, warn, sizeof(warn));
 	if (im->db) {

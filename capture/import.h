@@ -25,9 +25,11 @@
  *
  * A compressed (v7) trace.dat of IMPORT_PLAIN_MIN bytes or more is first
  * decompressed by libtracecmd's own copy (what trace-cmd convert
- * --compression none does) into @out_path with IMPORT_PLAIN_SUFFIX appended,
- * removed before import_run() returns: libtracecmd reads a compressed file in
- * time that grows with the square of its length (import_plain.c).
+ * --compression none does) beside the database being written, under its
+ * temporary name (@out_path itself with @in_place) with IMPORT_PLAIN_SUFFIX
+ * appended, and removed before import_run() returns: libtracecmd reads a
+ * compressed file in time that grows with the square of its length
+ * (import_plain.c).  No name of the caller's is written but @out_path.
  *
  * To survive a libtracecmd 1.3.1 bug (tracecmd_open() crashes on a truncated
  * v6 file), a v6 file is first opened in a short-lived child process.

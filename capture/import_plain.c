@@ -14,8 +14,9 @@
  * smallest recording measured, the copy still saves 8 % of the CPU and 40 %
  * of the peak memory: AUTO copies from IMPORT_PLAIN_MIN, 8 MiB.
  *
- * The copy is written beside the output (o->out_path IMPORT_PLAIN_SUFFIX): the
- * caller's clean-up on a signal knows that name.  It takes about fifteen times
+ * The copy is written beside the database being written, under its temporary
+ * name with IMPORT_PLAIN_SUFFIX appended: never a name the caller may own, and
+ * with in_place, a name the caller's clean-up on a signal knows.  It takes about fifteen times
  * the compressed file's size until the import ends.
  */
 #include <errno.h>
@@ -90,6 +91,7 @@ out:
  * imp_plain() - read a compressed trace.dat from a decompressed copy.
  * @im:  the import; im->plain names the copy, read from here on
  * @top: the handle of o->trace_path; replaced by one of the copy
+ * @tmp: the database's temporary name, beside which the copy is written
  *
  * Does nothing for a file that is not compressed, under IMPORT_PLAIN_NEVER,
  * below IMPORT_PLAIN_MIN under AUTO, or with a libtracecmd that does not
@@ -97,7 +99,7 @@ out:
  * kept in res->plain_err: the file is read directly.  Returns 0, or under
  * ALWAYS the copy's error.
  */
-int imp_plain(struct imp *im, struct tracecmd_input **top)
+int imp_plain(struct imp *im, struct tracecmd_input **top, const char *tmp)
 {
 	const struct import_opts *o = im->o;
 	struct tracecmd_input *h;
@@ -111,7 +113,7 @@ int imp_plain(struct imp *im, struct tracecmd_input **top)
 	}
 	if (!imp_plain_due(o, *top))
 		return 0;
-	if (asprintf(&im->plain, "%s%s", o->out_path, IMPORT_PLAIN_SUFFIX) < 0) {
+	if (asprintf(&im->plain, "%s%s", tmp, IMPORT_PLAIN_SUFFIX) < 0) {
 		im->plain = NULL;
 		return -ENOMEM;
 	}
