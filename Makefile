@@ -3,7 +3,8 @@
 #   make check      build, run every test, then again under ASan+UBSan (build-san/)
 #   make test       run the suite once (build/)
 #   make bench      build and run the benchmarks
-#   make deps       install the Debian packages (root)
+#   make deps       install the Debian packages the build and demo need (root);
+#                   with check, test, fuzz, deb or bench beside it, theirs too
 #   make fuzz       libFuzzer targets (clang) for FUZZ_SECONDS each (default 600)
 #   make demo       the main job: capture (or synthesize) -> replay -> report
 #   make install PREFIX=/usr/local
@@ -161,20 +162,34 @@ bench: all
 demo: all
 	MCR_BUILD=$(O) cli/demo.sh
 
+# `make deps` installs (apt-get, root) what the build and `make demo` need; with a
+# goal that needs more beside it (`make deps check`), that goal's tools as well:
+# the suite's (man pages, completion, the .deb, the HTML report in a browser,
+# libFuzzer, live trace-cmd and iperf3 tests) or the benchmarks'.  `make
+# deps-test` installs the suite's without running it.
+DEPS_BUILD	:= build-essential pkg-config \
+		   libtracefs-dev libtraceevent-dev libtracecmd-dev \
+		   libbpf-dev libsqlite3-dev sqlite3 libzstd-dev
+DEPS_TEST	:= trace-cmd help2man man-db bash-completion \
+		   debhelper dpkg-dev devscripts lintian fakeroot \
+		   chromium libxml2-utils python3 iperf3 zstd \
+		   clang libclang-rt-14-dev
+DEPS_BENCH	:= trace-cmd iperf3 bc
+DEPS_TEST_GOALS	:= check test deps-test fuzz fuzz-build fuzz-replay man install deb deb-test
+DEPS_BENCH_GOALS := bench
 deps:
 	apt-get update
-	apt-get install -y --no-install-recommends build-essential pkg-config \
-		libtracefs-dev libtraceevent-dev libtracecmd-dev trace-cmd \
-		libbpf-dev libsqlite3-dev sqlite3 libzstd-dev \
-		help2man man-db bash-completion debhelper dpkg-dev devscripts lintian fakeroot \
-		chromium libxml2-utils python3 iperf3 \
-		clang libclang-rt-14-dev
+	apt-get install -y --no-install-recommends $(DEPS_BUILD) \
+		$(if $(filter $(DEPS_TEST_GOALS),$(MAKECMDGOALS)),$(DEPS_TEST)) \
+		$(if $(filter $(DEPS_BENCH_GOALS),$(MAKECMDGOALS)),$(DEPS_BENCH))
+
+deps-test: deps
 
 clean:
 	rm -rf build build-san build-deb build-fuzz
 
 # `make deps demo`, `make deps check`: nothing may start before deps is done.
-ifneq ($(filter deps,$(MAKECMDGOALS)),)
+ifneq ($(filter deps deps-test,$(MAKECMDGOALS)),)
 .NOTPARALLEL:
 endif
 
@@ -223,7 +238,7 @@ fuzz-replay: fuzz-build
 		echo "fuzz-replay $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs, no finding"; \
 	done
 
-.PHONY: all test check check-layers bench demo deps install clean fuzz fuzz-build fuzz-replay
+.PHONY: all test check check-layers bench demo deps deps-test install clean fuzz fuzz-build fuzz-replay
 .SECONDARY:
 
 # ---- man pages, install, Debian package (sources in cli/man, cli/completion, cli/debian)
