@@ -242,7 +242,8 @@ fuzz-replay: fuzz-build
 .SECONDARY:
 
 # ---- man pages, install, Debian package (sources in cli/man, cli/completion, cli/debian)
-#   make man        build/man/*.1 from each program's --help (help2man) + cli/man/*.h2m
+#   make man        build/man/*.1 from each program's --help (help2man) + cli/man/*.h2m,
+#                   and the hand-written cli/man/*.5 (the database) with VERSION filled in
 #   make install    PREFIX=/usr/local (Debian: PREFIX=/usr), DESTDIR for staging
 #   make deb        build-deb/*.deb with dpkg-buildpackage, then lintian
 #   make deb-test   make deb, then install, run and remove the packages (root)
@@ -253,11 +254,17 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 SUBCMDS	:= $(patsubst cli/man/memcg-replay-%.h2m,%,$(wildcard cli/man/memcg-replay-*.h2m))
 MANPAGES := $(O)/man/memcg-capture.1 $(O)/man/memcg-replay.1 \
 	$(patsubst %,$(O)/man/memcg-replay-%.1,$(SUBCMDS))
+# section 5: the file format, written by hand (no program prints it)
+MANPAGES5 := $(patsubst cli/man/%.5,$(O)/man/%.5,$(wildcard cli/man/*.5))
 COMPLETIONS := cli/completion/memcg-replay cli/completion/memcg-capture
 DEB_TOP	:= build-deb
 DEB_SRC	:= $(DEB_TOP)/memcg-replay-$(VERSION)
 
-man: $(MANPAGES)
+man: $(MANPAGES) $(MANPAGES5)
+
+$(O)/man/%.5: cli/man/%.5 Makefile
+	@mkdir -p $(dir $@)
+	sed 's/@VERSION@/$(VERSION)/g' $< >$@
 
 $(O)/man/memcg-capture.1: cli/man/memcg-capture.h2m cli/man/mkman.sh $(O)/memcg-capture
 	@mkdir -p $(dir $@)
@@ -271,15 +278,18 @@ $(O)/man/memcg-replay-%.1: cli/man/memcg-replay-%.h2m cli/man/mkman.sh $(O)/memc
 	@mkdir -p $(dir $@)
 	cli/man/mkman.sh $(O)/memcg-replay $* $< $@
 
-install: $(PROGS) $(MANPAGES)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BASHCOMPDIR)
+install: $(PROGS) $(MANPAGES) $(MANPAGES5)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 \
+		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 0755 $(PROGS) $(DESTDIR)$(BINDIR)
 	install -m 0644 $(MANPAGES) $(DESTDIR)$(MANDIR)/man1
+	install -m 0644 $(MANPAGES5) $(DESTDIR)$(MANDIR)/man5
 	install -m 0644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MANPAGES5))) \
 		$(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(notdir $(COMPLETIONS)))
 
 # The source tree (the fixed top-level layout) is copied into $(DEB_SRC), cli/debian

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/cli/test_install.sh - make install / make uninstall into a DESTDIR:
 # Debian's locations under PREFIX=/usr (programs, a man page per program and
-# per command of memcg-replay --help, bash completion), the default
+# per command of memcg-replay --help, the database's page in section 5, bash
+# completion), the default
 # PREFIX=/usr/local, the Debian package's *.install lists covering exactly
 # what is installed, and uninstall leaving nothing behind.
 source "$(dirname "$0")/../lib.sh"
@@ -13,6 +14,7 @@ cmds=$("$REPLAY" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\)  .*/\1/
 want_files() {	# PREFIX without the leading /
 	printf '%s\n' "$1/bin/memcg-capture" "$1/bin/memcg-replay" \
 		"$1/share/man/man1/memcg-capture.1" "$1/share/man/man1/memcg-replay.1" \
+		"$1/share/man/man5/memcg-replay-db.5" \
 		"$1/share/bash-completion/completions/memcg-capture" \
 		"$1/share/bash-completion/completions/memcg-replay"
 	for c in $cmds; do echo "$1/share/man/man1/memcg-replay-$c.1"; done

@@ -82,6 +82,53 @@ for p in "${pages[@]}"; do
 	fi
 done
 
+# Section 5, written by hand (cli/man/*.5, make man fills in the version): the
+# database's page names every table, view and column of a database this build
+# writes (synth, replay and events --table make them all), so a column added to
+# the schema without its line here fails.
+db5=$MCR_BUILD/man/memcg-replay-db.5
+if ! make -s -C "$TOP" O="$MCR_BUILD" "$db5" >"$T_TMP/make.log" 2>&1; then
+	fail man_db5_built "make $db5: $(tail -c 300 "$T_TMP/make.log")"
+else
+	warn=$(man --warnings -l "$db5" 2>&1 >/dev/null)
+	[ -z "$warn" ] && pass man_memcg-replay-db_renders_clean ||
+		fail man_memcg-replay-db_renders_clean "$(head -c 300 <<<"$warn")"
+	text=$(man -l "$db5" 2>/dev/null)
+	missing=
+	for s in NAME SYNOPSIS DESCRIPTION EXAMPLES SEE_ALSO; do
+		grep -qx "${s//_/ }" <<<"$text" || missing="$missing ${s//_/ }"
+	done
+	[ -z "$missing" ] && pass man_memcg-replay-db_sections ||
+		fail man_memcg-replay-db_sections "missing:$missing"
+	grep -qE '^ +memcg-replay-db +- ' <<<"$text" && pass man_memcg-replay-db_name ||
+		fail man_memcg-replay-db_name "NAME does not start with 'memcg-replay-db - '"
+	v=$("$REPLAY" --version | awk '{ print $2 }')
+	if grep -q "memcg-replay $v" <<<"$text" && ! grep -q "@VERSION@" "$db5"; then
+		pass man_memcg-replay-db_version
+	else
+		fail man_memcg-replay-db_version "the page's footer does not say memcg-replay $v"
+	fi
+	if ! command -v sqlite3 >/dev/null; then
+		skip man_memcg-replay-db_schema "sqlite3 command not installed (make deps)"
+	elif ! "$REPLAY" synth -q --scenario seed-race -o "$T_TMP/s.db" ||
+	     ! "$REPLAY" replay "$T_TMP/s.db" >/dev/null 2>&1 ||
+	     ! "$REPLAY" events --table "$T_TMP/s.db" >/dev/null 2>&1; then
+		fail man_memcg-replay-db_schema "could not write a database to compare"
+	else
+		wide=$(MANWIDTH=250 man -l "$db5" 2>/dev/null)
+		names=$(sqlite3 "$T_TMP/s.db" "SELECT m.name, p.name FROM sqlite_master m,
+			pragma_table_info(m.name) p WHERE m.type IN ('table', 'view')
+			AND m.name NOT LIKE 'sqlite_%'" | tr '|' '\n' | sort -u)
+		missing=
+		for n in $names; do
+			grep -qw -- "$n" <<<"$wide" || missing="$missing $n"
+		done
+		[ -n "$names" ] && [ -z "$missing" ] &&
+			pass "man_memcg-replay-db_schema ($(wc -w <<<"$names") names)" ||
+			fail man_memcg-replay-db_schema "not in the page:$missing"
+	fi
+fi
+
 # a subcommand page whose --help has no exit codes is refused, not written
 printf '#!/bin/sh\ncase $1 in --version) echo "fake 1.0";; *) printf "Usage: fake [OPTION...]\\n\\n  -q, --quiet   quiet\\n";; esac\n' >"$T_TMP/fake"
 chmod +x "$T_TMP/fake"
