@@ -18,7 +18,7 @@
 #   bench/seed_experiment.sh --from DB [-k DIR]
 #     -s, --seconds N   length of each run (default 10)
 #     -r, --reps N      runs alone and runs under capture, alternating (default 5)
-#     -n, --streams N   iperf3 streams (default 2: one per CPU here, see README)
+#     -n, --streams N   iperf3 streams (default 2: one per CPU here, see bench/README.md)
 #     -m, --read-ms N   the parent's memory.stat read every N ms (default 80; 0 none)
 #     -k, --keep DIR    keep the recordings and logs in DIR
 #     -f, --from DB     no runs: steps 3 to 5 on a copy of DB, a recording this script
