@@ -39,7 +39,7 @@ BASE_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -DMCR_VERSION=\"$(VERSION)\" $(MO
 CFLAGS	?= -O2 -g
 
 # The layering, enforced: each module sees only the headers it may include
-# (README, Layout).  sim/ includes nothing of ours; db/ sees sim/; replay/ and
+# (docs/HACKING.md, Layering).  sim/ includes nothing of ours; db/ sees sim/; replay/ and
 # capture/ see sim/ and db/; cli/, capture/main.c, tests and benchmarks see all.
 INC_SIM		:= -Isim
 INC_DB		:= $(INC_SIM) -Idb
