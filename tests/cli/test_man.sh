@@ -86,8 +86,8 @@ done
 # database's page names every table, view and column of a database this build
 # writes (synth, replay and events --table make them all), so a column added to
 # the schema without its line here fails.
-db5=$MCR_BUILD/man/memcg-replay-db.5
-if ! make -s -C "$TOP" O="$MCR_BUILD" "$db5" >"$T_TMP/make.log" 2>&1; then
+db5=$BIN/man/memcg-replay-db.5
+if ! make -s -C "$TOP" O="$MCR_BUILD" "$MCR_BUILD/man/memcg-replay-db.5" >"$T_TMP/make.log" 2>&1; then
 	fail man_db5_built "make $db5: $(tail -c 300 "$T_TMP/make.log")"
 else
 	warn=$(man --warnings -l "$db5" 2>&1 >/dev/null)
