@@ -30,6 +30,22 @@
 #define PROG			"memcg-capture"
 #define DEFAULT_BUFFER_KB	8192
 #define DEFAULT_CLOCK		"mono"
+/*
+ * -d below this is refused: the readers wake every 100 ms, so a shorter
+ * capture would be mostly its own start and drain, and 1e-9 or 1e-300 is
+ * no duration anyone can mean.
+ */
+#define MIN_DURATION_S		0.1
+#define MIN_DURATION_TEXT	"0.1"
+/*
+ * -b at most this per CPU, and at most a quarter of MemTotal over the online
+ * CPUs: the ring buffers are unswappable kernel memory, allocated (and
+ * freed) before the capture can start or stop.
+ */
+#define MAX_BUFFER_KB		(1u << 20)
+#define MAX_BUFFER_SHARE	4
+/* How long COMMAND has to end after its signal, before SIGKILL (and after it). */
+#define COMMAND_GRACE_S		2
 
 enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP, OPT_FORCE, OPT_CLEANUP };
 
@@ -46,6 +62,7 @@ struct capture_args {
 };
 
 static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_count;	/* signals received: each is passed on */
 
 const char *cli_prog = PROG;
 
@@ -72,13 +89,23 @@ static const char doc[] =
 "compresses its own events into chunks of the event store ('memcg-replay events FILE' "
 "lists them as rows).\n"
 "\n"
-"It stops after -d SECONDS, when COMMAND exits, or on SIGINT/SIGTERM/SIGHUP, and then always "
-"turns tracing off, drains the buffers, commits and removes its instance. Every option is "
+"It stops after -d SECONDS, when COMMAND exits, or on any signal that would end it (SIGINT, "
+"SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, "
+"SIGXCPU, the real-time signals; SIGPIPE and SIGXFSZ are ignored), and then always turns "
+"tracing off, drains the buffers, commits and removes its instance. A COMMAND still running "
+"then gets SIGTERM (after -d), or the signal that stopped the capture (SIGINT, SIGTERM, "
+"SIGHUP, SIGQUIT as they are, any other as SIGTERM), and SIGKILL if it has not ended "
+"2 s later; memcg-capture waits for it and keeps its status (128 + the signal that ended "
+"it) in meta command_exit_status. Every option is "
 "checked before -o FILE is touched; the database is written as .FILE.tmp-<pid> beside it and "
 "renamed to FILE once tracing has run, so a capture that cannot start leaves an existing FILE "
-"as it was, and a device, FIFO or file not ours (without --force) is never replaced. What "
+"as it was, and a device, FIFO or file not ours (without --force) is never replaced. A "
+"capture stopped by a signal before it stored a single event writes nothing either: an "
+"existing FILE stays as it was, and the exit code is 16. What "
 "was committed before a crash or kill -9 stays readable in .FILE.tmp-<pid> (it commits at "
-"least once a second). Meta capture_complete is 1 only after a clean end; otherwise (killed, "
+"least once a second); only SIGKILL and the signals of a crash (SIGSEGV, SIGBUS, SIGILL, "
+"SIGFPE, SIGABRT, SIGTRAP, SIGSYS) leave it and the tracefs instance behind. Meta "
+"capture_complete is 1 only after a clean end; otherwise (killed, "
 "crashed, the disk full) 'memcg-replay info' says the capture is incomplete and why, and "
 "replay and report warn. Events read but not stored (a full disk) count as lost.\n"
 "\n"
@@ -107,16 +134,63 @@ static const struct argp_option options[] = {
 	{ "cleanup", OPT_CLEANUP, NULL, 0, "Only remove the tracefs instances memcg_capture_<pid> whose "
 	  "pid is not running (left by a capture killed with -9, which keep tracing), say which, "
 	  "and exit", 0 },
-	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: until COMMAND exits or a signal)", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS, at least " MIN_DURATION_TEXT " (default: "
+	  "until COMMAND exits or a signal); a COMMAND still running then gets SIGTERM, and "
+	  "SIGKILL 2 s later", 0 },
 	{ "buffer", 'b', "KIB", 0, "Ring buffer per CPU in KiB (default 8192: about half a second of "
-	  "headroom at 500k events/s per CPU)", 0 },
+	  "headroom at 500k events/s per CPU; at most 1048576, and at most a quarter of MemTotal "
+	  "over the online CPUs)", 0 },
 	{ "clock", 'C', "CLOCK", 0, "Trace clock (default mono = CLOCK_MONOTONIC; see "
 	  "/sys/kernel/tracing/trace_clock)", 0 },
 	{ "force-clock", OPT_FORCE_CLOCK, NULL, 0, "Allow -C local (per-CPU clock, not ordered across CPUs)", 0 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Keep only this subtree's events and its ancestors' flushes "
-	  "(PATH below the memory hierarchy, e.g. /tenant, or a full path under its mount)", 0 },
+	  "(PATH below the memory hierarchy, e.g. /tenant, or a full path under its mount; no . or "
+	  ".. components)", 0 },
 	{ 0 }
 };
+
+/*
+ * The -b bound in KiB per CPU: MAX_BUFFER_KB, or less where a quarter of
+ * MemTotal over the online CPUs (*@cpus) is less.
+ */
+static unsigned long max_buffer_kb(long *cpus)
+{
+	unsigned long long mem_kb = 0, share;
+	char line[128];
+	FILE *f;
+
+	*cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (*cpus < 1)
+		*cpus = 1;
+	f = fopen("/proc/meminfo", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "MemTotal: %llu kB", &mem_kb) == 1)
+				break;
+		fclose(f);
+	}
+	if (!mem_kb)
+		return MAX_BUFFER_KB;
+	share = mem_kb / MAX_BUFFER_SHARE / (unsigned long long)*cpus;
+	return share < MAX_BUFFER_KB ? (unsigned long)share : MAX_BUFFER_KB;
+}
+
+/*
+ * No "." or ".." component: "/.." would walk above the hierarchy's root (and
+ * name the root its own parent), "/./" names "/" under another spelling.
+ */
+static bool cgroup_path_plain(const char *p)
+{
+	while (*p) {
+		size_t len = strcspn(p, "/");
+
+		if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += len;
+		p += strspn(p, "/");
+	}
+	return true;
+}
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
@@ -129,16 +203,25 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case 'd':
 		/* a year at most: NaN or inf would record forever */
-		if (cli_num_double(arg, 0, 366 * 86400.0, &a->duration) || a->duration <= 0)
-			argp_error(state, "-d wants a positive number of seconds, not '%s'", arg);
+		if (cli_num_double(arg, MIN_DURATION_S, 366 * 86400.0, &a->duration))
+			argp_error(state, "-d wants seconds from " MIN_DURATION_TEXT " (the shortest "
+				   "capture) to 31622400 (a year), not '%s'", arg);
 		break;
 	case 'b': {
-		unsigned long v;
+		unsigned long v, max;
+		long cpus;
+		char why[96];
 
+		max = max_buffer_kb(&cpus);
+		if (max < MAX_BUFFER_KB)
+			snprintf(why, sizeof(why), "a quarter of MemTotal over %ld online CPUs", cpus);
+		else
+			snprintf(why, sizeof(why), "1 GiB per CPU");
 		errno = 0;
 		v = strtoul(arg, &end, 10);
-		if (errno || *end || v < 4 || v > (1ul << 22))
-			argp_error(state, "-b wants KiB per CPU between 4 and 4194304, not '%s'", arg);
+		if (errno || *end || arg[0] == '-' || v < 4 || v > max)
+			argp_error(state, "-b wants KiB per CPU between 4 and %lu (%s), not '%s'",
+				   max, why, arg);
 		a->buffer_kb = (unsigned int)v;
 		break;
 	}
@@ -149,6 +232,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->force_clock = true;
 		break;
 	case OPT_CGROUP:
+		if (!cgroup_path_plain(arg))
+			argp_error(state, "--cgroup wants a cgroup path without . or .. components, "
+				   "not '%s'", arg);
 		a->cgroup = arg;
 		break;
 	case OPT_FORCE:
@@ -176,6 +262,47 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+	stop_count++;
+}
+
+/*
+ * Every signal whose default would end us with the instance tracing and the
+ * temporary file left: each stops the capture as SIGINT does.  The signals
+ * of a crash are not among them (nothing sane runs after those), nor
+ * SIGKILL; SIGPIPE and SIGXFSZ are ignored (a write fails instead).
+ */
+static const int stop_signals[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+	SIGIO, SIGPWR, SIGXCPU,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+};
+
+static void stop_signals_set(sigset_t *set)
+{
+	size_t i;
+	int sig;
+
+	sigemptyset(set);
+	for (i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		sigaddset(set, stop_signals[i]);
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigaddset(set, sig);
+}
+
+/* on_signal() for every stop signal, each blocking the others while it runs. */
+static void stop_signals_catch(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	int sig;
+
+	stop_signals_set(&sa.sa_mask);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(&sa.sa_mask, sig) == 1)
+			sigaction(sig, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
 }
 
 /* meta options: the command line and what it resolved to, as JSON */
@@ -229,6 +356,7 @@ struct capture {
 	int			child_status;	/* -1: none or not exited */
 	bool			child_ended;	/* on its own, before we stopped */
 	bool			started;	/* tracing ran: the output is kept */
+	bool			interrupted;	/* a signal ended the tracing */
 };
 
 static void warn_add(struct capture *c, const char *w)
@@ -286,15 +414,26 @@ static int resolve_scope(struct capture *c)
 		strcpy(c->scope, "/");
 		return 0;
 	}
+	char *o = c->scope;
+
 	if (!strncmp(p, c->cg.mount, ml) && (p[ml] == '/' || !p[ml]))
 		p += ml;
 	if (!*p)
 		p = "/";
 	if (*p != '/' || strlen(p) >= sizeof(c->scope))
 		return -EINVAL;
-	strcpy(c->scope, p);
+	/* one spelling per cgroup: "//a/" is "/a" (parse_opt refused . and ..) */
+	for (; *p; p++)
+		if (*p != '/' || o == c->scope || o[-1] != '/')
+			*o++ = *p;
+	if (o > c->scope + 1 && o[-1] == '/')
+		o--;
+	*o = '\0';
 	return 0;
 }
+
+/* The first error of a sequence of writes, the one to name (ENOSPC, not EIO). */
+#define first_err(ret, expr)	do { int r_ = (expr); if (r_ < 0 && !(ret)) (ret) = r_; } while (0)
 
 static int write_meta(struct capture *c, int argc, char **argv)
 {
@@ -303,28 +442,67 @@ static int write_meta(struct capture *c, int argc, char **argv)
 	int ret = 0, n;
 
 	uname(&u);
-	ret |= db_meta_set(c->db, "source", "memcg-capture");
-	ret |= db_meta_set(c->db, "tool_version", MCR_VERSION);
-	ret |= db_meta_set(c->db, "kernel_release", u.release);
-	ret |= db_meta_set(c->db, "host", u.nodename);	/* report's host column */
+	first_err(ret, db_meta_set(c->db, "source", "memcg-capture"));
+	first_err(ret, db_meta_set(c->db, "tool_version", MCR_VERSION));
+	first_err(ret, db_meta_set(c->db, "kernel_release", u.release));
+	first_err(ret, db_meta_set(c->db, "host", u.nodename));	/* report's host column */
 	n = count_cpu_list("/sys/devices/system/cpu/online");
-	ret |= db_meta_set_int(c->db, "nr_cpus_online", n > 0 ? n : sysconf(_SC_NPROCESSORS_ONLN));
+	first_err(ret, db_meta_set_int(c->db, "nr_cpus_online",
+				       n > 0 ? n : sysconf(_SC_NPROCESSORS_ONLN)));
 	n = count_cpu_list("/sys/devices/system/cpu/possible");
-	ret |= db_meta_set_int(c->db, "nr_cpus_possible", n > 0 ? n : sysconf(_SC_NPROCESSORS_CONF));
-	ret |= db_meta_set_int(c->db, "page_size", sysconf(_SC_PAGESIZE));
-	ret |= db_meta_set_int(c->db, "batch_size", 64);
-	ret |= db_meta_set(c->db, "trace_clock", c->args.clock);
-	ret |= db_meta_set_int(c->db, "buffer_kb", c->args.buffer_kb);
-	ret |= db_meta_set_int(c->db, "memory_hierarchy_id", c->cg.hierarchy_id);
-	ret |= db_meta_set_int(c->db, "cgroup_version", c->cg.version);
-	ret |= db_meta_set(c->db, "cgroup_mount", c->cg.mount);
+	first_err(ret, db_meta_set_int(c->db, "nr_cpus_possible",
+				       n > 0 ? n : sysconf(_SC_NPROCESSORS_CONF)));
+	first_err(ret, db_meta_set_int(c->db, "page_size", sysconf(_SC_PAGESIZE)));
+	first_err(ret, db_meta_set_int(c->db, "batch_size", 64));
+	first_err(ret, db_meta_set(c->db, "trace_clock", c->args.clock));
+	first_err(ret, db_meta_set_int(c->db, "buffer_kb", c->args.buffer_kb));
+	first_err(ret, db_meta_set_int(c->db, "memory_hierarchy_id", c->cg.hierarchy_id));
+	first_err(ret, db_meta_set_int(c->db, "cgroup_version", c->cg.version));
+	first_err(ret, db_meta_set(c->db, "cgroup_mount", c->cg.mount));
 	/* "1" only at a clean end: a kill -9, crash or full disk leaves "0" */
-	ret |= db_meta_set(c->db, "capture_complete", "0");
+	first_err(ret, db_meta_set(c->db, "capture_complete", "0"));
 	opts = options_json(argc, argv, &c->args);
 	if (opts)
-		ret |= db_meta_set(c->db, "options", opts);
+		first_err(ret, db_meta_set(c->db, "options", opts));
 	free(opts);
-	return ret < 0 ? -EIO : 0;
+	return ret;
+}
+
+/* Before tracing starts, a write to the database failed: say so of the output. */
+static int fail_output(const struct capture *c, int err)
+{
+	msg("cannot write the output %s: %s", c->args.output, mcr_strerror(err));
+	return mcr_exit_code(err);
+}
+
+/*
+ * The cgroup walk's and the BTF walk's callbacks write the database: their
+ * errors are the output's, told apart from the walk's own (a cgroup gone,
+ * no BTF) by being kept here.
+ */
+struct db_writer {
+	void	*ctx;
+	int	err;
+};
+
+static int walk_to_cgtrack(void *ctx, const struct db_cgroup *cg)
+{
+	struct db_writer *w = ctx;
+	int ret = cgtrack_add(w->ctx, cg);
+
+	if (ret < 0)
+		w->err = ret;
+	return ret;
+}
+
+static int btf_to_db(void *ctx, int kind, int item, const char *name, const char *unit)
+{
+	struct db_writer *w = ctx;
+	int ret = db_item_put(w->ctx, kind, item, name, unit);
+
+	if (ret < 0)
+		w->err = ret;
+	return ret < 0 ? ret : 0;
 }
 
 static void capture_close_live(struct capture *c)
@@ -344,9 +522,9 @@ static pid_t run_command(char **command)
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);	/* an ignored signal stays ignored across exec */
+		/* caught signals are reset by exec; an ignored one stays ignored */
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGXFSZ, SIG_DFL);
 		/*
 		 * The instance's trace_pipe_raw and our database must not leak into
 		 * the command: any process left holding them (a workload's orphaned
@@ -625,34 +803,47 @@ static int capture_preflight(struct capture *c, const char **tdir)
 /* The database before tracing: meta, the cgroup table, item names, warnings. */
 static int capture_prepare_db(struct capture *c, int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct db_writer dw = { 0 };
+	sigset_t stops, old;
 	int ret;
 
+	/*
+	 * outfile_begin() arms its own handler (remove the file, die by the
+	 * signal); a capture stops on a signal instead, and then removes or keeps
+	 * the file itself, so its handlers go back on at once.
+	 */
+	stop_signals_set(&stops);
+	sigprocmask(SIG_BLOCK, &stops, &old);
 	ret = outfile_begin(&c->of, c->args.output);
+	stop_signals_catch();
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret < 0)
 		return fail(ret, c->args.output);
-	/* a signal stops the capture, which then keeps what it recorded */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	ret = db_create(c->of.tmp, &c->db);
 	if (ret < 0)
-		return fail(ret, c->args.output);
+		return fail_output(c, ret);
 	ret = write_meta(c, argc, argv);
 	if (ret < 0)
-		return fail(ret, c->args.output);
+		return fail_output(c, ret);
 	ret = cgtrack_new(c->db, c->scope, &c->cgt);
 	if (ret < 0)
 		return fail(ret, "cgroup table");
 	cgtrack_set_fs(c->cgt, &c->cg);
-	ret = cgroupfs_walk(&c->cg, c->scope, cgtrack_add, c->cgt);
+	dw.ctx = c->cgt;
+	ret = cgroupfs_walk(&c->cg, c->scope, walk_to_cgtrack, &dw);
+	if (dw.err < 0)
+		return fail_output(c, dw.err);
 	if (ret < 0) {
 		msg("--cgroup %s: %s%s: %s", c->args.cgroup ? c->args.cgroup : "/", c->cg.mount,
 		    c->scope, strerror(-ret));
 		return ret == -ENOENT ? MCR_EXIT_BAD_INPUT : MCR_EXIT_FAILURE;
 	}
-	if (btf_items_store(c->db) < 0)
+	dw.ctx = c->db;
+	dw.err = 0;
+	ret = btf_items_walk(btf_to_db, &dw);
+	if (dw.err < 0)
+		return fail_output(c, dw.err);
+	if (ret < 0)
 		warn_add(c, "no kernel BTF (/sys/kernel/btf/vmlinux): stat items are numbers only");
 	if (c->args.cgroup && strcmp(c->scope, "/")) {
 		char w[PATH_MAX + 160];
@@ -666,6 +857,77 @@ static int capture_prepare_db(struct capture *c, int argc, char **argv)
 	return 0;
 }
 
+/* Stopped by a signal before tracing ran: nothing is published. */
+static int stopped_before_start(struct capture *c)
+{
+	msg("stopped by SIG%s before the capture started: nothing recorded, %s not written (an "
+	    "existing file is left as it was); exit 16, no events", sigabbrev_np(stop_signal),
+	    c->args.output);
+	return MCR_EXIT_NO_EVENTS;
+}
+
+/* The signal COMMAND gets for ours: the usual ones as they are, any other as SIGTERM. */
+static int command_signal(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP || sig == SIGQUIT ? sig : SIGTERM;
+}
+
+/*
+ * Reap COMMAND within COMMAND_GRACE_S, passing on each signal we get
+ * meanwhile (from *@passed on); true once it ended, its status kept.
+ */
+static bool command_reap(struct capture *c, sig_atomic_t *passed)
+{
+	uint64_t until = now_ns() + COMMAND_GRACE_S * 1000000000ull;
+	struct timespec nap = { 0, 10000000 };
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(c->child, &status, WNOHANG);
+
+		if (r == c->child) {
+			c->child_status = WIFEXITED(status) ? WEXITSTATUS(status)
+							    : 128 + WTERMSIG(status);
+			c->child = 0;
+			return true;
+		}
+		if (r < 0 && errno != EINTR) {
+			c->child = 0;	/* not ours to wait for any more */
+			return true;
+		}
+		if (*passed != stop_count) {
+			*passed = stop_count;
+			kill(c->child, command_signal(stop_signal));
+		}
+		if (now_ns() >= until)
+			return false;
+		nanosleep(&nap, NULL);
+	}
+}
+
+/*
+ * The capture stopped with COMMAND running: signal it (SIGTERM after -d, else
+ * what stopped us), give it COMMAND_GRACE_S, then SIGKILL; never leave it
+ * running, and keep the status it ended with.
+ */
+static void command_end(struct capture *c)
+{
+	int sig = stop_signal ? command_signal(stop_signal) : SIGTERM;
+	sig_atomic_t passed = stop_count;
+
+	kill(c->child, sig);
+	if (command_reap(c, &passed))
+		return;
+	msg("%s (pid %d) did not end within %d s of SIG%s: sending SIGKILL", c->args.command[0],
+	    (int)c->child, COMMAND_GRACE_S, sigabbrev_np(sig));
+	kill(c->child, SIGKILL);
+	if (command_reap(c, &passed))
+		return;
+	msg("%s (pid %d) did not end even on SIGKILL: left running", c->args.command[0],
+	    (int)c->child);
+	c->child = 0;
+}
+
 /*
  * Trace until the duration, the command or a signal ends it.  Returns an
  * exit code for a failure to start, else 0 with *@err the capture's own
@@ -677,6 +939,8 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	struct live_opts lo = { 0 };
 	int ret;
 
+	if (stop_signal)
+		return stopped_before_start(c);
 	lo.instance = c->instance;
 	lo.clock = c->args.clock;
 	lo.buffer_kb = c->args.buffer_kb;
@@ -692,11 +956,14 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 		return fail(ret, "setting up the tracefs instance");
 	ret = db_meta_set_int(c->db, "subbuf_size", live_subbuf_size(c->lv));
 	if (ret < 0)
-		return fail(ret, c->args.output);
+		return fail_output(c, ret);
 	/* from here on the capture's threads share the database under their lock */
 	ret = db_events_commit(c->db);
 	if (ret < 0)
-		return fail(ret, c->args.output);
+		return fail_output(c, ret);
+	/* setting the instance up takes a while: a signal meanwhile ends it here */
+	if (stop_signal)
+		return stopped_before_start(c);
 	live_clock_now(c->lv, start_ns);
 	ret = live_start(c->lv);
 	if (ret < 0)
@@ -708,19 +975,14 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 			return fail(-errno, "fork");
 	}
 	wait_for_end(c);
+	c->interrupted = stop_signal != 0;
 	live_clock_now(c->lv, end_ns);
 	*err = live_stop(c->lv);
 	if (stop_signal)
 		msg("stopping on %s", strsignal(stop_signal));
-	if (c->child > 0) {
-		int status;
-
-		/* we stop before the command: it gets our signal, and we reap it */
-		kill(c->child, stop_signal ? stop_signal : SIGTERM);
-		if (waitpid(c->child, &status, 0) == c->child)
-			c->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-		c->child = 0;
-	}
+	/* we stop before the command: it gets our signal, and we reap it */
+	if (c->child > 0)
+		command_end(c);
 	if (*err < 0)
 		msg("writing %s: %s (what was committed stays readable)", c->args.output,
 		    mcr_strerror(*err));
@@ -744,8 +1006,14 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 		db_meta_set_int(c->db, "command_exit_status", c->child_status);
 	if (c->warnings[0])
 		db_meta_set(c->db, "warnings", c->warnings);
-	if (c->args.command && c->child_status != 0)
+	if (c->args.command && c->child_ended && c->child_status != 0)
 		msg("%s exited with status %d", c->args.command[0], c->child_status);
+	else if (c->args.command && c->child_status > 128)
+		msg("%s ended by SIG%s after the capture stopped (status %d)", c->args.command[0],
+		    sigabbrev_np(c->child_status - 128) ?: "?", c->child_status);
+	else if (c->args.command && c->child_status != 0)
+		msg("%s ended with status %d after the capture stopped", c->args.command[0],
+		    c->child_status);
 	if (ret >= 0) {
 		ret = db_events_finish(c->db);
 		if (ret < 0)
@@ -759,6 +1027,15 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 		snprintf(why, sizeof(why), "could not mark it complete");
 	}
 	in_file = stored_in_file(c->db);
+	if (c->interrupted && in_file == 0 && ret >= 0) {
+		/* stopped before anything was stored: an empty file replaces nothing */
+		msg("stopped by SIG%s before any event was stored: %s not written (an existing file "
+		    "is left as it was); exit 16, no events", sigabbrev_np(stop_signal),
+		    c->args.output);
+		c->started = false;
+		capture_close_live(c);
+		return MCR_EXIT_NO_EVENTS;
+	}
 	lost = summarize(c, start_ns, end_ns, in_file, why[0] ? why : NULL);
 	capture_close_live(c);
 	if (ret < 0) {
@@ -779,6 +1056,8 @@ static int capture_run(struct capture *c, int argc, char **argv)
 	int rc, err = 0;
 
 	rc = capture_preflight(c, &tdir);
+	if (!rc && stop_signal)
+		rc = stopped_before_start(c);
 	if (!rc)
 		rc = capture_prepare_db(c, argc, argv);
 	if (!rc)
@@ -790,7 +1069,6 @@ int main(int argc, char **argv)
 {
 	static const struct argp argp = { options, parse_opt, args_doc, doc, NULL, help_filter, NULL };
 	struct capture c = { .child_status = -1 };
-	struct sigaction sa = { .sa_handler = on_signal };
 	int rc, ret;
 
 	argp_err_exit_status = MCR_EXIT_USAGE;
@@ -805,10 +1083,7 @@ int main(int argc, char **argv)
 		    "the merged replay order could be wrong; use mono (default), or --force-clock");
 		return MCR_EXIT_BAD_INPUT;
 	}
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	stop_signals_catch();
 
 	rc = capture_run(&c, argc, argv);
 	capture_close_live(&c);

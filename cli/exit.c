@@ -44,7 +44,9 @@ static const struct {
 				       "6.13)", CLI_CAPTURE },
 	[MCR_EXIT_CORRUPT]	= { "CORRUPT", "not a trace.dat, truncated or corrupt; or a corrupt "
 				    "event chunk in a database", CLI_IMPORT | CLI_READERS },
-	[MCR_EXIT_NO_EVENTS]	= { "NO_EVENTS", "no memcg events in the input", CLI_IMPORT },
+	[MCR_EXIT_NO_EVENTS]	= { "NO_EVENTS", "no memcg events in the input; or a capture stopped "
+				    "by a signal before it stored one (-o FILE is not written)",
+				    CLI_CAPTURE | CLI_IMPORT },
 	[MCR_EXIT_BAD_INPUT]	= { "BAD_INPUT", "other invalid input (an unknown name, path or "
 				    "value; a database value out of range or a broken cgroup "
 				    "hierarchy)", CLI_CAPTURE | CLI_IMPORT | CLI_READERS },
