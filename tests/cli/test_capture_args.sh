@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# tests/cli/test_capture_args.sh - memcg-capture refuses, as a bad command line
+# (exit 2, the bound in the message), what it cannot honour: a duration below
+# 0.1 s (1e-9 recorded an empty file marked complete), a ring buffer above
+# 1 GiB per CPU or a quarter of MemTotal over the CPUs (4 GiB per CPU was
+# accepted), and a --cgroup path with . or .. components (/.. walked above the
+# hierarchy's root and wrote a file no reader accepts).  Checked before
+# anything else, so no root is needed; the output's directory does not exist,
+# so a build that accepted them stops at the output instead of capturing.
+source "$(dirname "$0")/../lib.sh"
+
+[ -x "$CAPTURE" ] || { skip capture_args "$CAPTURE is not built"; t_done; }
+OUT=$T_TMP/no-such-dir/x.db
+
+for d in 1e-9 1e-300 0.05 0 nan; do
+	expect_exit "capture_duration_refused_$d" 2 "$CAPTURE" -o "$OUT" -d "$d" &&
+		expect_match "capture_duration_says_min_$d" "-d wants seconds from 0\\.1 .*'$d'" "$T_ERR"
+done
+
+mem_kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
+cpus=$(getconf _NPROCESSORS_ONLN)
+max=$((mem_kb / 4 / cpus))
+[ "$max" -gt 1048576 ] && max=1048576
+bs="4194304 1048577 3 -1"
+[ "$max" -lt 1048576 ] && bs="$bs $((max + 1))"	# MemTotal's bound is the lower one
+for b in $bs; do
+	expect_exit "capture_buffer_refused_$b" 2 "$CAPTURE" -o "$OUT" -b "$b" -d 1 &&
+		expect_match "capture_buffer_says_max_$b" "-b wants KiB per CPU between 4 and $max \\(.*\\), not '$b'" "$T_ERR"
+done
+
+MNT=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/self/mounts)
+for p in /.. /../cpu /./ /a/../b /a/. . .. "${MNT:-/sys/fs/cgroup}/.."; do
+	expect_exit "capture_cgroup_refused_$p" 2 "$CAPTURE" -o "$OUT" -d 1 --cgroup "$p" &&
+		expect_match "capture_cgroup_says_why_$p" "--cgroup wants a cgroup path without \\. or \\.\\. components, not '$p'" "$T_ERR"
+done
+
+# what --help promises about them
+"$CAPTURE" --help >"$T_TMP/help" 2>&1
+expect_match capture_help_duration_min 'at least 0\.1' "$(cat "$T_TMP/help")"
+expect_match capture_help_buffer_max 'at most 1048576' "$(cat "$T_TMP/help")"
+expect_match capture_help_command_kill 'SIGKILL' "$(cat "$T_TMP/help")"
+expect_match capture_help_no_events '^ +16  ' "$(cat "$T_TMP/help")"
+t_done
