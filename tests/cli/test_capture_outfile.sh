@@ -4,7 +4,9 @@
 # (cli/outfile.h): a capture that cannot run leaves an existing database byte
 # for byte, and a device, FIFO or foreign file is never replaced.  Every case
 # here stops before tracing starts, so nothing is recorded; they still need
-# root and tracefs to get that far.
+# root and tracefs to get that far.  Also: a signal before tracing starts
+# (exit 16, nothing written), and a full disk while the database is prepared
+# (said of the output, on a small tmpfs mounted here and unmounted after).
 source "$(dirname "$0")/../lib.sh"
 
 TRACING=/sys/kernel/tracing
@@ -75,4 +77,74 @@ same_file capture_foreign_kept notes.txt notes.orig
 mkdir adir
 expect_exit capture_dir_refused 3 "$CAPTURE" -o adir -d 1
 no_sidecars capture_no_sidecars
+
+# --- a signal before tracing starts: nothing recorded, nothing replaced ------------------
+# Deterministic: once the temporary file exists the capture is stopped (SIGSTOP), and
+# only if its tracefs instance does not exist yet (so tracing cannot have started) does
+# it get the signal, which it meets when continued.  Expected: exit 16, prev.db byte for
+# byte, no temporary file, no instance.  (It used to trace for an instant and publish
+# that, an empty or near-empty capture marked complete, exit 0.)
+INSTANCES=$TRACING/instances
+early_signal() {
+	local sig=$1 p i tries rc
+	cp prev.orig prev.db
+	for tries in 1 2 3 4 5; do
+		"$CAPTURE" -o prev.db -d 60 >"$T_TMP/early.out" 2>"$T_TMP/early.err" &
+		p=$!
+		i=$((SECONDS + 20))	# no sleep: the file is polled for as it appears
+		while [ ! -e ".prev.db.tmp-$p" ] && kill -0 $p 2>/dev/null && [ $SECONDS -lt $i ]; do
+			:
+		done
+		kill -STOP $p 2>/dev/null
+		if [ -e ".prev.db.tmp-$p" ] && [ ! -d "$INSTANCES/memcg_capture_$p" ]; then
+			kill -"$sig" $p
+			kill -CONT $p
+			wait $p
+			rc=$?
+			[ $rc -eq 16 ] && pass "capture_early_$sig" ||
+				fail "capture_early_$sig" "exit $rc, wanted 16: $(head -c 300 "$T_TMP/early.err")"
+			expect_match "capture_early_${sig}_says" "stopped by SIG$sig before .*prev\.db not written" \
+				"$(cat "$T_TMP/early.err")"
+			same_file "capture_early_${sig}_kept" prev.db prev.orig
+			no_sidecars "capture_early_${sig}_no_tmp"
+			[ ! -d "$INSTANCES/memcg_capture_$p" ] && pass "capture_early_${sig}_no_instance" ||
+				fail "capture_early_${sig}_no_instance" "memcg_capture_$p left"
+			return
+		fi
+		# too late (or too early): end this one and try again
+		kill -TERM $p 2>/dev/null
+		kill -CONT $p 2>/dev/null
+		wait $p 2>/dev/null
+		cp prev.orig prev.db
+		rm -f ".prev.db.tmp-$p"*
+	done
+	skip "capture_early_$sig" "never caught the capture between its file and its instance"
+}
+for sig in INT TERM HUP QUIT USR1 ALRM; do early_signal $sig; done
+
+# --- a full disk before tracing starts: said of the output, not of BTF or --cgroup ------
+# Small tmpfs sizes fill at different steps (the schema, the meta rows, the cgroup
+# table, the stat item names); each must say "cannot write the output", with the errno.
+mkdir small
+if mount -t tmpfs -o size=64k mcr-test small 2>/dev/null; then
+	t_on_exit "umount '$T_TMP/small' 2>/dev/null"
+	for size in 64k 192k 320k 512k; do
+		mount -o remount,size=$size small
+		rm -f small/.x.db* small/x.db*
+		expect_exit "capture_enospc_$size" 1 "$CAPTURE" -o small/x.db -d 1 &&
+			expect_match "capture_enospc_${size}_msg" \
+				'^memcg-capture: cannot write the output small/x\.db: No space left on device$' "$T_ERR"
+		if grep -q 'BTF' <<<"$T_ERR"; then
+			fail "capture_enospc_${size}_no_btf" "$T_ERR"
+		else
+			pass "capture_enospc_${size}_no_btf"
+		fi
+		left=$(ls -A small)
+		[ -z "$left" ] && pass "capture_enospc_${size}_nothing_left" ||
+			fail "capture_enospc_${size}_nothing_left" "$left"
+	done
+	umount small
+else
+	skip capture_enospc "cannot mount a tmpfs here"
+fi
 t_done
