@@ -91,7 +91,8 @@ static const char doc[] =
 "\n"
 "It stops after -d SECONDS, when COMMAND exits, or on any signal that would end it (SIGINT, "
 "SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, "
-"SIGXCPU, the real-time signals; SIGPIPE and SIGXFSZ are ignored), and then always turns "
+"SIGXCPU, the real-time signals; SIGPIPE and SIGXFSZ are ignored, and so is SIGHUP under "
+"nohup), and then always turns "
 "tracing off, drains the buffers, commits and removes its instance. A COMMAND still running "
 "then gets SIGTERM (after -d), or the signal that stopped the capture (SIGINT, SIGTERM, "
 "SIGHUP, SIGQUIT as they are, any other as SIGTERM), and SIGKILL if it has not ended "
@@ -291,16 +292,24 @@ static void stop_signals_set(sigset_t *set)
 		sigaddset(set, sig);
 }
 
-/* on_signal() for every stop signal, each blocking the others while it runs. */
+/*
+ * on_signal() for every stop signal, each blocking the others while it runs.
+ * A SIGHUP ignored when we started (nohup) stays ignored.
+ */
 static void stop_signals_catch(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	static int hup_ignored = -1;
+	struct sigaction sa = { .sa_handler = on_signal }, old;
 	int sig;
 
+	if (hup_ignored < 0)
+		hup_ignored = !sigaction(SIGHUP, NULL, &old) && old.sa_handler == SIG_IGN;
 	stop_signals_set(&sa.sa_mask);
 	for (sig = 1; sig < NSIG; sig++)
 		if (sigismember(&sa.sa_mask, sig) == 1)
 			sigaction(sig, &sa, NULL);
+	if (hup_ignored)
+		signal(SIGHUP, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
 }
