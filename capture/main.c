@@ -418,13 +418,12 @@ static int resolve_scope(struct capture *c)
 {
 	const char *p = c->args.cgroup;
 	size_t ml = strlen(c->cg.mount);
+	char *o = c->scope;
 
 	if (!p) {
 		strcpy(c->scope, "/");
 		return 0;
 	}
-	char *o = c->scope;
-
 	if (!strncmp(p, c->cg.mount, ml) && (p[ml] == '/' || !p[ml]))
 		p += ml;
 	if (!*p)
@@ -1036,7 +1035,7 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 		snprintf(why, sizeof(why), "could not mark it complete");
 	}
 	in_file = stored_in_file(c->db);
-	if (c->interrupted && in_file == 0 && ret >= 0) {
+	if (c->interrupted && in_file == 0) {
 		/* stopped before anything was stored: an empty file replaces nothing */
 		msg("stopped by SIG%s before any event was stored: %s not written (an existing file "
 		    "is left as it was); exit 16, no events", sigabbrev_np(stop_signal),
