@@ -1019,7 +1019,7 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 	else if (c->args.command && c->child_status > 128)
 		msg("%s ended by SIG%s after the capture stopped (status %d)", c->args.command[0],
 		    sigabbrev_np(c->child_status - 128) ?: "?", c->child_status);
-	else if (c->args.command && c->child_status != 0)
+	else if (c->args.command && c->child_status > 0)	/* -1: said in command_end() */
 		msg("%s ended with status %d after the capture stopped", c->args.command[0],
 		    c->child_status);
 	if (ret >= 0) {
