@@ -93,11 +93,12 @@ static const char doc[] =
 "SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, "
 "SIGXCPU, the real-time signals; SIGPIPE and SIGXFSZ are ignored, and so is SIGHUP under "
 "nohup), and then always turns "
-"tracing off, drains the buffers, commits and removes its instance. A COMMAND still running "
-"then gets SIGTERM (after -d), or the signal that stopped the capture (SIGINT, SIGTERM, "
-"SIGHUP, SIGQUIT as they are, any other as SIGTERM), and SIGKILL if it has not ended "
-"2 s later; memcg-capture waits for it and keeps its status (128 + the signal that ended "
-"it) in meta command_exit_status. Every option is "
+"tracing off, drains the buffers, commits and removes its instance. COMMAND runs in its own "
+"process group (it cannot read the terminal). If it still runs then, its group gets SIGTERM "
+"(after -d), or the signal that stopped the capture (SIGINT, SIGTERM, SIGHUP, SIGQUIT as "
+"they are, any other as SIGTERM), and SIGKILL once COMMAND has ended or 2 s have passed; "
+"memcg-capture waits for it and keeps its status (128 + the signal that ended it) in meta "
+"command_exit_status. Every option is "
 "checked before -o FILE is touched; the database is written as .FILE.tmp-<pid> beside it and "
 "renamed to FILE once tracing has run, so a capture that cannot start leaves an existing FILE "
 "as it was, and a device, FIFO or file not ours (without --force) is never replaced. A "
@@ -530,6 +531,11 @@ static pid_t run_command(char **command)
 	pid_t pid = fork();
 
 	if (pid == 0) {
+		/*
+		 * Its own process group, so that stopping it reaches every process
+		 * it started (a shell's children), not only the one we forked.
+		 */
+		setpgid(0, 0);
 		/* caught signals are reset by exec; an ignored one stays ignored */
 		signal(SIGPIPE, SIG_DFL);
 		signal(SIGXFSZ, SIG_DFL);
@@ -543,6 +549,8 @@ static pid_t run_command(char **command)
 		fprintf(stderr, PROG ": %s: %s\n", command[0], strerror(errno));
 		_exit(127);
 	}
+	if (pid > 0)
+		setpgid(pid, pid);	/* before we may signal its group, whoever runs first */
 	return pid;
 }
 
@@ -881,31 +889,27 @@ static int command_signal(int sig)
 }
 
 /*
- * Reap COMMAND within COMMAND_GRACE_S, passing on each signal we get
- * meanwhile (from *@passed on); true once it ended, its status kept.
+ * Wait up to COMMAND_GRACE_S for COMMAND to end, passing on to its group each
+ * signal we get meanwhile (from *@passed on).  True once it has ended; it is
+ * left a zombie (WNOWAIT), so that its process group id cannot be reused
+ * before command_reap().
  */
-static bool command_reap(struct capture *c, sig_atomic_t *passed)
+static bool command_wait(struct capture *c, sig_atomic_t *passed)
 {
 	uint64_t until = now_ns() + COMMAND_GRACE_S * 1000000000ull;
 	struct timespec nap = { 0, 10000000 };
-	int status;
 
 	for (;;) {
-		pid_t r = waitpid(c->child, &status, WNOHANG);
+		siginfo_t info = { 0 };
+		int r = waitid(P_PID, c->child, &info, WEXITED | WNOHANG | WNOWAIT);
 
-		if (r == c->child) {
-			c->child_status = WIFEXITED(status) ? WEXITSTATUS(status)
-							    : 128 + WTERMSIG(status);
-			c->child = 0;
+		if (r == 0 && info.si_pid == c->child)
 			return true;
-		}
-		if (r < 0 && errno != EINTR) {
-			c->child = 0;	/* not ours to wait for any more */
-			return true;
-		}
+		if (r < 0 && errno != EINTR)
+			return true;	/* ECHILD: not ours to wait for any more */
 		if (*passed != stop_count) {
 			*passed = stop_count;
-			kill(c->child, command_signal(stop_signal));
+			kill(-c->child, command_signal(stop_signal));
 		}
 		if (now_ns() >= until)
 			return false;
@@ -913,24 +917,39 @@ static bool command_reap(struct capture *c, sig_atomic_t *passed)
 	}
 }
 
+/* Collect COMMAND's status (128 + the signal that ended it); it has ended. */
+static void command_reap(struct capture *c)
+{
+	int status;
+
+	if (waitpid(c->child, &status, 0) == c->child)
+		c->child_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	c->child = 0;
+}
+
 /*
- * The capture stopped with COMMAND running: signal it (SIGTERM after -d, else
- * what stopped us), give it COMMAND_GRACE_S, then SIGKILL; never leave it
- * running, and keep the status it ended with.
+ * The capture stopped with COMMAND running: signal its process group
+ * (SIGTERM after -d, else what stopped us), give it COMMAND_GRACE_S, then
+ * SIGKILL the group, what is left of it once COMMAND ended or all of it when
+ * COMMAND did not; never leave it running, and keep the status it ended with.
  */
 static void command_end(struct capture *c)
 {
 	int sig = stop_signal ? command_signal(stop_signal) : SIGTERM;
 	sig_atomic_t passed = stop_count;
+	bool ended;
 
-	kill(c->child, sig);
-	if (command_reap(c, &passed))
+	kill(-c->child, sig);
+	ended = command_wait(c, &passed);
+	if (!ended)
+		msg("%s (pid %d) did not end within %d s of SIG%s: sending SIGKILL",
+		    c->args.command[0], (int)c->child, COMMAND_GRACE_S, sigabbrev_np(sig));
+	/* its zombie holds the group id: no other group can have it yet */
+	kill(-c->child, SIGKILL);
+	if (ended || command_wait(c, &passed)) {
+		command_reap(c);
 		return;
-	msg("%s (pid %d) did not end within %d s of SIG%s: sending SIGKILL", c->args.command[0],
-	    (int)c->child, COMMAND_GRACE_S, sigabbrev_np(sig));
-	kill(c->child, SIGKILL);
-	if (command_reap(c, &passed))
-		return;
+	}
 	msg("%s (pid %d) did not end even on SIGKILL: left running", c->args.command[0],
 	    (int)c->child);
 	c->child = 0;
