@@ -6,8 +6,8 @@
 #      11), or, had it stored nothing, nothing is (exit 16).  They used to kill
 #      it with the instance tracing and .FILE.tmp-PID left.  Under nohup,
 #      SIGHUP stays ignored.
-#   2. a COMMAND still running when the capture stops is signalled, given 2 s,
-#      then killed, and its status is kept: one that ignores SIGTERM no longer
+#   2. a COMMAND still running when the capture stops is signalled (its process
+#      group: what it started too), given 2 s, then killed, and its status is kept: one that ignores SIGTERM no longer
 #      holds the capture past -d for as long as it likes; a SIGINT during that
 #      wait is passed on and no longer leaves it running with status -1.
 # As root with tracefs and the memcg tracepoints; system-wide, no cgroup is
@@ -49,7 +49,13 @@ no_leftovers() {	# NAME PID: no instance, no temporary file
 	left=$(ls -A | grep -E '\.tmp-' | tr '\n' ' ')
 	[ -z "$left" ] && pass "$1_no_tmp" || fail "$1_no_tmp" "left: $left"
 }
-alive() { [ -s "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# the process whose PID is in $1 runs (a zombie, dead but not yet reaped by init, does not)
+alive() {
+	local st
+	[ -s "$1" ] || return 1
+	st=$(awk '{ print $3 }' "/proc/$(cat "$1")/stat" 2>/dev/null)
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
 
 # --- 1. each terminating signal while tracing ------------------------------------------
 for sig in INT TERM HUP QUIT USR1 USR2 ALRM VTALRM PROF IO PWR XCPU RTMIN RTMIN+4 RTMAX; do
@@ -109,6 +115,19 @@ got=$(sq a.db "SELECT value FROM meta WHERE key = 'command_exit_status'")
 [ "$got" = 137 ] && pass cmd_term_ignored_status || fail cmd_term_ignored_status "command_exit_status '$got'"
 alive a.pid && fail cmd_term_ignored_ended "pid $(cat a.pid) still runs" || pass cmd_term_ignored_ended
 no_leftovers cmd_term_ignored $CAP
+
+# a2. what the command started is stopped with it (its process group): the shell ends on
+# SIGTERM, and so does its background sleep, which used to be left running
+"$CAPTURE" -o a2.db -d 0.5 -- sh -c 'sleep 30 & echo $! >a2.pid; wait' >a2.out 2>a2.err &
+CAP=$!
+KILL_PIDS="$KILL_PIDS $CAP"
+wait $CAP
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 11 ] && pass cmd_group_exit || fail cmd_group_exit "exit $rc: $(head -c 300 a2.err)"
+got=$(sq a2.db "SELECT value FROM meta WHERE key = 'command_exit_status'")
+[ "$got" = 143 ] && pass cmd_group_status || fail cmd_group_status "command_exit_status '$got'"
+alive a2.pid && fail cmd_group_child_ended "its child $(cat a2.pid) still runs" || pass cmd_group_child_ended
+grep -q SIGKILL a2.err && fail cmd_group_no_kill "$(cat a2.err)" || pass cmd_group_no_kill
 
 # b. SIGINT ends the capture; the command ignores SIGINT and SIGTERM
 "$CAPTURE" -o b.db -- sh -c 'echo $$ >b.pid; trap "" INT TERM; exec sleep 30' >b.out 2>b.err &
