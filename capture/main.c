@@ -315,6 +315,21 @@ static void stop_signals_catch(void)
 	signal(SIGXFSZ, SIG_IGN);
 }
 
+/* "SIGTERM", "SIGRTMIN+3": for messages, from the main thread (a static buffer). */
+static const char *sig_name(int sig)
+{
+	static char buf[32];
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev)
+		snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+	else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		snprintf(buf, sizeof(buf), "SIGRTMIN+%d", sig - SIGRTMIN);
+	else
+		snprintf(buf, sizeof(buf), "signal %d", sig);
+	return buf;
+}
+
 /* meta options: the command line and what it resolved to, as JSON */
 static char *options_json(int argc, char **argv, const struct capture_args *a)
 {
@@ -876,8 +891,8 @@ static int capture_prepare_db(struct capture *c, int argc, char **argv)
 /* Stopped by a signal before tracing ran: nothing is published. */
 static int stopped_before_start(struct capture *c)
 {
-	msg("stopped by SIG%s before the capture started: nothing recorded, %s not written (an "
-	    "existing file is left as it was); exit 16, no events", sigabbrev_np(stop_signal),
+	msg("stopped by %s before the capture started: nothing recorded, %s not written (an "
+	    "existing file is left as it was); exit 16, no events", sig_name(stop_signal),
 	    c->args.output);
 	return MCR_EXIT_NO_EVENTS;
 }
@@ -942,8 +957,8 @@ static void command_end(struct capture *c)
 	kill(-c->child, sig);
 	ended = command_wait(c, &passed);
 	if (!ended)
-		msg("%s (pid %d) did not end within %d s of SIG%s: sending SIGKILL",
-		    c->args.command[0], (int)c->child, COMMAND_GRACE_S, sigabbrev_np(sig));
+		msg("%s (pid %d) did not end within %d s of %s: sending SIGKILL",
+		    c->args.command[0], (int)c->child, COMMAND_GRACE_S, sig_name(sig));
 	/* its zombie holds the group id: no other group can have it yet */
 	kill(-c->child, SIGKILL);
 	if (ended || command_wait(c, &passed)) {
@@ -1036,8 +1051,8 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 	if (c->args.command && c->child_ended && c->child_status != 0)
 		msg("%s exited with status %d", c->args.command[0], c->child_status);
 	else if (c->args.command && c->child_status > 128)
-		msg("%s ended by SIG%s after the capture stopped (status %d)", c->args.command[0],
-		    sigabbrev_np(c->child_status - 128) ?: "?", c->child_status);
+		msg("%s ended by %s after the capture stopped (status %d)", c->args.command[0],
+		    sig_name(c->child_status - 128), c->child_status);
 	else if (c->args.command && c->child_status > 0)	/* -1: said in command_end() */
 		msg("%s ended with status %d after the capture stopped", c->args.command[0],
 		    c->child_status);
@@ -1056,8 +1071,8 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 	in_file = stored_in_file(c->db);
 	if (c->interrupted && in_file == 0) {
 		/* stopped before anything was stored: an empty file replaces nothing */
-		msg("stopped by SIG%s before any event was stored: %s not written (an existing file "
-		    "is left as it was); exit 16, no events", sigabbrev_np(stop_signal),
+		msg("stopped by %s before any event was stored: %s not written (an existing file "
+		    "is left as it was); exit 16, no events", sig_name(stop_signal),
 		    c->args.output);
 		c->started = false;
 		capture_close_live(c);

@@ -103,7 +103,7 @@ early_signal() {
 			rc=$?
 			[ $rc -eq 16 ] && pass "capture_early_$sig" ||
 				fail "capture_early_$sig" "exit $rc, wanted 16: $(head -c 300 "$T_TMP/early.err")"
-			expect_match "capture_early_${sig}_says" "stopped by SIG$sig before .*prev\.db not written" \
+			expect_match "capture_early_${sig}_says" "stopped by SIG${sig/+/\\+} before .*prev\.db not written" \
 				"$(cat "$T_TMP/early.err")"
 			same_file "capture_early_${sig}_kept" prev.db prev.orig
 			no_sidecars "capture_early_${sig}_no_tmp"
@@ -120,7 +120,7 @@ early_signal() {
 	done
 	skip "capture_early_$sig" "never caught the capture between its file and its instance"
 }
-for sig in INT TERM HUP QUIT USR1 ALRM; do early_signal $sig; done
+for sig in INT TERM HUP QUIT USR1 ALRM RTMIN+2; do early_signal $sig; done
 
 # --- a full disk before tracing starts: said of the output, not of BTF or --cgroup ------
 # Small tmpfs sizes fill at different steps (the schema, the meta rows, the cgroup
@@ -129,8 +129,8 @@ mkdir small
 if mount -t tmpfs -o size=64k mcr-test small 2>/dev/null; then
 	t_on_exit "umount '$T_TMP/small' 2>/dev/null"
 	for size in 64k 192k 320k 512k; do
-		mount -o remount,size=$size small
 		rm -f small/.x.db* small/x.db*
+		mount -o remount,size=$size small
 		expect_exit "capture_enospc_$size" 1 "$CAPTURE" -o small/x.db -d 1 &&
 			expect_match "capture_enospc_${size}_msg" \
 				'^memcg-capture: cannot write the output small/x\.db: No space left on device$' "$T_ERR"
