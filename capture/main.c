@@ -91,7 +91,7 @@ static const char doc[] =
 "\n"
 "It stops after -d SECONDS, when COMMAND exits, or on any signal that would end it (SIGINT, "
 "SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, "
-"SIGXCPU, the real-time signals; SIGPIPE and SIGXFSZ are ignored, and so is SIGHUP under "
+"SIGXCPU, SIGSTKFLT, the real-time signals; SIGPIPE and SIGXFSZ are ignored, and so is SIGHUP under "
 "nohup), and then always turns "
 "tracing off, drains the buffers, commits and removes its instance. COMMAND runs in its own "
 "process group (it cannot read the terminal). If it still runs then, its group gets SIGTERM "
@@ -137,8 +137,8 @@ static const struct argp_option options[] = {
 	  "pid is not running (left by a capture killed with -9, which keep tracing), say which, "
 	  "and exit", 0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS, at least " MIN_DURATION_TEXT " (default: "
-	  "until COMMAND exits or a signal); a COMMAND still running then gets SIGTERM, and "
-	  "SIGKILL 2 s later", 0 },
+	  "until COMMAND exits or a signal); a COMMAND still running then gets SIGTERM, its "
+	  "process group SIGKILL 2 s later at most", 0 },
 	{ "buffer", 'b', "KIB", 0, "Ring buffer per CPU in KiB (default 8192: about half a second of "
 	  "headroom at 500k events/s per CPU; at most 1048576, and at most a quarter of MemTotal "
 	  "over the online CPUs)", 0 },
