@@ -110,33 +110,34 @@ static void print_events(int64_t total, const uint64_t *by_kind)
 
 static void print_cgroups_lost(struct db *db, int *err)
 {
-	int64_t cg[4], gaps[3], lost[5];
+	struct db_trace_lost lost;
+	int64_t cg[4];
+	int ret;
 
 	query_ints(db, "SELECT count(*), max(level), sum(parent_unknown), sum(path IS NULL)"
 		   " FROM cgroups", cg, 4, err);
 	printf("%-14s %" PRId64 ", max depth %" PRId64 ", %" PRId64 " with unknown parent"
 	       " (attached under the root), %" PRId64 " without a path\n", "cgroups:",
 	       cg[0], cg[1], cg[2], cg[3]);
-	query_ints(db, "SELECT count(*), sum(CASE WHEN count >= 0 THEN count END),"
-		   " sum(count < 0) FROM gaps", gaps, 3, err);
 	/*
 	 * What the ring buffers overwrote or dropped between start and end; a
 	 * CPU without its end row (or with -1 counters) is unknown, not 0.
 	 */
-	query_ints(db, "SELECT sum(CASE WHEN e.overrun >= 0 THEN e.overrun - max(coalesce(s.overrun, 0), 0) END),"
-		   " sum(CASE WHEN e.dropped >= 0 THEN e.dropped - max(coalesce(s.dropped, 0), 0) END),"
-		   " sum(e.overrun < 0 OR e.dropped < 0), count(*),"
-		   " (SELECT count(*) FROM cpu_stats b WHERE b.phase = 'start' AND NOT EXISTS"
-		   " (SELECT 1 FROM cpu_stats c WHERE c.cpu = b.cpu AND c.phase = 'end'))"
-		   " FROM cpu_stats e LEFT JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
-		   " WHERE e.phase = 'end'", lost, 5, err);
+	ret = db_trace_lost(db, &lost);
+	if (ret < 0) {
+		if (!*err)
+			*err = ret;
+		printf("%-14s (unreadable)\n", "lost events:");
+		return;
+	}
 	printf("%-14s %" PRId64 " gaps (%" PRId64 " events counted, %" PRId64 " of unknown size);",
-	       "lost events:", gaps[0], gaps[1], gaps[2]);
-	if (!lost[3])
+	       "lost events:", lost.gaps, lost.gap_events, lost.gaps_unknown);
+	if (!lost.cpus_end)
 		printf(" ring buffers: unknown (the file has no per-CPU counters from the end)\n");
 	else
-		printf(" ring buffers: %" PRId64 " overrun, %" PRId64 " dropped%s\n", lost[0], lost[1],
-		       lost[2] > 0 || lost[4] > 0 ? " (some CPUs unknown)" : "");
+		printf(" ring buffers: %" PRId64 " overrun, %" PRId64 " dropped%s\n", lost.overrun,
+		       lost.dropped, lost.cpus_unknown > 0 || lost.cpus_no_end > 0 ?
+		       " (some CPUs unknown)" : "");
 }
 
 struct runs_ctx {
@@ -160,7 +161,7 @@ static int print_run(const struct db_run_info *ri, void *ctx)
 	return 0;
 }
 
-static void print_runs(struct db *db)
+static void print_runs(struct db *db, int *errp)
 {
 	struct runs_ctx rc = { 0 };
 	int err;
@@ -171,8 +172,15 @@ static void print_runs(struct db *db)
 		printf("%-14s written by an older memcg-replay: replay the file again\n", "runs:");
 		return;
 	}
-	if (err < 0 && !rc.n) {
+	if (err == -MCR_E_SCHEMA && !rc.n) {
 		printf("%-14s (none)\n", "runs:");
+		return;
+	}
+	if (err < 0) {
+		/* a damaged page: say so and exit non-zero, not "(none)" */
+		printf("%-14s (unreadable)\n", "runs:");
+		if (!*errp)
+			*errp = err;
 		return;
 	}
 	if (!rc.n)
@@ -238,12 +246,15 @@ int cmd_info(int argc, char **argv)
 	print_cpus_span(db);
 	print_events(total, by_kind);
 	print_cgroups_lost(db, &err);
-	print_runs(db);
+	print_runs(db, &err);
 	if (!db_meta_get(db, "warnings", &warnings) && *warnings)
 		printf("warnings:\n%s\n", warnings);
 	free(warnings);
-	if (err)
-		rc = cli_fail(err, "%s: its cgroups, gaps or cpu_stats table cannot be read", file);
+	if (err == -MCR_E_BAD_INPUT)
+		rc = cli_fail_db(db, err, file);
+	else if (err)
+		rc = cli_fail(err, "%s: its cgroups, gaps, cpu_stats or runs table cannot be read",
+			      file);
 	db_close(db);
 	return rc;
 }

@@ -513,18 +513,13 @@ int db_cgroups_foreach(struct db *db, int (*fn)(const struct db_cgroup *cg, void
 }
 
 /**
- * db_rows_foreach() - run @sql and call @row for each row of the result.
+ * db_stmt_rows() - step @st, call @row for each row, finalize @st.
  * @row: reads the row's columns; a non-zero return stops and is returned.
  */
-int db_rows_foreach(struct db *db, const char *sql, int (*row)(sqlite3_stmt *st, void *ctx),
-		    void *ctx)
+int db_stmt_rows(sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx), void *ctx)
 {
-	sqlite3_stmt *st;
 	int rc, ret = 0;
 
-	rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return db_err(rc);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		ret = row(st, ctx);
 		if (ret)
@@ -534,6 +529,22 @@ int db_rows_foreach(struct db *db, const char *sql, int (*row)(sqlite3_stmt *st,
 		ret = db_err(rc);
 	sqlite3_finalize(st);
 	return ret;
+}
+
+/**
+ * db_rows_foreach() - run @sql and call @row for each row of the result.
+ * @row: reads the row's columns; a non-zero return stops and is returned.
+ */
+int db_rows_foreach(struct db *db, const char *sql, int (*row)(sqlite3_stmt *st, void *ctx),
+		    void *ctx)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->sql, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	return db_stmt_rows(st, row, ctx);
 }
 
 int db_item_put(struct db *db, int kind, int item, const char *name, const char *unit)

@@ -59,6 +59,7 @@ int db_query_ints(struct db *db, const char *sql, int64_t *a, int64_t *b);
 int db_step_reset(sqlite3_stmt *st);
 int db_rows_foreach(struct db *db, const char *sql, int (*row)(sqlite3_stmt *st, void *ctx),
 		    void *ctx);
+int db_stmt_rows(sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx), void *ctx);
 
 /* validate.c: meta ranges and the hierarchy at open, and every event as read;
  * -MCR_E_BAD_INPUT (or -MCR_E_CPU) and @why */

@@ -502,35 +502,76 @@ int db_run_counters_get(struct db *db, int64_t run_id, struct db_run_counters *c
 	return db_row_end(st, rc);
 }
 
-/* The sums info prints: gaps (counted events) and ring-buffer overruns and drops. */
+struct db_lost_sum {
+	struct db_trace_lost	*out;
+	int64_t			possible;
+	char			*why;
+	size_t			len;
+};
+
+/* a += b, or the refusal naming what overflowed (db_validate() bounds each term) */
+static int db_lost_add(int64_t *a, int64_t b, const char *what, struct db_lost_sum *ls)
+{
+	if (!__builtin_add_overflow(*a, b, a))
+		return 0;
+	snprintf(ls->why, ls->len, "%s: the sum overflows an int64 (damaged rows)", what);
+	return -MCR_E_BAD_INPUT;
+}
+
+static int db_lost_gap(sqlite3_stmt *st, void *ctx)
+{
+	struct db_lost_sum *ls = ctx;
+	int64_t n = sqlite3_column_int64(st, 0);
+
+	ls->out->gaps++;
+	if (n < 0) {
+		ls->out->gaps_unknown++;
+		return 0;
+	}
+	return db_lost_add(&ls->out->gap_events, n, "gaps count", ls);
+}
+
+/* An end row of cpu_stats and its start (0 without one): what the buffer lost between. */
+static int db_lost_cpu(sqlite3_stmt *st, void *ctx)
+{
+	struct db_lost_sum *ls = ctx;
+	int64_t over = sqlite3_column_int64(st, 0), drop = sqlite3_column_int64(st, 1);
+	int64_t over0 = sqlite3_column_int64(st, 2), drop0 = sqlite3_column_int64(st, 3);
+	int err = 0;
+
+	ls->out->cpus_end++;
+	if (over < 0 || drop < 0)
+		ls->out->cpus_unknown++;
+	if (over >= 0)
+		err = db_lost_add(&ls->out->overrun, over - (over0 > 0 ? over0 : 0),
+				  "cpu_stats overrun", ls);
+	if (!err && drop >= 0)
+		err = db_lost_add(&ls->out->dropped, drop - (drop0 > 0 ? drop0 : 0),
+				  "cpu_stats dropped", ls);
+	return err;
+}
+
+/*
+ * The sums info and the HTML report print: gaps (counted events) and
+ * ring-buffer overruns and drops, summed here with overflow checks (each
+ * term is bounded by db_validate(), so an overflow is a file changed since
+ * it was opened).  A refusal's sentence is db_why().
+ */
 int db_trace_lost(struct db *db, struct db_trace_lost *out)
 {
-	static const char *const sql[2] = {
-		"SELECT count(*), coalesce(sum(CASE WHEN count >= 0 THEN count END), 0),"
-		" coalesce(sum(count < 0), 0) FROM gaps",
-		"SELECT coalesce(sum(CASE WHEN e.overrun > 0 THEN e.overrun - max(coalesce(s.overrun, 0), 0) END), 0),"
-		" coalesce(sum(CASE WHEN e.dropped > 0 THEN e.dropped - max(coalesce(s.dropped, 0), 0) END), 0)"
-		" FROM cpu_stats e LEFT JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
-		" WHERE e.phase = 'end'",
-	};
-	int64_t *dst[2][3] = {
-		{ &out->gaps, &out->gap_events, &out->gaps_unknown },
-		{ &out->overrun, &out->dropped, NULL },
-	};
-	sqlite3_stmt *st;
-	int q, i, rc, ret;
+	struct db_lost_sum ls = { out, 0, db->why, sizeof(db->why) };
+	int err;
 
 	*out = (struct db_trace_lost){ 0 };
-	for (q = 0; q < 2; q++) {
-		ret = db_prepare(db, sql[q], &st);
-		if (ret)
-			return ret;
-		rc = sqlite3_step(st);
-		for (i = 0; rc == SQLITE_ROW && i < 3 && dst[q][i]; i++)
-			*dst[q][i] = sqlite3_column_int64(st, i);
-		sqlite3_finalize(st);
-		if (rc != SQLITE_ROW)
-			return db_done(rc);
-	}
-	return 0;
+	err = db_rows_foreach(db, "SELECT count FROM gaps", db_lost_gap, &ls);
+	if (!err)
+		err = db_rows_foreach(db, "SELECT e.overrun, e.dropped, coalesce(s.overrun, 0),"
+				      " coalesce(s.dropped, 0) FROM cpu_stats e LEFT JOIN cpu_stats s"
+				      " ON s.cpu = e.cpu AND s.phase = 'start' WHERE e.phase = 'end'",
+				      db_lost_cpu, &ls);
+	if (!err)
+		err = db_query_ints(db, "SELECT count(*) FROM cpu_stats b WHERE b.phase = 'start'"
+				    " AND NOT EXISTS (SELECT 1 FROM cpu_stats c WHERE c.cpu = b.cpu"
+				    " AND c.phase = 'end')", &out->cpus_no_end, NULL);
+	return err;
 }

@@ -4,12 +4,14 @@
  * db_open() once the tables are there: meta ranges, the cgroup hierarchy and
  * the ring-buffer counters of cpu_stats.
  *
- * Contract: reads meta, cgroups and cpu_stats only; returns 0 or
+ * Contract: reads meta, cgroups, cpu_stats and gaps only; returns 0 or
  * -MCR_E_BAD_INPUT with a sentence naming the row and the value in @why.
  * Events are too many to check at open: db_event_check() is the check of one
  * event's fields, which db_iter_next() runs on every event it returns.  What passes here needs no range check downstream:
  * TH = batch_size * nr_cpus_online fits an int, every parent walk ends at a
- * root within nr_cgroups steps.  Never prints.
+ * root within nr_cgroups steps, capture_end_ns - capture_start_ns is a
+ * non-negative int64, and the lost-event sums (db_trace_lost()) fit an int64.
+ * Never prints.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -32,6 +34,15 @@
 #define DB_MAX_BATCH		65536
 #define DB_MIN_PAGE		1024
 #define DB_MAX_PAGE		(1 << 20)
+
+/*
+ * Ring-buffer counters and gap counts are events (or bytes) of one CPU.  An
+ * event costs a CPU at least ~100 ns to write, so 2^48 is about a year of a
+ * CPU doing nothing else; a counter above it is damage, not a count.  And
+ * nr_cpus_possible (at most DB_MAX_CPUS = 2^13) CPUs of 2^48 sum to 2^61:
+ * every total over CPUs fits an int64.
+ */
+#define DB_MAX_COUNT		(INT64_C(1) << 48)
 
 static int db_bad(char *why, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -102,7 +113,27 @@ static int db_meta_has(struct db *db, const char *key)
 	return err && err != -ENOENT ? err : has;
 }
 
-static int db_validate_meta(struct db *db, char *why, size_t len)
+/*
+ * The capture window: trace-clock ns, which count up from boot (or from 0:
+ * synth), so never negative, and the end not before the start.  Then
+ * end - start never overflows.  Either may be absent (readers fall back to
+ * the events' span).
+ */
+static int db_validate_window(struct db *db, char *why, size_t len)
+{
+	int64_t start = -1, end = -1;
+	int err;
+
+	err = db_meta_range(db, "capture_start_ns", 0, INT64_MAX, &start, why, len);
+	if (!err)
+		err = db_meta_range(db, "capture_end_ns", 0, INT64_MAX, &end, why, len);
+	if (!err && start >= 0 && end >= 0 && end < start)
+		err = db_bad(why, len, "meta capture_end_ns = %" PRId64 ": before capture_start_ns %"
+			     PRId64, end, start);
+	return err;
+}
+
+static int db_validate_meta(struct db *db, int64_t *nr_possible, char *why, size_t len)
 {
 	int64_t possible = 0, online = 0, v = 0;
 	size_t i;
@@ -126,6 +157,9 @@ static int db_validate_meta(struct db *db, char *why, size_t len)
 		err = db_meta_range(db, "page_size", DB_MIN_PAGE, DB_MAX_PAGE, &v, why, len);
 	if (!err && v & (v - 1))
 		err = db_bad(why, len, "meta page_size = %" PRId64 ": not a power of two", v);
+	if (!err)
+		err = db_validate_window(db, why, len);
+	*nr_possible = possible;
 	return err;
 }
 
@@ -276,41 +310,123 @@ static int db_vstat_row(sqlite3_stmt *st, void *ctx)
 		      (const char *)sqlite3_column_text(st, 4));
 }
 
+static const char *const db_vstat_cols[] = {
+	"entries", "overrun", "commit_overrun", "bytes", "dropped", "read",
+};
+
+struct db_vcpu {
+	int64_t	possible;
+	char	*why;
+	size_t	len;
+};
+
+/* One row of cpu_stats: its CPU and each counter, by name. */
+static int db_vcpu_row(sqlite3_stmt *st, void *ctx)
+{
+	const struct db_vcpu *v = ctx;
+	int64_t cpu = sqlite3_column_int64(st, 0), n;
+	const char *phase = (const char *)sqlite3_column_text(st, 1);
+	size_t i;
+
+	if (cpu < 0 || cpu >= v->possible)
+		return db_bad(v->why, v->len, "cpu_stats row cpu %" PRId64 " phase %s: cpu is not"
+			      " below nr_cpus_possible %" PRId64, cpu, phase, v->possible);
+	for (i = 0; i < sizeof(db_vstat_cols) / sizeof(db_vstat_cols[0]); i++) {
+		n = sqlite3_column_int64(st, (int)i + 2);
+		if (n < -1)
+			return db_bad(v->why, v->len, "cpu_stats row cpu %" PRId64 " phase %s: %s %"
+				      PRId64 " below -1 (unknown)", cpu, phase, db_vstat_cols[i], n);
+		if (n > DB_MAX_COUNT)
+			return db_bad(v->why, v->len, "cpu_stats row cpu %" PRId64 " phase %s: %s %"
+				      PRId64 " above %" PRId64 ", not a count of one CPU", cpu, phase,
+				      db_vstat_cols[i], n, DB_MAX_COUNT);
+	}
+	return 0;
+}
+
 /*
- * Ring-buffer counters are -1 (unknown) or counts, and never go down from
+ * Ring-buffer counters are -1 (unknown) or counts up to DB_MAX_COUNT, of a
+ * CPU below nr_cpus_possible (one ring buffer each), and never go down from
  * start to end (tracefs per_cpu/cpuN/stats only grow while the buffer is not
  * reset): a lower end would show as negative lost events.
  */
-static int db_validate_cpu_stats(struct db *db, char *why, size_t len)
+static int db_validate_cpu_stats(struct db *db, int64_t possible, char *why, size_t len)
+{
+	struct db_vcpu c = { possible, why, len };
+	struct db_vstat v = { why, len };
+	int err;
+
+	err = db_rows_foreach(db,
+		"SELECT cpu, phase, 'phase', 0, ' is not start or end' FROM cpu_stats"
+		" WHERE phase NOT IN ('start', 'end') LIMIT 1", db_vstat_row, &v);
+	if (!err)
+		err = db_rows_foreach(db, "SELECT cpu, phase, entries, overrun, commit_overrun,"
+				      " bytes, dropped, read FROM cpu_stats ORDER BY cpu, phase",
+				      db_vcpu_row, &c);
+	if (!err)
+		err = db_rows_foreach(db,
+			"SELECT e.cpu, e.phase, 'overrun', e.overrun, ' below its start ' ||"
+			" s.overrun FROM cpu_stats e JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
+			" WHERE e.phase = 'end' AND s.overrun >= 0 AND e.overrun >= 0 AND e.overrun < s.overrun"
+			" UNION ALL SELECT e.cpu, e.phase, 'dropped', e.dropped, ' below its start ' ||"
+			" s.dropped FROM cpu_stats e JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
+			" WHERE e.phase = 'end' AND s.dropped >= 0 AND e.dropped >= 0 AND e.dropped < s.dropped"
+			" LIMIT 1", db_vstat_row, &v);
+	return err;
+}
+
+static int db_vgap_row(sqlite3_stmt *st, void *ctx)
+{
+	struct db_vstat *v = ctx;
+
+	return db_bad(v->why, v->len, "gaps row cpu %" PRId64 " ts %" PRId64 ": %s %" PRId64 "%s",
+		      (int64_t)sqlite3_column_int64(st, 0), (int64_t)sqlite3_column_int64(st, 1),
+		      (const char *)sqlite3_column_text(st, 2), (int64_t)sqlite3_column_int64(st, 3),
+		      (const char *)sqlite3_column_text(st, 4));
+}
+
+/*
+ * A gap is a place one CPU's buffer lost events: its CPU is a possible one,
+ * its count -1 (unknown) or at most DB_MAX_COUNT, and so is the sum of one
+ * CPU's counts (the events one CPU can have lost; total() is a float sum,
+ * which cannot overflow).  Then the sum over every gap fits an int64.
+ */
+static int db_validate_gaps(struct db *db, int64_t possible, char *why, size_t len)
 {
 	struct db_vstat v = { why, len };
+	sqlite3_stmt *st;
+	int rc;
 
-	return db_rows_foreach(db,
-		"SELECT cpu, phase, 'phase', 0, ' is not start or end' FROM cpu_stats"
-		" WHERE phase NOT IN ('start', 'end')"
-		" UNION ALL SELECT cpu, phase, 'a counter', min(entries, overrun, commit_overrun,"
-		" bytes, dropped, read), ' below -1 (unknown)' FROM cpu_stats"
-		" WHERE min(entries, overrun, commit_overrun, bytes, dropped, read) < -1"
-		" UNION ALL SELECT e.cpu, e.phase, 'overrun', e.overrun, ' below its start ' ||"
-		" s.overrun FROM cpu_stats e JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
-		" WHERE e.phase = 'end' AND s.overrun >= 0 AND e.overrun >= 0 AND e.overrun < s.overrun"
-		" UNION ALL SELECT e.cpu, e.phase, 'dropped', e.dropped, ' below its start ' ||"
-		" s.dropped FROM cpu_stats e JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
-		" WHERE e.phase = 'end' AND s.dropped >= 0 AND e.dropped >= 0 AND e.dropped < s.dropped"
-		" LIMIT 1", db_vstat_row, &v);
+	rc = sqlite3_prepare_v2(db_sqlite(db),
+		"SELECT cpu, ts, 'cpu', cpu, ' is not below nr_cpus_possible ' || ?1 FROM gaps"
+		" WHERE cpu < 0 OR cpu >= ?1"
+		" UNION ALL SELECT cpu, ts, 'count', count, ' is neither -1 (unknown) nor a count in"
+		" [0, ' || ?2 || ']' FROM gaps WHERE count < -1 OR count > ?2"
+		" UNION ALL SELECT cpu, max(ts), 'the counts of this CPU sum to', CAST(total(count)"
+		" AS INTEGER), ', more than ' || ?2 || ' (not a count)' FROM gaps WHERE count > 0"
+		" GROUP BY cpu HAVING total(count) > ?2"
+		" LIMIT 1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	sqlite3_bind_int64(st, 1, possible);
+	sqlite3_bind_int64(st, 2, DB_MAX_COUNT);
+	return db_stmt_rows(st, db_vgap_row, &v);
 }
 
 int db_validate(struct db *db, char *why, size_t len)
 {
+	int64_t possible = 0;
 	int err;
 
 	if (why && len)
 		*why = '\0';
-	err = db_validate_meta(db, why, len);
+	err = db_validate_meta(db, &possible, why, len);
 	if (!err)
 		err = db_validate_cgroups(db, why, len);
 	if (!err)
-		err = db_validate_cpu_stats(db, why, len);
+		err = db_validate_cpu_stats(db, possible, why, len);
+	if (!err)
+		err = db_validate_gaps(db, possible, why, len);
 	return err;
 }
 

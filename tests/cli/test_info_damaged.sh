@@ -33,6 +33,65 @@ expect_exit info_below_unknown 17 "$REPLAY" info below_unknown.db &&
 expect_exit info_bad_phase 17 "$REPLAY" info bad_phase.db &&
 	expect_match info_bad_phase_msg "phase middle" "$T_ERR"
 
+# A counter or gap count no CPU can reach (above 2^48 events) is damage, not a
+# count: it used to be printed (overrun 2^63-1), or its sum overflowed (info
+# exit 1 "Input/output error", the HTML report exit 7).  Now 17 at open, naming
+# the table, CPU, column and value.  Bounded so, every sum over CPUs fits.
+big=9223372036854775807
+damage overrun_huge "UPDATE cpu_stats SET overrun = $big, dropped = $big WHERE cpu = $cpu AND phase = 'end'"
+damage stats_cpu "UPDATE cpu_stats SET cpu = 99999 WHERE cpu = $cpu AND phase = 'end'"
+damage gap_huge "INSERT INTO gaps VALUES ($cpu, 100, $big), ($cpu, 200, $big)"
+# each count possible (2^48), their sum for one CPU not
+damage gap_sum "INSERT INTO gaps VALUES ($cpu, 100, 281474976710656), ($cpu, 200, 281474976710656)"
+damage gap_cpu "INSERT INTO gaps VALUES (99999, 100, 1)"
+expect_exit info_overrun_huge 17 "$REPLAY" info overrun_huge.db &&
+	expect_match info_overrun_huge_msg "cpu_stats row cpu $cpu phase end: overrun $big above 281474976710656" "$T_ERR"
+expect_exit info_stats_cpu 17 "$REPLAY" info stats_cpu.db &&
+	expect_match info_stats_cpu_msg "cpu_stats row cpu 99999 phase end: cpu is not below nr_cpus_possible" "$T_ERR"
+expect_exit info_gap_huge 17 "$REPLAY" info gap_huge.db &&
+	expect_match info_gap_huge_msg "gaps row cpu $cpu ts 100: count $big is neither -1" "$T_ERR"
+expect_exit info_gap_sum 17 "$REPLAY" info gap_sum.db &&
+	expect_match info_gap_sum_msg "gaps row cpu $cpu ts 200: the counts of this CPU sum to 562949953421312" "$T_ERR"
+expect_exit info_gap_cpu 17 "$REPLAY" info gap_cpu.db
+# many possible gaps: summed exactly
+damage gap_many "INSERT INTO gaps VALUES ($cpu, 100, 281474976710656), ($cpu, 200, -1), ($cpu, 300, 0)"
+expect_exit info_gap_many 0 "$REPLAY" info gap_many.db &&
+	expect_match info_gap_many_said "3 gaps \(281474976710656 events counted, 1 of unknown size\)" "$T_OUT"
+
+# The capture window: trace-clock ns are never negative and the end is not
+# before the start.  capture_start_ns -2^63 with end 2^63-1 overflowed end -
+# start (UBSan) in info, replay and the HTML report, and printed -0.000000 s.
+damage window_wide "INSERT OR REPLACE INTO meta VALUES ('capture_start_ns', '-9223372036854775808');
+	INSERT OR REPLACE INTO meta VALUES ('capture_end_ns', '$big')"
+damage window_inverted "INSERT OR REPLACE INTO meta VALUES ('capture_start_ns', '9000000000');
+	INSERT OR REPLACE INTO meta VALUES ('capture_end_ns', '1')"
+damage window_text "INSERT OR REPLACE INTO meta VALUES ('capture_start_ns', 'abc')"
+for cmd in info replay; do
+	expect_exit ${cmd}_window_wide 17 "$REPLAY" $cmd window_wide.db &&
+		expect_match ${cmd}_window_wide_msg "meta capture_start_ns = -9223372036854775808: out of range \[0, $big\]" "$T_ERR"
+done
+expect_exit info_window_inverted 17 "$REPLAY" info window_inverted.db &&
+	expect_match info_window_inverted_msg "meta capture_end_ns = 1: before capture_start_ns 9000000000" "$T_ERR"
+expect_exit info_window_text 17 "$REPLAY" info window_text.db &&
+	expect_match info_window_text_msg "meta capture_start_ns = 'abc': not an integer" "$T_ERR"
+
+# the HTML report reads the same tables: the same refusals
+if "$REPLAY" replay good.db -q >/dev/null 2>&1; then
+	cp good.db replayed.db
+	for d in overrun_huge gap_huge window_wide; do
+		cp replayed.db "h_$d.db"
+		case $d in
+		overrun_huge) sqlite3 "h_$d.db" "UPDATE cpu_stats SET overrun = $big WHERE cpu = $cpu AND phase = 'end'" ;;
+		gap_huge) sqlite3 "h_$d.db" "INSERT INTO gaps VALUES ($cpu, 100, $big), ($cpu, 200, $big)" ;;
+		window_wide) sqlite3 "h_$d.db" "INSERT OR REPLACE INTO meta VALUES ('capture_start_ns', '-9223372036854775808');
+			INSERT OR REPLACE INTO meta VALUES ('capture_end_ns', '$big')" ;;
+		esac
+		expect_exit html_$d 17 "$REPLAY" report --no-check --format html -o "h_$d.html" "h_$d.db"
+	done
+else
+	fail html_setup "replay good.db failed"
+fi
+
 # unknown counters (-1) are allowed: the lost-events line says so
 damage unknown "UPDATE cpu_stats SET overrun = -1 WHERE cpu = $cpu AND phase = 'end'"
 expect_exit info_unknown_ok 0 "$REPLAY" info unknown.db &&

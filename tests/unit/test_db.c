@@ -305,8 +305,9 @@ TEST(test_meta_round_trip)
 	ASSERT_EQ(set_required_meta(db, 4), 0);
 	ASSERT_EQ(db_meta_set(db, "source", "synth:seed-race"), 0);
 	ASSERT_EQ(db_meta_set(db, "source", "memcg-capture"), 0);	/* replaces */
-	ASSERT_EQ(db_meta_set_int(db, "capture_start_ns", -42), 0);
+	ASSERT_EQ(db_meta_set_int(db, "capture_start_ns", 42), 0);
 	ASSERT_EQ(db_meta_set_int(db, "capture_end_ns", INT64_MAX), 0);
+	ASSERT_EQ(db_meta_set_int(db, "command_exit_status", -42), 0);
 	ASSERT_EQ(db_close(db), 0);
 
 	ASSERT_EQ(db_open(path, false, &db), 0);
@@ -314,6 +315,8 @@ TEST(test_meta_round_trip)
 	ASSERT_STR(v, "memcg-capture");
 	free(v);
 	ASSERT_EQ(db_meta_get_int(db, "capture_start_ns", &n), 0);
+	ASSERT_EQ(n, 42);
+	ASSERT_EQ(db_meta_get_int(db, "command_exit_status", &n), 0);
 	ASSERT_EQ(n, -42);
 	ASSERT_EQ(db_meta_get_int(db, "capture_end_ns", &n), 0);
 	ASSERT(n == INT64_MAX);
