@@ -94,8 +94,9 @@ static void print_cpus_span(struct db *db)
 		start = end = 0;
 		db_events_span(db, &start, &end);
 	}
+	/* the events' span is not checked at open: a difference of int64s fits a uint64 */
 	printf("%-14s %.6f s (ts %" PRId64 " .. %" PRId64 " ns)\n", "time span:",
-	       (double)(end - start) / 1e9, start, end);
+	       end >= start ? (double)((uint64_t)end - (uint64_t)start) / 1e9 : 0.0, start, end);
 }
 
 static void print_events(int64_t total, const uint64_t *by_kind)

@@ -808,7 +808,10 @@ static int host_load(struct hhost *hh, const struct html_host *h, const struct h
 		return err;
 	host_runs(hh);
 	hh->t0 = db_meta_get_int(h->db, "capture_start_ns", &v) < 0 ? 0 : v;
-	hh->t1 = db_meta_get_int(h->db, "capture_end_ns", &v) < 0 ? hh->t0 + 1000000000 : v;
+	/* db_open() saw 0 <= t0 <= t1 when both are there: t1 - t0 cannot overflow */
+	if (db_meta_get_int(h->db, "capture_end_ns", &v) < 0)
+		v = hh->t0 > INT64_MAX - 1000000000 ? INT64_MAX : hh->t0 + 1000000000;
+	hh->t1 = v;
 	return 0;
 }
 
