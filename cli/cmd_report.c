@@ -200,6 +200,10 @@ static int report_check(struct db *db, const struct report_opts *o)
 	r = db_replay_run_exists(db, 0);
 	if (r <= 0)
 		return cli_fail(r < 0 ? r : -MCR_E_NO_RUNS, "%s", o->file);
+	/* a damaged result row is refused before any output, naming it */
+	r = db_results_check(db);
+	if (r < 0)
+		return cli_fail_db(db, r, o->file);
 	for (i = 0; i < o->nr_runs; i++) {
 		r = db_replay_run_exists(db, o->runs[i]);
 		if (r < 0)

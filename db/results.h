@@ -223,6 +223,14 @@ struct db_lag_filter {
 int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
 		   int (*fn)(const struct db_lag_row *row, void *ctx), void *ctx);
 
+/*
+ * Every row of runs and of lag_report_all checked against what replay can
+ * have written (db/results_read.c says the rules): -MCR_E_CORRUPT with
+ * db_why() naming table, row, column and value.  db_lag_foreach() checks
+ * each row it returns by the same rules.
+ */
+int db_results_check(struct db *db);
+
 /* The first @limit mismatches of @run_id, in the order they were found. */
 int db_mismatches_foreach(struct db *db, int64_t run_id, int64_t limit,
 			  int (*fn)(const struct db_mismatch *m, void *ctx), void *ctx);

@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,11 +181,167 @@ const char *db_lag_col_name(enum db_lag_col c)
 }
 
 /*
+ * The checks of result rows as they are read back.  Replay writes every row
+ * from one pass over the trace, so each rule below holds for every row it
+ * wrote; a row that breaks one was not written so (a damaged page, an edit),
+ * and printing it would print a wrong number as if measured.  Refused with
+ * -MCR_E_CORRUPT and a sentence in db_why() naming the table, the row's key,
+ * the column and the value.  The rules, by column (db/results_schema.c):
+ *
+ * - Counts (reads, stale_reads, stranded_episodes, max_pending, and the
+ *   |error| maxima and percentile, which are integers of the item's unit):
+ *   SQLite integers >= 0.  A flipped bit may also change a value's type.
+ * - Means, ages and durations (mean_read_error, mean_visible_error,
+ *   max_error_age_ms, stranded_ms): finite numbers >= 0.
+ * - stale_reads <= reads: a stale read is one of the cgroup's reads.
+ * - p99_read_error and mean_read_error within [0, max_read_error], and
+ *   mean_visible_error within [0, max_visible_error]: a percentile and a
+ *   mean lie between the minimum (|error| >= 0) and the maximum.
+ * - reads and stranded_episodes at most the run's events (runs.events):
+ *   each read is one memcg_flush_stats event, each episode starts at one.
+ * - max_error_age_ms and stranded_ms at most the trace's span (the larger of
+ *   the capture window and the events' first to last ts), plus 1 ms for the
+ *   rounding of ns to ms: both are stretches of trace time.
+ * - runs: counters integers >= 0, updates and flush_requests at most events
+ *   (each is one event), flushes at most flush_requests, wall_s finite and
+ *   >= 0, batch_size in [1, 65536] and nr_cpus in [1, 8192] (replay's
+ *   --batch and --cpus ranges).
+ * - Fractions (cost_basis.shared_fraction, cost_report's
+ *   atomic_shared_fraction) within [0, 1]; the calibration table's figures
+ *   as sim_cost_table_check() wants them; cost estimates finite.
+ *
+ * An absolute bound on an error needs a bound on an event's value, which
+ * the event check owns; the rules above catch what a damaged mean or
+ * maximum does to the rows beside it.
+ */
+#define DB_RUN_MAX_BATCH	65536
+#define DB_RUN_MAX_CPUS		8192
+
+static int db_res_bad(struct db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int db_res_bad(struct db *db, const char *fmt, ...)
+{
+	static const char tail[] = ": a damaged result table (replay the file again)";
+	size_t n;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(db->why, sizeof(db->why), fmt, ap);
+	va_end(ap);
+	n = strlen(db->why);
+	if (n + sizeof(tail) <= sizeof(db->why))
+		memcpy(db->why + n, tail, sizeof(tail));
+	return -MCR_E_CORRUPT;
+}
+
+/* Trace ns the results can span, in ms: the larger of the capture window and the events' span. */
+static double db_trace_span_ms(struct db *db)
+{
+	int64_t a = 0, b = 0, span = 0;
+
+	if (!db_meta_get_int(db, "capture_start_ns", &a) &&
+	    !db_meta_get_int(db, "capture_end_ns", &b) && b > a)
+		span = b - a;	/* db_validate(): 0 <= a <= b */
+	a = b = 0;
+	if (!db_events_span(db, &a, &b) && b > a && (double)b - (double)a > (double)span)
+		return ((double)b - (double)a) / 1e6;
+	return (double)span / 1e6;
+}
+
+struct db_lag_check {
+	struct db	*db;
+	double		span_ms;	/* < 0: not computed yet */
+};
+
+static const char *db_lag_table(int col)
+{
+	return col >= DB_LAG_READS && col <= DB_LAG_STALE_READS ? "cgroup_summary" :
+	       col >= DB_LAG_STRANDED_MS ? "cgroup_summary" : "item_summary";
+}
+
+static bool db_lag_col_int(int col)
+{
+	return col == DB_LAG_READS || col == DB_LAG_STALE_READS || col == DB_LAG_MAX_READ_ERROR ||
+	       col == DB_LAG_P99_READ_ERROR || col == DB_LAG_MAX_VISIBLE_ERROR ||
+	       col == DB_LAG_STRANDED_EPISODES || col == DB_LAG_MAX_PENDING;
+}
+
+static bool db_lag_col_real(int col)
+{
+	return col == DB_LAG_MEAN_READ_ERROR || col == DB_LAG_MEAN_VISIBLE_ERROR ||
+	       col == DB_LAG_MAX_ERROR_AGE_MS || col == DB_LAG_STRANDED_MS;
+}
+
+/* @r is read from @st; the run's events are column DB_LAG_NR_COLS + 2. */
+static int db_lag_check_row(struct db_lag_check *c, sqlite3_stmt *st, const struct db_lag_row *r)
+{
+	char at[160];
+	int col, t;
+	double v, lim;
+	int64_t events;
+
+#define DB_LAG_BAD(col, fmt, ...)						\
+	db_res_bad(c->db, "%s row %s: %s " fmt, db_lag_table(col), at,	\
+		   db_lag_col_name(col), __VA_ARGS__)
+
+	snprintf(at, sizeof(at), "(run %" PRId64 ", cgroup %" PRIu64 ", %s)", r->run_id,
+		 r->cgroup_id, r->item);
+	for (col = 0; col < DB_LAG_NR_COLS; col++) {
+		t = sqlite3_column_type(st, col);
+		if (db_lag_col_int(col)) {
+			if (t != SQLITE_INTEGER)
+				return DB_LAG_BAD(col, "'%.24s': not an integer", r->text[col] ?
+						  r->text[col] : "NULL");
+			if (sqlite3_column_int64(st, col) < 0)
+				return DB_LAG_BAD(col, "%" PRId64 ": negative",
+						  (int64_t)sqlite3_column_int64(st, col));
+		} else if (db_lag_col_real(col)) {
+			v = sqlite3_column_double(st, col);
+			if ((t != SQLITE_FLOAT && t != SQLITE_INTEGER) || !isfinite(v) || v < 0)
+				return DB_LAG_BAD(col, "'%.24s': not a finite number >= 0",
+						  r->text[col] ? r->text[col] : "NULL");
+		}
+	}
+	if (r->stale_reads > r->reads)
+		return DB_LAG_BAD(DB_LAG_STALE_READS, "%" PRIu64 " above reads %" PRIu64,
+				  r->stale_reads, r->reads);
+	if (r->p99_read_error > r->max_read_error)
+		return DB_LAG_BAD(DB_LAG_P99_READ_ERROR, "%" PRIu64 " above max_read_error %" PRIu64,
+				  r->p99_read_error, r->max_read_error);
+	if (r->mean_read_error > (double)r->max_read_error)
+		return DB_LAG_BAD(DB_LAG_MEAN_READ_ERROR, "%g above max_read_error %" PRIu64,
+				  r->mean_read_error, r->max_read_error);
+	if (r->mean_visible_error > (double)r->max_visible_error)
+		return DB_LAG_BAD(DB_LAG_MEAN_VISIBLE_ERROR, "%g above max_visible_error %" PRIu64,
+				  r->mean_visible_error, r->max_visible_error);
+	if (sqlite3_column_type(st, DB_LAG_NR_COLS + 2) == SQLITE_INTEGER) {
+		events = sqlite3_column_int64(st, DB_LAG_NR_COLS + 2);
+		if (events >= 0 && r->reads > (uint64_t)events)
+			return DB_LAG_BAD(DB_LAG_READS, "%" PRIu64 " above the run's events %" PRId64,
+					  r->reads, events);
+		if (events >= 0 && r->stranded_episodes > (uint64_t)events)
+			return DB_LAG_BAD(DB_LAG_STRANDED_EPISODES, "%" PRIu64 " above the run's events %"
+					  PRId64, r->stranded_episodes, events);
+	}
+	if (c->span_ms < 0)
+		c->span_ms = db_trace_span_ms(c->db);
+	lim = c->span_ms + 1;
+	if (r->max_error_age_ms > lim)
+		return DB_LAG_BAD(DB_LAG_MAX_ERROR_AGE_MS, "%g above the trace's span %g ms",
+				  r->max_error_age_ms, c->span_ms);
+	if (r->stranded_ms > lim)
+		return DB_LAG_BAD(DB_LAG_STRANDED_MS, "%g above the trace's span %g ms",
+				  r->stranded_ms, c->span_ms);
+#undef DB_LAG_BAD
+	return 0;
+}
+
+/*
  * SELECT <every column> FROM the right view, filtered, in tree order, and the
  * run's batch and CPUs from runs (schema 2: from th = b c and
  * stranded_limit = th + (b - 1) c).
  */
-static char *db_lag_sql(const struct db *db, const struct db_lag_filter *f)
+static char *db_lag_sql(const struct db *db, const struct db_lag_filter *f, bool all)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -195,7 +353,7 @@ static char *db_lag_sql(const struct db *db, const struct db_lag_filter *f)
 	fprintf(m, "SELECT ");
 	for (i = 0; i < DB_LAG_NR_COLS; i++)
 		fprintf(m, "q.%s, ", db_lag_cols[i]);
-	fprintf(m, "g.b, g.c FROM (SELECT ");
+	fprintf(m, "g.b, g.c, g.ev FROM (SELECT ");
 	for (i = 0; i < DB_LAG_NR_COLS; i++)
 		fprintf(m, "%s%s", i ? ", " : "", db_lag_cols[i]);
 	if (f->worst_only && f->nr_runs)
@@ -204,7 +362,7 @@ static char *db_lag_sql(const struct db *db, const struct db_lag_filter *f)
 			" l.item) AS rank FROM lag_report_all l) WHERE rank = 1");
 	else
 		fprintf(m, " FROM %s WHERE 1", f->worst_only ? "cgroup_lag_report" :
-			f->nr_runs ? "lag_report_all" : "lag_report");
+			f->nr_runs || all ? "lag_report_all" : "lag_report");
 	if (f->nr_runs) {
 		fprintf(m, " AND run_id IN (");
 		for (i = 0; i < f->nr_runs; i++)
@@ -214,12 +372,12 @@ static char *db_lag_sql(const struct db *db, const struct db_lag_filter *f)
 	if (f->cgroup)
 		fprintf(m, " AND cgroup = ?1");
 	if (db->runs_grid)
-		fprintf(m, ") q LEFT JOIN (SELECT run_id AS rid, batch_size AS b, nr_cpus AS c"
-			" FROM runs) g ON g.rid = q.run_id");
+		fprintf(m, ") q LEFT JOIN (SELECT run_id AS rid, batch_size AS b, nr_cpus AS c,"
+			" events AS ev FROM runs) g ON g.rid = q.run_id");
 	else
 		fprintf(m, ") q LEFT JOIN (SELECT run_id AS rid, th / (2 * th - stranded_limit) AS b,"
-			" 2 * th - stranded_limit AS c FROM runs WHERE 2 * th > stranded_limit) g"
-			" ON g.rid = q.run_id");
+			" 2 * th - stranded_limit AS c, events AS ev FROM runs"
+			" WHERE 2 * th > stranded_limit) g ON g.rid = q.run_id");
 	fprintf(m, " ORDER BY q.level IS NULL, q.level, q.cgroup, q.item, q.policy, q.run_id");
 	if (fclose(m)) {
 		free(buf);
@@ -228,9 +386,10 @@ static char *db_lag_sql(const struct db *db, const struct db_lag_filter *f)
 	return buf;
 }
 
-int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
-		   int (*fn)(const struct db_lag_row *row, void *ctx), void *ctx)
+static int db_lag_walk(struct db *db, const struct db_lag_filter *f, bool all,
+		       int (*fn)(const struct db_lag_row *row, void *ctx), void *ctx)
 {
+	struct db_lag_check check = { db, -1 };
 	struct db_lag_row r;
 	sqlite3_stmt *st;
 	char *sql;
@@ -238,7 +397,7 @@ int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
 
 	if (db->older)
 		return -MCR_E_OLDER;
-	sql = db_lag_sql(db, f);
+	sql = db_lag_sql(db, f, all);
 	if (!sql)
 		return -ENOMEM;
 	ret = db_prepare(db, sql, &st);
@@ -275,11 +434,89 @@ int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
 		r.nr_cpus = (unsigned int)sqlite3_column_int64(st, DB_LAG_NR_COLS + 1);
 		r.batch_text = (const char *)sqlite3_column_text(st, DB_LAG_NR_COLS);
 		r.cpus_text = (const char *)sqlite3_column_text(st, DB_LAG_NR_COLS + 1);
-		ret = fn(&r, ctx);
+		ret = db_lag_check_row(&check, st, &r);
+		if (!ret && fn)
+			ret = fn(&r, ctx);
 		if (ret)
 			break;
 	}
 	return db_rows_end(st, rc, ret);
+}
+
+int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
+		   int (*fn)(const struct db_lag_row *row, void *ctx), void *ctx)
+{
+	return db_lag_walk(db, f, false, fn, ctx);
+}
+
+static int db_run_check(sqlite3_stmt *st, void *ctx)
+{
+	static const char *const cols[] = {
+		"events", "updates", "flush_requests", "flushes", "visits", "walk_steps",
+		"pcpu_adds", "atomic_adds", "dropped_batches", "atomic_resets", "unknown_ids",
+	};
+	struct db *db = ctx;
+	int64_t run = sqlite3_column_int64(st, 0), v[11], b, c;
+	double wall = sqlite3_column_double(st, 12);
+	int i, t;
+
+	for (i = 0; i < 11; i++) {
+		t = sqlite3_column_type(st, i + 1);
+		v[i] = sqlite3_column_int64(st, i + 1);
+		if (t == SQLITE_NULL)
+			v[i] = 0;	/* a run that stopped before its counters: none */
+		else if (t != SQLITE_INTEGER || v[i] < 0)
+			return db_res_bad(db, "runs row run_id %" PRId64 ": %s '%.24s': not a count",
+					  run, cols[i], (const char *)sqlite3_column_text(st, i + 1));
+	}
+	if (v[1] > v[0] || v[2] > v[0])
+		return db_res_bad(db, "runs row run_id %" PRId64 ": %s %" PRId64 " above events %"
+				  PRId64, run, v[1] > v[0] ? "updates" : "flush_requests",
+				  v[1] > v[0] ? v[1] : v[2], v[0]);
+	if (v[3] > v[2])
+		return db_res_bad(db, "runs row run_id %" PRId64 ": flushes %" PRId64 " above"
+				  " flush_requests %" PRId64, run, v[3], v[2]);
+	t = sqlite3_column_type(st, 12);
+	if (t != SQLITE_NULL && (!isfinite(wall) || wall < 0))
+		return db_res_bad(db, "runs row run_id %" PRId64 ": wall_s '%.24s': not a finite"
+				  " number >= 0", run, (const char *)sqlite3_column_text(st, 12));
+	if (sqlite3_column_type(st, 13) != SQLITE_NULL) {
+		b = sqlite3_column_int64(st, 13);
+		c = sqlite3_column_int64(st, 14);
+		if (b < 1 || b > DB_RUN_MAX_BATCH)
+			return db_res_bad(db, "runs row run_id %" PRId64 ": batch_size %" PRId64
+					  " out of range [1, %d]", run, b, DB_RUN_MAX_BATCH);
+		if (c < 1 || c > DB_RUN_MAX_CPUS)
+			return db_res_bad(db, "runs row run_id %" PRId64 ": nr_cpus %" PRId64
+					  " out of range [1, %d]", run, c, DB_RUN_MAX_CPUS);
+	}
+	return 0;
+}
+
+/**
+ * db_results_check() - check every row of runs and of lag_report_all
+ * (item_summary with cgroup_summary) by the rules above, before a report
+ * prints any.
+ * Return: 0, -MCR_E_CORRUPT with db_why() naming the row, or the error.
+ */
+int db_results_check(struct db *db)
+{
+	struct db_lag_filter all = { 0 };
+	int err;
+
+	if (db->older)
+		return -MCR_E_OLDER;
+	err = db_rows_foreach(db, db->runs_grid ?
+			      "SELECT run_id, events, updates, flush_requests, flushes, visits,"
+			      " walk_steps, pcpu_adds, atomic_adds, dropped_batches, atomic_resets,"
+			      " unknown_ids, wall_s, batch_size, nr_cpus FROM runs ORDER BY run_id" :
+			      "SELECT run_id, events, updates, flush_requests, flushes, visits,"
+			      " walk_steps, pcpu_adds, atomic_adds, dropped_batches, atomic_resets,"
+			      " unknown_ids, wall_s, NULL, NULL FROM runs ORDER BY run_id",
+			      db_run_check, db);
+	if (!err)
+		err = db_lag_walk(db, &all, true, NULL, NULL);
+	return err;
 }
 
 int db_mismatches_foreach(struct db *db, int64_t run_id, int64_t limit,

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# tests/cli/test_results_damaged.sh - report on damaged result tables.  One
+# flipped byte of item_summary turned a mean of 2.63 into 5.6e+96 and report
+# printed it with exit 0: result rows were never checked.  Now every row of
+# runs and lag_report_all is checked before any output (db/results_read.c
+# says the rules) and a damaged one is refused with exit 15 (CORRUPT), the
+# table, the row's key, the column and the value named.
+source "$(dirname "$0")/../lib.sh"
+
+command -v sqlite3 >/dev/null || { skip results_damaged "no sqlite3 shell"; t_done; }
+cd "$T_TMP" || exit 1
+"$REPLAY" synth -q -s seed-race -o good.db || fail synth_setup "synth failed"
+"$REPLAY" replay -q good.db >/dev/null || fail replay_setup "replay failed"
+row=$(sqlite3 good.db "SELECT run_id || ' ' || cgroup_id || ' ' || kind || ' ' || item
+	FROM item_summary WHERE max_visible_error > 0 ORDER BY run_id, cgroup_id LIMIT 1")
+read -r run cg kind item <<<"$row"
+[ -n "${item:-}" ] || { fail results_damaged_setup "no item_summary row with an error"; t_done; }
+key="run_id = $run AND cgroup_id = $cg"
+ikey="$key AND kind = $kind AND item = $item"
+
+for fmt in table csv json html; do
+	expect_exit intact_$fmt 0 "$REPLAY" report --format $fmt -o "intact.$fmt" good.db
+done
+
+# damage NAME SQL REGEX: every format refuses the file, naming what REGEX says
+damage() {
+	local name=$1 sql=$2 re=$3 fmt
+	cp good.db "$name.db"
+	sqlite3 "$name.db" "$sql" || { fail "$name" "sqlite3: $sql"; return; }
+	for fmt in table csv json html; do
+		expect_exit ${name}_$fmt 15 "$REPLAY" report --format $fmt -o "$name.$fmt" "$name.db" &&
+			expect_match ${name}_${fmt}_msg "$re.*a damaged result table \\(replay the file again\\)" "$T_ERR"
+	done
+}
+damage mean_huge "UPDATE item_summary SET mean_visible_error = 5.62267936578003e+96 WHERE $ikey" \
+	"item_summary row \\(run $run, cgroup $cg, [^)]*\\): mean_visible_error 5.62268e\\+96 above max_visible_error"
+damage mean_read "UPDATE item_summary SET mean_read_error = max_read_error + 1 WHERE $ikey" \
+	"item_summary row .*: mean_read_error .* above max_read_error"
+damage p99 "UPDATE item_summary SET p99_read_error = max_read_error + 1 WHERE $ikey" \
+	"item_summary row .*: p99_read_error .* above max_read_error"
+damage max_negative "UPDATE item_summary SET max_visible_error = -5 WHERE $ikey" \
+	"item_summary row .*: max_visible_error -5: negative"
+damage max_text "UPDATE item_summary SET max_read_error = 'x7' WHERE $ikey" \
+	"item_summary row .*: max_read_error 'x7': not an integer"
+damage mean_inf "UPDATE item_summary SET mean_visible_error = 1e999 WHERE $ikey" \
+	"item_summary row .*: mean_visible_error 'Inf': not a finite number"
+damage age "UPDATE item_summary SET max_error_age_ms = 1e12 WHERE $ikey" \
+	"item_summary row .*: max_error_age_ms 1e\\+12 above the trace's span"
+damage stale "UPDATE cgroup_summary SET stale_reads = reads + 1 WHERE $key" \
+	"cgroup_summary row .*: stale_reads .* above reads"
+damage reads "UPDATE cgroup_summary SET reads = 1000000 WHERE $key" \
+	"cgroup_summary row .*: reads 1000000 above the run's events"
+damage stranded "UPDATE cgroup_summary SET stranded_ms = -1 WHERE $key" \
+	"cgroup_summary row .*: stranded_ms '-1.0': not a finite number >= 0"
+damage run_updates "UPDATE runs SET updates = events + 1 WHERE run_id = $run" \
+	"runs row run_id $run: updates [0-9]+ above events"
+damage run_flushes "UPDATE runs SET flushes = flush_requests + 1 WHERE run_id = $run" \
+	"runs row run_id $run: flushes [0-9]+ above flush_requests"
+damage run_batch "UPDATE runs SET batch_size = 0 WHERE run_id = $run" \
+	"runs row run_id $run: batch_size 0 out of range"
+t_done
