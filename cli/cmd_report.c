@@ -14,6 +14,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,6 +203,8 @@ static int report_check(struct db *db, const struct report_opts *o)
 		return cli_fail(r < 0 ? r : -MCR_E_NO_RUNS, "%s", o->file);
 	/* a damaged result row is refused before any output, naming it */
 	r = db_results_check(db);
+	if (!r && o->cost)
+		r = report_cost_rows_check(db, o->calibration);
 	if (r < 0)
 		return cli_fail_db(db, r, o->file);
 	for (i = 0; i < o->nr_runs; i++) {
@@ -281,6 +284,22 @@ static int csv_row(const struct db_lag_row *row, void *ctx)
 	return 0;
 }
 
+/*
+ * A numeric column as SQLite prints it, if it is a JSON number: db/ refuses
+ * non-finite results (SQLite prints "Inf"), so this only keeps a bug from
+ * writing invalid JSON.
+ */
+static const char *json_number(const char *s)
+{
+	char *end;
+	double d;
+
+	if (!s)
+		return "null";
+	d = strtod(s, &end);
+	return end != s && !*end && isfinite(d) ? s : "null";
+}
+
 static int json_row(const struct db_lag_row *row, void *ctx)
 {
 	struct out_ctx *oc = ctx;
@@ -299,11 +318,11 @@ static int json_row(const struct db_lag_row *row, void *ctx)
 		else if (col_is_text(i))
 			db_json_string(stdout, row->text[i]);
 		else
-			fputs(row->text[i], stdout);
+			fputs(json_number(row->text[i]), stdout);
 	}
 	if (oc->grid)
-		printf(",\"batch_size\":%s,\"nr_cpus\":%s", row->batch_text ? row->batch_text : "null",
-		       row->cpus_text ? row->cpus_text : "null");
+		printf(",\"batch_size\":%s,\"nr_cpus\":%s", json_number(row->batch_text),
+		       json_number(row->cpus_text));
 	putchar('}');
 	return 0;
 }
@@ -777,13 +796,14 @@ int cmd_report(int argc, char **argv)
 	struct out_ctx oc = { 0 };
 	int i, nr = 0, err = 0, rc = MCR_EXIT_OK;
 	FILE *out = stdout;
+	char why[256];
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return MCR_EXIT_USAGE;
-	err = report_cost_check(o.calibration);
+	err = report_cost_check(o.calibration, why, sizeof(why));
 	if (err)
-		return cli_fail(err, "--calibration %s%s", o.calibration, err == -MCR_E_BAD_INPUT ?
-				": not a memcg-replay calibration file" : "");
+		return cli_fail(err, "--calibration %s%s%s%s", o.calibration, err == -MCR_E_BAD_INPUT ?
+				": not a memcg-replay calibration file" : "", *why ? ": " : "", why);
 	hosts = calloc((size_t)o.nr_files, sizeof(*hosts));
 	if (!hosts)
 		return cli_fail(-ENOMEM, "report");

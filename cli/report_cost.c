@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,11 +42,33 @@ static const char *const cost_cols[] = {
 };
 #define COST_NR_COLS	(sizeof(cost_cols) / sizeof(cost_cols[0]))
 
-int report_cost_check(const char *calibration)
+int report_cost_check(const char *calibration, char *why, size_t len)
 {
 	struct sim_cost_calib c;
 
-	return calibration ? cost_file_read(calibration, &c) : 0;
+	if (len)
+		*why = '\0';
+	return calibration ? cost_file_read_why(calibration, &c, why, len) : 0;
+}
+
+static int cost_row_none(const struct db_cost_row *r, void *ctx)
+{
+	return 0;
+}
+
+int report_cost_rows_check(struct db *db, const char *calibration)
+{
+	struct sim_cost_calib c;
+	struct db_cost_basis b;
+	int err = 0;
+
+	if (!calibration)
+		err = db_calibration_get(db, &c);
+	if (!err || err == -ENOENT)
+		err = db_cost_basis_get(db, &b);
+	if (!err || err == -ENOENT)
+		err = db_cost_rows_foreach(db, cost_row_none, NULL);
+	return err == -ENOENT ? 0 : err;
 }
 
 static bool cost_wanted(const struct cost_view *v, int64_t run_id)
@@ -326,6 +349,8 @@ out:
 static const char *cost_cell(const struct cost_view *v, const struct crow *c, size_t i,
 			     char *buf, size_t len)
 {
+	double x;
+
 	switch (i) {
 	case 0: snprintf(buf, len, "%" PRId64, c->r.run_id); return buf;
 	case 1: return c->r.policy;
@@ -354,12 +379,17 @@ static const char *cost_cell(const struct cost_view *v, const struct crow *c, si
 	if (!v->have_cal)
 		return NULL;
 	switch (i) {
-	case 9: snprintf(buf, len, "%.12g", v->basis.shared_fraction); return buf;
-	case 10: snprintf(buf, len, "%.12g", c->e.ns_per_update); return buf;
-	case 11: snprintf(buf, len, "%.12g", c->e.ns_per_update_max); return buf;
-	case 12: snprintf(buf, len, "%.12g", c->e.cpu_s_per_s); return buf;
+	case 9: x = v->basis.shared_fraction; break;
+	case 10: x = c->e.ns_per_update; break;
+	case 11: x = c->e.ns_per_update_max; break;
+	case 12: x = c->e.cpu_s_per_s; break;
+	default: return NULL;
 	}
-	return NULL;
+	/* the inputs are checked (finite figures, counts): inf or nan would be a bug, never printed */
+	if (!isfinite(x))
+		return NULL;
+	snprintf(buf, len, "%.12g", x);
+	return buf;
 }
 
 static bool cost_col_text(size_t i)

@@ -15,6 +15,7 @@
 #define MCR_CLI_REPORT_COST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,8 +27,14 @@ struct report_cost_opts {
 	int		nr_runs;
 };
 
-/* The calibration file can be used: 0, or the error of reading it. */
-int report_cost_check(const char *calibration);
+/* The calibration file can be used: 0, or the error of reading it (the field refused in @why). */
+int report_cost_check(const char *calibration, char *why, size_t len);
+/*
+ * What --cost reads of @db checked before any output: its calibration table
+ * (unless @calibration names a file), cost_basis and the cost_report rows.
+ * 0, or the error with db_why() saying which row.
+ */
+int report_cost_rows_check(struct db *db, const char *calibration);
 
 int report_cost_table(FILE *f, struct db *db, const struct report_cost_opts *o);
 /* @host: a first column (NULL: none); @header: print the header line first. */

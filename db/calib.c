@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* calib.c - the calibration and cost_basis tables and the cost_report view (calib.h). */
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -48,7 +50,8 @@ int db_calibration_put(struct db *db, const struct sim_cost_calib *c)
 int db_calibration_get(struct db *db, struct sim_cost_calib *c)
 {
 	sqlite3_stmt *st;
-	unsigned int seen = 0;
+	unsigned int seen = 0, bad;
+	const char *field;
 	int rc, err;
 
 	memset(c, 0, sizeof(*c));
@@ -78,7 +81,19 @@ int db_calibration_get(struct db *db, struct sim_cost_calib *c)
 	err = db_calib_end(st, rc);
 	if (err)
 		return err;
-	return seen == (1u << SIM_COST_NR_OPS) - 1 ? 0 : -ENOENT;
+	if (seen != (1u << SIM_COST_NR_OPS) - 1)
+		return -ENOENT;
+	/* what a calibration file must hold (replay/cost_file.c), so that no estimate is inf */
+	if (sim_cost_table_check(&c->t, &bad, &field)) {
+		const struct sim_cost_figure *f = &c->t.op[bad];
+
+		snprintf(db->why, sizeof(db->why), "calibration row op %s: ns %g, lo_ns %g, hi_ns %g:"
+			 " each must be in [0, %g] and lo_ns <= ns <= hi_ns (%s refused); run"
+			 " memcg-replay calibrate --db again", sim_cost_op_name(bad), f->ns, f->lo_ns,
+			 f->hi_ns, SIM_COST_NS_MAX, field);
+		return -MCR_E_BAD_INPUT;
+	}
+	return 0;
 }
 
 int db_cost_basis_put(struct db *db, const struct db_cost_basis *b)
@@ -118,6 +133,17 @@ int db_cost_basis_get(struct db *db, struct db_cost_basis *b)
 		b->shared_visits = (uint64_t)sqlite3_column_int64(st, 4);
 		b->shared_fraction = sqlite3_column_double(st, 5);
 		sqlite3_finalize(st);
+		/* a fraction of the visits, which are counts (results_read.c's rules) */
+		if (!isfinite(b->shared_fraction) || b->shared_fraction < 0 ||
+		    b->shared_fraction > 1 || b->shared_visits > b->node_visits ||
+		    b->node_visits > INT64_MAX || b->trace_ns > INT64_MAX) {
+			snprintf(db->why, sizeof(db->why), "cost_basis row: shared_fraction %g,"
+				 " shared_visits %" PRIu64 " of node_visits %" PRIu64 ", trace_ns %"
+				 PRIu64 ": not a fraction of counts: a damaged result table (replay"
+				 " the file again)", b->shared_fraction, b->shared_visits,
+				 b->node_visits, b->trace_ns);
+			return -MCR_E_CORRUPT;
+		}
 		return 0;
 	}
 	err = db_calib_end(st, rc);
@@ -182,6 +208,22 @@ int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, v
 
 		if (!r.policy)
 			r.policy = "-";
+		/*
+		 * The view's fraction is cost_basis's, its estimates are
+		 * finite products of counts and checked figures: anything
+		 * else is a damaged table, never printed.
+		 */
+		if (!isfinite(r.atomic_shared_fraction) || r.atomic_shared_fraction < 0 ||
+		    r.atomic_shared_fraction > 1 || !isfinite(r.est_ns_per_update) ||
+		    !isfinite(r.est_ns_per_update_max) || !isfinite(r.est_cpu_s_per_s)) {
+			snprintf(db->why, sizeof(db->why), "cost_report row run_id %" PRId64
+				 ": atomic_shared_fraction %g, est_* %g, %g, %g: not a fraction and"
+				 " finite estimates (replay the file again)", r.run_id,
+				 r.atomic_shared_fraction, r.est_ns_per_update,
+				 r.est_ns_per_update_max, r.est_cpu_s_per_s);
+			ret = -MCR_E_CORRUPT;
+			break;
+		}
 		ret = fn(&r, ctx);
 		if (ret)
 			break;

@@ -50,5 +50,7 @@ int cost_share_scan(struct db *db, uint64_t window_ns, struct cost_share *out);
 /* The calibration file (JSON, written whole): -MCR_E_BAD_INPUT for a file not of this format. */
 int cost_file_write(FILE *f, const struct sim_cost_calib *c);
 int cost_file_read(const char *path, struct sim_cost_calib *out);
+/* The same; a refusal's sentence (the field and its value) in @why. */
+int cost_file_read_why(const char *path, struct sim_cost_calib *out, char *why, size_t len);
 
 #endif

@@ -14,6 +14,8 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,17 +68,61 @@ static const char *json_value(const char *from, const char *key)
 	return p + strspn(p, " \t\r\n");
 }
 
-static int json_number(const char *from, const char *key, double *out)
+struct cost_why {
+	char	*buf;
+	size_t	len;
+};
+
+static int cost_bad(const struct cost_why *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int cost_bad(const struct cost_why *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->buf && w->len) {
+		va_start(ap, fmt);
+		vsnprintf(w->buf, w->len, fmt, ap);
+		va_end(ap);
+	}
+	return -MCR_E_BAD_INPUT;
+}
+
+/* "key": a finite number >= 0 into *@out; -ENOENT when absent. */
+static int json_number(const char *from, const char *key, double *out, const struct cost_why *w)
 {
 	const char *v = json_value(from, key);
 	char *end;
 
 	if (!v)
-		return -MCR_E_BAD_INPUT;
+		return -ENOENT;
 	errno = 0;
 	*out = strtod(v, &end);
-	if (end == v || errno || !isfinite(*out) || *out < 0)
-		return -MCR_E_BAD_INPUT;
+	if (end == v)
+		return cost_bad(w, "%s: not a number", key);
+	if (errno || !isfinite(*out) || *out < 0)
+		return cost_bad(w, "%s = %.*s: not a finite number >= 0", key, (int)(end - v), v);
+	return 0;
+}
+
+/*
+ * An optional whole number of the header into *@out: at most @max, which
+ * keeps the conversion defined (a double above an integer type's range
+ * converts to anything).
+ */
+static int json_count(const char *from, const char *key, double max, uint64_t *out,
+		      const struct cost_why *w)
+{
+	double d;
+	int err = json_number(from, key, &d, w);
+
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	if (d > max || d != floor(d))
+		return cost_bad(w, "%s = %g: not a whole number in [0, %.0f]", key, d, max);
+	*out = (uint64_t)d;
 	return 0;
 }
 
@@ -90,46 +136,84 @@ static void json_string(const char *from, const char *key, char *buf, size_t len
 	snprintf(buf, len, "%.*s", (int)(e - v - 1), v + 1);
 }
 
-static int cost_parse(const char *s, struct sim_cost_calib *out)
+/*
+ * Header bounds: the contended add runs one thread per online CPU (at most
+ * 8192, NR_CPUS of MAXSMP), samples are an unsigned int, and byte sizes are
+ * whole numbers a double holds exactly (2^53).
+ */
+#define COST_FILE_MAX_CPUS	8192
+#define COST_FILE_MAX_BYTES	9007199254740992.0
+
+static int cost_parse(const char *s, struct sim_cost_calib *out, const struct cost_why *w)
 {
-	const char *ops, *v;
+	const char *ops, *v, *field;
+	uint64_t n;
 	double d;
 	unsigned int i;
 	int err;
 
 	v = json_value(s, "format");
 	if (!v || strncmp(v, "\"" COST_FILE_FORMAT "\"", strlen(COST_FILE_FORMAT) + 2))
-		return -MCR_E_BAD_INPUT;
-	if (json_number(s, "version", &d) || d != COST_FILE_VERSION)
-		return -MCR_E_BAD_INPUT;
+		return cost_bad(w, "format: not \"%s\"", COST_FILE_FORMAT);
+	err = json_number(s, "version", &d, w);
+	if (err == -ENOENT || (!err && d != COST_FILE_VERSION))
+		return cost_bad(w, "version: not %d", COST_FILE_VERSION);
+	if (err)
+		return err;
 	memset(out, 0, sizeof(*out));
 	json_string(s, "tool_version", out->tool_version, sizeof(out->tool_version));
 	json_string(s, "measured_at", out->measured_at, sizeof(out->measured_at));
 	json_string(s, "host", out->host, sizeof(out->host));
-	if (!json_number(s, "cpus", &d))
-		out->cpus = (unsigned int)d;
-	if (!json_number(s, "samples", &d))
-		out->samples = (unsigned int)d;
-	if (!json_number(s, "llc_bytes", &d))
-		out->llc_bytes = (uint64_t)d;
-	if (!json_number(s, "tree_bytes", &d))
-		out->tree_bytes = (uint64_t)d;
+	n = 0;
+	err = json_count(s, "cpus", COST_FILE_MAX_CPUS, &n, w);
+	out->cpus = (unsigned int)n;
+	n = 0;
+	if (!err)
+		err = json_count(s, "samples", UINT32_MAX, &n, w);
+	out->samples = (unsigned int)n;
+	if (!err)
+		err = json_count(s, "llc_bytes", COST_FILE_MAX_BYTES, &out->llc_bytes, w);
+	if (!err)
+		err = json_count(s, "tree_bytes", COST_FILE_MAX_BYTES, &out->tree_bytes, w);
+	if (err)
+		return err;
 	ops = json_value(s, "ops");
 	if (!ops || *ops != '{')
-		return -MCR_E_BAD_INPUT;
+		return cost_bad(w, "ops: missing");
 	for (i = 0; i < SIM_COST_NR_OPS; i++) {
 		const char *op = json_value(ops, sim_cost_op_name(i));
 		struct sim_cost_figure *fig = &out->t.op[i];
 
 		if (!op || *op != '{')
-			return -MCR_E_BAD_INPUT;
-		err = json_number(op, "ns", &fig->ns);
+			return cost_bad(w, "ops.%s: missing", sim_cost_op_name(i));
+		err = json_number(op, "ns", &fig->ns, w);
 		if (!err)
-			err = json_number(op, "lo_ns", &fig->lo_ns);
+			err = json_number(op, "lo_ns", &fig->lo_ns, w);
 		if (!err)
-			err = json_number(op, "hi_ns", &fig->hi_ns);
-		if (err)
+			err = json_number(op, "hi_ns", &fig->hi_ns, w);
+		if (err == -ENOENT)
+			return cost_bad(w, "ops.%s: ns, lo_ns or hi_ns missing", sim_cost_op_name(i));
+		if (err) {
+			/* name the operation too: "ops.walk_step.ns = ..." */
+			if (w->buf && w->len) {
+				char tail[160];
+
+				snprintf(tail, sizeof(tail), "%s", w->buf);
+				cost_bad(w, "ops.%s.%s", sim_cost_op_name(i), tail);
+			}
 			return err;
+		}
+	}
+	if (sim_cost_table_check(&out->t, &i, &field)) {
+		const struct sim_cost_figure *f = &out->t.op[i];
+		double x = !strcmp(field, "ns") ? f->ns : !strcmp(field, "lo_ns") ? f->lo_ns : f->hi_ns;
+
+		if (x > SIM_COST_NS_MAX)
+			return cost_bad(w, "ops.%s.%s = %g: above %g ns, no measurement of one"
+					" operation", sim_cost_op_name(i), field, x, SIM_COST_NS_MAX);
+		return cost_bad(w, "ops.%s: lo_ns %g <= ns %g <= hi_ns %g does not hold (the 10th"
+				" and 90th percentile around the median)", sim_cost_op_name(i),
+				f->lo_ns, f->ns, f->hi_ns);
 	}
 	return 0;
 }
@@ -137,10 +221,17 @@ static int cost_parse(const char *s, struct sim_cost_calib *out)
 /**
  * cost_file_read() - load a calibration file
  * Return: 0; -errno when it cannot be read; -MCR_E_BAD_INPUT when it is not a
- * calibration of this format (version, a missing operation, a bad number).
+ * calibration of this format (version, a missing operation, a bad number, a
+ * figure sim_cost_table_check() refuses), with the field named in @why.
  */
 int cost_file_read(const char *path, struct sim_cost_calib *out)
 {
+	return cost_file_read_why(path, out, NULL, 0);
+}
+
+int cost_file_read_why(const char *path, struct sim_cost_calib *out, char *why, size_t len)
+{
+	struct cost_why w = { why, len };
 	char *buf;
 	size_t n;
 	FILE *f;
@@ -157,11 +248,13 @@ int cost_file_read(const char *path, struct sim_cost_calib *out)
 	n = fread(buf, 1, COST_FILE_MAX + 1, f);
 	err = ferror(f) ? -EIO : 0;
 	fclose(f);
+	if (why && len)
+		*why = '\0';
 	if (!err && n > COST_FILE_MAX)
-		err = -MCR_E_BAD_INPUT;
+		err = cost_bad(&w, "larger than %d bytes", COST_FILE_MAX);
 	if (!err) {
 		buf[n] = 0;
-		err = strlen(buf) == n ? cost_parse(buf, out) : -MCR_E_BAD_INPUT;
+		err = strlen(buf) == n ? cost_parse(buf, out, &w) : cost_bad(&w, "holds a NUL byte");
 	}
 	free(buf);
 	return err;

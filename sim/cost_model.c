@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -57,14 +58,37 @@ int sim_cost_policy_legacy(const char *policy)
 	return policy && !strcmp(policy, "legacy");
 }
 
+static bool sim_cost_ns_ok(double ns)
+{
+	return isfinite(ns) && ns >= 0 && ns <= SIM_COST_NS_MAX;
+}
+
+int sim_cost_table_check(const struct sim_cost_table *t, unsigned int *op, const char **field)
+{
+	unsigned int i;
+
+	for (i = 0; i < SIM_COST_NR_OPS; i++) {
+		const struct sim_cost_figure *f = &t->op[i];
+
+		*op = i;
+		*field = !sim_cost_ns_ok(f->ns) ? "ns" : !sim_cost_ns_ok(f->lo_ns) ? "lo_ns" :
+			 !sim_cost_ns_ok(f->hi_ns) ? "hi_ns" : f->lo_ns > f->ns ? "lo_ns" :
+			 f->ns > f->hi_ns ? "hi_ns" : NULL;
+		if (*field)
+			return -EINVAL;
+	}
+	return 0;
+}
+
 int sim_cost_estimate(const struct sim_cost_counts *c, const struct sim_cost_table *t,
 		      struct sim_cost_estimate *out)
 {
 	double step, cold, pcpu, check, atomic, contended;
 	unsigned int i;
 
+	/* the medians only: the spread is not used here */
 	for (i = 0; i < SIM_COST_NR_OPS; i++)
-		if (!isfinite(t->op[i].ns) || t->op[i].ns < 0)
+		if (!sim_cost_ns_ok(t->op[i].ns))
 			return -EINVAL;
 	if (!isfinite(c->shared) || c->shared < 0 || c->shared > 1)
 		return -EINVAL;

@@ -50,6 +50,23 @@ struct sim_cost_table {
 	struct sim_cost_figure	op[SIM_COST_NR_OPS];
 };
 
+/*
+ * The most one measured operation may cost: each is an add, a compare or one
+ * step up the cgroup tree, tens of ns, hundreds on a cache miss.  A
+ * millisecond is no measurement of one (and keeps every estimate finite:
+ * 2^64 operations of it are 1.8e25 ns).
+ */
+#define SIM_COST_NS_MAX		1e6
+
+/*
+ * sim_cost_table_check() - whether @t's figures are what a measurement gives:
+ * each finite in [0, SIM_COST_NS_MAX], and the median between its 10th and
+ * 90th percentile (lo_ns <= ns <= hi_ns).
+ * Return: 0, or -EINVAL with *@op and *@field ("ns", "lo_ns" or "hi_ns")
+ * naming the first figure that is not.
+ */
+int sim_cost_table_check(const struct sim_cost_table *t, unsigned int *op, const char **field);
+
 /* A calibration: the table and where and how it was measured (memcg-replay calibrate). */
 struct sim_cost_calib {
 	struct sim_cost_table	t;
@@ -82,8 +99,8 @@ struct sim_cost_estimate {
 
 /*
  * sim_cost_estimate() - the update path's time for @c at the costs of @t.
- * Return: 0, or -EINVAL for a negative or non-finite cost or a shared
- * fraction outside [0, 1].
+ * Return: 0, or -EINVAL for a median (ns) outside [0, SIM_COST_NS_MAX] or
+ * not finite, or a shared fraction outside [0, 1].
  */
 int sim_cost_estimate(const struct sim_cost_counts *c, const struct sim_cost_table *t,
 		      struct sim_cost_estimate *out);

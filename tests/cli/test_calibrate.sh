@@ -134,6 +134,31 @@ expect_match report_table_leaves_out 'leaves out the real kernel.s cache effects
 expect_exit report_bad_calibration 17 "$REPLAY" report "$DB" --calibration "$T_TMP/bad.json"
 expect_exit report_missing_calibration 3 "$REPLAY" report "$DB" --calibration "$T_TMP/none.json"
 
+# Absurd figures are refused when loaded, the field named (exit 17): a walk
+# step of 1e308 ns printed "inf" into the JSON report, and a header count of
+# 1e30 was converted to an unsigned int (undefined).
+#                                  plain pcpu atomic contended check step cold
+t_calibration "$T_TMP/big.json" 3 1e308 1 10 50 0.5 2 100
+expect_exit report_cal_huge 17 "$REPLAY" report "$DB" --cost --format json --calibration "$T_TMP/big.json" &&
+	expect_match report_cal_huge_msg 'ops\.plain_add\.ns = 1e\+308: above 1e\+06 ns' "$T_ERR"
+[ -z "$T_OUT" ] && pass report_cal_huge_no_output || fail report_cal_huge_no_output "$(head -c 200 <<<"$T_OUT")"
+cp "$T_TMP/nocal.db" "$T_TMP/nocal2.db"
+expect_exit cal_from_huge 17 "$REPLAY" calibrate --from "$T_TMP/big.json" --db "$T_TMP/nocal2.db" &&
+	expect_match cal_from_huge_msg 'ops\.plain_add\.ns = 1e\+308' "$T_ERR"
+sed 's/"cpus": 4/"cpus": 1e30/' "$KNOWN" >"$T_TMP/cpus.json"
+expect_exit report_cal_cpus 17 "$REPLAY" report "$DB" --cost --calibration "$T_TMP/cpus.json" &&
+	expect_match report_cal_cpus_msg 'cpus = 1e\+30: not a whole number in \[0, 8192\]' "$T_ERR"
+sed '0,/"lo_ns": 1,/s//"lo_ns": 3,/' "$KNOWN" >"$T_TMP/order.json"
+expect_exit report_cal_order 17 "$REPLAY" report "$DB" --cost --calibration "$T_TMP/order.json" &&
+	expect_match report_cal_order_msg 'ops\.pcpu_add: lo_ns 3 <= ns 1 <= hi_ns 1 does not hold' "$T_ERR"
+# the same figure in the database's calibration table: refused, never "inf"
+cp "$DB" "$T_TMP/dbcal.db"
+sqlite3 "$T_TMP/dbcal.db" "UPDATE calibration SET ns = 1e308, hi_ns = 1e308 WHERE op = 'walk_step'"
+for fmt in json csv table; do
+	expect_exit report_dbcal_huge_$fmt 17 "$REPLAY" report "$T_TMP/dbcal.db" --cost --format $fmt &&
+		expect_match report_dbcal_huge_${fmt}_msg 'calibration row op walk_step: ns 1e\+308' "$T_ERR"
+done
+
 # ---- the HTML page has the table (or says how to get one) ----
 expect_exit html_cost 0 "$REPLAY" report "$DB" --format html -o "$T_TMP/sr.html"
 expect_match html_cost_table '<table class="cost" id="cost-time">' "$(cat "$T_TMP/sr.html")"
