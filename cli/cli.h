@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "db.h"
 #include "error.h"
@@ -26,6 +27,13 @@
 #define CLI_OPTION_MAX_HYP \
 	{ "max-hypotheses", 'H', "N", 0, "orders inside lock windows the inference keeps at " \
 	  "once (default " CLI_STR(REPLAY_MAX_HYP_DEFAULT) ")", 0 }
+/*
+ * @s as one CSV field (RFC 4180): quoted when it holds a comma, quote or line
+ * break; a byte that belongs to no well-formed UTF-8 sequence is written as
+ * U+FFFD, as JSON does, so that the file is UTF-8 text.  NULL: empty.
+ */
+void cli_csv_field(FILE *f, const char *s);
+
 struct argp_state;
 unsigned int cli_arg_max_hyp(struct argp_state *state, const char *arg);
 /*

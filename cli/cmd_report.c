@@ -229,22 +229,9 @@ static int report_check(struct db *db, const struct report_opts *o)
 	return MCR_EXIT_OK;
 }
 
-/* RFC 4180: quote a field that holds a comma, quote or line break. */
 static void csv_field(const char *s)
 {
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
+	cli_csv_field(stdout, s);
 }
 
 static bool col_is_text(int c)

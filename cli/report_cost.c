@@ -397,23 +397,6 @@ static bool cost_col_text(size_t i)
 	return i == 1 || i == 2 || i == 18;
 }
 
-static void csv_cell(FILE *f, const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 int report_cost_csv(FILE *f, struct db *db, const struct report_cost_opts *o, const char *host,
 		    bool header)
 {
@@ -432,13 +415,13 @@ int report_cost_csv(FILE *f, struct db *db, const struct report_cost_opts *o, co
 		char buf[64];
 
 		if (host) {
-			csv_cell(f, host);
+			cli_csv_field(f, host);
 			fputc(',', f);
 		}
 		for (j = 0; j < COST_NR_COLS; j++) {
 			if (j)
 				fputc(',', f);
-			csv_cell(f, cost_cell(&v, &v.rows[i], j, buf, sizeof(buf)));
+			cli_csv_field(f, cost_cell(&v, &v.rows[i], j, buf, sizeof(buf)));
 		}
 		if (v.grid)
 			fprintf(f, ",%u,%u", v.rows[i].r.batch_size, v.rows[i].r.nr_cpus);

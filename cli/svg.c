@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "svg.h"
+#include "utf8.h"
 
 int svg_ticks(double lo, double hi, int max_ticks, struct svg_ticks *t)
 {
@@ -127,16 +128,28 @@ int svg_path_reduced(FILE *f, const struct svg_reduce *r, const struct svg_scale
 	return n;
 }
 
+/*
+ * The page is UTF-8 and XML-clean: a byte that belongs to no well-formed
+ * UTF-8 sequence (a cgroup's name is any bytes), and a control character
+ * XML does not allow even as a reference, are written as U+FFFD.
+ */
 void svg_escape(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
+	size_t n;
+
+	for (; s && *s; s += n ? n : 1) {
+		n = mcr_utf8_len(s);
+		if (!n || ((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r')) {
+			fputs("&#xfffd;", f);
+			continue;
+		}
 		switch (*s) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;
 		case '>': fputs("&gt;", f); break;
 		case '"': fputs("&quot;", f); break;
 		case '\'': fputs("&#39;", f); break;
-		default: fputc(*s, f);
+		default: fwrite(s, 1, n, f);
 		}
 	}
 }

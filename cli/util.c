@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "utf8.h"
 #include "outfile.h"
 
 struct db *cli_open_db(const char *path, bool writable, int *exit_code)
@@ -259,4 +260,30 @@ void cli_trace_own(struct db *db, int64_t *batch, int64_t *online)
 	db_meta_get_int(db, "batch_size", batch);
 	if (db_meta_get_int(db, "nr_cpus_online", online) < 0)
 		db_meta_get_int(db, "nr_cpus_possible", online);
+}
+
+/* U+FFFD, the replacement character, in UTF-8 */
+static const char cli_utf8_replacement[] = "\xef\xbf\xbd";
+
+void cli_csv_field(FILE *f, const char *s)
+{
+	bool quote;
+	size_t n;
+
+	if (!s)
+		return;
+	quote = strpbrk(s, ",\"\r\n");
+	if (quote)
+		fputc('"', f);
+	for (; *s; s += n ? n : 1) {
+		n = mcr_utf8_len(s);
+		if (!n)
+			fputs(cli_utf8_replacement, f);
+		else if (*s == '"')
+			fputs("\"\"", f);
+		else
+			fwrite(s, 1, n, f);
+	}
+	if (quote)
+		fputc('"', f);
 }

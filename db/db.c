@@ -13,6 +13,7 @@
 
 #include "db.h"
 #include "db_local.h"
+#include "utf8.h"
 #include "error.h"
 
 /* The first 16 bytes of every SQLite 3 database file. */
@@ -355,16 +356,27 @@ sqlite3 *db_sqlite(struct db *db)
 
 /* meta */
 
+/*
+ * JSON text is UTF-8 (RFC 8259), but a cgroup's name is any bytes the
+ * kernel took: each byte that does not belong to a well-formed UTF-8
+ * sequence is written as U+FFFD, the replacement character, as "\ufffd".
+ * The row keeps its cgroup_id, which tells such names apart.
+ */
 void db_json_string(FILE *f, const char *s)
 {
+	size_t n;
+
 	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
+	for (; *s; s += n ? n : 1) {
+		n = mcr_utf8_len(s);
+		if (!n)
+			fputs("\\ufffd", f);
+		else if (*s == '"' || *s == '\\')
 			fprintf(f, "\\%c", *s);
 		else if ((unsigned char)*s < 0x20)
 			fprintf(f, "\\u%04x", *s);
 		else
-			fputc(*s, f);
+			fwrite(s, 1, n, f);
 	}
 	fputc('"', f);
 }

@@ -80,4 +80,36 @@ printf '%s' "$T_OUT" >"$T_TMP/weird.json"
 got=$(sqlite3 -batch :memory: "SELECT json_valid(j), (SELECT count(*) FROM json_each(j)
 	WHERE json_extract(value, '\$.cgroup') = '/a,b \"c\"' || char(10) || 'd\\e') FROM (SELECT readfile('$T_TMP/weird.json') AS j)")
 expect_match report_weird_json_valid '^1\|3$' "$got"
+
+# ---- a cgroup name that is not UTF-8 (the kernel takes any bytes) ----
+# JSON, CSV and HTML are UTF-8 text: each byte that belongs to no well-formed
+# sequence becomes U+FFFD (0xff; an overlong '/'; a surrogate; a code point
+# above U+10FFFF; a sequence cut short: 12 bytes), valid ones stay.  JSON
+# used to carry the raw bytes: invalid UTF-8, exit 0.
+BAD=$T_TMP/nonutf8.db
+cp "$DB" "$BAD"
+sqlite3 "$BAD" "UPDATE cgroups SET path = '/bad' || CAST(X'FF' AS TEXT) || '/' ||
+	CAST(X'C0AF' AS TEXT) || 'é' || CAST(X'EDA080F4908080E282' AS TEXT) WHERE id = 100"
+want='/bad\ufffd/\ufffd\ufffdé'$(printf '\\ufffd%.0s' $(seq 9))
+expect_exit report_nonutf8_json 0 "$REPLAY" report "$BAD" --format json -o "$T_TMP/nonutf8.json"
+got=$(python3 -c 'import json, sys
+rows = json.load(open(sys.argv[1], encoding="utf-8"))
+print(sum(r["cgroup"] == json.loads("\"" + sys.argv[2] + "\"") for r in rows))' "$T_TMP/nonutf8.json" "$want" 2>&1)
+expect_match report_nonutf8_json_valid '^3$' "$got"
+expect_exit report_nonutf8_cost_json 0 "$REPLAY" report "$BAD" --cost --format json -o "$T_TMP/nonutf8-cost.json"
+python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$T_TMP/nonutf8-cost.json" &&
+	pass report_nonutf8_cost_json_valid || fail report_nonutf8_cost_json_valid "not UTF-8 JSON"
+expect_exit report_nonutf8_csv 0 "$REPLAY" report "$BAD" --format csv -o "$T_TMP/nonutf8.csv"
+got=$(python3 -c 'import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], encoding="utf-8", newline="")))
+print(sum(r["cgroup"] == json.loads("\"" + sys.argv[2] + "\"") for r in rows))' "$T_TMP/nonutf8.csv" "$want" 2>&1)
+expect_match report_nonutf8_csv_utf8 '^3$' "$got"
+# the page shows the cgroups that were read: the root here
+cp "$DB" "$T_TMP/nonutf8-root.db"
+sqlite3 "$T_TMP/nonutf8-root.db" "UPDATE cgroups SET path = '/bad' || CAST(X'FF' AS TEXT) || '/' ||
+	CAST(X'C0AF' AS TEXT) || 'é' || CAST(X'EDA080F4908080E282' AS TEXT) WHERE id = 1"
+expect_exit report_nonutf8_html 0 "$REPLAY" report "$T_TMP/nonutf8-root.db" --format html -o "$T_TMP/nonutf8.html"
+python3 -c 'import sys; open(sys.argv[1], encoding="utf-8").read()' "$T_TMP/nonutf8.html" &&
+	pass report_nonutf8_html_utf8 || fail report_nonutf8_html_utf8 "not UTF-8"
+expect_match report_nonutf8_html_name '/bad&#xfffd;/&#xfffd;&#xfffd;é' "$(cat "$T_TMP/nonutf8.html")"
 t_done
