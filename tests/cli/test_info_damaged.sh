@@ -88,6 +88,15 @@ if "$REPLAY" replay good.db -q >/dev/null 2>&1; then
 		esac
 		expect_exit html_$d 17 "$REPLAY" report --no-check --format html -o "h_$d.html" "h_$d.db"
 	done
+	# a runs table whose pages are not its own (an index's): info said
+	# "runs: (none)" with exit 0; now it says the table is unreadable, exit 15
+	cp replayed.db runs_damaged.db
+	rp=$(sqlite3 runs_damaged.db "SELECT rootpage FROM sqlite_master WHERE name = 'episodes_by_cgroup'")
+	sqlite3 runs_damaged.db "PRAGMA writable_schema = ON;
+		UPDATE sqlite_master SET rootpage = $rp WHERE name = 'runs'" || fail runs_damaged_setup "sqlite3"
+	expect_exit info_runs_damaged 15 "$REPLAY" info runs_damaged.db &&
+		expect_match info_runs_damaged_said '^runs: +\(unreadable\)' "$T_OUT" &&
+		expect_match info_runs_damaged_msg 'runs table cannot be read' "$T_ERR"
 else
 	fail html_setup "replay good.db failed"
 fi
