@@ -224,8 +224,8 @@ int db_lag_foreach(struct db *db, const struct db_lag_filter *f,
 		   int (*fn)(const struct db_lag_row *row, void *ctx), void *ctx);
 
 /*
- * Every row of runs and of lag_report_all checked against what replay can
- * have written (db/results_read.c says the rules): -MCR_E_CORRUPT with
+ * Every row of runs, lag_report_all and validation checked against what
+ * replay can have written (db/results_read.c says the rules): -MCR_E_CORRUPT with
  * db_why() naming table, row, column and value.  db_lag_foreach() checks
  * each row it returns by the same rules.
  */

@@ -206,6 +206,8 @@ const char *db_lag_col_name(enum db_lag_col c)
  *   (each is one event), flushes at most flush_requests, wall_s finite and
  *   >= 0, batch_size in [1, 65536] and nr_cpus in [1, 8192] (replay's
  *   --batch and --cpus ranges).
+ * - validation: counts; compared and skipped_before_sync at most
+ *   flush_events, each match count at most compared.
  * - Fractions (cost_basis.shared_fraction, cost_report's
  *   atomic_shared_fraction) within [0, 1]; the calibration table's figures
  *   as sim_cost_table_check() wants them; cost estimates finite.
@@ -493,9 +495,20 @@ static int db_run_check(sqlite3_stmt *st, void *ctx)
 	return 0;
 }
 
+static int db_validation_row_check(sqlite3_stmt *st, void *ctx)
+{
+	struct db_validation v;
+	char *hist = NULL;
+	int err = db_validation_get(ctx, sqlite3_column_int64(st, 0), &v, &hist);
+
+	free(hist);
+	return err;
+}
+
 /**
- * db_results_check() - check every row of runs and of lag_report_all
- * (item_summary with cgroup_summary) by the rules above, before a report
+ * db_results_check() - check every row of runs, of lag_report_all
+ * (item_summary with cgroup_summary) and of validation by the rules above,
+ * before a report
  * prints any.
  * Return: 0, -MCR_E_CORRUPT with db_why() naming the row, or the error.
  */
@@ -516,6 +529,9 @@ int db_results_check(struct db *db)
 			      db_run_check, db);
 	if (!err)
 		err = db_lag_walk(db, &all, true, NULL, NULL);
+	if (!err)
+		err = db_rows_foreach(db, "SELECT run_id FROM validation ORDER BY run_id",
+				      db_validation_row_check, db);
 	return err;
 }
 
@@ -559,6 +575,42 @@ int db_mismatches_foreach(struct db *db, int64_t run_id, int64_t limit,
 	return db_rows_end(st, rc, ret);
 }
 
+/*
+ * A validation row: counts (integers >= 0, NULL none), of which compared and
+ * skipped_before_sync are flush events and every match a compared one.
+ */
+static int db_validation_check(struct db *db, sqlite3_stmt *st, const struct db_validation *v)
+{
+	static const char *const cols[] = {
+		"flush_events", "compared", "skipped_before_sync", "stats_updates_match",
+		"needs_flush_match", "stats_updates_match_plain", "needs_flush_match_plain",
+		"max_hypotheses",
+	};
+	const uint64_t match[] = {
+		v->stats_updates_match, v->needs_flush_match, v->stats_updates_match_plain,
+		v->needs_flush_match_plain,
+	};
+	int i, t;
+
+	for (i = 0; i < 8; i++) {
+		t = sqlite3_column_type(st, i);
+		if (t != SQLITE_NULL && (t != SQLITE_INTEGER || sqlite3_column_int64(st, i) < 0))
+			return db_res_bad(db, "validation row run_id %" PRId64 ": %s '%.24s': not a"
+					  " count", v->run_id, cols[i],
+					  (const char *)sqlite3_column_text(st, i));
+	}
+	if (v->compared > v->flush_events || v->skipped_before_sync > v->flush_events)
+		return db_res_bad(db, "validation row run_id %" PRId64 ": compared %" PRIu64
+				  ", skipped_before_sync %" PRIu64 " of flush_events %" PRIu64,
+				  v->run_id, v->compared, v->skipped_before_sync, v->flush_events);
+	for (i = 0; i < 4; i++)
+		if (match[i] > v->compared)
+			return db_res_bad(db, "validation row run_id %" PRId64 ": %s %" PRIu64
+					  " above compared %" PRIu64, v->run_id, cols[i + 3],
+					  match[i], v->compared);
+	return 0;
+}
+
 /* The validation row of @run_id; *out's strings stay NULL, *diff_hist is malloc'd JSON. */
 int db_validation_get(struct db *db, int64_t run_id, struct db_validation *out, char **diff_hist)
 {
@@ -587,6 +639,11 @@ int db_validation_get(struct db *db, int64_t run_id, struct db_validation *out, 
 		out->stats_updates_match_plain = (uint64_t)sqlite3_column_int64(st, 5);
 		out->needs_flush_match_plain = (uint64_t)sqlite3_column_int64(st, 6);
 		out->max_hypotheses = (uint64_t)sqlite3_column_int64(st, 7);
+		ret = db_validation_check(db, st, out);
+		if (ret) {
+			sqlite3_finalize(st);
+			return ret;
+		}
 		*diff_hist = strdup((const char *)sqlite3_column_text(st, 8));
 		if (!*diff_hist)
 			rc = SQLITE_NOMEM;

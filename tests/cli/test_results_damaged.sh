@@ -58,4 +58,12 @@ damage run_flushes "UPDATE runs SET flushes = flush_requests + 1 WHERE run_id = 
 	"runs row run_id $run: flushes [0-9]+ above flush_requests"
 damage run_batch "UPDATE runs SET batch_size = 0 WHERE run_id = $run" \
 	"runs row run_id $run: batch_size 0 out of range"
+
+# a validate run's row: matches are compared events, compared ones flush events
+if "$REPLAY" validate good.db >/dev/null 2>&1; then
+	damage validation "UPDATE validation SET stats_updates_match = compared + 5" \
+		"validation row run_id [0-9]+: stats_updates_match [0-9]+ above compared"
+else
+	fail validate_setup "validate good.db failed"
+fi
 t_done
