@@ -262,9 +262,10 @@ int cmd_calibrate(int argc, char **argv)
 
 		err = cost_file_read_why(o.from, &c, why, sizeof(why));
 		if (err)
-			return cli_fail(err, "%s%s%s%s", o.from, err == -MCR_E_BAD_INPUT ?
-					" is not a memcg-replay calibration file" : "", *why ? ": " : "",
-					why);
+			return cli_fail(err, "%s%s%s%s", o.from,
+					err == -MCR_E_BAD_INPUT ?
+					" is not a memcg-replay calibration file" : "",
+					*why ? ": " : "", why);
 	} else {
 		struct cost_opts co = {
 			.samples = o.samples ? o.samples : o.quick ? CAL_QUICK_SAMPLES :

@@ -789,8 +789,10 @@ int cmd_report(int argc, char **argv)
 		return MCR_EXIT_USAGE;
 	err = report_cost_check(o.calibration, why, sizeof(why));
 	if (err)
-		return cli_fail(err, "--calibration %s%s%s%s", o.calibration, err == -MCR_E_BAD_INPUT ?
-				": not a memcg-replay calibration file" : "", *why ? ": " : "", why);
+		return cli_fail(err, "--calibration %s%s%s%s", o.calibration,
+				err == -MCR_E_BAD_INPUT ?
+				": not a memcg-replay calibration file" : "",
+				*why ? ": " : "", why);
 	hosts = calloc((size_t)o.nr_files, sizeof(*hosts));
 	if (!hosts)
 		return cli_fail(-ENOMEM, "report");

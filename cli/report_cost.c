@@ -385,7 +385,7 @@ static const char *cost_cell(const struct cost_view *v, const struct crow *c, si
 	case 12: x = c->e.cpu_s_per_s; break;
 	default: return NULL;
 	}
-	/* the inputs are checked (finite figures, counts): inf or nan would be a bug, never printed */
+	/* the inputs are checked (finite figures, counts): inf or nan is a bug, not printed */
 	if (!isfinite(x))
 		return NULL;
 	snprintf(buf, len, "%.12g", x);

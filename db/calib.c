@@ -87,10 +87,10 @@ int db_calibration_get(struct db *db, struct sim_cost_calib *c)
 	if (sim_cost_table_check(&c->t, &bad, &field)) {
 		const struct sim_cost_figure *f = &c->t.op[bad];
 
-		snprintf(db->why, sizeof(db->why), "calibration row op %s: ns %g, lo_ns %g, hi_ns %g:"
-			 " each must be in [0, %g] and lo_ns <= ns <= hi_ns (%s refused); run"
-			 " memcg-replay calibrate --db again", sim_cost_op_name(bad), f->ns, f->lo_ns,
-			 f->hi_ns, SIM_COST_NS_MAX, field);
+		snprintf(db->why, sizeof(db->why), "calibration row op %s: ns %g, lo_ns %g,"
+			 " hi_ns %g: each must be in [0, %g] and lo_ns <= ns <= hi_ns (%s"
+			 " refused); run memcg-replay calibrate --db again", sim_cost_op_name(bad),
+			 f->ns, f->lo_ns, f->hi_ns, SIM_COST_NS_MAX, field);
 		return -MCR_E_BAD_INPUT;
 	}
 	return 0;

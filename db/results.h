@@ -267,10 +267,10 @@ int db_run_counters_get(struct db *db, int64_t run_id, struct db_run_counters *c
 
 struct db_trace_lost {
 	int64_t		gaps, gap_events, gaps_unknown;	/* gaps table: rows, counted events, of unknown size */
-	int64_t		overrun, dropped;		/* ring buffers between start and end (known CPUs) */
-	int64_t		cpus_end;			/* CPUs with counters from the end */
-	int64_t		cpus_unknown;			/* of them, with overrun or dropped -1 (unknown) */
-	int64_t		cpus_no_end;			/* CPUs with counters from the start only */
+	int64_t		overrun, dropped;	/* ring buffers, start to end, known CPUs */
+	int64_t		cpus_end;		/* CPUs with counters from the end */
+	int64_t		cpus_unknown;		/* of them, overrun or dropped -1 (unknown) */
+	int64_t		cpus_no_end;		/* CPUs with counters from the start only */
 };
 int db_trace_lost(struct db *db, struct db_trace_lost *out);
 

@@ -308,8 +308,8 @@ static int db_lag_check_row(struct db_lag_check *c, sqlite3_stmt *st, const stru
 		return DB_LAG_BAD(DB_LAG_STALE_READS, "%" PRIu64 " above reads %" PRIu64,
 				  r->stale_reads, r->reads);
 	if (r->p99_read_error > r->max_read_error)
-		return DB_LAG_BAD(DB_LAG_P99_READ_ERROR, "%" PRIu64 " above max_read_error %" PRIu64,
-				  r->p99_read_error, r->max_read_error);
+		return DB_LAG_BAD(DB_LAG_P99_READ_ERROR, "%" PRIu64 " above max_read_error %"
+				  PRIu64, r->p99_read_error, r->max_read_error);
 	if (r->mean_read_error > (double)r->max_read_error)
 		return DB_LAG_BAD(DB_LAG_MEAN_READ_ERROR, "%g above max_read_error %" PRIu64,
 				  r->mean_read_error, r->max_read_error);
@@ -319,11 +319,12 @@ static int db_lag_check_row(struct db_lag_check *c, sqlite3_stmt *st, const stru
 	if (sqlite3_column_type(st, DB_LAG_NR_COLS + 2) == SQLITE_INTEGER) {
 		events = sqlite3_column_int64(st, DB_LAG_NR_COLS + 2);
 		if (events >= 0 && r->reads > (uint64_t)events)
-			return DB_LAG_BAD(DB_LAG_READS, "%" PRIu64 " above the run's events %" PRId64,
-					  r->reads, events);
+			return DB_LAG_BAD(DB_LAG_READS, "%" PRIu64 " above the run's events %"
+					  PRId64, r->reads, events);
 		if (events >= 0 && r->stranded_episodes > (uint64_t)events)
-			return DB_LAG_BAD(DB_LAG_STRANDED_EPISODES, "%" PRIu64 " above the run's events %"
-					  PRId64, r->stranded_episodes, events);
+			return DB_LAG_BAD(DB_LAG_STRANDED_EPISODES, "%" PRIu64
+					  " above the run's events %" PRId64, r->stranded_episodes,
+					  events);
 	}
 	if (c->span_ms < 0)
 		c->span_ms = db_trace_span_ms(c->db);
@@ -468,8 +469,9 @@ static int db_run_check(sqlite3_stmt *st, void *ctx)
 		if (t == SQLITE_NULL)
 			v[i] = 0;	/* a run that stopped before its counters: none */
 		else if (t != SQLITE_INTEGER || v[i] < 0)
-			return db_res_bad(db, "runs row run_id %" PRId64 ": %s '%.24s': not a count",
-					  run, cols[i], (const char *)sqlite3_column_text(st, i + 1));
+			return db_res_bad(db, "runs row run_id %" PRId64 ": %s '%.24s':"
+					  " not a count", run, cols[i],
+					  (const char *)sqlite3_column_text(st, i + 1));
 	}
 	if (v[1] > v[0] || v[2] > v[0])
 		return db_res_bad(db, "runs row run_id %" PRId64 ": %s %" PRId64 " above events %"
@@ -522,7 +524,8 @@ int db_results_check(struct db *db)
 	err = db_rows_foreach(db, db->runs_grid ?
 			      "SELECT run_id, events, updates, flush_requests, flushes, visits,"
 			      " walk_steps, pcpu_adds, atomic_adds, dropped_batches, atomic_resets,"
-			      " unknown_ids, wall_s, batch_size, nr_cpus FROM runs ORDER BY run_id" :
+			      " unknown_ids, wall_s, batch_size, nr_cpus FROM runs"
+			      " ORDER BY run_id" :
 			      "SELECT run_id, events, updates, flush_requests, flushes, visits,"
 			      " walk_steps, pcpu_adds, atomic_adds, dropped_batches, atomic_resets,"
 			      " unknown_ids, wall_s, NULL, NULL FROM runs ORDER BY run_id",
@@ -860,9 +863,10 @@ int db_trace_lost(struct db *db, struct db_trace_lost *out)
 	err = db_rows_foreach(db, "SELECT count FROM gaps", db_lost_gap, &ls);
 	if (!err)
 		err = db_rows_foreach(db, "SELECT e.overrun, e.dropped, coalesce(s.overrun, 0),"
-				      " coalesce(s.dropped, 0) FROM cpu_stats e LEFT JOIN cpu_stats s"
-				      " ON s.cpu = e.cpu AND s.phase = 'start' WHERE e.phase = 'end'",
-				      db_lost_cpu, &ls);
+				      " coalesce(s.dropped, 0) FROM cpu_stats e"
+				      " LEFT JOIN cpu_stats s"
+				      " ON s.cpu = e.cpu AND s.phase = 'start'"
+				      " WHERE e.phase = 'end'", db_lost_cpu, &ls);
 	if (!err)
 		err = db_query_ints(db, "SELECT count(*) FROM cpu_stats b WHERE b.phase = 'start'"
 				    " AND NOT EXISTS (SELECT 1 FROM cpu_stats c WHERE c.cpu = b.cpu"

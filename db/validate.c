@@ -128,8 +128,8 @@ static int db_validate_window(struct db *db, char *why, size_t len)
 	if (!err)
 		err = db_meta_range(db, "capture_end_ns", 0, INT64_MAX, &end, why, len);
 	if (!err && start >= 0 && end >= 0 && end < start)
-		err = db_bad(why, len, "meta capture_end_ns = %" PRId64 ": before capture_start_ns %"
-			     PRId64, end, start);
+		err = db_bad(why, len, "meta capture_end_ns = %" PRId64
+			     ": before capture_start_ns %" PRId64, end, start);
 	return err;
 }
 
@@ -334,15 +334,28 @@ static int db_vcpu_row(sqlite3_stmt *st, void *ctx)
 	for (i = 0; i < sizeof(db_vstat_cols) / sizeof(db_vstat_cols[0]); i++) {
 		n = sqlite3_column_int64(st, (int)i + 2);
 		if (n < -1)
-			return db_bad(v->why, v->len, "cpu_stats row cpu %" PRId64 " phase %s: %s %"
-				      PRId64 " below -1 (unknown)", cpu, phase, db_vstat_cols[i], n);
+			return db_bad(v->why, v->len, "cpu_stats row cpu %" PRId64
+				      " phase %s: %s %" PRId64 " below -1 (unknown)", cpu, phase,
+				      db_vstat_cols[i], n);
 		if (n > DB_MAX_COUNT)
-			return db_bad(v->why, v->len, "cpu_stats row cpu %" PRId64 " phase %s: %s %"
-				      PRId64 " above %" PRId64 ", not a count of one CPU", cpu, phase,
-				      db_vstat_cols[i], n, DB_MAX_COUNT);
+			return db_bad(v->why, v->len, "cpu_stats row cpu %" PRId64
+				      " phase %s: %s %" PRId64 " above %" PRId64
+				      ", not a count of one CPU", cpu, phase, db_vstat_cols[i], n,
+				      DB_MAX_COUNT);
 	}
 	return 0;
 }
+
+/* An overrun or dropped counter lower at the end than at the start. */
+static const char db_vstat_down_sql[] =
+	"SELECT e.cpu, e.phase, 'overrun', e.overrun, ' below its start ' || s.overrun"
+	" FROM cpu_stats e JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
+	" WHERE e.phase = 'end' AND s.overrun >= 0 AND e.overrun >= 0"
+	" AND e.overrun < s.overrun"
+	" UNION ALL SELECT e.cpu, e.phase, 'dropped', e.dropped, ' below its start ' || s.dropped"
+	" FROM cpu_stats e JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
+	" WHERE e.phase = 'end' AND s.dropped >= 0 AND e.dropped >= 0"
+	" AND e.dropped < s.dropped LIMIT 1";
 
 /*
  * Ring-buffer counters are -1 (unknown) or counts up to DB_MAX_COUNT, of a
@@ -364,14 +377,7 @@ static int db_validate_cpu_stats(struct db *db, int64_t possible, char *why, siz
 				      " bytes, dropped, read FROM cpu_stats ORDER BY cpu, phase",
 				      db_vcpu_row, &c);
 	if (!err)
-		err = db_rows_foreach(db,
-			"SELECT e.cpu, e.phase, 'overrun', e.overrun, ' below its start ' ||"
-			" s.overrun FROM cpu_stats e JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
-			" WHERE e.phase = 'end' AND s.overrun >= 0 AND e.overrun >= 0 AND e.overrun < s.overrun"
-			" UNION ALL SELECT e.cpu, e.phase, 'dropped', e.dropped, ' below its start ' ||"
-			" s.dropped FROM cpu_stats e JOIN cpu_stats s ON s.cpu = e.cpu AND s.phase = 'start'"
-			" WHERE e.phase = 'end' AND s.dropped >= 0 AND e.dropped >= 0 AND e.dropped < s.dropped"
-			" LIMIT 1", db_vstat_row, &v);
+		err = db_rows_foreach(db, db_vstat_down_sql, db_vstat_row, &v);
 	return err;
 }
 
@@ -379,9 +385,11 @@ static int db_vgap_row(sqlite3_stmt *st, void *ctx)
 {
 	struct db_vstat *v = ctx;
 
-	return db_bad(v->why, v->len, "gaps row cpu %" PRId64 " ts %" PRId64 ": %s %" PRId64 "%s",
-		      (int64_t)sqlite3_column_int64(st, 0), (int64_t)sqlite3_column_int64(st, 1),
-		      (const char *)sqlite3_column_text(st, 2), (int64_t)sqlite3_column_int64(st, 3),
+	return db_bad(v->why, v->len, "gaps row cpu %" PRId64 " ts %" PRId64 ": %s %" PRId64
+		      "%s", (int64_t)sqlite3_column_int64(st, 0),
+		      (int64_t)sqlite3_column_int64(st, 1),
+		      (const char *)sqlite3_column_text(st, 2),
+		      (int64_t)sqlite3_column_int64(st, 3),
 		      (const char *)sqlite3_column_text(st, 4));
 }
 
@@ -400,8 +408,9 @@ static int db_validate_gaps(struct db *db, int64_t possible, char *why, size_t l
 	rc = sqlite3_prepare_v2(db_sqlite(db),
 		"SELECT cpu, ts, 'cpu', cpu, ' is not below nr_cpus_possible ' || ?1 FROM gaps"
 		" WHERE cpu < 0 OR cpu >= ?1"
-		" UNION ALL SELECT cpu, ts, 'count', count, ' is neither -1 (unknown) nor a count in"
-		" [0, ' || ?2 || ']' FROM gaps WHERE count < -1 OR count > ?2"
+		" UNION ALL SELECT cpu, ts, 'count', count,"
+		" ' is neither -1 (unknown) nor a count in [0, ' || ?2 || ']'"
+		" FROM gaps WHERE count < -1 OR count > ?2"
 		" UNION ALL SELECT cpu, max(ts), 'the counts of this CPU sum to', CAST(total(count)"
 		" AS INTEGER), ', more than ' || ?2 || ' (not a count)' FROM gaps WHERE count > 0"
 		" GROUP BY cpu HAVING total(count) > ?2"

@@ -192,7 +192,8 @@ static int cost_parse(const char *s, struct sim_cost_calib *out, const struct co
 		if (!err)
 			err = json_number(op, "hi_ns", &fig->hi_ns, w);
 		if (err == -ENOENT)
-			return cost_bad(w, "ops.%s: ns, lo_ns or hi_ns missing", sim_cost_op_name(i));
+			return cost_bad(w, "ops.%s: ns, lo_ns or hi_ns missing",
+					sim_cost_op_name(i));
 		if (err) {
 			/* name the operation too: "ops.walk_step.ns = ..." */
 			if (w->buf && w->len) {
@@ -206,11 +207,13 @@ static int cost_parse(const char *s, struct sim_cost_calib *out, const struct co
 	}
 	if (sim_cost_table_check(&out->t, &i, &field)) {
 		const struct sim_cost_figure *f = &out->t.op[i];
-		double x = !strcmp(field, "ns") ? f->ns : !strcmp(field, "lo_ns") ? f->lo_ns : f->hi_ns;
+		double x = !strcmp(field, "ns") ? f->ns :
+			   !strcmp(field, "lo_ns") ? f->lo_ns : f->hi_ns;
 
 		if (x > SIM_COST_NS_MAX)
-			return cost_bad(w, "ops.%s.%s = %g: above %g ns, no measurement of one"
-					" operation", sim_cost_op_name(i), field, x, SIM_COST_NS_MAX);
+			return cost_bad(w, "ops.%s.%s = %g: above %g ns, no measurement of"
+					" one operation", sim_cost_op_name(i), field, x,
+					SIM_COST_NS_MAX);
 		return cost_bad(w, "ops.%s: lo_ns %g <= ns %g <= hi_ns %g does not hold (the 10th"
 				" and 90th percentile around the median)", sim_cost_op_name(i),
 				f->lo_ns, f->ns, f->hi_ns);
@@ -254,7 +257,8 @@ int cost_file_read_why(const char *path, struct sim_cost_calib *out, char *why, 
 		err = cost_bad(&w, "larger than %d bytes", COST_FILE_MAX);
 	if (!err) {
 		buf[n] = 0;
-		err = strlen(buf) == n ? cost_parse(buf, out, &w) : cost_bad(&w, "holds a NUL byte");
+		err = strlen(buf) == n ? cost_parse(buf, out, &w) :
+		      cost_bad(&w, "holds a NUL byte");
 	}
 	free(buf);
 	return err;
