@@ -203,7 +203,7 @@ static int report_check(struct db *db, const struct report_opts *o)
 		return cli_fail(r < 0 ? r : -MCR_E_NO_RUNS, "%s", o->file);
 	/* a damaged result row is refused before any output, naming it */
 	r = db_results_check(db);
-	if (!r && o->cost)
+	if (!r && (o->cost || o->format == FMT_HTML))	/* the page has the cost table */
 		r = report_cost_rows_check(db, o->calibration);
 	if (r < 0)
 		return cli_fail_db(db, r, o->file);

@@ -154,10 +154,15 @@ expect_exit report_cal_order 17 "$REPLAY" report "$DB" --cost --calibration "$T_
 # the same figure in the database's calibration table: refused, never "inf"
 cp "$DB" "$T_TMP/dbcal.db"
 sqlite3 "$T_TMP/dbcal.db" "UPDATE calibration SET ns = 1e308, hi_ns = 1e308 WHERE op = 'walk_step'"
-for fmt in json csv table; do
-	expect_exit report_dbcal_huge_$fmt 17 "$REPLAY" report "$T_TMP/dbcal.db" --cost --format $fmt &&
+for fmt in json csv table html; do
+	expect_exit report_dbcal_huge_$fmt 17 "$REPLAY" report "$T_TMP/dbcal.db" --cost --format $fmt \
+		-o "$T_TMP/dbcal.$fmt" &&
 		expect_match report_dbcal_huge_${fmt}_msg 'calibration row op walk_step: ns 1e\+308' "$T_ERR"
 done
+# the page has the cost table without --cost: the same refusal, before the file is made
+expect_exit report_dbcal_huge_page 17 "$REPLAY" report "$T_TMP/dbcal.db" --format html \
+	-o "$T_TMP/dbcal-page.html" &&
+	expect_match report_dbcal_huge_page_msg 'calibration row op walk_step' "$T_ERR"
 
 # ---- the HTML page has the table (or says how to get one) ----
 expect_exit html_cost 0 "$REPLAY" report "$DB" --format html -o "$T_TMP/sr.html"
