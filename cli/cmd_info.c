@@ -251,7 +251,7 @@ int cmd_info(int argc, char **argv)
 	if (!db_meta_get(db, "warnings", &warnings) && *warnings)
 		printf("warnings:\n%s\n", warnings);
 	free(warnings);
-	if (err == -MCR_E_BAD_INPUT)
+	if (err && (err == -MCR_E_BAD_INPUT || *db_why(db)))	/* the sentence names the value */
 		rc = cli_fail_db(db, err, file);
 	else if (err)
 		rc = cli_fail(err, "%s: its cgroups, gaps, cpu_stats or runs table cannot be read",

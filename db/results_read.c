@@ -17,6 +17,10 @@
 #include "error.h"
 #include "results.h"
 
+/* replay's --batch and --cpus ranges: what a run can have simulated */
+#define DB_RUN_MAX_BATCH	65536
+#define DB_RUN_MAX_CPUS		8192
+
 static int db_done(int rc)
 {
 	return rc == SQLITE_DONE ? 0 : db_err(rc) ? db_err(rc) : -EIO;
@@ -133,6 +137,30 @@ static const char *col_text(sqlite3_stmt *st, int i)
 	return s ? s : "-";
 }
 
+static int db_res_bad(struct db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* What info prints of a run, by the rules of db_run_check() below. */
+static int db_run_info_check(struct db *db, sqlite3_stmt *st, const struct db_run_info *ri)
+{
+	int t = sqlite3_column_type(st, 4);
+
+	if (t != SQLITE_NULL && (t != SQLITE_INTEGER || ri->events < 0))
+		return db_res_bad(db, "runs row run_id %" PRId64 ": events '%.24s': not a count",
+				  ri->run_id, (const char *)sqlite3_column_text(st, 4));
+	if (sqlite3_column_type(st, 5) != SQLITE_NULL && (!isfinite(ri->wall_s) || ri->wall_s < 0))
+		return db_res_bad(db, "runs row run_id %" PRId64 ": wall_s '%.24s': not a finite"
+				  " number >= 0", ri->run_id, (const char *)sqlite3_column_text(st, 5));
+	if (sqlite3_column_type(st, 7) != SQLITE_NULL &&
+	    (sqlite3_column_int64(st, 7) < 1 || sqlite3_column_int64(st, 7) > DB_RUN_MAX_BATCH ||
+	     sqlite3_column_int64(st, 8) < 1 || sqlite3_column_int64(st, 8) > DB_RUN_MAX_CPUS))
+		return db_res_bad(db, "runs row run_id %" PRId64 ": batch_size %" PRId64 ", nr_cpus %"
+				  PRId64 ": out of range [1, %d] and [1, %d]", ri->run_id,
+				  (int64_t)sqlite3_column_int64(st, 7),
+				  (int64_t)sqlite3_column_int64(st, 8), DB_RUN_MAX_BATCH,
+				  DB_RUN_MAX_CPUS);
+	return 0;
+}
+
 int db_runs_foreach(struct db *db, int (*fn)(const struct db_run_info *r, void *ctx), void *ctx)
 {
 	struct db_run_info ri;
@@ -162,7 +190,9 @@ int db_runs_foreach(struct db *db, int (*fn)(const struct db_run_info *r, void *
 		ri.started_at = col_text(st, 6);
 		ri.batch_size = (unsigned int)sqlite3_column_int64(st, 7);
 		ri.nr_cpus = (unsigned int)sqlite3_column_int64(st, 8);
-		ret = fn(&ri, ctx);
+		ret = db_run_info_check(db, st, &ri);
+		if (!ret)
+			ret = fn(&ri, ctx);
 		if (ret)
 			break;
 	}
@@ -216,9 +246,6 @@ const char *db_lag_col_name(enum db_lag_col c)
  * the event check owns; the rules above catch what a damaged mean or
  * maximum does to the rows beside it.
  */
-#define DB_RUN_MAX_BATCH	65536
-#define DB_RUN_MAX_CPUS		8192
-
 static int db_res_bad(struct db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int db_res_bad(struct db *db, const char *fmt, ...)

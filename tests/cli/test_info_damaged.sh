@@ -97,6 +97,15 @@ if "$REPLAY" replay good.db -q >/dev/null 2>&1; then
 	expect_exit info_runs_damaged 15 "$REPLAY" info runs_damaged.db &&
 		expect_match info_runs_damaged_said '^runs: +\(unreadable\)' "$T_OUT" &&
 		expect_match info_runs_damaged_msg 'runs table cannot be read' "$T_ERR"
+	# a run's row as info prints it: a count, a finite time, simulated sizes in range
+	cp replayed.db run_wall.db
+	sqlite3 run_wall.db "UPDATE runs SET wall_s = 1e999 WHERE run_id = 1"
+	expect_exit info_run_wall 15 "$REPLAY" info run_wall.db &&
+		expect_match info_run_wall_msg "runs row run_id 1: wall_s 'Inf': not a finite number" "$T_ERR"
+	cp replayed.db run_events.db
+	sqlite3 run_events.db "UPDATE runs SET events = -3 WHERE run_id = 1"
+	expect_exit info_run_events 15 "$REPLAY" info run_events.db &&
+		expect_match info_run_events_msg "runs row run_id 1: events '-3': not a count" "$T_ERR"
 else
 	fail html_setup "replay good.db failed"
 fi
