@@ -774,6 +774,17 @@ static int report_text(struct db *db, const struct report_opts *o, const char *h
 	}
 }
 
+/* A failure while writing: the sentence of the database that refused a value, if one did. */
+static int report_fail(const struct html_host *hosts, int nr, int err, const char *file)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		if (*db_why(hosts[i].db))
+			return cli_fail_db(hosts[i].db, err, hosts[i].file);
+	return cli_fail(err, "%s", file);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct argp argp = { report_options, report_parse, "FILE...", report_doc, NULL,
@@ -841,7 +852,7 @@ int cmd_report(int argc, char **argv)
 			printf("]\n");
 	}
 	if (err) {
-		rc = cli_fail(err, "%s", o.file);
+		rc = report_fail(hosts, nr, err, o.file);
 		if (out != stdout)
 			fclose(out);
 	} else if (out != stdout ? fclose(out) : fflush(stdout)) {

@@ -236,6 +236,8 @@ const char *db_lag_col_name(enum db_lag_col c)
  *   (each is one event), flushes at most flush_requests, wall_s finite and
  *   >= 0, batch_size in [1, 65536] and nr_cpus in [1, 8192] (replay's
  *   --batch and --cpus ranges).
+ * - series: min_error <= error <= max_error (the extremes of the interval
+ *   that ends at the sample); stranded_episodes: end_ts not before start_ts.
  * - validation: counts; compared and skipped_before_sync at most
  *   flush_events, each match count at most compared.
  * - Fractions (cost_basis.shared_fraction, cost_report's
@@ -729,6 +731,15 @@ int db_series_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id, int kin
 		s.error = sqlite3_column_int64(st, 1);
 		s.min_error = sqlite3_column_int64(st, 2);
 		s.max_error = sqlite3_column_int64(st, 3);
+		/* the extremes of (previous sample, ts] include the sample at ts */
+		if (s.min_error > s.error || s.error > s.max_error) {
+			ret = db_res_bad(db, "series row (run %" PRId64 ", cgroup %" PRIu64 ", kind %d"
+					 ", item %d, ts %" PRIu64 "): error %" PRId64 " outside its"
+					 " [min_error %" PRId64 ", max_error %" PRId64 "]", run_id,
+					 cgroup_id, kind, item, s.ts, s.error, s.min_error,
+					 s.max_error);
+			break;
+		}
 		ret = fn(&s, ctx);
 		if (ret)
 			break;
@@ -796,6 +807,12 @@ int db_episodes_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id,
 			.reads_skipped = (uint64_t)sqlite3_column_int64(st, 6),
 			.max_pending = (uint64_t)sqlite3_column_int64(st, 7),
 		};
+		if (e.end_ts < e.start_ts) {
+			ret = db_res_bad(db, "stranded_episodes row (run %" PRId64 ", cgroup %" PRIu64
+					 ", start_ts %" PRIu64 "): end_ts %" PRIu64 " before it",
+					 run_id, cgroup_id, e.start_ts, e.end_ts);
+			break;
+		}
 		ret = fn(&e, ctx);
 		if (ret)
 			break;

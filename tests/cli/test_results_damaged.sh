@@ -59,6 +59,12 @@ damage run_flushes "UPDATE runs SET flushes = flush_requests + 1 WHERE run_id = 
 damage run_batch "UPDATE runs SET batch_size = 0 WHERE run_id = $run" \
 	"runs row run_id $run: batch_size 0 out of range"
 
+# the page's charts read series: the sample lies within its interval's extremes
+cp good.db series.db
+sqlite3 series.db "UPDATE series SET error = max_error + 7" || fail series_setup "sqlite3"
+expect_exit series_html 15 "$REPLAY" report --format html -o series.html series.db &&
+	expect_match series_html_msg "series row \\(run [0-9]+, .*\\): error -?[0-9]+ outside its \\[min_error" "$T_ERR"
+
 # a validate run's row: matches are compared events, compared ones flush events
 if "$REPLAY" validate good.db >/dev/null 2>&1; then
 	damage validation "UPDATE validation SET stats_updates_match = compared + 5" \
