@@ -162,7 +162,7 @@ static int print_run(const struct db_run_info *ri, void *ctx)
 	return 0;
 }
 
-static void print_runs(struct db *db, int *errp)
+static void print_runs(struct db *db, bool check, int *errp)
 {
 	struct runs_ctx rc = { 0 };
 	int err;
@@ -184,8 +184,17 @@ static void print_runs(struct db *db, int *errp)
 			*errp = err;
 		return;
 	}
-	if (!rc.n)
+	if (!rc.n) {
 		printf("%-14s none yet (memcg-replay replay FILE)\n", "runs:");
+		return;
+	}
+	/* what report would print of them: a damaged result row is damage too */
+	err = check ? db_results_check(db) : 0;
+	if (err < 0) {
+		printf("%-14s the result tables are damaged: replay the file again\n", "");
+		if (!*errp)
+			*errp = err;
+	}
 }
 
 /* The per-kind totals counted when the load finished: no pass over the events. */
@@ -247,14 +256,14 @@ int cmd_info(int argc, char **argv)
 	print_cpus_span(db);
 	print_events(total, by_kind);
 	print_cgroups_lost(db, &err);
-	print_runs(db, &err);
+	print_runs(db, !o.no_check, &err);
 	if (!db_meta_get(db, "warnings", &warnings) && *warnings)
 		printf("warnings:\n%s\n", warnings);
 	free(warnings);
 	if (err && (err == -MCR_E_BAD_INPUT || *db_why(db)))	/* the sentence names the value */
 		rc = cli_fail_db(db, err, file);
 	else if (err)
-		rc = cli_fail(err, "%s: its cgroups, gaps, cpu_stats or runs table cannot be read",
+		rc = cli_fail(err, "%s: its cgroups, gaps, cpu_stats or result tables cannot be read",
 			      file);
 	db_close(db);
 	return rc;

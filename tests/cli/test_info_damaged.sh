@@ -96,7 +96,7 @@ if "$REPLAY" replay good.db -q >/dev/null 2>&1; then
 		UPDATE sqlite_master SET rootpage = $rp WHERE name = 'runs'" || fail runs_damaged_setup "sqlite3"
 	expect_exit info_runs_damaged 15 "$REPLAY" info runs_damaged.db &&
 		expect_match info_runs_damaged_said '^runs: +\(unreadable\)' "$T_OUT" &&
-		expect_match info_runs_damaged_msg 'runs table cannot be read' "$T_ERR"
+		expect_match info_runs_damaged_msg 'result tables cannot be read' "$T_ERR"
 	# a run's row as info prints it: a count, a finite time, simulated sizes in range
 	cp replayed.db run_wall.db
 	sqlite3 run_wall.db "UPDATE runs SET wall_s = 1e999 WHERE run_id = 1"

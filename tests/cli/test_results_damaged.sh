@@ -34,6 +34,11 @@ damage() {
 }
 damage mean_huge "UPDATE item_summary SET mean_visible_error = 5.62267936578003e+96 WHERE $ikey" \
 	"item_summary row \\(run $run, cgroup $cg, [^)]*\\): mean_visible_error 5.62268e\\+96 above max_visible_error"
+# info lists the runs: it says the tables are damaged too (not with --no-check)
+expect_exit info_mean_huge 15 "$REPLAY" info mean_huge.db &&
+	expect_match info_mean_huge_said 'the result tables are damaged: replay the file again' "$T_OUT" &&
+	expect_match info_mean_huge_msg 'item_summary row .*: mean_visible_error 5.62268e\+96' "$T_ERR"
+expect_exit info_mean_huge_no_check 0 "$REPLAY" info --no-check mean_huge.db
 damage mean_read "UPDATE item_summary SET mean_read_error = max_read_error + 1 WHERE $ikey" \
 	"item_summary row .*: mean_read_error .* above max_read_error"
 damage p99 "UPDATE item_summary SET p99_read_error = max_read_error + 1 WHERE $ikey" \
