@@ -78,6 +78,16 @@ expect_exit info_window_text 17 "$REPLAY" info window_text.db &&
 # the HTML report reads the same tables: the same refusals
 if "$REPLAY" replay good.db -q >/dev/null 2>&1; then
 	cp good.db replayed.db
+	# a start near the clock's end and no end: the page's default window (start
+	# + 1 s) overflowed (UBSan; 1.000 s printed after wrapping twice); now it
+	# ends at INT64_MAX
+	cp replayed.db h_window_start_only.db
+	sqlite3 h_window_start_only.db "INSERT OR REPLACE INTO meta VALUES ('capture_start_ns', '$((big - 5))');
+		DELETE FROM meta WHERE key = 'capture_end_ns'"
+	expect_exit html_window_start_only 0 "$REPLAY" report --no-check --format html \
+		-o h_window_start_only.html h_window_start_only.db &&
+		expect_match html_window_start_only_span '<dt>span</dt><dd>0.000 s</dd>' \
+			"$(cat h_window_start_only.html)"
 	for d in overrun_huge gap_huge window_wide; do
 		cp replayed.db "h_$d.db"
 		case $d in
