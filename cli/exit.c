@@ -43,7 +43,7 @@ static const struct {
 	[MCR_EXIT_NO_MEMCG_EVENTS] = { "NO_MEMCG_EVENTS", "kernel without memcg tracepoints (before "
 				       "6.13)", CLI_CAPTURE },
 	[MCR_EXIT_CORRUPT]	= { "CORRUPT", "not a trace.dat, truncated or corrupt; or a corrupt "
-				    "event chunk in a database", CLI_IMPORT | CLI_READERS },
+				    "event chunk or result row in a database", CLI_IMPORT | CLI_READERS },
 	[MCR_EXIT_NO_EVENTS]	= { "NO_EVENTS", "no memcg events in the input; or a capture stopped "
 				    "by a signal before it stored one (-o FILE is not written)",
 				    CLI_CAPTURE | CLI_IMPORT },
