@@ -145,7 +145,9 @@ bool db_events_are_rows(struct db *db);
  * negative error: -MCR_E_TIME if ts goes backwards within one CPU, -MCR_E_CPU
  * if an event names a CPU >= meta nr_cpus_possible, -MCR_E_CORRUPT if a chunk
  * does not decode, -MCR_E_BAD_INPUT for a field out of range (an unknown
- * kind, cgroup id 0, an item beyond any stat enum: db_event_check()).  Files of the previous format (rows) are read too.
+ * kind, cgroup id 0, an item beyond any stat enum, a val the tracepoint
+ * cannot hold, a ts a minute outside the capture window: db_event_check()).
+ * Files of the previous format (rows) are read too.
  * While an iterator of the store is open, it holds a read transaction (the
  * caller's, or its own: other connections cannot commit to a file in
  * rollback-journal mode until it is closed), and the connection's page

@@ -76,35 +76,79 @@ int db_event_refuse(const struct mcr_event *ev, const struct db_event_bounds *b,
 #define DB_MAX_ITEM		65535
 
 /*
- * What an event's item may be, by kind: lo <= item < lo + lim (as unsigned
- * 64-bit, so that lim 0 refuses every item: the unknown kinds).  Built once
- * per reader by db_event_bounds(), for its nr_cpus_possible.
+ * An event's ts lies within meta's capture window, give or take this much:
+ * memcg-capture reads its clock before it starts tracing and right before
+ * it stops, import and synth write the first and last event's ts.  An
+ * event a minute outside it is not of that recording.
+ */
+#define DB_TS_SLACK_NS		(INT64_C(60) * 1000000000)
+
+/*
+ * What a kind's fields may be: lo <= item < lo + item_lim (as an unsigned
+ * 32-bit difference, so that item_lim 0 refuses every item: the unknown
+ * kinds), val_lo <= val <= val_lo + val_span (unsigned 64-bit).
+ */
+struct db_kind_bounds {
+	uint64_t	item_lim;
+	uint64_t	val_span;
+	int64_t		val_lo;
+	int32_t		item_lo;
+};
+
+/*
+ * What an event may be, by kind, and its ts: ts_lo <= ts <= ts_lo + ts_span
+ * (the capture window and DB_TS_SLACK_NS, within [0, 2^63 - 1]).  Built
+ * once per reader by db_event_bounds(), for its nr_cpus_possible and
+ * db_event_window().
  */
 struct db_event_bounds {
-	int32_t		lo[256];
-	uint64_t	lim[256];
+	struct db_kind_bounds	k[256];
+	uint64_t		ts_lo, ts_span;
+	int64_t			win_start, win_end;	/* meta's window; win_end < 0: none */
 };
-void db_event_bounds(struct db_event_bounds *b, unsigned int nr_possible);
+
+/*
+ * meta's capture window [capture_start_ns, capture_end_ns] into *@start and
+ * *@end, when both are there, 0 <= start <= end, and the trace clock counts
+ * ns (not uptime, counter or x86-tsc: memcg-capture's window is then not in
+ * the events' unit); else *@end = -1.  The ts a reader accepts are then
+ * [start - DB_TS_SLACK_NS, end + DB_TS_SLACK_NS] within [0, 2^63 - 1].
+ */
+void db_event_window(struct db *db, int64_t *start, int64_t *end);
+void db_event_bounds(struct db_event_bounds *b, unsigned int nr_possible, int64_t win_start,
+		     int64_t win_end);
 
 /**
  * db_event_check() - the check of one event as read, whatever the format.
  * @ev:  the event, as decoded from a chunk or a row
- * @b:   db_event_bounds() for the file's nr_cpus_possible
+ * @b:   db_event_bounds() for the file's nr_cpus_possible and window
  * @why: a sentence naming the event (cpu, seq, ts) and the value on failure
+ *
+ * The one check every event of a file passes before anything sees it: the
+ * readers run it on every event they return; import reads what it wrote
+ * back through them, and conversion reads the rows through them.
  *
  * Every kind names a cgroup by the inode of its directory (cgroup_id()):
  * never 0, the id tables' empty key, and below 2^63, SQLite's INTEGER.  The
- * kind must be known and the item within its kind's bounds.  Returns 0,
- * -MCR_E_BAD_INPUT, or -MCR_E_CPU for a lock's target CPU at or above
- * nr_cpus_possible.  db_iter_next() runs it on every event it returns: the
- * good path is two compares; db_event_refuse() (validate.c) says which
- * field failed.
+ * kind must be known and the item within its kind's bounds.  val is what
+ * the tracepoint's field can hold: an int for mod_memcg_state and
+ * mod_memcg_lruvec_state, stats_updates of memcg_flush_stats a sum of
+ * unsigned ints from 0 (never negative), count_memcg_events' unsigned long
+ * any 64 bits.  ts within the window (none: below 2^63) and seq below 2^63,
+ * as SQLite stores them.  Returns 0, -MCR_E_BAD_INPUT, or -MCR_E_CPU for a
+ * lock's target CPU at or above nr_cpus_possible.  The good path is a few
+ * compares and no branch among them; db_event_refuse() (validate.c) says
+ * which field failed.
  */
 static inline int db_event_check(const struct mcr_event *ev, const struct db_event_bounds *b,
 				 char *why, size_t len)
 {
-	if (__builtin_expect(ev->id - 1 < (uint64_t)INT64_MAX &&
-			     (uint64_t)(uint32_t)(ev->item - b->lo[ev->kind]) < b->lim[ev->kind], 1))
+	const struct db_kind_bounds *k = &b->k[ev->kind];
+
+	if (__builtin_expect((ev->id - 1 < (uint64_t)INT64_MAX) &
+			     ((uint64_t)((uint32_t)ev->item - (uint32_t)k->item_lo) < k->item_lim) &
+			     ((uint64_t)ev->val - (uint64_t)k->val_lo <= k->val_span) &
+			     (ev->ts - b->ts_lo <= b->ts_span) & (ev->seq <= (uint64_t)INT64_MAX), 1))
 		return 0;
 	return db_event_refuse(ev, b, why, len);
 }

@@ -685,7 +685,7 @@ static int db_iter_prime(struct db_iter *it)
 int db_iter_open_range(struct db *db, uint64_t from, uint64_t to, struct db_iter **out)
 {
 	struct db_iter *it;
-	int64_t possible;
+	int64_t possible, win_start, win_end;
 	uint64_t count = 0;
 	int err, rc;
 
@@ -706,7 +706,8 @@ int db_iter_open_range(struct db *db, uint64_t from, uint64_t to, struct db_iter
 	it->from = from;
 	it->to = to;
 	it->nr_possible = (unsigned int)possible;
-	db_event_bounds(&it->bounds, it->nr_possible);
+	db_event_window(db, &win_start, &win_end);
+	db_event_bounds(&it->bounds, it->nr_possible, win_start, win_end);
 	if (db->row_events) {
 		rc = sqlite3_prepare_v2(db->sql,
 					"SELECT ts, cpu, seq, kind, id, item, val, aux, level, flags, pid,"
@@ -734,7 +735,9 @@ int db_iter_open(struct db *db, struct db_iter **out)
 static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 {
 	sqlite3_stmt *st = it->st;
-	int64_t cpu, kind, item;
+	int64_t cpu, kind, item, aux, level, flags, pid;
+	const char *field = NULL;
+	int64_t v = 0;
 	int rc;
 
 	rc = sqlite3_step(st);
@@ -745,6 +748,10 @@ static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 	cpu = sqlite3_column_int64(st, 1);
 	kind = sqlite3_column_int64(st, 3);
 	item = sqlite3_column_int64(st, 5);
+	aux = sqlite3_column_int64(st, 7);
+	level = sqlite3_column_int64(st, 8);
+	flags = sqlite3_column_int64(st, 9);
+	pid = sqlite3_column_int64(st, 10);
 	if (cpu < 0 || cpu >= it->nr_possible) {
 		snprintf(it->db->why, sizeof(it->db->why), "events row %" PRId64 ": cpu %" PRId64
 			 " not below nr_cpus_possible %u", (int64_t)sqlite3_column_int64(st, 11), cpu,
@@ -752,11 +759,27 @@ static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 		return -MCR_E_CPU;
 	}
 	/* what does not fit the event's fields; the rest is db_event_check()'s */
-	if (kind < 0 || kind > UINT8_MAX || item != (int32_t)item) {
+	if (kind < 0 || kind > UINT8_MAX)
+		field = "kind", v = kind;
+	else if (item != (int32_t)item)
+		field = "item", v = item;
+	else if (aux != (int32_t)aux)
+		field = "aux", v = aux;
+	else if (level != (int16_t)level)
+		field = "level", v = level;
+	else if (flags < 0 || flags > UINT8_MAX)
+		field = "flags", v = flags;
+	else if (pid != (int32_t)pid)
+		field = "pid", v = pid;
+	if (field) {
+		char what[64] = "";
+
+		if (strcmp(field, "kind"))
+			snprintf(what, sizeof(what), " %s %" PRId64, field, v);
 		snprintf(it->db->why, sizeof(it->db->why), "events row %" PRId64 " (cpu %" PRId64
-			 " seq %" PRId64 "): kind %" PRId64 " item %" PRId64 " out of range",
+			 " seq %" PRId64 "): kind %" PRId64 "%s out of range",
 			 (int64_t)sqlite3_column_int64(st, 11), cpu,
-			 (int64_t)sqlite3_column_int64(st, 2), kind, item);
+			 (int64_t)sqlite3_column_int64(st, 2), kind, what);
 		return -MCR_E_BAD_INPUT;
 	}
 	ev->ts = (uint64_t)sqlite3_column_int64(st, 0);
@@ -766,10 +789,10 @@ static int db_iter_next_row(struct db_iter *it, struct mcr_event *ev)
 	ev->id = (uint64_t)sqlite3_column_int64(st, 4);
 	ev->item = (int32_t)item;
 	ev->val = sqlite3_column_int64(st, 6);
-	ev->aux = (int32_t)sqlite3_column_int64(st, 7);
-	ev->level = (int16_t)sqlite3_column_int64(st, 8);
-	ev->flags = (uint8_t)sqlite3_column_int64(st, 9);
-	ev->pid = (int32_t)sqlite3_column_int64(st, 10);
+	ev->aux = (int32_t)aux;
+	ev->level = (int16_t)level;
+	ev->flags = (uint8_t)flags;
+	ev->pid = (int32_t)pid;
 	if (ev->ts < it->last_ts[cpu]) {
 		snprintf(it->db->why, sizeof(it->db->why), "events row %" PRId64 " (cpu %" PRId64
 			 " seq %" PRIu64 "): ts %" PRIu64 " before the CPU's previous %" PRIu64,

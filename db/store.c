@@ -955,10 +955,11 @@ static ssize_t db_chunk_decompress(void **dctx, const struct db_chunk_index *ix,
  * recording (perf), and the merge read them back from beyond the L2.
  *
  * The varints a record holds after its header, ts included, by header
- * byte: 0 for an unknown kind.
+ * byte: 3 at least.  The kind is not the decoder's to judge: an unknown one
+ * (0, 11 to 15) is refused by db_event_check() as the reader hands the
+ * event out, naming it, like any other field out of range.
  */
-#define REC_VARS(h) ((unsigned int)((h) & H_KIND) - 1 < MCR_EV_KIND_MAX ?		\
-		     3 + ((h) >> 7 & 1) + (~(h) >> 4 & 1) + (~(h) >> 5 & 1) + ((h) >> 5 & 2) : 0)
+#define REC_VARS(h) (3 + ((h) >> 7 & 1) + (~(h) >> 4 & 1) + (~(h) >> 5 & 1) + ((h) >> 5 & 2))
 /* A varint of one byte, zigzag decoded: an item's, a val's */
 #define REC_UNZZ(v)	((v) & 1 ? -((v) >> 1) - 1 : (v) >> 1)
 #define REC_T4(F, v)	F(v), F((v) + 1), F((v) + 2), F((v) + 3)
@@ -974,7 +975,7 @@ static const int8_t rec_unzz8[256] = { REC_T256(REC_UNZZ) };
 /*
  * @t, a set bit at the end of each varint after a header, with the ends of
  * the first @nv - 1 cleared: its lowest set bit ends the record's last
- * varint (none if it does not end there).  A known kind has 3 at least.
+ * varint (none if it does not end there).  Every record has 3 at least.
  */
 static inline uint64_t rec_last_end(uint64_t t, unsigned int nv)
 {
@@ -1053,7 +1054,7 @@ static inline uint64_t rec_varint(const uint8_t **pp)
 }
 
 /*
- * Check the record at *@pp (a known kind) below @end with every bound, as
+ * Check the record at *@pp below @end with every bound, as
  * its bytes come: the records the fast paths of db_recs_open() do not
  * take, the last few of a chunk among them.  Its ts delta in *@dts.
  */
@@ -1079,7 +1080,7 @@ static bool rec_check_slow(const uint8_t **pp, const uint8_t *end, uint64_t *dts
 }
 
 /*
- * The record at @p (a known kind, @nv varints), if its varints end within
+ * The record at @p (@nv varints), if its varints end within
  * the 16 bytes after its header with 9 continuation bytes at most among
  * them (so none is over 10 bytes): its length, its ts delta in *@dts;
  * else 0.  A byte past the chunk is 0, the end of a varint: a record that
@@ -1123,8 +1124,6 @@ int db_recs_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 		if (p >= end)
 			return -MCR_E_CORRUPT;
 		nv = rec_vars[*p];
-		if (!nv)
-			return -MCR_E_CORRUPT;
 		/*
 		 * Most records end within the 8 bytes after their header: the
 		 * ends of their varints are the first nv bytes there without a
@@ -1238,40 +1237,6 @@ void db_recs_build(struct db_recs *recs, uint32_t n, struct mcr_event *out)
 }
 
 /*
- * Whether any kind of a column is unknown: only an entry's low byte reaches
- * the event (its kind is a u8), so only the low byte is checked; width 0
- * holds none, every kind is the base.  Sixteen at a time for width 1, the
- * one the writer uses: the check was a quarter of a chunk's open before.
- */
-static bool col_kinds_bad(const uint8_t *c, unsigned int w, uint64_t base, uint32_t n)
-{
-	uint8_t b = (uint8_t)(base - 1), top = 0;
-	uint32_t i = 0;
-
-	if (!w)
-		return b >= MCR_EV_KIND_MAX;
-#ifdef __SSE2__
-	if (w == 1) {
-		__m128i vb = _mm_set1_epi8((char)b), m = _mm_setzero_si128();
-
-		for (; i + 16 <= n; i += 16)
-			m = _mm_max_epu8(m, _mm_add_epi8(_mm_loadu_si128((const __m128i *)(c + i)), vb));
-		m = _mm_max_epu8(m, _mm_srli_si128(m, 8));
-		m = _mm_max_epu8(m, _mm_srli_si128(m, 4));
-		m = _mm_max_epu8(m, _mm_srli_si128(m, 2));
-		m = _mm_max_epu8(m, _mm_srli_si128(m, 1));
-		top = (uint8_t)_mm_cvtsi128_si32(m);
-	}
-#endif
-	for (; i < n; i++) {
-		uint8_t k = (uint8_t)(c[(size_t)w * i] + b);
-
-		top = k > top ? k : top;
-	}
-	return top >= MCR_EV_KIND_MAX;
-}
-
-/*
  * The sum of a column's entries, modulo 2^64 as the reader adds them up.
  * Widths 1 and 2 by psadbw, a byte position at a time; 4 and 8 in 64-bit
  * lanes.  The ts check was half of a chunk's open before.
@@ -1357,9 +1322,6 @@ int db_cols_open(void **dctx, const struct db_chunk_index *ix, const void *z, si
 	cols->next = 0;
 	cols->ts = ix->first_ts;
 	cols->seq = ix->first_seq - 1;
-
-	if (col_kinds_bad(cols->col[DB_COL_KIND], cols->width[DB_COL_KIND], cols->base[DB_COL_KIND], n))
-		return -MCR_E_CORRUPT;
 
 	/*
 	 * ts: the deltas add up to last_ts.  Entries of 4 bytes at most cannot

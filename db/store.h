@@ -36,7 +36,7 @@
  * column's least value as int64, so the width is that of the spread.  ts
  * and seq are stored as deltas as in version 1 (ts - previous ts, seq -
  * previous seq - 1).  Decoding is one tight loop per column with no
- * branch per event, and a chunk is checked (kinds, ts order, last_ts) on
+ * branch per event, and a chunk is checked (ts order, last_ts) on
  * its columns before any event is built, so a reader may build its events
  * a few at a time (db_cols_build()).  zstd does what the varints did, in
  * frames back to back (zstd decompresses them as one) whose blocks end at
@@ -192,7 +192,7 @@ struct db_recs {
  * Decompress the version 1 BLOB @z of @ix into @raw (db_recs_size() large;
  * @recs points into it) and check all of it before any event is built:
  * every record well formed (its varints within the chunk and of 10 bytes
- * at most, a known kind, the flags byte where H_EXTRA says), exactly count
+ * at most, the flags byte where H_EXTRA says), exactly count
  * of them ending exactly at raw_bytes, the ts deltas adding up to last_ts.
  * Only ts is decoded: the other varints are only measured, and each
  * record's length kept for the build.  @dctx is the caller's ZSTD_DCtx,
@@ -226,7 +226,7 @@ struct db_cols {
 /*
  * Decompress the version 2 BLOB @z of @ix into @raw (raw_bytes large; the
  * columns point into it) and check all of it as db_recs_open() does (the
- * kinds, the ts sum, the first step back), with the same returns.  On
+ * ts sum, the first step back), with the same returns.  On
  * -MCR_E_TIME, *@good is the number of events before the first whose ts is
  * below its predecessor's (count if none); on 0, count.
  */

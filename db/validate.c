@@ -439,49 +439,113 @@ int db_validate(struct db *db, char *why, size_t len)
 	return err;
 }
 
-void db_event_bounds(struct db_event_bounds *b, unsigned int nr_possible)
+/* Trace clocks whose ts are not ns (kernel/trace/trace.c, trace_clocks[]: in_ns 0). */
+static const char *const db_clocks_not_ns[] = { "uptime", "counter", "x86-tsc" };
+
+void db_event_window(struct db *db, int64_t *start, int64_t *end)
+{
+	char *clock = NULL;
+	size_t i;
+
+	*end = -1;
+	if (db_meta_get_int(db, "capture_start_ns", start) < 0 ||
+	    db_meta_get_int(db, "capture_end_ns", end) < 0 || *start < 0 || *end < *start) {
+		*end = -1;
+		return;
+	}
+	if (db_meta_get(db, "trace_clock", &clock) < 0)
+		return;
+	for (i = 0; i < sizeof(db_clocks_not_ns) / sizeof(db_clocks_not_ns[0]); i++)
+		if (clock && !strcmp(clock, db_clocks_not_ns[i]))
+			*end = -1;
+	free(clock);
+}
+
+void db_event_bounds(struct db_event_bounds *b, unsigned int nr_possible, int64_t win_start,
+		     int64_t win_end)
 {
 	unsigned int k;
+	uint64_t hi = INT64_MAX;
 
 	memset(b, 0, sizeof(*b));
+	for (k = 0; k < 256; k++) {
+		b->k[k].val_lo = INT64_MIN;		/* any */
+		b->k[k].val_span = UINT64_MAX;
+	}
 	for (k = 1; k <= MCR_EV_KIND_MAX; k++) {
+		struct db_kind_bounds *kb = &b->k[k];
+
 		switch (k) {
 		case MCR_EV_STATE:
 		case MCR_EV_LRUVEC:
+			kb->val_lo = INT32_MIN;		/* the tracepoint's int val */
+			kb->val_span = UINT32_MAX;
+			/* fall through */
 		case MCR_EV_EVENTS:
-			b->lim[k] = DB_MAX_ITEM + 1;	/* [0, DB_MAX_ITEM] */
+			kb->item_lim = DB_MAX_ITEM + 1;	/* [0, DB_MAX_ITEM] */
 			break;
 		case MCR_EV_LOCKED:
 		case MCR_EV_UNLOCK:
 		case MCR_EV_CONTENDED:
 		case MCR_EV_VISIT:
-			b->lo[k] = -1;			/* -1 or a possible CPU */
-			b->lim[k] = (uint64_t)nr_possible + 1;
+			kb->item_lo = -1;		/* -1 or a possible CPU */
+			kb->item_lim = (uint64_t)nr_possible + 1;
 			break;
+		case MCR_EV_FLUSH:
+			kb->val_lo = 0;			/* stats_updates: never below 0 */
+			kb->val_span = INT64_MAX;
+			/* fall through */
 		default:
-			b->lim[k] = (uint64_t)1 << 32;	/* item unused */
+			kb->item_lim = (uint64_t)1 << 32;	/* item unused */
 		}
 	}
+	b->win_start = win_start;
+	b->win_end = win_end;
+	if (win_end >= 0 && win_start >= 0 && win_start <= win_end) {
+		b->ts_lo = win_start > DB_TS_SLACK_NS ? (uint64_t)(win_start - DB_TS_SLACK_NS) : 0;
+		if (win_end < INT64_MAX - DB_TS_SLACK_NS)
+			hi = (uint64_t)(win_end + DB_TS_SLACK_NS);
+	} else {
+		b->win_end = -1;
+	}
+	b->ts_span = hi - b->ts_lo;
 }
 
 /* The refusal of db_event_check(): which field, in a sentence naming the event. */
 int db_event_refuse(const struct mcr_event *ev, const struct db_event_bounds *b, char *why,
 		    size_t len)
 {
+	const struct db_kind_bounds *k = &b->k[ev->kind];
+	const char *name = mcr_event_kind_name(ev->kind);
 	char at[96];
 
 	snprintf(at, sizeof(at), "event cpu %d seq %" PRIu64 " ts %" PRIu64, ev->cpu, ev->seq,
 		 ev->ts);
-	if (!b->lim[ev->kind])
+	if (!k->item_lim)
 		return db_bad(why, len, "%s: kind %u is not a known kind [1, %d]", at, ev->kind,
 			      MCR_EV_KIND_MAX);
+	if (ev->ts - b->ts_lo > b->ts_span) {
+		if (b->win_end < 0)
+			return db_bad(why, len, "%s (%s): ts beyond 2^63 - 1 ns (SQLite's INTEGER)",
+				      at, name);
+		return db_bad(why, len, "%s (%s): ts more than %d s outside the capture window [%"
+			      PRId64 ", %" PRId64 "] of meta capture_start_ns, capture_end_ns", at,
+			      name, (int)(DB_TS_SLACK_NS / 1000000000), b->win_start, b->win_end);
+	}
+	if (ev->seq > (uint64_t)INT64_MAX)
+		return db_bad(why, len, "%s (%s): seq beyond 2^63 - 1 (SQLite's INTEGER)", at, name);
 	if (ev->id - 1 >= (uint64_t)INT64_MAX)
 		return db_bad(why, len, "%s (%s): cgroup id %" PRId64 " is not a cgroup id (> 0)",
-			      at, mcr_event_kind_name(ev->kind), (int64_t)ev->id);
-	if (!b->lo[ev->kind])
-		return db_bad(why, len, "%s (%s): item %d out of range [0, %d]", at,
-			      mcr_event_kind_name(ev->kind), ev->item, DB_MAX_ITEM);
+			      at, name, (int64_t)ev->id);
+	if ((uint64_t)ev->val - (uint64_t)k->val_lo > k->val_span)
+		return db_bad(why, len, "%s (%s): %s %" PRId64 " out of range [%" PRId64 ", %" PRId64
+			      "]%s", at, name, ev->kind == MCR_EV_FLUSH ? "stats_updates" : "val",
+			      ev->val, k->val_lo, (int64_t)((uint64_t)k->val_lo + k->val_span),
+			      ev->kind == MCR_EV_FLUSH ? "" : " (the tracepoint's int)");
+	if (!k->item_lo)
+		return db_bad(why, len, "%s (%s): item %d out of range [0, %d]", at, name, ev->item,
+			      DB_MAX_ITEM);
 	db_bad(why, len, "%s (%s): target cpu %d is neither -1 nor below nr_cpus_possible %" PRIu64,
-	       at, mcr_event_kind_name(ev->kind), ev->item, b->lim[ev->kind] - 1);
+	       at, name, ev->item, k->item_lim - 1);
 	return -MCR_E_CPU;
 }

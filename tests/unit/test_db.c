@@ -192,6 +192,8 @@ static void rt_event(size_t i, struct mcr_event *ev)
 		ev->item = (int32_t)(i % 5) - 1;	/* a target CPU: -1..3 */
 	if (ev->kind == MCR_EV_VISIT)
 		ev->item = (int32_t)(i % 4);
+	if (ev->kind == MCR_EV_FLUSH)
+		ev->val = (int64_t)i * 512;	/* stats_updates: never below 0 */
 }
 
 TEST(test_events_round_trip)
@@ -716,6 +718,118 @@ TEST(test_event_fields)
 	ASSERT_EQ(db_iter_next(it, &ev), -MCR_E_BAD_INPUT);
 	ASSERT_STR(db_why(db), "event cpu 1 seq 5 ts 7 (mod_memcg_lruvec_state): item 70000 out of "
 		   "range [0, 65535]");
+	db_iter_close(it);
+	db_close(db);
+}
+
+/* iter_result() with meta's capture window [@start, @end] set before reading. */
+static int iter_window(const char *path, const struct mcr_event *ev, const char *start,
+		       const char *end, const char *clock)
+{
+	char sql[256];
+	struct mcr_event e;
+	struct db_iter *it;
+	struct db *db;
+	int r;
+
+	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO meta VALUES ('capture_start_ns', '%s'),"
+		 " ('capture_end_ns', '%s'), ('trace_clock', '%s')", start, end, clock);
+	if (make_db(path, 2, ev, 1) || raw_exec(path, sql) || db_open(path, false, &db))
+		return -9999;
+	r = db_iter_open(db, &it);
+	if (!r) {
+		while ((r = db_iter_next(it, &e)) == 1)
+			;
+		db_iter_close(it);
+	}
+	db_close(db);
+	return r;
+}
+
+/*
+ * db_event_check()'s val, ts and seq at each edge: an int for the state
+ * updates, any 64 bits for count_memcg_events' unsigned long, stats_updates
+ * never below 0; ts and seq below 2^63 and ts within a minute of meta's
+ * capture window (when its clock counts ns).
+ */
+TEST(test_event_values)
+{
+	const char *path = tmp_path("values.db");
+	struct mcr_event ok[] = {
+		ev_make(1, 0, 0, MCR_EV_STATE), ev_make(2, 0, 1, MCR_EV_LRUVEC),
+		ev_make(3, 0, 2, MCR_EV_EVENTS), ev_make(4, 0, 3, MCR_EV_EVENTS),
+		ev_make(5, 0, 4, MCR_EV_FLUSH), ev_make(6, 0, 5, MCR_EV_FLUSH),
+		ev_make(7, 0, 6, MCR_EV_MKDIR), ev_make(INT64_MAX, 0, INT64_MAX, MCR_EV_RMDIR),
+	};
+	struct mcr_event bad = ev_make(7, 1, 5, MCR_EV_LRUVEC);
+	struct mcr_event ev;
+	struct db_iter *it;
+	struct db *db;
+
+	ok[0].val = INT32_MIN;
+	ok[1].val = INT32_MAX;
+	ok[2].val = INT64_MIN;		/* an unsigned long of 2^63 */
+	ok[3].val = -1;
+	ok[4].val = 0;
+	ok[5].val = INT64_MAX;
+	ok[6].val = INT64_MIN;		/* unused */
+	ASSERT_EQ(iter_result(path, 2, ok, 8), 0);
+	bad.val = (int64_t)INT32_MAX + 1;
+	ASSERT_EQ(iter_result(path, 2, &bad, 1), -MCR_E_BAD_INPUT);
+	bad.val = (int64_t)INT32_MIN - 1;
+	ASSERT_EQ(iter_result(path, 2, &bad, 1), -MCR_E_BAD_INPUT);
+	bad.val = INT64_MAX;
+	bad.kind = MCR_EV_STATE;
+	ASSERT_EQ(iter_result(path, 2, &bad, 1), -MCR_E_BAD_INPUT);
+	bad.kind = MCR_EV_FLUSH;
+	bad.val = -1;
+	ASSERT_EQ(iter_result(path, 2, &bad, 1), -MCR_E_BAD_INPUT);
+	bad.val = 0;
+	bad.ts = (uint64_t)INT64_MAX + 1;
+	ASSERT_EQ(iter_result(path, 2, &bad, 1), -MCR_E_BAD_INPUT);
+	bad.ts = 7;
+	bad.seq = (uint64_t)INT64_MAX + 1;
+	ASSERT_EQ(iter_result(path, 2, &bad, 1), -MCR_E_BAD_INPUT);
+
+	/* the window [100 s, 200 s]: 40 s before it and 60 s after pass, a ns more does not */
+	bad.seq = 5;
+	bad.ts = 60000000000ULL;
+	ASSERT_EQ(iter_window(path, &bad, "100000000000", "200000000000", "mono"), 0);
+	bad.ts = 40000000000ULL - 1;
+	ASSERT_EQ(iter_window(path, &bad, "100000000000", "200000000000", "mono"), -MCR_E_BAD_INPUT);
+	bad.ts = 260000000000ULL;
+	ASSERT_EQ(iter_window(path, &bad, "100000000000", "200000000000", "mono"), 0);
+	bad.ts++;
+	ASSERT_EQ(iter_window(path, &bad, "100000000000", "200000000000", "mono"), -MCR_E_BAD_INPUT);
+	/* a window near 0 or 2^63 saturates; a clock that does not count ns has none */
+	bad.ts = 0;
+	ASSERT_EQ(iter_window(path, &bad, "5", "10", "mono"), 0);
+	bad.ts = INT64_MAX;
+	ASSERT_EQ(iter_window(path, &bad, "5", "9223372036854775000", "mono"), 0);
+	ASSERT_EQ(iter_window(path, &bad, "5", "10", "x86-tsc"), 0);
+	/* a window backwards or below 0 is no window */
+	ASSERT_EQ(iter_window(path, &bad, "10", "5", "mono"), 0);
+	ASSERT_EQ(iter_window(path, &bad, "-9223372036854775808", "10", "mono"), 0);
+
+	bad.ts = 4000000000000000000ULL;
+	ASSERT_EQ(iter_window(path, &bad, "1000000000", "1500000000", "mono"), -MCR_E_BAD_INPUT);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	ASSERT_EQ(db_iter_next(it, &ev), -MCR_E_BAD_INPUT);
+	ASSERT_STR(db_why(db), "event cpu 1 seq 5 ts 4000000000000000000 (memcg_flush_stats): ts "
+		   "more than 60 s outside the capture window [1000000000, 1500000000] of meta "
+		   "capture_start_ns, capture_end_ns");
+	db_iter_close(it);
+	db_close(db);
+	bad.kind = MCR_EV_LRUVEC;
+	bad.ts = 7;
+	bad.val = INT64_MAX;
+	ASSERT_EQ(make_db(path, 2, &bad, 1), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	ASSERT_EQ(db_iter_next(it, &ev), -MCR_E_BAD_INPUT);
+	ASSERT_STR(db_why(db), "event cpu 1 seq 5 ts 7 (mod_memcg_lruvec_state): val "
+		   "9223372036854775807 out of range [-2147483648, 2147483647] (the tracepoint's int)");
 	db_iter_close(it);
 	db_close(db);
 }
@@ -1403,7 +1517,8 @@ TEST(test_store_matches)
 			p = 37 + x % 100000;
 		ev->ts = 1000000 + i * 5 + p % 3 + (i >= 200 ? 1ULL << 34 : 0);
 		ev->seq = i + (i >= 100 ? 1ULL << 33 : 0);
-		ev->kind = (uint8_t)(1 + p % 3);
+		/* kinds whose val may be any 64 bits: count_memcg_events, cgroup_mkdir, cgroup_rmdir */
+		ev->kind = (uint8_t)(p % 3 ? MCR_EV_MKDIR - 1 + p % 3 : MCR_EV_EVENTS);
 		ev->id = ((p * 0x10001ULL) << 20) + 1;
 		ev->item = (int32_t)(p % 65536);
 		ev->val = (int64_t)(p * 0x123456789ULL) - (1LL << 40);
@@ -1905,9 +2020,9 @@ out:
 }
 
 /*
- * A chunk's checks (kinds, ts adding up to last_ts, ts never below the one
- * before) run 16 bytes at a time with scalar tails: every width at counts
- * around the vector's, a bad entry in the body and in the tail.
+ * A chunk's checks (ts adding up to last_ts, ts never below the one before)
+ * run 16 bytes at a time with scalar tails: every width at counts around
+ * the vector's, a bad entry in the body and in the tail.
  */
 TEST(test_cols_checks)
 {
@@ -1940,7 +2055,11 @@ TEST(test_cols_checks)
 				  -MCR_E_CORRUPT);
 		}
 
-	/* only a kind's low byte reaches the event: the high bytes of a wide entry do not count */
+	/*
+	 * The kind is not the decoder's to judge (db_event_check() refuses an
+	 * unknown one as the reader hands the event out, naming it): any
+	 * entry, at any width and place, in the body or the tail, passes.
+	 */
 	for (wi = 0; wi < 4; wi++)
 		for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
 			uint32_t n = counts[c], where[3] = { 0, n / 2, n - 1 };
@@ -1951,31 +2070,17 @@ TEST(test_cols_checks)
 				kinds[i] = (cols_rng() % MCR_EV_KIND_MAX) |
 					   (w > 1 ? (cols_rng() << 8) & ((1ULL << (8 * w - 1)) - 1) : 0);
 			}
-			ASSERT_EQ(cols_chunk(1, dts, 0, w, kinds, 1, n, 5, 5, &good), 0);
 			for (pos = 0; pos < 3; pos++)
 				for (b = 0; b < 3; b++) {
 					uint64_t keep = kinds[where[pos]];
 
 					kinds[where[pos]] = (keep & ~0xffULL) | (uint8_t)(bad_kinds[b] - 1);
-					ASSERT_EQ(cols_chunk(1, dts, 0, w, kinds, 1, n, 5, 5, &good),
-						  -MCR_E_CORRUPT);
-					/* the last kind known passes */
-					kinds[where[pos]] = (keep & ~0xffULL) | (MCR_EV_KIND_MAX - 1);
 					ASSERT_EQ(cols_chunk(1, dts, 0, w, kinds, 1, n, 5, 5, &good), 0);
 					kinds[where[pos]] = keep;
 				}
 		}
-	/* width 0: every kind is the base, the last known one passes and the next does not */
-	ASSERT_EQ(cols_chunk(1, dts, 0, 0, kinds, MCR_EV_KIND_MAX, 40, 5, 5, &good), 0);
-	ASSERT_EQ(cols_chunk(1, dts, 0, 0, kinds, MCR_EV_KIND_MAX + 1, 40, 5, 5, &good),
-		  -MCR_E_CORRUPT);
-	ASSERT_EQ(cols_chunk(1, dts, 0, 0, kinds, 0, 40, 5, 5, &good), -MCR_E_CORRUPT);
-	/* a base past 255 wraps into the low byte as the event's u8 does: 0x101 + 1 is kind 2 */
-	for (i = 0; i < 40; i++)
-		kinds[i] = 1;
-	ASSERT_EQ(cols_chunk(1, dts, 0, 1, kinds, 0x101, 40, 5, 5, &good), 0);
-	kinds[35] = 0xfe;	/* 0x101 + 0xfe: low byte 0xff */
-	ASSERT_EQ(cols_chunk(1, dts, 0, 1, kinds, 0x101, 40, 5, 5, &good), -MCR_E_CORRUPT);
+	ASSERT_EQ(cols_chunk(1, dts, 0, 0, kinds, MCR_EV_KIND_MAX + 1, 40, 5, 5, &good), 0);
+	ASSERT_EQ(cols_chunk(1, dts, 0, 0, kinds, 0, 40, 5, 5, &good), 0);
 
 	for (i = 0; i < 3; i++)
 		kinds[i] = 1;
@@ -2053,8 +2158,8 @@ static int ref_decode(const struct db_chunk_index *ix, const uint8_t *raw, size_
 			return -MCR_E_CORRUPT;
 		h = *p++;
 		memset(ev, 0, sizeof(*ev));
-		ev->kind = h & 0x0f;
-		if (!ev->kind || ev->kind > MCR_EV_KIND_MAX || !ref_varint(&p, end, &d))
+		ev->kind = h & 0x0f;	/* any: an unknown kind is the reader's check's to refuse */
+		if (!ref_varint(&p, end, &d))
 			return -MCR_E_CORRUPT;
 		if (ts + (uint64_t)ref_unzz(d) < ts && *good == ix->count)
 			*good = i;
@@ -3006,8 +3111,8 @@ TEST(test_back_at_first_event)
 }
 
 /*
- * A version 1 chunk damaged in its middle or at its end (a record cut, an
- * unknown kind, a varint over 64 bits, count or last_ts off) is refused
+ * A version 1 chunk damaged in its middle or at its end (a record cut, a
+ * varint over 64 bits, count or last_ts off) is refused
  * whole when it is loaded, before any of its events is delivered; one whose
  * first event steps back from the index's first_ts is refused the same way,
  * as a step back.  Each CPU has one chunk, all loaded before the first
@@ -3016,7 +3121,7 @@ TEST(test_back_at_first_event)
 TEST(test_corrupt_chunk_v1)
 {
 	static void (*const damage[])(uint8_t *, size_t *, struct db_chunk_index *) = {
-		v1_kind_mid, v1_kind_last, v1_cut_last, v1_varint_mid, v1_cut_mid,
+		v1_cut_last, v1_varint_mid, v1_cut_mid,
 		v1_count_more, v1_count_less, v1_last_ts, v1_back_first,
 	};
 	static struct mcr_event evs[RT_N];
@@ -3039,14 +3144,41 @@ TEST(test_corrupt_chunk_v1)
 	}
 }
 
+/*
+ * A version 1 record of an unknown kind (0, or 11 to 15 of the header's
+ * four bits) is well formed: the chunk decodes, and the reader refuses the
+ * event as any field out of range, -MCR_E_BAD_INPUT after the events before
+ * it (a damaged chunk, -MCR_E_CORRUPT, before).
+ */
+TEST(test_unknown_kind_v1)
+{
+	static void (*const damage[])(uint8_t *, size_t *, struct db_chunk_index *) = {
+		v1_kind_mid, v1_kind_last,
+	};
+	static struct mcr_event evs[RT_N];
+	const char *path = tmp_path("kind_v1.db");
+	uint64_t n;
+	size_t i;
+
+	for (i = 0; i < RT_N; i++)
+		rt_event(i, &evs[i]);
+	for (i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
+		ASSERT_EQ(make_db_version(path, 4, evs, RT_N, DB_STORE_V1), 0);
+		ASSERT_EQ(chunk_rewrite(path, (int)i, damage[i]), 0);
+		ASSERT_EQ(read_all(path, &n), -MCR_E_BAD_INPUT);
+		if (!n || n >= RT_N)
+			FAILF("damage %zu: %" PRIu64 " events before the refusal", i, n);
+	}
+}
+
 TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_iter_page_cache, test_iter_read_transaction, test_cols_checks, test_recs_checks, test_recs_varint_limit, test_store_versions, test_store_matches, test_store_raw_literals, test_store_columns_as_written, test_store_chunk_take, test_store_version_refused,
 	  test_time_backwards_far, test_iter_batch_pointers, test_iter_batch_errors_far,
 	  test_iter_batch_pointers_v1, test_iter_batch_errors_far_v1, test_iter_batch_chunk_ends_v1,
-	  test_corrupt_chunk_v1, test_back_at_first_event, test_vfs_ahead_fresh,
+	  test_corrupt_chunk_v1, test_unknown_kind_v1, test_back_at_first_event, test_vfs_ahead_fresh,
 	  test_merge_order, test_merge_order_many_cpus, test_keys_merge, test_corrupt_chunk, test_old_format, test_views_use_partial_index, test_results_while_iterating, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600, test_refuse_missing,
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
-	  test_event_fields,
+	  test_event_fields, test_event_values,
 	  test_results_and_lag_report, test_results_held_rows, test_results_pump, test_results_created_on_demand, test_older_schema, test_close_commits,
 	  test_crash_keeps_committed)
