@@ -614,15 +614,22 @@ static int replay_series_ids(struct db *db, const struct replay_opts *o,
 	return MCR_EXIT_OK;
 }
 
-/* The series period in ns: --sample-ms, or the default for the trace's span. */
+/*
+ * The series period in ns: --sample-ms, or the default for the trace's span.
+ * The span is the events' own (a series runs from the first event to the
+ * last), not meta's capture window, within the ts a reader accepts: an
+ * event beyond them is refused by the pass, naming it.
+ */
 static int replay_sample_ns(struct db *db, const struct replay_opts *o, uint64_t *out)
 {
-	int64_t start, end;
-	uint64_t span = 0, ns;
+	int64_t first = 0, last = 0;
+	uint64_t span, ns;
+	int err;
 
-	if (!db_meta_get_int(db, "capture_start_ns", &start) &&
-	    !db_meta_get_int(db, "capture_end_ns", &end) && end > start)
-		span = (uint64_t)(end - start);
+	err = db_events_span(db, &first, &last);
+	if (err)
+		return cli_fail_db(db, err, o->file);
+	span = last > first ? (uint64_t)last - (uint64_t)first : 0;
 	if (o->sample_ms < 0) {
 		ns = (uint64_t)REPLAY_SAMPLE_MS_DEFAULT * 1000000;
 		if (span / ns > REPLAY_SAMPLES_MAX)	/* whole ms */

@@ -130,7 +130,10 @@ int db_events_commit(struct db *db);	/* make what was appended durable now */
 int db_events_finish(struct db *db);
 /* Bit k of *out set if the trace holds an event of kind k (from the index, no decoding). */
 int db_events_kinds(struct db *db, uint32_t *out);
-/* ts of the first and last event; left alone if there is none. */
+/*
+ * ts of the first and last event, within the ts the readers accept (the
+ * capture window, give or take a minute); left alone if there is none.
+ */
 int db_events_span(struct db *db, int64_t *first, int64_t *last);
 /* (Re)write the events table (and so the typed views) from the store; *out rows. */
 int db_events_table(struct db *db, uint64_t *out);

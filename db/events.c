@@ -360,9 +360,29 @@ int db_events_kinds(struct db *db, uint32_t *out)
  * @db:    open database
  * @first: set unless the trace has no events
  * @last:  likewise
+ *
+ * From the chunk index (or the rows), within the ts a reader accepts
+ * (db_event_check()): an event beyond them is refused when it is read, so a
+ * span from it would only mislead (a series sampled over 126 years).
  */
 int db_events_span(struct db *db, int64_t *first, int64_t *last)
 {
-	return db_query_ints(db, db->row_events ? "SELECT min(ts), max(ts) FROM events" :
-			     "SELECT min(first_ts), max(last_ts) FROM event_chunks", first, last);
+	int64_t f = INT64_MIN, l = INT64_MIN, start, end, lo = 0, hi = INT64_MAX;
+	int err;
+
+	err = db_query_ints(db, db->row_events ? "SELECT min(ts), max(ts) FROM events" :
+			    "SELECT min(first_ts), max(last_ts) FROM event_chunks", &f, &l);
+	if (err || (f == INT64_MIN && l == INT64_MIN))	/* no events: both NULL */
+		return err;
+	db_event_window(db, &start, &end);
+	if (end >= 0) {
+		lo = start > DB_TS_SLACK_NS ? start - DB_TS_SLACK_NS : 0;
+		hi = end < INT64_MAX - DB_TS_SLACK_NS ? end + DB_TS_SLACK_NS : INT64_MAX;
+	}
+	/* stored bit for bit: a ts past 2^63 - 1 is negative here */
+	f = f < lo ? lo : f > hi ? hi : f;
+	l = l < f ? f : l > hi ? hi : l;
+	*first = f;
+	*last = l;
+	return 0;
 }

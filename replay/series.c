@@ -375,9 +375,18 @@ int series_after_event_run(struct replay *r, unsigned int p)
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * Saturated: past 2^64 - 1 no sample is due, since the readers hand out no
+ * ts above 2^63 - 1 (db_event_check()); series_until() cannot wrap around.
+ */
 static uint64_t series_ts(const struct replay *r, uint64_t k)
 {
-	return r->st.first_ts + k * r->p.sample_ns;
+	uint64_t ts;
+
+	if (__builtin_mul_overflow(k, r->p.sample_ns, &ts) ||
+	    __builtin_add_overflow(ts, r->st.first_ts, &ts))
+		return UINT64_MAX;
+	return ts;
 }
 
 static int series_cgroup_row(struct replay *r, unsigned int p, struct rser *s, uint64_t ts,

@@ -109,6 +109,21 @@ readers c_ts_far c_ts_far.db "event cpu 0 seq 24 ts 4000000000000000000 \(mod_me
 chunk c_ts_wrap 2 1 0 1 -9223372036854775808
 readers c_ts_wrap c_ts_wrap.db "ts 9223372036854775808 \(mod_memcg_lruvec_state\): ts more than 60 s outside"
 
+# ---- replay's series end: without meta's window nothing bounds a ts below
+# 2^63, so the series is sampled over the events' own span, 2000 samples by
+# default at most, and --sample-ms that would give more than a million is
+# refused before the pass (before: sampled every 50 ms up to ts 4e18)
+cp c_ts_far.db nowin.db &&
+	sqlite3 nowin.db "DELETE FROM meta WHERE key IN ('capture_start_ns', 'capture_end_ns')" ||
+	fail nowin_setup "sqlite3"
+if expect_exit nowin_replay 0 timeout 120 "$REPLAY" replay nowin.db -q; then
+	n=$(printf '%s\n' "$T_OUT" | sed -n 's/.*, \([0-9]*\) samples each.*/\1/p')
+	[ -n "$n" ] && [ "$n" -le 2001 ] && pass nowin_samples ||
+		fail nowin_samples "samples: '${n}' in: $(printf '%s' "$T_OUT" | head -c 300)"
+fi
+expect_exit nowin_sample_ms 17 timeout 120 "$REPLAY" replay nowin.db -q --sample-ms 1 &&
+	expect_match nowin_sample_ms_msg "--sample-ms 1 gives [0-9]+ samples over the trace's" "$T_ERR"
+
 # ---- import: the same check reads back what import wrote.  A trace.dat whose
 # state formats say val is 8 bytes at offset 16 (item and val read as one
 # number, as a damaged or foreign format would give) is refused, nothing written
