@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "num.h"
 
 static const char events_doc[] =
 	"Print the events of a trace database as rows (CSV by default), in replay order: "
@@ -37,15 +38,21 @@ struct events_opts {
 	bool		table, convert;
 };
 
-static uint64_t events_num(struct argp_state *state, const char *arg, const char *what)
+/*
+ * The bounds of what an event holds: ts below 2^63 and a cgroup id in
+ * [1, 2^63) as the readers check them (db_event_check()), a CPU an int.  A
+ * number beyond them selects no event and is a mistake: refused, where it
+ * was cut to the field (--cpu 4294967296 gave CPU 0's events, 4294967295
+ * every CPU's, as did --cgroup 18446744073709551615).
+ */
+static uint64_t events_num(struct argp_state *state, const char *arg, const char *what,
+			   uint64_t lo, uint64_t hi)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v = 0;
 
-	errno = 0;
-	v = strtoull(arg, &end, 0);
-	if (errno || end == arg || *end || arg[0] == '-')
-		argp_error(state, "%s: not a non-negative integer: '%s'", what, arg);
+	if (cli_num_u64(arg, lo, hi, &v))
+		argp_error(state, "%s: not an integer in [%" PRIu64 ", %" PRIu64 "]: '%s'", what, lo,
+			   hi, arg);
 	return v;
 }
 
@@ -55,16 +62,16 @@ static error_t events_parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case 'f':
-		o->from = events_num(state, arg, "--from");
+		o->from = events_num(state, arg, "--from", 0, UINT64_MAX);
 		return 0;
 	case 't':
-		o->to = events_num(state, arg, "--to");
+		o->to = events_num(state, arg, "--to", 0, UINT64_MAX);
 		return 0;
 	case 'c':
-		o->cpu = (int)events_num(state, arg, "--cpu");
+		o->cpu = (int)events_num(state, arg, "--cpu", 0, INT32_MAX);
 		return 0;
 	case 'g':
-		o->cgroup = (int64_t)events_num(state, arg, "--cgroup");
+		o->cgroup = (int64_t)events_num(state, arg, "--cgroup", 1, INT64_MAX);
 		return 0;
 	case 'F':
 		if (!strcmp(arg, "csv"))

@@ -50,6 +50,23 @@ int cli_num_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 	return 0;
 }
 
+int cli_num_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!num_start_ok(s) || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v < lo || v > hi)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
 bool cli_list_ok(const char *list)
 {
 	const char *p, *q;

@@ -38,6 +38,24 @@ expect_exit events_tsv 0 "$REPLAY" events "$NEW" --format tsv --cpu 0
 expect_match events_tsv_tabs "$(printf '^ts\tcpu\t')" "$T_OUT"
 expect_exit events_bad_format 2 "$REPLAY" events "$NEW" --format xml
 
+# a CPU or cgroup id beyond what an event can hold is refused (exit 2, naming the
+# option), not cut to the field: --cpu 4294967296 gave CPU 0's events, --cpu
+# 4294967295 (-1) and --cgroup 18446744073709551615 every event
+for bad in "--cpu 4294967296" "--cpu 4294967295" "--cpu 2147483648" "--cpu -1" "--cpu 0x1" \
+	"--cgroup 18446744073709551615" "--cgroup 9223372036854775808" "--cgroup 0" "--cgroup -1" \
+	"--from -1" "--to 18446744073709551616" "--from ''"; do
+	name=events_range_$(printf '%s' "$bad" | tr -c 'a-z0-9' _)
+	eval "expect_exit $name 2 \"\$REPLAY\" events \"\$NEW\" $bad" &&
+		expect_match "${name}_msg" "${bad%% *}: not an integer in \[" "$T_ERR"
+done
+# in range, matching nothing: the header alone
+for none in "--cpu 2147483647" "--cpu 7" "--cgroup 9223372036854775807" "--from 18446744073709551615"; do
+	name=events_none_$(printf '%s' "$none" | tr -c 'a-z0-9' _)
+	expect_exit "$name" 0 "$REPLAY" events "$NEW" $none &&
+		[ "$T_OUT" = "ts,cpu,seq,kind,id,item,val,aux,level,flags,pid" ] && pass "${name}_empty" ||
+		fail "${name}_empty" "$(printf '%s' "$T_OUT" | head -3)"
+done
+
 # the one step to SQL: the table events and the typed views over it
 expect_exit events_table 0 "$REPLAY" events --table "$NEW"
 got=$(sqlite3 "$NEW" "SELECT count(*) FROM events")
