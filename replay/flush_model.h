@@ -38,8 +38,13 @@ struct model_window {
 /* The kernel's lock window being opened (cgroup_rstat_locked on one CPU). */
 struct model_lock {
 	uint64_t	ts;
+	/*
+	 * The unlock within the engine's lookahead, or where the engine ends
+	 * a window whose unlock the trace lacks (window.c); unlock_found
+	 * false: neither, the window ends at its lock.
+	 */
 	uint64_t	unlock_ts;	/* valid if unlock_found */
-	bool		unlock_found;	/* within the engine's lookahead */
+	bool		unlock_found;
 };
 
 struct replay_model {

@@ -38,7 +38,10 @@ struct sim *infer_base(struct infer *in);	/* for cgroup adds/removes */
  */
 int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu, uint64_t id,
 		 enum sim_item_kind kind, int item, int64_t val, uint64_t tag);
-/* @dur: the window's length if known (unlock ts - locked ts), else 0. */
+/*
+ * @dur: the window's length if known (unlock ts - locked ts; for a window
+ * whose unlock the trace lacks, up to where window.c ends it), else 0.
+ */
 int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, uint64_t dur);
 int infer_unlock(struct infer *in, uint64_t ts);
 int infer_flush_all(struct infer *in, uint64_t ts, uint64_t id);	/* a window we cannot split */

@@ -4,7 +4,8 @@
  * [cgroup_rstat_locked, cgroup_rstat_unlock], in the order
  * css_rstat_flush() makes them (children before parents), so that updates
  * from other CPUs fall between a child's visit and its parent's by ts.  A
- * window whose unlock the engine could not find has them all at locked.
+ * window whose unlock the trace lacks spreads them up to where the engine
+ * ends it, or has them all at locked if that is its lock (window.c).
  */
 #include "replay-local.h"
 

@@ -128,6 +128,7 @@ struct win_pend {
 	int		last_cpu;	/* the last window's CPU; -2 before the first */
 	uint64_t	go;		/* runs that flush at these windows, bit p for run p */
 	bool		used;
+	bool		unlocked;	/* its last window's unlock happened (traced or implied) */
 	bool		lock_only;
 	bool		root_forced;	/* a forced root flush: its end syncs validation */
 };
@@ -151,6 +152,15 @@ struct win {
 	int32_t		kwin_pid;
 	int		kwin_cpu;
 	bool		kwin_open;
+	/*
+	 * The open window's unlock is not in the trace: it closes at
+	 * lost_end_ts (window.c, win_lost()).  max_win_ns: the longest window
+	 * whose unlock the trace had so far.
+	 */
+	bool		kwin_lost;
+	uint64_t	lost_end_ts;
+	uint64_t	max_win_ns;
+	uint64_t	lost_ts;	/* the lock of the last window without unlock, 0 none */
 };
 
 struct val_state {

@@ -220,7 +220,7 @@ struct replay_window_stats {
 	uint64_t	lock_only;	/* windows with no request before them (release flushes) */
 	uint64_t	foreign;	/* another hierarchy's lock, ignored */
 	uint64_t	bad_cpu;	/* window names a CPU beyond nr_possible, ignored */
-	uint64_t	no_unlock;	/* unlock not found within the lookahead: placed at locked */
+	uint64_t	unlock_lost;	/* no unlock traced: closed by window.c's rule, inexact */
 	uint64_t	missing;	/* a deferred flush whose windows never came: done instantly */
 	uint64_t	explicit_windows;/* windows with VISIT events */
 	uint64_t	visits_unmatched;/* VISIT of a node not on the open window's list */
@@ -258,7 +258,7 @@ const char *replay_diff_bucket_name(unsigned int b);	/* "0", "+1", "+2..3", "-64
 
 enum replay_cause {
 	REPLAY_CAUSE_NONE,
-	REPLAY_CAUSE_LOST,		/* lost events nearby (gaps) */
+	REPLAY_CAUSE_LOST,		/* lost events nearby (gaps, a lock window's unlock) */
 	REPLAY_CAUSE_UNKNOWN_PARENT,	/* a cgroup of unknown parent in the subtree */
 	REPLAY_CAUSE_OUTSIDE,		/* the kernel flushed where the trace shows no flush */
 	REPLAY_CAUSE_WINDOW_ORDER,	/* updates landed inside a lock window: order unknown */

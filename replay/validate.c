@@ -162,7 +162,8 @@ static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t sin
 {
 	struct rcg *a;
 
-	if (val_gap_between(r->t, since, ev->ts))
+	/* a gap, or a lock window whose unlock is not in the trace (window.c) */
+	if (val_gap_between(r->t, since, ev->ts) || (r->win.lost_ts && r->win.lost_ts >= since))
 		return REPLAY_CAUSE_LOST;
 	for (a = c; a; a = a->parent)
 		if (a->parent_unknown)

@@ -15,6 +15,24 @@
  * went ahead where the kernel did too flushes at those windows (under a model
  * that flushes whole: at the request); one that went ahead alone flushes
  * instantly at the request; one that skipped ignores them.
+ *
+ * A window whose unlock the trace lacks (lost events, a damaged file) must
+ * still end, or every later update would land in it and the flush would
+ * never complete.  The kernel traces locked and unlock with the rstat lock
+ * held and IRQs off (spin_lock_irq()), and emits the unlock after its locked
+ * on the same CPU: lock windows on one CPU do not nest, and a task holds one
+ * at a time, so the next lock traced on the same CPU or by the same task
+ * proves the window over.  That may be far (the flush's last CPU, an idle
+ * CPU), while windows last microseconds: the trace's own windows bound them,
+ * so a window without unlock ends no later than its lock plus the longest
+ * window whose unlock the trace had so far.  It closes at the earlier of the
+ * two (win_lost()), at its lock when the trace has no whole window yet (as
+ * spread already placed such a window's visits); where in between its unlock
+ * really was is unknown, so the order of updates and visits around it is a
+ * guess, counted in replay_window_stats.unlock_lost and named as lost events
+ * by validation.  The flush models and inference see it as a window that
+ * ends there.  (The first other event on the CPU would prove it over too,
+ * but synth's kernel traces updates of the flushing CPU inside its windows.)
  */
 #include <errno.h>
 #include <string.h>
@@ -41,6 +59,14 @@ static struct win_pend *pend_find(struct replay *r, int32_t pid)
 			return &r->win.pend[i];
 	return NULL;
 }
+
+/* What reading ahead from a cgroup_rstat_locked event found. */
+struct win_look {
+	uint64_t	unlock_ts;	/* valid if found */
+	uint64_t	proof_ts;	/* the lock that proves the window over, UINT64_MAX */
+	bool		found;
+	bool		explicit_visits;	/* VISIT events of its CPU come first */
+};
 
 static int win_end_policy(struct replay *r, unsigned int p, uint64_t ts)
 {
@@ -79,6 +105,7 @@ static int pend_close(struct replay *r, struct win_pend *pd, uint64_t ts)
 		r->st.win.missing++;
 	if (r->win.kwin_open && r->win.kwin_pid == pd->pid) {
 		r->win.kwin_open = false;
+		r->win.kwin_lost = false;
 		if (r->inf) {
 			ret = infer_unlock(r->inf, ts);
 			if (ret < 0)
@@ -155,51 +182,50 @@ int window_flush_request(struct replay *r, const struct mcr_event *ev, const boo
 }
 
 /*
- * Reads ahead to the unlock that closes the window opened by @ev; says
- * whether VISIT events of its CPU come first.  Returns 1 found, 0 not found
- * within the lookahead bound, or the source's error.
+ * Reads ahead to the unlock that closes the window opened by @ev, within the
+ * lookahead bound.  A lock of the same CPU or task ends the search: it proves
+ * the window over (see the top of this file), its unlock would have come
+ * before.  Returns 0 (see @lk) or the source's error.
  */
-static int win_lookahead(struct replay *r, const struct mcr_event *ev, uint64_t *unlock_ts,
-			 bool *explicit_visits)
+static int win_lookahead(struct replay *r, const struct mcr_event *ev, struct win_look *lk)
 {
 	const struct mcr_event *e;
 	size_t i;
 	int ret;
 
-	*explicit_visits = false;
+	*lk = (struct win_look){ .proof_ts = UINT64_MAX };
 	for (i = 0;; i++) {
 		ret = evq_peek(&r->q, i, &e);
 		if (ret <= 0)
 			return ret;
-		if (e->kind == MCR_EV_VISIT && e->item == ev->item)
-			*explicit_visits = true;
-		if (e->pid != ev->pid || e->id != ev->id || e->item != ev->item)
+		if (e->kind == MCR_EV_VISIT && e->item == ev->item) {
+			lk->explicit_visits = true;
 			continue;
-		if (e->kind == MCR_EV_UNLOCK) {
-			*unlock_ts = e->ts;
-			return 1;
 		}
-		if (e->kind == MCR_EV_LOCKED)
+		if (e->kind == MCR_EV_UNLOCK && e->pid == ev->pid && e->id == ev->id &&
+		    e->item == ev->item) {
+			lk->unlock_ts = e->ts;
+			lk->found = true;
 			return 0;
+		}
+		if (e->kind == MCR_EV_LOCKED && (e->cpu == ev->cpu || (ev->pid && e->pid == ev->pid) ||
+		    (e->pid == ev->pid && e->id == ev->id && e->item == ev->item))) {
+			lk->proof_ts = e->ts;
+			return 0;
+		}
 	}
 }
 
 /* Inference follows the kernel's own windows, whatever the policies decided. */
-static int win_infer_locked(struct replay *r, const struct mcr_event *ev)
+static int win_infer_locked(struct replay *r, const struct mcr_event *ev,
+			    const struct win_look *lk)
 {
-	uint64_t unlock_ts = 0;
-	bool expl;
-	int found;
-
 	if (!r->inf)
 		return 0;
 	if (ev->item == -1)
 		return infer_flush_all(r->inf, ev->ts, ev->id);
-	found = win_lookahead(r, ev, &unlock_ts, &expl);
-	if (found < 0)
-		return found;
 	return infer_locked(r->inf, ev->ts, ev->id, (unsigned int)ev->item,
-			    found && unlock_ts > ev->ts ? unlock_ts - ev->ts : 0);
+			    lk->found && lk->unlock_ts > ev->ts ? lk->unlock_ts - ev->ts : 0);
 }
 
 static bool win_foreign(struct replay *r, const struct mcr_event *ev)
@@ -270,23 +296,17 @@ static int win_flush_now(struct replay *r, uint64_t go, uint64_t ts, uint64_t id
  * visits if the trace has them there, else the flush model does, or they all
  * happen now.
  */
-static int win_open(struct replay *r, const struct mcr_event *ev, const struct win_pend *pd)
+static int win_open(struct replay *r, const struct mcr_event *ev, const struct win_pend *pd,
+		    const struct win_look *look)
 {
 	uint64_t go = pd->go;
 	const struct replay_model *m = r->p.model;
-	struct model_lock lk = { .ts = ev->ts };
-	bool expl = false;
+	struct model_lock lk = { .ts = ev->ts, .unlock_ts = look->unlock_ts,
+				 .unlock_found = look->found };
+	bool expl = look->explicit_visits;
 	unsigned int p;
 	int ret;
 
-	if (m->needs_unlock || r->t->visits_traced) {
-		ret = win_lookahead(r, ev, &lk.unlock_ts, &expl);
-		if (ret < 0)
-			return ret;
-		if (!ret)
-			r->st.win.no_unlock++;
-		lk.unlock_found = ret;
-	}
 	if (expl)
 		r->st.win.explicit_windows++;
 	for (p = 0; p < r->p.nr_runs; p++) {
@@ -318,52 +338,61 @@ static int win_open(struct replay *r, const struct mcr_event *ev, const struct w
 	return 0;
 }
 
-/**
- * window_locked() - cgroup_rstat_locked(cpu=c): the flush of subtree(id) on
- * CPU c starts.  Opens each flushing policy's window, unless the flush goes
- * whole at once.
+/*
+ * The kernel's window of @pd on CPU @item is over at @ts (its unlock, traced
+ * or implied): what is left of each policy's visits happens now; after the
+ * last possible CPU the flush is complete.
  */
-int window_locked(struct replay *r, const struct mcr_event *ev)
+static int win_unlock_at(struct replay *r, struct win_pend *pd, int item, uint64_t ts)
 {
-	struct win_pend *pd;
-	bool first;
+	unsigned int p;
 	int ret;
 
-	if (win_foreign(r, ev))
-		return 0;
-	ret = win_pend_for_lock(r, ev, &pd);
-	if (ret < 0 || !pd)
-		return ret;
-	if (!rcg_get(r, ev->ts, ev->id, false))
-		return -ENOMEM;
-	if (pd->lock_only)
-		r->st.win.lock_only++;
-	else
-		r->st.win.owned++;
-	first = pd->last_cpu == -2;
-	pd->last_cpu = ev->item;
-	r->win.kwin_open = true;
-	r->win.kwin_id = ev->id;
-	r->win.kwin_pid = ev->pid;
-	r->win.kwin_cpu = ev->item;
-	ret = win_infer_locked(r, ev);
-	if (ret < 0 || !pd->go)
-		return ret;
-	/*
-	 * The 6.10-6.14 loop holds every CPU inside one window, timing unknown;
-	 * a model that flushes whole does a lock-only flush at its first window.
-	 */
-	if (ev->item == -1 || (r->p.model->whole_flush && !r->t->visits_traced))
-		return first || ev->item == -1 ? win_flush_now(r, pd->go, ev->ts, ev->id) : 0;
-	return win_open(r, ev, pd);
+	for (p = 0; p < r->p.nr_runs; p++) {
+		struct model_window *w = window_placed(r, p);
+
+		ret = w && r->p.model->window_end ? r->p.model->window_end(r, p, w, ts) : 0;
+		if (!ret)
+			ret = win_end_policy(r, p, ts);	/* what is left happens now */
+		if (ret < 0)
+			return ret;
+	}
+	r->win.kwin_open = false;
+	r->win.kwin_lost = false;
+	pd->unlocked = true;
+	if (r->inf) {
+		ret = infer_unlock(r->inf, ts);
+		if (ret < 0)
+			return ret;
+	}
+	if (item == -1 || item == (int)r->t->nr_possible - 1) {
+		if (pd->root_forced)
+			val_flush_done(r, pd, ts);
+		pd->used = false;
+	}
+	return 0;
 }
 
-/**
- * window_before_event() - the visits the flush model puts before an event at
- * @ev->ts happen first, so that updates from other CPUs interleave with them
- * by ts; a model may close its window here.
+/*
+ * When the window @ev opened ends, its unlock not being in the trace: at the
+ * next lock that proves it over, or after the longest window the trace has
+ * had so far, whichever comes first (see the top of this file); its own lock
+ * if the trace has no whole window yet.
  */
-int window_before_event(struct replay *r, const struct mcr_event *ev)
+static uint64_t win_lost_end(const struct replay *r, const struct mcr_event *ev,
+			     const struct win_look *lk)
+{
+	uint64_t end = ev->ts + r->win.max_win_ns;
+
+	if (end < ev->ts)
+		end = UINT64_MAX;
+	if (lk->proof_ts < end)
+		end = lk->proof_ts;
+	return end > ev->ts ? end : ev->ts;
+}
+
+/* The flush model's visits due before @ev, in every run. */
+static int win_visits_before(struct replay *r, const struct mcr_event *ev)
 {
 	unsigned int p;
 	int ret;
@@ -376,6 +405,114 @@ int window_before_event(struct replay *r, const struct mcr_event *ev)
 			return ret;
 	}
 	return 0;
+}
+
+/*
+ * The open window whose unlock was lost ends at its end, or at @ts if that
+ * is earlier: as if its unlock were traced then.
+ */
+static int win_lost_close(struct replay *r, uint64_t ts)
+{
+	struct mcr_event u = {
+		.ts = ts < r->win.lost_end_ts ? ts : r->win.lost_end_ts, .kind = MCR_EV_UNLOCK,
+		.pid = r->win.kwin_pid, .id = r->win.kwin_id, .item = r->win.kwin_cpu,
+	};
+	struct win_pend *pd = pend_find(r, r->win.kwin_pid);
+	int ret;
+
+	r->win.kwin_lost = false;
+	if (!r->win.kwin_open || !pd || pd->unlocked || pd->last_cpu != r->win.kwin_cpu)
+		return 0;
+	ret = win_visits_before(r, &u);
+	return ret < 0 ? ret : win_unlock_at(r, pd, u.item, u.ts);
+}
+
+/**
+ * window_locked() - cgroup_rstat_locked(cpu=c): the flush of subtree(id) on
+ * CPU c starts.  Opens each flushing policy's window, unless the flush goes
+ * whole at once.
+ */
+int window_locked(struct replay *r, const struct mcr_event *ev)
+{
+	struct win_look lk;
+	struct win_pend *pd;
+	bool first, lost;
+	int ret;
+
+	if (win_foreign(r, ev))
+		return 0;
+	if (r->win.kwin_lost) {
+		/* no proof came first: another task's window, which cannot overlap it */
+		ret = win_lost_close(r, ev->ts);
+		if (ret < 0)
+			return ret;
+	}
+	ret = win_pend_for_lock(r, ev, &pd);
+	if (ret < 0 || !pd)
+		return ret;
+	if (!rcg_get(r, ev->ts, ev->id, false))
+		return -ENOMEM;
+	if (pd->lock_only)
+		r->st.win.lock_only++;
+	else
+		r->st.win.owned++;
+	first = pd->last_cpu == -2;
+	pd->last_cpu = ev->item;
+	pd->unlocked = false;
+	r->win.kwin_open = true;
+	r->win.kwin_id = ev->id;
+	r->win.kwin_pid = ev->pid;
+	r->win.kwin_cpu = ev->item;
+	ret = win_lookahead(r, ev, &lk);
+	if (ret < 0)
+		return ret;
+	lost = !lk.found;
+	if (lost) {
+		/* the models and inference see it end where the rule ends it */
+		r->st.win.unlock_lost++;
+		r->win.lost_ts = ev->ts;
+		lk.unlock_ts = win_lost_end(r, ev, &lk);
+		lk.found = lk.unlock_ts > ev->ts;
+	} else if (lk.unlock_ts > ev->ts && lk.unlock_ts - ev->ts > r->win.max_win_ns) {
+		r->win.max_win_ns = lk.unlock_ts - ev->ts;
+	}
+	ret = win_infer_locked(r, ev, &lk);
+	/*
+	 * The 6.10-6.14 loop holds every CPU inside one window, timing unknown;
+	 * a model that flushes whole does a lock-only flush at its first window.
+	 */
+	if (ret >= 0 && pd->go) {
+		if (ev->item == -1 || (r->p.model->whole_flush && !r->t->visits_traced))
+			ret = first || ev->item == -1 ? win_flush_now(r, pd->go, ev->ts, ev->id) : 0;
+		else
+			ret = win_open(r, ev, pd, &lk);
+	}
+	if (ret < 0 || !lost)
+		return ret;
+	if (!lk.found)
+		return win_unlock_at(r, pd, ev->item, ev->ts);
+	/* window_before_event() closes it */
+	r->win.kwin_lost = true;
+	r->win.lost_end_ts = lk.unlock_ts;
+	return 0;
+}
+
+/**
+ * window_before_event() - the visits the flush model puts before an event at
+ * @ev->ts happen first, so that updates from other CPUs interleave with them
+ * by ts; a model may close its window here.  A window whose unlock was lost
+ * and that ends by now ends first (nothing is queued while one is open).
+ */
+int window_before_event(struct replay *r, const struct mcr_event *ev)
+{
+	int ret;
+
+	if (r->win.kwin_lost && ev->ts >= r->win.lost_end_ts) {
+		ret = win_lost_close(r, ev->ts);
+		if (ret < 0)
+			return ret;
+	}
+	return win_visits_before(r, ev);
 }
 
 /* window_before_event() for run @p alone: touches only its simulator and window. */
@@ -411,35 +548,14 @@ struct model_window *window_placed(struct replay *r, unsigned int pol)
 int window_unlock(struct replay *r, const struct mcr_event *ev)
 {
 	struct win_pend *pd;
-	unsigned int p;
-	int ret;
 
 	if (win_foreign(r, ev))
 		return 0;
 	pd = pend_find(r, ev->pid);
-	if (!pd || pd->id != ev->id || pd->last_cpu != ev->item)
-		return 0;	/* an unlock whose locked we did not see */
-	for (p = 0; p < r->p.nr_runs; p++) {
-		struct model_window *w = window_placed(r, p);
-
-		ret = w && r->p.model->window_end ? r->p.model->window_end(r, p, w, ev->ts) : 0;
-		if (!ret)
-			ret = win_end_policy(r, p, ev->ts);	/* what is left happens now */
-		if (ret < 0)
-			return ret;
-	}
-	r->win.kwin_open = false;
-	if (r->inf) {
-		ret = infer_unlock(r->inf, ev->ts);
-		if (ret < 0)
-			return ret;
-	}
-	if (ev->item == -1 || ev->item == (int)r->t->nr_possible - 1) {
-		if (pd->root_forced)
-			val_flush_done(r, pd, ev->ts);
-		pd->used = false;
-	}
-	return 0;
+	/* an unlock whose locked we did not see, or past the lookahead of one taken as lost */
+	if (!pd || pd->id != ev->id || pd->last_cpu != ev->item || pd->unlocked)
+		return 0;
+	return win_unlock_at(r, pd, ev->item, ev->ts);
 }
 
 /**
@@ -507,6 +623,11 @@ int window_finish(struct replay *r)
 	unsigned int i;
 	int ret;
 
+	if (r->win.kwin_lost) {
+		ret = win_lost_close(r, r->now);
+		if (ret < 0)
+			return ret;
+	}
 	for (i = 0; i < WIN_MAX_PEND; i++) {
 		if (!r->win.pend[i].used)
 			continue;

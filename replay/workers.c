@@ -13,9 +13,10 @@
  * maximum and visited lines.  Those touch only the run's simulator, window
  * and series entries.  A waiting read does not stop it: whether a read's
  * flush is over changes only at the flush and lock events (window.c's
- * pending flushes) and when a window kept open past its unlock closes (the
+ * pending flushes), when a window kept open past its unlock closes (the
  * inferred model's, whose before_update hook queues nothing while one is
- * open), all serial, so no queued update could end one.
+ * open) and when a window whose unlock was lost closes (nothing is queued
+ * while one is open), all serial, so no queued update could end one.
  * Blocks are small and sit in a ring; every run consumes every block in
  * order, on whichever thread is free, the pass's own thread included, so
  * three runs keep two cores busy while the pass decodes.  Any other event
@@ -339,8 +340,9 @@ static struct rcg *workers_eligible(struct replay *r, const struct mcr_event *ev
 	int ret;
 	struct rcg *c;
 
+	/* a window whose unlock was lost closes before some event: window_before_event() */
 	if (!mcr_event_is_update(ev) || (unsigned int)ev->cpu >= r->t->nr_possible ||
-	    series_due(r, ev->ts))
+	    series_due(r, ev->ts) || r->win.kwin_lost)
 		return NULL;
 	/*
 	 * A model whose before_update hook places visits does so on this
