@@ -55,6 +55,11 @@ struct db *cli_open_db(const char *path, bool writable, int *exit_code);
  */
 int cli_fail_db(struct db *db, int err, const char *path);
 
+/*
+ * The warning for @lost of the trace's @windows rstat lock windows whose
+ * unlock event is missing (replay_window_stats.unlock_lost); nothing if none.
+ */
+void cli_warn_unlock_lost(const char *path, uint64_t lost, uint64_t windows);
 /* True, with *@why, for a memcg-capture that did not reach its clean end. */
 bool cli_capture_incomplete(struct db *db, char *why, size_t len);
 /*

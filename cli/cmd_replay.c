@@ -497,6 +497,9 @@ static void replay_print_costs(struct replay_pass *ps)
 	       st->win.lock_only, st->win.explicit_windows);
 	if (st->win.missing)
 		printf(", %" PRIu64 " flushes whose windows never came", st->win.missing);
+	if (st->win.unlock_lost)
+		printf(", %" PRIu64 " closed without their unlock event (inexact)",
+		       st->win.unlock_lost);
 	printf(".\n");
 }
 
@@ -722,8 +725,11 @@ int cmd_replay(int argc, char **argv)
 			printf("Inferred order: %zu updates inside lock windows placed, by %s (the "
 			       "traced kernel's policy) in %.2f s.\n", prep->placed, prep->policy->name,
 			       ps.prepass_s);
+		const struct replay_stats *st = replay_stats(ps.r);
+
 		replay_print_ancestors(db, ps.r, page_size);
 		replay_print_costs(&ps);
+		cli_warn_unlock_lost(o.file, st->win.unlock_lost, st->win.owned + st->win.lock_only);
 		if (p.sample_ns)
 			printf("Series: %zu cgroups every %.3g ms, %" PRIu64 " samples each.\n",
 			       replay_series_count(ps.r), (double)p.sample_ns / 1e6,

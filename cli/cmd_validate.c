@@ -103,11 +103,12 @@ static char *validate_help_extra(void)
 		"kernel's later memcg_flush_stats values prune them.\n"
 		"\nWritten into FILE: runs (kind 'validate'), reads, validation (one row),\n"
 		"validation_mismatch (up to %d rows, with the recent updates in the\n"
-		"subtree and a cause where one can be named: lost events nearby, cgroup of\n"
-		"unknown parent, flush outside the trace, window order unknown (without\n"
-		"inference), orders dropped by the cap (with it: the cap dropped orders\n"
-		"since the last miss; if a higher --max-hypotheses still misses, the cause\n"
-		"is not known)).\n", VALIDATE_STORED_MISMATCHES);
+		"subtree and a cause where one can be named: lost events nearby (a gap, or\n"
+		"a lock window without its unlock event), cgroup of unknown parent, flush\n"
+		"outside the trace, window order unknown (without inference), orders\n"
+		"dropped by the cap (with it: the cap dropped orders since the last miss;\n"
+		"if a higher --max-hypotheses still misses, the cause is not known)).\n",
+		VALIDATE_STORED_MISMATCHES);
 	cli_exit_help(f, CLI_VALIDATE);
 	fclose(f);
 	return buf;
@@ -147,6 +148,7 @@ static int print_mismatch(const struct db_mismatch *m, void *ctx)
 
 static void validate_print_text(struct db *db, struct replay_pass *ps, long show)
 {
+	const struct replay_stats *st = replay_stats(ps->r);
 	const struct replay_validation *v = replay_validation(ps->r);
 	const struct replay_params *p = replay_params(ps->r);
 	unsigned int b;
@@ -167,6 +169,11 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 		printf("; after long saturation the cap fell to 64 (%" PRIu64 " times)",
 		       v->cap_lowered);
 	printf("\n");
+	if (st->win.unlock_lost)
+		printf("lock windows without their unlock event: %" PRIu64 " of %" PRIu64 " (lost "
+		       "from the trace), closed by rule: values compared near them are inexact "
+		       "(cause: lost events nearby)\n",
+		       st->win.unlock_lost, st->win.owned + st->win.lock_only);
 	if (replay_cgroup_unknown_parents(ps->r))
 		printf("cgroups of unknown parent: %zu (removed before the trace, or made before it "
 		       "without --cgroupfs): hung under the root, so root reads after their updates "
@@ -252,6 +259,7 @@ static int validate_print_json(struct db *db, struct replay_pass *ps, long show)
 	json_key_u64("max_hypotheses", row.max_hypotheses);
 	printf(",\"diff_hist\":%s", diff);	/* stored through json(): valid */
 	json_key_u64("mismatches", v->mismatches);
+	json_key_u64("windows_unlock_lost", replay_stats(ps->r)->win.unlock_lost);
 	printf(",\"causes\":{\"lost events nearby\":%" PRIu64 ",\"cgroup of unknown parent\":%"
 	       PRIu64 ",\"flush outside the trace\":%" PRIu64 ",\"window order unknown\":%"
 	       PRIu64 ",\"orders dropped by the cap\":%" PRIu64 ",\"none\":%" PRIu64 "}",
@@ -347,6 +355,8 @@ int cmd_validate(int argc, char **argv)
 		goto out;
 	}
 	v = replay_validation(ps.r);
+	cli_warn_unlock_lost(o.file, replay_stats(ps.r)->win.unlock_lost,
+			     replay_stats(ps.r)->win.owned + replay_stats(ps.r)->win.lock_only);
 	if (!strcmp(o.format, "json"))
 		ret = validate_print_json(db, &ps, o.show);
 	else

@@ -2,6 +2,7 @@
 /* Helpers every subcommand shares: opening a trace, progress, option values. */
 #include <argp.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,17 @@ struct db *cli_open_db(const char *path, bool writable, int *exit_code)
 		cli_msg("warning: %s is an incomplete capture (%s): what follows covers only what "
 			"it recorded", path, why);
 	return db;
+}
+
+void cli_warn_unlock_lost(const char *path, uint64_t lost, uint64_t windows)
+{
+	if (!lost)
+		return;
+	cli_msg("warning: %s: %" PRIu64 " of %" PRIu64 " rstat lock windows have no "
+		"cgroup_rstat_unlock event (lost from the trace): each was closed at the next lock "
+		"of its CPU or task, or after the trace's longest whole window (at its lock if none), "
+		"so the order of updates and flush visits around them is a guess and results near "
+		"them are inexact", path, lost, windows);
 }
 
 int cli_fail_db(struct db *db, int err, const char *path)
