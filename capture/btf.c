@@ -75,19 +75,6 @@ static int btf_names_load(const struct btf *btf, const char *enum_name,
 	return 0;
 }
 
-static const char *btf_item_unit(int kind, const char *name)
-{
-	size_t len = strlen(name);
-
-	if (kind == MCR_EV_EVENTS)
-		return "events";
-	if (!strcmp(name, "NR_KERNEL_STACK_KB"))
-		return "kB";
-	if (len > 2 && !strcmp(name + len - 2, "_B"))
-		return "bytes";
-	return "pages";
-}
-
 static int btf_emit(btf_item_fn fn, void *ctx, int kind, const struct btf_names *n,
 		    int from, int to)
 {
@@ -96,7 +83,7 @@ static int btf_emit(btf_item_fn fn, void *ctx, int kind, const struct btf_names 
 	for (i = from; i < to && i < n->nr; i++) {
 		if (!n->name[i])
 			continue;
-		ret = fn(ctx, kind, i, n->name[i], btf_item_unit(kind, n->name[i]));
+		ret = fn(ctx, kind, i, n->name[i], mcr_item_unit((unsigned int)kind));
 		if (ret < 0)
 			return ret;
 		count++;

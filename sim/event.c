@@ -31,3 +31,26 @@ int mcr_event_kind_parse(const char *name)
 			return (int)k;
 	return -EINVAL;
 }
+
+const char *mcr_item_unit(unsigned int kind)
+{
+	if (kind == MCR_EV_EVENTS)
+		return "events";
+	if (kind == MCR_EV_STATE || kind == MCR_EV_LRUVEC)
+		return "pages";
+	return NULL;
+}
+
+/* The kernel's memcg_page_state_unit(): 1 for the *_B items, SZ_1K for NR_KERNEL_STACK_KB. */
+const char *mcr_item_rounded_from(unsigned int kind, const char *name)
+{
+	size_t len = name ? strlen(name) : 0;
+
+	if (kind != MCR_EV_STATE && kind != MCR_EV_LRUVEC)
+		return NULL;
+	if (len > 2 && !strcmp(name + len - 2, "_B"))
+		return "bytes";
+	if (len && !strcmp(name, "NR_KERNEL_STACK_KB"))
+		return "kB";
+	return NULL;
+}

@@ -82,4 +82,22 @@ static inline int32_t mcr_event_walk_val(const struct mcr_event *ev)
 const char *mcr_event_kind_name(unsigned int kind);	/* "mod_memcg_state", ...; NULL if unknown */
 int mcr_event_kind_parse(const char *name);		/* inverse; -EINVAL if unknown */
 
+/*
+ * The unit of the val an update of @kind carries, whatever its item: "events"
+ * for count_memcg_events, "pages" for every item of mod_memcg_state and
+ * mod_memcg_lruvec_state; NULL for a kind that is not an update.  Both
+ * state tracepoints trace memcg_state_val_in_pages(idx, val) (mm/memcontrol.c),
+ * so the items the kernel keeps in bytes (*_B) or kB (NR_KERNEL_STACK_KB)
+ * arrive in pages too, rounded by the kernel to whole pages, a nonzero update
+ * to at least one page of its sign.
+ */
+const char *mcr_item_unit(unsigned int kind);
+
+/*
+ * What such an item is counted in before the kernel turns it into pages:
+ * "bytes" (*_B) or "kB" (NR_KERNEL_STACK_KB); NULL when its traced val is not
+ * rounded (page items, events, other kinds).
+ */
+const char *mcr_item_rounded_from(unsigned int kind, const char *name);
+
 #endif

@@ -159,8 +159,11 @@ n=$(sq "$DB" "SELECT count(*) FROM events e JOIN items i USING (kind, item) WHER
 [ "${n:-0}" -gt 0 ] && pass capture_file_events || fail capture_file_events "no NR_FILE_PAGES events for file ($ID_F)"
 n=$(sq "$DB" "SELECT count(*) FROM items WHERE name IN ('NR_FILE_PAGES','PGFAULT','MEMCG_KMEM')")
 [ "${n:-0}" -ge 3 ] && pass capture_items_from_btf || fail capture_items_from_btf "items: $n of NR_FILE_PAGES, PGFAULT, MEMCG_KMEM"
+# the kernel traces its byte and kB items in pages (memcg_state_val_in_pages())
 n=$(sq "$DB" "SELECT unit FROM items WHERE name='NR_KERNEL_STACK_KB' AND kind=2")
-[ "$n" = kB ] && pass capture_item_units || fail capture_item_units "NR_KERNEL_STACK_KB unit '$n'"
+[ "$n" = pages ] && pass capture_item_units || fail capture_item_units "NR_KERNEL_STACK_KB unit '$n'"
+n=$(sq "$DB" "SELECT count(*) FROM items WHERE unit != CASE kind WHEN 3 THEN 'events' ELSE 'pages' END")
+[ "$n" = 0 ] && pass capture_item_units_all || fail capture_item_units_all "$n items in another unit"
 
 # cgroups: paths relative to the mount, parents and levels as created above
 lvl=$(depth "$REL")
