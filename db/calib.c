@@ -155,11 +155,18 @@ static int64_t db_col_i64(sqlite3_stmt *st, int i, int64_t none)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? none : sqlite3_column_int64(st, i);
 }
 
+/*
+ * cost_report's columns.  max_read_error_pages is the view's over every line
+ * that is not an event line: the view of a file no writer opened since the
+ * units were fixed leaves out its byte and kB lines (pages, DB_ITEM_UNITS_OLD).
+ */
 #define DB_COST_COLS \
 	"run_id, policy, flush_model, updates, walk_steps, pcpu_adds, atomic_adds," \
 	" dropped_batches, flushable_checks, atomic_shared_fraction, est_ns_per_update," \
 	" est_ns_per_update_max, est_cpu_s_per_s, reads, stale_reads, stranded_cgroups," \
-	" max_read_error_pages, max_read_error_events"
+	" (SELECT max(l.max_read_error) FROM lag_report_all l" \
+	" WHERE l.run_id = cost_report.run_id AND l.unit != 'events')," \
+	" max_read_error_events"
 
 int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, void *ctx),
 			 void *ctx)

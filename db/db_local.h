@@ -38,6 +38,12 @@ struct db {
 };
 
 /* schema.c */
+/*
+ * items.unit of the state items kept in bytes (*_B) and kB (NR_KERNEL_STACK_KB)
+ * in files written before the units were fixed: their values are pages.
+ */
+#define DB_ITEM_UNITS_OLD	"('bytes', 'kB')"
+
 int db_schema_create(struct db *db);
 int db_schema_check(struct db *db);
 int db_schema_events_table(struct db *db, bool chunks);

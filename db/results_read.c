@@ -383,8 +383,13 @@ static char *db_lag_sql(const struct db *db, const struct db_lag_filter *f, bool
 	if (!m)
 		return NULL;
 	fprintf(m, "SELECT ");
+	/* a file no writer opened since the units were fixed: old labels of pages */
 	for (i = 0; i < DB_LAG_NR_COLS; i++)
-		fprintf(m, "q.%s, ", db_lag_cols[i]);
+		if (i == DB_LAG_UNIT)
+			fprintf(m, "CASE WHEN q.unit IN " DB_ITEM_UNITS_OLD " THEN 'pages'"
+				" ELSE q.unit END, ");
+		else
+			fprintf(m, "q.%s, ", db_lag_cols[i]);
 	fprintf(m, "g.b, g.c, g.ev FROM (SELECT ");
 	for (i = 0; i < DB_LAG_NR_COLS; i++)
 		fprintf(m, "%s%s", i ? ", " : "", db_lag_cols[i]);

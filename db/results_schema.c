@@ -3,9 +3,11 @@
  * results_schema.c - the result tables, indexes and views of a trace database,
  * every column documented inside its CREATE statement (`sqlite3 FILE .schema`).
  *
- * Staleness is measured per stat item in the item's own unit (items.unit:
- * pages, or events for count_memcg_events; state and lruvec updates of one
- * item are one line of memory.stat and one item here, kind 1).  error = shown
+ * Staleness is measured per stat item in the unit its updates are traced in:
+ * pages (the *_B and *_KB items too: the kernel rounds their bytes and kB to
+ * pages before the tracepoint), or events for count_memcg_events; state and
+ * lruvec updates of one item are one line of memory.stat and one item here,
+ * kind 1.  error = shown
  * - truth: negative when memory.stat lags growth.  "pending" is the sum of
  * |val| not yet flushed into a cgroup, in the kernel's stats_updates units: a
  * fault and its free count twice, so it is never memory.
@@ -191,7 +193,8 @@ static const struct {
 "	c.level,			-- depth, root 0; NULL unknown\n"
 "	COALESCE(i.name, i2.name, CASE s.kind WHEN 1 THEN 'state' WHEN 2 THEN 'lruvec' ELSE 'events' END\n"
 "		 || ':' || s.item) AS item,	-- BTF enumerator name, or 'kind:item' when unknown\n"
-"	COALESCE(i.unit, i2.unit, CASE s.kind WHEN 3 THEN 'events' ELSE 'pages' END) AS unit,	-- unit of every *_error\n"
+"	CASE s.kind WHEN 3 THEN 'events' ELSE 'pages' END AS unit,	-- unit of every *_error: 'pages', the\n"
+"					-- *_B and *_KB lines too (traced in pages, rounded), or 'events'\n"
 "	g.reads,			-- the cgroup's non-forced reads\n"
 "	g.stale_reads,			-- of them, skipped while stranded\n"
 "	s.max_read_error,		-- see item_summary\n"

@@ -60,7 +60,11 @@ static const char db_trace_sql[] =
 "	kind	INTEGER NOT NULL,	-- event kind the enum belongs to: 1 state, 2 lruvec, 3 events\n"
 "	item	INTEGER NOT NULL,	-- enum value as traced (events.item)\n"
 "	name	TEXT NOT NULL,		-- enumerator name, e.g. 'NR_FILE_PAGES', 'PGFAULT'\n"
-"	unit	TEXT,			-- unit of events.val after import: 'pages', 'bytes', 'events'; NULL unknown\n"
+"	unit	TEXT,			-- unit of events.val: 'events' (kind 3) or 'pages' (kinds 1, 2: the\n"
+"					-- kernel traces every state item in pages; the *_B and *_KB ones,\n"
+"					-- kept in bytes or kB, rounded to whole pages, a nonzero update to\n"
+"					-- at least one); NULL unknown.  Files written before say 'bytes'\n"
+"					-- or 'kB' for those: pages too (a writer relabels them)\n"
 "	PRIMARY KEY (kind, item)\n"
 ") WITHOUT ROWID;\n"
 "CREATE TABLE cpu_stats (\n"
@@ -301,6 +305,25 @@ bool db_schema_has(struct db *db, const char *name)
  * missing.  When writable, recreates event_kinds if it was dropped (only the
  * views need it).
  */
+/*
+ * Files written before the units were fixed label the kernel's byte and kB
+ * items of kinds 1 and 2 DB_ITEM_UNITS_OLD, but their traced values are pages
+ * (mcr_item_unit()): a writer relabels them, so that SQL on the file reads
+ * right.  Readers of a file that no writer opened map the old labels.
+ */
+static int db_items_fix_units(struct db *db)
+{
+	int64_t n = 0;
+	int err;
+
+	err = db_query_ints(db, "SELECT count(*) FROM items WHERE kind IN (1, 2) AND unit IN "
+			    DB_ITEM_UNITS_OLD, &n, NULL);
+	if (err || !n)
+		return err;
+	return db_exec(db, "UPDATE items SET unit = 'pages' WHERE kind IN (1, 2) AND unit IN "
+		       DB_ITEM_UNITS_OLD);
+}
+
 int db_schema_check(struct db *db)
 {
 	sqlite3_stmt *st;
@@ -322,8 +345,11 @@ int db_schema_check(struct db *db)
 		if (rc != SQLITE_OK)
 			return db_err(rc);
 	}
-	if (!db->writable || db_schema_has(db, "event_kinds"))
+	if (!db->writable)
 		return 0;
+	err = db_items_fix_units(db);
+	if (err || db_schema_has(db, "event_kinds"))
+		return err;
 	err = db_exec(db, db_kinds_sql);
 	return err ? err : db_fill_kinds(db);
 }
