@@ -78,7 +78,10 @@ static const char report_doc[] =
 	"\n"
 	"Columns (CSV header, JSON keys, the views): policy, run_id, flush_model,\n"
 	"cgroup (its path, '#<id>' when unknown), cgroup_id, level, item (BTF\n"
-	"enumerator name, or kind:item), unit ('pages' or 'events'), reads,\n"
+	"enumerator name, or kind:item), unit ('pages' or 'events', as traced:\n"
+	"the items the kernel counts in bytes or kB, *_B and NR_KERNEL_STACK_KB,\n"
+	"are traced in pages too, rounded by the kernel to whole pages, a\n"
+	"nonzero update to at least one), reads,\n"
 	"stale_reads, max_read_error, p99_read_error, mean_read_error,\n"
 	"max_visible_error, mean_visible_error (time-weighted), max_error_age_ms,\n"
 	"stranded_ms, stranded_episodes, max_pending.  Errors are absolute values\n"
@@ -577,7 +580,8 @@ static void table_unread(const struct tstate *ts, const struct tunread *u)
 	printf("\n");
 }
 
-static void table_header(int64_t page_size, int64_t online, int64_t batch, bool grid)
+static void table_header(int64_t page_size, int64_t online, int64_t batch, bool grid,
+			 bool rounded)
 {
 	printf("Lag report: how far each memory.stat line was off, policies side by side\n"
 	       "  worst      largest |shown - truth| a reader got: the error after its read's flush\n"
@@ -593,6 +597,9 @@ static void table_header(int64_t page_size, int64_t online, int64_t batch, bool 
 	       "  max pending    sum of |val| not yet flushed, stats_updates units: not memory\n"
 	       "  Page lines in bytes (page %" PRId64 " B); (events) lines are counts.\n",
 	       batch * online, batch - 1, online, batch * online + (batch - 1) * online, page_size);
+	if (rounded)
+		printf("  *_B and *_KB lines are page lines too: the kernel traces them in pages,\n"
+		       "  rounded from bytes or kB (a nonzero update to at least one page).\n");
 	if (grid)
 		printf("  A run labelled b=B cpus=N simulated MEMCG_CHARGE_BATCH B on N online CPUs:\n"
 		       "  its TH is B x N and its stranded limit TH + (B - 1) x N; the trace's own\n"
@@ -605,6 +612,7 @@ static int report_table(struct db *db, const struct db_lag_filter *f, int64_t pa
 	struct tstate ts = { .page_size = page_size, .grid = grid, .label_w = 10 };
 	struct tunread *unread = NULL;
 	size_t i, j, nu = 0;
+	bool rounded = false;
 	int err;
 
 	err = db_lag_foreach(db, f, table_row, &ts);
@@ -612,8 +620,10 @@ static int report_table(struct db *db, const struct db_lag_filter *f, int64_t pa
 		err = table_labels(&ts);
 	if (!err && !(unread = calloc(ts.nr ? ts.nr : 1, sizeof(*unread))))
 		err = -ENOMEM;
+	for (i = 0; i < ts.nr; i++)
+		rounded |= !ts.rows[i].events && mcr_item_rounded_from(MCR_EV_STATE, ts.rows[i].item);
 	if (!err)
-		table_header(page_size, online, batch, grid);
+		table_header(page_size, online, batch, grid, rounded);
 	/* rows come in tree order: a cgroup's rows are adjacent */
 	for (i = 0; !err && i < ts.nr; i = j) {
 		bool read = false;

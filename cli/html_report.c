@@ -870,12 +870,18 @@ static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const st
 		fprintf(f, "<div class=\"row\"><div class=\"plots\">\n");
 		for (j = 0; j < nl && j < HTML_TOP_LINES && !err; j++) {
 			const struct hrow *lr = &hh->rows[ln[j].from];
+			const char *from;
 			int kind, item;
 
 			fprintf(f, "<figure><figcaption>");
 			esc(f, lr->item);
-			fprintf(f, " <small>%s</small></figcaption>\n", lr->events ?
-				"events: a count" : "pages, shown in MiB");
+			from = lr->events ? NULL : mcr_item_rounded_from(MCR_EV_STATE, lr->item);
+			if (from)
+				fprintf(f, " <small>pages, rounded by the kernel from %s, shown in"
+					" MiB</small></figcaption>\n", from);
+			else
+				fprintf(f, " <small>%s</small></figcaption>\n", lr->events ?
+					"events: a count" : "pages, shown in MiB");
 			err = db_item_by_name(hh->h->db, lr->item, &kind, &item);
 			if (err == -ENOENT) {
 				err = 0;
