@@ -598,8 +598,8 @@ static void table_header(int64_t page_size, int64_t online, int64_t batch, bool 
 	       "  Page lines in bytes (page %" PRId64 " B); (events) lines are counts.\n",
 	       batch * online, batch - 1, online, batch * online + (batch - 1) * online, page_size);
 	if (rounded)
-		printf("  *_B and *_KB lines are page lines too: the kernel traces them in pages,\n"
-		       "  rounded from bytes or kB (a nonzero update to at least one page).\n");
+		printf("  *_B and NR_KERNEL_STACK_KB lines are page lines too: the kernel traces\n"
+		       "  them in pages, rounded from bytes or kB (a nonzero update to at least one).\n");
 	if (grid)
 		printf("  A run labelled b=B cpus=N simulated MEMCG_CHARGE_BATCH B on N online CPUs:\n"
 		       "  its TH is B x N and its stranded limit TH + (B - 1) x N; the trace's own\n"
