@@ -16,9 +16,9 @@ struct db;
 
 /*
  * Called once per (kind, item): kind is MCR_EV_STATE, MCR_EV_LRUVEC or
- * MCR_EV_EVENTS; unit is mcr_item_unit(kind), "pages" or "events" (the *_B and
- * *_KB items are traced in pages too).  A negative return stops the walk and
- * is returned by btf_items_walk().
+ * MCR_EV_EVENTS; unit is mcr_item_unit(kind), "pages" or "events" (the *_B
+ * and NR_KERNEL_STACK_KB items are traced in pages too).  A negative return
+ * stops the walk and is returned by btf_items_walk().
  */
 typedef int (*btf_item_fn)(void *ctx, int kind, int item, const char *name, const char *unit);
 

@@ -156,9 +156,9 @@ static int64_t db_col_i64(sqlite3_stmt *st, int i, int64_t none)
 }
 
 /*
- * cost_report's columns.  max_read_error_pages is the view's over every line
+ * cost_report's columns, but max_read_error_pages taken here over every line
  * that is not an event line: the view of a file no writer opened since the
- * units were fixed leaves out its byte and kB lines (pages, DB_ITEM_UNITS_OLD).
+ * units were fixed leaves out the lines it labels DB_ITEM_UNITS_OLD (pages).
  */
 #define DB_COST_COLS \
 	"run_id, policy, flush_model, updates, walk_steps, pcpu_adds, atomic_adds," \

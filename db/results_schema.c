@@ -4,13 +4,13 @@
  * every column documented inside its CREATE statement (`sqlite3 FILE .schema`).
  *
  * Staleness is measured per stat item in the unit its updates are traced in:
- * pages (the *_B and *_KB items too: the kernel rounds their bytes and kB to
- * pages before the tracepoint), or events for count_memcg_events; state and
- * lruvec updates of one item are one line of memory.stat and one item here,
- * kind 1.  error = shown
- * - truth: negative when memory.stat lags growth.  "pending" is the sum of
- * |val| not yet flushed into a cgroup, in the kernel's stats_updates units: a
- * fault and its free count twice, so it is never memory.
+ * pages (the *_B and NR_KERNEL_STACK_KB items too: the kernel rounds their
+ * bytes and kB to pages before the tracepoint), or events for
+ * count_memcg_events; state and lruvec updates of one item are one line of
+ * memory.stat and one item here, kind 1.  error = shown - truth: negative
+ * when memory.stat lags growth.  "pending" is the sum of |val| not yet
+ * flushed into a cgroup, in the kernel's stats_updates units: a fault and its
+ * free count twice, so it is never memory.
  */
 #include <errno.h>
 #include <string.h>

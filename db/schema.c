@@ -298,14 +298,6 @@ bool db_schema_has(struct db *db, const char *name)
 	return found;
 }
 
-/**
- * db_schema_check() - refuse a database that lacks what readers need.
- * @db: an open database whose identity was checked
- *
- * Returns 0, or -MCR_E_SCHEMA if a trace table or one of its columns is
- * missing.  When writable, recreates event_kinds if it was dropped (only the
- * views need it).
- */
 /*
  * Files written before the units were fixed label the kernel's byte and kB
  * items of kinds 1 and 2 DB_ITEM_UNITS_OLD, but their traced values are pages
@@ -325,6 +317,15 @@ static int db_items_fix_units(struct db *db)
 		       DB_ITEM_UNITS_OLD);
 }
 
+/**
+ * db_schema_check() - refuse a database that lacks what readers need.
+ * @db: an open database whose identity was checked
+ *
+ * Returns 0, or -MCR_E_SCHEMA if a trace table or one of its columns is
+ * missing.  When writable, relabels the items of an earlier version's units
+ * (db_items_fix_units()) and recreates event_kinds if it was dropped (only
+ * the views need it).
+ */
 int db_schema_check(struct db *db)
 {
 	sqlite3_stmt *st;
