@@ -2,16 +2,37 @@
 /* Helpers every subcommand shares: opening a trace, progress, option values. */
 #include <argp.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "utf8.h"
 #include "outfile.h"
+
+/* A trace-cmd recording (trace.dat) starts with "\x17\x08\x44tracing". */
+static bool is_tracecmd_file(const char *path)
+{
+	static const char magic[] = "\x17\x08\x44tracing";
+	char head[sizeof(magic) - 1];
+	struct stat stb;
+	ssize_t n = -1;
+	int fd;
+
+	/* O_NONBLOCK and regular files only: a FIFO must not hang us */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	if (!fstat(fd, &stb) && S_ISREG(stb.st_mode))
+		n = pread(fd, head, sizeof(head), 0);
+	close(fd);
+	return n == (ssize_t)sizeof(head) && !memcmp(head, magic, sizeof(head));
+}
 
 struct db *cli_open_db(const char *path, bool writable, int *exit_code)
 {
@@ -20,7 +41,11 @@ struct db *cli_open_db(const char *path, bool writable, int *exit_code)
 	int err = db_open_why(path, writable, &db, why, sizeof(why));
 
 	if (err < 0) {
-		if (*why) {
+		if (err == -MCR_E_NOT_SQLITE && is_tracecmd_file(path)) {
+			cli_msg("%s is a trace-cmd recording, not a trace database: import it first: "
+				"memcg-replay import %s -o %s.db", path, path, path);
+			*exit_code = mcr_exit_code(err);
+		} else if (*why) {
 			cli_msg("%s: %s: %s", path, mcr_strerror(err), why);
 			*exit_code = mcr_exit_code(err);
 		} else

@@ -41,6 +41,16 @@ bad_input not_sqlite "$T_TMP/random.db" 4
 printf 'SQLite format 3\000 but truncated' >"$T_TMP/truncated.db"
 bad_input truncated_sqlite "$T_TMP/truncated.db" 4
 
+# a trace-cmd recording given where a database is expected: every reader says to import it
+printf '\027\010\104tracing6\000\000\000\000\000\000\000\000' >"$T_TMP/trace.dat"
+for cmd in replay validate report info events; do
+	expect_exit "${cmd}_trace_dat" 4 "$REPLAY" $cmd "$T_TMP/trace.dat" && one_line "${cmd}_trace_dat_msg"
+	expect_match "${cmd}_trace_dat_import" \
+		"trace.dat is a trace-cmd recording, not a trace database: import it first: memcg-replay import .*/trace.dat -o .*/trace.dat.db\$" "$T_ERR"
+done
+expect_exit calibrate_db_trace_dat 4 "$REPLAY" calibrate --quick --db "$T_TMP/trace.dat" -o "$T_TMP/cal.json"
+expect_match calibrate_db_trace_dat_import "trace.dat is a trace-cmd recording, not a trace database: import it first" "$T_ERR"
+
 sqlite3 "$T_TMP/plain.db" "CREATE TABLE events (ts INTEGER); INSERT INTO events VALUES (1)"
 bad_input not_ours "$T_TMP/plain.db" 5
 
