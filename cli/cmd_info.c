@@ -109,17 +109,25 @@ static void print_events(int64_t total, const uint64_t *by_kind)
 			printf("  %-28s %12" PRIu64 "\n", mcr_event_kind_name(k), by_kind[k]);
 }
 
-static void print_cgroups_lost(struct db *db, int *err)
+/*
+ * Cgroups of unknown parent as replay and validate count them (the census);
+ * ids the events name without a row are cgroups without a path too.  Under
+ * --no-check the events were not read: the table's rows only.
+ */
+static void print_cgroups_lost(struct db *db, const struct db_cgroup_census *census,
+			       bool no_check, int *err)
 {
 	struct db_trace_lost lost;
-	int64_t cg[4];
+	uint64_t unlisted = census ? db_cgroup_census_unlisted(census) : 0;
+	int64_t cg[3];
 	int ret;
 
-	query_ints(db, "SELECT count(*), max(level), sum(parent_unknown), sum(path IS NULL)"
-		   " FROM cgroups", cg, 4, err);
-	printf("%-14s %" PRId64 ", max depth %" PRId64 ", %" PRId64 " with unknown parent"
-	       " (attached under the root), %" PRId64 " without a path\n", "cgroups:",
-	       cg[0], cg[1], cg[2], cg[3]);
+	query_ints(db, "SELECT count(*), max(level), sum(path IS NULL) FROM cgroups", cg, 3, err);
+	printf("%-14s %" PRId64 ", max depth %" PRId64 ", %" PRIu64 " with unknown parent"
+	       " (attached under the root), %" PRId64 " without a path%s\n", "cgroups:",
+	       cg[0] + (int64_t)unlisted, cg[1], census ? db_cgroup_census_unknown(census) : 0,
+	       cg[2] + (int64_t)unlisted,
+	       no_check ? " (--no-check: the table's rows only)" : "");
 	/*
 	 * What the ring buffers overwrote or dropped between start and end; a
 	 * CPU without its end row (or with -1 counters) is unknown, not 0.
@@ -228,6 +236,7 @@ int cmd_info(int argc, char **argv)
 	};
 	struct argp argp = { opts, info_parse, "FILE", info_doc, NULL, info_help_filter, NULL };
 	uint64_t by_kind[MCR_EV_KIND_MAX + 1];
+	struct db_cgroup_census *census = NULL;
 	struct info_opts o = { 0 };
 	const char *file;
 	struct db *db;
@@ -241,9 +250,16 @@ int cmd_info(int argc, char **argv)
 	db = cli_open_db(file, false, &rc);
 	if (!db)
 		return rc;
-	total = o.no_check ? load_time_counts(db, by_kind) : cli_trace_scan(db, by_kind);
+	err = db_cgroup_census_open(db, &census);
+	if (err == -ENOMEM) {
+		db_close(db);
+		return cli_fail_bare(err);
+	}
+	/* an unreadable cgroups table: said with the other tables below */
+	total = o.no_check ? load_time_counts(db, by_kind) : cli_trace_scan(db, by_kind, census);
 	if (total < 0) {
 		rc = cli_fail_db(db, (int)total, file);
+		db_cgroup_census_free(census);
 		db_close(db);
 		return rc;
 	}
@@ -255,7 +271,7 @@ int cmd_info(int argc, char **argv)
 		printf("%-14s incomplete: %s\n", "capture:", why);
 	print_cpus_span(db);
 	print_events(total, by_kind);
-	print_cgroups_lost(db, &err);
+	print_cgroups_lost(db, census, o.no_check, &err);
 	print_runs(db, !o.no_check, &err);
 	if (!db_meta_get(db, "warnings", &warnings) && *warnings)
 		printf("warnings:\n%s\n", warnings);
@@ -265,6 +281,7 @@ int cmd_info(int argc, char **argv)
 	else if (err)
 		rc = cli_fail(err, "%s: its cgroups, gaps, cpu_stats or result tables cannot be read",
 			      file);
+	db_cgroup_census_free(census);
 	db_close(db);
 	return rc;
 }

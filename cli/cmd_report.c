@@ -699,7 +699,7 @@ static struct db *report_open(struct report_opts *o, const char *file, int *rc)
 	if (!db)
 		return NULL;
 	/* results of a damaged trace are refused as replay would refuse the trace */
-	n = o->no_check ? 0 : cli_trace_scan(db, NULL);
+	n = o->no_check ? 0 : cli_trace_scan(db, NULL, NULL);
 	if (n < 0)
 		*rc = cli_fail_db(db, (int)n, file);
 	else

@@ -5,7 +5,8 @@
 #include "cli.h"
 #include "trace_check.h"
 
-int64_t cli_trace_scan(struct db *db, uint64_t by_kind[MCR_EV_KIND_MAX + 1])
+int64_t cli_trace_scan(struct db *db, uint64_t by_kind[MCR_EV_KIND_MAX + 1],
+		       struct db_cgroup_census *census)
 {
 	struct cli_progress progress;
 	struct db_iter *it;
@@ -22,6 +23,8 @@ int64_t cli_trace_scan(struct db *db, uint64_t by_kind[MCR_EV_KIND_MAX + 1])
 	while ((err = db_iter_next(it, &ev)) > 0) {
 		if (by_kind && ev.kind <= MCR_EV_KIND_MAX)
 			by_kind[ev.kind]++;
+		if (census && (err = db_cgroup_census_event(census, &ev)) < 0)
+			break;
 		if (!(++n & 0xfffff))
 			cli_progress_update(&progress, n);
 	}

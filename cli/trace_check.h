@@ -15,9 +15,11 @@
 /*
  * cli_trace_scan - read every event once; memory does not grow with them.
  * @by_kind: if not NULL, filled with event counts by kind (index = kind)
+ * @census: if not NULL, sees every event (db_cgroup_census_event())
  * Returns the number of events, or the iterator's error (-MCR_E_TIME,
  * -MCR_E_CPU, -MCR_E_SCHEMA, ...).  A progress line shows on a TTY.
  */
-int64_t cli_trace_scan(struct db *db, uint64_t by_kind[MCR_EV_KIND_MAX + 1]);
+int64_t cli_trace_scan(struct db *db, uint64_t by_kind[MCR_EV_KIND_MAX + 1],
+		       struct db_cgroup_census *census);
 
 #endif

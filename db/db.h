@@ -95,6 +95,23 @@ int db_cgroup_put(struct db *db, const struct db_cgroup *cg);	/* insert or repla
 /* Every cgroup, parents first (by level, unknown last, then id); stops on non-zero. */
 int db_cgroups_foreach(struct db *db, int (*fn)(const struct db_cgroup *cg, void *arg), void *arg);
 
+/*
+ * Cgroups of unknown parent, as every command counts them (replay hangs them
+ * under the root): a row marked parent_unknown, a row other than the root's
+ * without a parent, or an id the events name (update, flush, rstat lock,
+ * mkdir of the traced hierarchy) without a row.  The first two are
+ * db_cgroup_parent_unknown(); the census adds the third while its caller
+ * reads the events: open, one db_cgroup_census_event() per event (-ENOMEM),
+ * then db_cgroup_census_unknown() (rows and ids without a row).
+ */
+bool db_cgroup_parent_unknown(const struct db_cgroup *cg);
+struct db_cgroup_census;
+int db_cgroup_census_open(struct db *db, struct db_cgroup_census **out);
+int db_cgroup_census_event(struct db_cgroup_census *c, const struct mcr_event *ev);
+uint64_t db_cgroup_census_unknown(const struct db_cgroup_census *c);
+uint64_t db_cgroup_census_unlisted(const struct db_cgroup_census *c);	/* ids without a row */
+void db_cgroup_census_free(struct db_cgroup_census *c);
+
 /* BTF names of stat items: kind is MCR_EV_STATE, MCR_EV_LRUVEC or MCR_EV_EVENTS. */
 int db_item_put(struct db *db, int kind, int item, const char *name, const char *unit);
 /* Its name ("NR_FILE_PAGES"), or "kind:item" when the trace has none; returns @buf. */

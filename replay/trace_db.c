@@ -48,7 +48,7 @@ static int trace_add_cgroup(const struct db_cgroup *cg, void *arg)
 	c->parent = cg->parent;
 	c->level = cg->level;
 	c->created_ts = cg->created_ts;
-	c->parent_unknown = cg->parent_unknown;
+	c->parent_unknown = db_cgroup_parent_unknown(cg);
 	c->path = cg->path ? strdup(cg->path) : NULL;
 	if (cg->path && !c->path)
 		return -ENOMEM;

@@ -112,4 +112,15 @@ expect_exit report_nonutf8_html 0 "$REPLAY" report "$T_TMP/nonutf8-root.db" --fo
 python3 -c 'import sys; open(sys.argv[1], encoding="utf-8").read()' "$T_TMP/nonutf8.html" &&
 	pass report_nonutf8_html_utf8 || fail report_nonutf8_html_utf8 "not UTF-8"
 expect_match report_nonutf8_html_name '/bad&#xfffd;/&#xfffd;&#xfffd;é' "$(cat "$T_TMP/nonutf8.html")"
+
+# ---- a cgroup whose events exist but whose row is gone: info, validate and report agree ----
+NOROW=$T_TMP/norow.db
+"$REPLAY" synth -q --scenario seed-race -o "$NOROW" && sqlite3 "$NOROW" "DELETE FROM cgroups WHERE id = 100"
+expect_exit norow_validate 0 "$REPLAY" validate "$NOROW"
+expect_match norow_validate_unknown '^cgroups of unknown parent: 1 ' "$T_OUT"
+expect_exit norow_info 0 "$REPLAY" info "$NOROW"
+expect_match norow_info_unknown 'cgroups: +2, max depth 0, 1 with unknown parent .*, 1 without a path$' "$T_OUT"
+"$REPLAY" replay -q "$NOROW" >/dev/null || fail norow_replay "replay"
+expect_exit norow_report 0 "$REPLAY" report "$NOROW"
+expect_match norow_report_id '^  #100 \(id 100\)' "$T_OUT"
 t_done
