@@ -55,6 +55,34 @@ for p in "${pages[@]}"; do
 	grep -qE "^ +$page +- " <<<"$text" && pass "man_${page}_name" ||
 		fail "man_${page}_name" "NAME does not start with '$page - '"
 
+	# a command as the page shows it can be pasted: a line that starts with one
+	# holds one (comments aside), a line ending in a continuation is followed
+	# by the rest of its command, and no example is a lone comment (help2man
+	# tags "CMD   # comment" lines, or fills lines into one paragraph)
+	bad=$(awk '
+		/^[A-Z]/ { sec = $0 }
+		{ line = $0; sub(/^ +/, "", line) }
+		cont && (line == "" || $0 !~ /^        /) { print "dangling continuation: " prev }
+		{ cont = line ~ / \\$/; prev = line }
+		sec == "EXAMPLES" && line ~ /^#/ { print "a comment alone: " line }
+		line ~ /^(memcg-replay|memcg-capture|trace-cmd|sqlite3) / {
+			cmd = line; sub(/ #.*/, "", cmd)
+			if (gsub(/(^|[ ;&|(])(memcg-replay|memcg-capture|trace-cmd|sqlite3) /, "&", cmd) > 1)
+				print "two commands on a line: " line
+		}' <<<"$text")
+	[ -z "$bad" ] && pass "man_${page}_commands_pasteable" ||
+		fail "man_${page}_commands_pasteable" "$(head -c 300 <<<"$bad")"
+	# SEE ALSO names memcg-replay-db(5), and the main page every command's page,
+	# each name whole (neither hyphenated nor broken at a '-')
+	see=$(sed -n '/^SEE ALSO/,/^[^ ]/p' <<<"$text" | tr -s ' \n' '  ')
+	want="memcg-replay-db(5)"
+	[ "$page" = memcg-replay ] && for c in $cmds; do want="$want memcg-replay-$c(1)"; done
+	missing=
+	for w in $want; do
+		grep -qF -- " $w" <<<"$see" || missing="$missing $w"
+	done
+	[ -z "$missing" ] && pass "man_${page}_see_also" || fail "man_${page}_see_also" "not whole in SEE ALSO:$missing"
+
 	# every option of --help, short and long, in the page (wide: no hyphenation)
 	wide=$(MANWIDTH=250 man -l "$out" 2>/dev/null)
 	opts=$(sed -nE 's/^(  (-[^-])(, (--[[:alnum:]-]+))?|      (--[[:alnum:]-]+)).*/\2 \4 \5/p' <<<"$help" | tr ' ' '\n' | sed '/^$/d' | sort -u)
