@@ -3,8 +3,9 @@
 # program's --help plus cli/man/*.h2m): one page per command the program
 # lists, each renders without a groff warning, has the sections of a
 # trace-cmd-style page, names every option its --help names, and lists
-# exactly the exit codes its --help lists.  A --help without an exit
-# paragraph is refused.
+# exactly the exit codes its --help lists; every command it shows can be
+# pasted (one per line, continuations intact) and SEE ALSO names the pages
+# whole.  A --help without an exit paragraph is refused.
 source "$(dirname "$0")/../lib.sh"
 
 for c in help2man man groff; do
