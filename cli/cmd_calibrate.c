@@ -20,6 +20,7 @@
 
 #define CAL_QUICK_SCALE		0.1
 #define CAL_QUICK_SAMPLES	11
+#define CAL_KEY_QUICK		0x100
 
 struct cal_opts {
 	const char	*output;
@@ -28,6 +29,7 @@ struct cal_opts {
 	unsigned int	samples;
 	uint64_t	window_ns;
 	bool		quick;
+	bool		quiet;
 	bool		force;
 };
 
@@ -78,7 +80,9 @@ static const struct argp_option cal_options[] = {
 	  "measuring (with --db: apply one calibration to many traces)", 0 },
 	{ "samples", 's', "N", 0, "timed samples per operation, 3 to 1000 (default "
 	  CLI_STR(COST_SAMPLES_DEFAULT) ")", 0 },
-	{ "quick", 'q', NULL, 0, "short loops and " CLI_STR(CAL_QUICK_SAMPLES) " samples: a rough "
+	{ "quiet", 'q', NULL, 0, "print nothing on success (with -o or --db)", 0 },
+	/* long only: -q is --quiet, as in every other command */
+	{ "quick", CAL_KEY_QUICK, NULL, 0, "short loops and " CLI_STR(CAL_QUICK_SAMPLES) " samples: a rough "
 	  "figure in a fraction of a second (tests)", 0 },
 	{ "window-us", 'w', "US", 0, "with --db: another CPU's update this recent shares the line "
 	  "(default 10)", 0 },
@@ -107,6 +111,9 @@ static error_t cal_parse(int key, char *arg, struct argp_state *state)
 		o->samples = (unsigned int)v;
 		return 0;
 	case 'q':
+		o->quiet = true;
+		return 0;
+	case CAL_KEY_QUICK:
 		o->quick = true;
 		return 0;
 	case 'w':
@@ -124,6 +131,8 @@ static error_t cal_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (o->from && !o->db && !o->output)
 			argp_error(state, "--from: give --db FILE (or -o FILE) to apply it to");
+		if (o->quiet && !o->db && !o->output)
+			argp_error(state, "--quiet: give -o FILE or --db FILE, or nothing is seen");
 		if (o->from && (o->quick || o->samples))
 			argp_error(state, "--from takes the figures as they are: no --quick or --samples");
 		return 0;
@@ -227,6 +236,8 @@ static int cal_write_db(const struct cal_opts *o, const struct sim_cost_calib *c
 		rc = cli_fail(err, "%s", o->db);
 		goto out;
 	}
+	if (o->quiet)
+		goto out;
 	printf("%s: %" PRIu64 " updates over %.3f s; atomic adds priced as contended: %.1f %% "
 	       "(walk visits to a memcg another CPU's update reached < %" PRIu64 " us before), "
 	       "the rest uncontended\n", o->db, b.updates, (double)b.trace_ns / 1e9,
@@ -277,7 +288,8 @@ int cmd_calibrate(int argc, char **argv)
 		if (err)
 			return cli_fail(err, "calibrate");
 	}
-	cal_print(&c, !o.from);
+	if (!o.quiet)
+		cal_print(&c, !o.from);
 	rc = MCR_EXIT_OK;
 	if (o.output)
 		rc = cal_write_file(&o, &c);

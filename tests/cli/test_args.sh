@@ -31,4 +31,14 @@ if [ -e c.db ]; then fail capture_duration_no_output "c.db written"; else pass c
 expect_exit replay_sample_ms_ok 0 "$REPLAY" replay --sample-ms 0.5 --policy break,legacy t.db
 expect_exit validate_ok_args 0 "$REPLAY" validate --min-match 0 --mismatches 3 t.db
 expect_exit report_run_ok 0 "$REPLAY" report --run 1,2 t.db
+# a short option means one thing in every command: -q is --quiet wherever it exists
+cmds=$("$REPLAY" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\)  .*/\1/p')
+for c in $cmds; do
+	q=$("$REPLAY" "$c" --help | grep -E '^  -q, ' || true)
+	[ -z "$q" ] || [[ $q == "  -q, --quiet "* ]] && pass "${c}_q_is_quiet" ||
+		fail "${c}_q_is_quiet" "$q"
+done
+q=$("$CAPTURE" --help | grep -E '^  -q, ' || true)
+[ -z "$q" ] || [[ $q == "  -q, --quiet "* ]] && pass capture_q_is_quiet || fail capture_q_is_quiet "$q"
+
 t_done

@@ -48,6 +48,13 @@ assert c["cpus"] >= 1 and c["samples"] >= 3 and c["measured_at"]
 PY
 then pass cal_file_format; else fail cal_file_format "$(cat "$CAL")"; fi
 expect_exit cal_replace_own_file 0 "$REPLAY" calibrate --quick -o "$CAL"
+# -q is --quiet, as in every command: the file, nothing printed; alone it would show nothing
+rm -f "$CAL"
+expect_exit cal_quiet_file 0 "$REPLAY" calibrate -q --quick -o "$CAL"
+[ -z "$T_OUT" ] && [ -s "$CAL" ] && pass cal_quiet_prints_nothing ||
+	fail cal_quiet_prints_nothing "stdout: $(head -c 200 <<<"$T_OUT"); file: $(ls -l "$CAL" 2>&1)"
+expect_exit cal_quiet_alone 2 "$REPLAY" calibrate --quiet --quick
+expect_match cal_quiet_alone_msg 'give -o FILE or --db FILE' "$T_ERR"
 echo "not a calibration" >"$T_TMP/notes.txt"
 expect_exit cal_refuse_other_file 3 "$REPLAY" calibrate --quick -o "$T_TMP/notes.txt"
 expect_match cal_refuse_other_file_msg 'not a memcg-replay database|--force' "$T_ERR"
