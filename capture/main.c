@@ -146,8 +146,8 @@ static const struct argp_option options[] = {
 	  "/sys/kernel/tracing/trace_clock)", 0 },
 	{ "force-clock", OPT_FORCE_CLOCK, NULL, 0, "Allow -C local (per-CPU clock, not ordered across CPUs)", 0 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Keep only this subtree's events and its ancestors' flushes "
-	  "(PATH below the memory hierarchy, e.g. /tenant, or a full path under its mount; no . or "
-	  ".. components)", 0 },
+	  "(PATH below the memory hierarchy, e.g. /tenant, or a full path under its mount; no '.' or "
+	  "'..' component)", 0 },
 	{ 0 }
 };
 

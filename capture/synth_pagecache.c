@@ -45,7 +45,7 @@ const struct synth_param synth_pagecache_params[] = {
 	  "host's flush, long enough that TH + 4 x 63 pages land between the leaf's and the "
 	  "root's last visits at 1 GiB/s, so the race happens as on a real machine", 24000, 1, 1e7, false },
 	{ "siblings", "cgroups", "light-activity siblings of the leaf", 3, 0, 100, true },
-	{ "sibling-rate", "updates/s", "their updates (1-2 pages each), in total; keep their "
+	{ "sibling-rate", "updates/s", "their updates (1-2 pages each) together; keep their "
 	  "credit to the root below TH per period, or they unstick it", 40, 0, 1e7, false },
 	{ .name = NULL },
 };

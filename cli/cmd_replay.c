@@ -54,7 +54,7 @@ static const struct argp_option replay_options[] = {
 	  CLI_STR(REPLAY_MAX_BATCH) " (default: the trace's, meta batch_size)", 0 },
 	{ "cpus", 'c', "N[,N...]", 0, "online CPU counts to simulate, 1 to " CLI_STR(REPLAY_MAX_CPUS)
 	  ": TH = batch x N (default: the trace's nr_cpus_online)", 0 },
-	{ "flush-model", 'm', "MODEL", 0, "where flush visits happen when the trace does not say", 0 },
+	{ "flush-model", 'm', "MODEL", 0, "where flush visits go when the trace has none", 0 },
 	{ "quiet", 'q', NULL, 0, "no progress line (shown only on a terminal)", 0 },
 	{ "sample-ms", 's', "MS", 0, "series period in trace ms, > 0 (default "
 	  CLI_STR(REPLAY_SAMPLE_MS_DEFAULT) ", or the trace's span / " CLI_STR(REPLAY_SAMPLES_MAX)
@@ -145,6 +145,16 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* A flush model of the --help list: its summary filled beside its name. */
+static void help_model(FILE *f, const struct replay_model *m, const char *note)
+{
+	char lead[32], text[512];
+
+	snprintf(lead, sizeof(lead), "  %-9s ", m->name);
+	snprintf(text, sizeof(text), "%s%s", m->summary, note);
+	cli_help_fill(f, lead, text, 12);
+}
+
 static char *replay_help_extra(void)
 {
 	const struct sim_policy *pol;
@@ -156,12 +166,14 @@ static char *replay_help_extra(void)
 	if (!f)
 		return NULL;
 	fprintf(f, "Policies:\n");
-	for (i = 0; (pol = sim_policy_at(i)); i++)
-		fprintf(f, "  %-9s %s\n            %s\n", pol->name, pol->kernels, pol->summary);
+	for (i = 0; (pol = sim_policy_at(i)); i++) {
+		fprintf(f, "  %-9s %s\n", pol->name, pol->kernels);
+		cli_help_fill(f, "            ", pol->summary, 12);
+	}
 	fprintf(f, "\nFlush models (explicit visit events in a trace override them):\n");
 	for (i = 0; (m = replay_model_at(i)); i++)
-		fprintf(f, "  %-9s %s%s\n", m->name, m->summary, replay_model_default_note(m));
-	fprintf(f, "  %s\n", replay_model_default_why);
+		help_model(f, m, replay_model_default_note(m));
+	cli_help_fill(f, "  ", replay_model_default_why, 2);
 	fprintf(f, "  inferred first replays the trace with the traced kernel's own policy and\n"
 		"  keeps, for every update that landed inside a lock window, the order that\n"
 		"  best explains the kernel's recorded memcg_flush_stats values (see\n"

@@ -122,8 +122,8 @@ static const struct argp_option report_options[] = {
 	{ "worst", 'w', NULL, 0, "one row per (run, cgroup): its worst line (cgroup_lag_report)", 0 },
 	{ "no-check", 'n', NULL, 0, "do not re-read the events to check the trace (fast on huge traces)", 0 },
 	{ "cost", 0x100, NULL, 0, "only the cost in time, one row per run (the view cost_report)", 0 },
-	{ "calibration", 0x101, "CALIB", 0, "price the counts with this file of 'calibrate -o' "
-	  "(default: the database's own, from 'calibrate --db')", 0 },
+	{ "calibration", 0x101, "CALIB", 0, "price the counts with this calibration file "
+	  "(default: the one stored by calibrate --db)", 0 },
 	{ 0 }
 };
 

@@ -135,11 +135,21 @@ static char *synth_help(int key, const char *text, void *input)
 		return (char *)text;
 	fprintf(f, "%s\n\nScenarios (options below):\n", text);
 	for (i = 0; (sc = synth_scenario_at(i)); i++) {
-		fprintf(f, "  %-10s %s\n", sc->name, sc->summary);
-		fprintf(f, "  %-10s", "");
+		char *opts = NULL, lead[16];
+		size_t olen = 0;
+		FILE *o = open_memstream(&opts, &olen);
+
+		snprintf(lead, sizeof(lead), "  %-10s ", sc->name);
+		cli_help_fill(f, lead, sc->summary, 13);
+		if (!o)
+			break;
 		for (p = sc->params; p->name; p++)
-			fprintf(f, " --%s=%.10g", p->name, p->def);
-		fprintf(f, "%s\n", sc->params->name ? "" : " (no options)");
+			fprintf(o, " --%s=%.10g", p->name, p->def);
+		fprintf(o, "%s", sc->params->name ? "" : " (no options)");
+		fclose(o);
+		if (opts)
+			cli_help_fill(f, "             ", opts, 13);
+		free(opts);
 	}
 	fclose(f);
 	return buf;

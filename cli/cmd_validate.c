@@ -35,7 +35,7 @@ static const struct argp_option validate_options[] = {
 	{ "format", 'f', "FORMAT", 0, "text (default) or json", 0 },
 	{ "quiet", 'q', NULL, 0, "no progress line (shown only on a terminal)", 0 },
 	{ "min-match", 'r', "RATE", 0, "exit 10 when the stats_updates match rate is below RATE (default 0.999)", 0 },
-	{ "mismatches", 'n', "N", 0, "mismatches to show with their context (default 10)", 0 },
+	{ "mismatches", 'n', "N", 0, "mismatches shown with their context (default 10)", 0 },
 	CLI_OPTION_MAX_HYP,
 	{ 0 }
 };
@@ -79,6 +79,16 @@ static error_t validate_parse(int key, char *arg, struct argp_state *state)
 	return 0;
 }
 
+/* A flush model of the --help list: its summary filled beside its name. */
+static void help_model(FILE *f, const struct replay_model *m, const char *note)
+{
+	char lead[32], text[512];
+
+	snprintf(lead, sizeof(lead), "  %-9s ", m->name);
+	snprintf(text, sizeof(text), "%s%s", m->summary, note);
+	cli_help_fill(f, lead, text, 12);
+}
+
 static char *validate_help_extra(void)
 {
 	const struct replay_model *m;
@@ -92,9 +102,8 @@ static char *validate_help_extra(void)
 		"synthetic traces (meta source 'synth:...') break.\n\nFlush models:\n");
 	for (i = 0; (m = replay_model_at(i)); i++)
 		if (replay_model_is_plain(m))
-			fprintf(f, "  %-9s %s%s\n", m->name, m->summary,
-				m == replay_model_default(NULL) ? " (default)" : "");
-	fprintf(f, "  %s\n", replay_model_default_why);
+			help_model(f, m, m == replay_model_default(NULL) ? " (default)" : "");
+	cli_help_fill(f, "  ", replay_model_default_why, 2);
 	fprintf(f, "\nCompared from the first completed forced root flush on (before it the\n"
 		"counters are unknown).  stats_updates_match counts matches with race\n"
 		"inference, stats_updates_match_plain with the flush model alone.\n"

@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "exit.h"
+#include "msg.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -63,14 +64,17 @@ static const char *const cli_tool_names[] = {
 	"calibrate",
 };
 
-static void exit_help(FILE *f, unsigned int tool, const char *lead)
+static void exit_help(FILE *f, unsigned int tool, const char *lead_blank)
 {
 	size_t i;
+	char lead[16];
 
-	fprintf(f, "%sExit status:\n", lead);
+	fprintf(f, "%sExit status:\n", lead_blank);
 	for (i = 0; i < ARRAY_SIZE(cli_exits); i++)
-		if (cli_exits[i].tools & tool)
-			fprintf(f, "  %2zu  %s\n", i, cli_exits[i].meaning);
+		if (cli_exits[i].tools & tool) {
+			snprintf(lead, sizeof(lead), "  %2zu  ", i);
+			cli_help_fill(f, lead, cli_exits[i].meaning, 6);
+		}
 }
 
 void cli_exit_help(FILE *f, unsigned int tool)

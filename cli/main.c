@@ -21,7 +21,7 @@ static const struct cli_cmd {
 	{ "replay",	cmd_replay,	"replay a trace against walk policies; store and summarize staleness" },
 	{ "validate",	cmd_validate,	"check the simulator reproduces the kernel's own recorded counters" },
 	{ "report",	cmd_report,	"print the lag report: policies side by side (table, CSV, JSON)" },
-	{ "events",	cmd_events,	"the events as rows: CSV for a range, the SQL table events, or convert an old file" },
+	{ "events",	cmd_events,	"the events as CSV rows or the SQL table events; convert an old file" },
 	{ "calibrate",	cmd_calibrate,	"measure what the update path's operations cost on this host" },
 	{ "info",	cmd_info,	"describe a trace database: source, kernel, CPUs, events, runs" },
 };

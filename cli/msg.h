@@ -11,6 +11,8 @@
 #ifndef MCR_CLI_MSG_H
 #define MCR_CLI_MSG_H
 
+#include <stdio.h>
+
 extern const char *cli_prog;	/* "memcg-replay", "memcg-capture" */
 
 /* "<prog>: <msg>\n" on stderr. */
@@ -19,5 +21,14 @@ void cli_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "<prog>: <mcr_strerror(err)>" and returns mcr_exit_code(err). */
 int cli_fail_bare(int err);
+
+/*
+ * One item of a --help list: @lead ("  spread    "), then the words of @text
+ * filled to 78 columns, each further line indented by @indent blanks.  argp
+ * leaves lines that fit as they are, where it would wrap a longer one at
+ * column 0.  A word of one or two characters ("-m", "11") stays on the line
+ * of the word after it.
+ */
+void cli_help_fill(FILE *f, const char *lead, const char *text, int indent);
 
 #endif
