@@ -27,9 +27,13 @@ struct synth_cli {
 	uint64_t	seed;
 	bool		quiet;
 	bool		force;
-	/* --NAME=VALUE of scenario options, applied once the scenario is known */
-	const char	*names[SYNTH_MAX_UNION];
-	const char	*values[SYNTH_MAX_UNION];
+	/*
+	 * --NAME=VALUE of scenario options, applied in order once the scenario
+	 * is known: as many as the command line has words (an option may be
+	 * given again, each value is checked)
+	 */
+	const char	**names;
+	const char	**values;
 	size_t		nr_values;
 	const char	*union_names[SYNTH_MAX_UNION];
 	size_t		nr_union;
@@ -302,10 +306,19 @@ int cmd_synth(int argc, char **argv)
 	int rc = MCR_EXIT_USAGE;
 	size_t i;
 
+	c.names = calloc((size_t)argc, sizeof(*c.names));
+	c.values = calloc((size_t)argc, sizeof(*c.values));
+	if (!c.names || !c.values) {
+		rc = cli_fail(-ENOMEM, "synth");
+		goto out;
+	}
 	synth_options(&c, opts, docs);
 	if (!argp_parse(&argp, argc, argv, 0, NULL, &c) && synth_resolve(&c, &a))
 		rc = synth_write(&c, &a);
+out:
 	for (i = 0; i < c.nr_union; i++)
 		free(docs[i]);
+	free(c.names);
+	free(c.values);
 	return rc;
 }

@@ -164,6 +164,16 @@ got=$(q "SELECT count(DISTINCT n) = 1 AND min(n) = (SELECT (max(last_ts) - min(f
 	FROM event_chunks)
 	FROM (SELECT count(*) AS n FROM series WHERE run_id = $brk_run GROUP BY cgroup_id, kind, item)")
 expect_match pc_series_no_gaps '^1$' "$got"
+# a scenario option given more often than there are option names (64): each value is
+# applied in order, the last one wins (before: a bus error past the 64th)
+many=()
+for i in $(seq 4 69); do many+=("--cgroups=$i"); done
+expect_exit synth_many_options 0 "$REPLAY" synth -q -s fleet --events 2000 "${many[@]}" -o "$T_TMP/many.db" &&
+	expect_match synth_many_options_last_wins '^69$' "$(sqlite3 "$T_TMP/many.db" "SELECT count(*) FROM cgroups")"
+expect_exit synth_many_options_each_checked 2 "$REPLAY" synth -q -s fleet --events 2000 "${many[@]}" \
+	--cgroups=x "${many[@]}" -o "$T_TMP/many.db" &&
+	expect_match synth_many_options_each_checked_msg "cgroups=x: not a valid value" "$T_ERR"
+
 echo "# pagecache: root $F worst read error break $brk pages, continue $cont pages;" \
 	"first stranded (break) at ${first_stranded} s; growth while stranded ${slope} pages/s"
 t_done
