@@ -9,6 +9,7 @@
 #define MCR_IMPORT_LOCAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <trace-cmd.h>
@@ -117,6 +118,17 @@ static inline bool imp_rec_again(struct imp_rec_at *last, const struct tep_recor
 /* import_plain.c: *@top replaced by a handle of a decompressed copy beside @tmp, when due */
 int imp_plain(struct imp *im, struct tracecmd_input **top, const char *tmp);
 void imp_plain_remove(struct imp *im);
+
+/* import_child.c: @fn(@arg) run in a child process; how it ended if it did not return */
+struct imp_child {
+	bool	died;		/* it ended without returning */
+	int	sig;		/* the signal that ended it, 0 if none */
+	int	status;		/* sig 0: its exit status (-1 unknown) */
+};
+int imp_contain(int (*fn)(void *arg), void *arg, struct imp_child *how);
+void imp_child_how(const struct imp_child *how, char *buf, size_t len);
+void *imp_shared_alloc(size_t size);
+void imp_shared_free(void *p, size_t size);
 
 /* import_check.c: the readers' check of the database written at @path */
 int imp_check(struct imp *im, const char *path);

@@ -40,10 +40,11 @@ static const uint8_t imp_magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g
 /*
  * Opens a file of version 6 or older in a child first: libtracecmd 1.3.1
  * crashes (in its own error path) on some truncated v6 files, and a crash
- * must become an error code.  A v7 file is opened directly: its open costs a
- * tenth of the import (the kallsyms are parsed at every open), and
- * libtracecmd returns an error for a v7 file cut anywhere (tried at 166
- * offsets, headers to the options at its end).
+ * must become an error code, without a sanitizer's report.  A v7 file is not
+ * probed: its open costs a tenth of the import (the kallsyms are parsed at
+ * every open), and libtracecmd returns an error for a v7 file cut anywhere
+ * (tried at 166 offsets, headers to the options at its end).  A damaged one
+ * it may crash on, which the import's own child contains (import_child.c).
  */
 static int imp_open_checked(const char *path, const char **why)
 {
@@ -560,12 +561,118 @@ out:
 	return err;
 }
 
-int import_run(const struct import_opts *o, struct import_result *res)
+/*
+ * The import proper: the database left at @tmp on success (removed by the
+ * caller on failure).  libtracecmd's handles are closed before the readers'
+ * check: a crash closing them fails the import.  *@progress_total (if not
+ * NULL): the kernel's count of the records, for the last progress call.
+ */
+static int imp_import(const struct import_opts *o, struct import_result *res, const char *tmp,
+		      uint64_t *progress_total)
 {
 	struct tracecmd_input *top;
 	struct imp *im;
-	char *tmp = NULL, warn[1024];
+	char warn[1024];
+	int err;
+
+	top = tracecmd_open(o->trace_path, TRACECMD_FL_LOAD_NO_PLUGINS);
+	if (!top) {
+		res->detail = "libtracecmd cannot open it";
+		return -MCR_E_CORRUPT;
+	}
+	im = calloc(1, sizeof(*im));
+	if (!im) {
+		tracecmd_close(top);
+		return -ENOMEM;
+	}
+	im->o = o;
+	im->res = res;
+	err = imp_plain(im, &top, tmp);
+	if (!err)
+		err = imp_run(im, top, tmp, warn, sizeof(warn));
+	if (im->db) {
+		int cerr = db_close(im->db);
+
+		err = err ?: cerr;
+	}
+	tracecmd_close(top);
+	imp_plain_remove(im);
+	if (!err)
+		err = imp_check(im, tmp);
+	if (progress_total)
+		*progress_total = im->progress_total;
+	imp_cgs_free(&im->cgs);
+	imp_cgs_free(&im->memcg_ids);
+	imp_pend_free(im);
+	free(im->flush);
+	free(im->mk_root_id);
+	tp_decoder_free(&im->dec);
+	free(im->seq);
+	free(im->last_ts);
+	free(im->last_rec);
+	free(im);
+	return err;
+}
+
+/* What the import's child hands back, in a mapping shared with the parent. */
+struct imp_shared {
+	struct import_result	res;
+	uint64_t		progress_total;
+};
+
+struct imp_job {
+	const struct import_opts	*o;
+	const char			*tmp;
+	struct imp_shared		*sh;
+};
+
+static int imp_job_run(void *arg)
+{
+	struct imp_job *j = arg;
+
+	return imp_import(j->o, &j->sh->res, j->tmp, &j->sh->progress_total);
+}
+
+/*
+ * imp_import() in a child process (import_child.c): a crash of libtracecmd
+ * on a damaged file is -MCR_E_CORRUPT, its files removed.  The result's
+ * strings are static ones, at the same addresses in the parent, or res->why.
+ */
+static int imp_import_contained(const struct import_opts *o, struct import_result *res,
+				const char *tmp)
+{
+	struct imp_job j = { .o = o, .tmp = tmp };
+	struct imp_child how;
+	char what[64], plain[PATH_MAX];
+	int err;
+
+	j.sh = imp_shared_alloc(sizeof(*j.sh));
+	if (!j.sh)
+		return -ENOMEM;
+	j.sh->res = *res;
+	err = imp_contain(imp_job_run, &j, &how);
+	*res = j.sh->res;
+	if (res->detail == j.sh->res.why)
+		res->detail = res->why;
+	if (how.died) {
+		imp_child_how(&how, what, sizeof(what));
+		snprintf(res->why, sizeof(res->why), "libtracecmd %s reading it", what);
+		res->detail = res->why;
+		res->refused = false;
+		snprintf(plain, sizeof(plain), "%s%s", tmp, IMPORT_PLAIN_SUFFIX);
+		unlink(plain);
+	} else if (!err && o->progress) {
+		/* the caller's context saw the child's calls in the child only */
+		o->progress(o->progress_ctx, res->records, j.sh->progress_total);
+	}
+	imp_shared_free(j.sh, sizeof(*j.sh));
+	return err;
+}
+
+int import_run(const struct import_opts *o, struct import_result *res)
+{
 	const char *why = NULL;
+	char *tmp = NULL;
 	int err;
 
 	memset(res, 0, sizeof(*res));
@@ -581,46 +688,14 @@ int import_run(const struct import_opts *o, struct import_result *res)
 		res->detail = why;
 		return err;
 	}
-	top = tracecmd_open(o->trace_path, TRACECMD_FL_LOAD_NO_PLUGINS);
-	if (!top) {
-		res->detail = "libtracecmd cannot open it";
-		return -MCR_E_CORRUPT;
-	}
-	im = calloc(1, sizeof(*im));
-	if (!im || (o->in_place ? !(tmp = strdup(o->out_path)) :
-		    asprintf(&tmp, "%s.partial-%d", o->out_path, (int)getpid()) < 0)) {
-		free(im);
-		tracecmd_close(top);
+	if (o->in_place ? !(tmp = strdup(o->out_path)) :
+	    asprintf(&tmp, "%s.partial-%d", o->out_path, (int)getpid()) < 0)
 		return -ENOMEM;
-	}
-	im->o = o;
-	im->res = res;
-	err = imp_plain(im, &top, tmp);
-	if (!err)
-		err = imp_run(im, top, tmp, warn, sizeof(warn));
-	if (im->db) {
-		int cerr = db_close(im->db);
-
-		err = err ?: cerr;
-	}
-	if (!err)
-		err = imp_check(im, tmp);
+	err = o->in_process ? imp_import(o, res, tmp, NULL) : imp_import_contained(o, res, tmp);
 	if (!err && !o->in_place && rename(tmp, o->out_path))
 		err = -errno;
 	if (err)
 		imp_unlink_tmp(tmp);
-	tracecmd_close(top);
-	imp_plain_remove(im);
-	imp_cgs_free(&im->cgs);
-	imp_cgs_free(&im->memcg_ids);
-	imp_pend_free(im);
-	free(im->flush);
-	free(im->mk_root_id);
-	tp_decoder_free(&im->dec);
-	free(im->seq);
-	free(im->last_ts);
-	free(im->last_rec);
-	free(im);
 	free(tmp);
 	return err;
 }

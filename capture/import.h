@@ -31,8 +31,15 @@
  * compressed file in time that grows with the square of its length
  * (import_plain.c).  No name of the caller's is written but @out_path.
  *
- * To survive a libtracecmd 1.3.1 bug (tracecmd_open() crashes on a truncated
- * v6 file), a v6 file is first opened in a short-lived child process.
+ * libtracecmd 1.3.1 crashes on some damaged files (tracecmd_open() on a
+ * truncated v6 file, a v7 file with a byte flipped, tracecmd_copy()'s input
+ * closed): the import runs in a child process (import_child.c) that writes
+ * the database, and the decompressed copy is made in a child of its own.  A
+ * crash is -MCR_E_CORRUPT with res->detail naming the signal, and its files
+ * are removed.  A v6 file is first opened in a short-lived child of its
+ * own, whose crash report, under a sanitizer, is not shown.  The caller
+ * must not ignore SIGCHLD; SIGINT, SIGTERM and SIGHUP reaching it while the
+ * child runs are passed to the child, and raised again once it has ended.
  */
 #ifndef MCR_IMPORT_H
 #define MCR_IMPORT_H
@@ -59,6 +66,8 @@ struct import_opts {
 	const char		*trace_path;	/* the trace.dat */
 	const char		*out_path;	/* the database to write (replaced on success) */
 	bool			in_place;	/* out_path is a temporary file: no rename */
+	bool			in_process;	/* no child: a crash of libtracecmd is the
+						 * caller's (a fuzzer, which wants coverage) */
 	enum import_plain	plain;
 	const char		*cgroupfs;	/* live cgroup tree to walk, or NULL */
 	const char		*options;	/* the command line, stored in meta "options" */

@@ -87,6 +87,18 @@ out:
 	return err;
 }
 
+struct imp_copy_job {
+	const char	*src, *dst;
+	int		version;
+};
+
+static int imp_plain_copy_job(void *arg)
+{
+	const struct imp_copy_job *j = arg;
+
+	return imp_plain_copy(j->src, j->dst, j->version);
+}
+
 /**
  * imp_plain() - read a compressed trace.dat from a decompressed copy.
  * @im:  the import; im->plain names the copy, read from here on
@@ -95,15 +107,20 @@ out:
  *
  * Does nothing for a file that is not compressed, under IMPORT_PLAIN_NEVER,
  * below IMPORT_PLAIN_MIN under AUTO, or with a libtracecmd that does not
- * export the copy.  Under AUTO a copy that fails is removed and its error
- * kept in res->plain_err: the file is read directly.  Returns 0, or under
- * ALWAYS the copy's error.
+ * export the copy.  The copy is made in a child process (import_child.c):
+ * libtracecmd crashes closing the input of some damaged files.  Under AUTO a
+ * copy that fails (or crashes) is removed and its error kept in
+ * res->plain_err: the file is read directly.  Returns 0, or under ALWAYS
+ * the copy's error.
  */
 int imp_plain(struct imp *im, struct tracecmd_input **top, const char *tmp)
 {
 	const struct import_opts *o = im->o;
+	struct imp_copy_job job;
 	struct tracecmd_input *h;
-	int err, version;
+	struct imp_child how;
+	char what[64];
+	int err;
 
 	if (!tracecmd_get_file_compress_proto || !tracecmd_copy || !tracecmd_output_close) {
 		if (o->plain != IMPORT_PLAIN_ALWAYS)
@@ -117,14 +134,22 @@ int imp_plain(struct imp *im, struct tracecmd_input **top, const char *tmp)
 		im->plain = NULL;
 		return -ENOMEM;
 	}
-	version = tracecmd_get_in_file_version ? (int)tracecmd_get_in_file_version(*top) : 0;
-	err = imp_plain_copy(o->trace_path, im->plain, version);
+	job.src = o->trace_path;
+	job.dst = im->plain;
+	job.version = tracecmd_get_in_file_version ? (int)tracecmd_get_in_file_version(*top) : 0;
+	err = imp_contain(imp_plain_copy_job, &job, &how);
 	h = err ? NULL : tracecmd_open(im->plain, TRACECMD_FL_LOAD_NO_PLUGINS);
 	if (!h) {
 		err = err ?: -MCR_E_CORRUPT;
 		imp_plain_remove(im);
 		if (o->plain == IMPORT_PLAIN_ALWAYS) {
 			im->res->detail = "libtracecmd could not make or open a decompressed copy";
+			if (how.died) {
+				imp_child_how(&how, what, sizeof(what));
+				snprintf(im->res->why, sizeof(im->res->why),
+					 "libtracecmd %s making a decompressed copy of it", what);
+				im->res->detail = im->res->why;
+			}
 			return err;
 		}
 		im->res->plain_err = err;

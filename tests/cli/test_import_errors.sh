@@ -50,6 +50,52 @@ echo keep >"$T_TMP/keep.db"
 "$REPLAY" import "$T_TMP/random.dat" -o "$T_TMP/keep.db" 2>/dev/null
 expect_match import_failure_keeps_existing '^keep$' "$(cat "$T_TMP/keep.db")"
 
+# one byte flipped in the compressed CPU data of a v7 trace.dat (v7-2cpu.dat: a v6
+# recording cut by tests/fuzz/shrink_dat.py to 24 pages a CPU, then trace-cmd convert
+# --file-version 7 --compression zstd; CPU 0's zstd chunks at 8196, 12965 and 16100).
+# libtracecmd 1.3.1 crashes on it: in tracecmd_open()'s error path when the flip is in a
+# CPU's first chunk, in tracecmd_close() after tracecmd_copy() when it is in a later one.
+# The import runs it in a child process: exit 15 naming the crash and the output's
+# directory empty (before: SIGSEGV, exit 139, the temporary file left)
+V7="$TOP/tests/fuzz/corpus/import/v7-2cpu.dat"
+# flip IN OFFSET OUT: IN with the byte at OFFSET inverted
+flip() {
+	local b
+	b=$(od -An -tu1 -j "$2" -N1 "$1") && cp "$1" "$3" &&
+		printf "\\$(printf %03o $((b ^ 255)))" | dd of="$3" bs=1 seek="$2" conv=notrunc status=none
+}
+# crashed NAME WHAT: the last line of stderr says libtracecmd crashed WHAT (under a
+# sanitizer, whose report comes first, the child exits 1 instead of dying by the signal)
+crashed() {
+	local how='crashed \(SIGSEGV\)'
+	[ "${MCR_SANITIZED:-0}" = 1 ] && how='(crashed \(SIG[A-Z]+\)|died \(exit status 1\))'
+	expect_match "$1" "^memcg-replay: .*: truncated or corrupt trace file: libtracecmd $how $2\$" \
+		"$(tail -n 1 <<<"$T_ERR")"
+}
+# empty NAME: the output's directory holds nothing (no database, temporary file or copy)
+empty() {
+	local left
+	left=$(ls -A "$T_TMP/crash")
+	[ -z "$left" ] && pass "$1" || fail "$1" "left: $left"
+}
+mkdir "$T_TMP/crash"
+expect_exit import_v7_intact 0 "$REPLAY" import "$V7" -o "$T_TMP/crash/out.db" -q
+rm -f "$T_TMP/crash/out.db"
+flip "$V7" 10201 "$T_TMP/flip-open.dat"	# CPU 0's first chunk
+flip "$V7" 14226 "$T_TMP/flip-copy.dat"	# its second
+expect_exit import_v7_flip_open_crash 15 "$REPLAY" import "$T_TMP/flip-open.dat" -o "$T_TMP/crash/out.db" &&
+	crashed import_v7_flip_open_crash_msg 'reading it'
+empty import_v7_flip_open_crash_empty
+expect_exit import_v7_flip_copy_crash 15 "$REPLAY" import "$T_TMP/flip-copy.dat" -o "$T_TMP/crash/out.db" \
+	--decompress always && crashed import_v7_flip_copy_crash_msg 'making a decompressed copy of it'
+empty import_v7_flip_copy_crash_empty
+# auto, for a file of 8 MiB (zeros appended, never read): the copy crashes, the file is
+# read as it is (libtracecmd reads this one without crashing)
+cp "$T_TMP/flip-copy.dat" "$T_TMP/flip-copy8.dat" && truncate -s 8M "$T_TMP/flip-copy8.dat"
+expect_exit import_v7_flip_copy_auto 0 "$REPLAY" import "$T_TMP/flip-copy8.dat" -o "$T_TMP/crash/out.db" -q &&
+	expect_match import_v7_flip_copy_auto_warns 'could not decompress .*flip-copy8.dat into a plain copy .*\(truncated or corrupt trace file\)' "$T_ERR"
+expect_match import_v7_flip_copy_auto_left '^out\.db$' "$(ls -A "$T_TMP/crash")"
+
 # ---- recorded inputs ----
 why_not() {
 	[ "$(id -u)" -eq 0 ] || { echo "needs root to record with trace-cmd"; return; }

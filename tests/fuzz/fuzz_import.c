@@ -24,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(out, sizeof(out), "%s.db", in);
 	o.trace_path = in;
 	o.out_path = out;
+	o.in_process = true;	/* coverage and sanitizer reports of this process */
 	import_run(&o, &res);
 	fuzz_unlink_db(out);
 	unlink(in);

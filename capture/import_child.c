@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * import_child.c - libtracecmd run in a child process, so that its crash on
+ * a damaged trace.dat becomes an error code.
+ *
+ * libtracecmd 1.3.1 crashes on some damaged v7 files: one byte flipped in a
+ * section can crash tracecmd_open() in its own error path (tracecmd_close()
+ * of the half-built handle), or tracecmd_close() after a tracecmd_copy() that
+ * went through; a size read from the file is passed to malloc() as it is.
+ * imp_contain() runs a step of the import in a forked child, which writes
+ * its files and hands its result back in a shared mapping, while the parent
+ * waits: a fork and a wait cost well under a millisecond, nothing against an
+ * import.
+ *
+ * Signals: while the child runs, the parent blocks SIGINT, SIGTERM and
+ * SIGHUP and takes them with sigwaitinfo().  One is sent on to the child
+ * (whose handler, inherited, removes the files it writes, as the CLI's does),
+ * the parent waits for the child to end, then raises the signal on itself:
+ * the process ends as it would have, and never while its child still
+ * writes.  The child dies with its parent (PR_SET_PDEATHSIG) if the parent
+ * is killed outright.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "import-local.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const int imp_fwd_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+/* What the child hands back besides its files. */
+struct imp_box {
+	int	ret;
+	int	done;	/* ret is fn's: the child did not die on the way */
+};
+
+void *imp_shared_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void imp_shared_free(void *p, size_t size)
+{
+	if (p)
+		munmap(p, size);
+}
+
+/* A signal that a crash raises, not one sent to end the process. */
+static bool imp_crash_signal(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE ||
+	       sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS;
+}
+
+static void imp_child(int (*fn)(void *arg), void *arg, struct imp_box *box, pid_t parent,
+		      const sigset_t *mask)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(1);	/* the parent died before prctl() */
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	box->ret = fn(arg);
+	box->done = 1;
+	/* no atexit handler, no stdio flush: those are the parent's */
+	_exit(0);
+}
+
+/*
+ * Waits for @pid with the signals of @set blocked: SIGCHLD, and the ones to
+ * forward.  Returns the one forwarded last (0 if none); *@status is the
+ * child's wait status, or -1 if it could not be had.
+ */
+static int imp_wait(pid_t pid, const sigset_t *set, int *status)
+{
+	int fwd = 0, sig;
+	pid_t r;
+
+	*status = -1;
+	for (;;) {
+		sig = sigwaitinfo(set, NULL);
+		if (sig < 0 && errno == EINTR)
+			continue;
+		if (sig > 0 && sig != SIGCHLD) {
+			kill(pid, sig);
+			fwd = sig;
+			continue;
+		}
+		/* SIGCHLD, maybe another child's; or sigwaitinfo() failed: wait blocking */
+		r = waitpid(pid, status, sig < 0 ? 0 : WNOHANG);
+		if (r == pid)
+			return fwd;
+		if (r < 0 && errno != EINTR) {
+			*status = -1;	/* ECHILD: reaped for us (SIGCHLD ignored) */
+			return fwd;
+		}
+	}
+}
+
+/**
+ * imp_contain() - runs @fn(@arg) in a child process.
+ * @fn:  returns 0 or a negative error; what else it yields goes to memory
+ *       from imp_shared_alloc() or to files
+ * @arg: its argument
+ * @how: filled when the child did not return: the signal that ended it, or
+ *       (sig 0) its exit status (a sanitizer's report exits 1)
+ *
+ * Returns @fn's return, or -MCR_E_CORRUPT if the child crashed or exited
+ * without a result, -EINTR if another signal ended it, or a negative errno
+ * if it could not be started.
+ */
+int imp_contain(int (*fn)(void *arg), void *arg, struct imp_child *how)
+{
+	struct imp_box *box;
+	sigset_t set, old;
+	pid_t pid, parent = getpid();
+	int fwd, status, err;
+	size_t i;
+
+	*how = (struct imp_child){ 0 };
+	box = imp_shared_alloc(sizeof(*box));
+	if (!box)
+		return -ENOMEM;
+	sigemptyset(&set);
+	for (i = 0; i < ARRAY_SIZE(imp_fwd_signals); i++)
+		sigaddset(&set, imp_fwd_signals[i]);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	/* the child exits without flushing, but what it writes follows what was buffered */
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		imp_shared_free(box, sizeof(*box));
+		return err;
+	}
+	if (!pid)
+		imp_child(fn, arg, box, parent, &old);
+	fwd = imp_wait(pid, &set, &status);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (fwd)
+		raise(fwd);	/* its handler ends the process, as it would have */
+	if (box->done && (status == -1 || (WIFEXITED(status) && !WEXITSTATUS(status)))) {
+		err = box->ret;
+	} else if (status != -1 && WIFSIGNALED(status)) {
+		how->died = true;
+		how->sig = WTERMSIG(status);
+		err = imp_crash_signal(how->sig) ? -MCR_E_CORRUPT : -EINTR;
+	} else {
+		how->died = true;
+		how->status = status == -1 ? -1 : WEXITSTATUS(status);
+		err = -MCR_E_CORRUPT;
+	}
+	imp_shared_free(box, sizeof(*box));
+	return err;
+}
+
+/*
+ * How a child that died ended, for the user, into @buf: "crashed (SIGSEGV)",
+ * "was killed (SIGKILL)" or "died (exit status 1)": a sanitizer's report.
+ */
+void imp_child_how(const struct imp_child *how, char *buf, size_t len)
+{
+	const char *what = imp_crash_signal(how->sig) ? "crashed" : "was killed";
+	const char *abbrev = how->sig ? sigabbrev_np(how->sig) : NULL;
+
+	if (abbrev)
+		snprintf(buf, len, "%s (SIG%s)", what, abbrev);
+	else if (how->sig)
+		snprintf(buf, len, "%s (signal %d)", what, how->sig);
+	else
+		snprintf(buf, len, "died (exit status %d)", how->status);
+}
