@@ -50,14 +50,14 @@ echo keep >"$T_TMP/keep.db"
 "$REPLAY" import "$T_TMP/random.dat" -o "$T_TMP/keep.db" 2>/dev/null
 expect_match import_failure_keeps_existing '^keep$' "$(cat "$T_TMP/keep.db")"
 
-# one byte flipped in the compressed CPU data of a v7 trace.dat (v7-2cpu.dat: a v6
+# one byte flipped in the compressed CPU data of a v7 trace.dat (tests/data/v7-2cpu.dat: a v6
 # recording cut by tests/fuzz/shrink_dat.py to 24 pages a CPU, then trace-cmd convert
 # --file-version 7 --compression zstd; CPU 0's zstd chunks at 8196, 12965 and 16100).
 # libtracecmd 1.3.1 crashes on it: in tracecmd_open()'s error path when the flip is in a
 # CPU's first chunk, in tracecmd_close() after tracecmd_copy() when it is in a later one.
 # The import runs it in a child process: exit 15 naming the crash and the output's
 # directory empty (before: SIGSEGV, exit 139, the temporary file left)
-V7="$TOP/tests/fuzz/corpus/import/v7-2cpu.dat"
+V7="$TOP/tests/data/v7-2cpu.dat"
 # flip IN OFFSET OUT: IN with the byte at OFFSET inverted
 flip() {
 	local b
