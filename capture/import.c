@@ -492,7 +492,7 @@ static int imp_pass(struct imp *im, struct tracecmd_input *h, struct tracecmd_in
 			return err;
 		}
 	}
-	err = db_create(tmp, &im->db);
+	err = db_create_scratch(tmp, &im->db);
 	if (err)
 		return err;
 	if (tracecmd_iterate_events(h, NULL, 0, imp_cb, im) < 0 && im->err)

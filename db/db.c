@@ -233,18 +233,11 @@ static int db_unlink_all(const char *path)
 	return 0;
 }
 
-/**
- * db_create() - create a new trace database, replacing any file at @path.
- * @path: file name
- * @out:  the open database
- *
- * The file is created 0600 by us (cgroup paths name tenants), not by SQLite,
- * whose journals then inherit the mode.  WAL with synchronous=NORMAL keeps
- * every committed batch across a crash of the writer.  The cache holds one
- * bulk transaction (~3.5 MB): a larger one only costs page faults while
- * loading (measured with bench/db_rate), as no large index is built.
+/*
+ * Creates a new trace database at @path with @pragmas (the journal mode
+ * among them) set before the schema is written.
  */
-int db_create(const char *path, struct db **out)
+static int db_create_with(const char *path, const char *pragmas, struct db **out)
 {
 	struct db *db;
 	int fd, err;
@@ -260,14 +253,7 @@ int db_create(const char *path, struct db **out)
 	if (err)
 		goto fail_unlink;
 	db->created = true;
-	/*
-	 * Writers append chunks, whose pages are never read again: a small page
-	 * cache.  An 8 MiB one grew a page at a time through a capture's first
-	 * 8 MiB of output, a fault and an mprotect() each, and was a tenth of
-	 * the writer's CPU.
-	 */
-	err = db_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-		      "PRAGMA cache_size = -1024; PRAGMA temp_store = MEMORY;");
+	err = db_exec(db, pragmas);
 	if (!err)
 		err = db_schema_create(db);
 	if (err) {
@@ -280,6 +266,43 @@ int db_create(const char *path, struct db **out)
 fail_unlink:
 	db_unlink_all(path);
 	return err;
+}
+
+/**
+ * db_create() - create a new trace database, replacing any file at @path.
+ * @path: file name
+ * @out:  the open database
+ *
+ * The file is created 0600 by us (cgroup paths name tenants), not by SQLite,
+ * whose journals then inherit the mode.  WAL with synchronous=NORMAL keeps
+ * every committed batch across a crash of the writer.  The cache holds one
+ * bulk transaction (~3.5 MB): a larger one only costs page faults while
+ * loading (measured with bench/db_rate), as no large index is built.
+ */
+int db_create(const char *path, struct db **out)
+{
+	/*
+	 * Writers append chunks, whose pages are never read again: a small page
+	 * cache.  An 8 MiB one grew a page at a time through a capture's first
+	 * 8 MiB of output, a fault and an mprotect() each, and was a tenth of
+	 * the writer's CPU.
+	 */
+	return db_create_with(path, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+			      "PRAGMA cache_size = -1024; PRAGMA temp_store = MEMORY;", out);
+}
+
+/**
+ * db_create_scratch() - db_create() for a writer that removes the file if
+ * it fails before db_events_finish() (import): the rollback journal is kept
+ * in memory, and nothing is written beside the file, no -wal, -shm or
+ * -journal.  The file only grows: its size at the end is the most the
+ * writer took on disk.  Nothing is synced until db_events_finish()'s last
+ * commit; a crash of the writer leaves the file inconsistent.
+ */
+int db_create_scratch(const char *path, struct db **out)
+{
+	return db_create_with(path, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
+			      "PRAGMA cache_size = -1024; PRAGMA temp_store = MEMORY;", out);
 }
 
 /**

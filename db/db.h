@@ -44,6 +44,11 @@ struct db;
  * db_events_finish().
  */
 int db_create(const char *path, struct db **out);
+/*
+ * The same, for a writer that removes the file if it fails (import): no
+ * journal on disk, nothing beside the file; its final size is its peak.
+ */
+int db_create_scratch(const char *path, struct db **out);
 
 /*
  * Open an existing trace database.  Refuses (with these codes) a file that is

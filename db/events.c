@@ -282,7 +282,8 @@ int db_events_finish(struct db *db)
 		return err;
 	if (db->in_txn)		/* inside the caller's db_begin() */
 		return -EBUSY;
-	err = db_exec(db, "BEGIN IMMEDIATE");
+	/* the last commit syncs the file, also of db_create_scratch() (synchronous off) */
+	err = db_exec(db, "PRAGMA synchronous = NORMAL; BEGIN IMMEDIATE");
 	if (err)
 		return err;
 	err = db_events_count(db);
