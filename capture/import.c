@@ -642,8 +642,8 @@ static int imp_import_contained(const struct import_opts *o, struct import_resul
 				const char *tmp)
 {
 	struct imp_job j = { .o = o, .tmp = tmp };
-	struct imp_child how;
 	char what[64], plain[PATH_MAX];
+	struct imp_child how;
 	int err;
 
 	j.sh = imp_shared_alloc(sizeof(*j.sh));

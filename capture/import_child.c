@@ -42,6 +42,11 @@ struct imp_box {
 	int	done;	/* ret is fn's: the child did not die on the way */
 };
 
+/**
+ * imp_shared_alloc() - @size bytes of zeroed memory that a child forked
+ * after this call shares with its parent: what it writes there, the parent
+ * reads after it.  NULL if it cannot be had.  Freed by imp_shared_free().
+ */
 void *imp_shared_alloc(size_t size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -120,10 +125,10 @@ static int imp_wait(pid_t pid, const sigset_t *set, int *status)
  */
 int imp_contain(int (*fn)(void *arg), void *arg, struct imp_child *how)
 {
-	struct imp_box *box;
-	sigset_t set, old;
 	pid_t pid, parent = getpid();
 	int fwd, status, err;
+	struct imp_box *box;
+	sigset_t set, old;
 	size_t i;
 
 	*how = (struct imp_child){ 0 };
