@@ -781,7 +781,8 @@ static int check_options(struct capture *c, const char *tdir)
 		msg("%s: command not found or not executable", c->args.command[0]);
 		return MCR_EXIT_BAD_INPUT;
 	}
-	ret = outfile_check(c->args.output, NULL, c->args.force, &why);
+	ret = outfile_check(c->args.output, &(struct outfile_policy){ .force = c->args.force },
+			    &why);
 	if (ret < 0) {
 		if (why)
 			msg("output %s %s", c->args.output, why);
@@ -836,6 +837,7 @@ static int capture_prepare_db(struct capture *c, int argc, char **argv)
 {
 	struct db_writer dw = { 0 };
 	sigset_t stops, old;
+	const char *why;
 	int ret;
 
 	/*
@@ -845,9 +847,14 @@ static int capture_prepare_db(struct capture *c, int argc, char **argv)
 	 */
 	stop_signals_set(&stops);
 	sigprocmask(SIG_BLOCK, &stops, &old);
-	ret = outfile_begin(&c->of, c->args.output);
+	ret = outfile_begin(&c->of, c->args.output,
+			    &(struct outfile_policy){ .force = c->args.force }, &why);
 	stop_signals_catch();
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (ret < 0 && why) {
+		msg("output %s %s", c->args.output, why);
+		return MCR_EXIT_NOFILE;
+	}
 	if (ret < 0)
 		return fail(ret, c->args.output);
 	ret = db_create(c->of.tmp, &c->db);
@@ -1139,7 +1146,8 @@ int main(int argc, char **argv)
 	if (c.of.tmp && c.started) {
 		ret = outfile_commit(&c.of);
 		if (ret < 0) {
-			msg("renaming the capture to %s: %s", c.args.output, mcr_strerror(ret));
+			msg("renaming the capture to %s: %s", c.args.output,
+			    *c.of.why ? c.of.why : mcr_strerror(ret));
 			if (rc == MCR_EXIT_OK || rc == MCR_EXIT_LOST || rc == MCR_EXIT_COMMAND)
 				rc = mcr_exit_code(ret);
 		}

@@ -70,11 +70,23 @@ bool cli_capture_incomplete(struct db *db, char *why, size_t len);
 void cli_trace_own(struct db *db, int64_t *batch, int64_t *online);
 
 /*
- * The output policy (cli/outfile.h) for @cmd's output @path, before anything
- * is written: MCR_EXIT_OK, or the reason printed and its exit code (3 when
- * refused).  @input: the file read, never replaced (may be NULL).
+ * The output policy (cli/outfile.h) for @cmd's output @path: MCR_EXIT_OK, or
+ * the reason printed ("CMD: output PATH is the input file") and its exit code,
+ * 3 for a path refused, unusable or lost to another process.  check: before
+ * anything is read or measured; begin and commit around the writing.
  */
-int cli_outfile_check(const char *cmd, const char *path, const char *input, bool force);
+struct outfile;
+struct outfile_policy;
+int cli_outfile_check(const char *cmd, const char *path, const struct outfile_policy *p);
+int cli_outfile_begin(const char *cmd, struct outfile *of, const char *path,
+		      const struct outfile_policy *p);
+int cli_outfile_commit(const char *cmd, struct outfile *of);
+/*
+ * An input read whole (a trace.dat, a calibration file) must be a regular
+ * file: else "WHATPATH is a FIFO, not a regular file" and exit 3, without
+ * blocking.  @what prefixes the path ("--calibration ", or "").
+ */
+int cli_input_check(const char *what, const char *path);
 
 /*
  * A progress line on stderr, only when it is a TTY (never into a file or a

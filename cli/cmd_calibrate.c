@@ -170,22 +170,45 @@ static void cal_print(const struct sim_cost_calib *c, bool measured)
 
 }
 
-/* -o: a calibration file may be replaced, anything else only with --force. */
-static int cal_write_file(const struct cal_opts *o, const struct sim_cost_calib *c)
+static bool cal_is_ours(const char *path)
 {
 	struct sim_cost_calib old;
+
+	return !cost_file_read(path, &old);
+}
+
+/*
+ * -o: a calibration file may be replaced, anything else only with --force,
+ * and never the trace database of --db or the file of --from.
+ */
+static struct outfile_policy cal_policy(const struct cal_opts *o, const char **inputs)
+{
+	size_t n = 0;
+
+	if (o->db)
+		inputs[n++] = o->db;
+	if (o->from)
+		inputs[n++] = o->from;
+	inputs[n] = NULL;
+	return (struct outfile_policy){
+		.inputs = inputs, .force = o->force, .ours = cal_is_ours,
+		.not_ours = "exists and is not a memcg-replay calibration file (--force replaces it)",
+		.is_db = "is a trace database: -o writes a calibration file (JSON); --db FILE "
+			 "writes the figures into a trace database (--force replaces it)",
+	};
+}
+
+static int cal_write_file(const struct cal_opts *o, const struct sim_cost_calib *c)
+{
+	const char *inputs[3];
+	struct outfile_policy pol = cal_policy(o, inputs);
 	struct outfile of;
 	FILE *f;
 	int rc, err;
 
-	rc = cli_outfile_check("calibrate", o->output, o->db,
-			       o->force || !cost_file_read(o->output, &old));
+	rc = cli_outfile_begin("calibrate", &of, o->output, &pol);
 	if (rc)
 		return rc;
-	err = outfile_begin(&of, o->output);
-	if (err)
-		return cli_fail(err, "%s", o->output) == MCR_EXIT_FAILURE ? MCR_EXIT_NOFILE :
-		       mcr_exit_code(err);
 	f = fopen(of.tmp, "w");
 	if (!f) {
 		err = -errno;
@@ -195,11 +218,11 @@ static int cal_write_file(const struct cal_opts *o, const struct sim_cost_calib 
 	err = cost_file_write(f, c);
 	if (fclose(f) && !err)
 		err = -errno;
-	if (!err)
-		err = outfile_commit(&of);
-	else
+	if (err) {
 		outfile_abort(&of);
-	return err ? cli_fail(err, "writing %s", o->output) : MCR_EXIT_OK;
+		return cli_fail(err, "writing %s", o->output);
+	}
+	return cli_outfile_commit("calibrate", &of);
 }
 
 /* --db: the figures and what the trace says about sharing, in one transaction. */
@@ -261,16 +284,19 @@ int cmd_calibrate(int argc, char **argv)
 		return MCR_EXIT_USAGE;
 	/* refuse an output before a second of measuring */
 	if (o.output) {
-		struct sim_cost_calib old;
+		const char *inputs[3];
+		struct outfile_policy pol = cal_policy(&o, inputs);
 
-		rc = cli_outfile_check("calibrate", o.output, o.db,
-				       o.force || !cost_file_read(o.output, &old));
+		rc = cli_outfile_check("calibrate", o.output, &pol);
 		if (rc)
 			return rc;
 	}
 	if (o.from) {
 		char why[256] = "";
 
+		rc = cli_input_check("--from ", o.from);
+		if (rc)
+			return rc;
 		err = cost_file_read_why(o.from, &c, why, sizeof(why));
 		if (err)
 			return cli_fail(err, "%s%s%s%s", o.from,

@@ -224,6 +224,8 @@ int cmd_import(int argc, char **argv)
 	struct import_args a = { 0 };
 	struct import_result res;
 	struct cli_progress prog;
+	const char *inputs[2] = { NULL, NULL };
+	struct outfile_policy pol;
 	struct import_opts o;
 	struct outfile of;
 	char *out = NULL, *opts;
@@ -238,9 +240,11 @@ int cmd_import(int argc, char **argv)
 			return cli_fail(-ENOMEM, "import");
 		a.out = out;
 	}
-	err = cli_outfile_check("import", a.out, a.trace, a.force);
-	if (!err && (err = outfile_begin(&of, a.out)) < 0)
-		err = cli_fail(err, "import: cannot create the output %s", a.out);
+	pol = (struct outfile_policy){ .inputs = inputs, .force = a.force };
+	inputs[0] = a.trace;
+	err = cli_input_check("", a.trace);
+	if (!err)
+		err = cli_outfile_begin("import", &of, a.out, &pol);
 	if (err) {
 		free(out);
 		return err;
@@ -266,12 +270,10 @@ int cmd_import(int argc, char **argv)
 	err = import_run(&o, &res);
 	cli_progress_done(&prog, res.records);
 	free(opts);
-	if (!err)
-		err = outfile_commit(&of);	/* the output's trouble: named below */
-	else
-		outfile_abort(&of);
 	if (err) {
 		int code = mcr_exit_code(err);
+
+		outfile_abort(&of);
 
 		if (import_output_error(err))
 			cli_msg("import: cannot write the output %s: %s", a.out, mcr_strerror(err));
@@ -285,6 +287,11 @@ int cmd_import(int argc, char **argv)
 			cli_msg("%s: %s", a.trace, mcr_strerror(err));
 		free(out);
 		return code;
+	}
+	err = cli_outfile_commit("import", &of);	/* names the output's trouble */
+	if (err) {
+		free(out);
+		return err;
 	}
 	if (!a.quiet)
 		import_summary(&a, &res);

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "html_report.h"
 #include "num.h"
+#include "outfile.h"
 #include "report_cost.h"
 #include "results.h"
 #include "sim.h"
@@ -45,6 +46,7 @@ struct report_opts {
 	bool			no_check;
 	bool			worst;
 	bool			cost;		/* --cost: the cost_report rows only */
+	bool			force;		/* --force: -o replaces a file not a report */
 	const char		*calibration;	/* --calibration */
 };
 
@@ -117,7 +119,11 @@ static const struct argp_option report_options[] = {
 	{ "run", 'r', "ID[,ID...]", 0, "report these runs (repeatable; default: the latest replay "
 	  "run of each policy and flush model)", 0 },
 	{ "format", 'f', "FMT", 0, "table (default), csv, json or html", 0 },
-	{ "output", 'o', "FILE", 0, "write the report to FILE instead of standard output", 0 },
+	{ "output", 'o', "FILE", 0, "write the report to FILE instead of standard output (a "
+	  "report it wrote before is replaced, any other file only with --force, never an input)",
+	  0 },
+	{ "force", 0x102, NULL, 0, "let -o replace a file that is not a report (a trace "
+	  "database too)", 0 },
 	{ "cgroup", 'c', "PATH", 0, "only this cgroup (its path, e.g. / or /leaf)", 0 },
 	{ "worst", 'w', NULL, 0, "one row per (run, cgroup): its worst line (cgroup_lag_report)", 0 },
 	{ "no-check", 'n', NULL, 0, "do not re-read the events to check the trace (fast on huge traces)", 0 },
@@ -180,6 +186,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 0x101:
 		o->calibration = arg;
+		return 0;
+	case 0x102:
+		o->force = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (o->nr_files == REPORT_MAX_FILES)
@@ -795,19 +804,75 @@ static int report_fail(const struct html_host *hosts, int nr, int err, const cha
 	return cli_fail(err, "%s", file);
 }
 
+/*
+ * A file report -o may replace without --force: one that begins as a report
+ * of any format begins (a table, the cost table, several hosts' table, CSV
+ * of either, JSON, the HTML page).
+ */
+static bool report_is_ours(const char *path)
+{
+	static const char *const heads[] = {
+		"Lag report: ", "\nCost in time of each policy", "== host ",
+		"policy,run_id,", "host,policy,run_id,", "run_id,policy,", "host,run_id,policy,",
+		"[{\"policy\":", "[{\"host\":", "[{\"run_id\":", "[]\n",
+		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		"<title>memcg-replay: ",
+	};
+	char head[256];
+	size_t i, n;
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	for (i = 0; i < sizeof(heads) / sizeof(heads[0]); i++)
+		if (n >= strlen(heads[i]) && !memcmp(head, heads[i], strlen(heads[i])))
+			return true;
+	return false;
+}
+
+/* -o: never an input (a database, the calibration); a trace database only forced */
+static struct outfile_policy report_policy(const struct report_opts *o, const char **inputs)
+{
+	int i, n = 0;
+
+	for (i = 0; i < o->nr_files; i++)
+		inputs[n++] = o->files[i];
+	if (o->calibration)
+		inputs[n++] = o->calibration;
+	inputs[n] = NULL;
+	return (struct outfile_policy){
+		.inputs = inputs, .force = o->force, .ours = report_is_ours,
+		.not_ours = "exists and is not a report of memcg-replay (--force replaces it)",
+		.is_db = "is a memcg-replay trace database, not a report (--force replaces it)",
+	};
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct argp argp = { report_options, report_parse, "FILE...", report_doc, NULL,
 			     report_help_filter, NULL };
 	struct report_opts o = { .format = FMT_TABLE };
 	struct html_host *hosts = NULL;
+	const char *inputs[REPORT_MAX_FILES + 2];
+	struct outfile_policy pol;
 	struct out_ctx oc = { 0 };
 	int i, nr = 0, err = 0, rc = MCR_EXIT_OK;
+	struct outfile of = { 0 };
 	FILE *out = stdout;
 	char why[256];
 
 	if (argp_parse(&argp, argc, argv, 0, NULL, &o))
 		return MCR_EXIT_USAGE;
+	pol = report_policy(&o, inputs);
+	/* refused before any database is read */
+	if (o.output && (rc = cli_outfile_check("report", o.output, &pol)))
+		return rc;
+	if (o.calibration && (rc = cli_input_check("--calibration ", o.calibration)))
+		return rc;
 	err = report_cost_check(o.calibration, why, sizeof(why));
 	if (err)
 		return cli_fail(err, "--calibration %s%s%s%s", o.calibration,
@@ -831,9 +896,13 @@ int cmd_report(int argc, char **argv)
 	}
 	/* every database checked before the output is created */
 	if (o.output) {
-		out = o.format == FMT_HTML ? fopen(o.output, "w") : freopen(o.output, "w", stdout);
+		rc = cli_outfile_begin("report", &of, o.output, &pol);
+		if (rc)
+			goto out;
+		out = o.format == FMT_HTML ? fopen(of.tmp, "w") : freopen(of.tmp, "w", stdout);
 		if (!out) {
 			rc = cli_fail(-errno, "%s", o.output);
+			outfile_abort(&of);
 			goto out;
 		}
 	}
@@ -863,10 +932,18 @@ int cmd_report(int argc, char **argv)
 	}
 	if (err) {
 		rc = report_fail(hosts, nr, err, o.file);
-		if (out != stdout)
-			fclose(out);
-	} else if (out != stdout ? fclose(out) : fflush(stdout)) {
+	} else if (o.output ? fclose(out) : fflush(stdout)) {
 		rc = cli_fail(-errno, "writing %s", o.output ? o.output : "the report");
+		out = NULL;
+	} else {
+		out = NULL;
+		if (o.output)
+			rc = cli_outfile_commit("report", &of);
+	}
+	if (rc && o.output) {
+		if (out)
+			fclose(out);
+		outfile_abort(&of);
 	}
 out:
 	for (i = 0; i < nr; i++) {

@@ -257,18 +257,16 @@ static bool synth_resolve(const struct synth_cli *c, struct synth_args *a)
 static int synth_write(struct synth_cli *c, const struct synth_args *a)
 {
 	struct synth_out out = { .event = synth_tap, .ctx = c };
+	struct outfile_policy pol = { .force = c->force };
 	struct synth_stats st;
 	struct outfile of;
 	struct db *db = NULL;
 	uint64_t t0;
 	int err;
 
-	err = cli_outfile_check("synth", c->output, NULL, c->force);
+	err = cli_outfile_begin("synth", &of, c->output, &pol);
 	if (err)
 		return err;
-	err = outfile_begin(&of, c->output);
-	if (err < 0)
-		return cli_fail(err, "synth: %s", c->output);
 	err = db_create(of.tmp, &db);
 	if (err < 0) {
 		outfile_abort(&of);
@@ -284,12 +282,13 @@ static int synth_write(struct synth_cli *c, const struct synth_args *a)
 		err = db_close(db);
 	else
 		db_close(db);
-	if (!err)
-		err = outfile_commit(&of);
 	if (err < 0) {
 		outfile_abort(&of);
 		return cli_fail(err, "synth: %s", c->output);
 	}
+	err = cli_outfile_commit("synth", &of);
+	if (err)
+		return err;
 	cli_progress_done(&c->progress, st.events);
 	if (!c->quiet)
 		synth_summary(c, a, &st, (double)(cli_now_ns() - t0) / 1e9);

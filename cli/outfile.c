@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * outfile.c - check an output path, write under a temporary name, rename at
- * the end.  Contract: cli/outfile.h.
+ * outfile.c - check an output path, write under a temporary name, publish it
+ * at the end unless another process got there first.  Contract: cli/outfile.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,10 +30,24 @@ static const char *const outfile_sfx[] = { "", "-wal", "-shm", "-journal", IMPOR
 #define OUTFILE_SFX_ALL		ARRAY_SIZE(outfile_sfx)
 
 /*
+ * SQLite's unix locks (sqlite.org/lockingv3.html, os_unix.c): the database
+ * file's PENDING, RESERVED and SHARED bytes from 2^30, held by a writer for
+ * its transaction and by every connection of a WAL database while it is
+ * open; and the -shm's "dead man switch" byte, held by every connection of
+ * a WAL database.
+ */
+#define OUTFILE_DB_LOCK		0x40000000
+#define OUTFILE_DB_LOCK_LEN	(2 + 510)
+#define OUTFILE_SHM_DMS		(120 + 8)
+
+/* The temporary file's basename keeps at most this much of the final one. */
+#define OUTFILE_TMP_BASE	200
+
+/*
  * A memcg-replay database: the SQLite magic, then our application_id, which
  * SQLite keeps big-endian at offset 68 of the file header (sqlite.org/fileformat2).
  */
-static bool outfile_is_ours(const char *path)
+bool outfile_is_db(const char *path)
 {
 	static const char magic[16] = "SQLite format 3";
 	unsigned char head[72];
@@ -53,39 +67,97 @@ static bool outfile_is_ours(const char *path)
 	return app == DB_APPLICATION_ID;
 }
 
-int outfile_check(const char *path, const char *input, bool force, const char **why)
+static const char *outfile_kind(mode_t mode)
 {
-	struct stat out, in;
+	if (S_ISFIFO(mode))
+		return "is a FIFO, not a regular file";
+	if (S_ISSOCK(mode))
+		return "is a socket, not a regular file";
+	return "is a device, not a regular file";
+}
+
+int outfile_input_check(const char *path, const char **why)
+{
+	struct stat st;
+	int fd, err = 0;
 
 	*why = NULL;
+	/* O_NONBLOCK: opening a FIFO with no writer must not hang us */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+	} else if (S_ISDIR(st.st_mode)) {
+		*why = "is a directory, not a file";
+		err = -EISDIR;
+	} else if (!S_ISREG(st.st_mode)) {
+		*why = outfile_kind(st.st_mode);
+		err = -ENXIO;
+	}
+	close(fd);
+	return err;
+}
+
+static bool outfile_same(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* outfile_check(), and what @path is (st->st_nlink 0: nothing there). */
+static int outfile_check_stat(const char *path, const struct outfile_policy *p,
+			      const char **why, struct stat *out)
+{
+	const char *const *input;
+	struct stat in;
+
+	*why = NULL;
+	memset(out, 0, sizeof(*out));
 	if (!*path) {
-		*why = "empty file name";
+		*why = "is an empty file name";
 		return -ENOENT;
 	}
-	if (stat(path, &out) < 0) {
+	if (stat(path, out) < 0) {
+		memset(out, 0, sizeof(*out));
 		if (errno == ENOENT)
 			return 0;	/* a new file; its directory is checked by creating it */
-		*why = NULL;
 		return -errno;
 	}
-	if (S_ISDIR(out.st_mode)) {
+	if (S_ISDIR(out->st_mode)) {
 		*why = "is a directory";
 		return -EISDIR;
 	}
-	if (!S_ISREG(out.st_mode)) {
+	if (!S_ISREG(out->st_mode)) {
 		/* rename(2) over a device or FIFO would delete it: /dev/null as root */
-		*why = "is a device, FIFO or socket, not a regular file; never replaced";
+		*why = S_ISFIFO(out->st_mode) ?
+		       "is a FIFO, not a regular file; never replaced" :
+		       "is a device or socket, not a regular file; never replaced";
 		return -EEXIST;
 	}
-	if (input && stat(input, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino) {
-		*why = "is the input file";
-		return -EEXIST;
-	}
-	if (!force && out.st_size > 0 && !outfile_is_ours(path)) {
+	for (input = p->inputs; input && *input; input++)
+		if (stat(*input, &in) == 0 && outfile_same(&in, out)) {
+			*why = "is the input file";
+			return -EEXIST;
+		}
+	if (p->force || out->st_size == 0)
+		return 0;
+	if (!p->ours) {
+		if (outfile_is_db(path))
+			return 0;
 		*why = "exists and is not a memcg-replay database (--force replaces it)";
 		return -EEXIST;
 	}
-	return 0;
+	if (p->ours(path))
+		return 0;
+	*why = outfile_is_db(path) ? p->is_db : p->not_ours;
+	return -EEXIST;
+}
+
+int outfile_check(const char *path, const struct outfile_policy *p, const char **why)
+{
+	struct stat st;
+
+	return outfile_check_stat(path, p, why, &st);
 }
 
 /* What a signal removes: the temporary file and its sidecars, named in advance. */
@@ -145,18 +217,30 @@ static int outfile_unlink(const char *base, size_t first, size_t end)
 	return err;
 }
 
-int outfile_begin(struct outfile *of, const char *path)
+int outfile_begin(struct outfile *of, const char *path, const struct outfile_policy *p,
+		  const char **why)
 {
-	const char *slash = strrchr(path, '/');
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
-	int fd;
+	struct stat st;
+	int fd, err;
 
+	memset(of, 0, sizeof(*of));
 	of->path = path;
-	of->tmp = NULL;
+	err = outfile_check_stat(path, p, why, &st);
+	if (err)
+		return err;
+	of->existed = st.st_nlink > 0;
+	of->dev = st.st_dev;
+	of->ino = st.st_ino;
 	if (strlen(path) > PATH_MAX - 32)
 		return -ENAMETOOLONG;
-	/* same directory: rename(2) is atomic and never crosses a file system */
-	if (asprintf(&of->tmp, "%.*s.%s.tmp-%d", dirlen, path, slash ? slash + 1 : path,
+	/*
+	 * Same directory: rename(2) is atomic and never crosses a file system.
+	 * The basename is cut so that the temporary name and its sidecars fit
+	 * NAME_MAX wherever the final name does.
+	 */
+	if (asprintf(&of->tmp, "%.*s.%.*s.tmp-%d", dirlen, path, OUTFILE_TMP_BASE, base,
 		     (int)getpid()) < 0) {
 		of->tmp = NULL;
 		return -ENOMEM;
@@ -167,8 +251,7 @@ int outfile_begin(struct outfile *of, const char *path)
 	 */
 	fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		int err = -errno;
-
+		err = -errno;
 		free(of->tmp);
 		of->tmp = NULL;
 		return err;
@@ -188,16 +271,149 @@ void outfile_abort(struct outfile *of)
 	of->tmp = NULL;
 }
 
-int outfile_commit(struct outfile *of)
+/* The pid holding an SQLite lock on @fd's bytes [@start, +@len), or 0. */
+static pid_t outfile_locker(int fd, off_t start, off_t len)
 {
-	char from[PATH_MAX + 16], to[PATH_MAX + 16];
-	int err;
+	struct flock fl = {
+		.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = start, .l_len = len,
+	};
 
-	/* an old database's -wal would be replayed into the new file */
+	if (fcntl(fd, F_GETLK, &fl) < 0 || fl.l_type == F_UNLCK)
+		return 0;
+	return fl.l_pid > 0 ? fl.l_pid : -1;
+}
+
+/* The pid of a live connection to the WAL database @path (its -shm's lock), or 0. */
+static pid_t outfile_shm_user(const char *path)
+{
+	char name[PATH_MAX + 16];
+	pid_t pid;
+	int fd;
+
+	snprintf(name, sizeof(name), "%s-shm", path);
+	fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	pid = outfile_locker(fd, OUTFILE_SHM_DMS, 1);
+	close(fd);
+	return pid;
+}
+
+static int outfile_busy(struct outfile *of, pid_t pid)
+{
+	if (pid > 0)
+		snprintf(of->why, sizeof(of->why), "is open in another process (pid %d); "
+			 "not replaced", (int)pid);
+	else
+		snprintf(of->why, sizeof(of->why), "is open in another process; not replaced");
+	return -EBUSY;
+}
+
+/*
+ * @path did not exist at begin: publish without replacing what another
+ * process may have put there since.
+ */
+static int outfile_publish_new(struct outfile *of)
+{
+	struct stat st;
+	pid_t pid;
+
+	/* sidecars without their database: an interrupted writer's, unless in use */
+	pid = outfile_shm_user(of->path);
+	if (pid)
+		return outfile_busy(of, pid);
+	outfile_unlink(of->path, 1, OUTFILE_SFX_DB);
+	if (renameat2(AT_FDCWD, of->tmp, AT_FDCWD, of->path, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno == EEXIST)
+		goto lost;
+	if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+		return -errno;
+	/* a file system without RENAME_NOREPLACE: link(2) never replaces either */
+	if (link(of->tmp, of->path) == 0) {
+		unlink(of->tmp);
+		return 0;
+	}
+	if (errno == EEXIST)
+		goto lost;
+	if (errno != EPERM && errno != EOPNOTSUPP && errno != EMLINK)
+		return -errno;
+	/* nor hard links (vfat): as close as rename(2) gets */
+	if (lstat(of->path, &st) == 0)
+		goto lost;
+	return rename(of->tmp, of->path) < 0 ? -errno : 0;
+lost:
+	snprintf(of->why, sizeof(of->why), "was created by another process meanwhile; "
+		 "left as it is");
+	return -EEXIST;
+}
+
+/*
+ * @path existed at begin: replace that file only, and only while no SQLite
+ * connection uses it, under SQLite's own exclusive lock.
+ */
+static int outfile_replace(struct outfile *of)
+{
+	struct flock fl = {
+		.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = OUTFILE_DB_LOCK,
+		.l_len = OUTFILE_DB_LOCK_LEN,
+	};
+	struct stat st;
+	bool rw = true;
+	pid_t pid;
+	int fd, err = 0;
+
+	fd = open(of->path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 && (errno == EACCES || errno == EROFS)) {
+		rw = false;	/* its mode lets us replace it, not write it: look only */
+		fd = open(of->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	}
+	if (fd < 0)
+		return errno == ENOENT ? outfile_publish_new(of) : -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		goto out;
+	}
+	if (st.st_dev != of->dev || st.st_ino != of->ino) {
+		snprintf(of->why, sizeof(of->why), "was replaced by another process meanwhile; "
+			 "left as it is");
+		err = -EEXIST;
+		goto out;
+	}
+	pid = rw ? 0 : outfile_locker(fd, OUTFILE_DB_LOCK, OUTFILE_DB_LOCK_LEN);
+	if (rw && fcntl(fd, F_SETLK, &fl) < 0)
+		pid = outfile_locker(fd, OUTFILE_DB_LOCK, OUTFILE_DB_LOCK_LEN) ? : -1;
+	if (!pid)
+		pid = outfile_shm_user(of->path);
+	if (pid) {
+		err = outfile_busy(of, pid);
+		goto out;
+	}
+	/* nobody's: an interrupted writer's journal would be played into the new file */
 	err = outfile_unlink(of->path, 1, OUTFILE_SFX_DB);
 	if (!err && rename(of->tmp, of->path) < 0)
 		err = -errno;
+out:
+	close(fd);	/* drops the lock, on the old file */
+	return err;
+}
+
+int outfile_commit(struct outfile *of)
+{
+	char from[PATH_MAX + 16], to[PATH_MAX + 16];
+	sigset_t block, old;
+	size_t i;
+	int err;
+
+	/* a signal now would remove the temporary name after its rename */
+	sigemptyset(&block);
+	for (i = 0; i < ARRAY_SIZE(outfile_signals); i++)
+		sigaddset(&block, outfile_signals[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	of->why[0] = '\0';
+	err = of->existed ? outfile_replace(of) : outfile_publish_new(of);
 	if (err) {
+		sigprocmask(SIG_SETMASK, &old, NULL);
 		outfile_abort(of);
 		return err;
 	}
@@ -212,6 +428,7 @@ int outfile_commit(struct outfile *of)
 		err = -errno;
 	outfile_unlink(of->tmp, 1, OUTFILE_SFX_ALL);
 	outfile_disarm();
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	free(of->tmp);
 	of->tmp = NULL;
 	return err;

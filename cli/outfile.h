@@ -1,41 +1,97 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * outfile.h - the one policy for the files memcg-replay writes (synth -o,
- * import -o) and memcg-capture -o.
+ * import -o, report -o, calibrate -o) and memcg-capture -o.
  *
  * Contract: outfile_check() decides, before anything is written, whether
- * @path may be replaced: only a regular file (or nothing) that is not the
- * input (same inode) and, unless forced, is a memcg-replay database or empty.
- * outfile_begin() names a temporary file in the same directory (so the final
- * rename(2) is atomic) and arms SIGINT/SIGTERM/SIGHUP to remove it, its
- * SQLite sidecars and import's decompressed copy beside it (import.h);
- * outfile_commit() renames it (and a -wal its writer could not checkpoint)
- * over @path once the writer has closed it, and
- * outfile_abort() removes it.  Until commit the old @path is never touched,
- * so a failed, full-disk or interrupted run leaves the old output as it was
- * and no -wal/-shm behind.  Never prints: returns negative errno and a reason.
- * One outfile at a time per process (the signal handler has one slot).
+ * @path may be replaced: only a regular file (or nothing) that is none of
+ * the inputs (same inode: even with force), and, unless forced, empty or of
+ * the kind the command writes (a trace database for synth, import and
+ * capture; policy->ours() for a report or a calibration file, which never
+ * replace a trace database unforced).  outfile_begin() checks again,
+ * remembers whether @path existed and which file it was, and creates a
+ * temporary file in the same directory (so the final rename is atomic), armed
+ * for SIGINT/SIGTERM/SIGHUP to remove it, its SQLite sidecars and import's
+ * decompressed copy beside it (import.h).
+ *
+ * outfile_commit(), once the writer has closed the temporary file, publishes
+ * it under @path, unless another process got there first:
+ *  - @path absent at begin: renameat2(RENAME_NOREPLACE) (link(2) where the
+ *    file system lacks it): a file another process put there meanwhile is
+ *    left as it is, and commit fails with -EEXIST;
+ *  - @path present at begin: it must still be the file checked (else
+ *    -EEXIST), and no process may hold an SQLite lock on it or on its -shm
+ *    (a replay writing its results, a reader of the trace: -EBUSY).  Commit
+ *    takes SQLite's exclusive lock itself while it replaces the file, so no
+ *    SQLite connection can start using the old file meanwhile.
+ * Only then are the final name's -journal, -wal and -shm removed: with no
+ * lock on them they belong to no live process, and an interrupted writer's
+ * journal would otherwise be played into the new file.  Sidecars of a
+ * database in use are never touched.  A -wal its writer could not
+ * checkpoint (a full disk) moves with the new file.
+ *
+ * Until commit the old @path is never touched, so a failed, full-disk or
+ * interrupted run leaves the old output as it was and no file of its own
+ * behind.  outfile_abort() removes the temporary file and its sidecars; a
+ * failed commit has done so.  Never prints: returns negative errno and a
+ * reason.  One outfile at a time per process (the signal handler has one
+ * slot).
  */
 #ifndef MCR_CLI_OUTFILE_H
 #define MCR_CLI_OUTFILE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
+
+/* What a command may replace at its output path. */
+struct outfile_policy {
+	const char *const	*inputs;	/* NULL-terminated, or NULL: never replaced */
+	bool			force;		/* --force: a non-empty file not of its kind too */
+	/*
+	 * NULL: the command writes trace databases, and one may be replaced.
+	 * Else true for a file of the command's own kind (a report, a
+	 * calibration file); a trace database is then refused with @is_db,
+	 * any other non-empty file with @not_ours (static phrases).
+	 */
+	bool			(*ours)(const char *path);
+	const char		*not_ours;
+	const char		*is_db;
+};
 
 struct outfile {
 	const char	*path;	/* the final name */
 	char		*tmp;	/* where the writer writes; NULL once committed or aborted */
+	bool		existed;	/* @path existed at begin: replace only that file */
+	dev_t		dev;
+	ino_t		ino;
+	char		why[96];	/* commit's reason for -EEXIST or -EBUSY, else "" */
 };
 
 /*
  * 0 if @path may be written; else a negative errno and *@why, a static
- * phrase naming the reason ("is a device or FIFO, not a regular file", ...).
- * @input (may be NULL): the file being read, never to be replaced.
+ * phrase naming the reason ("is a device or FIFO, not a regular file", ...),
+ * or NULL when the errno says it (a directory that does not exist, ...).
  */
-int outfile_check(const char *path, const char *input, bool force, const char **why);
+int outfile_check(const char *path, const struct outfile_policy *p, const char **why);
 
-/* Creates of->tmp (empty, 0600) for the writer to replace; -errno if it cannot. */
-int outfile_begin(struct outfile *of, const char *path);
-int outfile_commit(struct outfile *of);	/* rename over path; abort on failure */
+/*
+ * Creates of->tmp (empty, 0600) for the writer to replace, after checking
+ * @path again (*@why as outfile_check()); -errno if it cannot.
+ */
+int outfile_begin(struct outfile *of, const char *path, const struct outfile_policy *p,
+		  const char **why);
+int outfile_commit(struct outfile *of);	/* publish at path; abort on failure */
 void outfile_abort(struct outfile *of);		/* remove tmp and its sidecars */
+
+/*
+ * An input the command reads whole (a trace.dat, a calibration file): 0 if
+ * it is a regular file, else -EISDIR, or -ENXIO with *@why ("is a FIFO, not
+ * a regular file") for what would block or never end; -errno when it cannot
+ * be opened.  Never blocks (O_NONBLOCK).
+ */
+int outfile_input_check(const char *path, const char **why);
+
+/* True for a memcg-replay trace database (magic and application_id). */
+bool outfile_is_db(const char *path);
 
 #endif

@@ -274,20 +274,77 @@ char *cli_ms_str(char *buf, size_t len, double ms)
 	return buf;
 }
 
-int cli_outfile_check(const char *cmd, const char *path, const char *input, bool force)
+/* An output path that cannot be used, refused or raced for: "cannot be created". */
+static int cli_outfile_code(int err)
+{
+	switch (-err) {
+	case EEXIST:
+	case EBUSY:
+	case EISDIR:
+	case ENOENT:
+	case ENOTDIR:
+	case ENAMETOOLONG:
+	case ELOOP:
+	case EACCES:
+	case EPERM:
+	case EROFS:
+	case ENXIO:
+		return MCR_EXIT_NOFILE;
+	default:
+		return mcr_exit_code(err);
+	}
+}
+
+static int cli_outfile_fail(const char *cmd, const char *path, int err, const char *why)
+{
+	if (why && *why)
+		cli_msg("%s: output %s %s", cmd, path, why);
+	else
+		cli_msg("%s: output %s: %s", cmd, path, mcr_strerror(err));
+	return cli_outfile_code(err);
+}
+
+int cli_outfile_check(const char *cmd, const char *path, const struct outfile_policy *p)
 {
 	const char *why;
-	int err = outfile_check(path, input, force, &why);
+	int err = outfile_check(path, p, &why);
+
+	return err ? cli_outfile_fail(cmd, path, err, why) : MCR_EXIT_OK;
+}
+
+int cli_outfile_begin(const char *cmd, struct outfile *of, const char *path,
+		      const struct outfile_policy *p)
+{
+	const char *why;
+	int err = outfile_begin(of, path, p, &why);
+
+	return err ? cli_outfile_fail(cmd, path, err, why) : MCR_EXIT_OK;
+}
+
+int cli_outfile_commit(const char *cmd, struct outfile *of)
+{
+	int err = outfile_commit(of);
+
+	if (!err)
+		return MCR_EXIT_OK;
+	if (*of->why)
+		return cli_outfile_fail(cmd, of->path, err, of->why);
+	cli_msg("%s: cannot write the output %s: %s", cmd, of->path, mcr_strerror(err));
+	return cli_outfile_code(err);
+}
+
+int cli_input_check(const char *what, const char *path)
+{
+	const char *why;
+	int err = outfile_input_check(path, &why);
 
 	if (!err)
 		return MCR_EXIT_OK;
 	if (why)
-		cli_msg("%s: output %s %s", cmd, path, why);
+		cli_msg("%s%s %s", what, path, why);
 	else
-		cli_msg("%s: output %s: %s", cmd, path, mcr_strerror(err));
-	/* refused or unreachable: "the output cannot be created" */
-	return err == -EEXIST || err == -EISDIR || err == -ENOENT ? MCR_EXIT_NOFILE :
-	       mcr_exit_code(err);
+		cli_msg("%s%s: %s", what, path, mcr_strerror(err));
+	return cli_outfile_code(err);
 }
 
 void cli_trace_own(struct db *db, int64_t *batch, int64_t *online)

@@ -13,12 +13,15 @@
  * tag, a known version and every operation.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cost.h"
 #include "error.h"
@@ -221,11 +224,42 @@ static int cost_parse(const char *s, struct sim_cost_calib *out, const struct co
 	return 0;
 }
 
+/* @path opened for reading, if it is a regular file: a FIFO would block, a directory fail late. */
+static FILE *cost_file_open(const char *path, int *err)
+{
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0)
+		*err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		*err = S_ISDIR(st.st_mode) ? -EISDIR : -MCR_E_BAD_INPUT;
+	else
+		*err = 0;
+	if (*err) {
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		*err = -errno;
+		close(fd);
+	}
+	return f;
+}
+
 /**
  * cost_file_read() - load a calibration file
- * Return: 0; -errno when it cannot be read; -MCR_E_BAD_INPUT when it is not a
- * calibration of this format (version, a missing operation, a bad number, a
- * figure sim_cost_table_check() refuses), with the field named in @why.
+ * Return: 0; -errno when it cannot be read (-EISDIR for a directory);
+ * -MCR_E_BAD_INPUT when it is not a calibration of this format (version, a
+ * missing operation, a bad number, a figure sim_cost_table_check() refuses),
+ * with the field named in @why, or not a regular file (a FIFO).
  */
 int cost_file_read(const char *path, struct sim_cost_calib *out)
 {
@@ -240,9 +274,9 @@ int cost_file_read_why(const char *path, struct sim_cost_calib *out, char *why, 
 	FILE *f;
 	int err;
 
-	f = fopen(path, "r");
+	f = cost_file_open(path, &err);
 	if (!f)
-		return -errno;
+		return err;
 	buf = malloc(COST_FILE_MAX + 1);
 	if (!buf) {
 		fclose(f);
