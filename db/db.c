@@ -319,6 +319,49 @@ int db_open(const char *path, bool writable, struct db **out)
 	return db_open_why(path, writable, out, NULL, 0);
 }
 
+/*
+ * What a read-only handle cannot do: roll back the hot journal a writer
+ * interrupted mid-transaction left (replay, events --table), or recover its
+ * WAL.  SQLite refuses every read until a handle that may write did.
+ */
+static bool db_needs_recovery(struct db *db)
+{
+	switch (sqlite3_extended_errcode(db->sql)) {
+	case SQLITE_READONLY_ROLLBACK:
+	case SQLITE_READONLY_RECOVERY:
+	case SQLITE_READONLY_CANTINIT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Let SQLite roll back (recover) @path as any writer opening it would: the
+ * file is then as its last committed transaction left it.  -EROFS, with the
+ * reason, when we may not write it.
+ */
+static int db_recover(const char *path, char *why, size_t len)
+{
+	struct db *db;
+	int64_t n = 0;
+	int err;
+
+	err = db_alloc(path, SQLITE_OPEN_READWRITE, &db);
+	if (!err) {
+		err = db_query_ints(db, "SELECT count(*) FROM sqlite_master", &n, NULL);
+		db_free(db);
+	}
+	if (err == -EACCES || err == -EROFS) {
+		if (why && len)
+			snprintf(why, len, "a writer of it was interrupted mid-transaction; "
+				 "its journal must be rolled back by a user who may write the file "
+				 "(any memcg-replay command run by them does it)");
+		return -EROFS;
+	}
+	return err;
+}
+
 int db_open_why(const char *path, bool writable, struct db **out, char *why, size_t len)
 {
 	struct db *db;
@@ -334,6 +377,16 @@ int db_open_why(const char *path, bool writable, struct db **out, char *why, siz
 	if (err)
 		return err;
 	err = db_check_identity(db);
+	if (err == -EROFS && !writable && db_needs_recovery(db)) {
+		db_free(db);
+		err = db_recover(path, why, len);
+		if (err)
+			return err;
+		err = db_alloc(path, SQLITE_OPEN_READONLY, &db);
+		if (err)
+			return err;
+		err = db_check_identity(db);
+	}
 	if (!err)
 		err = db_schema_check(db);
 	if (!err && !db->older && !db_schema_has_results(db))

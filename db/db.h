@@ -59,6 +59,9 @@ int db_create_scratch(const char *path, struct db **out);
  * its trace reads as usual and every result reader of db/results.h returns
  * -MCR_E_OLDER; opened @writable, its old results are dropped and it becomes
  * current: replaying it again is the way forward.
+ * A file a writer left mid-transaction (a hot journal: replay or events
+ * --table interrupted) is rolled back first, even for a read-only open, as
+ * any SQLite writer opening it would; -EROFS when we may not write it.
  */
 int db_open(const char *path, bool writable, struct db **out);
 /*
