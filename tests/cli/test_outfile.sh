@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# tests/cli/test_outfile.sh - the output-file policy of synth and import
-# (cli/outfile.h): only regular files (or nothing) are replaced, never the
-# input, never a file that is not ours without --force, and a failed or
-# interrupted run leaves the old output as it was, with no -wal/-shm beside it.
+# tests/cli/test_outfile.sh - the output-file policy of synth, import, report
+# and calibrate (cli/outfile.h): only regular files (or nothing) are replaced,
+# never the input, never a file that is not ours without --force (for report
+# and calibrate: never a trace database), and a failed or interrupted run
+# leaves the old output as it was, with no -wal/-shm beside it.  Inputs read
+# whole must be regular files: a FIFO is refused, never waited on.
 source "$(dirname "$0")/../lib.sh"
 
 t_lsan_import	# libtracecmd's v6 leak, suppressed by name (tests/lib.sh)
@@ -103,5 +105,71 @@ else
 	rm -f ro/probe
 	skip import_output_unwritable "cannot make a read-only directory here"
 fi
+
+# report -o: never an input, a trace database or a foreign file unforced, never a FIFO
+"$REPLAY" synth -s seed-race -o rep.db -q && "$REPLAY" replay rep.db -q >/dev/null ||
+	fail report_setup "synth or replay failed"
+cp rep.db rep.orig
+t_calibration cal0.json 11 1 1 2 20 1 3 9
+cp cal0.json cal0.orig
+expect_exit report_out_is_input 3 "$REPLAY" report rep.db -o rep.db
+expect_match report_out_is_input_msg "output rep.db is the input file" "$T_ERR"
+same_file report_input_kept rep.db rep.orig
+expect_exit report_out_is_input_force 3 "$REPLAY" report rep.db -o rep.db --force
+same_file report_input_kept_force rep.db rep.orig
+cp rep.orig rep.db	# for the old build's sake: each check below on its own
+expect_exit report_out_is_calibration 3 "$REPLAY" report rep.db --cost --calibration cal0.json -o cal0.json
+same_file report_calibration_kept cal0.json cal0.orig
+cp rep.orig rep.db
+cp prev.orig other.db
+expect_exit report_over_db 3 "$REPLAY" report rep.db --format csv -o other.db
+expect_match report_over_db_msg "other.db is a memcg-replay trace database, not a report.*--force" "$T_ERR"
+same_file report_over_db_kept other.db prev.orig
+printf 'my notes\n' >notes3.txt
+expect_exit report_foreign 3 "$REPLAY" report rep.db -o notes3.txt
+expect_match report_foreign_msg "notes3.txt exists and is not a report.*--force" "$T_ERR"
+same_file report_foreign_kept notes3.txt <(printf 'my notes\n')
+expect_exit report_foreign_force 0 "$REPLAY" report rep.db -o notes3.txt --force
+expect_match report_foreign_forced "^Lag report" "$(head -1 notes3.txt)"
+# its own reports, of every format, it replaces
+for f in table csv json html; do
+	expect_exit report_replaces_$f 0 "$REPLAY" report rep.db -f "$f" -o r.out
+	expect_exit report_replaces_${f}_cost 0 "$REPLAY" report rep.db -f "$f" --cost -o r.out
+done
+expect_exit report_fifo_out 3 timeout 10 "$REPLAY" report rep.db -o fifo
+expect_match report_fifo_out_msg "fifo is a FIFO, not a regular file" "$T_ERR"
+expect_exit report_dir_out 3 "$REPLAY" report rep.db -o dir.db
+long=$(printf 'n%.0s' $(seq 300))
+expect_exit report_name_too_long 3 "$REPLAY" report rep.db -o "$long"
+expect_exit synth_name_too_long 3 "$REPLAY" synth -s seed-race -o "$long" -q
+expect_exit report_no_dir 3 "$REPLAY" report rep.db -o nodir/r.txt
+
+# calibrate -o writes JSON: never over a trace database (that is --db's)
+cp prev.orig other.db
+expect_exit calibrate_over_db 3 "$REPLAY" calibrate -q -o other.db
+expect_match calibrate_over_db_msg "other.db is a trace database.*--db FILE" "$T_ERR"
+same_file calibrate_over_db_kept other.db prev.orig
+printf 'my notes\n' >notes4.txt
+expect_exit calibrate_over_foreign 3 "$REPLAY" calibrate -q -o notes4.txt
+same_file calibrate_over_foreign_kept notes4.txt <(printf 'my notes\n')
+expect_exit calibrate_new 0 "$REPLAY" calibrate -q -o cal.json
+expect_exit calibrate_replaces_own 0 "$REPLAY" calibrate -q -o cal.json
+expect_exit calibrate_fifo_out 3 timeout 10 "$REPLAY" calibrate -q -o fifo
+expect_exit calibrate_out_is_db 3 "$REPLAY" calibrate -q -o rep.db --db rep.db
+same_file calibrate_out_is_db_kept rep.db rep.orig
+
+# inputs read whole: a FIFO is refused at once, a directory or device named as such
+expect_exit import_fifo_in 3 timeout 10 "$REPLAY" import fifo -o in.db -q
+expect_match import_fifo_in_msg "fifo is a FIFO, not a regular file" "$T_ERR"
+expect_exit calibrate_fifo_from 3 timeout 10 "$REPLAY" calibrate --from fifo -o cal2.json
+expect_match calibrate_fifo_from_msg "from fifo is a FIFO" "$T_ERR"
+expect_exit report_fifo_calibration 3 timeout 10 "$REPLAY" report rep.db --cost --calibration fifo
+expect_match report_fifo_calibration_msg "calibration fifo is a FIFO" "$T_ERR"
+expect_exit report_dir_calibration 3 "$REPLAY" report rep.db --cost --calibration dir.db
+expect_match report_dir_calibration_msg "calibration dir.db is a directory" "$T_ERR"
+expect_exit import_dev_null 3 "$REPLAY" import /dev/null -o in.db -q
+expect_match import_dev_null_msg "/dev/null is a device, not a regular file" "$T_ERR"
+[ -e in.db ] && fail import_dev_null_nothing "in.db written" || pass import_dev_null_nothing
+[ -p fifo ] && pass fifo_still_fifo || fail fifo_still_fifo "fifo replaced"
 no_sidecars outfile_no_sidecars
 t_done
