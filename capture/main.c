@@ -1144,12 +1144,17 @@ int main(int argc, char **argv)
 	}
 	/* what a capture recorded is kept even if it failed later; nothing else */
 	if (c.of.tmp && c.started) {
+		c.of.keep = true;
 		ret = outfile_commit(&c.of);
 		if (ret < 0) {
 			msg("renaming the capture to %s: %s", c.args.output,
 			    *c.of.why ? c.of.why : mcr_strerror(ret));
+			if (c.of.tmp)
+				msg("the recording is kept as %s", c.of.tmp);
+			free(c.of.tmp);
+			c.of.tmp = NULL;
 			if (rc == MCR_EXIT_OK || rc == MCR_EXIT_LOST || rc == MCR_EXIT_COMMAND)
-				rc = mcr_exit_code(ret);
+				rc = *c.of.why ? MCR_EXIT_NOFILE : mcr_exit_code(ret);
 		}
 	} else {
 		outfile_abort(&c.of);

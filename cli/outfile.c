@@ -412,6 +412,11 @@ int outfile_commit(struct outfile *of)
 	sigprocmask(SIG_BLOCK, &block, &old);
 	of->why[0] = '\0';
 	err = of->existed ? outfile_replace(of) : outfile_publish_new(of);
+	if (err && of->keep && *of->why) {
+		outfile_disarm();	/* of->tmp is the caller's now */
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return err;
+	}
 	if (err) {
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		outfile_abort(of);

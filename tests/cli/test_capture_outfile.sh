@@ -3,10 +3,13 @@
 # it touches -o FILE, and follows the output policy of synth and import
 # (cli/outfile.h): a capture that cannot run leaves an existing database byte
 # for byte, and a device, FIFO or foreign file is never replaced.  Every case
-# here stops before tracing starts, so nothing is recorded; they still need
-# root and tracefs to get that far.  Also: a signal before tracing starts
+# but the last stops before tracing starts, so nothing is recorded; they still
+# need root and tracefs to get that far.  Also: a signal before tracing starts
 # (exit 16, nothing written), and a full disk while the database is prepared
 # (said of the output, on a small tmpfs mounted here and unmounted after).
+# The last: of two captures to one path the one that ends second fails, leaves
+# the first one's file, and keeps its own recording under its temporary name
+# (two short recordings).
 source "$(dirname "$0")/../lib.sh"
 
 TRACING=/sys/kernel/tracing
@@ -147,4 +150,23 @@ if mount -t tmpfs -o size=64k mcr-test small 2>/dev/null; then
 else
 	skip capture_enospc "cannot mount a tmpfs here"
 fi
+
+# Two captures of one -o: the first runs until its COMMAND reads a line from
+# a FIFO, which it gets only after the second has finished.
+mkfifo gate
+"$CAPTURE" -o race.db -- sh -c 'read x <gate' >/dev/null 2>first.err &
+first=$!
+t_on_exit "kill $first 2>/dev/null; rm -f '$T_TMP/gate'"
+while [ ! -e ".race.db.tmp-$first" ] && kill -0 "$first" 2>/dev/null; do sleep 0.05; done
+expect_exit capture_race_winner 0 "$CAPTURE" -o race.db -d 1
+cp race.db winner.copy
+echo go >gate
+wait "$first"
+rc=$?
+if [ "$rc" -eq 3 ]; then pass capture_race_loser_fails; else fail capture_race_loser_fails "exit $rc, wanted 3"; fi
+expect_match capture_race_loser_msg "race.db: was created by another process meanwhile" "$(cat first.err)"
+expect_match capture_race_loser_kept_msg "recording is kept as \.race\.db\.tmp-$first" "$(cat first.err)"
+same_file capture_race_winner_kept race.db winner.copy
+expect_exit capture_race_loser_recording 0 "$REPLAY" info ".race.db.tmp-$first"
+rm -f ".race.db.tmp-$first"
 t_done
