@@ -24,20 +24,22 @@
  *    (a replay writing its results, a reader of the trace: -EBUSY).  Commit
  *    takes SQLite's exclusive lock itself while it replaces the file, so no
  *    SQLite connection can start using the old file meanwhile.
- * Only then are the final name's -journal, -wal and -shm removed: with no
- * lock on them they belong to no live process, and an interrupted writer's
- * journal would otherwise be played into the new file.  Sidecars of a
- * database in use are never touched.  A -wal its writer could not
- * checkpoint (a full disk) moves with the new file.
+ * Only then are the final name's -journal, -wal and -shm removed (@path
+ * absent: sidecars left without their database, unless a connection holds
+ * the -shm): with no lock on them they belong to no live process, and an
+ * interrupted writer's journal would otherwise be played into the new file.
+ * Sidecars of a database in use are never touched.  A -wal its writer could
+ * not checkpoint (a full disk) moves with the new file.  The signals are
+ * held while commit runs.
  *
  * Until commit the old @path is never touched, so a failed, full-disk or
  * interrupted run leaves the old output as it was and no file of its own
  * behind.  outfile_abort() removes the temporary file and its sidecars; a
  * failed commit has done so, except that with of->keep set a commit that
  * lost to another process (of->why set) leaves the file under of->tmp, for
- * the caller to name and free (a capture keeps what it recorded).  Never prints: returns negative errno and a
- * reason.  One outfile at a time per process (the signal handler has one
- * slot).
+ * the caller to name and free (a capture keeps what it recorded).  Never
+ * prints: returns negative errno and a reason.  One outfile at a time per
+ * process (the signal handler has one slot).
  */
 #ifndef MCR_CLI_OUTFILE_H
 #define MCR_CLI_OUTFILE_H
