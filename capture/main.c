@@ -788,8 +788,7 @@ static int check_options(struct capture *c, const char *tdir)
 			msg("output %s %s", c->args.output, why);
 		else
 			msg("output %s: %s", c->args.output, mcr_strerror(ret));
-		return ret == -EEXIST || ret == -EISDIR || ret == -ENOENT ? MCR_EXIT_NOFILE :
-		       mcr_exit_code(ret);
+		return outfile_exit_code(ret);
 	}
 	return 0;
 }
@@ -851,12 +850,13 @@ static int capture_prepare_db(struct capture *c, int argc, char **argv)
 			    &(struct outfile_policy){ .force = c->args.force }, &why);
 	stop_signals_catch();
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (ret < 0 && why) {
-		msg("output %s %s", c->args.output, why);
-		return MCR_EXIT_NOFILE;
+	if (ret < 0) {
+		if (why)
+			msg("output %s %s", c->args.output, why);
+		else
+			msg("output %s: %s", c->args.output, mcr_strerror(ret));
+		return outfile_exit_code(ret);
 	}
-	if (ret < 0)
-		return fail(ret, c->args.output);
 	ret = db_create(c->of.tmp, &c->db);
 	if (ret < 0)
 		return fail_output(c, ret);
@@ -1154,7 +1154,7 @@ int main(int argc, char **argv)
 			free(c.of.tmp);
 			c.of.tmp = NULL;
 			if (rc == MCR_EXIT_OK || rc == MCR_EXIT_LOST || rc == MCR_EXIT_COMMAND)
-				rc = *c.of.why ? MCR_EXIT_NOFILE : mcr_exit_code(ret);
+				rc = outfile_exit_code(ret);
 		}
 	} else {
 		outfile_abort(&c.of);

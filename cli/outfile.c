@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "error.h"
 #include "import.h"
 #include "outfile.h"
 
@@ -65,6 +66,26 @@ bool outfile_is_db(const char *path)
 	app = (uint32_t)head[68] << 24 | (uint32_t)head[69] << 16 | (uint32_t)head[70] << 8 |
 	      head[71];
 	return app == DB_APPLICATION_ID;
+}
+
+int outfile_exit_code(int err)
+{
+	switch (-err) {
+	case EEXIST:
+	case EBUSY:
+	case EISDIR:
+	case ENOENT:
+	case ENOTDIR:
+	case ENAMETOOLONG:
+	case ELOOP:
+	case EACCES:
+	case EPERM:
+	case EROFS:
+	case ENXIO:
+		return MCR_EXIT_NOFILE;
+	default:
+		return mcr_exit_code(err);
+	}
 }
 
 static const char *outfile_kind(mode_t mode)

@@ -96,6 +96,14 @@ void outfile_abort(struct outfile *of);		/* remove tmp and its sidecars */
  */
 int outfile_input_check(const char *path, const char **why);
 
+/*
+ * The exit code of an output path outfile_*() refused or could not use, or
+ * of an input outfile_input_check() refused: 3 (NOFILE, "the output cannot
+ * be created") for the path's own trouble (refused, lost to another process,
+ * too long, not a directory, no permission), else mcr_exit_code().
+ */
+int outfile_exit_code(int err);
+
 /* True for a memcg-replay trace database (magic and application_id). */
 bool outfile_is_db(const char *path);
 

@@ -274,34 +274,13 @@ char *cli_ms_str(char *buf, size_t len, double ms)
 	return buf;
 }
 
-/* An output path that cannot be used, refused or raced for: "cannot be created". */
-static int cli_outfile_code(int err)
-{
-	switch (-err) {
-	case EEXIST:
-	case EBUSY:
-	case EISDIR:
-	case ENOENT:
-	case ENOTDIR:
-	case ENAMETOOLONG:
-	case ELOOP:
-	case EACCES:
-	case EPERM:
-	case EROFS:
-	case ENXIO:
-		return MCR_EXIT_NOFILE;
-	default:
-		return mcr_exit_code(err);
-	}
-}
-
 static int cli_outfile_fail(const char *cmd, const char *path, int err, const char *why)
 {
 	if (why && *why)
 		cli_msg("%s: output %s %s", cmd, path, why);
 	else
 		cli_msg("%s: output %s: %s", cmd, path, mcr_strerror(err));
-	return cli_outfile_code(err);
+	return outfile_exit_code(err);
 }
 
 int cli_outfile_check(const char *cmd, const char *path, const struct outfile_policy *p)
@@ -330,7 +309,7 @@ int cli_outfile_commit(const char *cmd, struct outfile *of)
 	if (*of->why)
 		return cli_outfile_fail(cmd, of->path, err, of->why);
 	cli_msg("%s: cannot write the output %s: %s", cmd, of->path, mcr_strerror(err));
-	return cli_outfile_code(err);
+	return outfile_exit_code(err);
 }
 
 int cli_input_check(const char *what, const char *path)
@@ -344,7 +323,7 @@ int cli_input_check(const char *what, const char *path)
 		cli_msg("%s%s %s", what, path, why);
 	else
 		cli_msg("%s%s: %s", what, path, mcr_strerror(err));
-	return cli_outfile_code(err);
+	return outfile_exit_code(err);
 }
 
 void cli_trace_own(struct db *db, int64_t *batch, int64_t *online)

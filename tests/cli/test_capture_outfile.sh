@@ -79,6 +79,8 @@ expect_exit capture_foreign_refused 3 "$CAPTURE" -o notes.txt -d 1 &&
 same_file capture_foreign_kept notes.txt notes.orig
 mkdir adir
 expect_exit capture_dir_refused 3 "$CAPTURE" -o adir -d 1
+expect_exit capture_name_too_long 3 "$CAPTURE" -o "$(printf 'n%.0s' $(seq 300))" -d 1
+expect_exit capture_no_dir 3 "$CAPTURE" -o nodir/out.db -d 1
 no_sidecars capture_no_sidecars
 
 # --- a signal before tracing starts: nothing recorded, nothing replaced ------------------
