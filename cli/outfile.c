@@ -401,9 +401,13 @@ static int outfile_replace(struct outfile *of)
 		err = -EEXIST;
 		goto out;
 	}
-	pid = rw ? 0 : outfile_locker(fd, OUTFILE_DB_LOCK, OUTFILE_DB_LOCK_LEN);
-	if (rw && fcntl(fd, F_SETLK, &fl) < 0)
+	/* where it cannot be locked (ENOLCK) or written, looking is all we can do */
+	if (!rw || fcntl(fd, F_SETLK, &fl) == 0)
+		pid = rw ? 0 : outfile_locker(fd, OUTFILE_DB_LOCK, OUTFILE_DB_LOCK_LEN);
+	else if (errno == EAGAIN || errno == EACCES)
 		pid = outfile_locker(fd, OUTFILE_DB_LOCK, OUTFILE_DB_LOCK_LEN) ? : -1;
+	else
+		pid = outfile_locker(fd, OUTFILE_DB_LOCK, OUTFILE_DB_LOCK_LEN);
 	if (!pid)
 		pid = outfile_shm_user(of->path);
 	if (pid) {
