@@ -139,10 +139,17 @@ static int outfile_check_stat(const char *path, const struct outfile_policy *p,
 		return -ENOENT;
 	}
 	if (stat(path, out) < 0) {
+		int err = -errno;
+
 		memset(out, 0, sizeof(*out));
-		if (errno == ENOENT)
-			return 0;	/* a new file; its directory is checked by creating it */
-		return -errno;
+		if (err != -ENOENT)
+			return err;
+		if (lstat(path, out) == 0) {
+			memset(out, 0, sizeof(*out));
+			*why = "is a symbolic link to nothing";
+			return -ENOENT;
+		}
+		return 0;	/* a new file; its directory is checked by creating it */
 	}
 	if (S_ISDIR(out->st_mode)) {
 		*why = "is a directory";

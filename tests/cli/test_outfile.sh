@@ -143,6 +143,9 @@ long=$(printf 'n%.0s' $(seq 300))
 expect_exit report_name_too_long 3 "$REPLAY" report rep.db -o "$long"
 expect_exit synth_name_too_long 3 "$REPLAY" synth -s seed-race -o "$long" -q
 expect_exit report_no_dir 3 "$REPLAY" report rep.db -o nodir/r.txt
+ln -s nowhere.db dangling.db
+expect_exit synth_dangling_link 3 "$REPLAY" synth -s seed-race -o dangling.db -q
+expect_match synth_dangling_link_msg "dangling.db is a symbolic link to nothing" "$T_ERR"
 
 # calibrate -o writes JSON: never over a trace database (that is --db's)
 cp prev.orig other.db
