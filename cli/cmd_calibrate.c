@@ -86,7 +86,8 @@ static const struct argp_option cal_options[] = {
 	  "figure in a fraction of a second (tests)", 0 },
 	{ "window-us", 'w', "US", 0, "with --db: another CPU's update this recent shares the line "
 	  "(default 10)", 0 },
-	{ "force", 'f', NULL, 0, "replace an -o FILE that is not a calibration file", 0 },
+	{ "force", 'f', NULL, 0, "let -o replace a file that is not a calibration file (a "
+	  "trace database too; never --db FILE or --from CALIB)", 0 },
 	{ 0 }
 };
 
