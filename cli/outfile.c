@@ -346,6 +346,9 @@ static int outfile_publish_new(struct outfile *of)
 	struct stat st;
 	pid_t pid;
 
+	/* another's file there: its sidecars are its own */
+	if (lstat(of->path, &st) == 0)
+		goto lost;
 	/* sidecars without their database: an interrupted writer's, unless in use */
 	pid = outfile_shm_user(of->path);
 	if (pid)
@@ -366,9 +369,7 @@ static int outfile_publish_new(struct outfile *of)
 		goto lost;
 	if (errno != EPERM && errno != EOPNOTSUPP && errno != EMLINK)
 		return -errno;
-	/* nor hard links (vfat): as close as rename(2) gets */
-	if (lstat(of->path, &st) == 0)
-		goto lost;
+	/* nor hard links (vfat): as close as rename(2) gets, checked above */
 	return rename(of->tmp, of->path) < 0 ? -errno : 0;
 lost:
 	snprintf(of->why, sizeof(of->why), "was created by another process meanwhile; "

@@ -128,6 +128,28 @@ for w in replay events; do
 		rc=$?
 		bg_pid=
 		if [ "$rc" -eq 130 ]; then pass "sigint_${w}_killed"; else fail "sigint_${w}_killed" "exit $rc, wanted 130"; fi
+		# a dead writer's hot journal is nobody's: replaced with its database
+		# (else it would be played into the new one), and so is one whose
+		# database is gone
+		cp hot.db stale.db && cp hot.db-journal stale.db-journal && cp hot.db-journal orphan.db-journal
+		expect_exit "sigint_${w}_stale_replaced" 0 "$REPLAY" synth -s seed-race -o stale.db -q
+		expect_exit "sigint_${w}_orphan_replaced" 0 "$REPLAY" synth -s seed-race -o orphan.db -q
+		if [ -e stale.db-journal ] || [ -e orphan.db-journal ]; then
+			fail "sigint_${w}_stale_gone" "a stale journal is left"
+		else
+			pass "sigint_${w}_stale_gone"
+		fi
+		# as written: a journal played into it leaves the old file's pages and size
+		"$REPLAY" synth -s seed-race -o ref.db -q
+		for f in stale orphan; do
+			if [ "$(stat -c %s $f.db)" = "$(stat -c %s ref.db)" ] &&
+			   cmp -s <("$REPLAY" events $f.db) <("$REPLAY" events ref.db); then
+				pass "sigint_${w}_${f}_intact"
+			else
+				fail "sigint_${w}_${f}_intact" "$f.db is not what synth wrote"
+			fi
+		done
+		rm -f stale.db orphan.db ref.db
 		expect_exit "sigint_${w}_info" 0 "$REPLAY" info hot.db
 		# nothing of the interrupted replay was committed: no results, said so
 		expect_exit "sigint_${w}_report" 18 "$REPLAY" report hot.db
