@@ -22,8 +22,9 @@ static const struct {
 	[MCR_EXIT_OK]		= { "OK", "success", CLI_ALL },
 	[MCR_EXIT_FAILURE]	= { "FAILURE", "unexpected failure (I/O, out of memory)", CLI_ALL },
 	[MCR_EXIT_USAGE]	= { "USAGE", "bad command line", CLI_ALL },
-	[MCR_EXIT_NOFILE]	= { "NOFILE", "input file missing or unreadable, or the output cannot "
-				    "be created", CLI_ALL },
+	[MCR_EXIT_NOFILE]	= { "NOFILE", "input file missing, unreadable or not a regular "
+				    "file; or the output cannot be created, is refused, or "
+				    "was taken by another process meanwhile", CLI_ALL },
 	[MCR_EXIT_NOT_SQLITE]	= { "NOT_SQLITE", "not an SQLite file", CLI_READERS },
 	[MCR_EXIT_NOT_OURS]	= { "NOT_OURS", "SQLite, but not a memcg-replay trace database",
 				    CLI_READERS },
