@@ -807,9 +807,14 @@ TEST(test_event_values)
 	bad.ts = INT64_MAX;
 	ASSERT_EQ(iter_window(path, &bad, "5", "9223372036854775000", "mono"), 0);
 	ASSERT_EQ(iter_window(path, &bad, "5", "10", "x86-tsc"), 0);
-	/* a window backwards or below 0 is no window */
-	ASSERT_EQ(iter_window(path, &bad, "10", "5", "mono"), 0);
-	ASSERT_EQ(iter_window(path, &bad, "-9223372036854775808", "10", "mono"), 0);
+	/* a window backwards or below 0 is refused when the file is opened */
+	ASSERT_EQ(make_db(path, 2, &bad, 1), 0);
+	ASSERT_EQ(raw_exec(path, "INSERT OR REPLACE INTO meta VALUES ('capture_start_ns', '10'),"
+			   " ('capture_end_ns', '5')"), 0);
+	ASSERT_EQ(db_open(path, false, &db), -MCR_E_BAD_INPUT);
+	ASSERT_EQ(raw_exec(path, "INSERT OR REPLACE INTO meta VALUES ('capture_start_ns',"
+			   " '-9223372036854775808'), ('capture_end_ns', '10')"), 0);
+	ASSERT_EQ(db_open(path, false, &db), -MCR_E_BAD_INPUT);
 
 	bad.ts = 4000000000000000000ULL;
 	ASSERT_EQ(iter_window(path, &bad, "1000000000", "1500000000", "mono"), -MCR_E_BAD_INPUT);
