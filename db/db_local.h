@@ -57,7 +57,7 @@ int db_schema_upgrade_v1(struct db *db);
 int db_schema_upgrade(struct db *db, int64_t ver);
 bool db_schema_runs_grid(struct db *db);
 
-/* db.c */
+/* sql.c: the helpers under every other file of db/ */
 int db_err(int rc);
 int db_exec(struct db *db, const char *sql);
 int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st);

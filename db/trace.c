@@ -2,7 +2,7 @@
 /*
  * trace.c - what the trace tables say before the first event is read: the
  * lost-event gaps, and which rare event kinds the events table holds.  The
- * cgroups table is db.c's (db_cgroups_foreach), meta is db.c's too.
+ * cgroups table is db.c's (db_cgroups_foreach), meta is sql.c's.
  */
 #include <errno.h>
 
