@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * iter_local.h - what the files of the event reader share: iter.c opens
+ * the chunks and hands the events out through the merge in use, iter_round.c
+ * (rounds), iter_packed.c (packed keys), iter_heap.c (the heap) and
+ * iter_rows.c (the previous format's rows).  Not for the rest of db/.
+ */
+#ifndef MCR_ITER_LOCAL_H
+#define MCR_ITER_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+#include "db_local.h"
+#include "store.h"
+
+#define DB_MAX_CPUS	(1 << 20)	/* sanity bound on meta nr_cpus_possible */
+#define DB_ITER_SCAN	4		/* CPUs merged by a scan, more by the heap */
+#define DB_ITER_AHEAD	8		/* events prefetched ahead on the CPU read */
+#define DB_ITER_BATCH	256		/* events built at a time per CPU */
+#define DB_ITER_FILL	256		/* db_iter_next_batch() event by event */
+#define DB_ITER_GROUP	8		/* packed keys: CPUs per group */
+#define DB_ITER_KEY_BITS 6		/* packed keys: bits of the CPU's index */
+#define DB_ITER_KEY_CPUS (1u << DB_ITER_KEY_BITS)
+
+struct db_iter_cpu {
+	int			cpu;
+	struct db_chunk_index	*ix;		/* its chunks, in order */
+	uint32_t		nix, next_ix;
+	struct mcr_event	*ev;		/* a batch of the chunk: ev[pos .. n) to go */
+	uint32_t		n, pos;
+	uint64_t		last_ts;	/* of the previous chunk */
+	/* the chunk: its records or columns, events built from them DB_ITER_BATCH at a time */
+	struct db_recs		recs;		/* version 1 */
+	struct db_cols		cols;		/* version 2 */
+	uint32_t		built;		/* events of the chunk built so far */
+	uint32_t		foreign;	/* ev[0 .. foreign) may hold another chunk's fields */
+	uint32_t		good;		/* events to deliver: before a step back in ts */
+	int			err;		/* after those: the chunk went wrong */
+	uint8_t			*raw;		/* the chunk decompressed */
+};
+
+/* A heap entry: a CPU with events left, keyed by its head's (ts, cpu). */
+struct db_iter_head {
+	uint64_t		ts;
+	int			cpu;
+	struct db_iter_cpu	*c;
+};
+
+struct db_iter {
+	struct db		*db;
+	sqlite3_stmt		*st;		/* rows, or the BLOB of one chunk */
+	sqlite3_stmt		*hold;		/* at a row: the read transaction, db_iter_chunks() */
+	uint64_t		count;
+	uint64_t		from, to;
+	int			err;		/* sticky: once failed, always failed */
+	bool			done;		/* the end was returned: a statement would start over */
+	bool			primed;		/* every CPU's first chunk loaded */
+	bool			cached;		/* counted in db->iters: db_iter_cache() */
+	unsigned int		nr_possible;
+	int			version;	/* of the store: DB_STORE_V* */
+	struct db_chunk_index	*ix;
+	struct db_iter_cpu	*cpus;		/* CPUs that have chunks */
+	unsigned int		nr_cpus, nr_heap;
+	struct db_iter_head	*heap;		/* min-heap of the CPUs with a head event */
+	uint64_t		next_ts;	/* the least key below heap[0]: */
+	int			next_cpu;	/* heap[0] is taken from while before it */
+	/*
+	 * Packed keys, instead of the heap while every ts fits: per CPU (by
+	 * index in cpus[], which is in cpu order) (ts - key_base) << KEY_BITS
+	 * | index, UINT64_MAX once it has no events left, and the least key
+	 * of each group of DB_ITER_GROUP CPUs.
+	 */
+	bool			packed;
+	bool			run;		/* cpus[run_idx] is taken from while below run_lim */
+	unsigned int		run_idx;
+	uint64_t		run_lim;
+	uint64_t		key_base, key_lim;
+	uint64_t		*key, *gmin;
+	unsigned int		nr_groups;
+	/*
+	 * Rounds (packed keys): every CPU's built batch merged at once up
+	 * to a horizon, into out[], checked, then handed out with no
+	 * comparison per event (db_iter_round()).  out[] points into the
+	 * CPUs' batches, so the CPUs are topped up only at the next round
+	 * (db_iter_round_topup()), once the caller is done with
+	 * those events.
+	 */
+	bool			rounds;
+	uint64_t		*mk, *mk_tmp;	/* key runs, DB_ITER_BATCH + 2 a CPU */
+	uint32_t		*mlen;
+	const struct mcr_event	**out;		/* the round's events, checked */
+	uint32_t		out_n, out_pos;
+	int			out_err;	/* after *out[out_n - 1] */
+	/* db_iter_next_batch() without rounds: events copied, and pointers to them */
+	struct mcr_event	*fill;
+	const struct mcr_event	**fill_p;
+	struct db_event_bounds	bounds;		/* db_event_check() */
+	void			*dctx;		/* ZSTD_DCtx, kept across chunks */
+	uint8_t			*arena;		/* every CPU's ev and raw: db_iter_arena() */
+	uint64_t		last_ts[];	/* rows: per ring-buffer CPU */
+};
+
+/* iter.c: a CPU's chunks, opened and built a batch at a time */
+void db_iter_build(const struct db_iter *it, struct db_iter_cpu *c, uint32_t at, bool opened);
+int db_iter_open_chunk(struct db_iter *it, struct db_iter_cpu *c);
+int db_iter_load(struct db_iter *it, struct db_iter_cpu *c);
+int db_iter_refill(struct db_iter *it, struct db_iter_cpu *c);
+int db_iter_prime(struct db_iter *it);
+
+/* iter_round.c: rounds until one has events (1), 0 at the end, or the error */
+int db_iter_fill(struct db_iter *it);
+
+/* iter_packed.c: the packed keys from the heap's heads; the next event by them */
+bool db_iter_pack(struct db_iter *it);
+int db_iter_next_packed(struct db_iter *it, struct mcr_event *ev);
+
+/* iter_heap.c: the heap over the heads; the next event by it (or by the packed keys) */
+void db_iter_heapify(struct db_iter *it);
+int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev);
+
+/* iter_rows.c: the previous format's next row */
+int db_iter_next_row(struct db_iter *it, struct mcr_event *ev);
+
+/* Whether @c's chunk has events past its batch. */
+static inline bool db_iter_unbuilt(const struct db_iter_cpu *c)
+{
+	return c->built < c->good;
+}
+
+static inline uint64_t db_iter_min(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* The least of a group's keys: a tree of conditional moves, no branch. */
+static inline uint64_t db_iter_group_min(const uint64_t *k)
+{
+	return db_iter_min(db_iter_min(db_iter_min(k[0], k[1]), db_iter_min(k[2], k[3])),
+			   db_iter_min(db_iter_min(k[4], k[5]), db_iter_min(k[6], k[7])));
+}
+
+/* A round's key of @ts on cpus[@idx]: 0 and UINT64_MAX stay free for the merge's sentinels. */
+static inline uint64_t db_iter_round_key(const struct db_iter *it, uint64_t ts, unsigned int idx)
+{
+	return (ts - it->key_base + 1) << DB_ITER_KEY_BITS | idx;
+}
+
+/*
+ * Whether @c's fresh batch can be merged in rounds: its ts within the keys
+ * and its first not below @prev, the last handed out of the CPU (the first
+ * event of a chunk that steps back in time may be).  Within a batch ts only
+ * grows: db_recs_open() and db_cols_open() cut the chunk before any step
+ * back.
+ */
+static inline bool db_iter_round_fits(const struct db_iter *it, const struct db_iter_cpu *c,
+				      uint32_t from, uint64_t prev)
+{
+	uint64_t lo = c->ev[from].ts, hi = c->ev[c->n - 1].ts;
+
+	return lo >= prev && lo >= it->key_base && hi - it->key_base < it->key_lim;
+}
+
+/*
+ * Move @c past the event just handed out: its next event from the batch,
+ * the chunk's next batch or the next chunk.  1: it has a head; 0: none left;
+ * or the error, which the event handed out does not share (it is good: the
+ * failure is returned by the next call).
+ */
+static inline __attribute__((always_inline)) int db_iter_advance(struct db_iter *it,
+								  struct db_iter_cpu *c)
+{
+	if (__builtin_expect(++c->pos < c->n, 1))
+		return 1;
+	return db_iter_refill(it, c);
+}
+
+#endif /* MCR_ITER_LOCAL_H */
