@@ -17,62 +17,15 @@
 #include <string.h>
 
 #include "cli.h"
+#include "html_local.h"
 #include "html_report.h"
 #include "report_cost.h"
 #include "results.h"
 #include "sim.h"
 #include "svg.h"
 
-/* chart geometry, SVG user units (the SVG scales to the column's width) */
-#define CH_W		900
-#define CH_H		250
-#define CH_L		62	/* plot area: x from CH_L to CH_W - CH_R */
-#define CH_R		12
-#define CH_T		14
-#define CH_B		40	/* y from CH_T to CH_H - CH_B */
-#define PLOT_W		(CH_W - CH_L - CH_R)
-#define PLOT_H		(CH_H - CH_T - CH_B)
-#define MAX_RUNS	64	/* replay's REPLAY_MAX_RUNS: a whole grid of one pass */
-#define TABLE_LINES	8
-
 /* policy colours: break red, continue blue, legacy green (colour-blind safe enough with the dashes) */
 static const char *const policy_colour[] = { "#d62728", "#1f77b4", "#2ca02c", "#9467bd" };
-
-struct hrow {
-	char		*cgroup, *item, *policy, *flush_model;
-	uint64_t	cgroup_id;
-	int64_t		run_id;
-	int		level;
-	unsigned int	batch, cpus;	/* the run's MEMCG_CHARGE_BATCH and online CPUs */
-	bool		events;
-	uint64_t	reads, stale_reads, stranded_episodes, max_pending;
-	uint64_t	max_read, p99_read, max_visible;
-	double		mean_read, mean_visible, age_ms, stranded_ms;
-};
-
-struct hrun {
-	int64_t		run_id;
-	const char	*policy, *flush_model;	/* owned by a row */
-	unsigned int	batch, cpus;
-	char		label[64];
-	const char	*colour;
-	bool		dashed;		/* a second run of one policy */
-};
-
-struct hhost {
-	const struct html_host	*h;
-	struct hrow		*rows;
-	size_t			nr, cap;
-	struct hrun		runs[MAX_RUNS];
-	int			nr_runs;
-	int64_t			page_size, t0, t1;
-	int64_t			batch, online;	/* the trace's own */
-};
-
-static void esc(FILE *f, const char *s)
-{
-	svg_escape(f, s ? s : "");
-}
 
 static int gather_row(const struct db_lag_row *row, void *ctx)
 {
@@ -131,16 +84,6 @@ static int hrun_cmp(const void *a, const void *b)
 	return (x->run_id > y->run_id) - (x->run_id < y->run_id);
 }
 
-static struct hrun *run_of(struct hhost *hh, int64_t run_id)
-{
-	int i;
-
-	for (i = 0; i < hh->nr_runs; i++)
-		if (hh->runs[i].run_id == run_id)
-			return &hh->runs[i];
-	return NULL;
-}
-
 /*
  * The runs the rows name, in policy order; colours by policy, dashes for
  * repeats.  Labels are the policy, "break b=32 cpus=2" when some run is not at
@@ -185,35 +128,6 @@ static void host_runs(struct hhost *hh)
 		else
 			snprintf(r->label, sizeof(r->label), "%s", name);
 	}
-}
-
-/* "1.94 GiB" for pages, "103898 events" for events. */
-static const char *val_str(char *buf, size_t len, bool events, double v, int64_t page_size)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-	int u = 0;
-
-	if (events) {
-		snprintf(buf, len, "%.0f", v);
-		return buf;
-	}
-	v *= (double)page_size;
-	while (fabs(v) >= 1024 && u < 4) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, u && fabs(v) < 10 ? "%.2f %s" : u && fabs(v) < 100 ? "%.1f %s" : "%.0f %s",
-		 v, unit[u]);
-	return buf;
-}
-
-static const char *ms_str(char *buf, size_t len, double ms)
-{
-	if (ms >= 1000)
-		snprintf(buf, len, "%.2f s", ms / 1000);
-	else
-		snprintf(buf, len, "%.1f ms", ms);
-	return buf;
 }
 
 /* ---- ranking ---- */
@@ -265,13 +179,6 @@ static size_t host_cgroups(const struct hhost *hh, struct hcg *cg)
 	return n;
 }
 
-/* A line of one cgroup: its rows, adjacent (rows come by cgroup, item, policy). */
-struct hline {
-	size_t		from, to;
-	bool		events;
-	double		key;
-};
-
 static int hline_cmp(const void *a, const void *b)
 {
 	const struct hline *x = a, *y = b;
@@ -297,497 +204,6 @@ static size_t cgroup_lines(const struct hhost *hh, const struct hcg *c, struct h
 	}
 	qsort(ln, n, sizeof(*ln), hline_cmp);
 	return n;
-}
-
-/* ---- one chart ---- */
-
-struct chart {
-	struct hhost		*hh;
-	struct svg_reduce	red[MAX_RUNS];
-	struct svg_reduce	marks[MAX_RUNS][2];	/* reads: [0] fresh or right, [1] stale */
-	double			scale;		/* item unit -> axis unit */
-	double			ymin, ymax;
-	int			cur;		/* run being read */
-	bool			any;
-};
-
-static double ts_s(const struct hhost *hh, uint64_t ts)
-{
-	return ((double)(int64_t)ts - (double)hh->t0) / 1e9;
-}
-
-static int chart_sample(const struct db_series *s, void *ctx)
-{
-	struct chart *c = ctx;
-	double lo = (double)s->min_error * c->scale, hi = (double)s->max_error * c->scale;
-
-	svg_reduce_add(&c->red[c->cur], ts_s(c->hh, s->ts), lo, hi);
-	c->ymin = fmin(c->ymin, lo);
-	c->ymax = fmax(c->ymax, hi);
-	c->any = true;
-	return 0;
-}
-
-/* Keep, per column, the read with the largest |error| (separately for stale reads). */
-static int chart_read(const struct db_item_read *r, void *ctx)
-{
-	struct chart *c = ctx;
-	struct svg_reduce *m = &c->marks[c->cur][r->stale];
-	double v = (double)r->error * c->scale;
-	struct svg_col *col = &m->col[svg_reduce_col(m, ts_s(c->hh, r->ts))];
-
-	if (!col->set || fabs(v) > fabs(col->hi))
-		*col = (struct svg_col){ .lo = v, .hi = v, .set = true };
-	c->ymin = fmin(c->ymin, v);
-	c->ymax = fmax(c->ymax, v);
-	return 0;
-}
-
-struct shade {
-	FILE			*f;
-	const struct hhost	*hh;
-	const struct svg_scale	*x;
-	const char		*colour;
-	int			n;
-};
-
-static int chart_episode(const struct db_episode *e, void *ctx)
-{
-	struct shade *s = ctx;
-	double a = svg_map(s->x, ts_s(s->hh, e->start_ts)), b = svg_map(s->x, ts_s(s->hh, e->end_ts));
-
-	fprintf(s->f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\""
-		" fill-opacity=\"0.13\"/>\n", a, CH_T, fmax(b - a, 1), PLOT_H, s->colour);
-	s->n++;
-	return 0;
-}
-
-struct forced {
-	FILE			*f;
-	const struct hhost	*hh;
-	const struct svg_scale	*x;
-	int			last_px, n;
-};
-
-static int chart_forced(const struct db_item_read *r, void *ctx)
-{
-	struct forced *fc = ctx;
-	int px = (int)lround(svg_map(fc->x, ts_s(fc->hh, r->ts)));
-
-	if (px == fc->last_px)
-		return 0;
-	fc->last_px = px;
-	fprintf(fc->f, "M%d %dv%d", px, CH_T, PLOT_H);
-	fc->n++;
-	return 0;
-}
-
-static void chart_marks(FILE *f, const struct svg_reduce *m, const struct svg_scale *y,
-			const char *attrs)
-{
-	int i, n = 0;
-
-	for (i = 0; i < m->width; i++)
-		if (m->col[i].set)
-			n++;
-	if (!n)
-		return;
-	fprintf(f, "<path %s d=\"", attrs);
-	for (i = 0; i < m->width; i++)
-		if (m->col[i].set)
-			fprintf(f, "M%d %.0fh0", CH_L + i, round(svg_map(y, m->col[i].hi)));
-	fprintf(f, "\"/>\n");
-}
-
-static void chart_axes(FILE *f, const struct svg_scale *x, const struct svg_scale *y,
-		       double span_s, const char *yunit)
-{
-	struct svg_ticks xt, yt;
-	char b[32];
-	int i;
-
-	svg_ticks(0, span_s > 0 ? span_s : 1, 11, &xt);
-	svg_ticks(y->d0, y->d1, 6, &yt);
-	fprintf(f, "<g class=\"grid\">");
-	for (i = 0; i < yt.n; i++)
-		fprintf(f, "<path d=\"M%d %.1fh%d\"/>", CH_L, svg_map(y, yt.v[i]), PLOT_W);
-	fprintf(f, "</g>\n<g class=\"tick\">");
-	for (i = 0; i < yt.n; i++)
-		fprintf(f, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>", CH_L - 5,
-			svg_map(y, yt.v[i]) + 4, svg_num(b, sizeof(b), yt.v[i], yt.decimals));
-	for (i = 0; i < xt.n && xt.v[i] <= x->d1 + 1e-9; i++)
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>",
-			svg_map(x, xt.v[i]), CH_H - CH_B + 16, svg_num(b, sizeof(b), xt.v[i], xt.decimals));
-	fprintf(f, "</g>\n<path class=\"zero\" d=\"M%d %.1fh%d\"/>\n", CH_L, svg_map(y, 0), PLOT_W);
-	fprintf(f, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n", CH_L,
-		CH_T, PLOT_W, PLOT_H);
-	fprintf(f, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">seconds from trace"
-		" start</text>\n", CH_L + PLOT_W / 2, CH_H - 6);
-	fprintf(f, "<text class=\"axis\" transform=\"translate(13 %d) rotate(-90)\""
-		" text-anchor=\"middle\">shown \xe2\x88\x92 truth, %s</text>\n", CH_T + PLOT_H / 2, yunit);
-}
-
-/* One line of one cgroup: every run's visible error, reads, episodes, forced flushes. */
-static int chart_write(FILE *f, struct hhost *hh, const struct hrow *r0, int kind, int item)
-{
-	struct chart c = { .hh = hh, .ymin = 0, .ymax = 0 };
-	double span_s = (double)(hh->t1 - hh->t0) / 1e9;
-	struct svg_scale x, y;
-	struct svg_ticks yt;
-	int i, err = 0;
-
-	if (!(span_s > 0))
-		span_s = 1;
-	c.scale = r0->events ? 1 : (double)hh->page_size / 1048576.0;
-	for (i = 0; i < hh->nr_runs && !err; i++) {
-		struct db_reads_filter rf = {
-			.run_id = hh->runs[i].run_id, .cgroup_id = r0->cgroup_id, .kind = kind,
-			.item = item,
-		};
-
-		err = svg_reduce_init(&c.red[i], 0, span_s, PLOT_W) ?:
-		      svg_reduce_init(&c.marks[i][0], 0, span_s, PLOT_W) ?:
-		      svg_reduce_init(&c.marks[i][1], 0, span_s, PLOT_W);
-		c.cur = i;
-		err = err ?: db_series_foreach(hh->h->db, hh->runs[i].run_id, r0->cgroup_id, kind,
-					       item, chart_sample, &c);
-		err = err ?: db_item_reads_foreach(hh->h->db, &rf, chart_read, &c);
-	}
-	if (err)
-		goto out;
-	if (!c.any) {
-		fprintf(f, "<p class=\"note\">No series stored for ");
-		esc(f, r0->cgroup);
-		fprintf(f, ": replay with --series-cgroup ");
-		esc(f, r0->cgroup);
-		fprintf(f, " to plot it.</p>\n");
-		goto out;
-	}
-	/* the axis: 1-2-5 ticks around the data and 0 */
-	svg_ticks(c.ymin, c.ymax > c.ymin ? c.ymax : c.ymin + 1, 6, &yt);
-	x = (struct svg_scale){ 0, span_s, CH_L, CH_L + PLOT_W };
-	y = (struct svg_scale){ yt.v[0], yt.v[yt.n - 1], CH_T + PLOT_H, CH_T };
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 %d %d\""
-		" role=\"img\"><title>", CH_W, CH_H);
-	esc(f, r0->cgroup);
-	fprintf(f, " ");
-	esc(f, r0->item);
-	fprintf(f, ": visible error over time</title>\n");
-	/* stranded episodes under everything, then forced flushes */
-	for (i = 0; i < hh->nr_runs && !err; i++) {
-		struct shade s = { f, hh, &x, hh->runs[i].colour, 0 };
-
-		err = db_episodes_foreach(hh->h->db, hh->runs[i].run_id, r0->cgroup_id,
-					  chart_episode, &s);
-	}
-	if (!err && hh->nr_runs) {
-		struct forced fc = { f, hh, &x, -1, 0 };
-		struct db_reads_filter rf = { .run_id = hh->runs[0].run_id, .forced = true };
-
-		/* an empty d is valid SVG: a trace without forced flushes draws none */
-		fprintf(f, "<path class=\"forced\" d=\"");
-		err = db_item_reads_foreach(hh->h->db, &rf, chart_forced, &fc);
-		fprintf(f, "\"/>\n");
-	}
-	chart_axes(f, &x, &y, span_s, r0->events ? "events" : "MiB");
-	/*
-	 * Last policy first, each under the next with a wider stroke: where two
-	 * policies agree (continue and legacy often do) both colours still show.
-	 */
-	for (i = hh->nr_runs - 1; i >= 0; i--) {
-		char a[160];
-
-		snprintf(a, sizeof(a), "class=\"line\" stroke=\"%s\" stroke-width=\"%.1f\"%s",
-			 hh->runs[i].colour, 1.5 + 1.3 * i,
-			 hh->runs[i].dashed ? " stroke-dasharray=\"6 3\"" : "");
-		svg_path_reduced(f, &c.red[i], &y, CH_L, a);
-	}
-	for (i = 0; i < hh->nr_runs; i++) {
-		char a[160];
-
-		snprintf(a, sizeof(a), "class=\"read\" stroke=\"%s\"", hh->runs[i].colour);
-		chart_marks(f, &c.marks[i][0], &y, a);
-		chart_marks(f, &c.marks[i][1], &y, "class=\"stale-o\"");
-		snprintf(a, sizeof(a), "class=\"stale\" stroke=\"%s\"", hh->runs[i].colour);
-		chart_marks(f, &c.marks[i][1], &y, a);
-	}
-	fprintf(f, "</svg>\n");
-out:
-	for (i = 0; i < hh->nr_runs; i++) {
-		svg_reduce_free(&c.red[i]);
-		svg_reduce_free(&c.marks[i][0]);
-		svg_reduce_free(&c.marks[i][1]);
-	}
-	return err;
-}
-
-static int first_sample(const struct db_series *s, void *ctx)
-{
-	return 1;
-}
-
-/* 1 if the first run stored a series for this line of the cgroup (replay keeps them for some). */
-static int line_has_series(struct hhost *hh, const struct hrow *r)
-{
-	int kind, item, err;
-
-	if (!hh->nr_runs)
-		return 0;
-	err = db_item_by_name(hh->h->db, r->item, &kind, &item);
-	if (err)
-		return err == -ENOENT ? 0 : err;
-	return db_series_foreach(hh->h->db, hh->runs[0].run_id, r->cgroup_id, kind, item,
-				 first_sample, NULL);
-}
-
-/* ---- tables ---- */
-
-static void legend(FILE *f, const struct hhost *hh)
-{
-	int i;
-
-	fprintf(f, "<p class=\"legend\">");
-	for (i = 0; i < hh->nr_runs; i++) {
-		fprintf(f, "<span><i class=\"sw\" style=\"background:%s\"></i>", hh->runs[i].colour);
-		esc(f, hh->runs[i].label);
-		fprintf(f, "</span> ");
-	}
-	fprintf(f, "<span><i class=\"dot\"></i>a read (its error after the flush decision)</span> "
-		"<span><i class=\"dot big\"></i>a stale read</span> "
-		"<span><i class=\"sw shade\"></i>stranded (shaded in the policy's colour)</span> "
-		"<span><i class=\"sw forced\"></i>periodic forced flush</span></p>\n");
-}
-
-static void line_table(FILE *f, const struct hhost *hh, const struct hline *ln, size_t n)
-{
-	char a[32], c[32], d[32];
-	size_t i, j;
-
-	fprintf(f, "<table class=\"lines\"><thead><tr><th>line</th><th>policy</th><th>worst read"
-		"</th><th>visible max</th><th>stale / reads</th><th>stranded <small>(episodes)</small></th>"
-		"</tr></thead><tbody>\n");
-	for (i = 0; i < n && i < TABLE_LINES; i++) {
-		for (j = ln[i].from; j < ln[i].to; j++) {
-			const struct hrow *r = &hh->rows[j];
-			const struct hrun *ru = run_of((struct hhost *)hh, r->run_id);
-
-			fprintf(f, "<tr%s>", j == ln[i].from ? " class=\"first\"" : "");
-			if (j == ln[i].from) {
-				fprintf(f, "<td rowspan=\"%zu\">", ln[i].to - ln[i].from);
-				esc(f, r->item);
-				fprintf(f, "%s</td>", r->events ? " <small>(events)</small>" : "");
-			}
-			fprintf(f, "<td class=\"pol\"><i class=\"sw\" style=\"background:%s\"></i>",
-				ru ? ru->colour : "#888");
-			esc(f, ru ? ru->label : r->policy);
-			fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s"
-				"</td><td class=\"n%s\">%" PRIu64 " / %" PRIu64 "</td><td class=\"n\">",
-				val_str(a, sizeof(a), r->events, (double)r->max_read, hh->page_size),
-				val_str(c, sizeof(c), r->events, (double)r->max_visible, hh->page_size),
-				r->stale_reads ? " bad" : "", r->stale_reads, r->reads);
-			if (r->stranded_ms > 0)
-				fprintf(f, "%s <small>(%" PRIu64 ")</small>",
-					ms_str(d, sizeof(d), r->stranded_ms), r->stranded_episodes);
-			else
-				fprintf(f, "&#8211;");
-			fprintf(f, "</td></tr>\n");
-		}
-	}
-	fprintf(f, "</tbody></table>\n");
-	if (n > TABLE_LINES)
-		fprintf(f, "<p class=\"note\">%zu more lines: report --format csv lists every one.</p>\n",
-			n - TABLE_LINES);
-}
-
-static int cost_table(FILE *f, struct hhost *hh)
-{
-	int i, err;
-
-	fprintf(f, "<table class=\"cost\"><caption>What each policy cost (simulated, whole trace)"
-		"</caption><thead><tr><th>run</th><th>flush model</th><th>updates</th><th>walk steps"
-		"</th><th>flushes / requests</th><th>visits</th><th>dropped batches</th><th>replay"
-		"</th></tr></thead><tbody>\n");
-	for (i = 0; i < hh->nr_runs; i++) {
-		struct db_run_counters c = { 0 };
-
-		err = db_run_counters_get(hh->h->db, hh->runs[i].run_id, &c);
-		if (err && err != -ENOENT)
-			return err;
-		fprintf(f, "<tr><td class=\"pol\"><i class=\"sw\" style=\"background:%s\"></i>",
-			hh->runs[i].colour);
-		esc(f, hh->runs[i].label);
-		fprintf(f, " <small>#%" PRId64 "</small></td><td>", hh->runs[i].run_id);
-		esc(f, hh->runs[i].flush_model);
-		fprintf(f, "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64 " <small>"
-			"(%.2f / update)</small></td><td class=\"n\">%" PRIu64 " / %" PRIu64 "</td>"
-			"<td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">"
-			"%.1f s</td></tr>\n", c.updates, c.walk_steps,
-			c.updates ? (double)c.walk_steps / (double)c.updates : 0.0, c.flushes,
-			c.flush_requests, c.visits, c.dropped_batches, c.wall_s);
-	}
-	fprintf(f, "</tbody></table>\n");
-	return 0;
-}
-
-/* ---- validation ---- */
-
-struct vrun {
-	int64_t	last;
-	char	policy[32], flush_model[32];	/* of the last validate run */
-};
-
-static int find_validate(const struct db_run_info *r, void *ctx)
-{
-	struct vrun *v = ctx;
-
-	if (!strcmp(r->kind, "validate")) {
-		v->last = r->run_id;
-		snprintf(v->policy, sizeof(v->policy), "%s", r->policy);
-		snprintf(v->flush_model, sizeof(v->flush_model), "%s", r->flush_model);
-	}
-	return 0;
-}
-
-#define MAX_CAUSES 8
-
-struct causes {
-	char		*name[MAX_CAUSES];
-	uint64_t	n[MAX_CAUSES];
-	uint64_t	other, total;
-};
-
-static int count_cause(const struct db_mismatch *m, void *ctx)
-{
-	struct causes *c = ctx;
-	const char *name = m->cause ? m->cause : "(none named)";
-	int i;
-
-	c->total++;
-	for (i = 0; i < MAX_CAUSES && c->name[i]; i++)
-		if (!strcmp(c->name[i], name)) {
-			c->n[i]++;
-			return 0;
-		}
-	if (i == MAX_CAUSES) {
-		c->other++;
-		return 0;
-	}
-	c->name[i] = strdup(name);
-	if (!c->name[i])
-		return -ENOMEM;
-	c->n[i] = 1;
-	return 0;
-}
-
-static int validation_section(FILE *f, struct hhost *hh)
-{
-	struct db_validation v = { 0 };
-	struct causes cs = { 0 };
-	struct vrun vr = { 0 };
-	char *hist = NULL;
-	int i, err;
-
-	err = db_runs_foreach(hh->h->db, find_validate, &vr);
-	if (err)
-		return err;
-	fprintf(f, "<h4>Does the simulator reproduce this kernel? (validate)</h4>\n");
-	if (!vr.last) {
-		fprintf(f, "<p class=\"note\">Not validated: run <code>memcg-replay validate</code> on"
-			" this database to compare the simulator with the kernel's own counters.</p>\n");
-		return 0;
-	}
-	err = db_validation_get(hh->h->db, vr.last, &v, &hist);
-	free(hist);
-	if (err == -ENOENT) {
-		fprintf(f, "<p class=\"note\">Validate run %" PRId64 " stored no result.</p>\n", vr.last);
-		return 0;
-	}
-	if (err)
-		return err;
-	err = db_mismatches_foreach(hh->h->db, vr.last, 100000, count_cause, &cs);
-	if (!err) {
-		double cmp = v.compared ? (double)v.compared : 1;
-
-		fprintf(f, "<p>Run %" PRId64 " (", vr.last);
-		esc(f, vr.policy);
-		fprintf(f, ", flush model ");
-		esc(f, vr.flush_model);
-		fprintf(f, "): of %" PRIu64 " flush events, %" PRIu64 " compared; stats_updates matched"
-			" <b>%.1f %%</b> (%" PRIu64 "), needs_flush %.1f %% (%" PRIu64 "); without"
-			" allowing for races %.1f %% and %.1f %%.</p>\n", v.flush_events, v.compared,
-			100.0 * (double)v.stats_updates_match / cmp, v.stats_updates_match,
-			100.0 * (double)v.needs_flush_match / cmp, v.needs_flush_match,
-			100.0 * (double)v.stats_updates_match_plain / cmp,
-			100.0 * (double)v.needs_flush_match_plain / cmp);
-		if (cs.total) {
-			fprintf(f, "<p>Mismatches by cause (first %" PRIu64 "): ", cs.total);
-			for (i = 0; i < MAX_CAUSES && cs.name[i]; i++) {
-				fprintf(f, "%s", i ? "; " : "");
-				esc(f, cs.name[i]);
-				fprintf(f, " %" PRIu64, cs.n[i]);
-			}
-			if (cs.other)
-				fprintf(f, "; other %" PRIu64, cs.other);
-			fprintf(f, ".</p>\n");
-		}
-	}
-	for (i = 0; i < MAX_CAUSES; i++)
-		free(cs.name[i]);
-	return err;
-}
-
-/* ---- metadata ---- */
-
-static void meta_cell(FILE *f, struct db *db, const char *label, const char *key)
-{
-	char *v = NULL;
-
-	if (db_meta_get(db, key, &v) < 0 || !v)
-		return;
-	fprintf(f, "<dt>%s</dt><dd>", label);
-	esc(f, v);
-	fprintf(f, "</dd>");
-	free(v);
-}
-
-static int meta_section(FILE *f, struct hhost *hh)
-{
-	struct db_trace_lost lost;
-	int64_t online = -1, possible = -1, events = -1;
-	char *warn = NULL;
-	int err;
-
-	err = db_trace_lost(hh->h->db, &lost);
-	if (err)
-		return err;
-	if (lost.gaps || lost.overrun > 0 || lost.dropped > 0)
-		fprintf(f, "<p class=\"banner\">This trace lost events: %" PRId64 " gap%s in the ring"
-			" buffers (%" PRId64 " events counted%s), %" PRId64 " overwritten and %" PRId64
-			" dropped.  What the kernel did in those gaps is unknown: errors near them may be"
-			" wrong in either direction.</p>\n", lost.gaps, lost.gaps == 1 ? "" : "s",
-			lost.gap_events, lost.gaps_unknown ? ", some of unknown size" : "",
-			lost.overrun, lost.dropped);
-	db_meta_get_int(hh->h->db, "nr_cpus_online", &online);
-	db_meta_get_int(hh->h->db, "nr_cpus_possible", &possible);
-	db_meta_get_int(hh->h->db, "event_count", &events);
-	fprintf(f, "<dl class=\"meta\">");
-	meta_cell(f, hh->h->db, "source", "source");
-	meta_cell(f, hh->h->db, "kernel", "kernel_release");
-	fprintf(f, "<dt>CPUs</dt><dd>%" PRId64 " online, %" PRId64 " possible</dd>", online, possible);
-	meta_cell(f, hh->h->db, "clock", "trace_clock");
-	fprintf(f, "<dt>span</dt><dd>%.3f s</dd>", (double)(hh->t1 - hh->t0) / 1e9);
-	if (events >= 0)
-		fprintf(f, "<dt>events</dt><dd>%" PRId64 "</dd>", events);
-	fprintf(f, "<dt>lost events</dt><dd>%s</dd>", lost.gaps || lost.overrun > 0 ||
-		lost.dropped > 0 ? "<b>yes, see above</b>" : "none");
-	fprintf(f, "</dl>\n");
-	if (db_meta_get(hh->h->db, "warnings", &warn) >= 0 && warn && *warn) {
-		fprintf(f, "<pre class=\"warn\">");
-		esc(f, warn);
-		fprintf(f, "</pre>\n");
-	}
-	free(warn);
-	return 0;
 }
 
 /* ---- a host ---- */
@@ -838,7 +254,7 @@ static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const st
 	fprintf(f, " <small>");
 	esc(f, hh->h->file);
 	fprintf(f, "</small></h2>\n");
-	err = meta_section(f, hh);
+	err = html_meta_section(f, hh);
 	if (err)
 		goto out;
 	ncg = host_cgroups(hh, cg);
@@ -846,7 +262,7 @@ static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const st
 		fprintf(f, "<p class=\"note\">No lag rows%s: nothing was ever wrong, or the runs"
 			" asked for hold none.</p>\n", o->cgroup ? " for this cgroup" : "");
 	}
-	legend(f, hh);
+	html_legend(f, hh);
 	for (i = 0, shown = 0; i < ncg && shown < (o->cgroup ? 1 : HTML_TOP_CGROUPS) && !err; i++) {
 		const struct hrow *r0 = &hh->rows[cg[i].from];
 		char a[32];
@@ -854,7 +270,7 @@ static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const st
 		nl = cgroup_lines(hh, &cg[i], ln);
 		/* by default only what can be drawn: cgroups whose series replay stored */
 		if (!o->cgroup && nl) {
-			err = line_has_series(hh, &hh->rows[ln[0].from]);
+			err = html_line_has_series(hh, &hh->rows[ln[0].from]);
 			if (err <= 0)
 				continue;
 			err = 0;
@@ -887,14 +303,14 @@ static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const st
 				err = 0;
 				fprintf(f, "<p class=\"note\">unknown item</p>");
 			} else if (!err) {
-				err = chart_write(f, hh, lr, kind, item);
+				err = html_chart_write(f, hh, lr, kind, item);
 			}
 			fprintf(f, "</figure>\n");
 		}
 		if (!nl)
 			fprintf(f, "<p class=\"note\">No line of this cgroup was ever wrong.</p>\n");
 		fprintf(f, "</div><div class=\"side\">\n");
-		line_table(f, hh, ln, nl);
+		html_line_table(f, hh, ln, nl);
 		fprintf(f, "</div></div>\n");
 	}
 	if (!err && ncg > shown && !o->cgroup)
@@ -902,7 +318,7 @@ static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const st
 			" --format html shows one; --format csv lists every row.</p>\n", ncg - shown);
 	if (!err) {
 		fprintf(f, "<div class=\"row2\"><div>\n");
-		err = cost_table(f, hh);
+		err = html_cost_table(f, hh);
 		if (!err) {
 			struct report_cost_opts co = {
 				.calibration = o->calibration, .runs = o->runs, .nr_runs = o->nr_runs,
@@ -912,7 +328,7 @@ static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const st
 		}
 		fprintf(f, "</div><div>\n");
 		if (!err)
-			err = validation_section(f, hh);
+			err = html_validation_section(f, hh);
 		fprintf(f, "</div></div>\n");
 	}
 	fprintf(f, "</section>\n");
