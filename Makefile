@@ -59,7 +59,8 @@ $(O)/cli/%.o $(O)/tests/%.o $(O)/bench/%.o: MOD_CFLAGS = $(INC_ALL) $(call pkg,-
 
 SIM_SRC		:= $(wildcard sim/*.c)
 DB_SRC		:= $(wildcard db/*.c)
-REPLAY_SRC	:= $(wildcard replay/*.c)
+# replay/infer/: the inference, its own folder; only infer.h (in replay/) is its face
+REPLAY_SRC	:= $(wildcard replay/*.c replay/infer/*.c)
 LIVE_SRC	:= $(wildcard capture/live*.c)
 IMPORT_SRC	:= $(wildcard capture/import*.c)
 SYNTH_SRC	:= $(wildcard capture/synth*.c)
@@ -122,7 +123,7 @@ $(O)/bench/%: $(O)/bench/%.o $(LIBS)
 LAYER_PROBES := \
 	INC_SIM:db.h:sim.h INC_SIM:replay.h:event.h \
 	INC_DB:replay.h:db.h INC_DB:synth.h:error.h INC_DB:cli.h:db.h \
-	INC_REPLAY:synth.h:replay.h INC_REPLAY:cli.h:db.h \
+	INC_REPLAY:synth.h:replay.h INC_REPLAY:cli.h:db.h INC_REPLAY:infer-local.h:infer.h \
 	INC_CAPTURE:replay.h:synth.h INC_CAPTURE:cli.h:import.h
 check-layers:
 	@fail=0; for p in $(LAYER_PROBES); do \
@@ -138,7 +139,7 @@ check-layers:
 			echo "check-layers: $$mod can include $$bad"; fail=1; \
 		fi; \
 	done; \
-	if grep -n '#include "\.\./' sim/* db/* replay/* capture/* cli/*; then \
+	if grep -rn --include='*.[ch]' '#include "\.\./' sim db replay capture cli; then \
 		echo "check-layers: a relative include walks around the include paths"; fail=1; \
 	fi; \
 	[ $$fail = 0 ] && echo "check-layers: $(words $(LAYER_PROBES)) forbidden includes refused"

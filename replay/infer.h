@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * infer.h - hypothesis inference of the order inside kernel lock windows,
- * for replays faithful to the trace.  Private to replay/.
+ * for replays faithful to the trace.  Private to replay/; the face of replay/infer/.
  *
  * Contract: an infer object owns its own simulator of the validated policy
  * (the "base"), driven by the trace's own lock windows (never by a flush

@@ -3,7 +3,7 @@
  * Flush model "inferred": inside each traced lock window, the order of
  * updates and visits that best explains the kernel's recorded
  * memcg_flush_stats values.  Its prepare step asks the engine for a prepass
- * of inference with the traced kernel's own policy (replay/infer.c), which
+ * of inference with the traced kernel's own policy (replay/infer/infer.c), which
  * keeps, for every update that landed in a window before some visit of its
  * own path, how many of the window's visits came before it (r->order).  The
  * replay of any policy then makes exactly those visits before that update;

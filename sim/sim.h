@@ -37,7 +37,7 @@ enum sim_walk {
 /*
  * One node of memcg_rstat_updated()'s ancestor walk, as a pure function of
  * the node's counters: the simulator (sim/update.c) and the replay's
- * inference (replay/infer_walk.c) both apply a policy's step through this
+ * inference (replay/infer/infer_walk.c) both apply a policy's step through this
  * table, so a policy is written once and both see the same one.
  */
 struct sim_step_in {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Hypothesis inference (replay/infer*.c): an order inside a lock window that
+ * Hypothesis inference (replay/infer/): an order inside a lock window that
  * the base model (every visit at unlock) does not reproduce is found and
  * confirmed by the kernel's later values; what no order explains is counted
  * as a mismatch; identical hypotheses merge; the cap holds; the hypotheses'
@@ -11,7 +11,7 @@
 
 #include "../harness.h"
 #include "infer.h"
-#include "infer-local.h"	/* white box: no_cut, unmade_total (test_cut_exact) */
+#include "infer/infer-local.h"	/* white box: no_cut, unmade_total (test_cut_exact) */
 #include "self_policy.h"
 #include "sim_new.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * infer-local.h - the inference's private layout, shared by replay/infer*.c only.
+ * infer-local.h - the inference's private layout, shared by replay/infer/ only.
  *
  * The trace has every update and every lock window, but not when inside the
  * window each visit happened.  The base simulator takes all the window's
