@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * iter_local.h - what the files of the event reader share: iter.c opens
- * the chunks and hands the events out through the merge in use, iter_round.c
- * (rounds), iter_packed.c (packed keys), iter_heap.c (the heap) and
- * iter_rows.c (the previous format's rows).  Not for the rest of db/.
+ * iter_local.h - what the files of the event reader share, from the bottom
+ * up: iter_chunk.c reads a CPU's chunks, iter_event.c merges event by event
+ * (packed keys, else the heap), iter_round.c in rounds, iter_rows.c reads
+ * the previous format's rows, and iter.c opens the reader and hands the
+ * events out through the merge in use.  Not for the rest of db/.
  */
 #ifndef MCR_ITER_LOCAL_H
 #define MCR_ITER_LOCAL_H
@@ -102,23 +103,19 @@ struct db_iter {
 	uint64_t		last_ts[];	/* rows: per ring-buffer CPU */
 };
 
-/* iter.c: a CPU's chunks, opened and built a batch at a time */
+/* iter_chunk.c: a CPU's chunks, opened and built a batch at a time */
 void db_iter_build(const struct db_iter *it, struct db_iter_cpu *c, uint32_t at, bool opened);
 int db_iter_open_chunk(struct db_iter *it, struct db_iter_cpu *c);
 int db_iter_load(struct db_iter *it, struct db_iter_cpu *c);
 int db_iter_refill(struct db_iter *it, struct db_iter_cpu *c);
-int db_iter_prime(struct db_iter *it);
+
+/* iter_event.c: the heap or the packed keys over the heads; the next event by them */
+void db_iter_heapify(struct db_iter *it);
+bool db_iter_pack(struct db_iter *it);
+int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev);
 
 /* iter_round.c: rounds until one has events (1), 0 at the end, or the error */
 int db_iter_fill(struct db_iter *it);
-
-/* iter_packed.c: the packed keys from the heap's heads; the next event by them */
-bool db_iter_pack(struct db_iter *it);
-int db_iter_next_packed(struct db_iter *it, struct mcr_event *ev);
-
-/* iter_heap.c: the heap over the heads; the next event by it (or by the packed keys) */
-void db_iter_heapify(struct db_iter *it);
-int db_iter_next_chunked(struct db_iter *it, struct mcr_event *ev);
 
 /* iter_rows.c: the previous format's next row */
 int db_iter_next_row(struct db_iter *it, struct mcr_event *ev);
@@ -160,20 +157,6 @@ static inline bool db_iter_round_fits(const struct db_iter *it, const struct db_
 	uint64_t lo = c->ev[from].ts, hi = c->ev[c->n - 1].ts;
 
 	return lo >= prev && lo >= it->key_base && hi - it->key_base < it->key_lim;
-}
-
-/*
- * Move @c past the event just handed out: its next event from the batch,
- * the chunk's next batch or the next chunk.  1: it has a head; 0: none left;
- * or the error, which the event handed out does not share (it is good: the
- * failure is returned by the next call).
- */
-static inline __attribute__((always_inline)) int db_iter_advance(struct db_iter *it,
-								  struct db_iter_cpu *c)
-{
-	if (__builtin_expect(++c->pos < c->n, 1))
-		return 1;
-	return db_iter_refill(it, c);
 }
 
 #endif /* MCR_ITER_LOCAL_H */

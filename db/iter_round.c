@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * iter_round.c - the merge in rounds: every CPU's built batch merged at once up to
- * a common horizon by iter_merge.c, checked, and handed out as pointers into
- * the batches (db_iter_next_batch()).
+ * iter_round.c - the merge in rounds: every CPU's built batch merged at once
+ * up to a common horizon by iter_merge.c, checked, and handed out as
+ * pointers into the batches (db_iter_next_batch()).
  */
 #include <errno.h>
 #include <inttypes.h>

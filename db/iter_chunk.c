@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * iter_chunk.c - a CPU's chunks, one at a time: fetched, decompressed and
+ * checked (store.h), then built DB_ITER_BATCH events at a time into its
+ * batch.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "db_local.h"
+#include "error.h"
+#include "store.h"
+#include "iter_local.h"
+
+/*
+ * The next events of @c's chunk, built into c->ev after the @at kept at its
+ * start: up to a batch in all.  The fields every event of a version 2
+ * chunk shares are written into the rest of the buffer with the chunk's
+ * first build (@opened), and again only when built from below
+ * c->foreign.
+ */
+void db_iter_build(const struct db_iter *it, struct db_iter_cpu *c, uint32_t at,
+		   bool opened)
+{
+	uint32_t n = c->good - c->built, fill = 0;
+
+	if (n > DB_ITER_BATCH - at)
+		n = DB_ITER_BATCH - at;
+	if (opened || at < c->foreign) {
+		fill = DB_ITER_BATCH - at;
+		c->foreign = at;
+	}
+	if (it->version == DB_STORE_V1)
+		db_recs_build(&c->recs, n, c->ev + at);
+	else
+		db_cols_build(&c->cols, n, c->ev + at, fill);
+	c->built += n;
+	c->n = at + n;
+	c->pos = 0;
+}
+
+/*
+ * Step to chunk @ix's row: its blob stays valid, and it->st must be reset,
+ * once the caller has decoded it.  A missing row is a damaged index.
+ */
+static int db_iter_fetch(struct db_iter *it, const struct db_chunk_index *ix, const void **z,
+			 int *zlen)
+{
+	int rc;
+
+	sqlite3_bind_int64(it->st, 1, ix->chunk);
+	rc = sqlite3_step(it->st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_reset(it->st);
+		return rc == SQLITE_DONE ? -MCR_E_CORRUPT : db_err(rc) ? db_err(rc) : -EIO;
+	}
+	*z = sqlite3_column_blob(it->st, 0);
+	*zlen = sqlite3_column_bytes(it->st, 0);
+	return 0;
+}
+
+/*
+ * Open the next chunk of @c: decompressed into the CPU's own buffer and
+ * checked whole; its events are built DB_ITER_BATCH at a time as the merge
+ * takes them: the batches of every CPU stay in cache, where whole decoded
+ * chunks (3 MiB a CPU) did not.  c->ev is left as it is.  1 opened, 0 none
+ * left, or a negative error: also when the chunk's first event steps back,
+ * none of it to go.
+ */
+int db_iter_open_chunk(struct db_iter *it, struct db_iter_cpu *c)
+{
+	struct db_chunk_index *ix;
+	const void *z = NULL;
+	int err, zlen = 0;
+
+	for (;;) {
+		if (c->next_ix == c->nix)
+			return 0;
+		ix = &c->ix[c->next_ix++];
+		if (ix->last_ts >= it->from && ix->first_ts <= it->to)
+			break;
+		c->last_ts = ix->last_ts;
+	}
+	if (ix->first_ts < c->last_ts)
+		return -MCR_E_TIME;	/* backwards across two chunks */
+	err = db_iter_fetch(it, ix, &z, &zlen);
+	if (err)
+		return err;
+	if (!z)
+		err = -MCR_E_CORRUPT;
+	else if (it->version == DB_STORE_V2)
+		err = db_cols_open(&it->dctx, ix, z, (size_t)zlen, c->raw, &c->cols, &c->good);
+	else
+		err = db_recs_open(&it->dctx, ix, z, (size_t)zlen, c->raw, &c->recs, &c->good);
+	sqlite3_reset(it->st);
+	c->last_ts = ix->last_ts;
+	if (err && (err != -MCR_E_TIME || !c->good))
+		return err;
+	/* on a step back, deliver what comes before it, as the merge reaches it */
+	c->err = err;
+	c->built = 0;
+	return 1;
+}
+
+/* The next chunk of @c, its first batch built: as db_iter_open_chunk(). */
+int db_iter_load(struct db_iter *it, struct db_iter_cpu *c)
+{
+	int ret = db_iter_open_chunk(it, c);
+
+	if (ret > 0)
+		db_iter_build(it, c, 0, true);
+	return ret;
+}
+
+/*
+ * @c's batch went out whole: its next batch or chunk.  1: it has events;
+ * 0: none left; or the error due after its last event.
+ */
+int db_iter_refill(struct db_iter *it, struct db_iter_cpu *c)
+{
+	if (db_iter_unbuilt(c)) {
+		db_iter_build(it, c, 0, false);
+		return 1;
+	}
+	return c->err ?: db_iter_load(it, c);
+}
