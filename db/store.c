@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * store.c - one chunk of the event store (the format is in store.h): its
- * life, and the event added in the chunk's format.  The formats are
- * store_v1.c (records) and store_v2_cols.c (columns), each writing and
- * reading its own; store_frame.c compresses and decompresses both.
+ * life, and the event added and the chunk sealed in the chunk's format.
+ * The formats are store_v1.c (records) and store_v2_cols.c (columns), each
+ * writing and reading its own; store_frame.c compresses and decompresses
+ * both.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -71,4 +72,16 @@ int db_chunk_add(struct db_chunk *c, const struct mcr_event *ev)
 	if (c->version == DB_STORE_V2)
 		return db_chunk_add_v2(c, ev);
 	return db_chunk_add_v1(c, ev);
+}
+
+int db_chunk_seal(struct db_chunk *c)
+{
+	int err;
+
+	if (c->version == DB_STORE_V2 && c->count) {
+		err = db_chunk_columns(c);
+		if (err)
+			return err;
+	}
+	return db_chunk_compress(c);
 }

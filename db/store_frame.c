@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * store_frame.c - the zstd framing of a chunk: sealing (zstd level 1: the
- * capture readers compress while the ring buffer fills, so speed matters
- * more than the last byte; a version 2 chunk's matches found here) and
- * decompressing, for both formats.
+ * store_frame.c - the zstd framing of a chunk: compressing it at the seal
+ * (zstd level 1: the capture readers compress while the ring buffer fills,
+ * so speed matters more than the last byte; a version 2 chunk's matches
+ * found here) and decompressing it, for both formats.
  */
 #include <errno.h>
 #include <math.h>
@@ -284,16 +284,11 @@ static int db_chunk_seal_columns(struct db_chunk *c)
 	return 0;
 }
 
-int db_chunk_seal(struct db_chunk *c)
+/* c->raw into c->z: the columns' frames for version 2, one frame of it all for version 1 */
+int db_chunk_compress(struct db_chunk *c)
 {
 	size_t bound, n;
-	int err;
 
-	if (c->version == DB_STORE_V2 && c->count) {
-		err = db_chunk_columns(c);
-		if (err)
-			return err;
-	}
 	/*
 	 * version 2: a block header for the chunk's header and for each column,
 	 * and up to a frame for each (its header, and what the bound of a small

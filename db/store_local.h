@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * store_local.h - what the files of the event store share (store.c the
- * chunk's life and the format each event goes to, store_v1.c the records,
- * store_v2_cols.c the columns, store_frame.c the zstd framing of both);
- * not for the rest of db/, which sees store.h.
+ * store_local.h - what the files of the event store share, from the
+ * bottom up: store_frame.c the zstd framing of both formats, store_v1.c the
+ * records, store_v2_cols.c the columns, and store.c the chunk's life, which
+ * sends each event and the seal to the chunk's format.  Not for the rest of
+ * db/, which sees store.h.
  */
 #ifndef MCR_STORE_LOCAL_H
 #define MCR_STORE_LOCAL_H
@@ -53,6 +54,9 @@ int db_chunk_add_v2(struct db_chunk *c, const struct mcr_event *ev);
 
 /* store_v2_cols.c: a version 2 chunk's columns into c->raw, for the seal */
 int db_chunk_columns(struct db_chunk *c);
+
+/* store_frame.c: the sealed chunk's raw bytes compressed, for db_chunk_seal() */
+int db_chunk_compress(struct db_chunk *c);
 
 /* store_frame.c: @ix's BLOB into @raw, for either format's reader */
 ssize_t db_chunk_decompress(void **dctx, const struct db_chunk_index *ix, const void *z,
