@@ -249,6 +249,27 @@ static inline struct idmap_ent *inf_find(const struct inf_hyp *h, uint64_t key)
 	return idmap_find(&h->e, key);
 }
 
+/* Where @id's visit sits in the open window's list; INF_NONE if it has none. */
+static inline size_t inf_list_idx(const struct infer *in, uint64_t id)
+{
+	int64_t v;
+
+	if (!in->win)
+		return INF_NONE;
+	v = idmap_get(&in->list_idx, id, -1);
+	return v < 0 ? INF_NONE : (size_t)v;
+}
+
+/* Where in the list the visit that resets @key is; INF_NONE if none does. */
+static inline size_t inf_vis(const struct infer *in, uint64_t key)
+{
+	unsigned int cpu = inf_key_cpu(key);
+
+	if (!in->win || (cpu != INF_ATOMIC && cpu != in->wcpu))
+		return INF_NONE;
+	return inf_list_idx(in, inf_key_id(key));
+}
+
 /* infer_hyp.c */
 int64_t inf_virtual(const struct infer *in, const struct inf_hyp *h, uint64_t key);
 int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t key);
@@ -262,15 +283,8 @@ void inf_dec_put(struct inf_dec *d);
 int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag);
 
 /* infer_cap.c */
-uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_t t_hi);
-
-/* A branch "after visit @vis" of a hypothesis of @cost whose last decision was at @t_last. */
-static inline uint64_t inf_branch_cost(const struct infer *in, uint64_t cost, uint64_t t_last,
-				       size_t vis, uint64_t ts)
-{
-	/* visit vis came after this order's last decision, before ts */
-	return cost + inf_visit_cost(in, vis, t_last, ts);
-}
+uint64_t inf_branch_cost(const struct infer *in, uint64_t cost, uint64_t t_last, size_t vis,
+			 uint64_t ts);
 int inf_compact(struct infer *in, bool full);
 void inf_budget(struct infer *in, uint64_t unmade);
 
@@ -295,8 +309,6 @@ int inf_lazy_own(struct infer *in, uint64_t key, size_t k);
 int inf_lazy_end(struct infer *in);
 
 /* infer_window.c */
-size_t inf_list_idx(const struct infer *in, uint64_t id);
-size_t inf_vis(const struct infer *in, uint64_t key);
 void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto);
 int inf_close(struct infer *in);
 int inf_close_unless_late(struct infer *in, uint64_t ts, uint64_t t_min);

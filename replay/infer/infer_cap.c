@@ -47,13 +47,21 @@ static uint64_t inf_spread_x(const struct infer *in, uint64_t ts)
  * a decision places, not per update, so an order whose visits all run a
  * little late pays for each visit once, however many updates fall around it.
  */
-uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_t t_hi)
+static uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_t t_hi)
 {
 	uint64_t due = (k + 1) * INF_COST_UNIT, lo = inf_spread_x(in, t_lo), hi = inf_spread_x(in, t_hi);
 
 	if (lo == UINT64_MAX)
 		return 0;
 	return due < lo ? lo - due : due > hi ? due - hi : 0;
+}
+
+/* A branch "after visit @vis" of a hypothesis of @cost whose last decision was at @t_last. */
+uint64_t inf_branch_cost(const struct infer *in, uint64_t cost, uint64_t t_last, size_t vis,
+			 uint64_t ts)
+{
+	/* visit vis came after this order's last decision, before ts */
+	return cost + inf_visit_cost(in, vis, t_last, ts);
 }
 
 /* Both tables canonical: the same counters are the same entries. */

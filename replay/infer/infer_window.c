@@ -22,27 +22,6 @@
  */
 #define INF_LATE_NS		20000
 
-/* Where @id's visit sits in the open window's list; INF_NONE if it has none. */
-size_t inf_list_idx(const struct infer *in, uint64_t id)
-{
-	int64_t v;
-
-	if (!in->win)
-		return INF_NONE;
-	v = idmap_get(&in->list_idx, id, -1);
-	return v < 0 ? INF_NONE : (size_t)v;
-}
-
-/* Where in the list the visit that resets @key is; INF_NONE if none does. */
-size_t inf_vis(const struct infer *in, uint64_t key)
-{
-	unsigned int cpu = inf_key_cpu(key);
-
-	if (!in->win || (cpu != INF_ATOMIC && cpu != in->wcpu))
-		return INF_NONE;
-	return inf_list_idx(in, inf_key_id(key));
-}
-
 /*
  * Visits p..upto of @h happen now: listed counters of those nodes become 0,
  * which is what @h reads past their visit without an entry, so their entries
