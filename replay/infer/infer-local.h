@@ -270,6 +270,12 @@ static inline size_t inf_vis(const struct infer *in, uint64_t key)
 	return inf_list_idx(in, inf_key_id(key));
 }
 
+/* Counter @j of the path: the atomic of node j / 2 if j is even, else its per-CPU one */
+static inline uint64_t inf_path_key(const struct inf_path *pa, size_t j, unsigned int cpu)
+{
+	return inf_key(pa->id[j / 2], j & 1 ? cpu : INF_ATOMIC);
+}
+
 /* infer_hyp.c */
 int64_t inf_virtual(const struct infer *in, const struct inf_hyp *h, uint64_t key);
 int64_t inf_get(const struct infer *in, const struct inf_hyp *h, uint64_t key);
@@ -289,6 +295,12 @@ int inf_compact(struct infer *in, bool full);
 void inf_budget(struct infer *in, uint64_t unmade);
 
 /* infer_walk.c */
+int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
+		   uint32_t abs_val, struct inf_path *pa);
+int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
+	     unsigned int cpu, struct inf_undo *undo);
+bool inf_path_same(const struct infer *in, const struct inf_hyp *h, const struct inf_path *pa,
+		   unsigned int cpu);
 size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, size_t *vis);
 int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct inf_path *pa,
 		 unsigned int cpu, uint64_t ts, uint64_t tag, const size_t *vis, size_t nv,

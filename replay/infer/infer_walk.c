@@ -1,24 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * infer_walk.c - one traced update, on every hypothesis and on the base.
- *
- * An update in a window branches only on the remaining visits of its own
- * ancestor path: "before all of them", "after the first", ..., "after the
- * last"; every other visit commutes with it.  Each branch then takes
- * memcg_rstat_updated()'s walk on its own counters through the policy's step
- * (struct sim_policy, sim/policy.c), the very function the simulator applies
- * to its nodes, so inference knows every policy the simulator knows.
- *
- * Contract: the base simulator takes the update last, with its own walk;
- * a hypothesis whose path counters are all the base's takes no walk of its
- * own (it would compute the base's result).  Never prunes: merging and the
- * cap are infer_cap.c's, after the update.
+ * infer_walk.c - an update's walk on one hypothesis: its ancestor path,
+ * built once per update, memcg_rstat_updated()'s walk on the hypothesis's
+ * own counters through the policy's step (struct sim_policy, sim/policy.c),
+ * the very function the simulator applies to its nodes, and the branches at
+ * the visits of the path still to come.  infer_update.c drives them.
  */
 #include <errno.h>
 
 #include "infer-local.h"
-
-#define INF_COMPACT_EVERY	255	/* updates between full compactions, minus 1 */
 
 /*
  * memcg_rstat_updated()'s walk on the path's counters @v (atomic, then
@@ -44,8 +34,8 @@ static size_t inf_steps(const struct infer *in, const struct inf_path *pa, int64
 	return pa->n;
 }
 
-static int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
-			  uint32_t abs_val, struct inf_path *pa)
+int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
+		   uint32_t abs_val, struct inf_path *pa)
 {
 	uint64_t x;
 
@@ -70,11 +60,6 @@ static int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint6
 	/* the base's own walk, which sim_update() takes after the hypotheses' */
 	pa->reach = inf_steps(in, pa, pa->post);
 	return 0;
-}
-
-static inline uint64_t inf_path_key(const struct inf_path *pa, size_t j, unsigned int cpu)
-{
-	return inf_key(pa->id[j / 2], j & 1 ? cpu : INF_ATOMIC);
 }
 
 /* Has @h made the visit that resets counter @j of the path (0 then)? */
@@ -124,8 +109,8 @@ static void inf_path_find(struct inf_hyp *h, const struct inf_path *pa, unsigned
  * visit, else the base's post-walk value): an entry where they differ, none
  * where they agree.  So the table stays canonical.
  */
-static int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
-		    unsigned int cpu, struct inf_undo *undo)
+int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
+	     unsigned int cpu, struct inf_undo *undo)
 {
 	struct idmap_ent *ent[2 * INF_MAX_PATH];
 	int64_t v[2 * INF_MAX_PATH], virt[2 * INF_MAX_PATH];
@@ -185,8 +170,8 @@ static int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *
  * way and stops where the base stops, and what it holds above is neither
  * read nor written.
  */
-static bool inf_same(const struct infer *in, const struct inf_hyp *h, const struct inf_path *pa,
-		     unsigned int cpu)
+bool inf_path_same(const struct infer *in, const struct inf_hyp *h, const struct inf_path *pa,
+		   unsigned int cpu)
 {
 	size_t j;
 
@@ -334,162 +319,4 @@ void inf_branch_hashes(const struct infer *in, const struct inf_hyp *h, const st
 				sum += inf_mix(u[j].key, val[j]);
 		hash[i] = inf_hash_of(vis[i] + 1, sum);
 	}
-}
-
-/*
- * Hypothesis @k takes the update at @ts: one new hypothesis per visit of the
- * path still to come ("after vis[i]") whose cost is at most @cut, pushed at
- * the end of in->h, and @k itself for "before all of them".  If some were
- * not made, in->skip and in->undo keep how to make them (inf_unskip()).
- */
-static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
-			  unsigned int cpu, uint64_t ts, uint64_t tag, uint64_t cut)
-{
-	size_t vis[INF_MAX_PATH + 1], nv, i, out = 0;
-	struct inf_undo *undo = NULL;
-	uint64_t t_last, mask = 0;
-	struct inf_hyp *h;
-	int ret;
-
-	nv = inf_branch_points(&in->h[k], pa, vis);
-	if (!nv && inf_same(in, &in->h[k], pa, cpu))
-		return 0;	/* its walk is the base's */
-	t_last = in->h[k].t_last;
-	for (i = 0; i < nv; i++)
-		if (inf_branch_cost(in, in->h[k].cost, t_last, vis[i], ts) <= cut)
-			mask |= 1ull << i;
-		else
-			out++;
-	ret = inf_branches(in, &in->h[k], false, pa, cpu, ts, tag, vis, nv, mask);
-	if (ret)
-		return ret;
-	if (out) {
-		in->unmade += out;
-		if (inf_grow(&in->skip, &in->cap_skip, in->nr_skip + 1, sizeof(*in->skip)) ||
-		    inf_grow(&in->undo, &in->cap_undo, in->nr_undo + 2 * pa->n, sizeof(*in->undo)))
-			return -ENOMEM;
-		in->skip[in->nr_skip++] = (struct inf_skip){ .k = k, .t_last = t_last,
-							     .undo = in->nr_undo };
-		undo = &in->undo[in->nr_undo];
-		in->nr_undo += 2 * pa->n;
-	}
-	/* before all of them; in->h may have moved */
-	h = &in->h[k];
-	if (nv) {
-		/* a visit still to come that was due is charged when it comes */
-		h->t_last = ts;
-		ret = inf_dec_push(in, h, tag);
-		if (ret)
-			return ret;
-	}
-	return inf_walk(in, h, pa, cpu, undo);
-}
-
-/*
- * Lazy mode (infer_lazy.c): nothing branches, and a hypothesis that reads
- * the base's counters where the base's walk goes takes the base's walk
- * (inf_same()).  Only the tables holding a key the base's walk reads
- * (in->owned) are asked, not every table holding the root's, which every
- * hypothesis of a window over the whole tree holds.
- */
-static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned int cpu)
-{
-	size_t j, k;
-	int ret;
-
-	if (in->owned_lost) {
-		for (k = 0; k < in->nr_h; k++) {
-			struct inf_hyp *h = &in->h[k];
-
-			if (!idmap_count(&h->e) || inf_same(in, h, pa, cpu))
-				continue;
-			ret = inf_walk(in, h, pa, cpu, NULL);
-			if (ret)
-				return ret;
-		}
-		return 0;
-	}
-	in->useq++;
-	for (j = 0; j < 2 * pa->reach; j++) {
-		int64_t x = idmap_get(&in->owned, inf_path_key(pa, j, cpu), -1);
-
-		/* a walk may add nodes (own[] moves) but never to this list's tail */
-		for (; x >= 0; x = in->own[x].next == UINT32_MAX ? -1 : (int64_t)in->own[x].next) {
-			struct inf_hyp *h = &in->h[in->own[x].hyp];
-
-			if (h->useq == in->useq)
-				continue;
-			h->useq = in->useq;
-			if (!idmap_count(&h->e) || inf_same(in, h, pa, cpu))
-				continue;
-			ret = inf_walk(in, h, pa, cpu, NULL);
-			if (ret)
-				return ret;
-		}
-	}
-	return 0;
-}
-
-static bool inf_trivial(const struct infer *in)
-{
-	return in->nr_h == 1 && !idmap_count(&in->h[0].e) && !in->h[0].p;
-}
-
-/**
- * infer_update() - one traced update; see sim_update() for the arguments.
- */
-int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu, uint64_t id,
-		 enum sim_item_kind kind, int item, int64_t val, uint64_t tag)
-{
-	uint32_t abs_val = sim_walk_abs(val);
-	uint64_t cut = UINT64_MAX;
-	struct inf_path pa;
-	size_t k, nr_old;
-	bool lazy;
-	int ret;
-
-	ret = inf_close_unless_late(in, ts, t_min);
-	if (ret)
-		return ret;
-	if (ts > in->last_ts)
-		in->last_ts = ts;
-	if (!abs_val || (!in->win && inf_trivial(in)))
-		return sim_update(in->s, ts, cpu, id, kind, item, val);
-	ret = inf_path_build(in, ts, cpu, id, abs_val, &pa);
-	if (ret)
-		return ret;
-	if (in->lazy && pa.cut)
-		ret = inf_lazy_end(in);	/* the base walks nodes the hypotheses do not */
-	else if (in->lazy)
-		ret = inf_lazy_update(in, &pa, cpu);
-	if (ret)
-		return ret;
-	/* lazy, the hypotheses took the update above: nothing branches between windows */
-	lazy = in->lazy;
-	nr_old = in->nr_h;
-	in->nr_skip = in->nr_undo = 0;
-	in->unmade = 0;
-	ret = lazy ? 0 : inf_cut(in, &cut);
-	for (k = 0; !lazy && !ret && k < nr_old; k++)
-		ret = inf_hyp_update(in, k, &pa, cpu, ts, tag, cut);
-	if (ret)
-		return ret;
-	ret = lazy ? 0 : inf_cut_settle(in, &pa, cpu, ts, tag, cut);
-	if (ret)
-		return ret;
-	ret = sim_update(in->s, ts, cpu, id, kind, item, val);
-	if (ret)
-		return ret;
-	inf_budget(in, in->unmade);
-	in->capped += in->unmade;
-	in->unmade_total += in->unmade;	/* the cap would have dropped them (inf_cut_distinct()) */
-	/*
-	 * Merge twins now and then (and restart lazy mode between windows);
-	 * after a branch, merge and cap at once.
-	 */
-	if (!(++in->quiet & INF_COMPACT_EVERY))
-		return inf_compact(in, true);
-	if (in->nr_h != nr_old || in->unmade)
-		return inf_compact(in, false);
-	return 0;
 }

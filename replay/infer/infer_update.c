@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * infer_update.c - one traced update, on every hypothesis and on the base.
+ *
+ * An update in a window branches only on the remaining visits of its own
+ * ancestor path: "before all of them", "after the first", ..., "after the
+ * last"; every other visit commutes with it.  Each branch then takes
+ * memcg_rstat_updated()'s walk on its own counters through the policy's step
+ * (struct sim_policy, sim/policy.c), the very function the simulator applies
+ * to its nodes, so inference knows every policy the simulator knows.
+ *
+ * Contract: the base simulator takes the update last, with its own walk;
+ * a hypothesis whose path counters are all the base's takes no walk of its
+ * own (it would compute the base's result).  Never prunes: merging and the
+ * cap are infer_cap.c's, after the update.
+ */
+#include <errno.h>
+
+#include "infer-local.h"
+
+#define INF_COMPACT_EVERY	255	/* updates between full compactions, minus 1 */
+
+/*
+ * Hypothesis @k takes the update at @ts: one new hypothesis per visit of the
+ * path still to come ("after vis[i]") whose cost is at most @cut, pushed at
+ * the end of in->h, and @k itself for "before all of them".  If some were
+ * not made, in->skip and in->undo keep how to make them (inf_unskip()).
+ */
+static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
+			  unsigned int cpu, uint64_t ts, uint64_t tag, uint64_t cut)
+{
+	size_t vis[INF_MAX_PATH + 1], nv, i, out = 0;
+	struct inf_undo *undo = NULL;
+	uint64_t t_last, mask = 0;
+	struct inf_hyp *h;
+	int ret;
+
+	nv = inf_branch_points(&in->h[k], pa, vis);
+	if (!nv && inf_path_same(in, &in->h[k], pa, cpu))
+		return 0;	/* its walk is the base's */
+	t_last = in->h[k].t_last;
+	for (i = 0; i < nv; i++)
+		if (inf_branch_cost(in, in->h[k].cost, t_last, vis[i], ts) <= cut)
+			mask |= 1ull << i;
+		else
+			out++;
+	ret = inf_branches(in, &in->h[k], false, pa, cpu, ts, tag, vis, nv, mask);
+	if (ret)
+		return ret;
+	if (out) {
+		in->unmade += out;
+		if (inf_grow(&in->skip, &in->cap_skip, in->nr_skip + 1, sizeof(*in->skip)) ||
+		    inf_grow(&in->undo, &in->cap_undo, in->nr_undo + 2 * pa->n, sizeof(*in->undo)))
+			return -ENOMEM;
+		in->skip[in->nr_skip++] = (struct inf_skip){ .k = k, .t_last = t_last,
+							     .undo = in->nr_undo };
+		undo = &in->undo[in->nr_undo];
+		in->nr_undo += 2 * pa->n;
+	}
+	/* before all of them; in->h may have moved */
+	h = &in->h[k];
+	if (nv) {
+		/* a visit still to come that was due is charged when it comes */
+		h->t_last = ts;
+		ret = inf_dec_push(in, h, tag);
+		if (ret)
+			return ret;
+	}
+	return inf_walk(in, h, pa, cpu, undo);
+}
+
+/*
+ * Lazy mode (infer_lazy.c): nothing branches, and a hypothesis that reads
+ * the base's counters where the base's walk goes takes the base's walk
+ * (inf_path_same()).  Only the tables holding a key the base's walk reads
+ * (in->owned) are asked, not every table holding the root's, which every
+ * hypothesis of a window over the whole tree holds.
+ */
+static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned int cpu)
+{
+	size_t j, k;
+	int ret;
+
+	if (in->owned_lost) {
+		for (k = 0; k < in->nr_h; k++) {
+			struct inf_hyp *h = &in->h[k];
+
+			if (!idmap_count(&h->e) || inf_path_same(in, h, pa, cpu))
+				continue;
+			ret = inf_walk(in, h, pa, cpu, NULL);
+			if (ret)
+				return ret;
+		}
+		return 0;
+	}
+	in->useq++;
+	for (j = 0; j < 2 * pa->reach; j++) {
+		int64_t x = idmap_get(&in->owned, inf_path_key(pa, j, cpu), -1);
+
+		/* a walk may add nodes (own[] moves) but never to this list's tail */
+		for (; x >= 0; x = in->own[x].next == UINT32_MAX ? -1 : (int64_t)in->own[x].next) {
+			struct inf_hyp *h = &in->h[in->own[x].hyp];
+
+			if (h->useq == in->useq)
+				continue;
+			h->useq = in->useq;
+			if (!idmap_count(&h->e) || inf_path_same(in, h, pa, cpu))
+				continue;
+			ret = inf_walk(in, h, pa, cpu, NULL);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static bool inf_trivial(const struct infer *in)
+{
+	return in->nr_h == 1 && !idmap_count(&in->h[0].e) && !in->h[0].p;
+}
+
+/**
+ * infer_update() - one traced update; see sim_update() for the arguments.
+ */
+int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu, uint64_t id,
+		 enum sim_item_kind kind, int item, int64_t val, uint64_t tag)
+{
+	uint32_t abs_val = sim_walk_abs(val);
+	uint64_t cut = UINT64_MAX;
+	struct inf_path pa;
+	size_t k, nr_old;
+	bool lazy;
+	int ret;
+
+	ret = inf_close_unless_late(in, ts, t_min);
+	if (ret)
+		return ret;
+	if (ts > in->last_ts)
+		in->last_ts = ts;
+	if (!abs_val || (!in->win && inf_trivial(in)))
+		return sim_update(in->s, ts, cpu, id, kind, item, val);
+	ret = inf_path_build(in, ts, cpu, id, abs_val, &pa);
+	if (ret)
+		return ret;
+	if (in->lazy && pa.cut)
+		ret = inf_lazy_end(in);	/* the base walks nodes the hypotheses do not */
+	else if (in->lazy)
+		ret = inf_lazy_update(in, &pa, cpu);
+	if (ret)
+		return ret;
+	/* lazy, the hypotheses took the update above: nothing branches between windows */
+	lazy = in->lazy;
+	nr_old = in->nr_h;
+	in->nr_skip = in->nr_undo = 0;
+	in->unmade = 0;
+	ret = lazy ? 0 : inf_cut(in, &cut);
+	for (k = 0; !lazy && !ret && k < nr_old; k++)
+		ret = inf_hyp_update(in, k, &pa, cpu, ts, tag, cut);
+	if (ret)
+		return ret;
+	ret = lazy ? 0 : inf_cut_settle(in, &pa, cpu, ts, tag, cut);
+	if (ret)
+		return ret;
+	ret = sim_update(in->s, ts, cpu, id, kind, item, val);
+	if (ret)
+		return ret;
+	inf_budget(in, in->unmade);
+	in->capped += in->unmade;
+	in->unmade_total += in->unmade;	/* the cap would have dropped them (inf_cut_distinct()) */
+	/*
+	 * Merge twins now and then (and restart lazy mode between windows);
+	 * after a branch, merge and cap at once.
+	 */
+	if (!(++in->quiet & INF_COMPACT_EVERY))
+		return inf_compact(in, true);
+	if (in->nr_h != nr_old || in->unmade)
+		return inf_compact(in, false);
+	return 0;
+}
