@@ -129,6 +129,8 @@ int imp_contain(int (*fn)(void *arg), void *arg, struct imp_child *how);
 void imp_child_how(const struct imp_child *how, char *buf, size_t len);
 void *imp_shared_alloc(size_t size);
 void imp_shared_free(void *p, size_t size);
+/* a trace.dat of version 6 or older opened in a child first; @why for a bad one */
+int imp_open_checked(const char *path, const char **why);
 
 /* import_check.c: the readers' check of the database written at @path */
 int imp_check(struct imp *im, const char *path);
