@@ -8,6 +8,9 @@
  * and one leaf L (id 2).  An update of 64 pages fills a per-CPU counter to the
  * batch at once, so each one moves 64 into the atomic of each node the walk
  * reaches (memcg_rstat_updated() in mm/memcontrol.c).
+ *
+ * Over 700 lines: one shared trace setup and its helpers serve every case,
+ * each a few dozen lines; split, each file would repeat the setup.
  */
 #include <errno.h>
 
