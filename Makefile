@@ -208,7 +208,7 @@ FUZZ_SAN	:= -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined 
 FUZZ_TARGETS	:= $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 # libtracecmd 1.3.1 leaks the trace clock name it parses from a v6 file (its sscanf
 # frame is found only with fast_unwind_on_malloc=0)
-# the trace.dat probe child (capture/import.c) lets libtracecmd malloc sizes read from the
+# the trace.dat probe child (capture/import_child.c) lets libtracecmd malloc sizes read from the
 # file; NULL, as glibc returns, not an ASan abort of that child
 FUZZ_ENV	:= LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 		   ASAN_OPTIONS=allocator_may_return_null=1:fast_unwind_on_malloc=0 \

@@ -594,7 +594,7 @@ int window_visit(struct replay *r, const struct mcr_event *ev)
  *
  * It marks the path, so that validation without inference can name "window
  * order unknown" as a mismatch's cause.  Inference itself branches on that
- * order in infer_update() (replay/infer/infer_walk.c); the inferred flush model
+ * order in infer_update() (replay/infer/infer_update.c); the inferred flush model
  * replays the order it found (replay/model_inferred.c).
  */
 void window_update_hook(struct replay *r, const struct mcr_event *ev, struct rcg *c)

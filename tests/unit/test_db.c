@@ -2116,7 +2116,7 @@ TEST(test_cols_checks)
 	ASSERT_EQ(good, 0);
 }
 
-/* A varint below @end, as get_varint() in store.c: 10 bytes at most. */
+/* A varint below @end, as get_varint() in store_v1.c: 10 bytes at most. */
 static bool ref_varint(const uint8_t **pp, const uint8_t *end, uint64_t *v)
 {
 	const uint8_t *p = *pp;

@@ -442,7 +442,7 @@ TEST(test_late_update)
 }
 
 /*
- * The cut (infer_walk.c) does not make the branches the cap would drop: the
+ * The cut (infer_cut.c) does not make the branches the cap would drop: the
  * same random trace through an inference that makes every branch (no_cut)
  * must keep the very same hypotheses in the same order after every event,
  * answer every read the same, say "the cap dropped some" at the same events
