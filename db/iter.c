@@ -39,6 +39,8 @@
 #include "store.h"
 #include "iter_local.h"
 
+#define DB_MAX_CPUS	(1 << 20)	/* sanity bound on meta nr_cpus_possible */
+
 /*
  * The store's version, meta store_version: missing in files of version 1,
  * -MCR_E_NEWER above what this build reads, -MCR_E_CORRUPT if not a

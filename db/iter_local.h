@@ -16,7 +16,6 @@
 #include "db_local.h"
 #include "store.h"
 
-#define DB_MAX_CPUS	(1 << 20)	/* sanity bound on meta nr_cpus_possible */
 #define DB_ITER_SCAN	4		/* CPUs merged by a scan, more by the heap */
 #define DB_ITER_AHEAD	8		/* events prefetched ahead on the CPU read */
 #define DB_ITER_BATCH	256		/* events built at a time per CPU */
