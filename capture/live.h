@@ -85,6 +85,33 @@ int live_nr_cpus(const struct live *lv);
 /* Bytes of a ring-buffer sub-buffer, the unit of each read. */
 int live_subbuf_size(const struct live *lv);
 int live_clock_now(struct live *lv, uint64_t *ns);
+/*
+ * memcg-capture --read: one thread per target reads its memory.stat every
+ * interval while tracing, takes the trace clock (live_clock_now()) just
+ * before and just after the read() call that makes the kernel print it (and
+ * flush), and stores each line as printed into stat_reads (db.h), under the
+ * database lock.  Reads are numbered across all targets as they begin.  A
+ * target whose read fails (its cgroup removed) stops; the others go on.
+ */
+struct live_statread_opts {
+	const char	*path;		/* the memory.stat file */
+	uint64_t	cgroup;		/* its cgroup's id (stat_reads.cgroup) */
+	int		version;	/* cgroup version: the line table (statlines.h) */
+	unsigned int	interval_ms;	/* > 0 */
+};
+struct live_statread_totals {
+	uint64_t	reads, lines;
+	int		error;		/* first error of a target, 0 if none */
+	const char	*failed;	/* that target's path */
+	uint64_t	failed_reads;	/* reads it made before */
+};
+struct live_statreads;
+/* Start one thread per target; after live_start(), so that the trace holds the reads' flushes. */
+int live_statreads_start(struct live *lv, const struct live_statread_opts *o, size_t n,
+			 struct live_statreads **out);
+/* Stop and join them (before live_stop()), sum up into @t, and free; NULL is a no-op. */
+void live_statreads_stop(struct live_statreads *sr, struct live_statread_totals *t);
+
 /* Removes the instance and frees everything. */
 /*
  * Stops, frees @lv and removes its instance; -EBUSY (and the instance's name in

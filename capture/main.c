@@ -47,13 +47,21 @@
 /* How long COMMAND has to end after its signal, before SIGKILL (and after it). */
 #define COMMAND_GRACE_S		2
 
-enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP, OPT_FORCE, OPT_CLEANUP };
+enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP, OPT_FORCE, OPT_CLEANUP, OPT_READ };
+
+/* --read: at most this many targets, each read every 1 ms to an hour (default 100 ms) */
+#define MAX_READS		16
+#define DEFAULT_READ_MS		100
+#define MAX_READ_MS		3600000u
 
 struct capture_args {
 	const char	*output;
 	const char	*clock;
 	const char	*cgroup;
 	char		**command;
+	const char	*read_path[MAX_READS];	/* --read PATH[:MS], PATH part */
+	unsigned int	read_ms[MAX_READS];
+	int		nr_reads;
 	double		duration;
 	unsigned int	buffer_kb;
 	bool		force_clock;
@@ -148,6 +156,10 @@ static const struct argp_option options[] = {
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Keep only this subtree's events and its ancestors' flushes "
 	  "(PATH below the memory hierarchy, e.g. /tenant, or a full path under its mount; no '.' or "
 	  "'..' component)", 0 },
+	{ "read", OPT_READ, "PATH[:MS]", 0, "While tracing, read the memory.stat of cgroup PATH (as "
+	  "--cgroup takes it) every MS ms (default 100, 1 to 3600000) and store every line as "
+	  "printed with the trace clock just before and after the read() (table stat_reads); its "
+	  "flushes are in the trace like any reader's. Repeatable, up to 16 cgroups", 0 },
 	{ 0 }
 };
 
@@ -239,6 +251,27 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				   "not '%s'", arg);
 		a->cgroup = arg;
 		break;
+	case OPT_READ: {
+		char *colon = strrchr(arg, ':');
+		unsigned long ms = DEFAULT_READ_MS;
+
+		if (colon && colon[1] && strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+			errno = 0;
+			ms = strtoul(colon + 1, &end, 10);
+			if (errno || *end || ms < 1 || ms > MAX_READ_MS)
+				argp_error(state, "--read wants PATH[:MS] with MS from 1 to %u, not '%s'",
+					   MAX_READ_MS, arg);
+			*colon = '\0';
+		}
+		if (!*arg || !cgroup_path_plain(arg))
+			argp_error(state, "--read wants a cgroup path without . or .. components, "
+				   "not '%s'", arg);
+		if (a->nr_reads == MAX_READS)
+			argp_error(state, "--read: at most %d cgroups", MAX_READS);
+		a->read_path[a->nr_reads] = arg;
+		a->read_ms[a->nr_reads++] = (unsigned int)ms;
+		break;
+	}
 	case OPT_FORCE:
 		a->force = true;
 		break;
@@ -254,6 +287,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--cleanup takes neither -o nor a COMMAND");
 		if (!a->output && !a->cleanup)
 			argp_error(state, "-o FILE is required");
+		if (a->cleanup && a->nr_reads)
+			argp_error(state, "--cleanup takes no --read");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -377,6 +412,9 @@ struct capture {
 	struct db		*db;
 	struct cgtrack		*cgt;
 	struct live		*lv;
+	struct live_statreads	*reads;		/* --read's threads while tracing */
+	struct live_statread_opts read_opts[MAX_READS];
+	char			read_file[MAX_READS][PATH_MAX];
 	pid_t			child;
 	int			child_status;	/* -1: none or not exited */
 	bool			child_ended;	/* on its own, before we stopped */
@@ -429,30 +467,70 @@ static int capture_cleanup(void)
 	return MCR_EXIT_OK;
 }
 
-/* --cgroup: "/a/b" below the mount, or a full path under the mount */
-static int resolve_scope(struct capture *c)
+/* A cgroup path as --cgroup and --read take it: "/a/b" below the mount, or a full path under it */
+static int resolve_cgroup(const struct capture *c, const char *p, char *out, size_t len)
 {
-	const char *p = c->args.cgroup;
 	size_t ml = strlen(c->cg.mount);
-	char *o = c->scope;
+	char *o = out;
 
-	if (!p) {
-		strcpy(c->scope, "/");
-		return 0;
-	}
 	if (!strncmp(p, c->cg.mount, ml) && (p[ml] == '/' || !p[ml]))
 		p += ml;
 	if (!*p)
 		p = "/";
-	if (*p != '/' || strlen(p) >= sizeof(c->scope))
+	if (*p != '/' || strlen(p) >= len)
 		return -EINVAL;
 	/* one spelling per cgroup: "//a/" is "/a" (parse_opt refused . and ..) */
 	for (; *p; p++)
-		if (*p != '/' || o == c->scope || o[-1] != '/')
+		if (*p != '/' || o == out || o[-1] != '/')
 			*o++ = *p;
-	if (o > c->scope + 1 && o[-1] == '/')
+	if (o > out + 1 && o[-1] == '/')
 		o--;
 	*o = '\0';
+	return 0;
+}
+
+static int resolve_scope(struct capture *c)
+{
+	if (!c->args.cgroup) {
+		strcpy(c->scope, "/");
+		return 0;
+	}
+	return resolve_cgroup(c, c->args.cgroup, c->scope, sizeof(c->scope));
+}
+
+/* --read: each PATH's memory.stat and cgroup id (its directory's inode); an exit code or 0. */
+static int resolve_reads(struct capture *c)
+{
+	char rel[PATH_MAX];
+	struct stat st;
+	int i;
+
+	for (i = 0; i < c->args.nr_reads; i++) {
+		struct live_statread_opts *o = &c->read_opts[i];
+		const char *arg = c->args.read_path[i];
+
+		if (resolve_cgroup(c, arg, rel, sizeof(rel)) < 0 ||
+		    snprintf(c->read_file[i], sizeof(c->read_file[i]), "%s%s",
+			     c->cg.mount, strcmp(rel, "/") ? rel : "") >= (int)sizeof(c->read_file[i])) {
+			msg("--read %s: not a path below %s", arg, c->cg.mount);
+			return MCR_EXIT_BAD_INPUT;
+		}
+		if (stat(c->read_file[i], &st) < 0 || !S_ISDIR(st.st_mode)) {
+			msg("--read %s: %s: %s", arg, c->read_file[i],
+			    errno && !S_ISDIR(st.st_mode) ? strerror(errno) : strerror(ENOTDIR));
+			return MCR_EXIT_BAD_INPUT;
+		}
+		o->cgroup = st.st_ino;
+		strncat(c->read_file[i], "/memory.stat",
+			sizeof(c->read_file[i]) - strlen(c->read_file[i]) - 1);
+		if (access(c->read_file[i], R_OK) < 0) {
+			msg("--read %s: %s: %s", arg, c->read_file[i], strerror(errno));
+			return MCR_EXIT_BAD_INPUT;
+		}
+		o->path = c->read_file[i];
+		o->version = c->cg.version;
+		o->interval_ms = c->args.read_ms[i];
+	}
 	return 0;
 }
 
@@ -531,8 +609,12 @@ static int btf_to_db(void *ctx, int kind, int item, const char *name, const char
 
 static void capture_close_live(struct capture *c)
 {
+	struct live_statread_totals t;
 	char name[64];
 
+	/* a failure after --read's threads started: they read into the database */
+	live_statreads_stop(c->reads, &t);
+	c->reads = NULL;
 	if (!c->lv)
 		return;
 	if (live_close(c->lv, name, sizeof(name)) < 0)
@@ -824,6 +906,8 @@ static int capture_preflight(struct capture *c, const char **tdir)
 		return MCR_EXIT_BAD_INPUT;
 	}
 	ret = check_options(c, *tdir);
+	if (!ret)
+		ret = resolve_reads(c);
 	if (ret)
 		return ret;
 	live_remove_stale(on_stale, NULL);
@@ -977,6 +1061,22 @@ static void command_end(struct capture *c)
 	c->child = 0;
 }
 
+/* --read: stop its threads and say what they logged. */
+static void stop_reads(struct capture *c)
+{
+	struct live_statread_totals t;
+
+	if (!c->reads)
+		return;
+	live_statreads_stop(c->reads, &t);
+	c->reads = NULL;
+	msg("--read: %llu reads of memory.stat logged, %llu lines (table stat_reads)",
+	    (unsigned long long)t.reads, (unsigned long long)t.lines);
+	if (t.error)
+		msg("warning: --read %s stopped after %llu reads: %s", t.failed,
+		    (unsigned long long)t.failed_reads, mcr_strerror(t.error));
+}
+
 /*
  * Trace until the duration, the command or a signal ends it.  Returns an
  * exit code for a failure to start, else 0 with *@err the capture's own
@@ -1018,6 +1118,9 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	if (ret < 0)
 		return fail(ret, "starting the capture");
 	c->started = true;
+	ret = live_statreads_start(c->lv, c->read_opts, (size_t)c->args.nr_reads, &c->reads);
+	if (ret < 0)
+		msg("--read: cannot start its reader threads: %s; tracing without", mcr_strerror(ret));
 	if (c->args.command) {
 		c->child = run_command(c->args.command);
 		if (c->child < 0)
@@ -1025,6 +1128,8 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	}
 	wait_for_end(c);
 	c->interrupted = stop_signal != 0;
+	/* every logged read ends before tracing does: its flush is in the trace */
+	stop_reads(c);
 	live_clock_now(c->lv, end_ns);
 	*err = live_stop(c->lv);
 	if (stop_signal)

@@ -202,6 +202,41 @@ void db_iter_close(struct db_iter *it);
  */
 const char *db_why(const struct db *db);
 
+/*
+ * One memory.stat read of memcg-capture --read (table stat_reads): its
+ * number, the cgroup read, the trace clock around the read() call, and each
+ * line as printed.  @value is valid when @has_value; @unit "bytes", "count"
+ * or NULL.
+ */
+struct db_stat_line {
+	const char	*line;		/* as printed, without the newline */
+	size_t		len;
+	const char	*name;		/* first field, NUL-terminated */
+	int64_t		value;
+	bool		has_value;
+	const char	*unit;
+};
+struct db_stat_read {
+	int64_t		read;
+	uint64_t	cgroup;
+	uint64_t	ts_before, ts_after;
+};
+/*
+ * db_stat_read_put - store @n lines of read @r.  Joins the open transaction
+ * (the capture's bulk one, committed with its events) or opens one.
+ */
+int db_stat_read_put(struct db *db, const struct db_stat_read *r, const struct db_stat_line *lines,
+		     size_t n);
+/* Does @db hold a stat_reads table (files written before it do not)? */
+bool db_has_stat_reads(struct db *db);
+/*
+ * Every stored line, by (read, pos); the strings live until @fn returns.
+ * Stops on non-zero.  -ENOENT without a stat_reads table.
+ */
+int db_stat_reads_foreach(struct db *db, int (*fn)(const struct db_stat_read *r,
+						   const struct db_stat_line *l, void *ctx),
+			  void *ctx);
+
 /* Run results: one transaction around everything written for a run. */
 int db_begin(struct db *db);
 int db_commit(struct db *db);

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * statreads.c - the stat_reads table: memory.stat reads logged during a live
+ * capture (memcg-capture --read), line by line as printed.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "db.h"
+#include "db_local.h"
+#include "error.h"
+
+/* The capture's bulk transaction when open (its writer commits it), else a new one. */
+static int db_stat_txn(struct db *db)
+{
+	int err;
+
+	if (db->in_txn)
+		return 0;
+	err = db_exec(db, "BEGIN IMMEDIATE");
+	if (err)
+		return err;
+	db->in_txn = true;
+	db->bulk = true;
+	db->txn_rows = 0;
+	return 0;
+}
+
+int db_stat_read_put(struct db *db, const struct db_stat_read *r, const struct db_stat_line *lines,
+		     size_t n)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int err;
+
+	if (r->read < 0 || r->ts_after < r->ts_before || r->ts_before > INT64_MAX ||
+	    r->ts_after > INT64_MAX || r->cgroup > INT64_MAX)
+		return -EINVAL;
+	err = db_stat_txn(db);
+	if (err)
+		return err;
+	err = db_prepare(db, "INSERT INTO stat_reads (read, cgroup, ts_before, ts_after, pos, line,"
+			 " name, value, unit) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", &st);
+	if (err)
+		return err;
+	for (i = 0; i < n && !err; i++) {
+		sqlite3_bind_int64(st, 1, r->read);
+		sqlite3_bind_int64(st, 2, (int64_t)r->cgroup);
+		sqlite3_bind_int64(st, 3, (int64_t)r->ts_before);
+		sqlite3_bind_int64(st, 4, (int64_t)r->ts_after);
+		sqlite3_bind_int64(st, 5, (int64_t)i);
+		sqlite3_bind_text(st, 6, lines[i].line, (int)lines[i].len, SQLITE_STATIC);
+		sqlite3_bind_text(st, 7, lines[i].name, -1, SQLITE_STATIC);
+		if (lines[i].has_value)
+			sqlite3_bind_int64(st, 8, lines[i].value);
+		else
+			sqlite3_bind_null(st, 8);
+		if (lines[i].unit)
+			sqlite3_bind_text(st, 9, lines[i].unit, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 9);
+		err = db_step_reset(st);
+		sqlite3_clear_bindings(st);
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+bool db_has_stat_reads(struct db *db)
+{
+	return db_schema_has(db, "stat_reads");
+}
+
+struct stat_rows {
+	int	(*fn)(const struct db_stat_read *r, const struct db_stat_line *l, void *ctx);
+	void	*ctx;
+};
+
+static int stat_row(sqlite3_stmt *st, void *arg)
+{
+	struct stat_rows *sr = arg;
+	struct db_stat_read r;
+	struct db_stat_line l;
+
+	r.read = sqlite3_column_int64(st, 0);
+	r.cgroup = (uint64_t)sqlite3_column_int64(st, 1);
+	r.ts_before = (uint64_t)sqlite3_column_int64(st, 2);
+	r.ts_after = (uint64_t)sqlite3_column_int64(st, 3);
+	l.line = (const char *)sqlite3_column_text(st, 4);
+	l.len = (size_t)sqlite3_column_bytes(st, 4);
+	l.name = (const char *)sqlite3_column_text(st, 5);
+	l.has_value = sqlite3_column_type(st, 6) == SQLITE_INTEGER;
+	l.value = sqlite3_column_int64(st, 6);
+	l.unit = (const char *)sqlite3_column_text(st, 7);
+	if (!l.line || !l.name)
+		return -MCR_E_CORRUPT;
+	return sr->fn(&r, &l, sr->ctx);
+}
+
+int db_stat_reads_foreach(struct db *db, int (*fn)(const struct db_stat_read *r,
+						   const struct db_stat_line *l, void *ctx),
+			  void *ctx)
+{
+	struct stat_rows sr = { fn, ctx };
+
+	if (!db_has_stat_reads(db))
+		return -ENOENT;
+	return db_rows_foreach(db, "SELECT read, cgroup, ts_before, ts_after, line, name, value, unit"
+			       " FROM stat_reads ORDER BY read, pos", stat_row, &sr);
+}
