@@ -118,6 +118,13 @@ static char *validate_help_extra(void)
 		"dropped by the cap (with it: the cap dropped orders since the last miss;\n"
 		"if a higher --max-hypotheses still misses, the cause is not known)).\n",
 		VALIDATE_STORED_MISMATCHES);
+	fprintf(f, "\nWith the memory.stat reads a capture logged (memcg-capture --read, table\n"
+		"stat_reads): each read is matched to its traced flush request and, per line of\n"
+		"a traced item, printed(k) - printed(0) is compared with the traced updates\n"
+		"between the two requests plus the simulated read errors error(k) - error(0),\n"
+		"anchored on the cgroup's first read (truth before the trace is unknown); each\n"
+		"(read, line) pair is exact, within 2 units (pages or counts) or off, an off\n"
+		"one with its cause where one can be named.\n");
 	cli_exit_help(f, CLI_VALIDATE);
 	fclose(f);
 	return buf;
@@ -239,8 +246,14 @@ static int json_mismatch(const struct db_mismatch *m, void *ctx)
 	return 0;
 }
 
-/* The validation row as stored, with the causes and the first mismatches. */
-static int validate_print_json(struct db *db, struct replay_pass *ps, long show)
+static void statcheck_print_json(const struct replay_statcheck *sc);
+
+/*
+ * The validation row as stored, with the causes and the first mismatches;
+ * with @sc, the logged memory.stat reads' comparison.
+ */
+static int validate_print_json(struct db *db, struct replay_pass *ps, long show,
+			       const struct replay_statcheck *sc)
 {
 	const struct replay_validation *v = replay_validation(ps->r);
 	const struct replay_params *p = replay_params(ps->r);
@@ -277,9 +290,94 @@ static int validate_print_json(struct db *db, struct replay_pass *ps, long show)
 	       v->causes[REPLAY_CAUSE_CAPPED], v->causes[REPLAY_CAUSE_NONE]);
 	printf(",\"first_mismatches\":[");
 	ret = db_mismatches_foreach(db, run_id, show, json_mismatch, &n);
-	printf("]}\n");
+	putchar(']');
+	if (sc)
+		statcheck_print_json(sc);
+	printf("}\n");
 	free(diff);
 	return ret;
+}
+
+static const char *statcheck_path(struct replay_pass *ps, uint64_t id, char *buf, size_t len)
+{
+	const char *p = replay_cgroup_path(ps->r, id);
+
+	if (p)
+		return p;
+	snprintf(buf, len, "#%" PRIu64, id);
+	return buf;
+}
+
+static const char *statcheck_cause(enum replay_statcheck_cause c)
+{
+	return c == REPLAY_SC_DECISION ? "the run's flush decision differs from the kernel's" :
+	       c == REPLAY_SC_WINDOW ? "inside the range the deciding flush's lock window allows" :
+	       "-";
+}
+
+/*
+ * The logged memory.stat reads (memcg-capture --read) against the run: per
+ * line, how many (read, line) pairs were exact, within 2 units, off.
+ */
+static void statcheck_print_text(struct replay_pass *ps, const struct replay_statcheck *sc,
+				 long show)
+{
+	char buf[32];
+	size_t i;
+	long n = 0;
+
+	printf("\nmemory.stat reads logged (stat_reads): %" PRIu64 ", matched to their traced "
+	       "flush request %" PRIu64 "\n", sc->reads, sc->reads_matched);
+	printf("anchored on each cgroup's first matched read (truth before the trace is unknown):\n"
+	       "  printed(k) - printed(0) against the traced updates over (request 0, request k]\n"
+	       "  + error(k) - error(0), the simulated read errors; units: pages (state lines),\n"
+	       "  counts (events)\n");
+	printf("(read, line) pairs %" PRIu64 ": exact %" PRIu64 " (%.2f%%), within 2 units %" PRIu64
+	       ", off %" PRIu64 " (the run's flush decision differs from the kernel's %" PRIu64
+	       ", inside the range the deciding flush's lock window allows %" PRIu64
+	       ", no cause named %" PRIu64 ")\n", sc->pairs, sc->exact,
+	       100 * rate(sc->exact, sc->pairs), sc->within2, sc->off, sc->off_decision,
+	       sc->off_in_window, sc->off - sc->off_decision - sc->off_in_window);
+	if (sc->lines_skipped)
+		printf("lines not compared: %" PRIu64 " (no single traced item, the cgroup's own "
+		       "v1 lines, or no value)\n", sc->lines_skipped);
+	if (sc->nr_lines)
+		printf("  %-24s %-30s %8s %8s %8s\n", "cgroup", "line", "exact", "within2", "off");
+	for (i = 0; i < sc->nr_lines; i++) {
+		const struct replay_statcheck_line *l = &sc->lines[i];
+
+		printf("  %-24s %-30s %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "%s\n",
+		       statcheck_path(ps, l->cgroup, buf, sizeof(buf)), l->name, l->exact,
+		       l->within2, l->off, l->rounded ? "  (traced in whole pages)" : "");
+	}
+	if (!show || !sc->nr_mism)
+		return;
+	printf("first mismatches:\n");
+	for (i = 0; i < sc->nr_mism && n < show; i++, n++) {
+		const struct replay_statcheck_mismatch *m = &sc->mism[i];
+
+		const struct replay_statcheck_line *l = &sc->lines[m->line];
+
+		printf("  read %" PRId64 " ts %" PRIu64 " %s %s: printed delta %" PRId64
+		       ", expected %" PRId64 ", off by %" PRId64 "%s; cause: %s\n", m->read, m->ts,
+		       statcheck_path(ps, m->cgroup, buf, sizeof(buf)), l->name, m->printed_delta,
+		       m->expected_delta * l->per, m->diff, l->per > 1 ? " pages" : "",
+		       statcheck_cause(m->cause));
+	}
+}
+
+static void statcheck_print_json(const struct replay_statcheck *sc)
+{
+	printf(",\"stat_reads\":{\"reads\":%" PRIu64, sc->reads);
+	json_key_u64("reads_matched", sc->reads_matched);
+	json_key_u64("pairs", sc->pairs);
+	json_key_u64("exact", sc->exact);
+	json_key_u64("within_2_units", sc->within2);
+	json_key_u64("off", sc->off);
+	json_key_u64("off_flush_decision_differs", sc->off_decision);
+	json_key_u64("off_inside_lock_window", sc->off_in_window);
+	json_key_u64("lines_not_compared", sc->lines_skipped);
+	putchar('}');
 }
 
 /*
@@ -321,8 +419,9 @@ int cmd_validate(int argc, char **argv)
 	struct replay_trace t;
 	struct replay_pass ps;
 	struct cli_progress prog;
+	struct replay_statcheck sc;
 	struct db *db;
-	int ret, rc;
+	int ret, rc, sret;
 
 	argp_parse(&validate_argp, argc, argv, 0, NULL, &o);
 	if (strcmp(o.policy, "auto") && !sim_policy_find(o.policy)) {
@@ -366,10 +465,18 @@ int cmd_validate(int argc, char **argv)
 	v = replay_validation(ps.r);
 	cli_warn_unlock_lost(o.file, replay_stats(ps.r)->win.unlock_lost,
 			     replay_stats(ps.r)->win.owned + replay_stats(ps.r)->win.lock_only);
-	if (!strcmp(o.format, "json"))
-		ret = validate_print_json(db, &ps, o.show);
-	else
+	/* memcg-capture --read: the logged reads against the run */
+	sret = replay_statcheck(db, &t, replay_store_run_id(ps.store, 0), &sc);
+	if (sret < 0 && sret != -ENOENT)
+		cli_msg("%s: comparing the logged memory.stat reads: %s", o.file, mcr_strerror(sret));
+	if (!strcmp(o.format, "json")) {
+		ret = validate_print_json(db, &ps, o.show, sret ? NULL : &sc);
+	} else {
 		validate_print_text(db, &ps, o.show);
+		if (!sret)
+			statcheck_print_text(&ps, &sc, o.show);
+	}
+	replay_statcheck_free(&sc);
 	if (ret < 0) {
 		rc = cli_fail(ret, "%s", o.file);
 	} else if (!v->compared) {

@@ -237,6 +237,23 @@ int db_stat_reads_foreach(struct db *db, int (*fn)(const struct db_stat_read *r,
 						   const struct db_stat_line *l, void *ctx),
 			  void *ctx);
 
+/*
+ * The first non-forced read of run @run_id of @cgroup with @lo <= ts <= @hi
+ * (the traced request of a logged read): its read_id, ts, the run's decision
+ * and the kernel's.  -ENOENT if none.
+ */
+struct db_read_match {
+	int64_t		read_id;
+	uint64_t	ts;
+	bool		flushed;		/* the run's decision */
+	bool		kernel_needs_flush;	/* the kernel's, as traced */
+};
+int db_read_in_window(struct db *db, int64_t run_id, uint64_t cgroup, uint64_t lo, uint64_t hi,
+		      struct db_read_match *m);
+/* Every read_errors row of @read_id. */
+int db_read_errors_foreach(struct db *db, int64_t read_id,
+			   int (*fn)(int kind, int item, int64_t error, void *ctx), void *ctx);
+
 /* Run results: one transaction around everything written for a run. */
 int db_begin(struct db *db);
 int db_commit(struct db *db);

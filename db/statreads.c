@@ -108,3 +108,60 @@ int db_stat_reads_foreach(struct db *db, int (*fn)(const struct db_stat_read *r,
 	return db_rows_foreach(db, "SELECT read, cgroup, ts_before, ts_after, line, name, value, unit"
 			       " FROM stat_reads ORDER BY read, pos", stat_row, &sr);
 }
+
+int db_read_in_window(struct db *db, int64_t run_id, uint64_t cgroup, uint64_t lo, uint64_t hi,
+		      struct db_read_match *m)
+{
+	sqlite3_stmt *st;
+	int rc, err;
+
+	if (lo > INT64_MAX || hi > INT64_MAX || cgroup > INT64_MAX)
+		return -EINVAL;
+	err = db_prepare(db, "SELECT read_id, ts, flushed, kernel_needs_flush FROM reads WHERE run_id = ? AND cgroup_id = ?"
+			 " AND force = 0 AND ts BETWEEN ? AND ? ORDER BY ts, read_id LIMIT 1", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, (int64_t)cgroup);
+	sqlite3_bind_int64(st, 3, (int64_t)lo);
+	sqlite3_bind_int64(st, 4, (int64_t)hi);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		m->read_id = sqlite3_column_int64(st, 0);
+		m->ts = (uint64_t)sqlite3_column_int64(st, 1);
+		m->flushed = sqlite3_column_int(st, 2) != 0;
+		m->kernel_needs_flush = sqlite3_column_int(st, 3) != 0;
+		err = 0;
+	} else {
+		err = rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+	}
+	sqlite3_finalize(st);
+	return err;
+}
+
+struct err_rows {
+	int	(*fn)(int kind, int item, int64_t error, void *ctx);
+	void	*ctx;
+};
+
+static int err_row(sqlite3_stmt *st, void *arg)
+{
+	struct err_rows *er = arg;
+
+	return er->fn(sqlite3_column_int(st, 0), sqlite3_column_int(st, 1),
+		      sqlite3_column_int64(st, 2), er->ctx);
+}
+
+int db_read_errors_foreach(struct db *db, int64_t read_id,
+			   int (*fn)(int kind, int item, int64_t error, void *ctx), void *ctx)
+{
+	struct err_rows er = { fn, ctx };
+	sqlite3_stmt *st;
+	int err;
+
+	err = db_prepare(db, "SELECT kind, item, error FROM read_errors WHERE read_id = ?", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, read_id);
+	return db_stmt_rows(st, err_row, &er);
+}

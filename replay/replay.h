@@ -389,6 +389,65 @@ int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file
 		   struct replay_params *p, struct replay_pass *out);
 void replay_pass_free(struct replay_pass *ps);
 
+/*
+ * The logged memory.stat reads (stat_reads, memcg-capture --read) against the
+ * simulation of validate's run @run_id (the traced kernel's own policy).
+ * Each logged read is matched to its traced flush request (that run's read of
+ * the cgroup between ts_before and ts_after).  Truth before the trace is
+ * unknown, so each cgroup's first matched read is the anchor: for every
+ * later read k and every hierarchical line of a traced item,
+ *   printed(k) - printed(0)  against  sum of v over (req(0), req(k)]
+ *                                     + error(k) - error(0)
+ * in the line's traced unit (pages for state lines, counts for events),
+ * error() the run's simulated read error.  A pair is exact, within 2 units,
+ * or off.  An off pair's cause: the run decided either read's flush unlike
+ * the kernel (its needs_flush), so error() is that of another decision; else
+ * the flushes' lock windows, when the updates to that item in the subtree
+ * between the request and the end of the read() (of either read) could
+ * explain it; else none.
+ */
+enum replay_statcheck_cause {
+	REPLAY_SC_NONE,
+	REPLAY_SC_DECISION,	/* the run's flush decision differs from the kernel's */
+	REPLAY_SC_WINDOW,	/* inside the range the deciding flush's lock window allows */
+};
+#define REPLAY_STATCHECK_NAME	64
+struct replay_statcheck_line {
+	uint64_t	cgroup;
+	char		name[REPLAY_STATCHECK_NAME];	/* as printed */
+	bool		rounded;	/* a byte/kB item traced in whole pages */
+	int64_t		per;		/* printed units per traced unit: page size or 1 */
+	uint64_t	exact, within2, off;
+};
+struct replay_statcheck_mismatch {
+	int64_t		read;		/* stat_reads.read */
+	uint64_t	cgroup;
+	uint64_t	ts;		/* of the traced request */
+	size_t		line;		/* index into lines */
+	int64_t		printed_delta;	/* printed(k) - printed(0), as printed */
+	int64_t		expected_delta;	/* the same, expected, in the traced unit */
+	int64_t		diff;		/* printed - expected, traced units (rounded) */
+	uint64_t	window;		/* |v| summed inside the two reads' windows, traced units */
+	enum replay_statcheck_cause cause;
+};
+struct replay_statcheck {
+	int		version;	/* cgroup version of the lines */
+	int64_t		page_size;
+	uint64_t	reads;		/* logged reads */
+	uint64_t	reads_matched;	/* with their traced flush request */
+	uint64_t	anchors;	/* cgroups (their first matched read) */
+	uint64_t	lines_skipped;	/* lines of no traced item, local (v1) or valueless */
+	uint64_t	pairs, exact, within2, off, off_decision, off_in_window;
+	struct replay_statcheck_line	*lines;
+	size_t				nr_lines;
+	struct replay_statcheck_mismatch *mism;	/* every off pair, in read order */
+	size_t				nr_mism;
+};
+/* -ENOENT: the file has no stat_reads rows (no --read). */
+int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id,
+		     struct replay_statcheck *out);
+void replay_statcheck_free(struct replay_statcheck *sc);
+
 /* Kernel release "6.18.0-foo" -> the policy that kernel runs; NULL if outside 6.8+. */
 const struct sim_policy *replay_policy_for_kernel(const char *release);
 /* The policy the traced kernel runs: synthetic traces break, else by release; NULL unknown. */

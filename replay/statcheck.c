@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * statcheck.c - every logged memory.stat read (stat_reads) against the
+ * simulated read error of validate's run: does printed = truth + error hold?
+ *
+ * Truth before the trace is unknown: each cgroup's first read matched to its
+ * traced flush request is the anchor, and every later read k is compared as
+ *   printed(k) - printed(0) = sum v over (req(0), req(k)] + error(k) - error(0)
+ * per hierarchical line of a traced item (sim/statlines.c), in the traced
+ * unit.  The sums are taken at the flush requests; the simulated error at the
+ * end of the read's flush: updates to the item in the subtree between the two
+ * (on other CPUs, inside the deciding flush's lock window) may or may not be
+ * in what the kernel printed, so a difference within their sum has that
+ * window as its cause.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "idmap.h"
+#include "results.h"
+#include "replay-local.h"
+#include "statlines.h"
+
+#define SC_MAX_CGROUPS	64	/* read cgroups: one bit each in a subtree mask */
+#define SC_ITEMS	4096	/* items looked up directly; others by the list */
+
+struct sc_target {		/* one (cgroup, line) */
+	uint64_t	cgroup;
+	unsigned int	cg;		/* its bit */
+	int		cls;		/* 1 state (kinds 1, 2), 3 events */
+	int		item;
+	int64_t		per;		/* printed units per traced unit */
+	int64_t		cum;		/* sum of v in the subtree so far */
+	uint64_t	abs;		/* sum of |v| */
+	size_t		line;		/* index into out->lines */
+};
+
+struct sc_val {
+	size_t		target;
+	int64_t		printed;
+	int64_t		err;		/* simulated read error, traced units */
+	int64_t		truth;		/* target's cum at the request */
+	uint64_t	abs_req, abs_end;	/* target's abs at the request, at ts_after */
+};
+
+struct sc_read {
+	int64_t		read;
+	uint64_t	cgroup;
+	uint64_t	ts_before, ts_after;
+	uint64_t	req_ts;
+	int64_t		read_id;
+	bool		matched, snap_req, snap_end;
+	bool		decision_differs;	/* the run's flush decision is not the kernel's */
+	struct sc_val	*v;
+	size_t		nr_v, cap_v;
+};
+
+struct sc {
+	struct db		*db;
+	struct replay_statcheck	*out;
+	const struct replay_trace *t;
+	struct sc_target	*tg;
+	size_t			nr_tg, cap_tg, cap_lines;
+	bool			want[2][SC_ITEMS];	/* (state, events) items of a target */
+	struct sc_read		*rd;
+	size_t			nr_rd, cap_rd;
+	uint64_t		cgs[SC_MAX_CGROUPS];
+	unsigned int		nr_cgs;
+	struct idmap		parent;		/* cgroup id -> parent id */
+	struct idmap		mask;		/* cgroup id -> subtree mask of read cgroups */
+	int			err;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	size_t ncap;
+	void *n;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
+	n = realloc(*p, ncap * size);
+	if (!n)
+		return -ENOMEM;
+	*p = n;
+	*cap = ncap;
+	return 0;
+}
+
+static int sc_cg_bit(struct sc *sc, uint64_t cgroup)
+{
+	unsigned int i;
+
+	for (i = 0; i < sc->nr_cgs; i++)
+		if (sc->cgs[i] == cgroup)
+			return (int)i;
+	if (sc->nr_cgs == SC_MAX_CGROUPS)
+		return -E2BIG;
+	sc->cgs[sc->nr_cgs] = cgroup;
+	return (int)sc->nr_cgs++;
+}
+
+/* The target of (@cgroup, line @name), made on first sight; -ENOENT for a line not compared. */
+static int sc_target(struct sc *sc, uint64_t cgroup, const char *name, size_t *out)
+{
+	struct replay_statcheck *o = sc->out;
+	struct statline_ref ref;
+	struct sc_target *t;
+	int kind, item, bit, ret;
+	size_t i;
+
+	for (i = 0; i < sc->nr_tg; i++)
+		if (sc->tg[i].cgroup == cgroup && !strcmp(o->lines[sc->tg[i].line].name, name)) {
+			*out = i;
+			return 0;
+		}
+	if (statline_lookup(o->version, name, &ref) || !ref.hierarchical ||
+	    ref.line->kind == STATLINE_NONE || strlen(name) >= REPLAY_STATCHECK_NAME)
+		return -ENOENT;
+	ret = db_item_by_name(sc->db, ref.line->item, &kind, &item);
+	if (ret < 0)
+		return ret == -ENOENT ? -ENOENT : ret;
+	/* the table's kind and the trace's must agree: a state line is not an event */
+	if ((kind == 3) != (ref.line->kind == STATLINE_EVENT))
+		return -ENOENT;
+	bit = sc_cg_bit(sc, cgroup);
+	if (bit < 0)
+		return bit;
+	if (grow((void **)&sc->tg, &sc->cap_tg, sc->nr_tg + 1, sizeof(*sc->tg)) ||
+	    grow((void **)&o->lines, &sc->cap_lines, o->nr_lines + 1, sizeof(*o->lines)))
+		return -ENOMEM;
+	t = &sc->tg[sc->nr_tg];
+	*t = (struct sc_target){ .cgroup = cgroup, .cg = (unsigned int)bit, .cls = kind,
+				 .item = item, .line = o->nr_lines,
+				 .per = ref.line->per_page ? o->page_size : 1 };
+	o->lines[o->nr_lines] = (struct replay_statcheck_line){ .cgroup = cgroup,
+								 .rounded = ref.line->rounded,
+								 .per = t->per };
+	strcpy(o->lines[o->nr_lines].name, name);
+	if (item >= 0 && item < SC_ITEMS)
+		sc->want[kind == 3][item] = true;
+	o->nr_lines++;
+	*out = sc->nr_tg++;
+	return 0;
+}
+
+static int sc_row(const struct db_stat_read *r, const struct db_stat_line *l, void *ctx)
+{
+	struct sc *sc = ctx;
+	struct sc_read *rd;
+	size_t tgt;
+	int ret;
+
+	if (!sc->nr_rd || sc->rd[sc->nr_rd - 1].read != r->read) {
+		if (grow((void **)&sc->rd, &sc->cap_rd, sc->nr_rd + 1, sizeof(*sc->rd)))
+			return -ENOMEM;
+		sc->rd[sc->nr_rd++] = (struct sc_read){ .read = r->read, .cgroup = r->cgroup,
+							.ts_before = r->ts_before,
+							.ts_after = r->ts_after };
+		sc->out->reads++;
+	}
+	rd = &sc->rd[sc->nr_rd - 1];
+	if (!l->has_value) {
+		sc->out->lines_skipped++;
+		return 0;
+	}
+	ret = sc_target(sc, r->cgroup, l->name, &tgt);
+	if (ret == -ENOENT) {
+		sc->out->lines_skipped++;
+		return 0;
+	}
+	if (ret < 0)
+		return ret;
+	if (grow((void **)&rd->v, &rd->cap_v, rd->nr_v + 1, sizeof(*rd->v)))
+		return -ENOMEM;
+	rd->v[rd->nr_v++] = (struct sc_val){ .target = tgt, .printed = l->value };
+	return 0;
+}
+
+static int sc_err_row(int kind, int item, int64_t error, void *ctx)
+{
+	void **a = ctx;
+	struct sc *sc = a[0];
+	struct sc_read *rd = a[1];
+	size_t j;
+
+	if (kind == 2)
+		kind = 1;
+	for (j = 0; j < rd->nr_v; j++) {
+		const struct sc_target *t = &sc->tg[rd->v[j].target];
+
+		if (t->cls == kind && t->item == item)
+			rd->v[j].err = error;
+	}
+	return 0;
+}
+
+/* Bit i set: @id is in the subtree of read cgroup i. */
+static uint64_t sc_mask(struct sc *sc, uint64_t id)
+{
+	int64_t m = idmap_get(&sc->mask, id, -1);
+	uint64_t mask = 0, cur = id;
+	unsigned int depth, i;
+
+	if (m >= 0)
+		return (uint64_t)m;
+	for (depth = 0; cur && depth < 4096; depth++) {
+		for (i = 0; i < sc->nr_cgs; i++)
+			if (sc->cgs[i] == cur)
+				mask |= 1ull << i;
+		cur = (uint64_t)idmap_get(&sc->parent, cur, 0);
+	}
+	if (idmap_put(&sc->mask, id, (int64_t)(mask & INT64_MAX)) < 0)
+		sc->err = -ENOMEM;
+	return mask;
+}
+
+static void sc_snap(struct sc *sc, struct sc_read *rd, bool end)
+{
+	size_t j;
+
+	for (j = 0; j < rd->nr_v; j++) {
+		const struct sc_target *t = &sc->tg[rd->v[j].target];
+
+		if (end) {
+			rd->v[j].abs_end = t->abs;
+		} else {
+			rd->v[j].truth = t->cum;
+			rd->v[j].abs_req = t->abs;
+		}
+	}
+	if (end)
+		rd->snap_end = true;
+	else
+		rd->snap_req = true;
+}
+
+static struct sc *sc_sorting;
+
+static int sc_by_req(const void *a, const void *b)
+{
+	const struct sc_read *x = sc_sorting->rd + *(const size_t *)a;
+	const struct sc_read *y = sc_sorting->rd + *(const size_t *)b;
+
+	return x->req_ts < y->req_ts ? -1 : x->req_ts > y->req_ts;
+}
+
+static int sc_by_end(const void *a, const void *b)
+{
+	const struct sc_read *x = sc_sorting->rd + *(const size_t *)a;
+	const struct sc_read *y = sc_sorting->rd + *(const size_t *)b;
+
+	return x->ts_after < y->ts_after ? -1 : x->ts_after > y->ts_after;
+}
+
+/* One pass over the events: the truth at each request, the |v| up to each read's end. */
+static int sc_events(struct sc *sc)
+{
+	const struct mcr_event *const *evs;
+	size_t i, nm = 0, cr = 0, ce = 0, *by_req, *by_end;
+	struct db_iter *it;
+	int n, k, ret;
+
+	by_req = malloc((sc->nr_rd + 1) * sizeof(*by_req));
+	by_end = malloc((sc->nr_rd + 1) * sizeof(*by_end));
+	if (!by_req || !by_end) {
+		free(by_req);
+		free(by_end);
+		return -ENOMEM;
+	}
+	for (i = 0; i < sc->nr_rd; i++)
+		if (sc->rd[i].matched) {
+			by_req[nm] = i;
+			by_end[nm++] = i;
+		}
+	sc_sorting = sc;
+	qsort(by_req, nm, sizeof(*by_req), sc_by_req);
+	qsort(by_end, nm, sizeof(*by_end), sc_by_end);
+	ret = db_iter_open(sc->db, &it);
+	if (ret < 0) {
+		free(by_req);
+		free(by_end);
+		return ret;
+	}
+	while ((n = db_iter_next_batch(it, &evs)) > 0) {
+		for (k = 0; k < n; k++) {
+			const struct mcr_event *ev = evs[k];
+
+			/*
+			 * The truth at a request: at its own flush event, or at the
+			 * first event past it; the |v| of a read's end: at the first
+			 * event past ts_after.
+			 */
+			while (cr < nm) {
+				struct sc_read *rd = &sc->rd[by_req[cr]];
+
+				if (rd->req_ts > ev->ts || (rd->req_ts == ev->ts &&
+				    (ev->kind != MCR_EV_FLUSH || ev->id != rd->cgroup)))
+					break;
+				sc_snap(sc, rd, false);
+				cr++;
+			}
+			while (ce < nm && sc->rd[by_end[ce]].ts_after < ev->ts)
+				sc_snap(sc, &sc->rd[by_end[ce++]], true);
+			if (mcr_event_is_update(ev)) {
+				int cls = ev->kind == MCR_EV_EVENTS ? 3 : 1;
+				uint64_t mask = 0;
+				bool masked = false;
+
+				if (ev->item >= 0 && ev->item < SC_ITEMS && !sc->want[cls == 3][ev->item])
+					continue;
+				for (i = 0; i < sc->nr_tg; i++) {
+					struct sc_target *t = &sc->tg[i];
+
+					if (t->cls != cls || t->item != ev->item)
+						continue;
+					if (!masked) {
+						mask = sc_mask(sc, ev->id);
+						masked = true;
+					}
+					if (!(mask >> t->cg & 1))
+						continue;
+					t->cum += ev->val;
+					t->abs += ev->val < 0 ? -(uint64_t)ev->val : (uint64_t)ev->val;
+				}
+			}
+		}
+	}
+	db_iter_close(it);
+	free(by_req);
+	free(by_end);
+	if (n < 0)
+		return n;
+	for (i = 0; i < sc->nr_rd; i++) {
+		if (sc->rd[i].matched && !sc->rd[i].snap_req)
+			sc_snap(sc, &sc->rd[i], false);
+		if (sc->rd[i].matched && !sc->rd[i].snap_end)
+			sc_snap(sc, &sc->rd[i], true);
+	}
+	return sc->err;
+}
+
+static const struct sc_val *sc_val_of(const struct sc_read *rd, size_t target)
+{
+	size_t j;
+
+	for (j = 0; j < rd->nr_v; j++)
+		if (rd->v[j].target == target)
+			return &rd->v[j];
+	return NULL;
+}
+
+static int64_t div_round(int64_t a, int64_t b)
+{
+	return a >= 0 ? (a + b / 2) / b : -((-a + b / 2) / b);
+}
+
+/* Each matched read against its cgroup's anchor. */
+static int sc_compare(struct sc *sc)
+{
+	struct replay_statcheck *o = sc->out;
+	const struct sc_read *anchor[SC_MAX_CGROUPS] = { NULL };
+	size_t i, j, cap = 0;
+
+	for (i = 0; i < sc->nr_rd; i++) {
+		const struct sc_read *rd = &sc->rd[i];
+		int bit;
+
+		if (!rd->matched || (bit = sc_cg_bit(sc, rd->cgroup)) < 0)
+			continue;
+		if (!anchor[bit]) {
+			anchor[bit] = rd;
+			o->anchors++;
+			continue;
+		}
+		for (j = 0; j < rd->nr_v; j++) {
+			const struct sc_val *v = &rd->v[j], *a = sc_val_of(anchor[bit], v->target);
+			const struct sc_target *t = &sc->tg[v->target];
+			struct replay_statcheck_line *ln = &o->lines[t->line];
+			enum replay_statcheck_cause cause;
+			int64_t dp, de, diff;
+			uint64_t win, ad;
+
+			if (!a)
+				continue;
+			dp = v->printed - a->printed;
+			de = v->truth - a->truth + v->err - a->err;
+			diff = div_round(dp - de * t->per, t->per);
+			ad = diff < 0 ? -(uint64_t)diff : (uint64_t)diff;
+			o->pairs++;
+			if (!diff) {
+				o->exact++;
+				ln->exact++;
+				continue;
+			}
+			if (ad <= 2) {
+				o->within2++;
+				ln->within2++;
+				continue;
+			}
+			o->off++;
+			ln->off++;
+			win = (v->abs_end - v->abs_req) + (a->abs_end - a->abs_req);
+			if (rd->decision_differs || anchor[bit]->decision_differs)
+				cause = REPLAY_SC_DECISION;
+			else if (ad <= win)
+				cause = REPLAY_SC_WINDOW;
+			else
+				cause = REPLAY_SC_NONE;
+			o->off_decision += cause == REPLAY_SC_DECISION;
+			o->off_in_window += cause == REPLAY_SC_WINDOW;
+			if (grow((void **)&o->mism, &cap, o->nr_mism + 1, sizeof(*o->mism)))
+				return -ENOMEM;
+			o->mism[o->nr_mism++] = (struct replay_statcheck_mismatch){
+				.read = rd->read, .cgroup = rd->cgroup, .ts = rd->req_ts,
+				.line = t->line, .printed_delta = dp, .expected_delta = de,
+				.diff = diff, .window = win, .cause = cause,
+			};
+		}
+	}
+	return 0;
+}
+
+void replay_statcheck_free(struct replay_statcheck *o)
+{
+	free(o->lines);
+	free(o->mism);
+	memset(o, 0, sizeof(*o));
+}
+
+int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id,
+		     struct replay_statcheck *out)
+{
+	struct sc sc = { .db = db, .out = out, .t = t };
+	int64_t v;
+	size_t i;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!db_has_stat_reads(db))
+		return -ENOENT;
+	ret = db_meta_get_int(db, "cgroup_version", &v);
+	out->version = ret < 0 ? 1 : (int)v;
+	ret = db_meta_get_int(db, "page_size", &out->page_size);
+	if (ret < 0 || out->page_size <= 0)
+		out->page_size = 4096;
+	ret = db_stat_reads_foreach(db, sc_row, &sc);
+	if (!ret && !out->reads)
+		ret = -ENOENT;
+	for (i = 0; !ret && i < t->nr_cgroups; i++)
+		if (idmap_put(&sc.parent, t->cgroups[i].id, (int64_t)(t->cgroups[i].parent &
+								       INT64_MAX)) < 0)
+			ret = -ENOMEM;
+	for (i = 0; !ret && i < sc.nr_rd; i++) {
+		struct sc_read *rd = &sc.rd[i];
+		void *a[2] = { &sc, rd };
+		struct db_read_match m;
+
+		ret = db_read_in_window(db, run_id, rd->cgroup, rd->ts_before, rd->ts_after, &m);
+		rd->read_id = m.read_id;
+		rd->req_ts = m.ts;
+		rd->decision_differs = m.flushed != m.kernel_needs_flush;
+		if (ret == -ENOENT) {
+			ret = 0;
+			continue;
+		}
+		if (!ret)
+			ret = db_read_errors_foreach(db, rd->read_id, sc_err_row, a);
+		rd->matched = !ret;
+		out->reads_matched += rd->matched;
+	}
+	if (!ret)
+		ret = sc_events(&sc);
+	if (!ret)
+		ret = sc_compare(&sc);
+	for (i = 0; i < sc.nr_rd; i++)
+		free(sc.rd[i].v);
+	free(sc.rd);
+	free(sc.tg);
+	idmap_free(&sc.parent);
+	idmap_free(&sc.mask);
+	if (ret < 0)
+		replay_statcheck_free(out);
+	return ret;
+}
