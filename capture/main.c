@@ -921,7 +921,7 @@ static int capture_prepare_db(struct capture *c, int argc, char **argv)
 	struct db_writer dw = { 0 };
 	sigset_t stops, old;
 	const char *why;
-	int ret;
+	int ret, i;
 
 	/*
 	 * outfile_begin() arms its own handler (remove the file, die by the
@@ -972,6 +972,19 @@ static int capture_prepare_db(struct capture *c, int argc, char **argv)
 
 		snprintf(w, sizeof(w), "--cgroup %s: only this subtree's updates were kept, so the "
 			 "counters of its ancestors are incomplete", c->scope);
+		warn_add(c, w);
+	}
+	for (i = 0; c->args.cgroup && i < c->args.nr_reads; i++) {
+		/* the read's cgroup: its file less the mount and "/memory.stat" */
+		const char *rel = c->read_file[i] + strlen(c->cg.mount);
+		size_t rl = strlen(rel) - strlen("/memory.stat"), sl = strlen(c->scope);
+		char w[PATH_MAX + 200];
+
+		if (!strcmp(c->scope, "/") || (rl >= sl && !strncmp(rel, c->scope, sl) &&
+					       (rl == sl || rel[sl] == '/')))
+			continue;
+		snprintf(w, sizeof(w), "--read %s: outside --cgroup %s: the updates below it are not "
+			 "all kept, so validate cannot check its reads", c->args.read_path[i], c->scope);
 		warn_add(c, w);
 	}
 	if (!strcmp(c->args.clock, "local"))

@@ -101,4 +101,9 @@ if "$REPLAY" events --table "$DB" >/dev/null 2>&1; then
 else
 	fail statread_flush_traced "events --table failed"
 fi
+# a --read outside --cgroup: its reads are logged, but validate cannot check them: said
+expect_exit statread_outside_scope 0 "$CAPTURE" -o "$T_TMP/scope.db" --cgroup "$REL/P/C" \
+	--read "$REL/P:100" -d 1 &&
+	expect_match statread_outside_scope_warns "warning: --read $REL/P: outside --cgroup $REL/P/C" "$T_ERR"
+rm -f "$T_TMP/scope.db"
 t_done
