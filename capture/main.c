@@ -259,8 +259,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			errno = 0;
 			ms = strtoul(colon + 1, &end, 10);
 			if (errno || *end || ms < 1 || ms > MAX_READ_MS)
-				argp_error(state, "--read wants PATH[:MS] with MS from 1 to %u, not '%s'",
-					   MAX_READ_MS, arg);
+				argp_error(state, "--read wants PATH[:MS] with MS from 1 to %u, "
+					   "not '%s'", MAX_READ_MS, arg);
 			*colon = '\0';
 		}
 		if (!*arg || !cgroup_path_plain(arg))
@@ -510,8 +510,8 @@ static int resolve_reads(struct capture *c)
 		const char *arg = c->args.read_path[i];
 
 		if (resolve_cgroup(c, arg, rel, sizeof(rel)) < 0 ||
-		    snprintf(c->read_file[i], sizeof(c->read_file[i]), "%s%s",
-			     c->cg.mount, strcmp(rel, "/") ? rel : "") >= (int)sizeof(c->read_file[i])) {
+		    snprintf(c->read_file[i], sizeof(c->read_file[i]), "%s%s", c->cg.mount,
+			     strcmp(rel, "/") ? rel : "") >= (int)sizeof(c->read_file[i])) {
 			msg("--read %s: not a path below %s", arg, c->cg.mount);
 			return MCR_EXIT_BAD_INPUT;
 		}
@@ -983,8 +983,9 @@ static int capture_prepare_db(struct capture *c, int argc, char **argv)
 		if (!strcmp(c->scope, "/") || (rl >= sl && !strncmp(rel, c->scope, sl) &&
 					       (rl == sl || rel[sl] == '/')))
 			continue;
-		snprintf(w, sizeof(w), "--read %s: outside --cgroup %s: the updates below it are not "
-			 "all kept, so validate cannot check its reads", c->args.read_path[i], c->scope);
+		snprintf(w, sizeof(w), "--read %s: outside --cgroup %s: the updates below it are "
+			 "not all kept, so validate cannot check its reads", c->args.read_path[i],
+			 c->scope);
 		warn_add(c, w);
 	}
 	if (!strcmp(c->args.clock, "local"))
@@ -1133,7 +1134,8 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	c->started = true;
 	ret = live_statreads_start(c->lv, c->read_opts, (size_t)c->args.nr_reads, &c->reads);
 	if (ret < 0)
-		msg("--read: cannot start its reader threads: %s; tracing without", mcr_strerror(ret));
+		msg("--read: cannot start its reader threads: %s; tracing without",
+		    mcr_strerror(ret));
 	if (c->args.command) {
 		c->child = run_command(c->args.command);
 		if (c->child < 0)

@@ -468,7 +468,8 @@ int cmd_validate(int argc, char **argv)
 	/* memcg-capture --read: the logged reads against the run */
 	sret = replay_statcheck(db, &t, replay_store_run_id(ps.store, 0), &sc);
 	if (sret < 0 && sret != -ENOENT)
-		cli_msg("%s: comparing the logged memory.stat reads: %s", o.file, mcr_strerror(sret));
+		cli_msg("%s: comparing the logged memory.stat reads: %s", o.file,
+			mcr_strerror(sret));
 	if (!strcmp(o.format, "json")) {
 		ret = validate_print_json(db, &ps, o.show, sret ? NULL : &sc);
 	} else {

@@ -105,8 +105,8 @@ int db_stat_reads_foreach(struct db *db, int (*fn)(const struct db_stat_read *r,
 
 	if (!db_has_stat_reads(db))
 		return -ENOENT;
-	return db_rows_foreach(db, "SELECT read, cgroup, ts_before, ts_after, line, name, value, unit"
-			       " FROM stat_reads ORDER BY read, pos", stat_row, &sr);
+	return db_rows_foreach(db, "SELECT read, cgroup, ts_before, ts_after, line, name, value,"
+			       " unit FROM stat_reads ORDER BY read, pos", stat_row, &sr);
 }
 
 int db_read_in_window(struct db *db, int64_t run_id, uint64_t cgroup, uint64_t lo, uint64_t hi,
@@ -117,8 +117,8 @@ int db_read_in_window(struct db *db, int64_t run_id, uint64_t cgroup, uint64_t l
 
 	if (lo > INT64_MAX || hi > INT64_MAX || cgroup > INT64_MAX)
 		return -EINVAL;
-	err = db_prepare(db, "SELECT read_id, ts, flushed, kernel_needs_flush FROM reads WHERE run_id = ? AND cgroup_id = ?"
-			 " AND force = 0 AND ts BETWEEN ? AND ? ORDER BY ts, read_id LIMIT 1", &st);
+	err = db_prepare(db, "SELECT read_id, ts, flushed, kernel_needs_flush FROM reads"
+			 " WHERE run_id = ? AND cgroup_id = ? AND force = 0 AND ts BETWEEN ? AND ? ORDER BY ts, read_id LIMIT 1", &st);
 	if (err)
 		return err;
 	sqlite3_bind_int64(st, 1, run_id);

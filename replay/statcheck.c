@@ -311,7 +311,8 @@ static int sc_events(struct sc *sc)
 				uint64_t mask = 0;
 				bool masked = false;
 
-				if (ev->item >= 0 && ev->item < SC_ITEMS && !sc->want[cls == 3][ev->item])
+				if (ev->item >= 0 && ev->item < SC_ITEMS &&
+				    !sc->want[cls == 3][ev->item])
 					continue;
 				for (i = 0; i < sc->nr_tg; i++) {
 					struct sc_target *t = &sc->tg[i];
@@ -325,7 +326,8 @@ static int sc_events(struct sc *sc)
 					if (!(mask >> t->cg & 1))
 						continue;
 					t->cum += ev->val;
-					t->abs += ev->val < 0 ? -(uint64_t)ev->val : (uint64_t)ev->val;
+					t->abs += ev->val < 0 ? -(uint64_t)ev->val :
+						  (uint64_t)ev->val;
 				}
 			}
 		}
