@@ -5,26 +5,26 @@
  *
  * series and cgroup_series rows come sample by sample, every key at one ts,
  * but the tables are WITHOUT ROWID B-trees keyed by (run, cgroup, [line,]
- * ts): inserted as they come, each row lands on another leaf page, and once
- * the table outgrows the page cache every row costs a page read and write.
- * So they are held in a bounded buffer and inserted sorted by key when it
- * fills: each key's held samples then go in together, onto the same leaf.
- * The rows are the same; only the order of the inserts differs.  They go
- * DB_BULK_ROWS at a time through one statement of as many VALUES rows, so
- * the statement's run, reset and bindings are paid once per batch, not per
- * row.
- *
- * A full buffer is not inserted at once: it is sorted and handed over whole
- * to a second buffer, which db_results_pump() inserts a batch at a time
- * while the first fills again (or, if it fills first, the rest at once).
- * The caller pumps when it has a moment, e.g. while other threads simulate:
- * one insert of a few hundred thousand rows would stop them all.  SQLite
- * stays on the caller's thread.
+ * ts): inserted as they come, each row lands on the last leaf page of its
+ * line, thousands of lines apart, and SQLite writes each such page out
+ * again every time its cache spills.  So they are held until the pass ends
+ * (db_results_flush()) and inserted then in key order: a pass's runs have
+ * the largest run_ids, so the rows append to the table, every page written
+ * once.  Held compactly, a line's rows after one another as varints of the
+ * change from the row before (a series' ts step and most errors do not
+ * change: about 4 bytes a row); past DB_HELD_BYTES they go out to an
+ * unnamed temporary file, each line's bytes in one piece, and are read back
+ * line by line at the flush.  The rows are the same; only the order and
+ * time of the inserts differ.  They go DB_BULK_ROWS at a time through one
+ * statement of as many VALUES rows, so the statement's run, reset and
+ * bindings are paid once per batch, not per row.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "db.h"
 #include "db_local.h"
@@ -62,24 +62,52 @@ static const char *const db_results_insert[W_NR] = {
 };
 
 /*
- * Bytes of series and cgroup_series rows held before they are inserted:
- * with the fleet trace's 8448 series lines, about 13 samples of each.
- * Bounded so that memory stays flat however long the trace.
+ * Encoded bytes of series or cgroup_series rows held in memory before they
+ * are written out to the spill file: with the fleet trace's 10 000 series
+ * lines, about 200 samples of each.  Bounded so that memory stays flat
+ * however long the trace.
  */
-#define DB_SERIES_BUF_BYTES	(6u << 20)
-#define DB_CSAMPLE_BUF_BYTES	(2u << 20)
+#define DB_HELD_BYTES		(8u << 20)
 #define DB_BULK_ROWS		64	/* rows per bulk INSERT: 512 parameters at most */
+#define DB_LINE_COLS		5	/* values of a row at most, ts first */
+
+/* Bytes of a line's rows written out to the spill file. */
+struct held_piece {
+	uint64_t		off, len;
+};
 
 /*
- * Rows of one table held for it: @v fills; @out, sorted, is being inserted
- * (rows @pos..@nr_out left).
+ * The rows of one key of a table but ts (a line: run, cgroup[, kind, item]),
+ * in ts order, encoded: per row the change of the ts step (a series' step is
+ * constant: one byte) and the change of every other value, zigzag varints.
  */
-struct rows_buf {
-	void			*v, *out;
-	size_t			nr, nr_out, pos;
-	size_t			size, cap;	/* bytes a row; rows a buffer */
-	int			(*cmp)(const void *, const void *);
-	void			(*bind)(sqlite3_stmt *st, int at, const void *row);
+struct held_line {
+	int64_t			key[4];		/* run_id, cgroup_id, kind, item */
+	uint64_t		last[DB_LINE_COLS];	/* the last row's values */
+	uint64_t		last_step;	/* its ts - the one before */
+	uint64_t		rows;
+	uint8_t			*buf;		/* rows not written out */
+	size_t			len, cap;
+	struct held_piece	*pieces;	/* rows written out, in order */
+	size_t			nr_pieces;
+};
+
+/*
+ * The rows of one table held until db_results_flush() inserts them, in key
+ * order: each line's rows are one run of the table's B-tree, and a new run
+ * (the largest run_id) appends to its end.
+ */
+struct held {
+	struct held_line	*lines;
+	size_t			nr, cap;
+	uint32_t		*hash;		/* line index + 1, open addressing */
+	size_t			hash_cap;	/* a power of 2, above 2 x nr */
+	size_t			bytes;		/* of every line's buf */
+	size_t			cols;		/* values of a row */
+	int			spill;		/* spill file, -1 none yet */
+	uint64_t		spill_len;
+	void			(*bind)(sqlite3_stmt *st, int at, const uint64_t *key,
+					const uint64_t *v);
 	sqlite3_stmt		*bulk;		/* DB_BULK_ROWS rows */
 	sqlite3_stmt		*one;		/* one row */
 };
@@ -87,8 +115,8 @@ struct rows_buf {
 struct db_results {
 	struct db		*db;
 	sqlite3_stmt		*st[W_NR];
-	struct rows_buf		ser;		/* series rows */
-	struct rows_buf		cs;		/* cgroup_series rows */
+	struct held		ser;		/* series rows */
+	struct held		cs;		/* cgroup_series rows */
 };
 
 /*
@@ -182,56 +210,293 @@ static int cmp_i64(int64_t a, int64_t b)
 	return (a > b) - (a < b);
 }
 
-static int series_cmp(const void *pa, const void *pb)
+static int held_line_cmp(const void *pa, const void *pb)
 {
-	const struct db_series *a = pa, *b = pb;
-	int c = cmp_i64(a->run_id, b->run_id);
+	const struct held_line *a = pa, *b = pb;
+	int i, c = 0;
 
-	if (!c)
-		c = cmp_i64((int64_t)a->cgroup_id, (int64_t)b->cgroup_id);
-	if (!c)
-		c = cmp_i64(a->kind, b->kind);
-	if (!c)
-		c = cmp_i64(a->item, b->item);
-	return c ? c : cmp_i64((int64_t)a->ts, (int64_t)b->ts);
+	for (i = 0; !c && i < 4; i++)
+		c = cmp_i64(a->key[i], b->key[i]);
+	return c;
 }
 
-static int csample_cmp(const void *pa, const void *pb)
+/* Bind a row as the row whose first parameter is @at + 1; v[0] is its ts. */
+static void series_bind(sqlite3_stmt *st, int at, const uint64_t *key, const uint64_t *v)
 {
-	const struct db_cgroup_sample *a = pa, *b = pb;
-	int c = cmp_i64(a->run_id, b->run_id);
-
-	if (!c)
-		c = cmp_i64((int64_t)a->cgroup_id, (int64_t)b->cgroup_id);
-	return c ? c : cmp_i64((int64_t)a->ts, (int64_t)b->ts);
+	sqlite3_bind_int64(st, at + 1, (int64_t)key[0]);
+	sqlite3_bind_int64(st, at + 2, (int64_t)key[1]);
+	sqlite3_bind_int64(st, at + 3, (int64_t)key[2]);
+	sqlite3_bind_int64(st, at + 4, (int64_t)key[3]);
+	sqlite3_bind_int64(st, at + 5, (int64_t)v[0]);
+	sqlite3_bind_int64(st, at + 6, (int64_t)v[1]);
+	sqlite3_bind_int64(st, at + 7, (int64_t)v[2]);
+	sqlite3_bind_int64(st, at + 8, (int64_t)v[3]);
 }
 
-/* Bind row @row as the row whose first parameter is @at + 1. */
-static void series_bind(sqlite3_stmt *st, int at, const void *row)
+static void csample_bind(sqlite3_stmt *st, int at, const uint64_t *key, const uint64_t *v)
 {
-	const struct db_series *s = row;
-
-	sqlite3_bind_int64(st, at + 1, s->run_id);
-	bind_u64(st, at + 2, s->cgroup_id);
-	sqlite3_bind_int(st, at + 3, s->kind);
-	sqlite3_bind_int(st, at + 4, s->item);
-	bind_u64(st, at + 5, s->ts);
-	sqlite3_bind_int64(st, at + 6, s->error);
-	sqlite3_bind_int64(st, at + 7, s->min_error);
-	sqlite3_bind_int64(st, at + 8, s->max_error);
+	sqlite3_bind_int64(st, at + 1, (int64_t)key[0]);
+	sqlite3_bind_int64(st, at + 2, (int64_t)key[1]);
+	sqlite3_bind_int64(st, at + 3, (int64_t)v[0]);
+	sqlite3_bind_int64(st, at + 4, (int64_t)v[1]);
+	sqlite3_bind_int64(st, at + 5, (int64_t)v[2]);
+	sqlite3_bind_int(st, at + 6, (int)v[3]);
+	sqlite3_bind_int(st, at + 7, (int)v[4]);
 }
 
-static void csample_bind(sqlite3_stmt *st, int at, const void *row)
+/* A line's bytes grow by a row: at most a 10-byte varint a value. */
+static int held_reserve(struct held_line *l, size_t more)
 {
-	const struct db_cgroup_sample *s = row;
+	size_t cap;
+	uint8_t *v;
 
-	sqlite3_bind_int64(st, at + 1, s->run_id);
-	bind_u64(st, at + 2, s->cgroup_id);
-	bind_u64(st, at + 3, s->ts);
-	bind_u64(st, at + 4, s->pending);
-	sqlite3_bind_int64(st, at + 5, s->stats_updates);
-	sqlite3_bind_int(st, at + 6, s->flushable);
-	sqlite3_bind_int(st, at + 7, s->stranded);
+	if (l->len + more <= l->cap)
+		return 0;
+	cap = l->cap ? l->cap * 2 : 64;
+	while (cap < l->len + more)
+		cap *= 2;
+	v = realloc(l->buf, cap);
+	if (!v)
+		return -ENOMEM;
+	l->buf = v;
+	l->cap = cap;
+	return 0;
+}
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	for (; v >= 0x80; v >>= 7)
+		p[n++] = (uint8_t)(v | 0x80);
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* Return: bytes read, 0 if the varint runs past @end. */
+static size_t get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t n;
+
+	for (n = 0; p + n < end && n < 10; n++) {
+		x |= (uint64_t)(p[n] & 0x7f) << (7 * n);
+		if (!(p[n] & 0x80)) {
+			*v = x;
+			return n + 1;
+		}
+	}
+	return 0;
+}
+
+/* Differences wrap around: every 64-bit value comes back as it went in. */
+static uint64_t zigzag(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static uint64_t unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (0 - (z & 1));
+}
+
+static uint64_t held_hash(const int64_t *key)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		h ^= (uint64_t)key[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 33;
+	}
+	return h;
+}
+
+/* Index @h's lines in a table of @cap slots, a power of 2 above 2 x nr. */
+static int held_rehash(struct held *h, size_t cap)
+{
+	uint32_t *t = calloc(cap, sizeof(*t));
+	size_t i, j;
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < h->nr; i++) {
+		for (j = held_hash(h->lines[i].key) & (cap - 1); t[j]; j = (j + 1) & (cap - 1))
+			;
+		t[j] = (uint32_t)(i + 1);
+	}
+	free(h->hash);
+	h->hash = t;
+	h->hash_cap = cap;
+	return 0;
+}
+
+/* The line of @key, made if new; NULL: no memory. */
+static struct held_line *held_line_get(struct held *h, const int64_t *key)
+{
+	struct held_line *l;
+	size_t j;
+
+	if (2 * (h->nr + 1) > h->hash_cap &&
+	    (h->nr >= UINT32_MAX / 4 || held_rehash(h, h->hash_cap ? h->hash_cap * 2 : 1024)))
+		return NULL;
+	for (j = held_hash(key) & (h->hash_cap - 1); h->hash[j]; j = (j + 1) & (h->hash_cap - 1)) {
+		l = &h->lines[h->hash[j] - 1];
+		if (!memcmp(l->key, key, sizeof(l->key)))
+			return l;
+	}
+	if (h->nr == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 256;
+
+		l = realloc(h->lines, cap * sizeof(*l));
+		if (!l)
+			return NULL;
+		h->lines = l;
+		h->cap = cap;
+	}
+	l = &h->lines[h->nr];
+	*l = (struct held_line){ .key = { key[0], key[1], key[2], key[3] } };
+	h->hash[j] = (uint32_t)++h->nr;
+	return l;
+}
+
+static void held_free(struct held *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr; i++) {
+		free(h->lines[i].buf);
+		free(h->lines[i].pieces);
+	}
+	free(h->lines);
+	free(h->hash);
+	if (h->spill >= 0)
+		close(h->spill);
+	h->lines = NULL;
+	h->hash = NULL;
+	h->nr = h->cap = h->hash_cap = h->bytes = 0;
+	h->spill = -1;
+	h->spill_len = 0;
+}
+
+/* Put @h's lines in key order (the index follows). */
+static int held_sort(struct held *h)
+{
+	qsort(h->lines, h->nr, sizeof(*h->lines), held_line_cmp);
+	return h->nr ? held_rehash(h, h->hash_cap) : 0;
+}
+
+/*
+ * An unnamed file for the rows written out: in $TMPDIR (as SQLite's own
+ * temporary files), else /tmp; gone when closed.
+ */
+static int held_spill_open(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != ENOENT))
+		return fd >= 0 ? fd : -errno;
+	if ((size_t)snprintf(path, sizeof(path), "%s/mcr-rows.XXXXXX", dir) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Write every line's held bytes out to the spill file, one piece a line,
+ * the lines in key order (so that the merge reads the file forward).
+ */
+static int held_spill(struct held *h)
+{
+	size_t i;
+	int err;
+
+	if (h->spill < 0) {
+		h->spill = held_spill_open();
+		if (h->spill < 0) {
+			err = h->spill;
+			h->spill = -1;
+			return err;
+		}
+	}
+	err = held_sort(h);
+	for (i = 0; !err && i < h->nr; i++) {
+		struct held_line *l = &h->lines[i];
+		struct held_piece *p;
+
+		if (!l->len)
+			continue;
+		p = realloc(l->pieces, (l->nr_pieces + 1) * sizeof(*p));
+		if (!p) {
+			err = -ENOMEM;
+			break;
+		}
+		l->pieces = p;
+		err = write_all(h->spill, l->buf, l->len, h->spill_len);
+		if (err)
+			break;
+		p[l->nr_pieces++] = (struct held_piece){ .off = h->spill_len, .len = l->len };
+		h->spill_len += l->len;
+		l->len = 0;
+	}
+	if (!err)
+		h->bytes = 0;
+	return err;
+}
+
+/*
+ * One row of line @key: @v[0] its ts, after the line's last row's (in the
+ * order SQLite compares them), then @h->cols - 1 more values.
+ */
+static int held_add(struct held *h, const int64_t *key, const uint64_t *v)
+{
+	struct held_line *l = held_line_get(h, key);
+	uint64_t step;
+	size_t i, n;
+	int err;
+
+	if (!l)
+		return -ENOMEM;
+	if (l->rows && (int64_t)v[0] <= (int64_t)l->last[0])
+		return -EINVAL;	/* a line's rows come in ts order, once each */
+	err = held_reserve(l, 10 * h->cols);
+	if (err)
+		return err;
+	step = v[0] - l->last[0];
+	n = put_varint(l->buf + l->len, zigzag(step - l->last_step));
+	for (i = 1; i < h->cols; i++)
+		n += put_varint(l->buf + l->len + n, zigzag(v[i] - l->last[i]));
+	l->len += n;
+	h->bytes += n;
+	l->last_step = step;
+	memcpy(l->last, v, h->cols * sizeof(*v));
+	l->rows++;
+	return h->bytes > DB_HELD_BYTES ? held_spill(h) : 0;
 }
 
 /*
@@ -281,16 +546,10 @@ int db_results_open(struct db *db, struct db_results **out)
 		err = db_results_bulk(db, db_results_insert[W_SERIES], &w->ser.bulk);
 	if (!err)
 		err = db_results_bulk(db, db_results_insert[W_CGROUP_SAMPLE], &w->cs.bulk);
-	w->ser.one = w->st[W_SERIES];
-	w->ser.size = sizeof(struct db_series);
-	w->ser.cap = DB_SERIES_BUF_BYTES / w->ser.size;
-	w->ser.cmp = series_cmp;
-	w->ser.bind = series_bind;
-	w->cs.one = w->st[W_CGROUP_SAMPLE];
-	w->cs.size = sizeof(struct db_cgroup_sample);
-	w->cs.cap = DB_CSAMPLE_BUF_BYTES / w->cs.size;
-	w->cs.cmp = csample_cmp;
-	w->cs.bind = csample_bind;
+	w->ser = (struct held){ .cols = 4, .spill = -1, .bind = series_bind,
+				.bulk = w->ser.bulk, .one = w->st[W_SERIES] };
+	w->cs = (struct held){ .cols = 5, .spill = -1, .bind = csample_bind,
+			       .bulk = w->cs.bulk, .one = w->st[W_CGROUP_SAMPLE] };
 	if (err) {
 		db_results_close(w);
 		return err;
@@ -309,10 +568,8 @@ void db_results_close(struct db_results *w)
 		sqlite3_finalize(w->st[i]);
 	sqlite3_finalize(w->ser.bulk);
 	sqlite3_finalize(w->cs.bulk);
-	free(w->ser.v);
-	free(w->ser.out);
-	free(w->cs.v);
-	free(w->cs.out);
+	held_free(&w->ser);
+	held_free(&w->cs);
 	free(w);
 }
 
@@ -373,97 +630,154 @@ int db_episode_add(struct db_results *w, const struct db_episode *e)
 	return db_results_step(st);
 }
 
-/*
- * Insert up to @batches of @b's sorted rows: DB_BULK_ROWS at a time through
- * the bulk statement, the last few through the one-row statement (all of
- * them if @batches is 0).  Every parameter is bound each time: no clearing
- * between batches.
- */
-static int rows_insert(struct rows_buf *b, size_t batches)
-{
-	const int cols = sqlite3_bind_parameter_count(b->one);
-	const char *r = b->out;
-	size_t j, left = batches ? batches : SIZE_MAX;
-	int err = 0;
+/* Decoded rows on their way in: DB_BULK_ROWS at a time through the bulk statement. */
+struct held_ins {
+	struct held		*h;
+	int			nr;
+	uint64_t		key[DB_BULK_ROWS][4];
+	uint64_t		v[DB_BULK_ROWS][DB_LINE_COLS];
+};
 
-	for (; b->pos + DB_BULK_ROWS <= b->nr_out && !err; b->pos += DB_BULK_ROWS) {
-		if (!left--)
-			return 0;
-		for (j = 0; j < DB_BULK_ROWS; j++)
-			b->bind(b->bulk, (int)j * cols, r + (b->pos + j) * b->size);
-		err = db_step_reset(b->bulk);
+/* Insert the rows gathered: through the bulk statement if @in is full, else one by one. */
+static int held_ins_flush(struct held_ins *in)
+{
+	struct held *h = in->h;
+	int cols = sqlite3_bind_parameter_count(h->one), i, err = 0;
+
+	if (in->nr == DB_BULK_ROWS) {
+		for (i = 0; i < in->nr; i++)
+			h->bind(h->bulk, i * cols, in->key[i], in->v[i]);
+		err = db_step_reset(h->bulk);
+	} else {
+		for (i = 0; !err && i < in->nr; i++) {
+			h->bind(h->one, 0, in->key[i], in->v[i]);
+			err = db_step_reset(h->one);
+		}
 	}
-	for (; b->pos < b->nr_out && !err; b->pos++) {
-		b->bind(b->one, 0, r + b->pos * b->size);
-		err = db_step_reset(b->one);
-	}
+	in->nr = 0;
 	return err;
 }
 
-/* Hand @b's filled rows over, sorted, for insertion; the rest of the last ones first. */
-static int rows_hand_over(struct rows_buf *b)
+/* Decode @len bytes of line @l's rows, continuing from @v (the row before), and insert them. */
+static int held_decode(struct held_ins *in, const struct held_line *l, const uint8_t *p,
+		       size_t len, uint64_t *v, uint64_t *step)
 {
-	void *t;
+	const uint8_t *end = p + len;
+	size_t i, n;
+	uint64_t d;
 	int err;
 
-	if (!b->nr)
-		return 0;
-	err = rows_insert(b, 0);
-	if (err)
-		return err;
-	if (!b->out) {
-		b->out = malloc(b->cap * b->size);
-		if (!b->out)
-			return -ENOMEM;
+	while (p < end) {
+		n = get_varint(p, end, &d);
+		if (!n)
+			return -MCR_E_CORRUPT;
+		p += n;
+		*step += unzigzag(d);
+		v[0] += *step;
+		for (i = 1; i < in->h->cols; i++) {
+			n = get_varint(p, end, &d);
+			if (!n)
+				return -MCR_E_CORRUPT;
+			p += n;
+			v[i] += unzigzag(d);
+		}
+		memcpy(in->key[in->nr], l->key, sizeof(l->key));
+		memcpy(in->v[in->nr], v, in->h->cols * sizeof(*v));
+		if (++in->nr == DB_BULK_ROWS) {
+			err = held_ins_flush(in);
+			if (err)
+				return err;
+		}
 	}
-	qsort(b->v, b->nr, b->size, b->cmp);
-	t = b->out;
-	b->out = b->v;
-	b->v = t;
-	b->nr_out = b->nr;
-	b->pos = 0;
-	b->nr = 0;
 	return 0;
 }
 
-/* One row into @b, handed over when full. */
-static int rows_add(struct rows_buf *b, const void *row)
+static int read_all(int fd, uint8_t *p, size_t len, uint64_t off)
 {
-	if (!b->v) {
-		b->v = malloc(b->cap * b->size);
-		if (!b->v)
-			return -ENOMEM;
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
 	}
-	memcpy((char *)b->v + b->nr * b->size, row, b->size);
-	return ++b->nr == b->cap ? rows_hand_over(b) : 0;
+	return 0;
 }
 
-/** db_series_add() - one series row, held until its buffer fills or db_results_flush(). */
+/*
+ * Insert every row @h holds, in key order: line by line, each line's pieces
+ * from the spill file in order, then its bytes still in memory.  Then @h is
+ * empty again.
+ */
+static int held_insert(struct held *h)
+{
+	struct held_ins *in = malloc(sizeof(*in));
+	uint8_t *buf = NULL;
+	size_t i, j, cap = 0;
+	int err;
+
+	if (!in)
+		return -ENOMEM;
+	in->h = h;
+	in->nr = 0;
+	err = held_sort(h);
+	for (i = 0; !err && i < h->nr; i++) {
+		const struct held_line *l = &h->lines[i];
+		uint64_t v[DB_LINE_COLS] = { 0 }, step = 0;
+
+		for (j = 0; !err && j < l->nr_pieces; j++) {
+			const struct held_piece *pc = &l->pieces[j];
+
+			if (pc->len > cap) {
+				uint8_t *b = realloc(buf, pc->len);
+
+				if (!b) {
+					err = -ENOMEM;
+					break;
+				}
+				buf = b;
+				cap = pc->len;
+			}
+			err = read_all(h->spill, buf, pc->len, pc->off);
+			if (!err)
+				err = held_decode(in, l, buf, pc->len, v, &step);
+		}
+		if (!err)
+			err = held_decode(in, l, l->buf, l->len, v, &step);
+	}
+	if (!err)
+		err = held_ins_flush(in);
+	free(buf);
+	free(in);
+	held_free(h);
+	return err;
+}
+
+/**
+ * db_series_add() - one series row, held until db_results_flush().  The rows
+ * of one (run, cgroup, kind, item) must come in increasing ts (-EINVAL).
+ */
 int db_series_add(struct db_results *w, const struct db_series *s)
 {
-	return rows_add(&w->ser, s);
+	const int64_t key[4] = { s->run_id, (int64_t)s->cgroup_id, s->kind, s->item };
+	const uint64_t v[4] = { s->ts, (uint64_t)s->error, (uint64_t)s->min_error,
+				(uint64_t)s->max_error };
+
+	return held_add(&w->ser, key, v);
 }
 
 /** db_cgroup_sample_add() - one cgroup_series row, held as db_series_add()'s are. */
 int db_cgroup_sample_add(struct db_results *w, const struct db_cgroup_sample *s)
 {
-	return rows_add(&w->cs, s);
-}
+	const int64_t key[4] = { s->run_id, (int64_t)s->cgroup_id, 0, 0 };
+	const uint64_t v[5] = { s->ts, s->pending, (uint64_t)s->stats_updates, s->flushable,
+				s->stranded };
 
-/**
- * db_results_pump() - insert one batch of the held rows that a full buffer
- * handed over, if any.  Return: 1 a batch went in, 0 none was waiting,
- * or a negative error.
- */
-int db_results_pump(struct db_results *w)
-{
-	struct rows_buf *b = w->ser.pos < w->ser.nr_out ? &w->ser : &w->cs;
-	int err;
-
-	if (b->pos >= b->nr_out)
-		return 0;
-	err = rows_insert(b, 1);
-	return err ? err : 1;
+	return held_add(&w->cs, key, v);
 }
 
 /**
@@ -473,13 +787,10 @@ int db_results_pump(struct db_results *w)
  */
 int db_results_flush(struct db_results *w)
 {
-	int err = rows_hand_over(&w->ser);
+	int err = held_insert(&w->ser);
+	int err2 = held_insert(&w->cs);
 
-	if (!err)
-		err = rows_insert(&w->ser, 0);
-	if (!err)
-		err = rows_hand_over(&w->cs);
-	return err ? err : rows_insert(&w->cs, 0);
+	return err ? err : err2;
 }
 
 int db_cgroup_summary_add(struct db_results *w, const struct db_cgroup_summary *s)

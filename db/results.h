@@ -48,8 +48,6 @@ int db_run_counters_set(struct db *db, int64_t run_id, const struct db_run_count
 struct db_results;
 int db_results_open(struct db *db, struct db_results **out);
 int db_results_flush(struct db_results *w);
-/* Insert a batch of the held rows, if a full buffer left some: 1, 0 none, -errno. */
-int db_results_pump(struct db_results *w);
 void db_results_close(struct db_results *w);
 
 struct db_read {
@@ -97,7 +95,11 @@ struct db_series {
 	int		kind;
 	int		item;
 };
-/* Held and inserted in key order in bulk: db_results_flush() before commit. */
+/*
+ * Held (compactly, beyond a bound in an unnamed temporary file) and inserted
+ * in key order by db_results_flush(), before commit: a new run's rows then
+ * append to the table.  A key's rows come in increasing ts.
+ */
 int db_series_add(struct db_results *w, const struct db_series *s);
 
 struct db_cgroup_sample {

@@ -108,13 +108,6 @@ static int store_mismatch(void *ctx, const struct replay_mismatch *m)
 	return db_mismatch_add(s->w, &row);
 }
 
-static int store_idle(void *ctx)
-{
-	struct replay_store *s = ctx;
-
-	return db_results_pump(s->w);
-}
-
 int replay_store_open(struct db *db, const char *kind, const char *file,
 		      struct replay_params *p, const struct replay_trace *t,
 		      struct replay_store **out)
@@ -159,7 +152,7 @@ int replay_store_open(struct db *db, const char *kind, const char *file,
 	}
 	p->sink = (struct replay_sink){
 		.read = store_read, .sample = store_sample, .cgroup_sample = store_cgroup_sample,
-		.episode = store_episode, .mismatch = store_mismatch, .idle = store_idle, .ctx = s,
+		.episode = store_episode, .mismatch = store_mismatch, .ctx = s,
 	};
 	*out = s;
 	return 0;

@@ -924,12 +924,12 @@ static int results_open(const char *path, struct db **db, int64_t *run_id, struc
 
 /*
  * series and cgroup_series rows are held and inserted in key order in bulk:
- * more rows than a buffer holds, added as a pass makes them (every key at one
- * ts, then the next ts), all arrive, each with its own values, by
- * db_results_flush(); a duplicate key shows there.
+ * rows added as a pass makes them (every key at one ts, then the next ts),
+ * none in before db_results_flush(), all in by it, each with its own
+ * values; a duplicate key shows there.
  */
 #define HELD_KEYS	1000
-#define HELD_TS		300	/* 300000 series rows: more than the 6 MiB buffer's 112347 */
+#define HELD_TS		300
 TEST(test_results_held_rows)
 {
 	const char *path = tmp_path("held.db");
@@ -954,8 +954,8 @@ TEST(test_results_held_rows)
 			ASSERT_EQ(db_series_add(w, &sr), 0);
 			ASSERT_EQ(db_cgroup_sample_add(w, &cs), 0);
 		}
-	/* held: some are in already, not all */
-	ASSERT(query_int(db, "SELECT count(*) FROM series") < HELD_KEYS * HELD_TS);
+	/* held: none is in yet */
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), 0);
 	ASSERT_EQ(db_results_flush(w), 0);
 	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), HELD_KEYS * HELD_TS);
 	ASSERT_EQ(query_int(db, "SELECT count(*) FROM cgroup_series"), HELD_KEYS * HELD_TS);
@@ -976,53 +976,93 @@ TEST(test_results_held_rows)
 }
 
 /*
- * A full buffer is handed over sorted and db_results_pump() inserts it 64
- * rows at a time: nothing to pump before the first hand-over, exactly one
- * batch per pump after it, the handed-over rows all in when it returns 0,
- * and every row (pumped or not) in after db_results_flush().
+ * More held rows than memory keeps (8 MiB encoded: these values take about
+ * 22 bytes a row) go out to a temporary file and come back, in order, every
+ * value whole.
  */
-TEST(test_results_pump)
+#define SPILL_TS	500
+TEST(test_results_spill)
 {
-	const char *path = tmp_path("pump.db");
+	const char *path = tmp_path("spill.db");
 	struct db_results *w;
 	struct db *db;
-	int64_t run_id, handed = 0, added = 0, pumps = 0;
-	int c, k, ret;
+	int64_t run_id;
+	int c, k;
 
 	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
-	ASSERT_EQ(db_results_pump(w), 0);
-	for (k = 0; k < HELD_TS / 2; k++)
+	for (k = 0; k < SPILL_TS; k++)
 		for (c = 0; c < HELD_KEYS; c++) {
+			int64_t e = ((int64_t)c * 1000003 + (int64_t)k * 7919) % 1000000007 *
+				    9000000000LL;
 			struct db_series sr = {
 				.run_id = run_id, .cgroup_id = (uint64_t)c + 1, .ts = (uint64_t)k * 50,
-				.error = c * 1000 + k, .kind = 1, .item = 5,
+				.error = e, .min_error = -e, .max_error = k, .kind = 3, .item = c % 7,
 			};
 
 			ASSERT_EQ(db_series_add(w, &sr), 0);
-			added++;
-			if (handed)
-				continue;
-			ret = db_results_pump(w);
-			ASSERT(ret >= 0);
-			if (!ret) {
-				ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), 0);
-				continue;
-			}
-			/* the buffer was handed over at this add: one batch went in */
-			handed = added;
-			ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), 64);
-			while ((ret = db_results_pump(w)) > 0)
-				pumps++;
-			ASSERT_EQ(ret, 0);
-			ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), handed);
-			/* 64 rows a pump, the last few (fewer than 64) with the last 64 */
-			ASSERT_EQ(pumps + 1, handed / 64);
 		}
-	ASSERT(handed > 0 && handed < added);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), 0);
 	ASSERT_EQ(db_results_flush(w), 0);
-	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), added);
-	/* sum of c * 1000 + k over c < 1000, k < 150: 150 * 1000 * 499500 + 1000 * 11175 */
-	ASSERT_EQ(query_int(db, "SELECT sum(error) FROM series"), 74936175000LL);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series WHERE error = ((cgroup_id - 1) *"
+			    " 1000003 + ts / 50 * 7919) % 1000000007 * 9000000000 AND min_error ="
+			    " -error AND max_error = ts / 50 AND item = (cgroup_id - 1) % 7"),
+		  HELD_KEYS * SPILL_TS);
+	db_results_close(w);
+	ASSERT_EQ(db_rollback(db), 0);
+	db_close(db);
+}
+
+/*
+ * A key's rows come in increasing ts: one at or before the last is refused
+ * at the add.  The extremes of every column come back as they went in.
+ */
+TEST(test_results_order)
+{
+	const char *path = tmp_path("order.db");
+	struct db_results *w;
+	struct db *db;
+	int64_t run_id;
+	struct db_series a = { .cgroup_id = UINT64_MAX, .ts = 0, .error = INT64_MIN,
+			       .min_error = INT64_MIN, .max_error = INT64_MAX, .kind = 1,
+			       .item = INT32_MIN };
+	struct db_cgroup_sample cs = { .cgroup_id = 7, .ts = 100, .pending = UINT64_MAX,
+				       .stats_updates = INT64_MIN, .flushable = true };
+
+	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
+	a.run_id = cs.run_id = run_id;
+	ASSERT_EQ(db_series_add(w, &a), 0);
+	ASSERT_EQ(db_series_add(w, &a), -EINVAL);
+	a.ts = INT64_MAX;
+	a.error = INT64_MAX;
+	a.min_error = 0;
+	ASSERT_EQ(db_series_add(w, &a), 0);
+	a.ts = 5;
+	ASSERT_EQ(db_series_add(w, &a), -EINVAL);
+	a.item = 0;	/* another key: its own order */
+	ASSERT_EQ(db_series_add(w, &a), 0);
+	a.ts = INT64_MAX;
+	ASSERT_EQ(db_series_add(w, &a), 0);
+	ASSERT_EQ(db_cgroup_sample_add(w, &cs), 0);
+	cs.ts = 99;
+	ASSERT_EQ(db_cgroup_sample_add(w, &cs), -EINVAL);
+	cs.ts = 101;
+	cs.pending = 0;
+	cs.stats_updates = INT64_MAX;
+	cs.flushable = false;
+	cs.stranded = true;
+	ASSERT_EQ(db_cgroup_sample_add(w, &cs), 0);
+	ASSERT_EQ(db_results_flush(w), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), 4);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series WHERE item = 0 AND ts = 5"), 1);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series WHERE cgroup_id = -1 AND kind = 1"
+			    " AND ((item = -2147483648 AND ts = 0 AND error = min_error AND error ="
+			    " -9223372036854775807 - 1 AND max_error = 9223372036854775807) OR"
+			    " (ts = 9223372036854775807 AND error = max_error AND min_error = 0 AND"
+			    " error = 9223372036854775807 AND item IN (0, -2147483648)))"), 3);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM cgroup_series WHERE cgroup_id = 7 AND"
+			    " ((ts = 100 AND pending = -1 AND stats_updates = -9223372036854775807 - 1"
+			    " AND flushable AND NOT stranded) OR (ts = 101 AND pending = 0 AND"
+			    " stats_updates = 9223372036854775807 AND NOT flushable AND stranded))"), 2);
 	db_results_close(w);
 	ASSERT_EQ(db_rollback(db), 0);
 	db_close(db);
@@ -3188,5 +3228,5 @@ TEST_MAIN(test_events_round_trip, test_iter_chunk_fields, test_iter_page_cache, 
 	  test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_time_backwards_within_cpu, test_cpu_beyond_possible,
 	  test_event_fields, test_event_values,
-	  test_results_and_lag_report, test_results_held_rows, test_results_pump, test_results_created_on_demand, test_older_schema, test_close_commits,
+	  test_results_and_lag_report, test_results_held_rows, test_results_spill, test_results_order, test_results_created_on_demand, test_older_schema, test_close_commits,
 	  test_crash_keeps_committed)
