@@ -3,8 +3,10 @@
 # events), in one invocation: the simulators alone with the events in memory
 # (build/bench/replay_mem: per policy in CPU time, the engine with one thread
 # and with its default threads), end to end from SQLite with three policies
-# (memcg-replay replay, wall and user time, peak RSS), and peak RSS at growing
-# trace sizes.  With MCR_BASE_BUILD (a build dir) and MCR_BASE_SRC (its source
+# (memcg-replay replay, wall and user time, peak RSS, and the bytes it wrote
+# against what the database grew by: wchar is every write call's bytes,
+# write_bytes what went to the page cache, from its /proc/PID/io read by
+# build/bench/io_stat), and peak RSS at growing trace sizes.  With MCR_BASE_BUILD (a build dir) and MCR_BASE_SRC (its source
 # tree) the baseline runs too, alternating with this build, and ratios are
 # printed; bench/replay_mem.c is built against the baseline's libraries for it.
 set -u
@@ -58,22 +60,32 @@ for b in $builds; do
 	"$(mem "$b")" "$TRACE.$b" | sed "s/^/$b: /"
 done
 
-e2e() {	# build, label, policies, file[, threads] -> wall user rss sys
-	local db=$DIR/fleet-$2.db
+IO_STAT=$MCR_BUILD/bench/io_stat
+e2e() {	# build, label, policies, file[, threads] -> wall user rss sys wchar write_bytes growth
+	local db=$DIR/fleet-$2.db size
 	cp "$4" "$db"
+	size=$(stat -c %s "$db")
 	# the pass alone: spread (synth's own visit placement), not the inferred model's extra pass
-	/usr/bin/time -f '%e %U %M %S' -o "$DIR/time-$2" "$(bin "$1")" replay "$db" --policy "$3" \
-		-m spread ${5:+--threads "$5"} >/dev/null || { echo "replay $1 $2 failed"; exit 1; }
+	/usr/bin/time -f '%e %U %M %S' -o "$DIR/time-$2" "$IO_STAT" "$DIR/io-$2" "$(bin "$1")" \
+		replay "$db" --policy "$3" -m spread ${5:+--threads "$5"} >/dev/null ||
+		{ echo "replay $1 $2 failed"; exit 1; }
+	size=$(($(stat -c %s "$db") - size))
 	rm -f "$db"
-	cat "$DIR/time-$2"
+	echo "$(cat "$DIR/time-$2") $(awk '$1 == "wchar" { w = $2 } $1 == "write_bytes" { b = $2 }
+		END { print w, b }' "$DIR/io-$2") $size"
 }
 for round in 1 2; do
 	for th in 1 2; do
 	for b in $builds; do
-		read -r wall user rss sys < <(e2e "$b" "$b-three" break,continue,legacy "$TRACE.$b" "$th")
-		awk -v n="$EVENTS" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v b="$b" -v k="$round" -v t="$th" 'BEGIN {
+		read -r wall user rss sys wchar wbytes growth < \
+			<(e2e "$b" "$b-three" break,continue,legacy "$TRACE.$b" "$th")
+		awk -v n="$EVENTS" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v b="$b" -v k="$round" -v t="$th" \
+		    -v wc="$wchar" -v wb="$wbytes" -v g="$growth" 'BEGIN {
 			printf "end to end, 3 policies, %-4s %d thread(s) (round %d): %10.0f events/s (%.0f over CPU), %7.1f s wall, %7.1f s user, %5.1f s sys, peak RSS %.0f MiB\n",
-			       b, t, k, n / w, n / (u + s), w, u, s, r / 1024 }'
+			       b, t, k, n / w, n / (u + s), w, u, s, r / 1024
+			q = g > 0 ? g : 1
+			printf "  written: %.1f MB in write calls, %.1f MB to the page cache; the file grew %.1f MB: %.2f x, %.2f x\n",
+			       wc / 1e6, wb / 1e6, g / 1e6, wc / q, wb / q }'
 		eval "wall_$b=\$wall user_$b=\$user"
 	done
 	[ -n "$BASE" ] && awk -v a="$wall_base" -v b="$wall_new" -v ua="$user_base" -v ub="$user_new" 'BEGIN {
@@ -89,10 +101,10 @@ for n in $RSS_EVENTS; do
 	t=$DIR/fleet-rss-$n.db
 	synth_all "$t" --events "$n"
 	for b in $builds; do
-		read -r wall user rss _ < <(e2e "$b" "$b-rss" break,continue,legacy "$t.$b")
-		awk -v n="$n" -v w="$wall" -v r="$rss" -v b="$b" 'BEGIN {
-			printf "peak RSS, %4s, %10d events: %.0f MiB (%.1f s wall, %.0f events/s)\n",
-			       b, n, r / 1024, w, n / w }'
+		read -r wall user rss _ wchar _ growth < <(e2e "$b" "$b-rss" break,continue,legacy "$t.$b")
+		awk -v n="$n" -v w="$wall" -v r="$rss" -v b="$b" -v wc="$wchar" -v g="$growth" 'BEGIN {
+			printf "peak RSS, %4s, %10d events: %.0f MiB (%.1f s wall, %.0f events/s; wrote %.2f x the growth)\n",
+			       b, n, r / 1024, w, n / w, wc / (g > 0 ? g : 1) }'
 	done
 	rm -f "$t".*
 done
