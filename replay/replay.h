@@ -153,11 +153,6 @@ struct replay_sink {
 	int	(*cgroup_sample)(void *ctx, unsigned int pol, const struct replay_cgroup_sample *s);
 	int	(*episode)(void *ctx, unsigned int pol, const struct sim_episode *ep);
 	int	(*mismatch)(void *ctx, const struct replay_mismatch *m);
-	/*
-	 * The pass's thread has a moment while the runs' threads simulate: a
-	 * little of the sink's held work may be done (1), or there is none (0).
-	 */
-	int	(*idle)(void *ctx);
 	void	*ctx;
 };
 

@@ -26,10 +26,6 @@
  * buffers per block and the pass's thread hands to the sink in the order one
  * thread would have: event by event, the visits' before the update's, runs
  * in order in each.  So the rows are the same for any thread count.
- * While the runs have blocks to apply, the pass's thread gives the sink a
- * moment (replay_sink.idle: the store inserts held series rows) after each
- * block it publishes and whenever it would wait for them, so that the
- * inserts overlap the simulation instead of stopping it.
  *
  * Owns the threads, the ring and the episode buffers; never prints.
  */
@@ -221,31 +217,12 @@ static uint64_t workers_min_done(const struct workers *w)
 }
 
 /*
- * On the pass's thread, mu held: while the runs' threads apply blocks, a
- * little of the sink's held work (its row inserts) instead of waiting.
- * Return: 1 done, 0 none to do, or its error.
- */
-static int workers_idle(struct workers *w)
-{
-	const struct replay_sink *sk = &w->r->p.sink;
-	int ret;
-
-	if (!sk->idle)
-		return 0;
-	pthread_mutex_unlock(&w->mu);
-	ret = sk->idle(sk->ctx);
-	pthread_mutex_lock(&w->mu);
-	return ret;
-}
-
-/*
  * On the pass's thread, mu held: deliver what every run has applied; if
  * that frees nothing, help apply (or wait).  Stops when @until blocks are
  * emitted.  Returns 0 or the first error.
  */
 static int workers_wait(struct workers *w, uint64_t until)
 {
-	bool sink_done = false;	/* the sink had nothing left: only this thread adds to it */
 	int ret = 0;
 
 	while (w->emitted < until) {
@@ -264,17 +241,10 @@ static int workers_wait(struct workers *w, uint64_t until)
 			continue;
 		}
 		ret = workers_pick(w);
-		if (ret >= 0) {
+		if (ret >= 0)
 			workers_step(w, (unsigned int)ret);
-		} else if (!sink_done) {
-			/* mu was dropped meanwhile: look again before waiting */
-			ret = workers_idle(w);
-			if (ret < 0)
-				return ret;
-			sink_done = !ret;
-		} else {
+		else
 			pthread_cond_wait(&w->cv, &w->mu);
-		}
 		ret = 0;
 	}
 	return ret;
@@ -283,8 +253,6 @@ static int workers_wait(struct workers *w, uint64_t until)
 /* Publish the block being filled, if it holds anything, and take the next free one. */
 static int workers_publish(struct workers *w)
 {
-	const struct replay_sink *sk = &w->r->p.sink;
-	bool full;
 	int ret = 0;
 
 	if (!w->fill->nr)
@@ -292,20 +260,15 @@ static int workers_publish(struct workers *w)
 	pthread_mutex_lock(&w->mu);
 	w->filled++;
 	pthread_cond_broadcast(&w->cv);
-	full = w->filled - w->emitted == WK_RING;
-	if (full)
+	if (w->filled - w->emitted == WK_RING)
 		ret = workers_wait(w, w->emitted + 1);
 	pthread_mutex_unlock(&w->mu);
-	/* the runs have work: a moment for the sink */
-	if (!full && sk->idle)
-		ret = sk->idle(sk->ctx);
 	if (ret < 0)
 		return ret;
-	ret = 0;
 	w->fill = w->ring[w->filled % WK_RING];
 	w->fill->nr = 0;
 	w->fill->hits.nr = 0;
-	return ret;
+	return 0;
 }
 
 /**
