@@ -383,8 +383,10 @@ static void held_free(struct held *h)
 /* Put @h's lines in key order (the index follows). */
 static int held_sort(struct held *h)
 {
+	if (!h->nr)
+		return 0;
 	qsort(h->lines, h->nr, sizeof(*h->lines), held_line_cmp);
-	return h->nr ? held_rehash(h, h->hash_cap) : 0;
+	return held_rehash(h, h->hash_cap);
 }
 
 /*
