@@ -389,21 +389,15 @@ static int held_sort(struct held *h)
 	return held_rehash(h, h->hash_cap);
 }
 
-/*
- * An unnamed file for the rows written out: in $TMPDIR (as SQLite's own
- * temporary files), else /tmp; gone when closed.
- */
-static int held_spill_open(void)
+/* An unnamed file in @dir, gone when closed: O_TMPFILE, or a name unlinked at once. */
+static int held_spill_in(const char *dir)
 {
-	const char *dir = getenv("TMPDIR");
 	char path[4096];
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != ENOENT))
-		return fd >= 0 ? fd : -errno;
+	if (fd >= 0)
+		return fd;
 	if ((size_t)snprintf(path, sizeof(path), "%s/mcr-rows.XXXXXX", dir) >= sizeof(path))
 		return -ENAMETOOLONG;
 	fd = mkostemp(path, O_CLOEXEC);
@@ -411,6 +405,20 @@ static int held_spill_open(void)
 		return -errno;
 	unlink(path);
 	return fd;
+}
+
+/*
+ * The file for the rows written out: in $TMPDIR (as SQLite's own temporary
+ * files), else, or if that cannot have one, in /tmp.
+ */
+static int held_spill_open(void)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd = -ENOENT;
+
+	if (dir && *dir)
+		fd = held_spill_in(dir);
+	return fd >= 0 ? fd : held_spill_in("/tmp");
 }
 
 static int write_all(int fd, const uint8_t *p, size_t len, uint64_t off)
