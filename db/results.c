@@ -94,8 +94,8 @@ struct held_line {
 
 /*
  * The rows of one table held until db_results_flush() inserts them, in key
- * order: each line's rows are one run of the table's B-tree, and a new run
- * (the largest run_id) appends to its end.
+ * order: each line's rows lie next to each other in the table's B-tree, and
+ * a new run's (the largest run_id) after every row already there.
  */
 struct held {
 	struct held_line	*lines;
