@@ -40,7 +40,8 @@ CFLAGS	?= -O2 -g
 
 # The layering, enforced: each module sees only the headers it may include
 # (docs/HACKING.md, Layering).  sim/ includes nothing of ours; db/ sees sim/; replay/ and
-# capture/ see sim/ and db/; cli/, capture/main.c, tests and benchmarks see all.
+# capture/ see sim/ and db/; memcg-capture's program (cli/capture/) sees capture/ and
+# cli/'s shared helpers, not replay/; cli/, tests and benchmarks see all.
 INC_SIM		:= -Isim
 INC_DB		:= $(INC_SIM) -Idb
 INC_REPLAY	:= $(INC_DB) -Ireplay
@@ -54,8 +55,9 @@ $(O)/sim/%.o:		MOD_CFLAGS = $(INC_SIM)
 $(O)/db/%.o:		MOD_CFLAGS = $(INC_DB) $(call pkg,--cflags,sqlite3 libzstd)
 $(O)/replay/%.o:	MOD_CFLAGS = $(INC_REPLAY) $(call pkg,--cflags,sqlite3)
 $(O)/capture/%.o:	MOD_CFLAGS = $(INC_CAPTURE) $(call pkg,--cflags,$(PKGS_ALL))
-$(O)/capture/main.o:	MOD_CFLAGS = $(INC_CAPTURE) -Icli $(call pkg,--cflags,$(PKGS_CAPTURE))
 $(O)/cli/%.o $(O)/tests/%.o $(O)/bench/%.o: MOD_CFLAGS = $(INC_ALL) $(call pkg,--cflags,$(PKGS_ALL))
+# shorter stem than $(O)/cli/%.o: GNU make applies this one to cli/capture/
+$(O)/cli/capture/%.o:	MOD_CFLAGS = $(INC_CAPTURE) -Icli $(call pkg,--cflags,$(PKGS_CAPTURE))
 
 SIM_SRC		:= $(wildcard sim/*.c)
 DB_SRC		:= $(wildcard db/*.c)
@@ -64,10 +66,13 @@ REPLAY_SRC	:= $(wildcard replay/*.c replay/infer/*.c)
 LIVE_SRC	:= $(wildcard capture/live*.c)
 IMPORT_SRC	:= $(wildcard capture/import*.c)
 SYNTH_SRC	:= $(wildcard capture/synth*.c)
-CAPLIB_SRC	:= $(filter-out capture/main.c $(LIVE_SRC) $(IMPORT_SRC) $(SYNTH_SRC),$(wildcard capture/*.c))
+CAPLIB_SRC	:= $(filter-out $(LIVE_SRC) $(IMPORT_SRC) $(SYNTH_SRC),$(wildcard capture/*.c))
 # what memcg-capture shares with memcg-replay's tool layer: messages, exit codes
 CLI_COMMON_SRC	:= cli/msg.c cli/exit.c cli/num.c cli/outfile.c
+# memcg-replay's tool layer (not recursive: cli/capture/ is memcg-capture's)
 CLI_SRC		:= $(wildcard cli/*.c)
+# memcg-capture's program
+CAPTURE_MAIN_SRC := $(wildcard cli/capture/*.c)
 UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
 BENCH_SRC	:= $(wildcard bench/*.c)
 
@@ -104,7 +109,7 @@ $(O)/%.a:
 $(O)/memcg-replay: $(call obj,$(CLI_SRC)) $(REPLAY_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(call pkg,--libs,$(PKGS_REPLAY)) -lpthread -lm
 
-$(O)/memcg-capture: $(O)/capture/main.o $(call obj,$(CLI_COMMON_SRC)) $(CAPTURE_LIBS)
+$(O)/memcg-capture: $(call obj,$(CAPTURE_MAIN_SRC) $(CLI_COMMON_SRC)) $(CAPTURE_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(call pkg,--libs,$(PKGS_CAPTURE)) -lpthread -lm
 
 $(O)/tests/%: $(O)/tests/unit/%.o $(LIBS)
@@ -141,6 +146,10 @@ check-layers:
 	done; \
 	if grep -rn --include='*.[ch]' '#include "\.\./' sim db replay capture cli; then \
 		echo "check-layers: a relative include walks around the include paths"; fail=1; \
+	fi; \
+	if grep -rn --include='*.[ch]' 'int main(' sim db replay capture; then \
+		echo "check-layers: a library folder holds a program's main() (programs live in cli/)"; \
+		fail=1; \
 	fi; \
 	[ $$fail = 0 ] && echo "check-layers: $(words $(LAYER_PROBES)) forbidden includes refused"
 

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * capture_local.h - private to the files of cli/capture/, memcg-capture's program: the
+ * state of one capture and what its files share.
+ *
+ * Contract: main.c runs a capture through preflight.c (the host and every
+ * option checked before -o FILE is touched), prepare.c (the database before
+ * tracing), then traces, ending COMMAND through command.c; signals.c holds the
+ * signals that stop it.  Every function here prints its own message and
+ * returns an exit code from enum mcr_exit (sim/error.h), or 0 to go on, unless
+ * its comment says otherwise.
+ */
+#ifndef MCR_CAPTURE_LOCAL_H
+#define MCR_CAPTURE_LOCAL_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cgroupfs.h"
+#include "cgtrack.h"
+#include "db.h"
+#include "live.h"
+#include "msg.h"
+#include "outfile.h"
+
+#define PROG			"memcg-capture"
+
+/* --read: at most this many targets */
+#define MAX_READS		16
+
+struct capture_args {
+	const char	*output;
+	const char	*clock;
+	const char	*cgroup;
+	char		**command;
+	const char	*read_path[MAX_READS];	/* --read PATH[:MS], PATH part */
+	unsigned int	read_ms[MAX_READS];
+	int		nr_reads;
+	double		duration;
+	unsigned int	buffer_kb;
+	bool		force_clock;
+	bool		force;
+	bool		cleanup;
+};
+
+struct capture {
+	struct capture_args	args;
+	struct cgroupfs		cg;
+	char			scope[PATH_MAX];
+	char			instance[64];
+	char			warnings[2048];
+	struct outfile		of;	/* the database's temporary name until the end */
+	struct db		*db;
+	struct cgtrack		*cgt;
+	struct live		*lv;
+	struct live_statreads	*reads;		/* --read's threads while tracing */
+	struct live_statread_opts read_opts[MAX_READS];
+	char			read_file[MAX_READS][PATH_MAX];
+	pid_t			child;
+	int			child_status;	/* -1: none or not exited */
+	bool			child_ended;	/* on its own, before we stopped */
+	bool			started;	/* tracing ran: the output is kept */
+	bool			interrupted;	/* a signal ended the tracing */
+};
+
+/* The tool layer's messages, shared with memcg-replay (cli/msg.c). */
+#define msg(...)	cli_msg(__VA_ARGS__)
+
+/* One line for @err and its exit code. */
+static inline int fail(int err, const char *what)
+{
+	return what ? cli_fail(err, "%s", what) : cli_fail_bare(err);
+}
+
+/* args.c: the options, with their defaults; argp_parse()'s result (argp exits on a bad one). */
+int capture_args_parse(int argc, char **argv, struct capture_args *a);
+
+/* signals.c */
+extern volatile sig_atomic_t stop_signal;
+extern volatile sig_atomic_t stop_count;	/* signals received: each is passed on */
+void stop_signals_set(sigset_t *set);
+void stop_signals_catch(void);
+const char *sig_name(int sig);
+
+/* preflight.c */
+int capture_cleanup(void);
+int capture_preflight(struct capture *c, const char **tdir);
+
+/* prepare.c */
+int capture_prepare_db(struct capture *c, int argc, char **argv);
+int fail_output(const struct capture *c, int err);
+
+/* command.c */
+pid_t run_command(char **command);
+void on_child(int sig);
+void command_end(struct capture *c);
+
+/* main.c */
+uint64_t now_ns(void);
+
+#endif /* MCR_CAPTURE_LOCAL_H */
