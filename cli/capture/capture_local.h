@@ -92,6 +92,7 @@ int capture_preflight(struct capture *c, const char **tdir);
 /* prepare.c */
 int capture_prepare_db(struct capture *c, int argc, char **argv);
 int fail_output(const struct capture *c, int err);
+int output_refused(const struct capture *c, int err, const char *why);
 
 /* command.c */
 pid_t run_command(char **command);

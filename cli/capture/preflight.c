@@ -197,13 +197,8 @@ static int check_options(struct capture *c, const char *tdir)
 	}
 	ret = outfile_check(c->args.output, &(struct outfile_policy){ .force = c->args.force },
 			    &why);
-	if (ret < 0) {
-		if (why)
-			msg("output %s %s", c->args.output, why);
-		else
-			msg("output %s: %s", c->args.output, mcr_strerror(ret));
-		return outfile_exit_code(ret);
-	}
+	if (ret < 0)
+		return output_refused(c, ret, why);
 	return 0;
 }
 

@@ -106,6 +106,19 @@ int fail_output(const struct capture *c, int err)
 }
 
 /*
+ * outfile_check() or outfile_begin() refused -o FILE (@why, or @err alone):
+ * say so, and its exit code.
+ */
+int output_refused(const struct capture *c, int err, const char *why)
+{
+	if (why)
+		msg("output %s %s", c->args.output, why);
+	else
+		msg("output %s: %s", c->args.output, mcr_strerror(err));
+	return outfile_exit_code(err);
+}
+
+/*
  * The cgroup walk's and the BTF walk's callbacks write the database: their
  * errors are the output's, told apart from the walk's own (a cgroup gone,
  * no BTF) by being kept here.
@@ -155,13 +168,8 @@ int capture_prepare_db(struct capture *c, int argc, char **argv)
 			    &(struct outfile_policy){ .force = c->args.force }, &why);
 	stop_signals_catch();
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (ret < 0) {
-		if (why)
-			msg("output %s %s", c->args.output, why);
-		else
-			msg("output %s: %s", c->args.output, mcr_strerror(ret));
-		return outfile_exit_code(ret);
-	}
+	if (ret < 0)
+		return output_refused(c, ret, why);
 	ret = db_create(c->of.tmp, &c->db);
 	if (ret < 0)
 		return fail_output(c, ret);
