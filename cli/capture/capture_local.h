@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "cgroupfs.h"
 #include "cgtrack.h"
@@ -75,6 +76,15 @@ static inline int fail(int err, const char *what)
 	return what ? cli_fail(err, "%s", what) : cli_fail_bare(err);
 }
 
+/* CLOCK_MONOTONIC in ns, for the capture's waits and progress */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* args.c: the options, with their defaults; argp_parse()'s result (argp exits on a bad one). */
 int capture_args_parse(int argc, char **argv, struct capture_args *a);
 
@@ -98,8 +108,5 @@ int output_refused(const struct capture *c, int err, const char *why);
 pid_t run_command(char **command);
 void on_child(int sig);
 void command_end(struct capture *c);
-
-/* main.c */
-uint64_t now_ns(void);
 
 #endif /* MCR_CAPTURE_LOCAL_H */

@@ -37,14 +37,6 @@ static void capture_close_live(struct capture *c)
 	c->lv = NULL;
 }
 
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void progress(struct capture *c, uint64_t start, bool final)
 {
 	struct live_totals t;
