@@ -2,8 +2,8 @@
 /*
  * cli.h - the memcg-replay tool layer: subcommands and the helpers they share.
  *
- * Contract: only cli/ (and capture/main.c) print to the user and choose exit
- * codes.  Each subcommand is one file cli/cmd_<name>.c exporting
+ * Contract: only cli/ (memcg-capture's cli/capture/ included) prints to the
+ * user and chooses exit codes.  Each subcommand is one file cli/cmd_<name>.c exporting
  * int cmd_<name>(int argc, char **argv) that parses its own options with argp
  * and returns an exit code from enum mcr_exit (sim/error.h).
  */
