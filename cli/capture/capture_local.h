@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * capture_local.h - private to the files of cli/capture/, memcg-capture's program: the
+ * capture_local.h - private to cli/capture/, memcg-capture's program: the
  * state of one capture and what its files share.
  *
  * Contract: main.c runs a capture through preflight.c (the host and every
  * option checked before -o FILE is touched), prepare.c (the database before
  * tracing), then traces, ending COMMAND through command.c; signals.c holds the
- * signals that stop it.  Every function here prints its own message and
- * returns an exit code from enum mcr_exit (sim/error.h), or 0 to go on, unless
- * its comment says otherwise.
+ * signals that stop it.  The functions below that return int print their own
+ * message and return an exit code from enum mcr_exit (sim/error.h), or 0 to
+ * go on; capture_args_parse() returns argp_parse()'s result.
  */
 #ifndef MCR_CAPTURE_LOCAL_H
 #define MCR_CAPTURE_LOCAL_H
@@ -85,7 +85,7 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* args.c: the options, with their defaults; argp_parse()'s result (argp exits on a bad one). */
+/* args.c: the options, with their defaults (argp exits 2 on a bad one) */
 int capture_args_parse(int argc, char **argv, struct capture_args *a);
 
 /* signals.c */
@@ -104,7 +104,7 @@ int capture_prepare_db(struct capture *c, int argc, char **argv);
 int fail_output(const struct capture *c, int err);
 int output_refused(const struct capture *c, int err, const char *why);
 
-/* command.c */
+/* command.c: COMMAND's pid (-1: fork failed); SIGCHLD's no-op handler; end it */
 pid_t run_command(char **command);
 void on_child(int sig);
 void command_end(struct capture *c);
