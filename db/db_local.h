@@ -66,6 +66,32 @@ int db_step_reset(sqlite3_stmt *st);
 int db_rows_foreach(struct db *db, const char *sql, int (*row)(sqlite3_stmt *st, void *ctx),
 		    void *ctx);
 int db_stmt_rows(sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx), void *ctx);
+int db_done(int rc);
+int db_rows_end(sqlite3_stmt *st, int rc, int ret);
+int db_row_end(sqlite3_stmt *st, int rc);
+const char *db_col_text(sqlite3_stmt *st, int i);
+
+/* results_check.c: the rules a result row is read back by (its comment) */
+struct db_lag_row;
+struct db_run_info;
+struct db_validation;
+
+struct db_lag_check {
+	struct db	*db;
+	double		span_ms;	/* < 0: not computed yet */
+};
+
+extern const char *const db_lag_cols[];
+int db_res_bad(struct db *db, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int db_lag_check_row(struct db_lag_check *c, sqlite3_stmt *st, const struct db_lag_row *r);
+int db_run_info_check(struct db *db, sqlite3_stmt *st, const struct db_run_info *ri);
+int db_run_check(sqlite3_stmt *st, void *ctx);
+int db_validation_check(struct db *db, sqlite3_stmt *st, const struct db_validation *v);
+
+/* results_lag.c: the lag report's rows; @all also the runs lag_report leaves out */
+struct db_lag_filter;
+int db_lag_walk(struct db *db, const struct db_lag_filter *f, bool all,
+		int (*fn)(const struct db_lag_row *row, void *ctx), void *ctx);
 
 /* validate.c: meta ranges and the hierarchy at open, and every event as read;
  * -MCR_E_BAD_INPUT (or -MCR_E_CPU) and @why */

@@ -143,6 +143,39 @@ int db_rows_foreach(struct db *db, const char *sql, int (*row)(sqlite3_stmt *st,
 	return db_stmt_rows(st, row, ctx);
 }
 
+/* The end of a statement's steps: SQLITE_DONE is 0, else the error. */
+int db_done(int rc)
+{
+	return rc == SQLITE_DONE ? 0 : db_err(rc) ? db_err(rc) : -EIO;
+}
+
+/*
+ * End of a foreach: @ret is the callback's verdict, @rc the last step. A
+ * callback's stop wins over the step's code, which only says we left early.
+ */
+int db_rows_end(sqlite3_stmt *st, int rc, int ret)
+{
+	if (!ret)
+		ret = db_done(rc);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* End of a one-row get: no row is -ENOENT, so callers can tell absent from broken. */
+int db_row_end(sqlite3_stmt *st, int rc)
+{
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? -ENOENT : db_done(rc);
+}
+
+/* A text column, "-" for NULL. */
+const char *db_col_text(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? s : "-";
+}
+
 sqlite3 *db_sqlite(struct db *db)
 {
 	return db->sql;
