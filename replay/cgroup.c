@@ -10,16 +10,6 @@
 #include "hash.h"
 #include "replay-local.h"
 
-struct rcg *rcg_find(struct replay *r, uint64_t id)
-{
-	struct rcg *c;
-
-	for (c = r->htab[mcr_hash64(id) & r->hmask]; c; c = c->hnext)
-		if (c->id == id)
-			return c;
-	return NULL;
-}
-
 static int rcg_rehash(struct replay *r)
 {
 	size_t nsize = (r->hmask + 1) * 2, i;

@@ -11,6 +11,7 @@
 
 #include "evq.h"
 #include "flush_model.h"
+#include "hash.h"
 #include "hist.h"
 #include "infer.h"
 #include "replay.h"
@@ -212,8 +213,20 @@ struct replay {
 	struct workers			*wk;		/* the runs' threads; NULL: serial */
 };
 
-/* cgroup.c */
-struct rcg *rcg_find(struct replay *r, uint64_t id);
+/*
+ * cgroup.c; rcg_find() is the lookup of its hash, inline here for every
+ * event's cgroup (engine.c, workers.c, reads.c, series.c).
+ */
+static inline struct rcg *rcg_find(struct replay *r, uint64_t id)
+{
+	struct rcg *c;
+
+	for (c = r->htab[mcr_hash64(id) & r->hmask]; c; c = c->hnext)
+		if (c->id == id)
+			return c;
+	return NULL;
+}
+
 struct rcg *rcg_get(struct replay *r, uint64_t ts, uint64_t id, bool via_update);	/* adds */
 int rcg_add_initial(struct replay *r);
 int rcg_mkdir(struct replay *r, uint64_t ts, uint64_t id);
