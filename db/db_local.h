@@ -48,8 +48,6 @@ int db_schema_create(struct db *db);
 int db_schema_check(struct db *db);
 int db_schema_events_table(struct db *db, bool chunks);
 
-bool db_schema_has(struct db *db, const char *name);
-
 /* results_schema.c */
 int db_schema_results(struct db *db, bool temp);
 bool db_schema_has_results(struct db *db);
@@ -70,6 +68,7 @@ int db_done(int rc);
 int db_rows_end(sqlite3_stmt *st, int rc, int ret);
 int db_row_end(sqlite3_stmt *st, int rc);
 const char *db_col_text(sqlite3_stmt *st, int i);
+bool db_schema_has(struct db *db, const char *name);
 
 /* results_check.c: the rules a result row is read back by (its comment) */
 struct db_lag_row;

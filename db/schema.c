@@ -298,21 +298,6 @@ int db_schema_create(struct db *db)
 	return err;
 }
 
-/* Is @name a table, view or index of the main schema?  Errors count as "no". */
-bool db_schema_has(struct db *db, const char *name)
-{
-	sqlite3_stmt *st;
-	bool found = false;
-
-	if (sqlite3_prepare_v2(db->sql, "SELECT 1 FROM main.sqlite_master WHERE name = ?",
-			       -1, &st, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
-}
-
 /*
  * Files written before the units were fixed label the kernel's byte and kB
  * items of kinds 1 and 2 DB_ITEM_UNITS_OLD, but their traced values are pages

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * sql.c - the SQL helpers under every file of db/: result codes, statements,
- * row loops and the meta table.  It calls no other file of db/, so the files
- * above it (db.c, events.c, schema.c, validate.c, ...) include no circle.
+ * row loops, the meta table and the names in the schema.  It calls no other
+ * file of db/, so the files above it (db.c, events.c, schema.c, validate.c,
+ * ...) include no circle.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -174,6 +175,21 @@ const char *db_col_text(sqlite3_stmt *st, int i)
 	const char *s = (const char *)sqlite3_column_text(st, i);
 
 	return s ? s : "-";
+}
+
+/* Is @name a table, view or index of the main schema?  Errors count as "no". */
+bool db_schema_has(struct db *db, const char *name)
+{
+	sqlite3_stmt *st;
+	bool found = false;
+
+	if (sqlite3_prepare_v2(db->sql, "SELECT 1 FROM main.sqlite_master WHERE name = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
 }
 
 sqlite3 *db_sqlite(struct db *db)
