@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * results_held.c - the series and cgroup_series rows of a pass, held until
+ * db_results_flush() (results.c) and inserted then in key order; it knows
+ * no table's columns: results.c gives each struct held (results_local.h)
+ * its statements, its number of values and the function that binds a row.
+ *
+ * series and cgroup_series rows come sample by sample, every key at one ts,
+ * but the tables are WITHOUT ROWID B-trees keyed by (run, cgroup, [line,]
+ * ts): inserted as they come, each row lands on the last leaf page of its
+ * line, thousands of lines apart, and SQLite writes each such page out
+ * again every time its cache spills.  So they are held until the pass ends
+ * (db_results_flush()) and inserted then in key order: a pass's runs have
+ * the largest run_ids, so the rows append to the table, every page written
+ * once.  Held compactly, a line's rows after one another as varints of the
+ * change from the row before (a series' ts step and most errors do not
+ * change: about 4 bytes a row); past DB_HELD_BYTES they go out to an
+ * unnamed temporary file, each line's bytes in one piece, and are read back
+ * line by line at the flush.  The rows are the same; only the order and
+ * time of the inserts differ.  They go DB_BULK_ROWS at a time through one
+ * statement of as many VALUES rows (db_results_bulk()), so the statement's
+ * run, reset and bindings are paid once per batch, not per row.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "db_local.h"
+#include "error.h"
+#include "results_local.h"
+
+/*
+ * Encoded bytes of series or cgroup_series rows held in memory before they
+ * are written out to the spill file: with the fleet trace's 10 000 series
+ * lines, about 200 samples of each.  Bounded so that memory stays flat
+ * however long the trace.
+ */
+#define DB_HELD_BYTES		(8u << 20)
+#define DB_BULK_ROWS		64	/* rows per bulk INSERT: 512 parameters at most */
+#define DB_LINE_COLS		5	/* values of a row at most, ts first */
+
+/* Bytes of a line's rows written out to the spill file. */
+struct held_piece {
+	uint64_t		off, len;
+};
+
+/*
+ * The rows of one key of a table but ts (a line: run, cgroup[, kind, item]),
+ * in ts order, encoded: per row the change of the ts step (a series' step is
+ * constant: one byte) and the change of every other value, zigzag varints.
+ */
+struct held_line {
+	int64_t			key[4];		/* run_id, cgroup_id, kind, item */
+	uint64_t		last[DB_LINE_COLS];	/* the last row's values */
+	uint64_t		last_step;	/* its ts - the one before */
+	uint64_t		rows;
+	uint8_t			*buf;		/* rows not written out */
+	size_t			len, cap;
+	struct held_piece	*pieces;	/* rows written out, in order */
+	size_t			nr_pieces;
+};
+
+/* Key order of the tables, as SQLite compares them (the integers as signed). */
+static int cmp_i64(int64_t a, int64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+static int held_line_cmp(const void *pa, const void *pb)
+{
+	const struct held_line *a = pa, *b = pb;
+	int i, c = 0;
+
+	for (i = 0; !c && i < 4; i++)
+		c = cmp_i64(a->key[i], b->key[i]);
+	return c;
+}
+
+/* A line's bytes grow by a row: at most a 10-byte varint a value. */
+static int held_reserve(struct held_line *l, size_t more)
+{
+	size_t cap;
+	uint8_t *v;
+
+	if (l->len + more <= l->cap)
+		return 0;
+	cap = l->cap ? l->cap * 2 : 64;
+	while (cap < l->len + more)
+		cap *= 2;
+	v = realloc(l->buf, cap);
+	if (!v)
+		return -ENOMEM;
+	l->buf = v;
+	l->cap = cap;
+	return 0;
+}
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	for (; v >= 0x80; v >>= 7)
+		p[n++] = (uint8_t)(v | 0x80);
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+/* Return: bytes read, 0 if the varint runs past @end. */
+static size_t get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t n;
+
+	for (n = 0; p + n < end && n < 10; n++) {
+		x |= (uint64_t)(p[n] & 0x7f) << (7 * n);
+		if (!(p[n] & 0x80)) {
+			*v = x;
+			return n + 1;
+		}
+	}
+	return 0;
+}
+
+/* Differences wrap around: every 64-bit value comes back as it went in. */
+static uint64_t zigzag(uint64_t d)
+{
+	return (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+}
+
+static uint64_t unzigzag(uint64_t z)
+{
+	return (z >> 1) ^ (0 - (z & 1));
+}
+
+static uint64_t held_hash(const int64_t *key)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		h ^= (uint64_t)key[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 33;
+	}
+	return h;
+}
+
+/* Index @h's lines in a table of @cap slots, a power of 2 above 2 x nr. */
+static int held_rehash(struct held *h, size_t cap)
+{
+	uint32_t *t = calloc(cap, sizeof(*t));
+	size_t i, j;
+
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i < h->nr; i++) {
+		for (j = held_hash(h->lines[i].key) & (cap - 1); t[j]; j = (j + 1) & (cap - 1))
+			;
+		t[j] = (uint32_t)(i + 1);
+	}
+	free(h->hash);
+	h->hash = t;
+	h->hash_cap = cap;
+	return 0;
+}
+
+/* The line of @key, made if new; NULL: no memory. */
+static struct held_line *held_line_get(struct held *h, const int64_t *key)
+{
+	struct held_line *l;
+	size_t j;
+
+	if (2 * (h->nr + 1) > h->hash_cap &&
+	    (h->nr >= UINT32_MAX / 4 || held_rehash(h, h->hash_cap ? h->hash_cap * 2 : 1024)))
+		return NULL;
+	for (j = held_hash(key) & (h->hash_cap - 1); h->hash[j]; j = (j + 1) & (h->hash_cap - 1)) {
+		l = &h->lines[h->hash[j] - 1];
+		if (!memcmp(l->key, key, sizeof(l->key)))
+			return l;
+	}
+	if (h->nr == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 256;
+
+		l = realloc(h->lines, cap * sizeof(*l));
+		if (!l)
+			return NULL;
+		h->lines = l;
+		h->cap = cap;
+	}
+	l = &h->lines[h->nr];
+	*l = (struct held_line){ .key = { key[0], key[1], key[2], key[3] } };
+	h->hash[j] = (uint32_t)++h->nr;
+	return l;
+}
+
+void db_held_free(struct held *h)
+{
+	size_t i;
+
+	for (i = 0; i < h->nr; i++) {
+		free(h->lines[i].buf);
+		free(h->lines[i].pieces);
+	}
+	free(h->lines);
+	free(h->hash);
+	if (h->spill >= 0)
+		close(h->spill);
+	h->lines = NULL;
+	h->hash = NULL;
+	h->nr = h->cap = h->hash_cap = h->bytes = 0;
+	h->spill = -1;
+	h->spill_len = 0;
+}
+
+/* Put @h's lines in key order (the index follows). */
+static int held_sort(struct held *h)
+{
+	if (!h->nr)
+		return 0;
+	qsort(h->lines, h->nr, sizeof(*h->lines), held_line_cmp);
+	return held_rehash(h, h->hash_cap);
+}
+
+/* An unnamed file in @dir, gone when closed: O_TMPFILE, or a name unlinked at once. */
+static int held_spill_in(const char *dir)
+{
+	char path[4096];
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	if ((size_t)snprintf(path, sizeof(path), "%s/mcr-rows.XXXXXX", dir) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
+
+/*
+ * The file for the rows written out: in $TMPDIR (as SQLite's own temporary
+ * files), else, or if that cannot have one, in /tmp.
+ */
+static int held_spill_open(void)
+{
+	const char *dir = getenv("TMPDIR");
+	int fd = -ENOENT;
+
+	if (dir && *dir)
+		fd = held_spill_in(dir);
+	return fd >= 0 ? fd : held_spill_in("/tmp");
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Write every line's held bytes out to the spill file, one piece a line,
+ * the lines in key order (so that the merge reads the file forward).
+ */
+static int held_spill(struct held *h)
+{
+	size_t i;
+	int err;
+
+	if (h->spill < 0) {
+		h->spill = held_spill_open();
+		if (h->spill < 0) {
+			err = h->spill;
+			h->spill = -1;
+			return err;
+		}
+	}
+	err = held_sort(h);
+	for (i = 0; !err && i < h->nr; i++) {
+		struct held_line *l = &h->lines[i];
+		struct held_piece *p;
+
+		if (!l->len)
+			continue;
+		p = realloc(l->pieces, (l->nr_pieces + 1) * sizeof(*p));
+		if (!p) {
+			err = -ENOMEM;
+			break;
+		}
+		l->pieces = p;
+		err = write_all(h->spill, l->buf, l->len, h->spill_len);
+		if (err)
+			break;
+		p[l->nr_pieces++] = (struct held_piece){ .off = h->spill_len, .len = l->len };
+		h->spill_len += l->len;
+		l->len = 0;
+	}
+	if (!err)
+		h->bytes = 0;
+	return err;
+}
+
+/*
+ * One row of line @key: @v[0] its ts, after the line's last row's (in the
+ * order SQLite compares them), then @h->cols - 1 more values.
+ */
+int db_held_add(struct held *h, const int64_t *key, const uint64_t *v)
+{
+	struct held_line *l = held_line_get(h, key);
+	uint64_t step;
+	size_t i, n;
+	int err;
+
+	if (!l)
+		return -ENOMEM;
+	if (l->rows && (int64_t)v[0] <= (int64_t)l->last[0])
+		return -EINVAL;	/* a line's rows come in ts order, once each */
+	err = held_reserve(l, 10 * h->cols);
+	if (err)
+		return err;
+	step = v[0] - l->last[0];
+	n = put_varint(l->buf + l->len, zigzag(step - l->last_step));
+	for (i = 1; i < h->cols; i++)
+		n += put_varint(l->buf + l->len + n, zigzag(v[i] - l->last[i]));
+	l->len += n;
+	h->bytes += n;
+	l->last_step = step;
+	memcpy(l->last, v, h->cols * sizeof(*v));
+	l->rows++;
+	return h->bytes > DB_HELD_BYTES ? held_spill(h) : 0;
+}
+
+/*
+ * @one's INSERT with its "VALUES (?,...)" repeated DB_BULK_ROWS times,
+ * prepared: the parameters of row i are i * (parameters of a row) + 1...
+ */
+int db_results_bulk(struct db *db, const char *one, sqlite3_stmt **st)
+{
+	const char *tuple = strstr(one, "VALUES ");
+	size_t head, len, i;
+	char *sql, *p;
+	int err;
+
+	if (!tuple)
+		return -EINVAL;
+	tuple += strlen("VALUES ");
+	head = (size_t)(tuple - one);
+	len = strlen(tuple);
+	sql = malloc(head + DB_BULK_ROWS * (len + 1) + 1);
+	if (!sql)
+		return -ENOMEM;
+	memcpy(sql, one, head);
+	p = sql + head;
+	for (i = 0; i < DB_BULK_ROWS; i++) {
+		if (i)
+			*p++ = ',';
+		memcpy(p, tuple, len);
+		p += len;
+	}
+	*p = 0;
+	err = db_prepare(db, sql, st);
+	free(sql);
+	return err;
+}
+
+/* Decoded rows on their way in: DB_BULK_ROWS at a time through the bulk statement. */
+struct held_ins {
+	struct held		*h;
+	int			nr;
+	uint64_t		key[DB_BULK_ROWS][4];
+	uint64_t		v[DB_BULK_ROWS][DB_LINE_COLS];
+};
+
+/* Insert the rows gathered: through the bulk statement if @in is full, else one by one. */
+static int held_ins_flush(struct held_ins *in)
+{
+	struct held *h = in->h;
+	int cols = sqlite3_bind_parameter_count(h->one), i, err = 0;
+
+	if (in->nr == DB_BULK_ROWS) {
+		for (i = 0; i < in->nr; i++)
+			h->bind(h->bulk, i * cols, in->key[i], in->v[i]);
+		err = db_step_reset(h->bulk);
+	} else {
+		for (i = 0; !err && i < in->nr; i++) {
+			h->bind(h->one, 0, in->key[i], in->v[i]);
+			err = db_step_reset(h->one);
+		}
+	}
+	in->nr = 0;
+	return err;
+}
+
+/* Decode @len bytes of line @l's rows, continuing from @v (the row before), and insert them. */
+static int held_decode(struct held_ins *in, const struct held_line *l, const uint8_t *p,
+		       size_t len, uint64_t *v, uint64_t *step)
+{
+	const uint8_t *end = p + len;
+	size_t i, n;
+	uint64_t d;
+	int err;
+
+	while (p < end) {
+		n = get_varint(p, end, &d);
+		if (!n)
+			return -MCR_E_CORRUPT;
+		p += n;
+		*step += unzigzag(d);
+		v[0] += *step;
+		for (i = 1; i < in->h->cols; i++) {
+			n = get_varint(p, end, &d);
+			if (!n)
+				return -MCR_E_CORRUPT;
+			p += n;
+			v[i] += unzigzag(d);
+		}
+		memcpy(in->key[in->nr], l->key, sizeof(l->key));
+		memcpy(in->v[in->nr], v, in->h->cols * sizeof(*v));
+		if (++in->nr == DB_BULK_ROWS) {
+			err = held_ins_flush(in);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static int read_all(int fd, uint8_t *p, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Insert every row @h holds, in key order: line by line, each line's pieces
+ * from the spill file in order, then its bytes still in memory.  Then @h is
+ * empty again.
+ */
+int db_held_insert(struct held *h)
+{
+	struct held_ins *in = malloc(sizeof(*in));
+	uint8_t *buf = NULL;
+	size_t i, j, cap = 0;
+	int err;
+
+	if (!in)
+		return -ENOMEM;
+	in->h = h;
+	in->nr = 0;
+	err = held_sort(h);
+	for (i = 0; !err && i < h->nr; i++) {
+		const struct held_line *l = &h->lines[i];
+		uint64_t v[DB_LINE_COLS] = { 0 }, step = 0;
+
+		for (j = 0; !err && j < l->nr_pieces; j++) {
+			const struct held_piece *pc = &l->pieces[j];
+
+			if (pc->len > cap) {
+				uint8_t *b = realloc(buf, pc->len);
+
+				if (!b) {
+					err = -ENOMEM;
+					break;
+				}
+				buf = b;
+				cap = pc->len;
+			}
+			err = read_all(h->spill, buf, pc->len, pc->off);
+			if (!err)
+				err = held_decode(in, l, buf, pc->len, v, &step);
+		}
+		if (!err)
+			err = held_decode(in, l, l->buf, l->len, v, &step);
+	}
+	if (!err)
+		err = held_ins_flush(in);
+	free(buf);
+	free(in);
+	db_held_free(h);
+	return err;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * results_local.h - the rows results.c holds until db_results_flush() and
+ * results_held.c keeps, spills and inserts in key order; not for the rest
+ * of db/.  Functions return 0 or a negative errno / -MCR_E_*.
+ */
+#ifndef MCR_DB_RESULTS_LOCAL_H
+#define MCR_DB_RESULTS_LOCAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sqlite3.h>
+
+struct db;
+struct held_line;
+
+/*
+ * The rows of one table held until db_results_flush() inserts them, in key
+ * order: each line's rows lie next to each other in the table's B-tree, and
+ * a new run's (the largest run_id) after every row already there.
+ */
+struct held {
+	struct held_line	*lines;
+	size_t			nr, cap;
+	uint32_t		*hash;		/* line index + 1, open addressing */
+	size_t			hash_cap;	/* a power of 2, above 2 x nr */
+	size_t			bytes;		/* of every line's buf */
+	size_t			cols;		/* values of a row */
+	int			spill;		/* spill file, -1 none yet */
+	uint64_t		spill_len;
+	void			(*bind)(sqlite3_stmt *st, int at, const uint64_t *key,
+					const uint64_t *v);
+	sqlite3_stmt		*bulk;		/* DB_BULK_ROWS rows */
+	sqlite3_stmt		*one;		/* one row */
+};
+
+/*
+ * One row of line @key: @v[0] its ts, increasing along the line (-EINVAL),
+ * then @h->cols - 1 more values.
+ */
+int db_held_add(struct held *h, const int64_t *key, const uint64_t *v);
+/* Insert every row @h holds, in key order; then @h is empty, as db_held_free() leaves it. */
+int db_held_insert(struct held *h);
+void db_held_free(struct held *h);
+/* @one's INSERT prepared with its VALUES row repeated for a bulk insert (@h->bulk). */
+int db_results_bulk(struct db *db, const char *one, sqlite3_stmt **st);
+
+#endif /* MCR_DB_RESULTS_LOCAL_H */
