@@ -196,6 +196,7 @@ const char *db_vfs_name(void);
 uint64_t *db_keys_merge(uint64_t *a, uint64_t *tmp, uint32_t *len, unsigned int nr);
 
 /* events.c */
+int db_bulk_begin(struct db *db);	/* join or begin the bulk transaction */
 int db_events_flush(struct db *db);	/* put the open chunks, no commit */
 void db_events_discard(struct db *db);	/* forget the open chunks (rollback) */
 void db_events_release(struct db *db);

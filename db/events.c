@@ -23,8 +23,17 @@
 
 #define DB_COMMIT_EVENTS	(4 * DB_CHUNK_EVENTS)	/* 256k events a transaction */
 
-/* Begin the bulk transaction unless one (ours or the caller's) is open. */
-static int db_events_txn(struct db *db)
+/**
+ * db_bulk_begin() - begin the bulk transaction unless one is open.
+ * @db: database
+ *
+ * A transaction already open (the bulk one, or a caller's db_begin()) is
+ * joined.  The bulk one is committed by db_events_commit() or, in a live
+ * capture, by its writer.
+ *
+ * Return: 0 or a negative errno.
+ */
+int db_bulk_begin(struct db *db)
 {
 	int err;
 
@@ -108,7 +117,7 @@ int db_chunk_put(struct db *db, const struct db_chunk *c)
 		if (rc != SQLITE_OK)
 			return db_err(rc);
 	}
-	err = db_events_txn(db) ?: db_chunk_version(db, c->version);
+	err = db_bulk_begin(db) ?: db_chunk_version(db, c->version);
 	if (err)
 		return err;
 	st = db->ins_chunk;

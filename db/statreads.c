@@ -10,22 +10,6 @@
 #include "db_local.h"
 #include "error.h"
 
-/* The capture's bulk transaction when open (its writer commits it), else a new one. */
-static int db_stat_txn(struct db *db)
-{
-	int err;
-
-	if (db->in_txn)
-		return 0;
-	err = db_exec(db, "BEGIN IMMEDIATE");
-	if (err)
-		return err;
-	db->in_txn = true;
-	db->bulk = true;
-	db->txn_rows = 0;
-	return 0;
-}
-
 int db_stat_read_put(struct db *db, const struct db_stat_read *r, const struct db_stat_line *lines,
 		     size_t n)
 {
@@ -36,7 +20,8 @@ int db_stat_read_put(struct db *db, const struct db_stat_read *r, const struct d
 	if (r->read < 0 || r->ts_after < r->ts_before || r->ts_before > INT64_MAX ||
 	    r->ts_after > INT64_MAX || r->cgroup > INT64_MAX)
 		return -EINVAL;
-	err = db_stat_txn(db);
+	/* the capture's bulk transaction when open (its writer commits it) */
+	err = db_bulk_begin(db);
 	if (err)
 		return err;
 	err = db_prepare(db, "INSERT INTO stat_reads (read, cgroup, ts_before, ts_after, pos, line,"
