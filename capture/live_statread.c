@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,8 +236,9 @@ int live_statreads_start(struct live *lv, const struct live_statread_opts *o, si
 {
 	struct live_statreads *sr;
 	pthread_condattr_t ca;
+	sigset_t all, old;
 	size_t i;
-	int ret;
+	int ret = 0;
 
 	*out = NULL;
 	if (!n)
@@ -258,15 +260,19 @@ int live_statreads_start(struct live *lv, const struct live_statread_opts *o, si
 		sr->r[i].set = sr;
 		sr->r[i].o = o[i];
 	}
-	for (i = 0; i < n; i++) {
+	/* as live_start()'s: signals go to the caller's thread, not into a read() here */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	for (i = 0; i < n && !ret; i++) {
 		ret = pthread_create(&sr->r[i].thread, NULL, statread_main, &sr->r[i]);
-		if (ret) {
-			struct live_statread_totals t;
+		sr->r[i].started = !ret;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		struct live_statread_totals t;
 
-			live_statreads_stop(sr, &t);
-			return -ret;
-		}
-		sr->r[i].started = true;
+		live_statreads_stop(sr, &t);
+		return -ret;
 	}
 	*out = sr;
 	return 0;

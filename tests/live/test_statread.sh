@@ -106,4 +106,17 @@ expect_exit statread_outside_scope 0 "$CAPTURE" -o "$T_TMP/scope.db" --cgroup "$
 	--read "$REL/P:100" -d 1 &&
 	expect_match statread_outside_scope_warns "warning: --read $REL/P: outside --cgroup $REL/P/C" "$T_ERR"
 rm -f "$T_TMP/scope.db"
+# a stop signal is the main thread's: every other thread, --read's too, blocks it, so that
+# none takes it into a read() of memory.stat (EINTR would stop that --read for good)
+"$CAPTURE" -o "$T_TMP/sig.db" --read "$REL/P:100" -- sh -c 'for t in /proc/$PPID/task/*; do
+	[ "${t##*/}" = "$PPID" ] || awk "/^SigBlk:/ {print \$2}" "$t/status"; done >"$1"' \
+	_ "$T_TMP/sigblk" >/dev/null 2>"$T_TMP/sig.err"
+nthreads=0 unblocked=0
+while read -r m; do	# SIGINT is bit 1, SIGTERM bit 14
+	nthreads=$((nthreads + 1))
+	(( (0x$m & 0x4002) == 0x4002 )) || unblocked=$((unblocked + 1))
+done <"$T_TMP/sigblk"
+if [ "$nthreads" -ge 2 ] && [ "$unblocked" = 0 ]; then pass "statread_threads_block_signals ($nthreads)"
+else fail statread_threads_block_signals "$unblocked of $nthreads threads take signals"; fi
+rm -f "$T_TMP/sig.db"
 t_done
