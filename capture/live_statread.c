@@ -77,13 +77,14 @@ static bool statread_wait(struct live_statreads *set, const struct timespec *unt
 
 /*
  * One read: the file into @buf (@len bytes read), the trace clock around the
- * first read().  Negative errno.
+ * first read().  0 or a negative errno: of the file or of the clock, whose
+ * failure would leave a read without its bracket.
  */
 static int statread_once(struct statreader *r, char *buf, size_t *len, struct db_stat_read *rd)
 {
 	size_t have = 0;
-	ssize_t got;
-	int fd, err = 0;
+	ssize_t got = 0;
+	int fd, err, read_errno;
 
 	*len = 0;
 	buf[0] = '\0';
@@ -91,16 +92,20 @@ static int statread_once(struct statreader *r, char *buf, size_t *len, struct db
 	if (fd < 0)
 		return -errno;
 	rd->read = atomic_fetch_add(&r->set->next_read, 1);
-	live_clock_now(r->set->lv, &rd->ts_before);
-	got = read(fd, buf, STATREAD_BUF - 1);
-	live_clock_now(r->set->lv, &rd->ts_after);
-	while (got > 0) {
+	err = live_clock_now(r->set->lv, &rd->ts_before);
+	if (!err) {
+		got = read(fd, buf, STATREAD_BUF - 1);
+		read_errno = errno;	/* the clock's own calls may set errno */
+		err = live_clock_now(r->set->lv, &rd->ts_after);
+		errno = read_errno;
+	}
+	while (!err && got > 0) {
 		have += (size_t)got;
 		if (have >= STATREAD_BUF - 1)
 			break;
 		got = read(fd, buf + have, STATREAD_BUF - 1 - have);
 	}
-	if (got < 0)
+	if (!err && got < 0)
 		err = -errno;
 	close(fd);
 	buf[have] = '\0';
