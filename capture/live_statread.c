@@ -137,7 +137,7 @@ static size_t statread_split(const struct statreader *r, const char *buf, size_t
 		l->unit = NULL;
 		ret = statline_parse(line, ll, name, STATREAD_NAME, &v);
 		if (ret == -EINVAL || ret == -ERANGE) {
-			/* not "name value" (or too long a name): the first field, as far as it fits */
+			/* not "name value" or too long a name: the first field, as it fits */
 			size_t nl_len = strcspn(line, " \n");
 
 			if (nl_len > ll)

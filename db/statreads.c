@@ -103,7 +103,8 @@ int db_read_in_window(struct db *db, int64_t run_id, uint64_t cgroup, uint64_t l
 	if (lo > INT64_MAX || hi > INT64_MAX || cgroup > INT64_MAX)
 		return -EINVAL;
 	err = db_prepare(db, "SELECT read_id, ts, flushed, kernel_needs_flush FROM reads"
-			 " WHERE run_id = ? AND cgroup_id = ? AND force = 0 AND ts BETWEEN ? AND ? ORDER BY ts, read_id LIMIT 1", &st);
+			 " WHERE run_id = ? AND cgroup_id = ? AND force = 0 AND ts BETWEEN ? AND ?"
+			 " ORDER BY ts, read_id LIMIT 1", &st);
 	if (err)
 		return err;
 	sqlite3_bind_int64(st, 1, run_id);
