@@ -112,7 +112,6 @@ int live_statreads_start(struct live *lv, const struct live_statread_opts *o, si
 /* Stop and join them (before live_stop()), sum up into @t, and free; NULL is a no-op. */
 void live_statreads_stop(struct live_statreads *sr, struct live_statread_totals *t);
 
-/* Removes the instance and frees everything. */
 /*
  * Stops, frees @lv and removes its instance; -EBUSY (and the instance's name in
  * @name) when the instance stayed busy for LIVE_DESTROY_TRIES tries.
