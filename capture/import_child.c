@@ -207,14 +207,19 @@ int imp_open_checked(const char *path, const char **why)
 	struct stat st;
 	ssize_t n;
 	pid_t pid;
-	int fd, status;
+	int fd, status, err;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO is refused below, not waited on for a writer */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		int err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-
+	if (fstat(fd, &st))
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	else
+		err = 0;
+	if (err) {
 		close(fd);
 		return err;
 	}

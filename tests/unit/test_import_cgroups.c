@@ -4,8 +4,15 @@
  * where a path was removed and made again during the trace: a child's parent
  * is the cgroup of its parent path alive when the child was made, not any of
  * that path's cgroups.  No trace.dat needed: events as the decoder hands them.
+ * Also the importer's first look at its input (import_child.c), at a FIFO.
  */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../harness.h"
 #include "import-local.h"
@@ -51,4 +58,22 @@ TEST(recreated_parent_path)
 	imp_cgs_free(&im.cgs);
 }
 
-TEST_MAIN(recreated_parent_path)
+/* A FIFO is refused at once: its open does not wait for a writer (SIGALRM ends a hang). */
+TEST(open_checked_fifo)
+{
+	char dir[] = "/tmp/mcr-fifo.XXXXXX", path[64];
+	const char *why = NULL;
+	int ret;
+
+	ASSERT(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/trace.dat", dir);
+	ASSERT_EQ(mkfifo(path, 0600), 0);
+	alarm(10);
+	ret = imp_open_checked(path, &why);
+	alarm(0);
+	unlink(path);
+	rmdir(dir);
+	ASSERT_EQ(ret, -EINVAL);
+}
+
+TEST_MAIN(recreated_parent_path, open_checked_fifo)
