@@ -199,7 +199,7 @@ static const uint8_t imp_magic[] = { 23, 8, 68, 't', 'r', 'a', 'c', 'i', 'n', 'g
  * probed: its open costs a tenth of the import (the kallsyms are parsed at
  * every open), and libtracecmd returns an error for a v7 file cut anywhere
  * (tried at 166 offsets, headers to the options at its end).  A damaged one
- * it may crash on, which the import's own child contains (import_child.c).
+ * it may crash on, which the import's own child contains (imp_contain() above).
  */
 int imp_open_checked(const char *path, const char **why)
 {
