@@ -76,6 +76,15 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
  * (in->owned) are asked, not every table holding the root's, which every
  * hypothesis of a window over the whole tree holds.
  */
+/* @h's own walk, unless it holds nothing or reads what the base's walk reads. */
+static int inf_lazy_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
+			 unsigned int cpu)
+{
+	if (!idmap_count(&h->e) || inf_path_same(in, h, pa, cpu))
+		return 0;
+	return inf_walk(in, h, pa, cpu, NULL);
+}
+
 static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned int cpu)
 {
 	size_t j, k;
@@ -83,11 +92,7 @@ static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned
 
 	if (in->owned_lost) {
 		for (k = 0; k < in->nr_h; k++) {
-			struct inf_hyp *h = &in->h[k];
-
-			if (!idmap_count(&h->e) || inf_path_same(in, h, pa, cpu))
-				continue;
-			ret = inf_walk(in, h, pa, cpu, NULL);
+			ret = inf_lazy_walk(in, &in->h[k], pa, cpu);
 			if (ret)
 				return ret;
 		}
@@ -104,9 +109,7 @@ static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned
 			if (h->useq == in->useq)
 				continue;
 			h->useq = in->useq;
-			if (!idmap_count(&h->e) || inf_path_same(in, h, pa, cpu))
-				continue;
-			ret = inf_walk(in, h, pa, cpu, NULL);
+			ret = inf_lazy_walk(in, h, pa, cpu);
 			if (ret)
 				return ret;
 		}
