@@ -142,7 +142,8 @@ struct db_event_bounds {
  * meta's capture window [capture_start_ns, capture_end_ns] into *@start and
  * *@end, when both are there, 0 <= start <= end, and the trace clock counts
  * ns (not uptime, counter or x86-tsc: memcg-capture's window is then not in
- * the events' unit); else *@end = -1.  The ts a reader accepts are then
+ * the events' unit); else *@end = -1 (*@start is set either way, -1 when
+ * meta has none).  The ts a reader accepts are then
  * [start - DB_TS_SLACK_NS, end + DB_TS_SLACK_NS] within [0, 2^63 - 1].
  */
 void db_event_window(struct db *db, int64_t *start, int64_t *end);

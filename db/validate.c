@@ -447,7 +447,7 @@ void db_event_window(struct db *db, int64_t *start, int64_t *end)
 	char *clock = NULL;
 	size_t i;
 
-	*end = -1;
+	*start = *end = -1;
 	if (db_meta_get_int(db, "capture_start_ns", start) < 0 ||
 	    db_meta_get_int(db, "capture_end_ns", end) < 0 || *start < 0 || *end < *start) {
 		*end = -1;
