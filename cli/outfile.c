@@ -215,8 +215,14 @@ static void outfile_arm(const char *tmp)
 			 outfile_sfx[i]);
 	outfile_armed = 1;
 	sigemptyset(&sa.sa_mask);
+	/*
+	 * A signal ignored when we started stays ignored: nohup's SIGHUP, the
+	 * SIGINT of a script's background job must not end the run.
+	 */
 	for (i = 0; i < ARRAY_SIZE(outfile_signals); i++)
-		sigaction(outfile_signals[i], &sa, &outfile_old[i]);
+		if (sigaction(outfile_signals[i], NULL, &outfile_old[i]) == 0 &&
+		    outfile_old[i].sa_handler != SIG_IGN)
+			sigaction(outfile_signals[i], &sa, NULL);
 }
 
 static void outfile_disarm(void)

@@ -12,7 +12,8 @@
  * remembers whether @path existed and which file it was, and creates a
  * temporary file in the same directory (so the final rename is atomic), armed
  * for SIGINT/SIGTERM/SIGHUP to remove it, its SQLite sidecars and import's
- * decompressed copy beside it (import.h).
+ * decompressed copy beside it (import.h); a signal ignored at begin (nohup's
+ * SIGHUP) stays ignored.
  *
  * outfile_commit(), once the writer has closed the temporary file, publishes
  * it under @path, unless another process got there first:

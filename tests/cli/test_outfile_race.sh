@@ -162,4 +162,24 @@ for w in replay events; do
 		skip "sigint_$w" "the $w finished before its journal was hot"
 	fi
 done
+
+# 5. a signal ignored at start (nohup's SIGHUP, a script's background job's
+# SIGINT) stays ignored while the output is written: the run goes on
+env --ignore-signal=HUP --ignore-signal=INT "$REPLAY" "${SLOW[@]}" -o nohup.db 2>nohup.err &
+bg_pid=$!
+if stop_when "$bg_pid" started "$bg_pid" nohup.db; then
+	kill -HUP "$bg_pid"
+	kill -INT "$bg_pid"
+	kill -CONT "$bg_pid"
+	wait "$bg_pid"
+	rc=$?
+	bg_pid=
+	if [ "$rc" -eq 0 ]; then pass nohup_ignored; else fail nohup_ignored "exit $rc, wanted 0: $(head -c 200 nohup.err)"; fi
+	expect_exit nohup_output 0 "$REPLAY" info nohup.db
+	no_tmp nohup_no_tmp
+else
+	wait "$bg_pid"
+	bg_pid=
+	skip nohup "the writer finished before it could be stopped"
+fi
 t_done
