@@ -281,17 +281,19 @@ int outfile_begin(struct outfile *of, const char *path, const struct outfile_pol
 	}
 	/*
 	 * Created now, empty, so that a directory we cannot write to is found
-	 * before any input is read (and named as the output's problem).
+	 * before any input is read (and named as the output's problem).  Armed
+	 * first: a signal right after the create must not leave the file.
 	 */
+	outfile_arm(of->tmp);
 	fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		err = -errno;
+		outfile_disarm();
 		free(of->tmp);
 		of->tmp = NULL;
 		return err;
 	}
 	close(fd);
-	outfile_arm(of->tmp);
 	return 0;
 }
 
