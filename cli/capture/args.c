@@ -219,10 +219,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 				argp_error(state, "--read wants PATH[:MS] with MS from 1 to %u, "
 					   "not '%s'", MAX_READ_MS, arg);
 			*colon = '\0';
+		} else {
+			colon = NULL;
 		}
-		if (!*arg || !cgroup_path_plain(arg))
-			argp_error(state, "--read wants a cgroup path without . or .. components, "
-				   "not '%s'", arg);
+		if (!*arg || !cgroup_path_plain(arg)) {
+			if (colon)
+				*colon = ':';	/* the message names what was typed */
+			argp_error(state, "--read wants PATH[:MS], PATH a cgroup path without . or "
+				   ".. components, not '%s'", arg);
+		}
 		if (a->nr_reads == MAX_READS)
 			argp_error(state, "--read: at most %d cgroups", MAX_READS);
 		a->read_path[a->nr_reads] = arg;

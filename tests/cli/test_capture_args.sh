@@ -34,6 +34,12 @@ for p in /.. /../cpu /./ /a/../b /a/. . .. "${MNT:-/sys/fs/cgroup}/.."; do
 		expect_match "capture_cgroup_says_why_$p" "--cgroup wants a cgroup path without \\. or \\.\\. components, not '$p'" "$T_ERR"
 done
 
+# --read names the argument as typed, :MS included
+for r in :80 /a/..:80 /./; do
+	expect_exit "capture_read_refused_$r" 2 "$CAPTURE" -o "$OUT" -d 1 --read "$r" &&
+		expect_match "capture_read_says_why_$r" "--read wants PATH\[:MS\], PATH a cgroup path without \. or \.\. components, not '$r'" "$T_ERR"
+done
+
 # what --help promises about them
 "$CAPTURE" --help >"$T_TMP/help" 2>&1
 expect_match capture_help_duration_min 'at least 0\.1' "$(cat "$T_TMP/help")"
