@@ -243,6 +243,12 @@ int cmd_import(int argc, char **argv)
 	pol = (struct outfile_policy){ .inputs = inputs, .force = a.force };
 	inputs[0] = a.trace;
 	err = cli_input_check("", a.trace);
+	/* else its default output is itself: "is the input file" would puzzle */
+	if (!err && outfile_is_db(a.trace)) {
+		cli_msg("import: %s is a memcg-replay trace database already, not a trace-cmd "
+			"recording: replay, report and info read it as it is", a.trace);
+		err = MCR_EXIT_CORRUPT;
+	}
 	if (!err)
 		err = cli_outfile_begin("import", &of, a.out, &pol);
 	if (err) {

@@ -96,6 +96,11 @@ expect_match import_out_is_input_msg "output hard.db is the input" "$T_ERR"
 expect_exit import_fifo_refused 3 "$REPLAY" import x.dat -o fifo -q
 printf 'keep\n' >notes2.txt
 expect_exit import_not_ours_refused 3 "$REPLAY" import x.dat -o notes2.txt -q
+# a trace database given to import is said to be one, not "the input file"
+cp prev.orig db-given.db
+expect_exit import_db_given 15 "$REPLAY" import db-given.db -q
+expect_match import_db_given_msg "db-given.db is a memcg-replay trace database already, not a trace-cmd recording" "$T_ERR"
+same_file import_db_given_kept db-given.db prev.orig
 expect_exit import_ours_replaced 0 "$REPLAY" import x.dat -o prev.db -q
 expect_exit import_replaced_reads 0 "$REPLAY" info prev.db
 # an output directory it cannot write: named as the output's problem
