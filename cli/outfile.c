@@ -43,6 +43,8 @@ static const char *const outfile_sfx[] = { "", "-wal", "-shm", "-journal", IMPOR
 
 /* The temporary file's basename keeps at most this much of the final one. */
 #define OUTFILE_TMP_BASE	200
+/* Other temporary names tried when .NAME.tmp-PID is taken: .NAME.tmp-PID-N. */
+#define OUTFILE_TMP_TRIES	100
 
 /*
  * A memcg-replay database: the SQLite magic, then our application_id, which
@@ -205,6 +207,15 @@ static void outfile_on_signal(int sig)
 	raise(sig);
 }
 
+static void outfile_sigset(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < ARRAY_SIZE(outfile_signals); i++)
+		sigaddset(set, outfile_signals[i]);
+}
+
 static void outfile_arm(const char *tmp)
 {
 	struct sigaction sa = { .sa_handler = outfile_on_signal };
@@ -256,8 +267,10 @@ int outfile_begin(struct outfile *of, const char *path, const struct outfile_pol
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	int dirlen = slash ? (int)(slash - path + 1) : 0;
+	sigset_t block, old;
 	struct stat st;
-	int fd, err;
+	int fd = -1, err;
+	unsigned int n;
 
 	memset(of, 0, sizeof(*of));
 	of->path = path;
@@ -272,29 +285,38 @@ int outfile_begin(struct outfile *of, const char *path, const struct outfile_pol
 	/*
 	 * Same directory: rename(2) is atomic and never crosses a file system.
 	 * The basename is cut so that the temporary name and its sidecars fit
-	 * NAME_MAX wherever the final name does.
-	 */
-	if (asprintf(&of->tmp, "%.*s.%.*s.tmp-%d", dirlen, path, OUTFILE_TMP_BASE, base,
-		     (int)getpid()) < 0) {
-		of->tmp = NULL;
-		return -ENOMEM;
-	}
-	/*
+	 * NAME_MAX wherever the final name does.  The name is taken when a run
+	 * of our pid was killed (its capture is kept there): then another.
 	 * Created now, empty, so that a directory we cannot write to is found
-	 * before any input is read (and named as the output's problem).  Armed
-	 * first: a signal right after the create must not leave the file.
+	 * before any input is read (and named as the output's problem); the
+	 * signals held until it is armed, so that none leaves it behind and
+	 * none removes a name that was not ours.
 	 */
-	outfile_arm(of->tmp);
-	fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		err = -errno;
-		outfile_disarm();
+	outfile_sigset(&block);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	for (n = 0;; n++) {
+		if (asprintf(&of->tmp, n ? "%.*s.%.*s.tmp-%d-%u" : "%.*s.%.*s.tmp-%d", dirlen,
+			     path, OUTFILE_TMP_BASE, base, (int)getpid(), n) < 0) {
+			of->tmp = NULL;
+			err = -ENOMEM;
+			break;
+		}
+		fd = open(of->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		err = fd < 0 ? -errno : 0;
+		if (err != -EEXIST || n == OUTFILE_TMP_TRIES)
+			break;
 		free(of->tmp);
 		of->tmp = NULL;
-		return err;
 	}
-	close(fd);
-	return 0;
+	if (!err) {
+		close(fd);
+		outfile_arm(of->tmp);
+	} else {
+		free(of->tmp);
+		of->tmp = NULL;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return err;
 }
 
 void outfile_abort(struct outfile *of)
@@ -443,13 +465,10 @@ int outfile_commit(struct outfile *of)
 {
 	char from[PATH_MAX + 16], to[PATH_MAX + 16];
 	sigset_t block, old;
-	size_t i;
 	int err;
 
 	/* a signal now would remove the temporary name after its rename */
-	sigemptyset(&block);
-	for (i = 0; i < ARRAY_SIZE(outfile_signals); i++)
-		sigaddset(&block, outfile_signals[i]);
+	outfile_sigset(&block);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	of->why[0] = '\0';
 	err = of->existed ? outfile_replace(of) : outfile_publish_new(of);

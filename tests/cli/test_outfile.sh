@@ -96,6 +96,12 @@ expect_match import_out_is_input_msg "output hard.db is the input" "$T_ERR"
 expect_exit import_fifo_refused 3 "$REPLAY" import x.dat -o fifo -q
 printf 'keep\n' >notes2.txt
 expect_exit import_not_ours_refused 3 "$REPLAY" import x.dat -o notes2.txt -q
+# the temporary name of a killed run whose pid is ours now (a capture keeps
+# its recording there) is neither refused nor touched: another name is taken
+printf 'kept\n' >reuse.orig
+expect_exit tmp_name_taken 0 bash -c 'cp reuse.orig ".reuse.db.tmp-$$" && exec "$0" synth -s seed-race -o reuse.db -q' "$REPLAY"
+for f in .reuse.db.tmp-*; do same_file tmp_name_taken_kept "$f" reuse.orig; rm -f "$f"; done
+expect_exit tmp_name_taken_out 0 "$REPLAY" info reuse.db
 # a trace database given to import is said to be one, not "the input file"
 cp prev.orig db-given.db
 expect_exit import_db_given 15 "$REPLAY" import db-given.db -q
