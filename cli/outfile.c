@@ -472,7 +472,7 @@ int outfile_commit(struct outfile *of)
 	sigprocmask(SIG_BLOCK, &block, &old);
 	of->why[0] = '\0';
 	err = of->existed ? outfile_replace(of) : outfile_publish_new(of);
-	if (err && of->keep && *of->why) {
+	if (err && of->keep) {
 		outfile_disarm();	/* of->tmp is the caller's now */
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return err;

@@ -36,9 +36,10 @@
  * Until commit the old @path is never touched, so a failed, full-disk or
  * interrupted run leaves the old output as it was and no file of its own
  * behind.  outfile_abort() removes the temporary file and its sidecars; a
- * failed commit has done so, except that with of->keep set a commit that
- * lost to another process (of->why set) leaves the file under of->tmp, for
- * the caller to name and free (a capture keeps what it recorded).  Never
+ * failed commit has done so, except that with of->keep set a failed commit
+ * (lost to another process: of->why set; or an errno) leaves the file under
+ * of->tmp, for the caller to name and free (a capture keeps what it
+ * recorded).  Never
  * prints: returns negative errno and a reason.  One outfile at a time per
  * process (the signal handler has one slot).
  */
@@ -70,7 +71,7 @@ struct outfile {
 	dev_t		dev;
 	ino_t		ino;
 	char		why[96];	/* commit's reason for -EEXIST or -EBUSY, else "" */
-	bool		keep;		/* the caller's: keep of->tmp when commit loses */
+	bool		keep;		/* the caller's: keep of->tmp when commit fails */
 };
 
 /*

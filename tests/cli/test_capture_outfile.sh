@@ -153,6 +153,21 @@ else
 	skip capture_enospc "cannot mount a tmpfs here"
 fi
 
+# A commit that fails for a reason of its own (a directory where the old
+# file's stale -journal would be removed) keeps the recording too, and says where.
+cp prev.orig jr.db
+mkdir jr.db-journal && : >jr.db-journal/x
+expect_exit capture_commit_fails 3 "$CAPTURE" -o jr.db -d 0.2
+expect_match capture_commit_fails_kept_msg "recording is kept as \.jr\.db\.tmp-" "$T_ERR"
+same_file capture_commit_fails_old_kept jr.db prev.orig
+kept=$(ls -a | grep -E '^\.jr\.db\.tmp-[0-9]+$' | head -n 1)
+if [ -n "$kept" ]; then
+	expect_exit capture_commit_fails_recording 0 "$REPLAY" info "$kept"
+else
+	fail capture_commit_fails_recording "no .jr.db.tmp-<pid> left"
+fi
+rm -rf jr.db jr.db-journal .jr.db.tmp-*
+
 # Two captures of one -o: the first runs until its COMMAND reads a line from
 # a FIFO, which it gets only after the second has finished.
 mkfifo gate
