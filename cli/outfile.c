@@ -357,6 +357,20 @@ static pid_t outfile_shm_user(const char *path)
 	return pid;
 }
 
+/*
+ * Remove @path's -wal, -shm and -journal, which no live process holds: one
+ * left would be played into the new file by its next reader.
+ */
+static int outfile_unlink_stale(struct outfile *of)
+{
+	int err = outfile_unlink(of->path, 1, OUTFILE_SFX_DB);
+
+	if (err)
+		snprintf(of->why, sizeof(of->why), "has a stale -journal, -wal or -shm beside it "
+			 "that cannot be removed (%s)", strerror(-err));
+	return err;
+}
+
 static int outfile_busy(struct outfile *of, pid_t pid)
 {
 	if (pid > 0)
@@ -375,6 +389,7 @@ static int outfile_publish_new(struct outfile *of)
 {
 	struct stat st;
 	pid_t pid;
+	int err;
 
 	/* another's file there: its sidecars are its own */
 	if (lstat(of->path, &st) == 0)
@@ -383,7 +398,9 @@ static int outfile_publish_new(struct outfile *of)
 	pid = outfile_shm_user(of->path);
 	if (pid)
 		return outfile_busy(of, pid);
-	outfile_unlink(of->path, 1, OUTFILE_SFX_DB);
+	err = outfile_unlink_stale(of);
+	if (err)
+		return err;
 	if (renameat2(AT_FDCWD, of->tmp, AT_FDCWD, of->path, RENAME_NOREPLACE) == 0)
 		return 0;
 	if (errno == EEXIST)
@@ -453,7 +470,7 @@ static int outfile_replace(struct outfile *of)
 		goto out;
 	}
 	/* nobody's: an interrupted writer's journal would be played into the new file */
-	err = outfile_unlink(of->path, 1, OUTFILE_SFX_DB);
+	err = outfile_unlink_stale(of);
 	if (!err && rename(of->tmp, of->path) < 0)
 		err = -errno;
 out:

@@ -28,7 +28,8 @@
  * Only then are the final name's -journal, -wal and -shm removed (@path
  * absent: sidecars left without their database, unless a connection holds
  * the -shm): with no lock on them they belong to no live process, and an
- * interrupted writer's journal would otherwise be played into the new file.
+ * interrupted writer's journal would otherwise be played into the new file
+ * (one that cannot be removed fails the commit, of->why says so).
  * Sidecars of a database in use are never touched.  A -wal its writer could
  * not checkpoint (a full disk) moves with the new file.  The signals are
  * held while commit runs.

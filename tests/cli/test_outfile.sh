@@ -102,6 +102,13 @@ printf 'kept\n' >reuse.orig
 expect_exit tmp_name_taken 0 bash -c 'cp reuse.orig ".reuse.db.tmp-$$" && exec "$0" synth -s seed-race -o reuse.db -q' "$REPLAY"
 for f in .reuse.db.tmp-*; do same_file tmp_name_taken_kept "$f" reuse.orig; rm -f "$f"; done
 expect_exit tmp_name_taken_out 0 "$REPLAY" info reuse.db
+# a stale -journal that cannot be removed (here a directory) would be played
+# into the new file by its next reader: not published beside it, said so
+mkdir sc.db-journal && : >sc.db-journal/x
+expect_exit stale_sidecar_refused 3 "$REPLAY" synth -s seed-race -o sc.db -q
+expect_match stale_sidecar_msg "output sc.db has a stale -journal, -wal or -shm beside it that cannot be removed" "$T_ERR"
+if [ -e sc.db ]; then fail stale_sidecar_no_file "sc.db published"; else pass stale_sidecar_no_file; fi
+rm -rf sc.db-journal
 # a trace database given to import is said to be one, not "the input file"
 cp prev.orig db-given.db
 expect_exit import_db_given 15 "$REPLAY" import db-given.db -q
