@@ -67,7 +67,8 @@ static char *import_help_filter(int key, const char *text, void *input)
 }
 
 static const struct argp_option import_options[] = {
-	{ "output",	'o', "FILE", 0, "trace database to write (replaced if it exists)", 0 },
+	{ "output",	'o', "FILE", 0, "trace database to write (a memcg-replay database there is "
+	  "replaced once the import is complete; any other file only with --force)", 0 },
 	{ "cgroupfs",	'c', "PATH", 0, "walk this live cgroup tree (e.g. /sys/fs/cgroup/memory) "
 					"for cgroups that existed before the recording", 0 },
 	{ "decompress",	'd', "WHEN", 0, "auto (default), always or never", 0 },
