@@ -124,7 +124,9 @@ static char *validate_help_extra(void)
 		"between the two requests plus the simulated read errors error(k) - error(0),\n"
 		"anchored on the cgroup's first read (truth before the trace is unknown); each\n"
 		"(read, line) pair is exact, within 2 units (pages or counts) or off, an off\n"
-		"one with its cause where one can be named.\n");
+		"one with its cause where one can be named.  The simulated errors are those of\n"
+		"the flush model replay uses by default (inferred on a recording with lock\n"
+		"windows and a known kernel: a second pass, not stored), or of the one -m names.\n");
 	cli_exit_help(f, CLI_VALIDATE);
 	fclose(f);
 	return buf;
@@ -335,9 +337,9 @@ static void statcheck_print_text(struct replay_pass *ps, const struct replay_sta
 	printf("(read, line) pairs %" PRIu64 ": exact %" PRIu64 " (%.2f%%), within 2 units %" PRIu64
 	       ", off %" PRIu64 " (the run's flush decision differs from the kernel's %" PRIu64
 	       ", inside the range the deciding flush's lock window allows %" PRIu64
-	       ", no cause named %" PRIu64 ")\n", sc->pairs, sc->exact,
+	       ", no cause named %" PRIu64 "); flush model %s\n", sc->pairs, sc->exact,
 	       100 * rate(sc->exact, sc->pairs), sc->within2, sc->off, sc->off_decision,
-	       sc->off_in_window, sc->off - sc->off_decision - sc->off_in_window);
+	       sc->off_in_window, sc->off - sc->off_decision - sc->off_in_window, sc->model);
 	if (sc->lines_skipped)
 		printf("lines not compared: %" PRIu64 " (no single traced item, the cgroup's own "
 		       "v1 lines, or no value)\n", sc->lines_skipped);
@@ -377,6 +379,7 @@ static void statcheck_print_json(const struct replay_statcheck *sc)
 	json_key_u64("off_flush_decision_differs", sc->off_decision);
 	json_key_u64("off_inside_lock_window", sc->off_in_window);
 	json_key_u64("lines_not_compared", sc->lines_skipped);
+	json_key_str("flush_model", sc->model);
 	putchar('}');
 }
 
@@ -465,8 +468,12 @@ int cmd_validate(int argc, char **argv)
 	v = replay_validation(ps.r);
 	cli_warn_unlock_lost(o.file, replay_stats(ps.r)->win.unlock_lost,
 			     replay_stats(ps.r)->win.owned + replay_stats(ps.r)->win.lock_only);
-	/* memcg-capture --read: the logged reads against the run */
-	sret = replay_statcheck(db, &t, replay_store_run_id(ps.store, 0), &sc);
+	/*
+	 * memcg-capture --read: the logged reads against the run of the model
+	 * replay would use (inferred on a recording), or of the one -m names
+	 */
+	sret = replay_statcheck_model(db, &t, o.file, &p, replay_store_run_id(ps.store, 0),
+				      o.model ? p.model : replay_model_default(&t), &sc);
 	if (sret < 0 && sret != -ENOENT)
 		cli_msg("%s: comparing the logged memory.stat reads: %s", o.file,
 			mcr_strerror(sret));

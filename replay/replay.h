@@ -426,6 +426,7 @@ struct replay_statcheck_mismatch {
 	enum replay_statcheck_cause cause;
 };
 struct replay_statcheck {
+	const char	*model;		/* the flush model of the compared run */
 	int		version;	/* cgroup version of the lines */
 	int64_t		page_size;
 	uint64_t	reads;		/* logged reads */
@@ -441,6 +442,15 @@ struct replay_statcheck {
 /* -ENOENT: the file has no stat_reads rows (no --read). */
 int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id,
 		     struct replay_statcheck *out);
+/*
+ * The same against flush model @m: @run_id (validate's run, @p its
+ * parameters) when @m is @p's model, else a pass of @p's own run with @m in
+ * a transaction rolled back after the comparison (the file keeps no row of
+ * it).  @file names the trace in that pass's run row.
+ */
+int replay_statcheck_model(struct db *db, const struct replay_trace *t, const char *file,
+			   const struct replay_params *p, int64_t run_id,
+			   const struct replay_model *m, struct replay_statcheck *out);
 void replay_statcheck_free(struct replay_statcheck *sc);
 
 /* Kernel release "6.18.0-foo" -> the policy that kernel runs; NULL if outside 6.8+. */

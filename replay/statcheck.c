@@ -489,3 +489,61 @@ int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id
 		replay_statcheck_free(out);
 	return ret;
 }
+
+/* A pass of @p's runs[0] with model @m, its reads compared, and nothing kept. */
+static int sc_scratch_pass(struct db *db, const struct replay_trace *t, const char *file,
+			   const struct replay_params *base, const struct replay_model *m,
+			   struct replay_statcheck *out)
+{
+	struct replay_params p = {
+		.runs = { base->runs[0] }, .nr_runs = 1, .model = m,
+		.max_hypotheses = base->max_hypotheses, .threads = 1,
+	};
+	struct replay_source src = { 0 };
+	struct replay_store *st = NULL;
+	struct replay *r = NULL;
+	int ret, rret;
+
+	ret = db_begin(db);
+	if (ret < 0)
+		return ret;
+	ret = replay_store_open(db, "validate", file, &p, t, &st);
+	if (!ret)
+		ret = replay_create(&p, t, &r);
+	if (!ret)
+		ret = replay_source_db_open(db, &src);
+	if (!ret)
+		ret = replay_prepare(r, &src);
+	if (!ret)
+		ret = replay_run(r, &src);
+	replay_source_db_close(&src);
+	if (!ret)
+		ret = replay_store_finish(st, r, 0);
+	if (!ret)
+		ret = replay_statcheck(db, t, replay_store_run_id(st, 0), out);
+	replay_store_close(st);
+	replay_destroy(r);
+	rret = db_rollback(db);
+	if (!ret && rret < 0) {
+		replay_statcheck_free(out);
+		ret = rret;
+	}
+	return ret;
+}
+
+int replay_statcheck_model(struct db *db, const struct replay_trace *t, const char *file,
+			   const struct replay_params *p, int64_t run_id,
+			   const struct replay_model *m, struct replay_statcheck *out)
+{
+	int ret;
+
+	if (m == p->model)
+		ret = replay_statcheck(db, t, run_id, out);
+	else if (!db_has_stat_reads(db))
+		ret = -ENOENT;	/* no pass for nothing to compare */
+	else
+		ret = sc_scratch_pass(db, t, file, p, m, out);
+	if (!ret)
+		out->model = m->name;
+	return ret;
+}

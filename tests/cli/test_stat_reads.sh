@@ -8,7 +8,9 @@
 # The input is crafted: a synthetic trace, validated once for its reads and read
 # errors, gets stat_reads rows whose values are what that formula says (plus an
 # offset the anchor must cancel: the truth before the trace), then two values
-# are moved by 3 and 1 pages.
+# are moved by 3 and 1 pages.  The comparison names its flush model: on a
+# recording the one replay uses by default (inferred, from a pass not stored),
+# else the one -m names.
 source "$(dirname "$0")/../lib.sh"
 cd "$T_TMP" || exit 1
 command -v sqlite3 >/dev/null || { skip stat_reads "no sqlite3 shell"; t_done; }
@@ -57,6 +59,7 @@ pairs=$(( (n - 1) * 2 ))
 expect_exit stat_reads_exact 0 "$REPLAY" validate -q s.db
 expect_match stat_reads_matched "memory.stat reads logged \(stat_reads\): $((n + 1)), matched to their traced flush request $n\$" "$T_OUT"
 expect_match stat_reads_all_exact "^\(read, line\) pairs $pairs: exact $pairs \(100.00%\), within 2 units 0, off 0 " "$T_OUT"
+expect_match stat_reads_model_synth "^\(read, line\) pairs .*; flush model spread\$" "$T_OUT"
 expect_match stat_reads_anchor_said "anchored on each cgroup's first matched read" "$T_OUT"
 expect_match stat_reads_not_compared "lines not compared: $n " "$T_OUT"
 
@@ -76,8 +79,30 @@ expect_match stat_reads_window_cause "^  read 7 ts [0-9]+ / total_cache: .* off 
 expect_match stat_reads_window_counts "off 2 \(the run.s flush decision differs from the kernel.s 0, inside the range the deciding flush.s lock window allows 1, no cause named 1\)" "$T_OUT"
 expect_exit stat_reads_json 0 "$REPLAY" validate -q -f json s.db
 expect_match stat_reads_json_key "\"stat_reads\":\{\"reads\":$((n + 1)),\"reads_matched\":$n,\"pairs\":$pairs,\"exact\":$((pairs - 3)),\"within_2_units\":1,\"off\":2," "$T_OUT"
+expect_match stat_reads_json_model "\"lines_not_compared\":$n,\"flush_model\":\"spread\"\}" "$T_OUT"
 if command -v python3 >/dev/null; then
 	python3 -c 'import json,sys; json.load(sys.stdin)' <<<"$T_OUT" && pass stat_reads_json_valid ||
 		fail stat_reads_json_valid "not one JSON document"
 fi
+
+# A recording (source not synth) with lock windows and a known kernel: the reads
+# are compared with the inferred model's run, which the file does not keep;
+# validate's own run stays the plain model's.  -m names another.
+"$REPLAY" synth -s pagecache --duration=2 --period-ms=500 --flush-us=200 --rate-mib=64 -o i.db -q ||
+	{ fail setup "synth (recording) failed"; t_done; }
+# run 1's reads give the requests' times
+"$REPLAY" validate -q i.db >/dev/null || { fail setup "validate (recording) failed"; t_done; }
+sqlite3 i.db "UPDATE meta SET value = 'memcg-capture' WHERE key = 'source';
+INSERT INTO stat_reads (read, cgroup, ts_before, ts_after, pos, line, name, value, unit)
+	SELECT row_number() OVER (ORDER BY ts), 1, ts - 1, ts + 1, 0, 'total_pgfault 5',
+	       'total_pgfault', 5, 'count' FROM reads WHERE run_id = 1 AND force = 0 AND cgroup_id = 1;" ||
+	{ fail setup "crafting the recording's stat_reads"; t_done; }
+expect_exit stat_reads_recording 0 "$REPLAY" validate -q i.db
+expect_match stat_reads_model_plain_run "^policy break, flush model spread \(run [0-9]+\)\$" "$T_OUT"
+expect_match stat_reads_model_inferred "^\(read, line\) pairs [1-9][0-9]*: .*; flush model inferred\$" "$T_OUT"
+runs=$(sqlite3 i.db "SELECT count(*) || ' ' || sum(flush_model = 'inferred') FROM runs")
+[ "$runs" = "2 0" ] && pass stat_reads_inferred_not_stored ||
+	fail stat_reads_inferred_not_stored "runs, inferred ones: $runs"
+expect_exit stat_reads_recording_m 0 "$REPLAY" validate -q -m window i.db
+expect_match stat_reads_model_named "^\(read, line\) pairs [1-9][0-9]*: .*; flush model window\$" "$T_OUT"
 t_done
