@@ -15,7 +15,7 @@ source "$(dirname "$0")/../lib.sh"
 cd "$T_TMP" || exit 1
 command -v sqlite3 >/dev/null || { skip stat_reads "no sqlite3 shell"; t_done; }
 
-"$REPLAY" synth -s pagecache --duration=5 -o s.db -q || { fail setup "synth failed"; t_done; }
+"$REPLAY" synth -s pagecache --duration=3 -o s.db -q || { fail setup "synth failed"; t_done; }
 # a file without --read: no stat_reads section, no complaint
 expect_exit stat_reads_none 0 "$REPLAY" validate -q s.db &&
 	! grep -q 'memory.stat reads logged' <<<"$T_OUT" && pass stat_reads_none_silent ||
