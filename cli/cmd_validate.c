@@ -126,7 +126,8 @@ static char *validate_help_extra(void)
 		"(read, line) pair is exact, within 2 units (pages or counts) or off, an off\n"
 		"one with its cause where one can be named.  The simulated errors are those of\n"
 		"the flush model replay uses by default (inferred on a recording with lock\n"
-		"windows and a known kernel: a second pass, not stored), or of the one -m names.\n");
+		"windows and a known kernel: a second pass, not stored), or of the model\n"
+		"given with -m.\n");
 	cli_exit_help(f, CLI_VALIDATE);
 	fclose(f);
 	return buf;
