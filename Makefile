@@ -39,19 +39,24 @@ BASE_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -DMCR_VERSION=\"$(VERSION)\" $(MO
 CFLAGS	?= -O2 -g
 
 # The layering, enforced: each module sees only the headers it may include
-# (docs/HACKING.md, Layering).  sim/ includes nothing of ours; db/ sees sim/; replay/ and
+# (docs/HACKING.md, Layering).  sim/base/ (the shared vocabulary: the event record,
+# errors and exit codes, the id hash and table) includes nothing of ours; sim/ sees
+# sim/base/ only; db/ sees sim/; replay/ and
 # capture/ see sim/ and db/; memcg-capture's program (cli/capture/) sees capture/ and
 # cli/'s shared helpers, not replay/; cli/, tests and benchmarks see all.
-INC_SIM		:= -Isim
+INC_BASE	:= -Isim/base
+INC_SIM		:= $(INC_BASE) -Isim
 INC_DB		:= $(INC_SIM) -Idb
 INC_REPLAY	:= $(INC_DB) -Ireplay
 INC_CAPTURE	:= $(INC_DB) -Icapture
-INC_ALL		:= -Isim -Idb -Ireplay -Icapture -Icli
+INC_ALL		:= $(INC_BASE) -Isim -Idb -Ireplay -Icapture -Icli
 
 O	?= build
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
 $(O)/sim/%.o:		MOD_CFLAGS = $(INC_SIM)
+# shorter stem than $(O)/sim/%.o: the vocabulary sees only itself
+$(O)/sim/base/%.o:	MOD_CFLAGS = $(INC_BASE)
 $(O)/db/%.o:		MOD_CFLAGS = $(INC_DB) $(call pkg,--cflags,sqlite3 libzstd)
 $(O)/replay/%.o:	MOD_CFLAGS = $(INC_REPLAY) $(call pkg,--cflags,sqlite3)
 $(O)/capture/%.o:	MOD_CFLAGS = $(INC_CAPTURE) $(call pkg,--cflags,$(PKGS_ALL))
@@ -59,6 +64,7 @@ $(O)/cli/%.o $(O)/tests/%.o $(O)/bench/%.o: MOD_CFLAGS = $(INC_ALL) $(call pkg,-
 # shorter stem than $(O)/cli/%.o: GNU make applies this one to cli/capture/
 $(O)/cli/capture/%.o:	MOD_CFLAGS = $(INC_CAPTURE) -Icli $(call pkg,--cflags,$(PKGS_CAPTURE))
 
+BASE_SRC	:= $(wildcard sim/base/*.c)
 SIM_SRC		:= $(wildcard sim/*.c)
 DB_SRC		:= $(wildcard db/*.c)
 # replay/infer/: the inference, its own folder; only infer.h (in replay/) is its face
@@ -81,10 +87,10 @@ obj = $(patsubst %.c,$(O)/%.o,$(1))
 # libcapture: the cgroup walk, cgroup table, BTF names and tracepoint decoding
 # that live capture and import share; liblive, libimport, libsynth: one each.
 LIBS	:= $(O)/liblive.a $(O)/libimport.a $(O)/libsynth.a $(O)/libcapture.a \
-	   $(O)/libreplay.a $(O)/libdb.a $(O)/libsim.a
-CAPTURE_LIBS := $(O)/liblive.a $(O)/libcapture.a $(O)/libdb.a $(O)/libsim.a
+	   $(O)/libreplay.a $(O)/libdb.a $(O)/libsim.a $(O)/libbase.a
+CAPTURE_LIBS := $(O)/liblive.a $(O)/libcapture.a $(O)/libdb.a $(O)/libsim.a $(O)/libbase.a
 REPLAY_LIBS := $(O)/libimport.a $(O)/libsynth.a $(O)/libcapture.a $(O)/libreplay.a \
-	   $(O)/libdb.a $(O)/libsim.a
+	   $(O)/libdb.a $(O)/libsim.a $(O)/libbase.a
 PROGS	:= $(O)/memcg-replay $(O)/memcg-capture
 UNITS	:= $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
 BENCHES	:= $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRC))
@@ -95,6 +101,7 @@ $(O)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BASE_CFLAGS) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+$(O)/libbase.a: $(call obj,$(BASE_SRC))
 $(O)/libsim.a: $(call obj,$(SIM_SRC))
 $(O)/libdb.a: $(call obj,$(DB_SRC))
 $(O)/libreplay.a: $(call obj,$(REPLAY_SRC))
@@ -126,6 +133,7 @@ $(O)/bench/%: $(O)/bench/%.o $(LIBS)
 # the modules above it (and accept its own, so the refusal is the path's doing).
 # Each line: module flags, a header it must not see, a header it must see.
 LAYER_PROBES := \
+	INC_BASE:sim.h:event.h INC_BASE:statlines.h:error.h \
 	INC_SIM:db.h:sim.h INC_SIM:replay.h:event.h \
 	INC_DB:replay.h:db.h INC_DB:synth.h:error.h INC_DB:cli.h:db.h \
 	INC_REPLAY:synth.h:replay.h INC_REPLAY:cli.h:db.h INC_REPLAY:infer-local.h:infer.h \
@@ -134,7 +142,7 @@ check-layers:
 	@fail=0; for p in $(LAYER_PROBES); do \
 		mod=$${p%%:*}; rest=$${p#*:}; bad=$${rest%%:*}; good=$${rest#*:}; \
 		case $$mod in \
-		INC_SIM) inc="$(INC_SIM)";; INC_DB) inc="$(INC_DB)";; \
+		INC_BASE) inc="$(INC_BASE)";; INC_SIM) inc="$(INC_SIM)";; INC_DB) inc="$(INC_DB)";; \
 		INC_REPLAY) inc="$(INC_REPLAY)";; INC_CAPTURE) inc="$(INC_CAPTURE)";; esac; \
 		if ! echo "#include \"$$good\"" | $(CC) $$inc $(call pkg,--cflags,$(PKGS_ALL)) \
 				-E -o /dev/null -x c - 2>/dev/null; then \

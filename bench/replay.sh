@@ -24,11 +24,13 @@ if [ -n "$BASE" ]; then
 	# the same driver as this build's, so both engines run the same sequence of
 	# passes; BENCH_NO_THREADS only for a baseline without replay_params.threads,
 	# whose "3 policies" line then runs its default threads
+	# a baseline from before sim/base/ has no libbase.a
+	base_lib=; [ -f "$BASE"/libbase.a ] && base_lib="$BASE"/libbase.a
 	base_mem() {
-		cc -std=gnu11 -O2 -D_GNU_SOURCE "$@" -I"$MCR_BASE_SRC"/sim \
+		cc -std=gnu11 -O2 -D_GNU_SOURCE "$@" -I"$MCR_BASE_SRC"/sim/base -I"$MCR_BASE_SRC"/sim \
 		   -I"$MCR_BASE_SRC"/db -I"$MCR_BASE_SRC"/replay -o "$DIR/replay_mem_base" \
 		   bench/replay_mem.c "$BASE"/libreplay.a "$BASE"/libdb.a "$BASE"/libsim.a \
-		   -lsqlite3 -lzstd -lpthread -lm
+		   $base_lib -lsqlite3 -lzstd -lpthread -lm
 	}
 	base_mem 2>/dev/null || base_mem -DBENCH_NO_THREADS ||
 		{ echo "building replay_mem for the baseline failed"; exit 1; }

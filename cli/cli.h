@@ -5,7 +5,7 @@
  * Contract: only cli/ (memcg-capture's cli/capture/ included) prints to the
  * user and chooses exit codes.  Each subcommand is one file cli/cmd_<name>.c exporting
  * int cmd_<name>(int argc, char **argv) that parses its own options with argp
- * and returns an exit code from enum mcr_exit (sim/error.h).
+ * and returns an exit code from enum mcr_exit (sim/base/error.h).
  */
 #ifndef MCR_CLI_H
 #define MCR_CLI_H

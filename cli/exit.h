@@ -5,7 +5,7 @@
  *
  * Contract: every --help's "Exit status" section is printed from this table,
  * and `memcg-replay --exit-codes` prints it as the README's table (a test
- * compares the two).  The numbers themselves are enum mcr_exit (sim/error.h);
+ * compares the two).  The numbers themselves are enum mcr_exit (sim/base/error.h);
  * never renumber them.  Prints only where asked to, to the FILE given.
  */
 #ifndef MCR_CLI_EXIT_H

@@ -8,7 +8,7 @@
  * user_version), the event store (store.h: events written in per-CPU chunks and
  * streamed back in replay order), and reading the
  * other trace tables (meta, cgroups, gaps, event kinds) as plain structs.  It never
- * prints or exits; it returns negative errno or -MCR_E_* (sim/error.h).  Other
+ * prints or exits; it returns negative errno or -MCR_E_* (sim/base/error.h).  Other
  * modules never run SQL on result tables: db/results.h is their interface.
  */
 #ifndef MCR_DB_H

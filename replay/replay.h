@@ -13,7 +13,7 @@
  * only, never per event.  Optionally validates: compares the simulated
  * counters of the first run, which must use the trace's own batch and CPUs,
  * with the kernel's traced stats_updates and needs_flush.  replay/ never prints or exits; errors are negative errno or
- * -MCR_E_* (sim/error.h), including the source's own (-MCR_E_TIME, ...).
+ * -MCR_E_* (sim/base/error.h), including the source's own (-MCR_E_TIME, ...).
  */
 #ifndef MCR_REPLAY_H
 #define MCR_REPLAY_H

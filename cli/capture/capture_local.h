@@ -7,7 +7,7 @@
  * option checked before -o FILE is touched), prepare.c (the database before
  * tracing), then traces, ending COMMAND through command.c; signals.c holds the
  * signals that stop it.  The functions below that return int print their own
- * message and return an exit code from enum mcr_exit (sim/error.h), or 0 to
+ * message and return an exit code from enum mcr_exit (sim/base/error.h), or 0 to
  * go on; capture_args_parse() returns argp_parse()'s result.
  */
 #ifndef MCR_CAPTURE_LOCAL_H

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli/test_errors.sh - info, replay and report on bad input: each case its own exit
-# code (sim/error.h), exactly one "memcg-replay: " line on stderr, never a crash; and
+# code (sim/base/error.h), exactly one "memcg-replay: " line on stderr, never a crash; and
 # usage errors of synth, info, replay and report exit 2.
 source "$(dirname "$0")/../lib.sh"
 

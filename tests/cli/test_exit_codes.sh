@@ -18,9 +18,9 @@ else
 	fail exit_codes_readme "README.md differs from memcg-replay --exit-codes: $(head -c 600 "$T_TMP/diff")"
 fi
 
-# the codes 0..N of sim/error.h's enum mcr_exit, each once and in order: a code the enum
+# the codes 0..N of sim/base/error.h's enum mcr_exit, each once and in order: a code the enum
 # has and the table lacks shows here
-last=$(sed -n 's/^[[:space:]]*MCR_EXIT_[A-Z_]*[[:space:]]*=[[:space:]]*\([0-9]*\),.*/\1/p' "$TOP/sim/error.h" | sort -n | tail -1)
+last=$(sed -n 's/^[[:space:]]*MCR_EXIT_[A-Z_]*[[:space:]]*=[[:space:]]*\([0-9]*\),.*/\1/p' "$TOP/sim/base/error.h" | sort -n | tail -1)
 codes=$(awk -F'|' 'NR > 2 { gsub(/ /, "", $2); printf "%s ", $2 }' "$T_TMP/table")
 expect_match exit_codes_complete "^$(seq -s ' ' 0 "$last") $" "$codes"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/cli/test_import_errors.sh - memcg-replay import on bad input: each case gets
-# its exit code (sim/error.h) and one line on stderr, never a crash, and no output file.
+# its exit code (sim/base/error.h) and one line on stderr, never a crash, and no output file.
 # The truncated files and the trace.dat without memcg events are recorded here with
 # trace-cmd (root + tracefs + Linux 6.13+); those cases skip with the reason otherwise.
 source "$(dirname "$0")/../lib.sh"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_idmap.c - the id -> value table (sim/idmap.c): lookups across growth,
+ * test_idmap.c - the id -> value table (sim/base/idmap.c): lookups across growth,
  * replace, the reserved key, iteration, filter, reset and clone, and the gen
  * counter that tells a caller its slot numbers went stale.
  */

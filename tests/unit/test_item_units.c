@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * test_item_units.c - the unit of each stat item's traced val (sim/event.c),
+ * test_item_units.c - the unit of each stat item's traced val (sim/base/event.c),
  * pinned to the kernel's conversion: mod_memcg_state and mod_memcg_lruvec_state
  * trace memcg_state_val_in_pages(idx, val) (mm/memcontrol.c), so every state
  * item is in pages, the ones the kernel counts in bytes (*_B) or kB
