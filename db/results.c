@@ -139,30 +139,6 @@ int db_run_counters_set(struct db *db, int64_t run_id, const struct db_run_count
 	return err;
 }
 
-/* Bind a row as the row whose first parameter is @at + 1; v[0] is its ts. */
-static void series_bind(sqlite3_stmt *st, int at, const uint64_t *key, const uint64_t *v)
-{
-	sqlite3_bind_int64(st, at + 1, (int64_t)key[0]);
-	sqlite3_bind_int64(st, at + 2, (int64_t)key[1]);
-	sqlite3_bind_int64(st, at + 3, (int64_t)key[2]);
-	sqlite3_bind_int64(st, at + 4, (int64_t)key[3]);
-	sqlite3_bind_int64(st, at + 5, (int64_t)v[0]);
-	sqlite3_bind_int64(st, at + 6, (int64_t)v[1]);
-	sqlite3_bind_int64(st, at + 7, (int64_t)v[2]);
-	sqlite3_bind_int64(st, at + 8, (int64_t)v[3]);
-}
-
-static void csample_bind(sqlite3_stmt *st, int at, const uint64_t *key, const uint64_t *v)
-{
-	sqlite3_bind_int64(st, at + 1, (int64_t)key[0]);
-	sqlite3_bind_int64(st, at + 2, (int64_t)key[1]);
-	sqlite3_bind_int64(st, at + 3, (int64_t)v[0]);
-	sqlite3_bind_int64(st, at + 4, (int64_t)v[1]);
-	sqlite3_bind_int64(st, at + 5, (int64_t)v[2]);
-	sqlite3_bind_int(st, at + 6, (int)v[3]);
-	sqlite3_bind_int(st, at + 7, (int)v[4]);
-}
-
 int db_results_open(struct db *db, struct db_results **out)
 {
 	struct db_results *w = calloc(1, sizeof(*w));
@@ -177,9 +153,9 @@ int db_results_open(struct db *db, struct db_results **out)
 		err = db_results_bulk(db, db_results_insert[W_SERIES], &w->ser.bulk);
 	if (!err)
 		err = db_results_bulk(db, db_results_insert[W_CGROUP_SAMPLE], &w->cs.bulk);
-	w->ser = (struct held){ .cols = 4, .spill = -1, .bind = series_bind,
+	w->ser = (struct held){ .keys = 4, .cols = 4, .spill = -1,
 				.bulk = w->ser.bulk, .one = w->st[W_SERIES] };
-	w->cs = (struct held){ .cols = 5, .spill = -1, .bind = csample_bind,
+	w->cs = (struct held){ .keys = 2, .cols = 5, .spill = -1,
 			       .bulk = w->cs.bulk, .one = w->st[W_CGROUP_SAMPLE] };
 	if (err) {
 		db_results_close(w);

@@ -258,10 +258,18 @@ static int held_spill_open(void)
 	return fd >= 0 ? fd : held_spill_in("/tmp");
 }
 
-static int write_all(int fd, const uint8_t *p, size_t len, uint64_t off)
+/* pwrite() with pread()'s signature, so that one loop serves both directions */
+static ssize_t pwrite_buf(int fd, void *p, size_t len, off_t off)
+{
+	return pwrite(fd, p, len, off);
+}
+
+/* All @len bytes at @off through @io (pread or pwrite_buf): 0, -errno, or -EIO at a short end */
+static int pio_all(ssize_t (*io)(int, void *, size_t, off_t), int fd, uint8_t *p, size_t len,
+		   uint64_t off)
 {
 	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
+		ssize_t n = io(fd, p, len, (off_t)off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -304,7 +312,7 @@ static int held_spill(struct held *h)
 			break;
 		}
 		l->pieces = p;
-		err = write_all(h->spill, l->buf, l->len, h->spill_len);
+		err = pio_all(pwrite_buf, h->spill, l->buf, l->len, h->spill_len);
 		if (err)
 			break;
 		p[l->nr_pieces++] = (struct held_piece){ .off = h->spill_len, .len = l->len };
@@ -387,6 +395,18 @@ struct held_ins {
 	uint64_t		v[DB_BULK_ROWS][DB_LINE_COLS];
 };
 
+/* Bind row @key, @v as the row whose first parameter is @at + 1: @h->keys keys, then @h->cols values */
+static void held_bind(const struct held *h, sqlite3_stmt *st, int at, const uint64_t *key,
+		      const uint64_t *v)
+{
+	size_t i;
+
+	for (i = 0; i < h->keys; i++)
+		sqlite3_bind_int64(st, ++at, (int64_t)key[i]);
+	for (i = 0; i < h->cols; i++)
+		sqlite3_bind_int64(st, ++at, (int64_t)v[i]);
+}
+
 /* Insert the rows gathered: through the bulk statement if @in is full, else one by one. */
 static int held_ins_flush(struct held_ins *in)
 {
@@ -395,11 +415,11 @@ static int held_ins_flush(struct held_ins *in)
 
 	if (in->nr == DB_BULK_ROWS) {
 		for (i = 0; i < in->nr; i++)
-			h->bind(h->bulk, i * cols, in->key[i], in->v[i]);
+			held_bind(h, h->bulk, i * cols, in->key[i], in->v[i]);
 		err = db_step_reset(h->bulk);
 	} else {
 		for (i = 0; !err && i < in->nr; i++) {
-			h->bind(h->one, 0, in->key[i], in->v[i]);
+			held_bind(h, h->one, 0, in->key[i], in->v[i]);
 			err = db_step_reset(h->one);
 		}
 	}
@@ -441,22 +461,6 @@ static int held_decode(struct held_ins *in, const struct held_line *l, const uin
 	return 0;
 }
 
-static int read_all(int fd, uint8_t *p, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
 /*
  * Insert every row @h holds, in key order: line by line, each line's pieces
  * from the spill file in order, then its bytes still in memory.  Then @h is
@@ -491,7 +495,7 @@ int db_held_insert(struct held *h)
 				buf = b;
 				cap = pc->len;
 			}
-			err = read_all(h->spill, buf, pc->len, pc->off);
+			err = pio_all(pread, h->spill, buf, pc->len, pc->off);
 			if (!err)
 				err = held_decode(in, l, buf, pc->len, v, &step);
 		}

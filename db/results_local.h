@@ -25,11 +25,10 @@ struct held {
 	uint32_t		*hash;		/* line index + 1, open addressing */
 	size_t			hash_cap;	/* a power of 2, above 2 x nr */
 	size_t			bytes;		/* of every line's buf */
+	size_t			keys;		/* key columns bound of a row (up to 4) */
 	size_t			cols;		/* values of a row */
 	int			spill;		/* spill file, -1 none yet */
 	uint64_t		spill_len;
-	void			(*bind)(sqlite3_stmt *st, int at, const uint64_t *key,
-					const uint64_t *v);
 	sqlite3_stmt		*bulk;		/* DB_BULK_ROWS rows */
 	sqlite3_stmt		*one;		/* one row */
 };
