@@ -24,6 +24,11 @@
 #                       (mem_cgroup_sk_charge() -> MEMCG_SOCK); on v1 the leaf gets
 #                       TCP accounting (memory.kmem.tcp.limit_in_bytes = -1, unless
 #                       MCR_TCPMEM=0), which charges a page counter only.
+#            fleet      a host's shape in small: DIR/tT/mM/lL, 5 x 4 x 5 = 100 leaves
+#                       under 20 middles and 5 tops (125 cgroups, 3 levels); 4 leaves
+#                       fault anonymous memory (32 MiB each), 4 write and rewrite a
+#                       32 MiB file each (page cache), the other 92 hold a process that
+#                       sleeps; 8 readers every 50 ms: DIR, 2 tops, 3 middles, 2 leaves
 #   DIR      an existing memory cgroup directory of the caller's (made beneath the
 #            caller's own cgroup); the workload makes its tree under it and removes it
 #   SECONDS  how long (default 5)
@@ -221,8 +226,39 @@ churn)
 netstream)
 	netstream
 	;;
+fleet)
+	busy=()
+	for t in 0 1 2 3 4; do
+		mkcg "t$t"
+		for m in 0 1 2 3; do
+			mkcg "t$t/m$m"
+			for l in 0 1 2 3 4; do mkcg "t$t/m$m/l$l"; done
+		done
+	done
+	for i in 0 1 2 3; do
+		in_cg "t$i/m$i/l$i" "$STRESS" 32 "$SECS" "${MCR_FAULT_RATE:-0}"
+		busy+=("t$i/m$i/l$i")
+		in_cg "t$((i + 1))/m$(((i + 1) % 4))/l$(((i + 2) % 5))" bash -c \
+			'end=$((SECONDS + $1)); while [ $SECONDS -lt $end ]; do
+			dd if=/dev/zero of="$2" bs=1M count=32 2>/dev/null; rm -f "$2"; done' \
+			_ "$SECS" "${TMPDIR:-/tmp}/mcr-workload.$$.$i"
+		busy+=("t$((i + 1))/m$(((i + 1) % 4))/l$(((i + 2) % 5))")
+	done
+	nb=${#KIDS[@]}
+	for t in 0 1 2 3 4; do
+		for m in 0 1 2 3; do
+			for l in 0 1 2 3 4; do
+				case " ${busy[*]} " in *" t$t/m$m/l$l "*) continue ;; esac
+				in_cg "t$t/m$m/l$l" sleep "$SECS"
+			done
+		done
+	done
+	for r in . t0 t1 t0/m0 t1/m1 t2/m2 t0/m0/l0 t3/m3/l3; do reader "$r" 50; done
+	wait "${KIDS[@]:0:$nb}"
+	rm -f "${TMPDIR:-/tmp}/mcr-workload.$$".*
+	;;
 *)
-	die "unknown workload '$NAME' (idle, pagecache, race, anon2, levels, churn, netstream)"
+	die "unknown workload '$NAME' (idle, pagecache, race, anon2, levels, churn, netstream, fleet)"
 	;;
 esac
 rm -f "${TMPDIR:-/tmp}/mcr-workload.$$"
