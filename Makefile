@@ -76,7 +76,7 @@ CAPLIB_SRC	:= $(filter-out $(LIVE_SRC) $(IMPORT_SRC) $(SYNTH_SRC),$(wildcard cap
 # what memcg-capture shares with memcg-replay's tool layer: messages, exit codes
 CLI_COMMON_SRC	:= cli/msg.c cli/exit.c cli/num.c cli/outfile.c
 # memcg-replay's tool layer (not recursive: cli/capture/ is memcg-capture's)
-CLI_SRC		:= $(wildcard cli/*.c)
+CLI_SRC		:= $(wildcard cli/*.c cli/report/*.c)
 # memcg-capture's program
 CAPTURE_MAIN_SRC := $(wildcard cli/capture/*.c)
 UNIT_SRC	:= $(wildcard tests/unit/test_*.c)

@@ -13,7 +13,7 @@
 
 #include "cli.h"
 #include "num.h"
-#include "replay_summary.h"
+#include "report/pass.h"
 #include "replay.h"
 #include "results.h"
 

@@ -6,7 +6,7 @@
  * lag_report_all for --run, cgroup_lag_report for --worst.  Table for people
  * (policies side by side; the runs of a replay --batch / --cpus grid side by
  * side too, labelled "break b=32 cpus=2"), CSV and JSON for programs, with the
- * view's column names; HTML (cli/html_report.c) for people who would rather look.  Several
+ * view's column names; HTML (cli/report/html.c) for people who would rather look.  Several
  * databases (a fleet, one per host) make one report with a host column, or one
  * HTML section per host under a fleet summary.  The rows come from
  * db/results.h; no SQL here.
@@ -20,11 +20,11 @@
 #include <string.h>
 
 #include "cli.h"
-#include "html_report.h"
+#include "report/html.h"
 #include "num.h"
 #include "outfile.h"
-#include "report_cost.h"
-#include "report_local.h"
+#include "report/costs.h"
+#include "report/report_local.h"
 #include "results.h"
 #include "sim.h"
 #include "trace_check.h"

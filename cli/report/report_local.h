@@ -2,8 +2,8 @@
 /*
  * report_local.h - what the files of report share: cmd_report.c parses the
  * options, opens and checks the databases and sends each to its format;
- * report_table.c writes the table, report_rows.c the CSV and JSON rows
- * (html_report.c the page, report_cost.c the cost tables).  Not for the
+ * text.c writes the table, rows.c the CSV and JSON rows
+ * (html.c the page, costs.c the cost tables).  Not for the
  * rest of cli/.
  */
 #ifndef MCR_REPORT_LOCAL_H
@@ -21,11 +21,11 @@ struct out_ctx {
 	bool		grid;		/* batch_size and nr_cpus columns end each row */
 };
 
-/* report_rows.c: db_lag_foreach() callbacks, @ctx a struct out_ctx */
+/* rows.c: db_lag_foreach() callbacks, @ctx a struct out_ctx */
 int report_csv_row(const struct db_lag_row *row, void *ctx);
 int report_json_row(const struct db_lag_row *row, void *ctx);
 
-/* report_table.c */
+/* text.c */
 int report_table(struct db *db, const struct db_lag_filter *f, int64_t page_size,
 		 int64_t online, int64_t batch, bool grid);
 

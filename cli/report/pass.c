@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * replay_summary.c - the summary replay prints once the pass is done: the
+ * pass.c - the summary replay prints once the pass is done: the
  * ancestors a reader got the worst page line of, under each run, and each
  * run's cost.
  */
@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "num.h"
 #include "replay.h"
-#include "replay_summary.h"
+#include "pass.h"
 #include "results.h"
 
 #define REPLAY_TOP_ANCESTORS	5

@@ -2,7 +2,7 @@
 /*
  * html_local.h - what the files of report --format html share: the rows of
  * a host gathered once, its runs, and the few helpers every section uses.
- * html_report.c gathers and ranks, lays out the page and each host's
+ * html.c gathers and ranks, lays out the page and each host's
  * section; html_chart.c draws one line's chart; html_tables.c writes the
  * tables, the validation result and the metadata.  Not for the rest of cli/.
  */
@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "html_report.h"
+#include "html.h"
 #include "svg.h"
 
 #define MAX_RUNS	64	/* replay's REPLAY_MAX_RUNS: a whole grid of one pass */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * html_report.h - report --format html: one self-contained page (inline CSS
+ * html.h - report --format html: one self-contained page (inline CSS
  * and SVG, nothing fetched, no script) for one or more replayed trace
  * databases: the trace's metadata and lost events, the visible error over
  * time of the worst lines of the ancestors with the largest read errors

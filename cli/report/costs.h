@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * report_cost.h - the cost in time beside the staleness, for report: each
+ * costs.h - the cost in time beside the staleness, for report: each
  * reported run's counts (cost_report view) turned into estimated ns per
  * update and CPU seconds per second of trace (sim/cost_model.h) at the costs
  * of a calibration (the database's calibration table, or a calibration file),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * html_report.c - report --format html (see html_report.h for the contract).
+ * html.c - report --format html (see html.h for the contract).
  *
  * Each host's lag_report rows are gathered once; the ancestors are ranked by
  * the worst read error of a page line (bytes), then of an event line, then by
@@ -18,8 +18,8 @@
 
 #include "cli.h"
 #include "html_local.h"
-#include "html_report.h"
-#include "report_cost.h"
+#include "costs.h"
+#include "html.h"
 #include "results.h"
 #include "sim.h"
 #include "svg.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report_rows.c - report --format csv and json: each lag row as it comes,
+ * rows.c - report --format csv and json: each lag row as it comes,
  * with the view's column names (and a host column for several databases).
  */
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report_cost.c - report's cost in time (report_cost.h): the runs of
+ * costs.c - report's cost in time (costs.h): the runs of
  * cost_report, the calibration and the trace's cost basis, and the estimate
  * of sim/cost_model.h for each run, in the report's formats.
  */
@@ -14,7 +14,7 @@
 #include "calib.h"
 #include "cli.h"
 #include "cost.h"
-#include "report_cost.h"
+#include "costs.h"
 #include "sim.h"
 #include "svg.h"
 

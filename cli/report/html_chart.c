@@ -13,8 +13,8 @@
 
 #include "cli.h"
 #include "html_local.h"
-#include "html_report.h"
-#include "report_cost.h"
+#include "costs.h"
+#include "html.h"
 #include "results.h"
 #include "sim.h"
 #include "svg.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * report_table.c - report's table for people: per cgroup that was read, its
+ * text.c - report's table for people: per cgroup that was read, its
  * lines worst first with the policies (and a grid's runs) side by side; then
  * the cgroups nobody read.
  */

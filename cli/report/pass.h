@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * replay_summary.h - the summary memcg-replay replay prints (replay_summary.c),
+ * pass.h - the summary memcg-replay replay prints (pass.c),
  * for cmd_replay.c.
  */
 #ifndef MCR_REPLAY_SUMMARY_H
