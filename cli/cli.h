@@ -109,11 +109,6 @@ void cli_progress_done(struct cli_progress *p, uint64_t done);
 
 uint64_t cli_now_ns(void);	/* CLOCK_MONOTONIC */
 
-#include <stddef.h>
-/* Human figures for reports; both return @buf. */
-char *cli_pages_str(char *buf, size_t len, double pages, int64_t page_size);
-char *cli_ms_str(char *buf, size_t len, double ms);
-
 int cmd_synth(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);

@@ -309,6 +309,23 @@ static void replay_usage_names(const char *what, const char *bad)
 	cli_msg("unknown %s '%s' (valid: %s)", what, bad, names);
 }
 
+/* What the pass read and how long it took, after the summary. */
+static void replay_print_stats(struct replay_pass *ps)
+{
+	const struct replay_stats *st = replay_stats(ps->r);
+
+	printf("\n%" PRIu64 " events (%" PRIu64 " updates, %" PRIu64 " reads) in %.2f s; lock windows: "
+	       "%" PRIu64 " of flush requests, %" PRIu64 " lock-only, %" PRIu64 " with visit events",
+	       st->events, st->updates, st->flush_events, ps->wall_s, st->win.owned,
+	       st->win.lock_only, st->win.explicit_windows);
+	if (st->win.missing)
+		printf(", %" PRIu64 " flushes whose windows never came", st->win.missing);
+	if (st->win.unlock_lost)
+		printf(", %" PRIu64 " closed without their unlock event (inexact)",
+		       st->win.unlock_lost);
+	printf(".\n");
+}
+
 /* One progress line per pass: the flush model's prepass ("infer"), then the replay. */
 struct replay_prog {
 	struct cli_progress	line;
@@ -555,9 +572,17 @@ int cmd_replay(int argc, char **argv)
 			       "traced kernel's policy) in %.2f s.\n", prep->placed, prep->policy->name,
 			       ps.prepass_s);
 		const struct replay_stats *st = replay_stats(ps.r);
+		struct report_model m;
 
-		replay_print_ancestors(db, ps.r, page_size);
-		replay_print_costs(&ps);
+		ret = report_pass_model(&m, db, &ps, page_size);
+		if (!ret)
+			ret = report_write(stdout, &m, &report_text_ops);
+		report_model_free(&m);
+		if (ret < 0) {
+			rc = cli_fail(ret, "%s", o.file);
+			goto pass_out;
+		}
+		replay_print_stats(&ps);
 		cli_warn_unlock_lost(o.file, st->win.unlock_lost, st->win.owned + st->win.lock_only);
 		if (p.sample_ns)
 			printf("Series: %zu cgroups every %.3g ms, %" PRIu64 " samples each.\n",
@@ -567,6 +592,7 @@ int cmd_replay(int argc, char **argv)
 		       "sqlite3 %s 'SELECT * FROM lag_report'.\n", o.file, o.file, o.file);
 		rc = MCR_EXIT_OK;
 	}
+pass_out:
 	replay_pass_free(&ps);
 out:
 	free(ids.v);

@@ -6,10 +6,12 @@
  * lag_report_all for --run, cgroup_lag_report for --worst.  Table for people
  * (policies side by side; the runs of a replay --batch / --cpus grid side by
  * side too, labelled "break b=32 cpus=2"), CSV and JSON for programs, with the
- * view's column names; HTML (cli/report/html.c) for people who would rather look.  Several
+ * view's column names; HTML for people who would rather look.  Several
  * databases (a fleet, one per host) make one report with a host column, or one
- * HTML section per host under a fleet summary.  The rows come from
- * db/results.h; no SQL here.
+ * HTML section per host under a fleet summary.  This file parses the
+ * options, opens and checks the databases, loads the report's model once
+ * (cli/report/model.h) and writes it with the chosen format's ops; no SQL
+ * and no output format here.
  */
 #include <argp.h>
 #include <errno.h>
@@ -20,11 +22,10 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report/html.h"
 #include "num.h"
 #include "outfile.h"
-#include "report/costs.h"
-#include "report/report_local.h"
+#include "report/html.h"
+#include "report/model.h"
 #include "results.h"
 #include "sim.h"
 #include "trace_check.h"
@@ -241,32 +242,6 @@ static int report_check(struct db *db, const struct report_opts *o)
 	return MCR_EXIT_OK;
 }
 
-/*
- * The host a trace was recorded on: meta host (memcg-capture), else the node
- * name in the trace's own uname (trace-cmd import: "Linux NAME 6.18 ..."),
- * else synth:SCENARIO, else the file's name.  malloc'd.
- */
-static char *report_host(struct db *db, const char *file)
-{
-	const char *base = strrchr(file, '/');
-	char *v = NULL, *name = NULL;
-
-	if (db_meta_get(db, "host", &v) >= 0 && v && *v)
-		return v;
-	free(v);
-	v = NULL;
-	if (db_meta_get(db, "uname", &v) >= 0 && v && sscanf(v, "%*s %ms", &name) == 1) {
-		free(v);
-		return name;
-	}
-	free(v);
-	v = NULL;
-	if (db_meta_get(db, "source", &v) >= 0 && v && !strncmp(v, "synth:", 6))
-		return v;
-	free(v);
-	return strdup(base ? base + 1 : file);
-}
-
 /* Open and check one database; NULL with *rc set when it cannot be reported. */
 static struct db *report_open(struct report_opts *o, const char *file, int *rc)
 {
@@ -290,87 +265,14 @@ static struct db *report_open(struct report_opts *o, const char *file, int *rc)
 	return db;
 }
 
-static struct db_lag_filter report_filter(const struct report_opts *o)
-{
-	return (struct db_lag_filter){
-		.runs = o->nr_runs ? o->runs : NULL, .nr_runs = o->nr_runs, .cgroup = o->cgroup,
-		.worst_only = o->worst,
-	};
-}
-
-struct grid_ctx {
-	int64_t	batch, online;
-};
-
-static int grid_row(const struct db_lag_row *row, void *ctx)
-{
-	const struct grid_ctx *g = ctx;
-
-	return row->batch_size != g->batch || row->nr_cpus != g->online;
-}
-
-/* 1 if some row reported is of a run at another batch or CPU count than the trace's. */
-static int report_grid(struct db *db, const struct report_opts *o)
-{
-	struct db_lag_filter f = report_filter(o);
-	struct grid_ctx g;
-
-	cli_trace_own(db, &g.batch, &g.online);
-	return db_lag_foreach(db, &f, grid_row, &g);
-}
-
-static int report_text(struct db *db, const struct report_opts *o, const char *host, bool first,
-		       struct out_ctx *oc)
-{
-	int64_t page_size = 4096, online, batch;
-	struct db_lag_filter f = report_filter(o);
-	struct report_cost_opts co = {
-		.calibration = o->calibration, .runs = o->nr_runs ? o->runs : NULL,
-		.nr_runs = o->nr_runs,
-	};
-	int i, grid;
-
-	db_meta_get_int(db, "page_size", &page_size);
-	cli_trace_own(db, &batch, &online);
-	oc->host = o->nr_files > 1 ? host : NULL;
-	switch (o->format) {
-	case FMT_CSV:
-		if (o->cost)
-			return report_cost_csv(stdout, db, &co, oc->host, first);
-		if (first) {
-			printf("%s", oc->host ? "host," : "");
-			for (i = 0; i < DB_LAG_NR_COLS; i++)
-				printf("%s%s", i ? "," : "", db_lag_col_name(i));
-			printf("%s\n", oc->grid ? ",batch_size,nr_cpus" : "");
-		}
-		return db_lag_foreach(db, &f, report_csv_row, oc);
-	case FMT_JSON:
-		if (o->cost)
-			return report_cost_json(stdout, db, &co, oc->host, &oc->n);
-		return db_lag_foreach(db, &f, report_json_row, oc);
-	default:
-		if (oc->host)
-			printf("%s== host %s (%s)\n", first ? "" : "\n", host, o->file);
-		if (!o->cost) {
-			grid = report_grid(db, o);
-			if (grid < 0)
-				return grid;
-			grid = report_table(db, &f, page_size, online, batch, grid);
-			if (grid)
-				return grid;
-		}
-		return report_cost_table(stdout, db, &co);
-	}
-}
-
 /* A failure while writing: the sentence of the database that refused a value, if one did. */
-static int report_fail(const struct html_host *hosts, int nr, int err, const char *file)
+static int report_fail(const struct report_source *src, int nr, int err, const char *file)
 {
 	int i;
 
 	for (i = 0; i < nr; i++)
-		if (*db_why(hosts[i].db))
-			return cli_fail_db(hosts[i].db, err, hosts[i].file);
+		if (*db_why(src[i].db))
+			return cli_fail_db(src[i].db, err, src[i].file);
 	return cli_fail(err, "%s", file);
 }
 
@@ -421,15 +323,22 @@ static struct outfile_policy report_policy(const struct report_opts *o, const ch
 	};
 }
 
+static const struct report_ops *const report_formats[] = {
+	[FMT_TABLE] = &report_text_ops, [FMT_CSV] = &report_csv_ops,
+	[FMT_JSON] = &report_json_ops, [FMT_HTML] = &report_html_ops,
+};
+
 int cmd_report(int argc, char **argv)
 {
 	struct argp argp = { report_options, report_parse, "FILE...", report_doc, NULL,
 			     report_help_filter, NULL };
 	struct report_opts o = { .format = FMT_TABLE };
-	struct html_host *hosts = NULL;
 	const char *inputs[REPORT_MAX_FILES + 2];
+	const struct report_ops *ops;
+	struct report_source *src = NULL;
+	struct report_model m = { 0 };
+	struct report_load lo;
 	struct outfile_policy pol;
-	struct out_ctx oc = { 0 };
 	int i, nr = 0, err = 0, rc = MCR_EXIT_OK;
 	struct outfile of = { 0 };
 	FILE *out = stdout;
@@ -449,59 +358,42 @@ int cmd_report(int argc, char **argv)
 				err == -MCR_E_BAD_INPUT ?
 				": not a memcg-replay calibration file" : "",
 				*why ? ": " : "", why);
-	hosts = calloc((size_t)o.nr_files, sizeof(*hosts));
-	if (!hosts)
+	src = calloc((size_t)o.nr_files, sizeof(*src));
+	if (!src)
 		return cli_fail(-ENOMEM, "report");
 	for (nr = 0; nr < o.nr_files; nr++) {
-		hosts[nr].db = report_open(&o, o.files[nr], &rc);
-		if (!hosts[nr].db)
+		src[nr].db = report_open(&o, o.files[nr], &rc);
+		if (!src[nr].db)
 			goto out;
-		hosts[nr].file = o.files[nr];
-		hosts[nr].host = report_host(hosts[nr].db, o.files[nr]);
-		if (!hosts[nr].host) {
-			nr++;
-			rc = cli_fail(-ENOMEM, "report");
-			goto out;
-		}
+		src[nr].file = o.files[nr];
+	}
+	/* the model, whole, before any output: the page has no --worst nor --cost alone */
+	ops = report_formats[o.format];
+	lo = (struct report_load){
+		.runs = o.nr_runs ? o.runs : NULL, .nr_runs = o.nr_runs, .cgroup = o.cgroup,
+		.worst = o.worst && o.format != FMT_HTML, .cost_only = o.cost && o.format != FMT_HTML,
+		.calibration = o.calibration, .need = REPORT_NEED_LINES | ops->need,
+	};
+	err = report_model_load(&m, src, nr, &lo);
+	if (err) {
+		rc = report_fail(src, nr, err, o.file);
+		goto out;
 	}
 	/* every database checked before the output is created */
 	if (o.output) {
 		rc = cli_outfile_begin("report", &of, o.output, &pol);
 		if (rc)
 			goto out;
-		out = o.format == FMT_HTML ? fopen(of.tmp, "w") : freopen(of.tmp, "w", stdout);
+		out = fopen(of.tmp, "w");
 		if (!out) {
 			rc = cli_fail(-errno, "%s", o.output);
 			outfile_abort(&of);
 			goto out;
 		}
 	}
-	if (o.format == FMT_HTML) {
-		struct html_opts ho = {
-			.runs = o.nr_runs ? o.runs : NULL, .nr_runs = o.nr_runs, .cgroup = o.cgroup,
-			.calibration = o.calibration,
-		};
-
-		err = html_report_write(out, hosts, nr, &ho);
-	} else {
-		/* CSV and JSON: one set of columns for every host */
-		for (i = 0; i < nr && !err && o.format != FMT_TABLE && !oc.grid; i++) {
-			o.file = hosts[i].file;
-			err = report_grid(hosts[i].db, &o);
-			oc.grid = err > 0;
-			err = err > 0 ? 0 : err;
-		}
-		if (o.format == FMT_JSON)
-			printf("[");
-		for (i = 0; i < nr && !err; i++) {
-			o.file = hosts[i].file;
-			err = report_text(hosts[i].db, &o, hosts[i].host, i == 0, &oc);
-		}
-		if (o.format == FMT_JSON)
-			printf("]\n");
-	}
+	err = report_write(out, &m, ops);
 	if (err) {
-		rc = report_fail(hosts, nr, err, o.file);
+		rc = report_fail(src, nr, err, o.file);
 	} else if (o.output ? fclose(out) : fflush(stdout)) {
 		rc = cli_fail(-errno, "writing %s", o.output ? o.output : "the report");
 		out = NULL;
@@ -516,11 +408,9 @@ int cmd_report(int argc, char **argv)
 		outfile_abort(&of);
 	}
 out:
-	for (i = 0; i < nr; i++) {
-		if (hosts[i].db)
-			db_close(hosts[i].db);
-		free((char *)hosts[i].host);
-	}
-	free(hosts);
+	report_model_free(&m);
+	for (i = 0; i < nr; i++)
+		db_close(src[i].db);
+	free(src);
 	return rc;
 }

@@ -236,44 +236,6 @@ int cli_arg_file(int key, char *arg, struct argp_state *state, const char **file
 	}
 }
 
-/*
- * "1.94 GiB", "24.0 MiB", "512 KiB", "0": a number of pages as memory, three
- * significant digits.  Only for page lines of memory.stat: event counts and
- * pending volumes are not memory.
- */
-char *cli_pages_str(char *buf, size_t len, double pages, int64_t page_size)
-{
-	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB" };
-	double v = pages * (double)page_size;
-	unsigned int u = 0;
-
-	if (pages == 0) {
-		snprintf(buf, len, "0");
-		return buf;
-	}
-	while (v >= 1024 && u + 1 < sizeof(unit) / sizeof(unit[0])) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, len, v >= 100 || u == 0 ? "%.0f %s" : v >= 10 ? "%.1f %s" : "%.2f %s",
-		 v, unit[u]);
-	return buf;
-}
-
-/* "9.8 s", "120 ms", "0.4 ms", "0": a duration given in ms. */
-char *cli_ms_str(char *buf, size_t len, double ms)
-{
-	if (ms == 0)
-		snprintf(buf, len, "0");
-	else if (ms >= 1000)
-		snprintf(buf, len, "%.*f s", ms >= 100000 ? 0 : 1, ms / 1000);
-	else if (ms >= 0.1)
-		snprintf(buf, len, "%.*f ms", ms >= 10 ? 0 : 1, ms);
-	else
-		snprintf(buf, len, "%.2g ms", ms);
-	return buf;
-}
-
 static int cli_outfile_fail(const char *cmd, const char *path, int err, const char *why)
 {
 	if (why && *why)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * html.c - report --format html (see html.h for the contract).
+ * html.c - the report's HTML ops (see html.h for the page).
  *
- * Each host's lag_report rows are gathered once; the ancestors are ranked by
+ * The ancestors of each host of the model are ranked by
  * the worst read error of a page line (bytes), then of an event line, then by
  * the visible error; each plotted line gets one SVG chart with every run on
  * the same axes.  Long series are reduced to one (min, max) per pixel column
@@ -18,8 +18,8 @@
 
 #include "cli.h"
 #include "html_local.h"
-#include "costs.h"
 #include "html.h"
+#include "model.h"
 #include "results.h"
 #include "sim.h"
 #include "svg.h"
@@ -27,106 +27,32 @@
 /* policy colours: break red, continue blue, legacy green (colour-blind safe enough with the dashes) */
 static const char *const policy_colour[] = { "#d62728", "#1f77b4", "#2ca02c", "#9467bd" };
 
-static int gather_row(const struct db_lag_row *row, void *ctx)
-{
-	struct hhost *hh = ctx;
-	struct hrow *t;
-
-	if (hh->nr == hh->cap) {
-		size_t ncap = hh->cap ? hh->cap * 2 : 256;
-		struct hrow *n = realloc(hh->rows, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		hh->rows = n;
-		hh->cap = ncap;
-	}
-	t = &hh->rows[hh->nr];
-	*t = (struct hrow){
-		.cgroup = strdup(row->cgroup), .item = strdup(row->item),
-		.policy = strdup(row->policy),
-		.flush_model = strdup(row->flush_model ? row->flush_model : "-"),
-		.cgroup_id = row->cgroup_id, .run_id = row->run_id, .level = row->level,
-		.events = !strcmp(row->unit, "events"), .reads = row->reads,
-		.stale_reads = row->stale_reads, .stranded_episodes = row->stranded_episodes,
-		.max_pending = row->max_pending, .max_read = row->max_read_error,
-		.p99_read = row->p99_read_error, .max_visible = row->max_visible_error,
-		.mean_read = row->mean_read_error, .mean_visible = row->mean_visible_error,
-		.age_ms = row->max_error_age_ms, .stranded_ms = row->stranded_ms,
-		.batch = row->batch_size, .cpus = row->nr_cpus,
-	};
-	hh->nr++;
-	if (!t->cgroup || !t->item || !t->policy || !t->flush_model)
-		return -ENOMEM;
-	return 0;
-}
-
-static void host_free(struct hhost *hh)
-{
-	size_t i;
-
-	for (i = 0; i < hh->nr; i++) {
-		free(hh->rows[i].cgroup);
-		free(hh->rows[i].item);
-		free(hh->rows[i].policy);
-		free(hh->rows[i].flush_model);
-	}
-	free(hh->rows);
-}
-
-static int hrun_cmp(const void *a, const void *b)
-{
-	const struct hrun *x = a, *y = b;
-	int rx = sim_policy_rank(x->policy), ry = sim_policy_rank(y->policy);
-
-	if (rx != ry)
-		return rx - ry;
-	return (x->run_id > y->run_id) - (x->run_id < y->run_id);
-}
-
 /*
- * The runs the rows name, in policy order; colours by policy, dashes for
- * repeats.  Labels are the policy, "break b=32 cpus=2" when some run is not at
- * the trace's own batch and CPUs (a grid), and the run and model where a
- * label repeats.
+ * The runs of a host as the page draws them, in policy order; colours by
+ * policy, dashes for repeats.  Labels are the run's name, with the run and
+ * its model where the name repeats.
  */
-static void host_runs(struct hhost *hh)
+void html_host_init(struct hhost *hh, const struct report_host *h)
 {
-	bool grid = false;
-	char name[48];
-	size_t i;
-	int j, k;
+	int j;
 
-	for (i = 0; i < hh->nr; i++) {
-		if (run_of(hh, hh->rows[i].run_id) || hh->nr_runs == MAX_RUNS)
-			continue;
-		hh->runs[hh->nr_runs++] = (struct hrun){
-			.run_id = hh->rows[i].run_id, .policy = hh->rows[i].policy,
-			.flush_model = hh->rows[i].flush_model, .batch = hh->rows[i].batch,
-			.cpus = hh->rows[i].cpus,
+	memset(hh, 0, sizeof(*hh));
+	hh->h = h;
+	for (j = 0; j < h->nr_runs && j < MAX_RUNS; j++) {
+		const struct report_run *ru = &h->runs[j];
+		struct hrun *r = &hh->runs[hh->nr_runs++];
+
+		*r = (struct hrun){
+			.run = ru, .run_id = ru->id, .policy = ru->policy,
+			.flush_model = ru->flush_model, .batch = ru->batch, .cpus = ru->cpus,
+			.colour = policy_colour[ru->rank < 3 ? ru->rank : 3],
+			.dashed = j > 0 && !strcmp(h->runs[j - 1].policy, ru->policy),
 		};
-		grid |= hh->rows[i].batch != hh->batch || hh->rows[i].cpus != hh->online;
-	}
-	qsort(hh->runs, (size_t)hh->nr_runs, sizeof(hh->runs[0]), hrun_cmp);
-	for (j = 0; j < hh->nr_runs; j++) {
-		struct hrun *r = &hh->runs[j];
-		int rank = sim_policy_rank(r->policy), same = 0;
-
-		for (k = 0; k < hh->nr_runs; k++)
-			if (k != j && !strcmp(hh->runs[k].policy, r->policy) &&
-			    (!grid || (hh->runs[k].batch == r->batch && hh->runs[k].cpus == r->cpus)))
-				same++;
-		r->dashed = j > 0 && !strcmp(hh->runs[j - 1].policy, r->policy);
-		r->colour = policy_colour[rank < 3 ? rank : 3];
-		if (grid)
-			snprintf(name, sizeof(name), "%s b=%u cpus=%u", r->policy, r->batch, r->cpus);
+		if (ru->repeated)
+			snprintf(r->label, sizeof(r->label), "%s #%" PRId64 " (%s)", ru->name, ru->id,
+				 ru->flush_model);
 		else
-			snprintf(name, sizeof(name), "%s", r->policy);
-		if (same)
-			snprintf(r->label, sizeof(r->label), "%s #%" PRId64 " (%s)", name, r->run_id,
-				 r->flush_model);
-		else
-			snprintf(r->label, sizeof(r->label), "%s", name);
+			snprintf(r->label, sizeof(r->label), "%s", ru->name);
 	}
 }
 
@@ -155,14 +81,15 @@ static int hcg_cmp(const void *a, const void *b)
 
 static size_t host_cgroups(const struct hhost *hh, struct hcg *cg)
 {
+	const struct report_line *rows = hh->h->lines;
 	size_t i, j, n = 0;
 
-	for (i = 0; i < hh->nr; i = j) {
+	for (i = 0; i < hh->h->nr_lines; i = j) {
 		struct hcg c = { .from = i };
 
-		for (j = i; j < hh->nr && hh->rows[j].cgroup_id == hh->rows[i].cgroup_id &&
-		     !strcmp(hh->rows[j].cgroup, hh->rows[i].cgroup); j++) {
-			const struct hrow *r = &hh->rows[j];
+		for (j = i; j < hh->h->nr_lines && rows[j].cgroup_id == rows[i].cgroup_id &&
+		     !strcmp(rows[j].cgroup, rows[i].cgroup); j++) {
+			const struct report_line *r = &rows[j];
 
 			if (r->events) {
 				c.key_events = fmax(c.key_events, (double)r->max_read);
@@ -190,14 +117,15 @@ static int hline_cmp(const void *a, const void *b)
 
 static size_t cgroup_lines(const struct hhost *hh, const struct hcg *c, struct hline *ln)
 {
+	const struct report_line *rows = hh->h->lines;
 	size_t i, j, n = 0;
 
 	for (i = c->from; i < c->to; i = j) {
-		struct hline l = { .from = i, .events = hh->rows[i].events };
+		struct hline l = { .from = i, .events = rows[i].events };
 
-		for (j = i; j < c->to && !strcmp(hh->rows[j].item, hh->rows[i].item); j++)
-			l.key = fmax(l.key, (double)hh->rows[j].max_read +
-				     1e-9 * (double)hh->rows[j].max_visible);
+		for (j = i; j < c->to && !strcmp(rows[j].item, rows[i].item); j++)
+			l.key = fmax(l.key, (double)rows[j].max_read +
+				     1e-9 * (double)rows[j].max_visible);
 		l.to = j;
 		if (l.key > 0)
 			ln[n++] = l;
@@ -208,55 +136,44 @@ static size_t cgroup_lines(const struct hhost *hh, const struct hcg *c, struct h
 
 /* ---- a host ---- */
 
-static int host_load(struct hhost *hh, const struct html_host *h, const struct html_opts *o)
-{
-	struct db_lag_filter lf = {
-		.runs = o->nr_runs ? o->runs : NULL, .nr_runs = o->nr_runs, .cgroup = o->cgroup,
-	};
-	int64_t v;
-	int err;
-
-	*hh = (struct hhost){ .h = h, .page_size = 4096 };
-	db_meta_get_int(h->db, "page_size", &hh->page_size);
-	cli_trace_own(h->db, &hh->batch, &hh->online);
-	err = db_lag_foreach(h->db, &lf, gather_row, hh);
-	if (err)
-		return err;
-	host_runs(hh);
-	hh->t0 = db_meta_get_int(h->db, "capture_start_ns", &v) < 0 ? 0 : v;
-	/* db_open() saw 0 <= t0 <= t1 when both are there: t1 - t0 cannot overflow */
-	if (db_meta_get_int(h->db, "capture_end_ns", &v) < 0)
-		v = hh->t0 > INT64_MAX - 1000000000 ? INT64_MAX : hh->t0 + 1000000000;
-	hh->t1 = v;
-	return 0;
-}
-
 static void host_anchor(FILE *f, int i)
 {
 	fprintf(f, "host-%d", i);
 }
 
-static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const struct html_opts *o)
+/* A host's section: its name and file, the trace's metadata. */
+static int html_host(struct report_out *o, const struct report_host *h, int idx)
 {
-	struct hcg *cg = calloc(hh->nr ? hh->nr : 1, sizeof(*cg));
-	struct hline *ln = calloc(hh->nr ? hh->nr : 1, sizeof(*ln));
+	FILE *f = o->f;
+
+	fprintf(f, "<section class=\"host\" id=\"");
+	host_anchor(f, idx);
+	fprintf(f, "\">\n<h2>%s", o->m->nr_hosts > 1 ? "" : "Trace: ");
+	esc(f, h->host);
+	fprintf(f, " <small>");
+	esc(f, h->file);
+	fprintf(f, "</small></h2>\n");
+	return html_meta_section(f, h);
+}
+
+/* The ancestors with the largest read errors: their worst lines' charts and table. */
+static int html_lines(struct report_out *out, const struct report_host *h, int idx)
+{
+	const struct report_load *o = &out->m->o;
+	size_t n = h->nr_lines ? h->nr_lines : 1;
+	struct hcg *cg = calloc(n, sizeof(*cg));
+	struct hline *ln = calloc(n, sizeof(*ln));
 	size_t ncg, i, nl, j, shown = 0;
+	FILE *f = out->f;
+	struct hhost hh_;
+	struct hhost *hh = &hh_;
 	int err = 0;
 
+	html_host_init(hh, h);
 	if (!cg || !ln) {
 		err = -ENOMEM;
 		goto out;
 	}
-	fprintf(f, "<section class=\"host\" id=\"");
-	host_anchor(f, idx);
-	fprintf(f, "\">\n<h2>%s", fleet ? "" : "Trace: ");
-	esc(f, hh->h->host);
-	fprintf(f, " <small>");
-	esc(f, hh->h->file);
-	fprintf(f, "</small></h2>\n");
-	err = html_meta_section(f, hh);
-	if (err)
-		goto out;
 	ncg = host_cgroups(hh, cg);
 	if (!ncg) {
 		fprintf(f, "<p class=\"note\">No lag rows%s: nothing was ever wrong, or the runs"
@@ -264,13 +181,13 @@ static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const st
 	}
 	html_legend(f, hh);
 	for (i = 0, shown = 0; i < ncg && shown < (o->cgroup ? 1 : HTML_TOP_CGROUPS) && !err; i++) {
-		const struct hrow *r0 = &hh->rows[cg[i].from];
+		const struct report_line *r0 = &h->lines[cg[i].from];
 		char a[32];
 
 		nl = cgroup_lines(hh, &cg[i], ln);
 		/* by default only what can be drawn: cgroups whose series replay stored */
 		if (!o->cgroup && nl) {
-			err = html_line_has_series(hh, &hh->rows[ln[0].from]);
+			err = html_line_has_series(hh, &h->lines[ln[0].from]);
 			if (err <= 0)
 				continue;
 			err = 0;
@@ -280,12 +197,12 @@ static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const st
 		esc(f, r0->cgroup);
 		fprintf(f, " <small>id %" PRIu64 ", level %d, %" PRIu64 " reads; worst read error %s%s"
 			"</small></h3>\n", r0->cgroup_id, r0->level, r0->reads,
-			cg[i].key_pages > 0 ? val_str(a, sizeof(a), false, cg[i].key_pages, hh->page_size)
+			cg[i].key_pages > 0 ? val_str(a, sizeof(a), false, cg[i].key_pages, h->page_size)
 					    : "0",
 			cg[i].stranded ? "; <b class=\"bad\">stranded</b>" : "");
 		fprintf(f, "<div class=\"row\"><div class=\"plots\">\n");
 		for (j = 0; j < nl && j < HTML_TOP_LINES && !err; j++) {
-			const struct hrow *lr = &hh->rows[ln[j].from];
+			const struct report_line *lr = &h->lines[ln[j].from];
 			const char *from;
 			int kind, item;
 
@@ -298,7 +215,7 @@ static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const st
 			else
 				fprintf(f, " <small>%s</small></figcaption>\n", lr->events ?
 					"events: a count" : "pages, shown in MiB");
-			err = db_item_by_name(hh->h->db, lr->item, &kind, &item);
+			err = db_item_by_name(h->db, lr->item, &kind, &item);
 			if (err == -ENOENT) {
 				err = 0;
 				fprintf(f, "<p class=\"note\">unknown item</p>");
@@ -316,40 +233,55 @@ static int host_section(FILE *f, struct hhost *hh, int idx, bool fleet, const st
 	if (!err && ncg > shown && !o->cgroup)
 		fprintf(f, "<p class=\"note\">%zu more cgroups with a wrong line: report --cgroup PATH"
 			" --format html shows one; --format csv lists every row.</p>\n", ncg - shown);
-	if (!err) {
-		fprintf(f, "<div class=\"row2\"><div>\n");
-		err = html_cost_table(f, hh);
-		if (!err) {
-			struct report_cost_opts co = {
-				.calibration = o->calibration, .runs = o->runs, .nr_runs = o->nr_runs,
-			};
-
-			err = report_cost_html(f, hh->h->db, &co);
-		}
-		fprintf(f, "</div><div>\n");
-		if (!err)
-			err = html_validation_section(f, hh);
-		fprintf(f, "</div></div>\n");
-	}
-	fprintf(f, "</section>\n");
 out:
 	free(cg);
 	free(ln);
 	return err;
 }
 
+/* What each run cost: the counts, then the estimate in time. */
+static int html_costs(struct report_out *o, const struct report_host *h, int idx)
+{
+	struct hhost hh;
+	int err;
+
+	html_host_init(&hh, h);
+	fprintf(o->f, "<div class=\"row2\"><div>\n");
+	err = html_cost_table(o->f, &hh);
+	if (!err)
+		err = html_cost_estimates(o->f, h);
+	fprintf(o->f, "</div><div>\n");
+	return err;
+}
+
+static int html_validation(struct report_out *o, const struct report_host *h, int idx)
+{
+	int err = html_validation_section(o->f, h);
+
+	fprintf(o->f, "</div></div>\n");
+	return err;
+}
+
+static int html_host_end(struct report_out *o, const struct report_host *h, int idx)
+{
+	fprintf(o->f, "</section>\n");
+	return 0;
+}
+
 /* ---- the fleet summary ---- */
 
-static void fleet_row(FILE *f, struct hhost *hh, int idx)
+static void fleet_row(FILE *f, const struct report_host *h, int idx)
 {
-	const struct hrow *worst = NULL, *worst_ev = NULL;
+	const struct report_line *worst = NULL, *worst_ev = NULL, *rows = h->lines;
 	char a[32];
 	size_t i, j, stranded = 0;
 	int64_t lost_gaps = 0;
 	struct db_trace_lost lost;
+	struct hhost hh_, *hh = &hh_;
 
-	for (i = 0; i < hh->nr; i++) {
-		const struct hrow *r = &hh->rows[i];
+	html_host_init(hh, h);
+	for (i = 0; i < h->nr_lines; i++) {
+		const struct report_line *r = &rows[i];
 
 		if (!r->events && (!worst || r->max_read > worst->max_read))
 			worst = r;
@@ -357,16 +289,16 @@ static void fleet_row(FILE *f, struct hhost *hh, int idx)
 			worst_ev = r;
 	}
 	/* ancestors stranded under some policy: distinct cgroups */
-	for (i = 0; i < hh->nr; i++) {
-		if (!(hh->rows[i].stranded_ms > 0))
+	for (i = 0; i < h->nr_lines; i++) {
+		if (!(rows[i].stranded_ms > 0))
 			continue;
 		for (j = 0; j < i; j++)
-			if (hh->rows[j].cgroup_id == hh->rows[i].cgroup_id && hh->rows[j].stranded_ms > 0)
+			if (rows[j].cgroup_id == rows[i].cgroup_id && rows[j].stranded_ms > 0)
 				break;
 		if (j == i)
 			stranded++;
 	}
-	if (!db_trace_lost(hh->h->db, &lost))
+	if (!db_trace_lost(h->db, &lost))
 		lost_gaps = lost.gaps + (lost.overrun > 0) + (lost.dropped > 0);
 	fprintf(f, "<tr><td><a href=\"#");
 	host_anchor(f, idx);
@@ -377,12 +309,12 @@ static void fleet_row(FILE *f, struct hhost *hh, int idx)
 	if (worst && worst->max_read) {
 		const struct hrun *ru = run_of(hh, worst->run_id);
 
-		fprintf(f, "%s ", val_str(a, sizeof(a), false, (double)worst->max_read, hh->page_size));
+		fprintf(f, "%s ", val_str(a, sizeof(a), false, (double)worst->max_read, h->page_size));
 		esc(f, worst->item);
 		fprintf(f, " of ");
 		esc(f, worst->cgroup);
 		fprintf(f, " under ");
-		esc(f, ru ? ru->label : worst->policy);
+		esc(f, ru ? ru->label : worst->run->policy);
 	} else {
 		fprintf(f, "0");
 	}
@@ -446,25 +378,19 @@ static const char css[] =
 	"section.host:first-of-type{break-before:auto}a{color:inherit;text-decoration:none}"
 	".banner{border:2px solid #000}}";
 
-int html_report_write(FILE *f, const struct html_host *hosts, int nr_hosts,
-		      const struct html_opts *o)
+static int html_begin(struct report_out *o)
 {
-	struct hhost *hh = calloc((size_t)nr_hosts, sizeof(*hh));
-	bool fleet = nr_hosts > 1;
-	int i, err = 0;
+	const struct report_model *m = o->m;
+	bool fleet = m->nr_hosts > 1;
+	FILE *f = o->f;
+	int i;
 
-	if (!hh)
-		return -ENOMEM;
-	for (i = 0; i < nr_hosts && !err; i++)
-		err = host_load(&hh[i], &hosts[i], o);
-	if (err)
-		goto out;
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		"<title>memcg-replay: how stale memory.stat got");
 	if (!fleet) {
 		fprintf(f, " (");
-		esc(f, hosts[0].host);
+		esc(f, m->hosts[0].host);
 		fprintf(f, ")");
 	}
 	fprintf(f, "</title>\n<style>%s</style></head><body>\n", css);
@@ -482,18 +408,24 @@ int html_report_write(FILE *f, const struct html_host *hosts, int nr_hosts,
 	if (fleet) {
 		fprintf(f, "<h2>Fleet: %d hosts</h2>\n<table class=\"fleet\"><thead><tr><th>host</th>"
 			"<th>ancestors stranded</th><th>worst read error of a page line</th>"
-			"<th>worst read error of an event line</th></tr></thead><tbody>\n", nr_hosts);
-		for (i = 0; i < nr_hosts; i++)
-			fleet_row(f, &hh[i], i);
+			"<th>worst read error of an event line</th></tr></thead><tbody>\n", m->nr_hosts);
+		for (i = 0; i < m->nr_hosts; i++)
+			fleet_row(f, &m->hosts[i], i);
 		fprintf(f, "</tbody></table>\n");
 	}
-	for (i = 0; i < nr_hosts && !err; i++)
-		err = host_section(f, &hh[i], i, fleet, o);
-	fprintf(f, "<p class=\"note\">Written by memcg-replay " MCR_VERSION " (report --format html)."
-		"</p>\n</body></html>\n");
-out:
-	for (i = 0; i < nr_hosts; i++)
-		host_free(&hh[i]);
-	free(hh);
-	return err;
+	return 0;
 }
+
+static int html_end(struct report_out *o)
+{
+	fprintf(o->f, "<p class=\"note\">Written by memcg-replay " MCR_VERSION " (report --format html)."
+		"</p>\n</body></html>\n");
+	return 0;
+}
+
+const struct report_ops report_html_ops = {
+	.name = "html", .costs_always = true,
+	.need = REPORT_NEED_COSTS | REPORT_NEED_VALIDATION | REPORT_NEED_COUNTERS,
+	.begin = html_begin, .host = html_host, .lines = html_lines, .costs = html_costs,
+	.validation = html_validation, .host_end = html_host_end, .end = html_end,
+};

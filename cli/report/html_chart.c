@@ -13,7 +13,6 @@
 
 #include "cli.h"
 #include "html_local.h"
-#include "costs.h"
 #include "html.h"
 #include "results.h"
 #include "sim.h"
@@ -44,7 +43,7 @@ struct chart {
 
 static double ts_s(const struct hhost *hh, uint64_t ts)
 {
-	return ((double)(int64_t)ts - (double)hh->t0) / 1e9;
+	return ((double)(int64_t)ts - (double)hh->h->t0) / 1e9;
 }
 
 static int chart_sample(const struct db_series *s, void *ctx)
@@ -159,17 +158,17 @@ static void chart_axes(FILE *f, const struct svg_scale *x, const struct svg_scal
 }
 
 /* One line of one cgroup: every run's visible error, reads, episodes, forced flushes. */
-int html_chart_write(FILE *f, struct hhost *hh, const struct hrow *r0, int kind, int item)
+int html_chart_write(FILE *f, struct hhost *hh, const struct report_line *r0, int kind, int item)
 {
 	struct chart c = { .hh = hh, .ymin = 0, .ymax = 0 };
-	double span_s = (double)(hh->t1 - hh->t0) / 1e9;
+	double span_s = (double)(hh->h->t1 - hh->h->t0) / 1e9;
 	struct svg_scale x, y;
 	struct svg_ticks yt;
 	int i, err = 0;
 
 	if (!(span_s > 0))
 		span_s = 1;
-	c.scale = r0->events ? 1 : (double)hh->page_size / 1048576.0;
+	c.scale = r0->events ? 1 : (double)hh->h->page_size / 1048576.0;
 	for (i = 0; i < hh->nr_runs && !err; i++) {
 		struct db_reads_filter rf = {
 			.run_id = hh->runs[i].run_id, .cgroup_id = r0->cgroup_id, .kind = kind,
@@ -258,7 +257,7 @@ static int first_sample(const struct db_series *s, void *ctx)
 }
 
 /* 1 if the first run stored a series for this line of the cgroup (replay keeps them for some). */
-int html_line_has_series(struct hhost *hh, const struct hrow *r)
+int html_line_has_series(struct hhost *hh, const struct report_line *r)
 {
 	int kind, item, err;
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * html_tables.c - report --format html: the legend, the per-line and cost
+ * html_tables.c - the report's HTML ops: the legend, the per-line and cost
  * tables, the validation result and the trace's metadata of one host.
  */
 #include <errno.h>
@@ -12,22 +12,13 @@
 
 #include "cli.h"
 #include "html_local.h"
-#include "costs.h"
 #include "html.h"
+#include "model.h"
 #include "results.h"
 #include "sim.h"
 #include "svg.h"
 
 #define TABLE_LINES	8
-
-static const char *ms_str(char *buf, size_t len, double ms)
-{
-	if (ms >= 1000)
-		snprintf(buf, len, "%.2f s", ms / 1000);
-	else
-		snprintf(buf, len, "%.1f ms", ms);
-	return buf;
-}
 
 /* ---- tables ---- */
 
@@ -57,7 +48,7 @@ void html_line_table(FILE *f, const struct hhost *hh, const struct hline *ln, si
 		"</tr></thead><tbody>\n");
 	for (i = 0; i < n && i < TABLE_LINES; i++) {
 		for (j = ln[i].from; j < ln[i].to; j++) {
-			const struct hrow *r = &hh->rows[j];
+			const struct report_line *r = &hh->h->lines[j];
 			const struct hrun *ru = run_of((struct hhost *)hh, r->run_id);
 
 			fprintf(f, "<tr%s>", j == ln[i].from ? " class=\"first\"" : "");
@@ -68,15 +59,15 @@ void html_line_table(FILE *f, const struct hhost *hh, const struct hline *ln, si
 			}
 			fprintf(f, "<td class=\"pol\"><i class=\"sw\" style=\"background:%s\"></i>",
 				ru ? ru->colour : "#888");
-			esc(f, ru ? ru->label : r->policy);
+			esc(f, ru ? ru->label : r->run->policy);
 			fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s"
 				"</td><td class=\"n%s\">%" PRIu64 " / %" PRIu64 "</td><td class=\"n\">",
-				val_str(a, sizeof(a), r->events, (double)r->max_read, hh->page_size),
-				val_str(c, sizeof(c), r->events, (double)r->max_visible, hh->page_size),
+				val_str(a, sizeof(a), r->events, (double)r->max_read, hh->h->page_size),
+				val_str(c, sizeof(c), r->events, (double)r->max_visible, hh->h->page_size),
 				r->stale_reads ? " bad" : "", r->stale_reads, r->reads);
 			if (r->stranded_ms > 0)
 				fprintf(f, "%s <small>(%" PRIu64 ")</small>",
-					ms_str(d, sizeof(d), r->stranded_ms), r->stranded_episodes);
+					report_ms_fixed_str(d, sizeof(d), r->stranded_ms), r->stranded_episodes);
 			else
 				fprintf(f, "&#8211;");
 			fprintf(f, "</td></tr>\n");
@@ -90,18 +81,17 @@ void html_line_table(FILE *f, const struct hhost *hh, const struct hline *ln, si
 
 int html_cost_table(FILE *f, struct hhost *hh)
 {
-	int i, err;
+	int i;
 
 	fprintf(f, "<table class=\"cost\"><caption>What each policy cost (simulated, whole trace)"
 		"</caption><thead><tr><th>run</th><th>flush model</th><th>updates</th><th>walk steps"
 		"</th><th>flushes / requests</th><th>visits</th><th>dropped batches</th><th>replay"
 		"</th></tr></thead><tbody>\n");
 	for (i = 0; i < hh->nr_runs; i++) {
-		struct db_run_counters c = { 0 };
+		static const struct db_run_counters none;
+		const struct db_run_counters c = hh->runs[i].run->have_counters ?
+						 hh->runs[i].run->counters : none;
 
-		err = db_run_counters_get(hh->h->db, hh->runs[i].run_id, &c);
-		if (err && err != -ENOENT)
-			return err;
 		fprintf(f, "<tr><td class=\"pol\"><i class=\"sw\" style=\"background:%s\"></i>",
 			hh->runs[i].colour);
 		esc(f, hh->runs[i].label);
@@ -120,109 +110,47 @@ int html_cost_table(FILE *f, struct hhost *hh)
 
 /* ---- validation ---- */
 
-struct vrun {
-	int64_t	last;
-	char	policy[32], flush_model[32];	/* of the last validate run */
-};
-
-static int find_validate(const struct db_run_info *r, void *ctx)
+int html_validation_section(FILE *f, const struct report_host *h)
 {
-	struct vrun *v = ctx;
-
-	if (!strcmp(r->kind, "validate")) {
-		v->last = r->run_id;
-		snprintf(v->policy, sizeof(v->policy), "%s", r->policy);
-		snprintf(v->flush_model, sizeof(v->flush_model), "%s", r->flush_model);
-	}
-	return 0;
-}
-
-#define MAX_CAUSES 8
-
-struct causes {
-	char		*name[MAX_CAUSES];
-	uint64_t	n[MAX_CAUSES];
-	uint64_t	other, total;
-};
-
-static int count_cause(const struct db_mismatch *m, void *ctx)
-{
-	struct causes *c = ctx;
-	const char *name = m->cause ? m->cause : "(none named)";
+	const struct report_validation *vr = &h->val;
+	const struct db_validation *v = &vr->v;
+	double cmp = v->compared ? (double)v->compared : 1;
 	int i;
 
-	c->total++;
-	for (i = 0; i < MAX_CAUSES && c->name[i]; i++)
-		if (!strcmp(c->name[i], name)) {
-			c->n[i]++;
-			return 0;
-		}
-	if (i == MAX_CAUSES) {
-		c->other++;
-		return 0;
-	}
-	c->name[i] = strdup(name);
-	if (!c->name[i])
-		return -ENOMEM;
-	c->n[i] = 1;
-	return 0;
-}
-
-int html_validation_section(FILE *f, struct hhost *hh)
-{
-	struct db_validation v = { 0 };
-	struct causes cs = { 0 };
-	struct vrun vr = { 0 };
-	char *hist = NULL;
-	int i, err;
-
-	err = db_runs_foreach(hh->h->db, find_validate, &vr);
-	if (err)
-		return err;
 	fprintf(f, "<h4>Does the simulator reproduce this kernel? (validate)</h4>\n");
-	if (!vr.last) {
+	if (!vr->run_id) {
 		fprintf(f, "<p class=\"note\">Not validated: run <code>memcg-replay validate</code> on"
 			" this database to compare the simulator with the kernel's own counters.</p>\n");
 		return 0;
 	}
-	err = db_validation_get(hh->h->db, vr.last, &v, &hist);
-	free(hist);
-	if (err == -ENOENT) {
-		fprintf(f, "<p class=\"note\">Validate run %" PRId64 " stored no result.</p>\n", vr.last);
+	if (!vr->stored) {
+		fprintf(f, "<p class=\"note\">Validate run %" PRId64 " stored no result.</p>\n",
+			vr->run_id);
 		return 0;
 	}
-	if (err)
-		return err;
-	err = db_mismatches_foreach(hh->h->db, vr.last, 100000, count_cause, &cs);
-	if (!err) {
-		double cmp = v.compared ? (double)v.compared : 1;
-
-		fprintf(f, "<p>Run %" PRId64 " (", vr.last);
-		esc(f, vr.policy);
-		fprintf(f, ", flush model ");
-		esc(f, vr.flush_model);
-		fprintf(f, "): of %" PRIu64 " flush events, %" PRIu64 " compared; stats_updates matched"
-			" <b>%.1f %%</b> (%" PRIu64 "), needs_flush %.1f %% (%" PRIu64 "); without"
-			" allowing for races %.1f %% and %.1f %%.</p>\n", v.flush_events, v.compared,
-			100.0 * (double)v.stats_updates_match / cmp, v.stats_updates_match,
-			100.0 * (double)v.needs_flush_match / cmp, v.needs_flush_match,
-			100.0 * (double)v.stats_updates_match_plain / cmp,
-			100.0 * (double)v.needs_flush_match_plain / cmp);
-		if (cs.total) {
-			fprintf(f, "<p>Mismatches by cause (first %" PRIu64 "): ", cs.total);
-			for (i = 0; i < MAX_CAUSES && cs.name[i]; i++) {
-				fprintf(f, "%s", i ? "; " : "");
-				esc(f, cs.name[i]);
-				fprintf(f, " %" PRIu64, cs.n[i]);
-			}
-			if (cs.other)
-				fprintf(f, "; other %" PRIu64, cs.other);
-			fprintf(f, ".</p>\n");
+	fprintf(f, "<p>Run %" PRId64 " (", vr->run_id);
+	esc(f, vr->policy);
+	fprintf(f, ", flush model ");
+	esc(f, vr->flush_model);
+	fprintf(f, "): of %" PRIu64 " flush events, %" PRIu64 " compared; stats_updates matched"
+		" <b>%.1f %%</b> (%" PRIu64 "), needs_flush %.1f %% (%" PRIu64 "); without"
+		" allowing for races %.1f %% and %.1f %%.</p>\n", v->flush_events, v->compared,
+		100.0 * (double)v->stats_updates_match / cmp, v->stats_updates_match,
+		100.0 * (double)v->needs_flush_match / cmp, v->needs_flush_match,
+		100.0 * (double)v->stats_updates_match_plain / cmp,
+		100.0 * (double)v->needs_flush_match_plain / cmp);
+	if (vr->total) {
+		fprintf(f, "<p>Mismatches by cause (first %" PRIu64 "): ", vr->total);
+		for (i = 0; i < REPORT_MAX_CAUSES && vr->cause[i]; i++) {
+			fprintf(f, "%s", i ? "; " : "");
+			esc(f, vr->cause[i]);
+			fprintf(f, " %" PRIu64, vr->nr_cause[i]);
 		}
+		if (vr->other)
+			fprintf(f, "; other %" PRIu64, vr->other);
+		fprintf(f, ".</p>\n");
 	}
-	for (i = 0; i < MAX_CAUSES; i++)
-		free(cs.name[i]);
-	return err;
+	return 0;
 }
 
 /* ---- metadata ---- */
@@ -239,14 +167,14 @@ static void meta_cell(FILE *f, struct db *db, const char *label, const char *key
 	free(v);
 }
 
-int html_meta_section(FILE *f, struct hhost *hh)
+int html_meta_section(FILE *f, const struct report_host *h)
 {
 	struct db_trace_lost lost;
 	int64_t online = -1, possible = -1, events = -1;
 	char *warn = NULL;
 	int err;
 
-	err = db_trace_lost(hh->h->db, &lost);
+	err = db_trace_lost(h->db, &lost);
 	if (err)
 		return err;
 	if (lost.gaps || lost.overrun > 0 || lost.dropped > 0)
@@ -256,25 +184,90 @@ int html_meta_section(FILE *f, struct hhost *hh)
 			" wrong in either direction.</p>\n", lost.gaps, lost.gaps == 1 ? "" : "s",
 			lost.gap_events, lost.gaps_unknown ? ", some of unknown size" : "",
 			lost.overrun, lost.dropped);
-	db_meta_get_int(hh->h->db, "nr_cpus_online", &online);
-	db_meta_get_int(hh->h->db, "nr_cpus_possible", &possible);
-	db_meta_get_int(hh->h->db, "event_count", &events);
+	db_meta_get_int(h->db, "nr_cpus_online", &online);
+	db_meta_get_int(h->db, "nr_cpus_possible", &possible);
+	db_meta_get_int(h->db, "event_count", &events);
 	fprintf(f, "<dl class=\"meta\">");
-	meta_cell(f, hh->h->db, "source", "source");
-	meta_cell(f, hh->h->db, "kernel", "kernel_release");
+	meta_cell(f, h->db, "source", "source");
+	meta_cell(f, h->db, "kernel", "kernel_release");
 	fprintf(f, "<dt>CPUs</dt><dd>%" PRId64 " online, %" PRId64 " possible</dd>", online, possible);
-	meta_cell(f, hh->h->db, "clock", "trace_clock");
-	fprintf(f, "<dt>span</dt><dd>%.3f s</dd>", (double)(hh->t1 - hh->t0) / 1e9);
+	meta_cell(f, h->db, "clock", "trace_clock");
+	fprintf(f, "<dt>span</dt><dd>%.3f s</dd>", (double)(h->t1 - h->t0) / 1e9);
 	if (events >= 0)
 		fprintf(f, "<dt>events</dt><dd>%" PRId64 "</dd>", events);
 	fprintf(f, "<dt>lost events</dt><dd>%s</dd>", lost.gaps || lost.overrun > 0 ||
 		lost.dropped > 0 ? "<b>yes, see above</b>" : "none");
 	fprintf(f, "</dl>\n");
-	if (db_meta_get(hh->h->db, "warnings", &warn) >= 0 && warn && *warn) {
+	if (db_meta_get(h->db, "warnings", &warn) >= 0 && warn && *warn) {
 		fprintf(f, "<pre class=\"warn\">");
 		esc(f, warn);
 		fprintf(f, "</pre>\n");
 	}
 	free(warn);
+	return 0;
+}
+
+/* ---- the cost in time ---- */
+
+/* Each run's estimated cost in time, beside its staleness. */
+int html_cost_estimates(FILE *f, const struct report_host *h)
+{
+	const struct report_costs *v = &h->costs;
+	const struct report_cost *base;
+	size_t i;
+
+	fprintf(f, "<table class=\"cost\" id=\"cost-time\"><caption>Cost in time of the update "
+		"path, beside the staleness");
+	if (v->have_cal) {
+		fprintf(f, " <small>(costs measured on ");
+		svg_escape(f, v->cal.host);
+		fprintf(f, " at ");
+		svg_escape(f, v->cal.measured_at);
+		fprintf(f, "; atomic adds contended: %.1f %%)</small>", 100 * v->basis.shared_fraction);
+	}
+	fprintf(f, "</caption><thead><tr><th>run</th><th>updates</th><th>walk steps / update</th>"
+		"<th>atomic adds</th><th>stale reads</th><th>worst read error (pages)</th>");
+	if (v->have_cal)
+		fprintf(f, "<th>ns / update <small>(max)</small></th><th>ns / update vs break</th>"
+			"<th>CPU s / s of trace</th>");
+	fprintf(f, "</tr></thead><tbody>\n");
+	for (i = 0; i < v->nr; i++) {
+		const struct report_cost *c = &v->rows[i];
+		double up = c->r.updates ? (double)c->r.updates : 1;
+
+		base = report_cost_baseline(v, c);
+		fprintf(f, "<tr><td class=\"pol\">");
+		svg_escape(f, c->name);
+		fprintf(f, " <small>#%" PRId64 " ", c->r.run_id);
+		svg_escape(f, c->r.flush_model);
+		fprintf(f, "</small></td><td class=\"n\">%" PRIu64 "</td><td class=\"n\">%.2f</td>"
+			"<td class=\"n\">%" PRIu64 "</td><td class=\"n\">%" PRIu64 " / %" PRIu64 "</td>"
+			"<td class=\"n\">", c->r.updates, (double)c->r.walk_steps / up,
+			c->r.atomic_adds, c->r.stale_reads, c->r.reads);
+		if (c->r.max_read_error_pages >= 0)
+			fprintf(f, "%" PRId64, c->r.max_read_error_pages);
+		else
+			fprintf(f, "0");
+		fprintf(f, "</td>");
+		if (v->have_cal) {
+			fprintf(f, "<td class=\"n\">%.2f <small>(%.2f)</small></td><td class=\"n\">",
+				c->e.ns_per_update, c->e.ns_per_update_max);
+			if (base && base != c)
+				fprintf(f, "%+.2f", c->e.ns_per_update - base->e.ns_per_update);
+			else
+				fprintf(f, "-");
+			fprintf(f, "</td><td class=\"n\">%.3g</td>", c->e.cpu_s_per_s);
+		}
+		fprintf(f, "</tr>\n");
+	}
+	fprintf(f, "</tbody></table>\n<p class=\"note\">");
+	if (v->have_cal)
+		fprintf(f, "Estimate: operation counts times costs measured by memcg-replay "
+			"calibrate; (max) with every walk step on a cold tree and every atomic add "
+			"contended. %s</p>\n", REPORT_COST_LEAVES_OUT);
+	else
+		fprintf(f, "No calibration in this database: <code>memcg-replay calibrate --db "
+			"FILE</code> measures this host's costs, and the page then shows each run's "
+			"estimated cost in time. Counts only.</p>\n");
 	return 0;
 }

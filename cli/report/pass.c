@@ -1,23 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pass.c - the summary replay prints once the pass is done: the
- * ancestors a reader got the worst page line of, under each run, and each
- * run's cost.
+ * pass.c - replay's end-of-pass summary as a report model (model.h), from
+ * the replay it just made: its runs in the pass's order with their counts,
+ * and its ancestors (cgroups with children) a reader got the worst page line
+ * of, one line per run.  The text ops write it (text.c).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "num.h"
-#include "replay.h"
+#include "model.h"
 #include "pass.h"
+#include "replay.h"
 #include "results.h"
 
 #define REPLAY_TOP_ANCESTORS	5
 
-/* A grid: some run is not at the trace's own batch and CPUs.  Then every label says both. */
+/* A grid: some run is not at the trace's own batch and CPUs.  Then every name says both. */
 static bool replay_is_grid(const struct replay_params *p, const struct replay_trace *t)
 {
 	unsigned int i;
@@ -26,31 +27,6 @@ static bool replay_is_grid(const struct replay_params *p, const struct replay_tr
 		if (!replay_run_is_own(&p->runs[i], t))
 			return true;
 	return false;
-}
-
-/* "break", or "break b=32 cpus=2" in a grid. */
-static const char *replay_label(char *buf, size_t len, const struct replay_run *rn, bool grid)
-{
-	if (grid)
-		snprintf(buf, len, "%s b=%u cpus=%u", rn->policy->name, rn->batch, rn->nr_online);
-	else
-		snprintf(buf, len, "%s", rn->policy->name);
-	return buf;
-}
-
-/* The label column's width: 10 as it always was, wider for a grid's labels. */
-static int replay_label_width(const struct replay_params *p, bool grid)
-{
-	unsigned int i;
-	char buf[64];
-	int w = 10;
-
-	for (i = 0; i < p->nr_runs; i++) {
-		int n = (int)strlen(replay_label(buf, sizeof(buf), &p->runs[i], grid));
-
-		w = n > w ? n : w;
-	}
-	return w;
 }
 
 /*
@@ -100,22 +76,87 @@ static int anc_cmp(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
-/*
- * The ancestors (cgroups with children) ranked by the worst error a reader of
- * them got on a page line of memory.stat, over the policies; each policy's
- * worst line, its stale reads and stranded time.
- */
-void replay_print_ancestors(struct db *db, struct replay *r, int64_t page_size)
+/* The runs of the pass, in its order, with their counts. */
+static int pass_runs(struct report_host *h, struct replay_pass *ps)
+{
+	const struct replay_params *p = replay_params(ps->r);
+	unsigned int pol;
+
+	for (pol = 0; pol < p->nr_runs; pol++) {
+		struct report_run *ru = report_host_add_run(h);
+		struct sim_cost c;
+
+		if (!ru)
+			return -ENOMEM;
+		sim_cost_get(replay_sim(ps->r, pol), &c);
+		ru->id = replay_store_run_id(ps->store, pol);
+		ru->rank = sim_policy_rank(p->runs[pol].policy->name);
+		ru->batch = p->runs[pol].batch;
+		ru->cpus = p->runs[pol].nr_online;
+		ru->policy = strdup(p->runs[pol].policy->name);
+		ru->flush_model = strdup(p->model ? p->model->name : "-");
+		if (!ru->policy || !ru->flush_model)
+			return -ENOMEM;
+		ru->counters = (struct db_run_counters){
+			.updates = c.updates, .walk_steps = c.walk_steps, .pcpu_adds = c.pcpu_adds,
+			.atomic_adds = c.atomic_adds, .dropped_batches = c.dropped_batches,
+			.flush_requests = c.flush_requests, .flushes = c.flushes, .visits = c.visits,
+			.atomic_resets = c.atomic_resets, .unknown_ids = c.unknown_ids,
+		};
+		ru->have_counters = true;
+	}
+	return 0;
+}
+
+/* One ancestor's line per run: its worst page line, stale reads, stranded time. */
+static int pass_ancestor(struct report_host *h, struct db *db, struct replay *r, uint64_t id)
 {
 	const struct replay_params *p = replay_params(r);
-	bool grid = replay_is_grid(p, replay_trace(r));
-	int lw = replay_label_width(p, grid);
+	const char *path = replay_cgroup_path(r, id);
+	unsigned int pol;
+
+	for (pol = 0; pol < p->nr_runs; pol++) {
+		struct replay_summary s;
+		struct worst w = { 0 };
+		struct report_line *l;
+		char name[64] = "-";
+
+		if (replay_summary_get(r, pol, id, &s) < 0 ||
+		    replay_items_foreach(r, pol, id, worst_cb, &w) < 0)
+			continue;
+		if (w.any && w.err)
+			db_item_name(db, MCR_EV_STATE, w.item, name, sizeof(name));
+		l = report_host_add_line(h);
+		if (!l)
+			return -ENOMEM;
+		*l = (struct report_line){
+			.cgroup = strdup(path ? path : "?"), .item = strdup(name),
+			.run_id = h->runs[pol].id, .cgroup_id = id, .level = -1,
+			.reads = s.reads, .stale_reads = s.stale_reads, .max_read = w.err,
+			.max_visible = w.visible, .stranded_ms = s.stranded_ms,
+			.stranded_episodes = s.episodes,
+		};
+		if (!l->cgroup || !l->item)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * The ancestors (cgroups with children) ranked by the worst error a reader of
+ * them got on a page line of memory.stat, over the policies: the first
+ * REPLAY_TOP_ANCESTORS.
+ */
+static int pass_ancestors(struct report_host *h, struct db *db, struct replay *r)
+{
+	const struct replay_params *p = replay_params(r);
 	size_t n = replay_cgroup_count(r), i, k = 0;
 	struct anc_row *rows = calloc(n ? n : 1, sizeof(*rows));
 	unsigned int pol;
+	int err = 0;
 
 	if (!rows)
-		return;
+		return -ENOMEM;
 	for (i = 0; i < n; i++) {
 		uint64_t id = replay_cgroup_id(r, i), lo = UINT64_MAX, hi = 0;
 
@@ -133,69 +174,34 @@ void replay_print_ancestors(struct db *db, struct replay *r, int64_t page_size)
 			rows[k++] = (struct anc_row){ .id = id, .worst = hi, .gap = hi - lo };
 	}
 	qsort(rows, k, sizeof(*rows), anc_cmp);
-	printf("Ancestors by the worst error a reader got on a page line of memory.stat:\n");
-	if (!k)
-		printf("  (no cgroup with children)\n");
-	for (i = 0; i < k && i < REPLAY_TOP_ANCESTORS; i++) {
-		const char *path = replay_cgroup_path(r, rows[i].id);
-
-		printf("  %s (id %" PRIu64 ")\n", path ? path : "?", rows[i].id);
-		printf("    %-*s %-12s %-24s %-13s %-13s %s\n", lw, "policy", "worst read", "line",
-		       "stale reads", "visible max", "stranded");
-		for (pol = 0; pol < p->nr_runs; pol++) {
-			struct replay_summary s;
-			struct worst w = { 0 };
-			char a[32], b[32], v[32], name[64] = "-", reads[32], lab[64];
-
-			if (replay_summary_get(r, pol, rows[i].id, &s) < 0 ||
-			    replay_items_foreach(r, pol, rows[i].id, worst_cb, &w) < 0)
-				continue;
-			if (w.any && w.err)
-				db_item_name(db, MCR_EV_STATE, w.item, name, sizeof(name));
-			snprintf(reads, sizeof(reads), "%" PRIu64 " of %" PRIu64, s.stale_reads, s.reads);
-			if (!s.reads)
-				snprintf(a, sizeof(a), "not read");
-			else
-				cli_pages_str(a, sizeof(a), (double)w.err, page_size);
-			printf("    %-*s %-12s %-24s %-13s %-13s %s in %" PRIu64 "\n", lw,
-			       replay_label(lab, sizeof(lab), &p->runs[pol], grid), a, name, reads,
-			       cli_pages_str(v, sizeof(v), (double)w.visible, page_size),
-			       cli_ms_str(b, sizeof(b), s.stranded_ms), s.episodes);
-		}
-	}
+	for (i = 0; i < k && i < REPLAY_TOP_ANCESTORS && !err; i++)
+		err = pass_ancestor(h, db, r, rows[i].id);
 	free(rows);
+	return err;
 }
 
-void replay_print_costs(struct replay_pass *ps)
+int report_pass_model(struct report_model *m, struct db *db, struct replay_pass *ps,
+		      int64_t page_size)
 {
-	const struct replay_params *p = replay_params(ps->r);
-	const struct replay_stats *st = replay_stats(ps->r);
-	bool grid = replay_is_grid(p, replay_trace(ps->r));
-	int lw = replay_label_width(p, grid);
-	unsigned int pol;
-	char lab[64];
+	static const struct report_load none;
+	struct report_host *h;
+	int err;
 
-	printf("\nCost per %s:\n  %-*s %12s %12s %12s %10s %10s %12s %12s %8s\n",
-	       grid ? "run" : "policy", lw, "policy", "walk_steps", "pcpu_adds", "atomic_adds", "dropped", "flushes", "visits",
-	       "atomic_resets", "run_id");
-	for (pol = 0; pol < p->nr_runs; pol++) {
-		struct sim_cost c;
-
-		sim_cost_get(replay_sim(ps->r, pol), &c);
-		printf("  %-*s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
-		       " %12" PRIu64 " %12" PRIu64 " %8" PRId64 "\n", lw,
-		       replay_label(lab, sizeof(lab), &p->runs[pol], grid),
-		       c.walk_steps, c.pcpu_adds, c.atomic_adds, c.dropped_batches, c.flushes,
-		       c.visits, c.atomic_resets, replay_store_run_id(ps->store, pol));
-	}
-	printf("\n%" PRIu64 " events (%" PRIu64 " updates, %" PRIu64 " reads) in %.2f s; lock windows: "
-	       "%" PRIu64 " of flush requests, %" PRIu64 " lock-only, %" PRIu64 " with visit events",
-	       st->events, st->updates, st->flush_events, ps->wall_s, st->win.owned,
-	       st->win.lock_only, st->win.explicit_windows);
-	if (st->win.missing)
-		printf(", %" PRIu64 " flushes whose windows never came", st->win.missing);
-	if (st->win.unlock_lost)
-		printf(", %" PRIu64 " closed without their unlock event (inexact)",
-		       st->win.unlock_lost);
-	printf(".\n");
+	memset(m, 0, sizeof(*m));
+	m->o = none;
+	m->hosts = h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	m->nr_hosts = 1;
+	h->db = db;
+	h->pass = true;
+	h->page_size = page_size;
+	h->grid = replay_is_grid(replay_params(ps->r), replay_trace(ps->r));
+	err = pass_runs(h, ps);
+	if (!err)
+		err = pass_ancestors(h, db, ps->r);
+	if (!err)
+		err = report_host_finish(h);
+	m->grid = h->grid;
+	return err;
 }

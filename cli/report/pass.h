@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * pass.h - the summary memcg-replay replay prints (pass.c),
- * for cmd_replay.c.
+ * pass.h - replay's end-of-pass summary as a report model (pass.c), for
+ * cmd_replay.c, which writes it with report_write() and report_text_ops.
  */
-#ifndef MCR_REPLAY_SUMMARY_H
-#define MCR_REPLAY_SUMMARY_H
+#ifndef MCR_REPORT_PASS_H
+#define MCR_REPORT_PASS_H
 
 #include <stdint.h>
 
 #include "db.h"
+#include "model.h"
 #include "replay.h"
 
-void replay_print_ancestors(struct db *db, struct replay *r, int64_t page_size);
-void replay_print_costs(struct replay_pass *ps);
+/* @m: one host, the pass's; report_model_free() frees it. */
+int report_pass_model(struct report_model *m, struct db *db, struct replay_pass *ps,
+		      int64_t page_size);
 
-#endif /* MCR_REPLAY_SUMMARY_H */
+#endif /* MCR_REPORT_PASS_H */

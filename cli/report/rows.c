@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rows.c - report --format csv and json: each lag row as it comes,
- * with the view's column names (and a host column for several databases).
+ * rows.c - the report's CSV and JSON ops (model.h): each line with the
+ * lag_report view's column names and values as SQLite prints them, or with
+ * --cost each run's cost with cost_report's; a first column host with
+ * several databases, and batch_size, nr_cpus last when some host is a grid.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,43 +13,26 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report_local.h"
-#include "results.h"
-#include "sim.h"
+#include "model.h"
 
-static void csv_field(const char *s)
+static const char *const cost_cols[] = {
+	"run_id", "policy", "flush_model", "updates", "walk_steps", "pcpu_adds", "atomic_adds",
+	"dropped_batches", "flushable_checks", "atomic_shared_fraction", "est_ns_per_update",
+	"est_ns_per_update_max", "est_cpu_s_per_s", "reads", "stale_reads", "stranded_cgroups",
+	"max_read_error_pages", "max_read_error_events", "calibration",
+};
+#define COST_NR_COLS	(sizeof(cost_cols) / sizeof(cost_cols[0]))
+
+/* the host column, with several databases */
+static const char *host_col(const struct report_out *o, const struct report_host *h)
 {
-	cli_csv_field(stdout, s);
+	return o->m->nr_hosts > 1 ? h->host : NULL;
 }
 
 static bool col_is_text(int c)
 {
 	return c == DB_LAG_POLICY || c == DB_LAG_FLUSH_MODEL || c == DB_LAG_CGROUP ||
 	       c == DB_LAG_ITEM || c == DB_LAG_UNIT;
-}
-
-int report_csv_row(const struct db_lag_row *row, void *ctx)
-{
-	const struct out_ctx *oc = ctx;
-	int i;
-
-	if (oc->host) {
-		csv_field(oc->host);
-		putchar(',');
-	}
-	for (i = 0; i < DB_LAG_NR_COLS; i++) {
-		if (i)
-			putchar(',');
-		csv_field(row->text[i]);
-	}
-	if (oc->grid) {
-		putchar(',');
-		csv_field(row->batch_text);
-		putchar(',');
-		csv_field(row->cpus_text);
-	}
-	putchar('\n');
-	return 0;
 }
 
 /*
@@ -66,29 +51,215 @@ static const char *json_number(const char *s)
 	return end != s && !*end && isfinite(d) ? s : "null";
 }
 
-int report_json_row(const struct db_lag_row *row, void *ctx)
+/* Column @i of row @c as text into @buf; NULL for no value (SQL NULL). */
+static const char *cost_cell(const struct report_costs *v, const struct report_cost *c, size_t i,
+			     char *buf, size_t len)
 {
-	struct out_ctx *oc = ctx;
+	double x;
+
+	switch (i) {
+	case 0: snprintf(buf, len, "%" PRId64, c->r.run_id); return buf;
+	case 1: return c->r.policy;
+	case 2: return c->r.flush_model;
+	case 3: snprintf(buf, len, "%" PRIu64, c->r.updates); return buf;
+	case 4: snprintf(buf, len, "%" PRIu64, c->r.walk_steps); return buf;
+	case 5: snprintf(buf, len, "%" PRIu64, c->r.pcpu_adds); return buf;
+	case 6: snprintf(buf, len, "%" PRIu64, c->r.atomic_adds); return buf;
+	case 7: snprintf(buf, len, "%" PRIu64, c->r.dropped_batches); return buf;
+	case 8: snprintf(buf, len, "%" PRIu64, c->r.flushable_checks); return buf;
+	case 13: snprintf(buf, len, "%" PRIu64, c->r.reads); return buf;
+	case 14: snprintf(buf, len, "%" PRIu64, c->r.stale_reads); return buf;
+	case 15: snprintf(buf, len, "%" PRIu64, c->r.stranded_cgroups); return buf;
+	case 16:
+		if (c->r.max_read_error_pages < 0)
+			return NULL;
+		snprintf(buf, len, "%" PRId64, c->r.max_read_error_pages);
+		return buf;
+	case 17:
+		if (c->r.max_read_error_events < 0)
+			return NULL;
+		snprintf(buf, len, "%" PRId64, c->r.max_read_error_events);
+		return buf;
+	case 18: return v->have_cal ? v->source : NULL;
+	}
+	if (!v->have_cal)
+		return NULL;
+	switch (i) {
+	case 9: x = v->basis.shared_fraction; break;
+	case 10: x = c->e.ns_per_update; break;
+	case 11: x = c->e.ns_per_update_max; break;
+	case 12: x = c->e.cpu_s_per_s; break;
+	default: return NULL;
+	}
+	/* the inputs are checked (finite figures, counts): inf or nan is a bug, not printed */
+	if (!isfinite(x))
+		return NULL;
+	snprintf(buf, len, "%.12g", x);
+	return buf;
+}
+
+static bool cost_col_text(size_t i)
+{
+	return i == 1 || i == 2 || i == 18;
+}
+
+/* ---- CSV ---- */
+
+static int csv_lines(struct report_out *o, const struct report_host *h, int idx)
+{
+	const char *host = host_col(o, h);
+	FILE *f = o->f;
+	size_t l;
 	int i;
 
-	printf("%s{", oc->n++ ? ",\n " : "");
-	if (oc->host) {
-		printf("\"host\":");
-		db_json_string(stdout, oc->host);
-		putchar(',');
+	if (!idx) {
+		fprintf(f, "%s", host ? "host," : "");
+		for (i = 0; i < DB_LAG_NR_COLS; i++)
+			fprintf(f, "%s%s", i ? "," : "", db_lag_col_name(i));
+		fprintf(f, "%s\n", o->m->grid ? ",batch_size,nr_cpus" : "");
 	}
-	for (i = 0; i < DB_LAG_NR_COLS; i++) {
-		printf("%s\"%s\":", i ? "," : "", db_lag_col_name(i));
-		if (!row->text[i])
-			fputs("null", stdout);
-		else if (col_is_text(i))
-			db_json_string(stdout, row->text[i]);
-		else
-			fputs(json_number(row->text[i]), stdout);
+	for (l = 0; l < h->nr_lines; l++) {
+		char *const *text = h->lines[l].text;
+
+		if (host) {
+			cli_csv_field(f, host);
+			fputc(',', f);
+		}
+		for (i = 0; i < DB_LAG_NR_COLS; i++) {
+			if (i)
+				fputc(',', f);
+			cli_csv_field(f, text[i]);
+		}
+		if (o->m->grid) {
+			fputc(',', f);
+			cli_csv_field(f, text[REPORT_TEXT_BATCH]);
+			fputc(',', f);
+			cli_csv_field(f, text[REPORT_TEXT_CPUS]);
+		}
+		fputc('\n', f);
 	}
-	if (oc->grid)
-		printf(",\"batch_size\":%s,\"nr_cpus\":%s", json_number(row->batch_text),
-		       json_number(row->cpus_text));
-	putchar('}');
 	return 0;
 }
+
+static int csv_costs(struct report_out *o, const struct report_host *h, int idx)
+{
+	const struct report_costs *v = &h->costs;
+	const char *host = host_col(o, h);
+	FILE *f = o->f;
+	size_t i, j;
+
+	if (!idx) {
+		fprintf(f, "%s", host ? "host," : "");
+		for (j = 0; j < COST_NR_COLS; j++)
+			fprintf(f, "%s%s", j ? "," : "", cost_cols[j]);
+		fprintf(f, "%s\n", v->grid ? ",batch_size,nr_cpus" : "");
+	}
+	for (i = 0; i < v->nr; i++) {
+		char buf[64];
+
+		if (host) {
+			cli_csv_field(f, host);
+			fputc(',', f);
+		}
+		for (j = 0; j < COST_NR_COLS; j++) {
+			if (j)
+				fputc(',', f);
+			cli_csv_field(f, cost_cell(v, &v->rows[i], j, buf, sizeof(buf)));
+		}
+		if (v->grid)
+			fprintf(f, ",%u,%u", v->rows[i].r.batch_size, v->rows[i].r.nr_cpus);
+		fputc('\n', f);
+	}
+	return 0;
+}
+
+const struct report_ops report_csv_ops = {
+	.name = "csv", .lines = csv_lines, .costs = csv_costs,
+};
+
+/* ---- JSON ---- */
+
+static int json_begin(struct report_out *o)
+{
+	fputc('[', o->f);
+	return 0;
+}
+
+static int json_end(struct report_out *o)
+{
+	fputs("]\n", o->f);
+	return 0;
+}
+
+static void json_open(struct report_out *o, const struct report_host *h)
+{
+	const char *host = host_col(o, h);
+
+	fprintf(o->f, "%s{", o->n++ ? ",\n " : "");
+	if (host) {
+		fprintf(o->f, "\"host\":");
+		db_json_string(o->f, host);
+		fputc(',', o->f);
+	}
+}
+
+static int json_lines(struct report_out *o, const struct report_host *h, int idx)
+{
+	FILE *f = o->f;
+	size_t l;
+	int i;
+
+	for (l = 0; l < h->nr_lines; l++) {
+		char *const *text = h->lines[l].text;
+
+		json_open(o, h);
+		for (i = 0; i < DB_LAG_NR_COLS; i++) {
+			fprintf(f, "%s\"%s\":", i ? "," : "", db_lag_col_name(i));
+			if (!text[i])
+				fputs("null", f);
+			else if (col_is_text(i))
+				db_json_string(f, text[i]);
+			else
+				fputs(json_number(text[i]), f);
+		}
+		if (o->m->grid)
+			fprintf(f, ",\"batch_size\":%s,\"nr_cpus\":%s",
+				json_number(text[REPORT_TEXT_BATCH]), json_number(text[REPORT_TEXT_CPUS]));
+		fputc('}', f);
+	}
+	return 0;
+}
+
+static int json_costs(struct report_out *o, const struct report_host *h, int idx)
+{
+	const struct report_costs *v = &h->costs;
+	FILE *f = o->f;
+	size_t i, j;
+
+	for (i = 0; i < v->nr; i++) {
+		char buf[64];
+
+		json_open(o, h);
+		for (j = 0; j < COST_NR_COLS; j++) {
+			const char *s = cost_cell(v, &v->rows[i], j, buf, sizeof(buf));
+
+			fprintf(f, "%s\"%s\":", j ? "," : "", cost_cols[j]);
+			if (!s)
+				fputs("null", f);
+			else if (cost_col_text(j))
+				db_json_string(f, s);
+			else
+				fputs(s, f);
+		}
+		if (v->grid)
+			fprintf(f, ",\"batch_size\":%u,\"nr_cpus\":%u", v->rows[i].r.batch_size,
+				v->rows[i].r.nr_cpus);
+		fputc('}', f);
+	}
+	return 0;
+}
+
+const struct report_ops report_json_ops = {
+	.name = "json", .begin = json_begin, .lines = json_lines, .costs = json_costs,
+	.end = json_end,
+};

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * text.c - report's table for people: per cgroup that was read, its
- * lines worst first with the policies (and a grid's runs) side by side; then
- * the cgroups nobody read.
+ * text.c - the report's text ops (model.h): for each host, per cgroup that
+ * was read its lines worst first with the policies (and a grid's runs) side
+ * by side, then the cgroups nobody read, then the cost table; with several
+ * hosts a "== host" header before each.  The same ops write replay's
+ * end-of-pass summary from the model pass.c fills: its ancestors and each
+ * run's counts.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,199 +14,131 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "report_local.h"
-#include "results.h"
-#include "sim.h"
+#include "model.h"
 
 #define REPORT_TABLE_LINES	8	/* lines of memory.stat per cgroup in the table */
 
 /*
- * The table: every row gathered, then one block per cgroup that was read, in
- * tree order, its lines worst first with the policies side by side; then the
- * cgroups nobody read, one line each, by what a reader would have seen.
+ * The table: one block per cgroup that was read, in tree order, its lines
+ * worst first with the policies side by side; then the cgroups nobody read,
+ * one line each, by what a reader would have seen.
  */
 #define TABLE_UNREAD	10	/* unread cgroups listed */
 
-struct trow {
-	char		*cgroup;
-	char		*policy;
-	char		*item;
-	const char	*label;		/* policy (b=, cpus= in a grid), #run when one repeats */
-	unsigned int	batch, cpus;	/* the run's */
-	uint64_t	cgroup_id;
-	uint64_t	run_id;
-	int		level;
-	int		rank;		/* the policy's place in the policy table */
-	bool		events;
-	uint64_t	reads, stale_reads, stranded_episodes, max_pending;
-	uint64_t	max_read, p99_read, max_visible;
-	double		mean_read, mean_visible, age_ms, stranded_ms;
+struct tstate {
+	FILE			*f;
+	const struct report_host *h;
+	int			label_w;	/* width of the label column: 10, more for a grid */
+	char			(*labels)[REPORT_NAME_LEN + 24];	/* per run */
 };
 
-struct tstate {
-	int64_t		page_size;
-	bool		grid;		/* some run is not at the trace's batch and CPUs */
-	int		label_w;	/* width of the label column: 10, more for a grid */
-	struct trow	*rows;
-	size_t		nr, cap;
-	char		**labels;	/* one per row, owned */
-};
+/* A run's label in the table: its name, with #run where the name repeats. */
+static const char *label(const struct tstate *ts, const struct report_line *l)
+{
+	return ts->labels[l->run - ts->h->runs];
+}
 
 /* "1.94 GiB" for a page line, "103898" for an event line. */
-static const char *val_str(char *buf, size_t len, const struct trow *t, double v, int64_t page_size)
+static const char *val_str(char *buf, size_t len, const struct report_line *t, double v,
+			   int64_t page_size)
 {
-	if (t->events) {
-		snprintf(buf, len, "%.0f", v);
-		return buf;
-	}
-	return cli_pages_str(buf, len, v, page_size);
+	return report_value_str(buf, len, v, t->events, page_size, false);
 }
 
-/* Policies in the order of their table (break, continue, legacy), then runs. */
-static int trow_cmp_run(const void *a, const void *b)
+static int line_cmp_run(const void *a, const void *b)
 {
-	const struct trow *x = a, *y = b;
+	const struct report_line *x = *(const struct report_line *const *)a;
+	const struct report_line *y = *(const struct report_line *const *)b;
 
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	return (x->run_id > y->run_id) - (x->run_id < y->run_id);
+	return report_rank_cmp(x->run->rank, x->run->id, y->run->rank, y->run->id);
 }
 
-static int table_row(const struct db_lag_row *row, void *ctx)
-{
-	struct tstate *ts = ctx;
-	struct trow *t;
-
-	if (ts->nr == ts->cap) {
-		size_t ncap = ts->cap ? ts->cap * 2 : 64;
-		struct trow *n = realloc(ts->rows, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		ts->rows = n;
-		ts->cap = ncap;
-	}
-	t = &ts->rows[ts->nr];
-	*t = (struct trow){
-		.cgroup = strdup(row->cgroup), .policy = strdup(row->policy),
-		.item = strdup(row->item), .cgroup_id = row->cgroup_id,
-		.run_id = (uint64_t)row->run_id, .level = row->level,
-		.rank = sim_policy_rank(row->policy), .events = !strcmp(row->unit, "events"),
-		.reads = row->reads, .stale_reads = row->stale_reads,
-		.stranded_episodes = row->stranded_episodes, .max_pending = row->max_pending,
-		.max_read = row->max_read_error, .p99_read = row->p99_read_error,
-		.max_visible = row->max_visible_error, .mean_read = row->mean_read_error,
-		.mean_visible = row->mean_visible_error, .age_ms = row->max_error_age_ms,
-		.stranded_ms = row->stranded_ms, .batch = row->batch_size, .cpus = row->nr_cpus,
-	};
-	if (!t->cgroup || !t->policy || !t->item) {
-		free(t->cgroup);
-		free(t->policy);
-		free(t->item);
-		return -ENOMEM;
-	}
-	ts->nr++;
-	return 0;
-}
-
-/*
- * Labels: the policy's name ("break b=32 cpus=2" when the report has a grid),
- * with #run where one such name has several runs.
- */
 static int table_labels(struct tstate *ts)
 {
-	size_t i, j;
+	int i;
 
-	ts->labels = calloc(ts->nr ? ts->nr : 1, sizeof(*ts->labels));
+	ts->labels = calloc(ts->h->nr_runs ? (size_t)ts->h->nr_runs : 1, sizeof(*ts->labels));
 	if (!ts->labels)
 		return -ENOMEM;
-	for (i = 0; i < ts->nr; i++) {
-		struct trow *t = &ts->rows[i];
-		bool several = false;
-		char name[96];
+	for (i = 0; i < ts->h->nr_runs; i++) {
+		const struct report_run *r = &ts->h->runs[i];
 
-		if (ts->grid)
-			snprintf(name, sizeof(name), "%s b=%u cpus=%u", t->policy, t->batch, t->cpus);
+		if (r->repeated)
+			snprintf(ts->labels[i], sizeof(ts->labels[i]), "%s#%" PRId64, r->name, r->id);
 		else
-			snprintf(name, sizeof(name), "%s", t->policy);
-		for (j = 0; j < ts->nr && !several; j++)
-			several = ts->rows[j].run_id != t->run_id &&
-				  !strcmp(ts->rows[j].policy, t->policy) &&
-				  (!ts->grid || (ts->rows[j].batch == t->batch &&
-						 ts->rows[j].cpus == t->cpus));
-		if (several) {
-			if (asprintf(&ts->labels[i], "%s#%" PRIu64, name, t->run_id) < 0)
-				ts->labels[i] = NULL;
-		} else {
-			ts->labels[i] = strdup(name);
-		}
-		if (!ts->labels[i])
-			return -ENOMEM;
-		t->label = ts->labels[i];
-		if ((int)strlen(t->label) > ts->label_w)
-			ts->label_w = (int)strlen(t->label);
+			snprintf(ts->labels[i], sizeof(ts->labels[i]), "%s", r->name);
+		if ((int)strlen(ts->labels[i]) > ts->label_w)
+			ts->label_w = (int)strlen(ts->labels[i]);
 	}
 	return 0;
 }
 
 /* One line of memory.stat, every policy in one sentence, then their details. */
-static void table_item(const struct tstate *ts, struct trow *r, size_t n)
+static void table_item(const struct tstate *ts, const struct report_line **r, size_t n)
 {
 	char a[32], b[32], c[32], d[32], e[32];
+	int64_t ps = ts->h->page_size;
+	FILE *f = ts->f;
 	size_t i;
 
-	qsort(r, n, sizeof(*r), trow_cmp_run);
-	printf("  %s%s:", r[0].item, r[0].events ? " (events)" : "");
+	qsort(r, n, sizeof(*r), line_cmp_run);
+	fprintf(f, "  %s%s:", r[0]->item, r[0]->events ? " (events)" : "");
 	for (i = 0; i < n; i++) {
-		printf("%s %s worst %s", i ? ";" : "", r[i].label,
-		       val_str(a, sizeof(a), &r[i], (double)r[i].max_read, ts->page_size));
-		if (!r[i].stale_reads && !r[i].stranded_ms) {
-			printf(", 0 stale");
+		fprintf(f, "%s %s worst %s", i ? ";" : "", label(ts, r[i]),
+			val_str(a, sizeof(a), r[i], (double)r[i]->max_read, ps));
+		if (!r[i]->stale_reads && !r[i]->stranded_ms) {
+			fprintf(f, ", 0 stale");
 			continue;
 		}
-		printf(", %" PRIu64 " of %" PRIu64 " reads stale", r[i].stale_reads, r[i].reads);
-		if (r[i].stranded_ms)
-			printf(", stranded %s in %" PRIu64 " episode%s",
-			       cli_ms_str(b, sizeof(b), r[i].stranded_ms), r[i].stranded_episodes,
-			       r[i].stranded_episodes == 1 ? "" : "s");
+		fprintf(f, ", %" PRIu64 " of %" PRIu64 " reads stale", r[i]->stale_reads, r[i]->reads);
+		if (r[i]->stranded_ms)
+			fprintf(f, ", stranded %s in %" PRIu64 " episode%s",
+				report_ms_str(b, sizeof(b), r[i]->stranded_ms), r[i]->stranded_episodes,
+				r[i]->stranded_episodes == 1 ? "" : "s");
 	}
-	printf("\n");
+	fprintf(f, "\n");
 	for (i = 0; i < n; i++)
-		printf("      %-*s read p99 %s, mean %s; visible max %s, mean %s; oldest missed %s;"
-		       " max pending %" PRIu64 "\n", ts->label_w, r[i].label,
-		       val_str(a, sizeof(a), &r[i], (double)r[i].p99_read, ts->page_size),
-		       val_str(b, sizeof(b), &r[i], r[i].mean_read, ts->page_size),
-		       val_str(c, sizeof(c), &r[i], (double)r[i].max_visible, ts->page_size),
-		       val_str(d, sizeof(d), &r[i], r[i].mean_visible, ts->page_size),
-		       cli_ms_str(e, sizeof(e), r[i].age_ms), r[i].max_pending);
+		fprintf(f, "      %-*s read p99 %s, mean %s; visible max %s, mean %s; oldest missed %s;"
+			" max pending %" PRIu64 "\n", ts->label_w, label(ts, r[i]),
+			val_str(a, sizeof(a), r[i], (double)r[i]->p99_read, ps),
+			val_str(b, sizeof(b), r[i], r[i]->mean_read, ps),
+			val_str(c, sizeof(c), r[i], (double)r[i]->max_visible, ps),
+			val_str(d, sizeof(d), r[i], r[i]->mean_visible, ps),
+			report_ms_str(e, sizeof(e), r[i]->age_ms), r[i]->max_pending);
 }
 
-/* The rows of one line of one cgroup: adjacent (rows come by cgroup, item, policy). */
+/* The lines of one item of one cgroup: adjacent (lines come by cgroup, item, policy). */
 struct titem {
-	struct trow	*r;
-	size_t		n;
-	double		key;	/* worst read error over the policies, visible as tie-break */
+	const struct report_line	**r;
+	size_t				n;
+	double				key;	/* worst read error over the policies, visible as tie-break */
 };
 
 static int titem_cmp(const void *a, const void *b)
 {
 	const struct titem *x = a, *y = b;
 
-	if (x->r->events != y->r->events)
-		return x->r->events ? 1 : -1;
-	return x->key < y->key ? 1 : x->key > y->key ? -1 : strcmp(x->r->item, y->r->item);
+	if (x->r[0]->events != y->r[0]->events)
+		return x->r[0]->events ? 1 : -1;
+	return x->key < y->key ? 1 : x->key > y->key ? -1 : strcmp(x->r[0]->item, y->r[0]->item);
 }
 
-/* A cgroup's rows [from, to): the full block. */
+/* A cgroup's lines [from, to): the full block. */
 static int table_cgroup(const struct tstate *ts, size_t from, size_t to)
 {
-	struct trow *rows = ts->rows;
+	const struct report_line *rows = ts->h->lines;
 	size_t i, j, n = 0, shown = 0, quiet = 0;
 	struct titem *it = calloc(to - from, sizeof(*it));
+	const struct report_line **ptr = calloc(to - from, sizeof(*ptr));
+	FILE *f = ts->f;
 
-	if (!it)
+	if (!it || !ptr) {
+		free(it);
+		free(ptr);
 		return -ENOMEM;
+	}
+	for (i = from; i < to; i++)
+		ptr[i - from] = &rows[i];
 	for (i = from; i < to; i = j) {
 		double key = 0;
 
@@ -213,11 +148,11 @@ static int table_cgroup(const struct tstate *ts, size_t from, size_t to)
 			if (v > key)
 				key = v;
 		}
-		it[n++] = (struct titem){ .r = &rows[i], .n = j - i, .key = key };
+		it[n++] = (struct titem){ .r = &ptr[i - from], .n = j - i, .key = key };
 	}
 	qsort(it, n, sizeof(*it), titem_cmp);
-	printf("\n%s (id %" PRIu64 ", level %d): %" PRIu64 " reads\n", rows[from].cgroup,
-	       rows[from].cgroup_id, rows[from].level, rows[from].reads);
+	fprintf(f, "\n%s (id %" PRIu64 ", level %d): %" PRIu64 " reads\n", rows[from].cgroup,
+		rows[from].cgroup_id, rows[from].level, rows[from].reads);
 	for (i = 0; i < n; i++) {
 		if (it[i].key == 0) {
 			quiet++;
@@ -229,11 +164,12 @@ static int table_cgroup(const struct tstate *ts, size_t from, size_t to)
 		shown++;
 	}
 	if (n - quiet > shown)
-		printf("  ... %zu more lines (--format csv lists every one)\n", n - quiet - shown);
+		fprintf(f, "  ... %zu more lines (--format csv lists every one)\n", n - quiet - shown);
 	if (quiet)
-		printf("  %zu line%s never wrong at a read (only while nobody read)\n", quiet,
-		       quiet == 1 ? "" : "s");
+		fprintf(f, "  %zu line%s never wrong at a read (only while nobody read)\n", quiet,
+			quiet == 1 ? "" : "s");
 	free(it);
+	free(ptr);
 	return 0;
 }
 
@@ -255,86 +191,86 @@ static void table_unread(const struct tstate *ts, const struct tunread *u)
 	char a[32], b[32];
 	size_t i, k;
 
-	printf("  %s (id %" PRIu64 "):", ts->rows[u->from].cgroup, ts->rows[u->from].cgroup_id);
+	fprintf(ts->f, "  %s (id %" PRIu64 "):", ts->h->lines[u->from].cgroup, ts->h->lines[u->from].cgroup_id);
 	for (i = u->from, k = 0; i < u->to; i++) {
-		const struct trow *best = NULL;
+		const struct report_line *best = NULL;
 		size_t j;
 
 		/* the first row of each run: find its worst page line */
 		for (j = u->from; j < i; j++)
-			if (ts->rows[j].run_id == ts->rows[i].run_id)
+			if (ts->h->lines[j].run_id == ts->h->lines[i].run_id)
 				break;
 		if (j < i)
 			continue;
 		for (j = i; j < u->to; j++)
-			if (ts->rows[j].run_id == ts->rows[i].run_id && !ts->rows[j].events &&
-			    (!best || ts->rows[j].max_visible > best->max_visible))
-				best = &ts->rows[j];
+			if (ts->h->lines[j].run_id == ts->h->lines[i].run_id && !ts->h->lines[j].events &&
+			    (!best || ts->h->lines[j].max_visible > best->max_visible))
+				best = &ts->h->lines[j];
 		if (!best)
 			continue;
-		printf("%s %s %s (%s)", k++ ? ";" : "", best->label,
-		       cli_pages_str(a, sizeof(a), (double)best->max_visible, ts->page_size),
-		       best->item);
+		fprintf(ts->f, "%s %s %s (%s)", k++ ? ";" : "", label(ts, best),
+			report_pages_str(a, sizeof(a), (double)best->max_visible, ts->h->page_size),
+			best->item);
 		if (best->stranded_ms)
-			printf(", stranded %s", cli_ms_str(b, sizeof(b), best->stranded_ms));
+			fprintf(ts->f, ", stranded %s", report_ms_str(b, sizeof(b), best->stranded_ms));
 	}
-	printf("\n");
+	fprintf(ts->f, "\n");
 }
 
-static void table_header(int64_t page_size, int64_t online, int64_t batch, bool grid,
+static void table_header(FILE *f, int64_t page_size, int64_t online, int64_t batch, bool grid,
 			 bool rounded)
 {
-	printf("Lag report: how far each memory.stat line was off, policies side by side\n"
-	       "  worst      largest |shown - truth| a reader got: the error after its read's flush\n"
-	       "             decision (non-forced memcg_flush_stats of the cgroup)\n"
-	       "  p99, mean  the same over all the cgroup's reads\n"
-	       "  visible    what a reader arriving at any moment would get (0 while flushable):\n"
-	       "             its max and time-weighted mean\n"
-	       "  stale      reads skipped while the cgroup was stranded: not flushable (stats_updates\n"
-	       "             <= TH = %" PRId64 ") with more than TH + %" PRId64 " x %" PRId64
-	       " = %" PRId64 " updates pending,\n"
-	       "             more than per-CPU batching can hold back\n"
-	       "  oldest missed  age of the oldest update a reader missed (any line of the cgroup)\n"
-	       "  max pending    sum of |val| not yet flushed, stats_updates units: not memory\n"
-	       "  Page lines in bytes (page %" PRId64 " B); (events) lines are counts.\n",
-	       batch * online, batch - 1, online, batch * online + (batch - 1) * online, page_size);
+	fprintf(f, "Lag report: how far each memory.stat line was off, policies side by side\n"
+		"  worst      largest |shown - truth| a reader got: the error after its read's flush\n"
+		"             decision (non-forced memcg_flush_stats of the cgroup)\n"
+		"  p99, mean  the same over all the cgroup's reads\n"
+		"  visible    what a reader arriving at any moment would get (0 while flushable):\n"
+		"             its max and time-weighted mean\n"
+		"  stale      reads skipped while the cgroup was stranded: not flushable (stats_updates\n"
+		"             <= TH = %" PRId64 ") with more than TH + %" PRId64 " x %" PRId64
+		" = %" PRId64 " updates pending,\n"
+		"             more than per-CPU batching can hold back\n"
+		"  oldest missed  age of the oldest update a reader missed (any line of the cgroup)\n"
+		"  max pending    sum of |val| not yet flushed, stats_updates units: not memory\n"
+		"  Page lines in bytes (page %" PRId64 " B); (events) lines are counts.\n",
+		batch * online, batch - 1, online, batch * online + (batch - 1) * online, page_size);
 	if (rounded)
-		printf("  *_B and NR_KERNEL_STACK_KB lines are page lines too: the kernel traces\n"
-		       "  them in pages, rounded from bytes or kB (a nonzero update to at least one).\n");
+		fprintf(f, "  *_B and NR_KERNEL_STACK_KB lines are page lines too: the kernel traces\n"
+			"  them in pages, rounded from bytes or kB (a nonzero update to at least one).\n");
 	if (grid)
-		printf("  A run labelled b=B cpus=N simulated MEMCG_CHARGE_BATCH B on N online CPUs:\n"
-		       "  its TH is B x N and its stranded limit TH + (B - 1) x N; the trace's own\n"
-		       "  are b=%" PRId64 " cpus=%" PRId64 ".\n", batch, online);
+		fprintf(f, "  A run labelled b=B cpus=N simulated MEMCG_CHARGE_BATCH B on N online CPUs:\n"
+			"  its TH is B x N and its stranded limit TH + (B - 1) x N; the trace's own\n"
+			"  are b=%" PRId64 " cpus=%" PRId64 ".\n", batch, online);
 }
 
-int report_table(struct db *db, const struct db_lag_filter *f, int64_t page_size,
-		 int64_t online, int64_t batch, bool grid)
+
+/* The lines of a host as the table. */
+static int text_table(struct report_out *o, const struct report_host *h)
 {
-	struct tstate ts = { .page_size = page_size, .grid = grid, .label_w = 10 };
+	struct tstate ts = { .f = o->f, .h = h, .label_w = 10 };
 	struct tunread *unread = NULL;
+	const struct report_line *rows = h->lines;
 	size_t i, j, nu = 0;
 	bool rounded = false;
 	int err;
 
-	err = db_lag_foreach(db, f, table_row, &ts);
-	if (!err)
-		err = table_labels(&ts);
-	if (!err && !(unread = calloc(ts.nr ? ts.nr : 1, sizeof(*unread))))
+	err = table_labels(&ts);
+	if (!err && !(unread = calloc(h->nr_lines ? h->nr_lines : 1, sizeof(*unread))))
 		err = -ENOMEM;
-	for (i = 0; i < ts.nr; i++)
-		rounded |= !ts.rows[i].events && mcr_item_rounded_from(MCR_EV_STATE, ts.rows[i].item);
+	for (i = 0; i < h->nr_lines; i++)
+		rounded |= !rows[i].events && mcr_item_rounded_from(MCR_EV_STATE, rows[i].item);
 	if (!err)
-		table_header(page_size, online, batch, grid, rounded);
-	/* rows come in tree order: a cgroup's rows are adjacent */
-	for (i = 0; !err && i < ts.nr; i = j) {
+		table_header(o->f, h->page_size, h->online, h->batch, h->grid, rounded);
+	/* lines come in tree order: a cgroup's lines are adjacent */
+	for (i = 0; !err && i < h->nr_lines; i = j) {
 		bool read = false;
 		uint64_t worst = 0;
 
-		for (j = i; j < ts.nr && ts.rows[j].cgroup_id == ts.rows[i].cgroup_id &&
-		     !strcmp(ts.rows[j].cgroup, ts.rows[i].cgroup); j++) {
-			read |= ts.rows[j].reads > 0;
-			if (!ts.rows[j].events && ts.rows[j].max_visible > worst)
-				worst = ts.rows[j].max_visible;
+		for (j = i; j < h->nr_lines && rows[j].cgroup_id == rows[i].cgroup_id &&
+		     !strcmp(rows[j].cgroup, rows[i].cgroup); j++) {
+			read |= rows[j].reads > 0;
+			if (!rows[j].events && rows[j].max_visible > worst)
+				worst = rows[j].max_visible;
 		}
 		if (read)
 			err = table_cgroup(&ts, i, j);
@@ -343,22 +279,186 @@ int report_table(struct db *db, const struct db_lag_filter *f, int64_t page_size
 	}
 	if (!err && nu) {
 		qsort(unread, nu, sizeof(*unread), tunread_cmp);
-		printf("\nCgroups nobody read: the largest visible error of a page line, what a reader\n"
-		       "would have got at the worst moment\n");
+		fprintf(o->f, "\nCgroups nobody read: the largest visible error of a page line, what a reader\n"
+			"would have got at the worst moment\n");
 		for (i = 0; i < nu && i < TABLE_UNREAD; i++)
 			table_unread(&ts, &unread[i]);
 		if (nu > TABLE_UNREAD)
-			printf("  ... %zu more (--format csv, or --cgroup PATH)\n", nu - TABLE_UNREAD);
-	}
-	for (i = 0; i < ts.nr; i++) {
-		free(ts.rows[i].cgroup);
-		free(ts.rows[i].policy);
-		free(ts.rows[i].item);
-		if (ts.labels)
-			free(ts.labels[i]);
+			fprintf(o->f, "  ... %zu more (--format csv, or --cgroup PATH)\n", nu - TABLE_UNREAD);
 	}
 	free(ts.labels);
-	free(ts.rows);
 	free(unread);
 	return err;
 }
+
+/* ---- replay's end-of-pass summary (pass.c made the model) ---- */
+
+/* The label column's width: 10 as it always was, wider for a grid's names. */
+static int pass_label_width(const struct report_host *h)
+{
+	int i, w = 10;
+
+	for (i = 0; i < h->nr_runs; i++)
+		if ((int)strlen(h->runs[i].name) > w)
+			w = (int)strlen(h->runs[i].name);
+	return w;
+}
+
+/* The ancestors, worst first, each run's worst page line a reader got. */
+static int pass_lines(struct report_out *o, const struct report_host *h)
+{
+	int lw = pass_label_width(h);
+	FILE *f = o->f;
+	size_t i;
+
+	fprintf(f, "Ancestors by the worst error a reader got on a page line of memory.stat:\n");
+	if (!h->nr_lines)
+		fprintf(f, "  (no cgroup with children)\n");
+	for (i = 0; i < h->nr_lines; i++) {
+		const struct report_line *l = &h->lines[i];
+		char a[32], b[32], v[32], reads[48];
+
+		if (!i || l->cgroup_id != h->lines[i - 1].cgroup_id) {
+			fprintf(f, "  %s (id %" PRIu64 ")\n", l->cgroup, l->cgroup_id);
+			fprintf(f, "    %-*s %-12s %-24s %-13s %-13s %s\n", lw, "policy", "worst read",
+				"line", "stale reads", "visible max", "stranded");
+		}
+		snprintf(reads, sizeof(reads), "%" PRIu64 " of %" PRIu64, l->stale_reads, l->reads);
+		if (!l->reads)
+			snprintf(a, sizeof(a), "not read");
+		else
+			report_pages_str(a, sizeof(a), (double)l->max_read, h->page_size);
+		fprintf(f, "    %-*s %-12s %-24s %-13s %-13s %s in %" PRIu64 "\n", lw, l->run->name, a,
+			l->item, reads, report_pages_str(v, sizeof(v), (double)l->max_visible,
+							 h->page_size),
+			report_ms_str(b, sizeof(b), l->stranded_ms), l->stranded_episodes);
+	}
+	return 0;
+}
+
+/* Each run's counts, in the order of the pass. */
+static int pass_costs(struct report_out *o, const struct report_host *h)
+{
+	int lw = pass_label_width(h), i;
+	FILE *f = o->f;
+
+	fprintf(f, "\nCost per %s:\n  %-*s %12s %12s %12s %10s %10s %12s %12s %8s\n",
+		h->grid ? "run" : "policy", lw, "policy", "walk_steps", "pcpu_adds", "atomic_adds",
+		"dropped", "flushes", "visits", "atomic_resets", "run_id");
+	for (i = 0; i < h->nr_runs; i++) {
+		const struct report_run *r = &h->runs[i];
+		const struct db_run_counters *c = &r->counters;
+
+		fprintf(f, "  %-*s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
+			" %12" PRIu64 " %12" PRIu64 " %8" PRId64 "\n", lw, r->name, c->walk_steps,
+			c->pcpu_adds, c->atomic_adds, c->dropped_batches, c->flushes, c->visits,
+			c->atomic_resets, r->id);
+	}
+	return 0;
+}
+
+/* ---- the cost table ---- */
+
+/* @text in lines of at most 78 columns, indented by two. */
+static void cost_wrap(FILE *f, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *end = p, *brk = NULL;
+
+		while (*end && end - p < 76) {
+			if (*end == ' ')
+				brk = end;
+			end++;
+		}
+		if (*end && brk)
+			end = brk;
+		fprintf(f, "  %.*s\n", (int)(end - p), p);
+		p = end;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+static int text_costs(struct report_out *o, const struct report_host *h, int idx)
+{
+	const struct report_costs *v = &h->costs;
+	const struct report_cost *base;
+	FILE *f = o->f;
+	size_t i;
+	int err = 0;
+
+	if (h->pass)
+		return pass_costs(o, h);
+	fprintf(f, "\nCost in time of each policy's update path (memcg_rstat_updated() walk)\n");
+	if (!v->have_cal) {
+		cost_wrap(f, "No calibration: 'memcg-replay calibrate --db FILE' measures this "
+			  "host's costs into FILE (or report --calibration CALIB with a file of "
+			  "calibrate -o); counts only.");
+	} else {
+		char *msg = NULL;
+
+		if (asprintf(&msg, "Costs measured on %s at %s (%s).  Atomic adds priced as "
+			     "contended: %.1f %%, the share of walk visits to a memcg that another "
+			     "CPU's update reached < %" PRIu64 " us before; the rest uncontended.",
+			     v->cal.host, v->cal.measured_at, v->source, 100 * v->basis.shared_fraction,
+			     v->basis.window_ns / 1000) < 0) {
+			err = -ENOMEM;
+			goto out;
+		}
+		cost_wrap(f, msg);
+		free(msg);
+	}
+	fprintf(f, "  %-*s %-9s %10s %8s %11s %11s", v->grid ? 28 : 12, "policy", "model",
+		"updates", "steps/up", "atomic adds", "stale reads");
+	if (v->have_cal)
+		fprintf(f, " %10s %10s %11s %11s", "ns/update", "(max)", "ns vs break", "CPU s/s");
+	fprintf(f, "\n");
+	for (i = 0; i < v->nr; i++) {
+		const struct report_cost *c = &v->rows[i];
+		double up = c->r.updates ? (double)c->r.updates : 1;
+		char label[REPORT_NAME_LEN + 24], stale[32];
+
+		base = report_cost_baseline(v, c);
+		snprintf(label, sizeof(label), "%s#%" PRId64, c->name, c->r.run_id);
+		snprintf(stale, sizeof(stale), "%" PRIu64 "/%" PRIu64, c->r.stale_reads, c->r.reads);
+		fprintf(f, "  %-*s %-9s %10" PRIu64 " %8.2f %11" PRIu64 " %11s", v->grid ? 28 : 12, label,
+			c->r.flush_model, c->r.updates, (double)c->r.walk_steps / up,
+			c->r.atomic_adds, stale);
+		if (v->have_cal) {
+			fprintf(f, " %10.2f %10.2f ", c->e.ns_per_update, c->e.ns_per_update_max);
+			if (base && base != c)
+				fprintf(f, "%+11.2f", c->e.ns_per_update - base->e.ns_per_update);
+			else
+				fprintf(f, "%11s", "-");
+			fprintf(f, " %11.3g", c->e.cpu_s_per_s);
+		}
+		fprintf(f, "\n");
+	}
+	if (v->have_cal)
+		cost_wrap(f, "(max): every step on a cold tree, every atomic add contended.  "
+			  REPORT_COST_LEAVES_OUT);
+out:
+	return err;
+}
+
+
+/* ---- the ops ---- */
+
+static int text_host(struct report_out *o, const struct report_host *h, int idx)
+{
+	if (o->m->nr_hosts > 1)
+		fprintf(o->f, "%s== host %s (%s)\n", idx ? "\n" : "", h->host, h->file);
+	return 0;
+}
+
+static int text_lines(struct report_out *o, const struct report_host *h, int idx)
+{
+	return h->pass ? pass_lines(o, h) : text_table(o, h);
+}
+
+const struct report_ops report_text_ops = {
+	.name = "table", .need = REPORT_NEED_COSTS, .costs_always = true,
+	.host = text_host, .lines = text_lines, .costs = text_costs,
+};
