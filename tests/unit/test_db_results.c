@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_db_results.c - the result tables replay writes into the database:
+ * written while the events are read, the lag report, the rows held and
+ * inserted in key order (spilled to a file past the memory limit), and the
+ * tables created on demand in an older file.
+ */
+#include "db_fixture.h"
+
+/* Replay's pattern: stream the events and commit results on the same handle. */
+TEST(test_results_while_iterating)
+{
+	static struct mcr_event evs[RT_N];
+	const char *path = tmp_path("rt.db");
+	struct mcr_event ev;
+	struct db_iter *it;
+	struct db *db;
+	size_t i;
+	int n = 0, r;
+
+	for (i = 0; i < RT_N; i++)
+		rt_event(i, &evs[i]);
+	ASSERT_EQ(make_db(path, 4, evs, RT_N), 0);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(db_iter_open(db, &it), 0);
+	while ((r = db_iter_next(it, &ev)) == 1) {
+		if (++n % 500)
+			continue;
+		if (db_begin(db) || sqlite3_exec(db_sqlite(db), "INSERT INTO runs (kind, policy)"
+						 " VALUES ('replay', 'x')", NULL, NULL, NULL) || db_commit(db))
+			break;
+	}
+	db_iter_close(it);
+	ASSERT_EQ(r, 0);
+	ASSERT_EQ(n, RT_N);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM runs"), RT_N / 500);
+	ASSERT_EQ(db_close(db), 0);
+}
+
+TEST(test_results_and_lag_report)
+{
+	const char *path = tmp_path("results.db");
+	struct db_cgroup root = { .id = 1, .path = "/", .created_ts = -1, .removed_ts = -1 };
+	struct db_cgroup leaf = { .id = 9, .parent = 1, .path = "/x", .level = 1, .created_ts = -1,
+				  .removed_ts = -1 };
+	sqlite3 *s;
+	struct db *db;
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(db_cgroup_put(db, &root), 0);
+	ASSERT_EQ(db_cgroup_put(db, &leaf), 0);
+	ASSERT_EQ(db_item_put(db, MCR_EV_LRUVEC, 5, "NR_FILE_PAGES", "pages"), 0);
+	ASSERT_EQ(db_item_put(db, MCR_EV_EVENTS, 7, "PGFAULT", "events"), 0);
+	s = db_sqlite(db);
+	ASSERT_EQ(db_begin(db), 0);
+	/*
+	 * run 1 is superseded by run 3 (same policy and flush model).  Run 3: the
+	 * root has a page line (state 5, named by its lruvec twin), an event line
+	 * and an unnamed line 9; its worst is the page line with the larger
+	 * max_read_error (state 9: 700 > 500), events never win over pages.
+	 */
+	ASSERT_EQ(sqlite3_exec(s,
+		"INSERT INTO runs (run_id, kind, policy, flush_model) VALUES"
+		" (1, 'replay', 'break', 'window'), (2, 'replay', 'continue', 'window'),"
+		" (3, 'replay', 'break', 'window'), (4, 'validate', 'break', 'window');"
+		"INSERT INTO cgroup_summary (run_id, cgroup_id, reads, flushed_reads, stale_reads,"
+		" stranded_ms, stranded_episodes, max_pending) VALUES"
+		" (1, 1, 5, 5, 0, 0, 0, 10), (2, 1, 5, 5, 0, 0, 0, 20), (3, 1, 99, 0, 19, 9800, 5, 4096),"
+		" (3, 9, 3, 3, 0, 0, 0, 1), (3, 4242, 0, 0, 0, 0, 0, 1), (4, 1, 1, 1, 1, 1, 1, 1);"
+		"INSERT INTO item_summary (run_id, cgroup_id, kind, item, max_read_error,"
+		" p99_read_error, mean_read_error, max_visible_error, mean_visible_error,"
+		" max_error_age_ms) VALUES"
+		" (1, 1, 1, 5, 111, 0, 0, 0, 0, 0), (2, 1, 1, 5, 300, 0, 0, 0, 0, 0),"
+		" (3, 1, 1, 5, 500, 400, 10, 600, 5, 9), (3, 1, 3, 7, 100000, 0, 0, 0, 0, 0),"
+		" (3, 1, 1, 9, 700, 0, 0, 0, 0, 0), (3, 9, 1, 5, 5, 0, 0, 0, 0, 0),"
+		" (3, 4242, 1, 5, 7, 0, 0, 0, 0, 0), (4, 1, 1, 5, 1, 1, 1, 1, 1, 1);",
+		NULL, NULL, NULL), SQLITE_OK);
+	ASSERT_EQ(db_commit(db), 0);
+	/* latest replay runs 2 and 3: 1 + 3 + 1 + 1 rows */
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report"), 6);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report_all"), 7);
+	ASSERT_EQ(query_int(db, "SELECT max_read_error FROM lag_report"
+			    " WHERE policy = 'break' AND cgroup = '/' AND item = 'NR_FILE_PAGES'"), 500);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report WHERE item = 'PGFAULT'"
+			    " AND unit = 'events' AND max_read_error = 100000"), 1);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report WHERE item = 'state:9'"
+			    " AND unit = 'pages'"), 1);
+	ASSERT_EQ(query_int(db, "SELECT stale_reads FROM lag_report WHERE cgroup = '/' AND run_id = 3"
+			    " AND item = 'PGFAULT'"), 19);
+	ASSERT_EQ(query_int(db, "SELECT level FROM lag_report WHERE cgroup = '/x'"), 1);
+	ASSERT_EQ(query_int(db, "SELECT max_read_error FROM lag_report WHERE cgroup = '#4242'"), 7);
+	/* one row per (run, cgroup): runs 2 and 3, root, /x, #4242 */
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM cgroup_lag_report"), 4);
+	ASSERT_EQ(query_int(db, "SELECT max_read_error FROM cgroup_lag_report WHERE run_id = 3"
+			    " AND cgroup = '/'"), 700);
+	ASSERT_EQ(query_int(db, "SELECT stranded_episodes FROM cgroup_lag_report WHERE run_id = 3"
+			    " AND cgroup = '/'"), 5);
+	ASSERT_EQ(db_begin(db), 0);
+	ASSERT_EQ(sqlite3_exec(s, "INSERT INTO runs (run_id, kind, policy) VALUES (5, 'replay', 'x')",
+			       NULL, NULL, NULL), SQLITE_OK);
+	ASSERT_EQ(db_rollback(db), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM runs"), 4);
+	db_close(db);
+}
+
+/* A database with one replay run open for results, and its writer. */
+static int results_open(const char *path, struct db **db, int64_t *run_id, struct db_results **w)
+{
+	int ret = make_db(path, 1, NULL, 0);
+
+	ret = ret ?: db_open(path, true, db);
+	ret = ret ?: db_begin(*db);
+	ret = ret ?: db_run_add(*db, &(struct db_run){ .kind = "replay", .policy = "break",
+						     .flush_model = "spread", .file = "f",
+						     .policies = "break" }, run_id);
+	return ret ?: db_results_open(*db, w);
+}
+
+/*
+ * series and cgroup_series rows are held and inserted in key order in bulk:
+ * rows added as a pass makes them (every key at one ts, then the next ts),
+ * none in before db_results_flush(), all in by it, each with its own
+ * values; a duplicate key shows there.
+ */
+#define HELD_KEYS	1000
+#define HELD_TS		300
+TEST(test_results_held_rows)
+{
+	const char *path = tmp_path("held.db");
+	struct db_results *w;
+	struct db *db;
+	int64_t run_id;
+	int c, k;
+
+	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
+	for (k = 0; k < HELD_TS; k++)
+		for (c = 0; c < HELD_KEYS; c++) {
+			struct db_series sr = {
+				.run_id = run_id, .cgroup_id = (uint64_t)c + 1, .ts = (uint64_t)k * 50,
+				.error = c * 1000 + k, .min_error = -k, .max_error = c,
+				.kind = 1, .item = 5,
+			};
+			struct db_cgroup_sample cs = {
+				.run_id = run_id, .cgroup_id = (uint64_t)c + 1,
+				.ts = (uint64_t)k * 50, .pending = (uint64_t)k, .stats_updates = c,
+			};
+
+			ASSERT_EQ(db_series_add(w, &sr), 0);
+			ASSERT_EQ(db_cgroup_sample_add(w, &cs), 0);
+		}
+	/* held: none is in yet */
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), 0);
+	ASSERT_EQ(db_results_flush(w), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), HELD_KEYS * HELD_TS);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM cgroup_series"), HELD_KEYS * HELD_TS);
+	/* sum of c * 1000 + k over c < 1000, k < 300: 300 * 1000 * 499500 + 1000 * 44850 */
+	ASSERT_EQ(query_int(db, "SELECT sum(error) FROM series"), 149894850000LL);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series WHERE error = (cgroup_id - 1) * 1000"
+			    " + ts / 50 AND min_error = -(ts / 50) AND max_error = cgroup_id - 1"),
+		  HELD_KEYS * HELD_TS);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM cgroup_series WHERE pending = ts / 50"
+			    " AND stats_updates = cgroup_id - 1"), HELD_KEYS * HELD_TS);
+	/* the same key again: refused at the flush */
+	ASSERT_EQ(db_series_add(w, &(struct db_series){ .run_id = run_id, .cgroup_id = 1,
+							.kind = 1, .item = 5 }), 0);
+	ASSERT(db_results_flush(w) < 0);
+	db_results_close(w);
+	ASSERT_EQ(db_rollback(db), 0);
+	db_close(db);
+}
+
+/*
+ * More held rows than memory keeps (8 MiB encoded: these values take about
+ * 22 bytes a row) go out to a temporary file and come back, in order, every
+ * value whole.
+ */
+#define SPILL_TS	500
+TEST(test_results_spill)
+{
+	const char *path = tmp_path("spill.db");
+	struct db_results *w;
+	struct db *db;
+	int64_t run_id;
+	int c, k;
+
+	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
+	for (k = 0; k < SPILL_TS; k++)
+		for (c = 0; c < HELD_KEYS; c++) {
+			int64_t e = ((int64_t)c * 1000003 + (int64_t)k * 7919) % 1000000007 *
+				    9000000000LL;
+			struct db_series sr = {
+				.run_id = run_id, .cgroup_id = (uint64_t)c + 1, .ts = (uint64_t)k * 50,
+				.error = e, .min_error = -e, .max_error = k, .kind = 3, .item = c % 7,
+			};
+
+			ASSERT_EQ(db_series_add(w, &sr), 0);
+		}
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), 0);
+	ASSERT_EQ(db_results_flush(w), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series WHERE error = ((cgroup_id - 1) *"
+			    " 1000003 + ts / 50 * 7919) % 1000000007 * 9000000000 AND min_error ="
+			    " -error AND max_error = ts / 50 AND item = (cgroup_id - 1) % 7"),
+		  HELD_KEYS * SPILL_TS);
+	db_results_close(w);
+	ASSERT_EQ(db_rollback(db), 0);
+	db_close(db);
+}
+
+/*
+ * A key's rows come in increasing ts: one at or before the last is refused
+ * at the add.  The extremes of every column come back as they went in.
+ */
+TEST(test_results_order)
+{
+	const char *path = tmp_path("order.db");
+	struct db_results *w;
+	struct db *db;
+	int64_t run_id;
+	struct db_series a = { .cgroup_id = UINT64_MAX, .ts = 0, .error = INT64_MIN,
+			       .min_error = INT64_MIN, .max_error = INT64_MAX, .kind = 1,
+			       .item = INT32_MIN };
+	struct db_cgroup_sample cs = { .cgroup_id = 7, .ts = 100, .pending = UINT64_MAX,
+				       .stats_updates = INT64_MIN, .flushable = true };
+
+	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
+	a.run_id = cs.run_id = run_id;
+	ASSERT_EQ(db_series_add(w, &a), 0);
+	ASSERT_EQ(db_series_add(w, &a), -EINVAL);
+	a.ts = INT64_MAX;
+	a.error = INT64_MAX;
+	a.min_error = 0;
+	ASSERT_EQ(db_series_add(w, &a), 0);
+	a.ts = 5;
+	ASSERT_EQ(db_series_add(w, &a), -EINVAL);
+	a.item = 0;	/* another key: its own order */
+	ASSERT_EQ(db_series_add(w, &a), 0);
+	a.ts = INT64_MAX;
+	ASSERT_EQ(db_series_add(w, &a), 0);
+	ASSERT_EQ(db_cgroup_sample_add(w, &cs), 0);
+	cs.ts = 99;
+	ASSERT_EQ(db_cgroup_sample_add(w, &cs), -EINVAL);
+	cs.ts = 101;
+	cs.pending = 0;
+	cs.stats_updates = INT64_MAX;
+	cs.flushable = false;
+	cs.stranded = true;
+	ASSERT_EQ(db_cgroup_sample_add(w, &cs), 0);
+	ASSERT_EQ(db_results_flush(w), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), 4);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series WHERE item = 0 AND ts = 5"), 1);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series WHERE cgroup_id = -1 AND kind = 1"
+			    " AND ((item = -2147483648 AND ts = 0 AND error = min_error AND error ="
+			    " -9223372036854775807 - 1 AND max_error = 9223372036854775807) OR"
+			    " (ts = 9223372036854775807 AND error = max_error AND min_error = 0 AND"
+			    " error = 9223372036854775807 AND item IN (0, -2147483648)))"), 3);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM cgroup_series WHERE cgroup_id = 7 AND"
+			    " ((ts = 100 AND pending = -1 AND stats_updates = -9223372036854775807 - 1"
+			    " AND flushable AND NOT stranded) OR (ts = 101 AND pending = 0 AND"
+			    " stats_updates = 9223372036854775807 AND NOT flushable AND stranded))"), 2);
+	db_results_close(w);
+	ASSERT_EQ(db_rollback(db), 0);
+	db_close(db);
+}
+
+TEST(test_results_created_on_demand)
+{
+	const char *path = tmp_path("ondemand.db");
+	static const char drop[] =
+		"DROP VIEW cgroup_lag_report; DROP VIEW lag_report; DROP VIEW lag_report_all;"
+		" DROP TABLE runs; DROP TABLE series; DROP TABLE cgroup_series; DROP TABLE reads;"
+		" DROP TABLE read_errors; DROP TABLE stranded_episodes; DROP TABLE cgroup_summary;"
+		" DROP TABLE item_summary; DROP TABLE validation; DROP TABLE validation_mismatch";
+	struct db *db;
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(raw_exec(path, drop), 0);
+	/* read-only: empty stand-ins, the file is not touched */
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM lag_report"), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM main.sqlite_master WHERE name = 'runs'"), 0);
+	db_close(db);
+	/* writable: created in the file */
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	db_close(db);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM main.sqlite_master WHERE name IN"
+			    " ('runs', 'series', 'cgroup_series', 'reads', 'read_errors',"
+			    " 'stranded_episodes', 'cgroup_summary', 'item_summary', 'validation',"
+			    " 'validation_mismatch', 'lag_report', 'lag_report_all', 'cgroup_lag_report',"
+			    " 'episodes_by_cgroup', 'reads_by_cgroup')"), 15);
+	db_close(db);
+}
+
+TEST_MAIN(test_results_while_iterating, test_results_and_lag_report, test_results_held_rows,
+	  test_results_spill, test_results_order, test_results_created_on_demand)
