@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "db_file.h"
 #include "import.h"
 #include "outfile.h"
 
@@ -245,7 +246,7 @@ int cmd_import(int argc, char **argv)
 	inputs[0] = a.trace;
 	err = cli_input_check("", a.trace);
 	/* else its default output is itself: "is the input file" would puzzle */
-	if (!err && outfile_is_db(a.trace)) {
+	if (!err && !db_file_identify(a.trace)) {
 		cli_msg("import: %s is a memcg-replay trace database already, not a trace-cmd "
 			"recording: replay, report and info read it as it is", a.trace);
 		err = MCR_EXIT_CORRUPT;

@@ -11,28 +11,15 @@
  * replace a trace database unforced).  outfile_begin() checks again,
  * remembers whether @path existed and which file it was, and creates a
  * temporary file in the same directory (so the final rename is atomic), armed
- * for SIGINT/SIGTERM/SIGHUP to remove it, its SQLite sidecars and import's
- * decompressed copy beside it (import.h); a signal ignored at begin (nohup's
+ * for SIGINT/SIGTERM/SIGHUP to remove it and what lies beside it (its SQLite
+ * sidecars, import's decompressed copy: db_file_sfx[]); a signal ignored at begin (nohup's
  * SIGHUP) stays ignored.
  *
  * outfile_commit(), once the writer has closed the temporary file, publishes
- * it under @path, unless another process got there first:
- *  - @path absent at begin: renameat2(RENAME_NOREPLACE) (link(2) where the
- *    file system lacks it): a file another process put there meanwhile is
- *    left as it is, and commit fails with -EEXIST;
- *  - @path present at begin: it must still be the file checked (else
- *    -EEXIST), and no process may hold an SQLite lock on it or on its -shm
- *    (a replay writing its results, a reader of the trace: -EBUSY).  Commit
- *    takes SQLite's exclusive lock itself while it replaces the file, so no
- *    SQLite connection can start using the old file meanwhile.
- * Only then are the final name's -journal, -wal and -shm removed (@path
- * absent: sidecars left without their database, unless a connection holds
- * the -shm): with no lock on them they belong to no live process, and an
- * interrupted writer's journal would otherwise be played into the new file
- * (one that cannot be removed fails the commit, of->why says so).
- * Sidecars of a database in use are never touched.  A -wal its writer could
- * not checkpoint (a full disk) moves with the new file.  The signals are
- * held while commit runs.
+ * it under @path unless another process got there first, by db/'s rules
+ * (db/db_file.h: a new @path never replaces another's file; an existing one
+ * is replaced only while it is the file checked and no SQLite connection
+ * uses it), with the signals held.
  *
  * Until commit the old @path is never touched, so a failed, full-disk or
  * interrupted run leaves the old output as it was and no file of its own
@@ -40,15 +27,15 @@
  * failed commit has done so, except that with of->keep set a failed commit
  * (lost to another process: of->why set; or an errno) leaves the file under
  * of->tmp, for the caller to name and free (a capture keeps what it
- * recorded).  Never
- * prints: returns negative errno and a reason.  One outfile at a time per
- * process (the signal handler has one slot).
+ * recorded).  Never prints: returns negative errno and a reason.  One
+ * outfile at a time per process (the signal handler has one slot).
  */
 #ifndef MCR_CLI_OUTFILE_H
 #define MCR_CLI_OUTFILE_H
 
 #include <stdbool.h>
-#include <sys/types.h>
+
+#include "db_file.h"
 
 /* What a command may replace at its output path. */
 struct outfile_policy {
@@ -68,9 +55,7 @@ struct outfile_policy {
 struct outfile {
 	const char	*path;	/* the final name */
 	char		*tmp;	/* where the writer writes; NULL once committed or aborted */
-	bool		existed;	/* @path existed at begin: replace only that file */
-	dev_t		dev;
-	ino_t		ino;
+	struct db_file_was was;	/* the file at @path at begin: commit replaces only it */
 	char		why[96];	/* commit's reason for -EEXIST or -EBUSY, else "" */
 	bool		keep;		/* the caller's: keep of->tmp when commit fails */
 };
@@ -106,8 +91,5 @@ int outfile_input_check(const char *path, const char **why);
  * too long, not a directory, no permission), else mcr_exit_code().
  */
 int outfile_exit_code(int err);
-
-/* True for a memcg-replay trace database (magic and application_id). */
-bool outfile_is_db(const char *path);
 
 #endif

@@ -12,45 +12,22 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "db_file.h"
 #include "db_local.h"
 #include "utf8.h"
 #include "error.h"
 
-/* The first 16 bytes of every SQLite 3 database file. */
-static const char db_magic[16] = "SQLite format 3";
-
 /*
  * SQLite opens any file and only fails at the first read, and an empty file
- * is a valid empty database to it: look at the header ourselves.
+ * is a valid empty database to it: look at the header ourselves.  Its
+ * application_id may not be there yet (a WAL not checkpointed): SQLite's
+ * own answer decides that (db_check_identity()).
  */
 static int db_check_magic(const char *path)
 {
-	char head[sizeof(db_magic)];
-	struct stat stb;
-	ssize_t n;
-	int fd;
+	int err = db_file_identify(path);
 
-	/* O_NONBLOCK: a FIFO must not hang us; it is refused below. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &stb) < 0) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	if (!S_ISREG(stb.st_mode)) {
-		close(fd);
-		return S_ISDIR(stb.st_mode) ? -EISDIR : -MCR_E_NOT_SQLITE;
-	}
-	n = pread(fd, head, sizeof(head), 0);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	if (n != (ssize_t)sizeof(head) || memcmp(head, db_magic, sizeof(head)))
-		return -MCR_E_NOT_SQLITE;
-	return 0;
+	return err == -MCR_E_NOT_OURS ? 0 : err;
 }
 
 /* application_id, then user_version: not ours, newer, older, or half-created. */
@@ -120,23 +97,8 @@ static void db_free(struct db *db)
 /* Remove @path and the sidecars an old database of that name may have left. */
 static int db_unlink_all(const char *path)
 {
-	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
-	char *name;
-	size_t i;
-
-	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		if (asprintf(&name, "%s%s", path, sfx[i]) < 0)
-			return -ENOMEM;
-		/* A stale -wal would be replayed into the new file. */
-		if (unlink(name) < 0 && errno != ENOENT) {
-			int err = -errno;
-
-			free(name);
-			return err;
-		}
-		free(name);
-	}
-	return 0;
+	/* a stale -wal would be replayed into the new file */
+	return db_file_unlink(path, 0, DB_FILE_SFX_DB);
 }
 
 /*

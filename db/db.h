@@ -19,9 +19,9 @@
 #include <stdio.h>
 #include <sqlite3.h>
 
+#include "db_file.h"
 #include "event.h"
 
-#define DB_APPLICATION_ID	0x6d637270	/* "mcrp" */
 /*
  * 2: events in event_chunks (the store; 1 had one row per event in events, still
  * read, and converted by db_events_convert()), and per-item errors at reads and
