@@ -75,7 +75,9 @@ struct imp {
 	struct import_result		*res;
 	struct tep_handle		*tep;
 	struct tp_decoder		dec;
-	struct db			*db;
+	struct db			*out;		/* the caller's: never used by the child */
+	struct db			*db;		/* the pass's own handle on it */
+	unsigned int			passes;		/* begun: from the second, out is cleared */
 	uint64_t			*seq;		/* per CPU */
 	uint64_t			*last_ts;	/* per CPU */
 	struct imp_rec_at {

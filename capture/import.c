@@ -27,6 +27,7 @@
 
 #include "cgroupfs.h"
 #include "db.h"
+#include "db_file.h"
 #include "error.h"
 #include "import-local.h"
 
@@ -356,20 +357,8 @@ static int imp_tables(struct imp *im, struct tracecmd_input *top)
 	return err;
 }
 
-/* Removes the partial output @tmp and its WAL files. */
-static void imp_unlink_tmp(const char *tmp)
-{
-	char side[PATH_MAX];
-
-	unlink(tmp);
-	snprintf(side, sizeof(side), "%s-wal", tmp);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", tmp);
-	unlink(side);
-}
-
-/* Forgets a previous pass: its counts, cgroups, held-back events and database. */
-static int imp_pass_reset(struct imp *im, const char *tmp, bool keep_hier)
+/* Forgets a previous pass: its counts, cgroups, held-back events and handle. */
+static int imp_pass_reset(struct imp *im, bool keep_hier)
 {
 	struct import_result *res = im->res;
 	int err = 0;
@@ -377,7 +366,6 @@ static int imp_pass_reset(struct imp *im, const char *tmp, bool keep_hier)
 	if (im->db) {
 		err = db_close(im->db);
 		im->db = NULL;
-		imp_unlink_tmp(tmp);
 	}
 	res->records = res->events = res->other_hierarchy = 0;
 	res->gaps = res->missed = res->gaps_unknown = 0;
@@ -405,16 +393,17 @@ static int imp_pass_reset(struct imp *im, const char *tmp, bool keep_hier)
 }
 
 /*
- * Imports buffer @h into a new @tmp.  *@info_err is what the file's CPUs and
- * stats say (an error only if this buffer is the one imported).
+ * Imports buffer @h into im->out, emptied of a previous pass's events.
+ * *@info_err is what the file's CPUs and stats say (an error only if this
+ * buffer is the one imported).
  */
 static int imp_pass(struct imp *im, struct tracecmd_input *h, struct tracecmd_input *top,
-		    const char *tmp, int proc_hier, bool keep_hier, int *info_err)
+		    int proc_hier, bool keep_hier, int *info_err)
 {
 	const char *why = NULL;
 	int err;
 
-	err = imp_pass_reset(im, tmp, keep_hier);
+	err = imp_pass_reset(im, keep_hier);
 	if (err)
 		return err;
 	im->tep = tracecmd_get_tep(h);
@@ -429,7 +418,9 @@ static int imp_pass(struct imp *im, struct tracecmd_input *h, struct tracecmd_in
 			return err;
 		}
 	}
-	err = db_create_scratch(tmp, &im->db);
+	err = db_reopen(im->out, &im->db);
+	if (!err && im->passes++)
+		err = db_clear(im->db);
 	if (err)
 		return err;
 	if (tracecmd_iterate_events(h, NULL, 0, imp_cb, im) < 0 && im->err)
@@ -446,8 +437,7 @@ static bool imp_has_memcg(const struct import_result *res)
 	       res->per_kind[MCR_EV_EVENTS] || res->per_kind[MCR_EV_FLUSH];
 }
 
-static int imp_run(struct imp *im, struct tracecmd_input *top, const char *tmp, char *warn,
-		   size_t wsz)
+static int imp_run(struct imp *im, struct tracecmd_input *top, char *warn, size_t wsz)
 {
 	struct import_result *res = im->res;
 	struct tracecmd_input *h = NULL;
@@ -463,14 +453,14 @@ static int imp_run(struct imp *im, struct tracecmd_input *top, const char *tmp, 
 		if (idx >= 0)
 			snprintf(res->buffer, sizeof(res->buffer), "%s",
 				 tracecmd_buffer_instance_name(top, idx) ?: "?");
-		err = imp_pass(im, h, top, tmp, proc_hier, false, &info_err);
+		err = imp_pass(im, h, top, proc_hier, false, &info_err);
 		if (!err && im->pass_void) {
 			/* the hierarchy came too late to hold the events back: import again */
 			imp_handle_put(top, h);
 			h = imp_handle(im, top, idx, true);
 			if (!h)
 				return -MCR_E_CORRUPT;
-			err = imp_pass(im, h, top, tmp, proc_hier, true, &info_err);
+			err = imp_pass(im, h, top, proc_hier, true, &info_err);
 		}
 		if (err || imp_has_memcg(res))
 			break;
@@ -499,12 +489,12 @@ out:
 }
 
 /*
- * The import proper: the database left at @tmp on success (removed by the
+ * The import proper, into @db through handles of its own (discarded by the
  * caller on failure).  libtracecmd's handles are closed before the readers'
  * check: a crash closing them fails the import.  *@progress_total (if not
  * NULL): the kernel's count of the records, for the last progress call.
  */
-static int imp_import(const struct import_opts *o, struct import_result *res, const char *tmp,
+static int imp_import(const struct import_opts *o, struct db *db, struct import_result *res,
 		      uint64_t *progress_total)
 {
 	struct tracecmd_input *top;
@@ -523,10 +513,11 @@ static int imp_import(const struct import_opts *o, struct import_result *res, co
 		return -ENOMEM;
 	}
 	im->o = o;
+	im->out = db;
 	im->res = res;
-	err = imp_plain(im, &top, tmp);
+	err = imp_plain(im, &top, db_path(db));
 	if (!err)
-		err = imp_run(im, top, tmp, warn, sizeof(warn));
+		err = imp_run(im, top, warn, sizeof(warn));
 	if (im->db) {
 		int cerr = db_close(im->db);
 
@@ -535,7 +526,7 @@ static int imp_import(const struct import_opts *o, struct import_result *res, co
 	tracecmd_close(top);
 	imp_plain_remove(im);
 	if (!err)
-		err = imp_check(im, tmp);
+		err = imp_check(im, db_path(db));
 	if (progress_total)
 		*progress_total = im->progress_total;
 	imp_cgs_free(&im->cgs);
@@ -559,7 +550,7 @@ struct imp_shared {
 
 struct imp_job {
 	const struct import_opts	*o;
-	const char			*tmp;
+	struct db			*db;
 	struct imp_shared		*sh;
 };
 
@@ -567,18 +558,19 @@ static int imp_job_run(void *arg)
 {
 	struct imp_job *j = arg;
 
-	return imp_import(j->o, &j->sh->res, j->tmp, &j->sh->progress_total);
+	return imp_import(j->o, j->db, &j->sh->res, &j->sh->progress_total);
 }
 
 /*
  * imp_import() in a child process (import_child.c): a crash of libtracecmd
- * on a damaged file is -MCR_E_CORRUPT, its files removed.  The result's
- * strings are static ones, at the same addresses in the parent, or res->why.
+ * on a damaged file is -MCR_E_CORRUPT, its decompressed copy removed (@db is
+ * the caller's to discard).  The result's strings are static ones, at the
+ * same addresses in the parent, or res->why.
  */
-static int imp_import_contained(const struct import_opts *o, struct import_result *res,
-				const char *tmp)
+static int imp_import_contained(const struct import_opts *o, struct db *db,
+				struct import_result *res)
 {
-	struct imp_job j = { .o = o, .tmp = tmp };
+	struct imp_job j = { .o = o, .db = db };
 	char what[64], plain[PATH_MAX];
 	struct imp_child how;
 	int err;
@@ -596,7 +588,7 @@ static int imp_import_contained(const struct import_opts *o, struct import_resul
 		snprintf(res->why, sizeof(res->why), "libtracecmd %s reading it", what);
 		res->detail = res->why;
 		res->refused = false;
-		snprintf(plain, sizeof(plain), "%s%s", tmp, IMPORT_PLAIN_SUFFIX);
+		snprintf(plain, sizeof(plain), "%s%s", db_path(db), DB_FILE_SCRATCH);
 		unlink(plain);
 	} else if (!err && o->progress) {
 		/* the caller's context saw the child's calls in the child only */
@@ -606,17 +598,16 @@ static int imp_import_contained(const struct import_opts *o, struct import_resul
 	return err;
 }
 
-int import_run(const struct import_opts *o, struct import_result *res)
+int import_run(const struct import_opts *o, struct db *db, struct import_result *res)
 {
 	const char *why = NULL;
-	char *tmp = NULL;
 	int err;
 
 	memset(res, 0, sizeof(*res));
 	res->hierarchy_id = -1;
 	res->overrun = res->unaccounted = -1;
 	res->hierarchy_how = "";
-	if (!o->trace_path || !o->out_path)
+	if (!o->trace_path || !db)
 		return -EINVAL;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	tep_set_loglevel(TEP_LOG_NONE);
@@ -625,14 +616,5 @@ int import_run(const struct import_opts *o, struct import_result *res)
 		res->detail = why;
 		return err;
 	}
-	if (o->in_place ? !(tmp = strdup(o->out_path)) :
-	    asprintf(&tmp, "%s.partial-%d", o->out_path, (int)getpid()) < 0)
-		return -ENOMEM;
-	err = o->in_process ? imp_import(o, res, tmp, NULL) : imp_import_contained(o, res, tmp);
-	if (!err && !o->in_place && rename(tmp, o->out_path))
-		err = -errno;
-	if (err)
-		imp_unlink_tmp(tmp);
-	free(tmp);
-	return err;
+	return o->in_process ? imp_import(o, db, res, NULL) : imp_import_contained(o, db, res);
 }

@@ -18,23 +18,25 @@
  * wrote is checked by the readers' own checks before it is renamed into
  * place (import_check.c): their error (-MCR_E_TIME, -MCR_E_BAD_INPUT, ...)
  * and res->refused with res->why if a reader would refuse it.  The output
- * is written to a temporary name and renamed into place on success only, so
- * a failed import never destroys an existing file; with @in_place, @out_path
- * is the caller's temporary file, written where it is (and removed on
- * failure), and no other name is used.
+ * is written into @db, a new trace database the caller made (db_create()
+ * or, for an output that takes no more disk than its final size,
+ * db_create_scratch(): the caller writes it under a temporary name, and
+ * publishes or discards it, as every writer's).  On failure @db holds
+ * anything: the caller discards it.
  *
  * A compressed (v7) trace.dat of IMPORT_PLAIN_MIN bytes or more is first
  * decompressed by libtracecmd's own copy (what trace-cmd convert
- * --compression none does) beside the database being written, under its
- * temporary name (@out_path itself with @in_place) with IMPORT_PLAIN_SUFFIX
+ * --compression none does) beside @db, under its name with DB_FILE_SCRATCH
  * appended, and removed before import_run() returns: libtracecmd reads a
  * compressed file in time that grows with the square of its length
- * (import_plain.c).  No name of the caller's is written but @out_path.
+ * (import_plain.c).  No other name is written.
  *
  * libtracecmd 1.3.1 crashes on some damaged files (tracecmd_open() on a
  * truncated v6 file, a v7 file with a byte flipped, tracecmd_copy()'s input
  * closed): the import runs in a child process (import_child.c) that writes
- * the database, and the decompressed copy is made in a child of its own.  A
+ * the database through a handle of its own (db_reopen(): an SQLite
+ * connection never crosses a fork(); @db is not used meanwhile, nor may the
+ * caller use it), and the decompressed copy is made in a child of its own.  A
  * crash is -MCR_E_CORRUPT with res->detail naming the signal, and its files
  * are removed.  A v6 file is first opened in a short-lived child of its
  * own, whose crash report, under a sanitizer, is not shown.  The caller
@@ -47,6 +49,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "db.h"
 #include "event.h"
 
 /* Called every few thousand records; @total is 0 when unknown. */
@@ -60,12 +63,9 @@ enum import_plain {
 };
 
 #define IMPORT_PLAIN_MIN	(8ull << 20)
-#define IMPORT_PLAIN_SUFFIX	"-plain"
 
 struct import_opts {
 	const char		*trace_path;	/* the trace.dat */
-	const char		*out_path;	/* the database to write (replaced on success) */
-	bool			in_place;	/* out_path is a temporary file: no rename */
 	bool			in_process;	/* no child: a crash of libtracecmd is the
 						 * caller's (a fuzzer, which wants coverage) */
 	enum import_plain	plain;
@@ -103,11 +103,12 @@ struct import_result {
 
 /**
  * import_run() - import a trace.dat into a new trace database
- * @o:   what to read and write
+ * @o:   what to read, and how
+ * @db:  the new, empty database to write, no transaction open
  * @res: filled with counts and findings (also on failure, as far as known)
  *
  * Return: 0 on success, negative errno or -MCR_E_* on failure.
  */
-int import_run(const struct import_opts *o, struct import_result *res);
+int import_run(const struct import_opts *o, struct db *db, struct import_result *res);
 
 #endif

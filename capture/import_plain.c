@@ -14,9 +14,9 @@
  * smallest recording measured, the copy still saves 8 % of the CPU and 40 %
  * of the peak memory: AUTO copies from IMPORT_PLAIN_MIN, 8 MiB.
  *
- * The copy is written beside the database being written, under its temporary
- * name with IMPORT_PLAIN_SUFFIX appended: never a name the caller may own, and
- * with in_place, a name the caller's clean-up on a signal knows.  It takes about fifteen times
+ * The copy is written beside the database being written, under its name
+ * with DB_FILE_SCRATCH appended (db/db_file.h): never a name the caller may
+ * own, and one its clean-up on a signal knows.  It takes about fifteen times
  * the compressed file's size until the import ends.
  */
 #include <errno.h>
@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "db_file.h"
 #include "error.h"
 #include "import-local.h"
 
@@ -103,7 +104,7 @@ static int imp_plain_copy_job(void *arg)
  * imp_plain() - read a compressed trace.dat from a decompressed copy.
  * @im:  the import; im->plain names the copy, read from here on
  * @top: the handle of o->trace_path; replaced by one of the copy
- * @tmp: the database's temporary name, beside which the copy is written
+ * @tmp: the name of the database being written, beside which the copy is
  *
  * Does nothing for a file that is not compressed, under IMPORT_PLAIN_NEVER,
  * below IMPORT_PLAIN_MIN under AUTO, or with a libtracecmd that does not
@@ -130,7 +131,7 @@ int imp_plain(struct imp *im, struct tracecmd_input **top, const char *tmp)
 	}
 	if (!imp_plain_due(o, *top))
 		return 0;
-	if (asprintf(&im->plain, "%s%s", tmp, IMPORT_PLAIN_SUFFIX) < 0) {
+	if (asprintf(&im->plain, "%s%s", tmp, DB_FILE_SCRATCH) < 0) {
 		im->plain = NULL;
 		return -ENOMEM;
 	}

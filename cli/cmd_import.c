@@ -230,8 +230,9 @@ int cmd_import(int argc, char **argv)
 	struct outfile_policy pol;
 	struct import_opts o;
 	struct outfile of;
+	struct db *db = NULL;
 	char *out = NULL, *opts;
-	int err;
+	int err, cerr;
 
 	argv[0] = "memcg-replay import";	/* what argp's messages name */
 	if (argp_parse(&argp, argc, argv, 0, NULL, &a))
@@ -257,13 +258,20 @@ int cmd_import(int argc, char **argv)
 		free(out);
 		return err;
 	}
+	/* scratch: no journal beside it, its size at the end the most it took on disk */
+	err = db_create_scratch(of.tmp, &db);
+	if (err) {
+		outfile_abort(&of);
+		cli_msg("import: cannot write the output %s: %s", a.out, mcr_strerror(err));
+		free(out);
+		return mcr_exit_code(err);
+	}
 	opts = import_options_json(&a);
 	cli_progress_init(&prog, "import", 0);
 	if (a.quiet)
 		cli_progress_quiet(&prog);
 	o = (struct import_opts){
-		.trace_path = a.trace, .out_path = of.tmp, .in_place = true, .plain = a.plain,
-		.cgroupfs = a.cgroupfs,
+		.trace_path = a.trace, .plain = a.plain, .cgroupfs = a.cgroupfs,
 		.options = opts, .progress = import_progress, .progress_ctx = &prog,
 	};
 	/*
@@ -275,7 +283,9 @@ int cmd_import(int argc, char **argv)
 	 * twice as fast (README, Performance: bench/import.sh).
 	 */
 	mallopt(M_MMAP_THRESHOLD, IMPORT_MMAP_THRESHOLD);
-	err = import_run(&o, &res);
+	err = import_run(&o, db, &res);
+	cerr = db_close(db);
+	err = err ?: cerr;
 	cli_progress_done(&prog, res.records);
 	free(opts);
 	if (err) {

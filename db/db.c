@@ -65,18 +65,25 @@ static int db_alloc(const char *path, int flags, struct db **out)
 	db = calloc(1, sizeof(*db));
 	if (!db)
 		return -ENOMEM;
+	db->path = strdup(path);
+	if (!db->path) {
+		free(db);
+		return -ENOMEM;
+	}
 	/* a handle is used by one thread at a time: skip SQLite's per-call mutexes */
 	rc = sqlite3_open_v2(path, &db->sql, flags | SQLITE_OPEN_NOMUTEX, db_vfs_name());
 	if (rc != SQLITE_OK) {
 		int err = db->sql ? db_err(sqlite3_extended_errcode(db->sql)) : -ENOMEM;
 
 		sqlite3_close(db->sql);
+		free(db->path);
 		free(db);
 		return err ? err : -EIO;
 	}
 	/* SQLite silently falls back to read-only for a write-protected file. */
 	if ((flags & SQLITE_OPEN_READWRITE) && sqlite3_db_readonly(db->sql, "main") == 1) {
 		sqlite3_close(db->sql);
+		free(db->path);
 		free(db);
 		return -EACCES;
 	}
@@ -91,6 +98,7 @@ static void db_free(struct db *db)
 {
 	db_events_release(db);
 	sqlite3_close(db->sql);
+	free(db->path);
 	free(db);
 }
 
@@ -121,6 +129,7 @@ static int db_create_with(const char *path, const char *pragmas, struct db **out
 	if (err)
 		goto fail_unlink;
 	db->created = true;
+	db->pragmas = pragmas;
 	err = db_exec(db, pragmas);
 	if (!err)
 		err = db_schema_create(db);
@@ -289,8 +298,89 @@ int db_close(struct db *db)
 		err = db_commit(db);
 	db_events_release(db);
 	rc = sqlite3_close(db->sql);
+	free(db->path);
 	free(db);
 	return err ? err : db_err(rc);
+}
+
+const char *db_path(const struct db *db)
+{
+	return db->path;
+}
+
+/**
+ * db_reopen() - another handle on a database db_create() made.
+ * @db:  as db_create() or db_create_scratch() returned it, no transaction open
+ * @out: the new handle, with the settings @db was created with
+ *
+ * For a writer in a process forked after @db was created: an SQLite
+ * connection is never used on both sides of a fork(), so the child opens
+ * its own.  -EINVAL for a handle db_open() returned.
+ */
+int db_reopen(struct db *db, struct db **out)
+{
+	struct db *n;
+	int err;
+
+	if (!db->pragmas || db->in_txn)
+		return -EINVAL;
+	err = db_alloc(db->path, SQLITE_OPEN_READWRITE, &n);
+	if (err)
+		return err;
+	n->created = true;
+	n->pragmas = db->pragmas;
+	err = db_exec(n, n->pragmas);
+	if (err) {
+		db_free(n);
+		return err;
+	}
+	*out = n;
+	return 0;
+}
+
+/* The one row of text @st returns, into *(char **)@ctx. */
+static int db_text_row(sqlite3_stmt *st, void *ctx)
+{
+	const char *t = db_col_text(st, 0);
+
+	*(char **)ctx = t ? strdup(t) : NULL;
+	return t && !*(char **)ctx ? -ENOMEM : 0;
+}
+
+/**
+ * db_clear() - empty a database db_create() made back to what it wrote.
+ * @db: as db_create(), db_create_scratch() or db_reopen() returned it
+ *
+ * Every table and view is dropped and the schema written again, in two
+ * transactions: what the handle appended is gone, and what it appends next
+ * is the whole trace (a writer that starts over: import's second pass).
+ */
+int db_clear(struct db *db)
+{
+	char *drop = NULL;
+	int err;
+
+	if (!db->created || db->in_txn)
+		return -EINVAL;
+	db_events_release(db);
+	db->appended = 0;
+	db->store_version = 0;
+	memset(db->kind_rows, 0, sizeof(db->kind_rows));
+	/* the statements first: a table is not dropped while a read of the schema runs */
+	err = db_rows_foreach(db, "SELECT group_concat('DROP ' || type || ' IF EXISTS \"' ||"
+			      " replace(name, '\"', '\"\"') || '\"', ';') FROM (SELECT type, name"
+			      " FROM sqlite_master WHERE type IN ('view', 'table') AND name NOT LIKE"
+			      " 'sqlite\\_%' ESCAPE '\\' ORDER BY type = 'table')", db_text_row, &drop);
+	if (!err && drop) {
+		err = db_exec(db, "BEGIN");
+		err = err ?: db_exec(db, drop);
+		if (err)
+			db_exec(db, "ROLLBACK");
+		else
+			err = db_exec(db, "COMMIT");
+	}
+	free(drop);
+	return err ?: db_schema_create(db);
 }
 
 /*

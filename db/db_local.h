@@ -17,6 +17,8 @@
 
 struct db {
 	sqlite3			*sql;
+	char			*path;		/* as created or opened */
+	const char		*pragmas;	/* db_create*()'s settings; NULL if opened */
 	sqlite3_stmt		*ins_chunk;
 	uint64_t		txn_rows;	/* events in the open bulk transaction */
 	uint64_t		appended;	/* events stored through this handle */

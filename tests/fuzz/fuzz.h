@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "db_file.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static inline int fuzz_write_input(const char *tag, const uint8_t *data, size_t size,
@@ -28,16 +30,10 @@ static inline int fuzz_write_input(const char *tag, const uint8_t *data, size_t 
 	return n == (ssize_t)size ? 0 : -1;
 }
 
+/* @path and everything beside it (db/db_file.h) */
 static inline void fuzz_unlink_db(const char *path)
 {
-	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
-	char name[96];
-	size_t i;
-
-	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
-		snprintf(name, sizeof(name), "%s%s", path, sfx[i]);
-		unlink(name);
-	}
+	db_file_discard(path);
 }
 
 #endif

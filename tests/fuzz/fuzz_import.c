@@ -18,14 +18,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct import_result res;
 	struct import_opts o = { 0 };
 	char in[64], out[64];
+	struct db *db;
 
 	if (fuzz_write_input("imp", data, size, in, sizeof(in)))
 		return 0;
 	snprintf(out, sizeof(out), "%s.db", in);
 	o.trace_path = in;
-	o.out_path = out;
 	o.in_process = true;	/* coverage and sanitizer reports of this process */
-	import_run(&o, &res);
+	if (!db_create_scratch(out, &db)) {
+		import_run(&o, db, &res);
+		db_close(db);
+	}
 	fuzz_unlink_db(out);
 	unlink(in);
 	return 0;

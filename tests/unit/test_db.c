@@ -453,8 +453,65 @@ TEST(test_crash_keeps_committed)
 	db_close(db);
 }
 
+/*
+ * A writer forked after the database was made writes it through a handle
+ * of its own (db_reopen()); one that starts over empties it first
+ * (db_clear()): what the first wrote is gone, the kinds count the second's
+ * events only, and the maker's own handle closes over the child's work.
+ */
+TEST(test_reopen_clear)
+{
+	struct mcr_event a[3] = { ev_make(10, 0, 0, MCR_EV_STATE), ev_make(11, 1, 0, MCR_EV_FLUSH),
+				  ev_make(12, 0, 1, MCR_EV_STATE) };
+	struct mcr_event b[2] = { ev_make(20, 1, 0, MCR_EV_EVENTS), ev_make(21, 1, 1, MCR_EV_EVENTS) };
+	const char *path = tmp_path("reopen.db");
+	struct db *db, *w, *r;
+	struct db_iter *it;
+	struct mcr_event ev;
+	uint32_t kinds = 0;
+	int status = -1;
+	size_t i;
+	pid_t pid;
+
+	ASSERT_EQ(db_create_scratch(path, &db), 0);
+	ASSERT_STR(db_path(db), path);
+	pid = fork();
+	ASSERT(pid >= 0);
+	if (!pid) {
+		int err = db_reopen(db, &w);
+
+		err = err ?: set_required_meta(w, 2);
+		for (i = 0; !err && i < 3; i++)
+			err = db_events_append(w, &a[i]);
+		err = err ?: db_close(w);
+		err = err ?: db_reopen(db, &w);
+		err = err ?: db_clear(w);
+		err = err ?: set_required_meta(w, 2);
+		for (i = 0; !err && i < 2; i++)
+			err = db_events_append(w, &b[i]);
+		err = err ?: db_events_finish(w);
+		_exit(err || db_close(w) ? 1 : 0);
+	}
+	ASSERT_EQ(waitpid(pid, &status, 0), pid);
+	ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(db_close(db), 0);
+
+	ASSERT_EQ(db_open(path, false, &r), 0);
+	ASSERT_EQ(db_reopen(r, &w), -EINVAL);
+	ASSERT_EQ(query_int(r, "SELECT sum(events) FROM event_kinds"), 2);
+	ASSERT_EQ(db_events_kinds(r, &kinds), 0);
+	ASSERT_EQU(kinds, 1u << MCR_EV_EVENTS);
+	ASSERT_EQ(db_iter_open(r, &it), 0);
+	for (i = 0; db_iter_next(it, &ev) == 1; i++)
+		ASSERT(i < 2 && ev_same(&ev, &b[i]));
+	db_iter_close(it);
+	ASSERT_EQU(i, 2);
+	db_close(r);
+	ASSERT(access(path, F_OK) == 0);
+}
+
 TEST_MAIN(test_events_round_trip, test_views_use_partial_index, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600,
 	  test_refuse_missing, test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
 	  test_refuse_missing_table, test_older_schema, test_close_commits,
-	  test_crash_keeps_committed)
+	  test_crash_keeps_committed, test_reopen_clear)
