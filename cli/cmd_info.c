@@ -53,31 +53,6 @@ static void meta_line(struct db *db, const char *label, const char *key)
 	free(v);
 }
 
-/* One row of integers from @sql; -1 in each column on error. */
-/*
- * One row of integers (NULL as 0).  A query that fails is a damaged file
- * (the tables were there at open): *@err is set, for info to say so and
- * exit non-zero rather than print -1 counts.
- */
-static void query_ints(struct db *db, const char *sql, int64_t *out, int n, int *err)
-{
-	sqlite3_stmt *st;
-	int i, rc;
-
-	for (i = 0; i < n; i++)
-		out[i] = 0;
-	rc = sqlite3_prepare_v2(db_sqlite(db), sql, -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW)
-			for (i = 0; i < n; i++)
-				out[i] = sqlite3_column_int64(st, i);
-		sqlite3_finalize(st);
-	}
-	if (rc != SQLITE_ROW && !*err)
-		*err = rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB ? -MCR_E_CORRUPT : -EIO;
-}
-
 static void print_cpus_span(struct db *db)
 {
 	int64_t online = -1, possible = -1, batch = 64, start, end;
@@ -114,19 +89,21 @@ static void print_events(int64_t total, const uint64_t *by_kind)
  * ids the events name without a row are cgroups without a path too.  Under
  * --no-check the events were not read: the table's rows only.
  */
-static void print_cgroups_lost(struct db *db, const struct db_cgroup_census *census,
-			       bool no_check, int *err)
+static void print_cgroups_lost(struct db *db, const struct db_summary *sum,
+			       const struct db_cgroup_census *census, bool no_check, int *err)
 {
 	struct db_trace_lost lost;
 	uint64_t unlisted = census ? db_cgroup_census_unlisted(census) : 0;
-	int64_t cg[3];
 	int ret;
 
-	query_ints(db, "SELECT count(*), max(level), sum(path IS NULL) FROM cgroups", cg, 3, err);
+	/* a table that cannot be read is a damaged file (it was there at open) */
+	if (sum->cgroups_err && !*err)
+		*err = sum->cgroups_err;
 	printf("%-14s %" PRId64 ", max depth %" PRId64 ", %" PRIu64 " with unknown parent"
 	       " (attached under the root), %" PRId64 " without a path%s\n", "cgroups:",
-	       cg[0] + (int64_t)unlisted, cg[1], census ? db_cgroup_census_unknown(census) : 0,
-	       cg[2] + (int64_t)unlisted,
+	       sum->cgroups + (int64_t)unlisted, sum->cgroup_max_level,
+	       census ? db_cgroup_census_unknown(census) : 0,
+	       sum->cgroups_no_path + (int64_t)unlisted,
 	       no_check ? " (--no-check: the table's rows only)" : "");
 	/*
 	 * What the ring buffers overwrote or dropped between start and end; a
@@ -205,28 +182,6 @@ static void print_runs(struct db *db, bool check, int *errp)
 	}
 }
 
-/* The per-kind totals counted when the load finished: no pass over the events. */
-static int64_t load_time_counts(struct db *db, uint64_t *by_kind)
-{
-	sqlite3_stmt *st;
-	int64_t total = 0, k, n;
-
-	memset(by_kind, 0, (MCR_EV_KIND_MAX + 1) * sizeof(by_kind[0]));
-	if (sqlite3_prepare_v2(db_sqlite(db), "SELECT kind, events FROM event_kinds", -1, &st,
-			       NULL) != SQLITE_OK)
-		return -MCR_E_SCHEMA;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		k = sqlite3_column_int64(st, 0);
-		n = sqlite3_column_int64(st, 1);
-		if (k >= 1 && k <= MCR_EV_KIND_MAX && n > 0) {
-			by_kind[k] = (uint64_t)n;
-			total += n;
-		}
-	}
-	sqlite3_finalize(st);
-	return total;
-}
-
 int cmd_info(int argc, char **argv)
 {
 	static const struct argp_option opts[] = {
@@ -237,6 +192,7 @@ int cmd_info(int argc, char **argv)
 	struct argp argp = { opts, info_parse, "FILE", info_doc, NULL, info_help_filter, NULL };
 	uint64_t by_kind[MCR_EV_KIND_MAX + 1];
 	struct db_cgroup_census *census = NULL;
+	struct db_summary sum;
 	struct info_opts o = { 0 };
 	const char *file;
 	struct db *db;
@@ -256,7 +212,13 @@ int cmd_info(int argc, char **argv)
 		return cli_fail_bare(err);
 	}
 	/* an unreadable cgroups table: said with the other tables below */
-	total = o.no_check ? load_time_counts(db, by_kind) : cli_trace_scan(db, by_kind, census);
+	db_summary(db, &sum);
+	if (o.no_check) {
+		total = sum.events;
+		memcpy(by_kind, sum.by_kind, sizeof(by_kind));
+	} else {
+		total = cli_trace_scan(db, by_kind, census);
+	}
 	if (total < 0) {
 		rc = cli_fail_db(db, (int)total, file);
 		db_cgroup_census_free(census);
@@ -271,7 +233,7 @@ int cmd_info(int argc, char **argv)
 		printf("%-14s incomplete: %s\n", "capture:", why);
 	print_cpus_span(db);
 	print_events(total, by_kind);
-	print_cgroups_lost(db, census, o.no_check, &err);
+	print_cgroups_lost(db, &sum, census, o.no_check, &err);
 	print_runs(db, !o.no_check, &err);
 	if (!db_meta_get(db, "warnings", &warnings) && *warnings)
 		printf("warnings:\n%s\n", warnings);

@@ -152,6 +152,21 @@ int db_gap_put(struct db *db, int cpu, uint64_t ts, int64_t count);
 int db_gaps_foreach(struct db *db, int (*fn)(const struct db_gap *gap, void *arg), void *arg);
 
 /*
+ * What a trace holds, read from its tables without a pass over the events
+ * (info): the cgroups table's rows, deepest level and rows without a path
+ * (cgroups_err: -MCR_E_CORRUPT or -EIO when it cannot be read, the counts
+ * 0), and the per-kind event counts stored when the load finished (events
+ * their sum, or -MCR_E_SCHEMA without them).
+ */
+struct db_summary {
+	int64_t		cgroups, cgroup_max_level, cgroups_no_path;
+	int		cgroups_err;
+	int64_t		events;
+	uint64_t	by_kind[MCR_EV_KIND_MAX + 1];
+};
+int db_summary(struct db *db, struct db_summary *out);
+
+/*
  * Event writing (the store: db/store.h).  The producer appends in replay
  * order: merged across CPUs by (ts, cpu), ring-buffer order (seq increasing)
  * within a CPU.  db_events_append() keeps one open chunk per CPU and writes
