@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim-local.h"
+#include "cgroup.h"
 
 /* The ancestors of @idx: @parent, then the parent's own list shifted by one. */
 static void sim_path_fill(struct sim *s, int32_t idx, int32_t parent)

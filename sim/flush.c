@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim-local.h"
+#include "rstat.h"
+#include "stale.h"
 
 /*
  * mem_cgroup_css_rstat_flush(css, cpu): aggregate, then the remote
@@ -54,7 +55,7 @@ int sim_visited_drain(struct sim *s, int (*fn)(uint64_t id, void *ctx), void *ct
 	return ret;
 }
 
-int sim_visit(struct sim *s, uint64_t ts, int32_t slot)
+static int sim_visit(struct sim *s, uint64_t ts, int32_t slot)
 {
 	struct sim_pcpu *sl = &s->slots[slot];
 	struct sim_node *n = &s->nodes[sl->node];

@@ -13,12 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim-local.h"
-
-int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item)
-{
-	return (int32_t)idmap_get(&s->item_idx, sim_item_key(kind, item), SIM_NONE);
-}
+#include "items.h"
 
 /* Where (@kind, @item) has a direct entry, or NULL: every traced item the kernel has today. */
 static int16_t *sim_item_slot(struct sim *s, enum sim_item_kind kind, int item)

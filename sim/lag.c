@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim-local.h"
+#include "lag.h"
 
 enum sim_unit sim_item_unit(enum sim_item_kind kind)
 {

@@ -7,7 +7,8 @@
  */
 #include <errno.h>
 
-#include "sim-local.h"
+#include "rstat.h"
+#include "stale.h"
 
 /**
  * sim_pcpu_stats_updates() - the per-CPU counter of (@id, @cpu)

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "sim-local.h"
+#include "policy.h"
 
 /*
  * The steps are always_inline: each policy's walk below has its step inlined
@@ -56,6 +56,12 @@ struct sim_step_out policy_legacy_step(const struct sim_step_in *in)
 SIM_POLICY_WALK(policy_break_walk, policy_break_step)
 SIM_POLICY_WALK(policy_continue_walk, policy_continue_step)
 SIM_POLICY_WALK(policy_legacy_walk, policy_legacy_step)
+
+/* sim_walk_run() with the step through the policy's pointer. */
+void sim_walk_generic(struct sim *s, int slot, unsigned int abs_val)
+{
+	sim_walk_run(s, slot, abs_val, s->policy->step);
+}
 
 static const struct sim_policy sim_policies[] = {
 	{

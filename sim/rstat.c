@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim-local.h"
+#include "rstat.h"
 
 /* Make slot_of cover node @node (doubling, the new rows SIM_NONE). */
 static int sim_slot_of_reserve(struct sim *s, int32_t node)

@@ -1,7 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * sim-local.h - private layout of the simulator; only the files of sim/ and the sim
- * unit tests include it.
+ * sim-local.h - private layout of the simulator, the bottom of sim/: the types,
+ * and helpers that read or set their fields and call nothing of sim/.  Each
+ * concern above it has a header of its own, included in this order (a file
+ * includes only the headers below its own):
+ *
+ *	lag.h		the error a reader sees (lag.c)
+ *	items.h		the signed per-item storage (items.c)
+ *	stale.h		what a memcg misses, flushable and stuck (stale.c)
+ *	cgroup.h	the hierarchy (cgroup.c)
+ *	rstat.h		per-CPU slots and updated trees (rstat.c)
+ *	policy.h	the ancestor walk and its policies (policy.c)
+ *
+ * update.c, flush.c, life.c, override.c and handle.c are the top: nothing
+ * of sim/ calls them but through sim.h.  Only the files of sim/ and the sim
+ * unit tests include these headers.
  *
  * Nodes live in one array in creation order, so a parent's index is always
  * smaller than its children's.  Per (memcg, cpu) state exists only for pairs
@@ -15,6 +28,7 @@
 #define MCR_SIM_LOCAL_H
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "idmap.h"
@@ -24,6 +38,8 @@
 #define SIM_CACHELINE	64		/* nodes and slots start on one: see sim_array_grow() */
 #define SIM_TS_NONE	UINT64_MAX	/* no unflushed update */
 #define SIM_KEY_EMPTY	IDMAP_EMPTY	/* the one id the maps cannot hold */
+#define SIM_PATH	8		/* ancestors per node in sim.path */
+#define SIM_ID_DIRECT	(1U << 16)	/* ids below this: sim.id_direct */
 
 /*
  * Signed deltas of one slot not yet moved up by a visit: the first
@@ -230,60 +246,12 @@ struct sim {
 	int			ep_err;		/* first error @ep_fn returned, until taken */
 };
 
-/* items.c */
-#define SIM_PEND_WORDS(cap)	(((cap) + 63) / 64)	/* words of sim_node.pend_bits */
-int sim_item_index_new(struct sim *s, enum sim_item_kind kind, int item);
-int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item);
-int sim_node_items_reserve(struct sim *s, struct sim_node *n);
-int sim_slot_item_add_chunk(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d);
-void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct sim_node *n,
-			 struct sim_node *p);
-void sim_items_destroy(struct sim *s);
-
-typedef uint16_t sim_keys_v __attribute__((vector_size(16)));
-
-/* Position of @kv's key among the 8 keys at @k, or -1: one vector compare. */
-static inline int sim_keys_find(const uint16_t *k, sim_keys_v kv)
+/* The node of cgroup @id, SIM_NONE if unknown: inline, the update path asks once per event. */
+static inline int32_t sim_node_lookup(const struct sim *s, uint64_t id)
 {
-	sim_keys_v keys, eq;
-	uint64_t half[2];
-
-	memcpy(&keys, k, sizeof(keys));
-	eq = (sim_keys_v)(keys == kv);
-	memcpy(half, &eq, sizeof(half));
-	if (half[0])
-		return __builtin_ctzll(half[0]) / 16;
-	if (half[1])
-		return 4 + __builtin_ctzll(half[1]) / 16;
-	return -1;
-}
-
-/*
- * Add @d to item @k of the slot's unflushed deltas: inline in the update
- * path for the slot's own keys.  A slot has chunks only once its own keys
- * are full (a visit empties both), so a key not among them goes in them
- * while there is room, and the chunks are searched only then.
- */
-static inline int sim_slot_item_add(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d)
-{
-	sim_keys_v kv = (sim_keys_v){ 0 } + k;
-	unsigned int j;
-	int i;
-
-	for (j = 0; j < SIM_SLOT_ITEMS; j += SIM_CHUNK_ITEMS) {
-		i = sim_keys_find(&sl->k[j], kv);
-		if (i >= 0) {
-			sl->d[j + i] += d;
-			return 0;
-		}
-	}
-	if (sl->nr < SIM_SLOT_ITEMS) {
-		sl->k[sl->nr] = k;
-		sl->d[sl->nr] = d;
-		sl->nr++;
-		return 0;
-	}
-	return sim_slot_item_add_chunk(s, sl, k, d);
+	if (id < s->cap_id_direct)
+		return s->id_direct[id];
+	return (int32_t)idmap_get(&s->ids, id, SIM_NONE);
 }
 
 /* LRUVEC and STATE updates of one idx are one line of memory.stat (see sim.h). */
@@ -294,258 +262,49 @@ static inline uint64_t sim_item_key(enum sim_item_kind kind, int item)
 	return ((uint64_t)kind << 32) | (uint32_t)item;
 }
 
-/*
- * The dense index of (@kind, @item), made on first sight; or -errno.  Every
- * item the kernel traces today has a direct entry (index + 1, 0: none yet),
- * so the update path reads one small array and calls nothing.
- */
-static inline int sim_item_index(struct sim *s, enum sim_item_kind kind, int item)
+/* The dense index of (@kind, @item), SIM_NONE if it never occurred. */
+static inline int sim_item_find(const struct sim *s, enum sim_item_kind kind, int item)
 {
-	if (item >= 0 && item < SIM_ITEM_DIRECT) {
-		int16_t d = s->item_direct[kind == SIM_ITEM_EVENT][item];
-
-		if (d)
-			return d - 1;
-	}
-	return sim_item_index_new(s, kind, item);
+	return (int32_t)idmap_get(&s->item_idx, sim_item_key(kind, item), SIM_NONE);
 }
-
-/* cgroup.c */
-#define SIM_PATH	8		/* ancestors per node in sim.path */
-#define SIM_ID_DIRECT	(1U << 16)	/* ids below this: sim.id_direct */
-/* The node of cgroup @id, SIM_NONE if unknown: inline, the update path asks once per event. */
-static inline int32_t sim_node_lookup(const struct sim *s, uint64_t id)
-{
-	if (id < s->cap_id_direct)
-		return s->id_direct[id];
-	return (int32_t)idmap_get(&s->ids, id, SIM_NONE);
-}
-int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent);
-
-/* rstat.c */
-static inline int32_t sim_slot_find(const struct sim *s, int32_t node, unsigned int cpu)
-{
-	return (uint32_t)node < s->cap_slot_of ?
-	       s->slot_of[(size_t)node * s->nr_possible + cpu] : SIM_NONE;
-}
-int32_t sim_slot_get(struct sim *s, int32_t node, unsigned int cpu);
-void sim_rstat_updated(struct sim *s, int32_t slot);
-int sim_rstat_updated_list(struct sim *s, int32_t slot);
-
-/* stale.c */
-void sim_stale_touch(struct sim_node *n, uint64_t ts);
-void sim_oldest_set(struct sim_node *n, uint64_t oldest);
-void sim_dirty_unlink(struct sim *s, struct sim_node *n, struct sim_pcpu *sl);
-int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl);
-void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts);
-
-/* lag.c */
-void sim_lag_change(struct sim *s, struct sim_node *n, uint64_t ts);
-void sim_lag_worst(struct sim *s, struct sim_node *n, uint32_t k);
-void sim_lag_scan(struct sim *s, struct sim_node *n);
-void sim_lag_flushable(struct sim_node *n, uint64_t ts);
-
-/* The first error the episode sink returned since the last call, then 0. */
-static inline int sim_lag_err_take(struct sim *s)
-{
-	int ret = s->ep_err;
-
-	s->ep_err = 0;
-	return ret;
-}
-
-static inline uint64_t sim_abs64(int64_t v)
-{
-	return v < 0 ? -(uint64_t)v : (uint64_t)v;
-}
-
-/* The node's non-flushable time up to @ts (earlier than the last change: up to it). */
-static inline uint64_t sim_nf(const struct sim_node *n, uint64_t ts)
-{
-	return n->nf_ns + (!n->flushable && ts > n->nf_last ? ts - n->nf_last : 0);
-}
-
-/*
- * Bring line @k of @n up to @ts before its error changes: the error it held
- * since its last change was visible for the non-flushable time in between;
- * and the lines an episode started with, before the first of them changes.
- */
-static inline void sim_line_touch(struct sim_line *a, uint64_t nf)
-{
-	if (nf > a->nf_at) {
-		uint64_t e = sim_abs64(a->miss);
-
-		a->vis_area += (double)e * (double)(nf - a->nf_at);
-		if (e > a->max_vis)
-			a->max_vis = e;
-		a->nf_at = nf;
-	}
-}
-
-static inline void sim_item_touch(struct sim *s, struct sim_node *n, uint32_t k, uint64_t ts)
-{
-	uint64_t nf = sim_nf(n, ts);
-
-	if (n->ep_scan)
-		sim_lag_scan(s, n);
-	sim_line_touch(&n->lines[k], nf);
-}
-
-/*
- * @n's pending volume, flushable flag or the threshold changed at @ts: the
- * common case (nothing to do) stays inline on the update path.
- */
-static inline void sim_lag_eval(struct sim *s, struct sim_node *n, uint64_t ts)
-{
-	bool st = !n->flushable && n->fresh > s->strand_th;
-
-	if (st != n->stranded || (st && n->missing > n->ep_max_pending))
-		sim_lag_change(s, n, ts);
-}
-
-/* After line @k of @n changed: the open episode's worst line. */
-static inline void sim_item_changed(struct sim *s, struct sim_node *n, uint32_t k)
-{
-	if (n->stranded)
-		sim_lag_worst(s, n, k);
-}
-
-/* flush.c */
-int sim_visit(struct sim *s, uint64_t ts, int32_t slot);
-
-/*
- * memcg_rstat_updated(): css_rstat_updated() then the ancestor walk, each
- * node's counters handed to the policy's @step.  always_inline with a
- * constant @step (SIM_POLICY_WALK()): each policy's walk is one loop with its
- * step inlined, no call and no 16-byte struct per node.
- */
-static inline __attribute__((always_inline))
-void sim_walk_run(struct sim *s, int32_t slot, uint32_t abs_val,
-		  struct sim_step_out (*step)(const struct sim_step_in *in))
-{
-	struct sim_step_in in = { .th = s->th, .abs_val = abs_val, .batch = s->batch };
-	uint64_t steps = 0, charged = 0;
-	int32_t idx;
-
-	/* css_rstat_updated()'s own early return, before the call: a slot mostly is linked */
-	if (!s->slots[slot].on_tree)
-		sim_rstat_updated(s, slot);
-	/* the two counts of every step in registers: the stores below may alias s->cost */
-	for (idx = slot; idx != SIM_NONE; idx = s->slots[idx].parent) {
-		struct sim_pcpu *sl = &s->slots[idx];
-		struct sim_node *n = &s->nodes[sl->node];
-		struct sim_step_out out;
-
-		steps++;
-		in.atomic = n->stats_updates;
-		in.pcpu = sl->stats_updates;
-		out = step(&in);
-		charged += out.charged;
-		sl->stats_updates = out.pcpu;
-		if (out.add) {
-			/* atomic_add(stats_updates, &vmstats->stats_updates) */
-			s->cost.atomic_adds++;
-			n->stats_updates += out.add;
-			sim_flushable_update(s, n, s->now);
-		}
-		if (out.drop)
-			s->cost.dropped_batches++;
-		if (out.walk == SIM_WALK_STOP)
-			break;
-	}
-	s->cost.walk_steps += steps;
-	s->cost.pcpu_adds += charged;
-}
-
-/* A policy's walk (struct sim_policy.walk): sim_walk_run() with its step. */
-#define SIM_POLICY_WALK(name, stepfn)						\
-	static void name(struct sim *s, int slot, unsigned int abs_val)	\
-	{									\
-		sim_walk_run(s, slot, abs_val, stepfn);				\
-	}
-
-/* update.c */
-void sim_walk_generic(struct sim *s, int slot, unsigned int abs_val);
-
-/* sim.c */
-void sim_clock_start(struct sim *s, uint64_t ts);
 
 /* The root is known from creation; its clock starts with the first ts seen. */
 static inline void sim_clock(struct sim *s, uint64_t ts)
 {
-	if (!s->clock_started)
-		sim_clock_start(s, ts);
+	if (s->clock_started)
+		return;
+	s->clock_started = true;
+	s->nodes[0].first_ts = ts;
+	s->nodes[0].last_ts = ts;
+	s->nodes[0].nf_last = ts;
 }
-void *sim_array_grow(void *old, size_t old_size, size_t new_size);
 
-/* for tests: the per-CPU counter of (@id, @cpu), 0 where the pair never occurred */
-uint32_t sim_pcpu_get(const struct sim *s, uint64_t id, unsigned int cpu);
+/*
+ * Grow an array of nodes or slots, keeping the cache-line alignment of their
+ * type (realloc() only keeps malloc's): the fields an update touches at each
+ * ancestor are then in two lines of a node and one of a slot, wherever the
+ * element lies.  @new_size is a multiple of SIM_CACHELINE (the types' size).
+ */
+static inline void *sim_array_grow(void *old, size_t old_size, size_t new_size)
+{
+	void *p = aligned_alloc(SIM_CACHELINE, new_size);
+
+	if (!p)
+		return NULL;
+	if (old)
+		memcpy(p, old, old_size);
+	free(old);
+	return p;
+}
 
 static inline struct sim_node *sim_parent(struct sim *s, const struct sim_node *n)
 {
 	return n->parent == SIM_NONE ? NULL : &s->nodes[n->parent];
 }
 
-/*
- * Flushable and not stranded, the state of most nodes at most updates
- * (stale_add()'s calm case): the two flags are adjacent bytes, tested with
- * one load and compare instead of two of each, at every ancestor.
- */
-_Static_assert(offsetof(struct sim_node, stranded) == offsetof(struct sim_node, flushable) + 1,
-	       "sim_node_calm() reads flushable and stranded as one 16-bit value");
-static inline bool sim_node_calm(const struct sim_node *n)
+static inline uint64_t sim_abs64(int64_t v)
 {
-	static const struct { bool flushable, stranded; } calm = { true, false };
-	uint16_t v, c;
-
-	memcpy(&v, &n->flushable, sizeof(v));
-	memcpy(&c, &calm, sizeof(c));
-	return v == c;
-}
-
-static inline bool sim_node_stuck(const struct sim_node *n)
-{
-	return !n->flushable && n->missing && n->nr_flushable_desc;
-}
-
-/*
- * Bring @n's clock up to @ts (out-of-order ts leave it) and integrate its
- * stuck time; @flushable: the caller knows @n is, so it is not stuck.
- * Inline in the update loop, where it runs at every ancestor.  The integral
- * of missing needs nothing here: each change of missing adds its own term
- * at the clock's time (sim_missing_change()).  The largest age is not looked
- * at here either, but where oldest changes (sim_age_settle()).
- */
-static inline __attribute__((always_inline))
-void sim_stale_touch_at(struct sim_node *n, uint64_t ts, bool flushable)
-{
-	if (ts <= n->last_ts)
-		return;
-	if (!flushable && sim_node_stuck(n))
-		n->stuck_ns += ts - n->last_ts;
-	n->last_ts = ts;
-}
-
-/*
- * missing grows (@add) or drops by @v at the node's clock, last_ts: from
- * then on the integral grows by v per ns more or less, so it is
- * sum(+-v_i * (T - t_i)) = missing * T - sum(+-v_i * t_i).  Exact in
- * unsigned 128-bit arithmetic: the terms wrap, the result (below
- * 2^64 * 2^64) does not.  The double the additions at every touch gave
- * rounded at each of them; this rounds once, when read.
- */
-static inline __attribute__((always_inline))
-void sim_missing_change(struct sim_node *n, uint64_t v, bool add)
-{
-	unsigned __int128 term = (unsigned __int128)v * n->last_ts;
-
-	if (add) {
-		n->missing += v;
-		n->missing_ts += term;
-	} else {
-		n->missing -= v;
-		n->missing_ts -= term;
-	}
+	return v < 0 ? -(uint64_t)v : (uint64_t)v;
 }
 
 #endif

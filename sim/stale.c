@@ -17,12 +17,12 @@
  * and X's children (O(children), not O(CPUs)).  Time integrals are brought up to date lazily, right
  * before anything that changes a node's missing, oldest or stuck state.
  * An update's half (sim_stale_update()) is in update.c, inline in the
- * update path; the helpers both halves use are in sim-local.h.
+ * update path; the helpers both halves use are in stale.h.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "sim-local.h"
+#include "stale.h"
 
 /* The integral of missing over time (pages * ns) up to @n's clock. */
 static double sim_missing_area(const struct sim_node *n)
@@ -136,6 +136,30 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
 	else if (since <= n->oldest)
 		sim_oldest_set(n, sim_oldest_recompute(s, n));
 	return ret;
+}
+
+/*
+ * Keep the flushable flag and the ancestors' count of flushable descendants
+ * (which makes "stuck" O(1)) in step with the atomic.
+ */
+void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts)
+{
+	bool f = n->stats_updates > (int64_t)s->th;
+	struct sim_node *p;
+
+	if (f == n->flushable)
+		return;
+	sim_stale_touch(n, ts);
+	sim_lag_flushable(n, ts);
+	n->flushable = f;
+	sim_lag_eval(s, n, ts);
+	for (p = sim_parent(s, n); p; p = sim_parent(s, p)) {
+		sim_stale_touch(p, ts);
+		if (f)
+			p->nr_flushable_desc++;
+		else
+			p->nr_flushable_desc--;
+	}
 }
 
 /**

@@ -9,31 +9,9 @@
  */
 #include <errno.h>
 
-#include "sim-local.h"
-
-/*
- * Keep the flushable flag and the ancestors' count of flushable descendants
- * (which makes "stuck" O(1)) in step with the atomic.
- */
-void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts)
-{
-	bool f = n->stats_updates > (int64_t)s->th;
-	struct sim_node *p;
-
-	if (f == n->flushable)
-		return;
-	sim_stale_touch(n, ts);
-	sim_lag_flushable(n, ts);
-	n->flushable = f;
-	sim_lag_eval(s, n, ts);
-	for (p = sim_parent(s, n); p; p = sim_parent(s, p)) {
-		sim_stale_touch(p, ts);
-		if (f)
-			p->nr_flushable_desc++;
-		else
-			p->nr_flushable_desc--;
-	}
-}
+#include "cgroup.h"
+#include "rstat.h"
+#include "stale.h"
 
 /*
  * One node's share of an update of line @k: @n and every ancestor miss it
@@ -147,12 +125,6 @@ static int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_i
 			stale_add(s, n, ts, k, mag, walk_mag, d, false);
 	}
 	return 0;
-}
-
-/* A policy built outside the table (no walk of its own): the step through its pointer. */
-void sim_walk_generic(struct sim *s, int slot, unsigned int abs_val)
-{
-	sim_walk_run(s, slot, abs_val, s->policy->step);
 }
 
 /*

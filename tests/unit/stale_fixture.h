@@ -13,7 +13,9 @@
 #include "../harness.h"
 #include "sim.h"
 #include "sim_new.h"
+#include "rstat.h"
 #include "sim-local.h"
+#include "stale.h"
 
 #define ROOT	SIM_ROOT_ID
 #define A	10ULL

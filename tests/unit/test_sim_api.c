@@ -10,6 +10,7 @@
 #include "sim.h"
 #include "sim_new.h"
 #include "sim-local.h"
+#include "rstat.h"
 
 #define ROOT	SIM_ROOT_ID
 #define A	10ULL

@@ -12,6 +12,7 @@
 #include "../harness.h"
 #include "sim.h"
 #include "sim-local.h"
+#include "rstat.h"
 
 #define ROOT	SIM_ROOT_ID
 #define LEAF	2ULL

@@ -13,6 +13,7 @@
 #include "sim.h"
 #include "sim_new.h"
 #include "sim-local.h"
+#include "rstat.h"
 
 #define ROOT	SIM_ROOT_ID
 #define LEAF	2ULL

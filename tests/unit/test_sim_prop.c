@@ -34,6 +34,7 @@
 #include "sim.h"
 #include "sim_new.h"
 #include "sim-local.h"
+#include "rstat.h"
 
 #define MAXN	24
 #define MAXC	6

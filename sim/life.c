@@ -1,38 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sim.c - simulator life cycle, CPU hotplug (the threshold) and cost counters.
+ * life.c - simulator life cycle, CPU hotplug (the threshold) and cost counters.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim-local.h"
-
-void sim_clock_start(struct sim *s, uint64_t ts)
-{
-	s->clock_started = true;
-	s->nodes[0].first_ts = ts;
-	s->nodes[0].last_ts = ts;
-	s->nodes[0].nf_last = ts;
-}
-
-/*
- * Grow an array of nodes or slots, keeping the cache-line alignment of their
- * type (realloc() only keeps malloc's): the fields an update touches at each
- * ancestor are then in two lines of a node and one of a slot, wherever the
- * element lies.  @new_size is a multiple of SIM_CACHELINE (the types' size).
- */
-void *sim_array_grow(void *old, size_t old_size, size_t new_size)
-{
-	void *p = aligned_alloc(SIM_CACHELINE, new_size);
-
-	if (!p)
-		return NULL;
-	if (old)
-		memcpy(p, old, old_size);
-	free(old);
-	return p;
-}
+#include "cgroup.h"
+#include "policy.h"
 
 /* TH of memcg_vmstats_needs_flush() and the stranded limit above it, for @nr_online. */
 static void sim_thresholds(struct sim *s, unsigned int nr_online)
