@@ -32,7 +32,9 @@ if [ -n "$BASE" ]; then
 		   bench/replay_mem.c "$BASE"/libreplay.a "$BASE"/libdb.a "$BASE"/libsim.a \
 		   $base_lib -lsqlite3 -lzstd -lpthread -lm
 	}
-	base_mem 2>/dev/null || base_mem -DBENCH_NO_THREADS ||
+	# BENCH_NO_PREFETCH: a baseline without sim_update_prefetch()
+	base_mem 2>/dev/null || base_mem -DBENCH_NO_PREFETCH 2>/dev/null ||
+		base_mem -DBENCH_NO_PREFETCH -DBENCH_NO_THREADS ||
 		{ echo "building replay_mem for the baseline failed"; exit 1; }
 	builds="base new"
 fi

@@ -382,6 +382,30 @@ static int engine_event(struct replay *r, const struct mcr_event *ev)
 	}
 }
 
+/*
+ * The next event, if it is an update, has every run's simulator ask for the
+ * state it will touch while this one is applied (sim_update_prefetch()):
+ * the runs' states together are more than a core's cache holds.  The next
+ * event is decoded one event early for it; a source error there is the
+ * pass's error, as it would be one event later.
+ */
+static int engine_prefetch(struct replay *r)
+{
+	const struct mcr_event *nx;
+	unsigned int p;
+	int ret;
+
+	if (r->p.nr_runs < 2)
+		return 0;
+	ret = evq_peek(&r->q, 0, &nx);
+	if (ret <= 0 || !mcr_event_is_update(nx))
+		return ret;
+	for (p = 0; p < r->p.nr_runs; p++)
+		sim_update_prefetch(r->sims[p], (unsigned int)nx->cpu, nx->id,
+				    replay_item_kind(nx->kind), nx->item);
+	return 0;
+}
+
 int replay_run(struct replay *r, struct replay_source *src)
 {
 	struct mcr_event ev;
@@ -396,6 +420,9 @@ int replay_run(struct replay *r, struct replay_source *src)
 		return ret;
 	evq_init(&r->q, src);
 	while ((ret = evq_get(&r->q, &ev)) > 0) {
+		ret = engine_prefetch(r);
+		if (ret < 0)
+			return ret;
 		if (!r->st.events)
 			r->st.first_ts = ev.ts;
 		/* Replay order merges CPUs by ts; never let time run back for the simulators. */

@@ -188,6 +188,14 @@ uint64_t sim_cgroup_parent(const struct sim *s, uint64_t id);	/* 0 for root/unkn
 int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	       enum sim_item_kind kind, int item, int64_t val);
 
+/*
+ * A hint for an update a few events ahead (same arguments as sim_update()):
+ * asks for the state it will touch, so that its cache misses overlap the
+ * work on the events before it.  Changes nothing.
+ */
+void sim_update_prefetch(const struct sim *s, unsigned int cpu, uint64_t id,
+			 enum sim_item_kind kind, int item);
+
 /* The flushable test (atomic > TH) and the atomic itself, as traced by memcg_flush_stats. */
 bool sim_needs_flush(const struct sim *s, uint64_t id);
 int64_t sim_stats_updates(const struct sim *s, uint64_t id);

@@ -171,6 +171,42 @@ void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, uint32_t
 }
 
 /**
+ * sim_update_prefetch() - warm the caches for an update a few events ahead
+ * @s: the simulator
+ * @cpu: as for sim_update()
+ * @id: as for sim_update()
+ * @kind: as for sim_update()
+ * @item: as for sim_update()
+ *
+ * A hint: it changes nothing and calls nothing.  An update's state (its
+ * slot, then each ancestor's node and line) is mostly out of cache, and
+ * sim_update() can only ask for it once it reaches that update; a caller
+ * that knows the next events asks here for one of them while the
+ * simulator works on an earlier one, and the misses of the two overlap.
+ * Pairs, ids or items not seen yet (or ids past the flat table) are left
+ * to sim_update().
+ */
+void sim_update_prefetch(const struct sim *s, unsigned int cpu, uint64_t id,
+			 enum sim_item_kind kind, int item)
+{
+	int32_t node, slot;
+	int16_t k;
+
+	if (cpu >= s->nr_possible || id >= s->cap_id_direct || (unsigned int)item >= SIM_ITEM_DIRECT)
+		return;
+	node = s->id_direct[id];
+	if (node == SIM_NONE)
+		return;
+	slot = sim_slot_find(s, node, cpu);
+	k = s->item_direct[kind == SIM_ITEM_EVENT][item];
+	if (slot == SIM_NONE || !k)
+		return;
+	__builtin_prefetch(&s->slots[slot]);
+	__builtin_prefetch(&s->nodes[node]);
+	sim_path_prefetch(s, node, slot, (uint32_t)(k - 1));
+}
+
+/**
  * sim_update() - one traced memcg stat update
  * @s: the simulator
  * @ts: event time (ns)
