@@ -266,10 +266,14 @@ int db_open_why(const char *path, bool writable, struct db **out, char *why, siz
 	}
 	if (!err)
 		err = db_schema_check(db);
+	if (!err && !db->older && writable)
+		err = db_schema_results_columns(db);
 	if (!err && !db->older && !db_schema_has_results(db))
 		err = db_schema_results(db, !writable);
-	if (!err)
+	if (!err) {
 		db->runs_grid = db_schema_runs_grid(db);
+		db->settled = db_schema_settled(db);
+	}
 	if (!err)
 		err = db_validate(db, why, len);
 	if (err) {

@@ -29,6 +29,7 @@ struct db {
 	bool			writable;
 	bool			older;		/* read-only open of a schema 1 file: no results */
 	bool			runs_grid;	/* runs has batch_size and nr_cpus (not schema 2) */
+	bool			settled;	/* item_summary has max_settled_error (db_schema_settled()) */
 	bool			created;	/* by db_create: kind_rows are the whole table */
 	bool			row_events;	/* previous format: an events table, no chunks */
 	bool			in_txn;		/* a transaction is open (bulk or db_begin) */
@@ -56,6 +57,8 @@ bool db_schema_has_results(struct db *db);
 int db_schema_upgrade_v1(struct db *db);
 int db_schema_upgrade(struct db *db, int64_t ver);
 bool db_schema_runs_grid(struct db *db);
+bool db_schema_settled(struct db *db);
+int db_schema_results_columns(struct db *db);
 
 /* sql.c: the helpers under every other file of db/ */
 int db_err(int rc);

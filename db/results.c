@@ -37,11 +37,12 @@ static const char *const db_results_insert[W_NR] = {
 			    " stats_updates, flushable, stranded) VALUES (?,?,?,?,?,?,?)",
 	[W_CGROUP_SUMMARY] = "INSERT INTO cgroup_summary (run_id, cgroup_id, reads, flushed_reads,"
 			     " stale_reads, stranded_ms, stranded_episodes, max_pending,"
-			     " mean_pending, final_pending) VALUES (?,?,?,?,?,?,?,?,?,?)",
+			     " mean_pending, final_pending, noticeable_episodes)"
+			     " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 	[W_ITEM_SUMMARY] = "INSERT INTO item_summary (run_id, cgroup_id, kind, item,"
 			   " max_read_error, p99_read_error, mean_read_error, max_visible_error,"
-			   " mean_visible_error, max_error_age_ms, final_error)"
-			   " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+			   " mean_visible_error, max_error_age_ms, final_error, max_settled_error,"
+			   " max_flush_error) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[W_MISMATCH] = "INSERT INTO validation_mismatch (run_id, ts, cpu, cgroup_id,"
 		       " kernel_stats_updates, sim_stats_updates, kernel_needs_flush,"
 		       " sim_needs_flush, cause, context) VALUES (?,?,?,?,?,?,?,?,?,?)",
@@ -287,6 +288,7 @@ int db_cgroup_summary_add(struct db_results *w, const struct db_cgroup_summary *
 	bind_u64(st, 8, s->max_pending);
 	sqlite3_bind_double(st, 9, s->mean_pending);
 	bind_u64(st, 10, s->final_pending);
+	bind_u64(st, 11, s->noticeable_episodes);
 	return db_results_step(st);
 }
 
@@ -305,6 +307,8 @@ int db_item_summary_add(struct db_results *w, const struct db_item_summary *s)
 	sqlite3_bind_double(st, 9, s->mean_visible_error);
 	sqlite3_bind_double(st, 10, s->max_error_age_ms);
 	sqlite3_bind_int64(st, 11, s->final_error);
+	bind_u64(st, 12, s->max_settled_error);
+	bind_u64(st, 13, s->max_flush_error);
 	return db_results_step(st);
 }
 

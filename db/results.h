@@ -118,6 +118,7 @@ struct db_cgroup_summary {
 	uint64_t	reads, flushed_reads, stale_reads;
 	double		stranded_ms;
 	uint64_t	stranded_episodes;
+	uint64_t	noticeable_episodes;	/* of them, a read skipped or >= 1 ms */
 	uint64_t	max_pending;
 	double		mean_pending;
 	uint64_t	final_pending;
@@ -130,6 +131,8 @@ struct db_item_summary {
 	uint64_t	max_read_error, p99_read_error;
 	double		mean_read_error;
 	uint64_t	max_visible_error;
+	uint64_t	max_settled_error;	/* of it, while no flush was in progress */
+	uint64_t	max_flush_error;	/* of it, while one was */
 	double		mean_visible_error;
 	double		max_error_age_ms;
 	int64_t		final_error;
@@ -187,7 +190,10 @@ enum db_lag_col {
 	DB_LAG_LEVEL, DB_LAG_ITEM, DB_LAG_UNIT, DB_LAG_READS, DB_LAG_STALE_READS,
 	DB_LAG_MAX_READ_ERROR, DB_LAG_P99_READ_ERROR, DB_LAG_MEAN_READ_ERROR,
 	DB_LAG_MAX_VISIBLE_ERROR, DB_LAG_MEAN_VISIBLE_ERROR, DB_LAG_MAX_ERROR_AGE_MS,
-	DB_LAG_STRANDED_MS, DB_LAG_STRANDED_EPISODES, DB_LAG_MAX_PENDING, DB_LAG_NR_COLS
+	DB_LAG_STRANDED_MS, DB_LAG_STRANDED_EPISODES, DB_LAG_MAX_PENDING,
+	/* later, additive: NULL where a file's results predate them */
+	DB_LAG_MAX_SETTLED_ERROR, DB_LAG_MAX_FLUSH_ERROR, DB_LAG_NOTICEABLE_EPISODES,
+	DB_LAG_NR_COLS
 };
 const char *db_lag_col_name(enum db_lag_col c);
 
@@ -199,12 +205,24 @@ struct db_lag_row {
 	uint64_t	reads, stale_reads;
 	uint64_t	max_read_error, p99_read_error;
 	double		mean_read_error;
-	uint64_t	max_visible_error;
+	uint64_t	max_visible_error;	/* at any moment, in flush or not */
 	double		mean_visible_error;
 	double		max_error_age_ms;
 	double		stranded_ms;
 	uint64_t	stranded_episodes;
 	uint64_t	max_pending;
+	/*
+	 * The visible error's split: the largest while no flush was in progress
+	 * (settled: the headline; what tells the policies apart) and while one
+	 * was (the in-flush transient, to be labelled as such); and the
+	 * stranded episodes a reader could have noticed (a read skipped, or at
+	 * least 1 ms: the others are no red flag).  has_settled false: the
+	 * file's results predate them, and the three are 0.
+	 */
+	uint64_t	max_settled_error;
+	uint64_t	max_flush_error;
+	uint64_t	noticeable_episodes;
+	bool		has_settled;
 	unsigned int	batch_size;	/* the run's MEMCG_CHARGE_BATCH; 0 unknown */
 	unsigned int	nr_cpus;	/* the run's online CPUs; 0 unknown */
 	const char	*text[DB_LAG_NR_COLS];	/* every column as SQLite prints it */

@@ -41,6 +41,11 @@
  * - max_error_age_ms and stranded_ms at most the trace's span (the larger of
  *   the capture window and the events' first to last ts), plus 1 ms for the
  *   rounding of ns to ms: both are stretches of trace time.
+ * - max_settled_error, max_flush_error, noticeable_episodes (later columns):
+ *   NULL in rows written before them, else integers >= 0; each maximum at
+ *   most max_visible_error, and max_visible_error the larger of the two when
+ *   both are there (the visible maximum is split, never more); noticeable
+ *   episodes at most stranded_episodes (they are some of them).
  * - runs: counters integers >= 0, updates and flush_requests at most events
  *   (each is one event), flushes at most flush_requests, wall_s finite and
  *   >= 0, batch_size in [1, 65536] and nr_cpus in [1, 8192] (replay's
@@ -76,6 +81,7 @@ const char *const db_lag_cols[DB_LAG_NR_COLS] = {
 	"policy", "run_id", "flush_model", "cgroup", "cgroup_id", "level", "item", "unit", "reads",
 	"stale_reads", "max_read_error", "p99_read_error", "mean_read_error", "max_visible_error",
 	"mean_visible_error", "max_error_age_ms", "stranded_ms", "stranded_episodes", "max_pending",
+	"max_settled_error", "max_flush_error", "noticeable_episodes",
 };
 
 const char *db_lag_col_name(enum db_lag_col c)
@@ -100,14 +106,23 @@ static double db_trace_span_ms(struct db *db)
 static const char *db_lag_table(int col)
 {
 	return col >= DB_LAG_READS && col <= DB_LAG_STALE_READS ? "cgroup_summary" :
+	       col == DB_LAG_MAX_SETTLED_ERROR || col == DB_LAG_MAX_FLUSH_ERROR ? "item_summary" :
 	       col >= DB_LAG_STRANDED_MS ? "cgroup_summary" : "item_summary";
+}
+
+/* Columns later than their tables: NULL in rows written before them. */
+static bool db_lag_col_late(int col)
+{
+	return col == DB_LAG_MAX_SETTLED_ERROR || col == DB_LAG_MAX_FLUSH_ERROR ||
+	       col == DB_LAG_NOTICEABLE_EPISODES;
 }
 
 static bool db_lag_col_int(int col)
 {
 	return col == DB_LAG_READS || col == DB_LAG_STALE_READS || col == DB_LAG_MAX_READ_ERROR ||
 	       col == DB_LAG_P99_READ_ERROR || col == DB_LAG_MAX_VISIBLE_ERROR ||
-	       col == DB_LAG_STRANDED_EPISODES || col == DB_LAG_MAX_PENDING;
+	       col == DB_LAG_STRANDED_EPISODES || col == DB_LAG_MAX_PENDING ||
+	       db_lag_col_late(col);
 }
 
 static bool db_lag_col_real(int col)
@@ -132,6 +147,8 @@ int db_lag_check_row(struct db_lag_check *c, sqlite3_stmt *st, const struct db_l
 		 r->cgroup_id, r->item);
 	for (col = 0; col < DB_LAG_NR_COLS; col++) {
 		t = sqlite3_column_type(st, col);
+		if (t == SQLITE_NULL && db_lag_col_late(col))
+			continue;
 		if (db_lag_col_int(col)) {
 			if (t != SQLITE_INTEGER)
 				return DB_LAG_BAD(col, "'%.24s': not an integer", r->text[col] ?
@@ -158,6 +175,22 @@ int db_lag_check_row(struct db_lag_check *c, sqlite3_stmt *st, const struct db_l
 	if (r->mean_visible_error > (double)r->max_visible_error)
 		return DB_LAG_BAD(DB_LAG_MEAN_VISIBLE_ERROR, "%g above max_visible_error %" PRIu64,
 				  r->mean_visible_error, r->max_visible_error);
+	if (r->max_settled_error > r->max_visible_error)
+		return DB_LAG_BAD(DB_LAG_MAX_SETTLED_ERROR, "%" PRIu64 " above max_visible_error %"
+				  PRIu64, r->max_settled_error, r->max_visible_error);
+	if (r->max_flush_error > r->max_visible_error)
+		return DB_LAG_BAD(DB_LAG_MAX_FLUSH_ERROR, "%" PRIu64 " above max_visible_error %"
+				  PRIu64, r->max_flush_error, r->max_visible_error);
+	if (sqlite3_column_type(st, DB_LAG_MAX_SETTLED_ERROR) != SQLITE_NULL &&
+	    sqlite3_column_type(st, DB_LAG_MAX_FLUSH_ERROR) != SQLITE_NULL &&
+	    r->max_settled_error < r->max_visible_error && r->max_flush_error < r->max_visible_error)
+		return DB_LAG_BAD(DB_LAG_MAX_VISIBLE_ERROR, "%" PRIu64 " above max(max_settled_error,"
+				  " max_flush_error) %" PRIu64, r->max_visible_error,
+				  r->max_settled_error > r->max_flush_error ?
+				  r->max_settled_error : r->max_flush_error);
+	if (r->noticeable_episodes > r->stranded_episodes)
+		return DB_LAG_BAD(DB_LAG_NOTICEABLE_EPISODES, "%" PRIu64 " above stranded_episodes %"
+				  PRIu64, r->noticeable_episodes, r->stranded_episodes);
 	if (sqlite3_column_type(st, DB_LAG_NR_COLS + 2) == SQLITE_INTEGER) {
 		events = sqlite3_column_int64(st, DB_LAG_NR_COLS + 2);
 		if (events >= 0 && r->reads > (uint64_t)events)

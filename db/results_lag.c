@@ -38,8 +38,10 @@ static char *db_lag_sql(const struct db *db, const struct db_lag_filter *f, bool
 		else
 			fprintf(m, "q.%s, ", db_lag_cols[i]);
 	fprintf(m, "g.b, g.c, g.ev FROM (SELECT ");
+	/* results written before the later columns: their views lack them */
 	for (i = 0; i < DB_LAG_NR_COLS; i++)
-		fprintf(m, "%s%s", i ? ", " : "", db_lag_cols[i]);
+		fprintf(m, "%s%s%s", i ? ", " : "", !db->settled && i >= DB_LAG_MAX_SETTLED_ERROR ?
+			"NULL AS " : "", db_lag_cols[i]);
 	if (f->worst_only && f->nr_runs)
 		fprintf(m, " FROM (SELECT l.*, row_number() OVER (PARTITION BY l.run_id, l.cgroup_id"
 			" ORDER BY l.unit = 'events', l.max_read_error DESC, l.max_visible_error DESC,"
@@ -114,6 +116,11 @@ int db_lag_walk(struct db *db, const struct db_lag_filter *f, bool all,
 		r.stranded_ms = sqlite3_column_double(st, DB_LAG_STRANDED_MS);
 		r.stranded_episodes = (uint64_t)sqlite3_column_int64(st, DB_LAG_STRANDED_EPISODES);
 		r.max_pending = (uint64_t)sqlite3_column_int64(st, DB_LAG_MAX_PENDING);
+		r.max_settled_error = (uint64_t)sqlite3_column_int64(st, DB_LAG_MAX_SETTLED_ERROR);
+		r.max_flush_error = (uint64_t)sqlite3_column_int64(st, DB_LAG_MAX_FLUSH_ERROR);
+		r.noticeable_episodes = (uint64_t)sqlite3_column_int64(st,
+								      DB_LAG_NOTICEABLE_EPISODES);
+		r.has_settled = sqlite3_column_type(st, DB_LAG_MAX_SETTLED_ERROR) != SQLITE_NULL;
 		r.batch_size = (unsigned int)sqlite3_column_int64(st, DB_LAG_NR_COLS);
 		r.nr_cpus = (unsigned int)sqlite3_column_int64(st, DB_LAG_NR_COLS + 1);
 		r.batch_text = (const char *)sqlite3_column_text(st, DB_LAG_NR_COLS);

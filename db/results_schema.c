@@ -134,6 +134,9 @@ static const struct {
 "	max_pending		INTEGER NOT NULL,	-- largest pending (stats_updates units, not memory)\n"
 "	mean_pending		REAL,			-- time-weighted mean pending\n"
 "	final_pending		INTEGER,		-- pending at the end of the trace\n"
+"	noticeable_episodes	INTEGER,		-- of stranded_episodes, those a reader could notice:\n"
+"						-- a read skipped, or at least 1 ms long; NULL in rows\n"
+"						-- written before the column\n"
 "	PRIMARY KEY (run_id, cgroup_id)\n"
 ") WITHOUT ROWID" },
 	{ "TABLE", "item_summary", "(\n"
@@ -151,6 +154,9 @@ static const struct {
 "	mean_visible_error	REAL NOT NULL,		-- time-weighted mean |visible error|\n"
 "	max_error_age_ms	REAL NOT NULL,		-- oldest update a reader of the cgroup missed, ms\n"
 "	final_error		INTEGER,		-- signed error at the end of the trace\n"
+"	max_settled_error	INTEGER,		-- of max_visible_error, while no flush was in progress\n"
+"	max_flush_error		INTEGER,		-- of max_visible_error, while a flush was (its transient)\n"
+"						-- (both NULL in rows written before the columns)\n"
 "	PRIMARY KEY (run_id, cgroup_id, kind, item)\n"
 ") WITHOUT ROWID" },
 	{ "TABLE", "validation", "(\n"
@@ -206,7 +212,10 @@ static const struct {
 "	s.max_error_age_ms,\n"
 "	g.stranded_ms,			-- see cgroup_summary\n"
 "	g.stranded_episodes,\n"
-"	g.max_pending			-- stats_updates units, not memory\n"
+"	g.max_pending,			-- stats_updates units, not memory\n"
+"	s.max_settled_error,		-- see item_summary\n"
+"	s.max_flush_error,\n"
+"	g.noticeable_episodes		-- see cgroup_summary\n"
 "	-- (a run's batch_size and nr_cpus: JOIN runs USING (run_id))\n"
 "FROM item_summary s\n"
 "JOIN runs r ON r.run_id = s.run_id\n"
@@ -231,7 +240,8 @@ static const struct {
 "	-- largest max_read_error, then the largest max_visible_error.\n"
 "	policy, run_id, flush_model, cgroup, cgroup_id, level, item, unit, reads, stale_reads,\n"
 "	max_read_error, p99_read_error, mean_read_error, max_visible_error, mean_visible_error,\n"
-"	max_error_age_ms, stranded_ms, stranded_episodes, max_pending\n"
+"	max_error_age_ms, stranded_ms, stranded_episodes, max_pending, max_settled_error,\n"
+"	max_flush_error, noticeable_episodes\n"
 "FROM (SELECT l.*, row_number() OVER (PARTITION BY l.run_id, l.cgroup_id\n"
 "	ORDER BY l.unit = 'events', l.max_read_error DESC, l.max_visible_error DESC, l.item) AS rank\n"
 "      FROM lag_report l)\n"
@@ -369,6 +379,11 @@ int db_schema_results(struct db *db, bool temp)
 	char *sql;
 	int err;
 
+	if (!temp) {
+		err = db_schema_results_columns(db);
+		if (err)
+			return err;
+	}
 	for (i = 0; i < DB_RESULTS_N; i++) {
 		const char *what = db_results_sql[i].what;
 
@@ -386,17 +401,73 @@ int db_schema_results(struct db *db, bool temp)
 	return 0;
 }
 
-/* Does runs have the grid's columns (schema 3)?  A schema 2 file read as it is has not. */
-bool db_schema_runs_grid(struct db *db)
+/* Has @table (main or temp) the column @col? */
+static bool db_schema_has_column(struct db *db, const char *table, const char *col)
 {
 	sqlite3_stmt *st;
 	bool has = false;
 
-	if (db_prepare(db, "SELECT 1 FROM pragma_table_info('runs') WHERE name = 'nr_cpus'", &st))
+	if (db_prepare(db, "SELECT 1 FROM pragma_table_info(?1) WHERE name = ?2", &st))
 		return false;
+	sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, col, -1, SQLITE_STATIC);
 	has = sqlite3_step(st) == SQLITE_ROW;
 	sqlite3_finalize(st);
 	return has;
+}
+
+/* Does runs have the grid's columns (schema 3)?  A schema 2 file read as it is has not. */
+bool db_schema_runs_grid(struct db *db)
+{
+	return db_schema_has_column(db, "runs", "nr_cpus");
+}
+
+/*
+ * Has item_summary the visible error's split (max_settled_error,
+ * max_flush_error) and cgroup_summary noticeable_episodes?  A file whose
+ * results a build before them wrote, read as it is, has not: its readers get
+ * NULL for them (db_lag_sql()).
+ */
+bool db_schema_settled(struct db *db)
+{
+	return db_schema_has_column(db, "item_summary", "max_settled_error");
+}
+
+/**
+ * db_schema_results_columns() - add the columns later than the schema version
+ * @db: open read-write
+ *
+ * Additive, within one schema version: a build that knows them adds them to
+ * the result tables of a file that lacks them (rows already there get NULL)
+ * and drops the views, which db_schema_results() makes again over them.
+ * Builds that do not know them read such a file as before.  No-op when the
+ * tables do not exist yet or have them.
+ */
+int db_schema_results_columns(struct db *db)
+{
+	static const char *const sql[] = {
+		"SAVEPOINT results_columns",
+		"ALTER TABLE item_summary ADD COLUMN max_settled_error INTEGER",
+		"ALTER TABLE item_summary ADD COLUMN max_flush_error INTEGER",
+		"ALTER TABLE cgroup_summary ADD COLUMN noticeable_episodes INTEGER",
+		"DROP VIEW IF EXISTS cgroup_lag_report",
+		"DROP VIEW IF EXISTS lag_report",
+		"DROP VIEW IF EXISTS lag_report_all",
+		"RELEASE results_columns",
+	};
+	size_t i;
+	int err = 0;
+
+	if (!db_schema_has(db, "item_summary") || !db_schema_has(db, "cgroup_summary") ||
+	    db_schema_settled(db))
+		return 0;
+	for (i = 0; !err && i < sizeof(sql) / sizeof(sql[0]); i++)
+		err = db_exec(db, sql[i]);
+	if (err) {
+		db_exec(db, "ROLLBACK TO results_columns");
+		db_exec(db, "RELEASE results_columns");
+	}
+	return err;
 }
 
 /*

@@ -195,6 +195,7 @@ int replay_summary_get(struct replay *r, unsigned int pol, uint64_t id, struct r
 	out->flushed_reads = c->pol[pol].flushed_reads;
 	out->stale_reads = cs.stale_reads;
 	out->episodes = cs.episodes;
+	out->noticeable_episodes = cs.episodes_noticeable;
 	out->stranded_ms = (double)cs.stranded_ns / 1e6;
 	out->max_pending = cs.max_pending;
 	out->final_pending = cs.pending;
@@ -239,6 +240,8 @@ static int items_cb(enum sim_item_kind kind, int item, const struct sim_item_sta
 		.kind = kind, .item = item, .max_read_error = st->max_read_error,
 		.mean_read_error = ic->reads ? st->read_error_sum / (double)ic->reads : 0,
 		.max_visible_error = st->max_visible,
+		.max_settled_error = st->max_visible_settled,
+		.max_flush_error = st->max_visible_flush,
 		.mean_visible_error = ic->span_ns > 0 ? st->visible_area / ic->span_ns : 0,
 		.max_error_age_ms = (double)st->max_error_age_ns / 1e6,
 		.final_error = st->error,

@@ -132,6 +132,7 @@ struct win_pend {
 	bool		unlocked;	/* its last window's unlock happened (traced or implied) */
 	bool		lock_only;
 	bool		root_forced;	/* a forced root flush: its end syncs validation */
+	bool		progress;	/* its runs in @go have a flush in progress (pend_progress()) */
 };
 
 /* One policy's simulated window: the engine opens and closes it, the model places its visits. */

@@ -268,6 +268,7 @@ struct replay_summary {
 	uint64_t	flushed_reads;
 	uint64_t	stale_reads;
 	uint64_t	episodes;	/* stranded episodes */
+	uint64_t	noticeable_episodes; /* of them, noticeable (SIM_EPISODE_NOTICE_NS) */
 	double		stranded_ms;
 	uint64_t	max_pending;	/* stats_updates units */
 	double		mean_pending;
@@ -281,7 +282,9 @@ struct replay_item_summary {
 	uint64_t		max_read_error;
 	uint64_t		p99_read_error;
 	double			mean_read_error;
-	uint64_t		max_visible_error;
+	uint64_t		max_visible_error;	/* settled and in flush */
+	uint64_t		max_settled_error;	/* while no flush was in progress */
+	uint64_t		max_flush_error;	/* while one was: its transients */
 	double			mean_visible_error;
 	double			max_error_age_ms;
 	int64_t			final_error;

@@ -176,6 +176,8 @@ static int store_item(const struct replay_item_summary *is, void *ctx)
 		.run_id = ir->run_id, .cgroup_id = ir->id, .max_read_error = is->max_read_error,
 		.p99_read_error = is->p99_read_error, .mean_read_error = is->mean_read_error,
 		.max_visible_error = is->max_visible_error,
+		.max_settled_error = is->max_settled_error,
+		.max_flush_error = is->max_flush_error,
 		.mean_visible_error = is->mean_visible_error,
 		.max_error_age_ms = is->max_error_age_ms, .final_error = is->final_error,
 		.kind = store_kind(is->kind), .item = is->item,
@@ -201,6 +203,7 @@ static int store_summaries(struct replay_store *s, struct replay *r, unsigned in
 			.run_id = s->run_id[pol], .cgroup_id = id, .reads = sm.reads,
 			.flushed_reads = sm.flushed_reads, .stale_reads = sm.stale_reads,
 			.stranded_ms = sm.stranded_ms, .stranded_episodes = sm.episodes,
+			.noticeable_episodes = sm.noticeable_episodes,
 			.max_pending = sm.max_pending, .mean_pending = sm.mean_pending,
 			.final_pending = sm.final_pending,
 		};

@@ -79,6 +79,31 @@ static int win_end_policy(struct replay *r, unsigned int p, uint64_t ts)
 }
 
 /*
+ * The flush of @pd is in progress in each run of its @go from its first
+ * window to the end of its last (sim_flush_progress_begin()): visible states
+ * in between are its transients, not settled staleness.  @begin false ends
+ * it, once.
+ */
+static int pend_progress(struct replay *r, struct win_pend *pd, uint64_t ts, bool begin)
+{
+	unsigned int p;
+	int ret;
+
+	if (pd->progress == begin)
+		return 0;
+	pd->progress = begin;
+	for (p = 0; p < r->p.nr_runs; p++) {
+		if (!(pd->go & win_run_bit(p)))
+			continue;
+		ret = begin ? sim_flush_progress_begin(r->sims[p], ts) :
+			      sim_flush_progress_end(r->sims[p], ts);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
  * pend_close() - a flush is over, or will get no more windows.  Policies that
  * waited for windows that never came flush now, so that no flush is lost.
  */
@@ -103,6 +128,9 @@ static int pend_close(struct replay *r, struct win_pend *pd, uint64_t ts)
 	}
 	if (pd->last_cpu == -2 && pd->go)
 		r->st.win.missing++;
+	ret = pend_progress(r, pd, ts, false);
+	if (ret < 0)
+		return ret;
 	if (r->win.kwin_open && r->win.kwin_pid == pd->pid) {
 		r->win.kwin_open = false;
 		r->win.kwin_lost = false;
@@ -368,6 +396,9 @@ static int win_unlock_at(struct replay *r, struct win_pend *pd, int item, uint64
 	if (item == -1 || item == (int)r->t->nr_possible - 1) {
 		if (pd->root_forced)
 			val_flush_done(r, pd, ts);
+		ret = pend_progress(r, pd, ts, false);
+		if (ret < 0)
+			return ret;
 		pd->used = false;
 	}
 	return 0;
@@ -457,6 +488,9 @@ int window_locked(struct replay *r, const struct mcr_event *ev)
 	else
 		r->st.win.owned++;
 	first = pd->last_cpu == -2;
+	ret = pend_progress(r, pd, ev->ts, true);
+	if (ret < 0)
+		return ret;
 	pd->last_cpu = ev->item;
 	pd->unlocked = false;
 	r->win.kwin_open = true;

@@ -88,6 +88,7 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 	n->first_ts = ts;
 	n->last_ts = ts;
 	n->nf_last = ts;
+	n->sn_g = sim_settled(s, ts);
 	sim_path_fill(s, idx, parent);
 	if (parent != SIM_NONE) {
 		struct sim_node *p = &s->nodes[parent];

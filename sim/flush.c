@@ -78,6 +78,55 @@ static int sim_visit(struct sim *s, uint64_t ts, int32_t slot)
 	return ret;
 }
 
+/*
+ * A flush is in progress while a window is open or a flush_progress flush
+ * is under way: the settled clock (sim_settled()) stops while one is.
+ */
+static void sim_flushing_update(struct sim *s, uint64_t ts)
+{
+	bool f = s->win_open || s->flush_progress;
+
+	if (f == s->flushing)
+		return;
+	s->settled_ns = sim_settled(s, ts);
+	if (ts > s->settled_last)
+		s->settled_last = ts;
+	s->flushing = f;
+}
+
+/**
+ * sim_flush_progress_begin() - a flush that goes ahead starts
+ * @s: the simulator
+ * @ts: its request
+ *
+ * Until the matching sim_flush_progress_end(), visible states count as in
+ * flush (sim.h).  Return: 0.
+ */
+int sim_flush_progress_begin(struct sim *s, uint64_t ts)
+{
+	sim_clock(s, ts);
+	s->flush_progress++;
+	sim_flushing_update(s, ts);
+	return 0;
+}
+
+/**
+ * sim_flush_progress_end() - the flush begun by sim_flush_progress_begin() is over
+ * @s: the simulator
+ * @ts: the end of its last window
+ *
+ * Return: 0, -EINVAL without a flush begun.
+ */
+int sim_flush_progress_end(struct sim *s, uint64_t ts)
+{
+	if (!s->flush_progress)
+		return -EINVAL;
+	sim_clock(s, ts);
+	s->flush_progress--;
+	sim_flushing_update(s, ts);
+	return 0;
+}
+
 /**
  * sim_flush_request() - __mem_cgroup_flush_stats(): flush or skip
  * @s: the simulator
@@ -135,6 +184,7 @@ int sim_window_begin(struct sim *s, uint64_t ts, uint64_t id, unsigned int cpu)
 	}
 	s->win_open = true;
 	s->win_cpu = cpu;
+	sim_flushing_update(s, ts);
 	return 0;
 }
 
@@ -211,6 +261,7 @@ int sim_window_end(struct sim *s, uint64_t ts)
 	s->win_open = false;
 	s->win_len = 0;
 	s->win_pos = 0;
+	sim_flushing_update(s, ts);
 	return ret;
 }
 

@@ -155,7 +155,7 @@ int sim_slot_item_add_chunk(struct sim *s, struct sim_pcpu *sl, uint16_t k, int6
 
 /*
  * What stays fixed while a visit moves @n's deltas: nothing in the move
- * changes @n's flushable flag, its non-flushable clock or its stranded
+ * changes @n's flushable flag, its non-flushable clocks or its stranded
  * state, so the line touch's time and the episode test are read once.
  * @scan: the episode's lines are not scanned yet (sim_item_touch()); the
  * first move scans them, before any line changes.
@@ -163,6 +163,7 @@ int sim_slot_item_add_chunk(struct sim *s, struct sim_pcpu *sl, uint16_t k, int6
 struct sim_move {
 	struct sim_node	*n, *p;
 	uint64_t	nf;		/* sim_nf(n, ts) */
+	uint64_t	sn;		/* sim_sn(s, n, ts) */
 	bool		stranded;
 	bool		scan;
 };
@@ -177,7 +178,7 @@ void sim_item_move(struct sim *s, struct sim_move *m, uint16_t k, int64_t d)
 		sim_lag_scan(s, n);
 		m->scan = false;
 	}
-	sim_line_touch(&n->lines[k], m->nf);
+	sim_line_touch(&n->lines[k], m->nf, m->sn);
 	n->lines[k].miss -= d;
 	if (m->stranded)
 		sim_lag_worst(s, n, k);
@@ -196,8 +197,8 @@ void sim_item_move(struct sim *s, struct sim_move *m, uint16_t k, int64_t d)
 void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct sim_node *n,
 			 struct sim_node *p)
 {
-	struct sim_move m = { .n = n, .p = p, .nf = sim_nf(n, ts), .stranded = n->stranded,
-			      .scan = n->ep_scan };
+	struct sim_move m = { .n = n, .p = p, .nf = sim_nf(n, ts), .sn = sim_sn(s, n, ts),
+			      .stranded = n->stranded, .scan = n->ep_scan };
 	int32_t c, last = SIM_NONE;
 	unsigned int i, j;
 	uint32_t k, w;

@@ -43,12 +43,20 @@ static int sim_line_item(const struct sim *s, uint32_t k)
 	return (int)(uint32_t)s->item_key[k];
 }
 
-/* The node's non-flushable clock, brought up to @ts before its flushable flag flips. */
-void sim_lag_flushable(struct sim_node *n, uint64_t ts)
+/* The node's non-flushable clocks, brought up to @ts before its flushable flag flips. */
+void sim_lag_flushable(struct sim *s, struct sim_node *n, uint64_t ts)
 {
+	n->sn_ns = sim_sn(s, n, ts);
+	n->sn_g = sim_settled(s, ts);
 	n->nf_ns = sim_nf(n, ts);
 	if (ts > n->nf_last)
 		n->nf_last = ts;
+}
+
+/* Could a reader have noticed it: it skipped a read, or lasted SIM_EPISODE_NOTICE_NS. */
+static bool sim_episode_noticeable(const struct sim_node *n, uint64_t ts)
+{
+	return n->ep_skipped || (ts > n->ep_start && ts - n->ep_start >= SIM_EPISODE_NOTICE_NS);
 }
 
 /* Pages outrank events: their |error| is not comparable, and pages are what a user sizes. */
@@ -127,6 +135,8 @@ static void sim_episode_deliver(struct sim *s, struct sim_node *n, uint64_t ts, 
 	if (n->ep_scan)
 		sim_lag_scan(s, n);
 	n->episodes++;
+	if (sim_episode_noticeable(n, ts))
+		n->episodes_noticeable++;
 	if (!s->ep_fn)
 		return;
 	ep = (struct sim_episode){
@@ -141,6 +151,7 @@ static void sim_episode_deliver(struct sim *s, struct sim_node *n, uint64_t ts, 
 		.worst_kind	= n->ep_worst_k == SIM_NONE ? SIM_ITEM_STATE :
 				  sim_line_kind(s, (uint32_t)n->ep_worst_k),
 		.open		= open,
+		.noticeable	= sim_episode_noticeable(n, ts),
 	};
 	ret = s->ep_fn(&ep, s->ep_ctx);
 	if (ret < 0 && !s->ep_err)
@@ -252,23 +263,29 @@ int sim_item_error(const struct sim *s, uint64_t id, enum sim_item_kind kind, in
 }
 
 /* Line @k of @n up to @now, without changing the simulator. */
-static void sim_item_stats_fill(const struct sim_node *n, uint32_t k, uint64_t now,
+static void sim_item_stats_fill(const struct sim *s, const struct sim_node *n, uint32_t k,
+				uint64_t now,
 				struct sim_item_stats *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (k < n->cap_it) {
 		const struct sim_line *a = &n->lines[k];
-		uint64_t nf = sim_nf(n, now);
+		uint64_t nf = sim_nf(n, now), sn = sim_sn(s, n, now);
 		uint64_t e = sim_abs64(a->miss);
 
 		out->error = -a->miss;
-		out->max_visible = a->max_vis;
+		out->max_visible_settled = a->max_settled;
+		out->max_visible_flush = a->max_flush;
 		out->visible_area = a->vis_area;
 		if (nf > a->nf_at) {
 			out->visible_area += (double)e * (double)(nf - a->nf_at);
-			if (e > out->max_visible)
-				out->max_visible = e;
+			if (sn > a->sn_at && e > out->max_visible_settled)
+				out->max_visible_settled = e;
+			if (nf - a->nf_at > sn - a->sn_at && e > out->max_visible_flush)
+				out->max_visible_flush = e;
 		}
+		out->max_visible = out->max_visible_settled > out->max_visible_flush ?
+				   out->max_visible_settled : out->max_visible_flush;
 	}
 	if (k < n->cap_read) {
 		const struct sim_item_reads *r = &n->read_it[k];
@@ -304,7 +321,7 @@ int sim_item_stats_get(const struct sim *s, uint64_t id, enum sim_item_kind kind
 		memset(out, 0, sizeof(*out));
 		return 0;
 	}
-	sim_item_stats_fill(n, (uint32_t)k, now, out);
+	sim_item_stats_fill(s, n, (uint32_t)k, now, out);
 	return 0;
 }
 
@@ -331,7 +348,7 @@ int sim_item_stats_foreach(const struct sim *s, uint64_t id, uint64_t now,
 	if (!n)
 		return -ENOENT;
 	for (k = 0; k < s->nr_items && (k < n->cap_it || k < n->cap_read); k++) {
-		sim_item_stats_fill(n, k, now, &st);
+		sim_item_stats_fill(s, n, k, now, &st);
 		if (!st.error && !st.max_visible && !st.visible_area && !st.max_read_error &&
 		    !st.reads_wrong)
 			continue;
@@ -366,6 +383,7 @@ int sim_cgroup_stats_get(const struct sim *s, uint64_t id, uint64_t now,
 		.first_ts	= n->first_ts,
 		.stranded_ns	= n->strand_ns,
 		.episodes	= n->episodes,
+		.episodes_noticeable = n->episodes_noticeable,
 		.reads		= n->reads,
 		.stale_reads	= n->stale_reads,
 		.reads_ended	= n->reads_ended,
@@ -378,6 +396,8 @@ int sim_cgroup_stats_get(const struct sim *s, uint64_t id, uint64_t now,
 			out->stranded_ns += now - n->ep_start;
 		if (sim_episode_counts(n, now))
 			out->episodes++;
+		if (sim_episode_noticeable(n, now))
+			out->episodes_noticeable++;
 	}
 	return 0;
 }

@@ -12,7 +12,7 @@
 void sim_lag_change(struct sim *s, struct sim_node *n, uint64_t ts);
 void sim_lag_worst(struct sim *s, struct sim_node *n, uint32_t k);
 void sim_lag_scan(struct sim *s, struct sim_node *n);
-void sim_lag_flushable(struct sim_node *n, uint64_t ts);
+void sim_lag_flushable(struct sim *s, struct sim_node *n, uint64_t ts);
 
 /* The first error the episode sink returned since the last call, then 0. */
 static inline int sim_lag_err_take(struct sim *s)
@@ -29,19 +29,37 @@ static inline uint64_t sim_nf(const struct sim_node *n, uint64_t ts)
 	return n->nf_ns + (!n->flushable && ts > n->nf_last ? ts - n->nf_last : 0);
 }
 
+/* The node's non-flushable time up to @ts during which no flush was in progress. */
+static inline uint64_t sim_sn(const struct sim *s, const struct sim_node *n, uint64_t ts)
+{
+	uint64_t g;
+
+	if (n->flushable)
+		return n->sn_ns;
+	g = sim_settled(s, ts);
+	return n->sn_ns + (g > n->sn_g ? g - n->sn_g : 0);
+}
+
 /*
  * Bring line @k of @n up to @ts before its error changes: the error it held
- * since its last change was visible for the non-flushable time in between;
- * and the lines an episode started with, before the first of them changes.
+ * since its last change was visible for the non-flushable time in between
+ * (@nf: sim_nf()), settled for the part of it no flush was in progress (@sn:
+ * sim_sn()), and in flush for the rest; and the lines an episode started
+ * with, before the first of them changes.
  */
-static inline void sim_line_touch(struct sim_line *a, uint64_t nf)
+static inline void sim_line_touch(struct sim_line *a, uint64_t nf, uint64_t sn)
 {
 	if (nf > a->nf_at) {
 		uint64_t e = sim_abs64(a->miss);
 
 		a->vis_area += (double)e * (double)(nf - a->nf_at);
-		if (e > a->max_vis)
-			a->max_vis = e;
+		if (sn > a->sn_at) {
+			if (e > a->max_settled)
+				a->max_settled = e;
+		}
+		if (nf - a->nf_at > sn - a->sn_at && e > a->max_flush)
+			a->max_flush = e;
+		a->sn_at = sn;
 		a->nf_at = nf;
 	}
 }
@@ -52,7 +70,7 @@ static inline void sim_item_touch(struct sim *s, struct sim_node *n, uint32_t k,
 
 	if (n->ep_scan)
 		sim_lag_scan(s, n);
-	sim_line_touch(&n->lines[k], nf);
+	sim_line_touch(&n->lines[k], nf, sim_sn(s, n, ts));
 }
 
 /*

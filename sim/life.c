@@ -88,7 +88,7 @@ int sim_set_online(struct sim *s, uint64_t ts, unsigned int nr_online)
 	sim_clock(s, ts);
 	for (i = 0; i < s->nr_nodes; i++) {
 		sim_stale_touch(&s->nodes[i], ts);
-		sim_lag_flushable(&s->nodes[i], ts);
+		sim_lag_flushable(s, &s->nodes[i], ts);
 	}
 	sim_thresholds(s, nr_online);
 	for (i = 0; i < s->nr_nodes; i++) {

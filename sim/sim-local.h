@@ -90,12 +90,16 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_pcpu {
 /*
  * Per (memcg, line): the signed missing value (truth - shown = -error) and
  * the visible error over time (sim/lag.c), side by side so the update path
- * touches one cache line per ancestor.
+ * touches one cache line per ancestor.  The visible maximum is kept in two
+ * halves: states held while no flush was in progress (settled) and the rest
+ * (sim_flush_progress()); their larger is the maximum over all.
  */
 struct sim_line {
 	int64_t			miss;		/* signed missing, the line's unit */
 	uint64_t		nf_at;		/* the node's sim_nf() when the line last changed */
-	uint64_t		max_vis;	/* max |error| held for a positive non-flushable time */
+	uint64_t		sn_at;		/* the node's sim_sn() then */
+	uint64_t		max_settled;	/* max |error| held for a positive settled nf time */
+	uint64_t		max_flush;	/* max |error| held for a positive in-flush nf time */
 	double			vis_area;	/* integral of |visible error|, unit * ns */
 };
 
@@ -137,7 +141,8 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	/* non-flushable time, integrated up to nf_last (sim/lag.c) */
 	uint64_t		nf_ns;
 	uint64_t		nf_last;
-	uint64_t		ep_max_pending;
+	/* of it, the time no flush was in progress, up to nf_last: sim_sn() */
+	uint64_t		sn_ns;
 	/* visits */
 	uint64_t		id;
 	uint64_t		pendmag;	/* |v| handed up by children, waiting for a visit */
@@ -154,13 +159,16 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	uint64_t		first_ts;
 	uint64_t		age_from;	/* last_ts when oldest last changed: sim_age_settle() */
 	uint64_t		max_age_ns;
+	uint64_t		sn_g;		/* sim_settled() at nf_last */
 	/* stranded state and the open episode */
+	uint64_t		ep_max_pending;
 	uint64_t		strand_ns;	/* stranded time of ended episodes */
 	uint64_t		ep_start;
 	uint64_t		ep_skipped;
 	uint64_t		ep_worst_abs;
 	int64_t			ep_worst_err;
 	uint64_t		episodes;	/* ended episodes that count */
+	uint64_t		episodes_noticeable; /* of them, sim_episode_noticeable() */
 	uint64_t		reads;
 	uint64_t		stale_reads;
 	uint64_t		reads_ended;
@@ -225,6 +233,15 @@ struct sim {
 	uint64_t		now;		/* ts of the update in progress */
 	bool			clock_started;
 
+	/*
+	 * Time with no flush in progress (no window open, no sim_flush_progress()
+	 * flush under way), integrated up to settled_last: sim_settled().
+	 */
+	uint64_t		settled_ns;
+	uint64_t		settled_last;
+	uint32_t		flush_progress;	/* flushes begun and not ended */
+	bool			flushing;	/* win_open || flush_progress */
+
 	/* the one open flush window (the rstat lock is global per subsystem) */
 	bool			win_open;
 	unsigned int		win_cpu;
@@ -268,6 +285,12 @@ static inline int sim_item_find(const struct sim *s, enum sim_item_kind kind, in
 	return (int32_t)idmap_get(&s->item_idx, sim_item_key(kind, item), SIM_NONE);
 }
 
+/* The time up to @ts during which no flush was in progress (flush.c). */
+static inline uint64_t sim_settled(const struct sim *s, uint64_t ts)
+{
+	return s->settled_ns + (!s->flushing && ts > s->settled_last ? ts - s->settled_last : 0);
+}
+
 /* The root is known from creation; its clock starts with the first ts seen. */
 static inline void sim_clock(struct sim *s, uint64_t ts)
 {
@@ -277,6 +300,8 @@ static inline void sim_clock(struct sim *s, uint64_t ts)
 	s->nodes[0].first_ts = ts;
 	s->nodes[0].last_ts = ts;
 	s->nodes[0].nf_last = ts;
+	s->settled_last = ts;
+	s->nodes[0].sn_g = sim_settled(s, ts);
 }
 
 /*

@@ -233,6 +233,17 @@ size_t sim_window_remaining(const struct sim *s);
 uint64_t sim_window_peek(const struct sim *s, size_t i);
 
 /*
+ * A flush in progress, for the visible error's split (below): from the
+ * request a flush goes ahead at to the end of its last CPU's window, as its
+ * caller knows them (the windows of one flush are separate lock sections, and
+ * updates run between them).  Begin and end pair; flushes may overlap.  An
+ * open window counts as a flush in progress too, paired or not.
+ * sim_flush_progress_end() without a begin is -EINVAL.
+ */
+int sim_flush_progress_begin(struct sim *s, uint64_t ts);
+int sim_flush_progress_end(struct sim *s, uint64_t ts);
+
+/*
  * Staleness of one memcg M now: the pending volume (missing), in
  * stats_updates units, not memory; the reader's view is below
  * (sim_item_error() and friends).  O(1): no subtree walk.
@@ -299,6 +310,15 @@ int sim_stats_updates_set(struct sim *s, uint64_t id, int64_t v);
  *                 that lasts zero time (the visits of an instant flush, an
  *                 update and the batch it completes) is not visible: max and
  *                 integral are taken over states held for a positive time.
+ *   settled / in flush: a visible state held while no flush was in
+ *                 progress (no window open, no flush between
+ *                 sim_flush_progress_begin() and _end()) is settled; one held
+ *                 while a flush was in progress is an in-flush transient: a
+ *                 flush resets M's atomic at its first visit of M, so M stops
+ *                 being flushable while the CPUs the flush has not reached yet
+ *                 still hold M's deltas.  The settled maximum is what a reader
+ *                 meets outside flushes and what tells the policies apart;
+ *                 the in-flush one is kept apart (its size is the flush's).
  *   pending since flush(M) = the part of pending(M) from updates after M's
  *                 last flush (its last visit on any CPU), counted as the walk
  *                 sees them (|(int)v|).  What was pending at that visit is
@@ -351,6 +371,8 @@ int sim_item_error(const struct sim *s, uint64_t id, enum sim_item_kind kind, in
 struct sim_item_stats {
 	int64_t		error;		/* error now, signed, line's unit */
 	uint64_t	max_visible;	/* max |visible error| held for a positive time */
+	uint64_t	max_visible_settled; /* of states held while no flush was in progress */
+	uint64_t	max_visible_flush; /* of states held while one was (in-flush transients) */
 	double		visible_area;	/* integral of |visible error| dt, unit * ns */
 	uint64_t	max_read_error;	/* max |read error| over the ended reads of M */
 	double		read_error_sum;	/* sum of |read error| over them (mean: / reads_ended) */
@@ -378,6 +400,7 @@ struct sim_cgroup_stats {
 	uint64_t	first_ts;	/* when M became known: mean = area / (now - first_ts) */
 	uint64_t	stranded_ns;	/* time stranded */
 	uint64_t	episodes;	/* stranded episodes that count (see struct sim_episode) */
+	uint64_t	episodes_noticeable; /* of them, noticeable (see struct sim_episode) */
 	uint64_t	reads;		/* sim_read_begin() calls */
 	uint64_t	stale_reads;	/* of which skipped while stranded */
 	uint64_t	reads_ended;	/* sim_read_end() calls: reads whose result was taken */
@@ -434,7 +457,16 @@ struct sim_episode {
 	int			worst_item;	/* -1 if no line was wrong */
 	enum sim_item_kind	worst_kind;	/* SIM_ITEM_STATE or SIM_ITEM_EVENT */
 	bool			open;		/* still stranded at end (sim_episodes_close()) */
+	bool			noticeable;	/* see SIM_EPISODE_NOTICE_NS */
 };
+
+/*
+ * A stranded episode a reader could have noticed: it skipped a read (a stale
+ * read), or it lasted at least this long (1 ms).  One shorter with no read
+ * inside is a blip between an update and the walk or flush that settles it:
+ * no reader met it, and no reader polling memory.stat would likely meet one.
+ */
+#define SIM_EPISODE_NOTICE_NS	1000000ULL
 /*
  * @fn is called when an episode ends, from inside the sim call that ended it;
  * a negative return is returned by that call.  NULL: nothing is delivered.

@@ -150,7 +150,7 @@ void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts)
 	if (f == n->flushable)
 		return;
 	sim_stale_touch(n, ts);
-	sim_lag_flushable(n, ts);
+	sim_lag_flushable(s, n, ts);
 	n->flushable = f;
 	sim_lag_eval(s, n, ts);
 	for (p = sim_parent(s, n); p; p = sim_parent(s, p)) {

@@ -17,7 +17,7 @@
  * One node's share of an update of line @k: @n and every ancestor miss it
  * until visits move it up to them.  @calm: @n is flushable and not stranded,
  * as most are at most updates; then it is not stuck, its non-flushable clock
- * stands still (sim_nf() is nf_ns), no episode is open (ep_scan implies
+ * stands still (sim_nf() is nf_ns, sim_sn() sn_ns), no episode is open (ep_scan implies
  * stranded) and sim_lag_eval() has nothing to do, since only a node that is
  * not flushable strands.  The calm instance runs the same operations in the
  * same order as the general one, without the tests whose outcome it knows.
@@ -34,7 +34,7 @@ void stale_add(struct sim *s, struct sim_node *n, uint64_t ts, uint32_t k, uint6
 	if (n->missing > n->max_missing)
 		n->max_missing = n->missing;
 	if (calm) {
-		sim_line_touch(&n->lines[k], n->nf_ns);
+		sim_line_touch(&n->lines[k], n->nf_ns, n->sn_ns);
 		n->lines[k].miss += d;
 		return;
 	}

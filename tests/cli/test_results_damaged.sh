@@ -57,6 +57,22 @@ damage reads "UPDATE cgroup_summary SET reads = 1000000 WHERE $key" \
 	"cgroup_summary row .*: reads 1000000 above the run's events"
 damage stranded "UPDATE cgroup_summary SET stranded_ms = -1 WHERE $key" \
 	"cgroup_summary row .*: stranded_ms '-1.0': not a finite number >= 0"
+# the visible error's split (max_settled_error, max_flush_error) and noticeable_episodes
+damage settled_above "UPDATE item_summary SET max_settled_error = max_visible_error + 1 WHERE $ikey" \
+	"item_summary row .*: max_settled_error .* above max_visible_error"
+damage flush_above "UPDATE item_summary SET max_flush_error = max_visible_error + 1 WHERE $ikey" \
+	"item_summary row .*: max_flush_error .* above max_visible_error"
+damage visible_above_both "UPDATE item_summary SET max_visible_error = max_visible_error + 1 WHERE $ikey" \
+	"item_summary row .*: max_visible_error .* above max\\(max_settled_error, max_flush_error\\)"
+damage settled_text "UPDATE item_summary SET max_settled_error = 'x7' WHERE $ikey" \
+	"item_summary row .*: max_settled_error 'x7': not an integer"
+damage noticeable_above "UPDATE cgroup_summary SET noticeable_episodes = stranded_episodes + 1 WHERE $key" \
+	"cgroup_summary row .*: noticeable_episodes .* above stranded_episodes"
+# NULL: a row written before the columns, not damage
+cp good.db split_null.db
+sqlite3 split_null.db "UPDATE item_summary SET max_settled_error = NULL, max_flush_error = NULL;
+	UPDATE cgroup_summary SET noticeable_episodes = NULL"
+expect_exit split_null_reads 0 "$REPLAY" report --format csv -o split_null.csv split_null.db
 damage run_updates "UPDATE runs SET updates = events + 1 WHERE run_id = $run" \
 	"runs row run_id $run: updates [0-9]+ above events"
 damage run_flushes "UPDATE runs SET flushes = flush_requests + 1 WHERE run_id = $run" \
