@@ -38,7 +38,7 @@ expect_exit info_runs 0 "$REPLAY" info "$DB"
 expect_match info_run_rows '^ +5 +replay +continue ' "$T_OUT"
 
 expect_exit report_csv 0 "$REPLAY" report "$DB" --format csv
-expect_match report_csv_header '^policy,run_id,flush_model,cgroup,cgroup_id,level,item,unit,reads,stale_reads,max_read_error,p99_read_error,mean_read_error,max_visible_error,mean_visible_error,max_error_age_ms,stranded_ms,stranded_episodes,max_pending$' "$(printf '%s\n' "$T_OUT" | head -1)"
+expect_match report_csv_header '^policy,run_id,flush_model,cgroup,cgroup_id,level,item,unit,reads,stale_reads,max_read_error,p99_read_error,mean_read_error,max_visible_error,mean_visible_error,max_error_age_ms,stranded_ms,stranded_episodes,max_pending,max_settled_error,max_flush_error,noticeable_episodes$' "$(printf '%s\n' "$T_OUT" | head -1)"
 # latest of each policy: break 4, continue 5, legacy 3; 2 cgroups each, one line each
 # (the leaf's NR_FILE_PAGES was visible while it was not flushable)
 expect_match report_default_latest '^3,4,5$' "$(printf '%s\n' "$T_OUT" | awk -F, 'NR > 1 { print $2 }' | sort -un | paste -sd,)"

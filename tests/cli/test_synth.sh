@@ -83,9 +83,9 @@ expect_match sr_sql_kernel_values '^256\|0$' "$(q "SELECT DISTINCT kernel_stats_
 expect_match sr_sql_lag_report_view '^break\|NR_FILE_PAGES\|pages\|512\|0$' "$(q "SELECT policy, item, unit,
 	max_read_error, stale_reads FROM lag_report WHERE cgroup = '/' AND policy = 'break'")"
 # the views' columns, in order
-expect_match sr_sql_lag_report_columns '^policy,run_id,flush_model,cgroup,cgroup_id,level,item,unit,reads,stale_reads,max_read_error,p99_read_error,mean_read_error,max_visible_error,mean_visible_error,max_error_age_ms,stranded_ms,stranded_episodes,max_pending$' \
+expect_match sr_sql_lag_report_columns '^policy,run_id,flush_model,cgroup,cgroup_id,level,item,unit,reads,stale_reads,max_read_error,p99_read_error,mean_read_error,max_visible_error,mean_visible_error,max_error_age_ms,stranded_ms,stranded_episodes,max_pending,max_settled_error,max_flush_error,noticeable_episodes$' \
 	"$(q "SELECT group_concat(name, ',') FROM pragma_table_info('lag_report')")"
-expect_match sr_sql_cgroup_lag_report_columns '^policy,run_id,flush_model,cgroup,cgroup_id,level,item,unit,reads,stale_reads,max_read_error,p99_read_error,mean_read_error,max_visible_error,mean_visible_error,max_error_age_ms,stranded_ms,stranded_episodes,max_pending$' \
+expect_match sr_sql_cgroup_lag_report_columns '^policy,run_id,flush_model,cgroup,cgroup_id,level,item,unit,reads,stale_reads,max_read_error,p99_read_error,mean_read_error,max_visible_error,mean_visible_error,max_error_age_ms,stranded_ms,stranded_episodes,max_pending,max_settled_error,max_flush_error,noticeable_episodes$' \
 	"$(q "SELECT group_concat(name, ',') FROM pragma_table_info('cgroup_lag_report')")"
 # one row per (policy, cgroup): 3 policies x 2 cgroups
 expect_match sr_sql_cgroup_lag_report_rows '^6$' "$(q "SELECT count(*) FROM cgroup_lag_report")"
