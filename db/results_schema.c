@@ -423,14 +423,14 @@ bool db_schema_runs_grid(struct db *db)
 }
 
 /*
- * Has item_summary the visible error's split (max_settled_error,
- * max_flush_error) and cgroup_summary noticeable_episodes?  A file whose
- * results a build before them wrote, read as it is, has not: its readers get
- * NULL for them (db_lag_sql()).
+ * Has lag_report_all the visible error's split (max_settled_error,
+ * max_flush_error) and noticeable_episodes?  A file whose results a build
+ * before them wrote, read as it is, has not: its readers get NULL for them
+ * (db_lag_sql()).
  */
 bool db_schema_settled(struct db *db)
 {
-	return db_schema_has_column(db, "item_summary", "max_settled_error");
+	return db_schema_has_column(db, "lag_report_all", "max_settled_error");
 }
 
 /**
@@ -459,7 +459,7 @@ int db_schema_results_columns(struct db *db)
 	int err = 0;
 
 	if (!db_schema_has(db, "item_summary") || !db_schema_has(db, "cgroup_summary") ||
-	    db_schema_settled(db))
+	    db_schema_has_column(db, "item_summary", "max_settled_error"))
 		return 0;
 	for (i = 0; !err && i < sizeof(sql) / sizeof(sql[0]); i++)
 		err = db_exec(db, sql[i]);

@@ -212,6 +212,43 @@ int statline_lookup(int version, const char *name, struct statline_ref *ref)
 	return 0;
 }
 
+/* The entry of @t that prints @item, or NULL. */
+static const struct statline *statline_of_item(const struct statline *t, size_t n,
+					       const char *item)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].item && !strcmp(t[i].item, item))
+			return &t[i];
+	return NULL;
+}
+
+int statline_names(const char *item, struct statline_names *out)
+{
+	const struct statline *l1, *l2;
+
+	l1 = statline_of_item(statlines_v1, ARRAY_LEN(statlines_v1), item);
+	l2 = statline_of_item(statlines_v2, ARRAY_LEN(statlines_v2), item);
+	*out = (struct statline_names){
+		.v1 = l1 ? l1->name : NULL, .v1_total = l1 && l1->v1_total,
+		.v2 = l2 ? l2->name : NULL,
+	};
+	return l1 || l2 ? 0 : -ENOENT;
+}
+
+int statline_item(const char *name, const char **item)
+{
+	struct statline_ref ref;
+
+	*item = NULL;
+	if ((statline_lookup(2, name, &ref) && statline_lookup(1, name, &ref)) ||
+	    !ref.line->item)
+		return -ENOENT;
+	*item = ref.line->item;
+	return 0;
+}
+
 const char *statline_unit_name(enum statline_unit unit)
 {
 	return unit == STATLINE_BYTES ? "bytes" : "count";

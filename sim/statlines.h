@@ -63,6 +63,32 @@ struct statline_ref {
  */
 int statline_lookup(int version, const char *name, struct statline_ref *ref);
 
+/*
+ * The reverse of statline_lookup(), from the same tables: the memory.stat
+ * lines that print traced item @item (its enumerator name, items.name).
+ */
+struct statline_names {
+	const char	*v1;		/* v1's local line ("rss"); NULL if v1 prints none */
+	bool		v1_total;	/* v1 prints "total_<v1>" (the subtree's) too */
+	const char	*v2;		/* v2's line ("anon"); NULL if v2 prints none */
+};
+
+/*
+ * statline_names - fill @out with the v1 and v2 lines of @item.  Returns 0
+ * if either version prints it, -ENOENT (both NULL) if neither does.
+ */
+int statline_names(const char *item, struct statline_names *out);
+
+/*
+ * statline_item - the traced item a memory.stat line name shows, whichever
+ * version prints it: a v2 name ("anon"), a v1 local name ("rss") or a v1
+ * total ("total_rss").  *@item is its enumerator name.  Returns 0, or
+ * -ENOENT for a name no version prints or a line of no single item ("slab").
+ * No name means two items: where v1 and v2 both print a name, it is the
+ * same item (checked by tests/unit/test_statlines.c).
+ */
+int statline_item(const char *name, const char **item);
+
 /* The table of @version (1 or 2) and its length into *@n; NULL for another version. */
 const struct statline *statline_table(int version, size_t *n);
 

@@ -185,6 +185,93 @@ TEST(every_entry_well_formed)
 	}
 }
 
-TEST_MAIN(v1_captured_file_every_line_known, v2_sample_file_every_line_known,
+/*
+ * The reverse, item -> names (memcg1_stat_format(): memcg1_stat_names[] over
+ * memcg1_stats[], the LRU lists, memcg1_events[]; memcg_stat_format():
+ * memory_stats[], memcg_vm_event_stat[]).
+ */
+TEST(item_names_both_versions)
+{
+	struct statline_names n;
+
+	ASSERT_EQ(statline_names("NR_ANON_MAPPED", &n), 0);
+	ASSERT_STR(n.v1, "rss");
+	ASSERT(n.v1_total);
+	ASSERT_STR(n.v2, "anon");
+	ASSERT_EQ(statline_names("NR_FILE_PAGES", &n), 0);
+	ASSERT_STR(n.v1, "cache");
+	ASSERT_STR(n.v2, "file");
+	ASSERT_EQ(statline_names("NR_FILE_DIRTY", &n), 0);
+	ASSERT_STR(n.v1, "dirty");
+	ASSERT_STR(n.v2, "file_dirty");
+	ASSERT_EQ(statline_names("PGMAJFAULT", &n), 0);
+	ASSERT_STR(n.v1, "pgmajfault");
+	ASSERT_STR(n.v2, "pgmajfault");
+	/* one version only */
+	ASSERT_EQ(statline_names("MEMCG_SWAP", &n), 0);
+	ASSERT_STR(n.v1, "swap");
+	ASSERT(!n.v2);
+	ASSERT_EQ(statline_names("NR_KERNEL_STACK_KB", &n), 0);
+	ASSERT(!n.v1 && !n.v1_total);
+	ASSERT_STR(n.v2, "kernel_stack");
+	/* printed by neither: a traced item memory.stat does not show */
+	ASSERT_EQ(statline_names("NR_SLAB_NONE_SUCH", &n), -ENOENT);
+	ASSERT(!n.v1 && !n.v2 && !n.v1_total);
+}
+
+TEST(line_names_to_items)
+{
+	const char *it;
+
+	ASSERT_EQ(statline_item("anon", &it), 0);
+	ASSERT_STR(it, "NR_ANON_MAPPED");
+	ASSERT_EQ(statline_item("rss", &it), 0);
+	ASSERT_STR(it, "NR_ANON_MAPPED");
+	ASSERT_EQ(statline_item("total_rss", &it), 0);
+	ASSERT_STR(it, "NR_ANON_MAPPED");
+	ASSERT_EQ(statline_item("total_cache", &it), 0);
+	ASSERT_STR(it, "NR_FILE_PAGES");
+	ASSERT_EQ(statline_item("file_dirty", &it), 0);
+	ASSERT_STR(it, "NR_FILE_DIRTY");
+	ASSERT_EQ(statline_item("total_pgfault", &it), 0);
+	ASSERT_STR(it, "PGFAULT");
+	/* no single item, or no line */
+	ASSERT_EQ(statline_item("slab", &it), -ENOENT);
+	ASSERT(!it);
+	ASSERT_EQ(statline_item("hierarchical_memory_limit", &it), -ENOENT);
+	ASSERT_EQ(statline_item("total_anon", &it), -ENOENT);
+	ASSERT_EQ(statline_item("NR_ANON_MAPPED", &it), -ENOENT);
+	ASSERT_EQ(statline_item("", &it), -ENOENT);
+}
+
+/* Both directions agree over both tables, and no name means two items. */
+TEST(names_round_trip)
+{
+	int version;
+
+	for (version = 1; version <= 2; version++) {
+		size_t n, i;
+		const struct statline *tb = statline_table(version, &n);
+
+		for (i = 0; i < n; i++) {
+			struct statline_names nm;
+			const char *it;
+			struct statline_ref r;
+
+			if (!tb[i].item)
+				continue;
+			ASSERT_EQ(statline_item(tb[i].name, &it), 0);
+			ASSERT_STR(it, tb[i].item);
+			/* the same name in the other version is the same item */
+			if (!statline_lookup(3 - version, tb[i].name, &r) && r.line->item)
+				ASSERT_STR(r.line->item, tb[i].item);
+			ASSERT_EQ(statline_names(tb[i].item, &nm), 0);
+			ASSERT_STR(version == 1 ? nm.v1 : nm.v2, tb[i].name);
+		}
+	}
+}
+
+TEST_MAIN(item_names_both_versions, line_names_to_items, names_round_trip,
+	  v1_captured_file_every_line_known, v2_sample_file_every_line_known,
 	  v1_total_lines_map_to_items, v2_lines_map_to_items,
 	  parse_refuses_what_the_kernel_does_not_print, every_entry_well_formed)
