@@ -48,12 +48,17 @@ struct report_opts {
 	bool			worst;
 	bool			cost;		/* --cost: the cost_report rows only */
 	bool			force;		/* --force: -o replaces a file not a report */
+	bool			fail_on_stale;	/* --fail-on-stale */
 	const char		*calibration;	/* --calibration */
 };
 
 static const char report_doc[] =
 	"Print the lag report: how far each cgroup's memory.stat lines were off under each "
 	"policy, per line in the line's own unit (pages shown as memory, events as counts).  "
+	"It begins with a verdict per database: the cgroups whose readers got stale reads "
+	"under the policy the traced kernel runs (6.16+ break, 6.8-6.15 legacy, synthetic "
+	"traces break; its run at the trace's own batch and CPUs), how often and the worst "
+	"read error, what continue gave them and its cost.  "
 	"By default the latest replay run of each policy, flush model, batch and CPU count; "
 	"--run picks runs.  "
 	"The same rows are in SQL: SELECT * FROM lag_report (and cgroup_lag_report for --worst).  "
@@ -131,6 +136,8 @@ static const struct argp_option report_options[] = {
 	{ "cost", 0x100, NULL, 0, "only the cost in time, one row per run (the view cost_report)", 0 },
 	{ "calibration", 0x101, "CALIB", 0, "price the counts with this calibration file "
 	  "(default: the one stored by calibrate --db)", 0 },
+	{ "fail-on-stale", 0x103, NULL, 0, "exit 21 (STALE) once the report is "
+	  "written if readers got stale reads under the traced kernel's policy (the verdict)", 0 },
 	{ 0 }
 };
 
@@ -190,6 +197,9 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 0x102:
 		o->force = true;
+		return 0;
+	case 0x103:
+		o->fail_on_stale = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (o->nr_files == REPORT_MAX_FILES)
@@ -278,13 +288,14 @@ static int report_fail(const struct report_source *src, int nr, int err, const c
 
 /*
  * A file report -o may replace without --force: one that begins as a report
- * of any format begins (a table, the cost table, several hosts' table, CSV
- * of either, JSON, the HTML page).
+ * of any format begins (a table with its verdict, or as this build's
+ * predecessors wrote it: the cost table, several hosts' table; CSV of either,
+ * JSON, the HTML page).
  */
 static bool report_is_ours(const char *path)
 {
 	static const char *const heads[] = {
-		"Lag report: ", "\nCost in time of each policy", "== host ",
+		"Verdict for ", "Lag report: ", "\nCost in time of each policy", "== host ",
 		"policy,run_id,", "host,policy,run_id,", "run_id,policy,", "host,run_id,policy,",
 		"[{\"policy\":", "[{\"host\":", "[{\"run_id\":", "[]\n",
 		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -321,6 +332,22 @@ static struct outfile_policy report_policy(const struct report_opts *o, const ch
 		.not_ours = "exists and is not a report of memcg-replay (--force replaces it)",
 		.is_db = "is a memcg-replay trace database, not a report (--force replaces it)",
 	};
+}
+
+/* --fail-on-stale: each host whose traced policy had stale reads, then the exit code */
+static int report_stale_exit(const struct report_model *m)
+{
+	int i;
+
+	for (i = 0; i < m->nr_hosts; i++) {
+		const struct report_verdict *v = &m->hosts[i].verdict;
+
+		if (v->nr_flags)
+			cli_msg("%s: stale reads under %s, the traced kernel's policy, in %zu "
+				"cgroup%s", m->hosts[i].file, v->policy, v->nr_flags,
+				v->nr_flags == 1 ? "" : "s");
+	}
+	return MCR_EXIT_STALE;
 }
 
 static const struct report_ops *const report_formats[] = {
@@ -372,7 +399,8 @@ int cmd_report(int argc, char **argv)
 	lo = (struct report_load){
 		.runs = o.nr_runs ? o.runs : NULL, .nr_runs = o.nr_runs, .cgroup = o.cgroup,
 		.worst = o.worst && o.format != FMT_HTML, .cost_only = o.cost && o.format != FMT_HTML,
-		.calibration = o.calibration, .need = REPORT_NEED_LINES | ops->need,
+		.calibration = o.calibration, .need = REPORT_NEED_LINES | ops->need |
+		(o.fail_on_stale ? REPORT_NEED_VERDICT : 0),
 	};
 	err = report_model_load(&m, src, nr, &lo);
 	if (err) {
@@ -401,6 +429,8 @@ int cmd_report(int argc, char **argv)
 		out = NULL;
 		if (o.output)
 			rc = cli_outfile_commit("report", &of);
+		if (!rc && o.fail_on_stale && report_model_stale(&m))
+			rc = report_stale_exit(&m);
 	}
 	if (rc && o.output) {
 		if (out)

@@ -57,8 +57,10 @@ static const struct {
 				    "recording is complete; 11 wins)", CLI_CAPTURE },
 	[MCR_EXIT_OLDER]	= { "OLDER", "the results were written by an older memcg-replay: "
 				    "replay the file again", CLI_REPORT },
+	[MCR_EXIT_STALE]	= { "STALE", "--fail-on-stale: readers got stale reads under the traced "
+				    "kernel's policy (the report is complete)", CLI_REPORT },
 };
-_Static_assert(ARRAY_SIZE(cli_exits) == MCR_EXIT_OLDER + 1, "an exit code without its row");
+_Static_assert(ARRAY_SIZE(cli_exits) == MCR_EXIT_STALE + 1, "an exit code without its row");
 
 static const char *const cli_tool_names[] = {
 	"memcg-capture", "synth", "import", "replay", "validate", "report", "info", "events",

@@ -268,6 +268,66 @@ static int html_host_end(struct report_out *o, const struct report_host *h, int 
 	return 0;
 }
 
+/* ---- the verdict ---- */
+
+/* One host's verdict under the page's title. */
+static void verdict_block(FILE *f, const struct report_host *h)
+{
+	const struct report_verdict *v = &h->verdict;
+	char buf[REPORT_SENTENCE_LEN];
+	size_t k;
+
+	fprintf(f, "<div class=\"verdict%s\"><p><b>", v->nr_flags ? "" : " ok");
+	esc(f, report_verdict_head(buf, sizeof(buf), h, false));
+	fprintf(f, "</b></p>\n");
+	if (v->nr_flags) {
+		fprintf(f, "<ul>\n");
+		for (k = 0; k < v->nr_flags && k < REPORT_VERDICT_CGROUPS; k++) {
+			fprintf(f, "<li>");
+			esc(f, report_verdict_flag(buf, sizeof(buf), h, &v->flags[k]));
+			fprintf(f, "<br><small>");
+			esc(f, report_verdict_cont(buf, sizeof(buf), h, &v->flags[k]));
+			fprintf(f, "</small></li>\n");
+		}
+		if (v->nr_flags > REPORT_VERDICT_CGROUPS)
+			fprintf(f, "<li>%zu more cgroups with stale reads (the tables below)</li>\n",
+				v->nr_flags - REPORT_VERDICT_CGROUPS);
+		fprintf(f, "</ul>\n");
+	}
+	if (*report_verdict_cost(buf, sizeof(buf), h)) {
+		fprintf(f, "<p>");
+		esc(f, buf);
+		fprintf(f, "</p>\n");
+	}
+	fprintf(f, "</div>\n");
+}
+
+/* The verdict's columns of the fleet summary: the flagged cgroups, continue, its cost. */
+static void verdict_cells(FILE *f, const struct report_host *h)
+{
+	const struct report_verdict *v = &h->verdict;
+	char buf[REPORT_SENTENCE_LEN];
+	size_t k;
+
+	fprintf(f, "<td%s>", v->nr_flags ? " class=\"bad\"" : "");
+	if (!v->nr_flags)
+		esc(f, report_verdict_head(buf, sizeof(buf), h, false));
+	for (k = 0; k < v->nr_flags && k < REPORT_VERDICT_CGROUPS; k++) {
+		fprintf(f, "%s", k ? "<br>" : "");
+		esc(f, report_verdict_flag(buf, sizeof(buf), h, &v->flags[k]));
+	}
+	if (v->nr_flags > REPORT_VERDICT_CGROUPS)
+		fprintf(f, "<br>%zu more", v->nr_flags - REPORT_VERDICT_CGROUPS);
+	fprintf(f, "</td><td>");
+	for (k = 0; k < v->nr_flags && k < REPORT_VERDICT_CGROUPS; k++) {
+		fprintf(f, "%s", k ? "<br>" : "");
+		esc(f, report_verdict_cont(buf, sizeof(buf), h, &v->flags[k]));
+	}
+	fprintf(f, "</td><td>");
+	esc(f, report_verdict_cost(buf, sizeof(buf), h));
+	fprintf(f, "</td>");
+}
+
 /* ---- the fleet summary ---- */
 
 static void fleet_row(FILE *f, const struct report_host *h, int idx)
@@ -327,7 +387,9 @@ static void fleet_row(FILE *f, const struct report_host *h, int idx)
 	} else {
 		fprintf(f, "0");
 	}
-	fprintf(f, "</td></tr>\n");
+	fprintf(f, "</td>");
+	verdict_cells(f, h);
+	fprintf(f, "</tr>\n");
 }
 
 static const char css[] =
@@ -338,6 +400,8 @@ static const char css[] =
 	"padding-bottom:2px;margin:28px 0 8px}h3{font-size:16px;margin:22px 0 6px}h4{margin:14px 0 4px}"
 	"small{color:#666;font-weight:normal}"
 	".intro{color:#444;max-width:75em;margin:4px 0 10px}"
+	".verdict{border-left:4px solid #b00;padding:2px 12px;margin:8px 0 12px}"
+	".verdict.ok{border-left-color:#2ca02c}.verdict ul{margin:4px 0}"
 	".banner{background:#fdecea;border:1px solid #d62728;color:#8b1a1a;padding:8px 12px;"
 	"font-weight:bold}"
 	"dl.meta{display:flex;flex-wrap:wrap;gap:2px 18px;margin:6px 0}dl.meta dt{color:#666}"
@@ -408,10 +472,14 @@ static int html_begin(struct report_out *o)
 	if (fleet) {
 		fprintf(f, "<h2>Fleet: %d hosts</h2>\n<table class=\"fleet\"><thead><tr><th>host</th>"
 			"<th>ancestors stranded</th><th>worst read error of a page line</th>"
-			"<th>worst read error of an event line</th></tr></thead><tbody>\n", m->nr_hosts);
+			"<th>worst read error of an event line</th><th>stale reads under the traced"
+			" kernel's policy</th><th>under continue</th><th>continue's cost</th></tr>"
+			"</thead><tbody>\n", m->nr_hosts);
 		for (i = 0; i < m->nr_hosts; i++)
 			fleet_row(f, &m->hosts[i], i);
 		fprintf(f, "</tbody></table>\n");
+	} else {
+		verdict_block(f, &m->hosts[0]);
 	}
 	return 0;
 }
@@ -425,7 +493,8 @@ static int html_end(struct report_out *o)
 
 const struct report_ops report_html_ops = {
 	.name = "html", .costs_always = true,
-	.need = REPORT_NEED_COSTS | REPORT_NEED_VALIDATION | REPORT_NEED_COUNTERS,
+	.need = REPORT_NEED_COSTS | REPORT_NEED_VALIDATION | REPORT_NEED_COUNTERS |
+		REPORT_NEED_VERDICT,
 	.begin = html_begin, .host = html_host, .lines = html_lines, .costs = html_costs,
 	.validation = html_validation, .host_end = html_host_end, .end = html_end,
 };

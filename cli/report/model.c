@@ -235,7 +235,7 @@ static int host_load(struct report_host *h, const struct report_source *src,
 	if (db_meta_get_int(h->db, "capture_end_ns", &v) < 0)
 		v = h->t0 > INT64_MAX - 1000000000 ? INT64_MAX : h->t0 + 1000000000;
 	h->t1 = v;
-	if (!o->cost_only && (o->need & REPORT_NEED_LINES)) {
+	if ((!o->cost_only || (o->need & REPORT_NEED_VERDICT)) && (o->need & REPORT_NEED_LINES)) {
 		err = db_lag_foreach(h->db, &f, add_row, h);
 		if (err)
 			return err;
@@ -254,8 +254,13 @@ static int host_load(struct report_host *h, const struct report_source *src,
 		if (err)
 			return err;
 	}
-	if (o->need & REPORT_NEED_VALIDATION)
-		return validation_load(h);
+	if (o->need & REPORT_NEED_VALIDATION) {
+		err = validation_load(h);
+		if (err)
+			return err;
+	}
+	if (o->need & REPORT_NEED_VERDICT)
+		return report_verdict_load(h);
 	return 0;
 }
 
@@ -297,6 +302,7 @@ void report_host_free(struct report_host *h)
 	for (j = 0; j < REPORT_MAX_CAUSES; j++)
 		free(h->val.cause[j]);
 	report_costs_free(&h->costs);
+	report_verdict_free(&h->verdict);
 	free(h->host);
 	memset(h, 0, sizeof(*h));
 }

@@ -95,6 +95,28 @@ struct report_validation {
 	uint64_t		other, total;	/* mismatches: of other causes, in all */
 };
 
+/* A cgroup whose readers got stale reads under the traced kernel's policy. */
+struct report_flag {
+	const struct report_line	*worst;	/* its worst line under that run (a page line first) */
+	const struct report_line	*cont;	/* the same under continue; NULL: never wrong */
+};
+
+/*
+ * The verdict (verdict.c): did readers of this host's memory.stat get stale
+ * numbers under the policy the traced kernel runs, in which cgroups, how far
+ * off; what continue would have given, at what cost.  Runs are the policy's
+ * and continue's at the trace's own batch and CPUs (the latest reported).
+ */
+struct report_verdict {
+	const char			*policy;	/* the traced kernel's; NULL unknown */
+	char				*kernel;	/* its release, NULL unknown */
+	const struct report_run		*run, *cont;	/* NULL: not in this report */
+	struct report_flag		*flags;		/* in tree order */
+	size_t				nr_flags;
+	const struct report_cost	*run_cost, *cont_cost;	/* NULL: not in the cost rows */
+	bool				have_costs;	/* the cost rows were loaded */
+};
+
 struct report_host {
 	struct db		*db;
 	const char		*file;		/* as named on the command line */
@@ -110,6 +132,7 @@ struct report_host {
 	size_t			nr_lines, cap;
 	struct report_costs	costs;
 	struct report_validation val;
+	struct report_verdict	verdict;
 };
 
 /* What to load: the lines, the costs, the validation and the run counters. */
@@ -118,6 +141,7 @@ enum {
 	REPORT_NEED_COSTS	= 1 << 1,
 	REPORT_NEED_VALIDATION	= 1 << 2,
 	REPORT_NEED_COUNTERS	= 1 << 3,
+	REPORT_NEED_VERDICT	= 1 << 4,	/* the lines even with --cost */
 };
 
 struct report_load {
@@ -208,6 +232,28 @@ const struct report_cost *report_cost_baseline(const struct report_costs *v,
 	"The estimate leaves out the real kernel's cache effects, lock contention, " \
 	"interrupts and the flush side, and prices kernel operations by user-space " \
 	"proxies (a thread-local add for this_cpu_add(), a lock add for atomic_add())."
+
+/* verdict.c: @h's verdict from its lines and costs. */
+int report_verdict_load(struct report_host *h);
+void report_verdict_free(struct report_verdict *v);
+/* Stale reads under the traced kernel's policy: the flagged cgroups of every host. */
+size_t report_model_stale(const struct report_model *m);
+
+/*
+ * The verdict in sentences, plain text (HTML escapes them): the headline;
+ * a flagged cgroup with how often and how far off; what continue gave it;
+ * continue's cost ("" when there is nothing to say).  Each returns @buf.
+ */
+#define REPORT_SENTENCE_LEN	512
+/* @named: "Verdict for HOST (FILE): " first. */
+char *report_verdict_head(char *buf, size_t len, const struct report_host *h, bool named);
+char *report_verdict_flag(char *buf, size_t len, const struct report_host *h,
+			  const struct report_flag *fl);
+char *report_verdict_cont(char *buf, size_t len, const struct report_host *h,
+			  const struct report_flag *fl);
+char *report_verdict_cost(char *buf, size_t len, const struct report_host *h);
+/* Flagged cgroups a verdict lists; the rest are counted. */
+#define REPORT_VERDICT_CGROUPS	10
 
 /* ---- writing: one ops table per format ---- */
 

@@ -3,7 +3,8 @@
  * text.c - the report's text ops (model.h): for each host, per cgroup that
  * was read its lines worst first with the policies (and a grid's runs) side
  * by side, then the cgroups nobody read, then the cost table; with several
- * hosts a "== host" header before each.  The same ops write replay's
+ * hosts a "== host" header before each.  First of all, each host's verdict
+ * (verdict.c).  The same ops write replay's
  * end-of-pass summary from the model pass.c fills: its ancestors and each
  * run's counts.
  */
@@ -24,6 +25,28 @@
  * one line each, by what a reader would have seen.
  */
 #define TABLE_UNREAD	10	/* unread cgroups listed */
+
+/* @text in lines of at most 78 columns, indented by two. */
+static void cost_wrap(FILE *f, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *end = p, *brk = NULL;
+
+		while (*end && end - p < 76) {
+			if (*end == ' ')
+				brk = end;
+			end++;
+		}
+		if (*end && brk)
+			end = brk;
+		fprintf(f, "  %.*s\n", (int)(end - p), p);
+		p = end;
+		while (*p == ' ')
+			p++;
+	}
+}
 
 struct tstate {
 	FILE			*f;
@@ -359,28 +382,6 @@ static int pass_costs(struct report_out *o, const struct report_host *h)
 
 /* ---- the cost table ---- */
 
-/* @text in lines of at most 78 columns, indented by two. */
-static void cost_wrap(FILE *f, const char *text)
-{
-	const char *p = text;
-
-	while (*p) {
-		const char *end = p, *brk = NULL;
-
-		while (*end && end - p < 76) {
-			if (*end == ' ')
-				brk = end;
-			end++;
-		}
-		if (*end && brk)
-			end = brk;
-		fprintf(f, "  %.*s\n", (int)(end - p), p);
-		p = end;
-		while (*p == ' ')
-			p++;
-	}
-}
-
 static int text_costs(struct report_out *o, const struct report_host *h, int idx)
 {
 	const struct report_costs *v = &h->costs;
@@ -444,6 +445,37 @@ out:
 }
 
 
+/* ---- the verdict ---- */
+
+/* First: per host, the verdict on its traced kernel's policy. */
+static int text_begin(struct report_out *o)
+{
+	char buf[REPORT_SENTENCE_LEN];
+	FILE *f = o->f;
+	size_t k;
+	int i;
+
+	if (o->m->nr_hosts && o->m->hosts[0].pass)
+		return 0;	/* replay's summary: no verdict yet, the runs were just made */
+	for (i = 0; i < o->m->nr_hosts; i++) {
+		const struct report_host *h = &o->m->hosts[i];
+		const struct report_verdict *v = &h->verdict;
+
+		fprintf(f, "%s\n", report_verdict_head(buf, sizeof(buf), h, true));
+		for (k = 0; k < v->nr_flags && k < REPORT_VERDICT_CGROUPS; k++) {
+			fprintf(f, "  %s\n", report_verdict_flag(buf, sizeof(buf), h, &v->flags[k]));
+			fprintf(f, "    %s\n", report_verdict_cont(buf, sizeof(buf), h, &v->flags[k]));
+		}
+		if (v->nr_flags > REPORT_VERDICT_CGROUPS)
+			fprintf(f, "  ... %zu more cgroups with stale reads (the table below)\n",
+				v->nr_flags - REPORT_VERDICT_CGROUPS);
+		if (*report_verdict_cost(buf, sizeof(buf), h))
+			cost_wrap(f, buf);
+	}
+	fputc('\n', f);
+	return 0;
+}
+
 /* ---- the ops ---- */
 
 static int text_host(struct report_out *o, const struct report_host *h, int idx)
@@ -459,6 +491,6 @@ static int text_lines(struct report_out *o, const struct report_host *h, int idx
 }
 
 const struct report_ops report_text_ops = {
-	.name = "table", .need = REPORT_NEED_COSTS, .costs_always = true,
-	.host = text_host, .lines = text_lines, .costs = text_costs,
+	.name = "table", .need = REPORT_NEED_COSTS | REPORT_NEED_VERDICT, .costs_always = true,
+	.begin = text_begin, .host = text_host, .lines = text_lines, .costs = text_costs,
 };

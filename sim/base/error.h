@@ -55,6 +55,7 @@ enum mcr_exit {
 	MCR_EXIT_NO_RUNS	= 18,
 	MCR_EXIT_COMMAND	= 19,	/* memcg-capture: its COMMAND failed */
 	MCR_EXIT_OLDER		= 20,	/* results written by an older memcg-replay */
+	MCR_EXIT_STALE		= 21,	/* report --fail-on-stale: stale reads found */
 };
 
 const char *mcr_strerror(int err);	/* err negative: -errno or -MCR_E_* */

@@ -153,7 +153,7 @@ expect_exit report_foreign 3 "$REPLAY" report rep.db -o notes3.txt
 expect_match report_foreign_msg "notes3.txt exists and is not a report.*--force" "$T_ERR"
 same_file report_foreign_kept notes3.txt <(printf 'my notes\n')
 expect_exit report_foreign_force 0 "$REPLAY" report rep.db -o notes3.txt --force
-expect_match report_foreign_forced "^Lag report" "$(head -1 notes3.txt)"
+expect_match report_foreign_forced "^Verdict for " "$(head -1 notes3.txt)"
 # its own reports, of every format, it replaces
 for f in table csv json html; do
 	expect_exit report_replaces_$f 0 "$REPLAY" report rep.db -f "$f" -o r.out
