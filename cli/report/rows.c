@@ -105,6 +105,15 @@ static bool cost_col_text(size_t i)
 
 /* ---- CSV ---- */
 
+/* The host column's field, with several databases. */
+static void csv_host(FILE *f, const char *host)
+{
+	if (host) {
+		cli_csv_field(f, host);
+		fputc(',', f);
+	}
+}
+
 static int csv_lines(struct report_out *o, const struct report_host *h, int idx)
 {
 	const char *host = host_col(o, h);
@@ -121,10 +130,7 @@ static int csv_lines(struct report_out *o, const struct report_host *h, int idx)
 	for (l = 0; l < h->nr_lines; l++) {
 		char *const *text = h->lines[l].text;
 
-		if (host) {
-			cli_csv_field(f, host);
-			fputc(',', f);
-		}
+		csv_host(f, host);
 		for (i = 0; i < DB_LAG_NR_COLS; i++) {
 			if (i)
 				fputc(',', f);
@@ -157,10 +163,7 @@ static int csv_costs(struct report_out *o, const struct report_host *h, int idx)
 	for (i = 0; i < v->nr; i++) {
 		char buf[64];
 
-		if (host) {
-			cli_csv_field(f, host);
-			fputc(',', f);
-		}
+		csv_host(f, host);
 		for (j = 0; j < COST_NR_COLS; j++) {
 			if (j)
 				fputc(',', f);
