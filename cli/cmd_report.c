@@ -58,7 +58,7 @@ static const char report_doc[] =
 	"It begins with a verdict per database: the cgroups whose readers got stale reads "
 	"under the policy the traced kernel runs (6.16+ break, 6.8-6.15 legacy, synthetic "
 	"traces break; its run at the trace's own batch and CPUs), how often and the worst "
-	"read error, what continue gave them and its cost.  "
+	"read error, what continue gave them and its cost (with --cgroup, of that cgroup).  "
 	"By default the latest replay run of each policy, flush model, batch and CPU count; "
 	"--run picks runs.  "
 	"The same rows are in SQL: SELECT * FROM lag_report (and cgroup_lag_report for --worst).  "

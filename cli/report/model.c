@@ -144,6 +144,8 @@ static int add_row(const struct db_lag_row *row, void *ctx)
 	};
 	if (!l->cgroup || !l->item)
 		return -ENOMEM;
+	if (!(h->need & REPORT_NEED_TEXT))
+		return 0;
 	for (i = 0; i < DB_LAG_NR_COLS; i++)
 		if (row->text[i] && !(l->text[i] = strdup(row->text[i])))
 			return -ENOMEM;
@@ -224,6 +226,7 @@ static int host_load(struct report_host *h, const struct report_source *src,
 
 	h->db = src->db;
 	h->file = src->file;
+	h->need = o->need;
 	h->page_size = 4096;
 	h->host = report_host_name(h->db, h->file);
 	if (!h->host)

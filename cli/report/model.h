@@ -59,7 +59,7 @@ struct report_line {
 	uint64_t		reads, stale_reads, stranded_episodes, max_pending;
 	uint64_t		max_read, p99_read, max_visible;
 	double			mean_read, mean_visible, age_ms, stranded_ms;
-	/* every column as SQLite prints it (CSV, JSON), then batch_size and nr_cpus */
+	/* REPORT_NEED_TEXT: each column as SQLite prints it (CSV, JSON), then batch_size, nr_cpus */
 	char			*text[DB_LAG_NR_COLS + 2];
 };
 #define REPORT_TEXT_BATCH	DB_LAG_NR_COLS
@@ -126,6 +126,7 @@ struct report_host {
 	int64_t			t0, t1;		/* the capture's span, ns */
 	bool			grid;		/* a line of a run not at the trace's own */
 	bool			pass;		/* replay's summary: lines are its ancestors */
+	unsigned int		need;		/* what was loaded: REPORT_NEED_* */
 	struct report_run	*runs;
 	int			nr_runs;
 	struct report_line	*lines;
@@ -142,6 +143,7 @@ enum {
 	REPORT_NEED_VALIDATION	= 1 << 2,
 	REPORT_NEED_COUNTERS	= 1 << 3,
 	REPORT_NEED_VERDICT	= 1 << 4,	/* the lines even with --cost */
+	REPORT_NEED_TEXT	= 1 << 5,	/* the lines' columns as SQLite prints them */
 };
 
 struct report_load {

@@ -177,7 +177,7 @@ static int csv_costs(struct report_out *o, const struct report_host *h, int idx)
 }
 
 const struct report_ops report_csv_ops = {
-	.name = "csv", .lines = csv_lines, .costs = csv_costs,
+	.name = "csv", .need = REPORT_NEED_TEXT, .lines = csv_lines, .costs = csv_costs,
 };
 
 /* ---- JSON ---- */
@@ -263,6 +263,7 @@ static int json_costs(struct report_out *o, const struct report_host *h, int idx
 }
 
 const struct report_ops report_json_ops = {
-	.name = "json", .begin = json_begin, .lines = json_lines, .costs = json_costs,
+	.name = "json", .need = REPORT_NEED_TEXT, .begin = json_begin, .lines = json_lines,
+	.costs = json_costs,
 	.end = json_end,
 };

@@ -214,7 +214,8 @@ static void table_unread(const struct tstate *ts, const struct tunread *u)
 	char a[32], b[32];
 	size_t i, k;
 
-	fprintf(ts->f, "  %s (id %" PRIu64 "):", ts->h->lines[u->from].cgroup, ts->h->lines[u->from].cgroup_id);
+	fprintf(ts->f, "  %s (id %" PRIu64 "):", ts->h->lines[u->from].cgroup,
+		ts->h->lines[u->from].cgroup_id);
 	for (i = u->from, k = 0; i < u->to; i++) {
 		const struct report_line *best = NULL;
 		size_t j;
