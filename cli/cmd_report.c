@@ -404,7 +404,7 @@ int cmd_report(int argc, char **argv)
 	};
 	err = report_model_load(&m, src, nr, &lo);
 	if (err) {
-		rc = report_fail(src, nr, err, o.file);
+		rc = report_fail(src, nr, err, src[m.failed].file);
 		goto out;
 	}
 	/* every database checked before the output is created */

@@ -281,6 +281,7 @@ int report_model_load(struct report_model *m, const struct report_source *src, i
 	for (i = 0; i < nr && !err; i++) {
 		err = host_load(&m->hosts[i], &src[i], o);
 		m->grid |= m->hosts[i].grid;
+		m->failed = i;
 	}
 	return err;
 }

@@ -160,6 +160,7 @@ struct report_model {
 	struct report_host	*hosts;
 	int			nr_hosts;
 	bool			grid;		/* some host is a grid: CSV and JSON add two columns */
+	int			failed;		/* the host report_model_load() failed on */
 	struct report_load	o;
 };
 
