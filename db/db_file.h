@@ -52,8 +52,13 @@
  */
 #define DB_FILE_SCRATCH		"-plain"
 extern const char *const db_file_sfx[];
-#define DB_FILE_SFX_DB		4	/* db_file_sfx[0 .. 4): a database's own */
-#define DB_FILE_SFX_ALL		5
+enum db_file_sfx_idx {
+	DB_FILE_SFX_WAL = 1,
+	DB_FILE_SFX_SHM,
+	DB_FILE_SFX_JOURNAL,
+	DB_FILE_SFX_DB,		/* db_file_sfx[0 .. DB_FILE_SFX_DB): a database's own */
+	DB_FILE_SFX_ALL = DB_FILE_SFX_DB + 1,
+};
 
 /* The file at the final name when the writer began: publish replaces only it. */
 struct db_file_was {

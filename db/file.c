@@ -17,7 +17,10 @@
 #include "db_file.h"
 #include "error.h"
 
-const char *const db_file_sfx[DB_FILE_SFX_ALL] = { "", "-wal", "-shm", "-journal", DB_FILE_SCRATCH };
+const char *const db_file_sfx[DB_FILE_SFX_ALL] = {
+	[0] = "", [DB_FILE_SFX_WAL] = "-wal", [DB_FILE_SFX_SHM] = "-shm",
+	[DB_FILE_SFX_JOURNAL] = "-journal", [DB_FILE_SFX_DB] = DB_FILE_SCRATCH,
+};
 
 /*
  * SQLite's unix locks (sqlite.org/lockingv3.html, os_unix.c): the database
@@ -161,7 +164,7 @@ static pid_t db_file_shm_user(const char *path)
 	pid_t pid;
 	int fd;
 
-	snprintf(name, sizeof(name), "%s-shm", path);
+	snprintf(name, sizeof(name), "%s%s", path, db_file_sfx[DB_FILE_SFX_SHM]);
 	fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return 0;
@@ -311,8 +314,8 @@ int db_file_published(const char *tmp, const char *path)
 	 * transactions: it moves with its database, after it, so that it never
 	 * sits beside the old one.
 	 */
-	snprintf(from, sizeof(from), "%s-wal", tmp);
-	snprintf(to, sizeof(to), "%s-wal", path);
+	snprintf(from, sizeof(from), "%s%s", tmp, db_file_sfx[DB_FILE_SFX_WAL]);
+	snprintf(to, sizeof(to), "%s%s", path, db_file_sfx[DB_FILE_SFX_WAL]);
 	if (rename(from, to) < 0 && errno != ENOENT)
 		err = -errno;
 	db_file_unlink(tmp, 1, DB_FILE_SFX_ALL);
