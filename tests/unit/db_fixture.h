@@ -201,6 +201,15 @@ static inline void rt_event(size_t i, struct mcr_event *ev)
 		ev->val = (int64_t)i * 512;	/* stats_updates: never below 0 */
 }
 
+/* rt_event() 0 .. RT_N - 1 into @evs. */
+static inline void rt_events(struct mcr_event *evs)
+{
+	size_t i;
+
+	for (i = 0; i < RT_N; i++)
+		rt_event(i, &evs[i]);
+}
+
 /* Read every event; the first error or 0. */
 static inline int read_all(const char *path, uint64_t *n)
 {

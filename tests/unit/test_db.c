@@ -14,12 +14,11 @@ TEST(test_events_round_trip)
 	struct mcr_event ev;
 	struct db_iter *it;
 	struct db *db;
-	size_t i, n = 0;
+	size_t n = 0;
 	uint64_t rows = 0;
 	int r;
 
-	for (i = 0; i < RT_N; i++)
-		rt_event(i, &evs[i]);
+	rt_events(evs);
 	ASSERT_EQ(make_db(path, 4, evs, RT_N), 0);
 	ASSERT_EQ(db_open(path, false, &db), 0);
 	ASSERT_EQ(db_iter_open(db, &it), 0);

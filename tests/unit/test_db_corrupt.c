@@ -25,8 +25,7 @@ TEST(test_corrupt_chunk)
 	uint64_t n;
 	size_t i;
 
-	for (i = 0; i < RT_N; i++)
-		rt_event(i, &evs[i]);
+	rt_events(evs);
 	for (i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
 		ASSERT_EQ(make_db(path, 4, evs, RT_N), 0);
 		ASSERT_EQ(read_all(path, &n), 0);
@@ -49,10 +48,8 @@ TEST(test_old_format)
 	const char *path = tmp_path("old.db");
 	uint64_t n, rows;
 	struct db *db;
-	size_t i;
 
-	for (i = 0; i < RT_N; i++)
-		rt_event(i, &evs[i]);
+	rt_events(evs);
 	ASSERT_EQ(make_db(path, 4, evs, RT_N), 0);
 	ASSERT_EQ(db_open(path, true, &db), 0);
 	ASSERT_EQ(db_events_table(db, &rows), 0);
@@ -237,11 +234,9 @@ TEST(test_back_at_first_event)
 	static struct mcr_event evs[RT_N];
 	const char *path = tmp_path("back_first.db");
 	uint64_t n;
-	size_t i;
 	int v;
 
-	for (i = 0; i < RT_N; i++)
-		rt_event(i, &evs[i]);
+	rt_events(evs);
 	for (v = DB_STORE_V1; v <= DB_STORE_V2; v++) {
 		ASSERT_EQ(make_db_version(path, 4, evs, RT_N, v), 0);
 		ASSERT_EQ(chunk_rewrite(path, 2, v == DB_STORE_V1 ? v1_back_first : v2_back_first), 0);
@@ -270,8 +265,7 @@ TEST(test_corrupt_chunk_v1)
 	size_t i;
 	int ret;
 
-	for (i = 0; i < RT_N; i++)
-		rt_event(i, &evs[i]);
+	rt_events(evs);
 	for (i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
 		ASSERT_EQ(make_db_version(path, 4, evs, RT_N, DB_STORE_V1), 0);
 		ASSERT_EQ(read_all(path, &n), 0);
@@ -300,8 +294,7 @@ TEST(test_unknown_kind_v1)
 	uint64_t n;
 	size_t i;
 
-	for (i = 0; i < RT_N; i++)
-		rt_event(i, &evs[i]);
+	rt_events(evs);
 	for (i = 0; i < sizeof(damage) / sizeof(damage[0]); i++) {
 		ASSERT_EQ(make_db_version(path, 4, evs, RT_N, DB_STORE_V1), 0);
 		ASSERT_EQ(chunk_rewrite(path, (int)i, damage[i]), 0);

@@ -15,11 +15,9 @@ TEST(test_results_while_iterating)
 	struct mcr_event ev;
 	struct db_iter *it;
 	struct db *db;
-	size_t i;
 	int n = 0, r;
 
-	for (i = 0; i < RT_N; i++)
-		rt_event(i, &evs[i]);
+	rt_events(evs);
 	ASSERT_EQ(make_db(path, 4, evs, RT_N), 0);
 	ASSERT_EQ(db_open(path, true, &db), 0);
 	ASSERT_EQ(db_iter_open(db, &it), 0);

@@ -17,13 +17,11 @@ TEST(test_store_versions)
 	static struct mcr_event evs[RT_N];
 	char p1[8192], p2[8192];	/* tmp_path()'s buffer is one */
 	struct db *db;
-	size_t i;
 
 	snprintf(p1, sizeof(p1), "%s", tmp_path("v1.db"));
 	snprintf(p2, sizeof(p2), "%s", tmp_path("v2.db"));
 
-	for (i = 0; i < RT_N; i++)
-		rt_event(i, &evs[i]);
+	rt_events(evs);
 	ASSERT_EQ(make_db_version(p1, 4, evs, RT_N, DB_STORE_V1), 0);
 	ASSERT_EQ(make_db(p2, 4, evs, RT_N), 0);
 	ASSERT_EQ(read_same(p1, evs, RT_N), RT_N);
@@ -442,8 +440,7 @@ TEST(test_store_version_refused)
 
 	snprintf(p1, sizeof(p1), "%s", tmp_path("mix1.db"));
 	snprintf(p2, sizeof(p2), "%s", tmp_path("mix2.db"));
-	for (i = 0; i < RT_N; i++)
-		rt_event(i, &evs[i]);
+	rt_events(evs);
 	for (i = 0; i < sizeof(meta) / sizeof(meta[0]); i++) {
 		ASSERT_EQ(make_db(p2, 4, evs, RT_N), 0);
 		snprintf(sql, sizeof(sql), "UPDATE meta SET value = %s WHERE key = 'store_version'",
