@@ -56,8 +56,10 @@ enum db_file_sfx_idx {
 	DB_FILE_SFX_WAL = 1,
 	DB_FILE_SFX_SHM,
 	DB_FILE_SFX_JOURNAL,
-	DB_FILE_SFX_DB,		/* db_file_sfx[0 .. DB_FILE_SFX_DB): a database's own */
-	DB_FILE_SFX_ALL = DB_FILE_SFX_DB + 1,
+	DB_FILE_SFX_SCRATCH,	/* from here on, never beside a final name */
+	DB_FILE_SFX_ALL,
+	/* db_file_sfx[0 .. DB_FILE_SFX_DB): a database's own */
+	DB_FILE_SFX_DB = DB_FILE_SFX_SCRATCH,
 };
 
 /* The file at the final name when the writer began: publish replaces only it. */

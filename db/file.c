@@ -19,7 +19,7 @@
 
 const char *const db_file_sfx[DB_FILE_SFX_ALL] = {
 	[0] = "", [DB_FILE_SFX_WAL] = "-wal", [DB_FILE_SFX_SHM] = "-shm",
-	[DB_FILE_SFX_JOURNAL] = "-journal", [DB_FILE_SFX_DB] = DB_FILE_SCRATCH,
+	[DB_FILE_SFX_JOURNAL] = "-journal", [DB_FILE_SFX_SCRATCH] = DB_FILE_SCRATCH,
 };
 
 /*
