@@ -374,7 +374,8 @@ int db_clear(struct db *db)
 	err = db_rows_foreach(db, "SELECT group_concat('DROP ' || type || ' IF EXISTS \"' ||"
 			      " replace(name, '\"', '\"\"') || '\"', ';') FROM (SELECT type, name"
 			      " FROM sqlite_master WHERE type IN ('view', 'table') AND name NOT LIKE"
-			      " 'sqlite\\_%' ESCAPE '\\' ORDER BY type = 'table')", db_text_row, &drop);
+			      " 'sqlite\\_%' ESCAPE '\\' ORDER BY type = 'table')",
+			      db_text_row, &drop);
 	if (!err && drop) {
 		err = db_exec(db, "BEGIN");
 		err = err ?: db_exec(db, drop);

@@ -462,7 +462,8 @@ TEST(test_reopen_clear)
 {
 	struct mcr_event a[3] = { ev_make(10, 0, 0, MCR_EV_STATE), ev_make(11, 1, 0, MCR_EV_FLUSH),
 				  ev_make(12, 0, 1, MCR_EV_STATE) };
-	struct mcr_event b[2] = { ev_make(20, 1, 0, MCR_EV_EVENTS), ev_make(21, 1, 1, MCR_EV_EVENTS) };
+	struct mcr_event b[2] = { ev_make(20, 1, 0, MCR_EV_EVENTS),
+				  ev_make(21, 1, 1, MCR_EV_EVENTS) };
 	const char *path = tmp_path("reopen.db");
 	struct db *db, *w, *r;
 	struct db_iter *it;
