@@ -109,6 +109,10 @@ static int db_unlink_all(const char *path)
 	return db_file_unlink(path, 0, DB_FILE_SFX_DB);
 }
 
+/* db_create_scratch()'s settings: the only ones db_reopen() takes */
+static const char db_pragmas_scratch[] = "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
+					 "PRAGMA cache_size = -1024; PRAGMA temp_store = MEMORY;";
+
 /*
  * Creates a new trace database at @path with @pragmas (the journal mode
  * among them) set before the schema is written.
@@ -178,8 +182,7 @@ int db_create(const char *path, struct db **out)
  */
 int db_create_scratch(const char *path, struct db **out)
 {
-	return db_create_with(path, "PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
-			      "PRAGMA cache_size = -1024; PRAGMA temp_store = MEMORY;", out);
+	return db_create_with(path, db_pragmas_scratch, out);
 }
 
 /**
@@ -313,20 +316,22 @@ const char *db_path(const struct db *db)
 }
 
 /**
- * db_reopen() - another handle on a database db_create() made.
- * @db:  as db_create() or db_create_scratch() returned it, no transaction open
+ * db_reopen() - another handle on a database db_create_scratch() made.
+ * @db:  as db_create_scratch() returned it, no transaction open
  * @out: the new handle, with the settings @db was created with
  *
  * For a writer in a process forked after @db was created: an SQLite
  * connection is never used on both sides of a fork(), so the child opens
- * its own.  -EINVAL for a handle db_open() returned.
+ * its own.  Only a database with nothing beside it: a WAL database's -shm
+ * is mapped once per process and shared by its handles, a mapping and
+ * locks a fork would copy without their owner.  -EINVAL for any other.
  */
 int db_reopen(struct db *db, struct db **out)
 {
 	struct db *n;
 	int err;
 
-	if (!db->pragmas || db->in_txn)
+	if (db->pragmas != db_pragmas_scratch || db->in_txn)
 		return -EINVAL;
 	err = db_alloc(db->path, SQLITE_OPEN_READWRITE, &n);
 	if (err)

@@ -75,10 +75,10 @@ int db_open_why(const char *path, bool writable, struct db **out, char *why, siz
 int db_close(struct db *db);	/* commits pending work; frees */
 const char *db_path(const struct db *db);	/* the file name it was created or opened with */
 /*
- * Another handle on the database db_create() or db_create_scratch() made,
- * with the same settings, for a writer forked after it was made (SQLite
- * connections never cross a fork()); db_clear() empties one back to what
- * db_create() wrote, for a writer that starts over.
+ * Another handle on the database db_create_scratch() made, with the same
+ * settings, for a writer forked after it was made (SQLite connections never
+ * cross a fork()); db_clear() empties one db_create*() made back to what it
+ * wrote, for a writer that starts over.
  */
 int db_reopen(struct db *db, struct db **out);
 int db_clear(struct db *db);
