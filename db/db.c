@@ -376,10 +376,10 @@ int db_clear(struct db *db)
 	db->store_version = 0;
 	memset(db->kind_rows, 0, sizeof(db->kind_rows));
 	/* the statements first: a table is not dropped while a read of the schema runs */
-	err = db_rows_foreach(db, "SELECT group_concat('DROP ' || type || ' IF EXISTS \"' ||"
-			      " replace(name, '\"', '\"\"') || '\"', ';') FROM (SELECT type, name"
-			      " FROM sqlite_master WHERE type IN ('view', 'table') AND name NOT LIKE"
-			      " 'sqlite\\_%' ESCAPE '\\' ORDER BY type = 'table')",
+	err = db_rows_foreach(db, "SELECT group_concat('DROP ' || type || ' IF EXISTS \"'"
+			      " || replace(name, '\"', '\"\"') || '\"', ';') FROM (SELECT type,"
+			      " name FROM sqlite_master WHERE type IN ('view', 'table') AND name"
+			      " NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY type = 'table')",
 			      db_text_row, &drop);
 	if (!err && drop) {
 		err = db_exec(db, "BEGIN");
