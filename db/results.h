@@ -261,6 +261,16 @@ int db_validation_get(struct db *db, int64_t run_id, struct db_validation *out,
 
 /* @name as lag_report names it (BTF name or "kind:item") -> the result tables' (kind, item). */
 int db_item_by_name(struct db *db, const char *name, int *kind, int *item);
+/*
+ * db_item_by_line() - what a --line argument names: an item by its kernel
+ * name (db_item_by_name()) or a line of memory.stat by its v1 or v2 name
+ * ("rss", "total_rss", "anon": statline_item()), into @kind (1 state, lruvec
+ * merged; 3 events) and @item.  @kname (may be NULL) gets the kernel name
+ * when @name was a memory.stat one, else @name.
+ * Return: 0; -ENOENT for a name neither the trace's items nor memory.stat
+ * has; -ENODATA for a memory.stat line whose item the trace does not list.
+ */
+int db_item_by_line(struct db *db, const char *name, int *kind, int *item, const char **kname);
 /* Samples of series for (run, cgroup, kind, item) in ts order. */
 int db_series_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id, int kind, int item,
 		      int (*fn)(const struct db_series *s, void *ctx), void *ctx);

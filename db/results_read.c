@@ -18,6 +18,7 @@
 #include "db_local.h"
 #include "error.h"
 #include "results.h"
+#include "statlines.h"
 
 static int db_u64_cmp(const void *a, const void *b)
 {
@@ -290,6 +291,24 @@ int db_item_by_name(struct db *db, const char *name, int *kind, int *item)
 		*item = sqlite3_column_int(st, 1);
 	}
 	return db_row_end(st, rc);
+}
+
+int db_item_by_line(struct db *db, const char *name, int *kind, int *item, const char **kname)
+{
+	const char *it;
+	int ret;
+
+	if (kname)
+		*kname = name;
+	ret = db_item_by_name(db, name, kind, item);
+	if (ret != -ENOENT)
+		return ret;
+	if (statline_item(name, &it))
+		return -ENOENT;
+	if (kname)
+		*kname = it;
+	ret = db_item_by_name(db, it, kind, item);
+	return ret == -ENOENT ? -ENODATA : ret;
 }
 
 int db_series_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id, int kind, int item,
