@@ -67,6 +67,57 @@ int cli_num_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out)
 	return 0;
 }
 
+int cli_num_time_ns(const char *s, uint64_t hi, uint64_t *ns)
+{
+	static const struct { const char *sfx; uint64_t mul; unsigned int digits; } u[] = {
+		{ "ns", 1, 0 }, { "us", 1000, 3 }, { "ms", 1000000, 6 }, { "s", 1000000000, 9 },
+	};
+	uint64_t mul = 1000000000, whole = 0, frac = 0, scale;
+	unsigned int digits = 9, nd = 0, i;
+	size_t len, num;
+	const char *p;
+
+	if (!num_start_ok(s) || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	len = strlen(s);
+	num = len;
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		size_t sl = strlen(u[i].sfx);
+
+		if (len > sl && !strcmp(s + len - sl, u[i].sfx)) {
+			mul = u[i].mul;
+			digits = u[i].digits;
+			num = len - sl;
+			break;
+		}
+	}
+	for (p = s; p < s + num && isdigit((unsigned char)*p); p++) {
+		if (whole > (UINT64_MAX - 9) / 10)
+			return -ERANGE;
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	}
+	if (p < s + num && *p == '.') {
+		for (p++; p < s + num && isdigit((unsigned char)*p); p++, nd++) {
+			if (nd >= digits)
+				return -EINVAL;	/* finer than 1 ns */
+			frac = frac * 10 + (uint64_t)(*p - '0');
+		}
+		if (!nd)
+			return -EINVAL;	/* "1." */
+	}
+	if (p != s + num)
+		return -EINVAL;
+	for (scale = mul; nd; nd--)
+		scale /= 10;
+	if (whole > UINT64_MAX / mul || whole * mul > UINT64_MAX - frac * scale)
+		return -ERANGE;
+	whole = whole * mul + frac * scale;
+	if (whole > hi)
+		return -ERANGE;
+	*ns = whole;
+	return 0;
+}
+
 bool cli_list_ok(const char *list)
 {
 	const char *p, *q;

@@ -31,7 +31,14 @@ check_filter() {	# check_filter NAME "OPTIONS" "WHERE"
 }
 check_filter cpu "--cpu 1" "cpu = 1"
 mid=$(sqlite3 "$OLD" "SELECT ts FROM events ORDER BY rowid LIMIT 1 OFFSET 17")
-check_filter range "--from $mid --to $((mid + 1000000))" "ts BETWEEN $mid AND $((mid + 1000000))"
+# --from/--to count from the start of the trace (meta capture_start_ns, else the first event)
+t0=$(sqlite3 "$OLD" "SELECT coalesce((SELECT value FROM meta WHERE key = 'capture_start_ns'),
+	(SELECT min(ts) FROM events))")
+check_filter range "--from $((mid - t0))ns --to $((mid - t0 + 1000000))ns" \
+	"ts BETWEEN $mid AND $((mid + 1000000))"
+check_filter range_s "--from $(awk -v d=$((mid - t0)) 'BEGIN { printf "%.9f", d / 1e9 }') --to \
+	$(awk -v d=$((mid - t0 + 1000000)) 'BEGIN { printf "%.9f", d / 1e9 }')" \
+	"ts BETWEEN $mid AND $((mid + 1000000))"
 leaf=$(sqlite3 "$OLD" "SELECT id FROM events WHERE kind IN (1, 2, 3) LIMIT 1")
 check_filter cgroup "--cgroup $leaf" "id = $leaf"
 expect_exit events_tsv 0 "$REPLAY" events "$NEW" --format tsv --cpu 0
@@ -42,14 +49,18 @@ expect_exit events_bad_format 2 "$REPLAY" events "$NEW" --format xml
 # option), not cut to the field: --cpu 4294967296 gave CPU 0's events, --cpu
 # 4294967295 (-1) and --cgroup 18446744073709551615 every event
 for bad in "--cpu 4294967296" "--cpu 4294967295" "--cpu 2147483648" "--cpu -1" "--cpu 0x1" \
-	"--cgroup 18446744073709551615" "--cgroup 9223372036854775808" "--cgroup 0" "--cgroup -1" \
-	"--from -1" "--to 18446744073709551616" "--from ''"; do
+	"--cgroup 18446744073709551615" "--cgroup 9223372036854775808" "--cgroup 0" "--cgroup -1"; do
 	name=events_range_$(printf '%s' "$bad" | tr -c 'a-z0-9' _)
 	eval "expect_exit $name 2 \"\$REPLAY\" events \"\$NEW\" $bad" &&
-		expect_match "${name}_msg" "${bad%% *}: not an integer in \[" "$T_ERR"
+		expect_match "${name}_msg" "${bad%% *}[^:]*: not an integer in \[" "$T_ERR"
+done
+for bad in "--from -1" "--to 18446744073709551616" "--from ''" "--to 9223372036854775808ns"; do
+	name=events_range_$(printf '%s' "$bad" | tr -c 'a-z0-9' _)
+	eval "expect_exit $name 2 \"\$REPLAY\" events \"\$NEW\" $bad" &&
+		expect_match "${name}_msg" "${bad%% *}: not a time from the start of the trace" "$T_ERR"
 done
 # in range, matching nothing: the header alone
-for none in "--cpu 2147483647" "--cpu 7" "--cgroup 9223372036854775807" "--from 18446744073709551615"; do
+for none in "--cpu 2147483647" "--cpu 7" "--cgroup 9223372036854775807" "--from 9223372036854775807ns"; do
 	name=events_none_$(printf '%s' "$none" | tr -c 'a-z0-9' _)
 	expect_exit "$name" 0 "$REPLAY" events "$NEW" $none &&
 		[ "$T_OUT" = "ts,cpu,seq,kind,id,item,val,aux,level,flags,pid" ] && pass "${name}_empty" ||
