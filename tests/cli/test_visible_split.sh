@@ -43,6 +43,28 @@ got=$(q "SELECT group_concat(noticeable_episodes, ',') FROM (SELECT noticeable_e
 	FROM cgroup_summary WHERE stranded_episodes > 0 ORDER BY run_id, cgroup_id)")
 [ -n "$want" ] && [ "$want" = "$got" ] && pass noticeable_episodes_stored ||
 	fail noticeable_episodes_stored "from stranded_episodes '$want', cgroup_summary '$got'"
+# pagecache's break strands root for seconds, with stale reads: noticeable
+n=$(q "SELECT noticeable_episodes FROM cgroup_lag_report WHERE policy = 'break' AND cgroup = '/'")
+[ "${n:-0}" -gt 0 ] 2>/dev/null && pass pagecache_break_noticeable ||
+	fail pagecache_break_noticeable "noticeable_episodes '$n'"
+
+# Readers that never met a stranded root, and episodes shorter than 1 ms
+# (flushes every 1 ms at 4 GiB/s): stranded, not noticeable, no red flag
+"$REPLAY" synth -q -s pagecache --duration 1 --reader-ms 37 --period-ms 1 --flush-us 500 \
+	--rate-mib 4096 -o short.db || fail synth_short "synth failed"
+expect_exit replay_short 0 "$REPLAY" replay -q short.db
+read -r reads stale eps notice <<<"$(sqlite3 short.db "SELECT reads, stale_reads, stranded_episodes,
+	noticeable_episodes FROM cgroup_lag_report WHERE policy = 'break' AND cgroup = '/'" | tr '|' ' ')"
+longest=$(sqlite3 short.db "SELECT max(end_ts - start_ts) FROM stranded_episodes s JOIN runs r
+	USING (run_id) WHERE r.policy = 'break' AND s.cgroup_id = 1")
+if [ "${eps:-0}" -gt 0 ] 2>/dev/null && [ "${reads:-0}" -gt 0 ] && [ "$stale" = 0 ] &&
+   [ "${longest:-1000000}" -lt 1000000 ]; then
+	[ "$notice" = 0 ] && pass "short_episodes_not_noticeable ($eps episodes, longest $longest ns, $reads reads)" ||
+		fail short_episodes_not_noticeable "$notice of $eps noticeable"
+else
+	fail short_episodes_fixture "reads '$reads' stale '$stale' episodes '$eps' longest '$longest'"
+fi
+
 expect_exit csv_has_columns 0 "$REPLAY" report --format csv pc.db &&
 	expect_match csv_header 'max_pending,max_settled_error,max_flush_error,noticeable_episodes' "$T_OUT"
 
