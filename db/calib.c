@@ -166,7 +166,19 @@ static int64_t db_col_i64(sqlite3_stmt *st, int i, int64_t none)
 	" est_ns_per_update_max, est_cpu_s_per_s, reads, stale_reads, stranded_cgroups," \
 	" (SELECT max(l.max_read_error) FROM lag_report_all l" \
 	" WHERE l.run_id = cost_report.run_id AND l.unit != 'events')," \
-	" max_read_error_events"
+	" max_read_error_events, "
+/* the cgroups with a noticeable episode; NULL for results before the column */
+#define DB_COST_NOTICEABLE \
+	"(SELECT coalesce(sum(g.noticeable_episodes > 0), 0) FROM cgroup_summary g" \
+	" WHERE g.run_id = cost_report.run_id)"
+#define DB_COST_SELECT(noticeable) \
+	"SELECT q.*, g.batch_size, g.nr_cpus FROM (SELECT " DB_COST_COLS noticeable \
+	" FROM cost_report) q LEFT JOIN runs g ON g.run_id = q.run_id ORDER BY q.run_id"
+#define DB_COST_SELECT_V2(noticeable) \
+	"SELECT q.*, g.b, g.c FROM (SELECT " DB_COST_COLS noticeable " FROM cost_report) q" \
+	" LEFT JOIN (SELECT run_id, th / (2 * th - stranded_limit) AS b," \
+	" 2 * th - stranded_limit AS c FROM runs WHERE 2 * th > stranded_limit) g" \
+	" ON g.run_id = q.run_id ORDER BY q.run_id"
 
 int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, void *ctx),
 			 void *ctx)
@@ -178,13 +190,9 @@ int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, v
 		return -MCR_E_OLDER;
 	/* a schema 2 runs table has no batch_size: th = b c, stranded_limit = th + (b - 1) c */
 	err = db_prepare(db, db->runs_grid ?
-			 "SELECT q.*, g.batch_size, g.nr_cpus FROM (SELECT " DB_COST_COLS
-			 " FROM cost_report) q LEFT JOIN runs g ON g.run_id = q.run_id"
-			 " ORDER BY q.run_id" :
-			 "SELECT q.*, g.b, g.c FROM (SELECT " DB_COST_COLS " FROM cost_report) q"
-			 " LEFT JOIN (SELECT run_id, th / (2 * th - stranded_limit) AS b,"
-			 " 2 * th - stranded_limit AS c FROM runs WHERE 2 * th > stranded_limit) g"
-			 " ON g.run_id = q.run_id ORDER BY q.run_id", &st);
+			 (db->settled ? DB_COST_SELECT(DB_COST_NOTICEABLE) : DB_COST_SELECT("NULL")) :
+			 (db->settled ? DB_COST_SELECT_V2(DB_COST_NOTICEABLE) :
+			  DB_COST_SELECT_V2("NULL")), &st);
 	if (err)
 		return err;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -208,8 +216,9 @@ int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, v
 			.stranded_cgroups = (uint64_t)db_col_i64(st, 15, 0),
 			.max_read_error_pages = db_col_i64(st, 16, -1),
 			.max_read_error_events = db_col_i64(st, 17, -1),
-			.batch_size = (unsigned int)db_col_i64(st, 18, 0),
-			.nr_cpus = (unsigned int)db_col_i64(st, 19, 0),
+			.noticeable_cgroups = db_col_i64(st, 18, -1),
+			.batch_size = (unsigned int)db_col_i64(st, 19, 0),
+			.nr_cpus = (unsigned int)db_col_i64(st, 20, 0),
 			.has_est = sqlite3_column_type(st, 10) != SQLITE_NULL,
 		};
 

@@ -39,6 +39,13 @@ struct db_cost_row {
 	double		atomic_shared_fraction;
 	double		est_ns_per_update, est_ns_per_update_max, est_cpu_s_per_s;
 	uint64_t	reads, stale_reads, stranded_cgroups;
+	/*
+	 * Of stranded_cgroups, those with a noticeable episode (a read skipped,
+	 * or 1 ms: cgroup_summary.noticeable_episodes); -1 where the file's
+	 * results predate the column.  Not a column of the view: SQL sums
+	 * noticeable_episodes > 0 itself.
+	 */
+	int64_t		noticeable_cgroups;
 	int64_t		max_read_error_pages, max_read_error_events;	/* -1: no line wrong */
 	unsigned int	batch_size, nr_cpus;	/* the run's MEMCG_CHARGE_BATCH and online CPUs */
 	bool		has_est;

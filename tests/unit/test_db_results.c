@@ -6,6 +6,7 @@
  * tables created on demand in an older file.
  */
 #include "db_fixture.h"
+#include "calib.h"
 
 /* Replay's pattern: stream the events and commit results on the same handle. */
 TEST(test_results_while_iterating)
@@ -290,5 +291,123 @@ TEST(test_results_created_on_demand)
 	db_close(db);
 }
 
-TEST_MAIN(test_results_while_iterating, test_results_and_lag_report, test_results_held_rows,
+/* What db_lag_foreach() and db_cost_rows_foreach() gave, by run. */
+struct split_seen {
+	uint64_t	settled[4], flush[4], visible[4], noticeable[4];
+	bool		has[4];
+	int64_t		noticeable_cgroups[4];
+	int		rows;
+};
+
+static int split_lag_row(const struct db_lag_row *r, void *ctx)
+{
+	struct split_seen *v = ctx;
+
+	if (r->run_id < 1 || r->run_id > 3 || r->cgroup_id != 1)
+		return 0;
+	v->settled[r->run_id] = r->max_settled_error;
+	v->flush[r->run_id] = r->max_flush_error;
+	v->visible[r->run_id] = r->max_visible_error;
+	v->noticeable[r->run_id] = r->noticeable_episodes;
+	v->has[r->run_id] = r->has_settled;
+	v->rows++;
+	return 0;
+}
+
+static int split_cost_row(const struct db_cost_row *r, void *ctx)
+{
+	struct split_seen *v = ctx;
+
+	if (r->run_id >= 1 && r->run_id <= 3)
+		v->noticeable_cgroups[r->run_id] = r->noticeable_cgroups;
+	return 0;
+}
+
+/*
+ * The visible error's split and the noticeable episodes as a reader gets
+ * them: run 1 (break) settled 640 of a visible 640, in flush 65, 3 of 5
+ * episodes noticeable at the root, 1 at /x: 2 noticeable cgroups; run 2
+ * (continue) settled 320, in flush 65, none: 0; run 3's rows predate the
+ * columns (NULL): has_settled false, and its cost row's count -1 only when
+ * the whole file does (here it is 0: NULL counts as none).
+ */
+TEST(test_visible_split_rows)
+{
+	const char *path = tmp_path("split.db");
+	struct db_cgroup root = { .id = 1, .path = "/", .created_ts = -1, .removed_ts = -1 };
+	struct db_cgroup leaf = { .id = 9, .parent = 1, .path = "/x", .level = 1, .created_ts = -1,
+				  .removed_ts = -1 };
+	struct db_lag_filter f = { .nr_runs = 0 };
+	int64_t runs[] = { 1, 2, 3 };
+	struct split_seen v = { .rows = 0 };
+	int kind = 0, item = 0;
+	const char *kname = NULL;
+	struct db *db;
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(db_cgroup_put(db, &root), 0);
+	ASSERT_EQ(db_cgroup_put(db, &leaf), 0);
+	ASSERT_EQ(db_item_put(db, MCR_EV_LRUVEC, 5, "NR_FILE_PAGES", "pages"), 0);
+	ASSERT_EQ(db_item_put(db, MCR_EV_STATE, 17, "NR_ANON_MAPPED", "pages"), 0);
+	ASSERT_EQ(db_item_put(db, MCR_EV_EVENTS, 7, "PGFAULT", "events"), 0);
+	ASSERT_EQ(db_begin(db), 0);
+	ASSERT_EQ(sqlite3_exec(db_sqlite(db),
+		"INSERT INTO runs (run_id, kind, policy, flush_model, events) VALUES"
+		" (1, 'replay', 'break', 'window', 100), (2, 'replay', 'continue', 'window', 100),"
+		" (3, 'replay', 'legacy', 'window', 100);"
+		"INSERT INTO cgroup_summary (run_id, cgroup_id, reads, flushed_reads, stale_reads,"
+		" stranded_ms, stranded_episodes, max_pending, noticeable_episodes) VALUES"
+		" (1, 1, 9, 0, 2, 0, 5, 900, 3), (1, 9, 1, 0, 0, 0, 1, 9, 1),"
+		" (2, 1, 9, 9, 0, 0, 0, 100, 0), (3, 1, 9, 9, 0, 0, 0, 100, NULL);"
+		"INSERT INTO item_summary (run_id, cgroup_id, kind, item, max_read_error,"
+		" p99_read_error, mean_read_error, max_visible_error, mean_visible_error,"
+		" max_error_age_ms, max_settled_error, max_flush_error) VALUES"
+		" (1, 1, 1, 5, 640, 640, 300, 640, 100, 0, 640, 65),"
+		" (2, 1, 1, 5, 0, 0, 0, 320, 50, 0, 320, 65),"
+		" (3, 1, 1, 5, 0, 0, 0, 320, 50, 0, NULL, NULL);",
+		NULL, NULL, NULL), SQLITE_OK);
+	ASSERT_EQ(db_commit(db), 0);
+	f.runs = runs;
+	f.nr_runs = 3;
+	if (db_lag_foreach(db, &f, split_lag_row, &v))
+		printf("# %s\n", db_why(db));
+	ASSERT_EQ(v.rows, 3);
+	ASSERT(v.has[1] && v.has[2] && !v.has[3]);
+	ASSERT_EQU(v.settled[1], 640);
+	ASSERT_EQU(v.flush[1], 65);
+	ASSERT_EQU(v.settled[2], 320);
+	ASSERT_EQU(v.flush[2], 65);
+	ASSERT_EQU(v.visible[2], 320);
+	ASSERT_EQU(v.noticeable[1], 3);
+	ASSERT_EQU(v.noticeable[2], 0);
+	ASSERT_EQU(v.settled[3] + v.flush[3] + v.noticeable[3], 0);
+	ASSERT_EQ(db_cost_rows_foreach(db, split_cost_row, &v), 0);
+	ASSERT_EQ(v.noticeable_cgroups[1], 2);
+	ASSERT_EQ(v.noticeable_cgroups[2], 0);
+	ASSERT_EQ(v.noticeable_cgroups[3], 0);
+
+	/* --line: the kernel's name, or memory.stat's v1 or v2 name of the line */
+	ASSERT_EQ(db_item_by_line(db, "NR_ANON_MAPPED", &kind, &item, &kname), 0);
+	ASSERT_EQ(kind, 1);
+	ASSERT_EQ(item, 17);
+	ASSERT_STR(kname, "NR_ANON_MAPPED");
+	ASSERT_EQ(db_item_by_line(db, "total_rss", &kind, &item, &kname), 0);
+	ASSERT_EQ(item, 17);
+	ASSERT_STR(kname, "NR_ANON_MAPPED");
+	ASSERT_EQ(db_item_by_line(db, "anon", &kind, &item, NULL), 0);
+	ASSERT_EQ(item, 17);
+	ASSERT_EQ(db_item_by_line(db, "file", &kind, &item, NULL), 0);
+	ASSERT_EQ(kind, 1);	/* the lruvec item, merged into state */
+	ASSERT_EQ(item, 5);
+	ASSERT_EQ(db_item_by_line(db, "pgfault", &kind, &item, NULL), 0);
+	ASSERT_EQ(kind, 3);
+	ASSERT_EQ(item, 7);
+	ASSERT_EQ(db_item_by_line(db, "swap", &kind, &item, &kname), -ENODATA);
+	ASSERT_STR(kname, "MEMCG_SWAP");
+	ASSERT_EQ(db_item_by_line(db, "no_such", &kind, &item, NULL), -ENOENT);
+	db_close(db);
+}
+
+TEST_MAIN(test_visible_split_rows, test_results_while_iterating, test_results_and_lag_report, test_results_held_rows,
 	  test_results_spill, test_results_order, test_results_created_on_demand)
