@@ -56,6 +56,7 @@ void sim_destroy(struct sim *s)
 	free(s->nodes);
 	free(s->path);
 	free(s->slots);
+	free(s->tree);
 	free(s->win);
 	idmap_free(&s->ids);
 	free(s->id_direct);

@@ -48,9 +48,14 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 	if (s->nr_slots == s->cap_slots) {
 		uint32_t cap = s->cap_slots ? s->cap_slots * 2 : 256;
 		struct sim_pcpu *slots;
+		struct sim_tree *tree;
 
 		if (cap > INT32_MAX)
 			return -ENOMEM;
+		tree = realloc(s->tree, sizeof(*tree) * cap);
+		if (!tree)
+			return -ENOMEM;
+		s->tree = tree;
 		slots = sim_array_grow(s->slots, sizeof(*slots) * s->cap_slots,
 				       sizeof(*slots) * cap);
 		if (!slots)
@@ -67,13 +72,14 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 		.unfl_since		= SIM_TS_NONE,
 		.chunks			= SIM_NONE,
 		.node			= node,
-		.cpu			= cpu,
 		.parent			= parent,
+		.dirty_prev		= SIM_NONE,
+		.dirty_next		= SIM_NONE,
+	};
+	s->tree[idx] = (struct sim_tree) {
 		.updated_children	= SIM_NONE,
 		.updated_next		= SIM_NONE,
 		.updated_prev		= SIM_NONE,
-		.dirty_prev		= SIM_NONE,
-		.dirty_next		= SIM_NONE,
 	};
 	memset(sl->k, 0xff, sizeof(sl->k));
 	return idx;
@@ -123,19 +129,19 @@ void sim_rstat_updated(struct sim *s, int32_t idx)
 {
 	while (idx != SIM_NONE) {
 		struct sim_pcpu *sl = &s->slots[idx];
-		struct sim_pcpu *ps;
+		struct sim_tree *t = &s->tree[idx], *pt;
 
 		if (sl->on_tree)
 			return;
 		sl->on_tree = true;
 		if (sl->parent == SIM_NONE)
 			return;
-		ps = &s->slots[sl->parent];
-		sl->updated_prev = SIM_NONE;
-		sl->updated_next = ps->updated_children;
-		if (ps->updated_children != SIM_NONE)
-			s->slots[ps->updated_children].updated_prev = idx;
-		ps->updated_children = idx;
+		pt = &s->tree[sl->parent];
+		t->updated_prev = SIM_NONE;
+		t->updated_next = pt->updated_children;
+		if (pt->updated_children != SIM_NONE)
+			s->tree[pt->updated_children].updated_prev = idx;
+		pt->updated_children = idx;
 		idx = sl->parent;
 	}
 }
@@ -165,6 +171,7 @@ static int sim_win_push(struct sim *s, int32_t idx)
 int sim_rstat_updated_list(struct sim *s, int32_t idx)
 {
 	struct sim_pcpu *sl = &s->slots[idx];
+	struct sim_tree *t = &s->tree[idx];
 	size_t i, j;
 	int ret;
 
@@ -173,39 +180,39 @@ int sim_rstat_updated_list(struct sim *s, int32_t idx)
 	if (!sl->on_tree)
 		return 0;
 	if (sl->parent != SIM_NONE) {
-		struct sim_pcpu *ps = &s->slots[sl->parent];
+		struct sim_tree *pt = &s->tree[sl->parent];
 
-		if (sl->updated_prev != SIM_NONE)
-			s->slots[sl->updated_prev].updated_next = sl->updated_next;
+		if (t->updated_prev != SIM_NONE)
+			s->tree[t->updated_prev].updated_next = t->updated_next;
 		else
-			ps->updated_children = sl->updated_next;
-		if (sl->updated_next != SIM_NONE)
-			s->slots[sl->updated_next].updated_prev = sl->updated_prev;
+			pt->updated_children = t->updated_next;
+		if (t->updated_next != SIM_NONE)
+			s->tree[t->updated_next].updated_prev = t->updated_prev;
 	}
 	ret = sim_win_push(s, idx);
 	for (i = 0; !ret && i < s->win_len; i++) {
 		int32_t c, next;
 
-		sl = &s->slots[s->win[i]];
-		for (c = sl->updated_children; c != SIM_NONE; c = next) {
-			next = s->slots[c].updated_next;
+		t = &s->tree[s->win[i]];
+		for (c = t->updated_children; c != SIM_NONE; c = next) {
+			next = s->tree[c].updated_next;
 			ret = sim_win_push(s, c);
 			if (ret)
 				break;
 		}
-		sl = &s->slots[s->win[i]];
-		sl->on_tree = false;
-		sl->updated_children = SIM_NONE;
-		sl->updated_next = SIM_NONE;
-		sl->updated_prev = SIM_NONE;
+		t = &s->tree[s->win[i]];
+		s->slots[s->win[i]].on_tree = false;
+		t->updated_children = SIM_NONE;
+		t->updated_next = SIM_NONE;
+		t->updated_prev = SIM_NONE;
 	}
 	if (ret)
 		return ret;
 	for (i = 0, j = s->win_len - 1; i < j; i++, j--) {
-		int32_t t = s->win[i];
+		int32_t w = s->win[i];
 
 		s->win[i] = s->win[j];
-		s->win[j] = t;
+		s->win[j] = w;
 	}
 	return 0;
 }

@@ -43,15 +43,16 @@
 
 /*
  * Signed deltas of one slot not yet moved up by a visit: the first
- * SIM_SLOT_ITEMS in the slot itself (the update path's one cache line holds
- * their keys), the rest in a list of chunks from a pool shared by the whole
- * sim, so memory follows the (slot, item) pairs that are unflushed now, not
- * every pair that ever occurred.  The slot's own items are two chunks'
- * worth: a visit takes the deltas newest chunk first, as with the pool alone.
- * Items are dense indexes (sim_item_index()), not the traced (kind, item).
+ * SIM_SLOT_ITEMS in the slot itself (its first cache line holds their keys,
+ * its second the deltas), the rest in a list of chunks from a pool shared
+ * by the whole sim, so memory follows the (slot, item) pairs that are
+ * unflushed now, not every pair that ever occurred.  The slot's own items
+ * are one chunk's worth: a visit takes the deltas newest chunk first, as
+ * with the pool alone.  Items are dense indexes (sim_item_index()), not the
+ * traced (kind, item).
  */
 #define SIM_CHUNK_ITEMS	8
-#define SIM_SLOT_ITEMS	(2 * SIM_CHUNK_ITEMS)
+#define SIM_SLOT_ITEMS	SIM_CHUNK_ITEMS
 #define SIM_ITEM_FREE	UINT16_MAX	/* unused key of a chunk */
 #define SIM_ITEM_DIRECT	512		/* items below this skip the hash on the update path */
 struct sim_chunk {
@@ -63,9 +64,12 @@ struct sim_chunk {
 
 /*
  * One (memcg, cpu) pair: the kernel's memcg_vmstats_percpu (stats_updates)
- * plus css_rstat_cpu (the updated-tree links) plus what the staleness
- * accounting needs (deltas not yet moved up by a visit on this CPU).  The
- * first 64 bytes are what an update and the walk touch.
+ * plus what the staleness accounting needs (deltas not yet moved up by a
+ * visit on this CPU).  Two cache lines: the first is all that an update and
+ * the walk read and write but the deltas, the second the deltas.  Slots
+ * are the largest part of a simulator (a memcg has one per CPU it was
+ * updated on), so what only flushes need, the updated-tree links, is in
+ * sim.tree beside them.
  */
 struct __attribute__((aligned(SIM_CACHELINE))) sim_pcpu {
 	uint64_t		unfl;		/* sum of |v| since the last visit (node, cpu) */
@@ -75,16 +79,19 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_pcpu {
 	int32_t			node;
 	int32_t			parent;		/* slot of (parent(node), cpu): parent_pcpu */
 	uint32_t		stats_updates;	/* memcg_vmstats_percpu.stats_updates */
-	/* the rest */
 	int32_t			dirty_prev;	/* the node's slots with unfl > 0, */
 	int32_t			dirty_next;	/* sorted by unfl_since */
+	uint16_t		nr;		/* items in k[] and d[] */
+	bool			on_tree;	/* linked on this CPU's updated tree */
+	int64_t			d[SIM_SLOT_ITEMS] __attribute__((aligned(SIM_CACHELINE)));
+};
+_Static_assert(sizeof(struct sim_pcpu) == 2 * SIM_CACHELINE, "a slot is two cache lines");
+
+/* A slot's links on its CPU's updated tree (css_rstat_cpu), by slot index. */
+struct sim_tree {
 	int32_t			updated_children; /* css_rstat_cpu.updated_children */
 	int32_t			updated_next;	/* siblings on the parent's list */
 	int32_t			updated_prev;
-	uint32_t		cpu;
-	uint16_t		nr;		/* items in k[] and d[] */
-	bool			on_tree;	/* linked on this CPU's updated tree */
-	int64_t			d[SIM_SLOT_ITEMS];
 };
 
 /*
@@ -220,6 +227,7 @@ struct sim {
 	int32_t			free_chunk;
 
 	struct sim_pcpu		*slots;
+	struct sim_tree		*tree;		/* [slot], as long as slots */
 	uint32_t		nr_slots;
 	uint32_t		cap_slots;
 	/*

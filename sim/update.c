@@ -155,8 +155,6 @@ void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, uint32_t
 	int32_t i;
 
 	__builtin_prefetch(sl + SIM_CACHELINE);
-	__builtin_prefetch(sl + 2 * SIM_CACHELINE);
-	__builtin_prefetch(sl + 3 * SIM_CACHELINE);
 	__builtin_prefetch((const void *)((uintptr_t)n->lines + line));
 	/*
 	 * The loads of lines do not depend on each other: they overlap too.
