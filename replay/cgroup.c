@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-cgroup engine state: a hash from cgroup id to struct rcg, adding
+ * Per-cgroup engine state: a hash from cgroup id to struct rcg (and a flat
+ * table for the small ids cgroups have, looked up once per event), adding
  * cgroups to every simulator parents first.
  */
 #include <errno.h>
@@ -30,6 +31,25 @@ static int rcg_rehash(struct replay *r)
 	return 0;
 }
 
+/* replay.direct covers @id (< RCG_DIRECT), doubling, the new entries NULL. */
+static int rcg_direct_reserve(struct replay *r, uint64_t id)
+{
+	size_t cap = r->cap_direct ? r->cap_direct : 1024;
+	struct rcg **t;
+
+	while (cap <= id)
+		cap *= 2;
+	if (cap == r->cap_direct)
+		return 0;
+	t = realloc(r->direct, cap * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	memset(t + r->cap_direct, 0, (cap - r->cap_direct) * sizeof(*t));
+	r->direct = t;
+	r->cap_direct = cap;
+	return 0;
+}
+
 static struct rcg *rcg_new(struct replay *r, uint64_t id)
 {
 	struct rcg *c;
@@ -46,6 +66,8 @@ static struct rcg *rcg_new(struct replay *r, uint64_t id)
 	}
 	if (r->nr_cg + 1 > (r->hmask + 1) / 2 && rcg_rehash(r))
 		return NULL;
+	if (id < RCG_DIRECT && rcg_direct_reserve(r, id))
+		return NULL;
 	c = calloc(1, sizeof(*c) + r->p.nr_runs * sizeof(struct rcg_pol));
 	if (!c)
 		return NULL;
@@ -54,6 +76,8 @@ static struct rcg *rcg_new(struct replay *r, uint64_t id)
 	h = mcr_hash64(id) & r->hmask;
 	c->hnext = r->htab[h];
 	r->htab[h] = c;
+	if (id < RCG_DIRECT)
+		r->direct[id] = c;
 	r->cg[r->nr_cg++] = c;
 	return c;
 }
@@ -89,6 +113,7 @@ static int rcg_add_to_sims(struct replay *r, uint64_t ts, struct rcg *c, unsigne
 			return ret;
 	}
 	c->parent = parent;
+	r->ser_gen++;
 	parent->has_child = true;
 	c->added = true;
 	return series_mark(r, c);
@@ -110,6 +135,7 @@ struct rcg *rcg_get(struct replay *r, uint64_t ts, uint64_t id, bool via_update)
 		c->parent_unknown = true;
 		if (via_update) {
 			c->parent = r->root;
+			r->ser_gen++;
 			r->root->has_child = true;
 			c->added = true;
 			return series_mark(r, c) < 0 ? NULL : c;
@@ -126,6 +152,7 @@ int rcg_add_initial(struct replay *r)
 	size_t i;
 
 	r->hmask = 255;
+	r->ser_gen = 1;		/* rcg.ser_gen 0: no path cached */
 	r->htab = calloc(r->hmask + 1, sizeof(*r->htab));
 	if (!r->htab)
 		return -ENOMEM;
@@ -175,7 +202,10 @@ void rcg_free_all(struct replay *r)
 		free(r->cg[i]);
 	free(r->cg);
 	free(r->htab);
+	free(r->direct);
 	r->cg = NULL;
 	r->htab = NULL;
+	r->direct = NULL;
+	r->cap_direct = 0;
 	r->nr_cg = 0;
 }

@@ -18,6 +18,8 @@
 
 #define RCG_MAX_DEPTH	4096	/* deeper than any cgroup tree: a parent loop in the table */
 #define RCG_RING	8	/* recent updates kept per cgroup for mismatch context */
+#define RCG_DIRECT	(1U << 16)	/* ids below this: replay.direct */
+#define RCG_SER_PATH	8	/* series cgroups on a path that rcg.ser_path holds */
 #define WIN_MAX_PEND	64	/* flushes waiting for their lock windows, by pid */
 
 /* A memory.stat line: the first member of a per-line array's elements (lines.c). */
@@ -113,6 +115,13 @@ struct rcg {
 	uint64_t	last_flush_ts;	/* validation: last flush of it that went ahead */
 	uint64_t	window_ts;	/* last update in its subtree inside a lock window */
 	struct rcg_upd	ring[RCG_RING];	/* validation only: updates to it */
+	/*
+	 * series.c: the series cgroups on its path, itself first, while
+	 * ser_gen is replay.ser_gen; nr_ser_path > RCG_SER_PATH: walk instead
+	 */
+	uint64_t	ser_gen;
+	struct rser	*ser_path[RCG_SER_PATH];
+	unsigned int	nr_ser_path;
 	unsigned int	ring_n;
 	int		table_idx;	/* index in replay_trace.cgroups, -1 */
 	bool		added;		/* known to the simulators */
@@ -199,9 +208,13 @@ struct replay {
 	size_t				nr_cg, cap_cg;
 	struct rcg			**htab;
 	size_t				hmask;
+	/* ids below RCG_DIRECT (cgroup ids are small counters) also here: one load */
+	struct rcg			**direct;
+	size_t				cap_direct;
 	struct rser			**ser;		/* series cgroups, as they became known */
 	size_t				nr_ser, cap_ser;
 	struct rser_hits		hits;		/* series_update()'s, serial */
+	uint64_t			ser_gen;	/* bumped when a series or parent link is made */
 	uint64_t			nr_samples;	/* samples taken */
 	struct read_wait		*waits;		/* reads waiting for their flush */
 	size_t				nr_waits, cap_waits;
@@ -215,13 +228,15 @@ struct replay {
 };
 
 /*
- * cgroup.c; rcg_find() is the lookup of its hash, inline here for every
+ * cgroup.c; rcg_find() is the lookup of its flat table or hash, inline for every
  * event's cgroup (engine.c, workers.c, reads.c, series.c).
  */
 static inline struct rcg *rcg_find(struct replay *r, uint64_t id)
 {
 	struct rcg *c;
 
+	if (id < r->cap_direct)
+		return r->direct[id];
 	for (c = r->htab[mcr_hash64(id) & r->hmask]; c; c = c->hnext)
 		if (c->id == id)
 			return c;
@@ -237,7 +252,7 @@ void rcg_free_all(struct replay *r);
 int series_mark(struct replay *r, struct rcg *c);
 int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item);
 void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, unsigned int p);
-int series_lines_resolve(const struct replay *r, const struct rcg *c, enum sim_item_kind kind,
+int series_lines_resolve(struct replay *r, struct rcg *c, enum sim_item_kind kind,
 			 int item, struct rser_hits *out);
 bool series_due(const struct replay *r, uint64_t ts);
 int series_after_event(struct replay *r);

@@ -58,6 +58,7 @@ static int series_add(struct replay *r, struct rcg *c)
 	for (p = 0; p < REPLAY_MAX_RUNS; p++)
 		s->pol[p].node = -1;
 	c->ser = s;
+	r->ser_gen++;
 	r->ser[r->nr_ser++] = s;
 	return 0;
 }
@@ -87,17 +88,19 @@ int series_mark(struct replay *r, struct rcg *c)
  * items the kernel has (kind STATE or EVENT, LRUVEC folded), a search for
  * any other.
  */
-static long series_line(const struct rser *s, enum sim_item_kind kind, int item)
+static long series_line_find(const struct rser *s, enum sim_item_kind kind, int item)
 {
 	const struct rser_item *it;
-	unsigned int i;
 
-	if (item < 0 || item >= RSER_DIRECT) {
-		it = line_find(s->items, s->nr_items, sizeof(*s->items), kind, item, NULL);
-		return it ? it - s->items : -1;
-	}
-	i = s->direct[kind == SIM_ITEM_EVENT][item];
-	return (long)i - 1;
+	it = line_find(s->items, s->nr_items, sizeof(*s->items), kind, item, NULL);
+	return it ? it - s->items : -1;
+}
+
+static inline long series_line(const struct rser *s, enum sim_item_kind kind, int item)
+{
+	if (item < 0 || item >= RSER_DIRECT)
+		return series_line_find(s, kind, item);
+	return (long)s->direct[kind == SIM_ITEM_EVENT][item] - 1;
 }
 
 /* A line joined @s: the ones after it moved up by one. */
@@ -114,20 +117,17 @@ static void series_direct_fill(struct rser *s)
 }
 
 /*
- * The index of line (@kind, @item) of @s, made if new (-1: ENOMEM).  min =
- * max = 0 for a new line: the value held since the last sample, before it
- * existed.
+ * Line (@kind, @item), which @s lacks, joins it: its index (-1: ENOMEM).
+ * min = max = 0 for a new line: the value held since the last sample,
+ * before it existed.
  */
-static long series_item(const struct replay *r, struct rser *s, enum sim_item_kind kind,
-			int item)
+static long series_item_new(const struct replay *r, struct rser *s, enum sim_item_kind kind,
+			    int item)
 {
-	long i = series_line(s, kind, item);
 	struct rser_item *it;
 	unsigned int p;
 	size_t pos;
 
-	if (i >= 0)
-		return i;
 	/* room in every run's lines first: nothing to undo after the line is in */
 	for (p = 0; p < r->p.nr_runs; p++) {
 		struct rser_pol *pp = &s->pol[p];
@@ -164,6 +164,15 @@ static long series_item(const struct replay *r, struct rser *s, enum sim_item_ki
 	}
 	series_direct_fill(s);
 	return (long)pos;
+}
+
+/* Inline for the lines that exist, which is nearly every update's. */
+static inline long series_item(const struct replay *r, struct rser *s, enum sim_item_kind kind,
+			       int item)
+{
+	long i = series_line(s, kind, item);
+
+	return i >= 0 ? i : series_item_new(r, s, kind, item);
 }
 
 /*
@@ -225,7 +234,7 @@ static void series_see_all(struct replay *r, unsigned int p, struct rser *s)
 }
 
 /* Did @s's flushable state change under @p?  Then every line's visible error did. */
-static void series_flip(struct replay *r, unsigned int p, struct rser *s)
+static __attribute__((unused)) void series_flip(struct replay *r, unsigned int p, struct rser *s)
 {
 	bool f = series_needs_flush(r, p, s);
 
@@ -235,19 +244,48 @@ static void series_flip(struct replay *r, unsigned int p, struct rser *s)
 	series_see_all(r, p, s);
 }
 
-static int series_hit_add(struct rser_hits *h, struct rser *s, size_t i)
+static int series_hits_grow(struct rser_hits *h)
 {
-	if (h->nr == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 64;
-		struct rser_hit *v = realloc(h->v, cap * sizeof(*v));
+	size_t cap = h->cap ? h->cap * 2 : 64;
+	struct rser_hit *v = realloc(h->v, cap * sizeof(*v));
 
-		if (!v)
-			return -ENOMEM;
-		h->v = v;
-		h->cap = cap;
-	}
+	if (!v)
+		return -ENOMEM;
+	h->v = v;
+	h->cap = cap;
+	return 0;
+}
+
+/* Inline: it runs for every series line an update reaches, mostly with room. */
+static inline int series_hit_add(struct rser_hits *h, struct rser *s, size_t i)
+{
+	if (h->nr == h->cap && series_hits_grow(h) < 0)
+		return -ENOMEM;
 	h->v[h->nr++] = (struct rser_hit){ .s = s, .i = i };
 	return 0;
+}
+
+/*
+ * The series cgroups on @c's path, itself first, into c->ser_path: an
+ * update's look at them read every ancestor's struct rcg before.  Made
+ * again when a series cgroup or a parent link was made since (ser_gen).
+ */
+static void series_path_cache(const struct replay *r, struct rcg *c)
+{
+	unsigned int depth = 0, n = 0;
+	const struct rcg *a;
+
+	for (a = c; a && depth < RCG_MAX_DEPTH; a = a->parent, depth++) {
+		if (!a->ser)
+			continue;
+		if (n == RCG_SER_PATH) {
+			n++;
+			break;
+		}
+		c->ser_path[n++] = a->ser;
+	}
+	c->nr_ser_path = n;
+	c->ser_gen = r->ser_gen;
 }
 
 /*
@@ -255,16 +293,30 @@ static int series_hit_add(struct rser_hits *h, struct rser *s, size_t i)
  * @out: made where new if @make, else 0 (and @out unchanged) at the first
  * series cgroup that lacks the line.  Return: 1 appended, 0, -ENOMEM.
  */
-static int series_path(const struct replay *r, const struct rcg *c, enum sim_item_kind kind,
+static int series_path(const struct replay *r, struct rcg *c, enum sim_item_kind kind,
 		       int item, bool make, struct rser_hits *out)
 {
 	size_t nr0 = out->nr;
-	unsigned int depth = 0;
+	unsigned int depth = 0, j;
 	const struct rcg *a;
 	int ret = 1;
 
 	if (kind == SIM_ITEM_LRUVEC)
 		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
+	if (c->ser_gen != r->ser_gen)
+		series_path_cache(r, c);
+	if (c->nr_ser_path <= RCG_SER_PATH) {
+		for (j = 0; j < c->nr_ser_path && ret > 0; j++) {
+			struct rser *s = c->ser_path[j];
+			long i = make ? series_item(r, s, kind, item) : series_line(s, kind, item);
+
+			if (i < 0)
+				ret = make ? -ENOMEM : 0;
+			else if (series_hit_add(out, s, (size_t)i) < 0)
+				ret = -ENOMEM;
+		}
+		goto out;
+	}
 	for (a = c; a && depth < RCG_MAX_DEPTH && ret > 0; a = a->parent, depth++) {
 		long i;
 
@@ -276,6 +328,7 @@ static int series_path(const struct replay *r, const struct rcg *c, enum sim_ite
 		else if (series_hit_add(out, a->ser, (size_t)i) < 0)
 			ret = -ENOMEM;
 	}
+out:
 	if (ret <= 0)
 		out->nr = nr0;
 	return ret;
@@ -307,11 +360,34 @@ int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int 
  */
 void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, unsigned int p)
 {
+	struct sim *sim = r->sims[p];
 	size_t i;
 
+	/* series_flip() then series_see(), the node looked at once */
 	for (i = 0; i < nr; i++) {
-		series_flip(r, p, hit[i].s);
-		series_see(r, p, hit[i].s, hit[i].i);
+		struct rser *s = hit[i].s;
+		struct rser_pol *pp = &s->pol[p];
+		struct rser_run *ru = &pp->lines[hit[i].i];
+		int32_t n = series_node(r, p, s);
+		bool f = n >= 0 && sim_node_flushable_at(sim, n);
+		int64_t v = 0;
+
+		if (f != pp->flushable) {
+			pp->flushable = f;
+			series_see_all(r, p, s);
+		}
+		/* series_visible() */
+		if (!f && n >= 0) {
+			if (ru->line < 0)
+				ru->line = sim_line_handle(sim,
+							   (enum sim_item_kind)s->items[hit[i].i].key.kind,
+							   s->items[hit[i].i].key.item);
+			v = sim_line_error_at(sim, n, ru->line);
+		}
+		if (v < ru->min)
+			ru->min = v;
+		if (v > ru->max)
+			ru->max = v;
 	}
 }
 
@@ -322,7 +398,7 @@ void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, 
  * serial there (series_update()), since it changes what every run sees.
  * Return: 1 appended, 0 a line is new (@out unchanged), -ENOMEM.
  */
-int series_lines_resolve(const struct replay *r, const struct rcg *c, enum sim_item_kind kind,
+int series_lines_resolve(struct replay *r, struct rcg *c, enum sim_item_kind kind,
 			 int item, struct rser_hits *out)
 {
 	return series_path(r, c, kind, item, false, out);
