@@ -35,31 +35,38 @@ static int db_u64_cmp(const void *a, const void *b)
  */
 int db_read_cgroups_foreach(struct db *db, int (*fn)(uint64_t id, void *ctx), void *ctx)
 {
+	const struct mcr_event *const *evs;
 	uint64_t *ids = NULL, *n;
 	size_t nr = 0, cap = 0, i;
 	struct db_iter *it;
-	struct mcr_event ev;
-	int ret;
+	int ret, k, got = 0;
 
 	ret = db_iter_open(db, &it);
 	if (ret)
 		return ret;
-	while ((ret = db_iter_next(it, &ev)) == 1) {
-		if (ev.kind != MCR_EV_FLUSH || (ev.flags & MCR_FLUSH_FORCE))
-			continue;
-		if (nr && ids[nr - 1] == ev.id)
-			continue;	/* the same reader again: the common case */
-		if (nr == cap) {
-			cap = cap ? 2 * cap : 256;
-			n = realloc(ids, cap * sizeof(*ids));
-			if (!n) {
-				ret = -ENOMEM;
-				break;
+	/* in batches: the events are looked at where the reader built them, not copied */
+	while (!ret && (got = db_iter_next_batch(it, &evs)) > 0) {
+		for (k = 0; k < got; k++) {
+			const struct mcr_event *ev = evs[k];
+
+			if (ev->kind != MCR_EV_FLUSH || (ev->flags & MCR_FLUSH_FORCE))
+				continue;
+			if (nr && ids[nr - 1] == ev->id)
+				continue;	/* the same reader again: the common case */
+			if (nr == cap) {
+				cap = cap ? 2 * cap : 256;
+				n = realloc(ids, cap * sizeof(*ids));
+				if (!n) {
+					ret = -ENOMEM;
+					break;
+				}
+				ids = n;
 			}
-			ids = n;
+			ids[nr++] = ev->id;
 		}
-		ids[nr++] = ev.id;
 	}
+	if (!ret && got < 0)
+		ret = got;
 	db_iter_close(it);
 	if (!ret && nr) {
 		qsort(ids, nr, sizeof(*ids), db_u64_cmp);
