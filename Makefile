@@ -63,6 +63,8 @@ $(O)/capture/%.o:	MOD_CFLAGS = $(INC_CAPTURE) $(call pkg,--cflags,$(PKGS_ALL))
 $(O)/cli/%.o $(O)/tests/%.o $(O)/bench/%.o: MOD_CFLAGS = $(INC_ALL) $(call pkg,--cflags,$(PKGS_ALL))
 # shorter stem than $(O)/cli/%.o: GNU make applies this one to cli/capture/
 $(O)/cli/capture/%.o:	MOD_CFLAGS = $(INC_CAPTURE) -Icli $(call pkg,--cflags,$(PKGS_CAPTURE))
+# memcg-statlog: the C library only (and the exit codes' enum)
+$(O)/cli/statlog/%.o:	MOD_CFLAGS = $(INC_BASE)
 
 BASE_SRC	:= $(wildcard sim/base/*.c)
 SIM_SRC		:= $(wildcard sim/*.c)
@@ -79,6 +81,8 @@ CLI_COMMON_SRC	:= cli/msg.c cli/exit.c cli/num.c cli/outfile.c
 CLI_SRC		:= $(wildcard cli/*.c cli/report/*.c)
 # memcg-capture's program
 CAPTURE_MAIN_SRC := $(wildcard cli/capture/*.c)
+# memcg-statlog's program: the memory.stat read log beside trace-cmd record
+STATLOG_SRC	:= $(wildcard cli/statlog/*.c)
 UNIT_SRC	:= $(wildcard tests/unit/test_*.c)
 BENCH_SRC	:= $(wildcard bench/*.c)
 
@@ -91,7 +95,7 @@ LIBS	:= $(O)/liblive.a $(O)/libimport.a $(O)/libsynth.a $(O)/libcapture.a \
 CAPTURE_LIBS := $(O)/liblive.a $(O)/libcapture.a $(O)/libdb.a $(O)/libsim.a $(O)/libbase.a
 REPLAY_LIBS := $(O)/libimport.a $(O)/libsynth.a $(O)/libcapture.a $(O)/libreplay.a \
 	   $(O)/libdb.a $(O)/libsim.a $(O)/libbase.a
-PROGS	:= $(O)/memcg-replay $(O)/memcg-capture
+PROGS	:= $(O)/memcg-replay $(O)/memcg-capture $(O)/memcg-statlog
 UNITS	:= $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
 BENCHES	:= $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRC))
 
@@ -118,6 +122,9 @@ $(O)/memcg-replay: $(call obj,$(CLI_SRC)) $(REPLAY_LIBS)
 
 $(O)/memcg-capture: $(call obj,$(CAPTURE_MAIN_SRC) $(CLI_COMMON_SRC)) $(CAPTURE_LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(call pkg,--libs,$(PKGS_CAPTURE)) -lpthread -lm
+
+$(O)/memcg-statlog: $(call obj,$(STATLOG_SRC))
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^
 
 $(O)/tests/%: $(O)/tests/unit/%.o $(LIBS)
 	@mkdir -p $(dir $@)
@@ -270,7 +277,7 @@ BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 # one page per command: cli/man/memcg-replay-COMMAND.h2m (tests/cli/test_man.sh checks
 # there is one for every command of memcg-replay --help)
 SUBCMDS	:= $(patsubst cli/man/memcg-replay-%.h2m,%,$(wildcard cli/man/memcg-replay-*.h2m))
-MANPAGES := $(O)/man/memcg-capture.1 $(O)/man/memcg-replay.1 \
+MANPAGES := $(O)/man/memcg-capture.1 $(O)/man/memcg-replay.1 $(O)/man/memcg-statlog.1 \
 	$(patsubst %,$(O)/man/memcg-replay-%.1,$(SUBCMDS))
 # section 5: the file format, written by hand (no program prints it)
 MANPAGES5 := $(patsubst cli/man/%.5,$(O)/man/%.5,$(wildcard cli/man/*.5))
@@ -287,6 +294,10 @@ $(O)/man/%.5: cli/man/%.5 Makefile
 $(O)/man/memcg-capture.1: cli/man/memcg-capture.h2m cli/man/mkman.sh $(O)/memcg-capture
 	@mkdir -p $(dir $@)
 	cli/man/mkman.sh $(O)/memcg-capture $< $@
+
+$(O)/man/memcg-statlog.1: cli/man/memcg-statlog.h2m cli/man/mkman.sh $(O)/memcg-statlog
+	@mkdir -p $(dir $@)
+	cli/man/mkman.sh $(O)/memcg-statlog $< $@
 
 $(O)/man/memcg-replay.1: cli/man/memcg-replay.h2m cli/man/mkman.sh $(O)/memcg-replay
 	@mkdir -p $(dir $@)

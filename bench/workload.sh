@@ -12,6 +12,10 @@
 #                       on 2 CPUs); P read every 80 ms
 #            levels     DIR/L1/L2/L3 faults anonymous memory; L1, L2 and L3 read every
 #                       50, 70 and 110 ms: readers at several levels
+#            mixed      DIR/C faults anonymous memory and writes and removes a 16 MiB
+#                       file every 0.3 s (page cache); DIR itself read every
+#                       MCR_READ_MS ms (default 80, 0 none: the reads are another
+#                       reader's, memcg-capture --read or memcg-statlog)
 #            churn      DIR/C/jN made, used (anonymous faults, 0.3 s) and removed in a
 #                       loop; C read every 100 ms: cgroups created and removed
 #            netstream  DIR/mcr_net_PID holds MCR_STREAMS iperf3 server/client pairs
@@ -209,6 +213,15 @@ levels)
 	reader L1/L2/L3 110
 	wait "${KIDS[0]}"
 	;;
+mixed)
+	mkcg C
+	in_cg C "$STRESS" 64 "$SECS" "${MCR_FAULT_RATE:-0}"
+	in_cg C bash -c 'end=$((SECONDS + $1)); while [ $SECONDS -lt $end ]; do
+		dd if=/dev/zero of="$2" bs=1M count=16 2>/dev/null; rm -f "$2"; sleep 0.3; done' \
+		_ "$SECS" "${TMPDIR:-/tmp}/mcr-workload.$$"
+	[ "${MCR_READ_MS:-80}" -gt 0 ] && reader . "${MCR_READ_MS:-80}"
+	wait "${KIDS[0]}" "${KIDS[1]}"
+	;;
 churn)
 	mkcg C
 	reader C 100
@@ -258,7 +271,7 @@ fleet)
 	rm -f "${TMPDIR:-/tmp}/mcr-workload.$$".*
 	;;
 *)
-	die "unknown workload '$NAME' (idle, pagecache, race, anon2, levels, churn, netstream, fleet)"
+	die "unknown workload '$NAME' (idle, pagecache, race, anon2, levels, mixed, churn, netstream, fleet)"
 	;;
 esac
 rm -f "${TMPDIR:-/tmp}/mcr-workload.$$"

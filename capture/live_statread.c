@@ -22,7 +22,7 @@
 #include "db.h"
 #include "live.h"
 #include "live_local.h"
-#include "statlines.h"
+#include "statlog.h"
 
 #define STATREAD_BUF	(64 * 1024)	/* memory.stat is one seq_buf page or so */
 #define STATREAD_LINES	1024
@@ -123,35 +123,9 @@ static size_t statread_split(const struct statreader *r, const char *buf, size_t
 		const char *line = buf + off, *nl = memchr(line, '\n', len - off);
 		size_t ll = nl ? (size_t)(nl - line) : len - off;
 		char *name = names + (size_t)n * STATREAD_NAME;
-		struct db_stat_line *l = &lines[n];
-		struct statline_ref ref;
-		uint64_t v;
-		int ret;
 
 		off += ll + 1;
-		l->line = line;
-		l->len = ll;
-		l->name = name;
-		l->has_value = false;
-		l->value = 0;
-		l->unit = NULL;
-		ret = statline_parse(line, ll, name, STATREAD_NAME, &v);
-		if (ret == -EINVAL || ret == -ERANGE) {
-			/* not "name value" or too long a name: the first field, as it fits */
-			size_t nl_len = strcspn(line, " \n");
-
-			if (nl_len > ll)
-				nl_len = ll;
-			if (nl_len >= STATREAD_NAME)
-				nl_len = STATREAD_NAME - 1;
-			memcpy(name, line, nl_len);
-			name[nl_len] = '\0';
-		} else if (v <= INT64_MAX) {
-			l->has_value = true;
-			l->value = (int64_t)v;
-		}
-		if (!statline_lookup(r->o.version, name, &ref))
-			l->unit = statline_unit_name(ref.line->unit);
+		statlog_line_row(r->o.version, line, ll, name, STATREAD_NAME, &lines[n]);
 		n++;
 	}
 	return n;

@@ -14,11 +14,13 @@
 #include "db_file.h"
 #include "import.h"
 #include "outfile.h"
+#include "statlog.h"
 
 struct import_args {
 	const char	*trace;
 	const char	*out;
 	const char	*cgroupfs;
+	const char	*stat_log;
 	bool		quiet;
 	bool		force;
 	enum import_plain plain;
@@ -57,6 +59,29 @@ static const char import_doc[] =
 "all of it decompressed in memory.  Under auto, a copy that fails (a full "
 "disk) is named in a warning and the file is read as it is.\n"
 "\n"
+"--stat-log FILE: the memory.stat reads another reader logged during the "
+"recording (the log of memcg-statlog(1), run beside the recorder), stored as "
+"the reader of memcg-capture's --read stores its own (table stat_reads), for "
+"validate to compare each printed line with the simulation.  The log, format 1, "
+"is text, one record a line, fields separated by one blank, times in ns of the "
+"trace clock:\n"
+"  memcg-statlog 1               the format and its version\n"
+"  clock NAME                    the trace clock, the trace.dat's own\n"
+"                                (trace-cmd record's default is local:\n"
+"                                record with -C mono)\n"
+"  cgroup ID VERSION PATH        a cgroup read: the inode of its directory\n"
+"                                (the tracepoints' cgroup id), version 1\n"
+"                                or 2, path\n"
+"  read N ID BEFORE AFTER LINES  read N (from 0, increasing) of cgroup ID:\n"
+"                                the clock just before and after its first\n"
+"                                read(), then LINES lines, each:\n"
+"  <TAB>LINE                     a line of memory.stat as printed\n"
+"A log that is not one, truncated, or with a garbled line exits 15; one whose "
+"values cannot be (a read ending before it begins, reads out of order, an "
+"undeclared cgroup or one the trace does not know, another clock or cgroup "
+"version than the trace's) exits 17; either names the log's line or value.  "
+"Import on the recording host with --cgroupfs so that the read cgroups are known.\n"
+"\n"
 "FILE defaults to TRACE with its extension replaced by .db.  It is written under a "
 "temporary name and renamed at the end, so a failed import leaves no file behind "
 "and never replaces an existing one.  FILE is never the input, nor a device or FIFO; "
@@ -73,6 +98,8 @@ static const struct argp_option import_options[] = {
 	{ "cgroupfs",	'c', "PATH", 0, "walk this live cgroup tree (e.g. /sys/fs/cgroup/memory) "
 					"for cgroups that existed before the recording", 0 },
 	{ "decompress",	'd', "WHEN", 0, "auto (default), always or never", 0 },
+	{ "stat-log",	's', "FILE", 0, "store the memory.stat reads of this log (memcg-statlog's, "
+	  "in the trace's clock) in table stat_reads, for validate", 0 },
 	{ "quiet",	'q', NULL,   0, "print nothing but errors", 0 },
 	{ "force",	'f', NULL,   0, "replace FILE even if it is not a memcg-replay database "
 					"(never the input, a device, FIFO or directory)", 0 },
@@ -99,6 +126,9 @@ static error_t import_parse(int key, char *arg, struct argp_state *state)
 			a->plain = IMPORT_PLAIN_NEVER;
 		else
 			argp_error(state, "--decompress %s: auto, always or never", arg);
+		break;
+	case 's':
+		a->stat_log = arg;
 		break;
 	case 'q':
 		a->quiet = true;
@@ -143,6 +173,10 @@ static char *import_options_json(const struct import_args *a)
 	if (a->cgroupfs) {
 		fputs(",\"cgroupfs\":", f);
 		db_json_string(f, a->cgroupfs);
+	}
+	if (a->stat_log) {
+		fputs(",\"stat_log\":", f);
+		db_json_string(f, a->stat_log);
 	}
 	fputc('}', f);
 	fclose(f);
@@ -219,6 +253,50 @@ static bool import_output_error(int err)
 	return err == -ENOSPC || err == -EDQUOT || err == -EROFS || err == -EFBIG;
 }
 
+/* --stat-log: the log read and parsed; its trouble said, as an exit code. */
+static int import_stat_log_load(const struct import_args *a, struct statlog *log, char *why,
+				size_t len)
+{
+	int err = statlog_load(a->stat_log, log, why, len);
+
+	if (!err)
+		return 0;
+	if (err == -MCR_E_CORRUPT || err == -MCR_E_BAD_INPUT)
+		cli_msg("import: --stat-log %s: %s", a->stat_log, why);
+	else
+		cli_msg("import: --stat-log %s: %s", a->stat_log, mcr_strerror(err));
+	return err == -MCR_E_CORRUPT || err == -MCR_E_BAD_INPUT ? mcr_exit_code(err) :
+	       err == -ENOMEM ? MCR_EXIT_FAILURE : MCR_EXIT_NOFILE;
+}
+
+/* --stat-log: the parsed log into the database just written, checked against its trace. */
+static int import_stat_log_store(const struct import_args *a, struct outfile *of,
+				 const struct statlog *log)
+{
+	char why[256] = "";
+	struct db *db;
+	int err, cerr;
+
+	err = db_open(of->tmp, true, &db);
+	if (err < 0) {
+		cli_msg("import: cannot reopen the output %s: %s", a->out, mcr_strerror(err));
+		return mcr_exit_code(err);
+	}
+	err = statlog_store(db, log, why, sizeof(why));
+	cerr = db_close(db);
+	if (!err && cerr < 0)
+		err = cerr;
+	if (!err)
+		return 0;
+	if (err == -MCR_E_BAD_INPUT || err == -MCR_E_CORRUPT)
+		cli_msg("import: --stat-log %s: %s", a->stat_log, why);
+	else if (import_output_error(err))
+		cli_msg("import: cannot write the output %s: %s", a->out, mcr_strerror(err));
+	else
+		cli_msg("import: --stat-log %s: %s", a->stat_log, mcr_strerror(err));
+	return mcr_exit_code(err);
+}
+
 int cmd_import(int argc, char **argv)
 {
 	struct argp argp = { import_options, import_parse, "TRACE.dat", import_doc, 0,
@@ -226,7 +304,9 @@ int cmd_import(int argc, char **argv)
 	struct import_args a = { 0 };
 	struct import_result res;
 	struct cli_progress prog;
-	const char *inputs[2] = { NULL, NULL };
+	const char *inputs[3] = { NULL, NULL, NULL };
+	struct statlog log = { 0 };
+	char why[256] = "";
 	struct outfile_policy pol;
 	struct import_opts o;
 	struct outfile of;
@@ -252,9 +332,17 @@ int cmd_import(int argc, char **argv)
 			"recording: replay, report and info read it as it is", a.trace);
 		err = MCR_EXIT_CORRUPT;
 	}
+	/* the log first: a bad one fails before the (long) import */
+	if (!err && a.stat_log) {
+		inputs[1] = a.stat_log;
+		err = cli_input_check("--stat-log ", a.stat_log);
+		if (!err)
+			err = import_stat_log_load(&a, &log, why, sizeof(why));
+	}
 	if (!err)
 		err = cli_outfile_begin("import", &of, a.out, &pol);
 	if (err) {
+		statlog_free(&log);
 		free(out);
 		return err;
 	}
@@ -303,17 +391,33 @@ int cmd_import(int argc, char **argv)
 				a.trace, mcr_strerror(err), res.detail);
 		else
 			cli_msg("%s: %s", a.trace, mcr_strerror(err));
+		statlog_free(&log);
 		free(out);
 		return code;
+	}
+	if (a.stat_log) {
+		err = import_stat_log_store(&a, &of, &log);
+		if (err) {
+			outfile_abort(&of);
+			statlog_free(&log);
+			free(out);
+			return err;
+		}
 	}
 	err = cli_outfile_commit("import", &of);	/* names the output's trouble */
 	if (err) {
 		free(out);
 		return err;
 	}
-	if (!a.quiet)
+	if (!a.quiet) {
 		import_summary(&a, &res);
+		if (a.stat_log)
+			printf("  memory.stat reads logged in %s: %zu (%zu cgroup%s, %zu lines, "
+			       "clock %s) into table stat_reads\n", a.stat_log, log.nr_rd,
+			       log.nr_cg, log.nr_cg == 1 ? "" : "s", log.nr_ln, log.clock);
+	}
 	import_warnings(&a, &res);
+	statlog_free(&log);
 	free(out);
 	return MCR_EXIT_OK;
 }

@@ -6,6 +6,7 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN="$TOP/$MCR_BUILD"
 REPLAY="$BIN/memcg-replay"
 CAPTURE="$BIN/memcg-capture"
+STATLOG="$BIN/memcg-statlog"
 T_FAILED=0
 
 # Under ASan (make check's second pass, MCR_SANITIZED=1) every run uses the one

@@ -28,7 +28,7 @@ version=$("$prog" --version)
 # a placeholder in their place: help2man would fill them into one paragraph
 # or tag them, and a command could then not be pasted.
 awk -v exitf="$work/exit" -v restf="$work/rest" -v verbf="$work/verbatim" '
-	!inexit && (/^  (memcg-capture|memcg-replay|trace-cmd|sqlite3) / || (inverb && /^    /)) {
+	!inexit && (/^  (memcg-capture|memcg-replay|memcg-statlog|trace-cmd|sqlite3) / || (inverb && /^    /)) {
 		if (!inverb) { nv++; inverb = 1; print "MKMANVERBATIM" nv > restf }
 		print substr($0, 3) > (verbf nv)
 		next

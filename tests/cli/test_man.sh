@@ -18,7 +18,7 @@ MK=$TOP/cli/man/mkman.sh
 cmds=$("$REPLAY" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\)  .*/\1/p')
 [ -n "$cmds" ] && pass man_commands_listed || fail man_commands_listed "no Commands: in --help"
 
-pages=("memcg-capture|$CAPTURE|" "memcg-replay|$REPLAY|")
+pages=("memcg-capture|$CAPTURE|" "memcg-replay|$REPLAY|" "memcg-statlog|$STATLOG|")
 for c in $cmds; do pages+=("memcg-replay-$c|$REPLAY|$c"); done
 
 # the codes of an "Exit status:"/"Exit codes:" paragraph: numbers that start an
@@ -66,9 +66,9 @@ for p in "${pages[@]}"; do
 		cont && (line == "" || $0 !~ /^        /) { print "dangling continuation: " prev }
 		{ cont = line ~ / \\$/; prev = line }
 		sec == "EXAMPLES" && line ~ /^#/ { print "a comment alone: " line }
-		line ~ /^(memcg-replay|memcg-capture|trace-cmd|sqlite3) / {
+		line ~ /^(memcg-replay|memcg-capture|memcg-statlog|trace-cmd|sqlite3) / {
 			cmd = line; sub(/ #.*/, "", cmd)
-			if (gsub(/(^|[ ;&|(])(memcg-replay|memcg-capture|trace-cmd|sqlite3) /, "&", cmd) > 1)
+			if (gsub(/(^|[ ;&|(])(memcg-replay|memcg-capture|memcg-statlog|trace-cmd|sqlite3) /, "&", cmd) > 1)
 				print "two commands on a line: " line
 		}' <<<"$text")
 	[ -z "$bad" ] && pass "man_${page}_commands_pasteable" ||
