@@ -138,6 +138,10 @@ int statlog_parse(const char *in, size_t len, struct statlog *log, char *why, si
 	int err = 0;
 
 	memset(log, 0, sizeof(*log));
+	/* a file of another kind is named so, not by its first odd byte */
+	if (len > strlen(STATLOG_MAGIC) && strncmp(in, STATLOG_MAGIC " ", strlen(STATLOG_MAGIC) + 1))
+		return why_set(why, why_len, -MCR_E_CORRUPT, "line 1: not a " STATLOG_MAGIC
+			       " log (it starts '" STATLOG_MAGIC " VERSION')");
 	if (memchr(in, '\0', len)) {
 		size_t at = (size_t)((const char *)memchr(in, '\0', len) - in);
 		size_t i, nl = 1;
