@@ -369,6 +369,50 @@ static void statcheck_print_text(struct replay_pass *ps, const struct replay_sta
 	}
 }
 
+static int statcheck_worst_text(const struct db_stat_check_worst *w, void *ctx)
+{
+	if (!w->pairs || !w->printed_error)
+		return 0;
+	printf("  %-24s %-30s %14" PRId64 " %s", w->cgroup, w->name, w->printed_error, w->unit);
+	if (w->per > 1)
+		printf(" (%.2f pages)", (double)w->printed_error / (double)w->per);
+	printf(", read %" PRId64 "\n", w->read);
+	return 0;
+}
+
+/*
+ * What the file now keeps of the comparison (stat_read_checks), as a report
+ * reads it back: the N of M line and the worst error really printed.
+ */
+static int statcheck_print_stored(struct db *db)
+{
+	struct db_stat_check_summary s;
+	int ret = db_stat_check_summary(db, &s);
+
+	if (ret < 0)
+		return ret;
+	printf("memory.stat as printed: %" PRIu64 " of %" PRIu64 " reads within 2 units of the "
+	       "simulation (table stat_read_checks, run %" PRId64 ")\n", s.within2, s.pairs,
+	       s.run_id);
+	printf("worst error memory.stat really printed (printed - truth), per cgroup and line:\n");
+	return db_stat_check_worst_foreach(db, s.run_id, statcheck_worst_text, NULL);
+}
+
+/* validate run @run_id's comparison into stat_read_checks, in a transaction of its own. */
+static int statcheck_store(struct db *db, int64_t run_id, const struct replay_statcheck *sc)
+{
+	int ret = db_begin(db);
+
+	if (ret < 0)
+		return ret;
+	ret = replay_statcheck_store(db, run_id, sc);
+	if (ret < 0) {
+		db_rollback(db);
+		return ret;
+	}
+	return db_commit(db);
+}
+
 static void statcheck_print_json(const struct replay_statcheck *sc)
 {
 	printf(",\"stat_reads\":{\"reads\":%" PRIu64, sc->reads);
@@ -478,12 +522,24 @@ int cmd_validate(int argc, char **argv)
 	if (sret < 0 && sret != -ENOENT)
 		cli_msg("%s: comparing the logged memory.stat reads: %s", o.file,
 			mcr_strerror(sret));
+	if (!sret) {
+		sret = statcheck_store(db, replay_store_run_id(ps.store, 0), &sc);
+		if (sret < 0) {
+			cli_msg("%s: storing the comparison of the memory.stat reads: %s", o.file,
+				mcr_strerror(sret));
+			replay_statcheck_free(&sc);
+		}
+	}
 	if (!strcmp(o.format, "json")) {
 		ret = validate_print_json(db, &ps, o.show, sret ? NULL : &sc);
 	} else {
 		validate_print_text(db, &ps, o.show);
 		if (!sret)
 			statcheck_print_text(&ps, &sc, o.show);
+		if (!sret && (ret = statcheck_print_stored(db)) < 0)
+			cli_msg("%s: reading the stored comparison back: %s", o.file,
+				ret == -MCR_E_CORRUPT ? db_why(db) : mcr_strerror(ret));
+		ret = 0;
 	}
 	replay_statcheck_free(&sc);
 	if (ret < 0) {

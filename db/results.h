@@ -295,6 +295,74 @@ int db_episodes_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id,
 /* The counters of a run (-ENOENT: no such run). */
 int db_run_counters_get(struct db *db, int64_t run_id, struct db_run_counters *c);
 
+/*
+ * stat_read_checks: validate's comparison of each logged memory.stat line
+ * (stat_reads) with the simulation, one row per (read, line) compared.
+ */
+enum db_stat_verdict {
+	DB_STAT_ANCHOR,		/* the cgroup's first matched read: the truth's anchor */
+	DB_STAT_EXACT,		/* printed = shown */
+	DB_STAT_WITHIN2,	/* within 2 traced units (pages, counts) */
+	DB_STAT_OFF,
+};
+enum db_stat_cause {
+	DB_STAT_CAUSE_NONE,
+	DB_STAT_CAUSE_DECISION,	/* the simulation decided a flush unlike the kernel */
+	DB_STAT_CAUSE_WINDOW,	/* within the updates inside the flushes' lock windows */
+};
+struct db_stat_check {
+	int64_t			read;
+	uint64_t		cgroup_id;
+	const char		*name;		/* the line */
+	const char		*unit;		/* "bytes" or "count" */
+	int64_t			per;		/* printed units per traced unit */
+	uint64_t		request_ts;
+	int64_t			printed, shown, truth;
+	int64_t			diff;		/* printed - shown, traced units, rounded */
+	enum db_stat_verdict	verdict;
+	enum db_stat_cause	cause;
+};
+/*
+ * The rows of @run_id compared under @flush_model, replacing any it had;
+ * inside the caller's db_begin().  -EINVAL for a row that breaks the rules
+ * the readers check (results_check.c).
+ */
+int db_stat_checks_put(struct db *db, int64_t run_id, const char *flush_model,
+		       const struct db_stat_check *rows, size_t n);
+
+/*
+ * What a report says of them: "memory.stat as printed: N of M reads within 2
+ * units of the simulation", M the (read, line) pairs compared (anchors not
+ * counted), N those exact or within 2 units.
+ */
+struct db_stat_check_summary {
+	int64_t		run_id;		/* the validate run (the latest with rows) */
+	char		flush_model[32];
+	uint64_t	pairs;		/* M */
+	uint64_t	within2;	/* N: exact ones included */
+	uint64_t	exact, off, off_decision, off_window;
+	uint64_t	reads;		/* logged reads compared (anchors included) */
+};
+/* -ENOENT: no stat_read_checks row (no logged reads, or not validated since). */
+int db_stat_check_summary(struct db *db, struct db_stat_check_summary *out);
+
+/* Per cgroup and line of that run: the worst error the kernel really printed. */
+struct db_stat_check_worst {
+	uint64_t	cgroup_id;
+	const char	*cgroup;		/* path, or "#<id>" */
+	const char	*name;			/* the line */
+	const char	*unit;			/* of printed_error: "bytes" or "count" */
+	int64_t		per;			/* the unit per traced unit (page size or 1) */
+	int64_t		printed_error;		/* printed - truth of largest |value|, anchors aside */
+	int64_t		read;			/* the read that printed it */
+	uint64_t	request_ts;
+	uint64_t	pairs, within2;		/* that line's M and N */
+};
+/* In cgroup path, line order; the strings live until @fn returns. */
+int db_stat_check_worst_foreach(struct db *db, int64_t run_id,
+				int (*fn)(const struct db_stat_check_worst *w, void *ctx),
+				void *ctx);
+
 struct db_trace_lost {
 	int64_t		gaps, gap_events, gaps_unknown;	/* gaps table: rows, counted events, of unknown size */
 	int64_t		overrun, dropped;	/* ring buffers, start to end, known CPUs */

@@ -4,6 +4,7 @@
  * lag report's column names, and the checks of runs and validation rows
  * that the readers of results_read.c and results_lag.c run on every row.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include "db_local.h"
 #include "error.h"
 #include "results.h"
+#include "results_local.h"
 
 /* replay's --batch and --cpus ranges: what a run can have simulated */
 #define DB_RUN_MAX_BATCH	65536
@@ -54,6 +56,12 @@
  *   that ends at the sample); stranded_episodes: end_ts not before start_ts.
  * - validation: counts; compared and skipped_before_sync at most
  *   flush_events, each match count at most compared.
+ * - stat_read_checks: numbers integers; per >= 1; unit 'bytes' or 'count';
+ *   verdict 'anchor', 'exact', 'within2' or 'off' as diff says (0, 0, 1 or 2
+ *   in absolute value, above 2; an anchor shows what was printed); cause
+ *   NULL but on an off row, then 'decision', 'window' or NULL;
+ *   printed_error = printed - truth; printed - shown = diff x per, to the
+ *   rounding of diff (per / 2).
  * - Fractions (cost_basis.shared_fraction, cost_report's
  *   atomic_shared_fraction) within [0, 1]; the calibration table's figures
  *   as sim_cost_table_check() wants them; cost estimates finite.
@@ -278,6 +286,80 @@ int db_run_check(sqlite3_stmt *st, void *ctx)
 			return db_res_bad(db, "runs row run_id %" PRId64 ": nr_cpus %" PRId64
 					  " out of range [1, %d]", run, c, DB_RUN_MAX_CPUS);
 	}
+	return 0;
+}
+
+int db_stat_check_rules(const struct db_stat_check *r)
+{
+	__int128 d = (__int128)r->printed - r->shown - (__int128)r->diff * r->per;
+	int64_t ad = r->diff < 0 ? -r->diff : r->diff;
+
+	if (r->per < 1 || !r->name || !r->unit || (strcmp(r->unit, "bytes") && strcmp(r->unit, "count")))
+		return -EINVAL;
+	if ((unsigned int)r->verdict > DB_STAT_OFF || (unsigned int)r->cause > DB_STAT_CAUSE_WINDOW)
+		return -EINVAL;
+	if ((r->verdict == DB_STAT_ANCHOR && (r->diff || r->shown != r->printed)) ||
+	    (r->verdict == DB_STAT_EXACT && r->diff) ||
+	    (r->verdict == DB_STAT_WITHIN2 && (ad < 1 || ad > 2)) ||
+	    (r->verdict == DB_STAT_OFF && ad <= 2))
+		return -EINVAL;
+	if (r->cause && r->verdict != DB_STAT_OFF)
+		return -EINVAL;
+	if (d < -(__int128)(r->per / 2) || d > (__int128)(r->per / 2))
+		return -EINVAL;
+	return 0;
+}
+
+int db_stat_check_row(struct db *db, sqlite3_stmt *st, struct db_stat_check *r)
+{
+	static const char *const cols[] = {
+		"run_id", "read", "cgroup_id", "name", "unit", "per", "request_ts", "printed",
+		"shown", "truth", "printed_error", "diff", "verdict", "cause",
+	};
+	static const int ints[] = { 0, 1, 2, 5, 6, 7, 8, 9, 10, 11 };
+	int64_t run = sqlite3_column_int64(st, 0), read = sqlite3_column_int64(st, 1);
+	const char *name = (const char *)sqlite3_column_text(st, 3);
+	unsigned int i;
+
+#define DB_SC_BAD(col, fmt, ...)						\
+	db_res_bad(db, "stat_read_checks row (run %" PRId64 ", read %" PRId64 ", %.64s): %s "\
+		   fmt, run, read, name ? name : "NULL", cols[col], __VA_ARGS__)
+
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (sqlite3_column_type(st, ints[i]) != SQLITE_INTEGER)
+			return DB_SC_BAD(ints[i], "'%.24s': not an integer",
+					 sqlite3_column_text(st, ints[i]) ?
+					 (const char *)sqlite3_column_text(st, ints[i]) : "NULL");
+	*r = (struct db_stat_check){
+		.read = read, .cgroup_id = (uint64_t)sqlite3_column_int64(st, 2), .name = name,
+		.unit = (const char *)sqlite3_column_text(st, 4),
+		.per = sqlite3_column_int64(st, 5),
+		.request_ts = (uint64_t)sqlite3_column_int64(st, 6),
+		.printed = sqlite3_column_int64(st, 7), .shown = sqlite3_column_int64(st, 8),
+		.truth = sqlite3_column_int64(st, 9), .diff = sqlite3_column_int64(st, 11),
+	};
+	if (!name)
+		return DB_SC_BAD(3, "%s", "NULL");
+	if (!r->unit || (strcmp(r->unit, "bytes") && strcmp(r->unit, "count")))
+		return DB_SC_BAD(4, "'%.24s': not 'bytes' or 'count'", r->unit ? r->unit : "NULL");
+	if (r->per < 1)
+		return DB_SC_BAD(5, "%" PRId64 ": below 1", r->per);
+	if (db_stat_verdict_parse((const char *)sqlite3_column_text(st, 12), &r->verdict))
+		return DB_SC_BAD(12, "'%.24s': not anchor, exact, within2 or off",
+				 sqlite3_column_text(st, 12) ?
+				 (const char *)sqlite3_column_text(st, 12) : "NULL");
+	if (db_stat_cause_parse((const char *)sqlite3_column_text(st, 13), &r->cause))
+		return DB_SC_BAD(13, "'%.24s': not decision, window or NULL",
+				 (const char *)sqlite3_column_text(st, 13));
+	if ((__int128)sqlite3_column_int64(st, 10) != (__int128)r->printed - r->truth)
+		return DB_SC_BAD(10, "%" PRId64 ": not printed %" PRId64 " - truth %" PRId64,
+				 (int64_t)sqlite3_column_int64(st, 10), r->printed, r->truth);
+	if (db_stat_check_rules(r))
+		return DB_SC_BAD(12, "'%s' with diff %" PRId64 ", printed %" PRId64 ", shown %"
+				 PRId64 ", per %" PRId64 "%s: they disagree",
+				 (const char *)sqlite3_column_text(st, 12), r->diff, r->printed,
+				 r->shown, r->per, r->cause ? " and a cause" : "");
+#undef DB_SC_BAD
 	return 0;
 }
 

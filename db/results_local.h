@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <sqlite3.h>
 
+#include "results.h"
+
 struct db;
 struct held_line;
 
@@ -43,5 +45,16 @@ int db_held_insert(struct held *h);
 void db_held_free(struct held *h);
 /* @one's INSERT prepared with its VALUES row repeated for a bulk insert (@h->bulk). */
 int db_results_bulk(struct db *db, const char *one, sqlite3_stmt **st);
+
+/* stat_read_checks (statchecks.c): names <-> enums; -EINVAL for another name. */
+int db_stat_verdict_parse(const char *s, enum db_stat_verdict *v);
+int db_stat_cause_parse(const char *s, enum db_stat_cause *c);
+/*
+ * The rules of a stat_read_checks row (results_check.c): 0 or -EINVAL.  And
+ * the row of @st (columns of statchecks.c's STAT_CHECK_COLS) read into @r by
+ * them: -MCR_E_CORRUPT with db_why() naming row, column and value.
+ */
+int db_stat_check_rules(const struct db_stat_check *r);
+int db_stat_check_row(struct db *db, sqlite3_stmt *st, struct db_stat_check *r);
 
 #endif /* MCR_DB_RESULTS_LOCAL_H */

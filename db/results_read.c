@@ -18,6 +18,7 @@
 #include "db_local.h"
 #include "error.h"
 #include "results.h"
+#include "results_local.h"
 #include "statlines.h"
 
 static int db_u64_cmp(const void *a, const void *b)
@@ -168,6 +169,13 @@ static int db_validation_row_check(sqlite3_stmt *st, void *ctx)
  * prints any.
  * Return: 0, -MCR_E_CORRUPT with db_why() naming the row, or the error.
  */
+static int db_stat_check_row_check(sqlite3_stmt *st, void *ctx)
+{
+	struct db_stat_check r;
+
+	return db_stat_check_row(ctx, st, &r);
+}
+
 int db_results_check(struct db *db)
 {
 	struct db_lag_filter all = { 0 };
@@ -189,6 +197,11 @@ int db_results_check(struct db *db)
 	if (!err)
 		err = db_rows_foreach(db, "SELECT run_id FROM validation ORDER BY run_id",
 				      db_validation_row_check, db);
+	if (!err && db_schema_has(db, "stat_read_checks"))
+		err = db_rows_foreach(db, "SELECT run_id, read, cgroup_id, name, unit, per,"
+				      " request_ts, printed, shown, truth, printed_error, diff,"
+				      " verdict, cause FROM stat_read_checks ORDER BY run_id, read, name",
+				      db_stat_check_row_check, db);
 	return err;
 }
 

@@ -428,6 +428,17 @@ struct replay_statcheck_mismatch {
 	uint64_t	window;		/* |v| summed inside the two reads' windows, traced units */
 	enum replay_statcheck_cause cause;
 };
+/* One compared line: what stat_read_checks stores (db/results.h, struct db_stat_check). */
+struct replay_statcheck_row {
+	int64_t		read;
+	uint64_t	cgroup;
+	uint64_t	req_ts;
+	size_t		line;		/* index into lines */
+	int64_t		printed, shown, truth;	/* as printed (bytes or counts) */
+	int64_t		diff;		/* printed - shown, traced units, rounded */
+	int		verdict;	/* enum db_stat_verdict */
+	enum replay_statcheck_cause cause;
+};
 struct replay_statcheck {
 	const char	*model;		/* the flush model of the compared run */
 	int		version;	/* cgroup version of the lines */
@@ -441,6 +452,8 @@ struct replay_statcheck {
 	size_t				nr_lines;
 	struct replay_statcheck_mismatch *mism;	/* every off pair, in read order */
 	size_t				nr_mism;
+	struct replay_statcheck_row	*rows;	/* every compared line, anchors too, in read order */
+	size_t				nr_rows;
 };
 /* -ENOENT: the file has no stat_reads rows (no --read). */
 int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id,
@@ -455,6 +468,11 @@ int replay_statcheck_model(struct db *db, const struct replay_trace *t, const ch
 			   const struct replay_params *p, int64_t run_id,
 			   const struct replay_model *m, struct replay_statcheck *out);
 void replay_statcheck_free(struct replay_statcheck *sc);
+/*
+ * @sc's rows into stat_read_checks for validate run @run_id (replacing its
+ * earlier ones), inside the caller's db_begin().
+ */
+int replay_statcheck_store(struct db *db, int64_t run_id, const struct replay_statcheck *sc);
 
 /* Kernel release "6.18.0-foo" -> the policy that kernel runs; NULL if outside 6.8+. */
 const struct sim_policy *replay_policy_for_kernel(const char *release);

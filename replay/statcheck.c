@@ -361,12 +361,28 @@ static int64_t div_round(int64_t a, int64_t b)
 	return a >= 0 ? (a + b / 2) / b : -((-a + b / 2) / b);
 }
 
+static int sc_row_add(struct sc *sc, size_t *cap, const struct sc_read *rd, size_t line,
+		      int64_t printed, int64_t shown, int64_t truth, int64_t diff, int verdict,
+		      enum replay_statcheck_cause cause)
+{
+	struct replay_statcheck *o = sc->out;
+
+	if (grow((void **)&o->rows, cap, o->nr_rows + 1, sizeof(*o->rows)))
+		return -ENOMEM;
+	o->rows[o->nr_rows++] = (struct replay_statcheck_row){
+		.read = rd->read, .cgroup = rd->cgroup, .req_ts = rd->req_ts, .line = line,
+		.printed = printed, .shown = shown, .truth = truth, .diff = diff,
+		.verdict = verdict, .cause = cause,
+	};
+	return 0;
+}
+
 /* Each matched read against its cgroup's anchor. */
 static int sc_compare(struct sc *sc)
 {
 	struct replay_statcheck *o = sc->out;
 	const struct sc_read *anchor[SC_MAX_CGROUPS] = { NULL };
-	size_t i, j, cap = 0;
+	size_t i, j, cap = 0, cap_rows = 0;
 
 	for (i = 0; i < sc->nr_rd; i++) {
 		const struct sc_read *rd = &sc->rd[i];
@@ -377,6 +393,16 @@ static int sc_compare(struct sc *sc)
 		if (!anchor[bit]) {
 			anchor[bit] = rd;
 			o->anchors++;
+			/* its truth: what it printed less the simulated error */
+			for (j = 0; j < rd->nr_v; j++) {
+				const struct sc_val *v = &rd->v[j];
+				const struct sc_target *t = &sc->tg[v->target];
+
+				if (sc_row_add(sc, &cap_rows, rd, t->line, v->printed, v->printed,
+					       v->printed - v->err * t->per, 0, DB_STAT_ANCHOR,
+					       REPLAY_SC_NONE))
+					return -ENOMEM;
+			}
 			continue;
 		}
 		for (j = 0; j < rd->nr_v; j++) {
@@ -384,7 +410,7 @@ static int sc_compare(struct sc *sc)
 			const struct sc_target *t = &sc->tg[v->target];
 			struct replay_statcheck_line *ln = &o->lines[t->line];
 			enum replay_statcheck_cause cause;
-			int64_t dp, de, diff;
+			int64_t dp, de, diff, truth;
 			uint64_t win, ad;
 
 			if (!a)
@@ -393,7 +419,15 @@ static int sc_compare(struct sc *sc)
 			de = v->truth - a->truth + v->err - a->err;
 			diff = div_round(dp - de * t->per, t->per);
 			ad = diff < 0 ? -(uint64_t)diff : (uint64_t)diff;
+			/* the anchor's truth plus the traced updates between the requests */
+			truth = a->printed - a->err * t->per + (v->truth - a->truth) * t->per;
 			o->pairs++;
+			if (ad <= 2) {
+				if (sc_row_add(sc, &cap_rows, rd, t->line, v->printed,
+					       truth + v->err * t->per, truth, diff,
+					       diff ? DB_STAT_WITHIN2 : DB_STAT_EXACT, REPLAY_SC_NONE))
+					return -ENOMEM;
+			}
 			if (!diff) {
 				o->exact++;
 				ln->exact++;
@@ -415,6 +449,9 @@ static int sc_compare(struct sc *sc)
 				cause = REPLAY_SC_NONE;
 			o->off_decision += cause == REPLAY_SC_DECISION;
 			o->off_in_window += cause == REPLAY_SC_WINDOW;
+			if (sc_row_add(sc, &cap_rows, rd, t->line, v->printed,
+				       truth + v->err * t->per, truth, diff, DB_STAT_OFF, cause))
+				return -ENOMEM;
 			if (grow((void **)&o->mism, &cap, o->nr_mism + 1, sizeof(*o->mism)))
 				return -ENOMEM;
 			o->mism[o->nr_mism++] = (struct replay_statcheck_mismatch){
@@ -431,6 +468,7 @@ void replay_statcheck_free(struct replay_statcheck *o)
 {
 	free(o->lines);
 	free(o->mism);
+	free(o->rows);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -488,6 +526,36 @@ int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id
 	if (ret < 0)
 		replay_statcheck_free(out);
 	return ret;
+}
+
+int replay_statcheck_store(struct db *db, int64_t run_id, const struct replay_statcheck *sc)
+{
+	static const enum db_stat_cause causes[] = {
+		[REPLAY_SC_NONE] = DB_STAT_CAUSE_NONE,
+		[REPLAY_SC_DECISION] = DB_STAT_CAUSE_DECISION,
+		[REPLAY_SC_WINDOW] = DB_STAT_CAUSE_WINDOW,
+	};
+	struct db_stat_check *rows = calloc(sc->nr_rows + 1, sizeof(*rows));
+	size_t i;
+	int err;
+
+	if (!rows)
+		return -ENOMEM;
+	for (i = 0; i < sc->nr_rows; i++) {
+		const struct replay_statcheck_row *r = &sc->rows[i];
+		const struct replay_statcheck_line *l = &sc->lines[r->line];
+
+		rows[i] = (struct db_stat_check){
+			.read = r->read, .cgroup_id = r->cgroup, .name = l->name,
+			.unit = l->per > 1 ? "bytes" : "count", .per = l->per,
+			.request_ts = r->req_ts, .printed = r->printed, .shown = r->shown,
+			.truth = r->truth, .diff = r->diff,
+			.verdict = (enum db_stat_verdict)r->verdict, .cause = causes[r->cause],
+		};
+	}
+	err = db_stat_checks_put(db, run_id, sc->model ? sc->model : "", rows, sc->nr_rows);
+	free(rows);
+	return err;
 }
 
 /* A pass of @p's runs[0] with model @m, its reads compared, and nothing kept. */
