@@ -12,8 +12,9 @@ cd "$TOP" || exit 1
 cmds=$("$REPLAY" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\)  .*/\1/p')
 
 want_files() {	# PREFIX without the leading /
-	printf '%s\n' "$1/bin/memcg-capture" "$1/bin/memcg-replay" \
+	printf '%s\n' "$1/bin/memcg-capture" "$1/bin/memcg-replay" "$1/bin/memcg-statlog" \
 		"$1/share/man/man1/memcg-capture.1" "$1/share/man/man1/memcg-replay.1" \
+		"$1/share/man/man1/memcg-statlog.1" \
 		"$1/share/man/man5/memcg-replay-db.5" \
 		"$1/share/bash-completion/completions/memcg-capture" \
 		"$1/share/bash-completion/completions/memcg-replay"
