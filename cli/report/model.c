@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * model.c - the report's model loaded once (model.h): each database's host,
- * runs, lines and validation (costs.c its costs), and report_write(), which
- * walks it through a format's ops.
+ * model.c - the report's model (model.h): a host's runs and lines as they are
+ * added and put in order, and report_write(), which walks a loaded model
+ * through a format's ops.  load.c fills it from the databases.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -66,7 +66,7 @@ struct report_line *report_host_add_line(struct report_host *h)
 	return l;
 }
 
-static struct report_run *run_by_id(const struct report_host *h, int64_t id)
+struct report_run *report_run_by_id(const struct report_host *h, int64_t id)
 {
 	int i;
 
@@ -102,223 +102,11 @@ int report_host_finish(struct report_host *h)
 			if (k != j && !strcmp(h->runs[k].name, h->runs[j].name))
 				h->runs[j].repeated = true;
 	for (i = 0; i < h->nr_lines; i++) {
-		h->lines[i].run = run_by_id(h, h->lines[i].run_id);
+		h->lines[i].run = report_run_by_id(h, h->lines[i].run_id);
 		if (!h->lines[i].run)
 			return -EINVAL;
 	}
 	return 0;
-}
-
-static int add_row(const struct db_lag_row *row, void *ctx)
-{
-	struct report_host *h = ctx;
-	struct report_run *ru = run_by_id(h, row->run_id);
-	struct report_line *l;
-	int i;
-
-	if (!ru) {
-		ru = report_host_add_run(h);
-		if (!ru)
-			return -ENOMEM;
-		ru->id = row->run_id;
-		ru->rank = sim_policy_rank(row->policy);
-		ru->batch = row->batch_size;
-		ru->cpus = row->nr_cpus;
-		ru->policy = strdup(row->policy);
-		ru->flush_model = strdup(row->flush_model ? row->flush_model : "-");
-		if (!ru->policy || !ru->flush_model)
-			return -ENOMEM;
-	}
-	l = report_host_add_line(h);
-	if (!l)
-		return -ENOMEM;
-	*l = (struct report_line){
-		.cgroup = strdup(row->cgroup), .item = strdup(row->item), .run_id = row->run_id,
-		.cgroup_id = row->cgroup_id, .level = row->level,
-		.events = !strcmp(row->unit, "events"), .reads = row->reads,
-		.stale_reads = row->stale_reads, .stranded_episodes = row->stranded_episodes,
-		.max_pending = row->max_pending, .max_read = row->max_read_error,
-		.p99_read = row->p99_read_error, .max_visible = row->max_visible_error,
-		.mean_read = row->mean_read_error, .mean_visible = row->mean_visible_error,
-		.age_ms = row->max_error_age_ms, .stranded_ms = row->stranded_ms,
-	};
-	if (!l->cgroup || !l->item)
-		return -ENOMEM;
-	if (!(h->need & REPORT_NEED_TEXT))
-		return 0;
-	for (i = 0; i < DB_LAG_NR_COLS; i++)
-		if (row->text[i] && !(l->text[i] = strdup(row->text[i])))
-			return -ENOMEM;
-	if (row->batch_text && !(l->text[REPORT_TEXT_BATCH] = strdup(row->batch_text)))
-		return -ENOMEM;
-	if (row->cpus_text && !(l->text[REPORT_TEXT_CPUS] = strdup(row->cpus_text)))
-		return -ENOMEM;
-	return 0;
-}
-
-/* ---- validation ---- */
-
-static int find_validate(const struct db_run_info *r, void *ctx)
-{
-	struct report_validation *v = ctx;
-
-	if (!strcmp(r->kind, "validate")) {
-		v->run_id = r->run_id;
-		snprintf(v->policy, sizeof(v->policy), "%s", r->policy);
-		snprintf(v->flush_model, sizeof(v->flush_model), "%s", r->flush_model);
-	}
-	return 0;
-}
-
-static int count_cause(const struct db_mismatch *mm, void *ctx)
-{
-	struct report_validation *v = ctx;
-	const char *name = mm->cause ? mm->cause : "(none named)";
-	int i;
-
-	v->total++;
-	for (i = 0; i < REPORT_MAX_CAUSES && v->cause[i]; i++)
-		if (!strcmp(v->cause[i], name)) {
-			v->nr_cause[i]++;
-			return 0;
-		}
-	if (i == REPORT_MAX_CAUSES) {
-		v->other++;
-		return 0;
-	}
-	v->cause[i] = strdup(name);
-	if (!v->cause[i])
-		return -ENOMEM;
-	v->nr_cause[i] = 1;
-	return 0;
-}
-
-static int validation_load(struct report_host *h)
-{
-	struct report_validation *v = &h->val;
-	char *hist = NULL;
-	int err;
-
-	err = db_runs_foreach(h->db, find_validate, v);
-	if (err || !v->run_id)
-		return err;
-	err = db_validation_get(h->db, v->run_id, &v->v, &hist);
-	free(hist);
-	if (err == -ENOENT)
-		return 0;
-	if (err)
-		return err;
-	v->stored = true;
-	return db_mismatches_foreach(h->db, v->run_id, 100000, count_cause, v);
-}
-
-/* ---- a host ---- */
-
-static int host_load(struct report_host *h, const struct report_source *src,
-		     const struct report_load *o)
-{
-	struct db_lag_filter f = {
-		.runs = o->nr_runs ? o->runs : NULL, .nr_runs = o->nr_runs, .cgroup = o->cgroup,
-		.worst_only = o->worst,
-	};
-	int64_t v;
-	int i, err;
-
-	h->db = src->db;
-	h->file = src->file;
-	h->need = o->need;
-	h->page_size = 4096;
-	h->host = report_host_name(h->db, h->file);
-	if (!h->host)
-		return -ENOMEM;
-	db_meta_get_int(h->db, "page_size", &h->page_size);
-	cli_trace_own(h->db, &h->batch, &h->online);
-	h->t0 = db_meta_get_int(h->db, "capture_start_ns", &v) < 0 ? 0 : v;
-	/* db_open() saw 0 <= t0 <= t1 when both are there: t1 - t0 cannot overflow */
-	if (db_meta_get_int(h->db, "capture_end_ns", &v) < 0)
-		v = h->t0 > INT64_MAX - 1000000000 ? INT64_MAX : h->t0 + 1000000000;
-	h->t1 = v;
-	if ((!o->cost_only || (o->need & REPORT_NEED_VERDICT)) && (o->need & REPORT_NEED_LINES)) {
-		err = db_lag_foreach(h->db, &f, add_row, h);
-		if (err)
-			return err;
-	}
-	err = report_host_finish(h);
-	if (err)
-		return err;
-	for (i = 0; i < h->nr_runs && (o->need & REPORT_NEED_COUNTERS); i++) {
-		err = db_run_counters_get(h->db, h->runs[i].id, &h->runs[i].counters);
-		if (err && err != -ENOENT)
-			return err;
-		h->runs[i].have_counters = !err;
-	}
-	if (o->cost_only || (o->need & REPORT_NEED_COSTS)) {
-		err = report_costs_load(h, o);
-		if (err)
-			return err;
-	}
-	if (o->need & REPORT_NEED_VALIDATION) {
-		err = validation_load(h);
-		if (err)
-			return err;
-	}
-	if (o->need & REPORT_NEED_VERDICT)
-		return report_verdict_load(h);
-	return 0;
-}
-
-int report_model_load(struct report_model *m, const struct report_source *src, int nr,
-		      const struct report_load *o)
-{
-	int i, err = 0;
-
-	memset(m, 0, sizeof(*m));
-	m->o = *o;
-	m->hosts = calloc(nr ? (size_t)nr : 1, sizeof(*m->hosts));
-	if (!m->hosts)
-		return -ENOMEM;
-	m->nr_hosts = nr;
-	for (i = 0; i < nr && !err; i++) {
-		err = host_load(&m->hosts[i], &src[i], o);
-		m->grid |= m->hosts[i].grid;
-		m->failed = i;
-	}
-	return err;
-}
-
-void report_host_free(struct report_host *h)
-{
-	size_t i;
-	int j;
-
-	for (i = 0; i < h->nr_lines; i++) {
-		free(h->lines[i].cgroup);
-		free(h->lines[i].item);
-		for (j = 0; j < DB_LAG_NR_COLS + 2; j++)
-			free(h->lines[i].text[j]);
-	}
-	free(h->lines);
-	for (j = 0; j < h->nr_runs; j++) {
-		free(h->runs[j].policy);
-		free(h->runs[j].flush_model);
-	}
-	free(h->runs);
-	for (j = 0; j < REPORT_MAX_CAUSES; j++)
-		free(h->val.cause[j]);
-	report_costs_free(&h->costs);
-	report_verdict_free(&h->verdict);
-	free(h->host);
-	memset(h, 0, sizeof(*h));
-}
-
-void report_model_free(struct report_model *m)
-{
-	int i;
-
-	for (i = 0; i < m->nr_hosts; i++)
-		report_host_free(&m->hosts[i]);
-	free(m->hosts);
-	memset(m, 0, sizeof(*m));
 }
 
 /* ---- writing ---- */

@@ -214,6 +214,8 @@ struct report_run *report_host_add_run(struct report_host *h);
 struct report_line *report_host_add_line(struct report_host *h);
 /* Sort the runs, name them and point the lines at them (lines carry run ids meanwhile). */
 int report_host_finish(struct report_host *h);
+/* The run of @h with id @id, NULL if none. */
+struct report_run *report_run_by_id(const struct report_host *h, int64_t id);
 
 /* costs.c: @h's costs (the latest runs, or @o's), the calibration and the estimates. */
 int report_costs_load(struct report_host *h, const struct report_load *o);
