@@ -216,6 +216,7 @@ struct replay {
 	struct rser_hits		hits;		/* series_update()'s, serial */
 	uint64_t			ser_gen;	/* bumped when a series or parent link is made */
 	uint64_t			nr_samples;	/* samples taken */
+	uint64_t			sample_due;	/* the next one's ts, once one was taken */
 	struct read_wait		*waits;		/* reads waiting for their flush */
 	size_t				nr_waits, cap_waits;
 	struct replay_read_error	*errs;		/* the read being ended */

@@ -551,13 +551,23 @@ int series_sample(struct replay *r)
 		}
 	}
 	r->nr_samples++;
+	r->sample_due = series_ts(r, r->nr_samples);
 	return 0;
+}
+
+/*
+ * The next sample's ts: kept from the last sample, as every event asks;
+ * the first is due at the first event (the first ts is set by then).
+ */
+static inline uint64_t series_next_ts(const struct replay *r)
+{
+	return r->nr_samples ? r->sample_due : series_ts(r, 0);
 }
 
 /* Is a sample due before an event at @ts (series_until() would write rows)? */
 bool series_due(const struct replay *r, uint64_t ts)
 {
-	return r->p.sample_ns && ts >= series_ts(r, r->nr_samples);
+	return r->p.sample_ns && ts >= series_next_ts(r);
 }
 
 /**
@@ -571,7 +581,7 @@ int series_until(struct replay *r, uint64_t ts)
 
 	if (!r->p.sample_ns)
 		return 0;
-	while (ts >= series_ts(r, r->nr_samples)) {
+	while (ts >= series_next_ts(r)) {
 		ret = series_sample(r);
 		if (ret < 0)
 			return ret;
