@@ -331,8 +331,16 @@ static void statcheck_print_text(struct replay_pass *ps, const struct replay_sta
 
 	printf("\nmemory.stat reads logged (stat_reads): %" PRIu64 ", matched to their traced "
 	       "flush request %" PRIu64 "\n", sc->reads, sc->reads_matched);
-	printf("anchored on each cgroup's first matched read (truth before the trace is unknown):\n"
-	       "  printed(k) - printed(0) against the traced updates over (request 0, request k]\n"
+	if (sc->anchor_forced)
+		printf("anchored on each cgroup's first matched read after the first forced root "
+		       "flush (ts %" PRIu64 ", which flushed what was made before the trace) "
+		       "whose flush the run decided as the kernel; %" PRIu64 " reads before "
+		       "their anchor not compared:\n", sc->forced_ts, sc->before_anchor);
+	else
+		printf("anchored on each cgroup's first matched read (%s):\n", sc->synthetic ?
+		       "a synthetic trace: nothing was made before it" :
+		       "no forced root flush in the trace; truth before the trace is unknown");
+	printf("  printed(k) - printed(0) against the traced updates over (request 0, request k]\n"
 	       "  + error(k) - error(0), the simulated read errors; units: pages (state lines),\n"
 	       "  counts (events)\n");
 	printf("(read, line) pairs %" PRIu64 ": exact %" PRIu64 " (%.2f%%), within 2 units %" PRIu64
@@ -424,6 +432,9 @@ static void statcheck_print_json(const struct replay_statcheck *sc)
 	json_key_u64("off_flush_decision_differs", sc->off_decision);
 	json_key_u64("off_inside_lock_window", sc->off_in_window);
 	json_key_u64("lines_not_compared", sc->lines_skipped);
+	json_key_u64("reads_before_anchor", sc->before_anchor);
+	if (sc->anchor_forced)
+		json_key_u64("anchor_after_forced_flush_ts", sc->forced_ts);
 	json_key_str("flush_model", sc->model);
 	putchar('}');
 }

@@ -274,6 +274,8 @@ struct db_read_match {
 };
 int db_read_in_window(struct db *db, int64_t run_id, uint64_t cgroup, uint64_t lo, uint64_t hi,
 		      struct db_read_match *m);
+/* The request ts of run @run_id's first forced read (the periodic root flush); -ENOENT none. */
+int db_first_forced_read(struct db *db, int64_t run_id, uint64_t *ts);
 /* Every read_errors row of @read_id. */
 int db_read_errors_foreach(struct db *db, int64_t read_id,
 			   int (*fn)(int kind, int item, int64_t error, void *ctx), void *ctx);

@@ -151,3 +151,23 @@ int db_read_errors_foreach(struct db *db, int64_t read_id,
 	sqlite3_bind_int64(st, 1, read_id);
 	return db_stmt_rows(st, err_row, &er);
 }
+
+int db_first_forced_read(struct db *db, int64_t run_id, uint64_t *ts)
+{
+	sqlite3_stmt *st;
+	int rc, err;
+
+	err = db_prepare(db, "SELECT min(ts) FROM reads WHERE run_id = ? AND force = 1", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER) {
+		*ts = (uint64_t)sqlite3_column_int64(st, 0);
+		err = 0;
+	} else {
+		err = rc == SQLITE_ROW || rc == SQLITE_DONE ? -ENOENT : db_err(rc);
+	}
+	sqlite3_finalize(st);
+	return err;
+}

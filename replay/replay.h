@@ -445,7 +445,18 @@ struct replay_statcheck {
 	int64_t		page_size;
 	uint64_t	reads;		/* logged reads */
 	uint64_t	reads_matched;	/* with their traced flush request */
-	uint64_t	anchors;	/* cgroups (their first matched read) */
+	uint64_t	anchors;	/* cgroups (their anchor read) */
+	/*
+	 * The anchor: each cgroup's first matched read after the request of the
+	 * first forced root flush (which flushed every update made before the
+	 * trace, that the simulation cannot know) whose flush the run decided as
+	 * the kernel did; without a forced flush, or on a synthetic trace (which
+	 * has nothing before it), its first matched read.
+	 */
+	bool		anchor_forced;
+	bool		synthetic;
+	uint64_t	forced_ts;	/* that forced flush's request */
+	uint64_t	before_anchor;	/* matched reads not compared: before their cgroup's anchor */
 	uint64_t	lines_skipped;	/* lines of no traced item, local (v1) or valueless */
 	uint64_t	pairs, exact, within2, off, off_decision, off_in_window;
 	struct replay_statcheck_line	*lines;

@@ -390,6 +390,11 @@ static int sc_compare(struct sc *sc)
 
 		if (!rd->matched || (bit = sc_cg_bit(sc, rd->cgroup)) < 0)
 			continue;
+		if (!anchor[bit] && ((o->anchor_forced && rd->req_ts <= o->forced_ts) ||
+				     (o->anchor_forced && rd->decision_differs))) {
+			o->before_anchor++;
+			continue;
+		}
 		if (!anchor[bit]) {
 			anchor[bit] = rd;
 			o->anchors++;
@@ -491,6 +496,13 @@ int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id
 	ret = db_stat_reads_foreach(db, sc_row, &sc);
 	if (!ret && !out->reads)
 		ret = -ENOENT;
+	out->synthetic = replay_trace_is_synth(t);
+	if (!ret && !out->synthetic) {
+		ret = db_first_forced_read(db, run_id, &out->forced_ts);
+		out->anchor_forced = !ret;
+		if (ret == -ENOENT)
+			ret = 0;
+	}
 	for (i = 0; !ret && i < t->nr_cgroups; i++)
 		if (idmap_put(&sc.parent, t->cgroups[i].id, (int64_t)(t->cgroups[i].parent &
 								       INT64_MAX)) < 0)

@@ -60,8 +60,20 @@ expect_exit stat_reads_exact 0 "$REPLAY" validate -q s.db
 expect_match stat_reads_matched "memory.stat reads logged \(stat_reads\): $((n + 1)), matched to their traced flush request $n\$" "$T_OUT"
 expect_match stat_reads_all_exact "^\(read, line\) pairs $pairs: exact $pairs \(100.00%\), within 2 units 0, off 0 " "$T_OUT"
 expect_match stat_reads_model_synth "^\(read, line\) pairs .*; flush model spread\$" "$T_OUT"
-expect_match stat_reads_anchor_said "anchored on each cgroup's first matched read" "$T_OUT"
+expect_match stat_reads_anchor_said "^anchored on each cgroup's first matched read \(a synthetic trace: nothing was made before it\):\$" "$T_OUT"
 expect_match stat_reads_not_compared "lines not compared: $n " "$T_OUT"
+# what the file keeps (stat_read_checks), read back as a report reads it
+run=$(sqlite3 s.db "SELECT max(run_id) FROM runs WHERE kind = 'validate'")
+expect_match stat_reads_stored_line "^memory.stat as printed: $pairs of $pairs reads within 2 units of the simulation \(table stat_read_checks, run $run\)\$" "$T_OUT"
+rows=$(sqlite3 s.db "SELECT count(*), sum(verdict = 'anchor'), sum(verdict = 'exact'),
+	sum(printed_error = printed - truth), sum(shown = printed) FROM stat_read_checks WHERE run_id = $run")
+[ "$rows" = "$((pairs + 2))|2|$pairs|$((pairs + 2))|$((pairs + 2))" ] && pass stat_reads_stored_rows ||
+	fail stat_reads_stored_rows "$rows"
+# the truth of a read: the crafted offset (1000 pages, 77 faults) plus the traced updates
+truth=$(sqlite3 s.db "SELECT truth - 4096 * (1000 + coalesce((SELECT sum(val) FROM events e
+		WHERE e.kind IN (1, 2) AND e.item = 19 AND e.ts <= k.request_ts), 0))
+	FROM stat_read_checks k WHERE run_id = $run AND name = 'total_cache' ORDER BY read DESC LIMIT 1")
+[ "$truth" = 0 ] && pass stat_reads_stored_truth || fail stat_reads_stored_truth "truth off by $truth bytes"
 
 # 3 pages too many in read 5, 1 too many in read 6
 sqlite3 s.db "UPDATE stat_reads SET value = value + 3 * 4096 WHERE read = 5 AND name = 'total_cache';
@@ -70,6 +82,18 @@ expect_exit stat_reads_moved 0 "$REPLAY" validate -q s.db
 expect_match stat_reads_moved_counts "^\(read, line\) pairs $pairs: exact $((pairs - 2)) .*, within 2 units 1, off 1 \(the run.s flush decision differs from the kernel.s 0, inside the range the deciding flush.s lock window allows 0, no cause named 1\)" "$T_OUT"
 expect_match stat_reads_moved_line "^  / +total_cache +$((n - 3)) +1 +1\$" "$T_OUT"
 expect_match stat_reads_moved_listed "^  read 5 ts [0-9]+ / total_cache: printed delta -?[0-9]+, expected -?[0-9]+, off by 3 pages; cause: -\$" "$T_OUT"
+run=$(sqlite3 s.db "SELECT max(run_id) FROM runs WHERE kind = 'validate'")
+row=$(sqlite3 s.db "SELECT verdict, coalesce(cause, 'NULL'), diff, printed - shown FROM stat_read_checks
+	WHERE run_id = $run AND read = 5 AND name = 'total_cache'")
+[ "$row" = "off|NULL|3|12288" ] && pass stat_reads_moved_stored || fail stat_reads_moved_stored "$row"
+expect_match stat_reads_moved_summary "^memory.stat as printed: $((pairs - 1)) of $pairs reads within 2 units" "$T_OUT"
+# the worst printed - truth of a line, as SQL finds it among the rows but the anchor
+worst() {
+	sqlite3 s.db "SELECT printed_error || ' ' || read FROM stat_read_checks WHERE run_id = $run
+		AND name = '$1' AND verdict <> 'anchor' ORDER BY abs(printed_error) DESC, read LIMIT 1"
+}
+read -r we wr <<<"$(worst total_cache)"
+expect_match stat_reads_moved_worst "^  / +total_cache +$we bytes \([0-9.-]+ pages\), read $wr\$" "$T_OUT"
 # read 7's read() ends 0.3 s later (page cache grows meanwhile) and is 5 pages off: updates
 # inside its window could explain that
 sqlite3 s.db "UPDATE stat_reads SET ts_after = ts_before + 300000000 WHERE read = 7;
@@ -77,9 +101,29 @@ sqlite3 s.db "UPDATE stat_reads SET ts_after = ts_before + 300000000 WHERE read 
 expect_exit stat_reads_window 0 "$REPLAY" validate -q s.db
 expect_match stat_reads_window_cause "^  read 7 ts [0-9]+ / total_cache: .* off by 5 pages; cause: inside the range the deciding flush's lock window allows\$" "$T_OUT"
 expect_match stat_reads_window_counts "off 2 \(the run.s flush decision differs from the kernel.s 0, inside the range the deciding flush.s lock window allows 1, no cause named 1\)" "$T_OUT"
+# one printed value 100 pages above what the kernel can have printed: off, and no cause
+sqlite3 s.db "UPDATE stat_reads SET value = value + 100 * 4096 WHERE read = 8 AND name = 'total_cache'"
+expect_exit stat_reads_100 0 "$REPLAY" validate -q s.db
+expect_match stat_reads_100_listed "^  read 8 ts [0-9]+ / total_cache: .* off by 100 pages; cause: -\$" "$T_OUT"
+run=$(sqlite3 s.db "SELECT max(run_id) FROM runs WHERE kind = 'validate'")
+row=$(sqlite3 s.db "SELECT verdict, coalesce(cause, 'NULL'), diff, printed_error FROM stat_read_checks
+	WHERE run_id = $run AND read = 8 AND name = 'total_cache'")
+[[ $row == off\|NULL\|100\|* ]] && pass stat_reads_100_stored || fail stat_reads_100_stored "$row"
+read -r we wr <<<"$(worst total_cache)"
+expect_match stat_reads_100_worst "^  / +total_cache +$we bytes \([0-9.-]+ pages\), read $wr\$" "$T_OUT"
+sqlite3 s.db "UPDATE stat_reads SET value = value - 100 * 4096 WHERE read = 8 AND name = 'total_cache'"
+# a damaged row is refused as every result row is
+cp s.db d.db
+sqlite3 d.db "UPDATE stat_read_checks SET verdict = 'exact' WHERE run_id = $run AND read = 8 AND name = 'total_cache'"
+expect_exit stat_reads_damaged_row 15 "$REPLAY" info d.db
+expect_match stat_reads_damaged_row_msg "stat_read_checks row \(run $run, read 8, total_cache\): verdict 'exact' with diff 100" "$T_ERR"
+cp s.db d.db
+sqlite3 d.db "UPDATE stat_read_checks SET printed_error = printed_error + 1 WHERE run_id = $run AND read = 3 AND name = 'total_cache'"
+expect_exit stat_reads_damaged_error 15 "$REPLAY" info d.db
+expect_match stat_reads_damaged_error_msg "stat_read_checks row \(run $run, read 3, total_cache\): printed_error [0-9-]+: not printed" "$T_ERR"
 expect_exit stat_reads_json 0 "$REPLAY" validate -q -f json s.db
 expect_match stat_reads_json_key "\"stat_reads\":\{\"reads\":$((n + 1)),\"reads_matched\":$n,\"pairs\":$pairs,\"exact\":$((pairs - 3)),\"within_2_units\":1,\"off\":2," "$T_OUT"
-expect_match stat_reads_json_model "\"lines_not_compared\":$n,\"flush_model\":\"spread\"\}" "$T_OUT"
+expect_match stat_reads_json_model "\"lines_not_compared\":$n,\"reads_before_anchor\":0,\"flush_model\":\"spread\"\}" "$T_OUT"
 if command -v python3 >/dev/null; then
 	python3 -c 'import json,sys; json.load(sys.stdin)' <<<"$T_OUT" && pass stat_reads_json_valid ||
 		fail stat_reads_json_valid "not one JSON document"
@@ -88,7 +132,7 @@ fi
 # A recording (source not synth) with lock windows and a known kernel: the reads
 # are compared with the inferred model's run, which the file does not keep;
 # validate's own run stays the plain model's.  -m names another.
-"$REPLAY" synth -s pagecache --duration=2 --period-ms=500 --flush-us=200 --rate-mib=64 -o i.db -q ||
+"$REPLAY" synth -s pagecache --duration=5 --period-ms=500 --flush-us=200 --rate-mib=64 -o i.db -q ||
 	{ fail setup "synth (recording) failed"; t_done; }
 # run 1's reads give the requests' times
 "$REPLAY" validate -q i.db >/dev/null || { fail setup "validate (recording) failed"; t_done; }
@@ -100,6 +144,12 @@ INSERT INTO stat_reads (read, cgroup, ts_before, ts_after, pos, line, name, valu
 expect_exit stat_reads_recording 0 "$REPLAY" validate -q i.db
 expect_match stat_reads_model_plain_run "^policy break, flush model spread \(run [0-9]+\)\$" "$T_OUT"
 expect_match stat_reads_model_inferred "^\(read, line\) pairs [1-9][0-9]*: .*; flush model inferred\$" "$T_OUT"
+# a recording may hold updates made before it, unflushed: the anchor is the first read
+# after the first forced root flush, which flushed them
+forced=$(sqlite3 i.db "SELECT min(ts) FROM reads WHERE run_id = 1 AND force = 1")
+before=$(sqlite3 i.db "SELECT count(*) FROM reads WHERE run_id = 1 AND force = 0 AND cgroup_id = 1 AND ts <= $forced")
+expect_match stat_reads_anchor_forced "^anchored on each cgroup's first matched read after the first forced root flush \(ts $forced, .*; [0-9]+ reads before their anchor not compared:\$" "$T_OUT"
+[ "$before" -gt 0 ] && pass "stat_reads_anchor_forced_skips ($before)" || fail stat_reads_anchor_forced_skips "$before"
 runs=$(sqlite3 i.db "SELECT count(*) || ' ' || sum(flush_model = 'inferred') FROM runs")
 [ "$runs" = "2 0" ] && pass stat_reads_inferred_not_stored ||
 	fail stat_reads_inferred_not_stored "runs, inferred ones: $runs"
