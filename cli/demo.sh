@@ -45,15 +45,16 @@ fi
 synthetic=0
 if [ -z "$why" ]; then
 	cg="$own/memcg_demo_$$"
-	echo "== Capturing the seed race on this kernel for 5 s: ${cg#/sys/fs/cgroup}/P/C faults"
-	echo "   anonymous memory while P's memory.stat is read every 80 ms (bench/workload.sh race)"
-	if mkdir "$cg"; then
-		"$CAPTURE" -o "$db" -- bench/workload.sh race "$cg" 5
+	echo "== Capturing the seed race's shape on this kernel for 5 s: ${cg#/sys/fs/cgroup}/P/C"
+	echo "   faults anonymous memory and writes page cache while memcg-capture --read reads"
+	echo "   P's memory.stat every 80 ms and keeps every line it printed (bench/workload.sh mixed)"
+	if mkdir "$cg" && mkdir "$cg/P"; then
+		MCR_READ_MS=0 "$CAPTURE" -o "$db" --read "$cg/P:80" -- bench/workload.sh mixed "$cg/P" 5
 		rc=$?
-		rmdir "$cg"
 	else
 		rc=1
 	fi
+	rmdir "$cg/P" "$cg" 2>/dev/null
 	case $rc in
 	0) ;;
 	11) echo "== memcg-capture lost events (see its summary); replaying what it kept"; rc=0 ;;
@@ -71,10 +72,25 @@ if [ -n "$why" ]; then
 	synthetic=1
 fi
 
+printed=
 if [ $synthetic = 0 ]; then
 	echo
-	echo "== Does the simulator reproduce this kernel's own counters? (validate)"
-	"$REPLAY" validate "$db" -n 0 -r 0 || exit
+	echo "== Does the simulator reproduce this kernel's own counters, and what memory.stat"
+	echo "   really printed? (validate)"
+	"$REPLAY" validate "$db" -n 0 -r 0 | tee "$work/validate.txt"
+	[ "${PIPESTATUS[0]}" = 0 ] || exit
+	# validate's own lines: "memory.stat as printed: N of M reads within 2 units ..." and,
+	# per line of P, the worst printed - truth; the largest of the lines in bytes, in pages
+	# (the line says them in parentheses) and MiB
+	agree=$(sed -n 's/^memory.stat as printed: \([0-9]* of [0-9]* reads within 2 units of the simulation\).*/\1/p' \
+		"$work/validate.txt")
+	worst=$(awk '/^worst error memory.stat really printed/ { on = 1; next }
+		on && /^  / { if ($4 != "bytes") next; p = substr($5, 2) + 0; a = p < 0 ? -p : p
+			if (a > best) { best = a; line = $2; pages = p; mib = $3 / 1048576 } next }
+		on { on = 0 }
+		END { if (line != "") printf "%s %.0f pages (%.2f MiB)", line, pages, mib }' \
+		"$work/validate.txt")
+	[ -n "$agree" ] && printed="memory.stat of P as printed: $agree${worst:+; the worst error it really printed: $worst (printed - truth)}"
 fi
 echo
 echo "== Replaying against every walk policy"
@@ -90,6 +106,7 @@ html=${db%.db}.html
 "$REPLAY" report "$db" --format html -o "$html" || exit
 echo
 echo "This was $what."
+[ -n "$printed" ] && echo "$printed."
 echo "The pictures (one self-contained page, opens offline in any browser): $html"
 echo "The trace and results are in $db: try"
 echo "  $REPLAY info $db"
