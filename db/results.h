@@ -358,6 +358,13 @@ struct db_stat_check_worst {
 	uint64_t	request_ts;
 	uint64_t	pairs, within2;		/* that line's M and N */
 };
+/*
+ * Every row of @run_id (of @cgroup_id, 0 every cgroup) in read order, each
+ * checked: for a plot, printed - truth at request_ts.  The strings live until
+ * @fn returns.
+ */
+int db_stat_checks_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id,
+			   int (*fn)(const struct db_stat_check *r, void *ctx), void *ctx);
 /* In cgroup path, line order; the strings live until @fn returns. */
 int db_stat_check_worst_foreach(struct db *db, int64_t run_id,
 				int (*fn)(const struct db_stat_check_worst *w, void *ctx),

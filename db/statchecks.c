@@ -260,3 +260,42 @@ int db_stat_check_worst_foreach(struct db *db, int64_t run_id,
 	ret = worst_emit(&c);
 	return err ?: ret;
 }
+
+struct each_ctx {
+	struct db	*db;
+	int		(*fn)(const struct db_stat_check *r, void *ctx);
+	void		*ctx;
+};
+
+static int each_row(sqlite3_stmt *st, void *arg)
+{
+	struct each_ctx *c = arg;
+	struct db_stat_check r;
+	int err = db_stat_check_row(c->db, st, &r);
+
+	return err ?: c->fn(&r, c->ctx);
+}
+
+int db_stat_checks_foreach(struct db *db, int64_t run_id, uint64_t cgroup_id,
+			   int (*fn)(const struct db_stat_check *r, void *ctx), void *ctx)
+{
+	struct each_ctx c = { db, fn, ctx };
+	sqlite3_stmt *st;
+	int err;
+
+	if (db->older)
+		return -MCR_E_OLDER;
+	if (!db_schema_has(db, "stat_read_checks"))
+		return -ENOENT;
+	if (cgroup_id > INT64_MAX)
+		return -EINVAL;
+	err = db_prepare(db, "SELECT " STAT_CHECK_COLS " FROM stat_read_checks k LEFT JOIN cgroups c"
+			 " ON c.id = k.cgroup_id WHERE k.run_id = ? AND (? = 0 OR k.cgroup_id = ?)"
+			 " ORDER BY k.read, k.name", &st);
+	if (err)
+		return err;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, (int64_t)cgroup_id);
+	sqlite3_bind_int64(st, 3, (int64_t)cgroup_id);
+	return db_stmt_rows(st, each_row, &c);
+}

@@ -409,5 +409,100 @@ TEST(test_visible_split_rows)
 	db_close(db);
 }
 
-TEST_MAIN(test_visible_split_rows, test_results_while_iterating, test_results_and_lag_report, test_results_held_rows,
+struct sc_seen {
+	uint64_t	lines, rows;
+	int64_t		worst_rss, worst_read;
+};
+
+static int sc_worst(const struct db_stat_check_worst *w, void *ctx)
+{
+	struct sc_seen *s = ctx;
+
+	s->lines++;
+	if (!strcmp(w->name, "total_rss")) {
+		s->worst_rss = w->printed_error;
+		s->worst_read = w->read;
+	}
+	return 0;
+}
+
+static int sc_each(const struct db_stat_check *r, void *ctx)
+{
+	((struct sc_seen *)ctx)->rows++;
+	return 0;
+}
+
+/*
+ * stat_read_checks: rows as validate puts them, the summary ("N of M within
+ * 2 units", anchors not counted), the worst printed - truth per line, every
+ * row back; a row that breaks the rules is refused on the way in (-EINVAL)
+ * and, damaged in the file, on the way out (-MCR_E_CORRUPT naming it).
+ */
+TEST(test_stat_checks)
+{
+	const char *path = tmp_path("statchecks.db");
+	const struct db_stat_check rows[] = {
+		{ 0, 7, "total_rss", "bytes", 4096, 100, 40960, 40960, 8192, 0, DB_STAT_ANCHOR, 0 },
+		{ 0, 7, "total_pgfault", "count", 1, 100, 50, 50, 50, 0, DB_STAT_ANCHOR, 0 },
+		{ 1, 7, "total_rss", "bytes", 4096, 200, 40960, 40960, 409600, 0, DB_STAT_EXACT, 0 },
+		{ 1, 7, "total_pgfault", "count", 1, 200, 90, 92, 150, -2, DB_STAT_WITHIN2, 0 },
+		{ 2, 7, "total_rss", "bytes", 4096, 300, 450560, 40960, 450560, 100,
+		  DB_STAT_OFF, DB_STAT_CAUSE_NONE },
+		{ 2, 7, "total_pgfault", "count", 1, 300, 200, 190, 300, 10, DB_STAT_OFF,
+		  DB_STAT_CAUSE_WINDOW },
+	};
+	struct db_stat_check bad = rows[2];
+	struct db_stat_check_summary sum;
+	struct sc_seen seen = { 0 };
+	struct db *db;
+	int64_t run;
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(db_stat_check_summary(db, &sum), -ENOENT);
+	ASSERT_EQ(db_begin(db), 0);
+	ASSERT_EQ(db_run_add(db, &(struct db_run){ .kind = "validate", .policy = "break",
+						 .flush_model = "spread", .file = "f",
+						 .policies = "break", .batch_size = 64,
+						 .nr_cpus = 2 }, &run), 0);
+	bad.verdict = DB_STAT_WITHIN2;		/* diff 0 is exact */
+	ASSERT_EQ(db_stat_checks_put(db, run, "inferred", &bad, 1), -EINVAL);
+	bad = rows[4];
+	bad.shown += 4096;			/* printed - shown is not diff x per */
+	ASSERT_EQ(db_stat_checks_put(db, run, "inferred", &bad, 1), -EINVAL);
+	bad = rows[2];
+	bad.cause = DB_STAT_CAUSE_WINDOW;	/* a cause on a line that is not off */
+	ASSERT_EQ(db_stat_checks_put(db, run, "inferred", &bad, 1), -EINVAL);
+	ASSERT_EQ(db_stat_checks_put(db, run, "inferred", rows, 6), 0);
+	ASSERT_EQ(db_commit(db), 0);
+
+	ASSERT_EQ(db_stat_check_summary(db, &sum), 0);
+	ASSERT_EQ(sum.run_id, run);
+	ASSERT_STR(sum.flush_model, "inferred");
+	ASSERT_EQU(sum.pairs, 4);
+	ASSERT_EQU(sum.within2, 2);
+	ASSERT_EQU(sum.exact, 1);
+	ASSERT_EQU(sum.off, 2);
+	ASSERT_EQU(sum.off_window, 1);
+	ASSERT_EQU(sum.reads, 3);
+	ASSERT_EQ(db_stat_check_worst_foreach(db, run, sc_worst, &seen), 0);
+	ASSERT_EQU(seen.lines, 2);
+	ASSERT_EQ(seen.worst_rss, 40960 - 409600);	/* read 1's, not read 2's 0 */
+	ASSERT_EQ(seen.worst_read, 1);
+	ASSERT_EQ(db_stat_checks_foreach(db, run, 7, sc_each, &seen), 0);
+	ASSERT_EQU(seen.rows, 6);
+	ASSERT_EQ(db_stat_checks_foreach(db, run, 8, sc_each, &seen), 0);
+	ASSERT_EQU(seen.rows, 6);
+	if (db_results_check(db))
+		FAILF("results check: %s", db_why(db));
+
+	ASSERT_EQ(sqlite3_exec(db_sqlite(db), "UPDATE stat_read_checks SET diff = 1 WHERE read = 2"
+			       " AND name = 'total_rss'", NULL, NULL, NULL), SQLITE_OK);
+	ASSERT_EQ(db_stat_check_summary(db, &sum), -MCR_E_CORRUPT);
+	ASSERT(strstr(db_why(db), "stat_read_checks row (run"));
+	ASSERT_EQ(db_results_check(db), -MCR_E_CORRUPT);
+	db_close(db);
+}
+
+TEST_MAIN(test_visible_split_rows, test_stat_checks, test_results_while_iterating, test_results_and_lag_report, test_results_held_rows,
 	  test_results_spill, test_results_order, test_results_created_on_demand)
