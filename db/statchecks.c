@@ -2,7 +2,7 @@
 /*
  * statchecks.c - the stat_read_checks table: validate's verdict on each
  * logged memory.stat line, written once per validate run and read back,
- * every row checked (results_check.c), for the report's summary and worst
+ * every row checked by its rules here, for the report's summary and worst
  * printed error.
  */
 #include <errno.h>
@@ -44,6 +44,81 @@ int db_stat_cause_parse(const char *s, enum db_stat_cause *c)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+/* The rules a row must keep, on the way in (db_stat_check_put()) and out. */
+int db_stat_check_rules(const struct db_stat_check *r)
+{
+	__int128 d = (__int128)r->printed - r->shown - (__int128)r->diff * r->per;
+	int64_t ad = r->diff < 0 ? -r->diff : r->diff;
+
+	if (r->per < 1 || !r->name || !r->unit || (strcmp(r->unit, "bytes") && strcmp(r->unit, "count")))
+		return -EINVAL;
+	if ((unsigned int)r->verdict > DB_STAT_OFF || (unsigned int)r->cause > DB_STAT_CAUSE_WINDOW)
+		return -EINVAL;
+	if ((r->verdict == DB_STAT_ANCHOR && (r->diff || r->shown != r->printed)) ||
+	    (r->verdict == DB_STAT_EXACT && r->diff) ||
+	    (r->verdict == DB_STAT_WITHIN2 && (ad < 1 || ad > 2)) ||
+	    (r->verdict == DB_STAT_OFF && ad <= 2))
+		return -EINVAL;
+	if (r->cause && r->verdict != DB_STAT_OFF)
+		return -EINVAL;
+	if (d < -(__int128)(r->per / 2) || d > (__int128)(r->per / 2))
+		return -EINVAL;
+	return 0;
+}
+
+int db_stat_check_row(struct db *db, sqlite3_stmt *st, struct db_stat_check *r)
+{
+	static const char *const cols[] = {
+		"run_id", "read", "cgroup_id", "name", "unit", "per", "request_ts", "printed",
+		"shown", "truth", "printed_error", "diff", "verdict", "cause",
+	};
+	static const int ints[] = { 0, 1, 2, 5, 6, 7, 8, 9, 10, 11 };
+	int64_t run = sqlite3_column_int64(st, 0), read = sqlite3_column_int64(st, 1);
+	const char *name = (const char *)sqlite3_column_text(st, 3);
+	unsigned int i;
+
+#define DB_SC_BAD(col, fmt, ...)						\
+	db_res_bad(db, "stat_read_checks row (run %" PRId64 ", read %" PRId64 ", %.64s): %s "\
+		   fmt, run, read, name ? name : "NULL", cols[col], __VA_ARGS__)
+
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		if (sqlite3_column_type(st, ints[i]) != SQLITE_INTEGER)
+			return DB_SC_BAD(ints[i], "'%.24s': not an integer",
+					 sqlite3_column_text(st, ints[i]) ?
+					 (const char *)sqlite3_column_text(st, ints[i]) : "NULL");
+	*r = (struct db_stat_check){
+		.read = read, .cgroup_id = (uint64_t)sqlite3_column_int64(st, 2), .name = name,
+		.unit = (const char *)sqlite3_column_text(st, 4),
+		.per = sqlite3_column_int64(st, 5),
+		.request_ts = (uint64_t)sqlite3_column_int64(st, 6),
+		.printed = sqlite3_column_int64(st, 7), .shown = sqlite3_column_int64(st, 8),
+		.truth = sqlite3_column_int64(st, 9), .diff = sqlite3_column_int64(st, 11),
+	};
+	if (!name)
+		return DB_SC_BAD(3, "%s", "NULL");
+	if (!r->unit || (strcmp(r->unit, "bytes") && strcmp(r->unit, "count")))
+		return DB_SC_BAD(4, "'%.24s': not 'bytes' or 'count'", r->unit ? r->unit : "NULL");
+	if (r->per < 1)
+		return DB_SC_BAD(5, "%" PRId64 ": below 1", r->per);
+	if (db_stat_verdict_parse((const char *)sqlite3_column_text(st, 12), &r->verdict))
+		return DB_SC_BAD(12, "'%.24s': not anchor, exact, within2 or off",
+				 sqlite3_column_text(st, 12) ?
+				 (const char *)sqlite3_column_text(st, 12) : "NULL");
+	if (db_stat_cause_parse((const char *)sqlite3_column_text(st, 13), &r->cause))
+		return DB_SC_BAD(13, "'%.24s': not decision, window or NULL",
+				 (const char *)sqlite3_column_text(st, 13));
+	if ((__int128)sqlite3_column_int64(st, 10) != (__int128)r->printed - r->truth)
+		return DB_SC_BAD(10, "%" PRId64 ": not printed %" PRId64 " - truth %" PRId64,
+				 (int64_t)sqlite3_column_int64(st, 10), r->printed, r->truth);
+	if (db_stat_check_rules(r))
+		return DB_SC_BAD(12, "'%s' with diff %" PRId64 ", printed %" PRId64 ", shown %"
+				 PRId64 ", per %" PRId64 "%s: they disagree",
+				 (const char *)sqlite3_column_text(st, 12), r->diff, r->printed,
+				 r->shown, r->per, r->cause ? " and a cause" : "");
+#undef DB_SC_BAD
+	return 0;
 }
 
 int db_stat_checks_put(struct db *db, int64_t run_id, const char *flush_model,
