@@ -123,8 +123,8 @@ static double bench_sims(struct mem_src *m, const struct replay_trace *t, unsign
 		if (i + 16 < m->n)
 			__builtin_prefetch(&m->ev[i + 16]);
 #ifndef BENCH_NO_PREFETCH
-		/* as the engine does for more than one run (engine_prefetch()) */
-		if (n > 1 && i + 1 < m->n && mcr_event_is_update(&m->ev[i + 1]))
+		/* as the engine does (engine_prefetch()) */
+		if (i + 1 < m->n && mcr_event_is_update(&m->ev[i + 1]))
 			for (k = 0; k < n; k++)
 				sim_update_prefetch(s[k], (unsigned int)m->ev[i + 1].cpu,
 						    m->ev[i + 1].id, bench_kind(m->ev[i + 1].kind),

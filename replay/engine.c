@@ -385,9 +385,10 @@ static int engine_event(struct replay *r, const struct mcr_event *ev)
 /*
  * The next event, if it is an update, has every run's simulator ask for the
  * state it will touch while this one is applied (sim_update_prefetch()):
- * the runs' states together are more than a core's cache holds.  The next
- * event is decoded one event early for it; a source error there is the
- * pass's error, as it would be one event later.
+ * the runs' states together, or one run's on a trace of many CPUs, are more
+ * than a core's cache holds.  The next event is decoded one event early for
+ * it; a source error there is the pass's error, as it would be one event
+ * later.
  */
 static int engine_prefetch(struct replay *r)
 {
@@ -395,8 +396,6 @@ static int engine_prefetch(struct replay *r)
 	unsigned int p;
 	int ret;
 
-	if (r->p.nr_runs < 2)
-		return 0;
 	ret = evq_peek(&r->q, 0, &nx);
 	if (ret <= 0 || !mcr_event_is_update(nx))
 		return ret;

@@ -119,6 +119,13 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 		if (ret < 0)
 			break;
 		ec->phase = 1;
+		/* the block's next update while this one is applied (engine_prefetch()) */
+		if (i + 1 < b->nr) {
+			const struct mcr_event *nx = &b->ev[i + 1].ev;
+
+			sim_update_prefetch(s, (unsigned int)nx->cpu, nx->id,
+					    replay_item_kind(nx->kind), nx->item);
+		}
 		ret = sim_update(s, ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item, ev->val);
 		if (ret)
 			break;
