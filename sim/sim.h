@@ -189,9 +189,9 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	       enum sim_item_kind kind, int item, int64_t val);
 
 /*
- * A hint for an update a few events ahead (same arguments as sim_update()):
- * asks for the state it will touch, so that its cache misses overlap the
- * work on the events before it.  Changes nothing.
+ * A hint for the next update (same arguments as sim_update()): asks for the
+ * state it touches first, so that those misses overlap the work on the
+ * update before it.  Changes nothing.
  */
 void sim_update_prefetch(const struct sim *s, unsigned int cpu, uint64_t id,
 			 enum sim_item_kind kind, int item);
