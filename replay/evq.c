@@ -22,7 +22,7 @@ int evq_get(struct evq *q, struct mcr_event *ev)
 {
 	if (q->len) {
 		*ev = q->buf[q->head];
-		q->head = (q->head + 1) % q->cap;
+		q->head = (q->head + 1) & (q->cap - 1);
 		q->len--;
 		return 1;
 	}
@@ -37,6 +37,7 @@ int evq_get(struct evq *q, struct mcr_event *ev)
 	}
 }
 
+/* The ring's capacity is a power of two (256 doubling): positions wrap with a mask. */
 static int evq_grow(struct evq *q)
 {
 	size_t ncap = q->cap ? q->cap * 2 : 256, i;
@@ -48,7 +49,7 @@ static int evq_grow(struct evq *q)
 	if (!nb)
 		return -ENOMEM;
 	for (i = 0; i < q->len; i++)
-		nb[i] = q->buf[(q->head + i) % q->cap];
+		nb[i] = q->buf[(q->head + i) & (q->cap - 1)];
 	free(q->buf);
 	q->buf = nb;
 	q->cap = ncap;
@@ -68,7 +69,7 @@ int evq_peek(struct evq *q, size_t i, const struct mcr_event **ev)
 			if (ret <= 0)
 				return ret;
 		}
-		ret = q->src->next(q->src->ctx, &q->buf[(q->head + q->len) % q->cap]);
+		ret = q->src->next(q->src->ctx, &q->buf[(q->head + q->len) & (q->cap - 1)]);
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
@@ -77,6 +78,6 @@ int evq_peek(struct evq *q, size_t i, const struct mcr_event **ev)
 		}
 		q->len++;
 	}
-	*ev = &q->buf[(q->head + i) % q->cap];
+	*ev = &q->buf[(q->head + i) & (q->cap - 1)];
 	return 1;
 }
