@@ -214,34 +214,34 @@ static int64_t series_visible(struct replay *r, unsigned int p, struct rser *s, 
 	return sim_line_error_at(r->sims[p], n, ru->line);
 }
 
-static void series_see(struct replay *r, unsigned int p, struct rser *s, size_t i)
-{
-	struct rser_run *ru = &s->pol[p].lines[i];
-	int64_t v = series_visible(r, p, s, i);
-
-	if (v < ru->min)
-		ru->min = v;
-	if (v > ru->max)
-		ru->max = v;
-}
-
+/*
+ * Every line of @s under run @p is seen: its visible error now widens its
+ * minimum and maximum since the last sample.  The node and its flag are
+ * looked at once.
+ */
 static void series_see_all(struct replay *r, unsigned int p, struct rser *s)
 {
+	struct rser_pol *pp = &s->pol[p];
+	int32_t n = pp->flushable ? -1 : series_node(r, p, s);
 	size_t i;
 
-	for (i = 0; i < s->nr_items; i++)
-		series_see(r, p, s, i);
-}
+	for (i = 0; i < s->nr_items; i++) {
+		struct rser_run *ru = &pp->lines[i];
+		int64_t v = 0;
 
-/* Did @s's flushable state change under @p?  Then every line's visible error did. */
-static __attribute__((unused)) void series_flip(struct replay *r, unsigned int p, struct rser *s)
-{
-	bool f = series_needs_flush(r, p, s);
-
-	if (f == s->pol[p].flushable)
-		return;
-	s->pol[p].flushable = f;
-	series_see_all(r, p, s);
+		/* series_visible() */
+		if (n >= 0) {
+			if (ru->line < 0)
+				ru->line = sim_line_handle(r->sims[p],
+							   (enum sim_item_kind)s->items[i].key.kind,
+							   s->items[i].key.item);
+			v = sim_line_error_at(r->sims[p], n, ru->line);
+		}
+		if (v < ru->min)
+			ru->min = v;
+		if (v > ru->max)
+			ru->max = v;
+	}
 }
 
 static int series_hits_grow(struct rser_hits *h)
@@ -363,7 +363,11 @@ void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, 
 	struct sim *sim = r->sims[p];
 	size_t i;
 
-	/* series_flip() then series_see(), the node looked at once */
+	/*
+	 * A hit's cgroup first: if its flushable state changed, every line's
+	 * visible error did.  Then its line is seen, as series_see_all() sees
+	 * each.
+	 */
 	for (i = 0; i < nr; i++) {
 		struct rser *s = hit[i].s;
 		struct rser_pol *pp = &s->pol[p];

@@ -40,6 +40,9 @@ int sim_visited_drain(struct sim *s, int (*fn)(uint64_t id, void *ctx), void *ct
 	uint32_t i;
 	int ret = 0;
 
+	/* replay drains after every event; most events visit nothing */
+	if (!s->nr_visited)
+		return 0;
 	for (i = 0; i < s->nr_visited; i++) {
 		struct sim_node *n = &s->nodes[s->visited[i]];
 
