@@ -38,27 +38,7 @@
 #include <string.h>
 
 #include "replay-local.h"
-
-/* A set of runs: bit p for run p (REPLAY_MAX_RUNS <= 64). */
-static uint64_t win_run_bit(unsigned int p)
-{
-	return (uint64_t)1 << p;
-}
-
-static uint64_t win_all_policies(const struct replay *r)
-{
-	return r->p.nr_runs == 64 ? UINT64_MAX : win_run_bit(r->p.nr_runs) - 1;
-}
-
-static struct win_pend *pend_find(struct replay *r, int32_t pid)
-{
-	unsigned int i;
-
-	for (i = 0; i < WIN_MAX_PEND; i++)
-		if (r->win.pend[i].used && r->win.pend[i].pid == pid)
-			return &r->win.pend[i];
-	return NULL;
-}
+#include "window-local.h"
 
 /* What reading ahead from a cgroup_rstat_locked event found. */
 struct win_look {
@@ -67,147 +47,6 @@ struct win_look {
 	bool		found;
 	bool		explicit_visits;	/* VISIT events of its CPU come first */
 };
-
-static int win_end_policy(struct replay *r, unsigned int p, uint64_t ts)
-{
-	struct win_pol *wp = &r->win.pol[p];
-
-	if (!wp->open)
-		return 0;
-	wp->open = false;
-	return sim_window_end(r->sims[p], ts);
-}
-
-/*
- * The flush of @pd is in progress in each run of its @go from its first
- * window to the end of its last (sim_flush_progress_begin()): visible states
- * in between are its transients, not settled staleness.  @begin false ends
- * it, once.
- */
-static int pend_progress(struct replay *r, struct win_pend *pd, uint64_t ts, bool begin)
-{
-	unsigned int p;
-	int ret;
-
-	if (pd->progress == begin)
-		return 0;
-	pd->progress = begin;
-	for (p = 0; p < r->p.nr_runs; p++) {
-		if (!(pd->go & win_run_bit(p)))
-			continue;
-		ret = begin ? sim_flush_progress_begin(r->sims[p], ts) :
-			      sim_flush_progress_end(r->sims[p], ts);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
-}
-
-/*
- * pend_close() - a flush is over, or will get no more windows.  Policies that
- * waited for windows that never came flush now, so that no flush is lost.
- */
-static int pend_close(struct replay *r, struct win_pend *pd, uint64_t ts)
-{
-	unsigned int p;
-	int ret;
-
-	for (p = 0; p < r->p.nr_runs; p++) {
-		if (!(pd->go & (win_run_bit(p))))
-			continue;
-		if (r->win.kwin_open && r->win.kwin_pid == pd->pid) {
-			ret = win_end_policy(r, p, ts);
-			if (ret < 0)
-				return ret;
-		}
-		if (pd->last_cpu == -2) {
-			ret = sim_flush(r->sims[p], ts, pd->id);
-			if (ret < 0)
-				return ret;
-		}
-	}
-	if (pd->last_cpu == -2 && pd->go)
-		r->st.win.missing++;
-	ret = pend_progress(r, pd, ts, false);
-	if (ret < 0)
-		return ret;
-	if (r->win.kwin_open && r->win.kwin_pid == pd->pid) {
-		r->win.kwin_open = false;
-		r->win.kwin_lost = false;
-		if (r->inf) {
-			ret = infer_unlock(r->inf, ts);
-			if (ret < 0)
-				return ret;
-		}
-	}
-	pd->used = false;
-	return 0;
-}
-
-static struct win_pend *pend_alloc(struct replay *r, int32_t pid, uint64_t ts)
-{
-	struct win_pend *oldest = NULL;
-	unsigned int i;
-
-	for (i = 0; i < WIN_MAX_PEND; i++) {
-		if (!r->win.pend[i].used)
-			return &r->win.pend[i];
-		if (!oldest || r->win.pend[i].req_ts < oldest->req_ts)
-			oldest = &r->win.pend[i];
-	}
-	/* More flushers in flight than any kernel has CPUs flushing: drop the oldest. */
-	if (pend_close(r, oldest, ts) < 0)
-		return NULL;
-	return oldest;
-}
-
-/**
- * window_flush_request() - after every policy decided on a memcg_flush_stats
- * event (@go[p]), place the visits of the flushes that go ahead.
- */
-int window_flush_request(struct replay *r, const struct mcr_event *ev, const bool *go)
-{
-	bool kernel_flush = ev->flags & (MCR_FLUSH_FORCE | MCR_FLUSH_NEEDS);
-	bool windows = kernel_flush && r->t->windows_traced;
-	bool defer = windows && (!r->p.model->whole_flush || r->t->visits_traced);
-	struct win_pend *pd = pend_find(r, ev->pid);
-	uint64_t mask = 0;
-	unsigned int p;
-	int ret;
-
-	if (pd) {
-		ret = pend_close(r, pd, ev->ts);
-		if (ret < 0)
-			return ret;
-	}
-	for (p = 0; p < r->p.nr_runs; p++) {
-		if (!go[p])
-			continue;
-		if (defer) {
-			mask |= win_run_bit(p);
-			continue;
-		}
-		ret = sim_flush(r->sims[p], ev->ts, ev->id);
-		if (ret < 0)
-			return ret;
-	}
-	if (!windows) {
-		if (kernel_flush && (ev->flags & MCR_FLUSH_FORCE) && ev->id == SIM_ROOT_ID) {
-			struct win_pend done = { .id = ev->id, .root_forced = true };
-
-			val_flush_done(r, &done, ev->ts);
-		}
-		return 0;
-	}
-	pd = pend_alloc(r, ev->pid, ev->ts);
-	if (!pd)
-		return -ENOMEM;
-	*pd = (struct win_pend){
-		.id = ev->id, .req_ts = ev->ts, .pid = ev->pid, .last_cpu = -2, .go = mask,
-		.used = true, .root_forced = (ev->flags & MCR_FLUSH_FORCE) && ev->id == SIM_ROOT_ID,
-	};
-	return 0;
-}
 
 /*
  * Reads ahead to the unlock that closes the window opened by @ev, within the
@@ -275,13 +114,13 @@ static bool win_foreign(struct replay *r, const struct mcr_event *ev)
  */
 static int win_pend_for_lock(struct replay *r, const struct mcr_event *ev, struct win_pend **out)
 {
-	struct win_pend *pd = pend_find(r, ev->pid);
+	struct win_pend *pd = win_pend_find(r, ev->pid);
 	int ret;
 
 	*out = NULL;
 	if (pd && (pd->id != ev->id || ev->item <= pd->last_cpu ||
 		   (ev->item == -1 && pd->last_cpu != -2))) {
-		ret = pend_close(r, pd, ev->ts);
+		ret = win_pend_close(r, pd, ev->ts);
 		if (ret < 0)
 			return ret;
 		pd = NULL;
@@ -292,7 +131,7 @@ static int win_pend_for_lock(struct replay *r, const struct mcr_event *ev, struc
 			r->st.win.foreign++;
 			return 0;
 		}
-		pd = pend_alloc(r, ev->pid, ev->ts);
+		pd = win_pend_alloc(r, ev->pid, ev->ts);
 		if (!pd)
 			return -ENOMEM;
 		*pd = (struct win_pend){
@@ -396,7 +235,7 @@ static int win_unlock_at(struct replay *r, struct win_pend *pd, int item, uint64
 	if (item == -1 || item == (int)r->t->nr_possible - 1) {
 		if (pd->root_forced)
 			val_flush_done(r, pd, ts);
-		ret = pend_progress(r, pd, ts, false);
+		ret = win_pend_progress(r, pd, ts, false);
 		if (ret < 0)
 			return ret;
 		pd->used = false;
@@ -448,7 +287,7 @@ static int win_lost_close(struct replay *r, uint64_t ts)
 		.ts = ts < r->win.lost_end_ts ? ts : r->win.lost_end_ts, .kind = MCR_EV_UNLOCK,
 		.pid = r->win.kwin_pid, .id = r->win.kwin_id, .item = r->win.kwin_cpu,
 	};
-	struct win_pend *pd = pend_find(r, r->win.kwin_pid);
+	struct win_pend *pd = win_pend_find(r, r->win.kwin_pid);
 	int ret;
 
 	r->win.kwin_lost = false;
@@ -488,7 +327,7 @@ int window_locked(struct replay *r, const struct mcr_event *ev)
 	else
 		r->st.win.owned++;
 	first = pd->last_cpu == -2;
-	ret = pend_progress(r, pd, ev->ts, true);
+	ret = win_pend_progress(r, pd, ev->ts, true);
 	if (ret < 0)
 		return ret;
 	pd->last_cpu = ev->item;
@@ -585,7 +424,7 @@ int window_unlock(struct replay *r, const struct mcr_event *ev)
 
 	if (win_foreign(r, ev))
 		return 0;
-	pd = pend_find(r, ev->pid);
+	pd = win_pend_find(r, ev->pid);
 	/* an unlock whose locked we did not see, or past the lookahead of one taken as lost */
 	if (!pd || pd->id != ev->id || pd->last_cpu != ev->item || pd->unlocked)
 		return 0;
@@ -665,7 +504,7 @@ int window_finish(struct replay *r)
 	for (i = 0; i < WIN_MAX_PEND; i++) {
 		if (!r->win.pend[i].used)
 			continue;
-		ret = pend_close(r, &r->win.pend[i], r->now);
+		ret = win_pend_close(r, &r->win.pend[i], r->now);
 		if (ret < 0)
 			return ret;
 	}

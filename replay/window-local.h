@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * window-local.h - what window.c (the lock windows) and window_pend.c (the
+ * flush requests that own them) share; not for the rest of replay/.
+ */
+#ifndef MCR_REPLAY_WINDOW_LOCAL_H
+#define MCR_REPLAY_WINDOW_LOCAL_H
+
+#include "replay-local.h"
+
+/* A set of runs: bit p for run p (REPLAY_MAX_RUNS <= 64). */
+static inline uint64_t win_run_bit(unsigned int p)
+{
+	return (uint64_t)1 << p;
+}
+
+static inline uint64_t win_all_policies(const struct replay *r)
+{
+	return r->p.nr_runs == 64 ? UINT64_MAX : win_run_bit(r->p.nr_runs) - 1;
+}
+
+/* window_pend.c: the pending flush requests, by the pid that will take their windows */
+struct win_pend *win_pend_find(struct replay *r, int32_t pid);
+struct win_pend *win_pend_alloc(struct replay *r, int32_t pid, uint64_t ts);
+int win_pend_progress(struct replay *r, struct win_pend *pd, uint64_t ts, bool begin);
+int win_pend_close(struct replay *r, struct win_pend *pd, uint64_t ts);
+/* End run @p's open window at @ts (sim_window_end()). */
+int win_end_policy(struct replay *r, unsigned int p, uint64_t ts);
+
+#endif /* MCR_REPLAY_WINDOW_LOCAL_H */

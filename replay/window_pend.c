@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * window_pend.c - the flush requests that own lock windows (window.c): a
+ * memcg_flush_stats that went ahead in some run waits, by its pid, for the
+ * locked/unlock pairs of its flush; its progress (the visible error's "in
+ * flush" time) runs from its first window to the end of its last, and when
+ * it gets no more windows it is closed, the runs that waited in vain
+ * flushing then.  window_flush_request() starts one.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "replay-local.h"
+#include "window-local.h"
+
+struct win_pend *win_pend_find(struct replay *r, int32_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < WIN_MAX_PEND; i++)
+		if (r->win.pend[i].used && r->win.pend[i].pid == pid)
+			return &r->win.pend[i];
+	return NULL;
+}
+
+int win_end_policy(struct replay *r, unsigned int p, uint64_t ts)
+{
+	struct win_pol *wp = &r->win.pol[p];
+
+	if (!wp->open)
+		return 0;
+	wp->open = false;
+	return sim_window_end(r->sims[p], ts);
+}
+
+/*
+ * The flush of @pd is in progress in each run of its @go from its first
+ * window to the end of its last (sim_flush_progress_begin()): visible states
+ * in between are its transients, not settled staleness.  @begin false ends
+ * it, once.
+ */
+int win_pend_progress(struct replay *r, struct win_pend *pd, uint64_t ts, bool begin)
+{
+	unsigned int p;
+	int ret;
+
+	if (pd->progress == begin)
+		return 0;
+	pd->progress = begin;
+	for (p = 0; p < r->p.nr_runs; p++) {
+		if (!(pd->go & win_run_bit(p)))
+			continue;
+		ret = begin ? sim_flush_progress_begin(r->sims[p], ts) :
+			      sim_flush_progress_end(r->sims[p], ts);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * win_pend_close() - a flush is over, or will get no more windows.  Policies that
+ * waited for windows that never came flush now, so that no flush is lost.
+ */
+int win_pend_close(struct replay *r, struct win_pend *pd, uint64_t ts)
+{
+	unsigned int p;
+	int ret;
+
+	for (p = 0; p < r->p.nr_runs; p++) {
+		if (!(pd->go & (win_run_bit(p))))
+			continue;
+		if (r->win.kwin_open && r->win.kwin_pid == pd->pid) {
+			ret = win_end_policy(r, p, ts);
+			if (ret < 0)
+				return ret;
+		}
+		if (pd->last_cpu == -2) {
+			ret = sim_flush(r->sims[p], ts, pd->id);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	if (pd->last_cpu == -2 && pd->go)
+		r->st.win.missing++;
+	ret = win_pend_progress(r, pd, ts, false);
+	if (ret < 0)
+		return ret;
+	if (r->win.kwin_open && r->win.kwin_pid == pd->pid) {
+		r->win.kwin_open = false;
+		r->win.kwin_lost = false;
+		if (r->inf) {
+			ret = infer_unlock(r->inf, ts);
+			if (ret < 0)
+				return ret;
+		}
+	}
+	pd->used = false;
+	return 0;
+}
+
+struct win_pend *win_pend_alloc(struct replay *r, int32_t pid, uint64_t ts)
+{
+	struct win_pend *oldest = NULL;
+	unsigned int i;
+
+	for (i = 0; i < WIN_MAX_PEND; i++) {
+		if (!r->win.pend[i].used)
+			return &r->win.pend[i];
+		if (!oldest || r->win.pend[i].req_ts < oldest->req_ts)
+			oldest = &r->win.pend[i];
+	}
+	/* More flushers in flight than any kernel has CPUs flushing: drop the oldest. */
+	if (win_pend_close(r, oldest, ts) < 0)
+		return NULL;
+	return oldest;
+}
+
+/**
+ * window_flush_request() - after every policy decided on a memcg_flush_stats
+ * event (@go[p]), place the visits of the flushes that go ahead.
+ */
+int window_flush_request(struct replay *r, const struct mcr_event *ev, const bool *go)
+{
+	bool kernel_flush = ev->flags & (MCR_FLUSH_FORCE | MCR_FLUSH_NEEDS);
+	bool windows = kernel_flush && r->t->windows_traced;
+	bool defer = windows && (!r->p.model->whole_flush || r->t->visits_traced);
+	struct win_pend *pd = win_pend_find(r, ev->pid);
+	uint64_t mask = 0;
+	unsigned int p;
+	int ret;
+
+	if (pd) {
+		ret = win_pend_close(r, pd, ev->ts);
+		if (ret < 0)
+			return ret;
+	}
+	for (p = 0; p < r->p.nr_runs; p++) {
+		if (!go[p])
+			continue;
+		if (defer) {
+			mask |= win_run_bit(p);
+			continue;
+		}
+		ret = sim_flush(r->sims[p], ev->ts, ev->id);
+		if (ret < 0)
+			return ret;
+	}
+	if (!windows) {
+		if (kernel_flush && (ev->flags & MCR_FLUSH_FORCE) && ev->id == SIM_ROOT_ID) {
+			struct win_pend done = { .id = ev->id, .root_forced = true };
+
+			val_flush_done(r, &done, ev->ts);
+		}
+		return 0;
+	}
+	pd = win_pend_alloc(r, ev->pid, ev->ts);
+	if (!pd)
+		return -ENOMEM;
+	*pd = (struct win_pend){
+		.id = ev->id, .req_ts = ev->ts, .pid = ev->pid, .last_cpu = -2, .go = mask,
+		.used = true, .root_forced = (ev->flags & MCR_FLUSH_FORCE) && ev->id == SIM_ROOT_ID,
+	};
+	return 0;
+}
