@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timespec.h"
 #include "db.h"
 #include "live.h"
 #include "live_local.h"
@@ -46,21 +47,6 @@ struct live_statreads {
 	size_t			n;
 	struct statreader	r[];
 };
-
-static void ts_add_ms(struct timespec *ts, unsigned int ms)
-{
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
-static bool ts_before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
 
 /* Sleep until @until or the stop; true when stopping. */
 static bool statread_wait(struct live_statreads *set, const struct timespec *until)
@@ -165,11 +151,11 @@ static void *statread_main(void *arg)
 		r->reads++;
 		r->lines += n;
 		/* the next slot; slots missed while busy are skipped, not caught up */
-		ts_add_ms(&next, r->o.interval_ms);
+		mcr_ts_add_ms(&next, r->o.interval_ms);
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (ts_before(&next, &now)) {
+		if (mcr_ts_before(&next, &now)) {
 			next = now;
-			ts_add_ms(&next, r->o.interval_ms);
+			mcr_ts_add_ms(&next, r->o.interval_ms);
 		}
 		if (statread_wait(r->set, &next))
 			break;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "grow.h"
 #include "error.h"
 #include "statlines.h"
 #include "statlog.h"
@@ -91,24 +92,6 @@ static bool num_fields(const char *s, uint64_t *v, int n, bool rest)
 			return false;
 	}
 	return rest ? *s == ' ' : !*s;
-}
-
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*p, ncap * size);
-	if (!n)
-		return -ENOMEM;
-	*p = n;
-	*cap = ncap;
-	return 0;
 }
 
 static const struct statlog_cgroup *statlog_cg(const struct statlog *log, uint64_t id)
@@ -192,7 +175,7 @@ int statlog_parse(const char *in, size_t len, struct statlog *log, char *why, si
 					      cur->read, cur->n, cur->n + want);
 				break;
 			}
-			if (grow((void **)&log->ln, &cap_ln, log->nr_ln + 1, sizeof(*log->ln))) {
+			if (mcr_grow((void **)&log->ln, &cap_ln, log->nr_ln + 1, sizeof(*log->ln))) {
 				err = -ENOMEM;
 				break;
 			}
@@ -238,7 +221,7 @@ int statlog_parse(const char *in, size_t len, struct statlog *log, char *why, si
 			}
 			if (old)
 				continue;
-			if (grow((void **)&log->cg, &cap_cg, log->nr_cg + 1, sizeof(*log->cg))) {
+			if (mcr_grow((void **)&log->cg, &cap_cg, log->nr_cg + 1, sizeof(*log->cg))) {
 				err = -ENOMEM;
 				break;
 			}
@@ -274,7 +257,7 @@ int statlog_parse(const char *in, size_t len, struct statlog *log, char *why, si
 					      "most %d)", lineno, v[0], v[4], STATLOG_MAX_LINES);
 			if (err)
 				break;
-			if (grow((void **)&log->rd, &cap_rd, log->nr_rd + 1, sizeof(*log->rd))) {
+			if (mcr_grow((void **)&log->rd, &cap_rd, log->nr_rd + 1, sizeof(*log->rd))) {
 				err = -ENOMEM;
 				break;
 			}

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "db.h"
 #include "idmap.h"
 #include "results.h"
@@ -73,24 +74,6 @@ struct sc {
 	int			err;
 };
 
-static int grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 16;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*p, ncap * size);
-	if (!n)
-		return -ENOMEM;
-	*p = n;
-	*cap = ncap;
-	return 0;
-}
-
 static int sc_cg_bit(struct sc *sc, uint64_t cgroup)
 {
 	unsigned int i;
@@ -130,8 +113,8 @@ static int sc_target(struct sc *sc, uint64_t cgroup, const char *name, size_t *o
 	bit = sc_cg_bit(sc, cgroup);
 	if (bit < 0)
 		return bit;
-	if (grow((void **)&sc->tg, &sc->cap_tg, sc->nr_tg + 1, sizeof(*sc->tg)) ||
-	    grow((void **)&o->lines, &sc->cap_lines, o->nr_lines + 1, sizeof(*o->lines)))
+	if (mcr_grow((void **)&sc->tg, &sc->cap_tg, sc->nr_tg + 1, sizeof(*sc->tg)) ||
+	    mcr_grow((void **)&o->lines, &sc->cap_lines, o->nr_lines + 1, sizeof(*o->lines)))
 		return -ENOMEM;
 	t = &sc->tg[sc->nr_tg];
 	*t = (struct sc_target){ .cgroup = cgroup, .cg = (unsigned int)bit, .cls = kind,
@@ -156,7 +139,7 @@ static int sc_row(const struct db_stat_read *r, const struct db_stat_line *l, vo
 	int ret;
 
 	if (!sc->nr_rd || sc->rd[sc->nr_rd - 1].read != r->read) {
-		if (grow((void **)&sc->rd, &sc->cap_rd, sc->nr_rd + 1, sizeof(*sc->rd)))
+		if (mcr_grow((void **)&sc->rd, &sc->cap_rd, sc->nr_rd + 1, sizeof(*sc->rd)))
 			return -ENOMEM;
 		sc->rd[sc->nr_rd++] = (struct sc_read){ .read = r->read, .cgroup = r->cgroup,
 							.ts_before = r->ts_before,
@@ -175,7 +158,7 @@ static int sc_row(const struct db_stat_read *r, const struct db_stat_line *l, vo
 	}
 	if (ret < 0)
 		return ret;
-	if (grow((void **)&rd->v, &rd->cap_v, rd->nr_v + 1, sizeof(*rd->v)))
+	if (mcr_grow((void **)&rd->v, &rd->cap_v, rd->nr_v + 1, sizeof(*rd->v)))
 		return -ENOMEM;
 	rd->v[rd->nr_v++] = (struct sc_val){ .target = tgt, .printed = l->value };
 	return 0;
@@ -367,7 +350,7 @@ static int sc_row_add(struct sc *sc, size_t *cap, const struct sc_read *rd, size
 {
 	struct replay_statcheck *o = sc->out;
 
-	if (grow((void **)&o->rows, cap, o->nr_rows + 1, sizeof(*o->rows)))
+	if (mcr_grow((void **)&o->rows, cap, o->nr_rows + 1, sizeof(*o->rows)))
 		return -ENOMEM;
 	o->rows[o->nr_rows++] = (struct replay_statcheck_row){
 		.read = rd->read, .cgroup = rd->cgroup, .req_ts = rd->req_ts, .line = line,
@@ -457,7 +440,7 @@ static int sc_compare(struct sc *sc)
 			if (sc_row_add(sc, &cap_rows, rd, t->line, v->printed,
 				       truth + v->err * t->per, truth, diff, DB_STAT_OFF, cause))
 				return -ENOMEM;
-			if (grow((void **)&o->mism, &cap, o->nr_mism + 1, sizeof(*o->mism)))
+			if (mcr_grow((void **)&o->mism, &cap, o->nr_mism + 1, sizeof(*o->mism)))
 				return -ENOMEM;
 			o->mism[o->nr_mism++] = (struct replay_statcheck_mismatch){
 				.read = rd->read, .cgroup = rd->cgroup, .ts = rd->req_ts,

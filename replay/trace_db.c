@@ -8,27 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "db.h"
 #include "error.h"
 #include "event.h"
 #include "replay.h"
-
-/* Grows @*arr of @*nr elements of @size to hold one more; -ENOMEM. */
-static int trace_grow(void **arr, size_t nr, size_t *cap, size_t size)
-{
-	size_t ncap;
-	void *n;
-
-	if (nr < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	n = realloc(*arr, ncap * size);
-	if (!n)
-		return -ENOMEM;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
 
 struct trace_load {
 	struct replay_trace	*t;
@@ -41,7 +25,7 @@ static int trace_add_cgroup(const struct db_cgroup *cg, void *arg)
 	struct replay_trace *t = l->t;
 	struct replay_cgroup *c;
 
-	if (trace_grow((void **)&t->cgroups, t->nr_cgroups, &l->cap, sizeof(*t->cgroups)) < 0)
+	if (mcr_grow((void **)&t->cgroups, &l->cap, t->nr_cgroups + 1, sizeof(*t->cgroups)) < 0)
 		return -ENOMEM;
 	c = &t->cgroups[t->nr_cgroups];
 	c->id = cg->id;
@@ -71,7 +55,7 @@ static int trace_add_gap(const struct db_gap *gap, void *arg)
 	struct trace_load *l = arg;
 	struct replay_trace *t = l->t;
 
-	if (trace_grow((void **)&t->gaps, t->nr_gaps, &l->cap, sizeof(*t->gaps)) < 0)
+	if (mcr_grow((void **)&t->gaps, &l->cap, t->nr_gaps + 1, sizeof(*t->gaps)) < 0)
 		return -ENOMEM;
 	t->gaps[t->nr_gaps].cpu = gap->cpu;
 	t->gaps[t->nr_gaps].ts = gap->ts;

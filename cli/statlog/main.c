@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timespec.h"
 #include "error.h"
 
 #define LOG_FORMAT	1
@@ -274,21 +275,6 @@ static int log_read(FILE *out, const struct clock *c, const struct cgroup *cg, u
 	return 0;
 }
 
-static void ts_add_ms(struct timespec *ts, unsigned long ms)
-{
-	ts->tv_sec += (time_t)(ms / 1000);
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
-static bool ts_before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
 static int usage_error(const char *what, const char *arg, const char *valid)
 {
 	fprintf(stderr, "%s: %s%s%s\nTry '%s --help' for more information.\n", prog, what, arg,
@@ -400,20 +386,20 @@ int main(int argc, char **argv)
 	if (duration > 0) {
 		end = next;
 		end.tv_sec += (time_t)duration;
-		ts_add_ms(&end, (unsigned long)((duration - (double)(time_t)duration) * 1000));
+		mcr_ts_add_ms(&end, (unsigned long)((duration - (double)(time_t)duration) * 1000));
 	}
 	while (!stopping) {
 		for (i = 0; i < ncg && !rc && !stopping; i++)
 			rc = log_read(out, &clk, &cgs[i], n++, buf);
 		if (rc)
 			break;
-		ts_add_ms(&next, interval);
+		mcr_ts_add_ms(&next, interval);
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (ts_before(&next, &now)) {
+		if (mcr_ts_before(&next, &now)) {
 			next = now;
-			ts_add_ms(&next, interval);
+			mcr_ts_add_ms(&next, interval);
 		}
-		if (duration > 0 && !ts_before(&next, &end))
+		if (duration > 0 && !mcr_ts_before(&next, &end))
 			break;
 		/* EINTR: a signal asked to stop */
 		while (!stopping && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL))

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * seed_fixture.h - what test_sim_golden.c and test_sim_split.c share: the
- * cgroups of the seed race, the race itself built step by step with every
- * intermediate number checked (seed_race()), and one traced read of a
- * cgroup as its reader got it (read_now()).
+ * seed_fixture.h - what test_sim_golden.c and test_sim_split.c share, over
+ * stale_fixture.h's ids and staleness reader: the seed race built step by
+ * step with every intermediate number checked (seed_race()), and one traced
+ * read of a cgroup as its reader got it (read_now()).
  */
 #ifndef MCR_TEST_SEED_FIXTURE_H
 #define MCR_TEST_SEED_FIXTURE_H
@@ -16,19 +16,9 @@
 #include "sim_new.h"
 #include "sim-local.h"
 #include "rstat.h"
+#include "stale_fixture.h"
 
-#define ROOT	SIM_ROOT_ID
 #define LEAF	2ULL
-#define A	10ULL
-#define B	11ULL
-
-static inline struct sim_stale stale(const struct sim *s, uint64_t id)
-{
-	struct sim_stale st = { 0 };
-
-	sim_stale_get(s, id, &st);
-	return st;
-}
 
 /*
  * Builds the race of the patch mail: 4 CPUs possible and online, TH = 64 * 4
