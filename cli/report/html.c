@@ -62,8 +62,8 @@ struct hcg {
 	size_t		from, to;	/* its rows */
 	double		key_pages;	/* worst read error of a page line, pages */
 	double		key_events;
-	double		key_visible;	/* worst visible error of a page line */
-	bool		stranded;
+	double		key_visible;	/* worst settled visible error of a page line */
+	bool		stranded;	/* a noticeable stranded episode */
 };
 
 static int hcg_cmp(const void *a, const void *b)
@@ -95,9 +95,9 @@ static size_t host_cgroups(const struct hhost *hh, struct hcg *cg)
 				c.key_events = fmax(c.key_events, (double)r->max_read);
 			} else {
 				c.key_pages = fmax(c.key_pages, (double)r->max_read);
-				c.key_visible = fmax(c.key_visible, (double)r->max_visible);
+				c.key_visible = fmax(c.key_visible, (double)r->max_settled);
 			}
-			c.stranded |= r->stranded_ms > 0;
+			c.stranded |= r->noticeable > 0;
 		}
 		c.to = j;
 		cg[n++] = c;
@@ -125,7 +125,7 @@ static size_t cgroup_lines(const struct hhost *hh, const struct hcg *c, struct h
 
 		for (j = i; j < c->to && !strcmp(rows[j].item, rows[i].item); j++)
 			l.key = fmax(l.key, (double)rows[j].max_read +
-				     1e-9 * (double)rows[j].max_visible);
+				     1e-9 * (double)rows[j].max_settled);
 		l.to = j;
 		if (l.key > 0)
 			ln[n++] = l;
@@ -348,12 +348,12 @@ static void fleet_row(FILE *f, const struct report_host *h, int idx)
 		if (r->events && (!worst_ev || r->max_read > worst_ev->max_read))
 			worst_ev = r;
 	}
-	/* ancestors stranded under some policy: distinct cgroups */
+	/* ancestors noticeably stranded under some policy: distinct cgroups */
 	for (i = 0; i < h->nr_lines; i++) {
-		if (!(rows[i].stranded_ms > 0))
+		if (!rows[i].noticeable)
 			continue;
 		for (j = 0; j < i; j++)
-			if (rows[j].cgroup_id == rows[i].cgroup_id && rows[j].stranded_ms > 0)
+			if (rows[j].cgroup_id == rows[i].cgroup_id && rows[j].noticeable)
 				break;
 		if (j == i)
 			stranded++;
@@ -463,6 +463,11 @@ static int html_begin(struct report_out *o)
 		" error</b> (shown &#8722; truth, what a reader arriving at that moment would get; 0"
 		" while the cgroup is flushable) over time, every policy on the same axes, each"
 		" column of pixels the min and max of its stretch of time, so short spikes show."
+		"  The scale is the <b>settled</b> error's (while no flush is in progress: what"
+		" tells the policies apart) and the reads'; the <b>in-flush</b> transient (while a"
+		" flush is in progress, as large under every policy) runs off it, clipped, with a"
+		" note.  Only a <b>noticeable</b> stranded episode (a read skipped, or at least"
+		" 1 ms) is flagged."
 		"  Dots are the traced reads at the error the reader got after its read's flush"
 		" decision; big outlined dots are <b>stale reads</b>, skipped while the cgroup was"
 		" <b>stranded</b> (not flushable with more updates pending than per-CPU batching can"
@@ -471,7 +476,7 @@ static int html_begin(struct report_out *o)
 		"</p>\n");
 	if (fleet) {
 		fprintf(f, "<h2>Fleet: %d hosts</h2>\n<table class=\"fleet\"><thead><tr><th>host</th>"
-			"<th>ancestors stranded</th><th>worst read error of a page line</th>"
+			"<th>cgroups noticeably stranded</th><th>worst read error of a page line</th>"
 			"<th>worst read error of an event line</th><th>stale reads under the traced"
 			" kernel's policy</th><th>under continue</th><th>continue's cost</th></tr>"
 			"</thead><tbody>\n", m->nr_hosts);

@@ -36,7 +36,8 @@ struct chart {
 	struct svg_reduce	red[MAX_RUNS];
 	struct svg_reduce	marks[MAX_RUNS][2];	/* reads: [0] fresh or right, [1] stale */
 	double			scale;		/* item unit -> axis unit */
-	double			ymin, ymax;
+	double			ymin, ymax;	/* the reads' */
+	double			smin, smax;	/* the series' */
 	int			cur;		/* run being read */
 	bool			any;
 };
@@ -52,8 +53,8 @@ static int chart_sample(const struct db_series *s, void *ctx)
 	double lo = (double)s->min_error * c->scale, hi = (double)s->max_error * c->scale;
 
 	svg_reduce_add(&c->red[c->cur], ts_s(c->hh, s->ts), lo, hi);
-	c->ymin = fmin(c->ymin, lo);
-	c->ymax = fmax(c->ymax, hi);
+	c->smin = fmin(c->smin, lo);
+	c->smax = fmax(c->smax, hi);
 	c->any = true;
 	return 0;
 }
@@ -157,11 +158,43 @@ static void chart_axes(FILE *f, const struct svg_scale *x, const struct svg_scal
 		" text-anchor=\"middle\">shown \xe2\x88\x92 truth, %s</text>\n", CH_T + PLOT_H / 2, yunit);
 }
 
-/* One line of one cgroup: every run's visible error, reads, episodes, forced flushes. */
+/*
+ * The largest settled and in-flush visible errors of this line over the
+ * runs, in the item's unit; false when some run's results predate the split.
+ */
+static bool line_split(const struct hhost *hh, const struct report_line *r0, double *settled,
+		       double *flush)
+{
+	const struct report_host *h = hh->h;
+	size_t i;
+
+	*settled = *flush = 0;
+	for (i = 0; i < h->nr_lines; i++) {
+		const struct report_line *l = &h->lines[i];
+
+		if (l->cgroup_id != r0->cgroup_id || strcmp(l->item, r0->item) ||
+		    strcmp(l->cgroup, r0->cgroup))
+			continue;
+		if (!l->split)
+			return false;
+		*settled = fmax(*settled, (double)l->max_settled);
+		*flush = fmax(*flush, (double)l->max_flush);
+	}
+	return true;
+}
+
+/*
+ * One line of one cgroup: every run's visible error, reads, episodes, forced
+ * flushes.  The scale is the settled error's and the reads': the in-flush
+ * transient (as large under every policy) would dwarf what tells the
+ * policies apart, so it runs off the scale, clipped, and a note says how far.
+ */
 int html_chart_write(FILE *f, struct hhost *hh, const struct report_line *r0, int kind, int item)
 {
 	struct chart c = { .hh = hh, .ymin = 0, .ymax = 0 };
 	double span_s = (double)(hh->h->t1 - hh->h->t0) / 1e9;
+	double settled, flush, lo, hi;
+	bool split = line_split(hh, r0, &settled, &flush), clipped;
 	struct svg_scale x, y;
 	struct svg_ticks yt;
 	int i, err = 0;
@@ -193,8 +226,13 @@ int html_chart_write(FILE *f, struct hhost *hh, const struct report_line *r0, in
 		fprintf(f, " to plot it.</p>\n");
 		goto out;
 	}
-	/* the axis: 1-2-5 ticks around the data and 0 */
-	svg_ticks(c.ymin, c.ymax > c.ymin ? c.ymax : c.ymin + 1, 6, &yt);
+	/* the axis: 1-2-5 ticks around the reads, the settled error and 0 */
+	lo = split ? fmax(c.smin, -settled * c.scale) : c.smin;
+	hi = split ? fmin(c.smax, settled * c.scale) : c.smax;
+	lo = fmin(c.ymin, lo);
+	hi = fmax(c.ymax, hi);
+	svg_ticks(lo, hi > lo ? hi : lo + 1, 6, &yt);
+	clipped = c.smin < yt.v[0] || c.smax > yt.v[yt.n - 1];
 	x = (struct svg_scale){ 0, span_s, CH_L, CH_L + PLOT_W };
 	y = (struct svg_scale){ yt.v[0], yt.v[yt.n - 1], CH_T + PLOT_H, CH_T };
 	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" viewBox=\"0 0 %d %d\""
@@ -220,6 +258,11 @@ int html_chart_write(FILE *f, struct hhost *hh, const struct report_line *r0, in
 		fprintf(f, "\"/>\n");
 	}
 	chart_axes(f, &x, &y, span_s, r0->events ? "events" : "MiB");
+	/* a nested svg clips what runs off the scale to the plot area */
+	if (clipped)
+		fprintf(f, "<svg x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" viewBox=\"%d %d %d %d\""
+			" overflow=\"hidden\">\n", CH_L, CH_T, PLOT_W, PLOT_H, CH_L, CH_T, PLOT_W,
+			PLOT_H);
 	/*
 	 * Last policy first, each under the next with a wider stroke: where two
 	 * policies agree (continue and legacy often do) both colours still show.
@@ -232,6 +275,8 @@ int html_chart_write(FILE *f, struct hhost *hh, const struct report_line *r0, in
 			 hh->runs[i].dashed ? " stroke-dasharray=\"6 3\"" : "");
 		svg_path_reduced(f, &c.red[i], &y, CH_L, a);
 	}
+	if (clipped)
+		fprintf(f, "</svg>\n");
 	for (i = 0; i < hh->nr_runs; i++) {
 		char a[160];
 
@@ -242,6 +287,15 @@ int html_chart_write(FILE *f, struct hhost *hh, const struct report_line *r0, in
 		chart_marks(f, &c.marks[i][1], &y, a);
 	}
 	fprintf(f, "</svg>\n");
+	if (clipped) {
+		char a[32], b[32];
+
+		fprintf(f, "<p class=\"note flush\">Off the scale, clipped: the in-flush transient"
+			" (while a flush is in progress, as large under every policy) reaching %s."
+			"  The scale is the settled error's (at most %s) and the reads'.</p>\n",
+			val_str(a, sizeof(a), r0->events, flush, hh->h->page_size),
+			val_str(b, sizeof(b), r0->events, settled, hh->h->page_size));
+	}
 out:
 	for (i = 0; i < hh->nr_runs; i++) {
 		svg_reduce_free(&c.red[i]);

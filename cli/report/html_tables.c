@@ -40,12 +40,12 @@ void html_legend(FILE *f, const struct hhost *hh)
 
 void html_line_table(FILE *f, const struct hhost *hh, const struct hline *ln, size_t n)
 {
-	char a[32], c[32], d[32];
+	char a[32], c[32], d[32], e[32];
 	size_t i, j;
 
 	fprintf(f, "<table class=\"lines\"><thead><tr><th>line</th><th>policy</th><th>worst read"
-		"</th><th>visible max</th><th>stale / reads</th><th>stranded <small>(episodes)</small></th>"
-		"</tr></thead><tbody>\n");
+		"</th><th>settled max</th><th>in flush <small>(transient)</small></th><th>stale / reads"
+		"</th><th>stranded <small>(noticeable / episodes)</small></th></tr></thead><tbody>\n");
 	for (i = 0; i < n && i < TABLE_LINES; i++) {
 		for (j = ln[i].from; j < ln[i].to; j++) {
 			const struct report_line *r = &hh->h->lines[j];
@@ -60,14 +60,19 @@ void html_line_table(FILE *f, const struct hhost *hh, const struct hline *ln, si
 			fprintf(f, "<td class=\"pol\"><i class=\"sw\" style=\"background:%s\"></i>",
 				ru ? ru->colour : "#888");
 			esc(f, ru ? ru->label : r->run->policy);
-			fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s"
-				"</td><td class=\"n%s\">%" PRIu64 " / %" PRIu64 "</td><td class=\"n\">",
+			fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+				"<td class=\"n flush\">%s</td><td class=\"n%s\">%" PRIu64 " / %" PRIu64
+				"</td><td class=\"n%s\">",
 				val_str(a, sizeof(a), r->events, (double)r->max_read, hh->h->page_size),
-				val_str(c, sizeof(c), r->events, (double)r->max_visible, hh->h->page_size),
-				r->stale_reads ? " bad" : "", r->stale_reads, r->reads);
+				val_str(c, sizeof(c), r->events, (double)r->max_settled, hh->h->page_size),
+				r->split ? val_str(e, sizeof(e), r->events, (double)r->max_flush,
+						   hh->h->page_size) : "?",
+				r->stale_reads ? " bad" : "", r->stale_reads, r->reads,
+				r->noticeable ? " bad" : "");
 			if (r->stranded_ms > 0)
-				fprintf(f, "%s <small>(%" PRIu64 ")</small>",
-					report_ms_fixed_str(d, sizeof(d), r->stranded_ms), r->stranded_episodes);
+				fprintf(f, "%s <small>(%" PRIu64 " / %" PRIu64 ")</small>",
+					report_ms_fixed_str(d, sizeof(d), r->stranded_ms), r->noticeable,
+					r->stranded_episodes);
 			else
 				fprintf(f, "&#8211;");
 			fprintf(f, "</td></tr>\n");

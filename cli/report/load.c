@@ -46,6 +46,10 @@ static int add_row(const struct db_lag_row *row, void *ctx)
 		.p99_read = row->p99_read_error, .max_visible = row->max_visible_error,
 		.mean_read = row->mean_read_error, .mean_visible = row->mean_visible_error,
 		.age_ms = row->max_error_age_ms, .stranded_ms = row->stranded_ms,
+		.split = row->has_settled,
+		.max_settled = row->has_settled ? row->max_settled_error : row->max_visible_error,
+		.max_flush = row->max_flush_error,
+		.noticeable = row->has_settled ? row->noticeable_episodes : row->stranded_episodes,
 	};
 	if (!l->cgroup || !l->item)
 		return -ENOMEM;

@@ -16,8 +16,8 @@
  * policy, run).  Numbers are written through units.c.  Nothing here prints
  * to the user or exits: functions return 0 or a negative errno / -MCR_E_*.
  *
- * Room to grow: a line's extra columns (memory.stat line names, a visible
- * error split) go in struct report_line; a host's extra sections (what
+ * Room to grow: a line's extra columns (memory.stat line names) go in
+ * struct report_line; a host's extra sections (what
  * memory.stat printed) in struct report_host, with an op of their own.
  */
 #ifndef MCR_REPORT_MODEL_H
@@ -58,6 +58,15 @@ struct report_line {
 	bool			events;		/* unit events: a count, else pages */
 	uint64_t		reads, stale_reads, stranded_episodes, max_pending;
 	uint64_t		max_read, p99_read, max_visible;
+	/*
+	 * The visible error's split: settled (no flush in progress: the
+	 * headline, what tells the policies apart) and the in-flush transient;
+	 * the stranded episodes a reader could notice (a read skipped, or
+	 * >= 1 ms).  !split: the file's results predate them; then settled is
+	 * max_visible and every episode counts as noticeable.
+	 */
+	uint64_t		max_settled, max_flush, noticeable;
+	bool			split;
 	double			mean_read, mean_visible, age_ms, stranded_ms;
 	/* REPORT_NEED_TEXT: each column as SQLite prints it (CSV, JSON), then batch_size, nr_cpus */
 	char			*text[DB_LAG_NR_COLS + 2];
@@ -300,9 +309,12 @@ char *report_pages_str(char *buf, size_t len, double pages, int64_t page_size);
 /* A line's value in its unit: pages as above ("0 B" for 0 with @zero_unit), events a count. */
 char *report_value_str(char *buf, size_t len, double v, bool events, int64_t page_size,
 		       bool zero_unit);
-/* "9.8 s", "120 ms", "0.4 ms", "0": a duration given in ms, two significant digits at least. */
+/*
+ * "9.8 s", "120 ms", "1.5 ms", "21 µs", "0": a duration given in ms, two
+ * significant digits at least; under 1 ms in µs.
+ */
 char *report_ms_str(char *buf, size_t len, double ms);
-/* "3.7 ms", "1.50 s": a duration in the HTML tables' fixed decimals. */
+/* "3.7 ms", "1.50 s", "21 µs": a duration in the HTML tables' fixed decimals; under 1 ms in µs. */
 char *report_ms_fixed_str(char *buf, size_t len, double ms);
 
 #endif /* MCR_REPORT_MODEL_H */

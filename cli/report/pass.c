@@ -31,12 +31,14 @@ static bool replay_is_grid(const struct replay_params *p, const struct replay_tr
 
 /*
  * The worst page line a reader of one cgroup got under one policy, and the
- * largest visible error of a page line (what a reader would have got at the
- * worst moment: the one figure for a cgroup nobody read).
+ * largest settled visible error of a page line (what a reader would have got
+ * at the worst moment outside a flush: the one figure for a cgroup nobody
+ * read), with the in-flush transient apart.
  */
 struct worst {
 	uint64_t		err;
-	uint64_t		visible;
+	uint64_t		visible;	/* settled: outside flushes */
+	uint64_t		flush;		/* the in-flush transient */
 	int			item;
 	enum sim_item_kind	kind;
 	bool			any;
@@ -48,8 +50,10 @@ static int worst_cb(const struct replay_item_summary *is, void *ctx)
 
 	if (is->kind == SIM_ITEM_EVENT)
 		return 0;	/* counts, not pages: ranked apart */
-	if (is->max_visible_error > w->visible)
-		w->visible = is->max_visible_error;
+	if (is->max_settled_error > w->visible)
+		w->visible = is->max_settled_error;
+	if (is->max_flush_error > w->flush)
+		w->flush = is->max_flush_error;
 	if (!w->any || is->max_read_error > w->err) {
 		w->err = is->max_read_error;
 		w->item = is->item;
@@ -133,7 +137,9 @@ static int pass_ancestor(struct report_host *h, struct db *db, struct replay *r,
 			.cgroup = strdup(path ? path : "?"), .item = strdup(name),
 			.run_id = h->runs[pol].id, .cgroup_id = id, .level = -1,
 			.reads = s.reads, .stale_reads = s.stale_reads, .max_read = w.err,
-			.max_visible = w.visible, .stranded_ms = s.stranded_ms,
+			.max_visible = w.visible > w.flush ? w.visible : w.flush,
+			.max_settled = w.visible, .max_flush = w.flush, .split = true,
+			.noticeable = s.noticeable_episodes, .stranded_ms = s.stranded_ms,
 			.stranded_episodes = s.episodes,
 		};
 		if (!l->cgroup || !l->item)

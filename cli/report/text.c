@@ -96,10 +96,41 @@ static int table_labels(struct tstate *ts)
 	return 0;
 }
 
+/* ", stranded 1.9 s in 16 episodes": only noticeable episodes are an alarm. */
+static void stranded_str(FILE *f, const struct report_line *l)
+{
+	char b[32];
+
+	if (!(l->stranded_ms > 0))
+		return;
+	fprintf(f, ", stranded %s in %" PRIu64 " episode%s", report_ms_str(b, sizeof(b), l->stranded_ms),
+		l->stranded_episodes, l->stranded_episodes == 1 ? "" : "s");
+	if (!l->noticeable)
+		fprintf(f, ", none noticeable");
+	else if (l->noticeable < l->stranded_episodes)
+		fprintf(f, " (%" PRIu64 " noticeable)", l->noticeable);
+}
+
+/* "settled max 43.6 MiB, in flush 506 MiB" (results before the split: "visible max") */
+static const char *visible_str(char *buf, size_t len, const struct report_line *l,
+			       int64_t page_size)
+{
+	char a[32], b[32];
+
+	if (!l->split)
+		snprintf(buf, len, "visible max %s", val_str(a, sizeof(a), l,
+							      (double)l->max_visible, page_size));
+	else
+		snprintf(buf, len, "settled max %s, in flush %s",
+			 val_str(a, sizeof(a), l, (double)l->max_settled, page_size),
+			 val_str(b, sizeof(b), l, (double)l->max_flush, page_size));
+	return buf;
+}
+
 /* One line of memory.stat, every policy in one sentence, then their details. */
 static void table_item(const struct tstate *ts, const struct report_line **r, size_t n)
 {
-	char a[32], b[32], c[32], d[32], e[32];
+	char a[32], b[32], d[32], e[32], v[80];
 	int64_t ps = ts->h->page_size;
 	FILE *f = ts->f;
 	size_t i;
@@ -109,23 +140,20 @@ static void table_item(const struct tstate *ts, const struct report_line **r, si
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s %s worst %s", i ? ";" : "", label(ts, r[i]),
 			val_str(a, sizeof(a), r[i], (double)r[i]->max_read, ps));
-		if (!r[i]->stale_reads && !r[i]->stranded_ms) {
+		if (!r[i]->stale_reads)
 			fprintf(f, ", 0 stale");
-			continue;
-		}
-		fprintf(f, ", %" PRIu64 " of %" PRIu64 " reads stale", r[i]->stale_reads, r[i]->reads);
-		if (r[i]->stranded_ms)
-			fprintf(f, ", stranded %s in %" PRIu64 " episode%s",
-				report_ms_str(b, sizeof(b), r[i]->stranded_ms), r[i]->stranded_episodes,
-				r[i]->stranded_episodes == 1 ? "" : "s");
+		else
+			fprintf(f, ", %" PRIu64 " of %" PRIu64 " reads stale", r[i]->stale_reads,
+				r[i]->reads);
+		stranded_str(f, r[i]);
 	}
 	fprintf(f, "\n");
 	for (i = 0; i < n; i++)
-		fprintf(f, "      %-*s read p99 %s, mean %s; visible max %s, mean %s; oldest missed %s;"
+		fprintf(f, "      %-*s read p99 %s, mean %s; %s; visible mean %s; oldest missed %s;"
 			" max pending %" PRIu64 "\n", ts->label_w, label(ts, r[i]),
 			val_str(a, sizeof(a), r[i], (double)r[i]->p99_read, ps),
 			val_str(b, sizeof(b), r[i], r[i]->mean_read, ps),
-			val_str(c, sizeof(c), r[i], (double)r[i]->max_visible, ps),
+			visible_str(v, sizeof(v), r[i], ps),
 			val_str(d, sizeof(d), r[i], r[i]->mean_visible, ps),
 			report_ms_str(e, sizeof(e), r[i]->age_ms), r[i]->max_pending);
 }
@@ -166,7 +194,7 @@ static int table_cgroup(const struct tstate *ts, size_t from, size_t to)
 		double key = 0;
 
 		for (j = i; j < to && !strcmp(rows[j].item, rows[i].item); j++) {
-			double v = (double)rows[j].max_read + 1e-9 * (double)rows[j].max_visible;
+			double v = (double)rows[j].max_read + 1e-9 * (double)rows[j].max_settled;
 
 			if (v > key)
 				key = v;
@@ -198,7 +226,7 @@ static int table_cgroup(const struct tstate *ts, size_t from, size_t to)
 
 struct tunread {
 	size_t		from, to;
-	uint64_t	worst;	/* largest visible error of a page line, any policy */
+	uint64_t	worst;	/* largest settled visible error of a page line, any policy */
 };
 
 static int tunread_cmp(const void *a, const void *b)
@@ -208,7 +236,7 @@ static int tunread_cmp(const void *a, const void *b)
 	return x->worst < y->worst ? 1 : x->worst > y->worst ? -1 : (x->from > y->from) - (x->from < y->from);
 }
 
-/* An unread cgroup in one line: each policy's largest visible error of a page line. */
+/* An unread cgroup in one line: each policy's largest settled visible error of a page line. */
 static void table_unread(const struct tstate *ts, const struct tunread *u)
 {
 	char a[32], b[32];
@@ -228,14 +256,14 @@ static void table_unread(const struct tstate *ts, const struct tunread *u)
 			continue;
 		for (j = i; j < u->to; j++)
 			if (ts->h->lines[j].run_id == ts->h->lines[i].run_id && !ts->h->lines[j].events &&
-			    (!best || ts->h->lines[j].max_visible > best->max_visible))
+			    (!best || ts->h->lines[j].max_settled > best->max_settled))
 				best = &ts->h->lines[j];
 		if (!best)
 			continue;
 		fprintf(ts->f, "%s %s %s (%s)", k++ ? ";" : "", label(ts, best),
-			report_pages_str(a, sizeof(a), (double)best->max_visible, ts->h->page_size),
+			report_pages_str(a, sizeof(a), (double)best->max_settled, ts->h->page_size),
 			best->item);
-		if (best->stranded_ms)
+		if (best->noticeable)
 			fprintf(ts->f, ", stranded %s", report_ms_str(b, sizeof(b), best->stranded_ms));
 	}
 	fprintf(ts->f, "\n");
@@ -249,11 +277,14 @@ static void table_header(FILE *f, int64_t page_size, int64_t online, int64_t bat
 		"             decision (non-forced memcg_flush_stats of the cgroup)\n"
 		"  p99, mean  the same over all the cgroup's reads\n"
 		"  visible    what a reader arriving at any moment would get (0 while flushable):\n"
-		"             its max and time-weighted mean\n"
+		"             settled max: while no flush was in progress (what tells the\n"
+		"             policies apart); in flush: the transient while one was, as large\n"
+		"             under every policy; mean: time-weighted, over both\n"
 		"  stale      reads skipped while the cgroup was stranded: not flushable (stats_updates\n"
 		"             <= TH = %" PRId64 ") with more than TH + %" PRId64 " x %" PRId64
 		" = %" PRId64 " updates pending,\n"
-		"             more than per-CPU batching can hold back\n"
+		"             more than per-CPU batching can hold back; an episode is noticeable\n"
+		"             if it skipped a read or lasted >= 1 ms (shorter ones met no reader)\n"
 		"  oldest missed  age of the oldest update a reader missed (any line of the cgroup)\n"
 		"  max pending    sum of |val| not yet flushed, stats_updates units: not memory\n"
 		"  Page lines in bytes (page %" PRId64 " B); (events) lines are counts.\n",
@@ -293,8 +324,8 @@ static int text_table(struct report_out *o, const struct report_host *h)
 		for (j = i; j < h->nr_lines && rows[j].cgroup_id == rows[i].cgroup_id &&
 		     !strcmp(rows[j].cgroup, rows[i].cgroup); j++) {
 			read |= rows[j].reads > 0;
-			if (!rows[j].events && rows[j].max_visible > worst)
-				worst = rows[j].max_visible;
+			if (!rows[j].events && rows[j].max_settled > worst)
+				worst = rows[j].max_settled;
 		}
 		if (read)
 			err = table_cgroup(&ts, i, j);
@@ -303,8 +334,8 @@ static int text_table(struct report_out *o, const struct report_host *h)
 	}
 	if (!err && nu) {
 		qsort(unread, nu, sizeof(*unread), tunread_cmp);
-		fprintf(o->f, "\nCgroups nobody read: the largest visible error of a page line, what a reader\n"
-			"would have got at the worst moment\n");
+		fprintf(o->f, "\nCgroups nobody read: the largest settled visible error of a page line, what\n"
+			"a reader would have got at the worst moment outside a flush\n");
 		for (i = 0; i < nu && i < TABLE_UNREAD; i++)
 			table_unread(&ts, &unread[i]);
 		if (nu > TABLE_UNREAD)
@@ -345,7 +376,7 @@ static int pass_lines(struct report_out *o, const struct report_host *h)
 		if (!i || l->cgroup_id != h->lines[i - 1].cgroup_id) {
 			fprintf(f, "  %s (id %" PRIu64 ")\n", l->cgroup, l->cgroup_id);
 			fprintf(f, "    %-*s %-12s %-24s %-13s %-13s %s\n", lw, "policy", "worst read",
-				"line", "stale reads", "visible max", "stranded");
+				"line", "stale reads", "settled max", "stranded");
 		}
 		snprintf(reads, sizeof(reads), "%" PRIu64 " of %" PRIu64, l->stale_reads, l->reads);
 		if (!l->reads)
@@ -353,7 +384,7 @@ static int pass_lines(struct report_out *o, const struct report_host *h)
 		else
 			report_pages_str(a, sizeof(a), (double)l->max_read, h->page_size);
 		fprintf(f, "    %-*s %-12s %-24s %-13s %-13s %s in %" PRIu64 "\n", lw, l->run->name, a,
-			l->item, reads, report_pages_str(v, sizeof(v), (double)l->max_visible,
+			l->item, reads, report_pages_str(v, sizeof(v), (double)l->max_settled,
 							 h->page_size),
 			report_ms_str(b, sizeof(b), l->stranded_ms), l->stranded_episodes);
 	}

@@ -40,16 +40,31 @@ char *report_value_str(char *buf, size_t len, double v, bool events, int64_t pag
 	return buf;
 }
 
+/*
+ * Under 1 ms, in µs: "21 µs", "2.5 µs", "0.04 µs" (the trace's clock is ns);
+ * never "0.0 ms" for a duration that is not 0.
+ */
+static char *us_str(char *buf, size_t len, double ms)
+{
+	double us = ms * 1000;
+
+	if (us >= 9.95)
+		snprintf(buf, len, "%.0f \xc2\xb5s", us);
+	else
+		snprintf(buf, len, "%.2g \xc2\xb5s", us);
+	return buf;
+}
+
 char *report_ms_str(char *buf, size_t len, double ms)
 {
 	if (ms == 0)
 		snprintf(buf, len, "0");
 	else if (ms >= 1000)
 		snprintf(buf, len, "%.*f s", ms >= 100000 ? 0 : 1, ms / 1000);
-	else if (ms >= 0.1)
+	else if (ms >= 0.9995)
 		snprintf(buf, len, "%.*f ms", ms >= 10 ? 0 : 1, ms);
 	else
-		snprintf(buf, len, "%.2g ms", ms);
+		us_str(buf, len, ms);
 	return buf;
 }
 
@@ -57,7 +72,9 @@ char *report_ms_fixed_str(char *buf, size_t len, double ms)
 {
 	if (ms >= 1000)
 		snprintf(buf, len, "%.2f s", ms / 1000);
-	else
+	else if (ms >= 0.9995 || ms == 0)
 		snprintf(buf, len, "%.1f ms", ms);
+	else
+		us_str(buf, len, ms);
 	return buf;
 }

@@ -67,7 +67,7 @@ static const struct report_line *worst_line(const struct report_host *h, size_t 
 		if (!w || (w->events && !l->events) ||
 		    (w->events == l->events && (l->max_read > w->max_read ||
 						(l->max_read == w->max_read &&
-						 l->max_visible > w->max_visible))))
+						 l->max_settled > w->max_settled))))
 			w = l;
 	}
 	return w;
