@@ -48,11 +48,24 @@ static void cost_wrap(FILE *f, const char *text)
 	}
 }
 
+/* A row of a grid's matrix: a policy at one batch (d: its d-th run at one point). */
+struct grow {
+	const char	*policy;
+	int		rank, d;
+	unsigned int	batch;
+	char		label[REPORT_NAME_LEN];
+};
+
 struct tstate {
 	FILE			*f;
 	const struct report_host *h;
 	int			label_w;	/* width of the label column: 10, more for a grid */
 	char			(*labels)[REPORT_NAME_LEN + 24];	/* per run */
+	/* a grid: its runs as a matrix, rows policy x batch, columns CPUs */
+	struct grow		*rows;
+	unsigned int		*cols;		/* the CPU counts, ascending */
+	int			nr_rows, nr_cols, row_w;
+	int			*row_of, *col_of;	/* per run */
 };
 
 /* A run's label in the table: its name, with #run where the name repeats. */
@@ -125,6 +138,165 @@ static const char *visible_str(char *buf, size_t len, const struct report_line *
 			 val_str(a, sizeof(a), l, (double)l->max_settled, page_size),
 			 val_str(b, sizeof(b), l, (double)l->max_flush, page_size));
 	return buf;
+}
+
+static int grow_cmp(const void *a, const void *b)
+{
+	const struct grow *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if (strcmp(x->policy, y->policy))
+		return strcmp(x->policy, y->policy);
+	if (x->batch != y->batch)
+		return x->batch < y->batch ? -1 : 1;
+	return x->d - y->d;
+}
+
+static int uint_cmp(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Runs of the same policy at the same point before @i: its d. */
+static int grid_dup(const struct report_host *h, int i)
+{
+	int j, d = 0;
+
+	for (j = 0; j < i; j++)
+		d += !strcmp(h->runs[j].policy, h->runs[i].policy) &&
+		     h->runs[j].batch == h->runs[i].batch && h->runs[j].cpus == h->runs[i].cpus;
+	return d;
+}
+
+/* A grid's matrix: rows policy x batch (in policy order), columns the CPU counts. */
+static int grid_setup(struct tstate *ts)
+{
+	const struct report_host *h = ts->h;
+	size_t n = h->nr_runs ? (size_t)h->nr_runs : 1;
+	bool again = false;
+	int i, j;
+
+	ts->rows = calloc(n, sizeof(*ts->rows));
+	ts->cols = calloc(n, sizeof(*ts->cols));
+	ts->row_of = calloc(n, sizeof(*ts->row_of));
+	ts->col_of = calloc(n, sizeof(*ts->col_of));
+	if (!ts->rows || !ts->cols || !ts->row_of || !ts->col_of)
+		return -ENOMEM;
+	for (i = 0; i < h->nr_runs; i++) {
+		struct grow g = { .policy = h->runs[i].policy, .rank = h->runs[i].rank,
+				  .batch = h->runs[i].batch, .d = grid_dup(h, i) };
+
+		for (j = 0; j < ts->nr_rows && grow_cmp(&ts->rows[j], &g); j++)
+			;
+		if (j == ts->nr_rows)
+			ts->rows[ts->nr_rows++] = g;
+		again |= g.d > 0;
+		for (j = 0; j < ts->nr_cols && ts->cols[j] != h->runs[i].cpus; j++)
+			;
+		if (j == ts->nr_cols)
+			ts->cols[ts->nr_cols++] = h->runs[i].cpus;
+	}
+	qsort(ts->rows, (size_t)ts->nr_rows, sizeof(*ts->rows), grow_cmp);
+	qsort(ts->cols, (size_t)ts->nr_cols, sizeof(*ts->cols), uint_cmp);
+	ts->row_w = 0;
+	for (j = 0; j < ts->nr_rows; j++) {
+		struct grow *g = &ts->rows[j];
+
+		if (again)
+			snprintf(g->label, sizeof(g->label), "%s b=%u (%d)", g->policy, g->batch,
+				 g->d + 1);
+		else
+			snprintf(g->label, sizeof(g->label), "%s b=%u", g->policy, g->batch);
+		if ((int)strlen(g->label) > ts->row_w)
+			ts->row_w = (int)strlen(g->label);
+	}
+	for (i = 0; i < h->nr_runs; i++) {
+		struct grow g = { .policy = h->runs[i].policy, .rank = h->runs[i].rank,
+				  .batch = h->runs[i].batch, .d = grid_dup(h, i) };
+
+		for (j = 0; grow_cmp(&ts->rows[j], &g); j++)
+			;
+		ts->row_of[i] = j;
+		for (j = 0; ts->cols[j] != h->runs[i].cpus; j++)
+			;
+		ts->col_of[i] = j;
+	}
+	return 0;
+}
+
+static void grid_free(struct tstate *ts)
+{
+	free(ts->rows);
+	free(ts->cols);
+	free(ts->row_of);
+	free(ts->col_of);
+}
+
+#define GRID_CELL_LEN	48
+
+/*
+ * One line of memory.stat in a grid: a matrix of each run's worst read error
+ * and stale reads of reads, policy x batch down, CPUs across ("-": no run
+ * at that point; "0": the line was never wrong under that run).
+ */
+static int table_item_grid(const struct tstate *ts, const struct report_line **r, size_t n)
+{
+	const struct report_host *h = ts->h;
+	size_t cells = (size_t)ts->nr_rows * (size_t)ts->nr_cols;
+	char (*cell)[GRID_CELL_LEN] = calloc(cells ? cells : 1, sizeof(*cell));
+	int *w = calloc(ts->nr_cols ? (size_t)ts->nr_cols : 1, sizeof(*w));
+	FILE *f = ts->f;
+	int i, j;
+	size_t k;
+
+	if (!cell || !w) {
+		free(cell);
+		free(w);
+		return -ENOMEM;
+	}
+	for (k = 0; k < cells; k++)
+		snprintf(cell[k], GRID_CELL_LEN, "-");
+	for (i = 0; i < h->nr_runs; i++)
+		snprintf(cell[ts->row_of[i] * ts->nr_cols + ts->col_of[i]], GRID_CELL_LEN, "0");
+	for (k = 0; k < n; k++) {
+		int ri = (int)(r[k]->run - h->runs);
+		char a[32];
+
+		snprintf(cell[ts->row_of[ri] * ts->nr_cols + ts->col_of[ri]], GRID_CELL_LEN,
+			 "%s %" PRIu64 "/%" PRIu64, val_str(a, sizeof(a), r[k], (double)r[k]->max_read,
+							    h->page_size),
+			 r[k]->stale_reads, r[k]->reads);
+	}
+	for (j = 0; j < ts->nr_cols; j++) {
+		char hd[24];
+
+		w[j] = snprintf(hd, sizeof(hd), "cpus=%u", ts->cols[j]);
+		for (i = 0; i < ts->nr_rows; i++)
+			if ((int)strlen(cell[i * ts->nr_cols + j]) > w[j])
+				w[j] = (int)strlen(cell[i * ts->nr_cols + j]);
+	}
+	fprintf(f, "  %s%s: worst read error, stale reads of reads\n", r[0]->item,
+		r[0]->events ? " (events)" : "");
+	fprintf(f, "    %-*s", ts->row_w, "");
+	for (j = 0; j < ts->nr_cols; j++) {
+		char hd[24];
+
+		snprintf(hd, sizeof(hd), "cpus=%u", ts->cols[j]);
+		fprintf(f, "  %*s", w[j], hd);
+	}
+	fputc('\n', f);
+	for (i = 0; i < ts->nr_rows; i++) {
+		fprintf(f, "    %-*s", ts->row_w, ts->rows[i].label);
+		for (j = 0; j < ts->nr_cols; j++)
+			fprintf(f, "  %*s", w[j], cell[i * ts->nr_cols + j]);
+		fputc('\n', f);
+	}
+	free(cell);
+	free(w);
+	return 0;
 }
 
 /* One line of memory.stat, every policy in one sentence, then their details. */
@@ -211,7 +383,17 @@ static int table_cgroup(const struct tstate *ts, size_t from, size_t to)
 		}
 		if (shown == REPORT_TABLE_LINES)
 			continue;
-		table_item(ts, it[i].r, it[i].n);
+		if (ts->h->grid) {
+			int err = table_item_grid(ts, it[i].r, it[i].n);
+
+			if (err) {
+				free(it);
+				free(ptr);
+				return err;
+			}
+		} else {
+			table_item(ts, it[i].r, it[i].n);
+		}
 		shown++;
 	}
 	if (n - quiet > shown)
@@ -239,6 +421,7 @@ static int tunread_cmp(const void *a, const void *b)
 /* An unread cgroup in one line: each policy's largest settled visible error of a page line. */
 static void table_unread(const struct tstate *ts, const struct tunread *u)
 {
+	const struct report_line *hi = NULL, *lo = NULL;
 	char a[32], b[32];
 	size_t i, k;
 
@@ -260,12 +443,28 @@ static void table_unread(const struct tstate *ts, const struct tunread *u)
 				best = &ts->h->lines[j];
 		if (!best)
 			continue;
+		/* a grid: only its largest and smallest, the line stays short */
+		if (ts->h->grid) {
+			if (!hi || best->max_settled > hi->max_settled)
+				hi = best;
+			if (!lo || best->max_settled < lo->max_settled)
+				lo = best;
+			continue;
+		}
 		fprintf(ts->f, "%s %s %s (%s)", k++ ? ";" : "", label(ts, best),
 			report_pages_str(a, sizeof(a), (double)best->max_settled, ts->h->page_size),
 			best->item);
 		if (best->noticeable)
 			fprintf(ts->f, ", stranded %s", report_ms_str(b, sizeof(b), best->stranded_ms));
 	}
+	if (hi)
+		fprintf(ts->f, " largest %s (%s) under %s",
+			report_pages_str(a, sizeof(a), (double)hi->max_settled, ts->h->page_size),
+			hi->item, label(ts, hi));
+	if (lo && lo != hi)
+		fprintf(ts->f, ";\n    smallest %s (%s) under %s",
+			report_pages_str(a, sizeof(a), (double)lo->max_settled, ts->h->page_size),
+			lo->item, label(ts, lo));
 	fprintf(ts->f, "\n");
 }
 
@@ -295,7 +494,11 @@ static void table_header(FILE *f, int64_t page_size, int64_t online, int64_t bat
 	if (grid)
 		fprintf(f, "  A run labelled b=B cpus=N simulated MEMCG_CHARGE_BATCH B on N online CPUs:\n"
 			"  its TH is B x N and its stranded limit TH + (B - 1) x N; the trace's own\n"
-			"  are b=%" PRId64 " cpus=%" PRId64 ".\n", batch, online);
+			"  are b=%" PRId64 " cpus=%" PRId64 ".\n"
+			"  Each line is a matrix of the runs, policy and batch down, CPUs across: the\n"
+			"  worst read error and stale reads of reads (\"-\" no run there, \"0\" never\n"
+			"  wrong); --format csv has every column of each run.\n",
+			batch, online);
 }
 
 
@@ -310,6 +513,8 @@ static int text_table(struct report_out *o, const struct report_host *h)
 	int err;
 
 	err = table_labels(&ts);
+	if (!err && h->grid)
+		err = grid_setup(&ts);
 	if (!err && !(unread = calloc(h->nr_lines ? h->nr_lines : 1, sizeof(*unread))))
 		err = -ENOMEM;
 	for (i = 0; i < h->nr_lines; i++)
@@ -342,6 +547,7 @@ static int text_table(struct report_out *o, const struct report_host *h)
 			fprintf(o->f, "  ... %zu more (--format csv, or --cgroup PATH)\n", nu - TABLE_UNREAD);
 	}
 	free(ts.labels);
+	grid_free(&ts);
 	free(unread);
 	return err;
 }

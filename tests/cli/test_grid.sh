@@ -86,8 +86,12 @@ got=$(q "$GRID" "SELECT group_concat(r.batch_size || 'x' || r.nr_cpus || '=' || 
 [ "$got" = "32x4=2 32x16=0 64x4=0 64x16=0" ] && pass grid_stale_only_b32 || fail grid_stale_only_b32 "$got"
 
 expect_exit grid_report 0 "$REPLAY" report "$GRID"
-expect_match grid_report_side_by_side '^  NR_FILE_PAGES: break b=32 cpus=4 worst 2.00 MiB, 2 of 2 reads stale.*; break b=64 cpus=4 worst 2.00 MiB, 0 stale;.*continue b=64 cpus=16 worst' "$T_OUT"
-expect_match grid_report_details '^      continue b=32 cpus=16 read p99 ' "$T_OUT"
+# each line a matrix: policy and batch down, CPUs across, worst read error and stale reads
+expect_match grid_report_matrix_title '^  NR_FILE_PAGES: worst read error, stale reads of reads$' "$T_OUT"
+expect_match grid_report_matrix_cols '^ +cpus=4 +cpus=16$' "$T_OUT"
+expect_match grid_report_matrix_b32 '^    break b=32 +2.00 MiB 2/2 +2.00 MiB 0/2$' "$T_OUT"
+expect_match grid_report_matrix_b64 '^    break b=64 +2.00 MiB 0/2 +2.00 MiB 0/2$' "$T_OUT"
+expect_match grid_report_matrix_cont '^    continue b=64 +512 KiB 0/2 +2.00 MiB 0/2$' "$T_OUT"
 expect_match grid_report_header 'the trace.s own *$' "$T_OUT"
 expect_exit grid_csv 0 "$REPLAY" report -f csv "$GRID"
 expect_match grid_csv_header '^policy,run_id,.*,max_pending,max_settled_error,max_flush_error,noticeable_episodes,batch_size,nr_cpus$' "$(head -1 <<<"$T_OUT")"
@@ -153,7 +157,18 @@ got=$(q "$V2" "SELECT group_concat(run_id || ':' || batch_size || 'x' || nr_cpus
 [ "$(q "$V2" "SELECT count(*) FROM item_summary WHERE run_id <= 3")" = "$(q "$PLAIN" "SELECT count(*) FROM item_summary")" ] &&
 	pass v2_results_kept || fail v2_results_kept "$(q "$V2" "SELECT count(*) FROM item_summary")"
 expect_exit v2_report_grid 0 "$REPLAY" report "$V2"
-expect_match v2_report_grid_labels 'break b=64 cpus=4 worst .*; break b=32 cpus=4 worst 2.00 MiB, 2 of 2 reads stale' "$T_OUT"
+expect_match v2_report_grid_labels '^    break b=32 +2.00 MiB 2/2$' "$T_OUT"
+expect_match v2_report_grid_legacy '^    legacy b=64 +[0-9.]+ [KM]iB 0/2$' "$T_OUT"
+
+# ---- a grid of 15 runs: every line of its report within 100 columns (the verdict's
+# sentences aside); it printed one line of ~1 300 columns per memory.stat line ----
+G15=$T_TMP/g15.db
+"$REPLAY" synth -q --scenario pagecache --duration 1 -o "$G15" || fail synth "pagecache"
+expect_exit grid15_replay 0 "$REPLAY" replay -q --policy break --batch 16,32,64 --cpus 2,4,8,16,32 "$G15"
+expect_exit grid15_report 0 "$REPLAY" report "$G15"
+long=$(printf '%s\n' "$T_OUT" | grep -v '^Verdict for ' | awk 'length($0) > 100' | head -2)
+[ -z "$long" ] && pass grid15_lines_short || fail grid15_lines_short "$long"
+expect_match grid15_matrix '^    break b=64( +[0-9.]+ [KM]iB [0-9]+/[0-9]+){5}$' "$T_OUT"
 
 # ---- the cost in time of a grid: every run labelled, each compared with break at its point ----
 # At costs of 1 ns for every operation but the contended atomic add and the cold step (the
