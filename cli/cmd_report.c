@@ -63,7 +63,7 @@ static const char report_doc[] =
 	"--run picks runs.  "
 	"The same rows are in SQL: SELECT * FROM lag_report (and cgroup_lag_report for --worst).  "
 	"--format html writes one self-contained page with charts of the visible error over time.  "
-	"Several FILEs (one replayed database per host) make one report with a host column.  "
+	"Several FILEs (one replayed database per host) make one report with host and file columns.  "
 	"Each policy's cost in time follows its staleness: estimated ns per update and CPU "
 	"seconds per second of trace, from the run's operation counts at the costs measured by "
 	"'memcg-replay calibrate' (its --help gives the formula; SELECT * FROM cost_report).  "
@@ -108,9 +108,12 @@ static const char report_doc[] =
 	"throughout has no row.  When a run was made at another batch or CPU count\n"
 	"than the trace's own (replay --batch, --cpus), two more columns end each\n"
 	"row, batch_size and nr_cpus, and the table labels every run\n"
-	"'POLICY b=BATCH cpus=N'.  With several FILEs a first column, host, names\n"
-	"each row's host (meta host, else the trace's own uname, else synth:SCENARIO,\n"
-	"else the file's name).\n"
+	"'POLICY b=BATCH cpus=N', each line a matrix of the runs (policy and batch\n"
+	"down, CPUs across).  With several FILEs two first columns, host and file,\n"
+	"name each row's host (meta host, else the trace's own uname, else\n"
+	"synth:SCENARIO, else the file's name) and database (as named on the command\n"
+	"line); the table then sums each up in one line, and where two databases\n"
+	"have one host's name the page labels each 'host (file)'.\n"
 	"\n"
 	"--cost (CSV, JSON; the view cost_report): one row per run: run_id, policy,\n"
 	"flush_model, updates, walk_steps, pcpu_adds, atomic_adds, dropped_batches,\n"
@@ -307,6 +310,7 @@ static bool report_is_ours(const char *path)
 	static const char *const heads[] = {
 		"Verdict for ", "Lag report: ", "\nCost in time of each policy", "== host ",
 		"policy,run_id,", "host,policy,run_id,", "run_id,policy,", "host,run_id,policy,",
+		"host,file,policy,run_id,", "host,file,run_id,policy,",
 		"[{\"policy\":", "[{\"host\":", "[{\"run_id\":", "[]\n",
 		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"

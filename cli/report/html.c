@@ -363,9 +363,10 @@ static void fleet_row(FILE *f, const struct report_host *h, int idx)
 	fprintf(f, "<tr><td><a href=\"#");
 	host_anchor(f, idx);
 	fprintf(f, "\">");
-	esc(f, hh->h->host);
-	fprintf(f, "</a>%s</td><td class=\"n%s\">%zu</td><td>", lost_gaps ? " <b class=\"bad\">lost"
-		" events</b>" : "", stranded ? " bad" : "", stranded);
+	esc(f, h->label);
+	fprintf(f, "</a>%s</td><td>", lost_gaps ? " <b class=\"bad\">lost events</b>" : "");
+	esc(f, h->file);
+	fprintf(f, "</td><td class=\"n%s\">%zu</td><td>", stranded ? " bad" : "", stranded);
 	if (worst && worst->max_read) {
 		const struct hrun *ru = run_of(hh, worst->run_id);
 
@@ -476,6 +477,7 @@ static int html_begin(struct report_out *o)
 		"</p>\n");
 	if (fleet) {
 		fprintf(f, "<h2>Fleet: %d hosts</h2>\n<table class=\"fleet\"><thead><tr><th>host</th>"
+			"<th>file</th>"
 			"<th>cgroups noticeably stranded</th><th>worst read error of a page line</th>"
 			"<th>worst read error of an event line</th><th>stale reads under the traced"
 			" kernel's policy</th><th>under continue</th><th>continue's cost</th></tr>"

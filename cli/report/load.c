@@ -176,6 +176,26 @@ static int host_load(struct report_host *h, const struct report_source *src,
 	return 0;
 }
 
+/* Each host's label: its name, with its file where another host has the same name. */
+static int host_labels(struct report_model *m)
+{
+	int i, j;
+
+	for (i = 0; i < m->nr_hosts; i++) {
+		struct report_host *h = &m->hosts[i];
+		bool same = false;
+
+		for (j = 0; j < m->nr_hosts; j++)
+			same |= j != i && !strcmp(m->hosts[j].host, h->host);
+		if (same ? asprintf(&h->label, "%s (%s)", h->host, h->file) < 0 :
+			   !(h->label = strdup(h->host))) {
+			h->label = NULL;
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int report_model_load(struct report_model *m, const struct report_source *src, int nr,
 		      const struct report_load *o)
 {
@@ -192,7 +212,7 @@ int report_model_load(struct report_model *m, const struct report_source *src, i
 		m->grid |= m->hosts[i].grid;
 		m->failed = i;
 	}
-	return err;
+	return err ?: host_labels(m);
 }
 
 void report_host_free(struct report_host *h)
@@ -217,6 +237,7 @@ void report_host_free(struct report_host *h)
 	report_costs_free(&h->costs);
 	report_verdict_free(&h->verdict);
 	free(h->host);
+	free(h->label);
 	memset(h, 0, sizeof(*h));
 }
 

@@ -130,6 +130,7 @@ struct report_host {
 	struct db		*db;
 	const char		*file;		/* as named on the command line */
 	char			*host;		/* report_host_name() */
+	char			*label;		/* host, "host (file)" where another has its name */
 	int64_t			page_size;
 	int64_t			batch, online;	/* the trace's own */
 	int64_t			t0, t1;		/* the capture's span, ns */
@@ -252,6 +253,20 @@ int report_verdict_load(struct report_host *h);
 void report_verdict_free(struct report_verdict *v);
 /* Stale reads under the traced kernel's policy: the flagged cgroups of every host. */
 size_t report_model_stale(const struct report_model *m);
+
+/* What readers got under one run, for the summary over several databases. */
+struct report_run_sum {
+	size_t				stale_cgroups;	/* with a stale read */
+	uint64_t			stale_reads, reads;
+	const struct report_line	*worst;		/* its worst line, a page line first; NULL */
+};
+/*
+ * @r's sum over @h's lines; the reads of the whole run from its cost row
+ * when there is one and @whole (no --cgroup), since a cgroup never wrong has
+ * no line.
+ */
+void report_run_sum(const struct report_host *h, const struct report_run *r, bool whole,
+		    struct report_run_sum *s);
 
 /*
  * The verdict in sentences, plain text (HTML escapes them): the headline;

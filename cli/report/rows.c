@@ -2,8 +2,8 @@
 /*
  * rows.c - the report's CSV and JSON ops (model.h): each line with the
  * lag_report view's column names and values as SQLite prints them, or with
- * --cost each run's cost with cost_report's; a first column host with
- * several databases, and batch_size, nr_cpus last when some host is a grid.
+ * --cost each run's cost with cost_report's; first the columns host and
+ * file (the database as named on the command line) with several databases, and batch_size, nr_cpus last when some host is a grid.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -105,11 +105,13 @@ static bool cost_col_text(size_t i)
 
 /* ---- CSV ---- */
 
-/* The host column's field, with several databases. */
-static void csv_host(FILE *f, const char *host)
+/* The host and file columns' fields, with several databases. */
+static void csv_host(FILE *f, const char *host, const struct report_host *h)
 {
 	if (host) {
 		cli_csv_field(f, host);
+		fputc(',', f);
+		cli_csv_field(f, h->file);
 		fputc(',', f);
 	}
 }
@@ -122,7 +124,7 @@ static int csv_lines(struct report_out *o, const struct report_host *h, int idx)
 	int i;
 
 	if (!idx) {
-		fprintf(f, "%s", host ? "host," : "");
+		fprintf(f, "%s", host ? "host,file," : "");
 		for (i = 0; i < DB_LAG_NR_COLS; i++)
 			fprintf(f, "%s%s", i ? "," : "", db_lag_col_name(i));
 		fprintf(f, "%s\n", o->m->grid ? ",batch_size,nr_cpus" : "");
@@ -130,7 +132,7 @@ static int csv_lines(struct report_out *o, const struct report_host *h, int idx)
 	for (l = 0; l < h->nr_lines; l++) {
 		char *const *text = h->lines[l].text;
 
-		csv_host(f, host);
+		csv_host(f, host, h);
 		for (i = 0; i < DB_LAG_NR_COLS; i++) {
 			if (i)
 				fputc(',', f);
@@ -155,7 +157,7 @@ static int csv_costs(struct report_out *o, const struct report_host *h, int idx)
 	size_t i, j;
 
 	if (!idx) {
-		fprintf(f, "%s", host ? "host," : "");
+		fprintf(f, "%s", host ? "host,file," : "");
 		for (j = 0; j < COST_NR_COLS; j++)
 			fprintf(f, "%s%s", j ? "," : "", cost_cols[j]);
 		fprintf(f, "%s\n", v->grid ? ",batch_size,nr_cpus" : "");
@@ -163,7 +165,7 @@ static int csv_costs(struct report_out *o, const struct report_host *h, int idx)
 	for (i = 0; i < v->nr; i++) {
 		char buf[64];
 
-		csv_host(f, host);
+		csv_host(f, host, h);
 		for (j = 0; j < COST_NR_COLS; j++) {
 			if (j)
 				fputc(',', f);
@@ -202,6 +204,8 @@ static void json_open(struct report_out *o, const struct report_host *h)
 	if (host) {
 		fprintf(o->f, "\"host\":");
 		db_json_string(o->f, host);
+		fprintf(o->f, ",\"file\":");
+		db_json_string(o->f, h->file);
 		fputc(',', o->f);
 	}
 }

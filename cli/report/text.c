@@ -685,6 +685,72 @@ out:
 
 /* ---- the verdict ---- */
 
+/* "450 MiB" of a page line, "9 events" of an event line, "0" */
+static const char *sum_worst(char *buf, size_t len, const struct report_host *h,
+			     const struct report_run_sum *s)
+{
+	const struct report_line *w = s->worst;
+
+	if (!w || !w->max_read)
+		snprintf(buf, len, "0");
+	else if (w->events)
+		snprintf(buf, len, "%" PRIu64 " event%s", w->max_read, w->max_read == 1 ? "" : "s");
+	else
+		report_pages_str(buf, len, (double)w->max_read, h->page_size);
+	return buf;
+}
+
+/* One run's three columns of the summary; "-" when the run is not in the report. */
+static void sum_cells(FILE *f, const struct report_host *h, const struct report_run *r,
+		      bool whole)
+{
+	struct report_run_sum s;
+	char a[32], b[48];
+
+	if (!r) {
+		fprintf(f, " %7s %11s %9s", "-", "-", "-");
+		return;
+	}
+	report_run_sum(h, r, whole, &s);
+	snprintf(b, sizeof(b), "%" PRIu64 "/%" PRIu64, s.stale_reads, s.reads);
+	fprintf(f, " %7zu %11s %9s", s.stale_cgroups, b, sum_worst(a, sizeof(a), h, &s));
+}
+
+/*
+ * Several databases: one line per host, under its traced kernel's policy and
+ * under continue: the cgroups with stale reads, stale reads of reads and the
+ * worst read error (the verdict's runs).
+ */
+static void text_summary(struct report_out *o)
+{
+	const struct report_model *m = o->m;
+	bool whole = !m->o.cgroup;
+	FILE *f = o->f;
+	int i, w = 4, wf = 4;
+
+	for (i = 0; i < m->nr_hosts; i++) {
+		if ((int)strlen(m->hosts[i].host) > w)
+			w = (int)strlen(m->hosts[i].host);
+		if ((int)strlen(m->hosts[i].file) > wf)
+			wf = (int)strlen(m->hosts[i].file);
+	}
+	fprintf(f, "\nSummary of %d databases: cgroups with stale reads, stale reads of reads and\n"
+		"the worst read error, under the traced kernel's policy, then under continue\n",
+		m->nr_hosts);
+	fprintf(f, "  %-*s %-*s %-8s %7s %11s %9s |%7s %11s %9s\n", w, "host", wf, "file", "policy",
+		"cgroups", "stale/reads", "worst", "cgroups", "stale/reads", "worst");
+	for (i = 0; i < m->nr_hosts; i++) {
+		const struct report_host *h = &m->hosts[i];
+		const struct report_verdict *v = &h->verdict;
+
+		fprintf(f, "  %-*s %-*s %-8s", w, h->host, wf, h->file, v->policy ? v->policy : "?");
+		sum_cells(f, h, v->run, whole);
+		fprintf(f, " |");
+		sum_cells(f, h, v->cont, whole);
+		fputc('\n', f);
+	}
+}
+
 /* First: per host, the verdict on its traced kernel's policy. */
 static int text_begin(struct report_out *o)
 {
@@ -710,6 +776,8 @@ static int text_begin(struct report_out *o)
 		if (*report_verdict_cost(buf, sizeof(buf), h))
 			cost_wrap(f, buf);
 	}
+	if (o->m->nr_hosts > 1)
+		text_summary(o);
 	fputc('\n', f);
 	return 0;
 }

@@ -121,6 +121,38 @@ int report_verdict_load(struct report_host *h)
 	return 0;
 }
 
+void report_run_sum(const struct report_host *h, const struct report_run *r, bool whole,
+		    struct report_run_sum *s)
+{
+	const struct report_cost *c = cost_of(h, r);
+	size_t i, j;
+
+	memset(s, 0, sizeof(*s));
+	if (!r)
+		return;
+	for (i = 0; i < h->nr_lines; i = j) {
+		const struct report_line *w;
+
+		for (j = i; j < h->nr_lines && h->lines[j].cgroup_id == h->lines[i].cgroup_id &&
+		     !strcmp(h->lines[j].cgroup, h->lines[i].cgroup); j++)
+			;
+		w = worst_line(h, i, j, r);
+		if (!w)
+			continue;
+		/* a cgroup's reads are repeated on each of its lines */
+		s->stale_cgroups += w->stale_reads > 0;
+		s->stale_reads += w->stale_reads;
+		s->reads += w->reads;
+		if (!s->worst || (s->worst->events && !w->events) ||
+		    (s->worst->events == w->events && w->max_read > s->worst->max_read))
+			s->worst = w;
+	}
+	if (whole && c) {
+		s->stale_reads = c->r.stale_reads;
+		s->reads = c->r.reads;
+	}
+}
+
 void report_verdict_free(struct report_verdict *v)
 {
 	free(v->flags);

@@ -94,16 +94,16 @@ fleet=$(cat "$T_TMP/fleet.html")
 expect_match fleet_summary '<h2>Fleet: 2 hosts</h2>' "$fleet"
 expect_match fleet_sections '^2$' "$(grep -c '<section class="host" id="host-[01]">' "$T_TMP/fleet.html")"
 # pagecache strands the root (1 ancestor) under break; seed-race strands nothing
-expect_match fleet_row_pc '<a href="#host-0">synth:pagecache</a></td><td class="n bad">1</td>' "$fleet"
-expect_match fleet_row_sr '<a href="#host-1">synth:seed-race</a></td><td class="n">0</td><td>2.00 MiB NR_FILE_PAGES of / under break' "$fleet"
+expect_match fleet_row_pc '<a href="#host-0">synth:pagecache</a></td><td>[^<]*/pc[^<]*\.db</td><td class="n bad">1</td>' "$fleet"
+expect_match fleet_row_sr '<a href="#host-1">synth:seed-race</a></td><td>[^<]*\.db</td><td class="n">0</td><td>2.00 MiB NR_FILE_PAGES of / under break' "$fleet"
 expect_exit fleet_csv 0 "$REPLAY" report "$DB" "$DB2" --format csv
-expect_match fleet_csv_header '^host,policy,run_id,' "$(printf '%s\n' "$T_OUT" | head -1)"
+expect_match fleet_csv_header '^host,file,policy,run_id,' "$(printf '%s\n' "$T_OUT" | head -1)"
 expect_match fleet_csv_hosts '^synth:pagecache,synth:seed-race$' \
 	"$(printf '%s\n' "$T_OUT" | awk -F, 'NR > 1 { print $1 }' | sort -u | paste -sd,)"
 one=$("$REPLAY" report "$DB2" --format csv | awk 'NR > 1' | wc -l)
 expect_match fleet_csv_rows "^$one\$" "$(printf '%s\n' "$T_OUT" | grep -c '^synth:seed-race,')"
 expect_exit fleet_json 0 "$REPLAY" report "$DB" "$DB2" --format json
-expect_match fleet_json_host '^\[\{"host":"synth:pagecache","policy":' "$T_OUT"
+expect_match fleet_json_host '^\[\{"host":"synth:pagecache","file":"[^"]+","policy":' "$T_OUT"
 expect_exit fleet_table 0 "$REPLAY" report "$DB" "$DB2"
 expect_match fleet_table_hosts '^== host synth:seed-race \(' "$T_OUT"
 expect_exit fleet_one_bad 17 "$REPLAY" report "$DB" "$DB2" --run 99 --format html -o "$T_TMP/x.html"

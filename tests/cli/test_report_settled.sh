@@ -50,7 +50,7 @@ expect_match fleet_html_us '<td class="n">[0-9]+ µs <small>\(0 / 1\)</small>' "
 "$REPLAY" synth -q -s seed-race -o sr.db && "$REPLAY" replay -q sr.db >/dev/null ||
 	fail setup "seed-race"
 expect_exit fleet_summary 0 "$REPLAY" report fl.db sr.db --format html -o two.html
-expect_match fleet_summary_zero '<a href="#host-0">[^<]*</a></td><td class="n">0</td>' "$(cat two.html)"
+expect_match fleet_summary_zero '<a href="#host-0">[^<]*</a></td><td>fl\.db</td><td class="n">0</td>' "$(cat two.html)"
 
 # the threshold is documented
 expect_exit help_threshold 0 "$REPLAY" report --help

@@ -85,7 +85,9 @@ expect_match verdict_unknown_line "^Verdict for old.db \(old.db\): the traced ke
 expect_exit verdict_fleet 0 "$REPLAY" report pc.db sr.db
 expect_match verdict_fleet_pc "^Verdict for synth:pagecache \(pc.db\): readers got stale" "$(printf '%s\n' "$T_OUT" | head -1)"
 expect_match verdict_fleet_sr "^Verdict for synth:seed-race \(sr.db\): no stale read" "$(printf '%s\n' "$T_OUT" | sed -n 7p)"
-expect_match verdict_fleet_hosts_after '^== host synth:pagecache \(pc.db\)$' "$(printf '%s\n' "$T_OUT" | sed -n 9p)"
+# then the summary, one line per database, then each host
+expect_match verdict_fleet_summary '^Summary of 2 databases: ' "$(printf '%s\n' "$T_OUT" | sed -n 9p)"
+expect_match verdict_fleet_hosts_after '^== host synth:pagecache \(pc.db\)$' "$(printf '%s\n' "$T_OUT" | sed -n 15p)"
 expect_exit verdict_fleet_html 0 "$REPLAY" report pc.db sr.db --format html
 expect_match verdict_fleet_html_cols "<th>stale reads under the traced kernel's policy</th><th>under continue</th><th>continue's cost</th>" "$T_OUT"
 expect_match verdict_fleet_html_pc '<td class="bad">/ \(id 1\): 99 of 100 reads stale; worst read error 1.94 GiB \(508559 pages\) of NR_FILE_PAGES</td><td>under continue: 0 of 100 reads stale;' "$T_OUT"
