@@ -171,28 +171,37 @@ static int64_t db_col_i64(sqlite3_stmt *st, int i, int64_t none)
 #define DB_COST_NOTICEABLE \
 	"(SELECT coalesce(sum(g.noticeable_episodes > 0), 0) FROM cgroup_summary g" \
 	" WHERE g.run_id = cost_report.run_id)"
-#define DB_COST_SELECT(noticeable) \
+/* @where: "" every run, else the latest only (DB_LATEST_RUN) */
+#define DB_COST_SELECT(noticeable, where) \
 	"SELECT q.*, g.batch_size, g.nr_cpus FROM (SELECT " DB_COST_COLS noticeable \
-	" FROM cost_report) q LEFT JOIN runs g ON g.run_id = q.run_id ORDER BY q.run_id"
-#define DB_COST_SELECT_V2(noticeable) \
+	" FROM cost_report) q LEFT JOIN runs g ON g.run_id = q.run_id" where " ORDER BY q.run_id"
+#define DB_COST_SELECT_V2(noticeable, where) \
 	"SELECT q.*, g.b, g.c FROM (SELECT " DB_COST_COLS noticeable " FROM cost_report) q" \
 	" LEFT JOIN (SELECT run_id, th / (2 * th - stranded_limit) AS b," \
 	" 2 * th - stranded_limit AS c FROM runs WHERE 2 * th > stranded_limit) g" \
-	" ON g.run_id = q.run_id ORDER BY q.run_id"
+	" ON g.run_id = q.run_id" where " ORDER BY q.run_id"
+#define DB_COST_LATEST		" WHERE " DB_LATEST_RUN("q.run_id")
+#define DB_COST_LATEST_V2	" WHERE " DB_LATEST_RUN_V2("q.run_id")
 
-int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, void *ctx),
-			 void *ctx)
+static int db_cost_rows_walk(struct db *db, bool latest,
+			     int (*fn)(const struct db_cost_row *r, void *ctx), void *ctx)
 {
+	/* [runs_grid][settled][latest] */
+	static const char *const sql[2][2][2] = {
+		/* a schema 2 runs table has no batch_size: th = b c, stranded_limit = th + (b - 1) c */
+		{ { DB_COST_SELECT_V2("NULL", ""), DB_COST_SELECT_V2("NULL", DB_COST_LATEST_V2) },
+		  { DB_COST_SELECT_V2(DB_COST_NOTICEABLE, ""),
+		    DB_COST_SELECT_V2(DB_COST_NOTICEABLE, DB_COST_LATEST_V2) } },
+		{ { DB_COST_SELECT("NULL", ""), DB_COST_SELECT("NULL", DB_COST_LATEST) },
+		  { DB_COST_SELECT(DB_COST_NOTICEABLE, ""),
+		    DB_COST_SELECT(DB_COST_NOTICEABLE, DB_COST_LATEST) } },
+	};
 	sqlite3_stmt *st;
 	int rc, ret = 0, err;
 
 	if (db->older)
 		return -MCR_E_OLDER;
-	/* a schema 2 runs table has no batch_size: th = b c, stranded_limit = th + (b - 1) c */
-	err = db_prepare(db, db->runs_grid ?
-			 (db->settled ? DB_COST_SELECT(DB_COST_NOTICEABLE) : DB_COST_SELECT("NULL")) :
-			 (db->settled ? DB_COST_SELECT_V2(DB_COST_NOTICEABLE) :
-			  DB_COST_SELECT_V2("NULL")), &st);
+	err = db_prepare(db, sql[db->runs_grid][db->settled][latest], &st);
 	if (err)
 		return err;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -249,4 +258,16 @@ int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, v
 		return ret;
 	}
 	return db_calib_end(st, rc);
+}
+
+int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, void *ctx),
+			 void *ctx)
+{
+	return db_cost_rows_walk(db, false, fn, ctx);
+}
+
+int db_cost_rows_latest_foreach(struct db *db,
+				int (*fn)(const struct db_cost_row *r, void *ctx), void *ctx)
+{
+	return db_cost_rows_walk(db, true, fn, ctx);
 }

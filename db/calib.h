@@ -53,5 +53,11 @@ struct db_cost_row {
 /* The rows of cost_report in run order; @fn's non-zero return stops and is returned. */
 int db_cost_rows_foreach(struct db *db, int (*fn)(const struct db_cost_row *r, void *ctx),
 			 void *ctx);
+/*
+ * The same, of the runs lag_report shows only: the latest replay run of each
+ * policy, flush model, batch and CPUs, by the view's own rule.
+ */
+int db_cost_rows_latest_foreach(struct db *db,
+				int (*fn)(const struct db_cost_row *r, void *ctx), void *ctx);
 
 #endif

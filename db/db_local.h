@@ -57,6 +57,23 @@ bool db_schema_has_results(struct db *db);
 int db_schema_upgrade_v1(struct db *db);
 int db_schema_upgrade(struct db *db, int64_t ver);
 bool db_schema_runs_grid(struct db *db);
+
+/*
+ * The one rule for "the latest run": a replay run is reported when no later
+ * replay run has its policy, flush model, batch and CPUs.  The lag_report
+ * view is written with it (its text byte for byte as files store it) and
+ * db_cost_rows_latest_foreach() filters with it.  @id: the SQL spelling of
+ * the run's id.  _V2: a schema 2 runs table, which has th = b c and
+ * stranded_limit = th + (b - 1) c in place of batch_size and nr_cpus (the
+ * same pairs, one to one).
+ */
+#define DB_LATEST_RUN_SQL(id, batch, cpus) \
+	id " = (SELECT max(r2.run_id) FROM runs r2 JOIN runs r1 ON r1.run_id = " id "\n" \
+	"\t\t  WHERE r2.kind = 'replay' AND r2.policy = r1.policy\n" \
+	"\t\t  AND r2.flush_model IS r1.flush_model AND r2." batch " IS r1." batch "\n" \
+	"\t\t  AND r2." cpus " IS r1." cpus ")"
+#define DB_LATEST_RUN(id)	DB_LATEST_RUN_SQL(id, "batch_size", "nr_cpus")
+#define DB_LATEST_RUN_V2(id)	DB_LATEST_RUN_SQL(id, "th", "stranded_limit")
 bool db_schema_settled(struct db *db);
 int db_schema_results_columns(struct db *db);
 

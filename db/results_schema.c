@@ -256,10 +256,7 @@ static const struct {
 "	-- batch_size, nr_cpus), in tree order, then item, then policy and run.\n"
 "	l.*\n"
 "FROM lag_report_all l\n"
-"WHERE l.run_id = (SELECT max(r2.run_id) FROM runs r2 JOIN runs r1 ON r1.run_id = l.run_id\n"
-"		  WHERE r2.kind = 'replay' AND r2.policy = r1.policy\n"
-"		  AND r2.flush_model IS r1.flush_model AND r2.batch_size IS r1.batch_size\n"
-"		  AND r2.nr_cpus IS r1.nr_cpus)\n"
+"WHERE " DB_LATEST_RUN("l.run_id") "\n"
 "ORDER BY l.level IS NULL, l.level, l.cgroup, l.item, l.policy, l.run_id" },
 	{ "VIEW", "cgroup_lag_report", "AS SELECT\n"
 "	-- One row per (run, cgroup) of lag_report: its worst item, the columns of lag_report.\n"

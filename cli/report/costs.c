@@ -109,32 +109,6 @@ static bool cost_same_point(const struct report_cost *x, const struct report_cos
 	return x->r.batch_size == y->r.batch_size && x->r.nr_cpus == y->r.nr_cpus;
 }
 
-/*
- * Without --run: the latest run of each (policy, flush model, batch, CPUs),
- * the rule of the lag_report view.
- */
-static void cost_latest(struct report_costs *v)
-{
-	size_t i, j, k = 0;
-
-	for (i = 0; i < v->nr; i++) {
-		bool later = false;
-
-		for (j = 0; j < v->nr && !later; j++)
-			later = v->rows[j].r.run_id > v->rows[i].r.run_id &&
-				!strcmp(v->rows[j].r.policy, v->rows[i].r.policy) &&
-				!strcmp(v->rows[j].r.flush_model, v->rows[i].r.flush_model) &&
-				cost_same_point(&v->rows[j], &v->rows[i]);
-		if (later) {
-			free((char *)v->rows[i].r.policy);
-			free((char *)v->rows[i].r.flush_model);
-			continue;
-		}
-		v->rows[k++] = v->rows[i];
-	}
-	v->nr = k;
-}
-
 static int cost_cmp(const void *a, const void *b)
 {
 	const struct report_cost *x = a, *y = b;
@@ -194,11 +168,11 @@ int report_costs_load(struct report_host *h, const struct report_load *o)
 	size_t i;
 	int err;
 
-	err = db_cost_rows_foreach(h->db, cost_row, &cc);
+	/* without --run: the runs lag_report shows, by its rule (db/) */
+	err = o->nr_runs ? db_cost_rows_foreach(h->db, cost_row, &cc) :
+			   db_cost_rows_latest_foreach(h->db, cost_row, &cc);
 	if (err)
 		return err;
-	if (!o->nr_runs)
-		cost_latest(v);
 	if (v->nr)
 		qsort(v->rows, v->nr, sizeof(*v->rows), cost_cmp);
 	for (i = 0; i < v->nr; i++)

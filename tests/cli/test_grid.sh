@@ -147,6 +147,9 @@ v2cut=$(cut -d, -f1-19 <<<"$T_OUT")
 [ "$v2cut" = "$(cut -d, -f1-19 "$T_TMP/plain.csv")" ] && grep -q ',,,$' <<<"$T_OUT" &&
 	pass v2_report_same || fail v2_report_same "$(diff <(echo "$T_OUT") "$T_TMP/plain.csv" | head -3)"
 [ "$(q "$V2" "PRAGMA user_version")" = 2 ] && pass v2_report_read_only || fail v2_report_read_only "upgraded"
+# the cost rows by lag_report's rule of the latest run, spelt in th and stranded_limit here
+expect_exit v2_cost_latest 0 "$REPLAY" report --cost -f csv "$V2"
+expect_match v2_cost_latest_runs '^1,2,3$' "$(awk -F, 'NR > 1 { print $1 }' <<<"$T_OUT" | paste -sd,)"
 expect_exit v2_info 0 "$REPLAY" info "$V2"
 expect_match v2_info_runs '^ +3 +replay +legacy .*Z$' "$T_OUT"
 expect_exit v2_replay_upgrades 0 "$REPLAY" replay -q --policy break --batch 32 "$V2"
