@@ -203,11 +203,13 @@ static int html_lines(struct report_out *out, const struct report_host *h, int i
 		fprintf(f, "<div class=\"row\"><div class=\"plots\">\n");
 		for (j = 0; j < nl && j < HTML_TOP_LINES && !err; j++) {
 			const struct report_line *lr = &h->lines[ln[j].from];
+			char nm[2 * REPORT_NAME_LEN];
 			const char *from;
 			int kind, item;
 
 			fprintf(f, "<figure><figcaption>");
 			esc(f, lr->item);
+			esc(f, report_line_names(nm, sizeof(nm), lr));
 			from = lr->events ? NULL : mcr_item_rounded_from(MCR_EV_STATE, lr->item);
 			if (from)
 				fprintf(f, " <small>pages, rounded by the kernel from %s, shown in"

@@ -40,7 +40,7 @@ void html_legend(FILE *f, const struct hhost *hh)
 
 void html_line_table(FILE *f, const struct hhost *hh, const struct hline *ln, size_t n)
 {
-	char a[32], c[32], d[32], e[32];
+	char a[32], c[32], d[32], e[32], nm[2 * REPORT_NAME_LEN];
 	size_t i, j;
 
 	fprintf(f, "<table class=\"lines\"><thead><tr><th>line</th><th>policy</th><th>worst read"
@@ -55,6 +55,11 @@ void html_line_table(FILE *f, const struct hhost *hh, const struct hline *ln, si
 			if (j == ln[i].from) {
 				fprintf(f, "<td rowspan=\"%zu\">", ln[i].to - ln[i].from);
 				esc(f, r->item);
+				if (*report_line_names(nm, sizeof(nm), r)) {
+					fprintf(f, " <small>");
+					esc(f, nm + 1);
+					fprintf(f, "</small>");
+				}
 				fprintf(f, "%s</td>", r->events ? " <small>(events)</small>" : "");
 			}
 			fprintf(f, "<td class=\"pol\"><i class=\"sw\" style=\"background:%s\"></i>",

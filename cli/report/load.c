@@ -53,6 +53,7 @@ static int add_row(const struct db_lag_row *row, void *ctx)
 	};
 	if (!l->cgroup || !l->item)
 		return -ENOMEM;
+	statline_names(l->item, &l->names);	/* -ENOENT: none, NULLs */
 	if (!(h->need & REPORT_NEED_TEXT))
 		return 0;
 	for (i = 0; i < DB_LAG_NR_COLS; i++)

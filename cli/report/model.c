@@ -136,3 +136,29 @@ int report_write(FILE *f, const struct report_model *m, const struct report_ops 
 		err = ops->end(&o);
 	return err;
 }
+
+/* ---- memory.stat's names ---- */
+
+const char *report_v1_line(char *buf, size_t len, const struct report_line *l)
+{
+	if (!l->names.v1)
+		return NULL;
+	snprintf(buf, len, "%s%s", l->names.v1_total ? "total_" : "", l->names.v1);
+	return buf;
+}
+
+char *report_line_names(char *buf, size_t len, const struct report_line *l)
+{
+	char v1[REPORT_NAME_LEN];
+
+	if (l->names.v1 && l->names.v2)
+		snprintf(buf, len, " (v1 %s, v2 %s)", report_v1_line(v1, sizeof(v1), l),
+			 l->names.v2);
+	else if (l->names.v1)
+		snprintf(buf, len, " (v1 %s)", report_v1_line(v1, sizeof(v1), l));
+	else if (l->names.v2)
+		snprintf(buf, len, " (v2 %s)", l->names.v2);
+	else
+		*buf = '\0';
+	return buf;
+}

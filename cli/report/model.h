@@ -16,8 +16,7 @@
  * policy, run).  Numbers are written through units.c.  Nothing here prints
  * to the user or exits: functions return 0 or a negative errno / -MCR_E_*.
  *
- * Room to grow: a line's extra columns (memory.stat line names) go in
- * struct report_line; a host's extra sections (what
+ * Room to grow: a line's extra columns go in struct report_line; a host's extra sections (what
  * memory.stat printed) in struct report_host, with an op of their own.
  */
 #ifndef MCR_REPORT_MODEL_H
@@ -31,6 +30,7 @@
 #include "calib.h"
 #include "results.h"
 #include "sim.h"
+#include "statlines.h"
 
 struct db;
 
@@ -67,6 +67,8 @@ struct report_line {
 	 */
 	uint64_t		max_settled, max_flush, noticeable;
 	bool			split;
+	/* the memory.stat lines that print the item (sim/statlines.c); NULLs: none */
+	struct statline_names	names;
 	double			mean_read, mean_visible, age_ms, stranded_ms;
 	/* REPORT_NEED_TEXT: each column as SQLite prints it (CSV, JSON), then batch_size, nr_cpus */
 	char			*text[DB_LAG_NR_COLS + 2];
@@ -314,6 +316,15 @@ extern const struct report_ops report_text_ops, report_csv_ops, report_json_ops,
 	report_html_ops;
 
 int report_write(FILE *f, const struct report_model *m, const struct report_ops *ops);
+
+/*
+ * The memory.stat line of @l a reader of cgroup v1 sees: "total_rss" (the
+ * subtree's, as the report's truth is) where v1 prints a total line, else its
+ * one line; NULL where v1 prints none.  @buf holds REPORT_NAME_LEN.
+ */
+const char *report_v1_line(char *buf, size_t len, const struct report_line *l);
+/* " (v1 total_rss, v2 anon)", " (v2 zswap)", or "" where neither prints @l's item. */
+char *report_line_names(char *buf, size_t len, const struct report_line *l);
 
 /* ---- units.c: the one formatter of the report's numbers ---- */
 

@@ -2,7 +2,8 @@
 /*
  * rows.c - the report's CSV and JSON ops (model.h): each line with the
  * lag_report view's column names and values as SQLite prints them, or with
- * --cost each run's cost with cost_report's; first the columns host and
+ * --cost each run's cost with cost_report's; the memory.stat lines of each
+ * item (v1_line, v2_line) after the view's columns; first the columns host and
  * file (the database as named on the command line) with several databases, and batch_size, nr_cpus last when some host is a grid.
  */
 #include <errno.h>
@@ -127,10 +128,11 @@ static int csv_lines(struct report_out *o, const struct report_host *h, int idx)
 		fprintf(f, "%s", host ? "host,file," : "");
 		for (i = 0; i < DB_LAG_NR_COLS; i++)
 			fprintf(f, "%s%s", i ? "," : "", db_lag_col_name(i));
-		fprintf(f, "%s\n", o->m->grid ? ",batch_size,nr_cpus" : "");
+		fprintf(f, ",v1_line,v2_line%s\n", o->m->grid ? ",batch_size,nr_cpus" : "");
 	}
 	for (l = 0; l < h->nr_lines; l++) {
 		char *const *text = h->lines[l].text;
+		char v1[REPORT_NAME_LEN];
 
 		csv_host(f, host, h);
 		for (i = 0; i < DB_LAG_NR_COLS; i++) {
@@ -138,6 +140,10 @@ static int csv_lines(struct report_out *o, const struct report_host *h, int idx)
 				fputc(',', f);
 			cli_csv_field(f, text[i]);
 		}
+		fputc(',', f);
+		cli_csv_field(f, report_v1_line(v1, sizeof(v1), &h->lines[l]));
+		fputc(',', f);
+		cli_csv_field(f, h->lines[l].names.v2);
 		if (o->m->grid) {
 			fputc(',', f);
 			cli_csv_field(f, text[REPORT_TEXT_BATCH]);
@@ -210,6 +216,16 @@ static void json_open(struct report_out *o, const struct report_host *h)
 	}
 }
 
+/* ,"key":"name" or ,"key":null */
+static void json_name(FILE *f, const char *key, const char *name)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (name)
+		db_json_string(f, name);
+	else
+		fputs("null", f);
+}
+
 static int json_lines(struct report_out *o, const struct report_host *h, int idx)
 {
 	FILE *f = o->f;
@@ -218,6 +234,7 @@ static int json_lines(struct report_out *o, const struct report_host *h, int idx
 
 	for (l = 0; l < h->nr_lines; l++) {
 		char *const *text = h->lines[l].text;
+		char v1[REPORT_NAME_LEN];
 
 		json_open(o, h);
 		for (i = 0; i < DB_LAG_NR_COLS; i++) {
@@ -229,6 +246,8 @@ static int json_lines(struct report_out *o, const struct report_host *h, int idx
 			else
 				fputs(json_number(text[i]), f);
 		}
+		json_name(f, "v1_line", report_v1_line(v1, sizeof(v1), &h->lines[l]));
+		json_name(f, "v2_line", h->lines[l].names.v2);
 		if (o->m->grid)
 			fprintf(f, ",\"batch_size\":%s,\"nr_cpus\":%s",
 				json_number(text[REPORT_TEXT_BATCH]), json_number(text[REPORT_TEXT_CPUS]));

@@ -278,8 +278,10 @@ static int table_item_grid(const struct tstate *ts, const struct report_line **r
 			if ((int)strlen(cell[i * ts->nr_cols + j]) > w[j])
 				w[j] = (int)strlen(cell[i * ts->nr_cols + j]);
 	}
-	fprintf(f, "  %s%s: worst read error, stale reads of reads\n", r[0]->item,
-		r[0]->events ? " (events)" : "");
+	char nm[2 * REPORT_NAME_LEN];
+
+	fprintf(f, "  %s%s%s: worst read error, stale reads of reads\n", r[0]->item,
+		report_line_names(nm, sizeof(nm), r[0]), r[0]->events ? " (events)" : "");
 	fprintf(f, "    %-*s", ts->row_w, "");
 	for (j = 0; j < ts->nr_cols; j++) {
 		char hd[24];
@@ -302,13 +304,14 @@ static int table_item_grid(const struct tstate *ts, const struct report_line **r
 /* One line of memory.stat, every policy in one sentence, then their details. */
 static void table_item(const struct tstate *ts, const struct report_line **r, size_t n)
 {
-	char a[32], b[32], d[32], e[32], v[80];
+	char a[32], b[32], d[32], e[32], v[2 * REPORT_NAME_LEN];
 	int64_t ps = ts->h->page_size;
 	FILE *f = ts->f;
 	size_t i;
 
 	qsort(r, n, sizeof(*r), line_cmp_run);
-	fprintf(f, "  %s%s:", r[0]->item, r[0]->events ? " (events)" : "");
+	fprintf(f, "  %s%s%s:", r[0]->item, report_line_names(v, sizeof(v), r[0]),
+		r[0]->events ? " (events)" : "");
 	for (i = 0; i < n; i++) {
 		fprintf(f, "%s %s worst %s", i ? ";" : "", label(ts, r[i]),
 			val_str(a, sizeof(a), r[i], (double)r[i]->max_read, ps));

@@ -197,19 +197,23 @@ char *report_verdict_head(char *buf, size_t len, const struct report_host *h, bo
 	return buf - n;
 }
 
-/* "1.94 GiB (508559 pages) of NR_FILE_PAGES", "39 events of PGFAULT" */
+/*
+ * "1.94 GiB (508559 pages) of NR_FILE_PAGES (v1 total_cache, v2 file)",
+ * "39 events of PGFAULT (v1 total_pgfault, v2 pgfault)"
+ */
 static const char *worst_str(char *buf, size_t len, const struct report_host *h,
 			     const struct report_line *l)
 {
-	char a[REPORT_NUM_LEN];
+	char a[REPORT_NUM_LEN], nm[2 * REPORT_NAME_LEN];
 
+	report_line_names(nm, sizeof(nm), l);
 	if (l->events)
-		snprintf(buf, len, "%" PRIu64 " event%s of %s", l->max_read,
-			 l->max_read == 1 ? "" : "s", l->item);
+		snprintf(buf, len, "%" PRIu64 " event%s of %s%s", l->max_read,
+			 l->max_read == 1 ? "" : "s", l->item, nm);
 	else
-		snprintf(buf, len, "%s (%" PRIu64 " page%s) of %s",
+		snprintf(buf, len, "%s (%" PRIu64 " page%s) of %s%s",
 			 report_pages_str(a, sizeof(a), (double)l->max_read, h->page_size),
-			 l->max_read, l->max_read == 1 ? "" : "s", l->item);
+			 l->max_read, l->max_read == 1 ? "" : "s", l->item, nm);
 	return buf;
 }
 

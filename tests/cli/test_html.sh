@@ -34,7 +34,7 @@ expect_match html_no_loss '<dt>lost events</dt><dd>none</dd>' "$page"
 # the root first (largest read error), its NR_FILE_PAGES plotted, stranded under break only
 expect_match html_root_first '^/ <small>id 1, level 0, [0-9]+ reads; worst read error [0-9.]+ [MG]iB; <b class="bad">stranded' \
 	"$(grep -o '<h3>.*</h3>' "$HTML" | head -1 | sed 's/<h3>//')"
-expect_match html_root_chart '<figcaption>NR_FILE_PAGES <small>pages, shown in MiB' "$page"
+expect_match html_root_chart '<figcaption>NR_FILE_PAGES \(v1 total_cache, v2 file\) <small>pages, shown in MiB' "$page"
 expect_match html_axis_units 'seconds from trace start' "$page"
 expect_match html_axis_mib 'shown &#8722; truth, MiB|shown − truth, MiB' "$page"
 expect_match html_episode_shaded '<rect x="[0-9.]+" y="14" width="[0-9.]+" height="196" fill="#d62728" fill-opacity' "$page"

@@ -83,13 +83,13 @@ table=$T_OUT
 for item in NR_SLAB_RECLAIMABLE_B NR_KERNEL_STACK_KB; do
 	n=$(printf '%s\n' "$csv" | awk -F, -v it="$item" '$1 == "break" && $4 == "/" && $7 == it { print $11 }')
 	want=$(pages_str "$n" "$ps")
-	expect_match "item_units_table_$item" "^  $item: break worst $want," "$table"
+	expect_match "item_units_table_$item" "^  $item( \\([^)]*\\))?: break worst $want," "$table"
 done
 expect_match item_units_table_note '^  \*_B and NR_KERNEL_STACK_KB lines are page lines too: the kernel traces$' "$table"
 
 expect_exit item_units_html 0 "$REPLAY" report "$DB" --format html -o "$T_TMP/r.html"
-expect_match item_units_html_caption '^<figcaption>NR_SLAB_RECLAIMABLE_B <small>pages, rounded by the kernel from bytes, shown in MiB</small>' \
-	"$(grep -o '<figcaption>NR_SLAB_RECLAIMABLE_B <small>[^<]*</small>' "$T_TMP/r.html")"
+expect_match item_units_html_caption '^<figcaption>NR_SLAB_RECLAIMABLE_B \(v2 slab_reclaimable\) <small>pages, rounded by the kernel from bytes, shown in MiB</small>' \
+	"$(grep -o '<figcaption>NR_SLAB_RECLAIMABLE_B ([^)]*) <small>[^<]*</small>' "$T_TMP/r.html")"
 
 # report --cost: the worst read error of a page line counts the byte and kB lines
 expect_exit item_units_cost 0 "$REPLAY" report "$DB" --cost --format csv

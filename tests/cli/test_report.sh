@@ -38,7 +38,7 @@ expect_exit info_runs 0 "$REPLAY" info "$DB"
 expect_match info_run_rows '^ +5 +replay +continue ' "$T_OUT"
 
 expect_exit report_csv 0 "$REPLAY" report "$DB" --format csv
-expect_match report_csv_header '^policy,run_id,flush_model,cgroup,cgroup_id,level,item,unit,reads,stale_reads,max_read_error,p99_read_error,mean_read_error,max_visible_error,mean_visible_error,max_error_age_ms,stranded_ms,stranded_episodes,max_pending,max_settled_error,max_flush_error,noticeable_episodes$' "$(printf '%s\n' "$T_OUT" | head -1)"
+expect_match report_csv_header '^policy,run_id,flush_model,cgroup,cgroup_id,level,item,unit,reads,stale_reads,max_read_error,p99_read_error,mean_read_error,max_visible_error,mean_visible_error,max_error_age_ms,stranded_ms,stranded_episodes,max_pending,max_settled_error,max_flush_error,noticeable_episodes,v1_line,v2_line$' "$(printf '%s\n' "$T_OUT" | head -1)"
 # latest of each policy: break 4, continue 5, legacy 3; 2 cgroups each, one line each
 # (the leaf's NR_FILE_PAGES was visible while it was not flushable)
 expect_match report_default_latest '^3,4,5$' "$(printf '%s\n' "$T_OUT" | awk -F, 'NR > 1 { print $2 }' | sort -un | paste -sd,)"
@@ -58,7 +58,7 @@ expect_exit report_bad_format 2 "$REPLAY" report "$DB" --format xml
 expect_exit report_table 0 "$REPLAY" report "$DB"
 table=$T_OUT
 expect_match report_table_cgroup '^/ \(id 1, level 0\): 2 reads$' "$table"
-expect_match report_table_units '^  NR_FILE_PAGES: break worst 2\.00 MiB, 0 stale; continue worst 512 KiB, 0 stale; legacy worst 512 KiB, 0 stale$' "$table"
+expect_match report_table_units '^  NR_FILE_PAGES \(v1 total_cache, v2 file\): break worst 2\.00 MiB, 0 stale; continue worst 512 KiB, 0 stale; legacy worst 512 KiB, 0 stale$' "$table"
 # pending is a count of stats_updates units, never memory
 expect_match report_table_pending_units 'max pending +sum of \|val\| not yet flushed, stats_updates units: not memory' "$table"
 expect_match report_table_pending_count '^ +break +read p99 2\.00 MiB, .*; max pending 512$' "$table"

@@ -34,8 +34,8 @@ cd "$T_TMP" || exit 1
 # ---- pagecache: break 99 of 100 at the root, continue 0 ----
 expect_exit verdict_pc 0 "$REPLAY" report pc.db
 want="Verdict for synth:pagecache (pc.db): readers got stale memory.stat under break, the traced kernel's policy, in 1 cgroup:
-  / (id 1): 99 of 100 reads stale; worst read error 1.94 GiB (508559 pages) of NR_FILE_PAGES
-    under continue: 0 of 100 reads stale; worst read error 13.7 MiB (3506 pages) of NR_FILE_PAGES
+  / (id 1): 99 of 100 reads stale; worst read error 1.94 GiB (508559 pages) of NR_FILE_PAGES (v1 total_cache, v2 file)
+    under continue: 0 of 100 reads stale; worst read error 13.7 MiB (3506 pages) of NR_FILE_PAGES (v1 total_cache, v2 file)
   continue's cost: 2.00 walk steps per update against break's 1.00, 1200
   atomic adds against 194; no calibration to price them ('memcg-replay
   calibrate --db FILE')."
@@ -51,7 +51,7 @@ expect_match verdict_pc_cost_ns "^  continue's cost: \+[0-9.]+ ns per update aga
 # the page's header
 expect_exit verdict_pc_html 0 "$REPLAY" report pc.db --format html -o pc.html
 expect_match verdict_pc_html_head '^<div class="verdict"><p><b>Readers got stale memory.stat under break, the traced kernel&#39;s policy, in 1 cgroup:</b></p>$' "$(cat pc.html)"
-expect_match verdict_pc_html_root '^<li>/ \(id 1\): 99 of 100 reads stale; worst read error 1.94 GiB \(508559 pages\) of NR_FILE_PAGES<br><small>under continue: 0 of 100 reads stale;' "$(cat pc.html)"
+expect_match verdict_pc_html_root '^<li>/ \(id 1\): 99 of 100 reads stale; worst read error 1.94 GiB \(508559 pages\) of NR_FILE_PAGES \(v1 total_cache, v2 file\)<br><small>under continue: 0 of 100 reads stale;' "$(cat pc.html)"
 [ "$(grep -n 'class="verdict' pc.html | cut -d: -f1)" -lt "$(grep -n '<section class="host"' pc.html | cut -d: -f1)" ] &&
 	pass verdict_pc_html_first || fail verdict_pc_html_first "the verdict is not above the host's section"
 
@@ -90,7 +90,7 @@ expect_match verdict_fleet_summary '^Summary of 2 databases: ' "$(printf '%s\n' 
 expect_match verdict_fleet_hosts_after '^== host synth:pagecache \(pc.db\)$' "$(printf '%s\n' "$T_OUT" | sed -n 15p)"
 expect_exit verdict_fleet_html 0 "$REPLAY" report pc.db sr.db --format html
 expect_match verdict_fleet_html_cols "<th>stale reads under the traced kernel's policy</th><th>under continue</th><th>continue's cost</th>" "$T_OUT"
-expect_match verdict_fleet_html_pc '<td class="bad">/ \(id 1\): 99 of 100 reads stale; worst read error 1.94 GiB \(508559 pages\) of NR_FILE_PAGES</td><td>under continue: 0 of 100 reads stale;' "$T_OUT"
+expect_match verdict_fleet_html_pc '<td class="bad">/ \(id 1\): 99 of 100 reads stale; worst read error 1.94 GiB \(508559 pages\) of NR_FILE_PAGES \(v1 total_cache, v2 file\)</td><td>under continue: 0 of 100 reads stale;' "$T_OUT"
 expect_match verdict_fleet_html_sr "synth:seed-race</a>.*<td>No stale read under break, the traced kernel&#39;s policy.</td><td></td><td></td></tr>" "$T_OUT"
 
 # ---- --fail-on-stale, both ways ----
