@@ -423,6 +423,7 @@ static const char css[] =
 	"svg .read{stroke-width:3.5;stroke-linecap:round}"
 	"svg .stale-o{stroke:#000;stroke-width:9;stroke-linecap:round}"
 	"svg .stale{stroke-width:6.5;stroke-linecap:round}"
+	"svg .printed{stroke:#000;stroke-width:5;stroke-linecap:square}"
 	"table{border-collapse:collapse;font-size:13px;margin:4px 0;width:100%}"
 	".side{overflow-x:auto}.side table{font-size:12.5px}td.pol{white-space:nowrap}"
 	".lines td:first-child{word-break:break-all;font-size:12px}"
@@ -438,6 +439,8 @@ static const char css[] =
 	"i.dot{display:inline-block;width:6px;height:6px;border-radius:50%;background:#555;"
 	"margin:0 4px 1px 0;vertical-align:middle}"
 	"i.dot.big{width:9px;height:9px;border:1.5px solid #000;background:#d62728}"
+	"i.sq{display:inline-block;width:6px;height:6px;background:#000;margin:0 4px 1px 0;"
+	"vertical-align:middle}"
 	"@page{size:A4 landscape;margin:12mm}"
 	"@media print{body{max-width:none;padding:0;font-size:10pt}"
 	".row,.row2{grid-template-columns:minmax(0,3fr) minmax(0,2fr)}"
@@ -503,6 +506,7 @@ static int html_end(struct report_out *o)
 const struct report_ops report_html_ops = {
 	.name = "html", .costs_always = true,
 	.need = REPORT_NEED_COSTS | REPORT_NEED_VALIDATION | REPORT_NEED_COUNTERS |
+		REPORT_NEED_STATLOG |
 		REPORT_NEED_VERDICT,
 	.begin = html_begin, .host = html_host, .lines = html_lines, .costs = html_costs,
 	.validation = html_validation, .host_end = html_host_end, .end = html_end,

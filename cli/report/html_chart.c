@@ -35,6 +35,8 @@ struct chart {
 	struct hhost		*hh;
 	struct svg_reduce	red[MAX_RUNS];
 	struct svg_reduce	marks[MAX_RUNS][2];	/* reads: [0] fresh or right, [1] stale */
+	struct svg_reduce	printed;	/* logged reads: memory.stat's printed - truth */
+	const struct report_printed *pline;	/* the line that prints this item; NULL */
 	double			scale;		/* item unit -> axis unit */
 	double			ymin, ymax;	/* the reads' */
 	double			smin, smax;	/* the series' */
@@ -67,6 +69,24 @@ static int chart_read(const struct db_item_read *r, void *ctx)
 	double v = (double)r->error * c->scale;
 	struct svg_col *col = &m->col[svg_reduce_col(m, ts_s(c->hh, r->ts))];
 
+	if (!col->set || fabs(v) > fabs(col->hi))
+		*col = (struct svg_col){ .lo = v, .hi = v, .set = true };
+	c->ymin = fmin(c->ymin, v);
+	c->ymax = fmax(c->ymax, v);
+	return 0;
+}
+
+/* A logged read of the line: printed - truth, in the chart's unit, anchors aside. */
+static int chart_printed(const struct db_stat_check *r, void *ctx)
+{
+	struct chart *c = ctx;
+	double v;
+	struct svg_col *col;
+
+	if (r->verdict == DB_STAT_ANCHOR || strcmp(r->name, c->pline->name))
+		return 0;
+	v = (double)(r->printed - r->truth) / (double)(r->per > 0 ? r->per : 1) * c->scale;
+	col = &c->printed.col[svg_reduce_col(&c->printed, ts_s(c->hh, r->request_ts))];
 	if (!col->set || fabs(v) > fabs(col->hi))
 		*col = (struct svg_col){ .lo = v, .hi = v, .set = true };
 	c->ymin = fmin(c->ymin, v);
@@ -216,6 +236,15 @@ int html_chart_write(FILE *f, struct hhost *hh, const struct report_line *r0, in
 					       item, chart_sample, &c);
 		err = err ?: db_item_reads_foreach(hh->h->db, &rf, chart_read, &c);
 	}
+	/* memory.stat as printed, where validate compared logged reads of this line */
+	c.pline = hh->h->statlog.have ? report_line_printed(hh->h, r0) : NULL;
+	if (!err && c.pline) {
+		err = svg_reduce_init(&c.printed, 0, span_s, PLOT_W) ?:
+		      db_stat_checks_foreach(hh->h->db, hh->h->statlog.sum.run_id, r0->cgroup_id,
+					     chart_printed, &c);
+		if (err == -ENOENT)
+			err = 0;
+	}
 	if (err)
 		goto out;
 	if (!c.any) {
@@ -286,6 +315,8 @@ int html_chart_write(FILE *f, struct hhost *hh, const struct report_line *r0, in
 		snprintf(a, sizeof(a), "class=\"stale\" stroke=\"%s\"", hh->runs[i].colour);
 		chart_marks(f, &c.marks[i][1], &y, a);
 	}
+	if (c.pline)
+		chart_marks(f, &c.printed, &y, "class=\"printed\"");
 	fprintf(f, "</svg>\n");
 	if (clipped) {
 		char a[32], b[32];
@@ -302,6 +333,7 @@ out:
 		svg_reduce_free(&c.marks[i][0]);
 		svg_reduce_free(&c.marks[i][1]);
 	}
+	svg_reduce_free(&c.printed);
 	return err;
 }
 

@@ -35,7 +35,11 @@ void html_legend(FILE *f, const struct hhost *hh)
 	fprintf(f, "<span><i class=\"dot\"></i>a read (its error after the flush decision)</span> "
 		"<span><i class=\"dot big\"></i>a stale read</span> "
 		"<span><i class=\"sw shade\"></i>stranded (shaded in the policy's colour)</span> "
-		"<span><i class=\"sw forced\"></i>periodic forced flush</span></p>\n");
+		"<span><i class=\"sw forced\"></i>periodic forced flush</span>");
+	if (hh->h->statlog.have)
+		fprintf(f, " <span><i class=\"sq\"></i>a logged read: what memory.stat printed"
+			" &#8722; truth (validate)</span>");
+	fprintf(f, "</p>\n");
 }
 
 void html_line_table(FILE *f, const struct hhost *hh, const struct hline *ln, size_t n)
@@ -118,6 +122,46 @@ int html_cost_table(FILE *f, struct hhost *hh)
 	return 0;
 }
 
+/* memory.stat as printed: validate's comparison of the logged reads. */
+static void statlog_section(FILE *f, const struct report_host *h)
+{
+	const struct report_statlog *sl = &h->statlog;
+	char a[32];
+	size_t i;
+
+	if (!sl->have)
+		return;
+	fprintf(f, "<p><b>memory.stat as printed: %" PRIu64 " of %" PRIu64 " reads within 2 units"
+		" of the simulation</b> <small>(each line of each logged read; validate run %" PRId64
+		"; %" PRIu64 " exact, %" PRIu64 " off: %" PRIu64 " a flush decided otherwise, %" PRIu64
+		" within the lock windows' updates)</small></p>\n", sl->sum.within2, sl->sum.pairs,
+		sl->sum.run_id, sl->sum.exact, sl->sum.off, sl->sum.off_decision,
+		sl->sum.off_window);
+	if (!sl->nr)
+		return;
+	fprintf(f, "<table class=\"printed\"><caption>The worst error the kernel really printed"
+		" (printed &#8722; truth)</caption><thead><tr><th>cgroup</th><th>line</th>"
+		"<th>printed &#8722; truth</th><th>read</th><th>within 2 units</th></tr></thead>"
+		"<tbody>\n");
+	for (i = 0; i < sl->nr; i++) {
+		const struct report_printed *p = &sl->lines[i];
+
+		fprintf(f, "<tr><td>");
+		esc(f, p->cgroup);
+		fprintf(f, "</td><td>");
+		esc(f, p->name);
+		if (p->bytes)
+			report_pages_str(a, sizeof(a), (double)p->printed_error / (double)h->page_size,
+					 h->page_size);
+		else
+			snprintf(a, sizeof(a), "%" PRId64, p->printed_error);
+		fprintf(f, "</td><td class=\"n\">%s</td><td class=\"n\">%" PRId64 "</td><td"
+			" class=\"n\">%" PRIu64 " / %" PRIu64 "</td></tr>\n", a, p->read, p->within2,
+			p->pairs);
+	}
+	fprintf(f, "</tbody></table>\n");
+}
+
 /* ---- validation ---- */
 
 int html_validation_section(FILE *f, const struct report_host *h)
@@ -128,6 +172,7 @@ int html_validation_section(FILE *f, const struct report_host *h)
 	int i;
 
 	fprintf(f, "<h4>Does the simulator reproduce this kernel? (validate)</h4>\n");
+	statlog_section(f, h);
 	if (!vr->run_id) {
 		fprintf(f, "<p class=\"note\">Not validated: run <code>memcg-replay validate</code> on"
 			" this database to compare the simulator with the kernel's own counters.</p>\n");

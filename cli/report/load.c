@@ -122,6 +122,63 @@ static int validation_load(struct report_host *h)
 	return db_mismatches_foreach(h->db, v->run_id, 100000, count_cause, v);
 }
 
+/* ---- memory.stat as printed ---- */
+
+static int add_printed(const struct db_stat_check_worst *w, void *ctx)
+{
+	struct report_statlog *sl = ctx;
+	struct report_printed *p;
+
+	if (sl->nr == sl->cap) {
+		size_t ncap = sl->cap ? sl->cap * 2 : 16;
+		struct report_printed *n = realloc(sl->lines, ncap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		sl->lines = n;
+		sl->cap = ncap;
+	}
+	p = &sl->lines[sl->nr++];
+	*p = (struct report_printed){
+		.cgroup_id = w->cgroup_id, .cgroup = strdup(w->cgroup), .name = strdup(w->name),
+		.bytes = !strcmp(w->unit, "bytes"), .per = w->per,
+		.printed_error = w->printed_error, .read = w->read, .pairs = w->pairs,
+		.within2 = w->within2,
+	};
+	if (!p->cgroup || !p->name)
+		return -ENOMEM;
+	if (statline_item(p->name, &p->item))
+		p->item = NULL;
+	return 0;
+}
+
+/* The latest validate run's comparison of the logged reads; none: have false. */
+static int statlog_load(struct report_host *h)
+{
+	struct report_statlog *sl = &h->statlog;
+	int err = db_stat_check_summary(h->db, &sl->sum);
+
+	if (err == -ENOENT)
+		return 0;
+	if (err)
+		return err;
+	sl->have = true;
+	err = db_stat_check_worst_foreach(h->db, sl->sum.run_id, add_printed, sl);
+	return err == -ENOENT ? 0 : err;
+}
+
+static void statlog_free(struct report_statlog *sl)
+{
+	size_t i;
+
+	for (i = 0; i < sl->nr; i++) {
+		free(sl->lines[i].cgroup);
+		free(sl->lines[i].name);
+	}
+	free(sl->lines);
+	memset(sl, 0, sizeof(*sl));
+}
+
 /* ---- a host ---- */
 
 static int host_load(struct report_host *h, const struct report_source *src,
@@ -172,6 +229,11 @@ static int host_load(struct report_host *h, const struct report_source *src,
 		if (err)
 			return err;
 	}
+	if ((o->need & REPORT_NEED_STATLOG) && !o->cost_only) {
+		err = statlog_load(h);
+		if (err)
+			return err;
+	}
 	if (o->need & REPORT_NEED_VERDICT)
 		return report_verdict_load(h);
 	return 0;
@@ -211,6 +273,7 @@ int report_model_load(struct report_model *m, const struct report_source *src, i
 	for (i = 0; i < nr && !err; i++) {
 		err = host_load(&m->hosts[i], &src[i], o);
 		m->grid |= m->hosts[i].grid;
+		m->statlog |= m->hosts[i].statlog.have;
 		m->failed = i;
 	}
 	return err ?: host_labels(m);
@@ -239,6 +302,7 @@ void report_host_free(struct report_host *h)
 	report_verdict_free(&h->verdict);
 	free(h->host);
 	free(h->label);
+	statlog_free(&h->statlog);
 	memset(h, 0, sizeof(*h));
 }
 

@@ -162,3 +162,17 @@ char *report_line_names(char *buf, size_t len, const struct report_line *l)
 		*buf = '\0';
 	return buf;
 }
+
+const struct report_printed *report_line_printed(const struct report_host *h,
+						 const struct report_line *l)
+{
+	size_t i;
+
+	for (i = 0; i < h->statlog.nr; i++) {
+		const struct report_printed *p = &h->statlog.lines[i];
+
+		if (p->cgroup_id == l->cgroup_id && p->item && !strcmp(p->item, l->item))
+			return p;
+	}
+	return NULL;
+}

@@ -128,6 +128,30 @@ struct report_verdict {
 	bool				have_costs;	/* the cost rows were loaded */
 };
 
+/* One (cgroup, line) of the logged memory.stat reads validate compared. */
+struct report_printed {
+	uint64_t	cgroup_id;
+	char		*cgroup, *name;		/* path; the line as printed ("total_rss") */
+	const char	*item;			/* the traced item it prints (statlines.c); NULL */
+	bool		bytes;			/* printed in bytes, else a count */
+	int64_t		per;			/* printed units per traced unit */
+	int64_t		printed_error;		/* printed - truth of largest |value| */
+	int64_t		read;			/* the read that printed it */
+	uint64_t	pairs, within2;		/* that line's reads compared, within 2 units */
+};
+
+/*
+ * memory.stat as printed (validate's stat_read_checks of the logged reads):
+ * how many reads the simulation matched within 2 units, and per cgroup and
+ * line the worst error the kernel really printed.
+ */
+struct report_statlog {
+	bool				have;		/* validate compared logged reads */
+	struct db_stat_check_summary	sum;
+	struct report_printed		*lines;		/* by cgroup path, line */
+	size_t				nr, cap;
+};
+
 struct report_host {
 	struct db		*db;
 	const char		*file;		/* as named on the command line */
@@ -146,6 +170,7 @@ struct report_host {
 	struct report_costs	costs;
 	struct report_validation val;
 	struct report_verdict	verdict;
+	struct report_statlog	statlog;
 };
 
 /* What to load: the lines, the costs, the validation and the run counters. */
@@ -156,6 +181,7 @@ enum {
 	REPORT_NEED_COUNTERS	= 1 << 3,
 	REPORT_NEED_VERDICT	= 1 << 4,	/* the lines even with --cost */
 	REPORT_NEED_TEXT	= 1 << 5,	/* the lines' columns as SQLite prints them */
+	REPORT_NEED_STATLOG	= 1 << 6,	/* memory.stat as printed (validate's checks) */
 };
 
 struct report_load {
@@ -172,6 +198,7 @@ struct report_model {
 	struct report_host	*hosts;
 	int			nr_hosts;
 	bool			grid;		/* some host is a grid: CSV and JSON add two columns */
+	bool			statlog;	/* some host has memory.stat as printed: three more */
 	int			failed;		/* the host report_model_load() failed on */
 	struct report_load	o;
 };
@@ -325,6 +352,10 @@ int report_write(FILE *f, const struct report_model *m, const struct report_ops 
 const char *report_v1_line(char *buf, size_t len, const struct report_line *l);
 /* " (v1 total_rss, v2 anon)", " (v2 zswap)", or "" where neither prints @l's item. */
 char *report_line_names(char *buf, size_t len, const struct report_line *l);
+
+/* The worst printed error of @l's cgroup and item (the line that prints it); NULL none. */
+const struct report_printed *report_line_printed(const struct report_host *h,
+						 const struct report_line *l);
 
 /* ---- units.c: the one formatter of the report's numbers ---- */
 

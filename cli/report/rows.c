@@ -104,6 +104,28 @@ static bool cost_col_text(size_t i)
 	return i == 1 || i == 2 || i == 18;
 }
 
+/*
+ * memory.stat as printed, with validate's checks of logged reads: of the
+ * line's cgroup and item, the reads compared, those within 2 units of the
+ * simulation and the worst error the kernel printed (printed - truth, in
+ * memory.stat's unit: bytes, or a count); "" where none.
+ */
+#define PRINTED_COLS	"printed_reads,printed_within2,printed_max_error"
+
+static void printed_cells(const struct report_host *h, const struct report_line *l,
+			  char a[3][32])
+{
+	const struct report_printed *p = report_line_printed(h, l);
+
+	if (!p) {
+		a[0][0] = a[1][0] = a[2][0] = '\0';
+		return;
+	}
+	snprintf(a[0], 32, "%" PRIu64, p->pairs);
+	snprintf(a[1], 32, "%" PRIu64, p->within2);
+	snprintf(a[2], 32, "%" PRId64, p->printed_error);
+}
+
 /* ---- CSV ---- */
 
 /* The host and file columns' fields, with several databases. */
@@ -128,7 +150,8 @@ static int csv_lines(struct report_out *o, const struct report_host *h, int idx)
 		fprintf(f, "%s", host ? "host,file," : "");
 		for (i = 0; i < DB_LAG_NR_COLS; i++)
 			fprintf(f, "%s%s", i ? "," : "", db_lag_col_name(i));
-		fprintf(f, ",v1_line,v2_line%s\n", o->m->grid ? ",batch_size,nr_cpus" : "");
+		fprintf(f, ",v1_line,v2_line%s%s\n", o->m->statlog ? "," PRINTED_COLS : "",
+			o->m->grid ? ",batch_size,nr_cpus" : "");
 	}
 	for (l = 0; l < h->nr_lines; l++) {
 		char *const *text = h->lines[l].text;
@@ -144,6 +167,12 @@ static int csv_lines(struct report_out *o, const struct report_host *h, int idx)
 		cli_csv_field(f, report_v1_line(v1, sizeof(v1), &h->lines[l]));
 		fputc(',', f);
 		cli_csv_field(f, h->lines[l].names.v2);
+		if (o->m->statlog) {
+			char a[3][32];
+
+			printed_cells(h, &h->lines[l], a);
+			fprintf(f, ",%s,%s,%s", a[0], a[1], a[2]);
+		}
 		if (o->m->grid) {
 			fputc(',', f);
 			cli_csv_field(f, text[REPORT_TEXT_BATCH]);
@@ -185,7 +214,7 @@ static int csv_costs(struct report_out *o, const struct report_host *h, int idx)
 }
 
 const struct report_ops report_csv_ops = {
-	.name = "csv", .need = REPORT_NEED_TEXT, .lines = csv_lines, .costs = csv_costs,
+	.name = "csv", .need = REPORT_NEED_TEXT | REPORT_NEED_STATLOG, .lines = csv_lines, .costs = csv_costs,
 };
 
 /* ---- JSON ---- */
@@ -248,6 +277,14 @@ static int json_lines(struct report_out *o, const struct report_host *h, int idx
 		}
 		json_name(f, "v1_line", report_v1_line(v1, sizeof(v1), &h->lines[l]));
 		json_name(f, "v2_line", h->lines[l].names.v2);
+		if (o->m->statlog) {
+			char a[3][32];
+
+			printed_cells(h, &h->lines[l], a);
+			fprintf(f, ",\"printed_reads\":%s,\"printed_within2\":%s,"
+				"\"printed_max_error\":%s", *a[0] ? a[0] : "null",
+				*a[1] ? a[1] : "null", *a[2] ? a[2] : "null");
+		}
 		if (o->m->grid)
 			fprintf(f, ",\"batch_size\":%s,\"nr_cpus\":%s",
 				json_number(text[REPORT_TEXT_BATCH]), json_number(text[REPORT_TEXT_CPUS]));
@@ -286,7 +323,7 @@ static int json_costs(struct report_out *o, const struct report_host *h, int idx
 }
 
 const struct report_ops report_json_ops = {
-	.name = "json", .need = REPORT_NEED_TEXT, .begin = json_begin, .lines = json_lines,
+	.name = "json", .need = REPORT_NEED_TEXT | REPORT_NEED_STATLOG, .begin = json_begin, .lines = json_lines,
 	.costs = json_costs,
 	.end = json_end,
 };

@@ -505,6 +505,72 @@ static void table_header(FILE *f, int64_t page_size, int64_t online, int64_t bat
 }
 
 
+/* ---- memory.stat as printed ---- */
+
+/* "-32.3 MiB" of a bytes line, "-12" of a count */
+static const char *printed_str(char *buf, size_t len, const struct report_printed *p,
+			       int64_t page_size)
+{
+	if (p->bytes)
+		return report_pages_str(buf, len, (double)p->printed_error / (double)page_size,
+					page_size);
+	snprintf(buf, len, "%" PRId64, p->printed_error);
+	return buf;
+}
+
+/* |printed - truth| in traced units (pages, counts): a cgroup's lines compared */
+static double printed_key(const struct report_printed *p)
+{
+	double v = (double)p->printed_error / (double)(p->per > 0 ? p->per : 1);
+
+	return fabs(v);
+}
+
+/*
+ * What validate found of the logged reads: how many the simulation matched
+ * within 2 units, and per cgroup the worst error the kernel really printed
+ * (its line of largest |printed - truth|, a bytes line before a count).
+ */
+static int text_statlog(FILE *f, const struct report_host *h)
+{
+	const struct report_statlog *sl = &h->statlog;
+	const struct db_stat_check_summary *s = &sl->sum;
+	size_t i, j;
+	char *msg = NULL;
+
+	if (!sl->have)
+		return 0;
+	fprintf(f, "\nmemory.stat as printed: %" PRIu64 " of %" PRIu64 " reads within 2 units of the"
+		" simulation\n", s->within2, s->pairs);
+	if (asprintf(&msg, "(each line of each logged read; validate run %" PRId64 ", flush model"
+		     " %s): %" PRIu64 " exact, %" PRIu64 " off: %" PRIu64 " a flush decided"
+		     " otherwise, %" PRIu64 " within the lock windows' updates, %" PRIu64 " no cause"
+		     " named", s->run_id, s->flush_model, s->exact, s->off, s->off_decision,
+		     s->off_window, s->off - s->off_decision - s->off_window) < 0)
+		return -ENOMEM;
+	cost_wrap(f, msg);
+	free(msg);
+	if (!sl->nr)
+		return 0;
+	fprintf(f, "  worst error the kernel really printed (printed - truth), per cgroup:\n");
+	/* lines come by cgroup path, then line */
+	for (i = 0; i < sl->nr; i = j) {
+		const struct report_printed *w = &sl->lines[i];
+		char a[32];
+
+		for (j = i; j < sl->nr && sl->lines[j].cgroup_id == sl->lines[i].cgroup_id; j++)
+			if ((sl->lines[j].bytes && !w->bytes) ||
+			    (sl->lines[j].bytes == w->bytes && printed_key(&sl->lines[j]) >
+			     printed_key(w)))
+				w = &sl->lines[j];
+		fprintf(f, "    %s (id %" PRIu64 "): %s of %s at read %" PRId64 "; %" PRIu64 " of %"
+			PRIu64 " reads of it within 2 units\n", w->cgroup, w->cgroup_id,
+			printed_str(a, sizeof(a), w, h->page_size), w->name, w->read, w->within2,
+			w->pairs);
+	}
+	return 0;
+}
+
 /* The lines of a host as the table. */
 static int text_table(struct report_out *o, const struct report_host *h)
 {
@@ -549,6 +615,8 @@ static int text_table(struct report_out *o, const struct report_host *h)
 		if (nu > TABLE_UNREAD)
 			fprintf(o->f, "  ... %zu more (--format csv, or --cgroup PATH)\n", nu - TABLE_UNREAD);
 	}
+	if (!err)
+		err = text_statlog(o->f, h);
 	free(ts.labels);
 	grid_free(&ts);
 	free(unread);
@@ -800,6 +868,7 @@ static int text_lines(struct report_out *o, const struct report_host *h, int idx
 }
 
 const struct report_ops report_text_ops = {
-	.name = "table", .need = REPORT_NEED_COSTS | REPORT_NEED_VERDICT, .costs_always = true,
+	.name = "table", .need = REPORT_NEED_COSTS | REPORT_NEED_VERDICT | REPORT_NEED_STATLOG,
+	 .costs_always = true,
 	.begin = text_begin, .host = text_host, .lines = text_lines, .costs = text_costs,
 };
