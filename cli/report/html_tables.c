@@ -60,7 +60,7 @@ void html_line_table(FILE *f, const struct hhost *hh, const struct hline *ln, si
 				fprintf(f, "<td rowspan=\"%zu\">", ln[i].to - ln[i].from);
 				esc(f, r->item);
 				if (*report_line_names(nm, sizeof(nm), r)) {
-					fprintf(f, " <small>");
+					fprintf(f, "<br><small>");
 					esc(f, nm + 1);
 					fprintf(f, "</small>");
 				}

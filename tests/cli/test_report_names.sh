@@ -26,7 +26,7 @@ expect_match names_json_anon '"item":"NR_ANON_MAPPED",.*"noticeable_episodes":[0
 expect_match names_json_null '"item":"MEMCG_KMEM",.*"v1_line":null,"v2_line":"kernel"\}' "$T_OUT"
 
 expect_exit names_html 0 "$REPLAY" report pc.db --format html -o pc.html
-expect_match names_html_table '<td rowspan="3">NR_ANON_MAPPED <small>\(v1 total_rss, v2 anon\)</small></td>' "$(cat pc.html)"
+expect_match names_html_table '<td rowspan="3">NR_ANON_MAPPED<br><small>\(v1 total_rss, v2 anon\)</small></td>' "$(cat pc.html)"
 
 # a grid: the names, then batch_size and nr_cpus
 "$REPLAY" replay -q --policy break --batch 32 pc.db >/dev/null || fail setup "grid"
