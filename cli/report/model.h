@@ -358,6 +358,8 @@ const struct report_printed *report_line_printed(const struct report_host *h,
 						 const struct report_line *l);
 
 /* ---- units.c: the one formatter of the report's numbers ---- */
+/* @text in lines of at most 78 columns, indented by two. */
+void report_wrap(FILE *f, const char *text);
 
 #define REPORT_NUM_LEN	32
 

@@ -16,28 +16,6 @@
 #include "model.h"
 #include "text_local.h"
 
-/* @text in lines of at most 78 columns, indented by two. */
-void text_wrap(FILE *f, const char *text)
-{
-	const char *p = text;
-
-	while (*p) {
-		const char *end = p, *brk = NULL;
-
-		while (*end && end - p < 76) {
-			if (*end == ' ')
-				brk = end;
-			end++;
-		}
-		if (*end && brk)
-			end = brk;
-		fprintf(f, "  %.*s\n", (int)(end - p), p);
-		p = end;
-		while (*p == ' ')
-			p++;
-	}
-}
-
 /* ---- replay's end-of-pass summary (pass.c made the model) ---- */
 
 /* The label column's width: 10 as it always was, wider for a grid's names. */
@@ -118,7 +96,7 @@ static int text_costs(struct report_out *o, const struct report_host *h, int idx
 		return pass_costs(o, h);
 	fprintf(f, "\nCost in time of each policy's update path (memcg_rstat_updated() walk)\n");
 	if (!v->have_cal) {
-		text_wrap(f, "No calibration: 'memcg-replay calibrate --db FILE' measures this "
+		report_wrap(f, "No calibration: 'memcg-replay calibrate --db FILE' measures this "
 			  "host's costs into FILE (or report --calibration CALIB with a file of "
 			  "calibrate -o); counts only.");
 	} else {
@@ -132,7 +110,7 @@ static int text_costs(struct report_out *o, const struct report_host *h, int idx
 			err = -ENOMEM;
 			goto out;
 		}
-		text_wrap(f, msg);
+		report_wrap(f, msg);
 		free(msg);
 	}
 	fprintf(f, "  %-*s %-9s %10s %8s %11s %11s", v->grid ? 28 : 12, "policy", "model",
@@ -162,7 +140,7 @@ static int text_costs(struct report_out *o, const struct report_host *h, int idx
 		fprintf(f, "\n");
 	}
 	if (v->have_cal)
-		text_wrap(f, "(max): every step on a cold tree, every atomic add contended.  "
+		report_wrap(f, "(max): every step on a cold tree, every atomic add contended.  "
 			  REPORT_COST_LEAVES_OUT);
 out:
 	return err;
@@ -260,7 +238,7 @@ static int text_begin(struct report_out *o)
 			fprintf(f, "  ... %zu more cgroups with stale reads (the table below)\n",
 				v->nr_flags - REPORT_VERDICT_CGROUPS);
 		if (*report_verdict_cost(buf, sizeof(buf), h))
-			text_wrap(f, buf);
+			report_wrap(f, buf);
 	}
 	if (o->m->nr_hosts > 1)
 		text_summary(o);

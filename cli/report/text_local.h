@@ -11,8 +11,6 @@
 
 #include "model.h"
 
-/* @text in lines of at most 78 columns, indented by two. */
-void text_wrap(FILE *f, const char *text);
 /* The lines of @h as the table. */
 int text_table(struct report_out *o, const struct report_host *h);
 

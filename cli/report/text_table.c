@@ -525,7 +525,7 @@ static int text_statlog(FILE *f, const struct report_host *h)
 		     " named", s->run_id, s->flush_model, s->exact, s->off, s->off_decision,
 		     s->off_window, s->off - s->off_decision - s->off_window) < 0)
 		return -ENOMEM;
-	text_wrap(f, msg);
+	report_wrap(f, msg);
 	free(msg);
 	if (!sl->nr)
 		return 0;

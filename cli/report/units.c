@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * units.c - the one formatter of the report's numbers (model.h): pages as
- * memory, event counts, durations.  Every format and replay's summary
+ * memory, event counts, durations; and its prose wrapped to the terminal.  Every format and replay's summary
  * write their numbers through it, so one value reads the same everywhere.
  */
 #include <math.h>
@@ -77,4 +77,26 @@ char *report_ms_fixed_str(char *buf, size_t len, double ms)
 	else
 		us_str(buf, len, ms);
 	return buf;
+}
+
+/* The text format's sentences: 78 columns, two of indent, broken at blanks. */
+void report_wrap(FILE *f, const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *end = p, *brk = NULL;
+
+		while (*end && end - p < 76) {
+			if (*end == ' ')
+				brk = end;
+			end++;
+		}
+		if (*end && brk)
+			end = brk;
+		fprintf(f, "  %.*s\n", (int)(end - p), p);
+		p = end;
+		while (*p == ' ')
+			p++;
+	}
 }
