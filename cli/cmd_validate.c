@@ -399,7 +399,7 @@ static int statcheck_print_stored(struct db *db)
 
 	if (ret < 0)
 		return ret;
-	printf("memory.stat as printed: %" PRIu64 " of %" PRIu64 " reads within 2 units of the "
+	printf("memory.stat as printed: %" PRIu64 " of %" PRIu64 " printed lines within 2 units of the "
 	       "simulation (table stat_read_checks, run %" PRId64 ")\n", s.within2, s.pairs,
 	       s.run_id);
 	printf("worst error memory.stat really printed (printed - truth), per cgroup and line:\n");

@@ -79,10 +79,10 @@ if [ $synthetic = 0 ]; then
 	echo "   really printed? (validate)"
 	"$REPLAY" validate "$db" -n 0 -r 0 | tee "$work/validate.txt"
 	[ "${PIPESTATUS[0]}" = 0 ] || exit
-	# validate's own lines: "memory.stat as printed: N of M reads within 2 units ..." and,
+	# validate's own lines: "memory.stat as printed: N of M printed lines within 2 units ..." and,
 	# per line of P, the worst printed - truth; the largest of the lines in bytes, in pages
 	# (the line says them in parentheses) and MiB
-	agree=$(sed -n 's/^memory.stat as printed: \([0-9]* of [0-9]* reads within 2 units of the simulation\).*/\1/p' \
+	agree=$(sed -n 's/^memory.stat as printed: \([0-9]* of [0-9]* printed lines within 2 units of the simulation\).*/\1/p' \
 		"$work/validate.txt")
 	worst=$(awk '/^worst error memory.stat really printed/ { on = 1; next }
 		on && /^  / { if ($4 != "bytes") next; p = substr($5, 2) + 0; a = p < 0 ? -p : p

@@ -131,7 +131,7 @@ static void statlog_section(FILE *f, const struct report_host *h)
 
 	if (!sl->have)
 		return;
-	fprintf(f, "<p><b>memory.stat as printed: %" PRIu64 " of %" PRIu64 " reads within 2 units"
+	fprintf(f, "<p><b>memory.stat as printed: %" PRIu64 " of %" PRIu64 " printed lines within 2 units"
 		" of the simulation</b> <small>(each line of each logged read; validate run %" PRId64
 		"; %" PRIu64 " exact, %" PRIu64 " off: %" PRIu64 " a flush decided otherwise, %" PRIu64
 		" within the lock windows' updates)</small></p>\n", sl->sum.within2, sl->sum.pairs,

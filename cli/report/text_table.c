@@ -517,7 +517,7 @@ static int text_statlog(FILE *f, const struct report_host *h)
 
 	if (!sl->have)
 		return 0;
-	fprintf(f, "\nmemory.stat as printed: %" PRIu64 " of %" PRIu64 " reads within 2 units of the"
+	fprintf(f, "\nmemory.stat as printed: %" PRIu64 " of %" PRIu64 " printed lines within 2 units of the"
 		" simulation\n", s->within2, s->pairs);
 	if (asprintf(&msg, "(each line of each logged read; validate run %" PRId64 ", flush model"
 		     " %s): %" PRIu64 " exact, %" PRIu64 " off: %" PRIu64 " a flush decided"
@@ -541,7 +541,7 @@ static int text_statlog(FILE *f, const struct report_host *h)
 			     printed_key(w)))
 				w = &sl->lines[j];
 		fprintf(f, "    %s (id %" PRIu64 "): %s of %s at read %" PRId64 "; %" PRIu64 " of %"
-			PRIu64 " reads of it within 2 units\n", w->cgroup, w->cgroup_id,
+			PRIu64 " reads of that line within 2 units\n", w->cgroup, w->cgroup_id,
 			printed_str(a, sizeof(a), w, h->page_size), w->name, w->read, w->within2,
 			w->pairs);
 	}

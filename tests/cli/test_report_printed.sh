@@ -30,9 +30,9 @@ sqlite3 pc.db "INSERT INTO stat_read_checks (run_id, flush_model, read, cgroup_i
 	fail setup "stat_read_checks rows"
 
 expect_exit printed_table 0 "$REPLAY" report pc.db
-expect_match printed_table_summary '^memory\.stat as printed: 3 of 4 reads within 2 units of the simulation$' "$T_OUT"
+expect_match printed_table_summary '^memory\.stat as printed: 3 of 4 printed lines within 2 units of the simulation$' "$T_OUT"
 expect_match printed_table_causes '1 off: 0 a flush decided' "$(printf '%s\n' "$T_OUT" | tr '\n' ' ')"
-expect_match printed_table_worst '^    / \(id 1\): -1\.95 MiB of total_cache at read 2; 2 of 3 reads of it within 2 units$' "$T_OUT"
+expect_match printed_table_worst '^    / \(id 1\): -1\.95 MiB of total_cache at read 2; 2 of 3 reads of that line within 2 units$' "$T_OUT"
 
 expect_exit printed_csv 0 "$REPLAY" report pc.db --format csv
 expect_match printed_csv_header ',v1_line,v2_line,printed_reads,printed_within2,printed_max_error$' "$(head -1 <<<"$T_OUT")"
@@ -45,7 +45,7 @@ expect_match printed_json_null '"item":"MEMCG_KMEM",.*"printed_reads":null,"prin
 
 expect_exit printed_html 0 "$REPLAY" report pc.db --format html -o pc.html
 page=$(cat pc.html)
-expect_match printed_html_summary '<p><b>memory\.stat as printed: 3 of 4 reads within 2 units of the simulation</b>' "$page"
+expect_match printed_html_summary '<p><b>memory\.stat as printed: 3 of 4 printed lines within 2 units of the simulation</b>' "$page"
 expect_match printed_html_worst '<tr><td>/</td><td>total_cache</td><td class="n">-1\.95 MiB</td><td class="n">2</td><td class="n">2 / 3</td></tr>' "$page"
 expect_match printed_html_legend '<i class="sq"></i>a logged read: what memory\.stat printed' "$page"
 # the root's NR_FILE_PAGES chart: one marker per logged read but the anchor

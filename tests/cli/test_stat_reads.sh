@@ -64,7 +64,7 @@ expect_match stat_reads_anchor_said "^anchored on each cgroup's first matched re
 expect_match stat_reads_not_compared "lines not compared: $n " "$T_OUT"
 # what the file keeps (stat_read_checks), read back as a report reads it
 run=$(sqlite3 s.db "SELECT max(run_id) FROM runs WHERE kind = 'validate'")
-expect_match stat_reads_stored_line "^memory.stat as printed: $pairs of $pairs reads within 2 units of the simulation \(table stat_read_checks, run $run\)\$" "$T_OUT"
+expect_match stat_reads_stored_line "^memory.stat as printed: $pairs of $pairs printed lines within 2 units of the simulation \(table stat_read_checks, run $run\)\$" "$T_OUT"
 rows=$(sqlite3 s.db "SELECT count(*), sum(verdict = 'anchor'), sum(verdict = 'exact'),
 	sum(printed_error = printed - truth), sum(shown = printed) FROM stat_read_checks WHERE run_id = $run")
 [ "$rows" = "$((pairs + 2))|2|$pairs|$((pairs + 2))|$((pairs + 2))" ] && pass stat_reads_stored_rows ||
@@ -86,7 +86,7 @@ run=$(sqlite3 s.db "SELECT max(run_id) FROM runs WHERE kind = 'validate'")
 row=$(sqlite3 s.db "SELECT verdict, coalesce(cause, 'NULL'), diff, printed - shown FROM stat_read_checks
 	WHERE run_id = $run AND read = 5 AND name = 'total_cache'")
 [ "$row" = "off|NULL|3|12288" ] && pass stat_reads_moved_stored || fail stat_reads_moved_stored "$row"
-expect_match stat_reads_moved_summary "^memory.stat as printed: $((pairs - 1)) of $pairs reads within 2 units" "$T_OUT"
+expect_match stat_reads_moved_summary "^memory.stat as printed: $((pairs - 1)) of $pairs printed lines within 2 units" "$T_OUT"
 # the worst printed - truth of a line, as SQL finds it among the rows but the anchor
 worst() {
 	sqlite3 s.db "SELECT printed_error || ' ' || read FROM stat_read_checks WHERE run_id = $run

@@ -78,7 +78,7 @@ reads=$(sq "$DB" "SELECT count(DISTINCT read) FROM stat_reads WHERE cgroup = $id
 "$REPLAY" validate -q "$DB" >"$T_TMP/v.out" 2>"$T_TMP/v.err"
 out=$(cat "$T_TMP/v.out")
 expect_match statlog_matched "memory.stat reads logged \(stat_reads\): $reads, matched to their traced flush request $reads\$" "$out"
-read -r within pairs <<<"$(sed -n 's/^memory.stat as printed: \([0-9]*\) of \([0-9]*\) reads within 2 units.*/\1 \2/p' <<<"$out")"
+read -r within pairs <<<"$(sed -n 's/^memory.stat as printed: \([0-9]*\) of \([0-9]*\) printed lines within 2 units.*/\1 \2/p' <<<"$out")"
 if [ "${pairs:-0}" -gt 0 ] && [ $((within * 1000)) -ge $((pairs * 990)) ]; then
 	pass "statlog_agrees ($within of $pairs within 2 units)"
 else
