@@ -16,6 +16,7 @@
 #ifndef MCR_SYNTH_LOCAL_H
 #define MCR_SYNTH_LOCAL_H
 
+#include "idmap.h"
 #include "sim.h"
 #include "synth.h"
 
@@ -84,6 +85,19 @@ struct synth {
 	size_t				fl_n;		/* visits in this window */
 	size_t				fl_i;		/* visits done */
 
+	/*
+	 * --hidden-order: each window's visits at sorted random times of
+	 * their own PRNG (so the updates are those of the spread order), and
+	 * where each update inside a window fell (table true_order)
+	 */
+	bool				hidden;
+	struct synth_rng		hrng;
+	uint64_t			*fl_vt;		/* the window's visit times */
+	size_t				cap_vt;
+	struct idmap			fl_idx;		/* id -> its place in the window's visits */
+	struct db_true_order		*truth;
+	size_t				nr_truth, cap_truth;
+
 	/* flushes waiting for the rstat lock, FIFO */
 	struct synth_flush		*queue;
 	size_t				q_head;
@@ -100,6 +114,14 @@ double synth_arg(const struct synth *s, const char *name);
  * emitted when @explicit_visits.  Must come first.
  */
 int synth_machine(struct synth *s, unsigned int nr_cpus, uint64_t flush_ns, bool explicit_visits);
+
+/*
+ * Each window's visits at hidden random times instead of evenly spaced:
+ * call after synth_machine().
+ */
+void synth_hidden_order(struct synth *s);
+/* The true_order rows kept so far go to the database. */
+int synth_truth_flush(struct synth *s);
 
 /* A cgroup that exists before the trace; @parent 0 for the root. */
 int synth_cgroup(struct synth *s, uint64_t id, uint64_t parent, const char *path);

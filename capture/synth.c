@@ -193,6 +193,8 @@ int synth_run(const struct synth_args *a, const struct synth_out *out, struct sy
 		err = -EINVAL;		/* a scenario that never set up its machine */
 	if (!err)
 		err = synth_drain(&s);
+	if (!err)
+		err = synth_truth_flush(&s);	/* the table, empty unless --hidden-order */
 	if (!err && out->db) {
 		err = db_events_finish(out->db);
 		err = err ?: write_meta(&s);
@@ -205,5 +207,8 @@ int synth_run(const struct synth_args *a, const struct synth_out *out, struct sy
 		sim_destroy(s.sim);
 	free(s.seq);
 	free(s.queue);
+	free(s.fl_vt);
+	free(s.truth);
+	idmap_free(&s.fl_idx);
 	return err;
 }

@@ -188,10 +188,101 @@ static int flush_queue(struct synth *s, const struct synth_flush *f)
 	return 0;
 }
 
-/* Visit i of n sits at (i + 1) / (n + 1) of the window: spread in visit order. */
+/*
+ * Visit i of n sits at (i + 1) / (n + 1) of the window: spread in visit
+ * order; with a hidden order, at its drawn time.
+ */
 static uint64_t visit_time(const struct synth *s, size_t i)
 {
+	if (s->hidden)
+		return s->fl_vt[i];
 	return s->fl_win_start + (uint64_t)(i + 1) * (s->fl_win_len - 1) / (uint64_t)(s->fl_n + 1);
+}
+
+void synth_hidden_order(struct synth *s)
+{
+	s->hidden = true;
+	synth_rng_seed(&s->hrng, s->args->seed ^ 0x68696464656eull);	/* "hidden" */
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The hidden order of the window just begun: its visits at sorted random
+ * times strictly inside it, and each visit's place, for the truth.
+ */
+static int hidden_window(struct synth *s)
+{
+	uint64_t span = s->fl_win_len > 2 ? s->fl_win_len - 2 : 1;
+	size_t i;
+	int err;
+
+	if (s->fl_n > s->cap_vt) {
+		uint64_t *vt = realloc(s->fl_vt, s->fl_n * sizeof(*vt));
+
+		if (!vt)
+			return -ENOMEM;
+		s->fl_vt = vt;
+		s->cap_vt = s->fl_n;
+	}
+	for (i = 0; i < s->fl_n; i++)
+		s->fl_vt[i] = s->fl_win_start + 1 + synth_rng_below(&s->hrng, span);
+	qsort(s->fl_vt, s->fl_n, sizeof(*s->fl_vt), u64_cmp);
+	err = idmap_reset(&s->fl_idx, s->fl_n);
+	for (i = 0; i < s->fl_n && !err; i++)
+		err = idmap_put(&s->fl_idx, sim_window_peek(s->sim, i), (int64_t)i);
+	return err;
+}
+
+int synth_truth_flush(struct synth *s)
+{
+	int err = s->out->db ? db_true_order_put(s->out->db, s->truth, s->nr_truth) : 0;
+
+	s->nr_truth = 0;
+	return err;
+}
+
+/*
+ * Update @ev, made in the open window after s->fl_i of its visits: where it
+ * fell, if a visit of its own path is in the window (else the order does not
+ * matter for it).
+ */
+static int hidden_truth(struct synth *s, const struct mcr_event *ev)
+{
+	struct db_true_order t = { .cpu = ev->cpu, .seq = ev->seq, .visits = (uint32_t)s->fl_i,
+				   .lo = 0, .hi = (uint32_t)s->fl_n };
+	bool any = false;
+	uint64_t x;
+
+	for (x = ev->id; x; x = sim_cgroup_parent(s->sim, x)) {
+		int64_t v = idmap_get(&s->fl_idx, x, -1);
+
+		if (v < 0)
+			continue;
+		any = true;
+		if ((size_t)v < s->fl_i && (uint32_t)v + 1 > t.lo)
+			t.lo = (uint32_t)v + 1;
+		else if ((size_t)v >= s->fl_i && (uint32_t)v < t.hi)
+			t.hi = (uint32_t)v;
+	}
+	if (!any)
+		return 0;
+	if (s->nr_truth == s->cap_truth) {
+		size_t cap = s->cap_truth ? 2 * s->cap_truth : 4096;
+		struct db_true_order *n = realloc(s->truth, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		s->truth = n;
+		s->cap_truth = cap;
+	}
+	s->truth[s->nr_truth++] = t;
+	return s->nr_truth >= 65536 ? synth_truth_flush(s) : 0;
 }
 
 static int lock_event(struct synth *s, uint64_t ts, int kind)
@@ -238,6 +329,11 @@ static int flush_step(struct synth *s)
 		s->fl_win_start = ts;
 		s->fl_n = sim_window_remaining(s->sim);
 		s->fl_i = 0;
+		if (s->hidden) {
+			err = hidden_window(s);
+			if (err < 0)
+				return err;
+		}
 		s->fl_phase = s->fl_n ? SYNTH_VISIT : SYNTH_UNLOCK;
 		s->fl_next = s->fl_n ? visit_time(s, 0) : ts + s->fl_win_len - 1;
 		return 0;
@@ -318,6 +414,9 @@ int synth_update(struct synth *s, uint64_t ts, int cpu, int pid, int kind, uint6
 		return -EINVAL;
 	err = synth_advance(s, ts, cpu);
 	err = err ?: emit(s, &ev);
+	/* the window is open from its lock step on, until its unlock step */
+	if (!err && s->hidden && s->fl_active && s->fl_phase != SYNTH_LOCK)
+		err = hidden_truth(s, &ev);
 	err = err ?: sim_update(s->sim, ts, (unsigned int)cpu, id, item_kind(kind), item, val);
 	if (err < 0)
 		return err;

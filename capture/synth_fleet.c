@@ -34,6 +34,10 @@ const struct synth_param synth_fleet_params[] = {
 	  10, 0.01, 1e6, false },
 	{ "period-ms", "ms", "periodic forced root flush, every", 2000, 1, 1e6, false },
 	{ "flush-us", "us", "length of a flush that goes ahead, all CPU windows", 2000, 1, 1e7, false },
+	{ "window-updates", "updates", "if not 0: each CPU window lasts as long as this many updates "
+	  "take at --rate (sets --flush-us)", 0, 0, 1e7, false },
+	{ "hidden-order", "0|1", "1: each window's visits at hidden random times instead of evenly "
+	  "spaced; where each update fell goes to the true_order table", 0, 0, 1, true },
 	{ .name = NULL },
 };
 
@@ -293,17 +297,23 @@ int synth_fleet(struct synth *s)
 		.reader_ns = (uint64_t)(synth_arg(s, "reader-ms") * SYNTH_NS_PER_MS),
 		.period_ns = (uint64_t)(synth_arg(s, "period-ms") * SYNTH_NS_PER_MS),
 	};
+	double flush_ns = synth_arg(s, "flush-us") * SYNTH_NS_PER_US;
 	int err;
 
 	if (f.update_ns < 4)
+		return -MCR_E_BAD_INPUT;
+	if (synth_arg(s, "window-updates") > 0)
+		flush_ns = synth_arg(s, "window-updates") * f.update_ns * f.cpus;
+	if (flush_ns > 1e15)
 		return -MCR_E_BAD_INPUT;
 	f.cdf = malloc(f.n * sizeof(*f.cdf));
 	f.by_rank = malloc(f.n * sizeof(*f.by_rank));
 	f.by_level = malloc(f.n * sizeof(*f.by_level));
 	f.guide = malloc((FL_GUIDE + 1) * sizeof(*f.guide));
 	err = f.cdf && f.by_rank && f.by_level && f.guide ? 0 : -ENOMEM;
-	err = err ?: synth_machine(s, f.cpus,
-				   (uint64_t)(synth_arg(s, "flush-us") * SYNTH_NS_PER_US), false);
+	err = err ?: synth_machine(s, f.cpus, (uint64_t)flush_ns, false);
+	if (!err && synth_arg(s, "hidden-order") > 0)
+		synth_hidden_order(s);
 	err = err ?: build_tree(&f, (unsigned int)synth_arg(s, "depth"));
 	err = err ?: fleet_items(s);
 	if (!err) {

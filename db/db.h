@@ -251,6 +251,21 @@ struct db_stat_read {
  */
 int db_stat_read_put(struct db *db, const struct db_stat_read *r, const struct db_stat_line *lines,
 		     size_t n);
+/*
+ * Where synth's hidden-order kernel made each update inside a lock window
+ * (table true_order, which replay never reads): @visits of the window's
+ * visits came before it, and any count in [@lo, @hi] is the same order for it.
+ */
+struct db_true_order {
+	int		cpu;
+	uint64_t	seq;
+	uint32_t	visits, lo, hi;
+};
+/*
+ * db_true_order_put - create true_order if missing and store @n rows (@n may
+ * be 0).  Joins the open transaction or opens the bulk one.
+ */
+int db_true_order_put(struct db *db, const struct db_true_order *rows, size_t n);
 /* Does @db hold a stat_reads table (files written before it do not)? */
 bool db_has_stat_reads(struct db *db);
 /*
