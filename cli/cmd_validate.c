@@ -187,6 +187,8 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 	if (v->cap_lowered)
 		printf("; after long saturation the cap fell to 64 (%" PRIu64 " times)",
 		       v->cap_lowered);
+	if (v->capped)
+		printf("; the cap dropped %" PRIu64 " of them", v->capped);
 	printf("\n");
 	if (st->win.unlock_lost)
 		printf("lock windows without their unlock event: %" PRIu64 " of %" PRIu64 " (lost "
@@ -282,6 +284,7 @@ static int validate_print_json(struct db *db, struct replay_pass *ps, long show,
 	json_rate("stats_updates_match_rate", row.stats_updates_match, row.compared);
 	json_rate("stats_updates_match_plain_rate", row.stats_updates_match_plain, row.compared);
 	json_key_u64("max_hypotheses", row.max_hypotheses);
+	json_key_u64("hypotheses_capped", v->capped);
 	printf(",\"diff_hist\":%s", diff);	/* stored through json(): valid */
 	json_key_u64("mismatches", v->mismatches);
 	json_key_u64("windows_unlock_lost", replay_stats(ps->r)->win.unlock_lost);

@@ -244,6 +244,7 @@ struct replay_validation {
 	uint64_t	needs_flush_match_plain;
 	uint64_t	max_hypotheses;
 	uint64_t	cap_lowered;			/* long saturations: the cap fell to 64 */
+	uint64_t	capped;				/* hypotheses the cap dropped (0: exact) */
 	uint64_t	mismatches;
 	uint64_t	sync_ts;			/* 0: never synced */
 	uint64_t	diff_hist[REPLAY_DIFF_BUCKETS];	/* sim - kernel, see replay_diff_bucket_name */

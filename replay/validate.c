@@ -284,6 +284,7 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 		v->needs_flush_match += inf_nf;
 		v->max_hypotheses = infer_max_kept(r->inf);
 		v->cap_lowered = infer_cap_lowered(r->inf);
+		v->capped = infer_capped(r->inf);
 	} else {
 		/* no windows in the trace, nothing to infer: the plain counts */
 		v->stats_updates_match += su_ok;

@@ -302,6 +302,8 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 bool inf_path_same(const struct infer *in, const struct inf_hyp *h, const struct inf_path *pa,
 		   unsigned int cpu);
 size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, size_t *vis);
+bool inf_commutes(const struct infer *in, const struct inf_hyp *h, const struct inf_path *pa,
+		  unsigned int cpu);
 int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct inf_path *pa,
 		 unsigned int cpu, uint64_t ts, uint64_t tag, const size_t *vis, size_t nv,
 		 uint64_t mask);

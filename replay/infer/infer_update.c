@@ -36,8 +36,12 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 	int ret;
 
 	nv = inf_branch_points(&in->h[k], pa, vis);
+	if (nv && inf_commutes(in, &in->h[k], pa, cpu))
+		nv = 0;		/* no branch: each would be "before all" with visits made */
 	if (!nv && inf_path_same(in, &in->h[k], pa, cpu))
 		return 0;	/* its walk is the base's */
+	if (!nv)
+		return inf_walk(in, &in->h[k], pa, cpu, NULL);
 	t_last = in->h[k].t_last;
 	for (i = 0; i < nv; i++)
 		if (inf_branch_cost(in, in->h[k].cost, t_last, vis[i], ts) <= cut)

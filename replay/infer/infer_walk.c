@@ -184,6 +184,56 @@ bool inf_path_same(const struct infer *in, const struct inf_hyp *h, const struct
 	return true;
 }
 
+/*
+ * Does the update commute with every visit of its path that @h still has to
+ * make?  A visit sets its node's atomic and the window CPU's per-CPU counter
+ * to 0.  At each such node the policy's step, on @h's counters as they are
+ * and on them as the visit leaves them, must decide the same walk, leave
+ * the atomic as the visit would (nothing added to the 0), and leave the
+ * per-CPU counter the visit keeps (of another CPU) alike, or the one it
+ * resets (the window's CPU) at 0.  Then the walk reads and writes the same
+ * whether the visits came before it or after, and each branch "after
+ * vis[i]" is the branch "before all" with those visits made: a state that
+ * one reaches by moving its position on.  Nodes below the pending ones feed
+ * the same counters into both, so one check per node suffices.
+ */
+bool inf_commutes(const struct infer *in, const struct inf_hyp *h, const struct inf_path *pa,
+		  unsigned int cpu)
+{
+	struct sim_step_in si = { .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
+	size_t i;
+
+	for (i = 0; i < pa->n; i++) {
+		size_t v = pa->vis[i];
+		const struct idmap_ent *a = NULL, *c = NULL;
+		struct sim_step_out so, sv;
+		bool visited = v != INF_NONE && v < h->p;
+
+		if (idmap_count(&h->e)) {
+			a = inf_find(h, inf_path_key(pa, 2 * i, cpu));
+			c = inf_find(h, inf_path_key(pa, 2 * i + 1, cpu));
+		}
+		si.atomic = a ? a->val : visited ? 0 : pa->base[2 * i];
+		si.pcpu = (uint32_t)(c ? c->val : visited && cpu == in->wcpu ? 0 : pa->base[2 * i + 1]);
+		so = in->pol->step(&si);
+		if (v != INF_NONE && !visited) {
+			struct sim_step_in sw = si;
+
+			sw.atomic = 0;
+			if (cpu == in->wcpu)
+				sw.pcpu = 0;
+			sv = in->pol->step(&sw);
+			if (sv.walk != so.walk || sv.add ||
+			    (cpu == in->wcpu ? sv.pcpu != 0 : sv.pcpu != so.pcpu))
+				return false;
+		}
+		if (so.walk == SIM_WALK_STOP)
+			return true;
+		/* the next node's counters do not depend on this one's */
+	}
+	return true;
+}
+
 /* The visits of @pa that @h still has to make, ascending, into @vis; returns how many. */
 size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, size_t *vis)
 {
