@@ -152,3 +152,56 @@ for cg in ${MCR_BENCH_INFER_CGROUPS:-1000 2000}; do
 		printf "  new / base: -m inferred %.2f x, validate %.2f x\n", b / (a > 0 ? a : 0.01), vb / (va > 0 ? va : 0.01) }'
 	rm -f "$t".*
 done
+
+# Inference at scale against the ground truth: fleet traces whose windows'
+# visits fall at hidden random times (synth --hidden-order), one line per
+# scale CPUS:CGROUPS:UPDATES-A-WINDOW (MCR_BENCH_HIDDEN_SCALES), each with
+# the plain spread replay in the same invocation: user seconds and peak RSS
+# of the plain replay, of the default inferred replay (-m inferred) and of
+# validate, their ratios, validate's match rate, the hypotheses it kept and
+# those the cap dropped (0: exact).  Readers every 4 flush lengths, the
+# forced root flush every 8, so that flushes do not queue; the trace holds
+# MCR_BENCH_HIDDEN_READS reads' worth of events.  A run past
+# MCR_BENCH_HIDDEN_TIMEOUT seconds is reported as such.
+HSCALES=${MCR_BENCH_HIDDEN_SCALES-8:1000:100 32:1000:100 64:1000:100 64:100:10 64:5000:100 256:1000:10 8:1000:10000}
+HREADS=${MCR_BENCH_HIDDEN_READS:-40}
+HTIMEOUT=${MCR_BENCH_HIDDEN_TIMEOUT:-600}
+hrun() {	# build, db, args... -> "user rss", or "timeout"
+	local b=$1 db=$2 rc
+	shift 2
+	cp "$db" "$db.run"
+	timeout "$HTIMEOUT" /usr/bin/time -f '%U %M' -o "$DIR/htime" "$(bin "$b")" "$@" "$db.run" \
+		>"$DIR/hout" 2>/dev/null
+	rc=$?
+	rm -f "$db.run"
+	[ $rc = 124 ] && echo timeout || tail -n 1 "$DIR/htime"
+}
+for sc in $HSCALES; do
+	IFS=: read -r hc hg hw <<<"$sc"
+	# one flush: hw updates on each of hc CPUs at 1 M updates/s
+	flush_ms=$(awk -v c="$hc" -v w="$hw" 'BEGIN { print c * w / 1000 }')
+	hev=$(awk -v f="$flush_ms" -v n="$HREADS" 'BEGIN { e = 4 * f * n * 1000; print (e < 50000 ? 50000 : int(e)) }')
+	t=$DIR/hidden-$hc-$hg-$hw.db
+	# this build writes the trace (a baseline may lack --hidden-order); both replay it
+	"$R" synth --scenario fleet --hidden-order 1 --cpus "$hc" --cgroups "$hg" \
+		--window-updates "$hw" --events "$hev" --reader-ms "$(awk -v f="$flush_ms" 'BEGIN { print 4 * f }')" \
+		--period-ms "$(awk -v f="$flush_ms" 'BEGIN { print (8 * f < 1 ? 1 : 8 * f) }')" -o "$t" -q ||
+		{ echo "synth --hidden-order failed"; exit 1; }
+	for b in $builds; do
+		read -r pu pr <<<"$(hrun "$b" "$t" replay -q -p break -m spread)"
+		read -r iu ir <<<"$(hrun "$b" "$t" replay -q -p break -m inferred)"
+		read -r vu vr <<<"$(hrun "$b" "$t" validate -q -r 0 -n 0 -f json)"
+		js=$(cat "$DIR/hout")
+		field() { sqlite3 :memory: "SELECT json_extract('$js', '\$.$1')" 2>/dev/null; }
+		awk -v c="$hc" -v g="$hg" -v w="$hw" -v n="$hev" -v b="$b" -v pu="$pu" -v pr="$pr" \
+		    -v iu="$iu" -v ir="$ir" -v vu="$vu" -v vr="$vr" -v m="$(field stats_updates_match_rate)" \
+		    -v cmp="$(field compared)" -v k="$(field max_hypotheses)" -v x="$(field hypotheses_capped)" 'BEGIN {
+			q = pu > 0 ? pu : 0.01
+			f = "%.2f s (%.1f x, %.0f MiB)"
+			is = iu == "timeout" ? "timeout" : sprintf(f, iu, iu / q, ir / 1024)
+			vs = vu == "timeout" ? "timeout" : sprintf(f, vu, vu / q, vr / 1024)
+			printf "hidden order %3d CPUs %4d cgroups %5d updates/window, %d events, %-4s: plain %.2f s (%.0f MiB), -m inferred %s, validate %s; match %s of %s, hypotheses %s, capped %s\n",
+			       c, g, w, n, b, pu, pr / 1024, is, vs, m, cmp, k, x == "" ? "-" : x }'
+	done
+	rm -f "$t"
+done
