@@ -120,10 +120,13 @@ static void run_scale(struct test_ctx *t, const struct scale *sc, uint64_t seed)
 	v = replay_validation(r);
 	ASSERT_EQ(truth_compare(path, o, &c), 0);
 	printf("# hidden order, %s CPUs, %s cgroups, %s updates a window: %llu compared, "
-	       "%llu matched (order alone %llu); %llu updates in windows, %llu placed, %llu as the "
-	       "truth\n", sc->cpus, sc->cgroups, sc->window_updates,
-	       (unsigned long long)v->compared, (unsigned long long)v->stats_updates_match,
-	       (unsigned long long)v->stats_updates_match_plain, (unsigned long long)c.rows,
+	       "%llu matched (order alone %llu), hypotheses %llu, %llu dropped by the cap; %llu "
+	       "updates in windows, %llu placed, %llu as the truth\n", sc->cpus, sc->cgroups,
+	       sc->window_updates, (unsigned long long)v->compared,
+	       (unsigned long long)v->stats_updates_match,
+	       (unsigned long long)v->stats_updates_match_plain,
+	       (unsigned long long)v->max_hypotheses, (unsigned long long)v->capped,
+	       (unsigned long long)c.rows,
 	       (unsigned long long)c.placed, (unsigned long long)c.agree);
 	ASSERT(v->compared > 10);
 	ASSERT(c.rows > 0);
