@@ -149,6 +149,14 @@ TEST(test_truth_8cpus)
 	run_scale(t, &sc, 1);
 }
 
+/* more CPUs: most updates are made on CPUs other than the window's and commute */
+TEST(test_truth_32cpus)
+{
+	static const struct scale sc = { "32", "300", "10", "30000", "1" };
+
+	run_scale(t, &sc, 3);
+}
+
 /* synth without --hidden-order still writes true_order, empty */
 TEST(test_truth_table_empty_unhidden)
 {
@@ -177,4 +185,4 @@ TEST(test_truth_table_empty_unhidden)
 	unlink(path);
 }
 
-TEST_MAIN(test_truth_table_empty_unhidden, test_truth_8cpus)
+TEST_MAIN(test_truth_table_empty_unhidden, test_truth_8cpus, test_truth_32cpus)
