@@ -145,6 +145,7 @@ void replay_destroy(struct replay *r)
 	workers_stop(r);
 	val_free(r);
 	infer_destroy(r->inf);
+	window_free(r);
 	reads_free(r);
 	series_free(r);
 	rcg_free_all(r);

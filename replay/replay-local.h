@@ -155,9 +155,20 @@ struct win_pol {
 	int32_t			pid;
 };
 
+/*
+ * Flushes of one run that went ahead while its lock window was open: the
+ * kernel's css_rstat_flush() would wait for the rstat lock, so they happen,
+ * in order, when the window ends (win_end_policy()).
+ */
+struct win_defer {
+	uint64_t	*id;
+	size_t		nr, cap;
+};
+
 struct win {
 	struct win_pend	pend[WIN_MAX_PEND];
 	struct win_pol	pol[REPLAY_MAX_RUNS];
+	struct win_defer defer[REPLAY_MAX_RUNS];
 	/* The kernel's own open window (any model): updates inside it have unknown order. */
 	uint64_t	kwin_id;
 	int32_t		kwin_pid;
@@ -279,6 +290,8 @@ int window_before_event_run(struct replay *r, unsigned int p, const struct mcr_e
 int window_before_update(struct replay *r, const struct mcr_event *ev);
 void window_update_hook(struct replay *r, const struct mcr_event *ev, struct rcg *c);
 int window_finish(struct replay *r);
+/* Frees what the windows hold (the flushes deferred to a window's end). */
+void window_free(struct replay *r);
 /* For a model's before_update: policy @pol's open window whose visits the model places, or NULL. */
 struct model_window *window_placed(struct replay *r, unsigned int pol);
 bool window_flush_waiting(const struct replay *r, uint64_t id, uint64_t req_ts, int32_t pid,

@@ -221,6 +221,7 @@ struct replay_window_stats {
 	uint64_t	visits_unmatched;/* VISIT of a node not on the open window's list */
 	uint64_t	in_window_updates;/* updates on the path of a window's remaining visits */
 	uint64_t	inferred_updates;/* updates placed by the inferred order */
+	uint64_t	deferred;	/* a run's flush that waited for its open window's end */
 };
 
 struct replay_stats {

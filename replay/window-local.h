@@ -24,7 +24,12 @@ struct win_pend *win_pend_find(struct replay *r, int32_t pid);
 struct win_pend *win_pend_alloc(struct replay *r, int32_t pid, uint64_t ts);
 int win_pend_progress(struct replay *r, struct win_pend *pd, uint64_t ts, bool begin);
 int win_pend_close(struct replay *r, struct win_pend *pd, uint64_t ts);
-/* End run @p's open window at @ts (sim_window_end()). */
+/* End run @p's open window at @ts (sim_window_end()), then its deferred flushes. */
 int win_end_policy(struct replay *r, unsigned int p, uint64_t ts);
+/*
+ * Run @p flushes @id at @ts; while its window is open (another flush holds
+ * the rstat lock), when that window ends, as the kernel's flush would wait.
+ */
+int win_flush_run(struct replay *r, unsigned int p, uint64_t ts, uint64_t id);
 
 #endif /* MCR_REPLAY_WINDOW_LOCAL_H */

@@ -151,7 +151,7 @@ static int win_flush_now(struct replay *r, uint64_t go, uint64_t ts, uint64_t id
 	for (p = 0; p < r->p.nr_runs; p++) {
 		if (!(go & (win_run_bit(p))))
 			continue;
-		ret = sim_flush(r->sims[p], ts, id);
+		ret = win_flush_run(r, p, ts, id);
 		if (ret < 0)
 			return ret;
 	}

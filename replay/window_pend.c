@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "grow.h"
 #include "replay-local.h"
 #include "window-local.h"
 
@@ -26,11 +27,44 @@ struct win_pend *win_pend_find(struct replay *r, int32_t pid)
 int win_end_policy(struct replay *r, unsigned int p, uint64_t ts)
 {
 	struct win_pol *wp = &r->win.pol[p];
+	struct win_defer *d = &r->win.defer[p];
+	size_t i;
+	int ret;
 
 	if (!wp->open)
 		return 0;
 	wp->open = false;
-	return sim_window_end(r->sims[p], ts);
+	ret = sim_window_end(r->sims[p], ts);
+	/* the flushes that waited for the lock take it now, in the order they came */
+	for (i = 0; !ret && i < d->nr; i++)
+		ret = sim_flush(r->sims[p], ts, d->id[i]);
+	d->nr = 0;
+	return ret;
+}
+
+int win_flush_run(struct replay *r, unsigned int p, uint64_t ts, uint64_t id)
+{
+	struct win_defer *d = &r->win.defer[p];
+	int ret;
+
+	if (!r->win.pol[p].open || !sim_window_open(r->sims[p]))
+		return sim_flush(r->sims[p], ts, id);
+	ret = mcr_grow((void **)&d->id, &d->cap, d->nr + 1, sizeof(*d->id));
+	if (ret < 0)
+		return ret;
+	d->id[d->nr++] = id;
+	r->st.win.deferred++;
+	return 0;
+}
+
+void window_free(struct replay *r)
+{
+	unsigned int p;
+
+	for (p = 0; p < REPLAY_MAX_RUNS; p++) {
+		free(r->win.defer[p].id);
+		r->win.defer[p] = (struct win_defer){ 0 };
+	}
 }
 
 /*
@@ -76,7 +110,7 @@ int win_pend_close(struct replay *r, struct win_pend *pd, uint64_t ts)
 				return ret;
 		}
 		if (pd->last_cpu == -2) {
-			ret = sim_flush(r->sims[p], ts, pd->id);
+			ret = win_flush_run(r, p, ts, pd->id);
 			if (ret < 0)
 				return ret;
 		}
@@ -142,7 +176,7 @@ int window_flush_request(struct replay *r, const struct mcr_event *ev, const boo
 			mask |= win_run_bit(p);
 			continue;
 		}
-		ret = sim_flush(r->sims[p], ev->ts, ev->id);
+		ret = win_flush_run(r, p, ev->ts, ev->id);
 		if (ret < 0)
 			return ret;
 	}
