@@ -19,6 +19,7 @@
 #include "cgroupfs.h"
 #include "db.h"
 #include "error.h"
+#include "grow.h"
 #include "hash.h"
 #include "import-local.h"
 
@@ -89,15 +90,8 @@ struct imp_cg *imp_cg_get(struct imp_cgs *t, uint64_t id)
 	h = imp_cg_slot(t, id);
 	if (t->slot[h])
 		return &t->v[t->slot[h] - 1];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		struct imp_cg *v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		t->v = v;
-		t->cap = cap;
-	}
+	if (mcr_grow((void **)&t->v, &t->cap, t->n + 1, sizeof(*t->v)))
+		return NULL;
 	t->v[t->n] = (struct imp_cg){ .id = id, .level = -1, .created_ts = -1, .removed_ts = -1 };
 	t->slot[h] = (uint32_t)++t->n;
 	return &t->v[t->n - 1];

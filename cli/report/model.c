@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "grow.h"
 #include "model.h"
 
 char *report_host_name(struct db *db, const char *file)
@@ -52,15 +53,8 @@ struct report_line *report_host_add_line(struct report_host *h)
 {
 	struct report_line *l;
 
-	if (h->nr_lines == h->cap) {
-		size_t ncap = h->cap ? h->cap * 2 : 256;
-		struct report_line *n = realloc(h->lines, ncap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		h->lines = n;
-		h->cap = ncap;
-	}
+	if (mcr_grow((void **)&h->lines, &h->cap, h->nr_lines + 1, sizeof(*h->lines)))
+		return NULL;
 	l = &h->lines[h->nr_lines++];
 	memset(l, 0, sizeof(*l));
 	return l;
