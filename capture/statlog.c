@@ -20,7 +20,8 @@
 
 #define STATLOG_MAX_BYTES	(1ull << 31)	/* a log larger than this is not one */
 
-static int why_set(char *why, size_t len, int err, const char *fmt, ...)
+static int __attribute__((format(printf, 4, 5)))
+why_set(char *why, size_t len, int err, const char *fmt, ...)
 {
 	va_list ap;
 
