@@ -11,7 +11,12 @@
  * end of the read's flush: updates to the item in the subtree between the two
  * (on other CPUs, inside the deciding flush's lock window) may or may not be
  * in what the kernel printed, so a difference within their sum has that
- * window as its cause.
+ * window as its cause.  A read the kernel did not flush printed what the last
+ * flush of its cgroup or of an ancestor (the periodic root flush, another
+ * reader's) left there: on a recording, its deciding flush is that one, and
+ * the updates that may or may not be in it are the subtree's made on CPU c
+ * inside that flush's lock window of CPU c's tree (the order of the visit and
+ * of those updates is not traced).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,7 +40,18 @@ struct sc_target {		/* one (cgroup, line) */
 	int64_t		per;		/* printed units per traced unit */
 	int64_t		cum;		/* sum of v in the subtree so far */
 	uint64_t	abs;		/* sum of |v| */
+	uint64_t	last_win;	/* sum of |v| inside the cgroup's last flush's windows */
 	size_t		line;		/* index into out->lines */
+};
+
+/*
+ * The last flush that covered a read cgroup (of it or of an ancestor, forced or
+ * needs_flush): its task, and the CPU whose per-CPU tree it has locked now.
+ */
+struct sc_last_flush {
+	int32_t		pid;
+	int32_t		tree_cpu;	/* -1: outside its lock windows */
+	bool		open;		/* its lock events may still come */
 };
 
 struct sc_val {
@@ -44,6 +60,7 @@ struct sc_val {
 	int64_t		err;		/* simulated read error, traced units */
 	int64_t		truth;		/* target's cum at the request */
 	uint64_t	abs_req, abs_end;	/* target's abs at the request, at ts_after */
+	uint64_t	last_win;	/* target's last_win at the request */
 };
 
 struct sc_read {
@@ -54,6 +71,7 @@ struct sc_read {
 	int64_t		read_id;
 	bool		matched, snap_req, snap_end;
 	bool		decision_differs;	/* the run's flush decision is not the kernel's */
+	bool		kernel_flushed;		/* the kernel flushed at this read, as traced */
 	struct sc_val	*v;
 	size_t		nr_v, cap_v;
 };
@@ -71,6 +89,8 @@ struct sc {
 	unsigned int		nr_cgs;
 	struct idmap		parent;		/* cgroup id -> parent id */
 	struct idmap		mask;		/* cgroup id -> subtree mask of read cgroups */
+	struct sc_last_flush	lf[SC_MAX_CGROUPS];
+	bool			last_flush;	/* track lf: a recording */
 	int			err;
 };
 
@@ -214,6 +234,7 @@ static void sc_snap(struct sc *sc, struct sc_read *rd, bool end)
 		} else {
 			rd->v[j].truth = t->cum;
 			rd->v[j].abs_req = t->abs;
+			rd->v[j].last_win = t->last_win;
 		}
 	}
 	if (end)
@@ -238,6 +259,52 @@ static int sc_by_end(const void *a, const void *b)
 	const struct sc_read *y = sc_sorting->rd + *(const size_t *)b;
 
 	return x->ts_after < y->ts_after ? -1 : x->ts_after > y->ts_after;
+}
+
+/* Is read cgroup @bit in the subtree of @id? */
+static bool sc_under(struct sc *sc, unsigned int bit, uint64_t id)
+{
+	uint64_t cur = sc->cgs[bit];
+	unsigned int depth;
+
+	for (depth = 0; cur && depth < 4096; depth++) {
+		if (cur == id)
+			return true;
+		cur = (uint64_t)idmap_get(&sc->parent, cur, 0);
+	}
+	return false;
+}
+
+/*
+ * A flush request, or a lock event of the rstat lock: the last flush of each
+ * read cgroup, and whether it holds a per-CPU tree's lock now.
+ */
+static void sc_last_flush_event(struct sc *sc, const struct mcr_event *ev)
+{
+	unsigned int i;
+	size_t j;
+
+	for (i = 0; i < sc->nr_cgs; i++) {
+		struct sc_last_flush *lf = &sc->lf[i];
+
+		if (ev->kind == MCR_EV_FLUSH) {
+			if ((ev->flags & 3) && sc_under(sc, i, ev->id)) {
+				*lf = (struct sc_last_flush){ .pid = ev->pid, .tree_cpu = -1,
+							      .open = true };
+				for (j = 0; j < sc->nr_tg; j++)
+					if (sc->tg[j].cg == i)
+						sc->tg[j].last_win = 0;
+			} else if (ev->pid == lf->pid) {
+				/* its task asks another flush: the last one is over */
+				lf->open = false;
+				lf->tree_cpu = -1;
+			}
+			continue;
+		}
+		if (!lf->open || ev->pid != lf->pid)
+			continue;
+		lf->tree_cpu = ev->kind == MCR_EV_LOCKED ? ev->item : -1;
+	}
 }
 
 /* One pass over the events: the truth at each request, the |v| up to each read's end. */
@@ -289,6 +356,10 @@ static int sc_events(struct sc *sc)
 			}
 			while (ce < nm && sc->rd[by_end[ce]].ts_after < ev->ts)
 				sc_snap(sc, &sc->rd[by_end[ce++]], true);
+			if (sc->last_flush && (ev->kind == MCR_EV_FLUSH ||
+					       ev->kind == MCR_EV_LOCKED ||
+					       ev->kind == MCR_EV_UNLOCK))
+				sc_last_flush_event(sc, ev);
 			if (mcr_event_is_update(ev)) {
 				int cls = ev->kind == MCR_EV_EVENTS ? 3 : 1;
 				uint64_t mask = 0;
@@ -308,9 +379,13 @@ static int sc_events(struct sc *sc)
 					}
 					if (!(mask >> t->cg & 1))
 						continue;
+					uint64_t a = ev->val < 0 ? -(uint64_t)ev->val :
+						     (uint64_t)ev->val;
+
 					t->cum += ev->val;
-					t->abs += ev->val < 0 ? -(uint64_t)ev->val :
-						  (uint64_t)ev->val;
+					t->abs += a;
+					if (sc->lf[t->cg].tree_cpu == ev->cpu)
+						t->last_win += a;
 				}
 			}
 		}
@@ -429,6 +504,11 @@ static int sc_compare(struct sc *sc)
 			o->off++;
 			ln->off++;
 			win = (v->abs_end - v->abs_req) + (a->abs_end - a->abs_req);
+			/* a read not flushed printed what its last flush left */
+			if (!rd->kernel_flushed)
+				win += v->last_win;
+			if (!anchor[bit]->kernel_flushed)
+				win += a->last_win;
 			if (rd->decision_differs || anchor[bit]->decision_differs)
 				cause = REPLAY_SC_DECISION;
 			else if (ad <= win)
@@ -499,6 +579,7 @@ int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id
 		rd->read_id = m.read_id;
 		rd->req_ts = m.ts;
 		rd->decision_differs = m.flushed != m.kernel_needs_flush;
+		rd->kernel_flushed = m.kernel_needs_flush;
 		if (ret == -ENOENT) {
 			ret = 0;
 			continue;
@@ -508,6 +589,10 @@ int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id
 		rd->matched = !ret;
 		out->reads_matched += rd->matched;
 	}
+	/* a synthetic trace's visits are where its flush model puts them: no unknown order */
+	sc.last_flush = !out->synthetic;
+	for (i = 0; i < SC_MAX_CGROUPS; i++)
+		sc.lf[i].tree_cpu = -1;
 	if (!ret)
 		ret = sc_events(&sc);
 	if (!ret)

@@ -155,4 +155,60 @@ runs=$(sqlite3 i.db "SELECT count(*) || ' ' || sum(flush_model = 'inferred') FRO
 	fail stat_reads_inferred_not_stored "runs, inferred ones: $runs"
 expect_exit stat_reads_recording_m 0 "$REPLAY" validate -q -m window i.db
 expect_match stat_reads_model_named "^\(read, line\) pairs [1-9][0-9]*: .*; flush model window\$" "$T_OUT"
+# A read the kernel did not flush printed what the last flush of its cgroup (or of an
+# ancestor) left there: its deciding flush is that one.  Updates of the subtree made on
+# CPU c inside that flush's window of CPU c's tree may or may not be in it (the order is
+# not traced), so on a recording a difference within them has that window as its cause,
+# although the read's own window holds no update.  Compared with spread (-m), the model
+# of the values crafted from run 1.
+"$REPLAY" synth -s pagecache --duration=5 --period-ms=1000 --rate-mib=64 -o w.db -q ||
+	{ fail setup "synth (stale reads) failed"; t_done; }
+"$REPLAY" validate -q w.db >/dev/null && "$REPLAY" events --table w.db >/dev/null ||
+	{ fail setup "validate (stale reads) failed"; t_done; }
+sqlite3 w.db "UPDATE meta SET value = 'memcg-capture' WHERE key = 'source';
+CREATE TEMP TABLE f AS
+	SELECT r.read_id, r.ts, r.cgroup_id, row_number() OVER (ORDER BY r.ts) - 1 AS k,
+	       (SELECT min(rowid) FROM events e WHERE e.kind = 4 AND e.id = r.cgroup_id
+		AND e.ts = r.ts) AS frow
+	FROM reads r WHERE r.run_id = 1 AND r.force = 0 AND r.cgroup_id = 1;
+INSERT INTO stat_reads (read, cgroup, ts_before, ts_after, pos, line, name, value, unit)
+SELECT f.k, f.cgroup_id, f.ts - 1, f.ts + 1, 0, 'total_cache', 'total_cache',
+       4096 * (1000 + coalesce((SELECT sum(val) FROM events e WHERE e.kind IN (1, 2)
+			AND e.item = 19 AND e.rowid < f.frow), 0)
+		+ coalesce((SELECT error FROM read_errors x WHERE x.read_id = f.read_id
+			AND x.kind = 1 AND x.item = 19), 0)), 'bytes' FROM f;
+UPDATE stat_reads SET line = name || ' ' || value;" ||
+	{ fail setup "crafting the stale reads"; t_done; }
+expect_exit stat_reads_stale 0 "$REPLAY" validate -q -m spread w.db
+expect_match stat_reads_stale_exact "^\(read, line\) pairs [1-9][0-9]*: exact [0-9]+ \(100.00%\), within 2 units 0, off 0 " "$T_OUT"
+# the first read after the anchor that the kernel did not flush, and the one after it,
+# both left as the flush of the read before them made them
+forced=$(sqlite3 w.db "SELECT min(ts) FROM reads WHERE run_id = 1 AND force = 1")
+read -r s1 s2 flusher <<<"$(sqlite3 -separator ' ' w.db "
+	WITH k AS (SELECT s.read, r.ts, r.kernel_needs_flush AS nf FROM (SELECT DISTINCT read, ts_before
+			FROM stat_reads) s JOIN reads r ON r.run_id = 1 AND r.cgroup_id = 1
+			AND r.ts = s.ts_before + 1 WHERE r.ts > $forced)
+	SELECT a.read, a.read + 1, (SELECT max(ts) FROM k WHERE k.nf = 1 AND k.ts < a.ts) FROM k a
+	WHERE a.nf = 0 AND (SELECT nf FROM k WHERE k.read = a.read + 1) = 0
+	AND (SELECT count(*) FROM k WHERE k.ts < a.ts) > 1 ORDER BY a.read LIMIT 1")"
+# what that flush's windows hold of NR_FILE_PAGES on their own CPU
+win=$(sqlite3 w.db "
+	WITH w AS (SELECT l.item AS c, l.ts AS t0, (SELECT min(u.ts) FROM events u WHERE u.kind = 6
+			AND u.pid = l.pid AND u.item = l.item AND u.ts >= l.ts) AS t1
+		FROM events l WHERE l.kind = 5 AND l.ts > $flusher AND l.pid = (SELECT pid FROM events
+			WHERE kind = 4 AND ts = $flusher AND id = 1)
+		AND l.ts < (SELECT min(ts) FROM events WHERE kind = 4 AND ts > $flusher))
+	SELECT coalesce(sum((SELECT sum(abs(val)) FROM events e WHERE e.kind IN (1, 2) AND e.item = 19
+		AND e.cpu = w.c AND e.ts BETWEEN w.t0 AND w.t1)), 0) FROM w")
+[ "${win:-0}" -ge 5 ] && [ "$win" -lt 300 ] && pass "stat_reads_stale_window_holds ($win pages)" ||
+	fail stat_reads_stale_window_holds "read $s1, flush at ${flusher:-?}: $win pages"
+sqlite3 w.db "UPDATE stat_reads SET value = value + 5 * 4096 WHERE read = $s1;
+	UPDATE stat_reads SET value = value + 300 * 4096 WHERE read = $s2"
+expect_exit stat_reads_stale_moved 0 "$REPLAY" validate -q -m spread w.db
+expect_match stat_reads_stale_cause "^  read $s1 ts [0-9]+ / total_cache: .* off by 5 pages; cause: inside the range the deciding flush's lock window allows\$" "$T_OUT"
+expect_match stat_reads_stale_beyond "^  read $s2 ts [0-9]+ / total_cache: .* off by 300 pages; cause: -\$" "$T_OUT"
+# a synthetic trace's visits are where its flush model puts them: no unknown order there
+sqlite3 w.db "UPDATE meta SET value = 'synth:pagecache' WHERE key = 'source'"
+expect_exit stat_reads_stale_synth 0 "$REPLAY" validate -q -m spread w.db
+expect_match stat_reads_stale_synth_none "^  read $s1 ts [0-9]+ / total_cache: .* off by 5 pages; cause: -\$" "$T_OUT"
 t_done
