@@ -59,7 +59,7 @@ static const struct argp_option replay_options[] = {
 	{ "sample-ms", 's', "MS", 0, "series period in trace ms, > 0 (default "
 	  CLI_STR(REPLAY_SAMPLE_MS_DEFAULT) ", or the trace's span / " CLI_STR(REPLAY_SAMPLES_MAX)
 	  " if longer; 0: no series)", 0 },
-	{ "series-cgroup", 'S', "PATH", 0, "a series for this cgroup (and its ancestors) too; "
+	{ "series-cgroup", 'S', "CGROUP", 0, "a series for this cgroup (its path or id; and its ancestors) too; "
 	  "repeatable.  By default: the cgroups that are read and their ancestors", 0 },
 	CLI_OPTION_MAX_HYP,
 	{ "threads", 'j', "N", 0, "threads for the policies' simulators, 1 to 64 (default: the "

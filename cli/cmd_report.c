@@ -41,6 +41,7 @@ struct report_opts {
 	int			nr_files;
 	const char		*output;
 	const char		*cgroup;
+	char			*cgroup_path;	/* --cgroup ID: the path it has in the first file */
 	enum report_format	format;
 	int64_t			runs[REPORT_MAX_RUNS];
 	int			nr_runs;
@@ -152,7 +153,8 @@ static const struct argp_option report_options[] = {
 	  0 },
 	{ "force", 0x102, NULL, 0, "let -o replace a file that is not a report (a trace "
 	  "database too)", 0 },
-	{ "cgroup", 'c', "PATH", 0, "only this cgroup (its path, e.g. / or /leaf)", 0 },
+	{ "cgroup", 'c', "CGROUP", 0, "only this cgroup: its path (e.g. / or /leaf) or its id "
+	  "(cgroups.id, resolved in the first file)", 0 },
 	{ "worst", 'w', NULL, 0, "one row per (run, cgroup): its worst line (cgroup_lag_report)", 0 },
 	{ "no-check", 'n', NULL, 0, "do not re-read the events to check the trace (fast on huge traces)", 0 },
 	{ "cost", 0x100, NULL, 0, "only the cost in time, one row per run (the view cost_report)", 0 },
@@ -238,7 +240,7 @@ static error_t report_parse(int key, char *arg, struct argp_state *state)
 }
 
 /* Refuse what cannot be reported, with the reason; returns an exit code. */
-static int report_check(struct db *db, const struct report_opts *o)
+static int report_check(struct db *db, struct report_opts *o)
 {
 	uint64_t id;
 	int i, r;
@@ -263,13 +265,25 @@ static int report_check(struct db *db, const struct report_opts *o)
 		}
 	}
 	if (o->cgroup) {
-		r = db_cgroup_by_path(db, o->cgroup, &id);
+		char *path = NULL;
+
+		r = db_cgroup_lookup(db, o->cgroup, &id, o->cgroup[0] == '/' ? NULL : &path);
 		if (r == -ENOENT) {
 			cli_msg("%s: no cgroup '%s' in this trace", o->file, o->cgroup);
 			return MCR_EXIT_BAD_INPUT;
 		}
 		if (r < 0)
 			return cli_fail(r, "%s", o->file);
+		if (o->cgroup[0] != '/') {
+			/* an id: the report filters by the path it has here */
+			if (!path) {
+				cli_msg("%s: cgroup id %s has no path in this trace (its parent is "
+					"unknown): --cgroup needs a path to filter by", o->file, o->cgroup);
+				return MCR_EXIT_BAD_INPUT;
+			}
+			free(o->cgroup_path);
+			o->cgroup = o->cgroup_path = path;
+		}
 	}
 	return MCR_EXIT_OK;
 }
@@ -462,6 +476,7 @@ int cmd_report(int argc, char **argv)
 	}
 out:
 	report_model_free(&m);
+	free(o.cgroup_path);
 	for (i = 0; i < nr; i++)
 		db_close(src[i].db);
 	free(src);

@@ -168,8 +168,16 @@ int db_validation_add(struct db *db, const struct db_validation *v);
 
 /* Ids of the cgroups a non-forced memcg_flush_stats names (readers), ascending. */
 int db_read_cgroups_foreach(struct db *db, int (*fn)(uint64_t id, void *ctx), void *ctx);
-/* The id of the cgroup at @path: 0, or -ENOENT. */
-int db_cgroup_by_path(struct db *db, const char *path, uint64_t *id);
+/*
+ * The id of the cgroup @path names: its path (/ or /a/b) or, all digits, its id
+ * (cgroups.id).  0, or -ENOENT.  With @canon, its path (malloc'd; NULL when
+ * the trace has none).
+ */
+int db_cgroup_lookup(struct db *db, const char *path, uint64_t *id, char **canon);
+static inline int db_cgroup_by_path(struct db *db, const char *path, uint64_t *id)
+{
+	return db_cgroup_lookup(db, path, id, NULL);
+}
 
 /* 1 if a replay run exists (@run_id > 0: that one), 0 if not, negative on error. */
 int db_replay_run_exists(struct db *db, int64_t run_id);

@@ -79,19 +79,31 @@ int db_read_cgroups_foreach(struct db *db, int (*fn)(uint64_t id, void *ctx), vo
 	return ret;
 }
 
-int db_cgroup_by_path(struct db *db, const char *path, uint64_t *id)
+int db_cgroup_lookup(struct db *db, const char *path, uint64_t *id, char **canon)
 {
+	bool by_id = *path && strspn(path, "0123456789") == strlen(path) && strlen(path) <= 19;
 	sqlite3_stmt *st;
 	int rc, ret;
 
-	ret = db_prepare(db, "SELECT id FROM cgroups WHERE path = ? ORDER BY removed_ts >= 0, id"
+	ret = db_prepare(db, by_id ? "SELECT id, path FROM cgroups WHERE id = CAST(?1 AS INTEGER)" :
+			 "SELECT id, path FROM cgroups WHERE path = ?1 ORDER BY removed_ts >= 0, id"
 			 " LIMIT 1", &st);
 	if (ret)
 		return ret;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	if (rc == SQLITE_ROW) {
 		*id = (uint64_t)sqlite3_column_int64(st, 0);
+		if (canon) {
+			const char *p = (const char *)sqlite3_column_text(st, 1);
+
+			*canon = p ? strdup(p) : NULL;
+			if (p && !*canon) {
+				sqlite3_finalize(st);
+				return -ENOMEM;
+			}
+		}
+	}
 	return db_row_end(st, rc);
 }
 

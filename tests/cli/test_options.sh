@@ -108,4 +108,16 @@ h=$("$CAPTURE" --help 2>&1)
 q=$(grep -E '^ +-q,' <<<"$h")
 [ -z "$q" ] || grep -qE -- '^ +-q, --quiet' <<<"$q" && pass q_is_quiet_capture ||
 	fail q_is_quiet_capture "$q"
+# report --cgroup and replay --series-cgroup take a path or an id, as events does
+"$REPLAY" replay -q sr.db >/dev/null 2>&1 || fail report_cgroup_setup "replay sr.db"
+leaf=$(sqlite3 sr.db "SELECT id || ' ' || path FROM cgroups WHERE path <> '/' ORDER BY id LIMIT 1")
+"$REPLAY" report sr.db --cgroup "${leaf#* }" >by_path.txt 2>&1
+expect_exit report_cgroup_id 0 "$REPLAY" report sr.db --cgroup "${leaf%% *}"
+[ "$T_OUT" = "$(cat by_path.txt)" ] && pass report_cgroup_id_same ||
+	fail report_cgroup_id_same "$(diff <(echo "$T_OUT") by_path.txt | head -5)"
+expect_exit report_cgroup_id_unknown 17 "$REPLAY" report sr.db --cgroup 987654
+expect_match report_cgroup_id_unknown_msg "no cgroup '987654' in this trace" "$T_ERR"
+cp sr.db sr2.db
+expect_exit replay_series_cgroup_id 0 "$REPLAY" replay -q sr2.db --series-cgroup "${leaf%% *}"
+expect_exit replay_series_cgroup_id_unknown 17 "$REPLAY" replay -q sr2.db --series-cgroup 987654
 t_done
