@@ -85,13 +85,16 @@ else
 	fail statlog_agrees "${within:-?} of ${pairs:-?}: $(grep -A3 '^(read, line)' <<<"$out" | head -c 400)"
 fi
 
-# one printed value of a read the simulation matched exactly, moved by 100 pages (v1
-# total_rss / v2 anon, in bytes)
+# one printed value of a read the simulation matched (exactly if one is, else within 2
+# units: a loaded machine may leave none exact), moved by 100 pages (v1 total_rss / v2
+# anon, in bytes): off by the 100 pages plus what it was off before, with no cause
 line=total_rss; [ "$v" = 2 ] && line=anon
 run=$(sq "$DB" "SELECT max(run_id) FROM stat_read_checks")
-k=$(sq "$DB" "SELECT read FROM stat_read_checks WHERE run_id = $run AND name = '$line'
-	AND verdict = 'exact' ORDER BY read LIMIT 1 OFFSET 3")
-[ -n "$k" ] || { fail statlog_moved_setup "no exact $line read"; t_done; }
+read -r k d0 <<<"$(sq -separator ' ' "$DB" "SELECT read, diff FROM stat_read_checks
+	WHERE run_id = $run AND name = '$line' AND verdict IN ('exact', 'within2')
+	ORDER BY verdict <> 'exact', abs(read - 4), read LIMIT 1")"
+[ -n "$k" ] || { fail statlog_moved_setup "no $line read within 2 units"; t_done; }
+want=$((d0 + 100))
 page=$(getconf PAGESIZE)
 awk -v k="$k" -v line="$line" -v add=$((100 * page)) '
 	$1 == "read" { cur = ($2 == k) } cur && $1 == line { $2 += add; print "\t" $1 " " $2; next }
@@ -101,6 +104,7 @@ expect_exit statlog_moved_import 0 "$REPLAY" import -q "$T_TMP/trace.dat" -o "$T
 "$REPLAY" validate -q -n 10000 "$T_TMP/m.db" >"$T_TMP/m.out" 2>&1
 row=$(sq "$T_TMP/m.db" "SELECT verdict, coalesce(cause, 'NULL'), diff FROM stat_read_checks
 	WHERE run_id = (SELECT max(run_id) FROM stat_read_checks) AND read = $k AND name = '$line'")
-[ "$row" = "off|NULL|100" ] && pass statlog_moved_off_no_cause || fail statlog_moved_off_no_cause "$row"
-expect_match statlog_moved_listed "^  read $k ts [0-9]+ .* $line: .* off by 100 pages; cause: -\$" "$(cat "$T_TMP/m.out")"
+[ "$row" = "off|NULL|$want" ] && pass statlog_moved_off_no_cause ||
+	fail statlog_moved_off_no_cause "$row (wanted off|NULL|$want)"
+expect_match statlog_moved_listed "^  read $k ts [0-9]+ .* $line: .* off by $want pages; cause: -\$" "$(cat "$T_TMP/m.out")"
 t_done
