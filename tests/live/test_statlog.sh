@@ -79,21 +79,25 @@ reads=$(sq "$DB" "SELECT count(DISTINCT read) FROM stat_reads WHERE cgroup = $id
 out=$(cat "$T_TMP/v.out")
 expect_match statlog_matched "memory.stat reads logged \(stat_reads\): $reads, matched to their traced flush request $reads\$" "$out"
 read -r within pairs <<<"$(sed -n 's/^memory.stat as printed: \([0-9]*\) of \([0-9]*\) printed lines within 2 units.*/\1 \2/p' <<<"$out")"
-if [ "${pairs:-0}" -gt 0 ] && [ $((within * 1000)) -ge $((pairs * 990)) ]; then
-	pass "statlog_agrees ($within of $pairs within 2 units)"
+# what it may not depend on: how the machine's load placed the visits inside the lock
+# windows (a pair off there is named so); what it must: every pair compared, and every
+# pair more than 2 units off named with its cause
+nocause=$(sed -n 's/.*no cause named \([0-9]*\)).*/\1/p' <<<"$out" | head -n 1)
+if [ "${pairs:-0}" -gt 0 ] && [ "${nocause:-x}" = 0 ]; then
+	pass "statlog_agrees ($within of $pairs within 2 units, every other with its cause)"
 else
 	fail statlog_agrees "${within:-?} of ${pairs:-?}: $(grep -A3 '^(read, line)' <<<"$out" | head -c 400)"
 fi
 
 # one printed value of a read the simulation matched (exactly if one is, else within 2
-# units: a loaded machine may leave none exact), moved by 100 pages (v1 total_rss / v2
-# anon, in bytes): off by the 100 pages plus what it was off before, with no cause
-line=total_rss; [ "$v" = 2 ] && line=anon
+# units), moved by 100 pages: total_rss / anon if one of its reads matched, else another
+# line in pages; off by the 100 pages plus what it was off before, with no cause
 run=$(sq "$DB" "SELECT max(run_id) FROM stat_read_checks")
-read -r k d0 <<<"$(sq -separator ' ' "$DB" "SELECT read, diff FROM stat_read_checks
-	WHERE run_id = $run AND name = '$line' AND verdict IN ('exact', 'within2')
-	ORDER BY verdict <> 'exact', abs(read - 4), read LIMIT 1")"
-[ -n "$k" ] || { fail statlog_moved_setup "no $line read within 2 units"; t_done; }
+read -r k d0 line <<<"$(sq -separator ' ' "$DB" "SELECT read, diff, name FROM stat_read_checks
+	WHERE run_id = $run AND unit = 'bytes' AND verdict IN ('exact', 'within2')
+	ORDER BY name NOT IN ('total_rss', 'anon'), verdict <> 'exact', abs(read - 4), read
+	LIMIT 1")"
+[ -n "$k" ] || { fail statlog_moved_setup "no page line's read within 2 units"; t_done; }
 want=$((d0 + 100))
 page=$(getconf PAGESIZE)
 awk -v k="$k" -v line="$line" -v add=$((100 * page)) '
