@@ -19,6 +19,7 @@
 #include "idmap.h"
 #include "sim.h"
 #include "synth.h"
+#include "synth_rng.h"
 
 #define SYNTH_NS_PER_US		1000ull
 #define SYNTH_NS_PER_MS		1000000ull
@@ -26,24 +27,6 @@
 #define SYNTH_PAGES_PER_MIB	256u		/* 4 KiB pages */
 #define SYNTH_HIERARCHY_ID	4		/* the memory controller's hierarchy on the v1 host */
 #define SYNTH_LOCK_NS		1000ull		/* request -> rstat lock taken */
-
-/* xoshiro256** seeded with splitmix64: small, fast, and the same everywhere. */
-struct synth_rng {
-	uint64_t	s[4];
-};
-
-void synth_rng_seed(struct synth_rng *r, uint64_t seed);
-uint64_t synth_rng_next(struct synth_rng *r);
-
-static inline double synth_rng_unit(struct synth_rng *r)	/* [0, 1) */
-{
-	return (double)(synth_rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-static inline uint64_t synth_rng_below(struct synth_rng *r, uint64_t n)	/* [0, n) */
-{
-	return (uint64_t)(((unsigned __int128)synth_rng_next(r) * n) >> 64);
-}
 
 /* One flush that went ahead: css_rstat_flush(@id) by @pid, traced on @cpu. */
 struct synth_flush {
