@@ -270,6 +270,8 @@ fuzz-replay: fuzz-build
 #   make man        build/man/*.1 from each program's --help (help2man) + cli/man/*.h2m,
 #                   and the hand-written cli/man/*.5 (the database) with VERSION filled in
 #   make install    PREFIX=/usr/local (Debian: PREFIX=/usr), DESTDIR for staging
+#   make install-systemd  memcg-capture.service, its report timer, wrapper and
+#                   /etc/default/memcg-capture (SYSTEMDUNITDIR, LIBEXECDIR, SYSCONFDIR)
 #   make deb        build-deb/*.deb with dpkg-buildpackage, then lintian
 #   make deb-test   make deb, then install, run and remove the packages (root)
 MANDIR	?= $(PREFIX)/share/man
@@ -315,6 +317,43 @@ install: $(PROGS) $(MANPAGES) $(MANPAGES5)
 	install -m 0644 $(MANPAGES5) $(DESTDIR)$(MANDIR)/man5
 	install -m 0644 $(COMPLETIONS) $(DESTDIR)$(BASHCOMPDIR)
 
+# The systemd units of memcg-capture (cli/systemd, written for PREFIX=/usr),
+# its wrapper and /etc/default/memcg-capture, which is never replaced nor
+# removed once edited.  Not part of install: a package (Debian: cli/debian/rules)
+# or an administrator installs them.
+SYSCONFDIR	?= /etc
+LIBEXECDIR	?= $(PREFIX)/lib/memcg-capture
+SYSTEMDUNITDIR	?= $(PREFIX)/lib/systemd/system
+UNITFILES	:= cli/systemd/memcg-capture.service cli/systemd/memcg-capture-report.service \
+		   cli/systemd/memcg-capture-report.timer
+SVC_PATHS	= -e 's|/usr/lib/memcg-capture/|$(LIBEXECDIR)/|g' -e 's|/usr/bin/|$(BINDIR)/|g'
+
+install-systemd:
+	install -d $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(SYSCONFDIR)/default
+	for u in $(UNITFILES); do \
+		sed $(SVC_PATHS) $$u >$(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}.tmp && \
+		chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}.tmp && \
+		mv $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/}.tmp $(DESTDIR)$(SYSTEMDUNITDIR)/$${u##*/} || exit 1; \
+	done
+	sed $(SVC_PATHS) cli/systemd/memcg-capture-service >$(DESTDIR)$(LIBEXECDIR)/memcg-capture-service.tmp
+	chmod 0755 $(DESTDIR)$(LIBEXECDIR)/memcg-capture-service.tmp
+	mv $(DESTDIR)$(LIBEXECDIR)/memcg-capture-service.tmp $(DESTDIR)$(LIBEXECDIR)/memcg-capture-service
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/default/memcg-capture ]; then \
+		echo "kept $(DESTDIR)$(SYSCONFDIR)/default/memcg-capture"; \
+	else \
+		echo "install -m 0644 cli/systemd/memcg-capture.default $(DESTDIR)$(SYSCONFDIR)/default/memcg-capture"; \
+		install -m 0644 cli/systemd/memcg-capture.default $(DESTDIR)$(SYSCONFDIR)/default/memcg-capture; \
+	fi
+
+uninstall-systemd:
+	rm -f $(addprefix $(DESTDIR)$(SYSTEMDUNITDIR)/,$(notdir $(UNITFILES))) \
+		$(DESTDIR)$(LIBEXECDIR)/memcg-capture-service
+	-rmdir $(DESTDIR)$(LIBEXECDIR) 2>/dev/null
+	@cmp -s cli/systemd/memcg-capture.default $(DESTDIR)$(SYSCONFDIR)/default/memcg-capture && \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/default/memcg-capture || \
+		{ [ ! -e $(DESTDIR)$(SYSCONFDIR)/default/memcg-capture ] || \
+		  echo "kept $(DESTDIR)$(SYSCONFDIR)/default/memcg-capture (edited)"; }
+
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(PROGS))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MANPAGES))) \
@@ -342,6 +381,6 @@ deb:
 deb-test: deb
 	MCR_BUILD=$(O) bash tests/package/test_deb.sh
 
-.PHONY: man uninstall deb deb-test
+.PHONY: man uninstall deb deb-test install-systemd uninstall-systemd
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
