@@ -199,7 +199,7 @@ else
 	state=/var/lib/$name
 	mkdir -p "$run"
 	cp "$WRAP" "$CAPTURE" "$run/"
-	printf '%s\n' "MEMCG_CAPTURE_DIR=$state" MEMCG_CAPTURE_ROTATE=1s MEMCG_CAPTURE_KEEP=3 \
+	printf '%s\n' "MEMCG_CAPTURE_BIN=$run/memcg-capture" "MEMCG_CAPTURE_DIR=$state" MEMCG_CAPTURE_ROTATE=1s MEMCG_CAPTURE_KEEP=3 \
 		MEMCG_CAPTURE_BUFFER_KIB=1024 >"$run/default"
 	sed -e "s|/usr/lib/memcg-capture/|$run/|g" -e "s|/usr/bin/memcg-capture|$run/memcg-capture|g" \
 		-e "s|^EnvironmentFile=.*|EnvironmentFile=$run/default|" \
