@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/package/test_deb.sh - the Debian packages make deb wrote (build-deb/):
 # they declare their library dependencies, install with apt-get, run, carry
-# their man pages and completion, and are removed again, leaving the
+# their man pages and completion (and memcg-capture its systemd units, disabled,
+# and /etc/default/memcg-capture, a conffile), and are removed again, leaving the
 # installed package set exactly as it was.  Needs root and apt; run by
 # `make deb-test`, and by make check's plain pass (tests/run.sh with MCR_DEB_TEST=1),
 # which builds the packages from this tree first.
@@ -67,6 +68,16 @@ elif [ "$(man -w memcg-replay-replay 2>&1)" = /usr/share/man/man1/memcg-replay-r
 else
 	fail deb_man_subcommand "man memcg-replay replay: $(man -w memcg-replay-replay 2>&1)"
 fi
+# the service: its settings a conffile, the units installed but neither enabled
+# nor started, the wrapper composing the installed program's command line
+[ -f /etc/default/memcg-capture ] && dpkg-query -W -f '${Conffiles}' memcg-capture |
+	grep -q '^ /etc/default/memcg-capture ' && pass deb_service_conffile ||
+	fail deb_service_conffile "$(dpkg-query -W -f '${Conffiles}' memcg-capture)"
+en=$(systemctl is-enabled memcg-capture.service memcg-capture-report.timer 2>&1 | xargs)
+[ "$en" = "disabled disabled" ] && pass deb_service_disabled || fail deb_service_disabled "is-enabled: $en"
+[ "$(env -i PATH="$PATH" /usr/lib/memcg-capture/memcg-capture-service run --dry-run | head -1)" = \
+	/usr/bin/memcg-capture ] && pass deb_service_wrapper ||
+	fail deb_service_wrapper "$(/usr/lib/memcg-capture/memcg-capture-service run --dry-run 2>&1 | head -c 200)"
 got=$(bash -c 'source /usr/share/bash-completion/bash_completion 2>/dev/null
 	__load_completion memcg-replay; complete -p memcg-replay; complete -p memcg-capture ||
 	{ __load_completion memcg-capture; complete -p memcg-capture; }' 2>&1)
@@ -75,7 +86,7 @@ grep -q _memcg_replay <<<"$got" && grep -q _memcg_capture <<<"$got" &&
 
 apt-get remove -y --purge $added >"$T_TMP/apt.log" 2>&1
 after=$(dpkg-query -W -f '${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" { print $2 }' | sort)
-[ ! -e /usr/bin/memcg-replay ] && [ ! -e /usr/bin/memcg-capture ] &&
+[ ! -e /usr/bin/memcg-replay ] && [ ! -e /usr/bin/memcg-capture ] && [ ! -e /etc/default/memcg-capture ] &&
 	[ "$(comm -13 <(echo "$before") <(echo "$after"))" = "" ] &&
 	pass deb_removed || fail deb_removed "left: $(comm -13 <(echo "$before") <(echo "$after") | xargs)"
 t_done
