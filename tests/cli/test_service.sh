@@ -3,7 +3,8 @@
 # pass systemd-analyze verify, /etc/default/memcg-capture is valid shell whose
 # commented defaults are the wrapper's, the wrapper composes exactly the
 # expected command line from the settings and its report mode replays each
-# completed file once and writes report.csv, the .deb (when make deb built one)
+# completed file once and writes report.csv, make install-systemd puts them
+# under PREFIX and keeps an edited settings file, the .deb (when make deb built one)
 # carries them, and, where systemd is PID 1, the unit runs, rotates and stops
 # cleanly.
 source "$(dirname "$0")/../lib.sh"
@@ -163,6 +164,33 @@ left=$(ls -A "$r" | grep -vx -e 'h1-2026010[1-9]T0[0-2]0000Z\.db' -e other.db -e
 [ -z "$left" ] && pass service_report_no_leftover || fail service_report_no_leftover "$(xargs <<<"$left")"
 expect_exit service_report_no_replay 78 env -i PATH="$PATH" MEMCG_CAPTURE_DIR="$r" \
 	MEMCG_REPLAY_BIN=/nonexistent/memcg-replay sh "$WRAP" report
+
+# ---- make install-systemd / uninstall-systemd: paths under PREFIX, an edited
+# settings file neither replaced nor removed
+root=$T_TMP/root
+if make -s -C "$TOP" O="$MCR_BUILD" DESTDIR="$root" install-systemd >"$T_TMP/make.log" 2>&1; then
+	got=$(cd "$root" && find . -type f | sort | xargs)
+	want="./etc/default/memcg-capture ./usr/local/lib/memcg-capture/memcg-capture-service"
+	want="$want ./usr/local/lib/systemd/system/memcg-capture-report.service"
+	want="$want ./usr/local/lib/systemd/system/memcg-capture-report.timer"
+	want="$want ./usr/local/lib/systemd/system/memcg-capture.service"
+	[ "$got" = "$want" ] && pass service_install_files || fail service_install_files "$got"
+	grep -q '^ExecStart=/usr/local/lib/memcg-capture/memcg-capture-service run$' \
+		"$root/usr/local/lib/systemd/system/memcg-capture.service" &&
+		grep -q '^ExecStopPost=-/usr/local/bin/memcg-capture --cleanup$' \
+		"$root/usr/local/lib/systemd/system/memcg-capture.service" &&
+		[ "$(env -i PATH="$PATH" sh "$root/usr/local/lib/memcg-capture/memcg-capture-service" run --dry-run |
+			head -1)" = /usr/local/bin/memcg-capture ] &&
+		pass service_install_paths || fail service_install_paths "units or wrapper not at PREFIX=/usr/local"
+	echo MEMCG_CAPTURE_KEEP=7 >>"$root/etc/default/memcg-capture"
+	make -s -C "$TOP" O="$MCR_BUILD" DESTDIR="$root" install-systemd >/dev/null 2>&1
+	make -s -C "$TOP" O="$MCR_BUILD" DESTDIR="$root" uninstall-systemd >/dev/null 2>&1
+	[ "$(cd "$root" && find . -type f)" = ./etc/default/memcg-capture ] &&
+		grep -q '^MEMCG_CAPTURE_KEEP=7$' "$root/etc/default/memcg-capture" &&
+		pass service_install_keeps_settings || fail service_install_keeps_settings "$(cd "$root" && find . -type f | xargs)"
+else
+	fail service_install_files "make install-systemd: $(tail -c 300 "$T_TMP/make.log")"
+fi
 
 # ---- the .deb, when make deb built one from this tree
 deb=$(ls "$TOP"/build-deb/memcg-capture_*_*.deb 2>/dev/null | head -1)
