@@ -33,6 +33,7 @@ struct cgtrack_entry {
 
 struct cgtrack {
 	struct db		*db;
+	struct db		*next;		/* --rotate: the next file's, written too */
 	char			*scope;		/* NULL: no scope */
 	const struct cgroupfs	*fs;		/* names ids the table does not know yet */
 	struct cgtrack_entry	*ent;
@@ -144,7 +145,7 @@ static void cgtrack_classify(const struct cgtrack *t, struct cgtrack_entry *e)
 		      (pl == 1 || t->scope[pl] == '/');
 }
 
-static int cgtrack_store(struct cgtrack *t, const struct cgtrack_entry *e)
+static int cgtrack_store_in(const struct cgtrack *t, struct db *db, const struct cgtrack_entry *e)
 {
 	struct db_cgroup row = {
 		.id = e->id, .parent = e->parent, .path = e->path, .level = e->level,
@@ -158,9 +159,40 @@ static int cgtrack_store(struct cgtrack *t, const struct cgtrack_entry *e)
 	}
 
 	/* with a scope, other tenants' paths stay out of the file */
-	if (!t->db || (!e->in_scope && !e->ancestor))
+	if (!db || (!e->in_scope && !e->ancestor))
 		return 0;
-	return db_cgroup_put(t->db, &row);
+	return db_cgroup_put(db, &row);
+}
+
+static int cgtrack_store(struct cgtrack *t, const struct cgtrack_entry *e)
+{
+	int ret = cgtrack_store_in(t, t->db, e);
+
+	if (!ret && t->next)
+		ret = cgtrack_store_in(t, t->next, e);
+	return ret;
+}
+
+int cgtrack_db_next(struct cgtrack *t, struct db *next)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < t->nr; i++) {
+		ret = cgtrack_store_in(t, next, &t->ent[i]);
+		if (ret < 0)
+			return ret;
+	}
+	t->next = next;
+	return 0;
+}
+
+void cgtrack_db_retire(struct cgtrack *t)
+{
+	if (!t->next)
+		return;
+	t->db = t->next;
+	t->next = NULL;
 }
 
 /* Insert or update the entry for @id; path changes are not expected. */

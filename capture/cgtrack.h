@@ -41,6 +41,15 @@ int cgtrack_rmdir(struct cgtrack *t, uint64_t id, const char *path, int level, u
  */
 void cgtrack_set_fs(struct cgtrack *t, const struct cgroupfs *fs);
 
+/*
+ * memcg-capture --rotate: cgtrack_db_next() writes the whole table as it is
+ * to @next, then every change to both databases, until cgtrack_db_retire()
+ * makes @next the only one.  A reader still before the boundary keeps the
+ * old file's table current meanwhile.  The caller holds the table's lock.
+ */
+int cgtrack_db_next(struct cgtrack *t, struct db *next);
+void cgtrack_db_retire(struct cgtrack *t);
+
 /* Inside the scope subtree (true for every id when there is no scope). */
 bool cgtrack_in_scope(struct cgtrack *t, uint64_t id);
 

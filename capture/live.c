@@ -96,9 +96,11 @@ int live_open(const struct live_opts *opts, struct db *db, struct live **out)
 		return -ENOMEM;
 	lv->opts = *opts;
 	lv->db = db;
+	lv->dbs[0] = db;
 	pthread_mutex_init(&lv->lock, NULL);
 	pthread_mutex_init(&lv->db_lock, NULL);
 	pthread_cond_init(&lv->wake, NULL);
+	pthread_cond_init(&lv->flushed_cond, NULL);
 	lv->sealed_tail = &lv->sealed;
 	*out = lv;
 	lv->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -282,6 +284,7 @@ int live_close(struct live *lv, char *name, size_t len)
 	}
 	live_decoder_free(&lv->dec);
 	pthread_cond_destroy(&lv->wake);
+	pthread_cond_destroy(&lv->flushed_cond);
 	pthread_mutex_destroy(&lv->db_lock);
 	pthread_mutex_destroy(&lv->lock);
 	free(lv);

@@ -113,6 +113,36 @@ int live_statreads_start(struct live *lv, const struct live_statread_opts *o, si
 void live_statreads_stop(struct live_statreads *sr, struct live_statread_totals *t);
 
 /*
+ * Rotation (memcg-capture --rotate): the capture goes on into another
+ * database from a point of the trace clock on, without stopping.
+ * live_rotate_begin() takes that point (now, *@boundary), reads the per-CPU
+ * stats there (the old file's end and @next's start rows), writes the
+ * cgroup table as it is to @next and keeps both tables current, and makes
+ * @next the database of the --read threads.  Each reader then seals its open
+ * chunk at its first record with ts >= boundary, or, when it has none, once
+ * it has drained its ring buffer after the clock passed the boundary; every
+ * record before goes to the old file, every one from there on to @next, so
+ * each chunk and gap belongs to exactly one file.  (A record the kernel
+ * stamped before the boundary but committed after such a drain, a window of
+ * the kernel's own reserve-to-commit, would go to @next: the sequence
+ * numbers stay exact either way.)  live_rotate_end() waits for every reader
+ * to pass the boundary and the writer to put and commit all of the old
+ * file's; the old database is then the caller's alone, with its cpu_stats
+ * 'end' rows and its remaining-loss gap written, and @seq (live_nr_cpus()
+ * entries) its per-CPU sequence numbers.  One rotation at a time, from the
+ * thread that calls live_stop(); not before live_start().
+ */
+struct live_seq {
+	int		cpu;
+	int64_t		first, last;	/* per-CPU sequence numbers; last = first - 1: none */
+	uint64_t	filtered;	/* numbered but not stored (--cgroup, other hierarchies) */
+};
+int live_rotate_begin(struct live *lv, struct db *next, uint64_t *boundary);
+int live_rotate_end(struct live *lv, struct live_seq *seq);
+/* After live_stop(): the last database's per-CPU sequence numbers. */
+void live_seq_current(struct live *lv, struct live_seq *seq);
+
+/*
  * Stops, frees @lv and removes its instance; -EBUSY (and the instance's name in
  * @name) when the instance stayed busy for LIVE_DESTROY_TRIES tries.
  */

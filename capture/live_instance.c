@@ -253,16 +253,27 @@ static int64_t live_stats_lost(const struct live_cpu *c, const int64_t end[6])
 /*
  * The stats are the authority on how many events a CPU lost; the in-band
  * markers place some of them (and some only as "unknown").  What the markers
- * did not count gets one gap row of its own at the CPU's last event, so that
- * the counted gaps of each CPU add up to exactly its stats.
+ * did not count (@missed, of this file) gets one gap row of its own at the
+ * CPU's last event, so that the counted gaps of each CPU add up to exactly
+ * its stats.
  */
-static int live_gap_rest(struct live_cpu *c, const int64_t end[6])
+int live_gap_rest(struct db *db, struct live_cpu *c, const int64_t end[6], uint64_t missed)
 {
-	int64_t rest = live_stats_lost(c, end) - (int64_t)atomic_load(&c->missed);
+	int64_t rest = live_stats_lost(c, end) - (int64_t)missed;
 
 	if (rest <= 0)
 		return 0;
-	return db_gap_put(c->lv->db, c->cpu, atomic_load(&c->last_ts), rest);
+	return db_gap_put(db, c->cpu, atomic_load(&c->last_ts), rest);
+}
+
+int live_stats_put(struct db *db, int cpu, const char *phase, const int64_t st[6])
+{
+	struct db_cpu_stats row = {
+		.cpu = cpu, .phase = phase, .entries = st[0], .overrun = st[1],
+		.commit_overrun = st[2], .bytes = st[3], .dropped = st[4], .read = st[5],
+	};
+
+	return db_cpu_stats_put(db, &row);
 }
 
 int live_stats_store(struct live *lv, const char *phase)
@@ -271,24 +282,19 @@ int live_stats_store(struct live *lv, const char *phase)
 	int i, ret;
 
 	for (i = 0; i < lv->nr_cpus; i++) {
-		struct db_cpu_stats row = { .cpu = lv->cpus[i].cpu, .phase = phase };
+		struct live_cpu *c = &lv->cpus[i];
 		int64_t st[6];
 
-		ret = live_stats_read(lv, lv->cpus[i].cpu, st);
+		ret = live_stats_read(lv, c->cpu, st);
 		if (ret < 0)
 			return ret;
-		row.entries = st[0];
-		row.overrun = st[1];
-		row.commit_overrun = st[2];
-		row.bytes = st[3];
-		row.dropped = st[4];
-		row.read = st[5];
-		ret = db_cpu_stats_put(lv->db, &row);
+		ret = live_stats_put(lv->db, c->cpu, phase, st);
 		if (ret < 0)
 			return ret;
 		if (!strcmp(phase, "start"))
-			memcpy(lv->cpus[i].stats_start, st, sizeof(st));
-		else if ((ret = live_gap_rest(&lv->cpus[i], st)) < 0)
+			memcpy(c->stats_start, st, sizeof(st));
+		else if ((ret = live_gap_rest(lv->db, c, st,
+					      atomic_load(&c->missed) - c->missed_base)) < 0)
 			return ret;
 		lost += (st[1] > 0 ? st[1] : 0) + (st[2] > 0 ? st[2] : 0) + (st[4] > 0 ? st[4] : 0);
 		read += st[5] > 0 ? st[5] : 0;

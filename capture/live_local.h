@@ -47,6 +47,7 @@
 /* An in-band missed-events marker on its way from a reader to the writer. */
 struct live_gap {
 	int		cpu;
+	unsigned int	epoch;		/* the file it belongs to (live_rotate_begin()) */
 	uint64_t	ts;
 	int64_t		count;		/* -1: unknown */
 };
@@ -54,6 +55,7 @@ struct live_gap {
 /* A sealed chunk on its way from a reader to the writer, or spare for reuse. */
 struct live_sealed {
 	struct live_sealed	*next;
+	unsigned int		epoch;	/* the file it belongs to */
 	struct db_chunk		chunk;
 };
 /* The nine formats read from tracefs, and the shared decoder over them (tp_decode.h). */
@@ -77,7 +79,19 @@ struct live_cpu {
 	struct live_sealed	*spare;		/* put chunks back for reuse (lv->lock) */
 	_Atomic uint64_t	records, missed, missed_unknown, stored, filtered;
 	_Atomic uint64_t	first_ts, last_ts;	/* of stored events; first 0 = none */
-	int64_t			stats_start[6];
+	int64_t			stats_start[6];	/* of the current file */
+	/*
+	 * --rotate: the reader's file (epoch), the sequence number its first
+	 * event there took, and its filtered and missed counts when that file
+	 * began; done is the previous file's, valid once epoch passed it.
+	 */
+	_Atomic unsigned int	epoch;
+	int64_t			seq_first;
+	uint64_t		nfiltered, filtered_base, missed_base;
+	struct live_seq		done;
+	uint64_t		done_missed;
+	_Atomic bool		exited;		/* the reader ended (stop or an error) */
+	int64_t			stats_rot[6];	/* read at the boundary: end of one file, start of the next */
 };
 
 struct live {
@@ -102,6 +116,19 @@ struct live {
 	int				queued;		/* chunks in it */
 	struct live_gap			*gaps;		/* to the writer too */
 	size_t				nr_gaps, gaps_cap;
+	/*
+	 * --rotate (live_rotate.c): the file readers move to once past the
+	 * boundary, its database beside the previous one (dbs[epoch & 1]), and the
+	 * epoch whose chunks the writer is to commit (flush_req) and has
+	 * (flushed, signalled by flushed_cond), all under lock but epoch and
+	 * boundary, which readers read without it (boundary set first).
+	 */
+	_Atomic unsigned int		epoch;
+	_Atomic uint64_t		boundary;
+	struct db			*dbs[2];
+	unsigned int			flush_req, flushed;
+	bool				writer_done;
+	pthread_cond_t			flushed_cond;
 	/*
 	 * The database and the cgroup table: the writer for chunks, gaps and
 	 * commits, readers for mkdir/rmdir and, under --cgroup, for the scope
@@ -128,6 +155,10 @@ void *live_writer_main(void *arg);
 int live_instance_setup(struct live *lv);
 int live_stats_read(struct live *lv, int cpu, int64_t st[6]);
 int live_stats_store(struct live *lv, const char *phase);
+/* The CPU's stats as row @phase of @db. */
+int live_stats_put(struct db *db, int cpu, const char *phase, const int64_t st[6]);
+/* The gap row at @c's last event for what @end's stats lost beyond the markers counted (@missed). */
+int live_gap_rest(struct db *db, struct live_cpu *c, const int64_t end[6], uint64_t missed);
 
 static inline void live_atomic_max(_Atomic uint64_t *a, uint64_t v)
 {

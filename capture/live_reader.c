@@ -112,6 +112,39 @@ static int live_store(struct live_cpu *c, struct mcr_event *ev, const char *path
 }
 
 /*
+ * --rotate: @c passes the boundary.  Its open chunk is the old file's last
+ * one; the old file's sequence numbers, filtered and missed counts are kept
+ * for live_rotate_end(), published by the epoch's store.
+ */
+static void live_epoch_advance(struct live_cpu *c)
+{
+	live_chunk_ship(c);
+	c->done.cpu = c->cpu;
+	c->done.first = c->seq_first;
+	c->done.last = (int64_t)c->seq - 1;
+	c->done.filtered = c->nfiltered - c->filtered_base;
+	c->done_missed = atomic_load(&c->missed) - c->missed_base;
+	c->seq_first = (int64_t)c->seq;
+	c->filtered_base = c->nfiltered;
+	c->missed_base = atomic_load(&c->missed);
+	atomic_store_explicit(&c->epoch, atomic_load(&c->epoch) + 1, memory_order_release);
+}
+
+/* A rotation waits for this reader: is it due? */
+static bool live_epoch_pending(struct live_cpu *c)
+{
+	return atomic_load_explicit(&c->lv->epoch, memory_order_acquire) !=
+	       atomic_load_explicit(&c->epoch, memory_order_relaxed);
+}
+
+/* The record at @ts is the first past the boundary: the file ends before it. */
+static void live_epoch_check(struct live_cpu *c, uint64_t ts)
+{
+	if (live_epoch_pending(c) && ts >= atomic_load(&c->lv->boundary))
+		live_epoch_advance(c);
+}
+
+/*
  * Queue a gap row for the writer: put here, under db_lock, it made a reader
  * that had just lost events wait for the writer's commit (a WAL checkpoint
  * syncs), while its buffer filled.
@@ -136,7 +169,9 @@ static int live_gap(struct live_cpu *c, uint64_t ts, int missed)
 		}
 	}
 	if (lv->nr_gaps < lv->gaps_cap)
-		lv->gaps[lv->nr_gaps++] = (struct live_gap){ c->cpu, ts, missed > 0 ? missed : -1 };
+		lv->gaps[lv->nr_gaps++] = (struct live_gap){
+			c->cpu, atomic_load_explicit(&c->epoch, memory_order_relaxed), ts,
+			missed > 0 ? missed : -1 };
 	else
 		ret = -ENOMEM;
 	pthread_mutex_unlock(&lv->lock);
@@ -168,6 +203,7 @@ static int live_consume(struct live_cpu *c, void *page, bool *full)
 	 */
 	*full = pg.size >= (uint32_t)c->page_size / 4 * 3;
 	data = live_page_next(&pg, &ts, &size);
+	live_epoch_check(c, data ? ts : pg.ts);
 	if (pg.missed) {
 		/* the marker sits before this sub-buffer's first record */
 		ret = live_gap(c, data ? ts : pg.ts, pg.missed > 0 ? (int)pg.missed : -1);
@@ -181,6 +217,7 @@ static int live_consume(struct live_cpu *c, void *page, bool *full)
 		/* not ours cannot happen: only our events are enabled */
 		if (!live_decode(&lv->dec, (void *)data, size, &ev, &path, &len))
 			continue;
+		live_epoch_check(c, ts);
 		ev.ts = ts;
 		ev.cpu = c->cpu;
 		ev.seq = c->seq++;
@@ -192,6 +229,8 @@ static int live_consume(struct live_cpu *c, void *page, bool *full)
 			first = first ? first : ev.ts;
 			last = ev.ts;
 			stored++;
+		} else {
+			c->nfiltered++;
 		}
 	}
 	/* a record whose length runs past the page ends it: what follows is lost, uncounted */
@@ -274,8 +313,20 @@ void *live_reader_main(void *arg)
 	bool full;
 
 	while (!atomic_load(&lv->stop)) {
+		uint64_t now = 0;
+		bool pending = live_epoch_pending(c);
+
+		/*
+		 * --rotate: a buffer drained after the clock passed the boundary
+		 * holds nothing from before it; a CPU without a record since
+		 * passes the boundary here.
+		 */
+		if (pending && live_clock_now(lv, &now) < 0)
+			now = 0;
 		if (live_drain(c) < 0)
 			break;
+		if (pending && live_epoch_pending(c) && now >= atomic_load(&lv->boundary))
+			live_epoch_advance(c);
 		live_seal_aged(c);
 		live_wait(c);
 	}
@@ -284,5 +335,6 @@ void *live_reader_main(void *arg)
 		if (live_consume(c, c->page, &full) < 0)
 			break;
 	live_chunk_ship(c);
+	atomic_store(&c->exited, true);
 	return NULL;
 }

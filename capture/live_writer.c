@@ -63,6 +63,7 @@ int live_chunk_ship(struct live_cpu *c)
 		return err;
 	}
 	db_chunk_take(&c->enc, &s->chunk);
+	s->epoch = atomic_load_explicit(&c->epoch, memory_order_relaxed);
 	c->open_ns = 0;
 	pthread_mutex_lock(&lv->lock);
 	*lv->sealed_tail = s;
@@ -83,15 +84,21 @@ static struct live_cpu *live_cpu_of(struct live *lv, int cpu)
 	return NULL;
 }
 
-/* Put every queued gap and chunk; returns how many or a negative error. */
-static int live_put_sealed(struct live *lv)
+/*
+ * Put every queued gap and chunk, each into its file's database (@dirty: bit
+ * epoch & 1 set for each one written); returns how many or a negative error.
+ */
+static int live_put_sealed(struct live *lv, unsigned int *dirty)
 {
 	struct live_sealed *list, *s;
 	struct live_gap *gaps;
+	struct db *dbs[2];
 	size_t nr_gaps, i;
 	int n = 0, err = 0;
 
 	pthread_mutex_lock(&lv->lock);
+	dbs[0] = lv->dbs[0];
+	dbs[1] = lv->dbs[1];
 	list = lv->sealed;
 	lv->sealed = NULL;
 	lv->sealed_tail = &lv->sealed;
@@ -104,8 +111,11 @@ static int live_put_sealed(struct live *lv)
 	pthread_mutex_unlock(&lv->lock);
 	if (nr_gaps) {
 		pthread_mutex_lock(&lv->db_lock);
-		for (i = 0; i < nr_gaps && !err; i++)
-			err = db_gap_put(lv->db, gaps[i].cpu, gaps[i].ts, gaps[i].count);
+		for (i = 0; i < nr_gaps && !err; i++) {
+			err = db_gap_put(dbs[gaps[i].epoch & 1], gaps[i].cpu, gaps[i].ts,
+					 gaps[i].count);
+			*dirty |= 1u << (gaps[i].epoch & 1);
+		}
 		pthread_mutex_unlock(&lv->db_lock);
 		n += (int)nr_gaps;
 	}
@@ -116,8 +126,9 @@ static int live_put_sealed(struct live *lv)
 		list = s->next;
 		if (!err) {
 			pthread_mutex_lock(&lv->db_lock);
-			err = db_chunk_put(lv->db, &s->chunk);
+			err = db_chunk_put(dbs[s->epoch & 1], &s->chunk);
 			pthread_mutex_unlock(&lv->db_lock);
+			*dirty |= 1u << (s->epoch & 1);
 			n++;
 		}
 		pthread_mutex_lock(&lv->lock);
@@ -128,11 +139,47 @@ static int live_put_sealed(struct live *lv)
 	return err ? err : n;
 }
 
+/* Commit the databases of @dirty (bits: dbs[] slots); clears them. */
+static int live_commit(struct live *lv, unsigned int *dirty)
+{
+	struct db *dbs[2];
+	int i, ret = 0;
+
+	pthread_mutex_lock(&lv->lock);
+	dbs[0] = lv->dbs[0];
+	dbs[1] = lv->dbs[1];
+	pthread_mutex_unlock(&lv->lock);
+	pthread_mutex_lock(&lv->db_lock);
+	for (i = 0; i < 2 && !ret; i++)
+		if ((*dirty & (1u << i)) && dbs[i])
+			ret = db_events_commit(dbs[i]);
+	pthread_mutex_unlock(&lv->db_lock);
+	*dirty = 0;
+	return ret;
+}
+
+/*
+ * --rotate: every reader has passed the boundary of epoch @req and queued
+ * all the old file's chunks and gaps before live_rotate_end() asked (@req was
+ * read before this round's put): commit them, and say so.
+ */
+static int live_flush_ack(struct live *lv, unsigned int req, unsigned int *dirty)
+{
+	int ret = live_commit(lv, dirty);
+
+	pthread_mutex_lock(&lv->lock);
+	lv->flushed = req;
+	pthread_cond_broadcast(&lv->flushed_cond);
+	pthread_mutex_unlock(&lv->lock);
+	return ret;
+}
+
 void *live_writer_main(void *arg)
 {
 	struct live *lv = arg;
 	uint64_t last_commit = live_mono_ns(), now, wait;
-	bool done = false, dirty = false;
+	unsigned int dirty = 0, req;
+	bool done = false;
 	int ret = 0;
 
 	while (!done) {
@@ -140,42 +187,55 @@ void *live_writer_main(void *arg)
 
 		/* readers were done before this round: nothing can follow it */
 		done = atomic_load(&lv->readers_done);
-		ret = live_put_sealed(lv);
+		pthread_mutex_lock(&lv->lock);
+		req = lv->flush_req != lv->flushed ? lv->flush_req : 0;
+		pthread_mutex_unlock(&lv->lock);
+		ret = live_put_sealed(lv, &dirty);
 		if (ret < 0)
 			break;
-		dirty |= ret > 0;
+		if (req) {
+			ret = live_flush_ack(lv, req, &dirty);
+			if (ret < 0)
+				break;
+			last_commit = live_mono_ns();
+		}
 		now = live_mono_ns();
 		if (dirty && now - last_commit >= LIVE_COMMIT_NS) {
-			pthread_mutex_lock(&lv->db_lock);
-			ret = db_events_commit(lv->db);
-			pthread_mutex_unlock(&lv->db_lock);
+			ret = live_commit(lv, &dirty);
 			if (ret < 0)
 				break;
 			last_commit = now;
-			dirty = false;
 		}
 		if (done)
 			break;
 		/*
 		 * Until the next commit is due (a chunk queued meanwhile waits for
-		 * it), or LIVE_QUEUE_WAKE chunks wait, or the readers are done.
+		 * it), or LIVE_QUEUE_WAKE chunks wait, or the readers are done, or a
+		 * rotation asks for a flush.
 		 */
 		wait = dirty && last_commit + LIVE_COMMIT_NS > now ? last_commit + LIVE_COMMIT_NS - now
-								    : LIVE_COMMIT_NS;
+								   : LIVE_COMMIT_NS;
 		clock_gettime(CLOCK_REALTIME, &until);
 		wait += (uint64_t)until.tv_nsec;
 		until.tv_sec += (time_t)(wait / 1000000000);
 		until.tv_nsec = (long)(wait % 1000000000);
 		pthread_mutex_lock(&lv->lock);
-		if (lv->queued < LIVE_QUEUE_WAKE && !atomic_load(&lv->readers_done))
+		if (lv->queued < LIVE_QUEUE_WAKE && !atomic_load(&lv->readers_done) &&
+		    lv->flush_req == lv->flushed)
 			pthread_cond_timedwait(&lv->wake, &lv->lock, &until);
 		pthread_mutex_unlock(&lv->lock);
 	}
-	pthread_mutex_lock(&lv->db_lock);
-	if (ret < 0)
+	if (ret < 0) {
 		atomic_store(&lv->write_error, ret);
-	else if (!atomic_load(&lv->write_error))
-		atomic_store(&lv->write_error, db_events_commit(lv->db));
-	pthread_mutex_unlock(&lv->db_lock);
+	} else if (!atomic_load(&lv->write_error)) {
+		/* everything goes to the last file (a rotation ends before the stop) */
+		dirty |= 1u << (atomic_load(&lv->epoch) & 1);
+		atomic_store(&lv->write_error, live_commit(lv, &dirty));
+	}
+	/* a rotation waiting for a flush that will not come */
+	pthread_mutex_lock(&lv->lock);
+	lv->writer_done = true;
+	pthread_cond_broadcast(&lv->flushed_cond);
+	pthread_mutex_unlock(&lv->lock);
 	return NULL;
 }
