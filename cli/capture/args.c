@@ -34,7 +34,7 @@
 #define MAX_BUFFER_KB		(1u << 20)
 #define MAX_BUFFER_SHARE	4
 
-enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP, OPT_FORCE, OPT_CLEANUP, OPT_READ };
+enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP, OPT_FORCE, OPT_CLEANUP, OPT_READ, OPT_ROTATE, OPT_KEEP };
 
 /* --read: each read every 1 ms to an hour (default 100 ms) */
 #define DEFAULT_READ_MS		100
@@ -96,7 +96,8 @@ static const char args_doc[] = "[-- COMMAND [ARGS...]]";
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Trace database to write (mode 0600), under a temporary name "
-	  "renamed at the end; an existing one is replaced only by a capture that started", 0 },
+	  "renamed at the end; an existing one is replaced only by a capture that started "
+	  "(with --rotate: the PREFIX of the files' names)", 0 },
 	{ "force", OPT_FORCE, NULL, 0, "Replace -o FILE even if it is not a memcg-replay database", 0 },
 	{ "cleanup", OPT_CLEANUP, NULL, 0, "Only remove the tracefs instances memcg_capture_<pid> whose "
 	  "pid is not running (left by a capture killed with -9, which keep tracing), say which, "
@@ -113,6 +114,11 @@ static const struct argp_option options[] = {
 	{ "cgroup", OPT_CGROUP, "PATH", 0, "Keep only this subtree's events and its ancestors' flushes "
 	  "(PATH below the memory hierarchy, e.g. /tenant, or a full path under its mount; no '.' or "
 	  "'..' component)", 0 },
+	{ "rotate", OPT_ROTATE, "SPEC", 0, "Write a series of files PREFIX-YYYYmmddTHHMMSSZ.db (-o "
+	  "PREFIX; UTC start; -1, -2 added to a name taken), each complete, a new one every SPEC: "
+	  "N[s], Nmin or Nh (at least 1 s), or once a file holds NKiB, NMiB or NGiB (at least 1 MiB)", 0 },
+	{ "keep", OPT_KEEP, "N", 0, "With --rotate: keep only the newest N files PREFIX-<UTC "
+	  "time>.db (memcg-replay databases) after each one (default: all)", 0 },
 	{ "read", OPT_READ, "PATH[:MS]", 0, "While tracing, read the memory.stat of cgroup PATH (as "
 	  "--cgroup takes it) every MS ms (default 100, 1 to 3600000) and store every line as "
 	  "printed with the trace clock just before and after the read() (table stat_reads); its "
@@ -161,6 +167,48 @@ static bool cgroup_path_plain(const char *p)
 		p += strspn(p, "/");
 	}
 	return true;
+}
+
+/*
+ * --rotate SPEC: a period (N, Ns, Nmin, Nh; 1 s to a year) into *@ns, or a
+ * size (NMiB, NGiB; 1 MiB to 1 TiB) into *@bytes.  -EINVAL for anything else.
+ */
+#define MIN_ROTATE_BYTES	(1ull << 20)
+#define MAX_ROTATE_BYTES	(1ull << 40)
+static int parse_rotate(const char *arg, uint64_t *ns, uint64_t *bytes)
+{
+	static const struct { const char *sfx; uint64_t ns, bytes; } units[] = {
+		{ "", 1000000000ull, 0 }, { "s", 1000000000ull, 0 },
+		{ "min", 60000000000ull, 0 }, { "h", 3600000000000ull, 0 },
+		{ "KiB", 0, 1ull << 10 }, { "MiB", 0, 1ull << 20 }, { "GiB", 0, 1ull << 30 },
+	};
+	unsigned long long v;
+	unsigned int i;
+	char *end;
+
+	if (arg[0] < '0' || arg[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || !v)
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].sfx))
+			continue;
+		if (units[i].ns) {
+			if (v > 366ull * 86400 * 1000000000ull / units[i].ns)
+				return -EINVAL;
+			*ns = v * units[i].ns;
+			*bytes = 0;
+			return 0;
+		}
+		if (v > MAX_ROTATE_BYTES / units[i].bytes || v * units[i].bytes < MIN_ROTATE_BYTES)
+			return -EINVAL;
+		*bytes = v * units[i].bytes;
+		*ns = 0;
+		return 0;
+	}
+	return -EINVAL;
 }
 
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
@@ -234,6 +282,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->read_ms[a->nr_reads++] = (unsigned int)ms;
 		break;
 	}
+	case OPT_ROTATE:
+		if (parse_rotate(arg, &a->rotate_ns, &a->rotate_bytes))
+			argp_error(state, "--rotate wants a period N[s], Nmin or Nh (1 s to a year) or "
+				   "a size NKiB, NMiB or NGiB (1 MiB to 1 TiB), not '%s'", arg);
+		break;
+	case OPT_KEEP: {
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (errno || *end || arg[0] < '0' || arg[0] > '9' || v < 1 || v > 1000000)
+			argp_error(state, "--keep wants a number of files from 1 to 1000000, not '%s'",
+				   arg);
+		a->keep = (unsigned int)v;
+		break;
+	}
 	case OPT_FORCE:
 		a->force = true;
 		break;
@@ -251,6 +315,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-o FILE is required");
 		if (a->cleanup && a->nr_reads)
 			argp_error(state, "--cleanup takes no --read");
+		if (a->keep && !a->rotate_ns && !a->rotate_bytes)
+			argp_error(state, "--keep needs --rotate");
+		if (a->cleanup && (a->rotate_ns || a->rotate_bytes))
+			argp_error(state, "--cleanup takes no --rotate");
+		if ((a->rotate_ns || a->rotate_bytes) && a->force)
+			argp_error(state, "--rotate never replaces a file: no --force");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

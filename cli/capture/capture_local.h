@@ -41,14 +41,35 @@ struct capture_args {
 	unsigned int	read_ms[MAX_READS];
 	int		nr_reads;
 	double		duration;
+	uint64_t	rotate_ns;	/* --rotate period, or 0 */
+	uint64_t	rotate_bytes;	/* --rotate size, or 0 */
+	unsigned int	keep;		/* --keep: 0 keeps all */
 	unsigned int	buffer_kb;
 	bool		force_clock;
 	bool		force;
 	bool		cleanup;
 };
 
+/*
+ * --rotate: -o PREFIX names a series of files, PREFIX-YYYYmmddTHHMMSSZ.db by
+ * each one's UTC start (rotate.c).
+ */
+struct capture_rot {
+	char		base[PATH_MAX];		/* the current file's name less ".db" */
+	char		prev[PATH_MAX];		/* the previous file's basename, "" for none */
+	unsigned int	index;			/* the current file's, from 0 */
+	uint64_t	start_ns;		/* its start in the trace clock */
+	uint64_t	due;			/* CLOCK_MONOTONIC when its period ends */
+	uint64_t	stored;			/* events in the files published */
+	unsigned int	files;			/* published */
+	int		rc;			/* the exit code of the first file that failed */
+};
+
 struct capture {
 	struct capture_args	args;
+	int			argc;
+	char			**argv;
+	struct capture_rot	rot;
 	struct cgroupfs		cg;
 	char			scope[PATH_MAX];
 	char			instance[64];
@@ -100,9 +121,28 @@ int capture_cleanup(void);
 int capture_preflight(struct capture *c, const char **tdir);
 
 /* prepare.c */
-int capture_prepare_db(struct capture *c, int argc, char **argv);
+int capture_prepare_db(struct capture *c);
 int fail_output(const struct capture *c, int err);
 int output_refused(const struct capture *c, int err, const char *why);
+
+/*
+ * rotate.c: --rotate.  rotate_first() names the first file and creates its
+ * temporary file (*@tmp); rotate_due() says whether the current file is due
+ * to end (its period, its size); capture_rotate() ends it and goes on in the
+ * next (a failure is said, and the capture goes on where it can);
+ * rotate_publish() publishes a file under the first free name of @base
+ * (c->rot.base: the last one's, from main()); rotate_keep() applies --keep.
+ */
+int rotate_first(struct capture *c, char **tmp);
+bool rotate_due(struct capture *c, uint64_t now);
+void capture_rotate(struct capture *c);
+int rotate_publish(struct capture *c, const char *tmp, const char *base, char *path, size_t len);
+void rotate_keep(struct capture *c);
+/* Meta rotation_* of @db at its end (rotation_seq from @seq, live_nr_cpus() rows). */
+int rotate_meta_end(struct capture *c, struct db *db, const struct live_seq *seq);
+
+/* prepare.c: a rotated file's database before it is used: meta, item names */
+int capture_db_fill(struct capture *c, struct db *db);
 
 /* command.c: COMMAND's pid (-1: fork failed); SIGCHLD's no-op handler; end it */
 pid_t run_command(char **command);

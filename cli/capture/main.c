@@ -94,8 +94,14 @@ static void wait_for_end(struct capture *c)
 			progress(c, start, false);
 			last_print = now;
 		}
+		if ((c->args.rotate_ns || c->args.rotate_bytes) && rotate_due(c, now)) {
+			capture_rotate(c);
+			continue;
+		}
 		if (end && end - now < nap)
 			nap = end - now;
+		if (c->args.rotate_ns && c->rot.due - now < nap)
+			nap = c->rot.due - now;
 		ts.tv_sec = (time_t)(nap / 1000000000);
 		ts.tv_nsec = (long)(nap % 1000000000);
 		nanosleep(&ts, NULL);
@@ -139,6 +145,8 @@ static int summarize(struct capture *c, uint64_t start_ns, uint64_t end_ns, int6
 	printf(PROG ": %llu events in %.1f s (%.0f/s) from %d CPUs, %llu stored in %s",
 	       (unsigned long long)t.records, secs, secs > 0 ? (double)t.records / secs : 0.0,
 	       live_nr_cpus(c->lv), (unsigned long long)stored, c->args.output);
+	if (c->args.rotate_ns || c->args.rotate_bytes)
+		printf("-*.db (%u files)", c->rot.index + 1);
 	if (t.filtered)
 		printf(" (%llu outside --cgroup)", (unsigned long long)t.filtered);
 	if (!lost && !unstored && !t.missed_unknown) {
@@ -223,6 +231,7 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	if (stop_signal)
 		return stopped_before_start(c);
 	live_clock_now(c->lv, start_ns);
+	c->rot.start_ns = *start_ns;
 	ret = live_start(c->lv);
 	if (ret < 0)
 		return fail(ret, "starting the capture");
@@ -260,11 +269,25 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
  */
 static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns, int ret)
 {
+	bool rotating = c->args.rotate_ns || c->args.rotate_bytes;
 	char why[160] = "";
 	int64_t in_file;
 	int lost;
 
-	db_meta_set_int(c->db, "capture_start_ns", (int64_t)start_ns);
+	/* --rotate: this file's start, its sequence numbers */
+	db_meta_set_int(c->db, "capture_start_ns", (int64_t)(rotating ? c->rot.start_ns : start_ns));
+	if (rotating) {
+		struct live_seq *seq = calloc((size_t)live_nr_cpus(c->lv), sizeof(*seq));
+		int r = -ENOMEM;
+
+		if (seq) {
+			live_seq_current(c->lv, seq);
+			r = rotate_meta_end(c, c->db, seq);
+			free(seq);
+		}
+		if (r < 0 && ret >= 0)
+			ret = r;
+	}
 	db_meta_set_int(c->db, "capture_end_ns", (int64_t)end_ns);
 	if (c->args.command)
 		db_meta_set_int(c->db, "command_exit_status", c->child_status);
@@ -291,7 +314,7 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 		snprintf(why, sizeof(why), "could not mark it complete");
 	}
 	in_file = stored_in_file(c->db);
-	if (c->interrupted && in_file == 0) {
+	if (c->interrupted && in_file == 0 && !c->rot.index) {
 		/* stopped before anything was stored: an empty file replaces nothing */
 		msg("stopped by %s before any event was stored: %s not written (an existing file "
 		    "is left as it was); exit 16, no events", sig_name(stop_signal),
@@ -300,6 +323,8 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 		capture_close_live(c);
 		return MCR_EXIT_NO_EVENTS;
 	}
+	if (in_file >= 0)
+		in_file += (int64_t)c->rot.stored;
 	lost = summarize(c, start_ns, end_ns, in_file, why[0] ? why : NULL);
 	capture_close_live(c);
 	if (ret < 0) {
@@ -319,11 +344,13 @@ static int capture_run(struct capture *c, int argc, char **argv)
 	const char *tdir = NULL;
 	int rc, err = 0;
 
+	c->argc = argc;
+	c->argv = argv;
 	rc = capture_preflight(c, &tdir);
 	if (!rc && stop_signal)
 		rc = stopped_before_start(c);
 	if (!rc)
-		rc = capture_prepare_db(c, argc, argv);
+		rc = capture_prepare_db(c);
 	if (!rc)
 		rc = capture_record(c, tdir, &start_ns, &end_ns, &err);
 	return rc ? rc : capture_finish(c, start_ns, end_ns, err);
@@ -354,7 +381,24 @@ int main(int argc, char **argv)
 			rc = fail(ret, c.args.output);
 	}
 	/* what a capture recorded is kept even if it failed later; nothing else */
-	if (c.of.tmp && c.started) {
+	if (c.of.tmp && c.started && (c.args.rotate_ns || c.args.rotate_bytes)) {
+		char path[PATH_MAX + 16];
+
+		ret = rotate_publish(&c, c.of.tmp, c.rot.base, path, sizeof(path));
+		if (ret < 0) {
+			msg("publishing %s.db: %s", c.rot.base, mcr_strerror(ret));
+			msg("the recording is kept as %s", c.of.tmp);
+			if (rc == MCR_EXIT_OK || rc == MCR_EXIT_LOST || rc == MCR_EXIT_COMMAND)
+				rc = outfile_exit_code(ret);
+		} else {
+			rotate_keep(&c);
+		}
+		free(c.of.tmp);
+		c.of.tmp = NULL;
+		/* an earlier file of the series that failed */
+		if (c.rot.rc && (rc == MCR_EXIT_OK || rc == MCR_EXIT_COMMAND))
+			rc = c.rot.rc;
+	} else if (c.of.tmp && c.started) {
 		c.of.keep = true;
 		ret = outfile_commit(&c.of);
 		if (ret < 0) {

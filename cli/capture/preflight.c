@@ -195,6 +195,21 @@ static int check_options(struct capture *c, const char *tdir)
 		msg("%s: command not found or not executable", c->args.command[0]);
 		return MCR_EXIT_BAD_INPUT;
 	}
+	if (c->args.rotate_ns || c->args.rotate_bytes) {
+		/* --rotate: -o PREFIX, whose directory the files go to */
+		const char *slash = strrchr(c->args.output, '/');
+
+		snprintf(dir, sizeof(dir), "%.*s", !slash ? 1 : slash == c->args.output ? 1 :
+			 (int)(slash - c->args.output), !slash ? "." : c->args.output);
+		ret = stat(dir, &st) < 0 ? -errno : !S_ISDIR(st.st_mode) ? -ENOTDIR :
+		      access(dir, W_OK | X_OK) < 0 ? -errno : 0;
+		if (ret < 0 || !(slash ? slash[1] : c->args.output[0])) {
+			msg("-o %s with --rotate: %s", c->args.output,
+			    ret < 0 ? mcr_strerror(ret) : "wants a PREFIX, not a directory");
+			return outfile_exit_code(ret < 0 ? ret : -EISDIR);
+		}
+		return 0;
+	}
 	ret = outfile_check(c->args.output, &(struct outfile_policy){ .force = c->args.force },
 			    &why);
 	if (ret < 0)

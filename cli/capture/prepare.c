@@ -65,35 +65,39 @@ static void warn_add(struct capture *c, const char *w)
 /* The first error of a sequence of writes, the one to name (ENOSPC, not EIO). */
 #define first_err(ret, expr)	do { int r_ = (expr); if (r_ < 0 && !(ret)) (ret) = r_; } while (0)
 
-static int write_meta(struct capture *c, int argc, char **argv)
+static int write_meta(struct capture *c, struct db *db)
 {
 	struct utsname u;
 	char *opts;
 	int ret = 0, n;
 
 	uname(&u);
-	first_err(ret, db_meta_set(c->db, "source", "memcg-capture"));
-	first_err(ret, db_meta_set(c->db, "tool_version", MCR_VERSION));
-	first_err(ret, db_meta_set(c->db, "kernel_release", u.release));
-	first_err(ret, db_meta_set(c->db, "host", u.nodename));	/* report's host column */
+	first_err(ret, db_meta_set(db, "source", "memcg-capture"));
+	first_err(ret, db_meta_set(db, "tool_version", MCR_VERSION));
+	first_err(ret, db_meta_set(db, "kernel_release", u.release));
+	first_err(ret, db_meta_set(db, "host", u.nodename));	/* report's host column */
 	n = count_cpu_list("/sys/devices/system/cpu/online");
-	first_err(ret, db_meta_set_int(c->db, "nr_cpus_online",
+	first_err(ret, db_meta_set_int(db, "nr_cpus_online",
 				       n > 0 ? n : sysconf(_SC_NPROCESSORS_ONLN)));
 	n = count_cpu_list("/sys/devices/system/cpu/possible");
-	first_err(ret, db_meta_set_int(c->db, "nr_cpus_possible",
+	first_err(ret, db_meta_set_int(db, "nr_cpus_possible",
 				       n > 0 ? n : sysconf(_SC_NPROCESSORS_CONF)));
-	first_err(ret, db_meta_set_int(c->db, "page_size", sysconf(_SC_PAGESIZE)));
-	first_err(ret, db_meta_set_int(c->db, "batch_size", 64));
-	first_err(ret, db_meta_set(c->db, "trace_clock", c->args.clock));
-	first_err(ret, db_meta_set_int(c->db, "buffer_kb", c->args.buffer_kb));
-	first_err(ret, db_meta_set_int(c->db, "memory_hierarchy_id", c->cg.hierarchy_id));
-	first_err(ret, db_meta_set_int(c->db, "cgroup_version", c->cg.version));
-	first_err(ret, db_meta_set(c->db, "cgroup_mount", c->cg.mount));
+	first_err(ret, db_meta_set_int(db, "page_size", sysconf(_SC_PAGESIZE)));
+	first_err(ret, db_meta_set_int(db, "batch_size", 64));
+	first_err(ret, db_meta_set(db, "trace_clock", c->args.clock));
+	first_err(ret, db_meta_set_int(db, "buffer_kb", c->args.buffer_kb));
+	first_err(ret, db_meta_set_int(db, "memory_hierarchy_id", c->cg.hierarchy_id));
+	first_err(ret, db_meta_set_int(db, "cgroup_version", c->cg.version));
+	first_err(ret, db_meta_set(db, "cgroup_mount", c->cg.mount));
 	/* "1" only at a clean end: a kill -9, crash or full disk leaves "0" */
-	first_err(ret, db_meta_set(c->db, "capture_complete", "0"));
-	opts = options_json(argc, argv, &c->args);
+	first_err(ret, db_meta_set(db, "capture_complete", "0"));
+	if (c->args.rotate_ns || c->args.rotate_bytes) {
+		first_err(ret, db_meta_set_int(db, "rotation_index", c->rot.index));
+		first_err(ret, db_meta_set(db, "rotation_prefix", c->args.output));
+	}
+	opts = options_json(c->argc, c->argv, &c->args);
 	if (opts)
-		first_err(ret, db_meta_set(c->db, "options", opts));
+		first_err(ret, db_meta_set(db, "options", opts));
 	free(opts);
 	return ret;
 }
@@ -149,8 +153,20 @@ static int btf_to_db(void *ctx, int kind, int item, const char *name, const char
 }
 
 
+int capture_db_fill(struct capture *c, struct db *db)
+{
+	struct db_writer dw = { .ctx = db };
+	int ret = write_meta(c, db);
+
+	if (ret < 0)
+		return ret;
+	/* no BTF was said at the first file */
+	btf_items_walk(btf_to_db, &dw);
+	return dw.err;
+}
+
 /* The database before tracing: meta, the cgroup table, item names, warnings. */
-int capture_prepare_db(struct capture *c, int argc, char **argv)
+int capture_prepare_db(struct capture *c)
 {
 	struct db_writer dw = { 0 };
 	sigset_t stops, old;
@@ -164,8 +180,12 @@ int capture_prepare_db(struct capture *c, int argc, char **argv)
 	 */
 	stop_signals_set(&stops);
 	sigprocmask(SIG_BLOCK, &stops, &old);
-	ret = outfile_begin(&c->of, c->args.output,
-			    &(struct outfile_policy){ .force = c->args.force }, &why);
+	why = NULL;
+	if (c->args.rotate_ns || c->args.rotate_bytes)
+		ret = rotate_first(c, &c->of.tmp);
+	else
+		ret = outfile_begin(&c->of, c->args.output,
+				    &(struct outfile_policy){ .force = c->args.force }, &why);
 	stop_signals_catch();
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (ret < 0)
@@ -173,7 +193,7 @@ int capture_prepare_db(struct capture *c, int argc, char **argv)
 	ret = db_create(c->of.tmp, &c->db);
 	if (ret < 0)
 		return fail_output(c, ret);
-	ret = write_meta(c, argc, argv);
+	ret = write_meta(c, c->db);
 	if (ret < 0)
 		return fail_output(c, ret);
 	ret = cgtrack_new(c->db, c->scope, &c->cgt);
