@@ -44,6 +44,14 @@
 #define LIVE_BUFFER_PERCENT	"25"
 #define LIVE_POLL_MAX_MS	100
 
+/*
+ * --rotate: a reader with no record past the boundary passes it once it has
+ * drained its buffer this long after the boundary: a record stamped before
+ * the boundary is committed within the kernel's reserve-to-commit window
+ * (preemption off, microseconds), so it has been read by then.
+ */
+#define LIVE_ROTATE_SLACK_NS	10000000ull
+
 /* An in-band missed-events marker on its way from a reader to the writer. */
 struct live_gap {
 	int		cpu;

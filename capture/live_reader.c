@@ -318,14 +318,15 @@ void *live_reader_main(void *arg)
 
 		/*
 		 * --rotate: a buffer drained after the clock passed the boundary
-		 * holds nothing from before it; a CPU without a record since
-		 * passes the boundary here.
+		 * (by LIVE_ROTATE_SLACK_NS) holds nothing from before it; a CPU
+		 * without a record since passes the boundary here.
 		 */
 		if (pending && live_clock_now(lv, &now) < 0)
 			now = 0;
 		if (live_drain(c) < 0)
 			break;
-		if (pending && live_epoch_pending(c) && now >= atomic_load(&lv->boundary))
+		if (pending && live_epoch_pending(c) && now >= atomic_load(&lv->boundary) &&
+		    now - atomic_load(&lv->boundary) >= LIVE_ROTATE_SLACK_NS)
 			live_epoch_advance(c);
 		live_seal_aged(c);
 		live_wait(c);

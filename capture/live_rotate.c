@@ -21,22 +21,16 @@
 int live_rotate_begin(struct live *lv, struct db *next, uint64_t *boundary)
 {
 	unsigned int e = atomic_load(&lv->epoch);
-	int i, ret = 0;
+	uint64_t before;
+	int i, ret;
 
-	ret = live_clock_now(lv, boundary);
-	if (ret < 0)
-		return ret;
-	for (i = 0; i < lv->nr_cpus && !ret; i++)
-		ret = live_stats_read(lv, lv->cpus[i].cpu, lv->cpus[i].stats_rot);
+	/* a clock that cannot be read fails the rotation before anything changed */
+	ret = live_clock_now(lv, &before);
 	if (ret < 0)
 		return ret;
 	pthread_mutex_lock(&lv->db_lock);
-	for (i = 0; i < lv->nr_cpus && !ret; i++)
-		ret = live_stats_put(next, lv->cpus[i].cpu, "start", lv->cpus[i].stats_rot);
-	if (!ret && lv->opts.cgroups)
+	if (lv->opts.cgroups)
 		ret = cgtrack_db_next(lv->opts.cgroups, next);
-	if (!ret)
-		ret = db_events_commit(next);
 	if (!ret)
 		lv->db = next;	/* --read's rows, the last file's end stats */
 	pthread_mutex_unlock(&lv->db_lock);
@@ -45,9 +39,26 @@ int live_rotate_begin(struct live *lv, struct db *next, uint64_t *boundary)
 	pthread_mutex_lock(&lv->lock);
 	lv->dbs[(e + 1) & 1] = next;
 	pthread_mutex_unlock(&lv->lock);
-	/* the boundary first: a reader that sees the new epoch compares with it */
+	/*
+	 * The new epoch before the boundary is taken: a reader that has not seen
+	 * it yet reads only records from before the boundary, so none of those
+	 * past it stays in the old file.  Meanwhile no record passes.
+	 */
+	atomic_store(&lv->boundary, UINT64_MAX);
+	atomic_store(&lv->epoch, e + 1);
+	if (live_clock_now(lv, boundary) < 0)
+		*boundary = before;	/* it read a moment ago */
 	atomic_store(&lv->boundary, *boundary);
-	atomic_store_explicit(&lv->epoch, e + 1, memory_order_release);
+	ret = 0;
+	for (i = 0; i < lv->nr_cpus && !ret; i++)
+		ret = live_stats_read(lv, lv->cpus[i].cpu, lv->cpus[i].stats_rot);
+	pthread_mutex_lock(&lv->db_lock);
+	for (i = 0; i < lv->nr_cpus && !ret; i++)
+		ret = live_stats_put(next, lv->cpus[i].cpu, "start", lv->cpus[i].stats_rot);
+	pthread_mutex_unlock(&lv->db_lock);
+	/* the rotation is under way: a failure here is the new file's, said at its end */
+	if (ret < 0)
+		atomic_store(&lv->write_error, ret);
 	return 0;
 }
 
