@@ -123,7 +123,10 @@ static const char report_doc[] =
 	"name each row's host (meta host, else the trace's own uname, else\n"
 	"synth:SCENARIO, else the file's name) and database (as named on the command\n"
 	"line); the table then sums each up in one line, and where two databases\n"
-	"have one host's name the page labels each 'host (file)'.\n"
+	"have one host's name the page labels each 'host (file)'.  When one is a\n"
+	"file of a 'memcg-capture --rotate' series a third, start_ns, gives each\n"
+	"file's start (meta capture_start_ns, trace clock), and the files of one\n"
+	"series follow one another by meta rotation_index, read as one timeline.\n"
 	"\n"
 	"--cost (CSV, JSON; the view cost_report): one row per run: run_id, policy,\n"
 	"flush_model, updates, walk_steps, pcpu_adds, atomic_adds, dropped_batches,\n"
@@ -334,6 +337,7 @@ static bool report_is_ours(const char *path)
 		"Verdict for ", "Lag report: ", "\nCost in time of each policy", "== host ",
 		"policy,run_id,", "host,policy,run_id,", "run_id,policy,", "host,run_id,policy,",
 		"host,file,policy,run_id,", "host,file,run_id,policy,",
+		"host,file,start_ns,policy,run_id,", "host,file,start_ns,run_id,policy,",
 		"[{\"policy\":", "[{\"host\":", "[{\"run_id\":", "[]\n",
 		"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
 		"<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"

@@ -200,7 +200,11 @@ static int host_load(struct report_host *h, const struct report_source *src,
 		return -ENOMEM;
 	db_meta_get_int(h->db, "page_size", &h->page_size);
 	cli_trace_own(h->db, &h->batch, &h->online);
-	h->t0 = db_meta_get_int(h->db, "capture_start_ns", &v) < 0 ? 0 : v;
+	h->have_t0 = db_meta_get_int(h->db, "capture_start_ns", &v) == 0;
+	h->t0 = h->have_t0 ? v : 0;
+	h->rot_index = db_meta_get_int(h->db, "rotation_index", &v) == 0 && v >= 0 ? v : -1;
+	if (h->rot_index >= 0 && db_meta_get(h->db, "rotation_prefix", &h->rot_prefix) < 0)
+		h->rot_prefix = NULL;
 	/* db_open() saw 0 <= t0 <= t1 when both are there: t1 - t0 cannot overflow */
 	if (db_meta_get_int(h->db, "capture_end_ns", &v) < 0)
 		v = h->t0 > INT64_MAX - 1000000000 ? INT64_MAX : h->t0 + 1000000000;
@@ -259,6 +263,74 @@ static int host_labels(struct report_model *m)
 	return 0;
 }
 
+/*
+ * The files of one --rotate series (one host, one rotation_prefix) read as
+ * one timeline: where its first file stands, all of them by rotation_index
+ * (then start); every other database keeps its place.
+ */
+struct host_order {
+	int		group;		/* the place of its series' first file, or its own */
+	int64_t		index, t0;
+	int		pos;
+};
+
+static bool same_series(const struct report_host *a, const struct report_host *b)
+{
+	return a->rot_index >= 0 && b->rot_index >= 0 && !strcmp(a->host, b->host) &&
+	       !strcmp(a->rot_prefix ? a->rot_prefix : "", b->rot_prefix ? b->rot_prefix : "");
+}
+
+static int host_order_cmp(const void *x, const void *y)
+{
+	const struct host_order *a = x, *b = y;
+
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	if (a->index != b->index)
+		return a->index < b->index ? -1 : 1;
+	if (a->t0 != b->t0)
+		return a->t0 < b->t0 ? -1 : 1;
+	return a->pos - b->pos;
+}
+
+static int hosts_order(struct report_model *m)
+{
+	struct host_order *ord = calloc((size_t)m->nr_hosts, sizeof(*ord));
+	struct report_host *sorted;
+	int i, j;
+
+	if (!ord)
+		return -ENOMEM;
+	for (i = 0; i < m->nr_hosts; i++) {
+		ord[i] = (struct host_order){ i, 0, m->hosts[i].t0, i };
+		if (m->hosts[i].rot_index < 0)
+			continue;
+		m->rotation = true;
+		ord[i].index = m->hosts[i].rot_index;
+		for (j = 0; j < i; j++)
+			if (same_series(&m->hosts[j], &m->hosts[i])) {
+				ord[i].group = ord[j].group;
+				break;
+			}
+	}
+	if (!m->rotation) {
+		free(ord);
+		return 0;
+	}
+	qsort(ord, (size_t)m->nr_hosts, sizeof(*ord), host_order_cmp);
+	sorted = malloc((size_t)m->nr_hosts * sizeof(*sorted));
+	if (!sorted) {
+		free(ord);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->nr_hosts; i++)
+		sorted[i] = m->hosts[ord[i].pos];
+	memcpy(m->hosts, sorted, (size_t)m->nr_hosts * sizeof(*sorted));
+	free(sorted);
+	free(ord);
+	return 0;
+}
+
 int report_model_load(struct report_model *m, const struct report_source *src, int nr,
 		      const struct report_load *o)
 {
@@ -276,6 +348,8 @@ int report_model_load(struct report_model *m, const struct report_source *src, i
 		m->statlog |= m->hosts[i].statlog.have;
 		m->failed = i;
 	}
+	if (!err)
+		err = hosts_order(m);
 	return err ?: host_labels(m);
 }
 
@@ -302,6 +376,7 @@ void report_host_free(struct report_host *h)
 	report_verdict_free(&h->verdict);
 	free(h->host);
 	free(h->label);
+	free(h->rot_prefix);
 	statlog_free(&h->statlog);
 	memset(h, 0, sizeof(*h));
 }

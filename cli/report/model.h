@@ -160,6 +160,9 @@ struct report_host {
 	int64_t			page_size;
 	int64_t			batch, online;	/* the trace's own */
 	int64_t			t0, t1;		/* the capture's span, ns */
+	bool			have_t0;	/* meta capture_start_ns: the start_ns column */
+	int64_t			rot_index;	/* meta rotation_index of a --rotate file; -1 none */
+	char			*rot_prefix;	/* its rotation_prefix */
 	bool			grid;		/* a line of a run not at the trace's own */
 	bool			pass;		/* replay's summary: lines are its ancestors */
 	unsigned int		need;		/* what was loaded: REPORT_NEED_* */
@@ -199,6 +202,12 @@ struct report_model {
 	int			nr_hosts;
 	bool			grid;		/* some host is a grid: CSV and JSON add two columns */
 	bool			statlog;	/* some host has memory.stat as printed: three more */
+	/*
+	 * Some host is a file of a memcg-capture --rotate series: with several
+	 * databases, CSV and JSON add start_ns after file, and each series'
+	 * files follow one another by rotation_index where its first one stands.
+	 */
+	bool			rotation;
 	int			failed;		/* the host report_model_load() failed on */
 	struct report_load	o;
 };

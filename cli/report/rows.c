@@ -4,7 +4,10 @@
  * lag_report view's column names and values as SQLite prints them, or with
  * --cost each run's cost with cost_report's; the memory.stat lines of each
  * item (v1_line, v2_line) after the view's columns; first the columns host and
- * file (the database as named on the command line) with several databases, and batch_size, nr_cpus last when some host is a grid.
+ * file (the database as named on the command line) with several databases,
+ * then start_ns (meta capture_start_ns) when one of them is a file of a
+ * memcg-capture --rotate series, and batch_size, nr_cpus last when some host
+ * is a grid.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -128,14 +131,27 @@ static void printed_cells(const struct report_host *h, const struct report_line 
 
 /* ---- CSV ---- */
 
-/* The host and file columns' fields, with several databases. */
-static void csv_host(FILE *f, const char *host, const struct report_host *h)
+/* The host and file columns' names, with several databases, and start_ns with a --rotate file. */
+static const char *csv_host_cols(const struct report_out *o, const char *host)
 {
+	return !host ? "" : o->m->rotation ? "host,file,start_ns," : "host,file,";
+}
+
+/* Their fields. */
+static void csv_host(const struct report_out *o, const char *host, const struct report_host *h)
+{
+	FILE *f = o->f;
+
 	if (host) {
 		cli_csv_field(f, host);
 		fputc(',', f);
 		cli_csv_field(f, h->file);
 		fputc(',', f);
+		if (o->m->rotation) {
+			if (h->have_t0)
+				fprintf(f, "%" PRId64, h->t0);
+			fputc(',', f);
+		}
 	}
 }
 
@@ -147,7 +163,7 @@ static int csv_lines(struct report_out *o, const struct report_host *h, int idx)
 	int i;
 
 	if (!idx) {
-		fprintf(f, "%s", host ? "host,file," : "");
+		fprintf(f, "%s", csv_host_cols(o, host));
 		for (i = 0; i < DB_LAG_NR_COLS; i++)
 			fprintf(f, "%s%s", i ? "," : "", db_lag_col_name(i));
 		fprintf(f, ",v1_line,v2_line%s%s\n", o->m->statlog ? "," PRINTED_COLS : "",
@@ -157,7 +173,7 @@ static int csv_lines(struct report_out *o, const struct report_host *h, int idx)
 		char *const *text = h->lines[l].text;
 		char v1[REPORT_NAME_LEN];
 
-		csv_host(f, host, h);
+		csv_host(o, host, h);
 		for (i = 0; i < DB_LAG_NR_COLS; i++) {
 			if (i)
 				fputc(',', f);
@@ -192,7 +208,7 @@ static int csv_costs(struct report_out *o, const struct report_host *h, int idx)
 	size_t i, j;
 
 	if (!idx) {
-		fprintf(f, "%s", host ? "host,file," : "");
+		fprintf(f, "%s", csv_host_cols(o, host));
 		for (j = 0; j < COST_NR_COLS; j++)
 			fprintf(f, "%s%s", j ? "," : "", cost_cols[j]);
 		fprintf(f, "%s\n", v->grid ? ",batch_size,nr_cpus" : "");
@@ -200,7 +216,7 @@ static int csv_costs(struct report_out *o, const struct report_host *h, int idx)
 	for (i = 0; i < v->nr; i++) {
 		char buf[64];
 
-		csv_host(f, host, h);
+		csv_host(o, host, h);
 		for (j = 0; j < COST_NR_COLS; j++) {
 			if (j)
 				fputc(',', f);
@@ -241,6 +257,10 @@ static void json_open(struct report_out *o, const struct report_host *h)
 		db_json_string(o->f, host);
 		fprintf(o->f, ",\"file\":");
 		db_json_string(o->f, h->file);
+		if (o->m->rotation && h->have_t0)
+			fprintf(o->f, ",\"start_ns\":%" PRId64, h->t0);
+		else if (o->m->rotation)
+			fprintf(o->f, ",\"start_ns\":null");
 		fputc(',', o->f);
 	}
 }
