@@ -112,8 +112,10 @@ static int live_put_sealed(struct live *lv, unsigned int *dirty)
 	if (nr_gaps) {
 		pthread_mutex_lock(&lv->db_lock);
 		for (i = 0; i < nr_gaps && !err; i++) {
-			err = db_gap_put(dbs[gaps[i].epoch & 1], gaps[i].cpu, gaps[i].ts,
-					 gaps[i].count);
+			struct db *db = dbs[gaps[i].epoch & 1];
+
+			/* a file retired holds all of its own: none can come after */
+			err = db ? db_gap_put(db, gaps[i].cpu, gaps[i].ts, gaps[i].count) : -EIO;
 			*dirty |= 1u << (gaps[i].epoch & 1);
 		}
 		pthread_mutex_unlock(&lv->db_lock);
@@ -126,7 +128,7 @@ static int live_put_sealed(struct live *lv, unsigned int *dirty)
 		list = s->next;
 		if (!err) {
 			pthread_mutex_lock(&lv->db_lock);
-			err = db_chunk_put(dbs[s->epoch & 1], &s->chunk);
+			err = dbs[s->epoch & 1] ? db_chunk_put(dbs[s->epoch & 1], &s->chunk) : -EIO;
 			pthread_mutex_unlock(&lv->db_lock);
 			*dirty |= 1u << (s->epoch & 1);
 			n++;

@@ -236,6 +236,8 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	if (ret < 0)
 		return fail(ret, "starting the capture");
 	c->started = true;
+	/* the first period counts from here, not from the file's creation */
+	c->rot.due = now_ns() + c->args.rotate_ns;
 	ret = live_statreads_start(c->lv, c->read_opts, (size_t)c->args.nr_reads, &c->reads);
 	if (ret < 0)
 		msg("--read: cannot start its reader threads: %s; tracing without",

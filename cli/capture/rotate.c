@@ -46,21 +46,26 @@ static int rotate_name(struct capture *c)
 	return n < 0 || (size_t)n + 8 >= sizeof(c->rot.base) ? -ENAMETOOLONG : 0;
 }
 
+/* @base.db, or @base-N.db for @n > 0; -ENAMETOOLONG when it does not fit @len. */
+static int rotate_path(char *path, size_t len, const char *base, int n)
+{
+	int w = n ? snprintf(path, len, "%s-%d.db", base, n) : snprintf(path, len, "%s.db", base);
+
+	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
+}
+
 /* The first name free of @base now: there is the temporary file's name to derive. */
-static void rotate_free_name(const char *base, char *path, size_t len)
+static int rotate_free_name(const char *base, char *path, size_t len)
 {
 	struct stat st;
-	int n;
+	int n, ret = 0;
 
-	for (n = 0; n < ROTATE_NAME_TRIES; n++) {
-		if (n)
-			snprintf(path, len, "%s-%d.db", base, n);
-		else
-			snprintf(path, len, "%s.db", base);
-		if (lstat(path, &st) < 0 && errno == ENOENT)
-			return;
+	for (n = 0; n < ROTATE_NAME_TRIES && !ret; n++) {
+		ret = rotate_path(path, len, base, n);
+		if (!ret && lstat(path, &st) < 0 && errno == ENOENT)
+			return 0;
 	}
-	snprintf(path, len, "%s.db", base);
+	return ret ? ret : rotate_path(path, len, base, 0);
 }
 
 /* A temporary file for a file of base c->rot.base; signals held by the caller. */
@@ -69,15 +74,13 @@ static int rotate_create(struct capture *c, char **tmp)
 	char path[PATH_MAX];
 	int ret = rotate_name(c);
 
-	if (ret < 0)
-		return ret;
-	rotate_free_name(c->rot.base, path, sizeof(path));
-	return db_file_create(path, tmp);
+	if (!ret)
+		ret = rotate_free_name(c->rot.base, path, sizeof(path));
+	return ret < 0 ? ret : db_file_create(path, tmp);
 }
 
 int rotate_first(struct capture *c, char **tmp)
 {
-	c->rot.due = now_ns() + c->args.rotate_ns;
 	return rotate_create(c, tmp);
 }
 
@@ -109,11 +112,9 @@ int rotate_publish(struct capture *c, const char *tmp, const char *base, char *p
 	stop_signals_set(&stops);
 	sigprocmask(SIG_BLOCK, &stops, &old);
 	for (n = 0; n < ROTATE_NAME_TRIES && ret == -EEXIST; n++) {
-		if (n)
-			snprintf(path, len, "%s-%d.db", base, n);
-		else
-			snprintf(path, len, "%s.db", base);
-		ret = db_file_publish(tmp, path, &was, why, sizeof(why));
+		ret = rotate_path(path, len, base, n);
+		if (!ret)
+			ret = db_file_publish(tmp, path, &was, why, sizeof(why));
 	}
 	if (!ret)
 		ret = db_file_published(tmp, path);
