@@ -141,6 +141,8 @@ struct live_seq {
 };
 int live_rotate_begin(struct live *lv, struct db *next, uint64_t *boundary);
 int live_rotate_end(struct live *lv, struct live_seq *seq);
+/* The events' bytes (compressed chunks) put into the current database so far. */
+uint64_t live_file_bytes(struct live *lv);
 /* After live_stop(): the last database's per-CPU sequence numbers. */
 void live_seq_current(struct live *lv, struct live_seq *seq);
 

@@ -134,6 +134,7 @@ struct live {
 	_Atomic unsigned int		epoch;
 	_Atomic uint64_t		boundary;
 	struct db			*dbs[2];
+	_Atomic uint64_t		put_bytes[2];	/* compressed chunk bytes put into dbs[] */
 	unsigned int			flush_req, flushed;
 	bool				writer_done;
 	pthread_cond_t			flushed_cond;

@@ -38,6 +38,7 @@ int live_rotate_begin(struct live *lv, struct db *next, uint64_t *boundary)
 		return ret;
 	pthread_mutex_lock(&lv->lock);
 	lv->dbs[(e + 1) & 1] = next;
+	atomic_store(&lv->put_bytes[(e + 1) & 1], 0);
 	pthread_mutex_unlock(&lv->lock);
 	/*
 	 * The new epoch before the boundary is taken: a reader that has not seen
@@ -137,4 +138,9 @@ void live_seq_current(struct live *lv, struct live_seq *seq)
 		seq[i] = (struct live_seq){ c->cpu, c->seq_first, (int64_t)c->seq - 1,
 					    c->nfiltered - c->filtered_base };
 	}
+}
+
+uint64_t live_file_bytes(struct live *lv)
+{
+	return atomic_load(&lv->put_bytes[atomic_load(&lv->epoch) & 1]);
 }

@@ -130,6 +130,7 @@ static int live_put_sealed(struct live *lv, unsigned int *dirty)
 			pthread_mutex_lock(&lv->db_lock);
 			err = dbs[s->epoch & 1] ? db_chunk_put(dbs[s->epoch & 1], &s->chunk) : -EIO;
 			pthread_mutex_unlock(&lv->db_lock);
+			atomic_fetch_add(&lv->put_bytes[s->epoch & 1], s->chunk.zlen);
 			*dirty |= 1u << (s->epoch & 1);
 			n++;
 		}

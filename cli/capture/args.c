@@ -116,7 +116,8 @@ static const struct argp_option options[] = {
 	  "'..' component)", 0 },
 	{ "rotate", OPT_ROTATE, "SPEC", 0, "Write a series of files PREFIX-YYYYmmddTHHMMSSZ.db (-o "
 	  "PREFIX; UTC start; -1, -2 added to a name taken), each complete, a new one every SPEC: "
-	  "N[s], Nmin or Nh (at least 1 s), or once a file holds NKiB, NMiB or NGiB (at least 1 MiB)", 0 },
+	  "N[s], Nmin or Nh (at least 1 s), or once a file's events take NKiB, NMiB or NGiB "
+	  "(at least 1 MiB)", 0 },
 	{ "keep", OPT_KEEP, "N", 0, "With --rotate: keep only the newest N files PREFIX-<UTC "
 	  "time>.db (memcg-replay databases) after each one (default: all)", 0 },
 	{ "read", OPT_READ, "PATH[:MS]", 0, "While tracing, read the memory.stat of cgroup PATH (as "

@@ -86,20 +86,10 @@ int rotate_first(struct capture *c, char **tmp)
 
 bool rotate_due(struct capture *c, uint64_t now)
 {
-	struct stat st;
-	uint64_t size = 0;
-	char wal[PATH_MAX + 8];
-
 	if (c->args.rotate_ns)
 		return now >= c->rot.due;
-	if (!c->of.tmp)
-		return false;
-	if (stat(c->of.tmp, &st) == 0)
-		size += (uint64_t)st.st_size;
-	snprintf(wal, sizeof(wal), "%s-wal", c->of.tmp);
-	if (stat(wal, &st) == 0)
-		size += (uint64_t)st.st_size;
-	return size >= c->args.rotate_bytes;
+	/* the events' bytes: the file's size but for its tables, before SQLite's WAL doubles it */
+	return c->lv && live_file_bytes(c->lv) >= c->args.rotate_bytes;
 }
 
 int rotate_publish(struct capture *c, const char *tmp, const char *base, char *path, size_t len)
