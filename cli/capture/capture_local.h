@@ -6,7 +6,8 @@
  * Contract: main.c runs a capture through preflight.c (the host and every
  * option checked before -o FILE is touched), prepare.c (the database before
  * tracing), then traces, ending COMMAND through command.c; signals.c holds the
- * signals that stop it.  The functions below that return int print their own
+ * signals that stop it; with --rotate, rotate.c names and publishes the files
+ * of the series and moves the capture from one to the next.  The functions below that return int print their own
  * message and return an exit code from enum mcr_exit (sim/base/error.h), or 0 to
  * go on; capture_args_parse() returns argp_parse()'s result.
  */

@@ -5,6 +5,8 @@
  * (args.c), checks the host (preflight.c), prepares the database (prepare.c),
  * traces until -d, COMMAND (command.c) or a stop signal (signals.c) ends it,
  * then prints the summary and publishes -o FILE; it returns the exit code.
+ * With --rotate the wait moves the capture on to the next file of the series
+ * whenever one is due (rotate.c), and the last one is published here.
  * Capturing itself is capture/live.c and its siblings.
  */
 #include <errno.h>
