@@ -13,6 +13,8 @@
 #      predecessor; every event lies between its file's boundaries; and
 #      nothing was lost (or, when the kernel reports a loss, it is in gaps).
 #      No count is compared with another capture's: that depends on the load.
+#   3. SIGINT ends a --rotate capture: the file being written is published,
+#      complete, after the ones before it, and no temporary file stays.
 # As root with tracefs, the memcg tracepoints and a memory cgroup of its own
 # (else skipped with the reason).  The workload runs in a cgroup made below
 # this test's own; every cgroup, process and file it makes is removed.
@@ -191,4 +193,27 @@ else
 	[ "$gaps" -gt 0 ] && pass rotate_series_loss_in_gaps ||
 		fail rotate_series_loss_in_gaps "exit $RC and no gap rows"
 fi
+
+# --- 3. a signal ends the series: its last file is published too ---------------------------
+G=$T_TMP/sig
+mkdir -p "$G"
+"$CAPTURE" --rotate 1s -o "$G/host" -d 60 >"$T_TMP/sig.out" 2>"$T_TMP/sig.err" &
+CAP=$!
+KILL_PIDS="$KILL_PIDS $CAP"
+# until the second file is being written (the first published), at most 20 s
+i=0
+while [ -z "$(ls "$G" | grep -E '^host-.*\.db$')" ] && kill -0 $CAP 2>/dev/null && [ $i -lt 200 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+kill -INT $CAP
+wait $CAP
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 11 ] && pass rotate_signal_exit || fail rotate_signal_exit "exit $rc: $(head -c 300 "$T_TMP/sig.err")"
+n=$(ls "$G" | grep -cE '^host-.*\.db$')
+last=$(for f in "$G"/host-*.db; do echo "$(meta "$f" rotation_index) $f"; done | sort -n | tail -1)
+[ "$n" -ge 2 ] && [ "${last%% *}" = $((n - 1)) ] && [ "$(meta "${last#* }" capture_complete)" = 1 ] &&
+	pass rotate_signal_last_published || fail rotate_signal_last_published "$n files, last: $last"
+[ -z "$(ls -A "$G" | grep -E '\.tmp-')" ] && pass rotate_signal_no_tmp ||
+	fail rotate_signal_no_tmp "left: $(ls -A "$G" | grep -E '\.tmp-')"
 t_done
