@@ -53,6 +53,23 @@ static void meta_line(struct db *db, const char *label, const char *key)
 	free(v);
 }
 
+/* A file of a memcg-capture --rotate series: its place in it (meta rotation_*). */
+static void print_rotation(struct db *db)
+{
+	char *prefix = NULL, *prev = NULL;
+	int64_t index;
+
+	if (db_meta_get_int(db, "rotation_index", &index) < 0)
+		return;
+	db_meta_get(db, "rotation_prefix", &prefix);
+	if (db_meta_get(db, "rotation_prev", &prev) < 0)
+		prev = NULL;
+	printf("%-14s file %" PRId64 " of the series %s-*.db%s%s\n", "rotation:", index,
+	       prefix ? prefix : "?", prev ? ", after " : "", prev ? prev : "");
+	free(prefix);
+	free(prev);
+}
+
 static void print_cpus_span(struct db *db)
 {
 	int64_t online = -1, possible = -1, batch = 64, start, end;
@@ -231,6 +248,7 @@ int cmd_info(int argc, char **argv)
 	meta_line(db, "kernel:", "kernel_release");
 	if (cli_capture_incomplete(db, why, sizeof(why)))
 		printf("%-14s incomplete: %s\n", "capture:", why);
+	print_rotation(db);
 	print_cpus_span(db);
 	print_events(total, by_kind);
 	print_cgroups_lost(db, &sum, census, o.no_check, &err);

@@ -7,7 +7,7 @@
 # command line (a glob: "-1.db" sorts before ".db") gave them in; another
 # database keeps its place, and without a --rotate file nothing changes.  The
 # series is crafted: a replayed synth trace copied three times, its meta made
-# that of a series.
+# that of a series.  memcg-replay info names a file's place in its series.
 source "$(dirname "$0")/../lib.sh"
 
 command -v sqlite3 >/dev/null || { skip report_rotate "no sqlite3 shell"; t_done; }
@@ -83,6 +83,15 @@ got=$(sed -n 's/^== host h1 (\(.*\))$/\1/p' <<<"$T_OUT" | tr '\n' ' ')
 # -o replaces a report of the new header without --force
 "$REPLAY" report --format csv -o r.csv h1-*.db || fail setup "csv -o"
 expect_exit rotate_csv_replaces_own 0 "$REPLAY" report --format csv -o r.csv h1-*.db
+
+# info says a file's place in its series
+expect_exit rotate_info 0 "$REPLAY" info h1-20260101T000001Z-1.db
+expect_match rotate_info_line '^rotation: +file 1 of the series /cap/h1-\*\.db, after prev\.db$' "$T_OUT"
+expect_exit rotate_info_first 0 "$REPLAY" info h1-20260101T000001Z.db
+expect_match rotate_info_first_line '^rotation: +file 0 of the series /cap/h1-\*\.db$' "$T_OUT"
+expect_exit norotate_info 0 "$REPLAY" info pc.db
+printf '%s\n' "$T_OUT" | grep -q '^rotation:' && fail norotate_info_no_line "a rotation line" ||
+	pass norotate_info_no_line
 
 # no --rotate file: the columns and order as before
 expect_exit norotate_csv 0 "$REPLAY" report --format csv pc.db a.db
