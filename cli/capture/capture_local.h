@@ -60,7 +60,7 @@ struct capture_rot {
 	char		prev[PATH_MAX];		/* the previous file's basename, "" for none */
 	unsigned int	index;			/* the current file's, from 0 */
 	uint64_t	start_ns;		/* its start in the trace clock */
-	uint64_t	due;			/* CLOCK_MONOTONIC when its period ends */
+	uint64_t	due;			/* CLOCK_MONOTONIC when its period ends (a size: the next try) */
 	uint64_t	stored;			/* events in the files published */
 	unsigned int	files;			/* published */
 	int		rc;			/* the exit code of the first file that failed */

@@ -25,6 +25,8 @@
 
 /* A name taken gets -1, -2, ... up to this many before the file is kept under its temporary name. */
 #define ROTATE_NAME_TRIES	1000
+/* --rotate SIZE: after a file that could not be begun, the next try this much later */
+#define ROTATE_RETRY_NS		1000000000ull
 
 static bool rotating(const struct capture *c)
 {
@@ -86,8 +88,10 @@ int rotate_first(struct capture *c, char **tmp)
 
 bool rotate_due(struct capture *c, uint64_t now)
 {
+	if (now < c->rot.due)
+		return false;
 	if (c->args.rotate_ns)
-		return now >= c->rot.due;
+		return true;
 	/* the events' bytes: the file's size but for its tables, before SQLite's WAL doubles it */
 	return c->lv && live_file_bytes(c->lv) >= c->args.rotate_bytes;
 }
@@ -355,7 +359,9 @@ void capture_rotate(struct capture *c)
 	free(seq);
 	return;
 keep_on:
-	/* the current file goes on; the next period tries again */
+	/* the current file goes on; the next period tries again, a size in a second */
 	snprintf(c->rot.base, sizeof(c->rot.base), "%s", old_base);
+	if (!c->args.rotate_ns)
+		c->rot.due = now_ns() + ROTATE_RETRY_NS;
 	free(seq);
 }
