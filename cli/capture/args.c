@@ -80,6 +80,7 @@ static const char doc[] =
 "  memcg-capture -o host.db -d 60            # the whole host for a minute\n"
 "  memcg-capture -o job.db -- ./job args     # for the life of a command\n"
 "  memcg-capture -o t.db --cgroup /tenant -d 30\n"
+"  memcg-capture -o d/h --rotate 10min --keep 144  # the last day, d/h-<UTC>.db\n"
 "  memcg-replay replay host.db               # then anywhere, no root\n"
 "\n"
 "The clock must be coherent across CPUs: 'local' is per CPU and can misorder events of "
