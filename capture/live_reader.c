@@ -283,6 +283,22 @@ static int live_drain(struct live_cpu *c)
 }
 
 /*
+ * --rotate: is the buffer empty, a read returning nothing?  The drain stops
+ * at a sub-buffer it judged the writer's by its fill, which a misjudged one
+ * could leave records behind; what this read returns is consumed, and the
+ * next round looks again.
+ */
+static bool live_empty(struct live_cpu *c)
+{
+	bool full;
+
+	if (tracefs_cpu_read(c->tc, c->page, true) <= 0)
+		return true;
+	live_consume(c, c->page, &full);
+	return false;
+}
+
+/*
  * Sleep until the kernel says the ring buffer is LIVE_BUFFER_PERCENT full,
  * the open chunk is due to be sealed, LIVE_POLL_MAX_MS have passed, or the
  * capture stops.  A wakeup costs ~60 us of CPU on these machines: polling
@@ -326,7 +342,7 @@ void *live_reader_main(void *arg)
 		if (live_drain(c) < 0)
 			break;
 		if (pending && live_epoch_pending(c) && now >= atomic_load(&lv->boundary) &&
-		    now - atomic_load(&lv->boundary) >= LIVE_ROTATE_SLACK_NS)
+		    now - atomic_load(&lv->boundary) >= LIVE_ROTATE_SLACK_NS && live_empty(c))
 			live_epoch_advance(c);
 		live_seal_aged(c);
 		live_wait(c);
