@@ -120,19 +120,18 @@ void live_statreads_stop(struct live_statreads *sr, struct live_statread_totals 
  * tells the readers a boundary comes, then takes it (now, *@boundary: so a
  * reader that has not looked yet has read nothing past it), and reads the
  * per-CPU stats there (the old file's end and @next's start rows).  Each
- * reader then seals its open
- * chunk at its first record with ts >= boundary, or, when it has none, once
- * it has drained its ring buffer 10 ms after the clock passed the boundary;
- * every record before goes to the old file, every one from there on to
- * @next, so each chunk and gap belongs to exactly one file.  (A record the
- * kernel stamped before the boundary but committed after such a drain, past
- * the kernel's own reserve-to-commit window, would go to @next: the
- * sequence numbers stay exact either way.)  live_rotate_end() waits for every reader
- * to pass the boundary and the writer to put and commit all of the old
- * file's; the old database is then the caller's alone, with its cpu_stats
- * 'end' rows and its remaining-loss gap written, and @seq (live_nr_cpus()
- * entries) its per-CPU sequence numbers.  One rotation at a time, from the
- * thread that calls live_stop(); not before live_start().
+ * reader then seals its open chunk at its first record with ts >= boundary,
+ * or, when it has none, once its ring buffer reads empty 10 ms after the
+ * clock passed the boundary: every record before goes to the old file,
+ * every one from there on to @next, so each chunk and gap belongs to exactly
+ * one file.  (A record the kernel stamped before the boundary but committed
+ * after that, past its own reserve-to-commit window, would go to @next: the
+ * sequence numbers stay exact either way.)  live_rotate_end() waits for
+ * every reader to pass the boundary and the writer to put and commit all of
+ * the old file's; the old database is then the caller's alone, with its
+ * cpu_stats 'end' rows and its remaining-loss gap written, and @seq
+ * (live_nr_cpus() entries) its per-CPU sequence numbers.  One rotation at a
+ * time, from the thread that calls live_stop(); not before live_start().
  */
 struct live_seq {
 	int		cpu;
