@@ -10,6 +10,7 @@
  * were made after it below its path.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -438,6 +439,18 @@ bool cgtrack_is_ancestor(struct cgtrack *t, uint64_t id)
 		return false;
 	e = cgtrack_lookup(t, id);
 	return e && e->ancestor;
+}
+
+int cgtrack_info(const struct cgtrack *t, uint64_t id, uint64_t *parent, char *path, size_t len)
+{
+	const struct cgtrack_entry *e = cgtrack_find(t, id);
+
+	if (!e)
+		return -ENOENT;
+	*parent = e->parent;
+	if (len)
+		snprintf(path, len, "%s", e->path ? e->path : "");
+	return 0;
 }
 
 unsigned int cgtrack_count(const struct cgtrack *t)

@@ -13,6 +13,7 @@
 #define MCR_CGTRACK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct db;
@@ -55,6 +56,13 @@ bool cgtrack_in_scope(struct cgtrack *t, uint64_t id);
 
 /* A strict ancestor of the scope (false when there is no scope). */
 bool cgtrack_is_ancestor(struct cgtrack *t, uint64_t id);
+
+/*
+ * cgtrack_info - what the table knows of @id now: its parent (0 unknown) and
+ * path (truncated to @len), without naming an unknown id through the
+ * filesystem.  0, or -ENOENT.
+ */
+int cgtrack_info(const struct cgtrack *t, uint64_t id, uint64_t *parent, char *path, size_t len);
 
 /* Number of cgroups known. */
 unsigned int cgtrack_count(const struct cgtrack *t);

@@ -261,6 +261,7 @@ int live_close(struct live *lv, char *name, size_t len)
 			tracefs_cpu_close(c->tc);
 		free(c->page);
 	}
+	live_watch_free(lv);
 	live_chunks_free(lv->sealed);	/* left by a writer that failed */
 	free(lv->gaps);
 	free(lv->cpus);

@@ -146,6 +146,47 @@ uint64_t live_file_bytes(struct live *lv);
 void live_seq_current(struct live *lv, struct live_seq *seq);
 
 /*
+ * memcg-capture --watch: a copy of the events the readers store, for a
+ * consumer in this process, in the order replay reads the database: each
+ * CPU's in ring-buffer order, merged by (ts, cpu).  Each reader puts what it
+ * stores into its own single-producer queue of LIVE_WATCH_QUEUE events and,
+ * after each drain of its ring buffer, publishes the time up to which the
+ * buffer is drained (the trace clock just before the drain, less
+ * LIVE_WATCH_SLACK_NS for records reserved but not yet committed then).
+ * live_watch_next() hands out an event once no CPU can still deliver an
+ * earlier one: below every empty queue's drained time.  A reader never
+ * waits for the consumer: when its queue is full, the watch has overflowed,
+ * every reader stops queueing, and live_watch_next() says so from then on;
+ * the capture itself loses nothing.
+ */
+#define LIVE_WATCH_QUEUE	(1u << 17)	/* events per CPU */
+#define LIVE_WATCH_SLACK_NS	2000000ull
+/*
+ * Before live_start().  The drained time needs a trace clock this process
+ * can read (mono, mono_raw, boot, tai): -MCR_E_BAD_INPUT for another.
+ */
+int live_watch_enable(struct live *lv);
+/*
+ * The next event: 1 with *@ev, 0 once the readers ended and every queue is
+ * empty, -EAGAIN when none can go yet, -ENOBUFS once a queue overflowed.
+ * One consumer thread.
+ */
+int live_watch_next(struct live *lv, struct mcr_event *ev);
+struct live_watch_totals {
+	uint64_t	queued;		/* events put into the queues */
+	uint64_t	taken;		/* by live_watch_next() */
+	uint64_t	overflow_ts;	/* ts of the first event that did not fit */
+	int		overflow_cpu;	/* its CPU, -1 none */
+	bool		overflow;
+};
+void live_watch_totals(struct live *lv, struct live_watch_totals *t);
+/*
+ * The cgroup table's entry of @id (cgtrack_info()), under the lock the
+ * readers update it under.
+ */
+int live_cgroup_info(struct live *lv, uint64_t id, uint64_t *parent, char *path, size_t len);
+
+/*
  * Stops, frees @lv and removes its instance; -EBUSY (and the instance's name in
  * @name) when the instance stayed busy for LIVE_DESTROY_TRIES tries.
  */

@@ -10,6 +10,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include <event-parse.h>
 #include <tracefs.h>
@@ -72,8 +73,26 @@ struct live_decoder {
 	struct tp_decoder	tp;
 };
 
+/*
+ * --watch: one reader's queue to the consumer (live_watch.c).  The reader
+ * writes buf and tail, the consumer head; drained is the reader's promise
+ * that every event of a ts below it is in the queue (UINT64_MAX: it ended).
+ */
+struct live_watchq {
+	struct mcr_event	*buf;		/* LIVE_WATCH_QUEUE */
+	_Atomic uint64_t	tail;		/* published by the reader */
+	_Atomic uint64_t	drained;
+	uint64_t		put;		/* the reader's: written, not yet published */
+	uint64_t		head_seen;	/* the reader's: the consumer's head last read */
+	uint64_t		queued;		/* the reader's count */
+	_Alignas(64) _Atomic uint64_t head;	/* published by the consumer */
+	uint64_t		take;		/* the consumer's: next to take */
+	uint64_t		tail_seen;	/* the consumer's: tail last read */
+};
+
 struct live_cpu {
 	struct live		*lv;
+	struct live_watchq	*wq;		/* --watch, else NULL */
 	struct tracefs_cpu	*tc;
 	int			fd;		/* tc's trace_pipe_raw, polled */
 	void			*page;
@@ -82,6 +101,7 @@ struct live_cpu {
 	pthread_t		thread;
 	bool			started;
 	uint64_t		seq;
+	uint64_t		read_ts;	/* of the last record decoded */
 	struct db_chunk		enc;		/* the chunk being filled, and the encoder's buffers */
 	uint64_t		open_ns;	/* CLOCK_MONOTONIC of its first event */
 	struct live_sealed	*spare;		/* put chunks back for reuse (lv->lock) */
@@ -117,6 +137,13 @@ struct live {
 	_Atomic bool			readers_done;	/* writer: put what is left and end */
 	_Atomic uint64_t		kernel_lost, kernel_read;
 	_Atomic int			write_error;
+	/* --watch (live_watch.c) */
+	bool				watching;
+	clockid_t			watch_clock;
+	_Atomic bool			watch_overflow;
+	_Atomic uint64_t		watch_overflow_ts;
+	_Atomic int			watch_overflow_cpu;
+	uint64_t			watch_taken;
 	int				stop_fd;	/* eventfd: readable once readers must drain and end */
 	pthread_mutex_t			lock;		/* sealed list, spare lists, wake */
 	pthread_cond_t			wake;		/* the writer's */
@@ -159,6 +186,13 @@ int live_chunk_ship(struct live_cpu *c);
 /* live_reader.c / live_writer.c */
 void *live_reader_main(void *arg);
 void *live_writer_main(void *arg);
+
+/* live_watch.c: the reader's side */
+void live_watch_push(struct live_cpu *c, const struct mcr_event *ev);
+/* Publish what was pushed, and that the buffer is drained up to @ts (UINT64_MAX: the end). */
+void live_watch_mark(struct live_cpu *c, uint64_t ts);
+uint64_t live_watch_now(const struct live *lv);
+void live_watch_free(struct live *lv);
 
 /* live_instance.c */
 int live_instance_setup(struct live *lv);

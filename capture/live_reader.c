@@ -219,12 +219,15 @@ static int live_consume(struct live_cpu *c, void *page, bool *full)
 			continue;
 		live_epoch_check(c, ts);
 		ev.ts = ts;
+		c->read_ts = ts;
 		ev.cpu = c->cpu;
 		ev.seq = c->seq++;
 		n++;
 		ret = live_store(c, &ev, path, len);
 		if (ret < 0)
 			break;
+		if (ret && c->wq)
+			live_watch_push(c, &ev);
 		if (ret) {
 			first = first ? first : ev.ts;
 			last = ev.ts;
@@ -268,12 +271,17 @@ static void live_seal_aged(struct live_cpu *c)
  * the writer's.  splice() moves whole sub-buffers without a copy, but then
  * reading them from the pipe copies them anyway, and costs a second syscall.
  */
-static int live_drain(struct live_cpu *c)
+static int live_drain(struct live_cpu *c, bool *empty)
 {
 	bool full = true;
 	int pages = 0;
 
-	while ((full || pages == 1) && tracefs_cpu_read(c->tc, c->page, true) > 0) {
+	*empty = false;
+	while (full || pages == 1) {
+		if (tracefs_cpu_read(c->tc, c->page, true) <= 0) {
+			*empty = true;
+			break;
+		}
 		if (live_consume(c, c->page, &full) < 0)
 			return -ENOMEM;
 		pages++;
@@ -330,7 +338,9 @@ void *live_reader_main(void *arg)
 
 	while (!atomic_load(&lv->stop)) {
 		uint64_t now = 0;
+		uint64_t drain_ts = c->wq ? live_watch_now(lv) : 0;
 		bool pending = live_epoch_pending(c);
+		bool empty;
 
 		/*
 		 * --rotate: a buffer drained after the clock passed the boundary
@@ -339,11 +349,19 @@ void *live_reader_main(void *arg)
 		 */
 		if (pending && live_clock_now(lv, &now) < 0)
 			now = 0;
-		if (live_drain(c) < 0)
+		if (live_drain(c, &empty) < 0)
 			break;
 		if (pending && live_epoch_pending(c) && now >= atomic_load(&lv->boundary) &&
 		    now - atomic_load(&lv->boundary) >= LIVE_ROTATE_SLACK_NS && live_empty(c))
 			live_epoch_advance(c);
+		/*
+		 * --watch: a drain that found the buffer empty read every record
+		 * committed before it began; one that stopped at a sub-buffer it
+		 * took for the writer's (a guess) left nothing older than the last
+		 * record it read.
+		 */
+		if (c->wq)
+			live_watch_mark(c, empty ? drain_ts : c->read_ts);
 		live_seal_aged(c);
 		live_wait(c);
 	}
@@ -353,5 +371,7 @@ void *live_reader_main(void *arg)
 			break;
 	live_chunk_ship(c);
 	atomic_store(&c->exited, true);
+	if (c->wq)
+		live_watch_mark(c, UINT64_MAX);
 	return NULL;
 }
