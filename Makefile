@@ -132,6 +132,8 @@ $(O)/tests/%: $(O)/tests/unit/%.o $(LIBS)
 
 # the plotting kit is the report's (cli/), tested on its own
 $(O)/tests/test_svg: $(O)/cli/svg.o
+# memcg-capture --prom's writer, tested on its own
+$(O)/tests/test_prom: $(O)/cli/capture/prom.o
 
 $(O)/bench/%: $(O)/bench/%.o $(LIBS)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(call pkg,--libs,$(PKGS_ALL)) -lpthread -lm

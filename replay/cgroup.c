@@ -194,12 +194,34 @@ int rcg_mkdir(struct replay *r, uint64_t ts, uint64_t id)
 	return rcg_get(r, ts, id, false) ? 0 : -ENOMEM;
 }
 
+int replay_cgroup_learn(struct replay *r, uint64_t id, uint64_t parent, const char *path)
+{
+	struct rcg *c = rcg_find(r, id);
+
+	if (c && (c->added || c->parent_id || c->path))
+		return -EEXIST;
+	if (!c) {
+		c = rcg_new(r, id);
+		if (!c)
+			return -ENOMEM;
+	}
+	c->own_path = path ? strdup(path) : NULL;
+	if (path && !c->own_path)
+		return -ENOMEM;
+	c->path = c->own_path;
+	c->parent_id = id == SIM_ROOT_ID ? 0 : parent;
+	c->parent_unknown = !parent && id != SIM_ROOT_ID;
+	return 0;
+}
+
 void rcg_free_all(struct replay *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->nr_cg; i++)
+	for (i = 0; i < r->nr_cg; i++) {
+		free(r->cg[i]->own_path);
 		free(r->cg[i]);
+	}
 	free(r->cg);
 	free(r->htab);
 	free(r->direct);

@@ -110,6 +110,7 @@ struct rcg {
 	uint64_t	parent_id;	/* from the cgroups table; 0 unknown */
 	struct rcg	*parent;	/* NULL for root or before it is known */
 	const char	*path;
+	char		*own_path;	/* path, when replay_cgroup_learn() gave it */
 	struct rcg	*hnext;
 	struct rser	*ser;		/* a series cgroup; NULL if not */
 	uint64_t	last_flush_ts;	/* validation: last flush of it that went ahead */

@@ -339,6 +339,15 @@ const struct replay_stats *replay_stats(const struct replay *r);
 const struct replay_validation *replay_validation(const struct replay *r);	/* NULL unless validating */
 struct sim *replay_sim(struct replay *r, unsigned int pol);
 
+/*
+ * replay_cgroup_learn() - a cgroup the trace's table did not hold at
+ * replay_create(), for a source that meets cgroups as it goes (memcg-capture
+ * --watch): its parent and path, as the table would have had them, before its
+ * mkdir or first event.  @path is copied.  0, -EEXIST if it is known
+ * already, -ENOMEM.
+ */
+int replay_cgroup_learn(struct replay *r, uint64_t id, uint64_t parent, const char *path);
+
 /* Cgroups the pass has seen (known to the simulators), in first-seen order. */
 size_t replay_cgroup_count(const struct replay *r);
 /* Of them, those whose parent the trace does not say (hung under the root). */

@@ -392,6 +392,7 @@ int sim_cgroup_stats_get(const struct sim *s, uint64_t id, uint64_t now,
 		.stranded	= n->stranded,
 	};
 	if (n->stranded) {
+		out->stranded_since = n->ep_start;
 		if (now > n->ep_start)
 			out->stranded_ns += now - n->ep_start;
 		if (sim_episode_counts(n, now))

@@ -399,6 +399,7 @@ struct sim_cgroup_stats {
 	uint64_t	oldest_ts;	/* oldest update not yet aggregated into M, 0 if none */
 	uint64_t	first_ts;	/* when M became known: mean = area / (now - first_ts) */
 	uint64_t	stranded_ns;	/* time stranded */
+	uint64_t	stranded_since;	/* start of the open episode while stranded, else 0 */
 	uint64_t	episodes;	/* stranded episodes that count (see struct sim_episode) */
 	uint64_t	episodes_noticeable; /* of them, noticeable (see struct sim_episode) */
 	uint64_t	reads;		/* sim_read_begin() calls */
