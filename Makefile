@@ -43,7 +43,8 @@ CFLAGS	?= -O2 -g
 # errors and exit codes, the id hash and table) includes nothing of ours; sim/ sees
 # sim/base/ only; db/ sees sim/; replay/ and
 # capture/ see sim/ and db/; memcg-capture's program (cli/capture/) sees capture/ and
-# cli/'s shared helpers, not replay/; cli/, tests and benchmarks see all.
+# cli/'s shared helpers, not replay/ (but for --watch's cli/capture/watch.c); cli/,
+# tests and benchmarks see all.
 INC_BASE	:= -Isim/base
 INC_SIM		:= $(INC_BASE) -Isim
 INC_DB		:= $(INC_SIM) -Idb
@@ -63,6 +64,8 @@ $(O)/capture/%.o:	MOD_CFLAGS = $(INC_CAPTURE) $(call pkg,--cflags,$(PKGS_ALL))
 $(O)/cli/%.o $(O)/tests/%.o $(O)/bench/%.o: MOD_CFLAGS = $(INC_ALL) $(call pkg,--cflags,$(PKGS_ALL))
 # shorter stem than $(O)/cli/%.o: GNU make applies this one to cli/capture/
 $(O)/cli/capture/%.o:	MOD_CFLAGS = $(INC_CAPTURE) -Icli $(call pkg,--cflags,$(PKGS_CAPTURE))
+# --watch replays while capturing: the one file of it that sees replay/
+$(O)/cli/capture/watch.o: MOD_CFLAGS = $(INC_CAPTURE) -Ireplay -Icli $(call pkg,--cflags,$(PKGS_CAPTURE))
 # memcg-statlog: the C library only (and the exit codes' enum)
 $(O)/cli/statlog/%.o:	MOD_CFLAGS = $(INC_BASE)
 
@@ -92,7 +95,8 @@ obj = $(patsubst %.c,$(O)/%.o,$(1))
 # that live capture and import share; liblive, libimport, libsynth: one each.
 LIBS	:= $(O)/liblive.a $(O)/libimport.a $(O)/libsynth.a $(O)/libcapture.a \
 	   $(O)/libreplay.a $(O)/libdb.a $(O)/libsim.a $(O)/libbase.a
-CAPTURE_LIBS := $(O)/liblive.a $(O)/libcapture.a $(O)/libdb.a $(O)/libsim.a $(O)/libbase.a
+CAPTURE_LIBS := $(O)/liblive.a $(O)/libcapture.a $(O)/libreplay.a $(O)/libdb.a $(O)/libsim.a \
+	   $(O)/libbase.a
 REPLAY_LIBS := $(O)/libimport.a $(O)/libsynth.a $(O)/libcapture.a $(O)/libreplay.a \
 	   $(O)/libdb.a $(O)/libsim.a $(O)/libbase.a
 PROGS	:= $(O)/memcg-replay $(O)/memcg-capture $(O)/memcg-statlog

@@ -34,7 +34,8 @@
 #define MAX_BUFFER_KB		(1u << 20)
 #define MAX_BUFFER_SHARE	4
 
-enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP, OPT_FORCE, OPT_CLEANUP, OPT_READ, OPT_ROTATE, OPT_KEEP };
+enum { OPT_FORCE_CLOCK = 256, OPT_CGROUP, OPT_FORCE, OPT_CLEANUP, OPT_READ, OPT_ROTATE, OPT_KEEP,
+       OPT_WATCH, OPT_PROM };
 
 /* --read: each read every 1 ms to an hour (default 100 ms) */
 #define DEFAULT_READ_MS		100
@@ -125,6 +126,13 @@ static const struct argp_option options[] = {
 	  "--cgroup takes it) every MS ms (default 100, 1 to 3600000) and store every line as "
 	  "printed with the trace clock just before and after the read() (table stat_reads); its "
 	  "flushes are in the trace like any reader's. Repeatable, up to 16 cgroups", 0 },
+	{ "watch", OPT_WATCH, NULL, 0, "While tracing, replay the traced kernel's own walk policy "
+	  "as 'memcg-replay replay -m spread' would (the order inside lock windows is unknown "
+	  "live) and print every second the stranded cgroups: how long, the worst line's visible "
+	  "error, stale reads so far; once more at the end, with every event", 0 },
+	{ "prom", OPT_PROM, "FILE", 0, "With --watch (implied): every second, write its figures "
+	  "to FILE in the Prometheus text format (FILE.tmp beside it, renamed over it), for "
+	  "node_exporter's textfile collector", 0 },
 	{ 0 }
 };
 
@@ -300,6 +308,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		a->keep = (unsigned int)v;
 		break;
 	}
+	case OPT_WATCH:
+		a->watch = true;
+		break;
+	case OPT_PROM:
+		if (!*arg)
+			argp_error(state, "--prom wants a FILE");
+		a->prom = arg;
+		a->watch = true;
+		break;
 	case OPT_FORCE:
 		a->force = true;
 		break;
@@ -323,6 +340,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--cleanup takes no --rotate");
 		if ((a->rotate_ns || a->rotate_bytes) && a->force)
 			argp_error(state, "--rotate never replaces a file: no --force");
+		if (a->cleanup && a->watch)
+			argp_error(state, "--cleanup takes neither --watch nor --prom");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -49,6 +49,8 @@ struct capture_args {
 	bool		force_clock;
 	bool		force;
 	bool		cleanup;
+	bool		watch;		/* --watch, or --prom */
+	const char	*prom;		/* --prom FILE */
 };
 
 /*
@@ -80,6 +82,7 @@ struct capture {
 	struct cgtrack		*cgt;
 	struct live		*lv;
 	struct live_statreads	*reads;		/* --read's threads while tracing */
+	struct watch		*watch;		/* --watch's replay while tracing */
 	struct live_statread_opts read_opts[MAX_READS];
 	char			read_file[MAX_READS][PATH_MAX];
 	pid_t			child;
@@ -144,6 +147,17 @@ int rotate_meta_end(struct capture *c, struct db *db, const struct live_seq *seq
 
 /* prepare.c: a rotated file's database before it is used: meta, item names */
 int capture_db_fill(struct capture *c, struct db *db);
+
+/*
+ * watch.c: --watch's replay.  watch_prom_check() before anything is touched
+ * (FILE.tmp can be made beside --prom FILE); watch_start() after live_open()
+ * and before live_start(); watch_stop() after live_stop(): the last output,
+ * then free.  Each prints its own message; watch_stop() returns the
+ * replay's error (a database's file is unaffected by it).
+ */
+int watch_prom_check(const char *path);
+int watch_start(struct capture *c);
+int watch_stop(struct capture *c);
 
 /* command.c: COMMAND's pid (-1: fork failed); SIGCHLD's no-op handler; end it */
 pid_t run_command(char **command);

@@ -33,6 +33,11 @@ static void capture_close_live(struct capture *c)
 	c->reads = NULL;
 	if (!c->lv)
 		return;
+	if (c->watch) {
+		/* the watch's thread ends once the readers did */
+		live_stop(c->lv);
+		watch_stop(c);
+	}
 	if (live_close(c->lv, name, sizeof(name)) < 0)
 		msg("could not remove tracefs instance %s (still busy); the next memcg-capture "
 		    "removes it, or: rmdir /sys/kernel/tracing/instances/%s", name, name);
@@ -225,6 +230,12 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	ret = db_meta_set_int(c->db, "subbuf_size", live_subbuf_size(c->lv));
 	if (ret < 0)
 		return fail_output(c, ret);
+	/* --watch reads the meta and cgroups before the threads share the database */
+	if (c->args.watch) {
+		ret = watch_start(c);
+		if (ret)
+			return ret;
+	}
 	/* from here on the capture's threads share the database under their lock */
 	ret = db_events_commit(c->db);
 	if (ret < 0)
@@ -255,6 +266,8 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	stop_reads(c);
 	live_clock_now(c->lv, end_ns);
 	*err = live_stop(c->lv);
+	/* its last output has every event the readers took */
+	watch_stop(c);
 	if (stop_signal)
 		msg("stopping on %s", strsignal(stop_signal));
 	/* we stop before the command: it gets our signal, and we reap it */
@@ -369,6 +382,11 @@ int main(int argc, char **argv)
 		return MCR_EXIT_USAGE;
 	if (c.args.cleanup)
 		return capture_cleanup();
+	if (c.args.prom) {
+		rc = watch_prom_check(c.args.prom);
+		if (rc)
+			return rc;
+	}
 	if (!strcmp(c.args.clock, "local") && !c.args.force_clock) {
 		msg("-C local: the 'local' clock is per CPU and not synchronized across CPUs, so "
 		    "the merged replay order could be wrong; use mono (default), or --force-clock");
