@@ -149,7 +149,7 @@ void live_seq_current(struct live *lv, struct live_seq *seq);
  * memcg-capture --watch: a copy of the events the readers store, for a
  * consumer in this process, in the order replay reads the database: each
  * CPU's in ring-buffer order, merged by (ts, cpu).  Each reader puts what it
- * stores into its own single-producer queue of LIVE_WATCH_QUEUE events and,
+ * stores into its own single-producer queue (of the size below) and,
  * after each drain of its ring buffer, publishes the time up to which the
  * buffer is drained (the trace clock just before the drain, less
  * LIVE_WATCH_SLACK_NS for records reserved but not yet committed then).
@@ -159,12 +159,23 @@ void live_seq_current(struct live *lv, struct live_seq *seq);
  * every reader stops queueing, and live_watch_next() says so from then on;
  * the capture itself loses nothing.
  */
-#define LIVE_WATCH_QUEUE	(1u << 17)	/* events per CPU */
+/*
+ * Queue events per CPU: LIVE_WATCH_BUDGET over the CPUs, a power of two
+ * between LIVE_WATCH_QUEUE_MIN and _MAX: 1M events (56 MiB, over a second of
+ * a busy CPU's events) each on a small machine.  The consumer merges only
+ * below every CPU's drained time, and a reader's comes every 100 ms at most,
+ * so a queue holds at least that much of its CPU's events at all times.
+ */
+#define LIVE_WATCH_BUDGET	(1u << 22)
+#define LIVE_WATCH_QUEUE_MIN	(1u << 16)
+#define LIVE_WATCH_QUEUE_MAX	(1u << 20)
 #define LIVE_WATCH_SLACK_NS	2000000ull
 /*
  * Before live_start().  The drained time needs a trace clock this process
- * can read (mono, mono_raw, boot, tai): -MCR_E_BAD_INPUT for another.
+ * can read (mono, mono_raw, boot, tai: live_watch_clock_ok()):
+ * -MCR_E_BAD_INPUT for another.
  */
+bool live_watch_clock_ok(const char *clock);
 int live_watch_enable(struct live *lv);
 /*
  * The next event: 1 with *@ev, 0 once the readers ended and every queue is
@@ -176,6 +187,7 @@ struct live_watch_totals {
 	uint64_t	queued;		/* events put into the queues */
 	uint64_t	taken;		/* by live_watch_next() */
 	uint64_t	overflow_ts;	/* ts of the first event that did not fit */
+	uint32_t	queue;		/* events each CPU's queue holds */
 	int		overflow_cpu;	/* its CPU, -1 none */
 	bool		overflow;
 };

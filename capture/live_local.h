@@ -79,7 +79,8 @@ struct live_decoder {
  * that every event of a ts below it is in the queue (UINT64_MAX: it ended).
  */
 struct live_watchq {
-	struct mcr_event	*buf;		/* LIVE_WATCH_QUEUE */
+	struct mcr_event	*buf;		/* mask + 1 */
+	uint64_t		mask;
 	_Atomic uint64_t	tail;		/* published by the reader */
 	_Atomic uint64_t	drained;
 	uint64_t		put;		/* the reader's: written, not yet published */
@@ -139,6 +140,7 @@ struct live {
 	_Atomic int			write_error;
 	/* --watch (live_watch.c) */
 	bool				watching;
+	uint32_t			watch_queue;	/* events per CPU */
 	clockid_t			watch_clock;
 	_Atomic bool			watch_overflow;
 	_Atomic uint64_t		watch_overflow_ts;

@@ -4,7 +4,7 @@
  * process, merged in the order the database's reader merges them (db/iter.c:
  * by ts, then CPU, each CPU's in ring-buffer order).
  *
- * One single-producer single-consumer ring per CPU.  The reader writes an
+ * One single-producer single-consumer ring per CPU (its size: live.h).  The reader writes an
  * event into its ring as it stores it and publishes its tail once a
  * sub-buffer (live_watch_mark()), with the time up to which its ring buffer
  * is drained; it reads the consumer's head only when its last look said the
@@ -24,25 +24,45 @@ static const struct { const char *name; clockid_t id; } watch_clocks[] = {
 	{ "boot", CLOCK_BOOTTIME }, { "tai", CLOCK_TAI },
 };
 
-int live_watch_enable(struct live *lv)
+#define WATCH_NR_CLOCKS	(sizeof(watch_clocks) / sizeof(watch_clocks[0]))
+
+static unsigned int watch_clock_find(const char *clock)
 {
 	unsigned int i;
+
+	for (i = 0; i < WATCH_NR_CLOCKS; i++)
+		if (!strcmp(clock, watch_clocks[i].name))
+			break;
+	return i;
+}
+
+bool live_watch_clock_ok(const char *clock)
+{
+	return watch_clock_find(clock) < WATCH_NR_CLOCKS;
+}
+
+int live_watch_enable(struct live *lv)
+{
+	unsigned int i = watch_clock_find(lv->opts.clock);
+	uint32_t size;
 	int k;
 
-	for (i = 0; i < sizeof(watch_clocks) / sizeof(watch_clocks[0]); i++)
-		if (!strcmp(lv->opts.clock, watch_clocks[i].name))
-			break;
-	if (i == sizeof(watch_clocks) / sizeof(watch_clocks[0]))
+	if (i == WATCH_NR_CLOCKS)
 		return -MCR_E_BAD_INPUT;
 	lv->watch_clock = watch_clocks[i].id;
 	atomic_store(&lv->watch_overflow_cpu, -1);
+	size = LIVE_WATCH_QUEUE_MAX;
+	while (size > LIVE_WATCH_QUEUE_MIN && size * (uint64_t)lv->nr_cpus > LIVE_WATCH_BUDGET)
+		size /= 2;
+	lv->watch_queue = size;
 	for (k = 0; k < lv->nr_cpus; k++) {
 		struct live_watchq *q = aligned_alloc(64, (sizeof(*q) + 63) / 64 * 64);
 
 		if (!q)
 			return -ENOMEM;
 		memset(q, 0, sizeof(*q));
-		q->buf = malloc(LIVE_WATCH_QUEUE * sizeof(*q->buf));
+		q->mask = size - 1;
+		q->buf = malloc(size * sizeof(*q->buf));
 		if (!q->buf) {
 			free(q);
 			return -ENOMEM;
@@ -81,9 +101,9 @@ void live_watch_push(struct live_cpu *c, const struct mcr_event *ev)
 
 	if (atomic_load_explicit(&lv->watch_overflow, memory_order_relaxed))
 		return;
-	if (q->put - q->head_seen >= LIVE_WATCH_QUEUE) {
+	if (q->put - q->head_seen > q->mask) {
 		q->head_seen = atomic_load_explicit(&q->head, memory_order_acquire);
-		if (q->put - q->head_seen >= LIVE_WATCH_QUEUE) {
+		if (q->put - q->head_seen > q->mask) {
 			int none = -1;
 
 			/* the first CPU to overflow names it */
@@ -93,7 +113,7 @@ void live_watch_push(struct live_cpu *c, const struct mcr_event *ev)
 			return;
 		}
 	}
-	q->buf[q->put % LIVE_WATCH_QUEUE] = *ev;
+	q->buf[q->put & q->mask] = *ev;
 	q->put++;
 	q->queued++;
 }
@@ -137,9 +157,9 @@ int live_watch_next(struct live *lv, struct mcr_event *ev)
 			}
 		}
 		ended = false;
-		if (!best || q->buf[q->take % LIVE_WATCH_QUEUE].ts < best_ts) {
+		if (!best || q->buf[q->take & q->mask].ts < best_ts) {
 			best = q;
-			best_ts = q->buf[q->take % LIVE_WATCH_QUEUE].ts;
+			best_ts = q->buf[q->take & q->mask].ts;
 		}
 	}
 	if (!best)
@@ -147,7 +167,7 @@ int live_watch_next(struct live *lv, struct mcr_event *ev)
 	/* an empty CPU may still deliver an event at its drained time or later */
 	if (best_ts >= lim)
 		return -EAGAIN;
-	*ev = best->buf[best->take % LIVE_WATCH_QUEUE];
+	*ev = best->buf[best->take & best->mask];
 	best->take++;
 	atomic_store_explicit(&best->head, best->take, memory_order_release);
 	lv->watch_taken++;
@@ -164,6 +184,7 @@ void live_watch_totals(struct live *lv, struct live_watch_totals *t)
 		if (lv->cpus[k].wq)
 			t->queued += lv->cpus[k].wq->queued;
 	t->taken = lv->watch_taken;
+	t->queue = lv->watch_queue;
 	t->overflow = atomic_load(&lv->watch_overflow);
 	t->overflow_cpu = atomic_load(&lv->watch_overflow_cpu);
 	t->overflow_ts = atomic_load(&lv->watch_overflow_ts);

@@ -149,13 +149,14 @@ int rotate_meta_end(struct capture *c, struct db *db, const struct live_seq *seq
 int capture_db_fill(struct capture *c, struct db *db);
 
 /*
- * watch.c: --watch's replay.  watch_prom_check() before anything is touched
- * (FILE.tmp can be made beside --prom FILE); watch_start() after live_open()
+ * watch.c: --watch's replay.  watch_args_check() before anything is touched
+ * (the clock is one it can read, FILE.tmp can be made beside --prom FILE);
+ * watch_start() after live_open()
  * and before live_start(); watch_stop() after live_stop(): the last output,
  * then free.  Each prints its own message; watch_stop() returns the
  * replay's error (a database's file is unaffected by it).
  */
-int watch_prom_check(const char *path);
+int watch_args_check(const struct capture_args *a);
 int watch_start(struct capture *c);
 int watch_stop(struct capture *c);
 

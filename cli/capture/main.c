@@ -382,11 +382,9 @@ int main(int argc, char **argv)
 		return MCR_EXIT_USAGE;
 	if (c.args.cleanup)
 		return capture_cleanup();
-	if (c.args.prom) {
-		rc = watch_prom_check(c.args.prom);
-		if (rc)
-			return rc;
-	}
+	rc = watch_args_check(&c.args);
+	if (rc)
+		return rc;
 	if (!strcmp(c.args.clock, "local") && !c.args.force_clock) {
 		msg("-C local: the 'local' clock is per CPU and not synchronized across CPUs, so "
 		    "the merged replay order could be wrong; use mono (default), or --force-clock");

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -349,7 +350,7 @@ static int watch_next(void *ctx, struct mcr_event *ev)
 		live_watch_totals(w->lv, &lt);
 		msg("--watch fell behind: CPU %d's queue of %u events was full at trace time "
 		    "%.6f s; it stops counting there (the capture goes on and loses nothing)",
-		    lt.overflow_cpu, LIVE_WATCH_QUEUE, (double)lt.overflow_ts / 1e9);
+		    lt.overflow_cpu, lt.queue, (double)lt.overflow_ts / 1e9);
 		watch_output(w, false);
 	}
 	return ret;
@@ -388,12 +389,8 @@ int watch_start(struct capture *c)
 	w->prom = c->args.prom;
 	w->version = c->cg.version;
 	w->page_size = sysconf(_SC_PAGESIZE);
+	/* the clock is one it can read: watch_args_check() */
 	ret = live_watch_enable(c->lv);
-	if (ret == -MCR_E_BAD_INPUT) {
-		msg("--watch: -C %s is not a clock this process can read (mono, mono_raw, boot or "
-		    "tai): it could not tell how far each CPU's events went", c->args.clock);
-		return MCR_EXIT_BAD_INPUT;
-	}
 	if (ret < 0)
 		return fail(ret, "--watch");
 	ret = replay_trace_load(c->db, &w->t);
@@ -462,12 +459,29 @@ int watch_stop(struct capture *c)
 	return ret;
 }
 
-int watch_prom_check(const char *path)
+int watch_args_check(const struct capture_args *a)
 {
+	struct stat sb;
 	struct prom pr;
-	int ret = prom_begin(&pr, path);
+	int ret;
 
+	if (!a->watch)
+		return 0;
+	if (!live_watch_clock_ok(a->clock)) {
+		msg("--watch: -C %s is not a clock this process can read (mono, mono_raw, boot or "
+		    "tai): it could not tell how far each CPU's events went", a->clock);
+		return MCR_EXIT_BAD_INPUT;
+	}
+	if (!a->prom)
+		return 0;
+	if (!stat(a->prom, &sb) && S_ISDIR(sb.st_mode)) {
+		msg("--prom %s: a directory, not a file it can replace", a->prom);
+		return MCR_EXIT_NOFILE;
+	}
+	ret = prom_begin(&pr, a->prom);
 	if (ret < 0) {
+		const char *path = a->prom;
+
 		msg("--prom %s: cannot write %s.tmp beside it: %s", path, path, mcr_strerror(ret));
 		return ret == -ENOMEM ? MCR_EXIT_FAILURE : MCR_EXIT_NOFILE;
 	}

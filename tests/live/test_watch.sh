@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# tests/live/test_watch.sh - memcg-capture --watch and --prom: the traced kernel's own
+# policy replayed while capturing.
+#
+# As root, with tracefs and the memcg tracepoints: makes <own>/mcr_watch_$$/P/C beneath
+# this test's own memory cgroup and captures with --watch --prom F --read P:80 -d 6.
+# Once the prom file is there (the capture runs), a workload moves itself into C and
+# faults anonymous memory (the seed race's shape: a parent whose only busy child churns,
+# where the 6.16+ break walk strands the parent).  Checks: F says P is stranded
+# (memcg_stat_stranded 1) within 2 s of the workload's start (the time is printed), the
+# stdout lines name P, and the stale and total reads the watch counted for P at the end
+# equal those of `memcg-replay replay -m spread` of the same file and its report's csv
+# (break rows), exactly.  Also F's format (HELP/TYPE, the model), no F.tmp left, and the
+# refusals (an unusable --prom, a clock it cannot read, --cleanup).  Everything it
+# creates (cgroups, processes, files) is removed.
+. "$(dirname "$0")/../lib.sh"
+
+STRESS=$BIN/bench/stress_anon
+TRACING=/sys/kernel/tracing
+
+# --- refusals that need no privilege: checked before anything is touched --------------
+expect_exit watch_prom_no_dir 3 "$CAPTURE" -o "$T_TMP/x.db" --prom "$T_TMP/no/such.prom" -d 1 &&
+	expect_match watch_prom_no_dir_msg "^memcg-capture: --prom $T_TMP/no/such.prom" "$T_ERR"
+expect_exit watch_prom_dir 3 "$CAPTURE" -o "$T_TMP/x.db" --prom "$T_TMP" -d 1
+expect_exit watch_clock 17 "$CAPTURE" -o "$T_TMP/x.db" --watch -C global -d 1 &&
+	expect_match watch_clock_msg "^memcg-capture: --watch: -C global" "$T_ERR"
+[ ! -e "$T_TMP/x.db" ] && pass watch_refused_writes_nothing || fail watch_refused_writes_nothing
+expect_exit watch_cleanup 2 "$CAPTURE" --cleanup --watch
+
+if [ "$(id -u)" -ne 0 ]; then skip watch_live "not root: live capture needs root"; t_done; fi
+if [ ! -d "$TRACING/instances" ]; then skip watch_live "no tracefs at $TRACING"; t_done; fi
+if [ ! -d "$TRACING/events/memcg/memcg_flush_stats" ]; then
+	skip watch_live "kernel $(uname -r) has no memcg tracepoints (needs 6.13+)"
+	t_done
+fi
+[ -x "$STRESS" ] || { skip watch_live "$STRESS is not built"; t_done; }
+
+if awk '$1=="memory" && $2!=0 {f=1} END {exit !f}' /proc/cgroups 2>/dev/null &&
+   MNT=$(awk '$3=="cgroup" && $4 ~ /(^|,)memory(,|$)/ {print $2; exit}' /proc/self/mounts) &&
+   [ -n "$MNT" ]; then
+	OWN=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3; exit}' /proc/self/cgroup)
+	V=1
+else
+	MNT=$(awk '$3=="cgroup2" {print $2; exit}' /proc/self/mounts)
+	OWN=$(awk -F: '$1=="0" {print $3; exit}' /proc/self/cgroup)
+	V=2
+fi
+if [ -z "${MNT:-}" ] || [ -z "${OWN:-}" ]; then skip watch_live "no memory cgroup hierarchy"; t_done; fi
+OWN=${OWN%/}
+REL=$OWN/mcr_watch_$$ BASE=$MNT$OWN/mcr_watch_$$
+P=$BASE/P C=$BASE/P/C
+CAP= WL=
+cg_cleanup() {
+	local d
+	for d in "$CAP" "$WL"; do [ -n "$d" ] && kill "$d" 2>/dev/null && wait "$d" 2>/dev/null; done
+	for d in "$C" "$P" "$BASE"; do [ -d "$d" ] && rmdir "$d" 2>/dev/null; done
+	return 0
+}
+t_on_exit cg_cleanup
+if ! mkdir -p "$C" 2>/dev/null; then skip watch_live "cannot create cgroups under $MNT$OWN"; t_done; fi
+if [ "$V" = 2 ]; then
+	if ! { echo +memory >"$MNT$OWN/cgroup.subtree_control" && echo +memory >"$BASE/cgroup.subtree_control" &&
+		echo +memory >"$P/cgroup.subtree_control"; } 2>/dev/null; then
+		skip watch_live "cgroup v2: cannot enable the memory controller below $OWN"
+		t_done
+	fi
+fi
+
+now_ms() { local t; t=$(date +%s%N); echo $((t / 1000000)); }
+DB=$T_TMP/w.db F=$T_TMP/w.prom
+"$CAPTURE" --watch --prom "$F" -d 6 -o "$DB" --read "$REL/P:80" >"$T_TMP/cap.out" 2>"$T_TMP/cap.err" &
+CAP=$!
+# the first prom file comes a second into the capture: tracing runs by then
+for _ in $(seq 100); do [ -e "$F" ] || ! kill -0 $CAP 2>/dev/null && break; sleep 0.05; done
+if [ ! -e "$F" ]; then
+	fail watch_prom_written "no $F while the capture ran: $(head -c 300 "$T_TMP/cap.err")"
+	t_done
+fi
+pass watch_prom_written
+# the seed race's shape: C faults 64 MiB over and over for 4 s, as fast as it can
+sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 64 4 0' _ "$C" "$STRESS" >/dev/null &
+WL=$!
+start=$(now_ms) seen=
+while kill -0 $CAP 2>/dev/null; do
+	if grep -qx "memcg_stat_stranded{cgroup=\"$REL/P\"} 1" "$F" 2>/dev/null; then
+		seen=$(now_ms)
+		break
+	fi
+	sleep 0.05
+done
+wait $CAP
+rc=$? CAP=
+wait $WL 2>/dev/null
+WL=
+if [ $rc -eq 0 ] || [ $rc -eq 11 ]; then pass "watch_capture (exit $rc)"; else
+	fail watch_capture "exit $rc: $(head -c 300 "$T_TMP/cap.err")"; t_done; fi
+if [ -n "$seen" ]; then
+	ms=$((seen - start))
+	[ $ms -le 2000 ] && pass "watch_stranded_within_2s ($ms ms after the workload started)" ||
+		fail watch_stranded_within_2s "P first shown stranded $ms ms after the workload started: $(cat "$T_TMP/cap.out")"
+else
+	fail watch_stranded_within_2s "P never shown stranded in $F: $(cat "$T_TMP/cap.out")"
+fi
+expect_match watch_stdout_names_p "^  $REL/P stranded [0-9.]+ s, .*stale reads [0-9]+ of [0-9]+$" \
+	"$(cat "$T_TMP/cap.out")"
+expect_match watch_stdout_end "^[0-9:]+ end: trace .* events; [a-z]+ policy, spread model" \
+	"$(cat "$T_TMP/cap.out")"
+
+# the file: the format, the model said, nothing left beside it
+[ ! -e "$F.tmp" ] && pass watch_prom_no_tmp || fail watch_prom_no_tmp "$F.tmp left"
+expect_match watch_prom_info '^memcg_watch_info\{model="spread",policy="[a-z]+"\} 1$' "$(cat "$F")"
+expect_match watch_prom_type '^# TYPE memcg_stat_stale_reads_total counter$' "$(cat "$F")"
+expect_match watch_prom_overflow '^memcg_watch_overflow 0$' "$(cat "$F")"
+bad=$(grep -v '^#' "$F" | grep -cvE '^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? [-+0-9.eEInfNa]+$')
+[ "$bad" = 0 ] && pass watch_prom_lines_parse || fail watch_prom_lines_parse "$bad lines"
+
+# the watch's counts for P are the offline replay's, exactly
+w_stale=$(sed -n "s|^memcg_stat_stale_reads_total{cgroup=\"$REL/P\"} ||p" "$F")
+w_reads=$(sed -n "s|^memcg_stat_reads_total{cgroup=\"$REL/P\"} ||p" "$F")
+if ! "$REPLAY" replay -m spread "$DB" >"$T_TMP/replay.out" 2>&1; then
+	fail watch_offline_replay "$(tail -c 300 "$T_TMP/replay.out")"
+	t_done
+fi
+"$REPLAY" report "$DB" --format csv >"$T_TMP/report.csv" 2>"$T_TMP/report.err"
+read -r o_reads o_stale < <(awk -F, -v cg="$REL/P" '
+	NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	$col["policy"] == "break" && $col["cgroup"] == cg {
+		print $col["reads"], $col["stale_reads"]; exit }' "$T_TMP/report.csv")
+policy=$(sed -n 's/^memcg_watch_info{model="spread",policy="\([a-z]*\)"} 1$/\1/p' "$F")
+if [ "$policy" != break ]; then
+	skip watch_matches_offline "the watch replayed $policy, the csv's break rows are break's"
+elif [ -n "$w_stale" ] && [ "$w_stale" = "${o_stale:-}" ] && [ "$w_reads" = "${o_reads:-}" ]; then
+	pass "watch_matches_offline (P: $w_stale stale of $w_reads reads)"
+else
+	fail watch_matches_offline "watch: ${w_stale:-none} stale of ${w_reads:-none} reads; offline: ${o_stale:-none} of ${o_reads:-none}"
+fi
+[ "${w_stale:-0}" -gt 0 ] && pass watch_stale_reads_counted || fail watch_stale_reads_counted "none"
+t_done
