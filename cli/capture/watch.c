@@ -11,7 +11,8 @@
  * the kernel release runs, at its own batch and CPUs), the spread flush
  * model (the order inside a lock window is unknown live: nothing infers
  * it), no series and nothing written to the database.  Every second of
- * wall time it prints the stranded cgroups and rewrites the --prom file;
+ * wall time it prints the stranded cgroups and rewrites the --prom file
+ * (which is also rewritten as soon as the set of stranded cgroups changes);
  * once more at the end, after every event of the capture went through.
  * Its printing happens on that thread, from inside the source's next():
  * the engine is between two calls into the simulator there.
@@ -30,11 +31,13 @@
 #include "capture_local.h"
 #include "error.h"
 #include "flush_model.h"
+#include "hash.h"
 #include "prom.h"
 #include "replay.h"
 #include "statlines.h"
 
 #define WATCH_EVERY_NS		1000000000ull	/* print and --prom this often */
+#define WATCH_LOOK_NS		100000000ull	/* --prom at once when the stranded set changed */
 #define WATCH_NAP_NS		10000000ull	/* nothing to take yet: look again */
 #define WATCH_ITEMS		512		/* item numbers named from the items table */
 #define WATCH_NAME		64
@@ -52,6 +55,8 @@ struct watch {
 	pthread_t		thread;
 	bool			started;
 	uint64_t		next_out;	/* CLOCK_MONOTONIC of the next output */
+	uint64_t		next_look;	/* of the next look at the stranded set */
+	uint64_t		stranded_sig;	/* the set at the last --prom */
 	uint64_t		taken;
 	int			err;		/* replay_run()'s */
 	int			prom_err;	/* said once */
@@ -302,12 +307,56 @@ static void watch_prom(struct watch *w)
 	w->prom_err = ret;
 }
 
+/* The stranded cgroups, as a number that changes when the set does (but for collisions). */
+static uint64_t watch_stranded_sig(struct watch *w)
+{
+	const struct replay_stats *st = replay_stats(w->r);
+	struct sim *s = replay_sim(w->r, 0);
+	size_t i, n = replay_cgroup_count(w->r);
+	uint64_t sig = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t id = replay_cgroup_id(w->r, i);
+		struct sim_cgroup_stats cs;
+
+		if (!sim_cgroup_stats_get(s, id, st->last_ts, &cs) && cs.stranded)
+			sig += mcr_hash64(id) | 1;
+	}
+	return sig;
+}
+
 static void watch_output(struct watch *w, bool final)
 {
 	watch_print(w, final);
-	if (w->prom)
+	if (w->prom) {
+		w->stranded_sig = watch_stranded_sig(w);
 		watch_prom(w);
+	}
 	w->next_out = now_ns() + WATCH_EVERY_NS;
+	w->next_look = now_ns() + WATCH_LOOK_NS;
+}
+
+/*
+ * Every second the whole output; in between, every WATCH_LOOK_NS, --prom
+ * again as soon as a cgroup became stranded or stopped being: an alert on
+ * it waits for the next scrape, not for the second to end.
+ */
+static void watch_tick(struct watch *w)
+{
+	uint64_t now = now_ns(), sig;
+
+	if (now >= w->next_out) {
+		watch_output(w, false);
+		return;
+	}
+	if (!w->prom || now < w->next_look)
+		return;
+	w->next_look = now + WATCH_LOOK_NS;
+	sig = watch_stranded_sig(w);
+	if (sig != w->stranded_sig) {
+		w->stranded_sig = sig;
+		watch_prom(w);
+	}
 }
 
 /* A cgroup made during the capture: its parent and path from the capture's table. */
@@ -335,14 +384,13 @@ static int watch_next(void *ctx, struct mcr_event *ev)
 		if (ret == 1) {
 			if (ev->kind == MCR_EV_MKDIR && ev->aux == w->t.hierarchy_id)
 				watch_learn(w, ev->id);
-			if (!(++w->taken & 4095) && now_ns() >= w->next_out)
-				watch_output(w, false);
+			if (!(++w->taken & 4095))
+				watch_tick(w);
 			return 1;
 		}
 		if (ret != -EAGAIN)
 			break;
-		if (now_ns() >= w->next_out)
-			watch_output(w, false);
+		watch_tick(w);
 		nanosleep(&nap, NULL);
 	}
 	if (ret == -ENOBUFS) {
@@ -418,6 +466,7 @@ int watch_start(struct capture *c)
 		return fail(ret, "--watch");
 	w->src = (struct replay_source){ .next = watch_next, .ctx = w };
 	w->next_out = now_ns() + WATCH_EVERY_NS;
+	w->next_look = now_ns() + WATCH_LOOK_NS;
 	/* signals go to the main thread, whose sleep they end */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
