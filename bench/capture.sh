@@ -3,6 +3,8 @@
 # stress on every CPU (about 1 M memcg events/s on 2 CPUs), all in one invocation:
 #   baseline  the stress alone (faults/s), run again before each tool
 #   capture   memcg-capture -b KIB
+#   watch     memcg-capture -b KIB --prom FILE (--watch): CPU per million events against
+#             the capture alone, and whether the watch kept up (MCR_WATCH=0: not run)
 #   trace-cmd trace-cmd record -d --no-filter -C mono -b KIB, the same events
 # For each: events captured, events lost, capture CPU seconds and nanoseconds per event
 # the kernel traced for it (trace-cmd, stopped by SIGINT, leaves events unread or
@@ -79,10 +81,12 @@ row() {
 baseline_row() { printf '%-14s %12s %9s %9s %9s %12.0f %9s %9s %10s\n' baseline - - - - "$1" 0.0% - -; }
 
 # --- memcg-capture -----------------------------------------------------------------------
-# capture_run BIN TAG LABEL BASE: BIN's capture under the stress; its row into $T/TAG.line
+# capture_run BIN TAG LABEL BASE [OPTION...]: BIN's capture under the stress, with the
+# options; its row into $T/TAG.line
 capture_run() {
 	local bin=$1 tag=$2 label=$3 base=$4 rate events lost cpu size sub i
-	( "$bin" -o "$T/$tag.db" -b "$KIB" >"$T/$tag.out" 2>"$T/$tag.err" & echo $! >"$T/$tag.pid"; wait $!; echo $? >"$T/$tag.rc"; times >"$T/$tag.times" ) &
+	shift 4
+	( "$bin" -o "$T/$tag.db" -b "$KIB" "$@" >"$T/$tag.out" 2>"$T/$tag.err" & echo $! >"$T/$tag.pid"; wait $!; echo $? >"$T/$tag.rc"; times >"$T/$tag.times" ) &
 	sub=$!
 	# recording starts right after the instance appears
 	for i in $(seq 100); do [ -d "$TRACING/instances/memcg_capture_$(cat "$T/$tag.pid" 2>/dev/null)" ] && break; sleep 0.1; done
@@ -98,7 +102,27 @@ capture_run() {
 	size=$(stat -c %s "$T/$tag.db")
 	# it drains the buffer at the end: what it did not store, it counted as lost
 	row "$label" "$events" "$lost" "$cpu" "$rate" "$base" "$size" $((events + lost)) >"$T/$tag.line"
-	echo "$label: $(cat "$T/$tag.out") (exit $(cat "$T/$tag.rc"))" >"$T/$tag.note"
+	# the summary is the last line (--watch prints its own before it)
+	echo "$label: $(tail -n 1 "$T/$tag.out") (exit $(cat "$T/$tag.rc"))" >"$T/$tag.note"
+	echo "$events $cpu" >"$T/$tag.cost"
+}
+
+# --watch's cost: the capture's CPU per million events stored, without and with it, and
+# whether the watch kept up (its queues never overflowed: it counted every event to the
+# end, its last --prom says memcg_watch_overflow 0 and memcg_watch_events_total = events)
+watch_lines() {
+	local e0 c0 e1 c1 ov got kept
+	read -r e0 c0 <"$T/c.cost"
+	read -r e1 c1 <"$T/w.cost"
+	ov=$(sed -n 's/^memcg_watch_overflow //p' "$T/w.prom")
+	got=$(sed -n 's/^memcg_watch_events_total //p' "$T/w.prom")
+	if [ "$ov" = 0 ] && [ "$got" = "$e1" ]; then kept="yes: it replayed all $got events"
+	elif [ "$ov" = 1 ]; then kept="NO: its queue overflowed ($(grep -m1 'fell behind' "$T/w.err" | cut -c1-160))"
+	else kept="NO: it replayed ${got:-none} of $e1 events"; fi
+	awk -v e0="$e0" -v c0="$c0" -v e1="$e1" -v c1="$c1" 'BEGIN {
+		printf "watch: capture alone %.3f CPU s per M events (%d events, %.2f s); with --watch --prom %.3f (%d events, %.2f s): +%.3f s per M events for the watch\n",
+			e0 ? 1e6*c0/e0 : 0, e0, c0, e1 ? 1e6*c1/e1 : 0, e1, c1, (e1 ? 1e6*c1/e1 : 0) - (e0 ? 1e6*c0/e0 : 0) }'
+	echo "watch: kept up: $kept"
 }
 
 # --- trace-cmd ---------------------------------------------------------------------------
@@ -155,6 +179,11 @@ if [ "${MCR_TRACECMD_FIRST:-0}" = 1 ]; then
 	c_base=$(stress_all)
 fi
 capture_run "$CAPTURE" c memcg-capture "$c_base"
+# the same capture with --watch (MCR_WATCH=0: not run), after a baseline of its own
+if [ "${MCR_WATCH:-1}" = 1 ]; then
+	w_base=$(stress_all)
+	capture_run "$CAPTURE" w "capture --watch" "$w_base" --prom "$T/w.prom"
+fi
 # a previous build's capture in the same invocation, after a baseline of its own
 if [ -n "${MCR_BASE_BUILD:-}" ]; then
 	b_base=$(stress_all)
@@ -165,6 +194,10 @@ fi
 printf '%-14s %12s %9s %9s %9s %12s %9s %9s %10s\n' run events lost cpu_s ns/traced faults/s slowdown B/event events/s
 baseline_row "$c_base"
 cat "$T/c.line"
+if [ -n "${w_base:-}" ]; then
+	baseline_row "$w_base"
+	cat "$T/w.line"
+fi
 if [ -n "${b_base:-}" ]; then
 	baseline_row "$b_base"
 	cat "$T/b.line"
@@ -172,6 +205,7 @@ fi
 [ -n "${t_base:-}" ] && baseline_row "$t_base"
 echo "$t_line"
 cat "$T/c.note"
+[ -n "${w_base:-}" ] && cat "$T/w.note" && watch_lines
 [ -n "${b_base:-}" ] && cat "$T/b.note"
 [ -n "${t_note:-}" ] && echo "$t_note"
 exit 0
