@@ -186,10 +186,13 @@ int live_stop(struct live *lv)
 	if (eventfd_write(lv->stop_fd, 1) < 0)
 		ret = -errno;
 	for (i = 0; i < lv->nr_cpus; i++) {
-		if (!lv->cpus[i].started)
-			continue;
-		pthread_join(lv->cpus[i].thread, NULL);
-		lv->cpus[i].started = false;
+		if (lv->cpus[i].started) {
+			pthread_join(lv->cpus[i].thread, NULL);
+			lv->cpus[i].started = false;
+		}
+		/* a reader that never started has nothing more for --watch either */
+		if (lv->cpus[i].wq)
+			live_watch_mark(&lv->cpus[i], UINT64_MAX);
 	}
 	if (lv->writer_started) {
 		/* every reader shipped its last chunk before it ended */

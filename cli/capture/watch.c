@@ -62,6 +62,13 @@ struct watch {
 	int			prom_err;	/* said once */
 	bool			overflow;
 	char			(*names)[WATCH_NAME];	/* [2 * WATCH_ITEMS]: state, events */
+	/*
+	 * The episodes still open at the end (replay_run() closes them, and a
+	 * cgroup still stranded then starts anew): their starts, for the last
+	 * output's how long.
+	 */
+	struct sim_episode	*open;
+	size_t			nr_open, cap_open;
 };
 
 /* "total_rss" (v1) or "anon" (v2) for the item's enumerator name; the name itself if none. */
@@ -130,6 +137,36 @@ static int watch_worst_fn(enum sim_item_kind kind, int item, int64_t missing, vo
 	return 0;
 }
 
+static int watch_episode(void *ctx, unsigned int pol, const struct sim_episode *ep)
+{
+	struct watch *w = ctx;
+
+	if (!ep->open)
+		return 0;
+	if (w->nr_open == w->cap_open) {
+		size_t cap = w->cap_open ? 2 * w->cap_open : 16;
+		struct sim_episode *n = realloc(w->open, cap * sizeof(*n));
+
+		if (!n)
+			return 0;	/* the last output says 0 s for it */
+		w->open = n;
+		w->cap_open = cap;
+	}
+	w->open[w->nr_open++] = *ep;
+	return 0;
+}
+
+/* Since when @id is stranded: the open episode's start, or the one closed at the end. */
+static uint64_t watch_since(const struct watch *w, uint64_t id, const struct sim_cgroup_stats *cs)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_open; i++)
+		if (w->open[i].id == id)
+			return w->open[i].start;
+	return cs->stranded_since;
+}
+
 static const char *watch_path(struct watch *w, uint64_t id, char *buf, size_t len)
 {
 	const char *p = replay_cgroup_path(w->r, id);
@@ -173,7 +210,7 @@ static void watch_print(struct watch *w, bool final)
 			continue;
 		sim_items_foreach(s, id, watch_worst_fn, &ww);
 		printf("  %s stranded %.2f s", watch_path(w, id, pbuf, sizeof(pbuf)),
-		       (double)(st->last_ts - cs.stranded_since) / 1e9);
+		       (double)(st->last_ts - watch_since(w, id, &cs)) / 1e9);
 		if (ww.any && ww.kind == SIM_ITEM_EVENT)
 			printf(", %s %+" PRId64 " events", watch_name(w, ww.kind, ww.item, nbuf,
 								      sizeof(nbuf)), ww.error);
@@ -255,7 +292,7 @@ static void watch_prom_family(struct watch *w, struct prom *pr, enum watch_fam f
 			break;
 		case WF_SECONDS:
 			prom_sample_d(pr, watch_fams[f].name, &l, 1, cs.stranded ?
-				      (double)(st->last_ts - cs.stranded_since) / 1e9 : 0.0);
+				      (double)(st->last_ts - watch_since(w, id, &cs)) / 1e9 : 0.0);
 			break;
 		case WF_BYTES:
 		case WF_EVENTS:
@@ -419,6 +456,7 @@ static void watch_free(struct watch *w)
 	replay_destroy(w->r);
 	replay_trace_free(&w->t);
 	free(w->names);
+	free(w->open);
 	free(w);
 }
 
@@ -459,6 +497,7 @@ int watch_start(struct capture *c)
 	w->p.nr_runs = 1;
 	w->p.model = model;
 	w->p.threads = 1;
+	w->p.sink = (struct replay_sink){ .episode = watch_episode, .ctx = w };
 	ret = watch_names_load(w, c->db);
 	if (!ret)
 		ret = replay_create(&w->p, &w->t, &w->r);
