@@ -81,9 +81,9 @@ watch_run() {
 	for _ in $(seq 100); do [ -e "$F" ] || ! kill -0 $CAP 2>/dev/null && break; sleep 0.05; done
 	# the seed race's shape: C faults 64 MiB over and over for 4 s, as fast as it can,
 	# on every CPU at once (its updates run on one CPU while P's reader flushes on
-	# another), niced below the capture and its watch
+	# another)
 	sh -c 'echo $$ >"$1/cgroup.procs" && n=$(nproc) && while [ $n -gt 0 ]; do
-		nice -n 19 "$2" 64 4 0 & n=$((n - 1)); done; wait' _ "$C" "$STRESS" >/dev/null &
+		"$2" 64 4 0 & n=$((n - 1)); done; wait' _ "$C" "$STRESS" >/dev/null &
 	WL=$!
 	start=$(now_ms)
 	while kill -0 $CAP 2>/dev/null; do
