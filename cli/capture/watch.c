@@ -261,9 +261,11 @@ static const struct {
 	[WF_SECONDS]	= { "memcg_stat_stranded_seconds", "gauge", "How long the cgroup has "
 			    "been stranded, trace time; 0 when it is not" },
 	[WF_BYTES]	= { "memcg_stat_visible_error_bytes", "gauge", "A stranded cgroup's "
-			    "memory.stat page line: what a reader gets now minus the truth, bytes" },
+			    "memory.stat page line: what a reader gets now minus the truth, "
+			    "bytes" },
 	[WF_EVENTS]	= { "memcg_stat_visible_error_events", "gauge", "A stranded cgroup's "
-			    "memory.stat event line: what a reader gets now minus the truth, events" },
+			    "memory.stat event line: what a reader gets now minus the truth, "
+			    "events" },
 	[WF_READS]	= { "memcg_stat_reads_total", "counter", "Reads of the cgroup's stats "
 			    "(memcg_flush_stats, not forced) replayed" },
 	[WF_STALE]	= { "memcg_stat_stale_reads_total", "counter", "Of them, reads that "
@@ -322,12 +324,12 @@ static void watch_prom(struct watch *w)
 
 	ret = prom_begin(&pr, w->prom);
 	if (!ret) {
-		prom_family(&pr, "memcg_watch_info", "gauge", "The replay: the walk policy of the "
-			    "traced kernel, and the flush model it places a flush's visits by (spread: "
-			    "the order inside lock windows is unknown live)");
+		prom_family(&pr, "memcg_watch_info", "gauge", "The replay: the walk policy of "
+			    "the traced kernel, and the flush model it places a flush's visits by "
+			    "(spread: the order inside lock windows is unknown live)");
 		prom_sample_i(&pr, "memcg_watch_info", info, 2, 1);
-		prom_family(&pr, "memcg_watch_overflow", "gauge", "1 once the watch fell behind the "
-			    "capture and stopped counting (the capture itself lost nothing)");
+		prom_family(&pr, "memcg_watch_overflow", "gauge", "1 once the watch fell behind "
+			    "the capture and stopped counting (the capture itself lost nothing)");
 		prom_sample_i(&pr, "memcg_watch_overflow", NULL, 0, w->overflow);
 		prom_family(&pr, "memcg_watch_events_total", "counter", "Events replayed");
 		prom_sample_i(&pr, "memcg_watch_events_total", NULL, 0, (int64_t)st->events);
@@ -534,7 +536,8 @@ int watch_stop(struct capture *c)
 		w->started = false;
 		if (w->err == -ENOBUFS) {
 			msg("--watch: stopped counting at the overflow; the capture's file has "
-			    "everything: memcg-replay replay -m %s %s", WATCH_MODEL, c->args.output);
+			    "everything: memcg-replay replay -m %s %s", WATCH_MODEL,
+			    c->args.output);
 		} else if (w->err < 0) {
 			msg("--watch: the replay failed: %s", mcr_strerror(w->err));
 			ret = w->err;
