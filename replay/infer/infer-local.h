@@ -54,6 +54,19 @@ struct inf_own {
 	uint32_t	next;	/* UINT32_MAX: the last */
 };
 
+/*
+ * Lazy mode (infer_lazy.c): a key some table holds.  Its holders' counters
+ * are their entries plus @pend, the per-CPU adds they took alike with the
+ * base's and not yet written; @lo..@hi bound their entries' values.
+ */
+struct inf_kagg {
+	uint64_t	key;
+	int64_t		pend;
+	int64_t		lo, hi;
+	uint32_t	head;	/* in->own[], UINT32_MAX: none */
+	bool		dirty;	/* in in->dirty: pend may not be 0 */
+};
+
 /* A counter as it was before a walk: its entry's value, or no entry. */
 struct inf_undo {
 	uint64_t	key;
@@ -166,12 +179,19 @@ struct infer {
 	 */
 	bool			lazy;
 	/*
-	 * Which tables may hold each key (a superset): key -> the newest of
-	 * its nodes in own[], each naming a hypothesis and the key's next node.
+	 * Which tables may hold each key (a superset): key -> its ka[], whose
+	 * head is the newest of its nodes in own[], each naming a hypothesis
+	 * and the key's next node.
 	 */
 	struct idmap		owned;
 	struct inf_own		*own;
 	size_t			nr_own, cap_own;
+	struct inf_kagg		*ka;
+	size_t			nr_ka, cap_ka;
+	uint32_t		*dirty;		/* ka[] with adds not yet written */
+	size_t			nr_dirty, cap_dirty;
+	bool			agg;		/* the step is the table's: bounds decide (inf_lazy_alike()) */
+	uint64_t		lazy_alike;	/* lazy updates no hypothesis walked for */
 	uint64_t		useq;		/* lazy updates: a hypothesis asked once per update */
 	bool			owned_lost;	/* out of memory building it: ask every table */
 	/* the open window */
@@ -319,7 +339,11 @@ int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu
 /* infer_lazy.c */
 void inf_lazy_begin(struct infer *in);
 int inf_lazy_owned(struct infer *in);
-int inf_lazy_own(struct infer *in, uint64_t key, size_t k);
+int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val);
+void inf_lazy_bound(struct infer *in, uint64_t key, int64_t val);
+bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu);
+void inf_lazy_sync_path(struct infer *in, const struct inf_path *pa, unsigned int cpu);
+void inf_lazy_sync(struct infer *in);
 int inf_lazy_end(struct infer *in);
 
 /* infer_window.c */

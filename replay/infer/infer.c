@@ -33,6 +33,8 @@ struct infer *infer_create(const struct sim_params *sp, unsigned int max_hyp)
 		return NULL;
 	}
 	in->max_kept = 1;
+	/* the table's steps: monotone tests, which inf_lazy_alike() decides on bounds */
+	in->agg = sp->policy->walk != NULL;
 	inf_lazy_begin(in);
 	return in;
 }
@@ -59,6 +61,8 @@ void infer_destroy(struct infer *in)
 	idmap_free(&in->list_idx);
 	idmap_free(&in->owned);
 	free(in->own);
+	free(in->ka);
+	free(in->dirty);
 	sim_destroy(in->s);
 	free(in);
 }
@@ -177,6 +181,7 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 			return ret;
 	}
 
+	inf_lazy_sync(in);	/* a read may drop hypotheses: their lists are rebuilt */
 	*su_ok = *nf_ok = false;
 	for (i = 0; i < in->nr_h; i++) {
 		int64_t v = inf_get(in, &in->h[i], key);

@@ -213,6 +213,7 @@ int inf_compact(struct infer *in, bool full)
 	size_t i;
 	int ret;
 
+	inf_lazy_sync(in);	/* the hashes read every entry */
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].hash = inf_hyp_hash(&in->h[i]);
 	if (full && !in->win)

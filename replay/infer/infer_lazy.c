@@ -29,10 +29,31 @@ void inf_lazy_begin(struct infer *in)
 	in->lazy = true;
 }
 
-/* @k's table holds @key now: one node more in its list. */
-int inf_lazy_own(struct infer *in, uint64_t key, size_t k)
+static struct inf_kagg *inf_lazy_ka(const struct infer *in, uint64_t key)
 {
-	int64_t head = idmap_get(&in->owned, key, -1);
+	int64_t x = idmap_get(&in->owned, key, -1);
+
+	return x < 0 ? NULL : &in->ka[x];
+}
+
+/* @val is an entry's value of @key now: its bounds take it in. */
+void inf_lazy_bound(struct infer *in, uint64_t key, int64_t val)
+{
+	struct inf_kagg *a = inf_lazy_ka(in, key);
+
+	if (!a)
+		return;
+	if (val < a->lo)
+		a->lo = val;
+	if (val > a->hi)
+		a->hi = val;
+}
+
+/* @k's table holds @key now, at @val: one node more in its list. */
+int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val)
+{
+	int64_t x = idmap_get(&in->owned, key, -1);
+	int ret;
 
 	if (in->nr_own == in->cap_own) {
 		size_t cap = in->cap_own ? 2 * in->cap_own : 256;
@@ -43,14 +64,165 @@ int inf_lazy_own(struct infer *in, uint64_t key, size_t k)
 		in->own = o;
 		in->cap_own = cap;
 	}
-	in->own[in->nr_own] = (struct inf_own){ .hyp = (uint32_t)k,
-						.next = head < 0 ? UINT32_MAX : (uint32_t)head };
-	return idmap_put(&in->owned, key, (int64_t)in->nr_own++);
+	if (x < 0) {
+		if (inf_grow(&in->ka, &in->cap_ka, in->nr_ka + 1, sizeof(*in->ka)))
+			return -ENOMEM;
+		x = (int64_t)in->nr_ka;
+		ret = idmap_put(&in->owned, key, x);
+		if (ret)
+			return ret;
+		in->ka[in->nr_ka++] = (struct inf_kagg){ .key = key, .lo = val, .hi = val,
+							  .head = UINT32_MAX };
+	}
+	in->own[in->nr_own] = (struct inf_own){ .hyp = (uint32_t)k, .next = in->ka[x].head };
+	in->ka[x].head = (uint32_t)in->nr_own++;
+	inf_lazy_bound(in, key, val);
+	return 0;
+}
+
+/* The adds pending on @key go into its holders' entries; its bounds become exact. */
+static void inf_lazy_sync_key(struct infer *in, uint64_t key, struct inf_kagg *a)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	uint32_t x;
+
+	in->useq++;
+	for (x = a->head; x != UINT32_MAX; x = in->own[x].next) {
+		struct inf_hyp *h = &in->h[in->own[x].hyp];
+		struct idmap_ent *e;
+
+		if (h->useq == in->useq)
+			continue;	/* listed twice: its entry went and came back */
+		h->useq = in->useq;
+		e = inf_find(h, key);
+		if (!e)
+			continue;
+		/* the base moved as much: it still differs, the table stays canonical */
+		if (a->pend)
+			inf_ent_set(h, e, e->val + a->pend);
+		if (e->val < lo)
+			lo = e->val;
+		if (e->val > hi)
+			hi = e->val;
+	}
+	a->pend = 0;
+	a->lo = lo;
+	a->hi = hi;
+}
+
+/* Before anything reads the tables but a lazy update: every pending add is written. */
+void inf_lazy_sync(struct infer *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_dirty; i++) {
+		struct inf_kagg *a = &in->ka[in->dirty[i]];
+
+		if (a->pend)
+			inf_lazy_sync_key(in, a->key, a);
+		a->dirty = false;
+	}
+	in->nr_dirty = 0;
+}
+
+/* Before hypotheses walk @pa: its counters' pending adds are written. */
+void inf_lazy_sync_path(struct infer *in, const struct inf_path *pa, unsigned int cpu)
+{
+	size_t j;
+
+	for (j = 0; j < 2 * pa->n; j++) {
+		uint64_t key = inf_path_key(pa, j, cpu);
+		struct inf_kagg *a = inf_lazy_ka(in, key);
+
+		if (a && a->pend)
+			inf_lazy_sync_key(in, key, a);
+	}
+}
+
+/* Would the step, on these counters, do what it does on the base's (@so), moved as much? */
+static bool inf_step_alike(const struct infer *in, struct sim_step_in si, int64_t atomic,
+			   int64_t pcpu, const struct sim_step_out *so, int64_t d)
+{
+	struct sim_step_out o;
+
+	si.atomic = atomic;
+	si.pcpu = (uint32_t)pcpu;
+	o = in->pol->step(&si);
+	return o.walk == so->walk && o.add == so->add && o.drop == so->drop &&
+	       (int64_t)o.pcpu - pcpu == d;
+}
+
+/*
+ * A lazy update whose walk, on every table holding one of its path's
+ * counters, would do what the base's does: the same decision at each node
+ * the base's walk steps, nothing moved into an atomic, each per-CPU counter
+ * raised as much as the base's.  Then every entry stays what it is, but the
+ * per-CPU ones, which all take the base's add: that is written into the
+ * key's pend, not into each table.  Decided on the bounds of the holders'
+ * values (the corners of the box they lie in), which holds for the table's
+ * steps (a flushable test on the atomic, a batch test on the per-CPU
+ * counter: each monotone); a policy built elsewhere always walks.
+ */
+bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu)
+{
+	struct sim_step_in si = { .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
+	int64_t d[INF_MAX_PATH];
+	size_t i, x, y;
+
+	if (!in->agg || in->owned_lost || pa->cut)
+		return false;
+	for (i = 0; i < pa->reach; i++) {
+		struct inf_kagg *a = inf_lazy_ka(in, inf_path_key(pa, 2 * i, cpu));
+		struct inf_kagg *c = inf_lazy_ka(in, inf_path_key(pa, 2 * i + 1, cpu));
+		int64_t av[3] = { pa->base[2 * i] }, cv[3] = { pa->base[2 * i + 1] };
+		size_t na = 1, nc = 1;
+		struct sim_step_out so;
+
+		si.atomic = pa->base[2 * i];
+		si.pcpu = (uint32_t)pa->base[2 * i + 1];
+		so = in->pol->step(&si);
+		d[i] = (int64_t)so.pcpu - pa->base[2 * i + 1];
+		if (a && a->head != UINT32_MAX) {
+			av[na++] = a->lo;
+			av[na++] = a->hi;
+		}
+		if (c && c->head != UINT32_MAX) {
+			cv[nc++] = c->lo + c->pend;
+			cv[nc++] = c->hi + c->pend;
+		}
+		if (na == 1 && nc == 1)
+			continue;
+		/* a batch into the base's atomic: the holders' entries move */
+		if (so.add || so.drop)
+			return false;
+		for (x = 0; x < na; x++)
+			for (y = 0; y < nc; y++)
+				if ((x || y) && !inf_step_alike(in, si, av[x], cv[y], &so, d[i]))
+					return false;
+	}
+	for (i = 0; i < pa->reach; i++) {
+		uint64_t key = inf_path_key(pa, 2 * i + 1, cpu);
+		int64_t xk = idmap_get(&in->owned, key, -1);
+		struct inf_kagg *c;
+
+		if (xk < 0 || !d[i])
+			continue;
+		c = &in->ka[xk];
+		if (!c->dirty) {
+			if (inf_grow(&in->dirty, &in->cap_dirty, in->nr_dirty + 1, sizeof(*in->dirty)))
+				return false;	/* nothing pending yet on this one: walk */
+			in->dirty[in->nr_dirty++] = (uint32_t)xk;
+			c->dirty = true;
+		}
+		c->pend += d[i];
+	}
+	in->lazy_alike++;
+	return true;
 }
 
 /*
  * After a compaction in lazy mode (its merge moves hypotheses), or when a
- * read drops some: the keys the tables hold now.
+ * read drops some: the keys the tables hold now.  Nothing is pending then.
  */
 int inf_lazy_owned(struct infer *in)
 {
@@ -62,11 +234,13 @@ int inf_lazy_owned(struct infer *in)
 		n += idmap_count(&in->h[i].e);
 	ret = idmap_reset(&in->owned, n);
 	in->nr_own = 0;
+	in->nr_ka = 0;
+	in->nr_dirty = 0;
 	for (i = 0; i < in->nr_h && !ret; i++) {
 		uint32_t pos = 0;
 
 		while (!ret && (e = idmap_next(&in->h[i].e, &pos)))
-			ret = inf_lazy_own(in, e->key, i);
+			ret = inf_lazy_own(in, e->key, i, e->val);
 	}
 	return ret;
 }
@@ -78,10 +252,12 @@ int inf_lazy_end(struct infer *in)
 
 	if (!in->lazy)
 		return 0;
+	inf_lazy_sync(in);
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].pc_n = 0;	/* see inf_lazy_begin() */
 	idmap_free(&in->owned);
 	in->nr_own = 0;
+	in->nr_ka = 0;
 	in->lazy = false;
 	return 0;
 }

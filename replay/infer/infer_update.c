@@ -94,6 +94,9 @@ static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned
 	size_t j, k;
 	int ret;
 
+	if (inf_lazy_alike(in, pa, cpu))
+		return 0;	/* every table that differs takes the base's adds as they are */
+	inf_lazy_sync_path(in, pa, cpu);
 	if (in->owned_lost) {
 		for (k = 0; k < in->nr_h; k++) {
 			ret = inf_lazy_walk(in, &in->h[k], pa, cpu);
@@ -104,7 +107,8 @@ static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned
 	}
 	in->useq++;
 	for (j = 0; j < 2 * pa->reach; j++) {
-		int64_t x = idmap_get(&in->owned, inf_path_key(pa, j, cpu), -1);
+		int64_t a = idmap_get(&in->owned, inf_path_key(pa, j, cpu), -1);
+		int64_t x = a < 0 || in->ka[a].head == UINT32_MAX ? -1 : (int64_t)in->ka[a].head;
 
 		/* a walk may add nodes (own[] moves) but never to this list's tail */
 		for (; x >= 0; x = in->own[x].next == UINT32_MAX ? -1 : (int64_t)in->own[x].next) {

@@ -136,8 +136,11 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 		 * Above where the walk stopped nothing changed: an unchanged entry
 		 * leaves the hash as it is: re-mixing it cost two hashes per counter.
 		 */
-		if (ent[j] && v[j] != virt[j] && v[j] != ent[j]->val)
+		if (ent[j] && v[j] != virt[j] && v[j] != ent[j]->val) {
 			inf_ent_set(h, ent[j], v[j]);
+			if (in->lazy)
+				inf_lazy_bound(in, ent[j]->key, v[j]);
+		}
 		drop |= ent[j] && v[j] == virt[j];
 	}
 	for (j = 0; j < 2 * pa->n && drop; j++)
@@ -151,7 +154,7 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 			continue;
 		ret = inf_put(h, key, v[j], virt[j]);
 		if (!ret && in->lazy)
-			ret = inf_lazy_own(in, key, (size_t)(h - in->h));
+			ret = inf_lazy_own(in, key, (size_t)(h - in->h), v[j]);
 		if (ret)
 			return ret;
 		if (h->pc_n == pa->n && h->pc_gen == gen && h->e.gen == gen && pa->n <= INF_PIN_NODES)
