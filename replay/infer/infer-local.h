@@ -192,6 +192,12 @@ struct infer {
 	size_t			nr_dirty, cap_dirty;
 	bool			agg;		/* the step is the table's: bounds decide (inf_lazy_alike()) */
 	uint64_t		lazy_alike;	/* lazy updates no hypothesis walked for */
+	/*
+	 * A table changed since the last compaction but by pending adds:
+	 * without, a lazy compaction would find no twin and drop nothing.
+	 */
+	bool			changed;
+	bool			stale;		/* a compaction skipped: the order is an older one */
 	uint64_t		useq;		/* lazy updates: a hypothesis asked once per update */
 	bool			owned_lost;	/* out of memory building it: ask every table */
 	/* the open window */

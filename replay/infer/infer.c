@@ -134,6 +134,9 @@ int infer_finish(struct infer *in, uint64_t ts)
 	if (in->win && !in->closing)
 		infer_unlock(in, ts);
 	ret = inf_close(in);
+	/* the order of a compaction now, as if none had been skipped since the last change */
+	if (!ret && in->stale)
+		ret = inf_compact(in, true);
 	if (ret)
 		return ret;
 	for (i = 1; i < in->nr_h; i++)

@@ -214,6 +214,7 @@ int inf_compact(struct infer *in, bool full)
 	int ret;
 
 	inf_lazy_sync(in);	/* the hashes read every entry */
+	in->changed = in->stale = false;
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].hash = inf_hyp_hash(&in->h[i]);
 	if (full && !in->win)

@@ -97,6 +97,7 @@ static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned
 	if (inf_lazy_alike(in, pa, cpu))
 		return 0;	/* every table that differs takes the base's adds as they are */
 	inf_lazy_sync_path(in, pa, cpu);
+	in->changed = true;
 	if (in->owned_lost) {
 		for (k = 0; k < in->nr_h; k++) {
 			ret = inf_lazy_walk(in, &in->h[k], pa, cpu);
@@ -182,8 +183,17 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	 * Merge twins now and then (and restart lazy mode between windows);
 	 * after a branch, merge and cap at once.
 	 */
-	if (!(++in->quiet & INF_COMPACT_EVERY))
+	if (!(++in->quiet & INF_COMPACT_EVERY)) {
+		/*
+		 * Between windows, tables that only took the base's adds stay
+		 * distinct and as many: the merge would only sort them again.
+		 */
+		if (in->lazy && !in->changed) {
+			in->stale = true;
+			return 0;
+		}
 		return inf_compact(in, true);
+	}
 	if (in->nr_h != nr_old || in->unmade)
 		return inf_compact(in, false);
 	return 0;
