@@ -200,6 +200,15 @@ struct infer {
 	bool			stale;		/* a compaction skipped: the order is an older one */
 	uint64_t		useq;		/* lazy updates: a hypothesis asked once per update */
 	bool			owned_lost;	/* out of memory building it: ask every table */
+	/*
+	 * In a window: every key a table held at its start or took since (a
+	 * superset of the keys held; none is ever dropped); wkeys_lost: out
+	 * of memory, unknown.  An update none of whose path's counters is in
+	 * it may need no hypothesis at all (inf_win_alike()).
+	 */
+	struct idmap		wkeys;
+	bool			wkeys_lost;
+	uint64_t		win_alike;	/* window updates no hypothesis walked for */
 	/* the open window */
 	bool			win;
 	bool			closing;	/* unlock traced, late updates may still land */
@@ -355,6 +364,8 @@ int inf_lazy_end(struct infer *in);
 /* infer_window.c */
 void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto);
 int inf_close(struct infer *in);
+void inf_win_key(struct infer *in, uint64_t key);
+bool inf_win_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 int inf_close_unless_late(struct infer *in, uint64_t ts, uint64_t t_min);
 
 #endif

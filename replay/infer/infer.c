@@ -59,6 +59,7 @@ void infer_destroy(struct infer *in)
 	free(in->grp);
 	free(in->list);
 	idmap_free(&in->list_idx);
+	idmap_free(&in->wkeys);
 	idmap_free(&in->owned);
 	free(in->own);
 	free(in->ka);
@@ -205,6 +206,7 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 			return ret;
 		for (i = 0; i < in->nr_h; i++) {
 			ret = inf_put(&in->h[i], key, su, inf_virtual(in, &in->h[i], key));
+			inf_win_key(in, key);
 			if (ret)
 				return ret;
 			in->h[i].pc_n = 0;	/* its path's slots may say the key is absent */

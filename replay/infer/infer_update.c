@@ -161,7 +161,8 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	if (ret)
 		return ret;
 	/* lazy, the hypotheses took the update above: nothing branches between windows */
-	lazy = in->lazy;
+	/* and in a window, an update that commutes alike with every hypothesis's visits */
+	lazy = in->lazy || inf_win_alike(in, &pa, cpu);
 	nr_old = in->nr_h;
 	in->nr_skip = in->nr_undo = 0;
 	in->unmade = 0;

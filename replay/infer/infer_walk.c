@@ -153,6 +153,7 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 		if (ent[j] || v[j] == virt[j])
 			continue;
 		ret = inf_put(h, key, v[j], virt[j]);
+		inf_win_key(in, key);
 		if (!ret && in->lazy)
 			ret = inf_lazy_own(in, key, (size_t)(h - in->h), v[j]);
 		if (ret)

@@ -86,6 +86,67 @@ static int inf_list_fill(struct infer *in)
 	return ret;
 }
 
+/* A table took @key in the open window. */
+void inf_win_key(struct infer *in, uint64_t key)
+{
+	if (in->win && !in->wkeys_lost && idmap_put(&in->wkeys, key, 1))
+		in->wkeys_lost = true;
+}
+
+/* The keys the tables hold as the window opens. */
+static void inf_win_keys(struct infer *in)
+{
+	const struct idmap_ent *e;
+	size_t i;
+
+	in->wkeys_lost = idmap_reset(&in->wkeys, 64) != 0;
+	for (i = 0; i < in->nr_h && !in->wkeys_lost; i++) {
+		uint32_t pos = 0;
+
+		while (!in->wkeys_lost && (e = idmap_next(&in->h[i].e, &pos)))
+			in->wkeys_lost = idmap_put(&in->wkeys, e->key, 1) != 0;
+	}
+}
+
+/*
+ * An update in the window, on another CPU than the window's, that no
+ * hypothesis needs to take: no table holds a counter of its path where the
+ * base's walk steps, so each hypothesis reads, node by node, the base's
+ * counters or, past that node's visit, an atomic of 0 (the visit leaves
+ * another CPU's per-CPU counter alone).  If at each node the step does the
+ * same on both (the same walk, nothing moved into the atomic, the per-CPU
+ * counter left alike), every hypothesis commutes with its visits still to
+ * come (inf_commutes(): no branch) and its walk leaves each counter at what
+ * it reads without an entry once the base has taken the update: no entry
+ * comes or goes.  Any policy: the step is asked on the two states there are.
+ */
+bool inf_win_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu)
+{
+	struct sim_step_in si = { .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
+	size_t i;
+
+	if (!in->win || cpu == in->wcpu || in->wkeys_lost || pa->cut)
+		return false;
+	for (i = 0; i < pa->reach; i++) {
+		struct sim_step_out so, sv;
+
+		if (idmap_find(&in->wkeys, inf_path_key(pa, 2 * i, cpu)) ||
+		    idmap_find(&in->wkeys, inf_path_key(pa, 2 * i + 1, cpu)))
+			return false;
+		if (pa->vis[i] == INF_NONE)
+			continue;	/* no visit: every hypothesis reads the base's */
+		si.atomic = pa->base[2 * i];
+		si.pcpu = (uint32_t)pa->base[2 * i + 1];
+		so = in->pol->step(&si);
+		si.atomic = 0;
+		sv = in->pol->step(&si);
+		if (so.add || sv.add || so.walk != sv.walk || so.pcpu != sv.pcpu)
+			return false;
+	}
+	in->win_alike++;
+	return true;
+}
+
 /**
  * infer_locked() - the kernel's window on @cpu for subtree(@id) opens.
  */
@@ -107,6 +168,7 @@ int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, u
 		return ret;
 	in->win = true;
 	in->closing = false;
+	inf_win_keys(in);
 	in->wcpu = cpu;
 	in->t0 = in->last_ts = ts;
 	in->dur = dur;
