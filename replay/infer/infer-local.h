@@ -206,9 +206,11 @@ struct infer {
 	 * of memory, unknown.  An update none of whose path's counters is in
 	 * it may need no hypothesis at all (inf_win_alike()).
 	 */
-	struct idmap		wkeys;
+	struct idmap		wkeys;		/* key -> the least value held */
+	struct idmap		wkeys_hi;	/* key -> the greatest */
 	bool			wkeys_lost;
 	uint64_t		win_alike;	/* window updates no hypothesis walked for */
+	bool			no_win_alike;	/* ask every hypothesis (tests compare) */
 	/* the open window */
 	bool			win;
 	bool			closing;	/* unlock traced, late updates may still land */
@@ -364,7 +366,7 @@ int inf_lazy_end(struct infer *in);
 /* infer_window.c */
 void inf_visit_upto(struct infer *in, struct inf_hyp *h, size_t upto);
 int inf_close(struct infer *in);
-void inf_win_key(struct infer *in, uint64_t key);
+void inf_win_key(struct infer *in, uint64_t key, int64_t val);
 bool inf_win_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 int inf_close_unless_late(struct infer *in, uint64_t ts, uint64_t t_min);
 

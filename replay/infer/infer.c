@@ -60,6 +60,7 @@ void infer_destroy(struct infer *in)
 	free(in->list);
 	idmap_free(&in->list_idx);
 	idmap_free(&in->wkeys);
+	idmap_free(&in->wkeys_hi);
 	idmap_free(&in->owned);
 	free(in->own);
 	free(in->ka);
@@ -206,7 +207,7 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 			return ret;
 		for (i = 0; i < in->nr_h; i++) {
 			ret = inf_put(&in->h[i], key, su, inf_virtual(in, &in->h[i], key));
-			inf_win_key(in, key);
+			inf_win_key(in, key, su);
 			if (ret)
 				return ret;
 			in->h[i].pc_n = 0;	/* its path's slots may say the key is absent */

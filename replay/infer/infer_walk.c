@@ -140,6 +140,7 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 			inf_ent_set(h, ent[j], v[j]);
 			if (in->lazy)
 				inf_lazy_bound(in, ent[j]->key, v[j]);
+			inf_win_key(in, ent[j]->key, v[j]);
 		}
 		drop |= ent[j] && v[j] == virt[j];
 	}
@@ -153,7 +154,7 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 		if (ent[j] || v[j] == virt[j])
 			continue;
 		ret = inf_put(h, key, v[j], virt[j]);
-		inf_win_key(in, key);
+		inf_win_key(in, key, v[j]);
 		if (!ret && in->lazy)
 			ret = inf_lazy_own(in, key, (size_t)(h - in->h), v[j]);
 		if (ret)

@@ -86,10 +86,24 @@ static int inf_list_fill(struct infer *in)
 	return ret;
 }
 
-/* A table took @key in the open window. */
-void inf_win_key(struct infer *in, uint64_t key)
+/* A table holds @key at @val in the open window: the key's bounds take it in. */
+static int inf_win_put(struct infer *in, uint64_t key, int64_t val)
 {
-	if (in->win && !in->wkeys_lost && idmap_put(&in->wkeys, key, 1))
+	struct idmap_ent *lo = idmap_find(&in->wkeys, key), *hi;
+
+	if (!lo)
+		return idmap_put(&in->wkeys, key, val) ?: idmap_put(&in->wkeys_hi, key, val);
+	hi = idmap_find(&in->wkeys_hi, key);
+	if (val < lo->val)
+		lo->val = val;
+	if (hi && val > hi->val)
+		hi->val = val;
+	return 0;
+}
+
+void inf_win_key(struct infer *in, uint64_t key, int64_t val)
+{
+	if (in->win && !in->wkeys_lost && inf_win_put(in, key, val))
 		in->wkeys_lost = true;
 }
 
@@ -99,48 +113,67 @@ static void inf_win_keys(struct infer *in)
 	const struct idmap_ent *e;
 	size_t i;
 
-	in->wkeys_lost = idmap_reset(&in->wkeys, 64) != 0;
+	in->wkeys_lost = idmap_reset(&in->wkeys, 64) || idmap_reset(&in->wkeys_hi, 64);
 	for (i = 0; i < in->nr_h && !in->wkeys_lost; i++) {
 		uint32_t pos = 0;
 
 		while (!in->wkeys_lost && (e = idmap_next(&in->h[i].e, &pos)))
-			in->wkeys_lost = idmap_put(&in->wkeys, e->key, 1) != 0;
+			in->wkeys_lost = inf_win_put(in, e->key, e->val) != 0;
 	}
+}
+
+/* Does the step on these counters do what it does on the base's (@so)? */
+static bool inf_win_step_alike(const struct infer *in, struct sim_step_in si, int64_t atomic,
+			       const struct sim_step_out *so)
+{
+	struct sim_step_out o;
+
+	si.atomic = atomic;
+	o = in->pol->step(&si);
+	return !o.add && o.walk == so->walk && o.pcpu == so->pcpu;
 }
 
 /*
  * An update in the window, on another CPU than the window's, that no
- * hypothesis needs to take: no table holds a counter of its path where the
- * base's walk steps, so each hypothesis reads, node by node, the base's
- * counters or, past that node's visit, an atomic of 0 (the visit leaves
- * another CPU's per-CPU counter alone).  If at each node the step does the
- * same on both (the same walk, nothing moved into the atomic, the per-CPU
- * counter left alike), every hypothesis commutes with its visits still to
- * come (inf_commutes(): no branch) and its walk leaves each counter at what
- * it reads without an entry once the base has taken the update: no entry
- * comes or goes.  Any policy: the step is asked on the two states there are.
+ * hypothesis needs to take.  No table holds a per-CPU counter of its path
+ * where the base's walk steps, so each hypothesis reads, node by node, the
+ * base's per-CPU counter and as atomic the base's, or 0 past that node's
+ * visit (which leaves another CPU's per-CPU counter alone), or its own
+ * entry.  If at each node the step does the same on all of them (the same
+ * walk, nothing moved into the atomic, the per-CPU counter alike), every
+ * hypothesis commutes with its visits still to come (inf_commutes(): no
+ * branch) and its walk leaves each counter as it reads it without or with
+ * its entry once the base has taken the update: no entry comes, goes or
+ * changes.  The base's and the visited states are asked as they are (any
+ * policy); the atomics tables hold, between their bounds, only with the
+ * table's steps, whose flushable test is monotone (in->agg).
  */
 bool inf_win_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu)
 {
 	struct sim_step_in si = { .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
 	size_t i;
 
-	if (!in->win || cpu == in->wcpu || in->wkeys_lost || pa->cut)
+	if (!in->win || cpu == in->wcpu || in->wkeys_lost || pa->cut || in->no_win_alike)
 		return false;
 	for (i = 0; i < pa->reach; i++) {
-		struct sim_step_out so, sv;
+		const struct idmap_ent *lo = idmap_find(&in->wkeys, inf_path_key(pa, 2 * i, cpu));
+		const struct idmap_ent *hi = lo ? idmap_find(&in->wkeys_hi, lo->key) : NULL;
+		struct sim_step_out so;
 
-		if (idmap_find(&in->wkeys, inf_path_key(pa, 2 * i, cpu)) ||
-		    idmap_find(&in->wkeys, inf_path_key(pa, 2 * i + 1, cpu)))
+		if (idmap_find(&in->wkeys, inf_path_key(pa, 2 * i + 1, cpu)) ||
+		    (lo && (!in->agg || !hi)))
 			return false;
-		if (pa->vis[i] == INF_NONE)
-			continue;	/* no visit: every hypothesis reads the base's */
+		if (pa->vis[i] == INF_NONE && !lo)
+			continue;	/* every hypothesis reads the base's */
 		si.atomic = pa->base[2 * i];
 		si.pcpu = (uint32_t)pa->base[2 * i + 1];
 		so = in->pol->step(&si);
-		si.atomic = 0;
-		sv = in->pol->step(&si);
-		if (so.add || sv.add || so.walk != sv.walk || so.pcpu != sv.pcpu)
+		if (so.add)
+			return false;
+		if (pa->vis[i] != INF_NONE && !inf_win_step_alike(in, si, 0, &so))
+			return false;
+		if (lo && (!inf_win_step_alike(in, si, lo->val, &so) ||
+			   !inf_win_step_alike(in, si, hi->val, &so)))
 			return false;
 	}
 	in->win_alike++;

@@ -712,6 +712,95 @@ TEST(test_lazy_exact)
 	lazy_run(t, "legacy");
 }
 
+/*
+ * In a window, an update on another CPU whose path's counters no table
+ * holds (or only atomics the step treats alike) is asked of no hypothesis
+ * (inf_win_alike()).  The same random trace through an inference that asks
+ * every hypothesis must keep the very same hypotheses in the same order
+ * after every event, answer every read the same and hand the same order to
+ * the sink.  The cut's tree, 4 CPUs, windows of 4-11 updates of -6..6 (now
+ * and then -80..80) over the root or A; reads as there.  Per policy.
+ */
+static void win_run(struct test_ctx *t, const char *pol)
+{
+	static const uint64_t ids[] = { 30, 31, 32, 40, 41 };	/* A, A1, A2, B, B1 */
+	static const uint64_t par[] = { ROOT, 30, 30, ROOT, 40 };
+	struct sim_params sp = { .policy = sim_policy_find(pol), .nr_possible = 4,
+				 .nr_online = 4, .batch = SIM_CHARGE_BATCH };
+	struct cut_rec *oa = calloc(1, sizeof(*oa)), *ob = calloc(1, sizeof(*ob));
+	struct infer *a = infer_create(&sp, 64), *b = infer_create(&sp, 64);
+	uint64_t x = 0x9e3779b97f4a7c15ull, ts = 1;
+	int round, i, ret = 0;
+	size_t j;
+
+	ASSERT(a && b && oa && ob);
+	b->no_win_alike = true;
+	infer_set_order_sink(a, cut_rec, oa);
+	infer_set_order_sink(b, cut_rec, ob);
+	for (j = 0; j < 5; j++) {
+		ASSERT_EQ(sim_cgroup_add(infer_base(a), 0, ids[j], par[j]), 0);
+		ASSERT_EQ(sim_cgroup_add(infer_base(b), 0, ids[j], par[j]), 0);
+	}
+	for (round = 0; round < 400 && !ret; round++) {
+		int n = 4 + (int)(cut_rnd(&x) % 8);
+		uint64_t top = cut_rnd(&x) % 3 ? ROOT : 30;
+		unsigned int wcpu = (unsigned int)(cut_rnd(&x) % 4);
+		bool su[2], nf[2];
+
+		for (i = -3; i < n && !ret; i++) {
+			unsigned int cpu = (unsigned int)(cut_rnd(&x) % 4);
+			uint64_t id = ids[cut_rnd(&x) % 5];
+			int64_t v = cut_rnd(&x) % 8 ? (int64_t)(cut_rnd(&x) % 13) - 6 :
+						      (int64_t)(cut_rnd(&x) % 161) - 80;
+
+			if (!i) {
+				ret = infer_locked(a, ts, top, wcpu, 40 * (uint64_t)n);
+				ASSERT_EQ(ret, infer_locked(b, ts, top, wcpu, 40 * (uint64_t)n));
+			}
+			ts += 1 + cut_rnd(&x) % 30;
+			ret = ret ? ret : infer_update(a, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts);
+			ASSERT_EQ(ret, infer_update(b, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts));
+			ASSERT(cut_same(a, b));
+		}
+		ts += 5;
+		ASSERT_EQ(infer_unlock(a, ts), 0);
+		ASSERT_EQ(infer_unlock(b, ts), 0);
+		if (cut_rnd(&x) % 4) {
+			uint64_t id = cut_rnd(&x) % 6 ? ids[cut_rnd(&x) % 5] : ROOT;
+			uint64_t key = inf_key(id, INF_ATOMIC);
+			int64_t v;
+
+			ts += 100;
+			ASSERT_EQ(inf_close_unless_late(a, ts, ts), 0);
+			ASSERT_EQ(inf_close_unless_late(b, ts, ts), 0);
+			v = inf_get(a, &a->h[cut_rnd(&x) % a->nr_h], key);
+			ASSERT_EQ(infer_check(a, id, v, v > 256, &su[0], &nf[0]), 0);
+			ASSERT_EQ(infer_check(b, id, v, v > 256, &su[1], &nf[1]), 0);
+			ASSERT(su[0] == su[1] && nf[0] == nf[1]);
+			ASSERT(cut_same(a, b));
+		}
+	}
+	ASSERT_EQ(ret, 0);
+	ASSERT_EQ(infer_finish(a, ts + 1), 0);
+	ASSERT_EQ(infer_finish(b, ts + 1), 0);
+	ASSERT_EQU(oa->n, ob->n);
+	for (j = 0; j < oa->n && j < CUT_ORDERS; j++)
+		ASSERT(oa->tag[j] == ob->tag[j] && oa->p[j] == ob->p[j]);
+	ASSERT(a->win_alike > 100);	/* many window updates asked no hypothesis */
+	ASSERT_EQU(b->win_alike, 0);
+	infer_destroy(a);
+	infer_destroy(b);
+	free(oa);
+	free(ob);
+}
+
+TEST(test_win_exact)
+{
+	win_run(t, "break");
+	win_run(t, "continue");
+	win_run(t, "legacy");
+}
+
 TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_cap, test_mirror, test_order_sink,
 	  test_cap_keeps_nearest, test_late_update, test_policy_from_caller, test_cut_exact,
-	  test_lazy_exact)
+	  test_lazy_exact, test_win_exact)
