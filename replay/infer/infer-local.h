@@ -20,8 +20,10 @@
  *   infer_walk.c    an update: the ancestor path, branching, the policy's step per hypothesis
  *   infer_cap.c     cost against the spread model, merging twins, the cap and its budget
  *   infer_cut.c     the branches the cap would drop, never made
- *   infer_window.c  the open lock window: visit list, visits, unlock and late updates
- *   infer_lazy.c    between windows: which tables an update has to ask
+ *   infer_window.c  the open lock window: visit list, visits, unlock and late updates,
+ *                   the updates no hypothesis needs to take
+ *   infer_lazy.c    between windows: which tables an update has to ask, the per-CPU
+ *                   adds they all take alike (pending)
  */
 #ifndef MCR_REPLAY_INFER_LOCAL_H
 #define MCR_REPLAY_INFER_LOCAL_H

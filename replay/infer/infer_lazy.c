@@ -200,6 +200,9 @@ bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cp
 				if ((x || y) && !inf_step_alike(in, si, av[x], cv[y], &so, d[i]))
 					return false;
 	}
+	/* room first: a key must not take its add unless every one does */
+	if (inf_grow(&in->dirty, &in->cap_dirty, in->nr_dirty + pa->reach, sizeof(*in->dirty)))
+		return false;
 	for (i = 0; i < pa->reach; i++) {
 		uint64_t key = inf_path_key(pa, 2 * i + 1, cpu);
 		int64_t xk = idmap_get(&in->owned, key, -1);
@@ -209,8 +212,6 @@ bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cp
 			continue;
 		c = &in->ka[xk];
 		if (!c->dirty) {
-			if (inf_grow(&in->dirty, &in->cap_dirty, in->nr_dirty + 1, sizeof(*in->dirty)))
-				return false;	/* nothing pending yet on this one: walk */
 			in->dirty[in->nr_dirty++] = (uint32_t)xk;
 			c->dirty = true;
 		}
