@@ -286,6 +286,18 @@ uint64_t sim_window_peek(const struct sim *s, size_t i)
 	return s->nodes[s->slots[s->win[s->win_pos + i]].node].id;
 }
 
+int sim_window_state(const struct sim *s, uint64_t id)
+{
+	size_t i;
+
+	if (!s->win_open)
+		return -ENOENT;
+	for (i = 0; i < s->win_len; i++)
+		if (s->nodes[s->slots[s->win[i]].node].id == id)
+			return i >= s->win_pos;
+	return -ENOENT;
+}
+
 /**
  * sim_flush() - a whole flush of subtree(@id) at one instant
  * @s: the simulator

@@ -231,6 +231,8 @@ int sim_window_end(struct sim *s, uint64_t ts);
 bool sim_window_open(const struct sim *s);
 size_t sim_window_remaining(const struct sim *s);
 uint64_t sim_window_peek(const struct sim *s, size_t i);
+/* @id on the open window's list: 1 still to visit, 0 visited, -ENOENT not on it (or no window). */
+int sim_window_state(const struct sim *s, uint64_t id);
 
 /*
  * A flush in progress, for the visible error's split (below): from the
