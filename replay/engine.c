@@ -296,6 +296,29 @@ static int engine_read(struct replay *r, const struct mcr_event *ev)
 	return ret < 0 ? ret : reads_settle(r, false);
 }
 
+/*
+ * For statcheck.c: how run 0 places update @ev of @c, made on the CPU of the
+ * kernel's open lock window, inside subtree(window): before its cgroup's
+ * visit (the flush takes it), after it, or its cgroup not on the list.
+ */
+static int engine_placed(struct replay *r, const struct mcr_event *ev, struct rcg *c)
+{
+	const struct rcg *a;
+	int st;
+
+	if (!r->win.kwin_open || r->win.kwin_cpu != ev->cpu || !r->win.pol[0].open ||
+	    !sim_window_open(r->sims[0]))
+		return 0;
+	for (a = c; a && a->id != r->win.kwin_id; a = a->parent)
+		;
+	if (!a)
+		return 0;
+	st = sim_window_state(r->sims[0], ev->id);
+	return r->p.placed(r->p.placed_ctx, replay_tag(ev),
+			   st > 0 ? REPLAY_PLACED_TAKEN : st == 0 ? REPLAY_PLACED_AFTER :
+			   REPLAY_PLACED_UNLISTED);
+}
+
 static int engine_update(struct replay *r, const struct mcr_event *ev)
 {
 	struct rcg *c = rcg_get(r, ev->ts, ev->id, true);
@@ -311,6 +334,11 @@ static int engine_update(struct replay *r, const struct mcr_event *ev)
 		return ret;
 	if (r->val)
 		val_update(r, ev, c);
+	if (r->p.placed) {
+		ret = engine_placed(r, ev, c);
+		if (ret < 0)
+			return ret;
+	}
 	for (p = 0; p < r->p.nr_runs; p++) {
 		ret = sim_update(r->sims[p], ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item,
 				 ev->val);

@@ -33,6 +33,13 @@ struct model_window {
 	uint64_t	t0, dur;	/* spread: the window's span */
 	size_t		n, done;	/* visits to place, placed so far */
 	bool		closing;	/* unlock seen, kept open for late updates */
+	/*
+	 * inferred: a pin of this window (struct replay_pin): no more than
+	 * @hold visits before its cut, @through of them at it
+	 */
+	bool		pinned, has_cut, cut_done;
+	size_t		hold, through;
+	uint64_t	cut_tag;
 };
 
 /* The kernel's lock window being opened (cgroup_rstat_locked on one CPU). */

@@ -30,11 +30,72 @@ static int inferred_prepare(struct replay *r, const struct sim_policy **infer_wi
 	return 0;
 }
 
+static bool inferred_under(struct replay *r, uint64_t id, uint64_t top)
+{
+	const struct rcg *c = rcg_find(r, id);
+	unsigned int depth;
+
+	for (depth = 0; c && depth < RCG_MAX_DEPTH; c = c->parent, depth++)
+		if (c->id == top)
+			return true;
+	return false;
+}
+
+/*
+ * A pin of the window opening at @lk on the kernel's window CPU: the visits
+ * from subtree(cgroup)'s first on wait for its cut, and there those up to
+ * the last of the cgroup's descendants are made (the cgroup's own, if it has
+ * none on the list).  The cgroup's own visit and those after it stay where
+ * the order puts them: what the cgroup prints of its descendants' updates
+ * depends on their visits only, and its own visit resets its stats_updates,
+ * which the kernel's recorded values settle.  The list is reverse BFS:
+ * other nodes may sit between, they wait too.
+ */
+static void inferred_pin(struct replay *r, unsigned int pol, struct model_window *w,
+			 const struct model_lock *lk)
+{
+	const struct replay_pin *pin = NULL;
+	size_t i, n, own = 0;
+	bool first = true;
+
+	for (i = 0; i < r->p.nr_pins; i++)
+		if (r->p.pins[i].lock_ts == lk->ts && r->p.pins[i].cpu == r->win.kwin_cpu) {
+			pin = &r->p.pins[i];
+			break;
+		}
+	if (!pin)
+		return;
+	n = sim_window_remaining(r->sims[pol]);
+	for (i = 0; i < n; i++) {
+		uint64_t id = sim_window_peek(r->sims[pol], i);
+
+		if (!inferred_under(r, id, pin->cgroup))
+			continue;
+		if (first)
+			w->hold = i;
+		first = false;
+		if (id == pin->cgroup) {
+			own = i + 1;
+			break;
+		}
+		w->through = i + 1;
+	}
+	if (first)
+		return;		/* nothing of the subtree on the list */
+	if (!w->through)
+		w->through = own;
+	w->pinned = true;
+	w->has_cut = pin->cut;
+	w->cut_tag = pin->cut_tag;
+}
+
 static int inferred_window_begin(struct replay *r, unsigned int pol, struct model_window *w,
 				 const struct model_lock *lk)
 {
 	if (!r->order)
 		return replay_model_spread.window_begin(r, pol, w, lk);
+	if (r->p.nr_pins)
+		inferred_pin(r, pol, w, lk);
 	return 1;
 }
 
@@ -62,16 +123,32 @@ static int inferred_visit(struct replay *r, unsigned int pol, struct model_windo
  */
 static int inferred_before_update(struct replay *r, const struct mcr_event *ev)
 {
+	uint64_t tag = replay_tag(ev);
 	unsigned int p;
-	size_t k;
+	size_t k = 0;
+	bool has;
 
-	if (!r->order || !replay_order_lookup(r->order, replay_tag(ev), &k))
+	if (!r->order)
 		return 0;
-	r->st.win.inferred_updates++;
+	has = replay_order_lookup(r->order, tag, &k);
+	if (!has && !r->p.nr_pins)
+		return 0;
+	r->st.win.inferred_updates += has;
 	for (p = 0; p < r->p.nr_runs; p++) {
 		struct model_window *w = window_placed(r, p);
+		size_t want = has ? k : 0;
 
-		while (w && w->done < k) {
+		/* a pin: the subtree's visits wait for the cut, and happen there */
+		if (w && w->pinned && !w->cut_done) {
+			if (w->has_cut && tag == w->cut_tag) {
+				w->cut_done = true;
+				if (want < w->through)
+					want = w->through;
+			} else if (want > w->hold) {
+				want = w->hold;
+			}
+		}
+		while (w && w->done < want) {
 			uint64_t id;
 			int ret = sim_window_visit_next(r->sims[p], ev->ts, &id);
 

@@ -173,6 +173,29 @@ struct replay_run {
 struct replay_run replay_run_own(const struct replay_trace *t, const struct sim_policy *pol);
 bool replay_run_is_own(const struct replay_run *run, const struct replay_trace *t);
 
+/*
+ * Inside the kernel's lock window of CPU @cpu locked at @lock_ts, the visits
+ * of subtree(@cgroup) (children first, consecutive in the window's list)
+ * happen just before the update named @cut_tag (replay_tag()), its first
+ * update of the subtree on @cpu made after them; @cut false: after every
+ * update of the window.  Until then no visit from the subtree's first on
+ * is made.
+ */
+struct replay_pin {
+	uint64_t	lock_ts;
+	int		cpu;
+	uint64_t	cgroup;
+	uint64_t	cut_tag;
+	bool		cut;
+};
+
+/* How run 0 placed an update made inside a lock window (replay_params.placed). */
+enum replay_placed {
+	REPLAY_PLACED_TAKEN,	/* before its cgroup's visit: the window's flush takes it */
+	REPLAY_PLACED_AFTER,	/* after that visit: the next flush of the CPU takes it */
+	REPLAY_PLACED_UNLISTED,	/* its cgroup not on the window's list: never this flush */
+};
+
 struct replay_params {
 	struct replay_run	runs[REPLAY_MAX_RUNS];
 	unsigned int		nr_runs;
@@ -200,6 +223,19 @@ struct replay_params {
 	 * infers it.
 	 */
 	const struct replay_order *order;
+	/*
+	 * For validate's comparison of the logged reads (statcheck.c), under a
+	 * model that keeps an order (inferred), both NULL otherwise.  pins:
+	 * where the visits of a read cgroup's subtree go inside given lock
+	 * windows, which the printed values settled (struct replay_pin).
+	 * placed: called for each update made on a kernel lock window's own
+	 * CPU while run 0's window of it is open, just before run 0 applies
+	 * it: how run 0 placed it (enum replay_placed).
+	 */
+	const struct replay_pin	*pins;
+	size_t			nr_pins;
+	int			(*placed)(void *ctx, uint64_t tag, int how);
+	void			*placed_ctx;
 	struct replay_sink	sink;		/* any callback may be NULL */
 	/*
 	 * Called every few thousand events of a pass: @pass is NULL for the
@@ -438,6 +474,7 @@ struct replay_statcheck_mismatch {
 	int64_t		diff;		/* printed - expected, traced units (rounded) */
 	uint64_t	window;		/* |v| summed inside the two reads' windows, traced units */
 	enum replay_statcheck_cause cause;
+	bool		placed;		/* its flush's visit placed by printed values */
 };
 /* One compared line: what stat_read_checks stores (db/results.h, struct db_stat_check). */
 struct replay_statcheck_row {
@@ -449,6 +486,8 @@ struct replay_statcheck_row {
 	int64_t		diff;		/* printed - shown, traced units, rounded */
 	int		verdict;	/* enum db_stat_verdict */
 	enum replay_statcheck_cause cause;
+	/* the visit of the read's deciding flush placed by printed values (a pin) */
+	bool		placed;
 };
 struct replay_statcheck {
 	const char	*model;		/* the flush model of the compared run */
@@ -470,6 +509,21 @@ struct replay_statcheck {
 	uint64_t	before_anchor;	/* matched reads not compared: before their cgroup's anchor */
 	uint64_t	lines_skipped;	/* lines of no traced item, local (v1) or valueless */
 	uint64_t	pairs, exact, within2, off, off_decision, off_in_window;
+	/*
+	 * The visit placement by printed values (inferred model, a recording):
+	 * a first pass's reads whose deciding flush left them off are grouped
+	 * by that flush; where one cut of each of its lock windows (the read
+	 * cgroup's subtree visited between two of the window's updates on its
+	 * CPU) brings every read of the group and every line within 2 units,
+	 * the windows are pinned there (struct replay_pin) and the comparison
+	 * is of a second pass.  placed_windows: windows pinned; placed_groups:
+	 * flushes whose windows were; placed_pairs: pairs of their reads;
+	 * unplaced_groups: flushes with an off pair that no cut explains (the
+	 * pairs keep their cause).
+	 */
+	uint64_t	placed_windows, placed_groups, placed_pairs, unplaced_groups;
+	/* windows whose cut made the run decide a later read's flush unlike the kernel */
+	uint64_t	rejected_windows;
 	struct replay_statcheck_line	*lines;
 	size_t				nr_lines;
 	struct replay_statcheck_mismatch *mism;	/* every off pair, in read order */

@@ -400,7 +400,7 @@ int workers_start(struct replay *r)
 	unsigned int i;
 	int ret;
 
-	if (r->wk || r->val || r->inf || r->p.nr_runs < 2 || workers_count(r) < 2)
+	if (r->wk || r->val || r->inf || r->p.placed || r->p.nr_runs < 2 || workers_count(r) < 2)
 		return 0;
 	w = calloc(1, sizeof(*w));
 	if (!w)
