@@ -352,6 +352,14 @@ static void statcheck_print_text(struct replay_pass *ps, const struct replay_sta
 	       ", no cause named %" PRIu64 "); flush model %s\n", sc->pairs, sc->exact,
 	       100 * rate(sc->exact, sc->pairs), sc->within2, sc->off, sc->off_decision,
 	       sc->off_in_window, sc->off - sc->off_decision - sc->off_in_window, sc->model);
+	if (sc->placed_windows || sc->unplaced_groups || sc->rejected_windows)
+		printf("visit placed by printed values: %" PRIu64 " windows of %" PRIu64 " flushes "
+		       "(one cut each, fitted once, held by all %" PRIu64 " pairs of the reads "
+		       "that printed what those flushes left); %" PRIu64 " flushes with an off "
+		       "pair that no cut explains, %" PRIu64 " windows whose cut the kernel's "
+		       "needs_flush ruled out (their pairs keep their cause)\n",
+		       sc->placed_windows, sc->placed_groups, sc->placed_pairs,
+		       sc->unplaced_groups, sc->rejected_windows);
 	if (sc->lines_skipped)
 		printf("lines not compared: %" PRIu64 " (no single traced item, the cgroup's own "
 		       "v1 lines, or no value)\n", sc->lines_skipped);
@@ -434,6 +442,11 @@ static void statcheck_print_json(const struct replay_statcheck *sc)
 	json_key_u64("off", sc->off);
 	json_key_u64("off_flush_decision_differs", sc->off_decision);
 	json_key_u64("off_inside_lock_window", sc->off_in_window);
+	json_key_u64("visit_placed_windows", sc->placed_windows);
+	json_key_u64("visit_placed_flushes", sc->placed_groups);
+	json_key_u64("visit_placed_pairs", sc->placed_pairs);
+	json_key_u64("visit_unplaced_flushes", sc->unplaced_groups);
+	json_key_u64("visit_rejected_windows", sc->rejected_windows);
 	json_key_u64("lines_not_compared", sc->lines_skipped);
 	json_key_u64("reads_before_anchor", sc->before_anchor);
 	if (sc->anchor_forced)

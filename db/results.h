@@ -329,6 +329,7 @@ struct db_stat_check {
 	int64_t			diff;		/* printed - shown, traced units, rounded */
 	enum db_stat_verdict	verdict;
 	enum db_stat_cause	cause;
+	bool			placed;		/* its flush's visit placed by printed values */
 };
 /*
  * The rows of @run_id compared under @flush_model, replacing any it had;

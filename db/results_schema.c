@@ -212,6 +212,10 @@ static const struct {
 "					-- of this read or of the anchor unlike the kernel), 'window'\n"
 "					-- (|diff| within the updates inside the flushes' lock windows);\n"
 "					-- NULL: none named, or not off\n"
+"	placed		INTEGER,		-- 1: the visit of the read's deciding flush inside its lock\n"
+"					-- window was placed by the printed values of the reads that\n"
+"					-- printed what that flush left (one cut per window, fitted\n"
+"					-- once for all of them); 0 not; NULL: a build before it\n"
 "	PRIMARY KEY (run_id, read, name)\n"
 ") WITHOUT ROWID" },
 	{ "INDEX", "reads_by_cgroup", "ON reads (run_id, cgroup_id, ts)" },
@@ -482,6 +486,12 @@ int db_schema_results_columns(struct db *db)
 	size_t i;
 	int err = 0;
 
+	/* stat_read_checks.placed: no view reads the table */
+	if (db_schema_has(db, "stat_read_checks") &&
+	    !db_schema_has_column(db, "stat_read_checks", "placed"))
+		err = db_exec(db, "ALTER TABLE stat_read_checks ADD COLUMN placed INTEGER");
+	if (err)
+		return err;
 	if (!db_schema_has(db, "item_summary") || !db_schema_has(db, "cgroup_summary") ||
 	    db_schema_has_column(db, "item_summary", "max_settled_error"))
 		return 0;

@@ -141,7 +141,8 @@ int db_stat_checks_put(struct db *db, int64_t run_id, const char *flush_model,
 		return err;
 	err = db_prepare(db, "INSERT INTO stat_read_checks (run_id, flush_model, read, cgroup_id,"
 			 " name, unit, per, request_ts, printed, shown, truth, printed_error, diff,"
-			 " verdict, cause) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st);
+			 " verdict, cause, placed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			 &st);
 	if (err)
 		return err;
 	for (i = 0; i < n && !err; i++) {
@@ -165,6 +166,7 @@ int db_stat_checks_put(struct db *db, int64_t run_id, const char *flush_model,
 			sqlite3_bind_text(st, 15, cause_names[r->cause], -1, SQLITE_STATIC);
 		else
 			sqlite3_bind_null(st, 15);
+		sqlite3_bind_int(st, 16, r->placed);
 		err = db_step_reset(st);
 		sqlite3_clear_bindings(st);
 	}

@@ -52,6 +52,26 @@ struct sc_last_flush {
 	int32_t		pid;
 	int32_t		tree_cpu;	/* -1: outside its lock windows */
 	bool		open;		/* its lock events may still come */
+	uint64_t	seq;		/* the flush's number (sc.flush_seq), 0 none yet */
+	size_t		win;		/* its open window in sc.win, SIZE_MAX none */
+};
+
+/* An update of a read cgroup's subtree made on the CPU of its last flush's open window. */
+struct sc_upd {
+	uint64_t	tag;		/* replay_tag() */
+	int		cls;		/* 1 state, 3 events */
+	int		item;
+	int64_t		val;
+};
+
+/* A lock window of the last flush of read cgroup @cg: the updates made inside it on its CPU. */
+struct sc_win {
+	uint64_t	lock_ts;
+	int		cpu;
+	unsigned int	cg;
+	uint64_t	flush;		/* sc_last_flush.seq */
+	struct sc_upd	*u;
+	size_t		nu, cap_u;
 };
 
 struct sc_val {
@@ -61,6 +81,8 @@ struct sc_val {
 	int64_t		truth;		/* target's cum at the request */
 	uint64_t	abs_req, abs_end;	/* target's abs at the request, at ts_after */
 	uint64_t	last_win;	/* target's last_win at the request */
+	int64_t		diff;		/* sc_compare(): printed - expected, traced units */
+	bool		cmp;		/* compared (not an anchor's) */
 };
 
 struct sc_read {
@@ -72,6 +94,8 @@ struct sc_read {
 	bool		matched, snap_req, snap_end;
 	bool		decision_differs;	/* the run's flush decision is not the kernel's */
 	bool		kernel_flushed;		/* the kernel flushed at this read, as traced */
+	bool		placed;			/* its flush's visit placed by printed values */
+	uint64_t	flush;			/* what it printed: that flush's (sc_last_flush.seq) */
 	struct sc_val	*v;
 	size_t		nr_v, cap_v;
 };
@@ -91,8 +115,27 @@ struct sc {
 	struct idmap		mask;		/* cgroup id -> subtree mask of read cgroups */
 	struct sc_last_flush	lf[SC_MAX_CGROUPS];
 	bool			last_flush;	/* track lf: a recording */
+	uint64_t		flush_seq;
+	/* the windows of the last flushes, kept for the placement by printed values */
+	bool			windows;
+	struct sc_win		*win;
+	size_t			nr_win, cap_win;
+	size_t			anchor[SC_MAX_CGROUPS];	/* index in rd, SIZE_MAX none */
+	const struct idmap	*placed;	/* tag -> enum replay_placed, of the run compared */
+	const struct replay_pin	*pins;		/* the run's pins: its reads to mark */
+	size_t			nr_pins;
 	int			err;
 };
+
+static int sc_cg_find(const struct sc *sc, uint64_t cgroup)
+{
+	unsigned int i;
+
+	for (i = 0; i < sc->nr_cgs; i++)
+		if (sc->cgs[i] == cgroup)
+			return (int)i;
+	return -1;
+}
 
 static int sc_cg_bit(struct sc *sc, uint64_t cgroup)
 {
@@ -237,10 +280,14 @@ static void sc_snap(struct sc *sc, struct sc_read *rd, bool end)
 			rd->v[j].last_win = t->last_win;
 		}
 	}
-	if (end)
+	if (end) {
 		rd->snap_end = true;
-	else
+	} else {
+		int bit = sc_cg_find(sc, rd->cgroup);
+
 		rd->snap_req = true;
+		rd->flush = bit < 0 ? 0 : sc->lf[bit].seq;
+	}
 }
 
 static struct sc *sc_sorting;
@@ -290,7 +337,8 @@ static void sc_last_flush_event(struct sc *sc, const struct mcr_event *ev)
 		if (ev->kind == MCR_EV_FLUSH) {
 			if ((ev->flags & 3) && sc_under(sc, i, ev->id)) {
 				*lf = (struct sc_last_flush){ .pid = ev->pid, .tree_cpu = -1,
-							      .open = true };
+							      .open = true, .seq = ++sc->flush_seq,
+							      .win = SIZE_MAX };
 				for (j = 0; j < sc->nr_tg; j++)
 					if (sc->tg[j].cg == i)
 						sc->tg[j].last_win = 0;
@@ -298,13 +346,37 @@ static void sc_last_flush_event(struct sc *sc, const struct mcr_event *ev)
 				/* its task asks another flush: the last one is over */
 				lf->open = false;
 				lf->tree_cpu = -1;
+				lf->win = SIZE_MAX;
 			}
 			continue;
 		}
 		if (!lf->open || ev->pid != lf->pid)
 			continue;
 		lf->tree_cpu = ev->kind == MCR_EV_LOCKED ? ev->item : -1;
+		lf->win = SIZE_MAX;
+		if (!sc->windows || lf->tree_cpu < 0)
+			continue;
+		if (mcr_grow((void **)&sc->win, &sc->cap_win, sc->nr_win + 1, sizeof(*sc->win))) {
+			sc->err = -ENOMEM;
+			continue;
+		}
+		sc->win[sc->nr_win] = (struct sc_win){ .lock_ts = ev->ts, .cpu = ev->item, .cg = i,
+						       .flush = lf->seq };
+		lf->win = sc->nr_win++;
 	}
+}
+
+/* Update @ev of read cgroup @cg's subtree, made on its last flush's open window's CPU. */
+static void sc_win_add(struct sc *sc, unsigned int cg, const struct mcr_event *ev, int cls)
+{
+	struct sc_win *w = &sc->win[sc->lf[cg].win];
+
+	if (mcr_grow((void **)&w->u, &w->cap_u, w->nu + 1, sizeof(*w->u))) {
+		sc->err = -ENOMEM;
+		return;
+	}
+	w->u[w->nu++] = (struct sc_upd){ .tag = replay_tag(ev), .cls = cls, .item = ev->item,
+					 .val = ev->val };
 }
 
 /* One pass over the events: the truth at each request, the |v| up to each read's end. */
@@ -345,6 +417,8 @@ static int sc_events(struct sc *sc)
 			 * first event past it; the |v| of a read's end: at the first
 			 * event past ts_after.
 			 */
+			size_t cr0 = cr;
+
 			while (cr < nm) {
 				struct sc_read *rd = &sc->rd[by_req[cr]];
 
@@ -360,9 +434,18 @@ static int sc_events(struct sc *sc)
 					       ev->kind == MCR_EV_LOCKED ||
 					       ev->kind == MCR_EV_UNLOCK))
 				sc_last_flush_event(sc, ev);
+			/* a read the kernel flushed printed what its own flush left */
+			for (i = cr0; sc->last_flush && i < cr; i++) {
+				struct sc_read *rd = &sc->rd[by_req[i]];
+				int bit = sc_cg_find(sc, rd->cgroup);
+
+				if (rd->kernel_flushed && bit >= 0 && ev->kind == MCR_EV_FLUSH &&
+				    ev->id == rd->cgroup && rd->req_ts == ev->ts)
+					rd->flush = sc->lf[bit].seq;
+			}
 			if (mcr_event_is_update(ev)) {
 				int cls = ev->kind == MCR_EV_EVENTS ? 3 : 1;
-				uint64_t mask = 0;
+				uint64_t mask = 0, rec = 0;
 				bool masked = false;
 
 				if (ev->item >= 0 && ev->item < SC_ITEMS &&
@@ -384,8 +467,13 @@ static int sc_events(struct sc *sc)
 
 					t->cum += ev->val;
 					t->abs += a;
-					if (sc->lf[t->cg].tree_cpu == ev->cpu)
-						t->last_win += a;
+					if (sc->lf[t->cg].tree_cpu != ev->cpu)
+						continue;
+					t->last_win += a;
+					if (sc->lf[t->cg].win != SIZE_MAX && !(rec >> t->cg & 1)) {
+						rec |= 1ull << t->cg;
+						sc_win_add(sc, t->cg, ev, cls);
+					}
 				}
 			}
 		}
@@ -430,7 +518,7 @@ static int sc_row_add(struct sc *sc, size_t *cap, const struct sc_read *rd, size
 	o->rows[o->nr_rows++] = (struct replay_statcheck_row){
 		.read = rd->read, .cgroup = rd->cgroup, .req_ts = rd->req_ts, .line = line,
 		.printed = printed, .shown = shown, .truth = truth, .diff = diff,
-		.verdict = verdict, .cause = cause,
+		.verdict = verdict, .cause = cause, .placed = rd->placed,
 	};
 	return 0;
 }
@@ -443,7 +531,7 @@ static int sc_compare(struct sc *sc)
 	size_t i, j, cap = 0, cap_rows = 0;
 
 	for (i = 0; i < sc->nr_rd; i++) {
-		const struct sc_read *rd = &sc->rd[i];
+		struct sc_read *rd = &sc->rd[i];
 		int bit;
 
 		if (!rd->matched || (bit = sc_cg_bit(sc, rd->cgroup)) < 0)
@@ -455,6 +543,7 @@ static int sc_compare(struct sc *sc)
 		}
 		if (!anchor[bit]) {
 			anchor[bit] = rd;
+			sc->anchor[bit] = i;
 			o->anchors++;
 			/* its truth: what it printed less the simulated error */
 			for (j = 0; j < rd->nr_v; j++) {
@@ -469,7 +558,8 @@ static int sc_compare(struct sc *sc)
 			continue;
 		}
 		for (j = 0; j < rd->nr_v; j++) {
-			const struct sc_val *v = &rd->v[j], *a = sc_val_of(anchor[bit], v->target);
+			struct sc_val *v = &rd->v[j];
+			const struct sc_val *a = sc_val_of(anchor[bit], v->target);
 			const struct sc_target *t = &sc->tg[v->target];
 			struct replay_statcheck_line *ln = &o->lines[t->line];
 			enum replay_statcheck_cause cause;
@@ -482,6 +572,9 @@ static int sc_compare(struct sc *sc)
 			de = v->truth - a->truth + v->err - a->err;
 			diff = div_round(dp - de * t->per, t->per);
 			ad = diff < 0 ? -(uint64_t)diff : (uint64_t)diff;
+			v->diff = diff;
+			v->cmp = true;
+			o->placed_pairs += rd->placed;
 			/* the anchor's truth plus the traced updates between the requests */
 			truth = a->printed - a->err * t->per + (v->truth - a->truth) * t->per;
 			o->pairs++;
@@ -525,11 +618,318 @@ static int sc_compare(struct sc *sc)
 			o->mism[o->nr_mism++] = (struct replay_statcheck_mismatch){
 				.read = rd->read, .cgroup = rd->cgroup, .ts = rd->req_ts,
 				.line = t->line, .printed_delta = dp, .expected_delta = de,
-				.diff = diff, .window = win, .cause = cause,
+				.diff = diff, .window = win, .cause = cause, .placed = rd->placed,
 			};
 		}
 	}
 	return 0;
+}
+
+/*
+ * The visit placement by printed values.  A read cgroup P's stale reads that
+ * printed what one flush F left (until P is flushed again) show where, inside
+ * each lock window of F, the flusher visited P's subtree: the subtree's
+ * updates made on the window's CPU before the visit are in what P printed,
+ * those after are not.  One cut of each window must explain every such read
+ * and every line at once (largest |printed - shown| at most 2 units), else
+ * none is taken and the pairs keep their cause; the first pass's placement of
+ * each update (replay_params.placed) gives what a cut changes.  F's own read
+ * is left out: its difference also holds the updates between its request and
+ * its flush's windows.  With several windows and few lines the cut is not
+ * unique: the cuts that move the fewest updates from the inferred order win.
+ * The anchor's own flush is never placed (its reads are compared with it).
+ */
+#define SC_FIT_WINDOWS	64	/* windows of one flush: one per CPU */
+#define SC_FIT_ROUNDS	16	/* passes over a flush's windows, each cut in turn */
+
+struct sc_fit {
+	struct replay_pin	*pins;
+	uint64_t		*flush;		/* [i]: the flush pins[i]'s group printed */
+	size_t			nr, cap, cap_flush;
+	uint64_t		groups, unplaced, rejected;
+	/*
+	 * Per read (sc.rd order, the same in every pass): the first pass's run
+	 * decided its flush unlike the kernel (dd1); a pass with pins did (bad).
+	 */
+	bool			*dd1;
+	bool			*bad;
+	size_t			nr_rd;
+};
+
+/* One window of a group: per cut x (0..nu) and target j, what it takes more than the pass. */
+struct sc_fit_win {
+	const struct sc_win	*w;
+	int64_t			*delta;		/* [(nu + 1) * nt] */
+	uint64_t		*moved;		/* [nu + 1]: updates placed otherwise than the pass */
+};
+
+/*
+ * What cuts @x leave: over targets, the largest |printed - shown| of the
+ * group's reads and the sum of each target's two extremes, and how many
+ * updates they place otherwise than the pass.  Taking more makes the run
+ * show more: printed - shown falls by as much.
+ */
+static void sc_fit_score(const struct sc_fit_win *fw, size_t m, const size_t *x, size_t nt,
+			 const int64_t *mind, const int64_t *maxd, uint64_t *mx, uint64_t *sum,
+			 uint64_t *moved)
+{
+	size_t j, c;
+
+	*mx = *sum = *moved = 0;
+	for (j = 0; j < nt; j++) {
+		int64_t dl = 0;
+		uint64_t a, b;
+
+		for (c = 0; c < m; c++)
+			dl += fw[c].delta[x[c] * nt + j];
+		a = (uint64_t)(maxd[j] - dl < 0 ? dl - maxd[j] : maxd[j] - dl);
+		b = (uint64_t)(mind[j] - dl < 0 ? dl - mind[j] : mind[j] - dl);
+		*mx = a > *mx ? a : *mx;
+		*mx = b > *mx ? b : *mx;
+		*sum += a + b;
+	}
+	for (c = 0; c < m; c++)
+		*moved += fw[c].moved[x[c]];
+}
+
+/*
+ * The reads @reads[0..@nr-1] of read cgroup @cg, all printing what flush
+ * @flush left: 1 if one cut of each of its windows explains them (pins
+ * added to @f), 0 if nothing needs one, -ENOENT if none does.
+ */
+static int sc_fit_group(struct sc *sc, unsigned int cg, uint64_t flush, const size_t *reads,
+			size_t nr, struct sc_fit *f)
+{
+	size_t tj[64], nt = 0, i, j, k, m = 0, c, round;
+	int64_t mind[64], maxd[64];
+	struct sc_fit_win fw[SC_FIT_WINDOWS];
+	size_t x[SC_FIT_WINDOWS], best[SC_FIT_WINDOWS];
+	uint64_t best_max = UINT64_MAX, best_sum = UINT64_MAX, best_moved = UINT64_MAX;
+	bool off = false, changed;
+	int ret = -ENOENT;
+
+	for (i = 0; i < sc->nr_tg && nt < 64; i++)
+		if (sc->tg[i].cg == cg)
+			tj[nt++] = i;
+	for (j = 0; j < nt; j++) {
+		mind[j] = INT64_MAX;
+		maxd[j] = INT64_MIN;
+		for (k = 0; k < nr; k++) {
+			const struct sc_val *v = sc_val_of(&sc->rd[reads[k]], tj[j]);
+
+			if (!v || !v->cmp)
+				continue;
+			mind[j] = v->diff < mind[j] ? v->diff : mind[j];
+			maxd[j] = v->diff > maxd[j] ? v->diff : maxd[j];
+			off |= v->diff > 2 || v->diff < -2;
+		}
+		if (mind[j] > maxd[j])
+			mind[j] = maxd[j] = 0;	/* no read of it: no constraint */
+	}
+	if (!off)
+		return 0;
+	for (i = 0; i < sc->nr_win; i++) {
+		const struct sc_win *w = &sc->win[i];
+
+		if (w->cg != cg || w->flush != flush || !w->nu)
+			continue;
+		if (m == SC_FIT_WINDOWS)
+			goto out;
+		fw[m] = (struct sc_fit_win){ .w = w };
+		fw[m].delta = calloc((w->nu + 1) * nt + 1, sizeof(*fw[m].delta));
+		fw[m].moved = calloc(w->nu + 1, sizeof(*fw[m].moved));
+		m++;
+		if (!fw[m - 1].delta || !fw[m - 1].moved) {
+			ret = -ENOMEM;
+			goto out;
+		}
+	}
+	if (!m)
+		goto out;
+	for (c = 0; c < m; c++) {
+		const struct sc_win *w = fw[c].w;
+
+		for (i = 0; i < w->nu; i++) {
+			int64_t how = idmap_get(sc->placed, w->u[i].tag, -1);
+
+			if (how < 0)
+				goto out;	/* the pass had no window there */
+			for (k = 0; k <= w->nu; k++) {
+				int d = (how != REPLAY_PLACED_UNLISTED && i < k) -
+					(how == REPLAY_PLACED_TAKEN);
+
+				fw[c].moved[k] += d != 0;
+				for (j = 0; d && j < nt; j++)
+					if (sc->tg[tj[j]].cls == w->u[i].cls &&
+					    sc->tg[tj[j]].item == w->u[i].item)
+						fw[c].delta[k * nt + j] += d * w->u[i].val;
+			}
+		}
+	}
+	/*
+	 * The cuts that leave the least (largest residual, then their sum), then
+	 * move the fewest updates: from the pass's own placement (each window's
+	 * cut that moves the fewest), one window at a time, the others held,
+	 * until no window's cut changes.
+	 */
+	for (c = 0; c < m; c++) {
+		x[c] = 0;
+		for (k = 1; k <= fw[c].w->nu; k++)
+			if (fw[c].moved[k] < fw[c].moved[x[c]])
+				x[c] = k;
+	}
+	sc_fit_score(fw, m, x, nt, mind, maxd, &best_max, &best_sum, &best_moved);
+	memcpy(best, x, sizeof(x));
+	for (round = 0, changed = true; changed && round < SC_FIT_ROUNDS; round++) {
+		changed = false;
+		for (c = 0; c < m; c++) {
+			memcpy(x, best, sizeof(x));
+			for (k = 0; k <= fw[c].w->nu; k++) {
+				uint64_t mx, sum, moved;
+
+				x[c] = k;
+				sc_fit_score(fw, m, x, nt, mind, maxd, &mx, &sum, &moved);
+				if (mx < best_max || (mx == best_max && (sum < best_sum ||
+				    (sum == best_sum && moved < best_moved)))) {
+					best_max = mx;
+					best_sum = sum;
+					best_moved = moved;
+					best[c] = k;
+					changed = true;
+				}
+			}
+		}
+	}
+	if (best_max > 2 || !best_moved)
+		goto out;
+	if (mcr_grow((void **)&f->pins, &f->cap, f->nr + m, sizeof(*f->pins)) ||
+	    mcr_grow((void **)&f->flush, &f->cap_flush, f->nr + m, sizeof(*f->flush))) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (c = 0; c < m; c++) {
+		const struct sc_win *w = fw[c].w;
+
+		f->flush[f->nr] = flush;
+		f->pins[f->nr++] = (struct replay_pin){
+			.lock_ts = w->lock_ts, .cpu = w->cpu, .cgroup = sc->cgs[cg],
+			.cut = best[c] < w->nu, .cut_tag = best[c] < w->nu ? w->u[best[c]].tag : 0,
+		};
+	}
+	ret = 1;
+out:
+	for (c = 0; c < m; c++) {
+		free(fw[c].delta);
+		free(fw[c].moved);
+	}
+	return ret;
+}
+
+/*
+ * After the first pass's comparison: the groups of reads by the flush they
+ * printed (the anchor's own left out: its reads are compared with it), each
+ * fitted.  A read the run decided unlike the kernel printed another flush's
+ * result than the run's: not in any group.
+ */
+static int sc_fit(struct sc *sc, struct sc_fit *f)
+{
+	size_t *g = malloc((sc->nr_rd + 1) * sizeof(*g)), i, n;
+	unsigned int cg;
+	int ret = 0;
+
+	if (!g)
+		return -ENOMEM;
+	for (cg = 0; cg < sc->nr_cgs && !ret; cg++) {
+		uint64_t fl = 0, af;
+
+		if (sc->anchor[cg] == SIZE_MAX)
+			continue;
+		af = sc->rd[sc->anchor[cg]].flush;
+		n = 0;
+		for (i = 0; i <= sc->nr_rd && !ret; i++) {
+			const struct sc_read *rd = i < sc->nr_rd ? &sc->rd[i] : NULL;
+			bool in = rd && rd->matched && rd->snap_req && i > sc->anchor[cg] &&
+				  rd->cgroup == sc->cgs[cg] && !rd->decision_differs && rd->flush &&
+				  rd->flush != af && !rd->kernel_flushed;
+
+			if (rd && rd->cgroup != sc->cgs[cg])
+				continue;
+			if (n && (!in || rd->flush != fl)) {
+				ret = sc_fit_group(sc, cg, fl, g, n, f);
+				f->groups += ret == 1;
+				f->unplaced += ret == -ENOENT;
+				if (ret == -ENOENT || ret == 1)
+					ret = 0;
+				n = 0;
+			}
+			if (in) {
+				fl = rd->flush;
+				g[n++] = i;
+			}
+		}
+	}
+	free(g);
+	return ret;
+}
+
+/*
+ * The run's flush decisions per read: the first pass's, or which reads a
+ * pass with pins decided unlike the kernel where the first pass did not (a
+ * cut that moves the updates' stats_updates past the kernel's own).
+ */
+static int sc_fit_decisions(struct sc *sc, struct sc_fit *f, bool first)
+{
+	bool **to = first ? &f->dd1 : &f->bad;
+	size_t i;
+
+	free(*to);
+	*to = calloc(sc->nr_rd + 1, sizeof(**to));
+	if (!*to)
+		return -ENOMEM;
+	if (first)
+		f->nr_rd = sc->nr_rd;
+	for (i = 0; i < sc->nr_rd && i < f->nr_rd; i++) {
+		const struct sc_read *rd = &sc->rd[i];
+
+		(*to)[i] = first ? rd->decision_differs :
+			   rd->matched && rd->decision_differs && !f->dd1[i];
+		/* the pins of the last flush before it that has some go */
+		if (!first && (*to)[i]) {
+			uint64_t last = 0;
+			size_t p;
+
+			for (p = 0; p < f->nr; p++)
+				if (f->pins[p].cgroup == rd->cgroup && f->flush[p] <= rd->flush &&
+				    f->flush[p] > last)
+					last = f->flush[p];
+			for (p = 0; p < f->nr; p++)
+				if (f->pins[p].cgroup == rd->cgroup && f->flush[p] == last)
+					f->pins[p].lock_ts = 0;	/* rejected */
+		}
+	}
+	return 0;
+}
+
+/* Second pass: the reads that printed what a pinned window's flush left. */
+static void sc_mark_placed(struct sc *sc)
+{
+	size_t i, k, p;
+
+	for (i = 0; i < sc->nr_win; i++) {
+		const struct sc_win *w = &sc->win[i];
+
+		for (p = 0; p < sc->nr_pins; p++)
+			if (sc->pins[p].lock_ts == w->lock_ts && sc->pins[p].cpu == w->cpu &&
+			    sc->pins[p].cgroup == sc->cgs[w->cg])
+				break;
+		if (p == sc->nr_pins)
+			continue;
+		for (k = 0; k < sc->nr_rd; k++)
+			if (sc->rd[k].cgroup == sc->cgs[w->cg] && sc->rd[k].flush == w->flush &&
+			    sc->rd[k].matched && !sc->rd[k].decision_differs &&
+			    !sc->rd[k].kernel_flushed)
+				sc->rd[k].placed = true;
+	}
 }
 
 void replay_statcheck_free(struct replay_statcheck *o)
@@ -540,10 +940,17 @@ void replay_statcheck_free(struct replay_statcheck *o)
 	memset(o, 0, sizeof(*o));
 }
 
-int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id,
-		     struct replay_statcheck *out)
+/*
+ * The comparison of run @run_id; with @placed (the run's placement of the
+ * updates inside windows), also the pins the printed values settle, into
+ * @f; with @pins (the run's), the reads they placed marked.
+ */
+static int sc_check(struct db *db, const struct replay_trace *t, int64_t run_id,
+		    struct replay_statcheck *out, const struct idmap *placed,
+		    const struct replay_pin *pins, size_t nr_pins, struct sc_fit *f)
 {
-	struct sc sc = { .db = db, .out = out, .t = t };
+	struct sc sc = { .db = db, .out = out, .t = t, .placed = placed, .pins = pins,
+			 .nr_pins = nr_pins };
 	int64_t v;
 	size_t i;
 	int ret;
@@ -591,12 +998,25 @@ int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id
 	}
 	/* a synthetic trace's visits are where its flush model puts them: no unknown order */
 	sc.last_flush = !out->synthetic;
-	for (i = 0; i < SC_MAX_CGROUPS; i++)
+	sc.windows = sc.last_flush && (placed || nr_pins);
+	for (i = 0; i < SC_MAX_CGROUPS; i++) {
 		sc.lf[i].tree_cpu = -1;
+		sc.lf[i].win = SIZE_MAX;
+		sc.anchor[i] = SIZE_MAX;
+	}
 	if (!ret)
 		ret = sc_events(&sc);
+	if (!ret && nr_pins)
+		sc_mark_placed(&sc);
 	if (!ret)
 		ret = sc_compare(&sc);
+	if (!ret && placed && sc.windows)
+		ret = sc_fit(&sc, f);
+	if (!ret && f && sc.windows)
+		ret = sc_fit_decisions(&sc, f, !nr_pins);
+	for (i = 0; i < sc.nr_win; i++)
+		free(sc.win[i].u);
+	free(sc.win);
 	for (i = 0; i < sc.nr_rd; i++)
 		free(sc.rd[i].v);
 	free(sc.rd);
@@ -606,6 +1026,12 @@ int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id
 	if (ret < 0)
 		replay_statcheck_free(out);
 	return ret;
+}
+
+int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id,
+		     struct replay_statcheck *out)
+{
+	return sc_check(db, t, run_id, out, NULL, NULL, 0, NULL);
 }
 
 int replay_statcheck_store(struct db *db, int64_t run_id, const struct replay_statcheck *sc)
@@ -631,6 +1057,7 @@ int replay_statcheck_store(struct db *db, int64_t run_id, const struct replay_st
 			.request_ts = r->req_ts, .printed = r->printed, .shown = r->shown,
 			.truth = r->truth, .diff = r->diff,
 			.verdict = (enum db_stat_verdict)r->verdict, .cause = causes[r->cause],
+			.placed = r->placed,
 		};
 	}
 	err = db_stat_checks_put(db, run_id, sc->model ? sc->model : "", rows, sc->nr_rows);
@@ -638,20 +1065,35 @@ int replay_statcheck_store(struct db *db, int64_t run_id, const struct replay_st
 	return err;
 }
 
-/* A pass of @p's runs[0] with model @m, its reads compared, and nothing kept. */
-static int sc_scratch_pass(struct db *db, const struct replay_trace *t, const char *file,
-			   const struct replay_params *base, const struct replay_model *m,
-			   struct replay_statcheck *out)
+static int sc_placed_add(void *ctx, uint64_t tag, int how)
+{
+	return idmap_put(ctx, tag, how) < 0 ? -ENOMEM : 0;
+}
+
+/*
+ * A pass of @p's runs[0] with model @m (and @order, @pins if given), its
+ * reads compared, and nothing kept; with @placed, the run's placement of
+ * the updates inside windows recorded there and the pins fitted into @f.
+ * *@rp: the pass's replay (its order), for the caller to destroy.
+ */
+static int sc_pass(struct db *db, const struct replay_trace *t, const char *file,
+		   const struct replay_params *base, const struct replay_model *m,
+		   const struct replay_order *order, const struct sc_fit *pins,
+		   struct idmap *placed, struct sc_fit *f, struct replay_statcheck *out,
+		   struct replay **rp)
 {
 	struct replay_params p = {
 		.runs = { base->runs[0] }, .nr_runs = 1, .model = m,
-		.max_hypotheses = base->max_hypotheses, .threads = 1,
+		.max_hypotheses = base->max_hypotheses, .threads = 1, .order = order,
+		.pins = pins ? pins->pins : NULL, .nr_pins = pins ? pins->nr : 0,
+		.placed = placed ? sc_placed_add : NULL, .placed_ctx = placed,
 	};
 	struct replay_source src = { 0 };
 	struct replay_store *st = NULL;
 	struct replay *r = NULL;
 	int ret, rret;
 
+	*rp = NULL;
 	ret = db_begin(db);
 	if (ret < 0)
 		return ret;
@@ -668,14 +1110,87 @@ static int sc_scratch_pass(struct db *db, const struct replay_trace *t, const ch
 	if (!ret)
 		ret = replay_store_finish(st, r, 0);
 	if (!ret)
-		ret = replay_statcheck(db, t, replay_store_run_id(st, 0), out);
+		ret = sc_check(db, t, replay_store_run_id(st, 0), out, placed, p.pins, p.nr_pins, f);
 	replay_store_close(st);
-	replay_destroy(r);
+	*rp = r;
 	rret = db_rollback(db);
 	if (!ret && rret < 0) {
 		replay_statcheck_free(out);
 		ret = rret;
 	}
+	return ret;
+}
+
+/*
+ * The comparison with model @m from passes not stored.  With an inferred
+ * order on a recording, the printed values may settle where some windows'
+ * visits were (sc_fit()): a second pass, pinned there, is the one compared.
+ */
+static int sc_scratch_pass(struct db *db, const struct replay_trace *t, const char *file,
+			   const struct replay_params *base, const struct replay_model *m,
+			   struct replay_statcheck *out)
+{
+	bool fit = m->prepare && !replay_trace_is_synth(t);
+	struct replay *r1 = NULL, *r2 = NULL;
+	struct replay_statcheck o2;
+	struct idmap placed = { 0 };
+	struct sc_fit f = { 0 };
+	bool used = false;
+	size_t i, n;
+	int ret, round;
+
+	ret = sc_pass(db, t, file, base, m, NULL, NULL, fit ? &placed : NULL, &f, out, &r1);
+	/*
+	 * A pass pinned there; a pinned flush after which the run decides a
+	 * read's flush unlike the kernel, where the first pass did not, loses
+	 * its pins (the kernel's needs_flush rules that cut out), and a pass
+	 * without them follows.  Twice at most; else the first pass stands.
+	 */
+	for (round = 0; !ret && f.nr && r1->order && round < 3; round++) {
+		bool bad = false;
+
+		ret = sc_pass(db, t, file, base, m, r1->order, &f, NULL, &f, &o2, &r2);
+		replay_destroy(r2);
+		r2 = NULL;
+		if (ret)
+			break;
+		for (i = 0; i < f.nr_rd; i++)
+			bad |= f.bad[i];
+		if (!bad) {
+			replay_statcheck_free(out);
+			*out = o2;
+			used = true;
+			break;
+		}
+		replay_statcheck_free(&o2);
+		for (i = n = 0; i < f.nr; i++) {
+			if (!f.pins[i].lock_ts) {
+				f.rejected++;
+				continue;
+			}
+			f.flush[n] = f.flush[i];
+			f.pins[n++] = f.pins[i];
+		}
+		f.nr = round < 2 ? n : 0;
+	}
+	if (!used) {
+		f.rejected += f.nr;
+		f.nr = 0;
+	}
+	if (!ret) {
+		out->placed_windows = f.nr;
+		for (i = 0; i < f.nr; i++)
+			out->placed_groups += !i || f.flush[i] != f.flush[i - 1] ||
+					      f.pins[i].cgroup != f.pins[i - 1].cgroup;
+		out->unplaced_groups = f.unplaced;
+		out->rejected_windows = f.rejected;
+	}
+	replay_destroy(r1);
+	idmap_free(&placed);
+	free(f.pins);
+	free(f.flush);
+	free(f.dd1);
+	free(f.bad);
 	return ret;
 }
 

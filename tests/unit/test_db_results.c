@@ -442,14 +442,14 @@ TEST(test_stat_checks)
 {
 	const char *path = tmp_path("statchecks.db");
 	const struct db_stat_check rows[] = {
-		{ 0, 7, "total_rss", "bytes", 4096, 100, 40960, 40960, 8192, 0, DB_STAT_ANCHOR, 0 },
-		{ 0, 7, "total_pgfault", "count", 1, 100, 50, 50, 50, 0, DB_STAT_ANCHOR, 0 },
-		{ 1, 7, "total_rss", "bytes", 4096, 200, 40960, 40960, 409600, 0, DB_STAT_EXACT, 0 },
-		{ 1, 7, "total_pgfault", "count", 1, 200, 90, 92, 150, -2, DB_STAT_WITHIN2, 0 },
+		{ 0, 7, "total_rss", "bytes", 4096, 100, 40960, 40960, 8192, 0, DB_STAT_ANCHOR, 0, false },
+		{ 0, 7, "total_pgfault", "count", 1, 100, 50, 50, 50, 0, DB_STAT_ANCHOR, 0, false },
+		{ 1, 7, "total_rss", "bytes", 4096, 200, 40960, 40960, 409600, 0, DB_STAT_EXACT, 0, false },
+		{ 1, 7, "total_pgfault", "count", 1, 200, 90, 92, 150, -2, DB_STAT_WITHIN2, 0, false },
 		{ 2, 7, "total_rss", "bytes", 4096, 300, 450560, 40960, 450560, 100,
-		  DB_STAT_OFF, DB_STAT_CAUSE_NONE },
+		  DB_STAT_OFF, DB_STAT_CAUSE_NONE, false },
 		{ 2, 7, "total_pgfault", "count", 1, 300, 200, 190, 300, 10, DB_STAT_OFF,
-		  DB_STAT_CAUSE_WINDOW },
+		  DB_STAT_CAUSE_WINDOW, true },
 	};
 	struct db_stat_check bad = rows[2];
 	struct db_stat_check_summary sum;
