@@ -74,6 +74,12 @@ struct sc_win {
 	size_t		nu, cap_u;
 };
 
+/* A read the kernel flushed, until its flush (by task @pid) ends. */
+struct sc_end {
+	size_t		rd;
+	int32_t		pid;
+};
+
 struct sc_val {
 	size_t		target;
 	int64_t		printed;
@@ -121,6 +127,8 @@ struct sc {
 	struct sc_win		*win;
 	size_t			nr_win, cap_win;
 	size_t			anchor[SC_MAX_CGROUPS];	/* index in rd, SIZE_MAX none */
+	struct sc_end		*wait;		/* flushed reads until their flush's end */
+	size_t			nr_wait, cap_wait;
 	const struct idmap	*placed;	/* tag -> enum replay_placed, of the run compared */
 	const struct replay_pin	*pins;		/* the run's pins: its reads to mark */
 	size_t			nr_pins;
@@ -290,6 +298,43 @@ static void sc_snap(struct sc *sc, struct sc_read *rd, bool end)
 	}
 }
 
+/*
+ * On a recording, a read the kernel flushed is fixed, in the simulation as in
+ * the kernel, once its flush's windows are over: its truth is taken there
+ * (the unlock of its flush's last CPU), where its simulated error is, not at
+ * its request; updates the subtree made meanwhile are in both.  A flush
+ * whose end the trace lacks keeps the request's.
+ */
+static void sc_end_wait(struct sc *sc, size_t rd, int32_t pid)
+{
+	if (mcr_grow((void **)&sc->wait, &sc->cap_wait, sc->nr_wait + 1, sizeof(*sc->wait))) {
+		sc->err = -ENOMEM;
+		return;
+	}
+	sc->wait[sc->nr_wait++] = (struct sc_end){ .rd = rd, .pid = pid };
+}
+
+static void sc_end_event(struct sc *sc, const struct mcr_event *ev)
+{
+	size_t i = 0, j;
+
+	while (i < sc->nr_wait) {
+		struct sc_read *rd = &sc->rd[sc->wait[i].rd];
+
+		if (sc->wait[i].pid != ev->pid || (ev->kind == MCR_EV_FLUSH &&
+		    ev->ts == rd->req_ts && ev->id == rd->cgroup) ||
+		    (ev->kind == MCR_EV_UNLOCK && ev->item != -1 &&
+		     ev->item != (int)sc->t->nr_possible - 1)) {
+			i++;
+			continue;
+		}
+		/* its last unlock, or its task's next flush: the end unknown */
+		for (j = 0; ev->kind == MCR_EV_UNLOCK && j < rd->nr_v; j++)
+			rd->v[j].truth = sc->tg[rd->v[j].target].cum;
+		sc->wait[i] = sc->wait[--sc->nr_wait];
+	}
+}
+
 static struct sc *sc_sorting;
 
 static int sc_by_req(const void *a, const void *b)
@@ -440,9 +485,13 @@ static int sc_events(struct sc *sc)
 				int bit = sc_cg_find(sc, rd->cgroup);
 
 				if (rd->kernel_flushed && bit >= 0 && ev->kind == MCR_EV_FLUSH &&
-				    ev->id == rd->cgroup && rd->req_ts == ev->ts)
+				    ev->id == rd->cgroup && rd->req_ts == ev->ts) {
 					rd->flush = sc->lf[bit].seq;
+					sc_end_wait(sc, by_req[i], ev->pid);
+				}
 			}
+			if (sc->nr_wait && (ev->kind == MCR_EV_FLUSH || ev->kind == MCR_EV_UNLOCK))
+				sc_end_event(sc, ev);
 			if (mcr_event_is_update(ev)) {
 				int cls = ev->kind == MCR_EV_EVENTS ? 3 : 1;
 				uint64_t mask = 0, rec = 0;
@@ -634,8 +683,9 @@ static int sc_compare(struct sc *sc)
  * and every line at once (largest |printed - shown| at most 2 units), else
  * none is taken and the pairs keep their cause; the first pass's placement of
  * each update (replay_params.placed) gives what a cut changes.  F's own read
- * is left out: its difference also holds the updates between its request and
- * its flush's windows.  With several windows and few lines the cut is not
+ * is compared, not fitted: its truth is taken at its flush's last unlock,
+ * where an update traced late may still belong to the window.  With several
+ * windows and few lines the cut is not
  * unique: the cuts that move the fewest updates from the inferred order win.
  * The anchor's own flush is never placed (its reads are compared with it).
  */
@@ -1014,6 +1064,7 @@ static int sc_check(struct db *db, const struct replay_trace *t, int64_t run_id,
 		ret = sc_fit(&sc, f);
 	if (!ret && f && sc.windows)
 		ret = sc_fit_decisions(&sc, f, !nr_pins);
+	free(sc.wait);
 	for (i = 0; i < sc.nr_win; i++)
 		free(sc.win[i].u);
 	free(sc.win);

@@ -171,6 +171,12 @@ CREATE TEMP TABLE f AS
 	       (SELECT min(rowid) FROM events e WHERE e.kind = 4 AND e.id = r.cgroup_id
 		AND e.ts = r.ts) AS frow
 	FROM reads r WHERE r.run_id = 1 AND r.force = 0 AND r.cgroup_id = 1;
+-- a read the kernel flushed printed what its flush left: the truth where its last window
+-- (of the last CPU) unlocks, as validate takes it on a recording
+UPDATE f SET frow = coalesce((SELECT min(u.rowid) FROM events u WHERE u.kind = 6
+	AND u.rowid > f.frow AND u.pid = (SELECT pid FROM events WHERE rowid = f.frow)
+	AND u.item = (SELECT max(item) FROM events WHERE kind = 6)), f.frow)
+WHERE (SELECT kernel_needs_flush FROM reads WHERE read_id = f.read_id) = 1;
 INSERT INTO stat_reads (read, cgroup, ts_before, ts_after, pos, line, name, value, unit)
 SELECT f.k, f.cgroup_id, f.ts - 1, f.ts + 1, 0, 'total_cache', 'total_cache',
        4096 * (1000 + coalesce((SELECT sum(val) FROM events e WHERE e.kind IN (1, 2)

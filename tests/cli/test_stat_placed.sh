@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# tests/cli/test_stat_placed.sh - the visit placement by printed values: the
+# reads that printed what one flush left (the stale reads after it) show where,
+# inside that flush's lock window, the flusher visited the read cgroup's
+# subtree: the subtree's updates made on the window's CPU before the visit are
+# in what they printed, those after are not.  validate fits one cut per window
+# that explains every such read and every line at once, pins the window there
+# and compares a second pass; it says how many windows it placed, and
+# stat_read_checks marks the pairs (column placed).
+#
+# The input is crafted: a one-CPU synthetic page-cache trace taken for a
+# recording (so that the comparison runs the inferred model), with logged reads
+# of the root computed from the run of the flush model that made the trace
+# (exact), then the reads after the periodic flush at 3 s printing 7 pages less,
+# as if that flush's 24 ms window had visited the writer's cgroup 7 updates
+# earlier than the inferred order puts it.
+source "$(dirname "$0")/../lib.sh"
+cd "$T_TMP" || exit 1
+command -v sqlite3 >/dev/null || { skip stat_placed "no sqlite3 shell"; t_done; }
+
+"$REPLAY" synth -s pagecache --duration=5 --period-ms=1000 --rate-mib=64 --cpus=1 -o w.db -q ||
+	{ fail setup "synth failed"; t_done; }
+"$REPLAY" validate -q w.db >/dev/null && "$REPLAY" events --table w.db >/dev/null ||
+	{ fail setup "validate failed"; t_done; }
+sqlite3 w.db "UPDATE meta SET value = 'memcg-capture' WHERE key = 'source';
+CREATE TEMP TABLE f AS
+	SELECT r.read_id, r.ts, r.cgroup_id, row_number() OVER (ORDER BY r.ts) - 1 AS k,
+	       (SELECT min(rowid) FROM events e WHERE e.kind = 4 AND e.id = r.cgroup_id
+		AND e.ts = r.ts) AS frow
+	FROM reads r WHERE r.run_id = 1 AND r.force = 0 AND r.cgroup_id = 1;
+INSERT INTO stat_reads (read, cgroup, ts_before, ts_after, pos, line, name, value, unit)
+SELECT f.k, f.cgroup_id, f.ts - 1, f.ts + 1, 0, 'total_cache', 'total_cache',
+       4096 * (1000 + coalesce((SELECT sum(val) FROM events e WHERE e.kind IN (1, 2)
+			AND e.item = 19 AND e.rowid < f.frow), 0)
+		+ coalesce((SELECT error FROM read_errors x WHERE x.read_id = f.read_id
+			AND x.kind = 1 AND x.item = 19), 0)), 'bytes' FROM f;
+UPDATE stat_reads SET line = name || ' ' || value;" || { fail setup "crafting stat_reads"; t_done; }
+expect_exit stat_placed_exact 0 "$REPLAY" validate -q w.db
+expect_match stat_placed_exact_all "^\(read, line\) pairs 39: exact 39 \(100.00%\), within 2 units 0, off 0 .*; flush model inferred\$" "$T_OUT"
+! grep -q '^visit placed by printed values' <<<"$T_OUT" && pass stat_placed_nothing_to_place ||
+	fail stat_placed_nothing_to_place "$(grep '^visit placed' <<<"$T_OUT")"
+
+# the periodic root flush at 3 s: one window on CPU 0, and what the root read after it
+# until the next (at 4 s) printed
+win=$(sqlite3 w.db "SELECT count(*) FROM events WHERE kind = 5 AND ts > 3000000000 AND ts < 3001000000")
+stale=$(sqlite3 w.db "SELECT count(*) FROM reads WHERE run_id = 1 AND cgroup_id = 1 AND force = 0
+	AND kernel_needs_flush = 0 AND ts > 3000000000 AND ts < 4000000000")
+[ "$win" = 1 ] && [ "$stale" = 10 ] && pass "stat_placed_setup (1 window, 10 stale reads)" ||
+	{ fail stat_placed_setup "windows $win, stale reads $stale"; t_done; }
+sqlite3 w.db "UPDATE stat_reads SET value = value - 7 * 4096 WHERE ts_before > 3000000000 AND ts_before < 4000000000;
+	UPDATE stat_reads SET line = name || ' ' || value"
+expect_exit stat_placed 0 "$REPLAY" validate -q w.db
+expect_match stat_placed_all_exact "^\(read, line\) pairs 39: exact 39 \(100.00%\), within 2 units 0, off 0 " "$T_OUT"
+expect_match stat_placed_said "^visit placed by printed values: 1 windows of 1 flushes \(one cut each, fitted once, held by all 10 pairs of the reads that printed what those flushes left\); 0 flushes with an off pair that no cut explains, 0 windows whose cut the kernel's needs_flush ruled out" "$T_OUT"
+run=$(sqlite3 w.db "SELECT max(run_id) FROM runs WHERE kind = 'validate'")
+rows=$(sqlite3 w.db "SELECT count(*), sum(verdict = 'exact') FROM stat_read_checks WHERE run_id = $run
+	AND placed = 1 AND request_ts > 3000000000 AND request_ts < 4000000000")
+[ "$rows" = "10|10" ] && pass stat_placed_marked || fail stat_placed_marked "$rows"
+rows=$(sqlite3 w.db "SELECT count(*) FROM stat_read_checks WHERE run_id = $run AND placed = 1")
+[ "$rows" = 10 ] && pass stat_placed_marked_only_those || fail stat_placed_marked_only_those "$rows"
+expect_exit stat_placed_json 0 "$REPLAY" validate -q -f json w.db
+expect_match stat_placed_json_keys "\"visit_placed_windows\":1,\"visit_placed_flushes\":1,\"visit_placed_pairs\":10,\"visit_unplaced_flushes\":0,\"visit_rejected_windows\":0," "$T_OUT"
+
+# one read of the group 100 pages further: no cut explains all ten at once, so none is
+# placed and that read stays off with no cause; the other nine keep theirs
+sqlite3 w.db "UPDATE stat_reads SET value = value + 100 * 4096 WHERE ts_before > 3400000000 AND ts_before < 3500000000;
+	UPDATE stat_reads SET line = name || ' ' || value"
+expect_exit stat_placed_100 0 "$REPLAY" validate -q w.db
+expect_match stat_placed_100_unplaced "^visit placed by printed values: 0 windows of 0 flushes .*; 1 flushes with an off pair that no cut explains, " "$T_OUT"
+expect_match stat_placed_100_listed "^  read [0-9]+ ts 345[0-9]+ / total_cache: .* off by 93 pages; cause: -\$" "$T_OUT"
+expect_match stat_placed_100_others "^  read [0-9]+ ts 335[0-9]+ / total_cache: .* off by -7 pages; cause: inside the range the deciding flush's lock window allows\$" "$T_OUT"
+t_done
