@@ -799,21 +799,34 @@ static int sc_fit_group(struct sc *sc, unsigned int cg, uint64_t flush, const si
 	for (c = 0; c < m; c++) {
 		const struct sc_win *w = fw[c].w;
 
+		/*
+		 * Cut 0 takes none: less what the pass took.  Cut k + 1 takes
+		 * update k too, unless its cgroup is not on the list.
+		 */
 		for (i = 0; i < w->nu; i++) {
 			int64_t how = idmap_get(sc->placed, w->u[i].tag, -1);
 
 			if (how < 0)
 				goto out;	/* the pass had no window there */
-			for (k = 0; k <= w->nu; k++) {
-				int d = (how != REPLAY_PLACED_UNLISTED && i < k) -
-					(how == REPLAY_PLACED_TAKEN);
+			for (j = 0; how == REPLAY_PLACED_TAKEN && j < nt; j++)
+				if (sc->tg[tj[j]].cls == w->u[i].cls &&
+				    sc->tg[tj[j]].item == w->u[i].item)
+					fw[c].delta[j] -= w->u[i].val;
+			fw[c].moved[0] += how == REPLAY_PLACED_TAKEN;
+		}
+		for (k = 1; k <= w->nu; k++) {
+			int64_t how = idmap_get(sc->placed, w->u[k - 1].tag, -1);
+			bool listed = how != REPLAY_PLACED_UNLISTED;
 
-				fw[c].moved[k] += d != 0;
-				for (j = 0; d && j < nt; j++)
-					if (sc->tg[tj[j]].cls == w->u[i].cls &&
-					    sc->tg[tj[j]].item == w->u[i].item)
-						fw[c].delta[k * nt + j] += d * w->u[i].val;
-			}
+			fw[c].moved[k] = fw[c].moved[k - 1];
+			if (listed && how == REPLAY_PLACED_TAKEN)
+				fw[c].moved[k]--;	/* taken as the pass took it */
+			else if (listed)
+				fw[c].moved[k]++;
+			for (j = 0; j < nt; j++)
+				fw[c].delta[k * nt + j] = fw[c].delta[(k - 1) * nt + j] +
+					(listed && sc->tg[tj[j]].cls == w->u[k - 1].cls &&
+					 sc->tg[tj[j]].item == w->u[k - 1].item ? w->u[k - 1].val : 0);
 		}
 	}
 	/*
