@@ -171,6 +171,13 @@ CREATE TEMP TABLE f AS
 	       (SELECT min(rowid) FROM events e WHERE e.kind = 4 AND e.id = r.cgroup_id
 		AND e.ts = r.ts) AS frow
 	FROM reads r WHERE r.run_id = 1 AND r.force = 0 AND r.cgroup_id = 1;
+-- the values as a synthetic trace has them (a flushed read's truth at its request), for
+-- the synthetic case below
+CREATE TABLE crafted_synth AS
+SELECT f.k AS read, 4096 * (1000 + coalesce((SELECT sum(val) FROM events e
+		WHERE e.kind IN (1, 2) AND e.item = 19 AND e.rowid < f.frow), 0)
+	+ coalesce((SELECT error FROM read_errors x WHERE x.read_id = f.read_id
+		AND x.kind = 1 AND x.item = 19), 0)) AS value FROM f;
 -- a read the kernel flushed printed what its flush left: the truth where its last window
 -- (of the last CPU) unlocks, as validate takes it on a recording
 UPDATE f SET frow = coalesce((SELECT min(u.rowid) FROM events u WHERE u.kind = 6
@@ -214,7 +221,11 @@ expect_exit stat_reads_stale_moved 0 "$REPLAY" validate -q -m spread w.db
 expect_match stat_reads_stale_cause "^  read $s1 ts [0-9]+ / total_cache: .* off by 5 pages; cause: inside the range the deciding flush's lock window allows\$" "$T_OUT"
 expect_match stat_reads_stale_beyond "^  read $s2 ts [0-9]+ / total_cache: .* off by 300 pages; cause: -\$" "$T_OUT"
 # a synthetic trace's visits are where its flush model puts them: no unknown order there
-sqlite3 w.db "UPDATE meta SET value = 'synth:pagecache' WHERE key = 'source'"
+# (where a read the kernel flushed is compared at its request, not at its flush's end)
+sqlite3 w.db "UPDATE meta SET value = 'synth:pagecache' WHERE key = 'source';
+	UPDATE stat_reads SET value = (SELECT c.value FROM crafted_synth c WHERE c.read =
+		stat_reads.read) + 4096 * (CASE read WHEN $s1 THEN 5 WHEN $s2 THEN 300 ELSE 0 END);
+	UPDATE stat_reads SET line = name || ' ' || value"
 expect_exit stat_reads_stale_synth 0 "$REPLAY" validate -q -m spread w.db
 expect_match stat_reads_stale_synth_none "^  read $s1 ts [0-9]+ / total_cache: .* off by 5 pages; cause: -\$" "$T_OUT"
 t_done
