@@ -378,7 +378,7 @@ int sim_cgroup_stats_get(const struct sim *s, uint64_t id, uint64_t now,
 	*out = (struct sim_cgroup_stats){
 		.pending	= n->missing,
 		.pending_since_flush = n->fresh,
-		.max_pending	= n->max_missing,
+		.max_pending	= sim_max_missing(n),
 		.oldest_ts	= n->missing && n->oldest != SIM_TS_NONE ? n->oldest : 0,
 		.first_ts	= n->first_ts,
 		.stranded_ns	= n->strand_ns,

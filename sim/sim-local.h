@@ -138,7 +138,7 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	bool			removed;
 	/* update path, line 1: time accounting, integrated up to last_ts */
 	uint64_t		last_ts;
-	uint64_t		max_missing;
+	uint64_t		max_missing;	/* settled at each drop: sim_max_missing() */
 	/*
 	 * sum of each change of missing times its time, modulo 2^128:
 	 * the integral of missing up to T is missing * T - it (sim_missing_area())
@@ -333,6 +333,17 @@ static inline void *sim_array_grow(void *old, size_t old_size, size_t new_size)
 static inline struct sim_node *sim_parent(struct sim *s, const struct sim_node *n)
 {
 	return n->parent == SIM_NONE ? NULL : &s->nodes[n->parent];
+}
+
+/*
+ * The largest missing so far.  missing only grows between two drops (a
+ * visit of the node, sim_missing_change() with !add), so its maximum is
+ * settled in max_missing right before each drop, and is the larger of the
+ * two at any other time: the update path, which only adds, does not look.
+ */
+static inline uint64_t sim_max_missing(const struct sim_node *n)
+{
+	return n->missing > n->max_missing ? n->missing : n->max_missing;
 }
 
 static inline uint64_t sim_abs64(int64_t v)

@@ -265,7 +265,7 @@ int sim_acct_get(struct sim *s, uint64_t id, uint64_t now, struct sim_acct *out)
 	n = s->nodes[idx];
 	sim_stale_touch(&n, now);
 	sim_age_settle(&n);
-	out->max_missing = n.max_missing;
+	out->max_missing = sim_max_missing(&n);
 	out->max_age_ns = n.max_age_ns;
 	out->stuck_ns = n.stuck_ns;
 	out->missing_area = sim_missing_area(&n);

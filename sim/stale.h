@@ -72,6 +72,7 @@ void sim_missing_change(struct sim_node *n, uint64_t v, bool add)
 		n->missing += v;
 		n->missing_ts += term;
 	} else {
+		n->max_missing = sim_max_missing(n);
 		n->missing -= v;
 		n->missing_ts -= term;
 	}

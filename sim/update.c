@@ -31,8 +31,6 @@ void stale_add(struct sim *s, struct sim_node *n, uint64_t ts, uint32_t k, uint6
 	n->fresh += walk_mag;
 	if (ts < n->oldest)
 		sim_oldest_set(n, ts);
-	if (n->missing > n->max_missing)
-		n->max_missing = n->missing;
 	if (calm) {
 		sim_line_touch(&n->lines[k], n->nf_ns, n->sn_ns);
 		n->lines[k].miss += d;
