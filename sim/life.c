@@ -36,7 +36,7 @@ struct sim *sim_create(const struct sim_params *sp)
 	if (!s)
 		return NULL;
 	s->policy = sp->policy;
-	s->walk = sp->policy->walk ? sp->policy->walk : sim_walk_generic;
+	s->update = sp->policy->update ? sp->policy->update : sim_update_generic;
 	s->nr_possible = sp->nr_possible;
 	s->batch = sp->batch;
 	sim_thresholds(s, sp->nr_online);

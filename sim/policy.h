@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * policy.h - memcg_rstat_updated()'s ancestor walk, instantiated once per
- * policy with its step inlined (policy.c).
+ * policy.h - memcg_rstat_updated()'s ancestor walk and the policies' steps;
+ * the table of policies is policy.c's, the update path instantiated once per
+ * policy with its step inlined is update.c's.
  */
 #ifndef MCR_SIM_POLICY_H
 #define MCR_SIM_POLICY_H
@@ -53,14 +54,60 @@ void sim_walk_run(struct sim *s, int32_t slot, uint32_t abs_val,
 	s->cost.pcpu_adds += charged;
 }
 
-/* A policy's walk (struct sim_policy.walk): sim_walk_run() with its step. */
-#define SIM_POLICY_WALK(name, stepfn)						\
-	static void name(struct sim *s, int slot, unsigned int abs_val)	\
-	{									\
-		sim_walk_run(s, slot, abs_val, stepfn);				\
-	}
+/*
+ * The steps: each a pure function of one node's counters (struct
+ * sim_step_in), which never sees the simulator, so the inference applies
+ * exactly the same step to its hypotheses' counters.  always_inline: each
+ * table policy's update path has its step inlined in the walk (update.c);
+ * the table's pointers get a copy of their own.
+ */
 
-/* A policy built outside the table (no walk of its own): the step through its pointer. */
-void sim_walk_generic(struct sim *s, int slot, unsigned int abs_val);
+/* 6.16+, 60cada258dfe: a flushable node ends the walk before its counter moves. */
+static inline __attribute__((always_inline))
+struct sim_step_out sim_policy_break_step(const struct sim_step_in *in)
+{
+	if (sim_step_flushable(in))
+		return sim_step_skip(in, SIM_WALK_STOP);
+	return sim_step_charge(in);
+}
+
+/* The proposed fix: skip a flushable node but keep crediting its ancestors. */
+static inline __attribute__((always_inline))
+struct sim_step_out sim_policy_continue_step(const struct sim_step_in *in)
+{
+	if (sim_step_flushable(in))
+		return sim_step_skip(in, SIM_WALK_NEXT);
+	return sim_step_charge(in);
+}
+
+/*
+ * 6.8-6.15 (8d59d2214c23, 9cee7e8ef3e3): the per-CPU counter always grows;
+ * a full batch is dropped instead of added when the node is flushable.
+ */
+static inline __attribute__((always_inline))
+struct sim_step_out sim_policy_legacy_step(const struct sim_step_in *in)
+{
+	struct sim_step_out out = sim_step_charge(in);
+
+	if (sim_step_flushable(in)) {
+		out.drop = out.add;
+		out.add = 0;
+	}
+	return out;
+}
+
+/*
+ * The table policies' update paths (struct sim_policy.update, update.c):
+ * sim_update() with the policy's step inlined; and the one for a policy
+ * built outside the table, which calls its step through the pointer.
+ */
+int sim_update_break(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+		     enum sim_item_kind kind, int item, int64_t val);
+int sim_update_continue(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+			enum sim_item_kind kind, int item, int64_t val);
+int sim_update_legacy(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+		      enum sim_item_kind kind, int item, int64_t val);
+int sim_update_generic(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+		       enum sim_item_kind kind, int item, int64_t val);
 
 #endif

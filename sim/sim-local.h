@@ -186,8 +186,9 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 
 struct sim {
 	const struct sim_policy	*policy;
-	/* policy->walk, or the step through its pointer for a policy without one */
-	void			(*walk)(struct sim *s, int slot, unsigned int abs_val);
+	/* policy->update, or the step through its pointer for a policy without one */
+	int			(*update)(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+					  enum sim_item_kind kind, int item, int64_t val);
 	unsigned int		nr_possible;
 	unsigned int		nr_online;
 	uint32_t		batch;		/* MEMCG_CHARGE_BATCH */

@@ -58,6 +58,23 @@ struct sim_step_out {
 };
 
 /*
+ * Which kind of traced update.  A line of memory.stat is (namespace, idx):
+ * enum memcg_stat_item starts at NR_VM_NODE_STAT_ITEMS
+ * (include/linux/memcontrol.h), so mod_memcg_state's idx and
+ * mod_memcg_lruvec_state's node_stat_item idx number one namespace, and both
+ * land in the same memcg->vmstats->state[] entry that memory.stat prints
+ * (memcg_page_state_output()).  STATE and LRUVEC updates of one idx are
+ * therefore ONE line, in pages; every per-item query below treats LRUVEC as
+ * STATE and reports the line as SIM_ITEM_STATE.  EVENT lines are a different
+ * namespace (vm_event_item, memcg->vmstats->events[]) and count events.
+ */
+enum sim_item_kind {
+	SIM_ITEM_STATE,		/* mod_memcg_state: node_stat_item / memcg_stat_item */
+	SIM_ITEM_LRUVEC,	/* mod_memcg_lruvec_state: node_stat_item */
+	SIM_ITEM_EVENT,		/* count_memcg_events: vm_event_item */
+};
+
+/*
  * A walk policy: how memcg_rstat_updated() treats one node of the ancestor
  * walk.  @step is applied to m, parent(m), ..., root, each time to the
  * counters as the previous steps left them, until it says SIM_WALK_STOP.
@@ -71,12 +88,13 @@ struct sim_policy {
 	const char	*summary;	/* one line for --help */
 	struct sim_step_out (*step)(const struct sim_step_in *in);
 	/*
-	 * Optional, the simulator's own: its whole walk with @step inlined
-	 * (SIM_POLICY_WALK() in sim/policy.c), for the table's policies; NULL
-	 * (a policy built elsewhere): the walk calls @step through the pointer.
-	 * Either way the same steps in the same order.
+	 * Optional, the simulator's own: its whole update path (sim_update())
+	 * with @step inlined in the walk (sim/update.c), for the table's
+	 * policies; NULL (a policy built elsewhere): the walk calls @step
+	 * through the pointer.  Either way the same steps in the same order.
 	 */
-	void (*walk)(struct sim *s, int slot, unsigned int abs_val);
+	int (*update)(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+		      enum sim_item_kind kind, int item, int64_t val);
 };
 
 const struct sim_policy *sim_policy_find(const char *name);	/* NULL if unknown */
@@ -119,23 +137,6 @@ static inline uint32_t sim_walk_abs(int64_t val)
 
 	return v < 0 ? -(uint32_t)v : (uint32_t)v;
 }
-
-/*
- * Which kind of traced update.  A line of memory.stat is (namespace, idx):
- * enum memcg_stat_item starts at NR_VM_NODE_STAT_ITEMS
- * (include/linux/memcontrol.h), so mod_memcg_state's idx and
- * mod_memcg_lruvec_state's node_stat_item idx number one namespace, and both
- * land in the same memcg->vmstats->state[] entry that memory.stat prints
- * (memcg_page_state_output()).  STATE and LRUVEC updates of one idx are
- * therefore ONE line, in pages; every per-item query below treats LRUVEC as
- * STATE and reports the line as SIM_ITEM_STATE.  EVENT lines are a different
- * namespace (vm_event_item, memcg->vmstats->events[]) and count events.
- */
-enum sim_item_kind {
-	SIM_ITEM_STATE,		/* mod_memcg_state: node_stat_item / memcg_stat_item */
-	SIM_ITEM_LRUVEC,	/* mod_memcg_lruvec_state: node_stat_item */
-	SIM_ITEM_EVENT,		/* count_memcg_events: vm_event_item */
-};
 
 /* The unit a line's values are in: never add one to the other. */
 enum sim_unit {

@@ -10,8 +10,7 @@
 #include <errno.h>
 
 #include "cgroup.h"
-#include "rstat.h"
-#include "stale.h"
+#include "policy.h"
 
 /*
  * One node's share of an update of line @k: @n and every ancestor miss it
@@ -68,8 +67,13 @@ static void sim_dirty_insert(struct sim *s, struct sim_node *n, int32_t idx)
 
 #define SIM_VAL_MAX	(INT64_C(1) << 47)
 
-/* Account one update of line @k (sim_item_index()) of slot @slot's memcg, unflushed on its CPU. */
-static int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
+/*
+ * Account one update of line @k (sim_item_index()) of slot @slot's memcg,
+ * unflushed on its CPU.  always_inline: one copy in each policy's update
+ * path, which is then one function but for the rare calls.
+ */
+static inline __attribute__((always_inline))
+int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
 		     uint32_t k, int64_t val)
 {
 	struct sim_pcpu *sl = &s->slots[slot];
@@ -222,8 +226,10 @@ void sim_update_prefetch(const struct sim *s, unsigned int cpu, uint64_t id,
  *
  * Return: 0, -EINVAL for a bad cpu/kind/id, -ENOMEM (the sim is then unusable).
  */
-int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
-	       enum sim_item_kind kind, int item, int64_t val)
+static inline __attribute__((always_inline))
+int sim_update_run(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+		   enum sim_item_kind kind, int item, int64_t val,
+		   struct sim_step_out (*step)(const struct sim_step_in *in))
 {
 	int32_t node, slot;
 	uint32_t abs_val;
@@ -258,8 +264,32 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 		return ret;
 	abs_val = sim_walk_abs(val);
 	if (abs_val)
-		s->walk(s, slot, abs_val);
+		sim_walk_run(s, slot, abs_val, step);
 	return sim_lag_err_take(s);
+}
+
+/*
+ * The update path once per table policy, its step inlined in the walk
+ * (struct sim_policy.update), and once with the step through the policy's
+ * pointer for a policy built elsewhere.  sim_update() calls the simulator's
+ * own through one pointer: no test of the policy on the path.
+ */
+#define SIM_POLICY_UPDATE(name, stepfn)						\
+	int name(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,	\
+		 enum sim_item_kind kind, int item, int64_t val)		\
+	{									\
+		return sim_update_run(s, ts, cpu, id, kind, item, val, stepfn);	\
+	}
+
+SIM_POLICY_UPDATE(sim_update_break, sim_policy_break_step)
+SIM_POLICY_UPDATE(sim_update_continue, sim_policy_continue_step)
+SIM_POLICY_UPDATE(sim_update_legacy, sim_policy_legacy_step)
+SIM_POLICY_UPDATE(sim_update_generic, s->policy->step)
+
+int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+	       enum sim_item_kind kind, int item, int64_t val)
+{
+	return s->update(s, ts, cpu, id, kind, item, val);
 }
 
 /* memcg_vmstats_needs_flush() for @id; false for unknown ids. */

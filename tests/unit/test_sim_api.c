@@ -490,8 +490,8 @@ TEST(table_walk_matches_step)
 		uint64_t id;
 		unsigned int cpu;
 
-		ASSERT(plain.walk);
-		plain.walk = NULL;
+		ASSERT(plain.update);
+		plain.update = NULL;
 		a = sim_new(sim_policy_at(k), 4, 4);
 		b = sim_new(&plain, 4, 4);
 		ASSERT(a && b);
