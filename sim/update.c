@@ -204,6 +204,7 @@ void sim_update_prefetch(const struct sim *s, unsigned int cpu, uint64_t id,
 	if (slot == SIM_NONE || !k)
 		return;
 	__builtin_prefetch(&s->slots[slot]);
+	__builtin_prefetch((const char *)&s->slots[slot] + SIM_CACHELINE);
 	__builtin_prefetch(&s->nodes[node]);
 }
 
