@@ -210,6 +210,18 @@ int sim_window_visit_next(struct sim *s, uint64_t ts, uint64_t *id_out)
 		return 0;
 	sim_clock(s, ts);
 	slot = s->win[s->win_pos++];
+	/*
+	 * The list is known: ask for the slot visited two after this one
+	 * (both lines: its sums, then its deltas, which the visit moves), so
+	 * its misses overlap this visit instead of stalling the next but one.
+	 * A hint: it changes nothing.
+	 */
+	if (s->win_pos + 1 < s->win_len) {
+		const char *next = (const char *)&s->slots[s->win[s->win_pos + 1]];
+
+		__builtin_prefetch(next);
+		__builtin_prefetch(next + SIM_CACHELINE);
+	}
 	if (id_out)
 		*id_out = s->nodes[s->slots[slot].node].id;
 	ret = sim_visit(s, ts, slot);
