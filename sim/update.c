@@ -135,8 +135,9 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
  * and its sim_line of @k.  The stale pass follows parent links, each a load
  * that depends on the previous one; asked for here all at once, the misses
  * overlap.  Hints only: nothing is read for its value but the compact path
- * table and the nodes' line pointers.  Not the ancestors' slots on @cpu:
- * the slot_of load and multiply per ancestor cost more than their misses
+ * table, the nodes' line pointers and the slot's parent link.  Of the
+ * ancestors' slots on @cpu only the parent's, whose index the slot holds:
+ * a slot_of load and multiply per ancestor cost more than their misses
  * (break's walk reaches 1.5 slots an update; replay_mem, CPU time, with
  * and without: every policy as fast or faster without).
  *
@@ -156,8 +157,25 @@ void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, uint32_t
 	size_t line = (size_t)k * sizeof(struct sim_line);
 	int32_t i;
 
+	const struct sim_pcpu *sp = &s->slots[slot];
+	int32_t parent = sp->parent;
+
 	__builtin_prefetch(sl + SIM_CACHELINE);
 	__builtin_prefetch((const void *)((uintptr_t)n->lines + line));
+	/*
+	 * The parent's slot on @cpu, where the walk goes first after the
+	 * slot's own step: its index is in the slot's first line, which the
+	 * update reads at once anyway, so it costs no lookup.  And where a
+	 * slot off its updated tree will be linked (sim_rstat_updated()):
+	 * its links and its parent's.  The stale pass overlaps their misses.
+	 */
+	if (parent != SIM_NONE)
+		__builtin_prefetch(&s->slots[parent]);
+	if (!sp->on_tree) {
+		__builtin_prefetch(&s->tree[slot]);
+		if (parent != SIM_NONE)
+			__builtin_prefetch(&s->tree[parent]);
+	}
 	/*
 	 * The loads of lines do not depend on each other: they overlap too.
 	 * Not the root (node 0, the end of every path): every update touches
