@@ -305,6 +305,7 @@ int db_close(struct db *db)
 		err = db_commit(db);
 	db_events_release(db);
 	rc = sqlite3_close(db->sql);
+	free(db->read_ids);
 	free(db->path);
 	free(db);
 	return err ? err : db_err(rc);
@@ -375,6 +376,9 @@ int db_clear(struct db *db)
 	db->appended = 0;
 	db->store_version = 0;
 	memset(db->kind_rows, 0, sizeof(db->kind_rows));
+	db->nr_read_ids = db->nr_read_sorted = 0;
+	db->read_ids_counted = 0;
+	db->read_ids_stale = false;
 	/* the statements first: a table is not dropped while a read of the schema runs */
 	err = db_rows_foreach(db, "SELECT group_concat('DROP ' || type || ' IF EXISTS \"'"
 			      " || replace(name, '\"', '\"\"') || '\"', ';') FROM (SELECT type,"

@@ -23,6 +23,15 @@ struct db {
 	uint64_t		txn_rows;	/* events in the open bulk transaction */
 	uint64_t		appended;	/* events stored through this handle */
 	uint64_t		kind_rows[MCR_EV_KIND_MAX + 1];	/* ... per kind, not yet counted */
+	/*
+	 * ... the cgroups they read (events.c, meta read_cgroups): sorted and
+	 * unique up to nr_read_sorted, then as the chunks had them; stale once
+	 * a rollback dropped events whose ids it holds
+	 */
+	uint64_t		*read_ids;
+	size_t			nr_read_ids, nr_read_sorted, cap_read_ids;
+	uint64_t		read_ids_counted;	/* appended when meta read_cgroups was written */
+	bool			read_ids_stale;
 	struct db_chunk		**open;		/* db_events_append(): open chunk per CPU */
 	unsigned int		nr_open;
 	int			store_version;	/* of the chunks put through this handle; 0 none yet */
@@ -221,7 +230,9 @@ uint64_t *db_keys_merge(uint64_t *a, uint64_t *tmp, uint32_t *len, unsigned int 
 /* events.c */
 int db_bulk_begin(struct db *db);	/* join or begin the bulk transaction */
 int db_events_flush(struct db *db);	/* put the open chunks, no commit */
-void db_events_discard(struct db *db);	/* forget the open chunks (rollback) */
+void db_events_discard(struct db *db);
+int db_read_ids_meta(struct db *db, uint64_t **ids, size_t *nr, int64_t *covers);
+int64_t db_chunk_events(struct db *db);	/* events in event_chunks, or -errno */	/* forget the open chunks (rollback) */
 void db_events_release(struct db *db);
 
 #endif

@@ -12,6 +12,7 @@
  * db_events_commit(), so a crash loses at most what was not committed.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,62 @@ static int db_chunk_version(struct db *db, int version)
 	return 0;
 }
 
+static int db_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sort db->read_ids and drop the repeats. */
+static void db_read_ids_compact(struct db *db)
+{
+	size_t i, n = 0;
+
+	if (db->nr_read_sorted == db->nr_read_ids)
+		return;
+	qsort(db->read_ids, db->nr_read_ids, sizeof(*db->read_ids), db_u64_cmp);
+	for (i = 0; i < db->nr_read_ids; i++)
+		if (!n || db->read_ids[i] != db->read_ids[n - 1])
+			db->read_ids[n++] = db->read_ids[i];
+	db->nr_read_ids = db->nr_read_sorted = n;
+}
+
+/*
+ * The read ids of chunk @c into db->read_ids.  Compacted when full, so it
+ * holds about twice the cgroups read at most, however many reads.
+ */
+static int db_read_ids_add_one(struct db *db, uint64_t id)
+{
+	if (db->nr_read_ids == db->cap_read_ids) {
+		db_read_ids_compact(db);
+		if (2 * db->nr_read_ids >= db->cap_read_ids) {
+			size_t cap = db->cap_read_ids ? 2 * db->cap_read_ids : 256;
+			uint64_t *v = realloc(db->read_ids, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			db->read_ids = v;
+			db->cap_read_ids = cap;
+		}
+	}
+	db->read_ids[db->nr_read_ids++] = id;
+	return 0;
+}
+
+static int db_read_ids_add(struct db *db, const struct db_chunk *c)
+{
+	uint32_t i;
+	int err;
+
+	for (i = 0; i < c->nr_read_ids; i++) {
+		err = db_read_ids_add_one(db, c->read_ids[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /**
  * db_chunk_put() - insert one sealed chunk.
  * @db: database opened writable
@@ -136,6 +193,9 @@ int db_chunk_put(struct db *db, const struct db_chunk *c)
 		return err;
 	for (k = 1; k <= MCR_EV_KIND_MAX; k++)
 		db->kind_rows[k] += c->kind_count[k];
+	err = db_read_ids_add(db, c);
+	if (err)
+		return err;
 	db->appended += c->count;
 	db->txn_rows += c->count;
 	if (db->txn_rows >= DB_COMMIT_EVENTS)
@@ -239,7 +299,131 @@ int db_events_commit(struct db *db)
 	return err ? err : db_events_commit_bulk(db);
 }
 
-/* Per-kind counts into event_kinds (added to what they were), the total into meta event_count. */
+/* The events in event_chunks; -errno. */
+int64_t db_chunk_events(struct db *db)
+{
+	sqlite3_stmt *st;
+	int64_t total = 0;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db->sql, "SELECT coalesce(sum(count), 0) FROM event_chunks",
+				-1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		total = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? total : db_err(rc);
+}
+
+/**
+ * db_read_ids_meta() - the cgroups read in the trace, as meta read_cgroups
+ * holds them: sorted, each once, in *@ids (malloc'd, NULL when none).
+ * @covers: the events it covers (meta read_cgroups_events)
+ *
+ * Return: 0, -ENOENT if the keys are missing or do not parse (a file from
+ * before them, or damaged: the caller reads the events instead), -ENOMEM.
+ */
+int db_read_ids_meta(struct db *db, uint64_t **ids, size_t *nr, int64_t *covers)
+{
+	uint64_t *v = NULL, *n;
+	size_t cnt = 0, cap = 0;
+	char *text = NULL, *p, *end;
+	int err;
+
+	*ids = NULL;
+	*nr = 0;
+	err = db_meta_get_int(db, "read_cgroups_events", covers);
+	if (!err)
+		err = db_meta_get(db, "read_cgroups", &text);
+	if (err)
+		return err < 0 && err != -ENOMEM ? -ENOENT : err;
+	for (p = text; p && *p; p = *end ? end + 1 : end) {
+		unsigned long long id;
+
+		errno = 0;
+		id = strtoull(p, &end, 10);
+		if (errno || end == p || !id || (*end && *end != ',') || *p < '0' || *p > '9' ||
+		    (cnt && id <= v[cnt - 1])) {
+			err = -ENOENT;
+			break;
+		}
+		if (cnt == cap) {
+			cap = cap ? 2 * cap : 256;
+			n = realloc(v, cap * sizeof(*v));
+			if (!n) {
+				err = -ENOMEM;
+				break;
+			}
+			v = n;
+		}
+		v[cnt++] = id;
+	}
+	free(text);
+	if (err) {
+		free(v);
+		return err;
+	}
+	*ids = v;
+	*nr = cnt;
+	return 0;
+}
+
+/*
+ * meta read_cgroups: the ids read, and read_cgroups_events: the events they
+ * cover, all of the file's if the set is whole.  It is whole when the ids
+ * this handle collected cover every event (the events before it were
+ * covered by the stored set, or there were none) and no rollback lost some;
+ * else the keys are left alone, and cover fewer events than the file has.
+ */
+static int db_read_ids_store(struct db *db, int64_t total)
+{
+	int64_t before = total - (int64_t)(db->appended - db->read_ids_counted), covers = 0;
+	uint64_t *old = NULL;
+	size_t nr_old = 0, i, len = 0;
+	char *text;
+	int err;
+
+	if (db->read_ids_stale)
+		return 0;
+	if (before > 0) {
+		err = db_read_ids_meta(db, &old, &nr_old, &covers);
+		if (err == -ENOENT || (!err && covers != before)) {
+			free(old);
+			return 0;
+		}
+		if (err)
+			return err;
+	}
+	for (i = 0; i < nr_old; i++) {
+		err = db_read_ids_add_one(db, old[i]);
+		if (err) {
+			free(old);
+			return err;
+		}
+	}
+	free(old);
+	db_read_ids_compact(db);
+	text = malloc(db->nr_read_ids * 21 + 1);
+	if (!text)
+		return -ENOMEM;
+	text[0] = 0;
+	for (i = 0; i < db->nr_read_ids; i++)
+		len += (size_t)sprintf(text + len, "%s%" PRIu64, i ? "," : "", db->read_ids[i]);
+	err = db_meta_set(db, "read_cgroups", text);
+	free(text);
+	if (!err)
+		err = db_meta_set_int(db, "read_cgroups_events", total);
+	if (!err)
+		db->read_ids_counted = db->appended;
+	return err;
+}
+
+/*
+ * Per-kind counts into event_kinds (added to what they were), the total into
+ * meta event_count, the cgroups read into meta read_cgroups.
+ */
 static int db_events_count(struct db *db)
 {
 	sqlite3_stmt *st;
@@ -262,17 +446,11 @@ static int db_events_count(struct db *db)
 	if (err)
 		return err;
 	memset(db->kind_rows, 0, sizeof(db->kind_rows));
-	rc = sqlite3_prepare_v2(db->sql, "SELECT coalesce(sum(count), 0) FROM event_chunks",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return db_err(rc);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		total = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return db_err(rc);
-	return db_meta_set_int(db, "event_count", total);
+	total = db_chunk_events(db);
+	if (total < 0)
+		return (int)total;
+	err = db_meta_set_int(db, "event_count", total);
+	return err ? err : db_read_ids_store(db, total);
 }
 
 /**
@@ -330,6 +508,7 @@ void db_events_discard(struct db *db)
 		if (db->open[i])
 			db_chunk_reset(db->open[i]);
 	memset(db->kind_rows, 0, sizeof(db->kind_rows));
+	db->read_ids_stale = true;	/* it may hold ids of the events dropped */
 }
 
 /**

@@ -29,10 +29,11 @@ static int db_u64_cmp(const void *a, const void *b)
 }
 
 /*
- * The cgroups some reader asked about (non-forced memcg_flush_stats), by id.
- * The events live in compressed chunks, so this is one streaming pass over
- * them (tens of millions of events a second); reads are rare, so the set
- * stays small.
+ * The cgroups some reader asked about (non-forced memcg_flush_stats), by id:
+ * meta read_cgroups, which the writer stored with the events, if it covers
+ * all of them.  Else (a file from before it, events added by an older
+ * build) one streaming pass over the compressed chunks (tens of millions of
+ * events a second); reads are rare, so the set stays small.
  */
 int db_read_cgroups_foreach(struct db *db, int (*fn)(uint64_t id, void *ctx), void *ctx)
 {
@@ -40,8 +41,24 @@ int db_read_cgroups_foreach(struct db *db, int (*fn)(uint64_t id, void *ctx), vo
 	uint64_t *ids = NULL, *n;
 	size_t nr = 0, cap = 0, i;
 	struct db_iter *it;
+	int64_t covers, total;
 	int ret, k, got = 0;
 
+	if (!db->row_events) {
+		ret = db_read_ids_meta(db, &ids, &nr, &covers);
+		if (ret == -ENOMEM)
+			return ret;
+		total = ret ? -1 : db_chunk_events(db);
+		if (!ret && total >= 0 && covers == total) {
+			for (i = 0; !ret && i < nr; i++)
+				ret = fn(ids[i], ctx);
+			free(ids);
+			return ret;
+		}
+		free(ids);
+		ids = NULL;
+		nr = 0;
+	}
 	ret = db_iter_open(db, &it);
 	if (ret)
 		return ret;

@@ -42,6 +42,8 @@ static const char db_trace_sql[] =
 "	--   warnings            what the reader should know about this trace, one per line\n"
 "	--   event_count         rows in events, written when loading finished\n"
 "	--   store_version       encoding of event_chunks (db/store.h): 2; missing = 1\n"
+"	--   read_cgroups        ids of the cgroups read (non-forced memcg_flush_stats), sorted, comma-separated\n"
+"	--   read_cgroups_events the events read_cgroups covers; not all of event_chunks': ignored\n"
 "	key	TEXT PRIMARY KEY NOT NULL,	-- one of the keys above (others may be added)\n"
 "	value	TEXT				-- always text; integers in decimal\n"
 ");\n"

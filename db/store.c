@@ -30,12 +30,15 @@ void db_chunk_reset(struct db_chunk *c)
 	c->zlen = 0;
 	c->kinds = 0;
 	memset(c->kind_count, 0, sizeof(c->kind_count));
+	c->nr_read_ids = 0;
 }
 
 void db_chunk_take(struct db_chunk *c, struct db_chunk *out)
 {
 	void *z = out->z;
 	size_t zcap = out->zcap;
+	uint64_t *ids = out->read_ids;
+	uint32_t ids_cap = out->cap_read_ids;
 
 	out->cpu = c->cpu;
 	out->version = c->version;
@@ -51,6 +54,11 @@ void db_chunk_take(struct db_chunk *c, struct db_chunk *out)
 	out->zcap = c->zcap;
 	c->z = z;
 	c->zcap = zcap;
+	out->read_ids = c->read_ids;
+	out->nr_read_ids = c->nr_read_ids;
+	out->cap_read_ids = c->cap_read_ids;
+	c->read_ids = ids;
+	c->cap_read_ids = ids_cap;
 	db_chunk_reset(c);
 }
 
@@ -62,16 +70,47 @@ void db_chunk_free(struct db_chunk *c)
 	ZSTD_freeCCtx(c->cctx);
 	free(c->mtab);
 	free(c->seqs);
+	free(c->read_ids);
 	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * A read of @id: into the chunk's read ids unless it repeats the last one.
+ * Return: 1 added, 0 a repeat, -ENOMEM.
+ */
+static int db_chunk_read_id(struct db_chunk *c, uint64_t id)
+{
+	if (c->nr_read_ids && c->read_ids[c->nr_read_ids - 1] == id)
+		return 0;
+	if (c->nr_read_ids == c->cap_read_ids) {
+		uint32_t cap = c->cap_read_ids ? 2 * c->cap_read_ids : 16;
+		uint64_t *v = realloc(c->read_ids, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->read_ids = v;
+		c->cap_read_ids = cap;
+	}
+	c->read_ids[c->nr_read_ids++] = id;
+	return 1;
 }
 
 int db_chunk_add(struct db_chunk *c, const struct mcr_event *ev)
 {
+	int err, added = 0;
+
 	if (!ev->kind || ev->kind > MCR_EV_KIND_MAX)
 		return -EINVAL;
-	if (c->version == DB_STORE_V2)
-		return db_chunk_add_v2(c, ev);
-	return db_chunk_add_v1(c, ev);
+	/* the read's id first: a chunk holds no read whose id it lacks */
+	if (ev->kind == MCR_EV_FLUSH && !(ev->flags & MCR_FLUSH_FORCE)) {
+		added = db_chunk_read_id(c, ev->id);
+		if (added < 0)
+			return added;
+	}
+	err = c->version == DB_STORE_V2 ? db_chunk_add_v2(c, ev) : db_chunk_add_v1(c, ev);
+	if (err && added)
+		c->nr_read_ids--;	/* nor an id without its read */
+	return err;
 }
 
 int db_chunk_seal(struct db_chunk *c)

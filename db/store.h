@@ -100,6 +100,13 @@ struct db_chunk {
 	uint64_t	first_ts, last_ts, first_seq;
 	uint32_t	kinds;			/* bit k: holds an event of kind k */
 	uint64_t	kind_count[MCR_EV_KIND_MAX + 1];
+	/*
+	 * The cgroup ids of its reads (non-forced memcg_flush_stats), a repeat
+	 * of the one before left out: what the writer stores as meta
+	 * read_cgroups, so that replay need not decode the events for them.
+	 */
+	uint64_t	*read_ids;
+	uint32_t	nr_read_ids, cap_read_ids;
 	/* encoder state */
 	uint64_t	prev_seq, prev_id;
 	int32_t		prev_pid;
@@ -132,8 +139,8 @@ void db_chunk_free(struct db_chunk *c);
 void db_chunk_reset(struct db_chunk *c);
 /*
  * db_chunk_take - move @c's sealed run into @out and reset @c.  @out gets
- * what db_chunk_put() reads (the index fields and the compressed bytes) and
- * gives @c its compressed buffer in exchange; the encoder's buffers (1 MiB
+ * what db_chunk_put() reads (the index fields, the read ids and the
+ * compressed bytes) and gives @c its buffers in exchange; the encoder's buffers (1 MiB
  * and more, with the zstd context) stay with @c.  So a producer that seals
  * on one thread and has the chunk put on another keeps one set of them,
  * not one per chunk in flight, each faulted in afresh.  @out is a chunk of
