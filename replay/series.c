@@ -366,22 +366,31 @@ void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, 
 	/*
 	 * A hit's cgroup first: if its flushable state changed, every line's
 	 * visible error did.  Then its line is seen, as series_see_all() sees
-	 * each.
+	 * each.  A cgroup seen flushable is left alone: an update cannot end
+	 * that (only a visit resets its stats_updates, and a visited cgroup is
+	 * looked at again after the event, series_visited()), and its lines'
+	 * visible error, 0, is in their minimum and maximum already.
 	 */
 	for (i = 0; i < nr; i++) {
 		struct rser *s = hit[i].s;
 		struct rser_pol *pp = &s->pol[p];
-		struct rser_run *ru = &pp->lines[hit[i].i];
-		int32_t n = series_node(r, p, s);
-		bool f = n >= 0 && sim_node_flushable_at(sim, n);
+		struct rser_run *ru;
+		int32_t n;
+		bool f;
 		int64_t v = 0;
 
-		if (f != pp->flushable) {
+		if (pp->flushable)
+			continue;
+		ru = &pp->lines[hit[i].i];
+		n = series_node(r, p, s);
+		f = n >= 0 && sim_node_flushable_at(sim, n);
+		if (f) {	/* every line is 0 now, this one too */
 			pp->flushable = f;
 			series_see_all(r, p, s);
+			continue;
 		}
 		/* series_visible() */
-		if (!f && n >= 0) {
+		if (n >= 0) {
 			if (ru->line < 0)
 				ru->line = sim_line_handle(sim,
 							   (enum sim_item_kind)s->items[hit[i].i].key.kind,
