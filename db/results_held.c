@@ -15,8 +15,11 @@
  * once.  Held compactly, a line's rows after one another as varints of the
  * change from the row before (a series' ts step and most errors do not
  * change: about 4 bytes a row); past DB_HELD_BYTES they go out to an
- * unnamed temporary file, each line's bytes in one piece, and are read back
- * line by line at the flush.  The rows are the same; only the order and
+ * unnamed temporary file as one run of records, a record a line (its id
+ * and bytes), the lines in key order.  The flush merges the runs: line by
+ * line in key order, each run's record of it in the order they were
+ * written, then its bytes still in memory.  Memory holds the lines, their
+ * unwritten bytes and a small buffer per run, whatever the trace's length.  The rows are the same; only the order and
  * time of the inserts differ.  They go DB_BULK_ROWS at a time through one
  * statement of as many VALUES rows (db_results_bulk()), so the statement's
  * run, reset and bindings are paid once per batch, not per row.
@@ -36,18 +39,16 @@
 
 /*
  * Encoded bytes of series or cgroup_series rows held in memory before they
- * are written out to the spill file: with the fleet trace's 10 000 series
- * lines, about 200 samples of each.  Bounded so that memory stays flat
- * however long the trace.
+ * are written out to the spill file: with the fleet trace's 25 000 series
+ * lines of three runs, about 20 samples of each.  Reached within a few
+ * million events, so that memory is flat from there, however long the trace.
  */
-#define DB_HELD_BYTES		(8u << 20)
+#define DB_HELD_BYTES		(2u << 20)
+#define DB_SPILL_BUF		(64u << 10)	/* a spill's records go out in writes of this */
+#define DB_RUN_BUF		(8u << 10)	/* the merge reads each run in reads of this */
+#define DB_REC_HDR		8		/* a record: line id, byte count (u32 each) */
 #define DB_BULK_ROWS		64	/* rows per bulk INSERT: 512 parameters at most */
 #define DB_LINE_COLS		5	/* values of a row at most, ts first */
-
-/* Bytes of a line's rows written out to the spill file. */
-struct held_piece {
-	uint64_t		off, len;
-};
 
 /*
  * The rows of one key of a table but ts (a line: run, cgroup[, kind, item]),
@@ -61,8 +62,8 @@ struct held_line {
 	uint64_t		rows;
 	uint8_t			*buf;		/* rows not written out */
 	size_t			len, cap;
-	struct held_piece	*pieces;	/* rows written out, in order */
-	size_t			nr_pieces;
+	uint32_t		id;		/* its records' in the spill file: made id-th */
+	bool			spilled;	/* some of its rows are in the spill file */
 };
 
 /* Key order of the tables, as SQLite compares them (the integers as signed). */
@@ -193,7 +194,7 @@ static struct held_line *held_line_get(struct held *h, const int64_t *key)
 		h->cap = cap;
 	}
 	l = &h->lines[h->nr];
-	*l = (struct held_line){ .key = { key[0], key[1], key[2], key[3] } };
+	*l = (struct held_line){ .key = { key[0], key[1], key[2], key[3] }, .id = (uint32_t)h->nr };
 	h->hash[j] = (uint32_t)++h->nr;
 	return l;
 }
@@ -202,12 +203,13 @@ void db_held_free(struct held *h)
 {
 	size_t i;
 
-	for (i = 0; i < h->nr; i++) {
+	for (i = 0; i < h->nr; i++)
 		free(h->lines[i].buf);
-		free(h->lines[i].pieces);
-	}
 	free(h->lines);
 	free(h->hash);
+	free(h->runs);
+	h->runs = NULL;
+	h->nr_runs = h->cap_runs = 0;
 	if (h->spill >= 0)
 		close(h->spill);
 	h->lines = NULL;
@@ -282,12 +284,52 @@ static int pio_all(ssize_t (*io)(int, void *, size_t, off_t), int fd, uint8_t *p
 	return 0;
 }
 
+/* Records staged for one write to the spill file. */
+struct held_out {
+	struct held		*h;
+	uint8_t			*buf;
+	size_t			len;
+};
+
+static int held_out_flush(struct held_out *o)
+{
+	int err = pio_all(pwrite_buf, o->h->spill, o->buf, o->len, o->h->spill_len);
+
+	if (!err)
+		o->h->spill_len += o->len;
+	o->len = 0;
+	return err;
+}
+
+static int held_out_put(struct held_out *o, const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	size_t n;
+	int err;
+
+	while (len) {
+		if (o->len == DB_SPILL_BUF) {
+			err = held_out_flush(o);
+			if (err)
+				return err;
+		}
+		n = DB_SPILL_BUF - o->len < len ? DB_SPILL_BUF - o->len : len;
+		memcpy(o->buf + o->len, b, n);
+		o->len += n;
+		b += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /*
- * Write every line's held bytes out to the spill file, one piece a line,
- * the lines in key order (so that the merge reads the file forward).
+ * Write every line's held bytes out to the spill file as one run: a record
+ * a line that has any (its id, its byte count, the bytes), the lines in key
+ * order, so that the merge reads every run forward.
  */
 static int held_spill(struct held *h)
 {
+	struct held_out o = { .h = h };
 	size_t i;
 	int err;
 
@@ -299,26 +341,35 @@ static int held_spill(struct held *h)
 			return err;
 		}
 	}
+	if (h->nr_runs == h->cap_runs) {
+		size_t cap = h->cap_runs ? 2 * h->cap_runs : 16;
+		uint64_t *v = realloc(h->runs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		h->runs = v;
+		h->cap_runs = cap;
+	}
+	o.buf = malloc(DB_SPILL_BUF);
+	if (!o.buf)
+		return -ENOMEM;
+	h->runs[h->nr_runs++] = h->spill_len;
 	err = held_sort(h);
 	for (i = 0; !err && i < h->nr; i++) {
 		struct held_line *l = &h->lines[i];
-		struct held_piece *p;
+		uint32_t hdr[2] = { l->id, (uint32_t)l->len };
 
 		if (!l->len)
 			continue;
-		p = realloc(l->pieces, (l->nr_pieces + 1) * sizeof(*p));
-		if (!p) {
-			err = -ENOMEM;
-			break;
-		}
-		l->pieces = p;
-		err = pio_all(pwrite_buf, h->spill, l->buf, l->len, h->spill_len);
-		if (err)
-			break;
-		p[l->nr_pieces++] = (struct held_piece){ .off = h->spill_len, .len = l->len };
-		h->spill_len += l->len;
+		err = held_out_put(&o, hdr, sizeof(hdr));
+		if (!err)
+			err = held_out_put(&o, l->buf, l->len);
+		l->spilled = true;
 		l->len = 0;
 	}
+	if (!err)
+		err = held_out_flush(&o);
+	free(o.buf);
 	if (!err)
 		h->bytes = 0;
 	return err;
@@ -461,49 +512,117 @@ static int held_decode(struct held_ins *in, const struct held_line *l, const uin
 	return 0;
 }
 
+/* The merge's reader of one run of the spill file. */
+struct held_run {
+	uint64_t		off, end;	/* the run's bytes not read yet */
+	uint8_t			*buf;		/* DB_RUN_BUF */
+	size_t			pos, len;	/* buf's bytes not used yet */
+	uint32_t		hdr[2];		/* the next record's line id and byte count */
+	bool			more;		/* hdr holds one */
+};
+
+/* @len bytes of run @rr into @p, across its buffer's refills. */
+static int held_run_read(const struct held *h, struct held_run *rr, void *p, size_t len)
+{
+	uint8_t *d = p;
+	size_t n;
+	int err;
+
+	while (len) {
+		if (rr->pos == rr->len) {
+			n = rr->end - rr->off < DB_RUN_BUF ? (size_t)(rr->end - rr->off) : DB_RUN_BUF;
+			if (!n)
+				return -MCR_E_CORRUPT;
+			err = pio_all(pread, h->spill, rr->buf, n, rr->off);
+			if (err)
+				return err;
+			rr->off += n;
+			rr->pos = 0;
+			rr->len = n;
+		}
+		n = rr->len - rr->pos < len ? rr->len - rr->pos : len;
+		memcpy(d, rr->buf + rr->pos, n);
+		rr->pos += n;
+		d += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* The next record's header of run @rr, if it has one more. */
+static int held_run_next(const struct held *h, struct held_run *rr)
+{
+	rr->more = rr->pos < rr->len || rr->off < rr->end;
+	return rr->more ? held_run_read(h, rr, rr->hdr, sizeof(rr->hdr)) : 0;
+}
+
 /*
- * Insert every row @h holds, in key order: line by line, each line's pieces
- * from the spill file in order, then its bytes still in memory.  Then @h is
- * empty again.
+ * Insert every row @h holds, in key order: line by line, the records of it
+ * that each run of the spill file holds, the runs in the order they were
+ * written, then its bytes still in memory.  Then @h is empty again.
  */
 int db_held_insert(struct held *h)
 {
 	struct held_ins *in = malloc(sizeof(*in));
+	struct held_run *rr = NULL;
 	uint8_t *buf = NULL;
-	size_t i, j, cap = 0;
-	int err;
+	size_t i, k, cap = 0;
+	int err = 0;
 
 	if (!in)
 		return -ENOMEM;
 	in->h = h;
 	in->nr = 0;
-	err = held_sort(h);
+	if (h->nr_runs) {
+		rr = calloc(h->nr_runs, sizeof(*rr));
+		if (!rr)
+			err = -ENOMEM;
+	}
+	for (k = 0; !err && k < h->nr_runs; k++) {
+		rr[k].off = h->runs[k];
+		rr[k].end = k + 1 < h->nr_runs ? h->runs[k + 1] : h->spill_len;
+		rr[k].buf = malloc(DB_RUN_BUF);
+		err = rr[k].buf ? held_run_next(h, &rr[k]) : -ENOMEM;
+	}
+	if (!err)
+		err = held_sort(h);
 	for (i = 0; !err && i < h->nr; i++) {
 		const struct held_line *l = &h->lines[i];
 		uint64_t v[DB_LINE_COLS] = { 0 }, step = 0;
 
-		for (j = 0; !err && j < l->nr_pieces; j++) {
-			const struct held_piece *pc = &l->pieces[j];
+		for (k = 0; l->spilled && !err && k < h->nr_runs; k++) {
+			size_t len = rr[k].hdr[1];
 
-			if (pc->len > cap) {
-				uint8_t *b = realloc(buf, pc->len);
+			if (!rr[k].more || rr[k].hdr[0] != l->id)
+				continue;
+			if (len > cap) {
+				uint8_t *b = realloc(buf, len);
 
 				if (!b) {
 					err = -ENOMEM;
 					break;
 				}
 				buf = b;
-				cap = pc->len;
+				cap = len;
 			}
-			err = pio_all(pread, h->spill, buf, pc->len, pc->off);
+			err = held_run_read(h, &rr[k], buf, len);
 			if (!err)
-				err = held_decode(in, l, buf, pc->len, v, &step);
+				err = held_decode(in, l, buf, len, v, &step);
+			if (!err)
+				err = held_run_next(h, &rr[k]);
 		}
 		if (!err)
 			err = held_decode(in, l, l->buf, l->len, v, &step);
 	}
+	/* every record was some line's, in the lines' order */
+	for (k = 0; !err && k < h->nr_runs; k++)
+		if (rr[k].more)
+			err = -MCR_E_CORRUPT;
 	if (!err)
 		err = held_ins_flush(in);
+	for (k = 0; rr && k < h->nr_runs; k++)
+		free(rr[k].buf);
+	free(rr);
 	free(buf);
 	free(in);
 	db_held_free(h);

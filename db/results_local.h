@@ -31,6 +31,8 @@ struct held {
 	size_t			cols;		/* values of a row */
 	int			spill;		/* spill file, -1 none yet */
 	uint64_t		spill_len;
+	uint64_t		*runs;		/* where each spill's records start in it */
+	size_t			nr_runs, cap_runs;
 	sqlite3_stmt		*bulk;		/* DB_BULK_ROWS rows */
 	sqlite3_stmt		*one;		/* one row */
 };
