@@ -34,7 +34,7 @@ struct infer *infer_create(const struct sim_params *sp, unsigned int max_hyp)
 	}
 	in->max_kept = 1;
 	/* the table's steps: monotone tests, which inf_lazy_alike() decides on bounds */
-	in->agg = sp->policy->walk != NULL;
+	in->agg = sp->policy->update != NULL;
 	inf_lazy_begin(in);
 	return in;
 }
