@@ -84,7 +84,7 @@ watch_run() {
 	# on every CPU at once (its updates run on one CPU while P's reader flushes on
 	# another)
 	sh -c 'echo $$ >"$1/cgroup.procs" && n=$(nproc) && while [ $n -gt 0 ]; do
-		"$2" 64 4 0 & n=$((n - 1)); done; wait' _ "$C" "$STRESS" >/dev/null &
+		"$2" 64 4 "$3" & n=$((n - 1)); done; wait' _ "$C" "$STRESS" "$RATE" >/dev/null &
 	WL=$!
 	while kill -0 $CAP 2>/dev/null; do
 		if grep -qx "memcg_stat_stranded{cgroup=\"$REL/P\"} 1" "$F" 2>/dev/null; then
@@ -98,6 +98,7 @@ watch_run() {
 	wait $WL 2>/dev/null
 	WL=
 	SEEN=$seen
+	grep -qx 'memcg_watch_overflow 1' "$F" 2>/dev/null && OVF=1 || OVF=0
 }
 
 # After watch_exact's replay: the wall clock (ms, as now_ms) at the start of P's first
@@ -137,9 +138,28 @@ watch_exact() {
 }
 
 DB=$T_TMP/w.db F=$T_TMP/w.prom
-watch_run
-if [ $RC -eq 0 ] || [ $RC -eq 11 ]; then pass "watch_capture (exit $RC)"; else
-	fail watch_capture "exit $RC: $(head -c 300 "$T_TMP/cap.err")"; t_done; fi
+# faults/s of each workload process: as fast as it can, but a sanitized build replays
+# several times slower than the capture records, so there at 20 k/s
+RATE=0
+[ -n "${MCR_SANITIZED:-}" ] && RATE=20000
+# A watch that falls behind (a slow build, a loaded machine) overflows by design: it
+# says so, stops counting, and the capture goes on.  Up to three recordings for one
+# that kept up; the checks below need one.
+for n in 1 2 3; do
+	watch_run
+	if [ $RC -ne 0 ] && [ $RC -ne 11 ]; then
+		fail watch_capture "exit $RC: $(head -c 300 "$T_TMP/cap.err")"; t_done; fi
+	[ $OVF = 0 ] && break
+done
+pass "watch_capture (exit $RC)"
+if [ $OVF = 1 ]; then
+	expect_match watch_overflow_said "^memcg-capture: --watch: stopped counting at the overflow" \
+		"$(cat "$T_TMP/cap.err")"
+	expect_match watch_overflow_stored "^memcg-capture: [0-9]+ events .* stored in " \
+		"$(cat "$T_TMP/cap.out")"
+	skip watch_live "the watch fell behind the capture in 3 recordings (overflow, said on stderr and in the prom file): nothing to compare"
+	t_done
+fi
 expect_match watch_stdout_end "^[0-9:]+ end: trace .* events; [a-z]+ policy, spread model" \
 	"$(cat "$T_TMP/cap.out")"
 # the file: the format, the model said, nothing left beside it
@@ -163,21 +183,27 @@ fi
 OFF_MS=$(python3 -c 'import time; print((time.time_ns() - time.monotonic_ns()) // 1000000)')
 k=$(kernel_ms) times=
 for n in 2 3 4; do
-	times="$times${times:+, }shown ${SEEN:-never}, stranded ${k:-never}"
+	if [ $OVF = 1 ]; then t="the watch fell behind"
+	elif [ -z "$k" ]; then t="P not stranded for a second"
+	elif [ -z "$SEEN" ]; then t="P stranded, never shown"
+	else t="shown $((SEEN - k)) ms after P was stranded"; fi
+	times="$times${times:+; }$t"
 	[ -n "$k" ] && break
 	[ $n = 4 ] && break
 	watch_run
 	[ $RC -eq 0 ] || [ $RC -eq 11 ] || { fail "watch_capture_$n" "exit $RC"; break; }
+	k=
+	[ $OVF = 1 ] && continue	# fell behind: nothing to compare in this one
 	watch_exact "_$n"
 	k=$(kernel_ms)
 done
 if [ -z "$k" ]; then
-	skip watch_stranded_within_2s "the kernel did not strand P for a second in 3 recordings"
+	skip watch_stranded_within_2s "no recording of 3 where the kernel stranded P for a second and the watch kept up: $times"
 elif [ -n "$SEEN" ] && [ $((SEEN - k)) -le 2000 ]; then
 	pass "watch_stranded_within_2s (shown $((SEEN - k)) ms after P was stranded)"
 	expect_match watch_stdout_names_p "^  $REL/P stranded [0-9.]+ s, .*stale reads [0-9]+ of [0-9]+$" \
 		"$(cat "$T_TMP/cap.out")"
 else
-	fail watch_stranded_within_2s "ms on the wall clock, P shown stranded and stranded for a second, per recording: $times"
+	fail watch_stranded_within_2s "per recording: $times"
 fi
 t_done
