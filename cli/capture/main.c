@@ -355,6 +355,31 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 	return c->child_ended && c->child_status ? MCR_EXIT_COMMAND : MCR_EXIT_OK;
 }
 
+
+/*
+ * The output's temporary file: the first of a --rotate series, or -o FILE's.
+ * outfile_begin() arms its own handler (remove the file, die by the signal);
+ * a capture stops on a signal instead, and then removes or keeps the file
+ * itself, so its handlers go back on at once.
+ */
+static int output_begin(struct capture *c)
+{
+	sigset_t stops, old;
+	const char *why = NULL;
+	int ret;
+
+	stop_signals_set(&stops);
+	sigprocmask(SIG_BLOCK, &stops, &old);
+	if (c->args.rotate_ns || c->args.rotate_bytes)
+		ret = rotate_first(c, &c->of.tmp);
+	else
+		ret = outfile_begin(&c->of, c->args.output,
+				    &(struct outfile_policy){ .force = c->args.force }, &why);
+	stop_signals_catch();
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret < 0 ? output_refused(c, ret, why) : 0;
+}
+
 static int capture_run(struct capture *c, int argc, char **argv)
 {
 	uint64_t start_ns = 0, end_ns = 0;
@@ -366,6 +391,8 @@ static int capture_run(struct capture *c, int argc, char **argv)
 	rc = capture_preflight(c, &tdir);
 	if (!rc && stop_signal)
 		rc = stopped_before_start(c);
+	if (!rc)
+		rc = output_begin(c);
 	if (!rc)
 		rc = capture_prepare_db(c);
 	if (!rc)

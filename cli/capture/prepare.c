@@ -6,7 +6,6 @@
  * fails here is the output's (fail_output()); nothing has traced yet.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,31 +164,15 @@ int capture_db_fill(struct capture *c, struct db *db)
 	return dw.err;
 }
 
-/* The database before tracing: meta, the cgroup table, item names, warnings. */
+/*
+ * The database before tracing, in the output's temporary file (main.c's
+ * output_begin()): meta, the cgroup table, item names, warnings.
+ */
 int capture_prepare_db(struct capture *c)
 {
 	struct db_writer dw = { 0 };
-	sigset_t stops, old;
-	const char *why;
 	int ret, i;
 
-	/*
-	 * outfile_begin() arms its own handler (remove the file, die by the
-	 * signal); a capture stops on a signal instead, and then removes or keeps
-	 * the file itself, so its handlers go back on at once.
-	 */
-	stop_signals_set(&stops);
-	sigprocmask(SIG_BLOCK, &stops, &old);
-	why = NULL;
-	if (c->args.rotate_ns || c->args.rotate_bytes)
-		ret = rotate_first(c, &c->of.tmp);
-	else
-		ret = outfile_begin(&c->of, c->args.output,
-				    &(struct outfile_policy){ .force = c->args.force }, &why);
-	stop_signals_catch();
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (ret < 0)
-		return output_refused(c, ret, why);
 	ret = db_create(c->of.tmp, &c->db);
 	if (ret < 0)
 		return fail_output(c, ret);
