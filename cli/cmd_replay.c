@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "grow.h"
 #include "num.h"
 #include "report/pass.h"
 #include "replay.h"
@@ -365,15 +366,8 @@ static int ids_add(uint64_t id, void *ctx)
 {
 	struct ids *ids = ctx;
 
-	if (ids->n == ids->cap) {
-		size_t ncap = ids->cap ? 2 * ids->cap : 64;
-		uint64_t *n = realloc(ids->v, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		ids->v = n;
-		ids->cap = ncap;
-	}
+	if (mcr_grow((void **)&ids->v, &ids->cap, ids->n + 1, sizeof(*ids->v)) < 0)
+		return -ENOMEM;
 	ids->v[ids->n++] = id;
 	return 0;
 }

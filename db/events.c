@@ -20,6 +20,7 @@
 #include "db.h"
 #include "db_local.h"
 #include "error.h"
+#include "grow.h"
 #include "store.h"
 
 #define DB_COMMIT_EVENTS	(4 * DB_CHUNK_EVENTS)	/* 256k events a transaction */
@@ -123,15 +124,11 @@ static int db_read_ids_add_one(struct db *db, uint64_t id)
 {
 	if (db->nr_read_ids == db->cap_read_ids) {
 		db_read_ids_compact(db);
-		if (2 * db->nr_read_ids >= db->cap_read_ids) {
-			size_t cap = db->cap_read_ids ? 2 * db->cap_read_ids : 256;
-			uint64_t *v = realloc(db->read_ids, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			db->read_ids = v;
-			db->cap_read_ids = cap;
-		}
+		/* compacted to at most half: room enough; else doubled */
+		if (2 * db->nr_read_ids >= db->cap_read_ids &&
+		    mcr_grow((void **)&db->read_ids, &db->cap_read_ids, db->cap_read_ids + 1,
+			     sizeof(*db->read_ids)) < 0)
+			return -ENOMEM;
 	}
 	db->read_ids[db->nr_read_ids++] = id;
 	return 0;

@@ -13,6 +13,7 @@
 #include <zstd.h>
 
 #include "error.h"
+#include "grow.h"
 #include "store.h"
 #include "store_local.h"
 
@@ -82,15 +83,9 @@ static int db_chunk_read_id(struct db_chunk *c, uint64_t id)
 {
 	if (c->nr_read_ids && c->read_ids[c->nr_read_ids - 1] == id)
 		return 0;
-	if (c->nr_read_ids == c->cap_read_ids) {
-		uint32_t cap = c->cap_read_ids ? 2 * c->cap_read_ids : 16;
-		uint64_t *v = realloc(c->read_ids, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		c->read_ids = v;
-		c->cap_read_ids = cap;
-	}
+	if (mcr_grow((void **)&c->read_ids, &c->cap_read_ids, c->nr_read_ids + 1,
+		     sizeof(*c->read_ids)) < 0)
+		return -ENOMEM;
 	c->read_ids[c->nr_read_ids++] = id;
 	return 1;
 }

@@ -106,7 +106,7 @@ struct db_chunk {
 	 * read_cgroups, so that replay need not decode the events for them.
 	 */
 	uint64_t	*read_ids;
-	uint32_t	nr_read_ids, cap_read_ids;
+	size_t		nr_read_ids, cap_read_ids;
 	/* encoder state */
 	uint64_t	prev_seq, prev_id;
 	int32_t		prev_pid;
