@@ -90,6 +90,35 @@ as_rows() {
 		sqlite3 "$1" "DROP TABLE event_chunks"
 }
 
+# stat_reads_craft DB: logged reads of the root's total_cache (item 19) in DB, a synthetic
+# page-cache trace after `validate` and `events --table`, crafted exact from its run 1 and
+# taken for a recording (meta source memcg-capture): each read printed 1000 pages, plus the
+# traced updates before it, plus run 1's read error.  A read the kernel flushed is taken
+# where its flush's last window unlocks, as validate compares it on a recording; table
+# crafted_synth keeps every read's value taken at its request, as on a synthetic trace.
+stat_reads_craft() {
+	sqlite3 "$1" "UPDATE meta SET value = 'memcg-capture' WHERE key = 'source';
+CREATE TEMP TABLE f AS
+	SELECT r.read_id, r.ts, r.cgroup_id, row_number() OVER (ORDER BY r.ts) - 1 AS k,
+	       (SELECT min(rowid) FROM events e WHERE e.kind = 4 AND e.id = r.cgroup_id
+		AND e.ts = r.ts) AS frow
+	FROM reads r WHERE r.run_id = 1 AND r.force = 0 AND r.cgroup_id = 1;
+CREATE TEMP VIEW fv AS
+	SELECT f.k AS read, f.cgroup_id, f.ts,
+	       4096 * (1000 + coalesce((SELECT sum(val) FROM events e WHERE e.kind IN (1, 2)
+			AND e.item = 19 AND e.rowid < f.frow), 0)
+		+ coalesce((SELECT error FROM read_errors x WHERE x.read_id = f.read_id
+			AND x.kind = 1 AND x.item = 19), 0)) AS value FROM f;
+CREATE TABLE crafted_synth AS SELECT read, value FROM fv;
+UPDATE f SET frow = coalesce((SELECT min(u.rowid) FROM events u WHERE u.kind = 6
+	AND u.rowid > f.frow AND u.pid = (SELECT pid FROM events WHERE rowid = f.frow)
+	AND u.item = (SELECT max(item) FROM events WHERE kind = 6)), f.frow)
+WHERE (SELECT kernel_needs_flush FROM reads WHERE read_id = f.read_id) = 1;
+INSERT INTO stat_reads (read, cgroup, ts_before, ts_after, pos, line, name, value, unit)
+SELECT read, cgroup_id, ts - 1, ts + 1, 0, 'total_cache', 'total_cache', value, 'bytes' FROM fv;
+UPDATE stat_reads SET line = name || ' ' || value;"
+}
+
 # loss_exact NAME DB OUT: a recording that lost events (exit 11) says so exactly, whatever
 # the machine's load: per CPU the counted gaps add up to the ring buffer's overrun + commit
 # overrun + dropped, the events stored are the ones the kernel says were read, and the

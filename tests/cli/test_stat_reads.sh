@@ -165,33 +165,7 @@ expect_match stat_reads_model_named "^\(read, line\) pairs [1-9][0-9]*: .*; flus
 	{ fail setup "synth (stale reads) failed"; t_done; }
 "$REPLAY" validate -q w.db >/dev/null && "$REPLAY" events --table w.db >/dev/null ||
 	{ fail setup "validate (stale reads) failed"; t_done; }
-sqlite3 w.db "UPDATE meta SET value = 'memcg-capture' WHERE key = 'source';
-CREATE TEMP TABLE f AS
-	SELECT r.read_id, r.ts, r.cgroup_id, row_number() OVER (ORDER BY r.ts) - 1 AS k,
-	       (SELECT min(rowid) FROM events e WHERE e.kind = 4 AND e.id = r.cgroup_id
-		AND e.ts = r.ts) AS frow
-	FROM reads r WHERE r.run_id = 1 AND r.force = 0 AND r.cgroup_id = 1;
--- the values as a synthetic trace has them (a flushed read's truth at its request), for
--- the synthetic case below
-CREATE TABLE crafted_synth AS
-SELECT f.k AS read, 4096 * (1000 + coalesce((SELECT sum(val) FROM events e
-		WHERE e.kind IN (1, 2) AND e.item = 19 AND e.rowid < f.frow), 0)
-	+ coalesce((SELECT error FROM read_errors x WHERE x.read_id = f.read_id
-		AND x.kind = 1 AND x.item = 19), 0)) AS value FROM f;
--- a read the kernel flushed printed what its flush left: the truth where its last window
--- (of the last CPU) unlocks, as validate takes it on a recording
-UPDATE f SET frow = coalesce((SELECT min(u.rowid) FROM events u WHERE u.kind = 6
-	AND u.rowid > f.frow AND u.pid = (SELECT pid FROM events WHERE rowid = f.frow)
-	AND u.item = (SELECT max(item) FROM events WHERE kind = 6)), f.frow)
-WHERE (SELECT kernel_needs_flush FROM reads WHERE read_id = f.read_id) = 1;
-INSERT INTO stat_reads (read, cgroup, ts_before, ts_after, pos, line, name, value, unit)
-SELECT f.k, f.cgroup_id, f.ts - 1, f.ts + 1, 0, 'total_cache', 'total_cache',
-       4096 * (1000 + coalesce((SELECT sum(val) FROM events e WHERE e.kind IN (1, 2)
-			AND e.item = 19 AND e.rowid < f.frow), 0)
-		+ coalesce((SELECT error FROM read_errors x WHERE x.read_id = f.read_id
-			AND x.kind = 1 AND x.item = 19), 0)), 'bytes' FROM f;
-UPDATE stat_reads SET line = name || ' ' || value;" ||
-	{ fail setup "crafting the stale reads"; t_done; }
+stat_reads_craft w.db || { fail setup "crafting the stale reads"; t_done; }
 expect_exit stat_reads_stale 0 "$REPLAY" validate -q -m spread w.db
 expect_match stat_reads_stale_exact "^\(read, line\) pairs [1-9][0-9]*: exact [0-9]+ \(100.00%\), within 2 units 0, off 0 " "$T_OUT"
 # the first read after the anchor that the kernel did not flush, and the one after it,
