@@ -496,78 +496,133 @@ static bool cut_same(const struct infer *a, const struct infer *b)
 	return true;
 }
 
-static void cut_run(struct test_ctx *t, const char *pol)
+/*
+ * Two inferences of one policy fed the same random trace: @a takes the fast
+ * path under test, @b the path it must equal.  The tree root -> A (-> A1,
+ * A2), B (-> B1); the orders each hands to its sink are kept.
+ */
+static const uint64_t pair_ids[] = { 30, 31, 32, 40, 41 };	/* A, A1, A2, B, B1 */
+static const uint64_t pair_par[] = { ROOT, 30, 30, ROOT, 40 };
+
+struct pair {
+	struct infer	*a, *b;
+	struct cut_rec	*oa, *ob;
+};
+
+static void pair_open(struct test_ctx *t, struct pair *pr, const char *pol, unsigned int cpus,
+		      size_t max_hyp)
 {
-	static const uint64_t ids[] = { 30, 31, 32, 40, 41 };	/* A, A1, A2, B, B1 */
-	static const uint64_t par[] = { ROOT, 30, 30, ROOT, 40 };
-	struct sim_params sp = { .policy = sim_policy_find(pol), .nr_possible = 3,
-				 .nr_online = 3, .batch = SIM_CHARGE_BATCH };
-	struct cut_rec *oa = calloc(1, sizeof(*oa)), *ob = calloc(1, sizeof(*ob));
-	struct infer *a = infer_create(&sp, 16), *b = infer_create(&sp, 16);
-	uint64_t x = 88172645463325252ull, ts = 1, ca = 0, cb = 0;
-	int round, i, ret = 0;
+	struct sim_params sp = { .policy = sim_policy_find(pol), .nr_possible = cpus,
+				 .nr_online = cpus, .batch = SIM_CHARGE_BATCH };
 	size_t j;
 
-	ASSERT(a && b && oa && ob);
-	b->no_cut = true;
-	infer_set_order_sink(a, cut_rec, oa);
-	infer_set_order_sink(b, cut_rec, ob);
+	pr->oa = calloc(1, sizeof(*pr->oa));
+	pr->ob = calloc(1, sizeof(*pr->ob));
+	pr->a = infer_create(&sp, max_hyp);
+	pr->b = infer_create(&sp, max_hyp);
+	ASSERT(pr->a && pr->b && pr->oa && pr->ob);
+	infer_set_order_sink(pr->a, cut_rec, pr->oa);
+	infer_set_order_sink(pr->b, cut_rec, pr->ob);
 	for (j = 0; j < 5; j++) {
-		ASSERT_EQ(sim_cgroup_add(infer_base(a), 0, ids[j], par[j]), 0);
-		ASSERT_EQ(sim_cgroup_add(infer_base(b), 0, ids[j], par[j]), 0);
+		ASSERT_EQ(sim_cgroup_add(infer_base(pr->a), 0, pair_ids[j], pair_par[j]), 0);
+		ASSERT_EQ(sim_cgroup_add(infer_base(pr->b), 0, pair_ids[j], pair_par[j]), 0);
 	}
-	for (round = 0; round < 400 && !ret; round++) {
+}
+
+/*
+ * After most windows (3 in 4), a read of a random node, or now and then the
+ * root, with the value one of @a's hypotheses holds for its atomic (so that
+ * reads prune without emptying), flushable above @th: both answer alike and
+ * stay @same.  @close_b: @b's window is closed first like @a's.
+ */
+static void pair_read(struct test_ctx *t, struct pair *pr, uint64_t *x, uint64_t *ts, int64_t th,
+		      bool close_b, bool (*same)(const struct infer *, const struct infer *))
+{
+	uint64_t id;
+	bool su[2], nf[2];
+	int64_t v;
+
+	if (!(cut_rnd(x) % 4))
+		return;
+	id = cut_rnd(x) % 6 ? pair_ids[cut_rnd(x) % 5] : ROOT;
+	*ts += 100;
+	ASSERT_EQ(inf_close_unless_late(pr->a, *ts, *ts), 0);
+	if (close_b)
+		ASSERT_EQ(inf_close_unless_late(pr->b, *ts, *ts), 0);
+	v = inf_get(pr->a, &pr->a->h[cut_rnd(x) % pr->a->nr_h], inf_key(id, INF_ATOMIC));
+	ASSERT_EQ(infer_check(pr->a, id, v, v > th, &su[0], &nf[0]), 0);
+	ASSERT_EQ(infer_check(pr->b, id, v, v > th, &su[1], &nf[1]), 0);
+	ASSERT(su[0] == su[1] && nf[0] == nf[1]);
+	ASSERT(same(pr->a, pr->b));
+}
+
+/* Both finish and handed the same orders to their sinks. */
+static void pair_finish(struct test_ctx *t, struct pair *pr, uint64_t ts)
+{
+	size_t j;
+
+	ASSERT_EQ(infer_finish(pr->a, ts + 1), 0);
+	ASSERT_EQ(infer_finish(pr->b, ts + 1), 0);
+	ASSERT_EQU(pr->oa->n, pr->ob->n);
+	for (j = 0; j < pr->oa->n && j < CUT_ORDERS; j++)
+		ASSERT(pr->oa->tag[j] == pr->ob->tag[j] && pr->oa->p[j] == pr->ob->p[j]);
+}
+
+static void pair_free(struct pair *pr)
+{
+	infer_destroy(pr->a);
+	infer_destroy(pr->b);
+	free(pr->oa);
+	free(pr->ob);
+}
+
+static void cut_run(struct test_ctx *t, const char *pol)
+{
+	struct pair pr = { 0 };
+	uint64_t x = 88172645463325252ull, ts = 1, ca = 0, cb = 0;
+	int round, i, ret = 0;
+
+	pair_open(t, &pr, pol, 3, 16);
+	if (t->failed)
+		goto out;
+	pr.b->no_cut = true;
+	for (round = 0; round < 400 && !ret && !t->failed; round++) {
 		int n = 4 + (int)(cut_rnd(&x) % 8);
 		uint64_t top = cut_rnd(&x) % 3 ? ROOT : 30;
 		unsigned int wcpu = (unsigned int)(cut_rnd(&x) % 3);
-		bool su[2], nf[2];
 
 		for (i = -3; i < n && !ret; i++) {
 			unsigned int cpu = (unsigned int)(cut_rnd(&x) % 3);
-			uint64_t id = ids[cut_rnd(&x) % 5];
+			uint64_t id = pair_ids[cut_rnd(&x) % 5];
 			int64_t v = (int64_t)(cut_rnd(&x) % 161) - 80;
 
 			if (!i) {
-				ret = infer_locked(a, ts, top, wcpu, 40 * (uint64_t)n);
-				ASSERT_EQ(ret, infer_locked(b, ts, top, wcpu, 40 * (uint64_t)n));
+				ret = infer_locked(pr.a, ts, top, wcpu, 40 * (uint64_t)n);
+				ASSERT_EQ(ret, infer_locked(pr.b, ts, top, wcpu, 40 * (uint64_t)n));
 			}
 			ts += 1 + cut_rnd(&x) % 30;
-			ret = ret ? ret : infer_update(a, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts);
-			ASSERT_EQ(ret, infer_update(b, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts));
-			ASSERT(cut_same(a, b));
-			ASSERT_EQ(a->capped > ca, b->capped > cb);
-			ca = a->capped;
-			cb = b->capped;
+			ret = ret ? ret : infer_update(pr.a, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts);
+			ASSERT_EQ(ret, infer_update(pr.b, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts));
+			ASSERT(cut_same(pr.a, pr.b));
+			ASSERT_EQ(pr.a->capped > ca, pr.b->capped > cb);
+			ca = pr.a->capped;
+			cb = pr.b->capped;
 		}
 		ts += 5;
-		ASSERT_EQ(infer_unlock(a, ts), 0);
-		ASSERT_EQ(infer_unlock(b, ts), 0);
-		if (cut_rnd(&x) % 4) {
-			uint64_t id = cut_rnd(&x) % 6 ? ids[cut_rnd(&x) % 5] : ROOT;
-			uint64_t key = inf_key(id, INF_ATOMIC);
-			int64_t v;
-
-			ts += 100;
-			ASSERT_EQ(inf_close_unless_late(a, ts, ts), 0);
-			v = inf_get(a, &a->h[cut_rnd(&x) % a->nr_h], key);
-			ASSERT_EQ(infer_check(a, id, v, v > 128, &su[0], &nf[0]), 0);
-			ASSERT_EQ(infer_check(b, id, v, v > 128, &su[1], &nf[1]), 0);
-			ASSERT(su[0] == su[1] && nf[0] == nf[1]);
-			ASSERT(cut_same(a, b));
-		}
+		ASSERT_EQ(infer_unlock(pr.a, ts), 0);
+		ASSERT_EQ(infer_unlock(pr.b, ts), 0);
+		pair_read(t, &pr, &x, &ts, 128, false, cut_same);
 	}
+	if (t->failed)
+		goto out;
 	ASSERT_EQ(ret, 0);
-	ASSERT_EQ(infer_finish(a, ts + 1), 0);
-	ASSERT_EQ(infer_finish(b, ts + 1), 0);
-	ASSERT_EQU(oa->n, ob->n);
-	for (j = 0; j < oa->n && j < CUT_ORDERS; j++)
-		ASSERT(oa->tag[j] == ob->tag[j] && oa->p[j] == ob->p[j]);
-	ASSERT(a->unmade_total > 0);	/* the cut did leave branches out */
-	ASSERT_EQU(b->unmade_total, 0);
-	infer_destroy(a);
-	infer_destroy(b);
-	free(oa);
-	free(ob);
+	pair_finish(t, &pr, ts);
+	if (t->failed)
+		goto out;
+	ASSERT(pr.a->unmade_total > 0);	/* the cut did leave branches out */
+	ASSERT_EQU(pr.b->unmade_total, 0);
+out:
+	pair_free(&pr);
 }
 
 TEST(test_cut_exact)
@@ -627,82 +682,57 @@ static bool lazy_same(const struct infer *a, const struct infer *b)
 
 static void lazy_run(struct test_ctx *t, const char *pol)
 {
-	static const uint64_t ids[] = { 30, 31, 32, 40, 41 };	/* A, A1, A2, B, B1 */
-	static const uint64_t par[] = { ROOT, 30, 30, ROOT, 40 };
-	struct sim_params sp = { .policy = sim_policy_find(pol), .nr_possible = 3,
-				 .nr_online = 3, .batch = SIM_CHARGE_BATCH };
-	struct cut_rec *oa = calloc(1, sizeof(*oa)), *ob = calloc(1, sizeof(*ob));
-	struct infer *a = infer_create(&sp, 64), *b = infer_create(&sp, 64);
+	struct pair pr = { 0 };
 	uint64_t x = 0x2545f4914f6cdd1dull, ts = 1;
 	int round, i, ret = 0;
-	size_t j;
 
-	ASSERT(a && b && oa && ob);
-	ASSERT(a->agg);
-	b->agg = false;
-	infer_set_order_sink(a, cut_rec, oa);
-	infer_set_order_sink(b, cut_rec, ob);
-	for (j = 0; j < 5; j++) {
-		ASSERT_EQ(sim_cgroup_add(infer_base(a), 0, ids[j], par[j]), 0);
-		ASSERT_EQ(sim_cgroup_add(infer_base(b), 0, ids[j], par[j]), 0);
-	}
-	for (round = 0; round < 300 && !ret; round++) {
+	pair_open(t, &pr, pol, 3, 64);
+	if (t->failed)
+		goto out;
+	ASSERT(pr.a->agg);
+	pr.b->agg = false;
+	for (round = 0; round < 300 && !ret && !t->failed; round++) {
 		int n = 2 + (int)(cut_rnd(&x) % 5), m = (int)(cut_rnd(&x) % 200);
 		uint64_t top = cut_rnd(&x) % 3 ? ROOT : 30;
 		unsigned int wcpu = (unsigned int)(cut_rnd(&x) % 3);
-		bool su[2], nf[2];
 
-		ASSERT_EQ(infer_locked(a, ts, top, wcpu, 40 * (uint64_t)n), 0);
-		ASSERT_EQ(infer_locked(b, ts, top, wcpu, 40 * (uint64_t)n), 0);
+		ASSERT_EQ(infer_locked(pr.a, ts, top, wcpu, 40 * (uint64_t)n), 0);
+		ASSERT_EQ(infer_locked(pr.b, ts, top, wcpu, 40 * (uint64_t)n), 0);
 		for (i = 0; i < n + m && !ret; i++) {
 			unsigned int cpu = (unsigned int)(cut_rnd(&x) % 3);
-			uint64_t id = ids[cut_rnd(&x) % 5];
+			uint64_t id = pair_ids[cut_rnd(&x) % 5];
 			int64_t v = cut_rnd(&x) % 16 ? (int64_t)(cut_rnd(&x) % 7) - 3 :
 						       (int64_t)(cut_rnd(&x) % 161) - 80;
 
 			if (i == n) {
 				ts += 5;
-				ASSERT_EQ(infer_unlock(a, ts), 0);
-				ASSERT_EQ(infer_unlock(b, ts), 0);
+				ASSERT_EQ(infer_unlock(pr.a, ts), 0);
+				ASSERT_EQ(infer_unlock(pr.b, ts), 0);
 				ts += 100;
 			}
 			ts += 1 + cut_rnd(&x) % 30;
-			ret = infer_update(a, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts);
-			ASSERT_EQ(ret, infer_update(b, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts));
-			ASSERT(lazy_same(a, b));
+			ret = infer_update(pr.a, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts);
+			ASSERT_EQ(ret, infer_update(pr.b, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts));
+			ASSERT(lazy_same(pr.a, pr.b));
 		}
 		if (n + m == n) {
 			ts += 5;
-			ASSERT_EQ(infer_unlock(a, ts), 0);
-			ASSERT_EQ(infer_unlock(b, ts), 0);
+			ASSERT_EQ(infer_unlock(pr.a, ts), 0);
+			ASSERT_EQ(infer_unlock(pr.b, ts), 0);
 		}
-		if (cut_rnd(&x) % 4) {
-			uint64_t id = cut_rnd(&x) % 6 ? ids[cut_rnd(&x) % 5] : ROOT;
-			uint64_t key = inf_key(id, INF_ATOMIC);
-			int64_t v;
-
-			ts += 100;
-			ASSERT_EQ(inf_close_unless_late(a, ts, ts), 0);
-			ASSERT_EQ(inf_close_unless_late(b, ts, ts), 0);
-			v = inf_get(a, &a->h[cut_rnd(&x) % a->nr_h], key);	/* an atomic: never pending */
-			ASSERT_EQ(infer_check(a, id, v, v > 128, &su[0], &nf[0]), 0);
-			ASSERT_EQ(infer_check(b, id, v, v > 128, &su[1], &nf[1]), 0);
-			ASSERT(su[0] == su[1] && nf[0] == nf[1]);
-			ASSERT(lazy_same(a, b));
-		}
+		/* an atomic, the value read: never pending */
+		pair_read(t, &pr, &x, &ts, 128, true, lazy_same);
 	}
+	if (t->failed)
+		goto out;
 	ASSERT_EQ(ret, 0);
-	ASSERT_EQ(infer_finish(a, ts + 1), 0);
-	ASSERT_EQ(infer_finish(b, ts + 1), 0);
-	ASSERT_EQU(oa->n, ob->n);
-	for (j = 0; j < oa->n && j < CUT_ORDERS; j++)
-		ASSERT(oa->tag[j] == ob->tag[j] && oa->p[j] == ob->p[j]);
-	ASSERT(a->lazy_alike > 1000);	/* most lazy updates wrote no table */
-	ASSERT_EQU(b->lazy_alike, 0);
-	infer_destroy(a);
-	infer_destroy(b);
-	free(oa);
-	free(ob);
+	pair_finish(t, &pr, ts);
+	if (t->failed)
+		goto out;
+	ASSERT(pr.a->lazy_alike > 1000);	/* most lazy updates wrote no table */
+	ASSERT_EQU(pr.b->lazy_alike, 0);
+out:
+	pair_free(&pr);
 }
 
 TEST(test_lazy_exact)
@@ -723,75 +753,49 @@ TEST(test_lazy_exact)
  */
 static void win_run(struct test_ctx *t, const char *pol)
 {
-	static const uint64_t ids[] = { 30, 31, 32, 40, 41 };	/* A, A1, A2, B, B1 */
-	static const uint64_t par[] = { ROOT, 30, 30, ROOT, 40 };
-	struct sim_params sp = { .policy = sim_policy_find(pol), .nr_possible = 4,
-				 .nr_online = 4, .batch = SIM_CHARGE_BATCH };
-	struct cut_rec *oa = calloc(1, sizeof(*oa)), *ob = calloc(1, sizeof(*ob));
-	struct infer *a = infer_create(&sp, 64), *b = infer_create(&sp, 64);
+	struct pair pr = { 0 };
 	uint64_t x = 0x9e3779b97f4a7c15ull, ts = 1;
 	int round, i, ret = 0;
-	size_t j;
 
-	ASSERT(a && b && oa && ob);
-	b->no_win_alike = true;
-	infer_set_order_sink(a, cut_rec, oa);
-	infer_set_order_sink(b, cut_rec, ob);
-	for (j = 0; j < 5; j++) {
-		ASSERT_EQ(sim_cgroup_add(infer_base(a), 0, ids[j], par[j]), 0);
-		ASSERT_EQ(sim_cgroup_add(infer_base(b), 0, ids[j], par[j]), 0);
-	}
-	for (round = 0; round < 400 && !ret; round++) {
+	pair_open(t, &pr, pol, 4, 64);
+	if (t->failed)
+		goto out;
+	pr.b->no_win_alike = true;
+	for (round = 0; round < 400 && !ret && !t->failed; round++) {
 		int n = 4 + (int)(cut_rnd(&x) % 8);
 		uint64_t top = cut_rnd(&x) % 3 ? ROOT : 30;
 		unsigned int wcpu = (unsigned int)(cut_rnd(&x) % 4);
-		bool su[2], nf[2];
 
 		for (i = -3; i < n && !ret; i++) {
 			unsigned int cpu = (unsigned int)(cut_rnd(&x) % 4);
-			uint64_t id = ids[cut_rnd(&x) % 5];
+			uint64_t id = pair_ids[cut_rnd(&x) % 5];
 			int64_t v = cut_rnd(&x) % 8 ? (int64_t)(cut_rnd(&x) % 13) - 6 :
 						      (int64_t)(cut_rnd(&x) % 161) - 80;
 
 			if (!i) {
-				ret = infer_locked(a, ts, top, wcpu, 40 * (uint64_t)n);
-				ASSERT_EQ(ret, infer_locked(b, ts, top, wcpu, 40 * (uint64_t)n));
+				ret = infer_locked(pr.a, ts, top, wcpu, 40 * (uint64_t)n);
+				ASSERT_EQ(ret, infer_locked(pr.b, ts, top, wcpu, 40 * (uint64_t)n));
 			}
 			ts += 1 + cut_rnd(&x) % 30;
-			ret = ret ? ret : infer_update(a, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts);
-			ASSERT_EQ(ret, infer_update(b, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts));
-			ASSERT(cut_same(a, b));
+			ret = ret ? ret : infer_update(pr.a, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts);
+			ASSERT_EQ(ret, infer_update(pr.b, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts));
+			ASSERT(cut_same(pr.a, pr.b));
 		}
 		ts += 5;
-		ASSERT_EQ(infer_unlock(a, ts), 0);
-		ASSERT_EQ(infer_unlock(b, ts), 0);
-		if (cut_rnd(&x) % 4) {
-			uint64_t id = cut_rnd(&x) % 6 ? ids[cut_rnd(&x) % 5] : ROOT;
-			uint64_t key = inf_key(id, INF_ATOMIC);
-			int64_t v;
-
-			ts += 100;
-			ASSERT_EQ(inf_close_unless_late(a, ts, ts), 0);
-			ASSERT_EQ(inf_close_unless_late(b, ts, ts), 0);
-			v = inf_get(a, &a->h[cut_rnd(&x) % a->nr_h], key);
-			ASSERT_EQ(infer_check(a, id, v, v > 256, &su[0], &nf[0]), 0);
-			ASSERT_EQ(infer_check(b, id, v, v > 256, &su[1], &nf[1]), 0);
-			ASSERT(su[0] == su[1] && nf[0] == nf[1]);
-			ASSERT(cut_same(a, b));
-		}
+		ASSERT_EQ(infer_unlock(pr.a, ts), 0);
+		ASSERT_EQ(infer_unlock(pr.b, ts), 0);
+		pair_read(t, &pr, &x, &ts, 256, true, cut_same);
 	}
+	if (t->failed)
+		goto out;
 	ASSERT_EQ(ret, 0);
-	ASSERT_EQ(infer_finish(a, ts + 1), 0);
-	ASSERT_EQ(infer_finish(b, ts + 1), 0);
-	ASSERT_EQU(oa->n, ob->n);
-	for (j = 0; j < oa->n && j < CUT_ORDERS; j++)
-		ASSERT(oa->tag[j] == ob->tag[j] && oa->p[j] == ob->p[j]);
-	ASSERT(a->win_alike > 100);	/* many window updates asked no hypothesis */
-	ASSERT_EQU(b->win_alike, 0);
-	infer_destroy(a);
-	infer_destroy(b);
-	free(oa);
-	free(ob);
+	pair_finish(t, &pr, ts);
+	if (t->failed)
+		goto out;
+	ASSERT(pr.a->win_alike > 100);	/* many window updates asked no hypothesis */
+	ASSERT_EQU(pr.b->win_alike, 0);
+out:
+	pair_free(&pr);
 }
 
 TEST(test_win_exact)
