@@ -324,7 +324,7 @@ int64_t db_chunk_events(struct db *db)
  */
 int db_read_ids_meta(struct db *db, uint64_t **ids, size_t *nr, int64_t *covers)
 {
-	uint64_t *v = NULL, *n;
+	uint64_t *v = NULL;
 	size_t cnt = 0, cap = 0;
 	char *text = NULL, *p, *end;
 	int err;
@@ -346,14 +346,9 @@ int db_read_ids_meta(struct db *db, uint64_t **ids, size_t *nr, int64_t *covers)
 			err = -ENOENT;
 			break;
 		}
-		if (cnt == cap) {
-			cap = cap ? 2 * cap : 256;
-			n = realloc(v, cap * sizeof(*v));
-			if (!n) {
-				err = -ENOMEM;
-				break;
-			}
-			v = n;
+		if (mcr_grow((void **)&v, &cap, cnt + 1, sizeof(*v)) < 0) {
+			err = -ENOMEM;
+			break;
 		}
 		v[cnt++] = id;
 	}

@@ -17,6 +17,7 @@
 #include "db.h"
 #include "db_local.h"
 #include "error.h"
+#include "grow.h"
 #include "results.h"
 #include "results_local.h"
 #include "statlines.h"
@@ -38,7 +39,7 @@ static int db_u64_cmp(const void *a, const void *b)
 int db_read_cgroups_foreach(struct db *db, int (*fn)(uint64_t id, void *ctx), void *ctx)
 {
 	const struct mcr_event *const *evs;
-	uint64_t *ids = NULL, *n;
+	uint64_t *ids = NULL;
 	size_t nr = 0, cap = 0, i;
 	struct db_iter *it;
 	int64_t covers, total;
@@ -71,14 +72,9 @@ int db_read_cgroups_foreach(struct db *db, int (*fn)(uint64_t id, void *ctx), vo
 				continue;
 			if (nr && ids[nr - 1] == ev->id)
 				continue;	/* the same reader again: the common case */
-			if (nr == cap) {
-				cap = cap ? 2 * cap : 256;
-				n = realloc(ids, cap * sizeof(*ids));
-				if (!n) {
-					ret = -ENOMEM;
-					break;
-				}
-				ids = n;
+			if (mcr_grow((void **)&ids, &cap, nr + 1, sizeof(*ids)) < 0) {
+				ret = -ENOMEM;
+				break;
 			}
 			ids[nr++] = ev->id;
 		}
