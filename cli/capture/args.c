@@ -132,7 +132,7 @@ static const struct argp_option options[] = {
 	  "error, stale reads so far; once more at the end, with every event", 0 },
 	{ "prom", OPT_PROM, "FILE", 0, "With --watch (implied): every second, write its figures "
 	  "to FILE in the Prometheus text format (FILE.tmp beside it, renamed over it), for "
-	  "node_exporter's textfile collector", 0 },
+	  "node_exporter's textfile collector; an existing FILE only if --prom wrote it", 0 },
 	{ 0 }
 };
 

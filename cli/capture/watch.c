@@ -550,6 +550,33 @@ int watch_stop(struct capture *c)
 	return ret;
 }
 
+/* What every --prom file starts with: its first family's HELP line. */
+#define WATCH_PROM_HEAD		"# HELP memcg_"
+
+/*
+ * May --prom replace @path (lstat() @sb)?  Only a regular file that is empty
+ * or that --prom wrote: never a link, device or FIFO, nor a user's file
+ * given by mistake (the trace database itself, say).
+ */
+static bool watch_prom_ours(const char *path, const struct stat *sb)
+{
+	char head[sizeof(WATCH_PROM_HEAD) - 1];
+	bool ours;
+	FILE *f;
+
+	if (!S_ISREG(sb->st_mode))
+		return false;
+	if (!sb->st_size)
+		return true;
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	ours = fread(head, 1, sizeof(head), f) == sizeof(head) &&
+	       !memcmp(head, WATCH_PROM_HEAD, sizeof(head));
+	fclose(f);
+	return ours;
+}
+
 int watch_args_check(const struct capture_args *a)
 {
 	struct stat sb;
@@ -567,6 +594,15 @@ int watch_args_check(const struct capture_args *a)
 		return 0;
 	if (!stat(a->prom, &sb) && S_ISDIR(sb.st_mode)) {
 		msg("--prom %s: a directory, not a file it can replace", a->prom);
+		return MCR_EXIT_NOFILE;
+	}
+	if (a->output && !strcmp(a->prom, a->output)) {
+		msg("--prom %s: the same file as -o", a->prom);
+		return MCR_EXIT_NOFILE;
+	}
+	if (!lstat(a->prom, &sb) && !watch_prom_ours(a->prom, &sb)) {
+		msg("--prom %s: exists and is not a file --prom wrote (a regular file that is empty "
+		    "or starts with \"%s\"): not replaced", a->prom, WATCH_PROM_HEAD);
 		return MCR_EXIT_NOFILE;
 	}
 	ret = prom_begin(&pr, a->prom);

@@ -24,6 +24,14 @@ TRACING=/sys/kernel/tracing
 expect_exit watch_prom_no_dir 3 "$CAPTURE" -o "$T_TMP/x.db" --prom "$T_TMP/no/such.prom" -d 1 &&
 	expect_match watch_prom_no_dir_msg "^memcg-capture: --prom $T_TMP/no/such.prom" "$T_ERR"
 expect_exit watch_prom_dir 3 "$CAPTURE" -o "$T_TMP/x.db" --prom "$T_TMP" -d 1
+# a file --prom did not write (a user's, the trace database given by mistake) is never
+# replaced, nor the -o file itself
+echo "a user's notes" >"$T_TMP/notes"
+expect_exit watch_prom_foreign 3 "$CAPTURE" -o "$T_TMP/x.db" --prom "$T_TMP/notes" -d 1 &&
+	expect_match watch_prom_foreign_msg "^memcg-capture: --prom $T_TMP/notes: exists and is not a file --prom wrote" "$T_ERR"
+[ "$(cat "$T_TMP/notes")" = "a user's notes" ] && pass watch_prom_foreign_kept ||
+	fail watch_prom_foreign_kept "$(head -c 100 "$T_TMP/notes")"
+expect_exit watch_prom_is_output 3 "$CAPTURE" -o "$T_TMP/x.db" --prom "$T_TMP/x.db" -d 1
 expect_exit watch_clock 17 "$CAPTURE" -o "$T_TMP/x.db" --watch -C global -d 1 &&
 	expect_match watch_clock_msg "^memcg-capture: --watch: -C global" "$T_ERR"
 [ ! -e "$T_TMP/x.db" ] && pass watch_refused_writes_nothing || fail watch_refused_writes_nothing
@@ -163,6 +171,9 @@ expect_match watch_prom_overflow '^memcg_watch_overflow 0$' "$(cat "$F")"
 bad=$(grep -v '^#' "$F" | grep -cvE '^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? [-+0-9.eEInfNa]+$')
 [ "$bad" = 0 ] && pass watch_prom_lines_parse || fail watch_prom_lines_parse "$bad lines"
 watch_exact ""
+# a file --prom wrote is replaced by the next capture's
+expect_exit watch_prom_replaces_its_own 0 "$CAPTURE" -o "$T_TMP/again.db" --prom "$F" -d 0.5 &&
+	expect_match watch_prom_replaced '^memcg_watch_overflow 0$' "$(cat "$F")"
 # Shown within 2 s of stranding: from the start of P's first stranded episode that
 # lasted a second (the kernel's, as the offline replay of the same file has it) to the
 # first prom file that showed P stranded (it may show a shorter earlier one: sooner).
