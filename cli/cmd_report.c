@@ -127,6 +127,8 @@ static const char report_doc[] =
 	"file of a 'memcg-capture --rotate' series a third, start_ns, gives each\n"
 	"file's start (meta capture_start_ns, trace clock), and the files of one\n"
 	"series follow one another by meta rotation_index, read as one timeline.\n"
+	"A file of a series has these three columns even alone, so a report of a\n"
+	"series keeps one shape as it grows.\n"
 	"\n"
 	"--cost (CSV, JSON; the view cost_report): one row per run: run_id, policy,\n"
 	"flush_model, updates, walk_steps, pcpu_adds, atomic_adds, dropped_batches,\n"

@@ -27,10 +27,14 @@ static const char *const cost_cols[] = {
 };
 #define COST_NR_COLS	(sizeof(cost_cols) / sizeof(cost_cols[0]))
 
-/* the host column, with several databases */
+/* the host column, with several databases or a file of a --rotate series */
 static const char *host_col(const struct report_out *o, const struct report_host *h)
 {
-	return o->m->nr_hosts > 1 ? h->host : NULL;
+	/*
+	 * A file of a --rotate series has them even alone: a report of the
+	 * series (the service's report.csv) keeps one shape from its first file.
+	 */
+	return o->m->nr_hosts > 1 || o->m->rotation ? h->host : NULL;
 }
 
 static bool col_is_text(int c)

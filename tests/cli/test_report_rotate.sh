@@ -80,6 +80,18 @@ got=$(sed -n 's/^== host h1 (\(.*\))$/\1/p' <<<"$T_OUT" | tr '\n' ' ')
 [ "$got" = "h1-20260101T000001Z.db h1-20260101T000001Z-1.db h1-20260101T000002Z.db " ] &&
 	pass rotate_table_order || fail rotate_table_order "sections: $got"
 
+# one file of a series alone has the series' columns: the service's
+# report.csv keeps its shape from the first file on
+expect_exit rotate_one_csv 0 "$REPLAY" report --format csv h1-20260101T000002Z.db
+expect_match rotate_one_csv_header '^host,file,start_ns,policy,run_id,' "$(head -1 <<<"$T_OUT")"
+expect_match rotate_one_csv_row '^h1,h1-20260101T000002Z\.db,7000,break,' "$T_OUT"
+expect_exit rotate_one_cost 0 "$REPLAY" report --format csv --cost h1-20260101T000002Z.db
+expect_match rotate_one_cost_header '^host,file,start_ns,run_id,policy,' "$(head -1 <<<"$T_OUT")"
+expect_exit rotate_one_json 0 "$REPLAY" report --format json h1-20260101T000002Z.db
+expect_match rotate_one_json_start '^\[\{"host":"h1","file":"h1-20260101T000002Z\.db","start_ns":7000,"policy":' "$T_OUT"
+expect_exit norotate_one_csv 0 "$REPLAY" report --format csv pc.db
+expect_match norotate_one_csv_header '^policy,run_id,' "$(head -1 <<<"$T_OUT")"
+
 # -o replaces a report of the new header without --force
 "$REPLAY" report --format csv -o r.csv h1-*.db || fail setup "csv -o"
 expect_exit rotate_csv_replaces_own 0 "$REPLAY" report --format csv -o r.csv h1-*.db
