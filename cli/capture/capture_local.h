@@ -142,6 +142,11 @@ bool rotate_due(struct capture *c, uint64_t now);
 void capture_rotate(struct capture *c);
 int rotate_publish(struct capture *c, const char *tmp, const char *base, char *path, size_t len);
 void rotate_keep(struct capture *c);
+/*
+ * The output as messages name it: -o FILE; with --rotate the current file
+ * (its usual name, PREFIX-STAMP.db), or with @series the series, PREFIX-*.db.
+ */
+const char *rotate_output_name(const struct capture *c, bool series, char *buf, size_t len);
 /* Meta rotation_* of @db at its end (rotation_seq from @seq, live_nr_cpus() rows). */
 int rotate_meta_end(struct capture *c, struct db *db, const struct live_seq *seq);
 

@@ -210,6 +210,7 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 			  uint64_t *end_ns, int *err)
 {
 	struct live_opts lo = { 0 };
+	char name[PATH_MAX + 16];
 	int ret;
 
 	if (stop_signal)
@@ -274,8 +275,8 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 	if (c->child > 0)
 		command_end(c);
 	if (*err < 0)
-		msg("writing %s: %s (what was committed stays readable)", c->args.output,
-		    mcr_strerror(*err));
+		msg("writing %s: %s (what was committed stays readable)",
+		    rotate_output_name(c, false, name, sizeof(name)), mcr_strerror(*err));
 	return 0;
 }
 
@@ -287,6 +288,7 @@ static int capture_record(struct capture *c, const char *tdir, uint64_t *start_n
 static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns, int ret)
 {
 	bool rotating = c->args.rotate_ns || c->args.rotate_bytes;
+	char name[PATH_MAX + 16];
 	char why[160] = "";
 	int64_t in_file;
 	int lost;
@@ -321,7 +323,8 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 	if (ret >= 0) {
 		ret = db_events_finish(c->db);
 		if (ret < 0)
-			msg("finishing %s: %s", c->args.output, mcr_strerror(ret));
+			msg("finishing %s: %s", rotate_output_name(c, false, name, sizeof(name)),
+			    mcr_strerror(ret));
 	}
 	if (ret < 0) {
 		snprintf(why, sizeof(why), "writing the database failed: %s", mcr_strerror(ret));
@@ -345,7 +348,8 @@ static int capture_finish(struct capture *c, uint64_t start_ns, uint64_t end_ns,
 	lost = summarize(c, start_ns, end_ns, in_file, why[0] ? why : NULL);
 	capture_close_live(c);
 	if (ret < 0) {
-		msg("%s is incomplete: %s; it reads up to there", c->args.output, why);
+		msg("%s is incomplete: %s; it reads up to there",
+		    rotate_output_name(c, false, name, sizeof(name)), why);
 		/* events the kernel gave us and the file does not hold are lost */
 		return MCR_EXIT_LOST;
 	}
@@ -403,6 +407,7 @@ static int capture_run(struct capture *c, int argc, char **argv)
 int main(int argc, char **argv)
 {
 	struct capture c = { .child_status = -1 };
+	char name[PATH_MAX + 16];
 	int rc, ret;
 
 	if (capture_args_parse(argc, argv, &c.args))
@@ -425,7 +430,7 @@ int main(int argc, char **argv)
 	if (c.db) {
 		ret = db_close(c.db);
 		if (ret < 0 && rc == MCR_EXIT_OK)
-			rc = fail(ret, c.args.output);
+			rc = fail(ret, rotate_output_name(&c, false, name, sizeof(name)));
 	}
 	/* what a capture recorded is kept even if it failed later; nothing else */
 	if (c.of.tmp && c.started && (c.args.rotate_ns || c.args.rotate_bytes)) {

@@ -48,6 +48,17 @@ static int rotate_name(struct capture *c)
 	return n < 0 || (size_t)n + 8 >= sizeof(c->rot.base) ? -ENAMETOOLONG : 0;
 }
 
+const char *rotate_output_name(const struct capture *c, bool series, char *buf, size_t len)
+{
+	if (!c->args.rotate_ns && !c->args.rotate_bytes)
+		return c->args.output;
+	if (series)
+		snprintf(buf, len, "%s-*.db", c->args.output);
+	else
+		snprintf(buf, len, "%s.db", c->rot.base);
+	return buf;
+}
+
 /* @base.db, or @base-N.db for @n > 0; -ENAMETOOLONG when it does not fit @len. */
 static int rotate_path(char *path, size_t len, const char *base, int n)
 {

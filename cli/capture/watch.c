@@ -527,6 +527,7 @@ int watch_start(struct capture *c)
 int watch_stop(struct capture *c)
 {
 	struct watch *w = c->watch;
+	char name[PATH_MAX + 16];
 	int ret = 0;
 
 	if (!w)
@@ -537,7 +538,7 @@ int watch_stop(struct capture *c)
 		if (w->err == -ENOBUFS) {
 			msg("--watch: stopped counting at the overflow; the capture's file has "
 			    "everything: memcg-replay replay -m %s %s", WATCH_MODEL,
-			    c->args.output);
+			    rotate_output_name(c, true, name, sizeof(name)));
 		} else if (w->err < 0) {
 			msg("--watch: the replay failed: %s", mcr_strerror(w->err));
 			ret = w->err;

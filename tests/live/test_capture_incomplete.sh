@@ -8,6 +8,8 @@
 #      -o FILE with its -wal, readable, "incomplete" (the reason when it still
 #      fits: the meta row may not), and the summary's
 #      "stored" equal to the events the file holds.
+#   3. the same under --rotate: the messages name the file that is
+#      incomplete (PREFIX-STAMP.db, which exists and reads), not the prefix.
 # As root with tracefs and the memcg tracepoints; removes what it creates.
 . "$(dirname "$0")/../lib.sh"
 
@@ -81,4 +83,26 @@ in_file=$(sq x.db "SELECT coalesce(sum(count), 0) FROM event_chunks" 2>&1)
 [ -n "$stored" ] && [ "$stored" = "$in_file" ] && pass disk_full_stored_is_in_file ||
 	fail disk_full_stored_is_in_file "summary says '$stored', the file holds '$in_file'"
 expect_exit disk_full_replay 0 "$REPLAY" replay x.db -q
+
+# --- 3. a full disk under --rotate: the messages name the file, not the prefix --------
+rm -f small/x.db*
+"$STRESS" 64 8 >/dev/null &
+ST=$!
+KILL_PIDS="$KILL_PIDS $ST"
+expect_exit rotate_full_exit 11 "$CAPTURE" --rotate 1s -o small/r -d 6
+kill $ST 2>/dev/null
+wait $ST 2>/dev/null
+last=$(sed -n 's/.*: \(small\/r-[0-9]\{8\}T[0-9]\{6\}Z\(-[0-9]*\)\{0,1\}\.db\) is incomplete: .*/\1/p' <<<"$T_ERR")
+if [ -n "$last" ] && [ -f "$last" ]; then
+	pass rotate_full_names_file
+else
+	fail rotate_full_names_file "no existing file named as incomplete in: $T_ERR"
+fi
+grep -q 'small/r is incomplete\|writing small/r:' <<<"$T_ERR" &&
+	fail rotate_full_not_prefix "a message names the prefix: $T_ERR" || pass rotate_full_not_prefix
+if [ -n "$last" ]; then
+	cp "$last"* . 2>/dev/null
+	expect_exit rotate_full_info 0 "$REPLAY" info "${last#small/}" --no-check &&
+		expect_match rotate_full_info_incomplete '^capture: +incomplete: ' "$T_OUT"
+fi
 t_done
