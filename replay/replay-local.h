@@ -145,6 +145,18 @@ struct win_pend {
 	bool		progress;	/* its runs in @go have a flush in progress (pend_progress()) */
 };
 
+/*
+ * A lock or unlock event's per-run half (window_take(), window_op_run()):
+ * kind 0 for an update.
+ */
+struct win_op {
+	uint64_t	go;		/* lock: the runs whose window opens */
+	uint64_t	req_ts;		/* lock: its flush request's */
+	uint64_t	unlock_ts;	/* lock: the unlock the lookahead found */
+	uint8_t		kind;		/* 0, MCR_EV_LOCKED or MCR_EV_UNLOCK */
+	bool		expl;		/* lock: explicit VISIT events place its visits */
+};
+
 /* One policy's simulated window: the engine opens and closes it, the model places its visits. */
 struct win_pol {
 	struct model_window	m;
@@ -297,6 +309,9 @@ void window_free(struct replay *r);
 struct model_window *window_placed(struct replay *r, unsigned int pol);
 bool window_flush_waiting(const struct replay *r, uint64_t id, uint64_t req_ts, int32_t pid,
 			  unsigned int pol);
+int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op);
+int window_op_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
+		  const struct win_op *op);
 
 /* workers.c */
 int workers_start(struct replay *r);

@@ -159,50 +159,70 @@ static int win_flush_now(struct replay *r, uint64_t go, uint64_t ts, uint64_t id
 }
 
 /*
- * Opens the window of each policy in @go: explicit VISIT events place its
- * visits if the trace has them there, else the flush model does, or they all
- * happen now.
+ * Opens run @p's window of the flush (@ev->id, @req_ts, @ev->pid): explicit
+ * VISIT events place its visits if the trace has them there (@expl), else
+ * the flush model does, or they all happen now.  Touches run @p's state
+ * alone: a run's thread may do it (window_take()).
  */
+static int win_open_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
+			uint64_t req_ts, bool expl, const struct model_lock *lk)
+{
+	const struct replay_model *m = r->p.model;
+	struct win_pol *wp = &r->win.pol[p];
+	int ret;
+
+	ret = win_end_policy(r, p, ev->ts);	/* windows of another lock overlapped */
+	if (ret < 0)
+		return ret;
+	ret = sim_window_begin(r->sims[p], ev->ts, ev->id, (unsigned int)ev->item);
+	if (ret < 0)
+		return ret;
+	memset(wp, 0, sizeof(*wp));
+	wp->open = true;
+	wp->id = ev->id;
+	wp->req_ts = req_ts;
+	wp->pid = ev->pid;
+	if (expl) {
+		wp->explicit_visits = true;
+		return 0;
+	}
+	ret = m->window_begin ? m->window_begin(r, p, &wp->m, lk) : 0;
+	if (!ret)
+		ret = win_end_policy(r, p, ev->ts);
+	return ret < 0 ? ret : 0;
+}
+
+/* Opens the window of each policy in @pd->go (win_open_run()). */
 static int win_open(struct replay *r, const struct mcr_event *ev, const struct win_pend *pd,
 		    const struct win_look *look)
 {
-	uint64_t go = pd->go;
-	const struct replay_model *m = r->p.model;
 	struct model_lock lk = { .ts = ev->ts, .unlock_ts = look->unlock_ts,
 				 .unlock_found = look->found };
-	bool expl = look->explicit_visits;
 	unsigned int p;
 	int ret;
 
-	if (expl)
+	if (look->explicit_visits)
 		r->st.win.explicit_windows++;
 	for (p = 0; p < r->p.nr_runs; p++) {
-		struct win_pol *wp = &r->win.pol[p];
-
-		if (!(go & (win_run_bit(p))))
+		if (!(pd->go & (win_run_bit(p))))
 			continue;
-		ret = win_end_policy(r, p, ev->ts);	/* windows of another lock overlapped */
-		if (ret < 0)
-			return ret;
-		ret = sim_window_begin(r->sims[p], ev->ts, ev->id, (unsigned int)ev->item);
-		if (ret < 0)
-			return ret;
-		memset(wp, 0, sizeof(*wp));
-		wp->open = true;
-		wp->id = pd->id;
-		wp->req_ts = pd->req_ts;
-		wp->pid = pd->pid;
-		if (expl) {
-			wp->explicit_visits = true;
-			continue;
-		}
-		ret = m->window_begin ? m->window_begin(r, p, &wp->m, &lk) : 0;
-		if (!ret)
-			ret = win_end_policy(r, p, ev->ts);
+		ret = win_open_run(r, p, ev, pd->req_ts, look->explicit_visits, &lk);
 		if (ret < 0)
 			return ret;
 	}
 	return 0;
+}
+
+/* The kernel's window is over at @ts: run @p's model ends it, or what is left happens now. */
+static int win_unlock_run(struct replay *r, unsigned int p, uint64_t ts)
+{
+	struct model_window *w = window_placed(r, p);
+	int ret;
+
+	ret = w && r->p.model->window_end ? r->p.model->window_end(r, p, w, ts) : 0;
+	if (!ret)
+		ret = win_end_policy(r, p, ts);	/* what is left happens now */
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -216,11 +236,7 @@ static int win_unlock_at(struct replay *r, struct win_pend *pd, int item, uint64
 	int ret;
 
 	for (p = 0; p < r->p.nr_runs; p++) {
-		struct model_window *w = window_placed(r, p);
-
-		ret = w && r->p.model->window_end ? r->p.model->window_end(r, p, w, ts) : 0;
-		if (!ret)
-			ret = win_end_policy(r, p, ts);	/* what is left happens now */
+		ret = win_unlock_run(r, p, ts);
 		if (ret < 0)
 			return ret;
 	}
@@ -514,6 +530,118 @@ int window_finish(struct replay *r)
 			return ret;
 	}
 	return r->inf ? infer_finish(r->inf, r->now) : 0;
+}
+
+/*
+ * Is every waiting read's flush still ahead of it by its pending request
+ * alone (a used win_pend of its run)?  Then no read can end before the
+ * request's last unlock, whatever the runs' windows do.  Shared state only.
+ */
+static bool win_waits_held(const struct replay *r)
+{
+	size_t i;
+	unsigned int k;
+
+	for (i = 0; i < r->nr_waits; i++) {
+		const struct read_wait *w = &r->waits[i];
+
+		if (!w->rd.flushed)
+			return false;
+		for (k = 0; k < WIN_MAX_PEND; k++) {
+			const struct win_pend *pd = &r->win.pend[k];
+
+			if (pd->used && pd->pid == w->rd.pid && pd->id == w->rd.id &&
+			    pd->req_ts == w->rd.ts && (pd->go & win_run_bit(w->pol)))
+				break;
+		}
+		if (k == WIN_MAX_PEND)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * window_take() - can lock or unlock event @ev be split into a shared half,
+ * done now, and per-run halves (window_op_run()) that the runs' threads do
+ * in order with their queued updates (workers.c)?  Only where nothing the
+ * pass does until the runs next drain reads a run's window or simulator:
+ *   - a lock that continues a flush already in progress (its request's
+ *     windows begun, its pid's, its cgroup known to the simulators), whose
+ *     unlock the lookahead finds, under a model that places visits in the
+ *     window and has no before_update hook (workers_eligible() would read
+ *     the windows);
+ *   - an unlock of such a window but the flush's last, under a model with
+ *     no window_end hook: the last ends the request, and its reads;
+ * and only while every waiting read is held by its request (win_waits_held()):
+ * then no read ends at the event.  The caller checks what is not the
+ * windows' (no sample due, no window with a lost unlock, the CPU).
+ * Return: 1 (the shared half done, @op filled), 0 (nothing done), -errno.
+ */
+int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
+{
+	const struct replay_model *m = r->p.model;
+	struct win_pend *pd;
+	struct win_look lk;
+	struct rcg *c;
+	int ret;
+
+	if (m->before_update || (r->t->hierarchy_id >= 0 && ev->aux != r->t->hierarchy_id) ||
+	    ev->item < 0 || ev->item >= (int)r->t->nr_possible)
+		return 0;
+	pd = win_pend_find(r, ev->pid);
+	if (!pd || pd->id != ev->id || !win_waits_held(r))
+		return 0;
+	if (ev->kind == MCR_EV_UNLOCK) {
+		if (m->window_end || pd->last_cpu != ev->item || pd->unlocked ||
+		    ev->item == (int)r->t->nr_possible - 1)
+			return 0;
+		/* win_unlock_at()'s shared half */
+		r->win.kwin_open = false;
+		r->win.kwin_lost = false;
+		pd->unlocked = true;
+		*op = (struct win_op){ .kind = MCR_EV_UNLOCK };
+		return 1;
+	}
+	if (ev->kind != MCR_EV_LOCKED || pd->last_cpu == -2 || ev->item <= pd->last_cpu ||
+	    !pd->progress || (m->whole_flush && !r->t->visits_traced))
+		return 0;
+	c = rcg_find(r, ev->id);
+	if (!c || !c->added)
+		return 0;
+	ret = win_lookahead(r, ev, &lk);
+	if (ret < 0 || !lk.found)
+		return ret;
+	/* window_locked()'s shared half */
+	if (pd->lock_only)
+		r->st.win.lock_only++;
+	else
+		r->st.win.owned++;
+	pd->last_cpu = ev->item;
+	pd->unlocked = false;
+	r->win.kwin_open = true;
+	r->win.kwin_id = ev->id;
+	r->win.kwin_pid = ev->pid;
+	r->win.kwin_cpu = ev->item;
+	if (lk.unlock_ts > ev->ts && lk.unlock_ts - ev->ts > r->win.max_win_ns)
+		r->win.max_win_ns = lk.unlock_ts - ev->ts;
+	if (pd->go && lk.explicit_visits)
+		r->st.win.explicit_windows++;
+	*op = (struct win_op){ .kind = MCR_EV_LOCKED, .go = pd->go, .req_ts = pd->req_ts,
+			       .unlock_ts = lk.unlock_ts, .expl = lk.explicit_visits };
+	return 1;
+}
+
+/* window_take()'s event @ev, run @p's half: touches only its window and simulator. */
+int window_op_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
+		  const struct win_op *op)
+{
+	struct model_lock lk = { .ts = ev->ts, .unlock_ts = op->unlock_ts, .unlock_found = true };
+
+	if (op->kind == MCR_EV_UNLOCK)
+		return win_unlock_run(r, p, ev->ts);
+	if (!(op->go & win_run_bit(p)))
+		return 0;
+	return win_open_run(r, p, ev, op->req_ts, op->expl, &lk);
 }
 
 /**

@@ -17,12 +17,16 @@
  * inferred model's, whose before_update hook queues nothing while one is
  * open) and when a window whose unlock was lost closes (nothing is queued
  * while one is open), all serial, so no queued update could end one.
- * Blocks are small and sit in a ring; every run consumes every block in
- * order, on whichever thread is free, the pass's own thread included, so
- * three runs keep two cores busy while the pass decodes.  Any other event
- * first drains the ring: the pass then goes on serially, as with one thread.
+ * A lock or unlock event that continues a flush in progress goes the same
+ * way (window_take(): the kernel window's bookkeeping by the pass, each
+ * run's window opened or ended by the run), so the runs do not stop at each
+ * of a flush's per-CPU windows.  Blocks are small and sit in a ring; every
+ * run consumes every block in order, on whichever thread is free, the
+ * pass's own thread included, so three runs keep two cores busy while the
+ * pass decodes.  Any other event first drains the ring: the pass then goes
+ * on serially, as with one thread.
  *
- * The only rows the queued updates make are stranded episodes, which a run
+ * The only rows the queued events make are stranded episodes, which a run
  * buffers per block and the pass's thread hands to the sink in the order one
  * thread would have: event by event, the visits' before the update's, runs
  * in order in each.  So the rows are the same for any thread count.
@@ -44,6 +48,7 @@
 struct wk_ev {
 	struct mcr_event	ev;
 	uint32_t		hit0, nr_hits;	/* its series lines: wk_block.hits.v[hit0..] */
+	struct win_op		op;		/* a lock or unlock's per-run half; kind 0: an update */
 };
 
 /* A stranded episode that ended during event @at of a block, in its @phase. */
@@ -119,8 +124,15 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 		if (ret < 0)
 			break;
 		ec->phase = 1;
+		if (b->ev[i].op.kind) {
+			ret = window_op_run(r, p, ev, &b->ev[i].op);
+			if (ret < 0)
+				break;
+			ret = series_after_event_run(r, p);
+			continue;
+		}
 		/* the block's next update while this one is applied (engine_prefetch()) */
-		if (i + 1 < b->nr) {
+		if (i + 1 < b->nr && !b->ev[i + 1].op.kind) {
 			const struct mcr_event *nx = &b->ev[i + 1].ev;
 
 			sim_update_prefetch(s, (unsigned int)nx->cpu, nx->id,
@@ -331,9 +343,41 @@ static struct rcg *workers_eligible(struct replay *r, const struct mcr_event *ev
 	return ret > 0 ? c : NULL;
 }
 
+/* Append @e's event to the block being filled; publish it when full. */
+static int workers_push(struct workers *w)
+{
+	if (++w->fill->nr < WK_BLOCK)
+		return 0;
+	return workers_publish(w);
+}
+
+/*
+ * A lock or unlock event whose per-run halves can go with the updates
+ * (window_take()), its shared half done now.  Return: 1 queued, 0 not, -errno.
+ */
+static int workers_take_window(struct replay *r, struct workers *w, const struct mcr_event *ev)
+{
+	struct wk_ev *e = &w->fill->ev[w->fill->nr];
+	int ret;
+
+	if ((ev->kind != MCR_EV_LOCKED && ev->kind != MCR_EV_UNLOCK) ||
+	    (unsigned int)ev->cpu >= r->t->nr_possible || series_due(r, ev->ts) ||
+	    r->win.kwin_lost)
+		return 0;
+	ret = window_take(r, ev, &e->op);
+	if (ret <= 0)
+		return ret;
+	e->ev = *ev;
+	e->hit0 = (uint32_t)w->fill->hits.nr;
+	e->nr_hits = 0;
+	ret = workers_push(w);
+	return ret < 0 ? ret : 1;
+}
+
 /**
  * workers_take() - queue update @ev for the runs if it can go (see the top
- * of this file), doing its shared half now.
+ * of this file), doing its shared half now; a lock or unlock event too,
+ * where window_take() splits it.
  * Return: 1 queued, 0 not (drained: the pass handles it serially), or -errno.
  */
 int workers_take(struct replay *r, const struct mcr_event *ev)
@@ -346,6 +390,10 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 
 	if (!w)
 		return 0;
+	if (!mcr_event_is_update(ev)) {
+		ret = workers_take_window(r, w, ev);
+		return ret ? ret : workers_drain(r);
+	}
 	hit0 = w->fill->hits.nr;
 	c = workers_eligible(r, ev, w->fill, &ret);
 	if (ret < 0)
@@ -358,16 +406,13 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 	if (ret < 0)
 		return ret;
 	r->st.updates++;
-	e = &w->fill->ev[w->fill->nr++];
+	e = &w->fill->ev[w->fill->nr];
 	e->ev = *ev;
 	e->hit0 = (uint32_t)hit0;
 	e->nr_hits = (uint32_t)(w->fill->hits.nr - hit0);
-	if (w->fill->nr == WK_BLOCK) {
-		ret = workers_publish(w);
-		if (ret < 0)
-			return ret;
-	}
-	return 1;
+	e->op.kind = 0;
+	ret = workers_push(w);
+	return ret < 0 ? ret : 1;
 }
 
 /* engine.c's episode sink while run @ec->pol applies a block: keep it for workers_emit(). */

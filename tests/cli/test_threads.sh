@@ -51,6 +51,20 @@ got=$(sqlite3 "$T_TMP/t1.db" "SELECT (SELECT count(*) FROM stranded_episodes) > 
 [ "$got" = "1|1|1" ] && pass replay_threads_rows_exist || fail replay_threads_rows_exist "$got"
 same_rows inferred -p break,continue,legacy -m inferred -H 16 -s 1
 same_rows two_runs -p legacy,break -m spread -s 1
+# the lock and unlock events the runs' threads take with the updates
+# (window_take()) under each model that places visits in a window, and the
+# ones the pass keeps: a flush's first lock and last unlock, models that
+# flush whole, windows whose unlock is lost
+same_rows window -p break,continue,legacy -m window -s 1
+same_rows instant -p break,continue,legacy -m instant -s 1
+same_rows no_series -p break,continue,legacy -m spread -s 0
+if as_rows "$SRC"; then
+	# every fifth unlock lost: those windows end by the rule (window.c), serially
+	sqlite3 "$SRC" "DELETE FROM events WHERE kind = 6 AND rowid % 5 = 0"
+	same_rows lost_unlock -p break,continue,legacy -m spread -s 1
+else
+	fail replay_threads_as_rows "events --table failed"
+fi
 
 for bad in 0 65 x -1; do
 	expect_exit "replay_threads_bad_$bad" 2 "$REPLAY" replay "$SRC" --threads "$bad"
