@@ -425,6 +425,12 @@ static int engine_prefetch(struct replay *r)
 	unsigned int p;
 	int ret;
 
+	/*
+	 * With the runs on their threads (workers.c) the update is applied a
+	 * block later, on another core: the run asks for it then itself.
+	 */
+	if (r->wk)
+		return 0;
 	ret = evq_peek(&r->q, 0, &nx);
 	if (ret <= 0 || !mcr_event_is_update(nx))
 		return ret;
