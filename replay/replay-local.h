@@ -155,6 +155,7 @@ struct win_op {
 	uint64_t	unlock_ts;	/* lock: the unlock the lookahead found */
 	uint8_t		kind;		/* 0, MCR_EV_LOCKED or MCR_EV_UNLOCK */
 	bool		expl;		/* lock: explicit VISIT events place its visits */
+	bool		progress;	/* lock: the flush's first, sim_flush_progress_begin() */
 };
 
 /* One policy's simulated window: the engine opens and closes it, the model places its visits. */

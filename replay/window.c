@@ -565,9 +565,8 @@ static bool win_waits_held(const struct replay *r)
  * done now, and per-run halves (window_op_run()) that the runs' threads do
  * in order with their queued updates (workers.c)?  Only where nothing the
  * pass does until the runs next drain reads a run's window or simulator:
- *   - a lock that continues a flush already in progress (its request's
- *     windows begun, its pid's, its cgroup known to the simulators), whose
- *     unlock the lookahead finds, under a model that places visits in the
+ *   - a lock of a flush request's next CPU (its pid's, its cgroup known to
+ *     the simulators), whose unlock the lookahead finds, under a model that places visits in the
  *     window and has no before_update hook (workers_eligible() would read
  *     the windows);
  *   - an unlock of such a window but the flush's last, under a model with
@@ -602,8 +601,8 @@ int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
 		*op = (struct win_op){ .kind = MCR_EV_UNLOCK };
 		return 1;
 	}
-	if (ev->kind != MCR_EV_LOCKED || pd->last_cpu == -2 || ev->item <= pd->last_cpu ||
-	    !pd->progress || (m->whole_flush && !r->t->visits_traced))
+	if (ev->kind != MCR_EV_LOCKED || ev->item <= pd->last_cpu ||
+	    (m->whole_flush && !r->t->visits_traced))
 		return 0;
 	c = rcg_find(r, ev->id);
 	if (!c || !c->added)
@@ -616,6 +615,9 @@ int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
 		r->st.win.lock_only++;
 	else
 		r->st.win.owned++;
+	/* win_pend_progress() at the flush's first lock: the runs begin it */
+	op->progress = !pd->progress;
+	pd->progress = true;
 	pd->last_cpu = ev->item;
 	pd->unlocked = false;
 	r->win.kwin_open = true;
@@ -626,8 +628,11 @@ int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
 		r->win.max_win_ns = lk.unlock_ts - ev->ts;
 	if (pd->go && lk.explicit_visits)
 		r->st.win.explicit_windows++;
-	*op = (struct win_op){ .kind = MCR_EV_LOCKED, .go = pd->go, .req_ts = pd->req_ts,
-			       .unlock_ts = lk.unlock_ts, .expl = lk.explicit_visits };
+	op->kind = MCR_EV_LOCKED;
+	op->go = pd->go;
+	op->req_ts = pd->req_ts;
+	op->unlock_ts = lk.unlock_ts;
+	op->expl = lk.explicit_visits;
 	return 1;
 }
 
@@ -636,11 +641,18 @@ int window_op_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
 		  const struct win_op *op)
 {
 	struct model_lock lk = { .ts = ev->ts, .unlock_ts = op->unlock_ts, .unlock_found = true };
+	int ret;
 
 	if (op->kind == MCR_EV_UNLOCK)
 		return win_unlock_run(r, p, ev->ts);
 	if (!(op->go & win_run_bit(p)))
 		return 0;
+	/* no row comes of it: the runs' order among themselves is free */
+	if (op->progress) {
+		ret = sim_flush_progress_begin(r->sims[p], ev->ts);
+		if (ret < 0)
+			return ret;
+	}
 	return win_open_run(r, p, ev, op->req_ts, op->expl, &lk);
 }
 
