@@ -266,7 +266,10 @@ struct db_true_order {
  * be 0).  Joins the open transaction or opens the bulk one.
  */
 int db_true_order_put(struct db *db, const struct db_true_order *rows, size_t n);
-/* Does @db hold a stat_reads table (files written before it do not)? */
+/*
+ * Does @db hold a logged memory.stat read (files written before the
+ * stat_reads table, and captures without --read, do not)?
+ */
 bool db_has_stat_reads(struct db *db);
 /*
  * Every stored line, by (read, pos); the strings live until @fn returns.

@@ -1264,6 +1264,7 @@ int replay_statcheck_model(struct db *db, const struct replay_trace *t, const ch
 {
 	int ret;
 
+	memset(out, 0, sizeof(*out));	/* freed by the caller whatever the answer */
 	if (m == p->model)
 		ret = replay_statcheck(db, t, run_id, out);
 	else if (!db_has_stat_reads(db))

@@ -136,6 +136,14 @@ fi
 	{ fail setup "synth (recording) failed"; t_done; }
 # run 1's reads give the requests' times
 "$REPLAY" validate -q i.db >/dev/null || { fail setup "validate (recording) failed"; t_done; }
+# without reads (a capture without --read): no comparison, nothing printed of it
+cp i.db i0.db
+sqlite3 i0.db "UPDATE meta SET value = 'memcg-capture' WHERE key = 'source'" ||
+	{ fail setup "crafting the recording"; t_done; }
+expect_exit stat_reads_recording_none 0 "$REPLAY" validate -q i0.db &&
+	! grep -q 'memory.stat reads logged' <<<"$T_OUT" && pass stat_reads_recording_none_silent ||
+	fail stat_reads_recording_none_silent "$(head -c 300 <<<"$T_OUT")"
+expect_exit stat_reads_recording_none_json 0 "$REPLAY" validate -q -f json i0.db
 sqlite3 i.db "UPDATE meta SET value = 'memcg-capture' WHERE key = 'source';
 INSERT INTO stat_reads (read, cgroup, ts_before, ts_after, pos, line, name, value, unit)
 	SELECT row_number() OVER (ORDER BY ts), 1, ts - 1, ts + 1, 0, 'total_pgfault 5',

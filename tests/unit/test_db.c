@@ -369,6 +369,30 @@ TEST(test_older_schema)
 	ASSERT_EQ(open_err(path), 0);
 }
 
+/*
+ * Logged memory.stat reads: an empty stat_reads table (a capture without
+ * --read) holds none, so validate runs no comparison pass for them.
+ */
+TEST(test_has_stat_reads)
+{
+	const char *path = tmp_path("statreads.db");
+	struct db_stat_read rd = { .read = 1, .cgroup = 1, .ts_before = 10, .ts_after = 20 };
+	struct db_stat_line l = { .line = "anon 4096", .len = 9, .name = "anon", .value = 4096,
+				  .has_value = true };
+	struct db *db;
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT(!db_has_stat_reads(db));
+	ASSERT_EQ(db_stat_read_put(db, &rd, &l, 1), 0);
+	ASSERT(db_has_stat_reads(db));
+	db_close(db);
+	ASSERT_EQ(raw_exec(path, "DROP TABLE stat_reads"), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT(!db_has_stat_reads(db));
+	db_close(db);
+}
+
 TEST(test_refuse_missing_table)
 {
 	const char *path = tmp_path("dropped.db");
@@ -516,5 +540,5 @@ TEST(test_reopen_clear)
 TEST_MAIN(test_events_round_trip, test_views_use_partial_index, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600,
 	  test_refuse_missing, test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
-	  test_refuse_missing_table, test_older_schema, test_close_commits,
+	  test_refuse_missing_table, test_older_schema, test_has_stat_reads, test_close_commits,
 	  test_crash_keeps_committed, test_reopen_clear)
