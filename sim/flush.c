@@ -68,7 +68,7 @@ static int sim_visit(struct sim *s, uint64_t ts, int32_t slot)
 	if (ret)
 		return ret;
 	s->cost.visits++;
-	ret = sim_stale_visit(s, ts, sl);
+	ret = s->counters_only ? 0 : sim_stale_visit(s, ts, sl);
 	sl->stats_updates = 0;
 	if (n->stats_updates) {
 		n->stats_updates = 0;

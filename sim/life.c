@@ -39,6 +39,7 @@ struct sim *sim_create(const struct sim_params *sp)
 	s->update = sp->policy->update ? sp->policy->update : sim_update_generic;
 	s->nr_possible = sp->nr_possible;
 	s->batch = sp->batch;
+	s->counters_only = sp->counters_only;
 	sim_thresholds(s, sp->nr_online);
 	s->free_chunk = SIM_NONE;
 	if (sim_node_create(s, 0, SIM_ROOT_ID, SIM_NONE) < 0) {

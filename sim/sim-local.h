@@ -194,6 +194,7 @@ struct sim {
 	uint32_t		batch;		/* MEMCG_CHARGE_BATCH */
 	uint32_t		th;		/* MEMCG_CHARGE_BATCH * num_online_cpus() */
 	uint64_t		strand_th;	/* th + (MEMCG_CHARGE_BATCH - 1) * nr_online */
+	bool			counters_only;	/* struct sim_params: no staleness accounting */
 
 	struct sim_node		*nodes;
 	uint32_t		nr_nodes;

@@ -157,6 +157,14 @@ struct sim_params {
 	unsigned int		nr_possible;	/* CPUs the flush walks (for_each_possible_cpu) */
 	unsigned int		nr_online;	/* CPUs counted in TH, 1..nr_possible */
 	unsigned int		batch;		/* MEMCG_CHARGE_BATCH, >= 1 (SIM_CHARGE_BATCH) */
+	/*
+	 * The kernel's counters alone: stats_updates (atomic and per-CPU),
+	 * flushable, the updated trees and the windows' visits, as without
+	 * it; no staleness accounting (what each memcg misses, its lines,
+	 * lag and episodes), whose queries then say 0.  For a caller that
+	 * reads only the counters (order inference).
+	 */
+	bool			counters_only;
 };
 
 struct sim *sim_create(const struct sim_params *sp);

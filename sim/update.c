@@ -277,10 +277,13 @@ int sim_update_run(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	k = sim_item_index(s, kind, item);
 	if (k < 0)
 		return k;
-	sim_path_prefetch(s, node, slot, (uint32_t)k);
-	ret = sim_stale_update(s, ts, slot, kind, (uint32_t)k, val);
-	if (ret)
-		return ret;
+	/* counters only: the walk's slots and nodes are few and stay in cache */
+	if (!s->counters_only) {
+		sim_path_prefetch(s, node, slot, (uint32_t)k);
+		ret = sim_stale_update(s, ts, slot, kind, (uint32_t)k, val);
+		if (ret)
+			return ret;
+	}
 	abs_val = sim_walk_abs(val);
 	if (abs_val)
 		sim_walk_run(s, slot, abs_val, step);

@@ -20,11 +20,14 @@
 struct infer *infer_create(const struct sim_params *sp, unsigned int max_hyp)
 {
 	struct infer *in = calloc(1, sizeof(*in));
+	struct sim_params base = *sp;
 	struct inf_hyp h0 = { 0 };
 
 	if (!in)
 		return NULL;
-	in->s = sim_create(sp);
+	/* the hypotheses read the base's counters, never what a memcg misses */
+	base.counters_only = true;
+	in->s = sim_create(&base);
 	in->pol = sp->policy;
 	in->nr_possible = sp->nr_possible;
 	in->max_hyp = in->cap = max_hyp ? max_hyp : INFER_MAX_HYP_DEFAULT;
