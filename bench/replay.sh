@@ -156,9 +156,10 @@ done
 # Inference at scale against the ground truth: fleet traces whose windows'
 # visits fall at hidden random times (synth --hidden-order), one line per
 # scale CPUS:CGROUPS:UPDATES-A-WINDOW (MCR_BENCH_HIDDEN_SCALES), each with
-# the plain spread replay in the same invocation: user seconds and peak RSS
-# of the plain replay, of the default inferred replay (-m inferred) and of
-# validate, their ratios, validate's match rate, the hypotheses it kept and
+# the plain spread replay in the same invocation: CPU seconds (user + sys),
+# wall seconds and peak RSS of the plain replay, of the default inferred
+# replay (-m inferred) and of validate, their CPU ratios to the plain
+# replay's, validate's match rate, the hypotheses it kept and
 # those the cap dropped (0: exact).  Readers every 4 flush lengths, the
 # forced root flush every 8, so that flushes do not queue; the trace holds
 # MCR_BENCH_HIDDEN_READS reads' worth of events.  A run past
@@ -166,15 +167,16 @@ done
 HSCALES=${MCR_BENCH_HIDDEN_SCALES-8:1000:100 32:1000:100 64:1000:100 64:100:10 64:5000:100 256:1000:10 8:1000:10000}
 HREADS=${MCR_BENCH_HIDDEN_READS:-40}
 HTIMEOUT=${MCR_BENCH_HIDDEN_TIMEOUT:-600}
-hrun() {	# build, db, args... -> "user rss", or "timeout"
+hrun() {	# build, db, args... -> "cpu rss wall", or "timeout"
 	local b=$1 db=$2 rc
 	shift 2
 	cp "$db" "$db.run"
-	timeout "$HTIMEOUT" /usr/bin/time -f '%U %M' -o "$DIR/htime" "$(bin "$b")" "$@" "$db.run" \
+	timeout "$HTIMEOUT" /usr/bin/time -f '%U %S %M %e' -o "$DIR/htime" "$(bin "$b")" "$@" "$db.run" \
 		>"$DIR/hout" 2>/dev/null
 	rc=$?
 	rm -f "$db.run"
-	[ $rc = 124 ] && echo timeout || tail -n 1 "$DIR/htime"
+	[ $rc = 124 ] && echo timeout ||
+		tail -n 1 "$DIR/htime" | awk '{ printf "%.2f %d %.2f\n", $1 + $2, $3, $4 }'
 }
 for sc in $HSCALES; do
 	IFS=: read -r hc hg hw <<<"$sc"
@@ -188,20 +190,57 @@ for sc in $HSCALES; do
 		--period-ms "$(awk -v f="$flush_ms" 'BEGIN { print (8 * f < 1 ? 1 : 8 * f) }')" -o "$t" -q ||
 		{ echo "synth --hidden-order failed"; exit 1; }
 	for b in $builds; do
-		read -r pu pr <<<"$(hrun "$b" "$t" replay -q -p break -m spread)"
-		read -r iu ir <<<"$(hrun "$b" "$t" replay -q -p break -m inferred)"
-		read -r vu vr <<<"$(hrun "$b" "$t" validate -q -r 0 -n 0 -f json)"
+		read -r pu pr pw <<<"$(hrun "$b" "$t" replay -q -p break -m spread)"
+		read -r iu ir iw <<<"$(hrun "$b" "$t" replay -q -p break -m inferred)"
+		read -r vu vr vw <<<"$(hrun "$b" "$t" validate -q -r 0 -n 0 -f json)"
 		js=$(cat "$DIR/hout")
 		field() { sqlite3 :memory: "SELECT json_extract('$js', '\$.$1')" 2>/dev/null; }
 		awk -v c="$hc" -v g="$hg" -v w="$hw" -v n="$hev" -v b="$b" -v pu="$pu" -v pr="$pr" \
-		    -v iu="$iu" -v ir="$ir" -v vu="$vu" -v vr="$vr" -v m="$(field stats_updates_match_rate)" \
+		    -v iu="$iu" -v ir="$ir" -v vu="$vu" -v vr="$vr" -v pw="$pw" -v iw="$iw" -v vw="$vw" \
+		    -v m="$(field stats_updates_match_rate)" \
 		    -v cmp="$(field compared)" -v k="$(field max_hypotheses)" -v x="$(field hypotheses_capped)" 'BEGIN {
 			q = pu > 0 ? pu : 0.01
-			f = "%.2f s (%.1f x, %.0f MiB)"
-			is = iu == "timeout" ? "timeout" : sprintf(f, iu, iu / q, ir / 1024)
-			vs = vu == "timeout" ? "timeout" : sprintf(f, vu, vu / q, vr / 1024)
-			printf "hidden order %3d CPUs %4d cgroups %5d updates/window, %d events, %-4s: plain %.2f s (%.0f MiB), -m inferred %s, validate %s; match %s of %s, hypotheses %s, capped %s\n",
-			       c, g, w, n, b, pu, pr / 1024, is, vs, m, cmp, k, x == "" ? "-" : x }'
+			f = "%.2f s CPU (%.1f x, %.0f MiB, %.1f s wall)"
+			is = iu == "timeout" ? "timeout" : sprintf(f, iu, iu / q, ir / 1024, iw)
+			vs = vu == "timeout" ? "timeout" : sprintf(f, vu, vu / q, vr / 1024, vw)
+			printf "hidden order %3d CPUs %4d cgroups %5d updates/window, %d events, %-4s: plain %.2f s CPU (%.0f MiB, %.1f s wall), -m inferred %s, validate %s; match %s of %s, hypotheses %s, capped %s\n",
+			       c, g, w, n, b, pu, pr / 1024, pw, is, vs, m, cmp, k, x == "" ? "-" : x }'
 	done
 	rm -f "$t"
+done
+
+# Recordings (MCR_BENCH_RECORDINGS: trace databases, kept as they are: each
+# run replays a copy): what a user runs on one, against the plain spread
+# replay of the same file in the same invocation.  The default replay (three
+# policies) against -m spread of the same three; the default replay and
+# validate of the traced kernel's policy alone against -m spread of that one.
+# CPU seconds (user + sys), wall seconds, peak RSS, the ratios of CPU and of
+# peak RSS, and validate's match rate.
+for rec in ${MCR_BENCH_RECORDINGS:-}; do
+	[ -f "$rec" ] || { echo "recording $rec: no such file"; continue; }
+	for b in $builds; do
+		read -r pu pr pw <<<"$(hrun "$b" "$rec" validate -q -r 0 -n 0 -f json)"
+		js=$(cat "$DIR/hout")
+		kpol=$(sqlite3 :memory: "SELECT json_extract('$js', '\$.policy')" 2>/dev/null)
+		match=$(sqlite3 :memory: "SELECT json_extract('$js', '\$.stats_updates_match_rate')" 2>/dev/null)
+		vline="$pu $pr $pw"
+		read -r s1u s1r s1w <<<"$(hrun "$b" "$rec" replay -q -m spread -p "$kpol")"
+		read -r d1u d1r d1w <<<"$(hrun "$b" "$rec" replay -q -p "$kpol")"
+		read -r s3u s3r s3w <<<"$(hrun "$b" "$rec" replay -q -m spread)"
+		read -r d3u d3r d3w <<<"$(hrun "$b" "$rec" replay -q)"
+		read -r vu vr vw <<<"$vline"
+		awk -v f="$(basename "$rec")" -v b="$b" -v k="$kpol" -v m="$match" \
+		    -v s1u="$s1u" -v s1r="$s1r" -v s1w="$s1w" -v d1u="$d1u" -v d1r="$d1r" -v d1w="$d1w" \
+		    -v s3u="$s3u" -v s3r="$s3r" -v s3w="$s3w" -v d3u="$d3u" -v d3r="$d3r" -v d3w="$d3w" \
+		    -v vu="$vu" -v vr="$vr" -v vw="$vw" 'BEGIN {
+			q1 = s1u > 0 ? s1u : 0.01; q3 = s3u > 0 ? s3u : 0.01
+			f1 = "%s %.2f s CPU (%.1f x), %.1f s wall, %.0f MiB (%.1f x)"
+			printf "recording %s, %-4s: " f1 "; " f1 "; " f1 "; match %s\n", f, b,
+			       "-p " k " -m spread", s1u, 1, s1w, s1r / 1024, 1,
+			       "default", d1u, d1u / q1, d1w, d1r / 1024, d1r / s1r,
+			       "validate", vu, vu / q1, vw, vr / 1024, vr / s1r, m
+			printf "recording %s, %-4s: three policies: " f1 "; " f1 "\n", f, b,
+			       "-m spread", s3u, 1, s3w, s3r / 1024, 1,
+			       "default", d3u, d3u / q3, d3w, d3r / 1024, d3r / s3r }'
+	done
 done
