@@ -494,6 +494,7 @@ int cmd_validate(int argc, char **argv)
 	struct replay_trace t;
 	struct replay_pass ps;
 	struct cli_progress prog;
+	const struct replay_model *scm;
 	struct replay_statcheck sc;
 	struct db *db;
 	int ret, rc, sret;
@@ -526,6 +527,13 @@ int cmd_validate(int argc, char **argv)
 		db_close(db);
 		return MCR_EXIT_USAGE;
 	}
+	/*
+	 * memcg-capture --read: the logged reads are compared with the run of
+	 * the model replay would use (inferred on a recording), or of the one
+	 * -m names.  The inferred one's order is this pass's inference's.
+	 */
+	scm = o.model ? p.model : replay_model_default(&t);
+	p.keep_order = scm->prepare && db_has_stat_reads(db);
 	cli_progress_init(&prog, "validate", t.nr_events);
 	if (o.quiet)
 		cli_progress_quiet(&prog);
@@ -540,12 +548,9 @@ int cmd_validate(int argc, char **argv)
 	v = replay_validation(ps.r);
 	cli_warn_unlock_lost(o.file, replay_stats(ps.r)->win.unlock_lost,
 			     replay_stats(ps.r)->win.owned + replay_stats(ps.r)->win.lock_only);
-	/*
-	 * memcg-capture --read: the logged reads against the run of the model
-	 * replay would use (inferred on a recording), or of the one -m names
-	 */
-	sret = replay_statcheck_model(db, &t, o.file, &p, replay_store_run_id(ps.store, 0),
-				      o.model ? p.model : replay_model_default(&t), &sc);
+	p.order = replay_validated_order(ps.r);
+	sret = replay_statcheck_model(db, &t, o.file, &p, replay_store_run_id(ps.store, 0), scm,
+				      &sc);
 	if (sret < 0 && sret != -ENOENT)
 		cli_msg("%s: comparing the logged memory.stat reads: %s", o.file,
 			mcr_strerror(sret));

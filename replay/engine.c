@@ -120,6 +120,15 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 			ret = -ENOMEM;
 			goto fail;
 		}
+		/* the inferred model's prepass would find the same order */
+		if (p->keep_order && p->runs[0].policy == replay_policy_for_trace(t)) {
+			r->order_kept = order_create();
+			if (!r->order_kept) {
+				ret = -ENOMEM;
+				goto fail;
+			}
+			infer_set_order_sink(r->inf, order_add, r->order_kept);
+		}
 	}
 	ret = rcg_add_initial(r);
 	if (ret < 0)
@@ -153,6 +162,7 @@ void replay_destroy(struct replay *r)
 		sim_destroy(r->sims[i]);
 	evq_free(&r->q);
 	replay_order_free(r->order_own);
+	replay_order_free(r->order_kept);
 	free(r->cpu_prev_ts);
 	free(r);
 }
@@ -251,6 +261,11 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 const struct replay_prepass *replay_prepass(const struct replay *r)
 {
 	return r->prep.policy ? &r->prep : NULL;
+}
+
+const struct replay_order *replay_validated_order(const struct replay *r)
+{
+	return r->order_kept;
 }
 
 /* memcg_flush_stats: a read of memcg id.  Every run decides with its own counters. */

@@ -220,6 +220,7 @@ struct replay {
 	const struct replay_trace	*t;
 	const struct replay_order	*order;		/* p.order, or the prepass's */
 	struct replay_order		*order_own;	/* the prepass's, freed with the replay */
+	struct replay_order		*order_kept;	/* validate's inference's (p.keep_order) */
 	struct replay_prepass		prep;		/* prep.policy NULL: no prepass ran */
 	bool				prepared;	/* replay_prepare() done */
 	const char			*pass_name;	/* for progress: NULL, or "infer" for a prepass */

@@ -212,6 +212,11 @@ struct replay_params {
 	unsigned int		max_mismatches;	/* sent to the sink; the rest only counted */
 	unsigned int		max_hypotheses;	/* inference cap; 0: REPLAY_MAX_HYP_DEFAULT */
 	/*
+	 * validate: its inference also keeps the order it finds, when it runs
+	 * the traced kernel's policy (replay_validated_order()).
+	 */
+	bool			keep_order;
+	/*
 	 * Threads for the runs' simulators (the pass's own included); 0: the
 	 * online CPUs.  At most one per run; 1, validation and inference: one.
 	 * The rows are the same for any count.
@@ -358,6 +363,14 @@ struct replay_prepass {
 	size_t			placed;		/* updates inside lock windows the order places */
 };
 const struct replay_prepass *replay_prepass(const struct replay *r);
+/*
+ * After a validating pass with replay_params.keep_order: the order inside
+ * traced windows its inference found, the very one the inferred model's
+ * prepass finds (the same inference, the kernel's policy, the same cap), for
+ * a later pass's replay_params.order; it lives as long as @r.  NULL if the
+ * pass kept none (another policy, no windows).
+ */
+const struct replay_order *replay_validated_order(const struct replay *r);
 
 /**
  * replay_run() - the single pass: reads @src to its end (after
@@ -538,7 +551,9 @@ int replay_statcheck(struct db *db, const struct replay_trace *t, int64_t run_id
  * The same against flush model @m: @run_id (validate's run, @p its
  * parameters) when @m is @p's model, else a pass of @p's own run with @m in
  * a transaction rolled back after the comparison (the file keeps no row of
- * it).  @file names the trace in that pass's run row.
+ * it).  @file names the trace in that pass's run row.  @p->order, if set,
+ * is the order @m's prepass would find (replay_validated_order()): that
+ * pass then runs none.
  */
 int replay_statcheck_model(struct db *db, const struct replay_trace *t, const char *file,
 			   const struct replay_params *p, int64_t run_id,

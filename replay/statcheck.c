@@ -1203,7 +1203,8 @@ static int sc_scratch_pass(struct db *db, const struct replay_trace *t, const ch
 	size_t i, n;
 	int ret, round;
 
-	ret = sc_pass(db, t, file, base, m, NULL, NULL, fit ? &placed : NULL, &f, out, &r1);
+	ret = sc_pass(db, t, file, base, m, m->prepare ? base->order : NULL, NULL,
+		      fit ? &placed : NULL, &f, out, &r1);
 	/*
 	 * A pass pinned there; a pinned flush after which the run decides a
 	 * read's flush unlike the kernel, where the first pass did not, loses

@@ -16,6 +16,7 @@
 #include "../harness.h"
 #include "db.h"
 #include "replay.h"
+#include "replay-local.h"
 #include "synth.h"
 
 static char tmp_dir[256];
@@ -74,6 +75,27 @@ static int truth_compare(const char *path, const struct replay_order *o, struct 
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* 0 if @a and @b place every update of @src alike, else -1 */
+static int orders_same(struct replay_source *src, const struct replay_order *a,
+		       const struct replay_order *b)
+{
+	struct mcr_event ev;
+	int ret;
+
+	while ((ret = src->next(src->ctx, &ev)) > 0) {
+		size_t pa = 0, pb = 0;
+		bool ha, hb;
+
+		if (!mcr_event_is_update(&ev))
+			continue;
+		ha = replay_order_lookup(a, replay_tag(&ev), &pa);
+		hb = replay_order_lookup(b, replay_tag(&ev), &pb);
+		if (ha != hb || pa != pb)
+			return -1;
+	}
+	return ret;
+}
+
 static void run_scale(struct test_ctx *t, const struct scale *sc, uint64_t seed)
 {
 	const struct sim_policy *brk = sim_policy_find("break");
@@ -115,9 +137,15 @@ static void run_scale(struct test_ctx *t, const struct scale *sc, uint64_t seed)
 	p.runs[0] = replay_run_own(&tr, brk);
 	p.nr_runs = 1;
 	p.order = o;
+	p.keep_order = true;
 	ASSERT_EQ(replay_create(&p, &tr, &r), 0);
 	ASSERT_EQ(replay_run(r, &src), 0);
 	v = replay_validation(r);
+	/* validate's inference kept the very order the prepass found */
+	ASSERT(replay_validated_order(r));
+	ASSERT_EQU(replay_order_size(replay_validated_order(r)), replay_order_size(o));
+	ASSERT_EQ(src.rewind(src.ctx), 0);
+	ASSERT_EQ(orders_same(&src, o, replay_validated_order(r)), 0);
 	ASSERT_EQ(truth_compare(path, o, &c), 0);
 	printf("# hidden order, %s CPUs, %s cgroups, %s updates a window: %llu compared, "
 	       "%llu matched (order alone %llu), hypotheses %llu, %llu dropped by the cap; %llu "
