@@ -62,7 +62,7 @@ int sim_item_index_new(struct sim *s, enum sim_item_kind kind, int item)
  * seen, not to s->cap_items: the lines of every memcg are the update path's
  * working set, and what fits in cache decides its speed.
  */
-int sim_node_items_reserve(struct sim *s, struct sim_node *n)
+static int sim_node_items_grow(struct sim *s, struct sim_node *n)
 {
 	uint32_t cap = (s->nr_items + 7) & ~7U;
 	uint32_t words = SIM_PEND_WORDS(cap), old_words = SIM_PEND_WORDS(n->cap_it);
@@ -91,6 +91,25 @@ int sim_node_items_reserve(struct sim *s, struct sim_node *n)
 	/* an error of 0 so far: nothing to integrate, whatever nf_at says */
 	memset(lines + n->cap_it, 0, sizeof(*lines) * (cap - n->cap_it));
 	n->cap_it = cap;
+	return 0;
+}
+
+/*
+ * sim_node_items_grow() for @n and each ancestor up to the first that
+ * covers every item: a memcg's lines never end before its descendants'
+ * (a parent never changes), so the update path tests the updated memcg's
+ * length alone, not each ancestor's.  A line made early is all zeros,
+ * what its first update would have found: nothing to integrate.
+ */
+int sim_node_items_reserve(struct sim *s, struct sim_node *n)
+{
+	int ret;
+
+	for (; n && n->cap_it < s->nr_items; n = sim_parent(s, n)) {
+		ret = sim_node_items_grow(s, n);
+		if (ret)
+			return ret;
+	}
 	return 0;
 }
 

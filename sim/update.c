@@ -114,13 +114,15 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	}
 	sl->unfl += mag;
 
+	/* the ancestors' lines are at least as long (sim_node_items_reserve()) */
+	n = &s->nodes[sl->node];
+	if (n->cap_it <= k) {
+		ret = sim_node_items_reserve(s, n);
+		if (ret)
+			return ret;
+	}
 	for (idx = sl->node; idx != SIM_NONE; idx = n->parent) {
 		n = &s->nodes[idx];
-		if (n->cap_it <= k) {
-			ret = sim_node_items_reserve(s, n);
-			if (ret)
-				return ret;
-		}
 		if (sim_node_calm(n))
 			stale_add(s, n, ts, k, mag, walk_mag, d, true);
 		else
