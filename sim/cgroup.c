@@ -54,7 +54,9 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 	if (s->nr_nodes == s->cap_nodes) {
 		uint32_t cap = s->cap_nodes ? s->cap_nodes * 2 : 64;
 		struct sim_node *nodes;
+		uint64_t *dirty;
 		int32_t *path;
+		uint8_t *calm;
 
 		if (cap > INT32_MAX / SIM_PATH)
 			return -ENOMEM;
@@ -62,6 +64,16 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 		if (!path)
 			return -ENOMEM;
 		s->path = path;
+		calm = realloc(s->calm_up, cap);
+		if (!calm)
+			return -ENOMEM;
+		s->calm_up = calm;
+		/* cap is a multiple of 64 */
+		dirty = realloc(s->owe_dirty, cap / 8);
+		if (!dirty)
+			return -ENOMEM;
+		memset(dirty + s->cap_nodes / 64, 0, (cap - s->cap_nodes) / 8);
+		s->owe_dirty = dirty;
 		nodes = sim_array_grow(s->nodes, sizeof(*nodes) * s->cap_nodes,
 				       sizeof(*nodes) * cap);
 		if (!nodes)
@@ -85,6 +97,10 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 	n->dirty_tail = SIM_NONE;
 	n->pend_since = SIM_TS_NONE;
 	n->oldest = SIM_TS_NONE;
+	n->owe_first = SIM_TS_NONE;
+	if (ts > s->ts_hi)
+		s->ts_hi = ts;
+	s->calm_up[idx] = 0;
 	n->first_ts = ts;
 	n->last_ts = ts;
 	n->nf_last = ts;

@@ -67,6 +67,7 @@ static int sim_visit(struct sim *s, uint64_t ts, int32_t slot)
 	ret = sim_visited_add(s, n, sl->node);
 	if (ret)
 		return ret;
+	sim_lazy_sync(s, ts);
 	s->cost.visits++;
 	ret = s->counters_only ? 0 : sim_stale_visit(s, ts, sl);
 	sl->stats_updates = 0;

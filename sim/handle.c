@@ -6,7 +6,7 @@
  * simulator's life: nodes are never freed (cgroup.c) and an item keeps the
  * index it got when first updated (items.c).  Reads only; no state.
  */
-#include "sim-local.h"
+#include "lag.h"
 
 int32_t sim_node_handle(const struct sim *s, uint64_t id)
 {
@@ -28,5 +28,8 @@ int64_t sim_line_error_at(const struct sim *s, int32_t node, int32_t line)
 {
 	const struct sim_node *n = &s->nodes[node];
 
+	/* only a calm memcg may have updates deferred (lag.c) */
+	if (s->calm_up[node])
+		sim_lazy_settle_read(s);
 	return line >= 0 && (uint32_t)line < n->cap_it ? -n->lines[line].miss : 0;
 }

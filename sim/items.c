@@ -72,6 +72,11 @@ static int sim_node_items_grow(struct sim *s, struct sim_node *n)
 
 	if (n->cap_it >= s->nr_items)
 		return 0;
+	pend = realloc(n->owe_it, sizeof(*pend) * cap);
+	if (!pend)
+		return -ENOMEM;
+	memset(pend + n->cap_it, 0, sizeof(*pend) * (cap - n->cap_it));
+	n->owe_it = pend;
 	pend = realloc(n->pend_it, sizeof(*pend) * cap);
 	if (!pend)
 		return -ENOMEM;
@@ -82,6 +87,11 @@ static int sim_node_items_grow(struct sim *s, struct sim_node *n)
 			return -ENOMEM;
 		memset(bits + old_words, 0, sizeof(*bits) * (words - old_words));
 		n->pend_bits = bits;
+		bits = realloc(n->owe_bits, sizeof(*bits) * words);
+		if (!bits)
+			return -ENOMEM;
+		memset(bits + old_words, 0, sizeof(*bits) * (words - old_words));
+		n->owe_bits = bits;
 	}
 	lines = realloc(n->lines, sizeof(*lines) * cap);
 	if (!lines)
@@ -275,6 +285,8 @@ void sim_items_destroy(struct sim *s)
 	for (i = 0; i < s->nr_nodes; i++) {
 		free(s->nodes[i].pend_it);
 		free(s->nodes[i].pend_bits);
+		free(s->nodes[i].owe_it);
+		free(s->nodes[i].owe_bits);
 		free(s->nodes[i].lines);
 		free(s->nodes[i].read_it);
 	}

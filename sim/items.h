@@ -8,7 +8,6 @@
 
 #include "lag.h"
 
-#define SIM_PEND_WORDS(cap)	(((cap) + 63) / 64)	/* words of sim_node.pend_bits */
 int sim_item_index_new(struct sim *s, enum sim_item_kind kind, int item);
 int sim_node_items_reserve(struct sim *s, struct sim_node *n);
 int sim_slot_item_add_chunk(struct sim *s, struct sim_pcpu *sl, uint16_t k, int64_t d);

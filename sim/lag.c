@@ -43,6 +43,138 @@ static int sim_line_item(const struct sim *s, uint32_t k)
 	return (int)(uint32_t)s->item_key[k];
 }
 
+/*
+ * Lazy settling.  An update is applied at once to the memcg it changes and
+ * to each ancestor on its path below the calm top of it: the nodes that
+ * are calm (flushable and not stranded, sim_node_calm()) with only calm
+ * ancestors.  The calm top's share is deferred, summed in its lowest node
+ * (owe_*), and applied here, lowest first, each node handing what it
+ * applied to its parent, so an ancestor many updates reach applies their
+ * sum once.  It is exact, as at a calm node each part of an update's share
+ * is:
+ *  - missing, fresh and the line's miss: sums;
+ *  - the integral of missing: each term is |v| times the node's clock after
+ *    the update's touch, which is the update's ts, since no update is
+ *    deferred below the clocks' high mark (ts_hi);
+ *  - the clock: a maximum;
+ *  - oldest: set only by the first update (the smallest ts) after missing
+ *    was 0, and the age settled then saw no age;
+ *  - the line's touch: the non-flushable clocks stand still while the node
+ *    is flushable, so only the first update of a line adds its area and
+ *    maximum, with the error it had before any of them; the others held
+ *    states for no counted time;
+ *  - stuck, stranded and the episode: nothing, at a flushable node.
+ * A node stops being calm only when it stops being flushable
+ * (sim_flushable_update(), sim_set_online()), which settles first; every
+ * call that reads or visits what may be deferred settles first too
+ * (sim_lazy_sync(), sim_lazy_settle_read()).  A node that is not calm, or
+ * has an ancestor that is not, has nothing deferred.
+ */
+static void sim_owe_apply(struct sim *s, struct sim_node *n, int32_t parent)
+{
+	struct sim_node *p = parent == SIM_NONE ? NULL : &s->nodes[parent];
+	uint64_t first = n->owe_first;
+	uint32_t w, k;
+
+	/* sim_oldest_set() at the first of them: its clock was first, no age */
+	if (first < n->oldest) {
+		n->age_from = first;
+		n->oldest = first;
+	}
+	n->missing += n->owe_mag;
+	n->missing_ts += n->owe_mts;
+	n->fresh += n->owe_walk;
+	if (n->owe_last > n->last_ts)
+		n->last_ts = n->owe_last;
+	for (w = 0; w < SIM_PEND_WORDS(n->cap_it); w++) {
+		uint64_t bits = n->owe_bits[w];
+
+		if (!bits)
+			continue;
+		n->owe_bits[w] = 0;
+		if (p)
+			p->owe_bits[w] |= bits;
+		for (; bits; bits &= bits - 1) {
+			int64_t d;
+
+			k = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			d = n->owe_it[k];
+			n->owe_it[k] = 0;
+			sim_line_touch(&n->lines[k], n->nf_ns, n->sn_ns);
+			n->lines[k].miss += d;
+			if (p)
+				p->owe_it[k] += d;
+		}
+	}
+	if (p) {
+		if (p->owe_first == SIM_TS_NONE)
+			s->owe_dirty[parent / 64] |= UINT64_C(1) << (parent % 64);
+		p->owe_mag += n->owe_mag;
+		p->owe_mts += n->owe_mts;
+		p->owe_walk += n->owe_walk;
+		if (first < p->owe_first)
+			p->owe_first = first;
+		if (n->owe_last > p->owe_last)
+			p->owe_last = n->owe_last;
+	}
+	n->owe_mag = 0;
+	n->owe_mts = 0;
+	n->owe_walk = 0;
+	n->owe_first = SIM_TS_NONE;
+	n->owe_last = 0;
+}
+
+/* Every deferred update applied: children come after their parent in the array. */
+void sim_lazy_settle(struct sim *s)
+{
+	uint32_t w;
+
+	s->owe_any = false;
+	for (w = (s->nr_nodes + 63) / 64; w-- > 0;) {
+		while (s->owe_dirty[w]) {
+			uint32_t b = 63 - (uint32_t)__builtin_clzll(s->owe_dirty[w]);
+			int32_t idx = (int32_t)(w * 64 + b);
+
+			s->owe_dirty[w] &= ~(UINT64_C(1) << b);
+			sim_owe_apply(s, &s->nodes[idx], s->nodes[idx].parent);
+		}
+	}
+}
+
+/*
+ * After @n's flushable or stranded flag changed: sim.calm_up of @n and of
+ * each descendant whose value follows.  A subtree whose root keeps its
+ * value is skipped; no recursion, for trees of any depth.
+ */
+void sim_calm_sync(struct sim *s, const struct sim_node *n)
+{
+	int32_t top = (int32_t)(n - s->nodes), c;
+	bool up = n->flushable && !n->stranded &&
+		  (n->parent == SIM_NONE || s->calm_up[n->parent]);
+
+	if (up == s->calm_up[top])
+		return;
+	s->calm_up[top] = up;
+	c = n->first_child;
+	while (c != SIM_NONE) {
+		const struct sim_node *x = &s->nodes[c];
+		bool v = x->flushable && !x->stranded && s->calm_up[x->parent];
+
+		if (v != s->calm_up[c]) {
+			s->calm_up[c] = v;
+			if (x->first_child != SIM_NONE) {
+				c = x->first_child;
+				continue;
+			}
+		}
+		while (c != top && s->nodes[c].next_sibling == SIM_NONE)
+			c = s->nodes[c].parent;
+		if (c == top)
+			break;
+		c = s->nodes[c].next_sibling;
+	}
+}
+
 /* The node's non-flushable clocks, brought up to @ts before its flushable flag flips. */
 void sim_lag_flushable(struct sim *s, struct sim_node *n, uint64_t ts)
 {
@@ -171,6 +303,7 @@ void sim_lag_change(struct sim *s, struct sim_node *n, uint64_t ts)
 			n->stranded = false;
 			sim_episode_deliver(s, n, ts, false);
 		}
+		sim_calm_sync(s, n);
 	}
 	if (n->stranded && n->missing > n->ep_max_pending)
 		n->ep_max_pending = n->missing;
@@ -204,6 +337,7 @@ int sim_episodes_close(struct sim *s, uint64_t ts)
 {
 	uint32_t i;
 
+	sim_lazy_sync(s, ts);
 	for (i = 0; i < s->nr_nodes; i++) {
 		struct sim_node *n = &s->nodes[i];
 
@@ -215,11 +349,15 @@ int sim_episodes_close(struct sim *s, uint64_t ts)
 	return sim_lag_err_take(s);
 }
 
+/* The node of @id for a query, what is deferred applied; NULL if unknown. */
 static const struct sim_node *sim_lag_node(const struct sim *s, uint64_t id)
 {
 	int32_t idx = sim_node_lookup(s, id);
 
-	return idx == SIM_NONE ? NULL : &s->nodes[idx];
+	if (idx == SIM_NONE)
+		return NULL;
+	sim_lazy_settle_read(s);
+	return &s->nodes[idx];
 }
 
 /*
@@ -435,6 +573,7 @@ int sim_read_begin(struct sim *s, uint64_t ts, uint64_t id, bool flushed,
 	if (idx == SIM_NONE)
 		return -ENOENT;
 	sim_clock(s, ts);
+	sim_lazy_sync(s, ts);
 	n = &s->nodes[idx];
 	sim_read_fill(n, ts, &info);
 	info.stale = !flushed && n->stranded;
@@ -491,6 +630,7 @@ int sim_read_end(struct sim *s, uint64_t ts, uint64_t id,
 	if (idx == SIM_NONE)
 		return -ENOENT;
 	sim_clock(s, ts);
+	sim_lazy_sync(s, ts);
 	n = &s->nodes[idx];
 	ret = sim_read_reserve(n);
 	if (ret)

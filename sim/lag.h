@@ -14,6 +14,32 @@ void sim_lag_worst(struct sim *s, struct sim_node *n, uint32_t k);
 void sim_lag_scan(struct sim *s, struct sim_node *n);
 void sim_lag_flushable(struct sim *s, struct sim_node *n, uint64_t ts);
 
+void sim_lazy_settle(struct sim *s);
+void sim_calm_sync(struct sim *s, const struct sim_node *n);
+
+/*
+ * Before a call reads or changes what an update may have left deferred
+ * (lag.c): every deferred update applied, and the clocks' high mark
+ * raised to @ts, below which no update is deferred.
+ */
+static inline void sim_lazy_sync(struct sim *s, uint64_t ts)
+{
+	if (ts > s->ts_hi)
+		s->ts_hi = ts;
+	if (s->owe_any)
+		sim_lazy_settle(s);
+}
+
+/*
+ * The same for a query, which takes the simulator const: applying what is
+ * deferred changes no value a caller can see, only where it is kept.
+ */
+static inline void sim_lazy_settle_read(const struct sim *s)
+{
+	if (s->owe_any)
+		sim_lazy_settle((struct sim *)s);
+}
+
 /* The first error the episode sink returned since the last call, then 0. */
 static inline int sim_lag_err_take(struct sim *s)
 {

@@ -56,6 +56,8 @@ void sim_destroy(struct sim *s)
 	sim_items_destroy(s);
 	free(s->nodes);
 	free(s->path);
+	free(s->calm_up);
+	free(s->owe_dirty);
 	free(s->slots);
 	free(s->tree);
 	free(s->win);
@@ -88,14 +90,20 @@ int sim_set_online(struct sim *s, uint64_t ts, unsigned int nr_online)
 	if (!nr_online || nr_online > s->nr_possible)
 		return -EINVAL;
 	sim_clock(s, ts);
+	sim_lazy_sync(s, ts);
 	for (i = 0; i < s->nr_nodes; i++) {
 		sim_stale_touch(&s->nodes[i], ts);
 		sim_lag_flushable(s, &s->nodes[i], ts);
 	}
 	sim_thresholds(s, nr_online);
 	for (i = 0; i < s->nr_nodes; i++) {
-		s->nodes[i].flushable = s->nodes[i].stats_updates > (int64_t)s->th;
-		s->nodes[i].nr_flushable_desc = 0;
+		struct sim_node *n = &s->nodes[i];
+
+		n->flushable = n->stats_updates > (int64_t)s->th;
+		/* parents first */
+		s->calm_up[i] = n->flushable && !n->stranded &&
+				(n->parent == SIM_NONE || s->calm_up[n->parent]);
+		n->nr_flushable_desc = 0;
 	}
 	/* children come after their parent in the array */
 	for (i = s->nr_nodes; i-- > 1;) {

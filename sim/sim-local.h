@@ -40,6 +40,7 @@
 #define SIM_KEY_EMPTY	IDMAP_EMPTY	/* the one id the maps cannot hold */
 #define SIM_PATH	8		/* ancestors per node in sim.path */
 #define SIM_ID_DIRECT	(1U << 16)	/* ids below this: sim.id_direct */
+#define SIM_PEND_WORDS(cap)	(((cap) + 63) / 64)	/* words of sim_node.pend_bits, owe_bits */
 
 /*
  * Signed deltas of one slot not yet moved up by a visit: the first
@@ -150,6 +151,21 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	uint64_t		nf_last;
 	/* of it, the time no flush was in progress, up to nf_last: sim_sn() */
 	uint64_t		sn_ns;
+	/*
+	 * Updates of the subtree not applied here yet, nor to any ancestor
+	 * (stale.c, sim_lazy_settle()): their sums, the sum of each |v| times
+	 * its ts, their first and last ts (SIM_TS_NONE: none) and, by item
+	 * index, their signed sums (owe_it, each added to since the last
+	 * settle with its bit in owe_bits).  Only a memcg that and whose
+	 * ancestors are all calm holds any.
+	 */
+	unsigned __int128	owe_mts;
+	uint64_t		owe_mag;
+	uint64_t		owe_walk;
+	uint64_t		owe_first;
+	uint64_t		owe_last;
+	int64_t			*owe_it;
+	uint64_t		*owe_bits;
 	/* visits */
 	uint64_t		id;
 	uint64_t		pendmag;	/* |v| handed up by children, waiting for a visit */
@@ -244,6 +260,20 @@ struct sim {
 	bool			clock_started;
 
 	/*
+	 * Lazy settling of calm ancestors (lag.c): calm_up[node] says the
+	 * node and all its ancestors are calm (flushable, not stranded),
+	 * kept beside the nodes so an update finds the calm top of its path
+	 * without touching them; owe_dirty has a bit per node holding
+	 * updates not applied yet (owe_any: one is set); ts_hi is the
+	 * largest ts any call has brought a node's clock to, below which an
+	 * update is not deferred.
+	 */
+	uint8_t			*calm_up;
+	uint64_t		*owe_dirty;
+	bool			owe_any;
+	uint64_t		ts_hi;
+
+	/*
 	 * Time with no flush in progress (no window open, no sim_flush_progress()
 	 * flush under way), integrated up to settled_last: sim_settled().
 	 */
@@ -307,6 +337,8 @@ static inline void sim_clock(struct sim *s, uint64_t ts)
 	if (s->clock_started)
 		return;
 	s->clock_started = true;
+	if (ts > s->ts_hi)
+		s->ts_hi = ts;
 	s->nodes[0].first_ts = ts;
 	s->nodes[0].last_ts = ts;
 	s->nodes[0].nf_last = ts;

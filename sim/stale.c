@@ -7,9 +7,9 @@
  * missing(M) = sum over X in subtree(M) of pendmag[X] + sum_c unfl[X][c];
  * fresh(M) is the part of it from updates after M's last visit (the
  * stranded test's "pending since flush", lag.c), zeroed at each visit of M.
- * An update of X adds |v| to X and every ancestor.  A visit (X, c) moves
- * unfl[X][c] + pendmag[X] into pendmag[parent(X)]: only missing[X] drops, the
- * ancestors still miss it.  The signed per-item values move the same way.
+ * An update of X adds |v| to X and every ancestor (to the calm ones
+ * lazily, lag.c).  A visit (X, c) moves unfl[X][c] + pendmag[X] into
+ * pendmag[parent(X)]: only missing[X] drops, the ancestors still miss it.  The signed per-item values move the same way.
  * oldest[M] is the ts of the oldest update still counted in missing[M]; a
  * visit of X can only move oldest[X] (the moved deltas stay inside every
  * ancestor's subtree), and only when the deltas it moved held the oldest; the
@@ -149,9 +149,13 @@ void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts)
 
 	if (f == n->flushable)
 		return;
+	/* @n stops being calm: nothing stays deferred (lag.c) */
+	if (!f)
+		sim_lazy_sync(s, ts);
 	sim_stale_touch(n, ts);
 	sim_lag_flushable(s, n, ts);
 	n->flushable = f;
+	sim_calm_sync(s, n);
 	sim_lag_eval(s, n, ts);
 	for (p = sim_parent(s, n); p; p = sim_parent(s, p)) {
 		sim_stale_touch(p, ts);
@@ -177,6 +181,7 @@ int sim_stale_get(const struct sim *s, uint64_t id, struct sim_stale *out)
 
 	if (idx == SIM_NONE)
 		return -ENOENT;
+	sim_lazy_settle_read(s);
 	n = &s->nodes[idx];
 	out->missing = n->missing;
 	out->oldest_ts = n->missing && n->oldest != SIM_TS_NONE ? n->oldest : 0;
@@ -207,6 +212,7 @@ int sim_item_missing(const struct sim *s, uint64_t id, enum sim_item_kind kind, 
 		return -EINVAL;
 	if (idx == SIM_NONE)
 		return -ENOENT;
+	sim_lazy_settle_read(s);
 	k = sim_item_find(s, kind, item);
 	*out = k >= 0 && (uint32_t)k < s->nodes[idx].cap_it ? s->nodes[idx].lines[k].miss : 0;
 	return 0;
@@ -232,6 +238,7 @@ int sim_items_foreach(const struct sim *s, uint64_t id,
 
 	if (idx == SIM_NONE)
 		return -ENOENT;
+	sim_lazy_settle_read(s);
 	n = &s->nodes[idx];
 	for (k = 0; k < n->cap_it && k < s->nr_items; k++) {
 		uint64_t key = s->item_key[k];
@@ -262,6 +269,7 @@ int sim_acct_get(struct sim *s, uint64_t id, uint64_t now, struct sim_acct *out)
 
 	if (idx == SIM_NONE)
 		return -ENOENT;
+	sim_lazy_settle_read(s);
 	n = s->nodes[idx];
 	sim_stale_touch(&n, now);
 	sim_age_settle(&n);

@@ -45,6 +45,60 @@ void stale_add(struct sim *s, struct sim_node *n, uint64_t ts, uint32_t k, uint6
 	sim_lag_eval(s, n, ts);
 }
 
+/*
+ * The lowest node of @node's path (itself included) that is calm with only
+ * calm ancestors, SIM_NONE if the root is not calm: the update's share of
+ * it and everything above is deferred (lag.c).  Nothing is deferred for an
+ * update older than a clock already moved (ts_hi): all is applied first.
+ * It reads sim.calm_up only, not the nodes: mostly one byte.
+ */
+static inline __attribute__((always_inline))
+int32_t sim_calm_top(struct sim *s, int32_t node, uint64_t ts)
+{
+	const int32_t *a;
+	int i;
+
+	if (ts < s->ts_hi) {
+		if (s->owe_any)
+			sim_lazy_settle(s);
+		return SIM_NONE;
+	}
+	s->ts_hi = ts;
+	if (s->calm_up[node])
+		return node;
+	/* calm_up holds from some ancestor up, or for none */
+	for (;;) {
+		a = &s->path[(size_t)node * SIM_PATH];
+		for (i = 0; i < SIM_PATH && a[i] != SIM_NONE; i++)
+			if (s->calm_up[a[i]])
+				return a[i];
+		if (i < SIM_PATH)
+			return SIM_NONE;
+		/* deeper than the path table: on from its last entry */
+		node = a[SIM_PATH - 1];
+	}
+}
+
+/* stale_add() deferred for @top and its ancestors (lag.c, sim_lazy_settle()). */
+static inline __attribute__((always_inline))
+void stale_defer(struct sim *s, int32_t top, uint64_t ts, uint32_t k, uint64_t mag,
+		 uint64_t walk_mag, int64_t d)
+{
+	struct sim_node *n = &s->nodes[top];
+
+	if (n->owe_first == SIM_TS_NONE) {
+		n->owe_first = ts;
+		s->owe_dirty[top / 64] |= UINT64_C(1) << (top % 64);
+		s->owe_any = true;
+	}
+	n->owe_last = ts;
+	n->owe_mag += mag;
+	n->owe_mts += (unsigned __int128)mag * ts;
+	n->owe_walk += walk_mag;
+	n->owe_it[k] += d;
+	n->owe_bits[k / 64] |= UINT64_C(1) << (k % 64);
+}
+
 /* Link slot @idx into @n's slots by age (stale.c): mostly at the tail. */
 static void sim_dirty_insert(struct sim *s, struct sim_node *n, int32_t idx)
 {
@@ -65,12 +119,57 @@ static void sim_dirty_insert(struct sim *s, struct sim_node *n, int32_t idx)
 		s->slots[sl->dirty_next].dirty_prev = idx;
 }
 
+/*
+ * What the stale pass of an update of @node, line @k, is about to touch
+ * below the calm top @top (sim_calm_top()): at @node and each ancestor the
+ * node's second update-path line and its sim_line of @k; and at @top what
+ * its share is deferred into.  The pass follows parent links, each a load
+ * that depends on the previous one; asked for here all at once, the misses
+ * overlap.  Hints only: nothing is read for its value but the compact path
+ * table and the nodes' line pointers.
+ *
+ * It spends no test it can avoid: a line beyond cap_it (a node that has not
+ * met item @k yet) is a prefetch of an address nothing reads, which costs
+ * nothing and cannot fault.  The address is computed as an integer, as
+ * lines may still be NULL.
+ */
+static inline __attribute__((always_inline))
+void sim_lines_prefetch(const struct sim *s, int32_t node, uint32_t k, int32_t top)
+{
+	const int32_t *a = &s->path[(size_t)node * SIM_PATH];
+	const struct sim_node *n = &s->nodes[node];
+	size_t line = (size_t)k * sizeof(struct sim_line);
+	int32_t i;
+
+	if (top != SIM_NONE) {
+		n = &s->nodes[top];
+		__builtin_prefetch(&n->owe_mts, 1);
+		__builtin_prefetch((const void *)((uintptr_t)n->owe_it + k * sizeof(int64_t)), 1);
+		if (top == node)
+			return;
+		n = &s->nodes[node];
+	}
+	__builtin_prefetch((const void *)((uintptr_t)n->lines + line));
+	/*
+	 * The loads of lines do not depend on each other: they overlap too.
+	 * Not the root (node 0, the end of every path): every update touches
+	 * it, so it stays in cache.
+	 */
+	for (i = 0; i < SIM_PATH && a[i] > 0 && a[i] != top; i++) {
+		n = &s->nodes[a[i]];
+		__builtin_prefetch((const char *)n + SIM_CACHELINE);
+		__builtin_prefetch((const void *)((uintptr_t)n->lines + line));
+	}
+}
+
 #define SIM_VAL_MAX	(INT64_C(1) << 47)
 
 /*
  * Account one update of line @k (sim_item_index()) of slot @slot's memcg,
- * unflushed on its CPU.  always_inline: one copy in each policy's update
- * path, which is then one function but for the rare calls.
+ * unflushed on its CPU: at the memcg and each ancestor below the calm top
+ * of its path (sim_calm_top()) now, the top's share deferred (lag.c).
+ * always_inline: one copy in each policy's update path, which is then one
+ * function but for the rare calls.
  */
 static inline __attribute__((always_inline))
 int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
@@ -78,12 +177,14 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 {
 	struct sim_pcpu *sl = &s->slots[slot];
 	int32_t walk = (int32_t)(uint32_t)(uint64_t)val;
-	int32_t idx;
+	int32_t idx, top;
 	uint64_t mag, walk_mag;
 	struct sim_node *n;
 	int64_t d;
 	int ret;
 
+	top = sim_calm_top(s, sl->node, ts);
+	sim_lines_prefetch(s, sl->node, k, top);
 	/* what the counters see (memcg_rstat_updated()'s int val) */
 	walk_mag = walk < 0 ? -(uint64_t)walk : (uint64_t)walk;
 	if (kind == SIM_ITEM_EVENT) {
@@ -121,49 +222,37 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 		if (ret)
 			return ret;
 	}
-	for (idx = sl->node; idx != SIM_NONE; idx = n->parent) {
+	for (idx = sl->node; idx != top; idx = n->parent) {
 		n = &s->nodes[idx];
 		if (sim_node_calm(n))
 			stale_add(s, n, ts, k, mag, walk_mag, d, true);
 		else
 			stale_add(s, n, ts, k, mag, walk_mag, d, false);
 	}
+	if (top != SIM_NONE)
+		stale_defer(s, top, ts, k, mag, walk_mag, d);
 	return 0;
 }
 
 /*
- * What the update of (@node, @cpu), line @k, is about to touch: the slot's
- * deltas, then at @node and each ancestor the node's second update-path line
- * and its sim_line of @k.  The stale pass follows parent links, each a load
- * that depends on the previous one; asked for here all at once, the misses
- * overlap.  Hints only: nothing is read for its value but the compact path
- * table, the nodes' line pointers and the slot's parent link.  Of the
- * ancestors' slots on @cpu only the parent's, whose index the slot holds:
- * a slot_of load and multiply per ancestor cost more than their misses
- * (break's walk reaches 1.5 slots an update; replay_mem, CPU time, with
- * and without: every policy as fast or faster without).
- *
- * It runs at every ancestor of every update, so it spends no test it can
- * avoid: a line beyond cap_it (a node that has not met item @k yet) is a
- * prefetch of an address nothing reads, which costs nothing and cannot
- * fault.  The address is computed as an integer, as lines may still be NULL.
+ * What the update of (@node, @cpu) is about to touch in the slots: the
+ * slot's deltas, and of the ancestors' slots on @cpu only the parent's,
+ * whose index the slot holds: a slot_of load and multiply per ancestor
+ * cost more than their misses (break's walk reaches 1.5 slots an update;
+ * replay_mem, CPU time, with and without: every policy as fast or faster
+ * without).  The nodes' lines are sim_lines_prefetch()'s.  Hints only:
+ * nothing is read for its value but the slot's parent link.
  * always_inline: as a function of its own, GCC 12 finds it free of side
  * effects (pure-const) and drops the call.
  */
 static inline __attribute__((always_inline))
-void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, uint32_t k)
+void sim_path_prefetch(const struct sim *s, int32_t slot)
 {
-	const int32_t *a = &s->path[(size_t)node * SIM_PATH];
 	const char *sl = (const char *)&s->slots[slot];
-	const struct sim_node *n = &s->nodes[node];
-	size_t line = (size_t)k * sizeof(struct sim_line);
-	int32_t i;
-
 	const struct sim_pcpu *sp = &s->slots[slot];
 	int32_t parent = sp->parent;
 
 	__builtin_prefetch(sl + SIM_CACHELINE);
-	__builtin_prefetch((const void *)((uintptr_t)n->lines + line));
 	/*
 	 * The parent's slot on @cpu, where the walk goes first after the
 	 * slot's own step: its index is in the slot's first line, which the
@@ -178,17 +267,8 @@ void sim_path_prefetch(const struct sim *s, int32_t node, int32_t slot, uint32_t
 		if (parent != SIM_NONE)
 			__builtin_prefetch(&s->tree[parent]);
 	}
-	/*
-	 * The loads of lines do not depend on each other: they overlap too.
-	 * Not the root (node 0, the end of every path): every update touches
-	 * it, so it stays in cache.
-	 */
-	for (i = 0; i < SIM_PATH && a[i] > 0; i++) {
-		n = &s->nodes[a[i]];
-		__builtin_prefetch((const char *)n + SIM_CACHELINE);
-		__builtin_prefetch((const void *)((uintptr_t)n->lines + line));
-	}
 }
+
 
 /**
  * sim_update_prefetch() - warm the caches for the next update
@@ -281,7 +361,7 @@ int sim_update_run(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 		return k;
 	/* counters only: the walk's slots and nodes are few and stay in cache */
 	if (!s->counters_only) {
-		sim_path_prefetch(s, node, slot, (uint32_t)k);
+		sim_path_prefetch(s, slot);
 		ret = sim_stale_update(s, ts, slot, kind, (uint32_t)k, val);
 		if (ret)
 			return ret;
