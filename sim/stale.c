@@ -101,7 +101,7 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
 	struct sim_node *p = sim_parent(s, n);
 	uint64_t amt = sl->unfl + n->pendmag;
 	uint64_t since;
-	int ret;
+	int ret = 0;
 
 	/*
 	 * The node's flush: what is still missing here now predates it and is
@@ -111,11 +111,12 @@ int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
 	n->fresh = 0;
 	if (!amt)
 		return 0;
-	ret = sim_node_items_reserve(s, n);
-	if (!ret && p)
-		ret = sim_node_items_reserve(s, p);
-	if (ret)
-		return ret;
+	/* and so @p's: an ancestor's lines are at least as long */
+	if (n->cap_it < s->nr_items) {
+		ret = sim_node_items_reserve(s, n);
+		if (ret)
+			return ret;
+	}
 	sim_stale_touch(n, ts);
 	since = sl->unfl && sl->unfl_since < n->pend_since ? sl->unfl_since : n->pend_since;
 	sim_missing_change(n, amt, false);
