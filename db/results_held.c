@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -343,7 +344,7 @@ static int held_spill(struct held *h)
 	}
 	if (h->nr_runs == h->cap_runs) {
 		size_t cap = h->cap_runs ? 2 * h->cap_runs : 16;
-		uint64_t *v = realloc(h->runs, cap * sizeof(*v));
+		struct held_span *v = realloc(h->runs, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
@@ -353,7 +354,7 @@ static int held_spill(struct held *h)
 	o.buf = malloc(DB_SPILL_BUF);
 	if (!o.buf)
 		return -ENOMEM;
-	h->runs[h->nr_runs++] = h->spill_len;
+	h->runs[h->nr_runs].off = h->spill_len;
 	err = held_sort(h);
 	for (i = 0; !err && i < h->nr; i++) {
 		struct held_line *l = &h->lines[i];
@@ -370,8 +371,10 @@ static int held_spill(struct held *h)
 	if (!err)
 		err = held_out_flush(&o);
 	free(o.buf);
-	if (!err)
+	if (!err) {
+		h->runs[h->nr_runs++].end = h->spill_len;
 		h->bytes = 0;
+	}
 	return err;
 }
 
@@ -402,7 +405,7 @@ int db_held_add(struct held *h, const int64_t *key, const uint64_t *v)
 	l->last_step = step;
 	memcpy(l->last, v, h->cols * sizeof(*v));
 	l->rows++;
-	return h->bytes > DB_HELD_BYTES ? held_spill(h) : 0;
+	return h->bytes > (h->limit ? h->limit : DB_HELD_BYTES) ? held_spill(h) : 0;
 }
 
 /*
@@ -556,6 +559,146 @@ static int held_run_next(const struct held *h, struct held_run *rr)
 	return rr->more ? held_run_read(h, rr, rr->hdr, sizeof(rr->hdr)) : 0;
 }
 
+/* Copy the record whose header run @rr holds to @o, through @buf. */
+static int held_run_copy(const struct held *h, struct held_run *rr, struct held_out *o,
+			 uint8_t *buf)
+{
+	size_t len = rr->hdr[1], n;
+	int err = held_out_put(o, rr->hdr, sizeof(rr->hdr));
+
+	while (!err && len) {
+		n = len < DB_RUN_BUF ? len : DB_RUN_BUF;
+		err = held_run_read(h, rr, buf, n);
+		if (!err)
+			err = held_out_put(o, buf, n);
+		len -= n;
+	}
+	return err;
+}
+
+/*
+ * Merge runs @first.. @first + @n - 1 of the spill file, line by line in key
+ * order, each run's records of the line in the order they were written:
+ * into @o as one run of those same records if @o, else decoded into @in,
+ * each line followed by its bytes still in memory.
+ */
+static int held_merge(struct held *h, size_t first, size_t n, struct held_ins *in,
+		      struct held_out *o)
+{
+	struct held_run *rr = NULL;
+	uint8_t *buf = NULL;
+	size_t i, k, cap = 0;
+	int err = 0;
+
+	if (n) {
+		rr = calloc(n, sizeof(*rr));
+		if (!rr)
+			return -ENOMEM;
+	}
+	if (n > h->ways_max)
+		h->ways_max = n;
+	for (k = 0; !err && k < n; k++) {
+		rr[k].off = h->runs[first + k].off;
+		rr[k].end = h->runs[first + k].end;
+		rr[k].buf = malloc(DB_RUN_BUF);
+		err = rr[k].buf ? held_run_next(h, &rr[k]) : -ENOMEM;
+	}
+	if (!err && o) {
+		cap = DB_RUN_BUF;
+		buf = malloc(cap);
+		if (!buf)
+			err = -ENOMEM;
+	}
+	if (!err)
+		err = held_sort(h);
+	for (i = 0; !err && i < h->nr; i++) {
+		const struct held_line *l = &h->lines[i];
+		uint64_t v[DB_LINE_COLS] = { 0 }, step = 0;
+
+		for (k = 0; l->spilled && !err && k < n; k++) {
+			/* a merged run holds a line's records one after the other */
+			while (!err && rr[k].more && rr[k].hdr[0] == l->id) {
+				size_t len = rr[k].hdr[1];
+
+				if (o) {
+					err = held_run_copy(h, &rr[k], o, buf);
+				} else {
+					if (len > cap) {
+						uint8_t *b = realloc(buf, len);
+
+						if (!b) {
+							err = -ENOMEM;
+							break;
+						}
+						buf = b;
+						cap = len;
+					}
+					err = held_run_read(h, &rr[k], buf, len);
+					if (!err)
+						err = held_decode(in, l, buf, len, v, &step);
+				}
+				if (!err)
+					err = held_run_next(h, &rr[k]);
+			}
+		}
+		if (!err && in)
+			err = held_decode(in, l, l->buf, l->len, v, &step);
+	}
+	/* every record was some line's, in the lines' order */
+	for (k = 0; !err && k < n; k++)
+		if (rr[k].more)
+			err = -MCR_E_CORRUPT;
+	for (k = 0; rr && k < n; k++)
+		free(rr[k].buf);
+	free(rr);
+	free(buf);
+	return err;
+}
+
+/*
+ * Merge the spill file's runs DB_HELD_WAYS at a time, each group into one
+ * run written after them, until DB_HELD_WAYS runs are left: the insert
+ * then reads at most that many at once, a buffer each, however many the
+ * trace's length made.  A group's records keep their order, so the rows
+ * decode as before.  The runs merged are given back to the file system
+ * where it can (their bytes are not read again).
+ */
+static int held_reduce(struct held *h)
+{
+	struct held_out o = { .h = h };
+	size_t g, cnt, n;
+	int err = 0;
+
+	while (!err && h->nr_runs > DB_HELD_WAYS) {
+		if (!o.buf) {
+			o.buf = malloc(DB_SPILL_BUF);
+			if (!o.buf)
+				return -ENOMEM;
+		}
+		for (g = n = 0; !err && g < h->nr_runs; g += cnt) {
+			struct held_span sp = h->runs[g];
+
+			cnt = h->nr_runs - g < DB_HELD_WAYS ? h->nr_runs - g : DB_HELD_WAYS;
+			if (cnt > 1) {
+				sp.off = h->spill_len;
+				err = held_merge(h, g, cnt, NULL, &o);
+				if (!err)
+					err = held_out_flush(&o);
+				sp.end = h->spill_len;
+				if (!err)
+					fallocate(h->spill, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+						  (off_t)h->runs[g].off,
+						  (off_t)(h->runs[g + cnt - 1].end - h->runs[g].off));
+			}
+			h->runs[n++] = sp;
+		}
+		if (!err)
+			h->nr_runs = n;
+	}
+	free(o.buf);
+	return err;
+}
+
 /*
  * Insert every row @h holds, in key order: line by line, the records of it
  * that each run of the spill file holds, the runs in the order they were
@@ -564,66 +707,17 @@ static int held_run_next(const struct held *h, struct held_run *rr)
 int db_held_insert(struct held *h)
 {
 	struct held_ins *in = malloc(sizeof(*in));
-	struct held_run *rr = NULL;
-	uint8_t *buf = NULL;
-	size_t i, k, cap = 0;
-	int err = 0;
+	int err;
 
 	if (!in)
 		return -ENOMEM;
 	in->h = h;
 	in->nr = 0;
-	if (h->nr_runs) {
-		rr = calloc(h->nr_runs, sizeof(*rr));
-		if (!rr)
-			err = -ENOMEM;
-	}
-	for (k = 0; !err && k < h->nr_runs; k++) {
-		rr[k].off = h->runs[k];
-		rr[k].end = k + 1 < h->nr_runs ? h->runs[k + 1] : h->spill_len;
-		rr[k].buf = malloc(DB_RUN_BUF);
-		err = rr[k].buf ? held_run_next(h, &rr[k]) : -ENOMEM;
-	}
+	err = held_reduce(h);
 	if (!err)
-		err = held_sort(h);
-	for (i = 0; !err && i < h->nr; i++) {
-		const struct held_line *l = &h->lines[i];
-		uint64_t v[DB_LINE_COLS] = { 0 }, step = 0;
-
-		for (k = 0; l->spilled && !err && k < h->nr_runs; k++) {
-			size_t len = rr[k].hdr[1];
-
-			if (!rr[k].more || rr[k].hdr[0] != l->id)
-				continue;
-			if (len > cap) {
-				uint8_t *b = realloc(buf, len);
-
-				if (!b) {
-					err = -ENOMEM;
-					break;
-				}
-				buf = b;
-				cap = len;
-			}
-			err = held_run_read(h, &rr[k], buf, len);
-			if (!err)
-				err = held_decode(in, l, buf, len, v, &step);
-			if (!err)
-				err = held_run_next(h, &rr[k]);
-		}
-		if (!err)
-			err = held_decode(in, l, l->buf, l->len, v, &step);
-	}
-	/* every record was some line's, in the lines' order */
-	for (k = 0; !err && k < h->nr_runs; k++)
-		if (rr[k].more)
-			err = -MCR_E_CORRUPT;
+		err = held_merge(h, 0, h->nr_runs, in, NULL);
 	if (!err)
 		err = held_ins_flush(in);
-	for (k = 0; rr && k < h->nr_runs; k++)
-		free(rr[k].buf);
-	free(rr);
-	free(buf);
 	free(in);
 	db_held_free(h);
 	return err;

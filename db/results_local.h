@@ -16,6 +16,14 @@
 struct db;
 struct held_line;
 
+/* The most runs of the spill file one merge reads at once (one buffer each). */
+#define DB_HELD_WAYS		16
+
+/* A run of the spill file: its records' bytes [off, end). */
+struct held_span {
+	uint64_t		off, end;
+};
+
 /*
  * The rows of one table held until db_results_flush() inserts them, in key
  * order: each line's rows lie next to each other in the table's B-tree, and
@@ -31,8 +39,10 @@ struct held {
 	size_t			cols;		/* values of a row */
 	int			spill;		/* spill file, -1 none yet */
 	uint64_t		spill_len;
-	uint64_t		*runs;		/* where each spill's records start in it */
+	struct held_span	*runs;		/* each spill's records in it, in write order */
 	size_t			nr_runs, cap_runs;
+	size_t			limit;		/* bytes held before a spill, 0: DB_HELD_BYTES */
+	size_t			ways_max;	/* the most runs read at once by a merge */
 	sqlite3_stmt		*bulk;		/* DB_BULK_ROWS rows */
 	sqlite3_stmt		*one;		/* one row */
 };

@@ -7,6 +7,8 @@
  */
 #include "db_fixture.h"
 #include "calib.h"
+#include "db_local.h"
+#include "results_local.h"
 
 /* Replay's pattern: stream the events and commit results on the same handle. */
 TEST(test_results_while_iterating)
@@ -201,6 +203,59 @@ TEST(test_results_spill)
 			    " 1000003 + ts / 50 * 7919) % 1000000007 * 9000000000 AND min_error ="
 			    " -error AND max_error = ts / 50 AND item = (cgroup_id - 1) % 7"),
 		  HELD_KEYS * SPILL_TS);
+	db_results_close(w);
+	ASSERT_EQ(db_rollback(db), 0);
+	db_close(db);
+}
+
+/*
+ * However many runs the spill file gets (a run per DB_HELD_BYTES of rows,
+ * so as many as the trace is long), the insert reads at most DB_HELD_WAYS
+ * of them at once, a buffer each: memory does not grow with the trace.
+ * Here a tiny limit makes hundreds of runs, merged in two rounds; the rows
+ * come back in key order, every value whole, new lines joining late too.
+ */
+#define WAYS_KEYS	300
+#define WAYS_TS		400
+TEST(test_results_spill_ways)
+{
+	const char *path = tmp_path("ways.db");
+	const char *one = "INSERT INTO series (run_id, cgroup_id, kind, item, ts, error, min_error,"
+			  " max_error) VALUES (?,?,?,?,?,?,?,?)";
+	struct db_results *w;
+	struct held h = { .keys = 4, .cols = 4, .spill = -1, .limit = 1024 };
+	struct db *db;
+	int64_t run_id;
+	int c, k, runs = 0;
+
+	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
+	ASSERT_EQ(db_prepare(db, one, &h.one), 0);
+	ASSERT_EQ(db_results_bulk(db, one, &h.bulk), 0);
+	for (k = 0; k < WAYS_TS; k++)
+		for (c = 0; c < WAYS_KEYS; c++) {
+			/* a third of the lines join halfway */
+			const int64_t key[4] = { run_id, c + 1, 1, c % 3 == 2 && k < WAYS_TS / 2 ?
+						 -1 : c % 5 };
+			const uint64_t v[4] = { (uint64_t)k * 50, (uint64_t)(c * 1000 + k) * 7919,
+						(uint64_t)-k, (uint64_t)c };
+
+			if (key[3] < 0)
+				continue;
+			ASSERT_EQ(db_held_add(&h, key, v), 0);
+		}
+	runs = (int)h.nr_runs;
+	ASSERT(runs > DB_HELD_WAYS * DB_HELD_WAYS);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"), 0);
+	ASSERT_EQ(db_held_insert(&h), 0);
+	ASSERT(h.ways_max <= DB_HELD_WAYS);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series"),
+		  WAYS_KEYS * WAYS_TS - WAYS_KEYS / 3 * WAYS_TS / 2);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series WHERE error = ((cgroup_id - 1) * 1000"
+			    " + ts / 50) * 7919 AND min_error = -(ts / 50) AND max_error ="
+			    " cgroup_id - 1 AND item = (cgroup_id - 1) % 5"),
+		  WAYS_KEYS * WAYS_TS - WAYS_KEYS / 3 * WAYS_TS / 2);
+	sqlite3_finalize(h.one);
+	sqlite3_finalize(h.bulk);
 	db_results_close(w);
 	ASSERT_EQ(db_rollback(db), 0);
 	db_close(db);
@@ -505,4 +560,4 @@ TEST(test_stat_checks)
 }
 
 TEST_MAIN(test_visible_split_rows, test_stat_checks, test_results_while_iterating, test_results_and_lag_report, test_results_held_rows,
-	  test_results_spill, test_results_order, test_results_created_on_demand)
+	  test_results_spill, test_results_spill_ways, test_results_order, test_results_created_on_demand)
