@@ -17,9 +17,11 @@
  * change: about 4 bytes a row); past DB_HELD_BYTES they go out to an
  * unnamed temporary file as one run of records, a record a line (its id
  * and bytes), the lines in key order.  The flush merges the runs: line by
- * line in key order, each run's record of it in the order they were
- * written, then its bytes still in memory.  Memory holds the lines, their
- * unwritten bytes and a small buffer per run, whatever the trace's length.  The rows are the same; only the order and
+ * line in key order, each run's records of it in the order they were
+ * written, then its bytes still in memory; past DB_HELD_WAYS runs, groups
+ * of them are merged into one first (held_reduce()).  Memory holds the
+ * lines, their unwritten bytes and a small buffer for each of at most
+ * DB_HELD_WAYS runs, whatever the trace's length.  The rows are the same; only the order and
  * time of the inserts differ.  They go DB_BULK_ROWS at a time through one
  * statement of as many VALUES rows (db_results_bulk()), so the statement's
  * run, reset and bindings are paid once per batch, not per row.
@@ -39,12 +41,15 @@
 #include "results_local.h"
 
 /*
- * Encoded bytes of series or cgroup_series rows held in memory before they
- * are written out to the spill file: with the fleet trace's 25 000 series
- * lines of three runs, about 20 samples of each.  Reached within a few
- * million events, so that memory is flat from there, however long the trace.
+ * Bytes the held lines' buffers take (their room not used yet too) before
+ * the rows go out to the spill file, whose buffers are then freed: with the
+ * 8-CPU fleet trace's series lines, reached within a few million events by
+ * break alone, sooner by three policies, so that memory is flat from there,
+ * however long the trace.  Counting the bytes used, not the room, let each
+ * line keep the largest buffer it ever needed: 2 MiB used took 3.8 MiB and
+ * grew until the end of a 20 M event trace.
  */
-#define DB_HELD_BYTES		(2u << 20)
+#define DB_HELD_BYTES		(1u << 20)
 #define DB_SPILL_BUF		(64u << 10)	/* a spill's records go out in writes of this */
 #define DB_RUN_BUF		(8u << 10)	/* the merge reads each run in reads of this */
 #define DB_REC_HDR		8		/* a record: line id, byte count (u32 each) */
@@ -83,8 +88,11 @@ static int held_line_cmp(const void *pa, const void *pb)
 	return c;
 }
 
-/* A line's bytes grow by a row: at most a 10-byte varint a value. */
-static int held_reserve(struct held_line *l, size_t more)
+/*
+ * A line's bytes grow by a row: at most a 10-byte varint a value.  @h->bytes
+ * counts what the lines' buffers take, room not used yet too.
+ */
+static int held_reserve(struct held *h, struct held_line *l, size_t more)
 {
 	size_t cap;
 	uint8_t *v;
@@ -97,6 +105,7 @@ static int held_reserve(struct held_line *l, size_t more)
 	v = realloc(l->buf, cap);
 	if (!v)
 		return -ENOMEM;
+	h->bytes += cap - l->cap;
 	l->buf = v;
 	l->cap = cap;
 	return 0;
@@ -366,7 +375,10 @@ static int held_spill(struct held *h)
 		if (!err)
 			err = held_out_put(&o, l->buf, l->len);
 		l->spilled = true;
-		l->len = 0;
+		/* the room goes too: a line's next rows may be fewer */
+		free(l->buf);
+		l->buf = NULL;
+		l->len = l->cap = 0;
 	}
 	if (!err)
 		err = held_out_flush(&o);
@@ -393,7 +405,7 @@ int db_held_add(struct held *h, const int64_t *key, const uint64_t *v)
 		return -ENOMEM;
 	if (l->rows && (int64_t)v[0] <= (int64_t)l->last[0])
 		return -EINVAL;	/* a line's rows come in ts order, once each */
-	err = held_reserve(l, 10 * h->cols);
+	err = held_reserve(h, l, 10 * h->cols);
 	if (err)
 		return err;
 	step = v[0] - l->last[0];
@@ -401,7 +413,6 @@ int db_held_add(struct held *h, const int64_t *key, const uint64_t *v)
 	for (i = 1; i < h->cols; i++)
 		n += put_varint(l->buf + l->len + n, zigzag(v[i] - l->last[i]));
 	l->len += n;
-	h->bytes += n;
 	l->last_step = step;
 	memcpy(l->last, v, h->cols * sizeof(*v));
 	l->rows++;
