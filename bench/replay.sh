@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 : "${MCR_BUILD:=build}"
 DIR=${MCR_BENCH_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/mcr-bench.XXXXXX")}
 EVENTS=${MCR_BENCH_REPLAY_EVENTS:-20000000}
-RSS_EVENTS=${MCR_BENCH_RSS_EVENTS:-20000000 100000000}
+RSS_EVENTS=${MCR_BENCH_RSS_EVENTS:-5000000 20000000 100000000}
 R=$MCR_BUILD/memcg-replay
 TRACE=$DIR/fleet-replay.db
 BASE=${MCR_BASE_BUILD:-}
@@ -99,19 +99,33 @@ done
 rm -f "$TRACE".*
 fi
 
-# Peak RSS against the trace's size (three policies, end to end): flat means
-# the events stream through and only per-cgroup state stays.
+# Peak RSS against the trace's size (break alone and three policies, end to
+# end, with the default series): flat means the events stream through and
+# only per-cgroup state stays (the held series rows are bounded and spill to
+# a file).  A line per build, policies and size, then per build and policies
+# the growth from the first size to the last.
 for n in $RSS_EVENTS; do
 	t=$DIR/fleet-rss-$n.db
 	synth_all "$t" --events "$n"
-	for b in $builds; do
-		read -r wall user rss _ wchar _ growth < <(e2e "$b" "$b-rss" break,continue,legacy "$t.$b")
-		awk -v n="$n" -v w="$wall" -v r="$rss" -v b="$b" -v wc="$wchar" -v g="$growth" 'BEGIN {
-			printf "peak RSS, %4s, %10d events: %.0f MiB (%.1f s wall, %.0f events/s; wrote %.2f x the growth)\n",
-			       b, n, r / 1024, w, n / w, wc / (g > 0 ? g : 1) }'
+	for pol in break break,continue,legacy; do
+		for b in $builds; do
+			read -r wall user rss sys wchar _ growth < <(e2e "$b" "$b-rss" "$pol" "$t.$b")
+			echo "$b $pol $n $rss" >>"$DIR/rss-table"
+			awk -v n="$n" -v w="$wall" -v u="$user" -v s="$sys" -v r="$rss" -v b="$b" \
+			    -v p="$pol" -v wc="$wchar" -v g="$growth" 'BEGIN {
+				printf "peak RSS, %4s, %-22s %10d events: %.1f MiB (%.1f s wall, %.1f s user+sys, %.0f events/s; wrote %.2f x the growth)\n",
+				       b, p ",", n, r / 1024, w, u + s, n / w, wc / (g > 0 ? g : 1) }'
+		done
 	done
 	rm -f "$t".*
 done
+[ -s "$DIR/rss-table" ] && awk '{ k = $1 " " $2; if (!(k in first)) { first[k] = $4; fn[k] = $3; o[++nk] = k }
+	last[k] = $4; ln[k] = $3 }
+	END { for (i = 1; i <= nk; i++) { k = o[i]
+		printf "peak RSS growth, %s: %.1f MiB at %d events -> %.1f MiB at %d events (%+.1f MiB)\n",
+		       k, first[k] / 1024, fn[k], last[k] / 1024, ln[k], (last[k] - first[k]) / 1024 } }' \
+	"$DIR/rss-table"
+rm -f "$DIR/rss-table"
 
 # The default command a user runs on a recording: the inferred order (a first
 # pass of validate's inference) then the replay, and validate itself, against the plain
