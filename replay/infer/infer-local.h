@@ -149,6 +149,8 @@ struct infer {
 	size_t			cap_hs;
 	struct inf_sort_key	*keys;
 	size_t			cap_keys;
+	struct inf_sort_key	*keys_tmp;	/* the key sort's scratch */
+	size_t			cap_keys_tmp;
 	uint64_t		max_kept;
 	uint64_t		quiet;		/* updates since creation: full normalization cadence */
 	uint64_t		capped;		/* hypotheses the cap dropped */
@@ -331,6 +333,12 @@ int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag);
 uint64_t inf_branch_cost(const struct infer *in, uint64_t cost, uint64_t t_last, size_t vis,
 			 uint64_t ts);
 int inf_compact(struct infer *in, bool full);
+/* The compaction's two orders (infer_cap.c); the comparisons are the tests' reference. */
+enum inf_order { INF_BY_HASH, INF_BY_COST };
+int inf_hash_cmp(const void *a, const void *b, void *arg);
+int inf_cost_cmp(const void *a, const void *b, void *arg);
+struct inf_sort_key *inf_keys_sort(struct inf_sort_key *k, struct inf_sort_key *t, size_t n,
+				   const struct inf_hyp *h, enum inf_order by);
 void inf_budget(struct infer *in, uint64_t unmade);
 
 /* infer_walk.c */

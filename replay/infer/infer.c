@@ -53,6 +53,7 @@ void infer_destroy(struct infer *in)
 	free(in->h);
 	free(in->hs);
 	free(in->keys);
+	free(in->keys_tmp);
 	free(in->skip);
 	free(in->undo);
 	free(in->costs);

@@ -88,7 +88,7 @@ static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
  * Twins of equal cost differ only in when their last decision was (t_last,
  * what the next visits are charged from) and in the decisions themselves:
  * newest first, down to the chain they share.  Without this the twin kept
- * would be whichever qsort() met first, i.e. the array's order, which
+ * would be whichever the sort met first, i.e. the array's order, which
  * depends on the merges before.
  */
 static int inf_twin_cmp(const struct inf_hyp *x, const struct inf_hyp *y)
@@ -110,12 +110,12 @@ static int inf_twin_cmp(const struct inf_hyp *x, const struct inf_hyp *y)
 
 /*
  * The sorts below order these keys, not the hypotheses (hundreds of bytes
- * each, moved log n times by the merge sort): then each hypothesis moves
- * once, to its place.  The order is the hypotheses' own comparison's: glibc's
- * qsort() is a stable merge sort either way.
+ * each): then each hypothesis moves once, to its place.  The order is the
+ * comparisons' below, ties kept in the array's order (a stable sort); it is
+ * unique, so inf_keys_sort() need not call them to produce it.
  */
 /* By hash, then cost: the first of identical hypotheses has the cheapest history. */
-static int inf_hash_cmp(const void *a, const void *b, void *arg)
+int inf_hash_cmp(const void *a, const void *b, void *arg)
 {
 	const struct inf_sort_key *x = a, *y = b;
 	const struct inf_hyp *h = arg;
@@ -138,7 +138,7 @@ static int inf_hash_cmp(const void *a, const void *b, void *arg)
  * orders stays is arbitrary by design: the direction is the one that keeps
  * validate's matches on the recordings where the cap saturates.
  */
-static int inf_cost_cmp(const void *a, const void *b, void *arg)
+int inf_cost_cmp(const void *a, const void *b, void *arg)
 {
 	const struct inf_sort_key *x = a, *y = b;
 
@@ -147,25 +147,147 @@ static int inf_cost_cmp(const void *a, const void *b, void *arg)
 	return x->hash > y->hash ? -1 : x->hash < y->hash;
 }
 
+/* The order's 128-bit number of a key: inf_hash_cmp's first two fields, inf_cost_cmp's. */
+static inline uint64_t inf_key_hi(const struct inf_sort_key *k, enum inf_order by)
+{
+	return by == INF_BY_HASH ? k->hash : k->cost;
+}
+
+static inline uint64_t inf_key_lo(const struct inf_sort_key *k, enum inf_order by)
+{
+	return by == INF_BY_HASH ? k->cost : ~k->hash;
+}
+
+static inline bool inf_key_less(const struct inf_sort_key *x, const struct inf_sort_key *y,
+				enum inf_order by)
+{
+	uint64_t a = inf_key_hi(x, by), b = inf_key_hi(y, by);
+
+	return a != b ? a < b : inf_key_lo(x, by) < inf_key_lo(y, by);
+}
+
+/* Stable: an element passes only those strictly greater. */
+static void inf_keys_isort(struct inf_sort_key *k, size_t n, enum inf_order by)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++) {
+		struct inf_sort_key x = k[i];
+
+		for (j = i; j > 0 && inf_key_less(&x, &k[j - 1], by); j--)
+			k[j] = k[j - 1];
+		k[j] = x;
+	}
+}
+
+/* Twins (same hash and cost) by inf_twin_cmp(), stable; @t is scratch for @n. */
+static void inf_twins_sort(struct inf_sort_key *k, struct inf_sort_key *t, size_t n,
+			   const struct inf_hyp *h)
+{
+	size_t m = n / 2, i = 0, j = m, o = 0;
+
+	if (n <= 16) {
+		for (i = 1; i < n; i++) {
+			struct inf_sort_key x = k[i];
+
+			for (j = i; j > 0 && inf_twin_cmp(&h[x.idx], &h[k[j - 1].idx]) < 0; j--)
+				k[j] = k[j - 1];
+			k[j] = x;
+		}
+		return;
+	}
+	inf_twins_sort(k, t, m, h);
+	inf_twins_sort(k + m, t, n - m, h);
+	if (inf_twin_cmp(&h[k[m - 1].idx], &h[k[m].idx]) <= 0)
+		return;
+	memcpy(t, k, m * sizeof(*k));
+	/* the left half's first of equals: o <= j, the output never passes the right half's head */
+	while (i < m && j < n)
+		k[o++] = inf_twin_cmp(&h[k[j].idx], &h[t[i].idx]) < 0 ? k[j++] : t[i++];
+	while (i < m)
+		k[o++] = t[i++];
+}
+
+/*
+ * @k[0..@n) in @by's order (inf_hash_cmp() or inf_cost_cmp() on @h, ties
+ * in the array's order), without a comparison per step: a least significant
+ * digit radix sort on the 128-bit key, a byte per pass, skipping the bytes
+ * all keys share; insertion sort when few.  Then, by hash, the runs of
+ * equal hash and cost by inf_twin_cmp().  @t is scratch for @n keys; the
+ * result is in @k or @t, which is returned.
+ */
+struct inf_sort_key *inf_keys_sort(struct inf_sort_key *k, struct inf_sort_key *t, size_t n,
+				   const struct inf_hyp *h, enum inf_order by)
+{
+	uint32_t cnt[16][256];
+	size_t i, j, d;
+
+	if (n <= 32) {
+		inf_keys_isort(k, n, by);
+	} else {
+		memset(cnt, 0, sizeof(cnt));
+		for (i = 0; i < n; i++) {
+			uint64_t lo = inf_key_lo(&k[i], by), hi = inf_key_hi(&k[i], by);
+
+			for (d = 0; d < 8; d++) {
+				cnt[d][(lo >> (8 * d)) & 0xff]++;
+				cnt[8 + d][(hi >> (8 * d)) & 0xff]++;
+			}
+		}
+		for (d = 0; d < 16; d++) {
+			unsigned int sh = 8 * (d & 7);
+			uint64_t v0 = d < 8 ? inf_key_lo(&k[0], by) : inf_key_hi(&k[0], by);
+			uint32_t sum = 0, c;
+			struct inf_sort_key *x;
+
+			if (cnt[d][(v0 >> sh) & 0xff] == n)
+				continue;	/* every key has this byte */
+			for (j = 0; j < 256; j++) {
+				c = cnt[d][j];
+				cnt[d][j] = sum;
+				sum += c;
+			}
+			for (i = 0; i < n; i++) {
+				uint64_t v = d < 8 ? inf_key_lo(&k[i], by) : inf_key_hi(&k[i], by);
+
+				t[cnt[d][(v >> sh) & 0xff]++] = k[i];
+			}
+			x = k;
+			k = t;
+			t = x;
+		}
+	}
+	if (by != INF_BY_HASH)
+		return k;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && k[j].hash == k[i].hash && k[j].cost == k[i].cost; j++)
+			;
+		if (j - i > 1)
+			inf_twins_sort(k + i, t, j - i, h);
+	}
+	return k;
+}
+
 /*
  * The hypotheses sorted by @cmp; the first @keep stay (in that order), the
  * others are freed.  Each moves once, into the spare array, which becomes
  * in->h.
  */
-static int inf_sort(struct infer *in, int (*cmp)(const void *, const void *, void *), size_t keep)
+static int inf_sort(struct infer *in, enum inf_order by, size_t keep)
 {
 	struct inf_sort_key *k;
 	struct inf_hyp *t;
 	size_t i, c;
 
 	if (inf_grow(&in->keys, &in->cap_keys, in->nr_h, sizeof(*in->keys)) ||
+	    inf_grow(&in->keys_tmp, &in->cap_keys_tmp, in->nr_h, sizeof(*in->keys_tmp)) ||
 	    inf_grow(&in->hs, &in->cap_hs, in->nr_h, sizeof(*in->hs)))
 		return -ENOMEM;
 	k = in->keys;
 	for (i = 0; i < in->nr_h; i++)
 		k[i] = (struct inf_sort_key){ .hash = in->h[i].hash, .cost = in->h[i].cost,
 					      .idx = (uint32_t)i };
-	qsort_r(k, in->nr_h, sizeof(*k), cmp, in->h);
+	k = inf_keys_sort(k, in->keys_tmp, in->nr_h, in->h, by);
 	for (i = 0; i < in->nr_h; i++)
 		in->hs[i] = in->h[k[i].idx];
 	t = in->h;
@@ -185,7 +307,7 @@ static int inf_sort(struct infer *in, int (*cmp)(const void *, const void *, voi
 static int inf_merge(struct infer *in)
 {
 	size_t i, j, n = 0;
-	int ret = inf_sort(in, inf_hash_cmp, in->nr_h);
+	int ret = inf_sort(in, INF_BY_HASH, in->nr_h);
 
 	if (ret)
 		return ret;
@@ -222,7 +344,7 @@ int inf_compact(struct infer *in, bool full)
 	ret = inf_merge(in);
 	if (!ret && in->nr_h > in->cap) {
 		in->capped += in->nr_h - in->cap;
-		ret = inf_sort(in, inf_cost_cmp, in->cap);
+		ret = inf_sort(in, INF_BY_COST, in->cap);
 	}
 	if (ret)
 		return ret;

@@ -8,6 +8,7 @@
  * table's policies and for one only the test knows.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "../harness.h"
 #include "infer.h"
@@ -805,6 +806,86 @@ TEST(test_win_exact)
 	win_run(t, "legacy");
 }
 
+/*
+ * The compaction's key sort (radix, no allocation) against qsort_r() with
+ * the comparisons it replaces, ties (same comparison) in the array's order:
+ * random keys with many equal hashes, costs and twins, sizes on both sides
+ * of the insertion sort's and the twin merge sort's thresholds.
+ */
+static int ref_hash_cmp(const void *a, const void *b, void *arg)
+{
+	const struct inf_sort_key *x = a, *y = b;
+	int c = inf_hash_cmp(a, b, arg);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int ref_cost_cmp(const void *a, const void *b, void *arg)
+{
+	const struct inf_sort_key *x = a, *y = b;
+	int c = inf_cost_cmp(a, b, arg);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+TEST(test_key_sort)
+{
+	static const size_t sizes[] = { 0, 1, 2, 3, 17, 32, 33, 40, 100, 257, 1000, 4096, 20000 };
+	static const uint64_t costs[] = { 0, 1, 2, 255, 256, 1ULL << 40, UINT64_MAX - 1, UINT64_MAX };
+	struct inf_dec dec[64];
+	uint64_t hashes[8], x = 12345;
+	size_t s, i, r;
+
+	for (i = 0; i < 8; i++)
+		hashes[i] = cut_rnd(&x) << 32 ^ cut_rnd(&x);
+	hashes[0] = 0;
+	hashes[1] = UINT64_MAX;
+	for (i = 0; i < 64; i++)
+		dec[i] = (struct inf_dec){ .up = i && cut_rnd(&x) % 4 ? &dec[cut_rnd(&x) % i] : NULL,
+					   .tag = cut_rnd(&x) % 3, .p = cut_rnd(&x) % 2 };
+	for (r = 0; r < 4; r++)
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		size_t n = sizes[s];
+		struct inf_hyp *h = calloc(n + 1, sizeof(*h));
+		struct inf_sort_key *k = calloc(n + 1, sizeof(*k)), *tmp = calloc(n + 1, sizeof(*tmp));
+		struct inf_sort_key *ref = calloc(n + 1, sizeof(*ref)), *got;
+		int by;
+
+		ASSERT(h && k && tmp && ref);
+		if (t->failed)
+			return;
+		for (i = 0; i < n; i++) {
+			/* r = 0: few distinct keys, long twin runs; 3: mostly random */
+			unsigned int m = r ? 4 * (unsigned int)r : 2;
+
+			h[i].t_last = cut_rnd(&x) % 3;
+			h[i].d = cut_rnd(&x) % 5 ? &dec[cut_rnd(&x) % 64] : NULL;
+			ref[i] = (struct inf_sort_key){
+				.hash = cut_rnd(&x) % 16 >= m ? hashes[cut_rnd(&x) % 8] :
+						cut_rnd(&x) << 32 ^ cut_rnd(&x),
+				.cost = cut_rnd(&x) % 16 >= m ? costs[cut_rnd(&x) % 8] :
+						cut_rnd(&x) << 32 ^ cut_rnd(&x),
+				.idx = (uint32_t)i };
+		}
+		for (by = INF_BY_HASH; by <= INF_BY_COST; by++) {
+			memcpy(k, ref, n * sizeof(*k));
+			got = inf_keys_sort(k, tmp, n, h, by);
+			ASSERT(got == k || got == tmp);
+			qsort_r(ref, n, sizeof(*ref), by == INF_BY_HASH ? ref_hash_cmp : ref_cost_cmp, h);
+			for (i = 0; i < n && !t->failed; i++)
+				ASSERT_EQU(got[i].idx, ref[i].idx);
+			for (i = 0; i < n; i++)	/* back to the array's order */
+				ref[got[i].idx] = got[i];
+		}
+		free(h);
+		free(k);
+		free(tmp);
+		free(ref);
+		if (t->failed)
+			return;
+	}
+}
+
 TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_cap, test_mirror, test_order_sink,
 	  test_cap_keeps_nearest, test_late_update, test_policy_from_caller, test_cut_exact,
-	  test_lazy_exact, test_win_exact)
+	  test_lazy_exact, test_win_exact, test_key_sort)
