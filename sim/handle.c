@@ -7,6 +7,7 @@
  * index it got when first updated (items.c).  Reads only; no state.
  */
 #include "lag.h"
+#include "rstat.h"
 
 int32_t sim_node_handle(const struct sim *s, uint64_t id)
 {
@@ -32,4 +33,27 @@ int64_t sim_line_error_at(const struct sim *s, int32_t node, int32_t line)
 	if (s->calm_up[node])
 		sim_lazy_settle_read(s);
 	return line >= 0 && (uint32_t)line < n->cap_it ? -n->lines[line].miss : 0;
+}
+
+int32_t sim_node_parent_at(const struct sim *s, int32_t node)
+{
+	return s->nodes[node].parent;
+}
+
+uint64_t sim_node_id_at(const struct sim *s, int32_t node)
+{
+	return s->nodes[node].id;
+}
+
+/* As sim_stats_updates() and sim_pcpu_stats_updates() of the node's id. */
+int64_t sim_stats_updates_at(const struct sim *s, int32_t node)
+{
+	return s->nodes[node].stats_updates;
+}
+
+uint32_t sim_pcpu_stats_updates_at(const struct sim *s, int32_t node, unsigned int cpu)
+{
+	int32_t idx = sim_slot_find(s, node, cpu);
+
+	return idx == SIM_NONE ? 0 : s->slots[idx].stats_updates;
 }

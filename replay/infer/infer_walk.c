@@ -38,6 +38,7 @@ int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 		   uint32_t abs_val, struct inf_path *pa)
 {
 	uint64_t x;
+	int32_t nd;
 
 	if (!sim_cgroup_known(in->s, id)) {
 		/* the base attaches it under the root; then the path is known */
@@ -49,11 +50,15 @@ int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 	pa->n = 0;
 	pa->th = sim_threshold(in->s);
 	pa->abs_val = abs_val;
-	for (x = id; x && pa->n < INF_MAX_PATH; x = sim_cgroup_parent(in->s, x)) {
+	/* up by node handles: one lookup, not three a node */
+	nd = id ? sim_node_handle(in->s, id) : -1;
+	for (x = id; x && pa->n < INF_MAX_PATH;
+	     nd = nd < 0 ? -1 : sim_node_parent_at(in->s, nd), x = nd < 0 ? 0 : sim_node_id_at(in->s, nd)) {
 		pa->id[pa->n] = x;
 		pa->vis[pa->n] = inf_list_idx(in, x);
-		pa->base[2 * pa->n] = pa->post[2 * pa->n] = sim_stats_updates(in->s, x);
-		pa->base[2 * pa->n + 1] = pa->post[2 * pa->n + 1] = sim_pcpu_stats_updates(in->s, x, cpu);
+		pa->base[2 * pa->n] = pa->post[2 * pa->n] = nd < 0 ? 0 : sim_stats_updates_at(in->s, nd);
+		pa->base[2 * pa->n + 1] = pa->post[2 * pa->n + 1] =
+			nd < 0 ? 0 : sim_pcpu_stats_updates_at(in->s, nd, cpu);
 		pa->n++;
 	}
 	pa->cut = x != 0;
