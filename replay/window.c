@@ -313,6 +313,17 @@ static int win_lost_close(struct replay *r, uint64_t ts)
 	return ret < 0 ? ret : win_unlock_at(r, pd, u.item, u.ts);
 }
 
+/* The kernel's window opens at lock @ev of @pd's request: its CPU, its owner. */
+static void win_kernel_open(struct replay *r, struct win_pend *pd, const struct mcr_event *ev)
+{
+	pd->last_cpu = ev->item;
+	pd->unlocked = false;
+	r->win.kwin_open = true;
+	r->win.kwin_id = ev->id;
+	r->win.kwin_pid = ev->pid;
+	r->win.kwin_cpu = ev->item;
+}
+
 /**
  * window_locked() - cgroup_rstat_locked(cpu=c): the flush of subtree(id) on
  * CPU c starts.  Opens each flushing policy's window, unless the flush goes
@@ -346,12 +357,7 @@ int window_locked(struct replay *r, const struct mcr_event *ev)
 	ret = win_pend_progress(r, pd, ev->ts, true);
 	if (ret < 0)
 		return ret;
-	pd->last_cpu = ev->item;
-	pd->unlocked = false;
-	r->win.kwin_open = true;
-	r->win.kwin_id = ev->id;
-	r->win.kwin_pid = ev->pid;
-	r->win.kwin_cpu = ev->item;
+	win_kernel_open(r, pd, ev);
 	ret = win_lookahead(r, ev, &lk);
 	if (ret < 0)
 		return ret;
@@ -618,12 +624,7 @@ int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
 	/* win_pend_progress() at the flush's first lock: the runs begin it */
 	op->progress = !pd->progress;
 	pd->progress = true;
-	pd->last_cpu = ev->item;
-	pd->unlocked = false;
-	r->win.kwin_open = true;
-	r->win.kwin_id = ev->id;
-	r->win.kwin_pid = ev->pid;
-	r->win.kwin_cpu = ev->item;
+	win_kernel_open(r, pd, ev);
 	if (lk.unlock_ts > ev->ts && lk.unlock_ts - ev->ts > r->win.max_win_ns)
 		r->win.max_win_ns = lk.unlock_ts - ev->ts;
 	if (pd->go && lk.explicit_visits)
