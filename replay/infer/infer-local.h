@@ -145,8 +145,6 @@ struct infer {
 	uint64_t		lowered;	/* times the cap fell to the floor */
 	struct inf_hyp		*h;
 	size_t			nr_h, cap_h;
-	struct inf_hyp		*hs;		/* spare: the sorts move each hypothesis once */
-	size_t			cap_hs;
 	struct inf_sort_key	*keys;
 	size_t			cap_keys;
 	struct inf_sort_key	*keys_tmp;	/* the key sort's scratch */

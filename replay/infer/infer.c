@@ -51,7 +51,6 @@ void infer_destroy(struct infer *in)
 	for (i = 0; i < in->nr_h; i++)
 		inf_hyp_free(&in->h[i]);
 	free(in->h);
-	free(in->hs);
 	free(in->keys);
 	free(in->keys_tmp);
 	free(in->skip);

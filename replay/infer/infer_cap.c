@@ -270,32 +270,38 @@ struct inf_sort_key *inf_keys_sort(struct inf_sort_key *k, struct inf_sort_key *
 
 /*
  * The hypotheses sorted by @cmp; the first @keep stay (in that order), the
- * others are freed.  Each moves once, into the spare array, which becomes
- * in->h.
+ * others are freed.  The keys' permutation is applied in place, cycle by
+ * cycle: each hypothesis moves once (plus one per cycle), and no second
+ * array of hypotheses is held, which at the cap's peaks is as large as the
+ * first.
  */
 static int inf_sort(struct infer *in, enum inf_order by, size_t keep)
 {
 	struct inf_sort_key *k;
-	struct inf_hyp *t;
-	size_t i, c;
+	struct inf_hyp t;
+	size_t i, j, s;
 
 	if (inf_grow(&in->keys, &in->cap_keys, in->nr_h, sizeof(*in->keys)) ||
-	    inf_grow(&in->keys_tmp, &in->cap_keys_tmp, in->nr_h, sizeof(*in->keys_tmp)) ||
-	    inf_grow(&in->hs, &in->cap_hs, in->nr_h, sizeof(*in->hs)))
+	    inf_grow(&in->keys_tmp, &in->cap_keys_tmp, in->nr_h, sizeof(*in->keys_tmp)))
 		return -ENOMEM;
 	k = in->keys;
 	for (i = 0; i < in->nr_h; i++)
 		k[i] = (struct inf_sort_key){ .hash = in->h[i].hash, .cost = in->h[i].cost,
 					      .idx = (uint32_t)i };
 	k = inf_keys_sort(k, in->keys_tmp, in->nr_h, in->h, by);
-	for (i = 0; i < in->nr_h; i++)
-		in->hs[i] = in->h[k[i].idx];
-	t = in->h;
-	in->h = in->hs;
-	in->hs = t;
-	c = in->cap_h;
-	in->cap_h = in->cap_hs;
-	in->cap_hs = c;
+	/* slot i takes the hypothesis at k[i].idx; UINT32_MAX marks a slot filled */
+	for (i = 0; i < in->nr_h; i++) {
+		if (k[i].idx == UINT32_MAX)
+			continue;
+		t = in->h[i];
+		for (j = i; k[j].idx != i; j = s) {
+			s = k[j].idx;
+			in->h[j] = in->h[s];
+			k[j].idx = UINT32_MAX;
+		}
+		in->h[j] = t;
+		k[j].idx = UINT32_MAX;
+	}
 	for (i = keep; i < in->nr_h; i++)
 		inf_hyp_free(&in->h[i]);
 	if (keep < in->nr_h)
