@@ -227,6 +227,18 @@ static int db_iter_chunks(struct db_iter *it)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return db_err(rc);
+	/*
+	 * The index stays for the whole pass, the one thing here that grows
+	 * with the trace (48 bytes a chunk, ~60 chunks per million events of
+	 * the fleet trace): not with the doubling's room too, up to as much
+	 * again.
+	 */
+	if (n && n < cap) {
+		struct db_chunk_index *ix = realloc(it->ix, n * sizeof(*ix));
+
+		if (ix)
+			it->ix = ix;
+	}
 	for (i = 0; i < n; i++)
 		if (!i || it->ix[i].cpu != it->ix[i - 1].cpu)
 			nr++;
