@@ -65,7 +65,13 @@ static uint32_t *hist_tag(uint32_t *c)
 	return (uint32_t *)((uintptr_t)c | 1);
 }
 
-/* Where chunk @k is (or would go) in h->chunk. */
+/* The allocated chunks, by k ascending: h->one alone, or h->chunk. */
+static uint32_t **hist_chunk_array(struct hist *h)
+{
+	return hist_chunks(h) > 1 ? h->chunk : &h->one;
+}
+
+/* Where chunk @k is (or would go) in hist_chunk_array(). */
 static unsigned int hist_slot(const struct hist *h, unsigned int k)
 {
 	return (unsigned int)__builtin_popcountll(h->mask & ((1ull << k) - 1));
@@ -78,12 +84,21 @@ static uint32_t **hist_chunk_new(struct hist *h, unsigned int k)
 	uint32_t **n, *c;
 
 	c = malloc(5 * sizeof(uint32_t));
-	n = c ? realloc(h->chunk, (nr + 1) * sizeof(*n)) : NULL;
+	if (!c)
+		return NULL;
+	c[0] = 4u << 16;
+	if (!nr) {
+		h->one = hist_tag(c);
+		h->mask |= 1ull << k;
+		return &h->one;
+	}
+	n = realloc(nr > 1 ? h->chunk : NULL, (nr + 1) * sizeof(*n));
 	if (!n) {
 		free(c);
 		return NULL;
 	}
-	c[0] = 4u << 16;
+	if (nr == 1)
+		n[0] = h->one;
 	memmove(&n[i + 1], &n[i], (nr - i) * sizeof(*n));
 	n[i] = hist_tag(c);
 	h->chunk = n;
@@ -141,7 +156,7 @@ static int hist_sparse_add(uint32_t **slot, unsigned int sub)
 int hist_add(struct hist *h, uint64_t v)
 {
 	unsigned int sub, k = hist_chunk_of(v, &sub);
-	uint32_t **slot = h->mask & (1ull << k) ? &h->chunk[hist_slot(h, k)] :
+	uint32_t **slot = h->mask & (1ull << k) ? &hist_chunk_array(h)[hist_slot(h, k)] :
 			  hist_chunk_new(h, k);
 
 	if (!slot)
@@ -161,6 +176,7 @@ int hist_add(struct hist *h, uint64_t v)
 
 uint64_t hist_quantile(const struct hist *h, double q)
 {
+	uint32_t *const *chunk = hist_chunks(h) > 1 ? h->chunk : &h->one;
 	uint64_t rank, seen = 0;
 	unsigned int k, i = 0, sub;
 
@@ -176,7 +192,7 @@ uint64_t hist_quantile(const struct hist *h, double q)
 
 		if (!(h->mask & (1ull << k)))
 			continue;
-		c = h->chunk[i++];
+		c = chunk[i++];
 		if (hist_is_sparse(c)) {
 			uint32_t j, nr;
 
@@ -210,11 +226,13 @@ unsigned int hist_chunks(const struct hist *h)
 
 void hist_free(struct hist *h)
 {
+	uint32_t **chunk = hist_chunk_array(h);
 	unsigned int i;
 
 	for (i = 0; i < hist_chunks(h); i++)
-		free(hist_untag(h->chunk[i]));
-	free(h->chunk);
+		free(hist_untag(chunk[i]));
+	if (hist_chunks(h) > 1)
+		free(h->chunk);
 	h->chunk = NULL;
 	h->n = h->max = h->mask = 0;
 }

@@ -8,7 +8,9 @@
  * most 58 chunks of 512 bytes, whatever the number of values added.  A chunk
  * holds only the buckets it uses (4 bytes each) until it uses 32; a pass
  * keeps one histogram per (cgroup, run, line) read wrong, thousands of them,
- * most with a few dozen values.  An empty histogram is 32 bytes.
+ * most with a few dozen values.  An empty histogram is 32 bytes; one with a
+ * single chunk (most of them: their values within a power of two) points at
+ * it directly, without an array of one pointer.
  */
 #ifndef MCR_REPLAY_HIST_H
 #define MCR_REPLAY_HIST_H
@@ -23,7 +25,10 @@ struct hist {
 	uint64_t	n;
 	uint64_t	max;
 	uint64_t	mask;		/* bit k: chunk k allocated */
-	uint32_t	**chunk;	/* the allocated chunks, by k ascending */
+	union {
+		uint32_t **chunk;	/* 2+ chunks: the allocated ones, by k ascending */
+		uint32_t *one;		/* a single chunk: it */
+	};
 };
 
 int hist_add(struct hist *h, uint64_t v);		/* 0 or -ENOMEM */
