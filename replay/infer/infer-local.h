@@ -42,11 +42,15 @@
  */
 #define INF_PIN_NODES	16
 
-/* One branch decision: update @tag came after @p visits of its window. */
+/*
+ * One branch decision: update @tag came after @p visits of its window.  A
+ * window holds one per update per hypothesis at the cap's peaks: 24 bytes,
+ * one malloc chunk of 32 (the order takes no @p above UINT32_MAX anyway).
+ */
 struct inf_dec {
 	struct inf_dec	*up;
 	uint64_t	tag;
-	size_t		p;
+	uint32_t	p;
 	uint32_t	ref;
 };
 

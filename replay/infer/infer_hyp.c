@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "infer-local.h"
 
 static int64_t inf_base(const struct infer *in, uint64_t key)
@@ -153,10 +154,13 @@ int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag)
 
 	if (!in->order_fn)
 		return 0;
+	if (h->p > UINT32_MAX)
+		return -MCR_E_BAD_INPUT;	/* as order_add() would */
 	d = malloc(sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	*d = (struct inf_dec){ .up = h->d, .tag = tag, .p = h->p, .ref = 1 };
+	*d = (struct inf_dec){ .up = h->d, .tag = tag, .p = (uint32_t)h->p,
+			       .ref = 1 };
 	h->d = d;	/* takes over h's reference to the old head */
 	return 0;
 }
