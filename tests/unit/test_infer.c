@@ -577,43 +577,81 @@ static void pair_free(struct pair *pr)
 	free(pr->ob);
 }
 
+/*
+ * How pair_windows() drives a pair: @cpus CPUs, an update's value from
+ * @value, reads flushable above @read_th (pair_read()'s @close_b and @same).
+ */
+struct pair_drive {
+	unsigned int	cpus;
+	int64_t		(*value)(uint64_t *x);
+	int64_t		read_th;
+	bool		close_b;
+	bool		(*same)(const struct infer *, const struct infer *);
+};
+
+/*
+ * 400 rounds of a lock window (of the root, or now and then A, on a random
+ * CPU) holding 4-11 updates on random CPUs and nodes, after 3 updates
+ * outside it, then a read (pair_read()).  After every update both hold
+ * @d->same hypotheses and the cap dropped on both or on neither.  *@ret_out:
+ * the first error @a gave (@b must give the same).
+ */
+static void pair_windows(struct test_ctx *t, struct pair *pr, uint64_t *x, uint64_t *ts,
+			 const struct pair_drive *d, int *ret_out)
+{
+	uint64_t ca = 0, cb = 0;
+	int round, i, ret = 0;
+
+	*ret_out = 0;
+	for (round = 0; round < 400 && !ret && !t->failed; round++) {
+		int n = 4 + (int)(cut_rnd(x) % 8);
+		uint64_t top = cut_rnd(x) % 3 ? ROOT : 30;
+		unsigned int wcpu = (unsigned int)(cut_rnd(x) % d->cpus);
+
+		for (i = -3; i < n && !ret; i++) {
+			unsigned int cpu = (unsigned int)(cut_rnd(x) % d->cpus);
+			uint64_t id = pair_ids[cut_rnd(x) % 5];
+			int64_t v = d->value(x);
+
+			if (!i) {
+				ret = infer_locked(pr->a, *ts, top, wcpu, 40 * (uint64_t)n);
+				ASSERT_EQ(ret, infer_locked(pr->b, *ts, top, wcpu, 40 * (uint64_t)n));
+			}
+			*ts += 1 + cut_rnd(x) % 30;
+			ret = ret ? ret : infer_update(pr->a, *ts, *ts, cpu, id, SIM_ITEM_STATE, 0, v, *ts);
+			ASSERT_EQ(ret, infer_update(pr->b, *ts, *ts, cpu, id, SIM_ITEM_STATE, 0, v, *ts));
+			ASSERT(d->same(pr->a, pr->b));
+			ASSERT_EQ(pr->a->capped > ca, pr->b->capped > cb);
+			ca = pr->a->capped;
+			cb = pr->b->capped;
+		}
+		*ts += 5;
+		ASSERT_EQ(infer_unlock(pr->a, *ts), 0);
+		ASSERT_EQ(infer_unlock(pr->b, *ts), 0);
+		pair_read(t, pr, x, ts, d->read_th, d->close_b, d->same);
+		*ret_out = ret;
+	}
+}
+
+/* -80..80 */
+static int64_t cut_value(uint64_t *x)
+{
+	return (int64_t)(cut_rnd(x) % 161) - 80;
+}
+
 static void cut_run(struct test_ctx *t, const char *pol)
 {
+	static const struct pair_drive d = { .cpus = 3, .value = cut_value, .read_th = 128,
+					     .close_b = false, .same = cut_same };
 	struct pair pr = { 0 };
-	uint64_t x = 88172645463325252ull, ts = 1, ca = 0, cb = 0;
-	int round, i, ret = 0;
+	uint64_t x = 88172645463325252ull, ts = 1;
+	int ret;
 
 	pair_open(t, &pr, pol, 3, 16);
 	if (t->failed)
 		goto out;
 	pr.b->no_cut = true;
-	for (round = 0; round < 400 && !ret && !t->failed; round++) {
-		int n = 4 + (int)(cut_rnd(&x) % 8);
-		uint64_t top = cut_rnd(&x) % 3 ? ROOT : 30;
-		unsigned int wcpu = (unsigned int)(cut_rnd(&x) % 3);
-
-		for (i = -3; i < n && !ret; i++) {
-			unsigned int cpu = (unsigned int)(cut_rnd(&x) % 3);
-			uint64_t id = pair_ids[cut_rnd(&x) % 5];
-			int64_t v = (int64_t)(cut_rnd(&x) % 161) - 80;
-
-			if (!i) {
-				ret = infer_locked(pr.a, ts, top, wcpu, 40 * (uint64_t)n);
-				ASSERT_EQ(ret, infer_locked(pr.b, ts, top, wcpu, 40 * (uint64_t)n));
-			}
-			ts += 1 + cut_rnd(&x) % 30;
-			ret = ret ? ret : infer_update(pr.a, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts);
-			ASSERT_EQ(ret, infer_update(pr.b, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts));
-			ASSERT(cut_same(pr.a, pr.b));
-			ASSERT_EQ(pr.a->capped > ca, pr.b->capped > cb);
-			ca = pr.a->capped;
-			cb = pr.b->capped;
-		}
-		ts += 5;
-		ASSERT_EQ(infer_unlock(pr.a, ts), 0);
-		ASSERT_EQ(infer_unlock(pr.b, ts), 0);
-		pair_read(t, &pr, &x, &ts, 128, false, cut_same);
-	}
+	pair_windows(t, &pr, &x, &ts, &d, &ret);
 	if (t->failed)
 		goto out;
 	ASSERT_EQ(ret, 0);
@@ -743,6 +781,12 @@ TEST(test_lazy_exact)
 	lazy_run(t, "legacy");
 }
 
+/* -6..6, now and then -80..80 */
+static int64_t win_value(uint64_t *x)
+{
+	return cut_rnd(x) % 8 ? (int64_t)(cut_rnd(x) % 13) - 6 : (int64_t)(cut_rnd(x) % 161) - 80;
+}
+
 /*
  * In a window, an update on another CPU whose path's counters no table
  * holds (or only atomics the step treats alike) is asked of no hypothesis
@@ -754,39 +798,17 @@ TEST(test_lazy_exact)
  */
 static void win_run(struct test_ctx *t, const char *pol)
 {
+	static const struct pair_drive d = { .cpus = 4, .value = win_value, .read_th = 256,
+					     .close_b = true, .same = cut_same };
 	struct pair pr = { 0 };
 	uint64_t x = 0x9e3779b97f4a7c15ull, ts = 1;
-	int round, i, ret = 0;
+	int ret;
 
 	pair_open(t, &pr, pol, 4, 64);
 	if (t->failed)
 		goto out;
 	pr.b->no_win_alike = true;
-	for (round = 0; round < 400 && !ret && !t->failed; round++) {
-		int n = 4 + (int)(cut_rnd(&x) % 8);
-		uint64_t top = cut_rnd(&x) % 3 ? ROOT : 30;
-		unsigned int wcpu = (unsigned int)(cut_rnd(&x) % 4);
-
-		for (i = -3; i < n && !ret; i++) {
-			unsigned int cpu = (unsigned int)(cut_rnd(&x) % 4);
-			uint64_t id = pair_ids[cut_rnd(&x) % 5];
-			int64_t v = cut_rnd(&x) % 8 ? (int64_t)(cut_rnd(&x) % 13) - 6 :
-						      (int64_t)(cut_rnd(&x) % 161) - 80;
-
-			if (!i) {
-				ret = infer_locked(pr.a, ts, top, wcpu, 40 * (uint64_t)n);
-				ASSERT_EQ(ret, infer_locked(pr.b, ts, top, wcpu, 40 * (uint64_t)n));
-			}
-			ts += 1 + cut_rnd(&x) % 30;
-			ret = ret ? ret : infer_update(pr.a, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts);
-			ASSERT_EQ(ret, infer_update(pr.b, ts, ts, cpu, id, SIM_ITEM_STATE, 0, v, ts));
-			ASSERT(cut_same(pr.a, pr.b));
-		}
-		ts += 5;
-		ASSERT_EQ(infer_unlock(pr.a, ts), 0);
-		ASSERT_EQ(infer_unlock(pr.b, ts), 0);
-		pair_read(t, &pr, &x, &ts, 256, true, cut_same);
-	}
+	pair_windows(t, &pr, &x, &ts, &d, &ret);
 	if (t->failed)
 		goto out;
 	ASSERT_EQ(ret, 0);
