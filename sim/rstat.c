@@ -112,12 +112,8 @@ int32_t sim_slot_get(struct sim *s, int32_t node, unsigned int cpu)
 uint32_t sim_pcpu_get(const struct sim *s, uint64_t id, unsigned int cpu)
 {
 	int32_t node = sim_node_lookup(s, id);
-	int32_t idx;
 
-	if (node == SIM_NONE)
-		return 0;
-	idx = sim_slot_find(s, node, cpu);
-	return idx == SIM_NONE ? 0 : s->slots[idx].stats_updates;
+	return node == SIM_NONE ? 0 : sim_pcpu_stats_updates_at(s, node, cpu);
 }
 
 /*

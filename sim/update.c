@@ -407,7 +407,7 @@ bool sim_needs_flush(const struct sim *s, uint64_t id)
 /* The atomic stats_updates of @id, as memcg_flush_stats traces it; 0 if unknown. */
 int64_t sim_stats_updates(const struct sim *s, uint64_t id)
 {
-	int32_t idx = sim_node_lookup(s, id);
+	int32_t node = sim_node_lookup(s, id);
 
-	return idx == SIM_NONE ? 0 : s->nodes[idx].stats_updates;
+	return node == SIM_NONE ? 0 : sim_stats_updates_at(s, node);
 }
