@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Error and notice lines of both programs. */
+/*
+ * Error and notice lines of both programs.  Each first flushes stdout, so a
+ * message lands after what was printed before it when both go to one file.
+ */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -11,6 +14,7 @@ void cli_msg(const char *fmt, ...)
 {
 	va_list ap;
 
+	fflush(stdout);
 	fprintf(stderr, "%s: ", cli_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -22,6 +26,7 @@ int cli_fail(int err, const char *fmt, ...)
 {
 	va_list ap;
 
+	fflush(stdout);
 	fprintf(stderr, "%s: ", cli_prog);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -45,6 +45,16 @@ max=$(sqlite3 :memory: "SELECT json_extract(readfile('$T_TMP/r.json'), '\$.max_h
 [ "${max:-0}" -ge 1 ] && [ "${max:-0}" -le 64 ] && pass infer_cap_respected ||
 	fail infer_cap_respected "max_hypotheses $max with -H 64"
 
+# a match below --min-match exits 10 (MATCH), its message after the report
+# it judges when both go to one file (stdout is flushed before a message)
+cp "$PC" "$T_TMP/m.db"
+"$REPLAY" validate "$T_TMP/m.db" --policy continue -H 64 -n 0 >"$T_TMP/m.txt" 2>&1
+code=$?
+[ "$code" = 10 ] && pass infer_min_match_exit || fail infer_min_match_exit "exit $code"
+expect_match infer_min_match_msg_last '^memcg-replay: .*m.db: stats_updates match rate 0\.[0-9]+ below --min-match 0\.9990$' \
+	"$(tail -n 1 "$T_TMP/m.txt")"
+expect_match infer_min_match_report_first '^policy continue, ' "$(head -n 1 "$T_TMP/m.txt")"
+
 # --max-hypotheses bounds what is kept, and is checked
 cp "$PC" "$T_TMP/h.db"
 expect_exit infer_cap_flag 0 "$REPLAY" validate "$T_TMP/h.db" --max-hypotheses 4 -r 0 -f json -n 0 &&
