@@ -229,8 +229,8 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 	struct sim_move m = { .n = n, .p = p, .nf = sim_nf(n, ts), .sn = sim_sn(s, n, ts),
 			      .stranded = n->stranded, .scan = n->ep_scan };
 	int32_t c, last = SIM_NONE;
-	unsigned int i, j;
-	uint32_t k, w;
+	unsigned int i;
+	uint32_t k, w, words = SIM_PEND_WORDS(n->cap_it);
 
 	for (c = sl->chunks; c != SIM_NONE; c = s->chunks[c].next) {
 		struct sim_chunk *ch = &s->chunks[c];
@@ -244,13 +244,9 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 		s->free_chunk = sl->chunks;
 		sl->chunks = SIM_NONE;
 	}
-	for (j = sl->nr ? (sl->nr - 1U) / SIM_CHUNK_ITEMS * SIM_CHUNK_ITEMS : 0; sl->nr;
-	     j -= SIM_CHUNK_ITEMS) {
-		for (i = j; i < sl->nr && i < j + SIM_CHUNK_ITEMS; i++)
-			sim_item_move(s, &m, sl->k[i], sl->d[i]);
-		if (!j)
-			break;
-	}
+	/* the slot's own keys are one chunk's worth (SIM_SLOT_ITEMS) */
+	for (i = 0; i < sl->nr; i++)
+		sim_item_move(s, &m, sl->k[i], sl->d[i]);
 	if (sl->nr) {
 		memset(sl->k, 0xff, sizeof(sl->k));
 		sl->nr = 0;
@@ -261,9 +257,11 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 	 * only where a child's visit added something: a memcg's pending holds
 	 * a few of the items seen anywhere.
 	 */
-	for (w = 0; w < SIM_PEND_WORDS(n->cap_it); w++) {
+	for (w = 0; w < words; w++) {
 		uint64_t bits = n->pend_bits[w];
 
+		if (!bits)
+			continue;
 		n->pend_bits[w] = 0;
 		for (; bits; bits &= bits - 1) {
 			int64_t d;

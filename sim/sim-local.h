@@ -53,7 +53,7 @@
  * traced (kind, item).
  */
 #define SIM_CHUNK_ITEMS	8
-#define SIM_SLOT_ITEMS	SIM_CHUNK_ITEMS
+#define SIM_SLOT_ITEMS	SIM_CHUNK_ITEMS	/* sim_slot_items_move() takes them as one chunk */
 #define SIM_ITEM_FREE	UINT16_MAX	/* unused key of a chunk */
 #define SIM_ITEM_DIRECT	512		/* items below this skip the hash on the update path */
 struct sim_chunk {
