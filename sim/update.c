@@ -187,22 +187,30 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	sim_lines_prefetch(s, sl->node, k, top);
 	/* what the counters see (memcg_rstat_updated()'s int val) */
 	walk_mag = walk < 0 ? -(uint64_t)walk : (uint64_t)walk;
-	if (kind == SIM_ITEM_EVENT) {
-		/* an unsigned long count; beyond INT64_MAX the signed value saturates */
-		mag = (uint64_t)val;
-		d = val < 0 ? INT64_MAX : val;
-	} else {
-		mag = val < 0 ? -(uint64_t)val : (uint64_t)val;
-		d = val;
-	}
 	/*
 	 * The sums add d and mag per update: a value from a damaged file
 	 * (INT64_MAX) would overflow them at the second update.  2^47 pages
 	 * (512 PiB) is beyond any real update, and 2^16 of them still fit.
+	 * Every real value is within it, and for all but a negative event
+	 * count mag is |val| and d val: one test for both.
 	 */
-	d = d > SIM_VAL_MAX ? SIM_VAL_MAX : d < -SIM_VAL_MAX ? -SIM_VAL_MAX : d;
-	if (mag > (uint64_t)SIM_VAL_MAX)
-		mag = (uint64_t)SIM_VAL_MAX;
+	if (__builtin_expect((uint64_t)val + SIM_VAL_MAX <= 2 * (uint64_t)SIM_VAL_MAX &&
+			     (val >= 0 || kind != SIM_ITEM_EVENT), 1)) {
+		mag = val < 0 ? -(uint64_t)val : (uint64_t)val;
+		d = val;
+	} else {
+		if (kind == SIM_ITEM_EVENT) {
+			/* an unsigned long count; beyond INT64_MAX the signed value saturates */
+			mag = (uint64_t)val;
+			d = val < 0 ? INT64_MAX : val;
+		} else {
+			mag = val < 0 ? -(uint64_t)val : (uint64_t)val;
+			d = val;
+		}
+		d = d > SIM_VAL_MAX ? SIM_VAL_MAX : d < -SIM_VAL_MAX ? -SIM_VAL_MAX : d;
+		if (mag > (uint64_t)SIM_VAL_MAX)
+			mag = (uint64_t)SIM_VAL_MAX;
+	}
 	ret = sim_slot_item_add(s, sl, (uint16_t)k, d);
 	if (ret)
 		return ret;
@@ -285,23 +293,22 @@ void sim_path_prefetch(const struct sim *s, int32_t slot)
  * works on the one before.  Only those two: the path's lines as well cost
  * more instructions than their misses (replay_mem, 8-CPU fleet trace,
  * break: 14.1 M events/s with these two, 13.0 M with the whole path).
- * Pairs, ids or items not seen yet (or ids past the flat table) are left
- * to sim_update().
+ * Pairs or ids not seen yet (or ids past the flat table) are left to
+ * sim_update(); the item is not looked up: the lines asked for are the
+ * same whatever it is.
  */
 void sim_update_prefetch(const struct sim *s, unsigned int cpu, uint64_t id,
 			 enum sim_item_kind kind, int item)
 {
 	int32_t node, slot;
-	int16_t k;
 
-	if (cpu >= s->nr_possible || id >= s->cap_id_direct || (unsigned int)item >= SIM_ITEM_DIRECT)
+	if (cpu >= s->nr_possible || id >= s->cap_id_direct)
 		return;
 	node = s->id_direct[id];
 	if (node == SIM_NONE)
 		return;
 	slot = sim_slot_find(s, node, cpu);
-	k = s->item_direct[kind == SIM_ITEM_EVENT][item];
-	if (slot == SIM_NONE || !k)
+	if (slot == SIM_NONE)
 		return;
 	__builtin_prefetch(&s->slots[slot]);
 	__builtin_prefetch((const char *)&s->slots[slot] + SIM_CACHELINE);
