@@ -244,7 +244,8 @@ void sim_slot_items_move(struct sim *s, uint64_t ts, struct sim_pcpu *sl, struct
 		s->free_chunk = sl->chunks;
 		sl->chunks = SIM_NONE;
 	}
-	/* the slot's own keys are one chunk's worth (SIM_SLOT_ITEMS) */
+	/* the slot's own keys are one chunk's worth, taken as one */
+	_Static_assert(SIM_SLOT_ITEMS == SIM_CHUNK_ITEMS, "a slot's own keys are one chunk");
 	for (i = 0; i < sl->nr; i++)
 		sim_item_move(s, &m, sl->k[i], sl->d[i]);
 	if (sl->nr) {

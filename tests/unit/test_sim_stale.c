@@ -266,6 +266,56 @@ TEST(oldest_out_of_order)
 	sim_destroy(s);
 }
 
+/*
+ * The value an update adds to the sums, at the ends of its range (2^47 a
+ * value, update.c): each line of its own memcg, so nothing adds up.  A state
+ * value within it is itself, beyond it clamped on each side; an event count
+ * is unsigned, so a negative one is a count beyond INT64_MAX and saturates.
+ * The magnitude clamps the same way.
+ */
+TEST(update_value_range)
+{
+	static const struct {
+		enum sim_item_kind kind;
+		int64_t val, d;
+		uint64_t mag;
+	} c[] = {
+		{ SIM_ITEM_STATE, INT64_C(1) << 47, INT64_C(1) << 47, 1ULL << 47 },
+		{ SIM_ITEM_STATE, (INT64_C(1) << 47) + 1, INT64_C(1) << 47, 1ULL << 47 },
+		{ SIM_ITEM_STATE, -(INT64_C(1) << 47), -(INT64_C(1) << 47), 1ULL << 47 },
+		{ SIM_ITEM_STATE, -(INT64_C(1) << 47) - 1, -(INT64_C(1) << 47), 1ULL << 47 },
+		{ SIM_ITEM_LRUVEC, INT64_MIN, -(INT64_C(1) << 47), 1ULL << 47 },
+		{ SIM_ITEM_LRUVEC, INT64_MAX, INT64_C(1) << 47, 1ULL << 47 },
+		{ SIM_ITEM_EVENT, INT64_C(1) << 47, INT64_C(1) << 47, 1ULL << 47 },
+		{ SIM_ITEM_EVENT, (INT64_C(1) << 47) + 1, INT64_C(1) << 47, 1ULL << 47 },
+		{ SIM_ITEM_EVENT, -1, INT64_C(1) << 47, 1ULL << 47 },
+		{ SIM_ITEM_EVENT, -(INT64_C(1) << 47), INT64_C(1) << 47, 1ULL << 47 },
+		{ SIM_ITEM_EVENT, INT64_MIN, INT64_C(1) << 47, 1ULL << 47 },
+		{ SIM_ITEM_STATE, -5, -5, 5 },
+		{ SIM_ITEM_EVENT, 5, 5, 5 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct sim *s = sim_new(sim_policy_find("break"), 1, 1);
+		int64_t d, root_d;
+		uint64_t mag, root_mag;
+
+		ASSERT(s);
+		ASSERT_EQ(sim_cgroup_add(s, 0, A, ROOT), 0);
+		ASSERT_EQ(sim_update(s, 10, 0, A, c[i].kind, 7, c[i].val), 0);
+		d = item(s, A, c[i].kind, 7);
+		root_d = item(s, ROOT, c[i].kind, 7);
+		mag = stale(s, A).missing;
+		root_mag = stale(s, ROOT).missing;
+		sim_destroy(s);
+		if (d != c[i].d || mag != c[i].mag || root_d != c[i].d || root_mag != c[i].mag)
+			FAILF("case %zu: val %" PRId64 ": item %" PRId64 " (root %" PRId64
+			      "), missing %" PRIu64 " (root %" PRIu64 ")", i, c[i].val, d, root_d,
+			      mag, root_mag);
+	}
+}
+
 
 TEST_MAIN(subtree_flush_waits_in_parent_pending, stuck_and_age, missing_area_exact,
-	  event_count_truncation, oldest_out_of_order)
+	  event_count_truncation, oldest_out_of_order, update_value_range)
