@@ -58,7 +58,9 @@ int sim_visited_drain(struct sim *s, int (*fn)(uint64_t id, void *ctx), void *ct
 	return ret;
 }
 
-static int sim_visit(struct sim *s, uint64_t ts, int32_t slot)
+/* always_inline: once in the window's loop (sim_window_next()), once for an explicit visit */
+static inline __attribute__((always_inline))
+int sim_visit(struct sim *s, uint64_t ts, int32_t slot)
 {
 	struct sim_pcpu *sl = &s->slots[slot];
 	struct sim_node *n = &s->nodes[sl->node];
@@ -192,21 +194,16 @@ int sim_window_begin(struct sim *s, uint64_t ts, uint64_t id, unsigned int cpu)
 	return 0;
 }
 
-/**
- * sim_window_visit_next() - visit the next memcg of the open window
- * @s: the simulator
- * @ts: when
- * @id_out: the memcg visited (may be NULL)
- *
- * Return: 1 after a visit, 0 when the list is done, -EINVAL without a window.
+/*
+ * sim_window_visit_next() in an open window: inline in sim_window_end()'s
+ * loop, which visits most of the slots.
  */
-int sim_window_visit_next(struct sim *s, uint64_t ts, uint64_t *id_out)
+static inline __attribute__((always_inline))
+int sim_window_next(struct sim *s, uint64_t ts, uint64_t *id_out)
 {
 	int32_t slot;
 	int ret;
 
-	if (!s->win_open)
-		return -EINVAL;
 	if (s->win_pos == s->win_len)
 		return 0;
 	sim_clock(s, ts);
@@ -227,6 +224,21 @@ int sim_window_visit_next(struct sim *s, uint64_t ts, uint64_t *id_out)
 		*id_out = s->nodes[s->slots[slot].node].id;
 	ret = sim_visit(s, ts, slot);
 	return ret ? ret : 1;
+}
+
+/**
+ * sim_window_visit_next() - visit the next memcg of the open window
+ * @s: the simulator
+ * @ts: when
+ * @id_out: the memcg visited (may be NULL)
+ *
+ * Return: 1 after a visit, 0 when the list is done, -EINVAL without a window.
+ */
+int sim_window_visit_next(struct sim *s, uint64_t ts, uint64_t *id_out)
+{
+	if (!s->win_open)
+		return -EINVAL;
+	return sim_window_next(s, ts, id_out);
 }
 
 /**
@@ -272,7 +284,7 @@ int sim_window_end(struct sim *s, uint64_t ts)
 
 	if (!s->win_open)
 		return -EINVAL;
-	while ((ret = sim_window_visit_next(s, ts, NULL)) > 0)
+	while ((ret = sim_window_next(s, ts, NULL)) > 0)
 		;
 	s->win_open = false;
 	s->win_len = 0;
