@@ -55,15 +55,20 @@ static inline uint64_t sim_nf(const struct sim_node *n, uint64_t ts)
 	return n->nf_ns + (!n->flushable && ts > n->nf_last ? ts - n->nf_last : 0);
 }
 
+/* sim_sn() with the simulator's settled time up to then, @g = sim_settled(s, ts). */
+static inline uint64_t sim_sn_at(const struct sim_node *n, uint64_t g)
+{
+	if (n->flushable)
+		return n->sn_ns;
+	return n->sn_ns + (g > n->sn_g ? g - n->sn_g : 0);
+}
+
 /* The node's non-flushable time up to @ts during which no flush was in progress. */
 static inline uint64_t sim_sn(const struct sim *s, const struct sim_node *n, uint64_t ts)
 {
-	uint64_t g;
-
 	if (n->flushable)
 		return n->sn_ns;
-	g = sim_settled(s, ts);
-	return n->sn_ns + (g > n->sn_g ? g - n->sn_g : 0);
+	return sim_sn_at(n, sim_settled(s, ts));
 }
 
 /*
@@ -90,13 +95,15 @@ static inline void sim_line_touch(struct sim_line *a, uint64_t nf, uint64_t sn)
 	}
 }
 
-static inline void sim_item_touch(struct sim *s, struct sim_node *n, uint32_t k, uint64_t ts)
+/* @g: sim_settled(s, ts), the same for every node an update touches */
+static inline void sim_item_touch(struct sim *s, struct sim_node *n, uint32_t k, uint64_t ts,
+				  uint64_t g)
 {
 	uint64_t nf = sim_nf(n, ts);
 
 	if (n->ep_scan)
 		sim_lag_scan(s, n);
-	sim_line_touch(&n->lines[k], nf, sim_sn(s, n, ts));
+	sim_line_touch(&n->lines[k], nf, sim_sn_at(n, g));
 }
 
 /*

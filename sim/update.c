@@ -23,7 +23,7 @@
  */
 static inline __attribute__((always_inline))
 void stale_add(struct sim *s, struct sim_node *n, uint64_t ts, uint32_t k, uint64_t mag,
-	       uint64_t walk_mag, int64_t d, bool calm)
+	       uint64_t walk_mag, int64_t d, uint64_t g, bool calm)
 {
 	sim_stale_touch_at(n, ts, calm);
 	sim_missing_change(n, mag, true);
@@ -35,7 +35,7 @@ void stale_add(struct sim *s, struct sim_node *n, uint64_t ts, uint32_t k, uint6
 		n->lines[k].miss += d;
 		return;
 	}
-	sim_item_touch(s, n, k, ts);
+	sim_item_touch(s, n, k, ts, g);
 	n->lines[k].miss += d;
 	sim_item_changed(s, n, k);
 	/*
@@ -178,7 +178,7 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	struct sim_pcpu *sl = &s->slots[slot];
 	int32_t walk = (int32_t)(uint32_t)(uint64_t)val;
 	int32_t idx, top;
-	uint64_t mag, walk_mag;
+	uint64_t mag, walk_mag, g;
 	struct sim_node *n;
 	int64_t d;
 	int ret;
@@ -230,12 +230,17 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 		if (ret)
 			return ret;
 	}
+	/*
+	 * The settled clock is the simulator's: read once for the path.
+	 * Nothing the pass does moves it (only a flush's start or end).
+	 */
+	g = sl->node != top ? sim_settled(s, ts) : 0;
 	for (idx = sl->node; idx != top; idx = n->parent) {
 		n = &s->nodes[idx];
 		if (sim_node_calm(n))
-			stale_add(s, n, ts, k, mag, walk_mag, d, true);
+			stale_add(s, n, ts, k, mag, walk_mag, d, g, true);
 		else
-			stale_add(s, n, ts, k, mag, walk_mag, d, false);
+			stale_add(s, n, ts, k, mag, walk_mag, d, g, false);
 	}
 	if (top != SIM_NONE)
 		stale_defer(s, top, ts, k, mag, walk_mag, d);
