@@ -137,6 +137,9 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	bool			stranded;
 	bool			ep_scan;	/* the lines at the episode's start are not scanned yet */
 	bool			removed;
+	/* the slots with unflushed deltas, oldest first: an update links its slot */
+	int32_t			dirty_head;	/* slot with the oldest unflushed update */
+	int32_t			dirty_tail;
 	/* update path, line 1: time accounting, integrated up to last_ts */
 	uint64_t		last_ts;
 	uint64_t		max_missing;	/* settled at each drop: sim_max_missing() */
@@ -176,8 +179,6 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	uint32_t		cap_read;	/* length of read_it */
 	int32_t			first_child;
 	int32_t			next_sibling;
-	int32_t			dirty_head;	/* slot with the oldest unflushed update */
-	int32_t			dirty_tail;
 	uint32_t		level;
 	uint64_t		first_ts;
 	uint64_t		age_from;	/* last_ts when oldest last changed: sim_age_settle() */
@@ -199,6 +200,8 @@ struct __attribute__((aligned(SIM_CACHELINE))) sim_node {
 	int32_t			ep_worst_k;	/* item index, SIM_NONE if no line was wrong */
 	bool			vis_listed;	/* on sim.visited */
 };
+_Static_assert(offsetof(struct sim_node, dirty_tail) < SIM_CACHELINE,
+	       "an update links its slot to its node's slots by the node's first line");
 
 struct sim {
 	const struct sim_policy	*policy;
