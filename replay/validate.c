@@ -120,6 +120,7 @@ void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts)
 {
 	c->last_flush_ts = ts;
+	c->last_flush_capped = r->inf ? infer_capped(r->inf) : 0;
 }
 
 void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts)
@@ -130,15 +131,26 @@ void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts)
 	r->val->v.sync_ts = ts;
 }
 
-/* Since when a mismatch of @c can have built up: its or an ancestor's last flush, or sync. */
-static uint64_t val_since(struct replay *r, struct rcg *c)
+/*
+ * Since when a mismatch of @c can have built up: its or an ancestor's last
+ * flush, or sync (which reset every counter of subtree(@c), the only ones its
+ * stats_updates depends on).  *@capped: infer_capped() at the request of the
+ * last of those flushes (sync's is the root's): orders dropped in its own
+ * lock windows come after it.
+ */
+static uint64_t val_since(struct replay *r, struct rcg *c, uint64_t *capped)
 {
 	uint64_t since = r->val->v.sync_ts;
 	struct rcg *a;
 
-	for (a = c; a; a = a->parent)
+	*capped = 0;
+	for (a = c; a; a = a->parent) {
 		if (a->last_flush_ts > since)
 			since = a->last_flush_ts;
+		/* infer_capped() only grows: the latest reset's is the largest */
+		if (a->last_flush_capped > *capped)
+			*capped = a->last_flush_capped;
+	}
 	return since;
 }
 
@@ -158,7 +170,7 @@ static bool val_gap_between(const struct replay_trace *t, uint64_t from, uint64_
 }
 
 static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t since,
-				   const struct mcr_event *ev, int64_t sim_su)
+				   uint64_t capped_since, const struct mcr_event *ev, int64_t sim_su)
 {
 	struct rcg *a;
 
@@ -176,6 +188,18 @@ static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t sin
 	if (c == r->root && r->val->unknown_upd_ts && r->val->unknown_upd_ts >= since)
 		return REPLAY_CAUSE_UNKNOWN_PARENT;
 	if (r->inf && infer_capped(r->inf) > r->val->capped_mark)
+		return REPLAY_CAUSE_CAPPED;
+	/*
+	 * At a mismatch the cap explains, inference takes the kernel's value
+	 * of the counter read and of no other: the dropped orders' error stays
+	 * in the rest of that subtree (its per-CPU counters, an ancestor's
+	 * atomic fed by the same window), until a flush of it resets them.  So
+	 * a later mismatch of @c is the cap's too if the cap dropped orders
+	 * since subtree(@c) was last reset, and a mismatch in subtree(@c)
+	 * since then showed that the orders kept had lost the kernel's.
+	 */
+	if (r->inf && c->cap_miss_ts && c->cap_miss_ts >= since &&
+	    infer_capped(r->inf) > capped_since)
 		return REPLAY_CAUSE_CAPPED;
 	/* with inference every order was tried: the window alone explains nothing */
 	if (!r->inf && c->window_ts && c->window_ts >= since)
@@ -258,7 +282,8 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 	int64_t sim_su, diff;
 	bool sim_nf, k_nf = ev->flags & MCR_FLUSH_NEEDS, su_ok, nf_ok, isu = false, inf_nf = false;
 	enum replay_cause cause;
-	uint64_t since;
+	uint64_t since, capped_since;
+	struct rcg *a;
 
 	v->flush_events++;
 	if (r->inf) {
@@ -299,9 +324,11 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 	if (r->inf ? isu && inf_nf : su_ok && nf_ok)
 		return 0;
 	v->mismatches++;
-	since = val_since(r, c);
-	cause = val_cause(r, c, since, ev, sim_su);
+	since = val_since(r, c, &capped_since);
+	cause = val_cause(r, c, since, capped_since, ev, sim_su);
 	v->causes[cause]++;
+	for (a = c; cause == REPLAY_CAUSE_CAPPED && a; a = a->parent)
+		a->cap_miss_ts = ev->ts;
 	if (r->inf)
 		r->val->capped_mark = infer_capped(r->inf);	/* inference took the kernel's value */
 	if (v->mismatches <= r->p.max_mismatches && r->p.sink.mismatch) {
