@@ -1,0 +1,419 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * infer_census FILE [MAX_HYP [EVERY]]: what the order inference's hypotheses
+ * differ in when there are many, to size an exact representation before
+ * building one.  Runs validate's inference (the traced kernel's policy) over
+ * the trace database FILE (read only) with a cap of MAX_HYP hypotheses
+ * (0: the default), and each time the cap has just dropped some (every
+ * EVERY-th such time, default 1), and at each new peak, takes a census of
+ * the hypotheses kept:
+ *
+ *   n        hypotheses, and how many positions (p) in the open window
+ *   keys     counters whose value differs between them: atomics, per-CPU
+ *            counters of the window's CPU, of other CPUs
+ *   dom      the sum over those counters of the values each takes, and
+ *            log2 of their product (the size of a product of per-counter
+ *            value sets, which keeps combinations no order gives)
+ *   comp     the counters grouped by pairwise dependence (two counters are
+ *            dependent when some pair of their values never occurs together),
+ *            the sum over groups of the value tuples each group takes, and
+ *            whether the product of the groups is exactly the hypotheses
+ *            (then the groups factor the set without loss)
+ *   dd       a reduced layered decision diagram of the set (position first,
+ *            then the counters by their memcg's place in the window's
+ *            visit list, per-CPU ones beside their atomic): nodes and
+ *            edges.  Its edges against n x keys is what an exact shared
+ *            representation saves over a list of hypotheses.
+ *
+ * White box: it reads the inference's private layout (infer-local.h) and
+ * never changes it; the replay's results are not written.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db.h"
+#include "replay.h"
+#include "replay-local.h"
+#include "infer/infer-local.h"
+
+#define CENSUS_MAX_PAIRS	128	/* counters above which no groups are made */
+
+struct census_src {
+	struct replay_source	db;
+	struct replay		*r;
+	uint64_t		events, last_capped, cap_events, every, peak;
+	/* over every census */
+	uint64_t		nr, max_n, max_keys, max_edges, max_comp_sum;
+	double			sum_ratio;
+};
+
+struct ckey {
+	uint64_t	key;
+	uint64_t	order;	/* visit-list place, then atomic before per-CPU */
+};
+
+static int ckey_cmp(const void *a, const void *b)
+{
+	const struct ckey *x = a, *y = b;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2));
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* How many distinct values in @v[0..n) (sorted in place). */
+static size_t distinct(uint64_t *v, size_t n)
+{
+	size_t i, d = 0;
+
+	qsort(v, n, sizeof(*v), u64_cmp);
+	for (i = 0; i < n; i++)
+		d += !i || v[i] != v[i - 1];
+	return d;
+}
+
+/* The rows' tuples (m columns, row-major), for the diagram's sort. */
+static const int64_t *g_tab;
+static size_t g_m;
+
+static int row_cmp(const void *a, const void *b)
+{
+	const int64_t *x = g_tab + *(const uint32_t *)a * g_m, *y = g_tab + *(const uint32_t *)b * g_m;
+	size_t j;
+
+	for (j = 0; j < g_m; j++)
+		if (x[j] != y[j])
+			return x[j] < y[j] ? -1 : 1;
+	return 0;
+}
+
+/*
+ * The reduced diagram of the rows of @tab (n x m), column order as given:
+ * a node of level i is the set of (value, child) pairs of a prefix group;
+ * equal sets are one node (by a 64-bit hash: a measurement).
+ */
+static void diagram(const int64_t *tab, size_t n, size_t m, uint64_t *nodes, uint64_t *edges)
+{
+	uint32_t *ord = malloc(n * sizeof(*ord));
+	uint64_t *child = malloc(n * sizeof(*child)), *sig = malloc(2 * n * sizeof(*sig));
+	size_t i, j, a, b;
+
+	*nodes = *edges = 0;
+	if (!ord || !child || !sig)
+		goto out;
+	for (i = 0; i < n; i++) {
+		ord[i] = (uint32_t)i;
+		child[i] = 1;	/* the terminal */
+	}
+	g_tab = tab;
+	g_m = m;
+	qsort(ord, n, sizeof(*ord), row_cmp);
+	/* level i's groups: rows equal on columns 0..i-1; child[] holds level i+1's node per row */
+	for (i = m; i-- > 0; ) {
+		size_t nsig = 0;
+
+		for (a = 0; a < n; a = b) {
+			uint64_t h = 0x1234567ull + i, pairs = 0;
+			const int64_t *ra = tab + (size_t)ord[a] * m;
+
+			for (b = a + 1; b < n; b++) {
+				const int64_t *rb = tab + (size_t)ord[b] * m;
+
+				if (i && memcmp(ra, rb, i * sizeof(*ra)))
+					break;
+			}
+			/* the pairs (value at i, child), rows sorted so equal values are adjacent */
+			for (j = a; j < b; j++) {
+				const int64_t *r = tab + (size_t)ord[j] * m;
+
+				if (j > a && r[i] == tab[(size_t)ord[j - 1] * m + i] &&
+				    child[ord[j]] == child[ord[j - 1]])
+					continue;
+				h = mix(mix(h, (uint64_t)r[i]), child[ord[j]]);
+				pairs++;
+			}
+			for (j = a; j < b; j++)
+				child[ord[j]] = h;
+			/* (node, its edges), as pairs: a node shared by groups counts once */
+			sig[2 * nsig] = h;
+			sig[2 * nsig + 1] = pairs;
+			nsig++;
+		}
+		qsort(sig, nsig, 2 * sizeof(*sig), u64_cmp);
+		for (j = 0; j < nsig; j++) {
+			if (j && sig[2 * j] == sig[2 * j - 2])
+				continue;
+			(*nodes)++;
+			*edges += sig[2 * j + 1];
+		}
+	}
+out:
+	free(ord);
+	free(child);
+	free(sig);
+}
+
+static void census(struct census_src *c)
+{
+	struct infer *in = c->r->inf;
+	size_t n = in->nr_h, m = 0, cap = 64, i, j, k;
+	struct ckey *keys = malloc(cap * sizeof(*keys));
+	size_t nat = 0, nwin = 0, noth = 0, nd = 0;
+	uint64_t *col = malloc((n + 1) * sizeof(*col));
+	int64_t *tab = NULL;
+	double log_dom = 0;
+	uint64_t sum_dom = 0, dd_nodes, dd_edges, comp_sum = 0;
+	size_t ncomp = 0;
+	long double comp_prod = 1;
+	struct idmap seen = { 0 };
+	int *grp = NULL;
+
+	if (!keys || !col)
+		goto out;
+	/* every counter some table holds */
+	for (i = 0; i < n; i++) {
+		const struct idmap_ent *e;
+		uint32_t pos = 0;
+
+		while ((e = idmap_next(&in->h[i].e, &pos))) {
+			size_t v;
+
+			if (idmap_find(&seen, e->key))
+				continue;
+			if (idmap_put(&seen, e->key, 0))
+				goto out;
+			if (m == cap) {
+				struct ckey *t = realloc(keys, 2 * cap * sizeof(*keys));
+
+				if (!t)
+					goto out;
+				keys = t;
+				cap *= 2;
+			}
+			v = inf_list_idx(in, inf_key_id(e->key));
+			keys[m].key = e->key;
+			keys[m].order = (v == INF_NONE ? (uint64_t)1 << 40 : v) << 16 |
+					(inf_key_cpu(e->key) == INF_ATOMIC ? 0 : 1 + inf_key_cpu(e->key) % 0x7fff);
+			m++;
+		}
+	}
+	qsort(keys, m, sizeof(*keys), ckey_cmp);
+	/* column 0: the position; then the counters whose value differs */
+	tab = malloc(n * (m + 1) * sizeof(*tab));
+	if (!tab)
+		goto out;
+	for (i = 0; i < n; i++)
+		col[i] = in->h[i].p;
+	for (i = 0; i < n; i++)
+		tab[i * (m + 1)] = (int64_t)in->h[i].p;
+	{
+		uint64_t np = distinct(col, n);
+
+		sum_dom = np;
+		log_dom = log2((double)np);
+	}
+	for (k = 0; k < m; k++) {
+		uint64_t d;
+
+		for (i = 0; i < n; i++)
+			col[i] = (uint64_t)inf_get(in, &in->h[i], keys[k].key);
+		d = distinct(col, n);
+		if (d < 2)
+			continue;
+		for (i = 0; i < n; i++)
+			tab[i * (m + 1) + 1 + nd] = inf_get(in, &in->h[i], keys[k].key);
+		keys[nd++] = keys[k];
+		sum_dom += d;
+		log_dom += log2((double)d);
+		if (inf_key_cpu(keys[k].key) == INF_ATOMIC)
+			nat++;
+		else if (in->win && inf_key_cpu(keys[k].key) == in->wcpu)
+			nwin++;
+		else
+			noth++;
+	}
+	/* compact the rows to 1 + nd columns */
+	for (i = 0; i < n; i++)
+		memmove(tab + i * (nd + 1), tab + i * (m + 1), (nd + 1) * sizeof(*tab));
+	/* groups by pairwise dependence (union-find over the columns, the position too) */
+	grp = malloc((nd + 1) * sizeof(*grp));
+	if (!grp)
+		goto out;
+	for (j = 0; j <= nd; j++)
+		grp[j] = (int)j;
+	/* quadratic in the counters: skipped when there are many */
+	for (j = 0; j <= nd && nd <= CENSUS_MAX_PAIRS; j++)
+		for (k = j + 1; k <= nd; k++) {
+			uint64_t dj, dk, djk;
+			int a, b;
+
+			for (a = (int)j; grp[a] != a; a = grp[a])
+				;
+			for (b = (int)k; grp[b] != b; b = grp[b])
+				;
+			if (a == b)
+				continue;
+			for (i = 0; i < n; i++)
+				col[i] = (uint64_t)tab[i * (nd + 1) + j];
+			dj = distinct(col, n);
+			for (i = 0; i < n; i++)
+				col[i] = (uint64_t)tab[i * (nd + 1) + k];
+			dk = distinct(col, n);
+			for (i = 0; i < n; i++)
+				col[i] = mix((uint64_t)tab[i * (nd + 1) + j], (uint64_t)tab[i * (nd + 1) + k]);
+			djk = distinct(col, n);
+			if (djk != dj * dk)
+				grp[b] = a;
+		}
+	for (j = 0; j <= nd; j++) {
+		int a;
+
+		for (a = (int)j; grp[a] != a; a = grp[a])
+			;
+		if (a != (int)j)
+			continue;
+		/* the tuples of group j */
+		for (i = 0; i < n; i++) {
+			uint64_t h = 77;
+
+			for (k = 0; k <= nd; k++) {
+				int b;
+
+				for (b = (int)k; grp[b] != b; b = grp[b])
+					;
+				if (b == (int)j)
+					h = mix(h, (uint64_t)tab[i * (nd + 1) + k]);
+			}
+			col[i] = h;
+		}
+		k = distinct(col, n);
+		comp_sum += k;
+		comp_prod *= (long double)k;
+		ncomp++;
+	}
+	diagram(tab, n, nd + 1, &dd_nodes, &dd_edges);
+	printf("census event %llu: n %zu, keys %zu (atomic %zu, window cpu %zu, other cpus %zu), "
+	       "dom sum %llu log2 prod %.1f, comp %zu sum %llu exact %s, dd nodes %llu edges %llu "
+	       "(list %zu), capped %llu\n",
+	       (unsigned long long)c->events, n, nd, nat, nwin, noth,
+	       (unsigned long long)sum_dom, log_dom, ncomp, (unsigned long long)comp_sum,
+	       nd > CENSUS_MAX_PAIRS ? "-" : comp_prod == (long double)n ? "yes" : "no", (unsigned long long)dd_nodes,
+	       (unsigned long long)dd_edges, n * (nd + 1), (unsigned long long)in->capped);
+	c->nr++;
+	if (n > c->max_n)
+		c->max_n = n;
+	if (nd > c->max_keys)
+		c->max_keys = nd;
+	if (dd_edges > c->max_edges)
+		c->max_edges = dd_edges;
+	if (comp_sum > c->max_comp_sum)
+		c->max_comp_sum = comp_sum;
+	c->sum_ratio += (double)dd_edges / (double)(n * (nd + 1));
+out:
+	idmap_free(&seen);
+	free(keys);
+	free(col);
+	free(tab);
+	free(grp);
+}
+
+static int census_next(void *ctx, struct mcr_event *ev)
+{
+	struct census_src *c = ctx;
+	struct infer *in = c->r ? c->r->inf : NULL;
+
+	if (in && in->capped != c->last_capped) {
+		c->last_capped = in->capped;
+		if (c->cap_events++ % c->every == 0)
+			census(c);
+	} else if (in && in->nr_h > c->peak) {
+		c->peak = in->nr_h;
+		census(c);
+	}
+	c->events++;
+	return c->db.next(c->db.ctx, ev);
+}
+
+static int census_rewind(void *ctx)
+{
+	struct census_src *c = ctx;
+
+	return c->db.rewind(c->db.ctx);
+}
+
+int main(int argc, char **argv)
+{
+	struct replay_params p = { .model = &replay_model_spread, .validate = true };
+	struct census_src c = { .every = 1 };
+	struct replay_source src = { census_next, census_rewind, &c };
+	const struct replay_validation *v;
+	struct replay_trace tr;
+	struct db *db;
+	int ret;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: %s FILE [MAX_HYP [EVERY]]\n", argv[0]);
+		return 2;
+	}
+	p.max_hypotheses = argc > 2 ? (unsigned int)strtoul(argv[2], NULL, 0) : 0;
+	c.every = argc > 3 ? strtoull(argv[3], NULL, 0) : 1;
+	if (!c.every)
+		c.every = 1;
+	ret = db_open(argv[1], false, &db);
+	if (ret) {
+		fprintf(stderr, "%s: cannot open (%d)\n", argv[1], ret);
+		return 1;
+	}
+	ret = replay_trace_load(db, &tr);
+	if (!ret)
+		ret = replay_source_db_open(db, &c.db);
+	if (ret) {
+		fprintf(stderr, "%s: cannot read (%d)\n", argv[1], ret);
+		return 1;
+	}
+	p.runs[0] = replay_run_own(&tr, replay_policy_for_trace(&tr));
+	p.nr_runs = 1;
+	ret = replay_create(&p, &tr, &c.r);
+	if (!ret && !c.r->inf)
+		ret = -EINVAL;	/* no lock windows traced: nothing to infer */
+	if (!ret)
+		ret = replay_run(c.r, &src);
+	if (ret) {
+		fprintf(stderr, "%s: replay failed (%d)\n", argv[1], ret);
+		return 1;
+	}
+	v = replay_validation(c.r);
+	printf("summary: %llu censuses of %llu cap events; max n %llu, max keys %llu, "
+	       "max dd edges %llu, max comp sum %llu, mean dd edges / (n x keys) %.3f; "
+	       "matched %llu of %llu, capped %llu\n",
+	       (unsigned long long)c.nr, (unsigned long long)c.cap_events,
+	       (unsigned long long)c.max_n, (unsigned long long)c.max_keys,
+	       (unsigned long long)c.max_edges, (unsigned long long)c.max_comp_sum,
+	       c.nr ? c.sum_ratio / (double)c.nr : 0.0,
+	       (unsigned long long)v->stats_updates_match, (unsigned long long)v->compared,
+	       (unsigned long long)v->capped);
+	replay_destroy(c.r);
+	replay_source_db_close(&c.db);
+	replay_trace_free(&tr);
+	db_close(db);
+	return 0;
+}
