@@ -21,9 +21,10 @@
  *            (then the groups factor the set without loss)
  *   dd       a reduced layered decision diagram of the set (position first,
  *            then the counters by their memcg's place in the window's
- *            visit list, per-CPU ones beside their atomic): nodes and
- *            edges.  Its edges against n x keys is what an exact shared
- *            representation saves over a list of hypotheses.
+ *            visit list, per-CPU ones beside their atomic): nodes, edges
+ *            and its widest layer.  Its edges against n x keys is what an
+ *            exact shared representation saves over a list of hypotheses.
+ *            The same with the counters in a random order, as a control.
  *
  * White box: it reads the inference's private layout (infer-local.h) and
  * never changes it; the replay's results are not written.
@@ -62,6 +63,15 @@ static int ckey_cmp(const void *a, const void *b)
 	if (x->order != y->order)
 		return x->order < y->order ? -1 : 1;
 	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static int ckey_raw_cmp(const void *a, const void *b)
+{
+	const struct ckey *x = a, *y = b;
+
+	uint64_t p = inf_mix(x->key, 0), q = inf_mix(y->key, 0);
+
+	return p < q ? -1 : p > q;
 }
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -111,13 +121,14 @@ static int row_cmp(const void *a, const void *b)
  * a node of level i is the set of (value, child) pairs of a prefix group;
  * equal sets are one node (by a 64-bit hash: a measurement).
  */
-static void diagram(const int64_t *tab, size_t n, size_t m, uint64_t *nodes, uint64_t *edges)
+static void diagram(const int64_t *tab, size_t n, size_t m, uint64_t *nodes, uint64_t *edges,
+		    uint64_t *width)
 {
 	uint32_t *ord = malloc(n * sizeof(*ord));
 	uint64_t *child = malloc(n * sizeof(*child)), *sig = malloc(2 * n * sizeof(*sig));
 	size_t i, j, a, b;
 
-	*nodes = *edges = 0;
+	*nodes = *edges = *width = 0;
 	if (!ord || !child || !sig)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -159,12 +170,15 @@ static void diagram(const int64_t *tab, size_t n, size_t m, uint64_t *nodes, uin
 			nsig++;
 		}
 		qsort(sig, nsig, 2 * sizeof(*sig), u64_cmp);
-		for (j = 0; j < nsig; j++) {
+		for (j = 0, a = 0; j < nsig; j++) {
 			if (j && sig[2 * j] == sig[2 * j - 2])
 				continue;
-			(*nodes)++;
+			a++;
 			*edges += sig[2 * j + 1];
 		}
+		*nodes += a;
+		if (a > *width)
+			*width = a;
 	}
 out:
 	free(ord);
@@ -181,7 +195,10 @@ static void census(struct census_src *c)
 	uint64_t *col = malloc((n + 1) * sizeof(*col));
 	int64_t *tab = NULL;
 	double log_dom = 0;
-	uint64_t sum_dom = 0, dd_nodes, dd_edges, comp_sum = 0;
+	uint64_t sum_dom = 0, dd_nodes, dd_edges, dd_width, comp_sum = 0;
+	uint64_t ctl_nodes = 0, ctl_edges = 0, ctl_width = 0;
+	struct ckey *perm;
+	int64_t *ctl;
 	size_t ncomp = 0;
 	long double comp_prod = 1;
 	struct idmap seen = { 0 };
@@ -310,14 +327,36 @@ static void census(struct census_src *c)
 		comp_prod *= (long double)k;
 		ncomp++;
 	}
-	diagram(tab, n, nd + 1, &dd_nodes, &dd_edges);
+	diagram(tab, n, nd + 1, &dd_nodes, &dd_edges, &dd_width);
+	/* the control: the counters in a random order (by a hash of their key) */
+	ctl = malloc(n * (nd + 1) * sizeof(*ctl));
+	perm = malloc(nd * sizeof(*perm));
+	if (ctl && perm) {
+		for (j = 0; j < nd; j++)
+			perm[j] = keys[j];
+		qsort(perm, nd, sizeof(*perm), ckey_raw_cmp);
+		for (j = 0; j < nd; j++)
+			for (k = 0; k < nd; k++)
+				if (keys[k].key == perm[j].key)
+					perm[j].order = k;
+		for (i = 0; i < n; i++) {
+			ctl[i * (nd + 1)] = tab[i * (nd + 1)];
+			for (j = 0; j < nd; j++)
+				ctl[i * (nd + 1) + 1 + j] = tab[i * (nd + 1) + 1 + perm[j].order];
+		}
+		diagram(ctl, n, nd + 1, &ctl_nodes, &ctl_edges, &ctl_width);
+	}
+	free(ctl);
+	free(perm);
 	printf("census event %llu: n %zu, keys %zu (atomic %zu, window cpu %zu, other cpus %zu), "
 	       "dom sum %llu log2 prod %.1f, comp %zu sum %llu exact %s, dd nodes %llu edges %llu "
-	       "(list %zu), capped %llu\n",
+	       "width %llu (list %zu; random order: nodes %llu edges %llu width %llu), capped %llu\n",
 	       (unsigned long long)c->events, n, nd, nat, nwin, noth,
 	       (unsigned long long)sum_dom, log_dom, ncomp, (unsigned long long)comp_sum,
 	       nd > CENSUS_MAX_PAIRS ? "-" : comp_prod == (long double)n ? "yes" : "no", (unsigned long long)dd_nodes,
-	       (unsigned long long)dd_edges, n * (nd + 1), (unsigned long long)in->capped);
+	       (unsigned long long)dd_edges, (unsigned long long)dd_width, n * (nd + 1),
+	       (unsigned long long)ctl_nodes, (unsigned long long)ctl_edges,
+	       (unsigned long long)ctl_width, (unsigned long long)in->capped);
 	c->nr++;
 	if (n > c->max_n)
 		c->max_n = n;
