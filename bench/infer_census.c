@@ -9,8 +9,11 @@
  * the hypotheses kept:
  *
  *   n        hypotheses, and how many positions (p) in the open window
- *   keys     counters whose value differs between them: atomics, per-CPU
- *            counters of the window's CPU, of other CPUs
+ *   keys     counters whose value differs between them, as the window's
+ *            close would leave them (a visit still to come resets its
+ *            counters: what only says how far a hypothesis is in the window
+ *            is its position): atomics, per-CPU counters of the window's
+ *            CPU, of other CPUs
  *   dom      the sum over those counters of the values each takes, and
  *            log2 of their product (the size of a product of per-counter
  *            value sets, which keeps combinations no order gives)
@@ -186,6 +189,18 @@ out:
 	free(sig);
 }
 
+/*
+ * @h's counter @key as the window's close would leave it if nothing else
+ * came: a counter whose visit @h has still to make is 0 then.  Differences
+ * that only say how far @h is in the window (its position does) drop out.
+ */
+static int64_t settled(const struct infer *in, const struct inf_hyp *h, uint64_t key)
+{
+	size_t v = inf_vis(in, key);
+
+	return v != INF_NONE && v >= h->p ? 0 : inf_get(in, h, key);
+}
+
 static void census(struct census_src *c)
 {
 	struct infer *in = c->r->inf;
@@ -252,12 +267,12 @@ static void census(struct census_src *c)
 		uint64_t d;
 
 		for (i = 0; i < n; i++)
-			col[i] = (uint64_t)inf_get(in, &in->h[i], keys[k].key);
+			col[i] = (uint64_t)settled(in, &in->h[i], keys[k].key);
 		d = distinct(col, n);
 		if (d < 2)
 			continue;
 		for (i = 0; i < n; i++)
-			tab[i * (m + 1) + 1 + nd] = inf_get(in, &in->h[i], keys[k].key);
+			tab[i * (m + 1) + 1 + nd] = settled(in, &in->h[i], keys[k].key);
 		keys[nd++] = keys[k];
 		sum_dom += d;
 		log_dom += log2((double)d);
