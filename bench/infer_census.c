@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * infer_census FILE [MAX_HYP [EVERY]]: what the order inference's hypotheses
+ * infer_census FILE [MAX_HYP [EVERY [EVENTS]]]: what the order inference's hypotheses
  * differ in when there are many, to size an exact representation before
  * building one.  Runs validate's inference (the traced kernel's policy) over
  * the trace database FILE (read only) with a cap of MAX_HYP hypotheses
  * (0: the default), and each time the cap has just dropped some (every
  * EVERY-th such time, default 1), and at each new peak, takes a census of
- * the hypotheses kept:
+ * the hypotheses kept; EVENTS: the trace's first EVENTS events only:
  *
  *   n        hypotheses, and how many positions (p) in the open window
  *   keys     counters whose value differs between them, as the window's
@@ -48,7 +48,7 @@
 struct census_src {
 	struct replay_source	db;
 	struct replay		*r;
-	uint64_t		events, last_capped, cap_events, every, peak;
+	uint64_t		events, last_capped, cap_events, every, peak, stop;
 	/* over every census */
 	uint64_t		nr, max_n, max_keys, max_edges, max_comp_sum;
 	double			sum_ratio;
@@ -403,6 +403,8 @@ static int census_next(void *ctx, struct mcr_event *ev)
 		c->peak = in->nr_h;
 		census(c);
 	}
+	if (c->stop && c->events == c->stop)
+		return 0;	/* a prefix of the trace */
 	c->events++;
 	return c->db.next(c->db.ctx, ev);
 }
@@ -425,13 +427,14 @@ int main(int argc, char **argv)
 	int ret;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s FILE [MAX_HYP [EVERY]]\n", argv[0]);
+		fprintf(stderr, "usage: %s FILE [MAX_HYP [EVERY [EVENTS]]]\n", argv[0]);
 		return 2;
 	}
 	p.max_hypotheses = argc > 2 ? (unsigned int)strtoul(argv[2], NULL, 0) : 0;
 	c.every = argc > 3 ? strtoull(argv[3], NULL, 0) : 1;
 	if (!c.every)
 		c.every = 1;
+	c.stop = argc > 4 ? strtoull(argv[4], NULL, 0) : 0;
 	ret = db_open(argv[1], false, &db);
 	if (ret) {
 		fprintf(stderr, "%s: cannot open (%d)\n", argv[1], ret);
