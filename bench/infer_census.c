@@ -28,6 +28,10 @@
  *            and its widest layer.  Its edges against n x keys is what an
  *            exact shared representation saves over a list of hypotheses.
  *            The same with the counters in a random order, as a control.
+ *            Both are built by the inference's own diagram (infer_dd.c);
+ *            "counted here" says whether a hash count of the same diagram
+ *            agrees (nodes, edges, widest layer) and the random order holds
+ *            as many tuples (distinct settled rows, "tuples").
  *
  * White box: it reads the inference's private layout (infer-local.h) and
  * never changes it; the replay's results are not written.
@@ -42,6 +46,7 @@
 #include "replay.h"
 #include "replay-local.h"
 #include "infer/infer-local.h"
+#include "infer/infer_dd.h"
 
 #define CENSUS_MAX_PAIRS	128	/* counters above which no groups are made */
 
@@ -50,6 +55,7 @@ struct census_src {
 	struct replay		*r;
 	uint64_t		events, last_capped, cap_events, every, peak, stop;
 	/* over every census */
+	uint64_t		dd_disagree;	/* module's diagram unlike the counted one */
 	uint64_t		nr, max_n, max_keys, max_edges, max_comp_sum;
 	double			sum_ratio;
 };
@@ -190,6 +196,45 @@ out:
 }
 
 /*
+ * The same diagram built by the inference's own (replay/infer/infer_dd.c):
+ * layer 0 the position (key 0 here), then @keys' counters.  @tuples: the
+ * distinct rows it holds (hypotheses alike once settled are one).
+ */
+static int dd_module(const int64_t *tab, size_t n, const struct ckey *keys, size_t nd,
+		     uint64_t *nodes, uint64_t *edges, uint64_t *width, uint64_t *tuples)
+{
+	uint64_t *lk = calloc(nd + 1, sizeof(*lk));
+	size_t *w = calloc(nd + 1, sizeof(*w)), nn = 0, ne = 0, j;
+	struct inf_dd *dd = NULL;
+	uint32_t root;
+	int ret = -ENOMEM;
+
+	*nodes = *edges = *width = *tuples = 0;
+	if (!lk || !w)
+		goto out;
+	for (j = 0; j < nd; j++)
+		lk[j + 1] = keys[j].key;
+	dd = inf_dd_create(lk, (unsigned int)(nd + 1));
+	if (!dd)
+		goto out;
+	ret = inf_dd_build(dd, tab, n, &root);
+	if (!ret)
+		ret = inf_dd_size(dd, root, &nn, &ne, w);
+	if (!ret)
+		ret = inf_dd_count(dd, root, tuples);
+	*nodes = nn;
+	*edges = ne;
+	for (j = 0; j <= nd; j++)
+		if (w[j] > *width)
+			*width = w[j];
+out:
+	inf_dd_destroy(dd);
+	free(lk);
+	free(w);
+	return ret;
+}
+
+/*
  * @h's counter @key as the window's close would leave it if nothing else
  * came: a counter whose visit @h has still to make is 0 then.  Differences
  * that only say how far @h is in the window (its position does) drop out.
@@ -211,7 +256,9 @@ static void census(struct census_src *c)
 	int64_t *tab = NULL;
 	double log_dom = 0;
 	uint64_t sum_dom = 0, dd_nodes, dd_edges, dd_width, comp_sum = 0;
-	uint64_t ctl_nodes = 0, ctl_edges = 0, ctl_width = 0;
+	uint64_t ctl_nodes = 0, ctl_edges = 0, ctl_width = 0, ctl_tuples = 0;
+	uint64_t hash_nodes, hash_edges, hash_width, tuples = 0;
+	int dd_ret, ctl_ret = 0;
 	struct ckey *perm;
 	int64_t *ctl;
 	size_t ncomp = 0;
@@ -342,7 +389,9 @@ static void census(struct census_src *c)
 		comp_prod *= (long double)k;
 		ncomp++;
 	}
-	diagram(tab, n, nd + 1, &dd_nodes, &dd_edges, &dd_width);
+	/* the module's diagram, and the one counted here as its check */
+	dd_ret = dd_module(tab, n, keys, nd, &dd_nodes, &dd_edges, &dd_width, &tuples);
+	diagram(tab, n, nd + 1, &hash_nodes, &hash_edges, &hash_width);
 	/* the control: the counters in a random order (by a hash of their key) */
 	ctl = malloc(n * (nd + 1) * sizeof(*ctl));
 	perm = malloc(nd * sizeof(*perm));
@@ -359,19 +408,30 @@ static void census(struct census_src *c)
 			for (j = 0; j < nd; j++)
 				ctl[i * (nd + 1) + 1 + j] = tab[i * (nd + 1) + 1 + perm[j].order];
 		}
-		diagram(ctl, n, nd + 1, &ctl_nodes, &ctl_edges, &ctl_width);
+		for (j = 0; j < nd; j++)
+			perm[j] = keys[perm[j].order];
+		ctl_ret = dd_module(ctl, n, perm, nd, &ctl_nodes, &ctl_edges, &ctl_width,
+				    &ctl_tuples);
 	}
 	free(ctl);
 	free(perm);
 	printf("census event %llu: n %zu, keys %zu (atomic %zu, window cpu %zu, other cpus %zu), "
 	       "dom sum %llu log2 prod %.1f, comp %zu sum %llu exact %s, dd nodes %llu edges %llu "
-	       "width %llu (list %zu; random order: nodes %llu edges %llu width %llu), capped %llu\n",
+	       "width %llu tuples %llu (list %zu; random order: nodes %llu edges %llu width %llu), "
+	       "capped %llu, counted here: %s\n",
 	       (unsigned long long)c->events, n, nd, nat, nwin, noth,
 	       (unsigned long long)sum_dom, log_dom, ncomp, (unsigned long long)comp_sum,
 	       nd > CENSUS_MAX_PAIRS ? "-" : comp_prod == (long double)n ? "yes" : "no", (unsigned long long)dd_nodes,
-	       (unsigned long long)dd_edges, (unsigned long long)dd_width, n * (nd + 1),
+	       (unsigned long long)dd_edges, (unsigned long long)dd_width,
+	       (unsigned long long)tuples, n * (nd + 1),
 	       (unsigned long long)ctl_nodes, (unsigned long long)ctl_edges,
-	       (unsigned long long)ctl_width, (unsigned long long)in->capped);
+	       (unsigned long long)ctl_width, (unsigned long long)in->capped,
+	       dd_ret || ctl_ret ? "module failed" :
+	       hash_nodes == dd_nodes && hash_edges == dd_edges && hash_width == dd_width &&
+	       ctl_tuples == tuples ? "agrees" : "DIFFERS");
+	if (dd_ret || ctl_ret || hash_nodes != dd_nodes || hash_edges != dd_edges ||
+	    hash_width != dd_width || ctl_tuples != tuples)
+		c->dd_disagree++;
 	c->nr++;
 	if (n > c->max_n)
 		c->max_n = n;
@@ -461,13 +521,13 @@ int main(int argc, char **argv)
 	v = replay_validation(c.r);
 	printf("summary: %llu censuses of %llu cap events; max n %llu, max keys %llu, "
 	       "max dd edges %llu, max comp sum %llu, mean dd edges / (n x keys) %.3f; "
-	       "matched %llu of %llu, capped %llu\n",
+	       "matched %llu of %llu, capped %llu; module's diagram unlike the counted one: %llu\n",
 	       (unsigned long long)c.nr, (unsigned long long)c.cap_events,
 	       (unsigned long long)c.max_n, (unsigned long long)c.max_keys,
 	       (unsigned long long)c.max_edges, (unsigned long long)c.max_comp_sum,
 	       c.nr ? c.sum_ratio / (double)c.nr : 0.0,
 	       (unsigned long long)v->stats_updates_match, (unsigned long long)v->compared,
-	       (unsigned long long)v->capped);
+	       (unsigned long long)v->capped, (unsigned long long)c.dd_disagree);
 	replay_destroy(c.r);
 	replay_source_db_close(&c.db);
 	replay_trace_free(&tr);
