@@ -24,6 +24,8 @@
  *                   the updates no hypothesis needs to take
  *   infer_lazy.c    between windows: which tables an update has to ask, the per-CPU
  *                   adds they all take alike (pending)
+ *   infer_dd.c      (infer_dd.h) a window's orders as one hash-consed layered decision
+ *                   diagram, exact where the list is capped; not used yet
  */
 #ifndef MCR_REPLAY_INFER_LOCAL_H
 #define MCR_REPLAY_INFER_LOCAL_H

@@ -454,6 +454,8 @@ int inf_dd_enum(struct inf_dd *dd, uint32_t root,
 
 	if (ret || root == INF_DD_EMPTY)
 		return ret;
+	if (dd->nr)
+		memset(dd->tup, 0, dd->nr * sizeof(*dd->tup));
 	return dd_enum_rec(dd, root, fn, ctx);
 }
 
@@ -628,6 +630,24 @@ int inf_dd_union(struct inf_dd *dd, uint32_t a, uint32_t b, uint32_t *out)
 
 	*out = INF_DD_EMPTY;
 	return ret ? ret : dd_union_rec(dd, a, b, out);
+}
+
+int inf_dd_drop_top(struct inf_dd *dd, uint32_t root, uint32_t *out)
+{
+	uint32_t acc = INF_DD_EMPTY;
+	size_t i;
+	int ret = dd_check(dd, root);
+
+	*out = INF_DD_EMPTY;
+	if (ret)
+		return ret;
+	if (root == INF_DD_ONE)
+		return -EINVAL;
+	for (i = 0; !ret && i < dd->node[root].ne; i++)
+		ret = dd_union_rec(dd, acc, dd->edge[dd->node[root].eoff + i].child, &acc);
+	if (!ret)
+		*out = acc;
+	return ret;
 }
 
 /* ---- map ---- */

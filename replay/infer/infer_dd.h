@@ -46,8 +46,9 @@ int inf_dd_build(struct inf_dd *dd, const int64_t *tab, size_t n, uint32_t *root
 int inf_dd_count(struct inf_dd *dd, uint32_t root, uint64_t *count);
 
 /*
- * Each tuple of @root once, in ascending lexicographic order; @fn's nonzero
- * return stops the walk and is returned.
+ * Each tuple of @root once, in ascending lexicographic order (all the
+ * layers, those above @root's as 0); @fn's nonzero return stops the walk
+ * and is returned.
  */
 int inf_dd_enum(struct inf_dd *dd, uint32_t root,
 		int (*fn)(void *ctx, const int64_t *tuple), void *ctx);
@@ -58,6 +59,12 @@ int inf_dd_restrict(struct inf_dd *dd, uint32_t root, unsigned int layer, int64_
 
 /* @a | @b, both sets of the same layer's tuples. */
 int inf_dd_union(struct inf_dd *dd, uint32_t a, uint32_t b, uint32_t *out);
+
+/*
+ * The tuples of @root with its layer dropped (the window's close drops the
+ * position): the union of its edges' children, a set of the next layer's.
+ */
+int inf_dd_drop_top(struct inf_dd *dd, uint32_t root, uint32_t *out);
 
 /*
  * A map step: the value @val of layer @layer, read with the state @state the

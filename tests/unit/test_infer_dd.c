@@ -356,6 +356,67 @@ TEST(test_dd_map)
 	}
 }
 
+/* The close: layer j visited at position >= j. */
+static int close_step(void *ctx, unsigned int layer, uint64_t state, int64_t val, int64_t *ov,
+		      uint64_t *os)
+{
+	if (!layer) {
+		ov[0] = val;
+		os[0] = (uint64_t)val;
+	} else {
+		ov[0] = (int64_t)layer <= (int64_t)state ? 0 : val;
+		os[0] = state;
+	}
+	return 1;
+}
+
+/*
+ * A window's close: the counters the position has visited become 0, then the
+ * position goes; == the list's, as a handle (the list's rows with a position
+ * of 0 and that dropped).
+ */
+TEST(test_dd_close)
+{
+	uint64_t x = 31337;
+	int round;
+
+	for (round = 0; round < ROUNDS; round++) {
+		size_t m = 2 + rnd(&x) % (MAXM - 1), i, j;
+		struct tset s = { 0 }, ref = { .m = m };
+		struct inf_dd *dd = mk_dd(m);
+		uint32_t root, r, closed, want, want_top;
+		uint64_t cnt;
+
+		ASSERT(dd);
+		tset_rand(&s, &x, m, 1 + rnd(&x) % MAXN, 4);
+		for (i = 0; i < s.n; i++) {
+			int64_t row[MAXM];
+
+			s.t[i * m] = (int64_t)(rnd(&x) % m);	/* a position */
+			memcpy(row, s.t + i * m, m * sizeof(*row));
+			for (j = 1; j < m; j++)
+				if ((int64_t)j <= row[0])
+					row[j] = 0;
+			row[0] = 0;
+			ASSERT_EQ(tset_add(&ref, row), 0);
+		}
+		ASSERT_EQ(inf_dd_build(dd, s.t, s.n, &root), 0);
+		ASSERT_EQ(inf_dd_map(dd, root, (unsigned int)m, 0, close_step, NULL, &r), 0);
+		ASSERT_EQ(inf_dd_drop_top(dd, r, &closed), 0);
+		ASSERT_EQ(inf_dd_build(dd, ref.t, ref.n, &want_top), 0);
+		ASSERT_EQ(inf_dd_drop_top(dd, want_top, &want), 0);
+		ASSERT_EQU(closed, want);
+		ASSERT(closed != INF_DD_EMPTY);
+		tset_norm(&ref);
+		ASSERT_EQ(inf_dd_count(dd, closed, &cnt), 0);
+		ASSERT_EQU(cnt, ref.n);
+		ASSERT_EQ(inf_dd_drop_top(dd, INF_DD_ONE, &r), -EINVAL);
+		free(s.t);
+		free(ref.t);
+		inf_dd_destroy(dd);
+	}
+}
+
 /* Bad handles and layers: -EINVAL, nothing made. */
 TEST(test_dd_errors)
 {
@@ -383,4 +444,4 @@ TEST(test_dd_errors)
 }
 
 TEST_MAIN(test_dd_build_count_enum, test_dd_canonical, test_dd_restrict, test_dd_union,
-	  test_dd_map, test_dd_errors)
+	  test_dd_map, test_dd_close, test_dd_errors)
