@@ -417,6 +417,82 @@ TEST(test_dd_close)
 	}
 }
 
+/*
+ * test_infer.c's test_order_found as a diagram: break, TH 128; root -> P -> L
+ * at 192 each, the window's visit list [L, P, root] (layers 1..3, layer 0 the
+ * visits done).  cpu1's L +64 inside the window: the visits before it come
+ * first (a visited counter is 0), then its walk from L adds 64 until a
+ * counter above TH stops it; the unlock visits the rest (0).
+ */
+#define EX_TH	128
+#define EX_ADD	64
+
+static int ex_update(void *ctx, unsigned int layer, uint64_t state, int64_t val, int64_t *ov,
+		     uint64_t *os)
+{
+	int64_t v;
+	int n = 0;
+
+	if (!layer) {
+		/* the orders: after val..3 visits, the walk alive (bit 8) */
+		for (v = val; v <= 3; v++) {
+			ov[n] = v;
+			os[n++] = (uint64_t)v | 1u << 8;
+		}
+		return n;
+	}
+	v = (int64_t)layer - 1 < (int64_t)(state & 0xff) ? 0 : val;
+	os[0] = state;
+	if (state >> 8 & 1) {
+		if (v > EX_TH)
+			os[0] = state & 0xff;	/* the walk stops here */
+		else
+			v += EX_ADD;
+	}
+	ov[0] = v;
+	return 1;
+}
+
+static int ex_unlock(void *ctx, unsigned int layer, uint64_t state, int64_t val, int64_t *ov,
+		     uint64_t *os)
+{
+	os[0] = layer ? state : (uint64_t)val;
+	ov[0] = layer && (int64_t)layer - 1 >= (int64_t)state ? 0 : val;
+	return 1;
+}
+
+TEST(test_dd_order_found)
+{
+	static const int64_t open[4] = { 0, 192, 192, 192 };
+	static const int64_t want[4][4] = {
+		{ 0, 0, 0, 0 }, { 0, 64, 0, 0 }, { 0, 64, 64, 0 }, { 0, 64, 64, 64 },
+	};
+	uint64_t keys[4] = { 0, 20, 10, 1 }, cnt;	/* position, L, P, root */
+	struct inf_dd *dd = inf_dd_create(keys, 4);
+	struct collect c = { .s = { .m = 4 } };
+	uint32_t root, upd, unl, closed, r;
+
+	ASSERT(dd);
+	ASSERT_EQ(inf_dd_build(dd, open, 1, &root), 0);
+	ASSERT_EQ(inf_dd_map(dd, root, 4, 0, ex_update, NULL, &upd), 0);
+	ASSERT_EQ(inf_dd_count(dd, upd, &cnt), 0);
+	ASSERT_EQU(cnt, 4);			/* four orders */
+	ASSERT_EQ(inf_dd_map(dd, upd, 4, 0, ex_unlock, NULL, &unl), 0);
+	ASSERT_EQ(inf_dd_drop_top(dd, unl, &closed), 0);
+	ASSERT_EQ(inf_dd_enum(dd, closed, collect_row, &c), 0);
+	ASSERT_EQU(c.s.n, 4);
+	ASSERT(!memcmp(c.s.t, want, sizeof(want)));
+	/* the kernel reads P = 64: two orders remain; then root = 64: one */
+	ASSERT_EQ(inf_dd_restrict(dd, closed, 2, 64, &r), 0);
+	ASSERT_EQ(inf_dd_count(dd, r, &cnt), 0);
+	ASSERT_EQU(cnt, 2);
+	ASSERT_EQ(inf_dd_restrict(dd, r, 3, 64, &r), 0);
+	ASSERT_EQ(inf_dd_count(dd, r, &cnt), 0);
+	ASSERT_EQU(cnt, 1);
+	free(c.s.t);
+	inf_dd_destroy(dd);
+}
+
 /* Bad handles and layers: -EINVAL, nothing made. */
 TEST(test_dd_errors)
 {
@@ -444,4 +520,4 @@ TEST(test_dd_errors)
 }
 
 TEST_MAIN(test_dd_build_count_enum, test_dd_canonical, test_dd_restrict, test_dd_union,
-	  test_dd_map, test_dd_close, test_dd_errors)
+	  test_dd_map, test_dd_close, test_dd_order_found, test_dd_errors)
