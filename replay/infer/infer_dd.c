@@ -557,7 +557,7 @@ int inf_dd_restrict(struct inf_dd *dd, uint32_t root, unsigned int layer, int64_
 	*out = INF_DD_EMPTY;
 	if (ret)
 		return ret;
-	if (layer >= dd->nr || (root > INF_DD_ONE && dd->node[root].layer > layer))
+	if (layer >= dd->nr || (root != INF_DD_EMPTY && dd->node[root].layer > layer))
 		return -EINVAL;
 	dd_memo_clear(&dd->op);
 	return dd_restrict_rec(dd, root, layer, val, out);

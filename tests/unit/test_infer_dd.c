@@ -508,6 +508,9 @@ TEST(test_dd_errors)
 	ASSERT_EQ(inf_dd_build(dd, tab, 2, &root), 0);
 	ASSERT_EQ(inf_dd_count(dd, root + 100, &cnt), -EINVAL);
 	ASSERT_EQ(inf_dd_restrict(dd, root, 2, 0, &r), -EINVAL);
+	ASSERT_EQ(inf_dd_restrict(dd, INF_DD_ONE, 1, 0, &r), -EINVAL);
+	ASSERT_EQ(inf_dd_restrict(dd, INF_DD_EMPTY, 1, 0, &r), 0);
+	ASSERT_EQU(r, INF_DD_EMPTY);
 	ASSERT_EQ(inf_dd_size(dd, root + 100, &n, &e, NULL), -EINVAL);
 	ASSERT_EQ(inf_dd_map(dd, root, 3, 0, step, NULL, &r), -EINVAL);
 	ASSERT_EQ(inf_dd_map(dd, root, 0, 0, step, NULL, &r), 0);
