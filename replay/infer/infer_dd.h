@@ -34,35 +34,88 @@
 
 struct inf_dd;
 
+/**
+ * inf_dd_create() - an empty diagram over a fixed list of layers.
+ * @keys: each layer's counter key (layer 0: the position's, any value); copied.
+ * @nr_layers: how many.
+ *
+ * Returns the diagram, or NULL without memory.
+ */
 struct inf_dd *inf_dd_create(const uint64_t *keys, unsigned int nr_layers);
+
+/**
+ * inf_dd_destroy() - free a diagram and every node it made; NULL is fine.
+ * @dd: the diagram.
+ */
 void inf_dd_destroy(struct inf_dd *dd);
+
+/**
+ * inf_dd_layers() - how many layers @dd has.
+ * @dd: the diagram.
+ */
 unsigned int inf_dd_layers(const struct inf_dd *dd);
+
+/**
+ * inf_dd_key() - the counter key of a layer (0 past the last).
+ * @dd: the diagram.
+ * @layer: the layer.
+ */
 uint64_t inf_dd_key(const struct inf_dd *dd, unsigned int layer);
 
-/* The set of the @n rows of @tab (row-major, inf_dd_layers() columns); duplicates are one. */
+/**
+ * inf_dd_build() - the set of a list's tuples.
+ * @dd: the diagram.
+ * @tab: @n rows of inf_dd_layers() values, row-major.
+ * @n: how many rows; duplicates are one tuple.
+ * @root: the set's node (layer 0), INF_DD_EMPTY when @n is 0.
+ */
 int inf_dd_build(struct inf_dd *dd, const int64_t *tab, size_t n, uint32_t *root);
 
-/* How many tuples @root holds. */
+/**
+ * inf_dd_count() - how many tuples a set holds.
+ * @dd: the diagram.
+ * @root: the set.
+ * @count: the count; -EOVERFLOW past UINT64_MAX.
+ */
 int inf_dd_count(struct inf_dd *dd, uint32_t root, uint64_t *count);
 
-/*
- * Each tuple of @root once, in ascending lexicographic order (all the
- * layers, those above @root's as 0); @fn's nonzero return stops the walk
- * and is returned.
+/**
+ * inf_dd_enum() - each tuple of a set once, in ascending lexicographic order.
+ * @dd: the diagram.
+ * @root: the set.
+ * @fn: called with every layer's value (those above @root's layer as 0);
+ *      its nonzero return stops the walk and is returned.
+ * @ctx: @fn's.
  */
 int inf_dd_enum(struct inf_dd *dd, uint32_t root,
 		int (*fn)(void *ctx, const int64_t *tuple), void *ctx);
 
-/* The tuples of @root whose value at @layer is @val (an observation of that counter). */
+/**
+ * inf_dd_restrict() - the tuples whose value at a layer is one value.
+ * @dd: the diagram.
+ * @root: the set.
+ * @layer: the layer, not above @root's (-EINVAL).
+ * @val: the value (an observation of the layer's counter).
+ * @out: the subset.
+ */
 int inf_dd_restrict(struct inf_dd *dd, uint32_t root, unsigned int layer, int64_t val,
 		    uint32_t *out);
 
-/* @a | @b, both sets of the same layer's tuples. */
+/**
+ * inf_dd_union() - the union of two sets of the same layer (-EINVAL if not).
+ * @dd: the diagram.
+ * @a: a set.
+ * @b: a set.
+ * @out: @a | @b.
+ */
 int inf_dd_union(struct inf_dd *dd, uint32_t a, uint32_t b, uint32_t *out);
 
-/*
- * The tuples of @root with its layer dropped (the window's close drops the
- * position): the union of its edges' children, a set of the next layer's.
+/**
+ * inf_dd_drop_top() - a set's tuples without their first layer.
+ * @dd: the diagram.
+ * @root: the set (not the terminal).
+ * @out: the union of its edges' children, a set of the next layer's tuples
+ *       (the window's close drops the position).
  */
 int inf_dd_drop_top(struct inf_dd *dd, uint32_t root, uint32_t *out);
 
@@ -75,20 +128,40 @@ int inf_dd_drop_top(struct inf_dd *dd, uint32_t root, uint32_t *out);
 typedef int (*inf_dd_step_fn)(void *ctx, unsigned int layer, uint64_t state, int64_t val,
 			      int64_t *out_val, uint64_t *out_state);
 
-/*
- * The image of @root under a per-tuple transducer over its first @depth
- * layers, from state @state0: each tuple's layers 0..depth-1 are rewritten
- * by @fn layer by layer (each branching where @fn gives several images),
- * its rest kept.  Exact: the result holds each image of each tuple, once.
- * An update is one such pass down to its path's deepest counter layer.
+/**
+ * inf_dd_map() - the image of a set under a per-tuple transducer.
+ * @dd: the diagram.
+ * @root: the set.
+ * @depth: the layers rewritten: @root's layer up to @depth - 1, the rest kept;
+ *         @depth of @root's layer gives @root back.
+ * @state0: the state @fn reads at @root's layer.
+ * @fn: the step, layer by layer; several images of a value branch.
+ * @ctx: @fn's.
+ * @out: the image; exact: each image of each tuple, once.
+ *
+ * An update is one such pass down to its path's deepest counter layer, its
+ * branches at the position layer.  Returns 0, @fn's error, -EINVAL (a
+ * @depth past the layers or above @root's layer, more than INF_DD_MAX_OUT
+ * images), -ENOMEM.
  */
 int inf_dd_map(struct inf_dd *dd, uint32_t root, unsigned int depth, uint64_t state0,
 	       inf_dd_step_fn fn, void *ctx, uint32_t *out);
 
-/* Nodes (and edges) reachable from @root, the terminal not counted; per layer in @width if not NULL. */
-int inf_dd_size(struct inf_dd *dd, uint32_t root, size_t *nodes, size_t *edges, size_t *width);
+/**
+ * inf_dd_size() - the nodes and edges a set reaches, the terminal not counted.
+ * @dd: the diagram.
+ * @root: the set.
+ * @nodes: how many nodes.
+ * @edges: how many edges.
+ * @width: if not NULL, inf_dd_layers() counts: the nodes per layer.
+ */
+int inf_dd_size(struct inf_dd *dd, uint32_t root, size_t *nodes, size_t *edges,
+		size_t *width);
 
-/* Nodes the unique table holds (every node made since inf_dd_create()). */
+/**
+ * inf_dd_nr_nodes() - the nodes the unique table holds (every one made).
+ * @dd: the diagram.
+ */
 size_t inf_dd_nr_nodes(const struct inf_dd *dd);
 
 #endif
