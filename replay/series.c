@@ -334,16 +334,73 @@ out:
 	return ret;
 }
 
+/*
+ * Run @p sees line @i of @s change, as series_see_all() sees each: if the
+ * cgroup's flushable state changed, every line's visible error did.  A
+ * cgroup seen flushable is left alone: an update cannot end that (only a
+ * visit resets its stats_updates, and a visited cgroup is looked at again
+ * after the event, series_visited()), and its lines' visible error, 0, is
+ * in their minimum and maximum already.
+ */
+static inline void series_see_line(struct replay *r, struct sim *sim, unsigned int p,
+				   struct rser *s, size_t i)
+{
+	struct rser_pol *pp = &s->pol[p];
+	struct rser_run *ru;
+	int32_t n;
+	int64_t v = 0;
+
+	if (pp->flushable)
+		return;
+	ru = &pp->lines[i];
+	n = series_node(r, p, s);
+	if (n >= 0 && sim_node_flushable_at(sim, n)) {	/* every line is 0 now, this one too */
+		pp->flushable = true;
+		series_see_all(r, p, s);
+		return;
+	}
+	/* series_visible() */
+	if (n >= 0) {
+		if (ru->line < 0)
+			ru->line = sim_line_handle(sim, (enum sim_item_kind)s->items[i].key.kind,
+						   s->items[i].key.item);
+		v = sim_line_error_at(sim, n, ru->line);
+	}
+	if (v < ru->min)
+		ru->min = v;
+	if (v > ru->max)
+		ru->max = v;
+}
+
 /**
  * series_update() - after an update of (@kind, @item) to @c was applied to
- * every policy: the series cgroups on @c's path see the line change.  The
- * lines are made here; then each run sees them as series_update_run() does.
+ * every policy: the series cgroups on @c's path see the line change, made
+ * where new.  Each series cgroup's line is looked at by every run at once,
+ * as series_update_run() would (a run's look at one series cgroup reads
+ * and writes nothing of another's): no hits array in between, since most
+ * of them, at flushable ancestors, are left at once.
  */
 int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item)
 {
-	unsigned int p;
+	unsigned int p, j;
 	int ret;
 
+	if (kind == SIM_ITEM_LRUVEC)
+		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
+	if (c->ser_gen != r->ser_gen)
+		series_path_cache(r, c);
+	if (c->nr_ser_path <= RCG_SER_PATH) {
+		for (j = 0; j < c->nr_ser_path; j++) {
+			struct rser *s = c->ser_path[j];
+			long i = series_item(r, s, kind, item);
+
+			if (i < 0)
+				return -ENOMEM;
+			for (p = 0; p < r->p.nr_runs; p++)
+				series_see_line(r, r->sims[p], p, s, (size_t)i);
+		}
+		return 0;
+	}
 	r->hits.nr = 0;
 	ret = series_path(r, c, kind, item, true, &r->hits);
 	if (ret < 0)
@@ -363,45 +420,8 @@ void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, 
 	struct sim *sim = r->sims[p];
 	size_t i;
 
-	/*
-	 * A hit's cgroup first: if its flushable state changed, every line's
-	 * visible error did.  Then its line is seen, as series_see_all() sees
-	 * each.  A cgroup seen flushable is left alone: an update cannot end
-	 * that (only a visit resets its stats_updates, and a visited cgroup is
-	 * looked at again after the event, series_visited()), and its lines'
-	 * visible error, 0, is in their minimum and maximum already.
-	 */
-	for (i = 0; i < nr; i++) {
-		struct rser *s = hit[i].s;
-		struct rser_pol *pp = &s->pol[p];
-		struct rser_run *ru;
-		int32_t n;
-		bool f;
-		int64_t v = 0;
-
-		if (pp->flushable)
-			continue;
-		ru = &pp->lines[hit[i].i];
-		n = series_node(r, p, s);
-		f = n >= 0 && sim_node_flushable_at(sim, n);
-		if (f) {	/* every line is 0 now, this one too */
-			pp->flushable = f;
-			series_see_all(r, p, s);
-			continue;
-		}
-		/* series_visible() */
-		if (n >= 0) {
-			if (ru->line < 0)
-				ru->line = sim_line_handle(sim,
-							   (enum sim_item_kind)s->items[hit[i].i].key.kind,
-							   s->items[hit[i].i].key.item);
-			v = sim_line_error_at(sim, n, ru->line);
-		}
-		if (v < ru->min)
-			ru->min = v;
-		if (v > ru->max)
-			ru->max = v;
-	}
+	for (i = 0; i < nr; i++)
+		series_see_line(r, sim, p, hit[i].s, hit[i].i);
 }
 
 /**
