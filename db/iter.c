@@ -141,27 +141,32 @@ static int db_iter_arena(struct db_iter *it)
  * SQLite's default kept 2 MiB.  Every chunk's BLOB passes through the cache
  * (Debian's SQLite reads overflow pages into it), and a file that does not
  * fill the default cache took a fresh page, and a page fault, for every one
- * it read: a tenth of reading a 2 MB recording.  The cache spills dirty
- * pages (replay's results, written in one transaction during the pass) at
- * the same count as before, not at 64 KiB's.  Set by the first iterator
+ * it read: a tenth of reading a 2 MB recording.  Set by the first iterator
  * opened on the connection, restored when the last is closed.
+ *
+ * The dirty pages of what is written meanwhile (replay's results, in one
+ * transaction during the pass) spill at DB_ITER_SPILL, not at 64 KiB's,
+ * where the hot pages (each table's last, the read index's) went out and
+ * came back over and over.  Not at the count before either: SQLite spills
+ * only when a page must be evicted and more pages than the spill size are
+ * held, and that was the old cache's (2000 KiB, 483 pages, on a trace
+ * opened with SQLite's default), so every page of reads, read_errors and
+ * stranded_episodes stayed dirty in memory: 0.15 MB at 5 M events of the
+ * 8-CPU fleet trace, 2.1 MB at 100 M.
  */
 #define DB_ITER_CACHE	"-64"		/* KiB */
+#define DB_ITER_SPILL	"-256"		/* KiB */
 
 static int db_iter_cache(struct db *db)
 {
-	char sql[96];
 	int err;
 
 	if (db->iters++)
 		return 0;
 	err = db_query_ints(db, "PRAGMA cache_size", &db->cache_size, NULL) ?:
-	      db_query_ints(db, "PRAGMA cache_spill", &db->cache_spill, NULL);
-	if (!err) {
-		snprintf(sql, sizeof(sql), "PRAGMA cache_spill = %" PRId64 "; PRAGMA cache_size = "
-			 DB_ITER_CACHE, db->cache_spill);
-		err = db_exec(db, sql);
-	}
+	      db_query_ints(db, "PRAGMA cache_spill", &db->cache_spill, NULL) ?:
+	      db_exec(db, "PRAGMA cache_spill = " DB_ITER_SPILL "; PRAGMA cache_size = "
+		      DB_ITER_CACHE);
 	if (err)
 		db->iters--;
 	return err;
