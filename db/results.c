@@ -158,6 +158,8 @@ int db_results_open(struct db *db, struct db_results **out)
 				.bulk = w->ser.bulk, .one = w->st[W_SERIES] };
 	w->cs = (struct held){ .keys = 2, .cols = 5, .spill = -1,
 			       .bulk = w->cs.bulk, .one = w->st[W_CGROUP_SAMPLE] };
+	w->ser.peer = &w->cs;
+	w->cs.peer = &w->ser;
 	if (err) {
 		db_results_close(w);
 		return err;

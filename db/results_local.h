@@ -42,6 +42,7 @@ struct held {
 	struct held_span	*runs;		/* each spill's records in it, in write order */
 	size_t			nr_runs, cap_runs;
 	size_t			limit;		/* bytes held before a spill, 0: DB_HELD_BYTES */
+	struct held		*peer;		/* shares the limit: spilled together; or NULL */
 	size_t			ways_max;	/* the most runs read at once by a merge */
 	sqlite3_stmt		*bulk;		/* DB_BULK_ROWS rows */
 	sqlite3_stmt		*one;		/* one row */
