@@ -262,6 +262,70 @@ TEST(test_results_spill_ways)
 }
 
 /*
+ * The series and cgroup_series rows share one limit (held.peer): together
+ * they never hold more than it, the smaller table's rows spill with the
+ * larger's, and every row of both comes back.  With a limit each, the
+ * fewer cgroup_series rows reached theirs only much later in a trace, and
+ * memory grew by a limit's worth until then.
+ */
+#define SHARED_KEYS	40
+#define SHARED_TS	200
+TEST(test_results_held_shared)
+{
+	const char *path = tmp_path("shared.db");
+	const char *one_s = "INSERT INTO series (run_id, cgroup_id, kind, item, ts, error, min_error,"
+			    " max_error) VALUES (?,?,?,?,?,?,?,?)";
+	const char *one_c = "INSERT INTO cgroup_series (run_id, cgroup_id, ts, pending,"
+			    " stats_updates, flushable, stranded) VALUES (?,?,?,?,?,?,?)";
+	struct held s = { .keys = 4, .cols = 4, .spill = -1, .limit = 4096 };
+	struct held c = { .keys = 2, .cols = 5, .spill = -1, .limit = 4096 };
+	struct db_results *w;
+	struct db *db;
+	int64_t run_id;
+	int g, k, i;
+
+	s.peer = &c;
+	c.peer = &s;
+	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
+	ASSERT_EQ(db_prepare(db, one_s, &s.one), 0);
+	ASSERT_EQ(db_results_bulk(db, one_s, &s.bulk), 0);
+	ASSERT_EQ(db_prepare(db, one_c, &c.one), 0);
+	ASSERT_EQ(db_results_bulk(db, one_c, &c.bulk), 0);
+	for (k = 0; k < SHARED_TS; k++)
+		for (g = 0; g < SHARED_KEYS; g++) {
+			const int64_t ck[4] = { run_id, g + 1, 0, 0 };
+			const uint64_t cv[5] = { (uint64_t)k * 50, (uint64_t)k * g, 7, k & 1, 0 };
+
+			ASSERT_EQ(db_held_add(&c, ck, cv), 0);
+			ASSERT(s.bytes + c.bytes <= 4096);
+			for (i = 0; i < 8; i++) {
+				const int64_t sk[4] = { run_id, g + 1, 1, i };
+				const uint64_t sv[4] = { (uint64_t)k * 50, (uint64_t)(k * 1000 + g) * 7919,
+							 (uint64_t)-k, (uint64_t)i };
+
+				ASSERT_EQ(db_held_add(&s, sk, sv), 0);
+				ASSERT(s.bytes + c.bytes <= 4096);
+			}
+		}
+	ASSERT(c.nr_runs > 1 && s.nr_runs > 1);
+	ASSERT_EQ(db_held_insert(&s), 0);
+	ASSERT_EQ(db_held_insert(&c), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series WHERE error = (ts / 50 * 1000 +"
+			    " cgroup_id - 1) * 7919 AND min_error = -(ts / 50) AND max_error = item"),
+		  SHARED_KEYS * SHARED_TS * 8);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM cgroup_series WHERE pending = ts / 50 *"
+			    " (cgroup_id - 1) AND stats_updates = 7 AND flushable = (ts / 50) % 2"),
+		  SHARED_KEYS * SHARED_TS);
+	sqlite3_finalize(s.one);
+	sqlite3_finalize(s.bulk);
+	sqlite3_finalize(c.one);
+	sqlite3_finalize(c.bulk);
+	db_results_close(w);
+	ASSERT_EQ(db_rollback(db), 0);
+	db_close(db);
+}
+
+/*
  * A key's rows come in increasing ts: one at or before the last is refused
  * at the add.  The extremes of every column come back as they went in.
  */
@@ -560,4 +624,4 @@ TEST(test_stat_checks)
 }
 
 TEST_MAIN(test_visible_split_rows, test_stat_checks, test_results_while_iterating, test_results_and_lag_report, test_results_held_rows,
-	  test_results_spill, test_results_spill_ways, test_results_order, test_results_created_on_demand)
+	  test_results_spill, test_results_spill_ways, test_results_held_shared, test_results_order, test_results_created_on_demand)
