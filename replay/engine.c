@@ -484,7 +484,7 @@ int replay_run(struct replay *r, struct replay_source *src)
 			return ret;
 		if (ret > 0)
 			goto next;
-		ret = series_until(r, ev.ts);
+		ret = series_due(r, ev.ts) ? series_until(r, ev.ts) : 0;
 		if (ret < 0)
 			return ret;
 		ret = window_before_event(r, &ev);

@@ -283,7 +283,15 @@ int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int 
 void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, unsigned int p);
 int series_lines_resolve(struct replay *r, struct rcg *c, enum sim_item_kind kind,
 			 int item, struct rser_hits *out);
-bool series_due(const struct replay *r, uint64_t ts);
+/*
+ * Is a sample due before an event at @ts (series_until() would write rows)?
+ * Asked at every event, so inline: the next sample's ts is kept from the
+ * last one; the first is due at the first event's (series_ts(r, 0)).
+ */
+static inline bool series_due(const struct replay *r, uint64_t ts)
+{
+	return r->p.sample_ns && ts >= (r->nr_samples ? r->sample_due : r->st.first_ts);
+}
 int series_after_event(struct replay *r);
 int series_after_event_run(struct replay *r, unsigned int p);
 int series_sample(struct replay *r);

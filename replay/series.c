@@ -597,12 +597,6 @@ static inline uint64_t series_next_ts(const struct replay *r)
 	return r->nr_samples ? r->sample_due : series_ts(r, 0);
 }
 
-/* Is a sample due before an event at @ts (series_until() would write rows)? */
-bool series_due(const struct replay *r, uint64_t ts)
-{
-	return r->p.sample_ns && ts >= series_next_ts(r);
-}
-
 /**
  * series_until() - every sample due before an event at @ts: a sample at T
  * shows the state after the events before T.  The sample at the first
