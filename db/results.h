@@ -139,6 +139,7 @@ struct db_item_summary {
 	int		kind;
 	int		item;
 };
+/* Held, as series rows are, until db_results_flush() inserts them DB_BULK_ROWS at a time. */
 int db_item_summary_add(struct db_results *w, const struct db_item_summary *s);
 
 struct db_mismatch {

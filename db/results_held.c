@@ -56,7 +56,6 @@
 #define DB_SPILL_BUF		(64u << 10)	/* a spill's records go out in writes of this */
 #define DB_RUN_BUF		(8u << 10)	/* the merge reads each run in reads of this */
 #define DB_REC_HDR		8		/* a record: line id, byte count (u32 each) */
-#define DB_BULK_ROWS		64	/* rows per bulk INSERT: 512 parameters at most */
 #define DB_LINE_COLS		5	/* values of a row at most, ts first */
 
 /*

@@ -16,6 +16,9 @@
 struct db;
 struct held_line;
 
+/* Rows per bulk INSERT (db_results_bulk()): 832 parameters at most (item_summary's 13). */
+#define DB_BULK_ROWS		64
+
 /* The most runs of the spill file one merge reads at once (one buffer each). */
 #define DB_HELD_WAYS		16
 

@@ -272,10 +272,11 @@ static int store_validation(struct replay_store *s, struct replay *r)
 	return db_validation_add(s->db, &row);
 }
 
+/* The summaries, then every row the writer holds (series, item_summary) goes in. */
 int replay_store_finish(struct replay_store *s, struct replay *r, double wall_s)
 {
 	unsigned int p;
-	int ret = db_results_flush(s->w);
+	int ret = 0;
 
 	for (p = 0; !ret && p < s->nr_runs; p++) {
 		ret = store_summaries(s, r, p);
@@ -284,6 +285,8 @@ int replay_store_finish(struct replay_store *s, struct replay *r, double wall_s)
 	}
 	if (!ret && replay_validation(r))
 		ret = store_validation(s, r);
+	if (!ret)
+		ret = db_results_flush(s->w);
 	return ret;
 }
 
