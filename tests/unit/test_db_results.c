@@ -262,6 +262,45 @@ TEST(test_results_spill_ways)
 }
 
 /*
+ * item_summary rows go in DB_BULK_ROWS at a time and the rest at the flush:
+ * every one, each with its own values (the REALs to the bit), NULL in none.
+ */
+#define ITEM_ROWS	(2 * DB_BULK_ROWS + 7)
+TEST(test_results_item_rows)
+{
+	const char *path = tmp_path("items.db");
+	struct db_results *w;
+	struct db *db;
+	int64_t run_id;
+	int i;
+
+	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
+	for (i = 0; i < ITEM_ROWS; i++) {
+		struct db_item_summary r = {
+			.run_id = run_id, .cgroup_id = (uint64_t)i / 3 + 1, .kind = 1, .item = i % 3,
+			.max_read_error = (uint64_t)i, .p99_read_error = (uint64_t)i / 2,
+			.mean_read_error = i / 4.0, .max_visible_error = (uint64_t)i * 3,
+			.mean_visible_error = i / 8.0, .max_error_age_ms = i / 16.0,
+			.final_error = -i, .max_settled_error = (uint64_t)i * 2,
+			.max_flush_error = (uint64_t)i + 5,
+		};
+
+		ASSERT_EQ(db_item_summary_add(w, &r), 0);
+	}
+	ASSERT_EQ(db_results_flush(w), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM item_summary WHERE max_read_error ="
+			    " (cgroup_id - 1) * 3 + item AND p99_read_error = max_read_error / 2"
+			    " AND mean_read_error = max_read_error / 4.0 AND max_visible_error ="
+			    " 3 * max_read_error AND mean_visible_error = max_read_error / 8.0 AND"
+			    " max_error_age_ms = max_read_error / 16.0 AND final_error ="
+			    " -max_read_error AND max_settled_error = 2 * max_read_error AND"
+			    " max_flush_error = max_read_error + 5 AND kind = 1"), ITEM_ROWS);
+	db_results_close(w);
+	ASSERT_EQ(db_rollback(db), 0);
+	db_close(db);
+}
+
+/*
  * The series and cgroup_series rows share one limit (held.peer): together
  * they never hold more than it, the smaller table's rows spill with the
  * larger's, and every row of both comes back.  With a limit each, the
@@ -624,4 +663,4 @@ TEST(test_stat_checks)
 }
 
 TEST_MAIN(test_visible_split_rows, test_stat_checks, test_results_while_iterating, test_results_and_lag_report, test_results_held_rows,
-	  test_results_spill, test_results_spill_ways, test_results_held_shared, test_results_order, test_results_created_on_demand)
+	  test_results_spill, test_results_spill_ways, test_results_held_shared, test_results_item_rows, test_results_order, test_results_created_on_demand)
