@@ -5,8 +5,9 @@
  *
  * series and cgroup_series rows are not inserted as they come: they are
  * held (results_held.c) until the pass ends, db_results_flush() inserts
- * them then in key order.  This file owns every table's INSERT and the
- * binding of its rows, the held ones' too.
+ * them then in key order.  item_summary rows go in DB_BULK_ROWS at a time,
+ * the last of them at db_results_flush() too.  This file owns every
+ * table's INSERT and the binding of its rows, the held ones' too.
  */
 #include <errno.h>
 #include <stdint.h>
