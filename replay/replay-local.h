@@ -70,12 +70,19 @@ struct rser_item {
 #define RSER_DIRECT	128	/* items below this are found without a search */
 
 struct rser {
+	/*
+	 * What an update's look at a flushable series cgroup reads, in its
+	 * first cache line (with the first runs' pol): that the line exists
+	 * and that every run sees the cgroup flushable.  Bit item of
+	 * have[kind == EVENT]: direct[][item] != 0.
+	 */
+	uint64_t	have[2][RSER_DIRECT / 64];
+	struct rser_pol	pol[REPLAY_MAX_RUNS];
 	struct rcg	*c;
 	struct rser_item *items;	/* sorted by (kind, item) */
 	size_t		nr_items, cap_items;
 	uint32_t	direct[2][RSER_DIRECT];	/* [STATE, EVENT][item]: index + 1, 0 none */
 	uint64_t	emitted;	/* cgroup_series samples written */
-	struct rser_pol	pol[REPLAY_MAX_RUNS];
 };
 
 /*
