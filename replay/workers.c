@@ -22,9 +22,11 @@
  * run's window opened or ended by the run), so the runs do not stop at each
  * of a flush's per-CPU windows.  Blocks are small and sit in a ring; every
  * run consumes every block in order, on whichever thread is free, the
- * pass's own thread included, so three runs keep two cores busy while the
- * pass decodes.  Any other event first drains the ring: the pass then goes
- * on serially, as with one thread.
+ * pass's own thread included when it waits for room, so three runs keep two
+ * cores busy while the pass decodes, and a single run has a thread of its
+ * own: the pass decodes and does the shared halves while it applies.  Any
+ * other event first drains the ring: the pass then goes on serially, as
+ * with one thread.
  *
  * The only rows the queued events make are stranded episodes, which a run
  * buffers per block and the pass's thread hands to the sink in the order one
@@ -90,7 +92,11 @@ struct workers {
 	struct wk_block		*ring[WK_RING];
 };
 
-/* Default thread count: online CPUs, at most one per run. */
+/*
+ * The runs' threads besides the pass's: one fewer than the threads allowed
+ * (default: the online CPUs), at most one per run.  A single run gets one
+ * too: the pass decodes while it applies.
+ */
 static unsigned int workers_count(const struct replay *r)
 {
 	unsigned int n = r->p.threads;
@@ -100,6 +106,7 @@ static unsigned int workers_count(const struct replay *r)
 
 		n = cpus > 0 ? (unsigned int)cpus : 1;
 	}
+	n--;
 	return n < r->p.nr_runs ? n : r->p.nr_runs;
 }
 
@@ -434,8 +441,8 @@ int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep)
 }
 
 /**
- * workers_start() - the runs' threads for @r's pass, if it has more than one
- * run, more than one thread allowed, and neither validation nor inference
+ * workers_start() - the runs' threads for @r's pass, if more than one
+ * thread is allowed, and neither validation nor inference
  * (they compare run 0 with the kernel event by event: serial).
  * Return: 0 (r->wk NULL: the serial path), or -errno.
  */
@@ -445,14 +452,14 @@ int workers_start(struct replay *r)
 	unsigned int i;
 	int ret;
 
-	if (r->wk || r->val || r->inf || r->p.placed || r->p.nr_runs < 2 || workers_count(r) < 2)
+	if (r->wk || r->val || r->inf || r->p.placed || !workers_count(r))
 		return 0;
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->r = r;
 	w->nr_runs = r->p.nr_runs;
-	w->nr_threads = workers_count(r);
+	w->nr_threads = workers_count(r) + 1;
 	for (i = 0; i < WK_RING; i++) {
 		w->ring[i] = calloc(1, sizeof(*w->ring[i]));
 		if (!w->ring[i]) {

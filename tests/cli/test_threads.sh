@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # replay --threads: one thread and several give the same rows (every result
 # table, every column but the run's wall time and start), with the spread model
-# and with the inferred one (its prepass, its windows); bad counts are refused.
+# and with the inferred one (its prepass, its windows), one policy or several;
+# bad counts are refused.
 . "$(dirname "$0")/../lib.sh"
 
 SRC=$T_TMP/fleet.db
@@ -51,6 +52,10 @@ got=$(sqlite3 "$T_TMP/t1.db" "SELECT (SELECT count(*) FROM stranded_episodes) > 
 [ "$got" = "1|1|1" ] && pass replay_threads_rows_exist || fail replay_threads_rows_exist "$got"
 same_rows inferred -p break,continue,legacy -m inferred -H 16 -s 1
 same_rows two_runs -p legacy,break -m spread -s 1
+# one run: the pass decodes while a thread of its own applies the run
+same_rows one_run -p break -m spread -s 1
+same_rows one_run_no_series -p break -m spread -s 0
+same_rows one_run_inferred -p break -m inferred -H 16 -s 1
 # the lock and unlock events the runs' threads take with the updates
 # (window_take()) under each model that places visits in a window, and the
 # ones the pass keeps: a flush's first lock and last unlock, models that
@@ -62,6 +67,7 @@ if as_rows "$SRC"; then
 	# every fifth unlock lost: those windows end by the rule (window.c), serially
 	sqlite3 "$SRC" "DELETE FROM events WHERE kind = 6 AND rowid % 5 = 0"
 	same_rows lost_unlock -p break,continue,legacy -m spread -s 1
+	same_rows lost_unlock_one_run -p break -m spread -s 1
 else
 	fail replay_threads_as_rows "events --table failed"
 fi
