@@ -288,6 +288,8 @@ void rcg_free_all(struct replay *r);
 int series_mark(struct replay *r, struct rcg *c);
 int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item);
 void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, unsigned int p);
+int series_update_one(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item,
+		      struct rser_hits *hits);
 int series_lines_resolve(struct replay *r, struct rcg *c, enum sim_item_kind kind,
 			 int item, struct rser_hits *out);
 /*

@@ -435,6 +435,25 @@ int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int 
 	return 0;
 }
 
+/**
+ * series_update_one() - series_update() of a pass with a single run, on the
+ * run's own thread (workers.c), its lines resolved into @hits: with one run
+ * the series lines are the run's alone until the next sample, which the
+ * pass takes serially, so a line can join here without stopping the pass.
+ */
+int series_update_one(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item,
+		      struct rser_hits *hits)
+{
+	int ret;
+
+	hits->nr = 0;
+	ret = series_path(r, c, kind, item, true, hits);
+	if (ret < 0)
+		return ret;
+	series_update_run(r, hits->v, hits->nr, 0);
+	return 0;
+}
+
 /*
  * The per-run half of series_update(), for a run's own thread: the lines
  * are resolved already (series_lines_resolve()), so nothing shared changes;

@@ -50,6 +50,7 @@
 struct wk_ev {
 	struct mcr_event	ev;
 	uint32_t		hit0, nr_hits;	/* its series lines: wk_block.hits.v[hit0..] */
+	struct rcg		*c;		/* an update's cgroup */
 	struct win_op		op;		/* a lock or unlock's per-run half; kind 0: an update */
 };
 
@@ -76,6 +77,12 @@ struct workers {
 	struct replay		*r;
 	unsigned int		nr_runs;
 	unsigned int		nr_threads;	/* the pass's thread included */
+	/*
+	 * A single run with series: its thread resolves and makes the series
+	 * lines (series_update_one()) into one_hits, not the pass.
+	 */
+	bool			own_series;
+	struct rser_hits	one_hits;
 	pthread_t		th[REPLAY_MAX_RUNS];
 	unsigned int		started;	/* threads created */
 	pthread_mutex_t		mu;
@@ -148,9 +155,12 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 		ret = sim_update(s, ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item, ev->val);
 		if (ret)
 			break;
-		if (b->ev[i].nr_hits)	/* without series the block has no hits array */
+		if (w->own_series)
+			ret = series_update_one(r, b->ev[i].c, kind, ev->item, &w->one_hits);
+		else if (b->ev[i].nr_hits)	/* without series the block has no hits array */
 			series_update_run(r, b->hits.v + b->ev[i].hit0, b->ev[i].nr_hits, p);
-		ret = series_after_event_run(r, p);
+		if (!ret)
+			ret = series_after_event_run(r, p);
 	}
 	ec->buf = NULL;
 	return ret;
@@ -344,6 +354,8 @@ static struct rcg *workers_eligible(struct replay *r, const struct mcr_event *ev
 	c = rcg_find(r, ev->id);
 	if (!c || !c->added)
 		return NULL;
+	if (r->wk->own_series)	/* the run resolves them, and makes new ones */
+		return c;
 	ret = series_lines_resolve(r, c, replay_item_kind(ev->kind), ev->item, &b->hits);
 	if (ret < 0)
 		*err = ret;
@@ -417,6 +429,7 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 	e->ev = *ev;
 	e->hit0 = (uint32_t)hit0;
 	e->nr_hits = (uint32_t)(w->fill->hits.nr - hit0);
+	e->c = c;
 	e->op.kind = 0;
 	ret = workers_push(w);
 	return ret < 0 ? ret : 1;
@@ -460,6 +473,7 @@ int workers_start(struct replay *r)
 	w->r = r;
 	w->nr_runs = r->p.nr_runs;
 	w->nr_threads = workers_count(r) + 1;
+	w->own_series = r->p.nr_runs == 1 && r->p.sample_ns;
 	for (i = 0; i < WK_RING; i++) {
 		w->ring[i] = calloc(1, sizeof(*w->ring[i]));
 		if (!w->ring[i]) {
@@ -511,6 +525,7 @@ void workers_stop(struct replay *r)
 		free(w->ring[i]->hits.v);
 		free(w->ring[i]);
 	}
+	free(w->one_hits.v);
 	free(w);
 	r->wk = NULL;
 }
