@@ -31,10 +31,11 @@ static int rcg_rehash(struct replay *r)
 	return 0;
 }
 
-/* replay.direct covers @id (< RCG_DIRECT), doubling, the new entries NULL. */
+/* replay.direct and direct_added cover @id (< RCG_DIRECT), doubling, the new entries 0. */
 static int rcg_direct_reserve(struct replay *r, uint64_t id)
 {
 	size_t cap = r->cap_direct ? r->cap_direct : 1024;
+	uint8_t *a;
 	struct rcg **t;
 
 	while (cap <= id)
@@ -46,8 +47,21 @@ static int rcg_direct_reserve(struct replay *r, uint64_t id)
 		return -ENOMEM;
 	memset(t + r->cap_direct, 0, (cap - r->cap_direct) * sizeof(*t));
 	r->direct = t;
+	a = realloc(r->direct_added, cap);
+	if (!a)
+		return -ENOMEM;	/* direct is larger than cap_direct says: harmless */
+	memset(a + r->cap_direct, 0, cap - r->cap_direct);
+	r->direct_added = a;
 	r->cap_direct = cap;
 	return 0;
+}
+
+/* @c is known to the simulators now. */
+static void rcg_set_added(struct replay *r, struct rcg *c)
+{
+	c->added = true;
+	if (c->id < r->cap_direct)
+		r->direct_added[c->id] = 1;
 }
 
 static struct rcg *rcg_new(struct replay *r, uint64_t id)
@@ -115,7 +129,7 @@ static int rcg_add_to_sims(struct replay *r, uint64_t ts, struct rcg *c, unsigne
 	c->parent = parent;
 	r->ser_gen++;
 	parent->has_child = true;
-	c->added = true;
+	rcg_set_added(r, c);
 	return series_mark(r, c);
 }
 
@@ -137,7 +151,7 @@ struct rcg *rcg_get(struct replay *r, uint64_t ts, uint64_t id, bool via_update)
 			c->parent = r->root;
 			r->ser_gen++;
 			r->root->has_child = true;
-			c->added = true;
+			rcg_set_added(r, c);
 			return series_mark(r, c) < 0 ? NULL : c;
 		}
 	}
@@ -159,7 +173,7 @@ int rcg_add_initial(struct replay *r)
 	r->root = rcg_new(r, SIM_ROOT_ID);
 	if (!r->root)
 		return -ENOMEM;
-	r->root->added = true;
+	rcg_set_added(r, r->root);
 	if (series_mark(r, r->root) < 0)
 		return -ENOMEM;
 	for (i = 0; i < t->nr_cgroups; i++) {
@@ -225,6 +239,8 @@ void rcg_free_all(struct replay *r)
 	free(r->cg);
 	free(r->htab);
 	free(r->direct);
+	free(r->direct_added);
+	r->direct_added = NULL;
 	r->cg = NULL;
 	r->htab = NULL;
 	r->direct = NULL;

@@ -245,6 +245,7 @@ struct replay {
 	size_t				hmask;
 	/* ids below RCG_DIRECT (cgroup ids are small counters) also here: one load */
 	struct rcg			**direct;
+	uint8_t				*direct_added;	/* [cap_direct]: rcg.added */
 	size_t				cap_direct;
 	struct rser			**ser;		/* series cgroups, as they became known */
 	size_t				nr_ser, cap_ser;
@@ -277,6 +278,21 @@ static inline struct rcg *rcg_find(struct replay *r, uint64_t id)
 		if (c->id == id)
 			return c;
 	return NULL;
+}
+
+/*
+ * rcg_find() of a cgroup known to the simulators (rcg.added), or NULL:
+ * without a look at the cgroup itself for an id in the flat table, a
+ * cache miss on every update where the pass does nothing else with it.
+ */
+static inline struct rcg *rcg_find_added(struct replay *r, uint64_t id)
+{
+	struct rcg *c;
+
+	if (id < r->cap_direct)
+		return r->direct_added[id] ? r->direct[id] : NULL;
+	c = rcg_find(r, id);
+	return c && c->added ? c : NULL;
 }
 
 struct rcg *rcg_get(struct replay *r, uint64_t ts, uint64_t id, bool via_update);	/* adds */
