@@ -232,16 +232,22 @@ static void *workers_main(void *arg)
 static int workers_emit(struct workers *w, struct wk_block *b)
 {
 	const struct replay_sink *sk = &w->r->p.sink;
-	size_t pos[REPLAY_MAX_RUNS] = { 0 };
+	size_t pos[REPLAY_MAX_RUNS] = { 0 }, left = 0;
 	unsigned int p, ph;
-	uint32_t i;
+	uint32_t i = UINT32_MAX;
 	int ret;
 
-	for (i = 0; i < b->nr; i++)
+	/* from the first event that ended one to the last: most blocks have none */
+	for (p = 0; p < w->nr_runs; p++) {
+		left += b->eps[p].nr;
+		if (b->eps[p].nr && b->eps[p].v[0].at < i)
+			i = b->eps[p].v[0].at;
+	}
+	for (; left && i < b->nr; i++)
 		for (ph = 0; ph < 2; ph++)
 			for (p = 0; p < w->nr_runs; p++)
 				for (; pos[p] < b->eps[p].nr && b->eps[p].v[pos[p]].at == i &&
-				       b->eps[p].v[pos[p]].phase == ph; pos[p]++) {
+				       b->eps[p].v[pos[p]].phase == ph; pos[p]++, left--) {
 					if (!sk->episode)
 						continue;
 					ret = sk->episode(sk->ctx, p, &b->eps[p].v[pos[p]].ep);
@@ -367,8 +373,8 @@ static struct rcg *workers_eligible(struct replay *r, const struct mcr_event *ev
 	for (p = 0; r->p.model->before_update && p < r->p.nr_runs; p++)
 		if (r->win.pol[p].open)
 			return NULL;
-	c = rcg_find(r, ev->id);
-	if (!c || !c->added)
+	c = rcg_find_added(r, ev->id);
+	if (!c)
 		return NULL;
 	if (r->wk->own_series)	/* the run resolves them, and makes new ones */
 		return c;
