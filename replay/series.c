@@ -437,15 +437,35 @@ int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int 
 
 /**
  * series_update_one() - series_update() of a pass with a single run, on the
- * run's own thread (workers.c), its lines resolved into @hits: with one run
- * the series lines are the run's alone until the next sample, which the
- * pass takes serially, so a line can join here without stopping the pass.
+ * run's own thread (workers.c): with one run the series lines are the run's
+ * alone until the next sample, which the pass takes serially, so a line can
+ * join here without stopping the pass.  Each line is seen as it is found,
+ * with no list of them; a deep path's list goes through @hits.
  */
 int series_update_one(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item,
 		      struct rser_hits *hits)
 {
+	unsigned int j;
 	int ret;
 
+	if (kind == SIM_ITEM_LRUVEC)
+		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
+	if (c->ser_gen != r->ser_gen)
+		series_path_cache(r, c);
+	if (c->nr_ser_path <= RCG_SER_PATH) {
+		for (j = 0; j < c->nr_ser_path; j++) {
+			struct rser *s = c->ser_path[j];
+			long i;
+
+			if (series_flushable_has(r, s, kind, item))
+				continue;
+			i = series_item(r, s, kind, item);
+			if (i < 0)
+				return -ENOMEM;
+			series_see_line(r, r->sims[0], 0, s, (size_t)i);
+		}
+		return 0;
+	}
 	hits->nr = 0;
 	ret = series_path(r, c, kind, item, true, hits);
 	if (ret < 0)
