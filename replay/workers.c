@@ -56,11 +56,14 @@
 #define WK_WAKE		4
 #define WK_ROOM		(WK_RING / 4)
 
+/*
+ * A queued event: what a run's thread reads of every one, a cache line
+ * (the blocks cross from the pass's core to the runs').  The rest, read
+ * for some only, sits in arrays of the block beside.
+ */
 struct wk_ev {
-	struct mcr_event	ev;
-	uint32_t		hit0, nr_hits;	/* its series lines: wk_block.hits.v[hit0..] */
-	struct rcg		*c;		/* an update's cgroup */
-	struct win_op		op;		/* a lock or unlock's per-run half; kind 0: an update */
+	struct mcr_event	ev;	/* an update, or a lock or unlock (wk_block.op) */
+	struct rcg		*c;	/* an update's cgroup */
 };
 
 /* A stranded episode that ended during event @at of a block, in its @phase. */
@@ -77,6 +80,9 @@ struct wk_eps {
 
 struct wk_block {
 	struct wk_ev		ev[WK_BLOCK];
+	struct win_op		op[WK_BLOCK];		/* a lock or unlock's per-run half */
+	/* an update's series lines, hits.v[hit0..]; unused with own_series */
+	uint32_t		hit0[WK_BLOCK], nr_hits[WK_BLOCK];
 	uint32_t		nr;
 	struct rser_hits	hits;			/* the events' series lines */
 	struct wk_eps		eps[REPLAY_MAX_RUNS];	/* per run */
@@ -148,15 +154,15 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 		if (ret < 0)
 			break;
 		ec->phase = 1;
-		if (b->ev[i].op.kind) {
-			ret = window_op_run(r, p, ev, &b->ev[i].op);
+		if (!mcr_event_is_update(ev)) {
+			ret = window_op_run(r, p, ev, &b->op[i]);
 			if (ret < 0)
 				break;
 			ret = series_after_event_run(r, p);
 			continue;
 		}
 		/* the block's next update while this one is applied (engine_prefetch()) */
-		if (i + 1 < b->nr && !b->ev[i + 1].op.kind) {
+		if (i + 1 < b->nr && mcr_event_is_update(&b->ev[i + 1].ev)) {
 			const struct mcr_event *nx = &b->ev[i + 1].ev;
 
 			sim_update_prefetch(s, (unsigned int)nx->cpu, nx->id,
@@ -167,8 +173,8 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 			break;
 		if (w->own_series)
 			ret = series_update_one(r, b->ev[i].c, kind, ev->item, &w->one_hits);
-		else if (b->ev[i].nr_hits)	/* without series the block has no hits array */
-			series_update_run(r, b->hits.v + b->ev[i].hit0, b->ev[i].nr_hits, p);
+		else if (b->nr_hits[i])	/* without series the block has no hits array */
+			series_update_run(r, b->hits.v + b->hit0[i], b->nr_hits[i], p);
 		if (!ret)
 			ret = series_after_event_run(r, p);
 	}
@@ -405,12 +411,10 @@ static int workers_take_window(struct replay *r, struct workers *w, const struct
 	    (unsigned int)ev->cpu >= r->t->nr_possible || series_due(r, ev->ts) ||
 	    r->win.kwin_lost)
 		return 0;
-	ret = window_take(r, ev, &e->op);
+	ret = window_take(r, ev, &w->fill->op[w->fill->nr]);
 	if (ret <= 0)
 		return ret;
 	e->ev = *ev;
-	e->hit0 = (uint32_t)w->fill->hits.nr;
-	e->nr_hits = 0;
 	ret = workers_push(w);
 	return ret < 0 ? ret : 1;
 }
@@ -449,10 +453,11 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 	r->st.updates++;
 	e = &w->fill->ev[w->fill->nr];
 	e->ev = *ev;
-	e->hit0 = (uint32_t)hit0;
-	e->nr_hits = (uint32_t)(w->fill->hits.nr - hit0);
 	e->c = c;
-	e->op.kind = 0;
+	if (!w->own_series) {
+		w->fill->hit0[w->fill->nr] = (uint32_t)hit0;
+		w->fill->nr_hits[w->fill->nr] = (uint32_t)(w->fill->hits.nr - hit0);
+	}
 	ret = workers_push(w);
 	return ret < 0 ? ret : 1;
 }
