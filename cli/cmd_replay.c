@@ -64,8 +64,8 @@ static const struct argp_option replay_options[] = {
 	  "repeatable.  By default: the cgroups that are read and their ancestors", 0 },
 	CLI_OPTION_MAX_HYP,
 	{ "threads", 'j', "N", 0, "threads for the policies' simulators, 1 to 64 (default: the "
-	  "online CPUs, at most one per policy and one to decode; 1: one thread).  The results "
-	  "do not depend on it", 0 },
+	  "online CPUs, at most one per policy and one to decode; a single policy: one; 1: one "
+	  "thread).  The results do not depend on it", 0 },
 	{ 0 }
 };
 

@@ -218,9 +218,9 @@ struct replay_params {
 	bool			keep_order;
 	/*
 	 * Threads for the runs' simulators (the pass's own included); 0: the
-	 * online CPUs.  At most one per run besides the pass's (a single run
-	 * is applied on a thread of its own while the pass decodes); 1,
-	 * validation and inference: one.
+	 * online CPUs, but one for a single run.  At most one per run besides
+	 * the pass's (a single run, given 2 or more, is applied on a thread of
+	 * its own while the pass decodes); 1, validation and inference: one.
 	 * The rows are the same for any count.
 	 */
 	unsigned int		threads;
