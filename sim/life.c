@@ -37,6 +37,8 @@ struct sim *sim_create(const struct sim_params *sp)
 		return NULL;
 	s->policy = sp->policy;
 	s->update = sp->policy->update ? sp->policy->update : sim_update_generic;
+	s->apply = sp->policy->update && sp->policy->apply ? sp->policy->apply :
+		   sim_update_generic_apply;
 	s->nr_possible = sp->nr_possible;
 	s->batch = sp->batch;
 	s->counters_only = sp->counters_only;

@@ -18,6 +18,7 @@ static const struct sim_policy sim_policies[] = {
 		.summary	= "stop the ancestor walk at the first flushable memcg (upstream)",
 		.step		= sim_policy_break_step,
 		.update		= sim_update_break,
+		.apply		= sim_update_break_apply,
 	},
 	{
 		.name		= "continue",
@@ -25,6 +26,7 @@ static const struct sim_policy sim_policies[] = {
 		.summary	= "skip a flushable memcg, keep crediting its ancestors (proposed fix)",
 		.step		= sim_policy_continue_step,
 		.update		= sim_update_continue,
+		.apply		= sim_update_continue_apply,
 	},
 	{
 		.name		= "legacy",
@@ -32,6 +34,7 @@ static const struct sim_policy sim_policies[] = {
 		.summary	= "walk every ancestor, drop full batches at flushable memcgs",
 		.step		= sim_policy_legacy_step,
 		.update		= sim_update_legacy,
+		.apply		= sim_update_legacy_apply,
 	},
 };
 

@@ -109,5 +109,10 @@ int sim_update_legacy(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 		      enum sim_item_kind kind, int item, int64_t val);
 int sim_update_generic(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 		       enum sim_item_kind kind, int item, int64_t val);
+/* sim_update_apply() of each (struct sim_policy.apply) */
+int sim_update_break_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
+int sim_update_continue_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
+int sim_update_legacy_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
+int sim_update_generic_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
 
 #endif

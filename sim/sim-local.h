@@ -208,6 +208,8 @@ struct sim {
 	/* policy->update, or the step through its pointer for a policy without one */
 	int			(*update)(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 					  enum sim_item_kind kind, int item, int64_t val);
+	/* policy->apply, as update */
+	int			(*apply)(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
 	unsigned int		nr_possible;
 	unsigned int		nr_online;
 	uint32_t		batch;		/* MEMCG_CHARGE_BATCH */

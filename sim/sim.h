@@ -28,6 +28,18 @@ struct sim;
 struct sim_node;
 struct sim_pcpu;
 
+/*
+ * A prepared update (sim_update_prepare()): where the update of one (cpu,
+ * id, kind, item) lands, as indices the simulator never moves or reuses
+ * (slots and lines are never freed, a line keeps its index).  Small enough
+ * to pass in two registers.
+ */
+struct sim_prep {
+	int32_t			slot;	/* the (memcg, cpu) slot; negative: not resolved */
+	int32_t			line;	/* the line's index */
+	uint32_t		kind;	/* enum sim_item_kind */
+};
+
 /* What the ancestor walk does at one node; returned by a policy's step. */
 enum sim_walk {
 	SIM_WALK_NEXT,		/* go on to the parent */
@@ -95,6 +107,8 @@ struct sim_policy {
 	 */
 	int (*update)(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 		      enum sim_item_kind kind, int item, int64_t val);
+	/* Optional with @update: sim_update_apply(), @step inlined; NULL: through @step */
+	int (*apply)(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
 };
 
 const struct sim_policy *sim_policy_find(const char *name);	/* NULL if unknown */
@@ -204,6 +218,35 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
  */
 void sim_update_prefetch(const struct sim *s, unsigned int cpu, uint64_t id,
 			 enum sim_item_kind kind, int item);
+
+/*
+ * The update in two phases, for a caller that knows the next event while it
+ * applies the one before: sim_update_prepare() looks the next update up and
+ * asks for what it touches first, as sim_update_prefetch() does, and keeps
+ * the lookups in a handle; sim_update_apply() is then sim_update() of that
+ * update without them.
+ *
+ * Contract.  A handle is for the simulator that prepared it and the same
+ * (cpu, id, kind, item); ts and val come with the apply.  It holds the
+ * lookups' answers and nothing else (not the memcgs' flushable, calm or
+ * stranded state, nor any count), and a resolved answer never goes stale:
+ * slots and lines are never freed or moved by index.  So whatever runs
+ * between prepare and apply (updates, cgroups added or removed, flushes,
+ * windows, sim_set_online()) the apply does what sim_update() would.  What
+ * was not known at prepare (a memcg, a (memcg, cpu) slot or a line not
+ * seen yet; or an id or item past the direct tables) is not resolved:
+ * sim_prep_ok() is false, and the caller calls sim_update(), which looks up
+ * again and creates what is missing, even if another call created it
+ * between the two.  sim_update_apply() of an unresolved handle is -EINVAL.
+ */
+struct sim_prep sim_update_prepare(const struct sim *s, unsigned int cpu, uint64_t id,
+				   enum sim_item_kind kind, int item);
+int sim_update_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
+
+static inline bool sim_prep_ok(struct sim_prep h)
+{
+	return h.slot >= 0;
+}
 
 /* The flushable test (atomic > TH) and the atomic itself, as traced by memcg_flush_stats. */
 bool sim_needs_flush(const struct sim *s, uint64_t id);

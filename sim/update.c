@@ -320,33 +320,38 @@ void sim_update_prefetch(const struct sim *s, unsigned int cpu, uint64_t id,
 	__builtin_prefetch(&s->nodes[node]);
 }
 
-/**
- * sim_update() - one traced memcg stat update
- * @s: the simulator
- * @ts: event time (ns)
- * @cpu: ring-buffer CPU, whose per-CPU counters the kernel changed
- * @id: memcg cgroup id; unknown ids attach under the root
- * @kind: which tracepoint
- * @item: the traced item
- * @val: the traced val, in pages (events: the unsigned long count's bits)
- *
- * The walk sees |(int)val| as the kernel's int parameter does: for
- * count_memcg_events that truncates the unsigned long, and a count whose low
- * 32 bits are 0 returns before css_rstat_updated().  The staleness accounting
- * instead uses the delta the stat itself receives: val for the two state
- * events (the traced field is an int already) and the full count for events,
- * since this_cpu_add(statc->events[i], count) is not truncated.
- *
- * Return: 0, -EINVAL for a bad cpu/kind/id, -ENOMEM (the sim is then unusable).
+/*
+ * The update of slot @slot's memcg, line @k, once the lookups are done and
+ * the clock is set: what sim_update() and sim_update_apply() share.
  */
+static inline __attribute__((always_inline))
+int sim_update_slot(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
+		    uint32_t k, int64_t val,
+		    struct sim_step_out (*step)(const struct sim_step_in *in))
+{
+	uint32_t abs_val;
+	int ret;
+
+	/* counters only: the walk's slots and nodes are few and stay in cache */
+	if (!s->counters_only) {
+		sim_path_prefetch(s, slot);
+		ret = sim_stale_update(s, ts, slot, kind, k, val);
+		if (ret)
+			return ret;
+	}
+	abs_val = sim_walk_abs(val);
+	if (abs_val)
+		sim_walk_run(s, slot, abs_val, step);
+	return sim_lag_err_take(s);
+}
+
 static inline __attribute__((always_inline))
 int sim_update_run(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 		   enum sim_item_kind kind, int item, int64_t val,
 		   struct sim_step_out (*step)(const struct sim_step_in *in))
 {
 	int32_t node, slot;
-	uint32_t abs_val;
-	int k, ret;
+	int k;
 
 	if (cpu >= s->nr_possible || kind > SIM_ITEM_EVENT || !id || id == SIM_KEY_EMPTY)
 		return -EINVAL;
@@ -371,30 +376,42 @@ int sim_update_run(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	k = sim_item_index(s, kind, item);
 	if (k < 0)
 		return k;
-	/* counters only: the walk's slots and nodes are few and stay in cache */
-	if (!s->counters_only) {
-		sim_path_prefetch(s, slot);
-		ret = sim_stale_update(s, ts, slot, kind, (uint32_t)k, val);
-		if (ret)
-			return ret;
-	}
-	abs_val = sim_walk_abs(val);
-	if (abs_val)
-		sim_walk_run(s, slot, abs_val, step);
-	return sim_lag_err_take(s);
+	return sim_update_slot(s, ts, slot, kind, (uint32_t)k, val, step);
+}
+
+/*
+ * sim_update() of a prepared update (sim_update_prepare()): the handle
+ * holds what the lookups would find, and nothing else, so what changed
+ * since it was prepared is seen here as sim_update() would see it.
+ */
+static inline __attribute__((always_inline))
+int sim_update_apply_run(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val,
+			 struct sim_step_out (*step)(const struct sim_step_in *in))
+{
+	if (!val)
+		return 0;
+	sim_clock(s, ts);
+	s->now = ts;
+	s->cost.updates++;
+	return sim_update_slot(s, ts, h.slot, h.kind, (uint32_t)h.line, val, step);
 }
 
 /*
  * The update path once per table policy, its step inlined in the walk
- * (struct sim_policy.update), and once with the step through the policy's
- * pointer for a policy built elsewhere.  sim_update() calls the simulator's
- * own through one pointer: no test of the policy on the path.
+ * (struct sim_policy.update and .apply), and once with the step through
+ * the policy's pointer for a policy built elsewhere.  sim_update() calls
+ * the simulator's own through one pointer: no test of the policy on the path.
  */
 #define SIM_POLICY_UPDATE(name, stepfn)						\
 	int name(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,	\
 		 enum sim_item_kind kind, int item, int64_t val)		\
 	{									\
 		return sim_update_run(s, ts, cpu, id, kind, item, val, stepfn);	\
+	}									\
+	int name##_apply(struct sim *s, struct sim_prep h, uint64_t ts,		\
+			 int64_t val)						\
+	{									\
+		return sim_update_apply_run(s, h, ts, val, stepfn);		\
 	}
 
 SIM_POLICY_UPDATE(sim_update_break, sim_policy_break_step)
@@ -402,10 +419,88 @@ SIM_POLICY_UPDATE(sim_update_continue, sim_policy_continue_step)
 SIM_POLICY_UPDATE(sim_update_legacy, sim_policy_legacy_step)
 SIM_POLICY_UPDATE(sim_update_generic, s->policy->step)
 
+/**
+ * sim_update() - one traced memcg stat update
+ * @s: the simulator
+ * @ts: event time (ns)
+ * @cpu: ring-buffer CPU, whose per-CPU counters the kernel changed
+ * @id: memcg cgroup id; unknown ids attach under the root
+ * @kind: which tracepoint
+ * @item: the traced item
+ * @val: the traced val, in pages (events: the unsigned long count's bits)
+ *
+ * The walk sees |(int)val| as the kernel's int parameter does: for
+ * count_memcg_events that truncates the unsigned long, and a count whose low
+ * 32 bits are 0 returns before css_rstat_updated().  The staleness accounting
+ * instead uses the delta the stat itself receives: val for the two state
+ * events (the traced field is an int already) and the full count for events,
+ * since this_cpu_add(statc->events[i], count) is not truncated.
+ *
+ * Return: 0, -EINVAL for a bad cpu/kind/id, -ENOMEM (the sim is then unusable).
+ */
 int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	       enum sim_item_kind kind, int item, int64_t val)
 {
 	return s->update(s, ts, cpu, id, kind, item, val);
+}
+
+/**
+ * sim_update_prepare() - look up the next update and warm the caches for it
+ * @s: the simulator
+ * @cpu: as for sim_update()
+ * @id: as for sim_update()
+ * @kind: as for sim_update()
+ * @item: as for sim_update()
+ *
+ * sim_update_prefetch() that keeps what it finds: the slot of (@id, @cpu)
+ * and the line of (@kind, @item), for sim_update_apply().  Changes nothing.
+ * Ids past the flat table, lines past the direct table and what is not
+ * known yet are not resolved (sim_prep_ok() false): sim_update() then.
+ *
+ * Return: the handle.
+ */
+struct sim_prep sim_update_prepare(const struct sim *s, unsigned int cpu, uint64_t id,
+				   enum sim_item_kind kind, int item)
+{
+	struct sim_prep h = { .slot = SIM_NONE, .line = SIM_NONE, .kind = kind };
+	int32_t node, slot;
+	int16_t d;
+
+	if (cpu >= s->nr_possible || id >= s->cap_id_direct || kind > SIM_ITEM_EVENT)
+		return h;
+	node = s->id_direct[id];
+	if (node == SIM_NONE)
+		return h;
+	slot = sim_slot_find(s, node, cpu);
+	if (slot == SIM_NONE)
+		return h;
+	__builtin_prefetch(&s->slots[slot]);
+	__builtin_prefetch((const char *)&s->slots[slot] + SIM_CACHELINE);
+	__builtin_prefetch(&s->nodes[node]);
+	if ((unsigned int)item >= SIM_ITEM_DIRECT)
+		return h;
+	d = s->item_direct[kind == SIM_ITEM_EVENT][item];
+	if (!d)
+		return h;
+	h.slot = slot;
+	h.line = d - 1;
+	return h;
+}
+
+/**
+ * sim_update_apply() - sim_update() of a prepared update
+ * @s: the simulator that prepared @h
+ * @h: sim_update_prepare() of this update's cpu, id, kind and item
+ * @ts: as for sim_update()
+ * @val: as for sim_update()
+ *
+ * Return: as sim_update(); -EINVAL for a handle that is not resolved.
+ */
+int sim_update_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val)
+{
+	if ((uint32_t)h.slot >= s->nr_slots)
+		return -EINVAL;
+	return s->apply(s, h, ts, val);
 }
 
 /* memcg_vmstats_needs_flush() for @id; false for unknown ids. */
