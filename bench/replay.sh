@@ -32,9 +32,11 @@ if [ -n "$BASE" ]; then
 		   bench/replay_mem.c "$BASE"/libreplay.a "$BASE"/libdb.a "$BASE"/libsim.a \
 		   $base_lib -lsqlite3 -lzstd -lpthread -lm
 	}
-	# BENCH_NO_PREFETCH: a baseline without sim_update_prefetch()
-	base_mem 2>/dev/null || base_mem -DBENCH_NO_PREFETCH 2>/dev/null ||
-		base_mem -DBENCH_NO_PREFETCH -DBENCH_NO_THREADS ||
+	# BENCH_NO_PREPARE: a baseline without sim_update_prepare(); BENCH_NO_PREFETCH:
+	# one without sim_update_prefetch() either
+	base_mem 2>/dev/null || base_mem -DBENCH_NO_PREPARE 2>/dev/null ||
+		base_mem -DBENCH_NO_PREPARE -DBENCH_NO_PREFETCH 2>/dev/null ||
+		base_mem -DBENCH_NO_PREPARE -DBENCH_NO_PREFETCH -DBENCH_NO_THREADS ||
 		{ echo "building replay_mem for the baseline failed"; exit 1; }
 	builds="base new"
 fi

@@ -96,6 +96,7 @@ static double bench_sims(struct mem_src *m, const struct replay_trace *t, unsign
 			 unsigned int n)
 {
 	struct sim *s[3];
+	struct sim_prep h[3], nh[3] = { { .slot = -1 }, { .slot = -1 }, { .slot = -1 } };
 	double t0;
 	size_t i;
 	unsigned int k;
@@ -122,15 +123,31 @@ static double bench_sims(struct mem_src *m, const struct replay_trace *t, unsign
 		 */
 		if (i + 16 < m->n)
 			__builtin_prefetch(&m->ev[i + 16]);
+		/* as the engine does (engine_prefetch()): the next update prepared */
+		for (k = 0; k < n; k++) {
+			h[k] = nh[k];
+			nh[k].slot = -1;
+		}
 #ifndef BENCH_NO_PREFETCH
-		/* as the engine does (engine_prefetch()) */
 		if (i + 1 < m->n && mcr_event_is_update(&m->ev[i + 1]))
 			for (k = 0; k < n; k++)
+#ifndef BENCH_NO_PREPARE
+				nh[k] = sim_update_prepare(s[k], (unsigned int)m->ev[i + 1].cpu,
+							   m->ev[i + 1].id,
+							   bench_kind(m->ev[i + 1].kind),
+							   m->ev[i + 1].item);
+#else
 				sim_update_prefetch(s[k], (unsigned int)m->ev[i + 1].cpu,
 						    m->ev[i + 1].id, bench_kind(m->ev[i + 1].kind),
 						    m->ev[i + 1].item);
 #endif
+#endif
 		for (k = 0; k < n; k++) {
+#ifndef BENCH_NO_PREPARE
+			if (mcr_event_is_update(ev) && sim_prep_ok(h[k]))
+				sim_update_apply(s[k], h[k], ev->ts, ev->val);
+			else
+#endif
 			if (mcr_event_is_update(ev))
 				sim_update(s[k], ev->ts, (unsigned int)ev->cpu, ev->id,
 					   bench_kind(ev->kind), ev->item, ev->val);

@@ -355,8 +355,13 @@ static int engine_update(struct replay *r, const struct mcr_event *ev)
 			return ret;
 	}
 	for (p = 0; p < r->p.nr_runs; p++) {
-		ret = sim_update(r->sims[p], ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item,
-				 ev->val);
+		struct sim_prep h = r->upd_prep[p][r->prep_cur];
+
+		if (r->prep_set[r->prep_cur] && sim_prep_ok(h))
+			ret = sim_update_apply(r->sims[p], h, ev->ts, ev->val);
+		else
+			ret = sim_update(r->sims[p], ev->ts, (unsigned int)ev->cpu, ev->id, kind,
+					 ev->item, ev->val);
 		if (ret < 0)
 			return ret;
 	}
@@ -427,8 +432,9 @@ static int engine_event(struct replay *r, const struct mcr_event *ev)
 }
 
 /*
- * The next event, if it is an update, has every run's simulator ask for the
- * state it will touch while this one is applied (sim_update_prefetch()):
+ * The next event, if it is an update, has every run's simulator look it up
+ * and ask for the state it will touch while this one is applied
+ * (sim_update_prepare(); engine_update() applies it from the handle):
  * the runs' states together, or one run's on a trace of many CPUs, are more
  * than a core's cache holds.  The next event is decoded one event early for
  * it; a source error there is the pass's error, as it would be one event
@@ -437,9 +443,13 @@ static int engine_event(struct replay *r, const struct mcr_event *ev)
 static int engine_prefetch(struct replay *r)
 {
 	const struct mcr_event *nx;
-	unsigned int p;
+	unsigned int p, nxt;
 	int ret;
 
+	/* what was prepared for the next event is now for the one applied */
+	r->prep_cur ^= 1;
+	nxt = r->prep_cur ^ 1;
+	r->prep_set[nxt] = false;
 	/*
 	 * With the runs on their threads (workers.c) the update is applied a
 	 * block later, on another core: the run asks for it then itself.
@@ -450,8 +460,9 @@ static int engine_prefetch(struct replay *r)
 	if (ret <= 0 || !mcr_event_is_update(nx))
 		return ret;
 	for (p = 0; p < r->p.nr_runs; p++)
-		sim_update_prefetch(r->sims[p], (unsigned int)nx->cpu, nx->id,
-				    replay_item_kind(nx->kind), nx->item);
+		r->upd_prep[p][nxt] = sim_update_prepare(r->sims[p], (unsigned int)nx->cpu, nx->id,
+						     replay_item_kind(nx->kind), nx->item);
+	r->prep_set[nxt] = true;
 	return 0;
 }
 
@@ -468,6 +479,7 @@ int replay_run(struct replay *r, struct replay_source *src)
 	if (ret < 0)
 		return ret;
 	evq_init(&r->q, src);
+	r->prep_set[0] = r->prep_set[1] = false;
 	while ((ret = evq_get(&r->q, &ev)) > 0) {
 		ret = engine_prefetch(r);
 		if (ret < 0)

@@ -234,6 +234,14 @@ struct replay {
 	bool				prepared;	/* replay_prepare() done */
 	const char			*pass_name;	/* for progress: NULL, or "infer" for a prepass */
 	struct sim			*sims[REPLAY_MAX_RUNS];	/* one per run */
+	/*
+	 * Each run's sim_update_prepare() of the event being applied
+	 * ([prep_cur]) and of the next ([!prep_cur]), engine_prefetch()'s;
+	 * prep_set[i]: upd_prep[][i] were prepared for that event.
+	 */
+	struct sim_prep			upd_prep[REPLAY_MAX_RUNS][2];
+	unsigned int			prep_cur;
+	bool				prep_set[2];
 	struct evq			q;
 	struct win			win;
 	struct replay_stats		st;

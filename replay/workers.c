@@ -145,6 +145,7 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 	struct replay *r = w->r;
 	struct replay_ep_ctx *ec = &r->ep[p];
 	struct sim *s = r->sims[p];
+	struct sim_prep h, nh = { .slot = -1 };
 	uint32_t i;
 	int ret = 0;
 
@@ -161,20 +162,27 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 			break;
 		ec->phase = 1;
 		if (!mcr_event_is_update(ev)) {
+			nh.slot = -1;
 			ret = window_op_run(r, p, ev, &b->op[i]);
 			if (ret < 0)
 				break;
 			ret = series_after_event_run(r, p);
 			continue;
 		}
-		/* the block's next update while this one is applied (engine_prefetch()) */
+		/*
+		 * The block's next update prepared while this one is applied
+		 * (engine_prefetch()), this one with what the previous prepared.
+		 */
+		h = nh;
+		nh.slot = -1;
 		if (i + 1 < b->nr && mcr_event_is_update(&b->ev[i + 1].ev)) {
 			const struct mcr_event *nx = &b->ev[i + 1].ev;
 
-			sim_update_prefetch(s, (unsigned int)nx->cpu, nx->id,
-					    replay_item_kind(nx->kind), nx->item);
+			nh = sim_update_prepare(s, (unsigned int)nx->cpu, nx->id,
+						replay_item_kind(nx->kind), nx->item);
 		}
-		ret = sim_update(s, ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item, ev->val);
+		ret = sim_prep_ok(h) ? sim_update_apply(s, h, ev->ts, ev->val) :
+		      sim_update(s, ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item, ev->val);
 		if (ret)
 			break;
 		if (w->own_series)
