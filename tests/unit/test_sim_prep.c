@@ -25,19 +25,6 @@ static int prep_apply(struct sim *s, struct sim_prep h, uint64_t ts, unsigned in
 	return sim_update(s, ts, cpu, id, kind, item, val);
 }
 
-static int line_cmp(enum sim_item_kind kind, int item, const struct sim_item_stats *st, void *ctx)
-{
-	const struct sim *o = ctx;
-	struct sim_item_stats b;
-
-	(void)o;
-	(void)kind;
-	(void)item;
-	(void)st;
-	(void)b;
-	return 0;
-}
-
 /* Every counter, cost count, memcg's and line's staleness of @a and @b agree. */
 static void machines_equal(struct test_ctx *t, struct sim *a, struct sim *b, uint64_t now)
 {
@@ -74,7 +61,6 @@ static void machines_equal(struct test_ctx *t, struct sim *a, struct sim *b, uin
 					ASSERT(!memcmp(&la, &lb, sizeof(la)));
 			}
 	}
-	(void)line_cmp;
 }
 
 /*
