@@ -177,14 +177,19 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 {
 	struct sim_pcpu *sl = &s->slots[slot];
 	int32_t walk = (int32_t)(uint32_t)(uint64_t)val;
-	int32_t idx, top;
+	/*
+	 * The slot's memcg, read once: a store through the slot's deltas
+	 * could be one to sl->node or s->nodes as the compiler sees them,
+	 * and nothing here moves the nodes.
+	 */
+	int32_t node = sl->node, idx, top;
+	struct sim_node *un = &s->nodes[node], *n;
 	uint64_t mag, walk_mag, g;
-	struct sim_node *n;
 	int64_t d;
 	int ret;
 
-	top = sim_calm_top(s, sl->node, ts);
-	sim_lines_prefetch(s, sl->node, k, top);
+	top = sim_calm_top(s, node, ts);
+	sim_lines_prefetch(s, node, k, top);
 	/* what the counters see (memcg_rstat_updated()'s int val) */
 	walk_mag = walk < 0 ? -(uint64_t)walk : (uint64_t)walk;
 	/*
@@ -215,18 +220,16 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	if (ret)
 		return ret;
 	if (!sl->unfl || ts < sl->unfl_since) {
-		n = &s->nodes[sl->node];
 		if (sl->unfl)
-			sim_dirty_unlink(s, n, sl);
+			sim_dirty_unlink(s, un, sl);
 		sl->unfl_since = ts;
-		sim_dirty_insert(s, n, slot);
+		sim_dirty_insert(s, un, slot);
 	}
 	sl->unfl += mag;
 
 	/* the ancestors' lines are at least as long (sim_node_items_reserve()) */
-	n = &s->nodes[sl->node];
-	if (n->cap_it <= k) {
-		ret = sim_node_items_reserve(s, n);
+	if (un->cap_it <= k) {
+		ret = sim_node_items_reserve(s, un);
 		if (ret)
 			return ret;
 	}
@@ -234,8 +237,8 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	 * The settled clock is the simulator's: read once for the path.
 	 * Nothing the pass does moves it (only a flush's start or end).
 	 */
-	g = sl->node != top ? sim_settled(s, ts) : 0;
-	for (idx = sl->node; idx != top; idx = n->parent) {
+	g = node != top ? sim_settled(s, ts) : 0;
+	for (idx = node; idx != top; idx = n->parent) {
 		n = &s->nodes[idx];
 		if (sim_node_calm(n))
 			stale_add(s, n, ts, k, mag, walk_mag, d, g, true);
