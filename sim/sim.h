@@ -212,19 +212,11 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	       enum sim_item_kind kind, int item, int64_t val);
 
 /*
- * A hint for the next update (same arguments as sim_update()): asks for the
- * state it touches first, so that those misses overlap the work on the
- * update before it.  Changes nothing.
- */
-void sim_update_prefetch(const struct sim *s, unsigned int cpu, uint64_t id,
-			 enum sim_item_kind kind, int item);
-
-/*
  * The update in two phases, for a caller that knows the next event while it
- * applies the one before: sim_update_prepare() looks the next update up and
- * asks for what it touches first, as sim_update_prefetch() does, and keeps
- * the lookups in a handle; sim_update_apply() is then sim_update() of that
- * update without them.
+ * applies the one before: sim_update_prepare() looks the next update up,
+ * asks for what it touches first (so that those misses overlap the work on
+ * the update before) and keeps the lookups in a handle; sim_update_apply()
+ * is then sim_update() of that update without them.
  *
  * Contract.  A handle is for the simulator that prepared it and the same
  * (cpu, id, kind, item); ts and val come with the apply.  It holds the

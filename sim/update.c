@@ -286,43 +286,6 @@ void sim_path_prefetch(const struct sim *s, int32_t slot)
 }
 
 
-/**
- * sim_update_prefetch() - warm the caches for the next update
- * @s: the simulator
- * @cpu: as for sim_update()
- * @id: as for sim_update()
- * @kind: as for sim_update()
- * @item: as for sim_update()
- *
- * A hint: it changes nothing and calls nothing.  sim_update() asks for the
- * lines it will touch as it starts (sim_path_prefetch()), but it needs its
- * slot's first line and its node's first line at once: those two are what
- * a caller that knows the next event asks for here, while the simulator
- * works on the one before.  Only those two: the path's lines as well cost
- * more instructions than their misses (replay_mem, 8-CPU fleet trace,
- * break: 14.1 M events/s with these two, 13.0 M with the whole path).
- * Pairs or ids not seen yet (or ids past the flat table) are left to
- * sim_update(); the item is not looked up: the lines asked for are the
- * same whatever it is.
- */
-void sim_update_prefetch(const struct sim *s, unsigned int cpu, uint64_t id,
-			 enum sim_item_kind kind, int item)
-{
-	int32_t node, slot;
-
-	if (cpu >= s->nr_possible || id >= s->cap_id_direct)
-		return;
-	node = s->id_direct[id];
-	if (node == SIM_NONE)
-		return;
-	slot = sim_slot_find(s, node, cpu);
-	if (slot == SIM_NONE)
-		return;
-	__builtin_prefetch(&s->slots[slot]);
-	__builtin_prefetch((const char *)&s->slots[slot] + SIM_CACHELINE);
-	__builtin_prefetch(&s->nodes[node]);
-}
-
 /*
  * The update of slot @slot's memcg, line @k, once the lookups are done and
  * the clock is set: what sim_update() and sim_update_apply() share.
@@ -455,8 +418,13 @@ int sim_update(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
  * @kind: as for sim_update()
  * @item: as for sim_update()
  *
- * sim_update_prefetch() that keeps what it finds: the slot of (@id, @cpu)
- * and the line of (@kind, @item), for sim_update_apply().  Changes nothing.
+ * Asks for the slot's first two lines and the node's first line: the
+ * apply needs those at once, so a caller that knows the next event asks
+ * here while the simulator works on the one before.  Only those: the
+ * path's lines as well cost more instructions than their misses
+ * (replay_mem, 8-CPU fleet trace, break: 14.1 M events/s with these, 13.0 M
+ * with the whole path).  Keeps what it finds, the slot of (@id, @cpu) and
+ * the line of (@kind, @item), for sim_update_apply().  Changes nothing.
  * Ids past the flat table, lines past the direct table and what is not
  * known yet are not resolved (sim_prep_ok() false): sim_update() then.
  *
