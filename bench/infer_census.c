@@ -480,7 +480,7 @@ int main(int argc, char **argv)
 {
 	struct replay_params p = { .model = &replay_model_spread, .validate = true };
 	struct census_src c = { .every = 1 };
-	struct replay_source src = { census_next, census_rewind, &c };
+	struct replay_source src = { census_next, census_rewind, &c, NULL };
 	const struct replay_validation *v;
 	struct replay_trace tr;
 	struct db *db;

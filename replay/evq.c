@@ -18,23 +18,25 @@ void evq_free(struct evq *q)
 	q->cap = q->head = q->len = 0;
 }
 
-int evq_get(struct evq *q, struct mcr_event *ev)
+/* The source's next event, or up to @max of them with take(). */
+static int evq_src(struct evq *q, struct mcr_event *ev, size_t max)
 {
-	if (q->len) {
-		*ev = q->buf[q->head];
-		q->head = (q->head + 1) & (q->cap - 1);
-		q->len--;
-		return 1;
-	}
+	if (q->src->take)
+		return q->src->take(q->src->ctx, ev, (int)max);
+	return q->src->next(q->src->ctx, ev);
+}
+
+/* evq_get() with nothing queued: straight from the source. */
+int evq_get_slow(struct evq *q, struct mcr_event *ev)
+{
+	int ret;
+
 	if (q->end)
 		return 0;
-	{
-		int ret = q->src->next(q->src->ctx, ev);
-
-		if (ret == 0)
-			q->end = 1;
-		return ret;
-	}
+	ret = evq_src(q, ev, 1);
+	if (ret == 0)
+		q->end = 1;
+	return ret;
 }
 
 /* The ring's capacity is a power of two (256 doubling): positions wrap with a mask. */
@@ -57,9 +59,16 @@ static int evq_grow(struct evq *q)
 	return 1;
 }
 
-int evq_peek(struct evq *q, size_t i, const struct mcr_event **ev)
+/*
+ * Queues events until event @i is.  With take(), the ring's free run at its
+ * tail is filled at once: take() hands out what the source has already read
+ * and reads on only when asked past that, as next() would, so its errors
+ * come at the same event.
+ */
+int evq_peek_slow(struct evq *q, size_t i, const struct mcr_event **ev)
 {
 	while (q->len <= i) {
+		size_t pos, room;
 		int ret;
 
 		if (q->end)
@@ -69,14 +78,16 @@ int evq_peek(struct evq *q, size_t i, const struct mcr_event **ev)
 			if (ret <= 0)
 				return ret;
 		}
-		ret = q->src->next(q->src->ctx, &q->buf[(q->head + q->len) & (q->cap - 1)]);
+		pos = (q->head + q->len) & (q->cap - 1);
+		room = q->cap - q->len < q->cap - pos ? q->cap - q->len : q->cap - pos;
+		ret = evq_src(q, &q->buf[pos], room);
 		if (ret < 0)
 			return ret;
 		if (ret == 0) {
 			q->end = 1;
 			return 0;
 		}
-		q->len++;
+		q->len += (size_t)ret;
 	}
 	*ev = &q->buf[(q->head + i) & (q->cap - 1)];
 	return 1;

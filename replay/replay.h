@@ -43,11 +43,15 @@ struct replay_order;
  * Event source: next() returns 1 with *ev filled, 0 at the end, or a negative
  * error; rewind() starts it over (0 or a negative error), for a flush model's
  * prepass.  A source without rewind (NULL) serves the plain models only.
+ * take(), optional, is next() for up to @max (> 0) events at once: it fills
+ * ev[0 .. n) and returns n > 0, 0 at the end, or the error, which it returns
+ * only where next() would, with no event before it left untaken.
  */
 struct replay_source {
 	int	(*next)(void *ctx, struct mcr_event *ev);
 	int	(*rewind)(void *ctx);
 	void	*ctx;
+	int	(*take)(void *ctx, struct mcr_event *ev, int max);
 };
 
 /* A cgroup of the trace's cgroups table. */

@@ -160,6 +160,29 @@ static int source_db_next(void *ctx, struct mcr_event *ev)
 	return 1;
 }
 
+/* Up to @max events of the iterator's batch; the next batch only once it is all taken. */
+static int source_db_take(void *ctx, struct mcr_event *ev, int max)
+{
+	struct source_db *sd = ctx;
+	const struct mcr_event *const *evs;
+	int i, n;
+
+	if (sd->i == sd->n) {
+		int ret = db_iter_next_batch(sd->it, &sd->evs);
+
+		if (ret <= 0)
+			return ret;
+		sd->n = ret;
+		sd->i = 0;
+	}
+	n = sd->n - sd->i < max ? sd->n - sd->i : max;
+	evs = sd->evs + sd->i;
+	for (i = 0; i < n; i++)
+		ev[i] = *evs[i];
+	sd->i += n;
+	return n;
+}
+
 /* A fresh iterator: the events again from the first, in the same order. */
 static int source_db_rewind(void *ctx)
 {
@@ -189,6 +212,7 @@ int replay_source_db_open(struct db *db, struct replay_source *src)
 		return ret;
 	}
 	src->next = source_db_next;
+	src->take = source_db_take;
 	src->rewind = source_db_rewind;
 	src->ctx = sd;
 	return 0;
