@@ -393,15 +393,9 @@ static inline bool series_flushable_has(const struct replay *r, const struct rse
 	return true;
 }
 
-/**
- * series_update() - after an update of (@kind, @item) to @c was applied to
- * every policy: the series cgroups on @c's path see the line change, made
- * where new.  Each series cgroup's line is looked at by every run at once,
- * as series_update_run() would (a run's look at one series cgroup reads
- * and writes nothing of another's): no hits array in between, since most
- * of them, at flushable ancestors, are left at once.
- */
-int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item)
+/* series_update(), a path deeper than the cache listed in @hits. */
+static int series_update_hits(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item,
+			      struct rser_hits *hits)
 {
 	unsigned int p, j;
 	int ret;
@@ -426,13 +420,26 @@ int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int 
 		}
 		return 0;
 	}
-	r->hits.nr = 0;
-	ret = series_path(r, c, kind, item, true, &r->hits);
+	hits->nr = 0;
+	ret = series_path(r, c, kind, item, true, hits);
 	if (ret < 0)
 		return ret;
 	for (p = 0; p < r->p.nr_runs; p++)
-		series_update_run(r, r->hits.v, r->hits.nr, p);
+		series_update_run(r, hits->v, hits->nr, p);
 	return 0;
+}
+
+/**
+ * series_update() - after an update of (@kind, @item) to @c was applied to
+ * every policy: the series cgroups on @c's path see the line change, made
+ * where new.  Each series cgroup's line is looked at by every run at once,
+ * as series_update_run() would (a run's look at one series cgroup reads
+ * and writes nothing of another's): no hits array in between, since most
+ * of them, at flushable ancestors, are left at once.
+ */
+int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item)
+{
+	return series_update_hits(r, c, kind, item, &r->hits);
 }
 
 /**
@@ -440,38 +447,13 @@ int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int 
  * run's own thread (workers.c): with one run the series lines are the run's
  * alone until the next sample, which the pass takes serially, so a line can
  * join here without stopping the pass.  Each line is seen as it is found,
- * with no list of them; a deep path's list goes through @hits.
+ * with no list of them; a deep path's list goes through @hits, the run's
+ * own (the pass keeps r->hits).
  */
 int series_update_one(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item,
 		      struct rser_hits *hits)
 {
-	unsigned int j;
-	int ret;
-
-	if (kind == SIM_ITEM_LRUVEC)
-		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
-	if (c->ser_gen != r->ser_gen)
-		series_path_cache(r, c);
-	if (c->nr_ser_path <= RCG_SER_PATH) {
-		for (j = 0; j < c->nr_ser_path; j++) {
-			struct rser *s = c->ser_path[j];
-			long i;
-
-			if (series_flushable_has(r, s, kind, item))
-				continue;
-			i = series_item(r, s, kind, item);
-			if (i < 0)
-				return -ENOMEM;
-			series_see_line(r, r->sims[0], 0, s, (size_t)i);
-		}
-		return 0;
-	}
-	hits->nr = 0;
-	ret = series_path(r, c, kind, item, true, hits);
-	if (ret < 0)
-		return ret;
-	series_update_run(r, hits->v, hits->nr, 0);
-	return 0;
+	return series_update_hits(r, c, kind, item, hits);
 }
 
 /*

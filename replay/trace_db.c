@@ -143,24 +143,11 @@ struct source_db {
 	int			i, n;
 };
 
-/* db_iter_next_batch() checks every event's fields (db_event_check()): nothing is left to check. */
-static int source_db_next(void *ctx, struct mcr_event *ev)
-{
-	struct source_db *sd = ctx;
-
-	if (sd->i == sd->n) {
-		int ret = db_iter_next_batch(sd->it, &sd->evs);
-
-		if (ret <= 0)
-			return ret;
-		sd->n = ret;
-		sd->i = 0;
-	}
-	*ev = *sd->evs[sd->i++];
-	return 1;
-}
-
-/* Up to @max events of the iterator's batch; the next batch only once it is all taken. */
+/*
+ * Up to @max events of the iterator's batch; the next batch only once it is
+ * all taken.  db_iter_next_batch() checks every event's fields
+ * (db_event_check()): nothing is left to check.
+ */
 static int source_db_take(void *ctx, struct mcr_event *ev, int max)
 {
 	struct source_db *sd = ctx;
@@ -181,6 +168,12 @@ static int source_db_take(void *ctx, struct mcr_event *ev, int max)
 		ev[i] = *evs[i];
 	sd->i += n;
 	return n;
+}
+
+/* One event: source_db_take() of one. */
+static int source_db_next(void *ctx, struct mcr_event *ev)
+{
+	return source_db_take(ctx, ev, 1);
 }
 
 /* A fresh iterator: the events again from the first, in the same order. */
