@@ -46,15 +46,6 @@
 
 #define WK_BLOCK	256	/* events per block: the runs start on it early */
 #define WK_RING		32	/* blocks in flight */
-/*
- * A run's thread that found nothing to do sleeps until this many blocks
- * wait for a run, or the pass waits: a thread woken for each block, when
- * the runs are faster than the pass, cost both threads a system call per
- * block and often a wait for a core.  A full ring, likewise, wakes the
- * pass when a quarter of it is free again.
- */
-#define WK_WAKE		4
-#define WK_ROOM		(WK_RING / 4)
 
 /*
  * A queued event: what a run's thread reads of every one, a cache line
@@ -109,7 +100,6 @@ struct workers {
 	bool			claimed[REPLAY_MAX_RUNS];
 	int			err;		/* first run error; the runs stop */
 	bool			quit;
-	bool			waiting;	/* the pass waits (workers_wait()) */
 	/* the pass's thread only */
 	struct wk_block		*fill;		/* block being filled: ring[filled % WK_RING] */
 	struct wk_block		*ring[WK_RING];
@@ -196,14 +186,14 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 	return ret;
 }
 
-/* A run with @min blocks or more to apply that no thread holds, or -1.  Under mu. */
-static int workers_pick(const struct workers *w, uint64_t min)
+/* A run with a block to apply that no thread holds, or -1.  Under mu. */
+static int workers_pick(const struct workers *w)
 {
 	unsigned int p, best = 0;
 	int pick = -1;
 
 	for (p = 0; p < w->nr_runs; p++)
-		if (!w->claimed[p] && w->filled - w->done[p] >= min &&
+		if (!w->claimed[p] && w->done[p] < w->filled &&
 		    (pick < 0 || w->done[p] < w->done[best])) {
 			pick = (int)p;
 			best = p;
@@ -237,7 +227,7 @@ static void *workers_main(void *arg)
 
 	pthread_mutex_lock(&w->mu);
 	while (!w->quit) {
-		int p = w->err ? -1 : workers_pick(w, w->waiting ? 1 : WK_WAKE);
+		int p = w->err ? -1 : workers_pick(w);
 
 		if (p < 0)
 			pthread_cond_wait(&w->cv, &w->mu);
@@ -297,13 +287,9 @@ static int workers_wait(struct workers *w, uint64_t until)
 {
 	int ret = 0;
 
-	w->waiting = true;
-	pthread_cond_broadcast(&w->cv);
 	while (w->emitted < until) {
-		if (w->err) {
-			ret = w->err;
-			break;
-		}
+		if (w->err)
+			return w->err;
 		if (workers_min_done(w) > w->emitted) {
 			struct wk_block *b = w->ring[w->emitted % WK_RING];
 
@@ -312,18 +298,17 @@ static int workers_wait(struct workers *w, uint64_t until)
 			ret = workers_emit(w, b);
 			pthread_mutex_lock(&w->mu);
 			if (ret < 0)
-				break;
+				return ret;
 			w->emitted++;
 			continue;
 		}
-		ret = workers_pick(w, 1);
+		ret = workers_pick(w);
 		if (ret >= 0)
 			workers_step(w, (unsigned int)ret);
 		else
 			pthread_cond_wait(&w->cv, &w->mu);
 		ret = 0;
 	}
-	w->waiting = false;
 	return ret;
 }
 
@@ -336,10 +321,9 @@ static int workers_publish(struct workers *w)
 		return 0;
 	pthread_mutex_lock(&w->mu);
 	w->filled++;
-	if (workers_pick(w, WK_WAKE) >= 0)
-		pthread_cond_broadcast(&w->cv);
+	pthread_cond_broadcast(&w->cv);
 	if (w->filled - w->emitted == WK_RING)
-		ret = workers_wait(w, w->emitted + WK_ROOM);
+		ret = workers_wait(w, w->emitted + 1);
 	pthread_mutex_unlock(&w->mu);
 	if (ret < 0)
 		return ret;
