@@ -16,7 +16,9 @@
  */
 uint32_t sim_pcpu_stats_updates(const struct sim *s, uint64_t id, unsigned int cpu)
 {
-	return sim_pcpu_get(s, id, cpu);
+	int32_t node = sim_node_lookup(s, id);
+
+	return node == SIM_NONE ? 0 : sim_pcpu_stats_updates_at(s, node, cpu);
 }
 
 /**

@@ -108,14 +108,6 @@ int32_t sim_slot_get(struct sim *s, int32_t node, unsigned int cpu)
 	return sim_slot_new(s, node, cpu, parent);
 }
 
-/* The per-CPU counter of (@id, @cpu) for tests; 0 where the pair never occurred. */
-uint32_t sim_pcpu_get(const struct sim *s, uint64_t id, unsigned int cpu)
-{
-	int32_t node = sim_node_lookup(s, id);
-
-	return node == SIM_NONE ? 0 : sim_pcpu_stats_updates_at(s, node, cpu);
-}
-
 /*
  * css_rstat_updated(): link the slot and its ancestors on the slot's CPU
  * until one is already linked.  The newest child goes to the head of the

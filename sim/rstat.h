@@ -17,7 +17,4 @@ int32_t sim_slot_get(struct sim *s, int32_t node, unsigned int cpu);
 void sim_rstat_updated(struct sim *s, int32_t slot);
 int sim_rstat_updated_list(struct sim *s, int32_t slot);
 
-/* for tests: the per-CPU counter of (@id, @cpu), 0 where the pair never occurred */
-uint32_t sim_pcpu_get(const struct sim *s, uint64_t id, unsigned int cpu);
-
 #endif

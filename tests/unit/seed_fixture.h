@@ -103,7 +103,7 @@ static inline int all_zero(const struct sim *s)
 		if (st.missing || st.stats_updates || st.flushable || st.stuck || st.oldest_ts)
 			return 0;
 		for (c = 0; c < 4; c++)
-			if (sim_pcpu_get(s, ids[i], c))
+			if (sim_pcpu_stats_updates(s, ids[i], c))
 				return 0;
 	}
 	return 1;

@@ -446,9 +446,9 @@ TEST(id_ranges)
 	ASSERT_EQ(sim_update(s, 1, 1, edge, SIM_ITEM_STATE, 0, 5), 0);
 	ASSERT_EQ(sim_stale_get(s, big, &st), 0);
 	ASSERT_EQU(st.missing, 5);
-	ASSERT_EQU(sim_pcpu_get(s, small, 1), 5);
-	ASSERT_EQU(sim_pcpu_get(s, big, 1), 5);
-	ASSERT_EQU(sim_pcpu_get(s, big, 0), 0);
+	ASSERT_EQU(sim_pcpu_stats_updates(s, small, 1), 5);
+	ASSERT_EQU(sim_pcpu_stats_updates(s, big, 1), 5);
+	ASSERT_EQU(sim_pcpu_stats_updates(s, big, 0), 0);
 	sim_destroy(s);
 }
 
@@ -513,7 +513,7 @@ TEST(table_walk_matches_step)
 			ASSERT_EQU(sa.missing, sb.missing);
 			ASSERT_EQ(sa.flushable, sb.flushable);
 			for (cpu = 0; cpu < 4; cpu++)
-				ASSERT_EQU(sim_pcpu_get(a, id, cpu), sim_pcpu_get(b, id, cpu));
+				ASSERT_EQU(sim_pcpu_stats_updates(a, id, cpu), sim_pcpu_stats_updates(b, id, cpu));
 		}
 		sim_destroy(a);
 		sim_destroy(b);

@@ -62,8 +62,8 @@ TEST(batch_32_read_flushes)
 	ASSERT_EQ(three_updates(s), 0);
 	ASSERT_EQ(sim_stats_updates(s, LEAF), 80);
 	ASSERT_EQ(sim_stats_updates(s, ROOT), 80);
-	ASSERT_EQU(sim_pcpu_get(s, LEAF, 0), 0);
-	ASSERT_EQU(sim_pcpu_get(s, ROOT, 0), 0);
+	ASSERT_EQU(sim_pcpu_stats_updates(s, LEAF, 0), 0);
+	ASSERT_EQU(sim_pcpu_stats_updates(s, ROOT, 0), 0);
 	ASSERT(sim_needs_flush(s, ROOT));
 	ASSERT_EQ(sim_flush_request(s, 4, ROOT, false), 1);
 	sim_destroy(s);
@@ -89,8 +89,8 @@ TEST(batch_64_read_skips)
 	ASSERT_EQ(three_updates(s), 0);
 	ASSERT_EQ(sim_stats_updates(s, LEAF), 80);
 	ASSERT_EQ(sim_stats_updates(s, ROOT), 80);
-	ASSERT_EQU(sim_pcpu_get(s, LEAF, 0), 40);
-	ASSERT_EQU(sim_pcpu_get(s, ROOT, 0), 40);
+	ASSERT_EQU(sim_pcpu_stats_updates(s, LEAF, 0), 40);
+	ASSERT_EQU(sim_pcpu_stats_updates(s, ROOT, 0), 40);
 	ASSERT(!sim_needs_flush(s, ROOT));
 	ASSERT_EQ(sim_flush_request(s, 4, ROOT, false), 0);
 	sim_destroy(s);
@@ -116,8 +116,8 @@ TEST(one_cpu_online_read_flushes)
 	ASSERT_EQ(three_updates(s), 0);
 	ASSERT_EQ(sim_stats_updates(s, LEAF), 80);
 	ASSERT_EQ(sim_stats_updates(s, ROOT), 80);
-	ASSERT_EQU(sim_pcpu_get(s, LEAF, 0), 0);
-	ASSERT_EQU(sim_pcpu_get(s, ROOT, 0), 0);
+	ASSERT_EQU(sim_pcpu_stats_updates(s, LEAF, 0), 0);
+	ASSERT_EQU(sim_pcpu_stats_updates(s, ROOT, 0), 0);
 	ASSERT_EQ(sim_flush_request(s, 4, ROOT, false), 1);
 	sim_destroy(s);
 }

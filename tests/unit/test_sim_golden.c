@@ -31,8 +31,8 @@ TEST(seed_race_break)
 		ASSERT(stale(s, ROOT).stuck);
 	}
 	/* the five breaks: one walk step each, no per-CPU add */
-	ASSERT_EQ(sim_pcpu_get(s, LEAF, 1), 0);
-	ASSERT_EQ(sim_pcpu_get(s, ROOT, 1), 0);
+	ASSERT_EQ(sim_pcpu_stats_updates(s, LEAF, 1), 0);
+	ASSERT_EQ(sim_pcpu_stats_updates(s, ROOT, 1), 0);
 	sim_cost_get(s, &c);
 	/*
 	 * updates: 1 + 1 + 4 + 5 = 11; walk steps: 6 full walks of 2 + 5 breaks = 17;
@@ -187,7 +187,7 @@ TEST(batching_phase)
 		ASSERT_EQ(sim_update(s, 3, 0, A, SIM_ITEM_STATE, 0, 30), 0);
 		ASSERT_EQ(sim_stats_updates(s, A), 70);
 		ASSERT(sim_needs_flush(s, A));
-		ASSERT_EQ(sim_pcpu_get(s, ROOT, 0), 30);
+		ASSERT_EQ(sim_pcpu_stats_updates(s, ROOT, 0), 30);
 		for (k = 1; k <= 20; k++) {
 			ASSERT_EQ(sim_update(s, 3 + k, 0, A, SIM_ITEM_STATE, 0, 5), 0);
 			if (!flushable_from && sim_needs_flush(s, ROOT))
@@ -197,8 +197,8 @@ TEST(batching_phase)
 		ASSERT_EQ(sim_stats_updates(s, ROOT), e->root_atomic);
 		ASSERT_EQ(sim_stats_updates(s, A), 70);
 		ASSERT(sim_needs_flush(s, A));
-		ASSERT_EQ(sim_pcpu_get(s, ROOT, 0), e->root_pcpu);
-		ASSERT_EQ(sim_pcpu_get(s, A, 0), e->a_pcpu);
+		ASSERT_EQ(sim_pcpu_stats_updates(s, ROOT, 0), e->root_pcpu);
+		ASSERT_EQ(sim_pcpu_stats_updates(s, A, 0), e->a_pcpu);
 		/* missing: root 24 + 40 + 30 + 20*5 = 194, A 70 + 100 = 170, B 24 */
 		ASSERT_EQU(stale(s, ROOT).missing, 194);
 		ASSERT_EQU(stale(s, A).missing, 170);
@@ -234,7 +234,7 @@ TEST(batching_phase)
 		printf("# batching phase %-8s root atomic %lld pcpu %u flushable %s, A atomic 70 "
 		       "flushable, root missing 194 stuck %s; steps %llu pcpu adds %llu "
 		       "atomic adds %llu dropped %llu\n", e->policy,
-		       (long long)sim_stats_updates(s, ROOT), sim_pcpu_get(s, ROOT, 0),
+		       (long long)sim_stats_updates(s, ROOT), sim_pcpu_stats_updates(s, ROOT, 0),
 		       sim_needs_flush(s, ROOT) ? "yes" : "no",
 		       stale(s, ROOT).stuck ? "yes" : "no",
 		       (unsigned long long)c.walk_steps, (unsigned long long)c.pcpu_adds,

@@ -321,9 +321,9 @@ static int check_all(struct sim *s, struct ref *r)
 		if (st.flushable != ref_flushable(r, i) || sim_needs_flush(s, id) != st.flushable)
 			return bad("flushable[%llu]", (unsigned long long)id);
 		for (unsigned int c = 0; c < r->possible; c++)
-			if (sim_pcpu_get(s, id, c) != r->pcpu[i][c])
+			if (sim_pcpu_stats_updates(s, id, c) != r->pcpu[i][c])
 				return bad("pcpu[%llu][%u] %u != %u", (unsigned long long)id, c,
-					   sim_pcpu_get(s, id, c), r->pcpu[i][c]);
+					   sim_pcpu_stats_updates(s, id, c), r->pcpu[i][c]);
 		if (st.missing != r->sub_missing[i])
 			return bad("missing[%llu] %llu != brute %llu", (unsigned long long)id,
 				   (unsigned long long)st.missing,
@@ -374,7 +374,7 @@ static int check_all(struct sim *s, struct ref *r)
 			int64_t have = r->atomic[i];
 
 			for (unsigned int c = 0; c < r->possible; c++)
-				have += sim_pcpu_get(s, id, c);
+				have += sim_pcpu_stats_updates(s, id, c);
 			if (have != r->credit[i])
 				return bad("credit[%llu] %lld != %lld", (unsigned long long)id,
 					   (long long)have, (long long)r->credit[i]);
@@ -416,7 +416,7 @@ static int check_zero(struct sim *s, struct ref *r)
 				   (unsigned long long)st.missing, (long long)st.stats_updates,
 				   (unsigned long long)st.oldest_ts, st.stuck);
 		for (unsigned int c = 0; c < r->possible; c++)
-			if (sim_pcpu_get(s, r->id[i], c))
+			if (sim_pcpu_stats_updates(s, r->id[i], c))
 				return bad("pcpu not zero after forced root flush");
 		for (int k = 0; k < NKEY; k++)
 			if (r->sub_it[i][k])

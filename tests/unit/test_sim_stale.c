@@ -208,21 +208,21 @@ TEST(event_count_truncation)
 
 	ASSERT(s);
 	ASSERT_EQ(sim_update(s, 1, 0, ROOT, SIM_ITEM_EVENT, 1, big), 0);
-	ASSERT_EQ(sim_pcpu_get(s, ROOT, 0), 3);
+	ASSERT_EQ(sim_pcpu_stats_updates(s, ROOT, 0), 3);
 	ASSERT_EQU(stale(s, ROOT).missing, (1ULL << 32) + 3);
 	ASSERT_EQ(item(s, ROOT, SIM_ITEM_EVENT, 1), big);
 	ASSERT_EQ(sim_flush(s, 2, ROOT), 0);
 	ASSERT_EQU(stale(s, ROOT).missing, 0);
 
 	ASSERT_EQ(sim_update(s, 3, 0, ROOT, SIM_ITEM_EVENT, 1, (int64_t)(1ULL << 32)), 0);
-	ASSERT_EQ(sim_pcpu_get(s, ROOT, 0), 0);
+	ASSERT_EQ(sim_pcpu_stats_updates(s, ROOT, 0), 0);
 	ASSERT_EQU(stale(s, ROOT).missing, 1ULL << 32);
 	/* not linked: a flush does not see it */
 	ASSERT_EQ(sim_flush(s, 4, ROOT), 0);
 	ASSERT_EQU(stale(s, ROOT).missing, 1ULL << 32);
 	/* the next real update links root on CPU 0 and the flush takes both */
 	ASSERT_EQ(sim_update(s, 5, 0, ROOT, SIM_ITEM_STATE, 0, -2), 0);
-	ASSERT_EQ(sim_pcpu_get(s, ROOT, 0), 2);
+	ASSERT_EQ(sim_pcpu_stats_updates(s, ROOT, 0), 2);
 	ASSERT_EQ(sim_flush(s, 6, ROOT), 0);
 	ASSERT_EQU(stale(s, ROOT).missing, 0);
 	sim_destroy(s);
