@@ -137,9 +137,9 @@ static int rcg_add_to_sims(struct replay *r, uint64_t ts, struct rcg *c, unsigne
  * rcg_get() - the state of cgroup @id, made known to the simulators if it is
  * not yet.  An id first named by an update and absent from the cgroups table
  * is left to sim_update(), which attaches it under the root and counts it.
- * Its inline part (replay-local.h) returns a cgroup already added.
+ * An update's path asks rcg_find_added() first, inline (replay-local.h).
  */
-struct rcg *rcg_get_slow(struct replay *r, uint64_t ts, uint64_t id, bool via_update)
+struct rcg *rcg_get(struct replay *r, uint64_t ts, uint64_t id, bool via_update)
 {
 	struct rcg *c = rcg_find(r, id);
 

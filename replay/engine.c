@@ -272,10 +272,12 @@ const struct replay_order *replay_validated_order(const struct replay *r)
 static int engine_read(struct replay *r, const struct mcr_event *ev)
 {
 	bool force = ev->flags & MCR_FLUSH_FORCE, go[REPLAY_MAX_RUNS] = { false };
-	struct rcg *c = rcg_get(r, ev->ts, ev->id, false);
+	struct rcg *c = rcg_find_added(r, ev->id);
 	unsigned int p;
 	int ret;
 
+	if (!c)
+		c = rcg_get(r, ev->ts, ev->id, false);
 	if (!c)
 		return -ENOMEM;
 	r->st.flush_events++;
@@ -336,11 +338,13 @@ static int engine_placed(struct replay *r, const struct mcr_event *ev, struct rc
 
 static int engine_update(struct replay *r, const struct mcr_event *ev)
 {
-	struct rcg *c = rcg_get(r, ev->ts, ev->id, true);
+	struct rcg *c = rcg_find_added(r, ev->id);
 	enum sim_item_kind kind = replay_item_kind(ev->kind);
 	unsigned int p;
 	int ret;
 
+	if (!c)
+		c = rcg_get(r, ev->ts, ev->id, true);
 	if (!c)
 		return -ENOMEM;
 	window_update_hook(r, ev, c);

@@ -303,15 +303,8 @@ static inline struct rcg *rcg_find_added(struct replay *r, uint64_t id)
 	return c && c->added ? c : NULL;
 }
 
-struct rcg *rcg_get_slow(struct replay *r, uint64_t ts, uint64_t id, bool via_update);
-
-/* rcg_get() (cgroup.c): the cgroup, added to the simulators first if it is not yet; inline when it is. */
-static inline struct rcg *rcg_get(struct replay *r, uint64_t ts, uint64_t id, bool via_update)
-{
-	struct rcg *c = rcg_find_added(r, id);
-
-	return c ? c : rcg_get_slow(r, ts, id, via_update);
-}
+/* rcg_get() (cgroup.c) adds; a hot caller tries rcg_find_added() first. */
+struct rcg *rcg_get(struct replay *r, uint64_t ts, uint64_t id, bool via_update);
 int rcg_add_initial(struct replay *r);
 int rcg_mkdir(struct replay *r, uint64_t ts, uint64_t id);
 void rcg_free_all(struct replay *r);
