@@ -327,23 +327,19 @@ static void item_bind(sqlite3_stmt *st, int at, const struct db_item_summary *s)
 	bind_u64(st, at + 13, s->max_flush_error);
 }
 
-/* The item_summary rows gathered: through the bulk statement if full, else one by one. */
+static void items_bind(void *ctx, sqlite3_stmt *st, int at, int i)
+{
+	const struct db_results *w = ctx;
+
+	item_bind(st, at, &w->items[i]);
+}
+
+/* The item_summary rows gathered (db_results_rows()); then none are. */
 static int db_items_flush(struct db_results *w)
 {
-	sqlite3_stmt *st = w->st[W_ITEM_SUMMARY];
-	int cols = sqlite3_bind_parameter_count(st), err = 0;
-	unsigned int i;
+	int err = db_results_rows(w->item_bulk, w->st[W_ITEM_SUMMARY], (int)w->nr_items,
+				  items_bind, w);
 
-	if (w->nr_items == DB_BULK_ROWS) {
-		for (i = 0; i < w->nr_items; i++)
-			item_bind(w->item_bulk, (int)i * cols, &w->items[i]);
-		err = db_step_reset(w->item_bulk);
-	} else {
-		for (i = 0; !err && i < w->nr_items; i++) {
-			item_bind(st, 0, &w->items[i]);
-			err = db_step_reset(st);
-		}
-	}
 	w->nr_items = 0;
 	return err;
 }

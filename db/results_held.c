@@ -479,22 +479,35 @@ static void held_bind(const struct held *h, sqlite3_stmt *st, int at, const uint
 		sqlite3_bind_int64(st, ++at, (int64_t)v[i]);
 }
 
-/* Insert the rows gathered: through the bulk statement if @in is full, else one by one. */
+int db_results_rows(sqlite3_stmt *bulk, sqlite3_stmt *one, int nr,
+		    void (*bind)(void *ctx, sqlite3_stmt *st, int at, int i), void *ctx)
+{
+	int cols = sqlite3_bind_parameter_count(one), i, err = 0;
+
+	if (nr == DB_BULK_ROWS) {
+		for (i = 0; i < nr; i++)
+			bind(ctx, bulk, i * cols, i);
+		return db_step_reset(bulk);
+	}
+	for (i = 0; !err && i < nr; i++) {
+		bind(ctx, one, 0, i);
+		err = db_step_reset(one);
+	}
+	return err;
+}
+
+static void held_ins_bind(void *ctx, sqlite3_stmt *st, int at, int i)
+{
+	struct held_ins *in = ctx;
+
+	held_bind(in->h, st, at, in->key[i], in->v[i]);
+}
+
+/* Insert the rows gathered (db_results_rows()); then none are. */
 static int held_ins_flush(struct held_ins *in)
 {
-	struct held *h = in->h;
-	int cols = sqlite3_bind_parameter_count(h->one), i, err = 0;
+	int err = db_results_rows(in->h->bulk, in->h->one, in->nr, held_ins_bind, in);
 
-	if (in->nr == DB_BULK_ROWS) {
-		for (i = 0; i < in->nr; i++)
-			held_bind(h, h->bulk, i * cols, in->key[i], in->v[i]);
-		err = db_step_reset(h->bulk);
-	} else {
-		for (i = 0; !err && i < in->nr; i++) {
-			held_bind(h, h->one, 0, in->key[i], in->v[i]);
-			err = db_step_reset(h->one);
-		}
-	}
 	in->nr = 0;
 	return err;
 }

@@ -61,6 +61,13 @@ int db_held_insert(struct held *h);
 void db_held_free(struct held *h);
 /* @one's INSERT prepared with its VALUES row repeated for a bulk insert (@h->bulk). */
 int db_results_bulk(struct db *db, const char *one, sqlite3_stmt **st);
+/*
+ * Insert @nr gathered rows: through @bulk (db_results_bulk() of @one) if
+ * they are DB_BULK_ROWS, else one by one through @one.  @bind(@ctx, st, at,
+ * i) binds row @i as the row whose first parameter is @at + 1.
+ */
+int db_results_rows(sqlite3_stmt *bulk, sqlite3_stmt *one, int nr,
+		    void (*bind)(void *ctx, sqlite3_stmt *st, int at, int i), void *ctx);
 
 /* stat_read_checks (statchecks.c): names <-> enums; -EINVAL for another name. */
 int db_stat_verdict_parse(const char *s, enum db_stat_verdict *v);
