@@ -318,13 +318,18 @@ int series_update_one(struct replay *r, struct rcg *c, enum sim_item_kind kind, 
 int series_lines_resolve(struct replay *r, struct rcg *c, enum sim_item_kind kind,
 			 int item, struct rser_hits *out);
 /*
- * Is a sample due before an event at @ts (series_until() would write rows)?
- * Asked at every event, so inline: the next sample's ts is kept from the
- * last one; the first is due at the first event's (series_ts(r, 0)).
+ * The next sample's ts: kept from the last sample, as every event asks;
+ * the first is due at the first event (the first ts is set by then).
  */
+static inline uint64_t series_next_ts(const struct replay *r)
+{
+	return r->nr_samples ? r->sample_due : r->st.first_ts;
+}
+
+/* Is a sample due before an event at @ts (series_until() would write rows)?  Inline: every event asks. */
 static inline bool series_due(const struct replay *r, uint64_t ts)
 {
-	return r->p.sample_ns && ts >= (r->nr_samples ? r->sample_due : r->st.first_ts);
+	return r->p.sample_ns && ts >= series_next_ts(r);
 }
 int series_after_event(struct replay *r);
 int series_after_event_run(struct replay *r, unsigned int p);

@@ -634,15 +634,6 @@ int series_sample(struct replay *r)
 	return 0;
 }
 
-/*
- * The next sample's ts: kept from the last sample, as every event asks;
- * the first is due at the first event (the first ts is set by then).
- */
-static inline uint64_t series_next_ts(const struct replay *r)
-{
-	return r->nr_samples ? r->sample_due : series_ts(r, 0);
-}
-
 /**
  * series_until() - every sample due before an event at @ts: a sample at T
  * shows the state after the events before T.  The sample at the first
