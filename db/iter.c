@@ -18,7 +18,10 @@
  * one event at a time: up to 64 CPUs by packed keys (the least found by
  * conditional moves), beyond them or for a ts too far from the others by a
  * binary heap (a scan of up to DB_ITER_SCAN CPUs).
- * Memory is one chunk per CPU, whatever the trace's length.  Files of the
+ * Memory is one chunk and a window of DB_ITER_WINDOW rows of the chunk
+ * index per CPU, whatever the trace's length: the index is checked in one
+ * pass when the reader is opened, then read again a window at a time (it
+ * was held whole, 48 bytes a chunk, 0.3 MB at 100 M events).  Files of the
  * previous format (an events table, no chunks) are read row by row in rowid
  * order, which was the same replay order.
  *
@@ -103,22 +106,11 @@ static inline size_t db_iter_align(size_t n, size_t to)
 static int db_iter_arena(struct db_iter *it)
 {
 	size_t ev = db_iter_align((DB_ITER_BATCH + DB_ITER_AHEAD) * sizeof(struct mcr_event), 64);
-	size_t raw = 0, stride, len, i;
+	size_t raw = it->raw_size, stride, len, i;
 	uint8_t *a;
 
 	if (!it->nr_cpus)
 		return 0;
-	for (i = 0; i < it->nr_cpus; i++) {
-		const struct db_iter_cpu *c = &it->cpus[i];
-		uint32_t k;
-
-		for (k = 0; k < c->nix; k++) {
-			size_t need = it->version == DB_STORE_V2 ? c->ix[k].raw_bytes :
-				      db_recs_size(&c->ix[k]);
-
-			raw = need > raw ? need : raw;
-		}
-	}
 	stride = ev + db_iter_align(raw, 64);
 	if (it->nr_cpus > SIZE_MAX / 2 / stride)
 		return -ENOMEM;
@@ -183,84 +175,148 @@ static void db_iter_uncache(struct db *db)
 	db_exec(db, sql);
 }
 
-/* Read the chunk index, group it by CPU and load every CPU's first chunk. */
-static int db_iter_chunks(struct db_iter *it)
+/*
+ * What the read needs of the chunk index up front, in one pass over it in
+ * its own order (cpu, first_ts, chunk) and no row kept: every row checked,
+ * the CPUs and their chunks counted, the largest chunk decompressed, the
+ * least and greatest ts, and whether each CPU's chunks come in chunk order
+ * there (db_iter_window() reads them a window at a time).  Of the rows that
+ * fail, the first in (cpu, chunk) order decides the error, as when the rows
+ * were read in that order: -MCR_E_CPU or -MCR_E_CORRUPT in ->bad.
+ */
+struct db_iter_scan {
+	uint64_t	n, lo, hi;
+	size_t		cap;			/* of it->cpus */
+	int64_t		bad_cpu, bad_chunk;	/* the first row that failed */
+	int		bad;			/* its error, 0: none */
+};
+
+static void db_iter_scan_bad(struct db_iter_scan *s, int64_t cpu, int64_t chunk, int err)
 {
+	if (s->bad && (cpu > s->bad_cpu || (cpu == s->bad_cpu && chunk > s->bad_chunk)))
+		return;
+	s->bad_cpu = cpu;
+	s->bad_chunk = chunk;
+	s->bad = err;
+}
+
+/* A CPU's first row: its entry in it->cpus, in cpu order, its window's place. */
+static int db_iter_scan_cpu(struct db_iter *it, struct db_iter_scan *s, int cpu)
+{
+	struct db_iter_cpu *c;
+
+	if (it->nr_cpus == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 8;
+		c = realloc(it->cpus, s->cap * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		it->cpus = c;
+	}
+	c = &it->cpus[it->nr_cpus++];
+	memset(c, 0, sizeof(*c));
+	c->cpu = cpu;
+	c->ix_ts = INT64_MIN;
+	c->ix_chunk = INT64_MIN;
+	return 0;
+}
+
+static int db_iter_scan(struct db_iter *it, struct db_iter_scan *s)
+{
+	int64_t prev_cpu = 0, prev_chunk = 0;
 	sqlite3_stmt *st;
-	size_t n = 0, cap = 0, nr = 0, i;
-	int err, rc;
+	int rc;
 
 	rc = sqlite3_prepare_v2(it->db->sql,
-				"SELECT chunk, cpu, first_ts, last_ts, first_seq, count, raw_bytes"
-				" FROM event_chunks ORDER BY cpu, chunk", -1, &st, NULL);
+				"SELECT cpu, chunk, first_ts, last_ts, count, raw_bytes FROM event_chunks"
+				" ORDER BY cpu, first_ts, chunk", -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return db_err(rc);
+	s->lo = UINT64_MAX;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct db_chunk_index *ix;
-		int64_t cpu = sqlite3_column_int64(st, 1), count = sqlite3_column_int64(st, 5);
-		int64_t raw = sqlite3_column_int64(st, 6);
+		int64_t cpu = sqlite3_column_int64(st, 0), chunk = sqlite3_column_int64(st, 1);
+		int64_t count = sqlite3_column_int64(st, 4), raw = sqlite3_column_int64(st, 5);
+		struct db_chunk_index ix = {
+			.first_ts = (uint64_t)sqlite3_column_int64(st, 2),
+			.last_ts = (uint64_t)sqlite3_column_int64(st, 3),
+			.count = (uint32_t)count, .raw_bytes = (uint32_t)raw,
+		};
+		size_t need;
 
 		if (cpu < 0 || cpu >= it->nr_possible) {
-			/* reported by the first db_iter_next(), as rows were */
-			sqlite3_finalize(st);
-			it->err = -MCR_E_CPU;
-			return 0;
+			db_iter_scan_bad(s, cpu, chunk, -MCR_E_CPU);
+			continue;
 		}
 		if (count < 1 || count > DB_CHUNK_EVENTS || raw < count ||
 		    (uint64_t)raw > db_chunk_raw_max(it->version, (uint64_t)count)) {
-			sqlite3_finalize(st);
-			return -MCR_E_CORRUPT;
+			db_iter_scan_bad(s, cpu, chunk, -MCR_E_CORRUPT);
+			continue;
 		}
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			ix = realloc(it->ix, cap * sizeof(*ix));
-			if (!ix) {
+		if (!s->n || cpu != prev_cpu) {
+			if (db_iter_scan_cpu(it, s, (int)cpu) < 0) {
 				sqlite3_finalize(st);
 				return -ENOMEM;
 			}
-			it->ix = ix;
+		} else if (chunk < prev_chunk) {
+			it->by_chunk = true;
 		}
-		ix = &it->ix[n++];
-		ix->chunk = sqlite3_column_int64(st, 0);
-		ix->cpu = (int)cpu;
-		ix->first_ts = (uint64_t)sqlite3_column_int64(st, 2);
-		ix->last_ts = (uint64_t)sqlite3_column_int64(st, 3);
-		ix->first_seq = (uint64_t)sqlite3_column_int64(st, 4);
-		ix->count = (uint32_t)count;
-		ix->raw_bytes = (uint32_t)raw;
+		it->cpus[it->nr_cpus - 1].ix_left++;
+		s->n++;
+		prev_cpu = cpu;
+		prev_chunk = chunk;
+		need = db_iter_raw_size(it, &ix);
+		it->raw_size = need > it->raw_size ? need : it->raw_size;
+		s->lo = ix.first_ts < s->lo ? ix.first_ts : s->lo;
+		s->hi = ix.last_ts > s->hi ? ix.last_ts : s->hi;
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_err(rc);
+	return rc == SQLITE_DONE ? 0 : db_err(rc);
+}
+
+/*
+ * Take the read transaction, check the chunk index and set the CPUs up to
+ * read it a window at a time (db_iter_window()): memory stays one window
+ * and one chunk per CPU, whatever the trace's length.
+ */
+static int db_iter_chunks(struct db_iter *it)
+{
+	struct db_iter_scan s = { 0 };
+	size_t n, i;
+	int err, rc;
+
 	/*
-	 * The index stays for the whole pass, the one thing here that grows
-	 * with the trace (48 bytes a chunk, ~60 chunks per million events of
-	 * the fleet trace): not with the doubling's room too, up to as much
-	 * again.
+	 * A read transaction for as long as the iterator is open, when the
+	 * caller has none: the windows of the index and the chunks are read
+	 * from the snapshot checked here, and SQLite does not lock, check and
+	 * unlock the file around every chunk (four fcntl(), three stat() and
+	 * a pread() a chunk, microseconds each on a VM), nor does the
+	 * read-ahead forget its buffer (vfs.c).  Any statement stepped to a
+	 * row and not reset holds it.
 	 */
-	if (n && n < cap) {
-		struct db_chunk_index *ix = realloc(it->ix, n * sizeof(*ix));
-
-		if (ix)
-			it->ix = ix;
+	rc = sqlite3_prepare_v2(it->db->sql, "SELECT 1 FROM event_chunks", -1, &it->hold, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(it->hold);
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 	}
-	for (i = 0; i < n; i++)
-		if (!i || it->ix[i].cpu != it->ix[i - 1].cpu)
-			nr++;
-	it->cpus = calloc(nr ? nr : 1, sizeof(*it->cpus));
-	it->heap = calloc(nr + 1, sizeof(*it->heap));	/* + a sentinel */
-	if (!it->cpus || !it->heap)
+	if (rc != SQLITE_OK)
+		return db_err(rc);
+	err = db_iter_scan(it, &s);
+	if (err)
+		return err;
+	if (s.bad == -MCR_E_CPU) {
+		/* reported by the first db_iter_next(), as rows were */
+		it->nr_cpus = 0;
+		it->err = -MCR_E_CPU;
+		return 0;
+	}
+	if (s.bad)
+		return s.bad;
+	n = s.n;
+	it->heap = calloc(it->nr_cpus + 1, sizeof(*it->heap));	/* + a sentinel */
+	it->ix = malloc(((size_t)it->nr_cpus * DB_ITER_WINDOW ?: 1) * sizeof(*it->ix));
+	if (!it->heap || !it->ix)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct db_iter_cpu *c;
-
-		if (!i || it->ix[i].cpu != it->ix[i - 1].cpu) {
-			c = &it->cpus[it->nr_cpus++];
-			c->cpu = it->ix[i].cpu;
-			c->ix = &it->ix[i];
-		}
-		it->cpus[it->nr_cpus - 1].nix++;
-	}
+	for (i = 0; i < it->nr_cpus; i++)
+		it->cpus[i].ix = &it->ix[i * DB_ITER_WINDOW];
 	err = db_iter_arena(it);
 	if (err)
 		return err;
@@ -270,12 +326,8 @@ static int db_iter_chunks(struct db_iter *it)
 	 */
 	if (n && it->nr_cpus <= DB_ITER_KEY_CPUS) {
 		size_t keys = (size_t)it->nr_cpus * (DB_ITER_BATCH + 2);
-		uint64_t lo = UINT64_MAX, hi = 0;
+		uint64_t lo = s.lo, hi = s.hi;
 
-		for (i = 0; i < n; i++) {
-			lo = it->ix[i].first_ts < lo ? it->ix[i].first_ts : lo;
-			hi = it->ix[i].last_ts > hi ? it->ix[i].last_ts : hi;
-		}
 		it->key_base = lo;
 		it->key_lim = (1ULL << (63 - DB_ITER_KEY_BITS)) - 1;
 		it->nr_groups = (it->nr_cpus + DB_ITER_GROUP - 1) / DB_ITER_GROUP;
@@ -291,20 +343,13 @@ static int db_iter_chunks(struct db_iter *it)
 		if (!it->mk || !it->mk_tmp || !it->mlen || !it->out)
 			return -ENOMEM;
 	}
-	/*
-	 * A read transaction for as long as the iterator is open, when the
-	 * caller has none: the chunks are read from the snapshot the index
-	 * came from, and SQLite does not lock, check and unlock the file
-	 * around every chunk (four fcntl(), three stat() and a pread() a
-	 * chunk, microseconds each on a VM), nor does the read-ahead forget
-	 * its buffer (vfs.c).  Any statement stepped to a row and not reset
-	 * holds it.
-	 */
-	rc = sqlite3_prepare_v2(it->db->sql, "SELECT 1 FROM event_chunks", -1, &it->hold, NULL);
-	if (rc == SQLITE_OK) {
-		rc = sqlite3_step(it->hold);
-		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
-	}
+	rc = sqlite3_prepare_v2(it->db->sql, it->by_chunk ?
+				"SELECT chunk, first_ts, last_ts, first_seq, count, raw_bytes"
+				" FROM event_chunks WHERE cpu = ?1 AND chunk >= ?3"
+				" ORDER BY chunk LIMIT ?4" :
+				"SELECT chunk, first_ts, last_ts, first_seq, count, raw_bytes"
+				" FROM event_chunks WHERE cpu = ?1 AND (first_ts, chunk) >= (?2, ?3)"
+				" ORDER BY first_ts, chunk LIMIT ?4", -1, &it->win, NULL);
 	if (rc != SQLITE_OK)
 		return db_err(rc);
 	rc = sqlite3_prepare_v2(it->db->sql, "SELECT data FROM event_chunks WHERE chunk = ?",
@@ -523,6 +568,7 @@ void db_iter_close(struct db_iter *it)
 	if (!it)
 		return;
 	sqlite3_finalize(it->st);
+	sqlite3_finalize(it->win);
 	sqlite3_finalize(it->hold);
 	if (it->cached)
 		db_iter_uncache(it->db);

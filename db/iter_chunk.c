@@ -44,6 +44,72 @@ void db_iter_build(const struct db_iter *it, struct db_iter_cpu *c, uint32_t at,
 }
 
 /*
+ * The next window of @c's index rows, up to DB_ITER_WINDOW, into c->ix:
+ * those from (c->ix_ts, c->ix_chunk) on, in the index's order (cpu,
+ * first_ts, chunk), which db_iter_chunks() found to be the chunks' own, or
+ * else from c->ix_chunk on in chunk order (a sort of the CPU's rows from
+ * there, each window).  The rows were checked when the iterator was
+ * opened, in the same read transaction: one that differs now is a damaged
+ * file.  The number read (> 0), 0 if none is left, or a negative error.
+ */
+int db_iter_window(struct db_iter *it, struct db_iter_cpu *c)
+{
+	sqlite3_stmt *st = it->win;
+	uint32_t want = c->ix_left < DB_ITER_WINDOW ? c->ix_left : DB_ITER_WINDOW, n = 0;
+	int rc;
+
+	c->nix = c->next_ix = 0;
+	if (!want)
+		return 0;
+	sqlite3_bind_int64(st, 1, c->cpu);
+	sqlite3_bind_int64(st, 2, c->ix_ts);
+	sqlite3_bind_int64(st, 3, c->ix_chunk);
+	sqlite3_bind_int64(st, 4, want);
+	while (n < want && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_chunk_index *ix = &c->ix[n++];
+		int64_t count = sqlite3_column_int64(st, 4), raw = sqlite3_column_int64(st, 5);
+
+		if (count < 1 || count > DB_CHUNK_EVENTS || raw < count ||
+		    (uint64_t)raw > db_chunk_raw_max(it->version, (uint64_t)count)) {
+			sqlite3_reset(st);
+			return -MCR_E_CORRUPT;
+		}
+		ix->chunk = sqlite3_column_int64(st, 0);
+		ix->cpu = c->cpu;
+		ix->first_ts = (uint64_t)sqlite3_column_int64(st, 1);
+		ix->last_ts = (uint64_t)sqlite3_column_int64(st, 2);
+		ix->first_seq = (uint64_t)sqlite3_column_int64(st, 3);
+		ix->count = (uint32_t)count;
+		ix->raw_bytes = (uint32_t)raw;
+		/* the arena holds the largest chunk db_iter_chunks() saw, no more */
+		if (db_iter_raw_size(it, ix) > it->raw_size) {
+			sqlite3_reset(st);
+			return -MCR_E_CORRUPT;
+		}
+	}
+	rc = n == want ? SQLITE_OK : rc;
+	sqlite3_reset(st);
+	if (rc != SQLITE_OK && rc != SQLITE_DONE)
+		return db_err(rc) ?: -EIO;
+	if (n < want)
+		return -MCR_E_CORRUPT;
+	c->nix = n;
+	c->ix_left -= n;
+	/* the next window from the key after the last row's */
+	c->ix_ts = (int64_t)c->ix[n - 1].first_ts;
+	c->ix_chunk = c->ix[n - 1].chunk;
+	if (c->ix_chunk < INT64_MAX) {
+		c->ix_chunk++;
+	} else if (c->ix_ts < INT64_MAX && !it->by_chunk) {
+		c->ix_ts++;
+		c->ix_chunk = INT64_MIN;
+	} else if (c->ix_left) {
+		return -MCR_E_CORRUPT;	/* no row can follow: the count was wrong */
+	}
+	return (int)n;
+}
+
+/*
  * Step to chunk @ix's row: its blob stays valid, and it->st must be reset,
  * once the caller has decoded it.  A missing row is a damaged index.
  */
@@ -78,8 +144,11 @@ int db_iter_open_chunk(struct db_iter *it, struct db_iter_cpu *c)
 	int err, zlen = 0;
 
 	for (;;) {
-		if (c->next_ix == c->nix)
-			return 0;
+		if (c->next_ix == c->nix) {
+			err = db_iter_window(it, c);
+			if (err <= 0)
+				return err;
+		}
 		ix = &c->ix[c->next_ix++];
 		if (ix->last_ts >= it->from && ix->first_ts <= it->to)
 			break;

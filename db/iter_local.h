@@ -23,11 +23,19 @@
 #define DB_ITER_GROUP	8		/* packed keys: CPUs per group */
 #define DB_ITER_KEY_BITS 6		/* packed keys: bits of the CPU's index */
 #define DB_ITER_KEY_CPUS (1u << DB_ITER_KEY_BITS)
+#define DB_ITER_WINDOW	32		/* index rows read at a time per CPU */
 
 struct db_iter_cpu {
 	int			cpu;
-	struct db_chunk_index	*ix;		/* its chunks, in order */
+	/*
+	 * A window of its chunks' index rows, in order: ix[next_ix .. nix)
+	 * to go, then ix_left more not read yet (db_iter_window()), the
+	 * next from (ix_ts, ix_chunk) on.
+	 */
+	struct db_chunk_index	*ix;
 	uint32_t		nix, next_ix;
+	uint32_t		ix_left;
+	int64_t			ix_ts, ix_chunk;
 	struct mcr_event	*ev;		/* a batch of the chunk: ev[pos .. n) to go */
 	uint32_t		n, pos;
 	uint64_t		last_ts;	/* of the previous chunk */
@@ -60,7 +68,10 @@ struct db_iter {
 	bool			cached;		/* counted in db->iters: db_iter_cache() */
 	unsigned int		nr_possible;
 	int			version;	/* of the store: DB_STORE_V* */
-	struct db_chunk_index	*ix;
+	struct db_chunk_index	*ix;		/* every CPU's window */
+	size_t			raw_size;	/* a CPU's room for a chunk decompressed */
+	sqlite3_stmt		*win;		/* a CPU's next window of index rows */
+	bool			by_chunk;	/* the index's order is not the chunks': win sorts */
 	struct db_iter_cpu	*cpus;		/* CPUs that have chunks */
 	unsigned int		nr_cpus, nr_heap;
 	struct db_iter_head	*heap;		/* min-heap of the CPUs with a head event */
@@ -103,6 +114,7 @@ struct db_iter {
 };
 
 /* iter_chunk.c: a CPU's chunks, opened and built a batch at a time */
+int db_iter_window(struct db_iter *it, struct db_iter_cpu *c);
 void db_iter_build(const struct db_iter *it, struct db_iter_cpu *c, uint32_t at, bool opened);
 int db_iter_open_chunk(struct db_iter *it, struct db_iter_cpu *c);
 int db_iter_load(struct db_iter *it, struct db_iter_cpu *c);
@@ -118,6 +130,18 @@ int db_iter_fill(struct db_iter *it);
 
 /* iter_rows.c: the previous format's next row */
 int db_iter_next_row(struct db_iter *it, struct mcr_event *ev);
+
+/* The bytes @ix's chunk is opened in (db_recs_open()'s or db_cols_open()'s @raw). */
+static inline size_t db_iter_raw_size(const struct db_iter *it, const struct db_chunk_index *ix)
+{
+	return it->version == DB_STORE_V2 ? ix->raw_bytes : db_recs_size(ix);
+}
+
+/* Whether @c has chunks not opened yet. */
+static inline bool db_iter_chunks_left(const struct db_iter_cpu *c)
+{
+	return c->next_ix < c->nix || c->ix_left;
+}
 
 /* Whether @c's chunk has events past its batch. */
 static inline bool db_iter_unbuilt(const struct db_iter_cpu *c)

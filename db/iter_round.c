@@ -19,7 +19,7 @@
 /* Events of @c not built yet, or an error to return after its last. */
 static inline bool db_iter_more(const struct db_iter_cpu *c)
 {
-	return db_iter_unbuilt(c) || c->err || c->next_ix < c->nix;
+	return db_iter_unbuilt(c) || c->err || db_iter_chunks_left(c);
 }
 
 /* Leave rounds for the per-event merge, from every CPU's head. */

@@ -569,6 +569,111 @@ TEST(test_iter_read_transaction)
 	db_close(db);
 }
 
+/*
+ * The chunk index read a window of DB_ITER_WINDOW (32) rows per CPU at a
+ * time: in chunks of 3 events, CPU 0 has 67 chunks (200 events: two full
+ * windows and a third of 3), CPU 1 exactly 32 (96 events: one full window,
+ * then none), CPU 2 three and CPU 3 none.  Every CPU steps by 3 ns from its
+ * own start (0, 1, 2), so the stream is (ts, cpu) order as appended, in
+ * both store versions, whole and in a range that starts inside CPU 0's
+ * second window (chunk 40 holds its ts 360, 363, 366).
+ */
+TEST(test_index_windows)
+{
+	const char *path = tmp_path("windows.db");
+	enum { N0 = 200, N1 = 96, N2 = 9 };
+	struct mcr_event evs[N0 + N1 + N2], ev;
+	uint64_t i0 = 0, i1 = 0, i2 = 0;
+	struct db_iter *it;
+	struct db *db;
+	size_t k = 0, n;
+	int v;
+
+	while (i0 < N0 || i1 < N1 || i2 < N2) {
+		uint64_t t0 = i0 < N0 ? 3 * i0 : UINT64_MAX, t1 = i1 < N1 ? 3 * i1 + 1 : UINT64_MAX;
+		uint64_t t2 = i2 < N2 ? 3 * i2 + 2 : UINT64_MAX;
+
+		if (t0 <= t1 && t0 <= t2)
+			evs[k] = ev_make(t0, 0, i0++, MCR_EV_STATE);
+		else if (t1 <= t2)
+			evs[k] = ev_make(t1, 1, i1++, MCR_EV_STATE);
+		else
+			evs[k] = ev_make(t2, 2, i2++, MCR_EV_STATE);
+		k++;
+	}
+	chunk_limit = 3;
+	for (v = DB_STORE_V1; v <= DB_STORE_V2; v++) {
+		ASSERT_EQ(make_db_version(path, 4, evs, k, v), 0);
+		ASSERT_EQ(read_same(path, evs, k), (int64_t)k);
+		ASSERT_EQ(db_open(path, false, &db), 0);
+		ASSERT_EQ(query_int(db, "SELECT count(*) FROM event_chunks WHERE cpu = 0"), 67);
+		ASSERT_EQ(query_int(db, "SELECT count(*) FROM event_chunks WHERE cpu = 1"), 32);
+		ASSERT_EQ(db_iter_open_range(db, 361, 600, &it), 0);
+		n = 0;
+		for (size_t q = 0; q < k; q++) {
+			if (evs[q].ts < 361 || evs[q].ts > 600)
+				continue;
+			if (db_iter_next(it, &ev) != 1 || !ev_same(&ev, &evs[q]))
+				break;
+			n++;
+		}
+		ASSERT_EQ(db_iter_next(it, &ev), 0);
+		/* CPU 0: 363..597 (79), nothing of CPU 1 (its last is 286) or CPU 2 (26) */
+		ASSERT_EQU(n, 79);
+		db_iter_close(it);
+		db_close(db);
+	}
+	chunk_limit = 0;
+}
+
+/*
+ * A CPU whose chunks, in insertion order, do not start in time order: CPU
+ * 0's 41st chunk (of 2 events) steps back from 158 to 10, after 40 chunks
+ * of 0, 2, .., 158; CPU 1 has 1, 3, .., 99 in 25 chunks.  The index's
+ * order (cpu, first_ts) is not the chunks' then: the windows are read in
+ * chunk order, and the 130 events up to 158 come out in (ts, cpu) order
+ * before -MCR_E_TIME, in both store versions.
+ */
+TEST(test_index_out_of_order)
+{
+	const char *path = tmp_path("unordered.db");
+	enum { N0 = 80, N1 = 50 };
+	struct mcr_event evs[N0 + N1 + 2], ev;
+	uint64_t i0 = 0, i1 = 0;
+	struct db_iter *it;
+	struct db *db;
+	size_t k = 0, n;
+	int v, r;
+
+	while (i0 < N0 || i1 < N1) {
+		uint64_t t0 = i0 < N0 ? 2 * i0 : UINT64_MAX, t1 = i1 < N1 ? 2 * i1 + 1 : UINT64_MAX;
+
+		if (t0 <= t1)
+			evs[k] = ev_make(t0, 0, i0++, MCR_EV_STATE);
+		else
+			evs[k] = ev_make(t1, 1, i1++, MCR_EV_STATE);
+		k++;
+	}
+	evs[k++] = ev_make(10, 0, N0, MCR_EV_STATE);
+	evs[k++] = ev_make(12, 0, N0 + 1, MCR_EV_STATE);
+	chunk_limit = 2;
+	for (v = DB_STORE_V1; v <= DB_STORE_V2; v++) {
+		ASSERT_EQ(make_db_version(path, 2, evs, k, v), 0);
+		ASSERT_EQ(db_open(path, false, &db), 0);
+		ASSERT_EQ(query_int(db, "SELECT count(*) FROM event_chunks WHERE cpu = 0"), 41);
+		ASSERT_EQ(db_iter_open(db, &it), 0);
+		n = 0;
+		while ((r = db_iter_next(it, &ev)) == 1 && n < N0 + N1 && ev_same(&ev, &evs[n]))
+			n++;
+		ASSERT_EQ(r, -MCR_E_TIME);
+		ASSERT_EQU(n, N0 + N1);
+		db_iter_close(it);
+		db_close(db);
+	}
+	chunk_limit = 0;
+}
+
 TEST_MAIN(test_iter_page_cache, test_iter_write_spills, test_iter_read_transaction, test_merge_order,
 	  test_merge_order_many_cpus, test_keys_merge, test_time_backwards_within_cpu,
-	  test_cpu_beyond_possible, test_event_fields, test_event_values)
+	  test_cpu_beyond_possible, test_event_fields, test_event_values, test_index_windows,
+	  test_index_out_of_order)
