@@ -77,6 +77,58 @@ static unsigned int hist_slot(const struct hist *h, unsigned int k)
 	return (unsigned int)__builtin_popcountll(h->mask & ((1ull << k) - 1));
 }
 
+/*
+ * A histogram whose values all fell in one bucket allocates nothing: h->one
+ * holds the bucket, sub << 2 | HIST_INLINE, in the chunk of h->mask's one
+ * bit, and its count is h->n (a dense chunk's at most UINT32_MAX, which it
+ * reads as).  Most of a pass's histograms are that: a cgroup read wrong on
+ * a line once or twice.  A value in another bucket gives the bucket the
+ * chunk it would have had all along (hist_uninline()).
+ */
+#define HIST_INLINE		2
+
+static bool hist_is_inline(const struct hist *h)
+{
+	return hist_chunks(h) == 1 && ((uintptr_t)h->one & HIST_INLINE);
+}
+
+static unsigned int hist_inline_sub(const struct hist *h)
+{
+	return (unsigned int)((uintptr_t)h->one >> 2);
+}
+
+static uint64_t hist_inline_count(const struct hist *h)
+{
+	return h->n < UINT32_MAX ? h->n : UINT32_MAX;
+}
+
+/*
+ * The inline bucket into a chunk: sparse with that one bucket, or dense
+ * past the counts a sparse chunk holds, as hist_sparse_add() would have
+ * left it.
+ */
+static int hist_uninline(struct hist *h)
+{
+	unsigned int sub = hist_inline_sub(h);
+	uint32_t *c;
+
+	if (h->n <= HIST_SPARSE_COUNT_MAX) {
+		c = malloc(5 * sizeof(uint32_t));
+		if (!c)
+			return -ENOMEM;
+		c[0] = 4u << 16 | 1;
+		c[1] = (uint32_t)h->n << HIST_SUB_BITS | sub;
+		h->one = hist_tag(c);
+		return 0;
+	}
+	c = calloc(HIST_SUB, sizeof(uint32_t));
+	if (!c)
+		return -ENOMEM;
+	c[sub] = (uint32_t)hist_inline_count(h);
+	h->one = c;
+	return 0;
+}
+
 /* Slot @i holds a new sparse chunk for @k; NULL on ENOMEM. */
 static uint32_t **hist_chunk_new(struct hist *h, unsigned int k)
 {
@@ -156,9 +208,20 @@ static int hist_sparse_add(uint32_t **slot, unsigned int sub)
 int hist_add(struct hist *h, uint64_t v)
 {
 	unsigned int sub, k = hist_chunk_of(v, &sub);
-	uint32_t **slot = h->mask & (1ull << k) ? &hist_chunk_array(h)[hist_slot(h, k)] :
-			  hist_chunk_new(h, k);
+	uint32_t **slot;
 
+	if (!h->mask) {
+		h->mask = 1ull << k;
+		h->one = (uint32_t *)((uintptr_t)sub << 2 | HIST_INLINE);
+		goto counted;
+	}
+	if (hist_is_inline(h)) {
+		if (h->mask == 1ull << k && hist_inline_sub(h) == sub)
+			goto counted;
+		if (hist_uninline(h))
+			return -ENOMEM;
+	}
+	slot = h->mask & (1ull << k) ? &hist_chunk_array(h)[hist_slot(h, k)] : hist_chunk_new(h, k);
 	if (!slot)
 		return -ENOMEM;
 	if (hist_is_sparse(*slot)) {
@@ -168,6 +231,7 @@ int hist_add(struct hist *h, uint64_t v)
 		/* A saturated bucket only loses weight past 4 G points of one cgroup. */
 		(*slot)[sub]++;
 	}
+counted:
 	h->n++;
 	if (v > h->max)
 		h->max = v;
@@ -187,6 +251,11 @@ uint64_t hist_quantile(const struct hist *h, double q)
 		rank++;
 	if (rank < 1)
 		rank = 1;
+	if (hist_is_inline(h)) {
+		uint64_t v = hist_value_of((unsigned int)__builtin_ctzll(h->mask), hist_inline_sub(h));
+
+		return hist_inline_count(h) >= rank && v < h->max ? v : h->max;
+	}
 	for (k = 0; k < HIST_CHUNKS; k++) {
 		uint32_t *c;
 
@@ -229,7 +298,7 @@ void hist_free(struct hist *h)
 	uint32_t **chunk = hist_chunk_array(h);
 	unsigned int i;
 
-	for (i = 0; i < hist_chunks(h); i++)
+	for (i = 0; i < hist_chunks(h) && !hist_is_inline(h); i++)
 		free(hist_untag(chunk[i]));
 	if (hist_chunks(h) > 1)
 		free(h->chunk);

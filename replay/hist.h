@@ -8,9 +8,11 @@
  * most 58 chunks of 512 bytes, whatever the number of values added.  A chunk
  * holds only the buckets it uses (4 bytes each) until it uses 32; a pass
  * keeps one histogram per (cgroup, run, line) read wrong, thousands of them,
- * most with a few dozen values.  An empty histogram is 32 bytes; one with a
- * single chunk (most of them: their values within a power of two) points at
- * it directly, without an array of one pointer.
+ * most with a few dozen values.  An empty histogram is 32 bytes; one whose
+ * values all fell in one bucket (most of them: a line read wrong once or
+ * twice) is those 32 bytes alone; one with a single chunk (their values
+ * within a power of two) points at it directly, without an array of one
+ * pointer.
  */
 #ifndef MCR_REPLAY_HIST_H
 #define MCR_REPLAY_HIST_H

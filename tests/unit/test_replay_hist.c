@@ -168,5 +168,50 @@ TEST(sparse_then_dense)
 	hist_free(&h);
 }
 
+/*
+ * A histogram whose values all fall in one bucket allocates nothing: 1000
+ * of them, 1 to 3 values each (300, then 300 or 301: bucket [300, 302) of
+ * chunk 2, middle 301), take no heap; their quantiles are the bucket's
+ * middle clamped to the max (300 alone, else 301).  A value in another
+ * bucket (5, chunk 0; then 303, the next bucket of chunk 2) gives them the
+ * chunks they would have had: quantiles as the sorted values say.
+ */
+TEST(one_bucket_inline)
+{
+#if !defined(__GLIBC__) || defined(__SANITIZE_ADDRESS__)
+	SKIP("heap use is counted with glibc's mallinfo2()");
+#else
+	struct hist *h = calloc(1000, sizeof(*h));
+	size_t before;
+	unsigned int i, j;
+
+	ASSERT(h);
+	before = mallinfo2().uordblks;
+	for (i = 0; i < 1000; i++)
+		for (j = 0; j <= i % 3; j++)
+			ASSERT_EQ(hist_add(&h[i], 300 + j % 2), 0);
+	ASSERT_EQU(mallinfo2().uordblks, before);
+	ASSERT_EQU(hist_quantile(&h[0], 0.99), 300);
+	ASSERT_EQU(hist_quantile(&h[2], 0.5), 301);
+	ASSERT_EQU(hist_chunks(&h[2]), 1);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(hist_add(&h[i], 5), 0);
+		ASSERT_EQ(hist_add(&h[i], 303), 0);
+	}
+	/* h[0]: 5 300 303; h[2]: 5 300 300 301 303 */
+	ASSERT_EQU(hist_chunks(&h[0]), 2);
+	ASSERT_EQU(hist_quantile(&h[0], 0.3), 5);
+	ASSERT_EQU(hist_quantile(&h[0], 0.6), 301);
+	ASSERT_EQU(hist_quantile(&h[0], 1.0), 303);
+	ASSERT_EQU(hist_quantile(&h[2], 0.8), 301);
+	ASSERT_EQU(hist_quantile(&h[2], 1.0), 303);
+	ASSERT_EQU(h[2].n, 5);
+	for (i = 0; i < 1000; i++)
+		hist_free(&h[i]);
+	ASSERT_EQU(mallinfo2().uordblks, before);
+	free(h);
+#endif
+}
+
 TEST_MAIN(exact_small_values, relative_error_below_one_percent, memory_bounded,
-	  single_chunk_alone, chunks_out_of_order, sparse_then_dense)
+	  single_chunk_alone, chunks_out_of_order, sparse_then_dense, one_bucket_inline)
