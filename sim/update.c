@@ -166,17 +166,17 @@ void sim_lines_prefetch(const struct sim *s, int32_t node, uint32_t k, int32_t t
 
 /*
  * Account one update of line @k (sim_item_index()) of slot @slot's memcg,
- * unflushed on its CPU: at the memcg and each ancestor below the calm top
+ * unflushed on its CPU (@walk_mag: what the counters see of it,
+ * sim_walk_abs()): at the memcg and each ancestor below the calm top
  * of its path (sim_calm_top()) now, the top's share deferred (lag.c).
  * always_inline: one copy in each policy's update path, which is then one
  * function but for the rare calls.
  */
 static inline __attribute__((always_inline))
 int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
-		     uint32_t k, int64_t val)
+		     uint32_t k, int64_t val, uint32_t walk_mag)
 {
 	struct sim_pcpu *sl = &s->slots[slot];
-	int32_t walk = (int32_t)(uint32_t)(uint64_t)val;
 	/*
 	 * The slot's memcg, read once: a store through the slot's deltas
 	 * could be one to sl->node or s->nodes as the compiler sees them,
@@ -184,14 +184,12 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	 */
 	int32_t node = sl->node, idx, top;
 	struct sim_node *un = &s->nodes[node], *n;
-	uint64_t mag, walk_mag, g;
+	uint64_t mag, g;
 	int64_t d;
 	int ret;
 
 	top = sim_calm_top(s, node, ts);
 	sim_lines_prefetch(s, node, k, top);
-	/* what the counters see (memcg_rstat_updated()'s int val) */
-	walk_mag = walk < 0 ? -(uint64_t)walk : (uint64_t)walk;
 	/*
 	 * The sums add d and mag per update: a value from a damaged file
 	 * (INT64_MAX) would overflow them at the second update.  2^47 pages
@@ -262,13 +260,15 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
  * effects (pure-const) and drops the call.
  */
 static inline __attribute__((always_inline))
-void sim_path_prefetch(const struct sim *s, int32_t slot)
+void sim_path_prefetch(const struct sim *s, int32_t slot, bool prepared)
 {
 	const char *sl = (const char *)&s->slots[slot];
 	const struct sim_pcpu *sp = &s->slots[slot];
 	int32_t parent = sp->parent;
 
-	__builtin_prefetch(sl + SIM_CACHELINE);
+	/* sim_update_prepare() asked for it already */
+	if (!prepared)
+		__builtin_prefetch(sl + SIM_CACHELINE);
 	/*
 	 * The parent's slot on @cpu, where the walk goes first after the
 	 * slot's own step: its index is in the slot's first line, which the
@@ -292,20 +292,20 @@ void sim_path_prefetch(const struct sim *s, int32_t slot)
  */
 static inline __attribute__((always_inline))
 int sim_update_slot(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
-		    uint32_t k, int64_t val,
+		    uint32_t k, int64_t val, bool prepared,
 		    struct sim_step_out (*step)(const struct sim_step_in *in))
 {
-	uint32_t abs_val;
+	/* what the counters see (memcg_rstat_updated()'s int val), once for both halves */
+	uint32_t abs_val = sim_walk_abs(val);
 	int ret;
 
 	/* counters only: the walk's slots and nodes are few and stay in cache */
 	if (!s->counters_only) {
-		sim_path_prefetch(s, slot);
-		ret = sim_stale_update(s, ts, slot, kind, k, val);
+		sim_path_prefetch(s, slot, prepared);
+		ret = sim_stale_update(s, ts, slot, kind, k, val, abs_val);
 		if (ret)
 			return ret;
 	}
-	abs_val = sim_walk_abs(val);
 	if (abs_val)
 		sim_walk_run(s, slot, abs_val, step);
 	return sim_lag_err_take(s);
@@ -342,7 +342,7 @@ int sim_update_run(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	k = sim_item_index(s, kind, item);
 	if (k < 0)
 		return k;
-	return sim_update_slot(s, ts, slot, kind, (uint32_t)k, val, step);
+	return sim_update_slot(s, ts, slot, kind, (uint32_t)k, val, false, step);
 }
 
 /*
@@ -359,7 +359,7 @@ int sim_update_apply_run(struct sim *s, struct sim_prep h, uint64_t ts, int64_t 
 	sim_clock(s, ts);
 	s->now = ts;
 	s->cost.updates++;
-	return sim_update_slot(s, ts, h.slot, h.kind, (uint32_t)h.line, val, step);
+	return sim_update_slot(s, ts, h.slot, h.kind, (uint32_t)h.line, val, true, step);
 }
 
 /*
