@@ -15,9 +15,16 @@
  * node's counters handed to the policy's @step.  always_inline with a
  * constant @step (SIM_POLICY_WALK()): each policy's walk is one loop with its
  * step inlined, no call and no 16-byte struct per node.
+ *
+ * @calm_skips: the policy's step leaves a flushable node alone and walks
+ * on (continue): from a node that is calm with only calm ancestors
+ * (sim.calm_up: all flushable) to the root every step is such a skip, so
+ * the walk only counts them (the node's level + 1) and touches none of
+ * their slots or nodes.  A step below cannot change that: it changes only
+ * its own node's counters.
  */
 static inline __attribute__((always_inline))
-void sim_walk_run(struct sim *s, int32_t slot, uint32_t abs_val,
+void sim_walk_run(struct sim *s, int32_t slot, uint32_t abs_val, bool calm_skips,
 		  struct sim_step_out (*step)(const struct sim_step_in *in))
 {
 	struct sim_step_in in = { .th = s->th, .abs_val = abs_val, .batch = s->batch };
@@ -33,6 +40,10 @@ void sim_walk_run(struct sim *s, int32_t slot, uint32_t abs_val,
 		struct sim_node *n = &s->nodes[sl->node];
 		struct sim_step_out out;
 
+		if (calm_skips && s->calm_up[sl->node]) {
+			steps += n->level + 1;
+			break;
+		}
 		steps++;
 		in.atomic = n->stats_updates;
 		in.pcpu = sl->stats_updates;

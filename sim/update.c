@@ -307,7 +307,7 @@ int sim_update_slot(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind
 			return ret;
 	}
 	if (abs_val)
-		sim_walk_run(s, slot, abs_val, step);
+		sim_walk_run(s, slot, abs_val, step == sim_policy_continue_step, step);
 	return sim_lag_err_take(s);
 }
 

@@ -443,6 +443,57 @@ TEST(no_race_no_stale_read)
 	}
 }
 
+/*
+ * CONTINUE under flushable ancestors: root(1) > 10 > 11 > 12, one CPU, TH =
+ * 64 * 1 = 64.  The first update, 65 pages of 12: at each of the four
+ * nodes the atomic is 0, not flushable, so the per-CPU counter takes 65 >=
+ * 64 and moves into the atomic (65 > 64: flushable): 4 steps, 4 adds, 4
+ * batches, every per-CPU counter back at 0.  The next, 1 page of 12: every
+ * node is flushable, so continue skips all four and changes nothing: 4
+ * steps, no add.  Then a flush of 12 alone sets atomic[12] to 0: the third
+ * update, 1 page, charges 12 (per-CPU 1 < 64, no batch) and skips 11, 10
+ * and root, still flushable: 4 steps, 1 add.  Steps 12, per-CPU adds 5,
+ * atomic adds 4; only pcpu[12] is 1, and every atomic but 12's is 65.
+ */
+TEST(continue_skips_flushable_ancestors)
+{
+	struct sim *s = sim_new(sim_policy_find("continue"), 1, 1);
+	struct sim_cost c;
+
+	ASSERT(s);
+	ASSERT_EQ(sim_cgroup_add(s, 0, 10, SIM_ROOT_ID), 0);
+	ASSERT_EQ(sim_cgroup_add(s, 0, 11, 10), 0);
+	ASSERT_EQ(sim_cgroup_add(s, 0, 12, 11), 0);
+	ASSERT_EQ(sim_update(s, 1, 0, 12, SIM_ITEM_STATE, 0, 65), 0);
+	sim_cost_get(s, &c);
+	ASSERT_EQU(c.walk_steps, 4);
+	ASSERT_EQU(c.pcpu_adds, 4);
+	ASSERT_EQU(c.atomic_adds, 4);
+	ASSERT(sim_needs_flush(s, SIM_ROOT_ID) && sim_needs_flush(s, 12));
+	ASSERT_EQ(sim_update(s, 2, 0, 12, SIM_ITEM_STATE, 0, 1), 0);
+	sim_cost_get(s, &c);
+	ASSERT_EQU(c.walk_steps, 8);
+	ASSERT_EQU(c.pcpu_adds, 4);
+	ASSERT_EQ(sim_pcpu_stats_updates(s, 12, 0), 0);
+	ASSERT_EQ(sim_pcpu_stats_updates(s, SIM_ROOT_ID, 0), 0);
+	ASSERT_EQ(sim_flush(s, 3, 12), 0);
+	ASSERT_EQ(sim_stats_updates(s, 12), 0);
+	ASSERT_EQ(sim_update(s, 4, 0, 12, SIM_ITEM_STATE, 0, 1), 0);
+	sim_cost_get(s, &c);
+	ASSERT_EQU(c.walk_steps, 12);
+	ASSERT_EQU(c.pcpu_adds, 5);
+	ASSERT_EQU(c.atomic_adds, 4);
+	ASSERT_EQ(sim_pcpu_stats_updates(s, 12, 0), 1);
+	ASSERT_EQ(sim_pcpu_stats_updates(s, 11, 0), 0);
+	ASSERT_EQ(sim_pcpu_stats_updates(s, SIM_ROOT_ID, 0), 0);
+	ASSERT_EQ(sim_stats_updates(s, 12), 0);
+	ASSERT_EQ(sim_stats_updates(s, 11), 65);
+	ASSERT_EQ(sim_stats_updates(s, 10), 65);
+	ASSERT_EQ(sim_stats_updates(s, SIM_ROOT_ID), 65);
+	sim_destroy(s);
+}
+
 TEST_MAIN(seed_race_break, seed_race_continue, seed_race_legacy,
 	  seed_race_forced_flush_all_policies, batching_phase, seed_race_break_read_error,
-	  seed_race_continue_read_error, read_that_flushes, no_race_no_stale_read)
+	  seed_race_continue_read_error, read_that_flushes, no_race_no_stale_read,
+	  continue_skips_flushable_ancestors)
