@@ -72,11 +72,15 @@ struct rser_item {
 struct rser {
 	/*
 	 * What an update's look at a flushable series cgroup reads, in its
-	 * first cache line (with the first runs' pol): that the line exists
-	 * and that every run sees the cgroup flushable.  Bit item of
-	 * have[kind == EVENT]: direct[][item] != 0.
+	 * first cache line (the struct is aligned to one): that the line
+	 * exists and that every run sees the cgroup flushable.  Bit item of
+	 * have[kind == EVENT]: direct[][item] != 0.  Bit p of open: run p
+	 * sees it not flushable (!pol[p].flushable), changed only with
+	 * atomic operations, since each run flips its own bit on its own
+	 * thread (series_flushable_set()).
 	 */
 	uint64_t	have[2][RSER_DIRECT / 64];
+	uint64_t	open;
 	struct rser_pol	pol[REPLAY_MAX_RUNS];
 	struct rcg	*c;
 	struct rser_item *items;	/* sorted by (kind, item) */

@@ -20,6 +20,7 @@
  * every update, and it was most of the series' cost.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,12 +52,16 @@ static int series_add(struct replay *r, struct rcg *c)
 		r->ser = n;
 		r->cap_ser = ncap;
 	}
-	s = calloc(1, sizeof(*s));
+	/* its first cache line is what an update's look at it reads (replay-local.h) */
+	s = aligned_alloc(64, (sizeof(*s) + 63) & ~(size_t)63);
 	if (!s)
 		return -ENOMEM;
+	memset(s, 0, sizeof(*s));
 	s->c = c;
 	for (p = 0; p < REPLAY_MAX_RUNS; p++)
 		s->pol[p].node = -1;
+	/* no run has seen it flushable yet */
+	s->open = r->p.nr_runs >= 64 ? ~0ull : (1ull << r->p.nr_runs) - 1;
 	c->ser = s;
 	r->ser_gen++;
 	r->ser[r->nr_ser++] = s;
@@ -196,6 +201,23 @@ static bool series_needs_flush(struct replay *r, unsigned int p, struct rser *s)
 	int32_t n = series_node(r, p, s);
 
 	return n >= 0 && sim_node_flushable_at(r->sims[p], n);
+}
+
+/*
+ * Run @p sees @s flushable (@f) or not: its flag, and its bit of s->open
+ * if that changed.  A run's flag changes on the run's own thread, so the
+ * bits of one word change atomically; they change far less often than an
+ * update reads them (series_update_hits()).
+ */
+static void series_flushable_set(struct rser *s, unsigned int p, bool f)
+{
+	if (s->pol[p].flushable == f)
+		return;
+	s->pol[p].flushable = f;
+	if (f)
+		__atomic_fetch_and(&s->open, ~(1ull << p), __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_or(&s->open, 1ull << p, __ATOMIC_RELAXED);
 }
 
 /* The visible error of line @i of @s under policy @p now: sim_item_error() unless flushable. */
@@ -357,7 +379,7 @@ static inline void series_see_line(struct replay *r, struct sim *sim, unsigned i
 	ru = &pp->lines[i];
 	n = series_node(r, p, s);
 	if (n >= 0 && sim_node_flushable_at(sim, n)) {	/* every line is 0 now, this one too */
-		pp->flushable = true;
+		series_flushable_set(s, p, true);
 		series_see_all(r, p, s);
 		return;
 	}
@@ -375,22 +397,16 @@ static inline void series_see_line(struct replay *r, struct sim *sim, unsigned i
 }
 
 /*
- * Has @s line (@kind, @item) (in the direct range), and does every run see
- * @s flushable?  Then an update of the line changes nothing a run sees
- * (series_see_line() leaves at once): one cache line read, not two.
+ * Does every run see @s flushable, and has it the line whose bit of
+ * s->have is @bit of word @have (NULL: an item out of the direct range)?
+ * Then an update of the line changes nothing a run sees
+ * (series_see_line() leaves at once): one cache line read, not two.  Only
+ * where no run's thread changes s->open meanwhile (series_update_hits()).
  */
-static inline bool series_flushable_has(const struct replay *r, const struct rser *s,
-					enum sim_item_kind kind, int item)
+static inline bool series_flushable_has(const struct rser *s, size_t have, uint64_t bit)
 {
-	unsigned int p;
-
-	if (item < 0 || item >= RSER_DIRECT ||
-	    !(s->have[kind == SIM_ITEM_EVENT][item / 64] & 1ull << (item % 64)))
-		return false;
-	for (p = 0; p < r->p.nr_runs; p++)
-		if (!s->pol[p].flushable)
-			return false;
-	return true;
+	return !__atomic_load_n(&s->open, __ATOMIC_RELAXED) && have != SIZE_MAX &&
+	       ((const uint64_t *)s->have)[have] & bit;
 }
 
 /* series_update(), a path deeper than the cache listed in @hits. */
@@ -405,12 +421,18 @@ static int series_update_hits(struct replay *r, struct rcg *c, enum sim_item_kin
 	if (c->ser_gen != r->ser_gen)
 		series_path_cache(r, c);
 	if (c->nr_ser_path <= RCG_SER_PATH) {
+		/* the line's word and bit of rser.have, the same in every series cgroup */
+		size_t have = item >= 0 && item < RSER_DIRECT ?
+			      (size_t)(kind == SIM_ITEM_EVENT) * (RSER_DIRECT / 64) + (size_t)item / 64 :
+			      SIZE_MAX;
+		uint64_t bit = 1ull << ((unsigned int)item % 64);
+
 		for (j = 0; j < c->nr_ser_path; j++) {
 			struct rser *s = c->ser_path[j];
 			long i;
 
 			/* a line there and every run's cgroup flushable: nothing to see */
-			if (series_flushable_has(r, s, kind, item))
+			if (series_flushable_has(s, have, bit))
 				continue;
 			i = series_item(r, s, kind, item);
 			if (i < 0)
@@ -496,7 +518,7 @@ static int series_visited(uint64_t id, void *ctx)
 
 	if (!c || !c->ser)
 		return 0;
-	c->ser->pol[v->p].flushable = series_needs_flush(v->r, v->p, c->ser);
+	series_flushable_set(c->ser, v->p, series_needs_flush(v->r, v->p, c->ser));
 	series_see_all(v->r, v->p, c->ser);
 	return 0;
 }
@@ -605,7 +627,7 @@ int series_sample(struct replay *r)
 					return ret;
 			}
 		for (p = 0; p < r->p.nr_runs; p++) {
-			s->pol[p].flushable = series_needs_flush(r, p, s);
+			series_flushable_set(s, p, series_needs_flush(r, p, s));
 			ret = series_cgroup_row(r, p, s, ts, false);
 			if (ret < 0)
 				return ret;
