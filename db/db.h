@@ -33,8 +33,13 @@
  * Nothing else changed: a file of 3 is read as it is and upgraded in place
  * by a writer, but a build of 3 refuses a file of 4 as newer (exit 6) instead
  * of failing on chunks it cannot decode.
+ * 5: series is a view over series_lines, which stores a line's samples a
+ * piece at a time (db/results_schema.c): the same rows.  A file of 2 to 4
+ * is read as it is (its table series has the view's columns) and upgraded
+ * in place by a writer, its series rows moved; a build of 4 refuses a file
+ * of 5 as newer instead of failing at its first insert into the view.
  */
-#define DB_SCHEMA_VERSION	4
+#define DB_SCHEMA_VERSION	5
 
 struct db;
 

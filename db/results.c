@@ -5,7 +5,8 @@
  *
  * series and cgroup_series rows are not inserted as they come: they are
  * held (results_held.c) until the pass ends, db_results_flush() inserts
- * them then in key order.  item_summary rows go in DB_BULK_ROWS at a time,
+ * them then in key order; series rows as pieces of their line into
+ * series_lines, which the view series reads (results_schema.c).  item_summary rows go in DB_BULK_ROWS at a time,
  * the last of them at db_results_flush() too.  This file owns every
  * table's INSERT and the binding of its rows, the held ones' too.
  */
@@ -32,8 +33,9 @@ static const char *const db_results_insert[W_NR] = {
 	[W_EPISODE] = "INSERT INTO stranded_episodes (run_id, cgroup_id, start_ts, end_ts, open,"
 		      " worst_kind, worst_item, worst_error, reads_skipped, max_pending)"
 		      " VALUES (?,?,?,?,?,?,?,?,?,?)",
-	[W_SERIES] = "INSERT INTO series (run_id, cgroup_id, kind, item, ts, error, min_error,"
-		     " max_error) VALUES (?,?,?,?,?,?,?,?)",
+	/* the view series' rows, a piece of a line at a time (results_held.c) */
+	[W_SERIES] = "INSERT INTO series_lines (run_id, cgroup_id, kind, item, ts, step, rows)"
+		     " VALUES (?,?,?,?,?,?,?)",
 	[W_CGROUP_SAMPLE] = "INSERT INTO cgroup_series (run_id, cgroup_id, ts, pending,"
 			    " stats_updates, flushable, stranded) VALUES (?,?,?,?,?,?,?)",
 	[W_CGROUP_SUMMARY] = "INSERT INTO cgroup_summary (run_id, cgroup_id, reads, flushed_reads,"
@@ -162,13 +164,10 @@ int db_results_open(struct db *db, struct db_results **out)
 	for (i = 0; i < W_NR && !err; i++)
 		err = db_prepare(db, db_results_insert[i], &w->st[i]);
 	if (!err)
-		err = db_results_bulk(db, db_results_insert[W_SERIES], &w->ser.bulk);
-	if (!err)
 		err = db_results_bulk(db, db_results_insert[W_CGROUP_SAMPLE], &w->cs.bulk);
 	if (!err)
 		err = db_results_bulk(db, db_results_insert[W_ITEM_SUMMARY], &w->item_bulk);
-	w->ser = (struct held){ .keys = 4, .cols = 4, .spill = -1,
-				.bulk = w->ser.bulk, .one = w->st[W_SERIES] };
+	w->ser = (struct held){ .keys = 4, .cols = 4, .spill = -1, .piece = w->st[W_SERIES] };
 	w->cs = (struct held){ .keys = 2, .cols = 5, .spill = -1,
 			       .bulk = w->cs.bulk, .one = w->st[W_CGROUP_SAMPLE] };
 	w->ser.peer = &w->cs;
@@ -189,7 +188,6 @@ void db_results_close(struct db_results *w)
 		return;
 	for (i = 0; i < W_NR; i++)
 		sqlite3_finalize(w->st[i]);
-	sqlite3_finalize(w->ser.bulk);
 	sqlite3_finalize(w->cs.bulk);
 	sqlite3_finalize(w->item_bulk);
 	db_held_free(&w->ser);

@@ -49,7 +49,20 @@ struct held {
 	size_t			ways_max;	/* the most runs read at once by a merge */
 	sqlite3_stmt		*bulk;		/* DB_BULK_ROWS rows */
 	sqlite3_stmt		*one;		/* one row */
+	/*
+	 * Or, if set, a line's rows go in as pieces instead (series_lines):
+	 * the keys, the first row's ts, the ts step and a JSON array of the
+	 * rows' other values, one row per DB_PIECE_TEXT bytes of them at most.
+	 */
+	sqlite3_stmt		*piece;
 };
+
+/*
+ * Bytes of a piece's JSON rows at most: its row stays within the B-tree
+ * page of its key (SQLite moves payload past about 1000 bytes of a 4 KiB
+ * page of a WITHOUT ROWID table to an overflow page, most of it unused).
+ */
+#define DB_PIECE_TEXT		960
 
 /*
  * One row of line @key: @v[0] its ts, increasing along the line (-EINVAL),

@@ -96,21 +96,35 @@ static const struct {
 "	reads_skipped	INTEGER NOT NULL,	-- reads of it skipped during the episode (stale reads)\n"
 "	max_pending	INTEGER			-- largest pending during the episode (stats_updates units)\n"
 ")" },
-	{ "TABLE", "series", "(\n"
-"	-- Visible error of (cgroup, item) every runs.sample_ns from the first event to the\n"
-"	-- last, no row skipped: (last - first) / sample_ns + 1 rows per (run, cgroup, item).\n"
-"	-- Cgroups: those read in the trace, their ancestors, and --series-cgroup ones.\n"
-"	-- Visible error: what a reader arriving then would get (0 while flushable).\n"
+	{ "TABLE", "series_lines", "(\n"
+"	-- The rows of the view series, stored a piece of a (run, cgroup, item) line at a\n"
+"	-- time: consecutive samples at a constant step, at most about 1000 bytes of rows.\n"
+"	-- Read the view; this is its storage (one row here instead of about 60 there).\n"
 "	run_id		INTEGER NOT NULL,	-- runs.run_id\n"
 "	cgroup_id	INTEGER NOT NULL,	-- cgroups.id\n"
 "	kind		INTEGER NOT NULL,	-- items.kind (1 state, 3 events)\n"
 "	item		INTEGER NOT NULL,	-- items.item\n"
-"	ts		INTEGER NOT NULL,	-- trace ns of the sample\n"
-"	error		INTEGER NOT NULL,	-- visible error at ts, in the item's unit\n"
-"	min_error	INTEGER NOT NULL,	-- its minimum over (previous sample, ts]\n"
-"	max_error	INTEGER NOT NULL,	-- its maximum over the same interval: spikes survive plotting\n"
+"	ts		INTEGER NOT NULL,	-- trace ns of the piece's first sample\n"
+"	step		INTEGER NOT NULL,	-- trace ns between its samples: row k is at ts + k * step\n"
+"	rows		TEXT NOT NULL,		-- JSON array, a sample each: [error, min_error, max_error]\n"
 "	PRIMARY KEY (run_id, cgroup_id, kind, item, ts)\n"
 ") WITHOUT ROWID" },
+	{ "VIEW", "series", "AS\n"
+"-- Visible error of (cgroup, item) every runs.sample_ns from the first event to the\n"
+"-- last, no row skipped: (last - first) / sample_ns + 1 rows per (run, cgroup, item).\n"
+"-- Cgroups: those read in the trace, their ancestors, and --series-cgroup ones.\n"
+"-- Visible error: what a reader arriving then would get (0 while flushable).\n"
+"-- Columns: run_id (runs.run_id), cgroup_id (cgroups.id), kind and item (items: kind 1\n"
+"-- state, 3 events), ts (trace ns of the sample), error (visible error at ts, in the\n"
+"-- item's unit), min_error and max_error (its minimum and maximum over (previous\n"
+"-- sample, ts]: spikes survive plotting).  Unique by (run_id, cgroup_id, kind, item,\n"
+"-- ts); rows come in that order unless a query asks for another.\n"
+"SELECT l.run_id AS run_id, l.cgroup_id AS cgroup_id, l.kind AS kind, l.item AS item,\n"
+"	l.ts + CAST(r.key AS INTEGER) * l.step AS ts,\n"
+"	json_extract(r.value, '$[0]') AS error,\n"
+"	json_extract(r.value, '$[1]') AS min_error,\n"
+"	json_extract(r.value, '$[2]') AS max_error\n"
+"  FROM series_lines l, json_each(l.rows) r" },
 	{ "TABLE", "cgroup_series", "(\n"
 "	-- The cgroups of series, at the same samples: their flush state.\n"
 "	run_id		INTEGER NOT NULL,	-- runs.run_id\n"
@@ -359,6 +373,37 @@ static const struct {
 
 #define DB_RESULTS_N	(sizeof(db_results_sql) / sizeof(db_results_sql[0]))
 
+/* Is @name a table of the main schema (not a view, not missing)? */
+static bool db_schema_is_table(struct db *db, const char *name)
+{
+	sqlite3_stmt *st;
+	bool found;
+
+	if (db_prepare(db, "SELECT 1 FROM main.sqlite_master WHERE name = ? AND type = 'table'",
+		       &st))
+		return false;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/*
+ * Before the view series is made: a file whose series is still the table of
+ * a build before series_lines has its rows moved into series_lines (made
+ * first, as the list has it), a piece of one row each (step 0), then the
+ * table is dropped.  The view shows the same rows.
+ */
+static int db_schema_series_move(struct db *db)
+{
+	if (!db_schema_is_table(db, "series"))
+		return 0;
+	return db_exec(db, "INSERT INTO series_lines (run_id, cgroup_id, kind, item, ts, step,"
+		       " rows) SELECT run_id, cgroup_id, kind, item, ts, 0,"
+		       " json_array(json_array(error, min_error, max_error)) FROM series;"
+		       " DROP TABLE series");
+}
+
 /*
  * Drop every result object of the current list, views first.  The objects of
  * version 1 (runs, series, reads, cgroup_summary, item_summary, validation,
@@ -371,10 +416,14 @@ static int db_results_drop(struct db *db)
 	int err = 0;
 
 	for (i = DB_RESULTS_N; !err && i-- > 0;) {
-		if (!strcmp(db_results_sql[i].what, "INDEX"))
+		const char *what = db_results_sql[i].what;
+
+		if (!strcmp(what, "INDEX"))
 			continue;	/* goes with its table */
-		sql = sqlite3_mprintf("DROP %s IF EXISTS %s", db_results_sql[i].what,
-				      db_results_sql[i].name);
+		/* series was a table before it was a view */
+		if (db_schema_is_table(db, db_results_sql[i].name))
+			what = "TABLE";
+		sql = sqlite3_mprintf("DROP %s IF EXISTS %s", what, db_results_sql[i].name);
 		if (!sql)
 			return -ENOMEM;
 		err = db_exec(db, sql);
@@ -417,6 +466,11 @@ int db_schema_results(struct db *db, bool temp)
 
 		if (temp && (!strcmp(what, "INDEX") || db_schema_has(db, db_results_sql[i].name)))
 			continue;
+		if (!temp && !strcmp(db_results_sql[i].name, "series")) {
+			err = db_schema_series_move(db);
+			if (err)
+				return err;
+		}
 		sql = sqlite3_mprintf("CREATE %s%s IF NOT EXISTS %s %s", temp ? "TEMP " : "",
 				      what, db_results_sql[i].name, db_results_sql[i].body);
 		if (!sql)
@@ -534,12 +588,13 @@ static int db_schema_upgrade_v2_body(struct db *db)
 }
 
 /**
- * db_schema_upgrade() - make a schema 1, 2 or 3 file current for a writer.
+ * db_schema_upgrade() - make a schema 1 to 4 file current for a writer.
  * @db: open read-write; user_version below DB_SCHEMA_VERSION
  * @ver: its user_version
  *
- * Schema 2 and 3 results stay (db_schema_upgrade_v2_body() is a no-op on 3
- * but for the views, made again); schema 1 results are dropped
+ * Schema 2 to 4 results stay (db_schema_upgrade_v2_body() is a no-op on 3
+ * and 4 but for the views, made again; the series rows move into
+ * series_lines, db_schema_series_move()); schema 1 results are dropped
  * (db_schema_upgrade_v1()).  One transaction.
  */
 int db_schema_upgrade(struct db *db, int64_t ver)

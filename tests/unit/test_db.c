@@ -355,9 +355,9 @@ TEST(test_older_schema)
 	struct db *db;
 
 	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
-	ASSERT_EQ(raw_exec(path, "DROP TABLE series; CREATE TABLE series (run_id, cgroup_id, ts,"
-			   " missing_pages); INSERT INTO series VALUES (1, 1, 1, 5);"
-			   " PRAGMA user_version = 1"), 0);
+	ASSERT_EQ(raw_exec(path, "DROP VIEW series; DROP TABLE series_lines; CREATE TABLE series"
+			   " (run_id, cgroup_id, ts, missing_pages); INSERT INTO series VALUES"
+			   " (1, 1, 1, 5); PRAGMA user_version = 1"), 0);
 	ASSERT_EQ(db_open(path, false, &db), 0);	/* the trace reads, the results do not */
 	ASSERT_EQ(db_replay_run_exists(db, 0), -MCR_E_OLDER);
 	db_close(db);
@@ -367,6 +367,44 @@ TEST(test_older_schema)
 	ASSERT_EQ(query_int(db, "SELECT count(*) FROM meta WHERE key = 'nr_cpus_possible'"), 1);
 	db_close(db);
 	ASSERT_EQ(open_err(path), 0);
+}
+
+/*
+ * A schema 4 file's series is a table: a read-only open reads it as it is;
+ * a writer moves its rows into series_lines (a piece each) and the view
+ * series gives back the same rows, the extremes whole.
+ */
+TEST(test_series_table_moved)
+{
+	const char *path = tmp_path("series4.db");
+	static const char same[] =
+		"SELECT group_concat(run_id || ':' || cgroup_id || ':' || kind || ':' || item || ':'"
+		" || ts || ':' || error || ':' || min_error || ':' || max_error, ' ') ="
+		" '1:1:1:2:10:-5:-7:0 1:1:1:2:20:3:-5:9 1:2:3:0:10:-9223372036854775808:"
+		"-9223372036854775808:9223372036854775807' FROM (SELECT * FROM series"
+		" ORDER BY cgroup_id, ts)";
+	struct db *db;
+
+	ASSERT_EQ(make_db(path, 1, NULL, 0), 0);
+	ASSERT_EQ(raw_exec(path, "DROP VIEW series; DROP TABLE series_lines; CREATE TABLE series"
+			   " (run_id INTEGER NOT NULL, cgroup_id INTEGER NOT NULL, kind INTEGER NOT"
+			   " NULL, item INTEGER NOT NULL, ts INTEGER NOT NULL, error INTEGER NOT NULL,"
+			   " min_error INTEGER NOT NULL, max_error INTEGER NOT NULL, PRIMARY KEY"
+			   " (run_id, cgroup_id, kind, item, ts)) WITHOUT ROWID; INSERT INTO series"
+			   " VALUES (1, 1, 1, 2, 10, -5, -7, 0), (1, 1, 1, 2, 20, 3, -5, 9), (1, 2, 3,"
+			   " 0, 10, -9223372036854775808, -9223372036854775808, 9223372036854775807);"
+			   " PRAGMA user_version = 4"), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(query_int(db, same), 1);
+	ASSERT_EQ(query_int(db, "PRAGMA user_version"), 4);
+	db_close(db);
+	ASSERT_EQ(db_open(path, true, &db), 0);
+	ASSERT_EQ(query_int(db, "PRAGMA user_version"), DB_SCHEMA_VERSION);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM main.sqlite_master WHERE name = 'series'"
+			    " AND type = 'view'"), 1);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series_lines"), 3);
+	ASSERT_EQ(query_int(db, same), 1);
+	db_close(db);
 }
 
 /*
@@ -540,5 +578,6 @@ TEST(test_reopen_clear)
 TEST_MAIN(test_events_round_trip, test_views_use_partial_index, test_meta_round_trip,
 	  test_small_tables_round_trip, test_gaps_foreach, test_events_kinds, test_file_mode_0600,
 	  test_refuse_missing, test_refuse_not_sqlite, test_refuse_not_ours, test_refuse_newer,
-	  test_refuse_missing_table, test_older_schema, test_has_stat_reads, test_close_commits,
+	  test_refuse_missing_table, test_older_schema, test_series_table_moved,
+	  test_has_stat_reads, test_close_commits,
 	  test_crash_keeps_committed, test_reopen_clear)

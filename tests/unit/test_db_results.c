@@ -220,8 +220,8 @@ TEST(test_results_spill)
 TEST(test_results_spill_ways)
 {
 	const char *path = tmp_path("ways.db");
-	const char *one = "INSERT INTO series (run_id, cgroup_id, kind, item, ts, error, min_error,"
-			  " max_error) VALUES (?,?,?,?,?,?,?,?)";
+	const char *one = "INSERT INTO series_lines (run_id, cgroup_id, kind, item, ts, step, rows)"
+			  " VALUES (?,?,?,?,?,?,?)";
 	struct db_results *w;
 	struct held h = { .keys = 4, .cols = 4, .spill = -1, .limit = 1024 };
 	struct db *db;
@@ -229,8 +229,7 @@ TEST(test_results_spill_ways)
 	int c, k, runs = 0;
 
 	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
-	ASSERT_EQ(db_prepare(db, one, &h.one), 0);
-	ASSERT_EQ(db_results_bulk(db, one, &h.bulk), 0);
+	ASSERT_EQ(db_prepare(db, one, &h.piece), 0);
 	for (k = 0; k < WAYS_TS; k++)
 		for (c = 0; c < WAYS_KEYS; c++) {
 			/* a third of the lines join halfway */
@@ -254,8 +253,7 @@ TEST(test_results_spill_ways)
 			    " + ts / 50) * 7919 AND min_error = -(ts / 50) AND max_error ="
 			    " cgroup_id - 1 AND item = (cgroup_id - 1) % 5"),
 		  WAYS_KEYS * WAYS_TS - WAYS_KEYS / 3 * WAYS_TS / 2);
-	sqlite3_finalize(h.one);
-	sqlite3_finalize(h.bulk);
+	sqlite3_finalize(h.piece);
 	db_results_close(w);
 	ASSERT_EQ(db_rollback(db), 0);
 	db_close(db);
@@ -312,8 +310,8 @@ TEST(test_results_item_rows)
 TEST(test_results_held_shared)
 {
 	const char *path = tmp_path("shared.db");
-	const char *one_s = "INSERT INTO series (run_id, cgroup_id, kind, item, ts, error, min_error,"
-			    " max_error) VALUES (?,?,?,?,?,?,?,?)";
+	const char *one_s = "INSERT INTO series_lines (run_id, cgroup_id, kind, item, ts, step,"
+			    " rows) VALUES (?,?,?,?,?,?,?)";
 	const char *one_c = "INSERT INTO cgroup_series (run_id, cgroup_id, ts, pending,"
 			    " stats_updates, flushable, stranded) VALUES (?,?,?,?,?,?,?)";
 	struct held s = { .keys = 4, .cols = 4, .spill = -1, .limit = 4096 };
@@ -326,8 +324,7 @@ TEST(test_results_held_shared)
 	s.peer = &c;
 	c.peer = &s;
 	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
-	ASSERT_EQ(db_prepare(db, one_s, &s.one), 0);
-	ASSERT_EQ(db_results_bulk(db, one_s, &s.bulk), 0);
+	ASSERT_EQ(db_prepare(db, one_s, &s.piece), 0);
 	ASSERT_EQ(db_prepare(db, one_c, &c.one), 0);
 	ASSERT_EQ(db_results_bulk(db, one_c, &c.bulk), 0);
 	for (k = 0; k < SHARED_TS; k++)
@@ -355,8 +352,7 @@ TEST(test_results_held_shared)
 	ASSERT_EQ(query_int(db, "SELECT count(*) FROM cgroup_series WHERE pending = ts / 50 *"
 			    " (cgroup_id - 1) AND stats_updates = 7 AND flushable = (ts / 50) % 2"),
 		  SHARED_KEYS * SHARED_TS);
-	sqlite3_finalize(s.one);
-	sqlite3_finalize(s.bulk);
+	sqlite3_finalize(s.piece);
 	sqlite3_finalize(c.one);
 	sqlite3_finalize(c.bulk);
 	db_results_close(w);
@@ -420,12 +416,67 @@ TEST(test_results_order)
 	db_close(db);
 }
 
+/*
+ * series_lines holds a line a piece at a time: consecutive rows at one ts
+ * step, at most DB_PIECE_TEXT bytes of JSON rows.  Line 1: ts 0, 50, 100
+ * (step 50), 170, 240 (step 70), 250: three pieces.  Line 2: 30 rows of
+ * three INT64_MIN values, 64 bytes each, 65 with the comma: n rows take
+ * 65 n bytes and a row joins while 65 n + 1 + 64 + 1 <= 960, so 14 rows a
+ * piece: 14, 14 and 2.  The view gives back every row as it went in.
+ */
+TEST(test_results_pieces)
+{
+	static const uint64_t ts1[] = { 0, 50, 100, 170, 240, 250 };
+	const char *path = tmp_path("pieces.db");
+	struct db_results *w;
+	struct db *db;
+	int64_t run_id;
+	size_t k;
+
+	ASSERT_EQ(results_open(path, &db, &run_id, &w), 0);
+	for (k = 0; k < sizeof(ts1) / sizeof(ts1[0]); k++) {
+		struct db_series sr = { .run_id = run_id, .cgroup_id = 1, .ts = ts1[k],
+					.error = (int64_t)k, .min_error = -(int64_t)k,
+					.max_error = (int64_t)k * 2, .kind = 1, .item = 3 };
+
+		ASSERT_EQ(db_series_add(w, &sr), 0);
+	}
+	for (k = 0; k < 30; k++) {
+		struct db_series sr = { .run_id = run_id, .cgroup_id = 2, .ts = 1000 + k * 7,
+					.error = INT64_MIN, .min_error = INT64_MIN,
+					.max_error = INT64_MIN, .kind = 3, .item = 0 };
+
+		ASSERT_EQ(db_series_add(w, &sr), 0);
+	}
+	ASSERT_EQ(db_results_flush(w), 0);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series_lines WHERE cgroup_id = 1"), 3);
+	ASSERT_EQ(query_int(db, "SELECT group_concat(ts || ':' || step || ':' ||"
+			    " json_array_length(rows), ' ') = '0:50:3 170:70:2 250:0:1' FROM"
+			    " (SELECT * FROM series_lines WHERE cgroup_id = 1 ORDER BY ts)"), 1);
+	ASSERT_EQ(query_int(db, "SELECT group_concat(json_array_length(rows), ' ') = '14 14 2'"
+			    " FROM (SELECT * FROM series_lines WHERE cgroup_id = 2 ORDER BY ts)"), 1);
+	ASSERT_EQ(query_int(db, "SELECT max(length(rows)) FROM series_lines"), 14 * 65 + 1);
+	ASSERT_EQ(query_int(db, "SELECT group_concat(ts || ':' || error || ':' || min_error || ':'"
+			    " || max_error, ' ') = '0:0:0:0 50:1:-1:2 100:2:-2:4 170:3:-3:6 240:4:-4:8"
+			    " 250:5:-5:10' FROM (SELECT * FROM series WHERE cgroup_id = 1 ORDER BY ts)"),
+		  1);
+	ASSERT_EQ(query_int(db, "SELECT count(*) FROM series WHERE cgroup_id = 2 AND kind = 3 AND"
+			    " item = 0 AND (ts - 1000) % 7 = 0 AND ts BETWEEN 1000 AND 1203 AND"
+			    " error = -9223372036854775807 - 1 AND min_error = error AND max_error ="
+			    " error AND typeof(ts) = 'integer' AND typeof(error) = 'integer'"), 30);
+	ASSERT_EQ(query_int(db, "SELECT count(DISTINCT ts) FROM series WHERE cgroup_id = 2"), 30);
+	db_results_close(w);
+	ASSERT_EQ(db_rollback(db), 0);
+	db_close(db);
+}
+
 TEST(test_results_created_on_demand)
 {
 	const char *path = tmp_path("ondemand.db");
 	static const char drop[] =
 		"DROP VIEW cgroup_lag_report; DROP VIEW lag_report; DROP VIEW lag_report_all;"
-		" DROP TABLE runs; DROP TABLE series; DROP TABLE cgroup_series; DROP TABLE reads;"
+		" DROP TABLE runs; DROP VIEW series; DROP TABLE series_lines; DROP TABLE cgroup_series;"
+		" DROP TABLE reads;"
 		" DROP TABLE read_errors; DROP TABLE stranded_episodes; DROP TABLE cgroup_summary;"
 		" DROP TABLE item_summary; DROP TABLE validation; DROP TABLE validation_mismatch";
 	struct db *db;
@@ -442,10 +493,10 @@ TEST(test_results_created_on_demand)
 	db_close(db);
 	ASSERT_EQ(db_open(path, false, &db), 0);
 	ASSERT_EQ(query_int(db, "SELECT count(*) FROM main.sqlite_master WHERE name IN"
-			    " ('runs', 'series', 'cgroup_series', 'reads', 'read_errors',"
+			    " ('runs', 'series', 'series_lines', 'cgroup_series', 'reads', 'read_errors',"
 			    " 'stranded_episodes', 'cgroup_summary', 'item_summary', 'validation',"
 			    " 'validation_mismatch', 'lag_report', 'lag_report_all', 'cgroup_lag_report',"
-			    " 'episodes_by_cgroup', 'reads_by_cgroup')"), 15);
+			    " 'episodes_by_cgroup', 'reads_by_cgroup')"), 16);
 	db_close(db);
 }
 
@@ -663,4 +714,5 @@ TEST(test_stat_checks)
 }
 
 TEST_MAIN(test_visible_split_rows, test_stat_checks, test_results_while_iterating, test_results_and_lag_report, test_results_held_rows,
-	  test_results_spill, test_results_spill_ways, test_results_held_shared, test_results_item_rows, test_results_order, test_results_created_on_demand)
+	  test_results_spill, test_results_spill_ways, test_results_held_shared, test_results_item_rows, test_results_order, test_results_pieces,
+	  test_results_created_on_demand)
