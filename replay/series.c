@@ -409,45 +409,72 @@ static inline bool series_flushable_has(const struct rser *s, size_t have, uint6
 	       ((const uint64_t *)s->have)[have] & bit;
 }
 
-/* series_update(), a path deeper than the cache listed in @hits. */
-static int series_update_hits(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item,
-			      struct rser_hits *hits)
+/*
+ * series_update_hits() at series cgroup @s, which some run does not see
+ * flushable or which lacks the line: made where new, seen by every run.
+ * Out of line, as the path deeper than the cache: the update's look at
+ * the ancestors every run sees flushable, most of them, stays a small
+ * function with a small frame.
+ */
+static __attribute__((noinline)) int series_update_at(struct replay *r, struct rser *s,
+						       enum sim_item_kind kind, int item)
 {
-	unsigned int p, j;
+	long i = series_item(r, s, kind, item);
+	unsigned int p;
+
+	if (i < 0)
+		return -ENOMEM;
+	for (p = 0; p < r->p.nr_runs; p++)
+		series_see_line(r, r->sims[p], p, s, (size_t)i);
+	return 0;
+}
+
+/* series_update_hits() of a path deeper than the cache, listed in @hits. */
+static __attribute__((noinline)) int series_update_deep(struct replay *r, struct rcg *c,
+							 enum sim_item_kind kind, int item,
+							 struct rser_hits *hits)
+{
+	unsigned int p;
 	int ret;
 
-	if (kind == SIM_ITEM_LRUVEC)
-		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
-	if (c->ser_gen != r->ser_gen)
-		series_path_cache(r, c);
-	if (c->nr_ser_path <= RCG_SER_PATH) {
-		/* the line's word and bit of rser.have, the same in every series cgroup */
-		size_t have = item >= 0 && item < RSER_DIRECT ?
-			      (size_t)(kind == SIM_ITEM_EVENT) * (RSER_DIRECT / 64) + (size_t)item / 64 :
-			      SIZE_MAX;
-		uint64_t bit = 1ull << ((unsigned int)item % 64);
-
-		for (j = 0; j < c->nr_ser_path; j++) {
-			struct rser *s = c->ser_path[j];
-			long i;
-
-			/* a line there and every run's cgroup flushable: nothing to see */
-			if (series_flushable_has(s, have, bit))
-				continue;
-			i = series_item(r, s, kind, item);
-			if (i < 0)
-				return -ENOMEM;
-			for (p = 0; p < r->p.nr_runs; p++)
-				series_see_line(r, r->sims[p], p, s, (size_t)i);
-		}
-		return 0;
-	}
 	hits->nr = 0;
 	ret = series_path(r, c, kind, item, true, hits);
 	if (ret < 0)
 		return ret;
 	for (p = 0; p < r->p.nr_runs; p++)
 		series_update_run(r, hits->v, hits->nr, p);
+	return 0;
+}
+
+/* series_update(), the deep path's list in @hits. */
+static inline int series_update_hits(struct replay *r, struct rcg *c, enum sim_item_kind kind,
+				     int item, struct rser_hits *hits)
+{
+	size_t have;
+	uint64_t bit;
+	unsigned int j;
+	int ret;
+
+	if (kind == SIM_ITEM_LRUVEC)
+		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
+	if (c->ser_gen != r->ser_gen)
+		series_path_cache(r, c);
+	if (c->nr_ser_path > RCG_SER_PATH)
+		return series_update_deep(r, c, kind, item, hits);
+	/* the line's word and bit of rser.have, the same in every series cgroup */
+	have = item >= 0 && item < RSER_DIRECT ?
+	       (size_t)(kind == SIM_ITEM_EVENT) * (RSER_DIRECT / 64) + (size_t)item / 64 : SIZE_MAX;
+	bit = 1ull << ((unsigned int)item % 64);
+	for (j = 0; j < c->nr_ser_path; j++) {
+		struct rser *s = c->ser_path[j];
+
+		/* a line there and every run's cgroup flushable: nothing to see */
+		if (series_flushable_has(s, have, bit))
+			continue;
+		ret = series_update_at(r, s, kind, item);
+		if (ret < 0)
+			return ret;
+	}
 	return 0;
 }
 
