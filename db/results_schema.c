@@ -118,7 +118,7 @@ static const struct {
 "-- state, 3 events), ts (trace ns of the sample), error (visible error at ts, in the\n"
 "-- item's unit), min_error and max_error (its minimum and maximum over (previous\n"
 "-- sample, ts]: spikes survive plotting).  Unique by (run_id, cgroup_id, kind, item,\n"
-"-- ts); rows come in that order unless a query asks for another.\n"
+"-- ts); ask ORDER BY for an order.\n"
 "SELECT l.run_id AS run_id, l.cgroup_id AS cgroup_id, l.kind AS kind, l.item AS item,\n"
 "	l.ts + CAST(r.key AS INTEGER) * l.step AS ts,\n"
 "	json_extract(r.value, '$[0]') AS error,\n"
