@@ -61,13 +61,26 @@ struct wk_ev {
 struct wk_ep {
 	struct sim_episode	ep;
 	uint32_t		at;
-	uint8_t			phase;	/* replay_ep_ctx.phase */
+	uint8_t			phase;	/* wk_eps.phase */
 };
 
-struct wk_eps {
+/* One run's stranded episodes of one block. */
+struct wk_eplist {
 	struct wk_ep		*v;
 	size_t			nr, cap;
 };
+
+/*
+ * Where run p is in the block it applies (replay_ep_ctx.buf points here
+ * meanwhile): written at every event, so each run's on a cache line of its
+ * own; beside another run's, applied on the other core, every event's write
+ * missed.
+ */
+struct wk_eps {
+	struct wk_eplist	*list;	/* the block's, for run p */
+	uint32_t		at;	/* the block's event being applied */
+	uint8_t			phase;	/* 0: the visits before it, 1: the update itself */
+} __attribute__((aligned(64)));
 
 struct wk_block {
 	struct wk_ev		ev[WK_BLOCK];
@@ -76,7 +89,7 @@ struct wk_block {
 	uint32_t		hit0[WK_BLOCK], nr_hits[WK_BLOCK];
 	uint32_t		nr;
 	struct rser_hits	hits;			/* the events' series lines */
-	struct wk_eps		eps[REPLAY_MAX_RUNS];	/* per run */
+	struct wk_eplist	eps[REPLAY_MAX_RUNS];	/* per run */
 };
 
 struct workers {
@@ -89,6 +102,7 @@ struct workers {
 	 */
 	bool			own_series;
 	struct rser_hits	one_hits;
+	struct wk_eps		cur[REPLAY_MAX_RUNS];	/* per run */
 	pthread_t		th[REPLAY_MAX_RUNS];
 	unsigned int		started;	/* threads created */
 	pthread_mutex_t		mu;
@@ -134,23 +148,25 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 {
 	struct replay *r = w->r;
 	struct replay_ep_ctx *ec = &r->ep[p];
+	struct wk_eps *cur = &w->cur[p];
 	struct sim *s = r->sims[p];
 	struct sim_prep h, nh = { .slot = -1 };
 	uint32_t i;
 	int ret = 0;
 
 	b->eps[p].nr = 0;
-	ec->buf = &b->eps[p];
+	cur->list = &b->eps[p];
+	ec->buf = cur;
 	for (i = 0; i < b->nr && !ret; i++) {
 		const struct mcr_event *ev = &b->ev[i].ev;
 		enum sim_item_kind kind = replay_item_kind(ev->kind);
 
-		ec->at = i;
-		ec->phase = 0;
+		cur->at = i;
+		cur->phase = 0;
 		ret = window_before_event_run(r, p, ev);
 		if (ret < 0)
 			break;
-		ec->phase = 1;
+		cur->phase = 1;
 		if (!mcr_event_is_update(ev)) {
 			nh.slot = -1;
 			ret = window_op_run(r, p, ev, &b->op[i]);
@@ -463,7 +479,8 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 /* engine.c's episode sink while run @ec->pol applies a block: keep it for workers_emit(). */
 int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep)
 {
-	struct wk_eps *b = ec->buf;
+	struct wk_eps *cur = ec->buf;
+	struct wk_eplist *b = cur->list;
 
 	if (b->nr == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 16;
@@ -474,7 +491,7 @@ int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep)
 		b->v = v;
 		b->cap = cap;
 	}
-	b->v[b->nr++] = (struct wk_ep){ .ep = *ep, .at = ec->at, .phase = ec->phase };
+	b->v[b->nr++] = (struct wk_ep){ .ep = *ep, .at = cur->at, .phase = cur->phase };
 	return 0;
 }
 
@@ -492,9 +509,11 @@ int workers_start(struct replay *r)
 
 	if (r->wk || r->val || r->inf || r->p.placed || !workers_count(r))
 		return 0;
-	w = calloc(1, sizeof(*w));
+	/* the runs' cursors are cache-line aligned */
+	w = aligned_alloc(_Alignof(struct workers), sizeof(*w));
 	if (!w)
 		return -ENOMEM;
+	memset(w, 0, sizeof(*w));
 	w->r = r;
 	w->nr_runs = r->p.nr_runs;
 	w->nr_threads = workers_count(r) + 1;
