@@ -224,8 +224,6 @@ struct replay_ep_ctx {
 	struct replay	*r;
 	struct wk_eps	*buf;	/* set while the run applies a block on its thread (workers.c) */
 	unsigned int	pol;
-	uint32_t	at;	/* the block's event being applied */
-	uint8_t		phase;	/* 0: the visits before it, 1: the update itself */
 };
 
 struct replay {
