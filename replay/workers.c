@@ -92,6 +92,13 @@ struct wk_block {
 	struct wk_eplist	eps[REPLAY_MAX_RUNS];	/* per run */
 };
 
+/* A thread that applies blocks; th[0] is the pass's own. */
+struct wk_thread {
+	struct workers		*w;
+	pthread_t		id;	/* the runs' threads: th[1..] */
+	int			last;	/* the run it applied last, or is given first; -1 */
+};
+
 struct workers {
 	struct replay		*r;
 	unsigned int		nr_runs;
@@ -103,7 +110,7 @@ struct workers {
 	bool			own_series;
 	struct rser_hits	one_hits;
 	struct wk_eps		cur[REPLAY_MAX_RUNS];	/* per run */
-	pthread_t		th[REPLAY_MAX_RUNS];
+	struct wk_thread	th[REPLAY_MAX_RUNS + 1];	/* [0] the pass's */
 	unsigned int		started;	/* threads created */
 	pthread_mutex_t		mu;
 	pthread_cond_t		cv;
@@ -202,12 +209,21 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 	return ret;
 }
 
-/* A run with a block to apply that no thread holds, or -1.  Under mu. */
-static int workers_pick(const struct workers *w)
+/*
+ * A run with a block to apply that no thread holds, for thread @t, or -1.
+ * Under mu.  The run @t applied last if it can go on with it: a run that
+ * changes threads takes its simulator's state to the other core, and the
+ * runs chosen by which was furthest behind changed threads at nearly every
+ * block (62 000 times in 65 000 blocks applied on the 8-CPU fleet trace).
+ * Else the run furthest behind.
+ */
+static int workers_pick(const struct workers *w, const struct wk_thread *t)
 {
 	unsigned int p, best = 0;
 	int pick = -1;
 
+	if (t->last >= 0 && !w->claimed[t->last] && w->done[t->last] < w->filled)
+		return t->last;
 	for (p = 0; p < w->nr_runs; p++)
 		if (!w->claimed[p] && w->done[p] < w->filled &&
 		    (pick < 0 || w->done[p] < w->done[best])) {
@@ -217,12 +233,13 @@ static int workers_pick(const struct workers *w)
 	return pick;
 }
 
-/* Claim a run, apply its next block, release it.  Called and returns with mu held. */
-static void workers_step(struct workers *w, unsigned int p)
+/* Thread @t claims run @p, applies its next block, releases it.  Called and returns with mu held. */
+static void workers_step(struct workers *w, struct wk_thread *t, unsigned int p)
 {
 	struct wk_block *b = w->ring[w->done[p] % WK_RING];
 	int ret;
 
+	t->last = (int)p;
 	w->claimed[p] = true;
 	pthread_mutex_unlock(&w->mu);
 	ret = workers_apply(w, b, p);
@@ -239,16 +256,17 @@ static void workers_step(struct workers *w, unsigned int p)
 
 static void *workers_main(void *arg)
 {
-	struct workers *w = arg;
+	struct wk_thread *t = arg;
+	struct workers *w = t->w;
 
 	pthread_mutex_lock(&w->mu);
 	while (!w->quit) {
-		int p = w->err ? -1 : workers_pick(w);
+		int p = w->err ? -1 : workers_pick(w, t);
 
 		if (p < 0)
 			pthread_cond_wait(&w->cv, &w->mu);
 		else
-			workers_step(w, (unsigned int)p);
+			workers_step(w, t, (unsigned int)p);
 	}
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
@@ -318,9 +336,9 @@ static int workers_wait(struct workers *w, uint64_t until)
 			w->emitted++;
 			continue;
 		}
-		ret = workers_pick(w);
+		ret = workers_pick(w, &w->th[0]);
 		if (ret >= 0)
-			workers_step(w, (unsigned int)ret);
+			workers_step(w, &w->th[0], (unsigned int)ret);
 		else
 			pthread_cond_wait(&w->cv, &w->mu);
 		ret = 0;
@@ -530,8 +548,13 @@ int workers_start(struct replay *r)
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	r->wk = w;
+	/* each runs' thread starts on a run of its own; the pass's on the last */
+	for (i = 0; i < w->nr_threads; i++)
+		w->th[i] = (struct wk_thread){ .w = w, .last = i ? (int)i - 1 : -1 };
+	if (w->nr_runs >= w->nr_threads)
+		w->th[0].last = (int)w->nr_runs - 1;
 	for (i = 0; i + 1 < w->nr_threads; i++) {
-		ret = -pthread_create(&w->th[i], NULL, workers_main, w);
+		ret = -pthread_create(&w->th[i + 1].id, NULL, workers_main, &w->th[i + 1]);
 		if (ret) {
 			workers_stop(r);
 			return ret;
@@ -556,7 +579,7 @@ void workers_stop(struct replay *r)
 		pthread_mutex_unlock(&w->mu);
 	}
 	for (i = 0; i < w->started; i++)
-		pthread_join(w->th[i], NULL);
+		pthread_join(w->th[i + 1].id, NULL);
 	if (w->fill) {
 		pthread_cond_destroy(&w->cv);
 		pthread_mutex_destroy(&w->mu);
