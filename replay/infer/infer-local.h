@@ -26,6 +26,8 @@
  *                   adds they all take alike (pending)
  *   infer_dd.c      (infer_dd.h) a window's orders as one hash-consed layered decision
  *                   diagram, exact where the list is capped; not used yet
+ *   infer_ddwin.c   the open window's hypotheses on that diagram: from the list, an
+ *                   update's branches and walks, a read, the close; not used yet
  */
 #ifndef MCR_REPLAY_INFER_LOCAL_H
 #define MCR_REPLAY_INFER_LOCAL_H
@@ -383,5 +385,20 @@ int inf_close(struct infer *in);
 void inf_win_key(struct infer *in, uint64_t key, int64_t val);
 bool inf_win_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 int inf_close_unless_late(struct infer *in, uint64_t ts, uint64_t t_min);
+
+/* infer_ddwin.c */
+struct inf_ddw;
+/* A hypothesis of the diagram: its position and its @n entries. */
+typedef int (*inf_ddw_fn)(void *ctx, size_t p, const uint64_t *keys, const int64_t *vals,
+			  size_t n);
+int inf_ddw_open(struct infer *in, struct inf_ddw **out);
+void inf_ddw_free(struct inf_ddw *w);
+int inf_ddw_count(struct inf_ddw *w, uint64_t *n);
+int inf_ddw_enum(struct inf_ddw *w, inf_ddw_fn fn, void *ctx);
+int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *pa,
+		   unsigned int cpu);
+int inf_ddw_close(struct infer *in, struct inf_ddw *w);
+int inf_ddw_check(struct infer *in, struct inf_ddw *w, uint64_t id, int64_t su, bool nf,
+		  bool *su_ok, bool *nf_ok);
 
 #endif

@@ -747,3 +747,72 @@ int inf_dd_map(struct inf_dd *dd, uint32_t root, unsigned int depth, uint64_t st
 	dd_memo_clear(&dd->op);
 	return dd_map_rec(dd, &mp, root, state0, out);
 }
+
+/* ---- embed ---- */
+
+struct dd_embed {
+	struct inf_dd		*src;
+	const unsigned int	*map;
+	int64_t			fill;
+};
+
+/* @u of @src as the node of @dst's layer @l (@u's own layer maps at or below @l). */
+static int dd_embed_rec(struct inf_dd *dst, const struct dd_embed *em, uint32_t u, uint32_t l,
+			uint32_t *out)
+{
+	const struct inf_dd *src = em->src;
+	size_t base = dst->nr_scr, i;
+	uint32_t lu, c;
+	uint64_t res;
+	int ret = 0;
+
+	if (u == INF_DD_EMPTY || l == dst->nr) {
+		*out = u;
+		return 0;
+	}
+	if (dd_memo_get(&dst->op, u, l, &res)) {
+		*out = (uint32_t)res;
+		return 0;
+	}
+	lu = u == INF_DD_ONE ? dst->nr : em->map[src->node[u].layer];
+	if (l < lu) {
+		ret = dd_embed_rec(dst, em, u, l + 1, &c);
+		if (!ret)
+			ret = dd_push(dst, em->fill, c);
+	} else {
+		for (i = 0; !ret && i < src->node[u].ne; i++) {
+			struct dd_edge e = src->edge[src->node[u].eoff + i];
+
+			ret = dd_embed_rec(dst, em, e.child, l + 1, &c);
+			if (!ret)
+				ret = dd_push(dst, e.val, c);
+		}
+	}
+	if (ret) {
+		dst->nr_scr = base;
+		return ret;
+	}
+	ret = dd_mk(dst, l, base, out);
+	return ret ? ret : dd_memo_put(&dst->op, u, l, *out);
+}
+
+int inf_dd_embed(struct inf_dd *src, uint32_t root, struct inf_dd *dst, const unsigned int *map,
+		 int64_t fill, uint32_t *out)
+{
+	struct dd_embed em = { .src = src, .map = map, .fill = fill };
+	unsigned int i;
+	int ret = dd_check(src, root);
+
+	*out = INF_DD_EMPTY;
+	if (ret)
+		return ret;
+	if (src->nr > dst->nr)
+		return -EINVAL;
+	for (i = 0; i < src->nr; i++)
+		if (map[i] >= dst->nr || (i && map[i] <= map[i - 1]))
+			return -EINVAL;
+	if (root != INF_DD_EMPTY && root != INF_DD_ONE && src->node[root].layer)
+		return -EINVAL;
+	dd_memo_clear(&dst->op);
+	return dd_embed_rec(dst, &em, root, 0, out);
+}

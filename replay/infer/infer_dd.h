@@ -148,6 +148,22 @@ int inf_dd_map(struct inf_dd *dd, uint32_t root, unsigned int depth, uint64_t st
 	       inf_dd_step_fn fn, void *ctx, uint32_t *out);
 
 /**
+ * inf_dd_embed() - a set of one diagram as a set of another with more layers.
+ * @src: the set's diagram.
+ * @root: the set (a node of layer 0, or INF_DD_EMPTY).
+ * @dst: the diagram to hold it, with at least @src's layers.
+ * @map: @src's layer i is @dst's layer map[i]; strictly ascending.
+ * @fill: the value of each tuple at every layer of @dst no layer of @src maps to.
+ * @out: the set in @dst (a node of layer 0 of @dst, or INF_DD_EMPTY).
+ *
+ * A counter that gets a layer only now, the same in every tuple, is a new
+ * layer of one edge: the window's diagram takes the counters an update's
+ * path adds.  Returns 0, -EINVAL (@map out of @dst's layers), -ENOMEM.
+ */
+int inf_dd_embed(struct inf_dd *src, uint32_t root, struct inf_dd *dst, const unsigned int *map,
+		 int64_t fill, uint32_t *out);
+
+/**
  * inf_dd_size() - the nodes and edges a set reaches, the terminal not counted.
  * @dd: the diagram.
  * @root: the set.
