@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * infer_census FILE [MAX_HYP [EVERY [EVENTS]]]: what the order inference's hypotheses
+ * infer_census FILE [MAX_HYP [EVERY [EVENTS [DD]]]]: what the order inference's hypotheses
  * differ in when there are many, to size an exact representation before
  * building one.  Runs validate's inference (the traced kernel's policy) over
  * the trace database FILE (read only) with a cap of MAX_HYP hypotheses
@@ -33,8 +33,13 @@
  *            agrees (nodes, edges, widest layer) and the random order holds
  *            as many tuples (distinct settled rows, "tuples").
  *
+ * DD 1: a window whose list the cap could cut holds its orders as a decision
+ * diagram instead (replay/infer/infer_ddwin.c, off in the tool); the summary
+ * then says how often the list became a diagram and the most orders one held
+ * at a close or a read; censuses see the list only.
+ *
  * White box: it reads the inference's private layout (infer-local.h) and
- * never changes it; the replay's results are not written.
+ * changes nothing but DD; the replay's results are not written.
  */
 #include <errno.h>
 #include <math.h>
@@ -484,10 +489,11 @@ int main(int argc, char **argv)
 	const struct replay_validation *v;
 	struct replay_trace tr;
 	struct db *db;
+	bool dd;
 	int ret;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: %s FILE [MAX_HYP [EVERY [EVENTS]]]\n", argv[0]);
+		fprintf(stderr, "usage: %s FILE [MAX_HYP [EVERY [EVENTS [DD]]]]\n", argv[0]);
 		return 2;
 	}
 	p.max_hypotheses = argc > 2 ? (unsigned int)strtoul(argv[2], NULL, 0) : 0;
@@ -495,6 +501,7 @@ int main(int argc, char **argv)
 	if (!c.every)
 		c.every = 1;
 	c.stop = argc > 4 ? strtoull(argv[4], NULL, 0) : 0;
+	dd = argc > 5 && strtoul(argv[5], NULL, 0);
 	ret = db_open(argv[1], false, &db);
 	if (ret) {
 		fprintf(stderr, "%s: cannot open (%d)\n", argv[1], ret);
@@ -513,6 +520,8 @@ int main(int argc, char **argv)
 	if (!ret && !c.r->inf)
 		ret = -EINVAL;	/* no lock windows traced: nothing to infer */
 	if (!ret)
+		c.r->inf->dd = dd;
+	if (!ret)
 		ret = replay_run(c.r, &src);
 	if (ret) {
 		fprintf(stderr, "%s: replay failed (%d)\n", argv[1], ret);
@@ -528,6 +537,10 @@ int main(int argc, char **argv)
 	       c.nr ? c.sum_ratio / (double)c.nr : 0.0,
 	       (unsigned long long)v->stats_updates_match, (unsigned long long)v->compared,
 	       (unsigned long long)v->capped, (unsigned long long)c.dd_disagree);
+	if (dd)
+		printf("diagram: list -> diagram %llu times, at most %llu orders at a close or read, "
+		       "%s at the end\n", (unsigned long long)c.r->inf->dd_switches,
+		       (unsigned long long)c.r->inf->dd_max, c.r->inf->ddw ? "a diagram" : "the list");
 	replay_destroy(c.r);
 	replay_source_db_close(&c.db);
 	replay_trace_free(&tr);

@@ -24,10 +24,11 @@
  *                   the updates no hypothesis needs to take
  *   infer_lazy.c    between windows: which tables an update has to ask, the per-CPU
  *                   adds they all take alike (pending)
- *   infer_dd.c      (infer_dd.h) a window's orders as one hash-consed layered decision
- *                   diagram, exact where the list is capped; not used yet
- *   infer_ddwin.c   the open window's hypotheses on that diagram: from the list, an
- *                   update's branches and walks, a read, the close; not used yet
+ *   infer_dd.c      (infer_dd.h) a set of tuples as one hash-consed layered decision
+ *                   diagram
+ *   infer_ddwin.c   the hypotheses on that diagram, exact where the list is capped:
+ *                   from the list, an update's branches and walks, a read, the
+ *                   close, back to the list; the switch is off unless in->dd
  */
 #ifndef MCR_REPLAY_INFER_LOCAL_H
 #define MCR_REPLAY_INFER_LOCAL_H
@@ -232,6 +233,17 @@ struct infer {
 	struct idmap		list_idx;	/* id -> its index in list */
 	infer_order_fn		order_fn;
 	void			*order_ctx;
+	/*
+	 * With dd and without a sink, a window whose list the cap could cut
+	 * holds its orders as a diagram instead (infer_ddwin.c), the list
+	 * empty, until a close or a read leaves no more than the cap.  Off
+	 * unless a caller sets it (tests, bench/infer_census): each update
+	 * rebuilds the diagram above its path, far slower than the list yet.
+	 */
+	struct inf_ddw		*ddw;
+	bool			dd;
+	uint64_t		dd_switches;	/* list -> diagram */
+	uint64_t		dd_max;		/* the most orders a diagram held at a close or read */
 };
 
 /*
@@ -400,5 +412,10 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 int inf_ddw_close(struct infer *in, struct inf_ddw *w);
 int inf_ddw_check(struct infer *in, struct inf_ddw *w, uint64_t id, int64_t su, bool nf,
 		  bool *su_ok, bool *nf_ok);
+void inf_ddw_reopen(const struct infer *in, struct inf_ddw *w);
+int inf_dd_switch(struct infer *in, const struct inf_path *pa);
+int inf_dd_take(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
+		enum sim_item_kind kind, int item, int64_t val);
+int inf_dd_back(struct infer *in);
 
 #endif

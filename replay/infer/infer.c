@@ -68,6 +68,7 @@ void infer_destroy(struct infer *in)
 	free(in->own);
 	free(in->ka);
 	free(in->dirty);
+	inf_ddw_free(in->ddw);
 	sim_destroy(in->s);
 	free(in);
 }
@@ -94,6 +95,10 @@ uint64_t infer_capped(const struct infer *in)
 
 size_t infer_nr_hyp(const struct infer *in)
 {
+	uint64_t n;
+
+	if (in->ddw && !inf_ddw_count(in->ddw, &n))
+		return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
 	return in->nr_h;
 }
 
@@ -189,6 +194,12 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 			return ret;
 	}
 
+	if (in->ddw) {
+		ret = inf_ddw_check(in, in->ddw, id, su, nf, su_ok, nf_ok);
+		if (!ret && !in->win)
+			ret = inf_dd_back(in);
+		return ret ? ret : inf_fold(in);
+	}
 	inf_lazy_sync(in);	/* a read may drop hypotheses: their lists are rebuilt */
 	*su_ok = *nf_ok = false;
 	for (i = 0; i < in->nr_h; i++) {

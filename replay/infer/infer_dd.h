@@ -2,7 +2,7 @@
 /*
  * infer_dd.h - a set of equal-length int64 tuples as a layered decision
  * diagram, the exact form of a lock window's orders once they outgrow a list
- * (not yet used by the inference).
+ * (infer_ddwin.c).
  *
  * The diagram has a fixed list of layers, each naming a counter (its key;
  * layer 0 is meant to be the window position).  A node of layer i is a set

@@ -26,9 +26,16 @@
  *   check    infer_check(): keep the tuples whose atomic reads the traced
  *            value, or when none does, give every tuple that value;
  *   close    inf_close(): the visits left, then position 0.
- * The base simulator is the inference's, read, never changed.  Not yet
- * called by the inference; tests/unit/test_infer_ddwin.c holds it against
- * the list.
+ * The base simulator is the inference's, read, never changed.
+ * tests/unit/test_infer_ddwin.c holds these against the list.
+ *
+ * The switch (in->dd, off by default): without an order sink, an update in
+ * a window that could take the list past the cap turns the list into the
+ * diagram (inf_dd_switch()), which then takes every update, read and
+ * window until a close or a read leaves no more orders than the cap
+ * (inf_dd_back()).  Off because it is slow: every update rebuilds the
+ * diagram above its path's last layer, and the path's root is the last
+ * layer, so each costs the whole diagram.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -56,7 +63,10 @@ struct inf_ddw {
 	uint32_t	*depth;
 	size_t		*vis;
 	int32_t		*pidx;		/* in an update: its path index, -1 */
+	bool		*held;		/* some tuple may hold an entry of it (a superset) */
 	size_t		nr, cap;
+	struct idmap	lidx;		/* memcg id -> its layer */
+	size_t		gc_at;		/* nodes made past which the live ones are copied out */
 	/* interned entry sets: set v is ents[off[v] .. off[v] + len[v]), by cpu */
 	struct ddw_ent	*ents;
 	size_t		nr_ents, cap_ents;
@@ -222,12 +232,7 @@ static bool ddw_before(uint32_t da, uint64_t a, uint32_t db, uint64_t b)
 /* The memcg layer of @id, 0 if none. */
 static unsigned int ddw_layer(const struct inf_ddw *w, uint64_t id)
 {
-	size_t i;
-
-	for (i = 0; i < w->nr; i++)
-		if (w->ids[i] == id)
-			return (unsigned int)i + 1;
-	return 0;
+	return (unsigned int)idmap_get(&w->lidx, id, 0);
 }
 
 static struct inf_dd *ddw_dd_new(const struct inf_ddw *w)
@@ -255,6 +260,7 @@ static int ddw_add(const struct infer *in, struct inf_ddw *w, const uint64_t *id
 	uint64_t *nid = NULL;
 	uint32_t *ndep = NULL, root;
 	size_t *nvis = NULL;
+	bool *nheld = NULL;
 	struct inf_dd *dd = NULL;
 	int ret = -ENOMEM;
 
@@ -263,12 +269,15 @@ static int ddw_add(const struct infer *in, struct inf_ddw *w, const uint64_t *id
 			add++;
 	if (!add)
 		return 0;
+	if (!w->dd)
+		return -ENOMEM;	/* an earlier failure left no diagram */
 	nn = w->nr + add;
 	nid = malloc(nn * sizeof(*nid));
 	ndep = malloc(nn * sizeof(*ndep));
 	nvis = malloc(nn * sizeof(*nvis));
 	map = malloc((w->nr + 1) * sizeof(*map));
-	if (!nid || !ndep || !nvis || !map)
+	nheld = calloc(nn, sizeof(*nheld));
+	if (!nid || !ndep || !nvis || !map || !nheld)
 		goto out;
 	/* the old layers, then the new ones inserted in order */
 	memcpy(nid, w->ids, w->nr * sizeof(*nid));
@@ -278,6 +287,8 @@ static int ddw_add(const struct infer *in, struct inf_ddw *w, const uint64_t *id
 		uint64_t id = ids[i];
 		uint32_t d;
 
+		if (ddw_layer(w, id))
+			continue;
 		for (j = 0; j < k && nid[j] != id; j++)
 			;
 		if (j < k)
@@ -297,6 +308,7 @@ static int ddw_add(const struct infer *in, struct inf_ddw *w, const uint64_t *id
 		while (nid[j] != w->ids[i])
 			j++;
 		map[i + 1] = (unsigned int)j + 1;
+		nheld[j] = w->held[i];
 	}
 	for (j = 0; j < nn; j++)
 		nvis[j] = inf_list_idx(in, nid[j]);
@@ -304,34 +316,80 @@ static int ddw_add(const struct infer *in, struct inf_ddw *w, const uint64_t *id
 	free(w->depth);
 	free(w->vis);
 	free(w->pidx);
+	free(w->held);
 	w->ids = nid;
 	w->depth = ndep;
 	w->vis = nvis;
+	w->held = nheld;
 	nid = NULL;
 	ndep = NULL;
 	nvis = NULL;
+	nheld = NULL;
 	w->nr = w->cap = nn;
 	w->pidx = malloc((nn + 1) * sizeof(*w->pidx));
 	dd = ddw_dd_new(w);
-	if (!w->pidx || !dd)
-		goto out;
-	for (i = 0; i <= nn; i++)
+	ret = w->pidx && dd ? idmap_reset(&w->lidx, nn) : -ENOMEM;
+	for (i = 0; !ret && i <= nn; i++)
 		w->pidx[i] = -1;
-	ret = inf_dd_embed(w->dd, w->root, dd, map, 0, &root);
-	if (ret)
-		goto out;
+	for (j = 0; !ret && j < nn; j++)
+		ret = idmap_put(&w->lidx, w->ids[j], (int64_t)j + 1);
+	if (!ret)
+		ret = inf_dd_embed(w->dd, w->root, dd, map, 0, &root);
+	/* on failure the layers are the new ones, the diagram the old: none is left */
 	inf_dd_destroy(w->dd);
-	w->dd = dd;
-	w->root = root;
+	w->dd = ret ? NULL : dd;
+	w->root = ret ? INF_DD_EMPTY : root;
 	dd = NULL;
 out:
-	/* on failure the layers are the new ones, the diagram the old: unusable */
 	inf_dd_destroy(dd);
 	free(nid);
 	free(ndep);
 	free(nvis);
+	free(nheld);
 	free(map);
 	return ret;
+}
+
+/*
+ * Nodes are never freed while a diagram lives: past gc_at made, the live
+ * ones are copied into a new diagram of the same layers.
+ */
+static int ddw_gc(struct inf_ddw *w)
+{
+	unsigned int *map;
+	struct inf_dd *dd;
+	uint32_t root;
+	size_t l;
+	int ret;
+
+	if (inf_dd_nr_nodes(w->dd) <= w->gc_at)
+		return 0;
+	map = malloc((w->nr + 1) * sizeof(*map));
+	dd = ddw_dd_new(w);
+	ret = map && dd ? 0 : -ENOMEM;
+	for (l = 0; !ret && l <= w->nr; l++)
+		map[l] = (unsigned int)l;
+	if (!ret)
+		ret = inf_dd_embed(w->dd, w->root, dd, map, 0, &root);
+	free(map);
+	if (ret) {
+		inf_dd_destroy(dd);
+		return ret;
+	}
+	inf_dd_destroy(w->dd);
+	w->dd = dd;
+	w->root = root;
+	w->gc_at = 2 * inf_dd_nr_nodes(dd) + (1u << 16);
+	return 0;
+}
+
+/* A window opens: where each memcg's visit is in its list. */
+void inf_ddw_reopen(const struct infer *in, struct inf_ddw *w)
+{
+	size_t l;
+
+	for (l = 0; l < w->nr; l++)
+		w->vis[l] = inf_list_idx(in, w->ids[l]);
 }
 
 /* ---- from the list, to the caller ---- */
@@ -345,6 +403,8 @@ void inf_ddw_free(struct inf_ddw *w)
 	free(w->depth);
 	free(w->vis);
 	free(w->pidx);
+	free(w->held);
+	idmap_free(&w->lidx);
 	free(w->ents);
 	free(w->off);
 	free(w->len);
@@ -385,10 +445,11 @@ int inf_ddw_open(struct infer *in, struct inf_ddw **out)
 	*out = NULL;
 	if (!w)
 		return -ENOMEM;
-	w->dd = inf_dd_create(NULL, 0);
+	w->dd = ddw_dd_new(w);	/* the position's layer alone */
 	if (!w->dd)
 		goto fail;
-	w->root = INF_DD_ONE;
+	w->root = INF_DD_EMPTY;
+	w->gc_at = 1u << 16;
 	ret = ddw_intern(w, NULL, 0, &v);	/* set 0: no entry */
 	for (i = 0; !ret && i < in->nr_h; i++) {
 		const struct idmap_ent *e;
@@ -418,6 +479,7 @@ int inf_ddw_open(struct infer *in, struct inf_ddw **out)
 				ret = ddw_intern(w, w->scr, n, &row[l + 1]);
 			if (ret)
 				goto fail;
+			w->held[l] |= n != 0;
 		}
 	}
 	ret = inf_dd_build(w->dd, tab, in->nr_h, &w->root);
@@ -525,11 +587,16 @@ static int ddw_upd_step(void *ctx, unsigned int layer, uint64_t state, int64_t v
 
 	if (!layer)
 		return ddw_upd_pos(u, val, ov, os);
+	v = w->vis[layer - 1];
+	i = w->pidx[layer];
+	if (i < 0 && !(v != INF_NONE && v >= p0 && v < p1)) {
+		ov[0] = val;	/* neither on the path nor visited now */
+		os[0] = state;
+		return 1;
+	}
 	ret = ddw_load(w, val, &n);
 	if (ret)
 		return ret;
-	v = w->vis[layer - 1];
-	i = w->pidx[layer];
 	if (i >= 0 && p1 != p0 && (f & DDW_CALIVE)) {
 		/* inf_commutes(), on the tuple as it was */
 		const struct ddw_ent *a = ddw_find(w->scr, n, INF_ATOMIC);
@@ -592,6 +659,7 @@ static int ddw_upd_step(void *ctx, unsigned int layer, uint64_t state, int64_t v
 	ret = ddw_intern(w, w->scr, n, &ov[0]);
 	if (ret)
 		return ret;
+	w->held[layer - 1] |= n != 0;
 	os[0] = p0 | (uint64_t)p1 << DDW_PBITS | f;
 	return 1;
 }
@@ -615,6 +683,18 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 		return -E2BIG;
 	if (!pa->abs_val)
 		return 0;
+	/*
+	 * inf_path_same() for every tuple: no visit on the path (no branch,
+	 * nothing visited), no entry where the base's walk steps: each walk
+	 * is the base's, no entry changes.
+	 */
+	for (i = 0; i < pa->n; i++) {
+		l = ddw_layer(w, pa->id[i]);
+		if (pa->vis[i] != INF_NONE || (i < pa->reach && l && w->held[l - 1]))
+			break;
+	}
+	if (i == pa->n)
+		return 0;
 	ret = ddw_add(in, w, pa->id, pa->n);
 	if (ret)
 		return ret;
@@ -631,7 +711,7 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 		w->pidx[ddw_layer(w, pa->id[i])] = -1;
 	if (!ret)
 		w->root = out;
-	return ret;
+	return ret ? ret : ddw_gc(w);
 }
 
 /* ---- a read, the close ---- */
@@ -664,6 +744,11 @@ static int ddw_rd_step(void *ctx, unsigned int layer, uint64_t state, int64_t va
 	}
 	v = w->vis[layer - 1];
 	if (r->op == DDW_CLOSE) {
+		if (v == INF_NONE || v < state) {
+			ov[0] = val;
+			os[0] = state;
+			return 1;
+		}
 		ret = ddw_load(w, val, &n);
 		if (ret)
 			return ret;
@@ -695,6 +780,7 @@ static int ddw_rd_step(void *ctx, unsigned int layer, uint64_t state, int64_t va
 		return (a > r->th) == r->nf;
 	default:
 		ddw_put(w->scr, &n, INF_ATOMIC, r->su, virt);
+		w->held[layer - 1] |= n != 0;
 		return ddw_intern(w, w->scr, n, &ov[0]) ?: 1;
 	}
 }
@@ -765,4 +851,99 @@ int inf_ddw_check(struct infer *in, struct inf_ddw *w, uint64_t id, int64_t su, 
 	if (!ret)
 		w->root = keep;
 	return ret;
+}
+
+/* ---- the switch: list -> diagram -> list ---- */
+
+/**
+ * inf_dd_switch() - before an update in a window whose branches could take
+ * the list past the cap (each hypothesis one per visit of the path still to
+ * come, and itself): without a sink, the list becomes the diagram, exact
+ * from here on.  The sink needs each order's history, which the diagram
+ * does not keep: with one, the list and its cap stay.
+ */
+int inf_dd_switch(struct infer *in, const struct inf_path *pa)
+{
+	size_t i, nv = 0;
+	int ret;
+
+	if (!in->dd || in->ddw || in->order_fn || !in->win || pa->cut || in->n_list > DDW_PMASK)
+		return 0;
+	for (i = 0; i < pa->n; i++)
+		nv += pa->vis[i] != INF_NONE;
+	if (!nv || in->nr_h * (nv + 1) <= in->cap)
+		return 0;
+	ret = inf_lazy_end(in);
+	if (!ret)
+		ret = inf_ddw_open(in, &in->ddw);
+	if (ret)
+		return ret;
+	for (i = 0; i < in->nr_h; i++)
+		inf_hyp_free(&in->h[i]);
+	in->nr_h = 0;
+	in->dd_switches++;
+	return 0;
+}
+
+/* An update while the diagram holds the orders: its walk on every tuple, then the base's. */
+int inf_dd_take(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
+		enum sim_item_kind kind, int item, int64_t val)
+{
+	uint32_t abs_val = sim_walk_abs(val);
+	struct inf_path pa;
+	int ret = 0;
+
+	if (abs_val) {
+		ret = inf_path_build(in, ts, cpu, id, abs_val, &pa);
+		if (!ret)
+			ret = inf_ddw_update(in, in->ddw, &pa, cpu);
+	}
+	return ret ? ret : sim_update(in->s, ts, cpu, id, kind, item, val);
+}
+
+static int ddw_to_hyp(void *ctx, size_t p, const uint64_t *keys, const int64_t *vals, size_t n)
+{
+	struct infer *in = ctx;
+	struct inf_hyp h = { .p = p, .t_last = in->last_ts };
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		ret = idmap_put(&h.e, keys[i], vals[i]);
+		h.ehash += inf_mix(keys[i], vals[i]);
+	}
+	if (!ret)
+		ret = inf_push(in, &h);
+	if (ret)
+		inf_hyp_free(&h);
+	return ret;
+}
+
+/**
+ * inf_dd_back() - outside a window, a diagram of no more orders than the
+ * cap becomes the list again (each cost 0: the spread model's distance is
+ * not kept by the diagram).
+ */
+int inf_dd_back(struct infer *in)
+{
+	uint64_t n;
+	int ret;
+
+	if (!in->ddw || in->win)
+		return 0;
+	ret = inf_ddw_count(in->ddw, &n);
+	if (ret)
+		return ret == -EOVERFLOW ? 0 : ret;
+	if (n > in->dd_max)
+		in->dd_max = n;
+	if (n > in->max_kept)
+		in->max_kept = n;
+	if (n > in->cap)
+		return 0;
+	ret = inf_ddw_enum(in->ddw, ddw_to_hyp, in);
+	if (ret)
+		return ret;
+	inf_ddw_free(in->ddw);
+	in->ddw = NULL;
+	return inf_compact(in, true);
 }

@@ -205,6 +205,8 @@ int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, u
 	in->wcpu = cpu;
 	in->t0 = in->last_ts = ts;
 	in->dur = dur;
+	if (in->ddw)
+		inf_ddw_reopen(in, in->ddw);
 	for (i = 0; i < in->nr_h; i++) {
 		in->h[i].p = 0;
 		in->h[i].t_last = ts;
@@ -220,6 +222,11 @@ int inf_close(struct infer *in)
 
 	if (!in->win)
 		return 0;
+	if (in->ddw) {
+		ret = inf_ddw_close(in, in->ddw);
+		if (ret)
+			return ret;
+	}
 	for (i = 0; i < in->nr_h; i++)
 		if (in->n_list)
 			inf_visit_upto(in, &in->h[i], in->n_list - 1);
@@ -227,6 +234,8 @@ int inf_close(struct infer *in)
 	in->win = in->closing = false;
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].p = 0;
+	if (!ret && in->ddw)
+		return inf_dd_back(in);
 	return ret ? ret : inf_compact(in, true);
 }
 

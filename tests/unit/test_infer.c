@@ -402,6 +402,40 @@ TEST(test_cap_keeps_nearest)
 }
 
 /*
+ * test_cap_keeps_nearest with the diagram switched on: with no order sink, the
+ * update in the window would take the 1 hypothesis to 4 (before all, after
+ * L, P, root), past the cap of 2, so the window's orders become a diagram
+ * (infer_ddwin.c) and all 4 stay: 4 orders while the window is open, then
+ * P = 64 is explained after all (after P, after root: 2, within the cap,
+ * so the list again), root = 64 leaves "after root" alone, folded: L, P
+ * and root at 64 in the base, as test_order_found with no cap.
+ */
+TEST(test_cap_dd)
+{
+	struct infer *in = mk("break", 2);
+	bool su, nf;
+
+	ASSERT(in);
+	in->dd = true;
+	ASSERT_EQ(setup_window(in), 0);
+	ASSERT_EQU(in->dd_switches, 1);
+	ASSERT(in->ddw);
+	ASSERT_EQU(infer_nr_hyp(in), 4);
+	ASSERT_EQ(infer_check(in, P, 64, false, &su, &nf), 0);
+	ASSERT(su && nf);
+	ASSERT(!in->ddw);	/* 2 left, the list holds them */
+	ASSERT_EQU(infer_nr_hyp(in), 2);
+	ASSERT_EQU(infer_capped(in), 0);
+	ASSERT_EQ(infer_check(in, ROOT, 64, false, &su, &nf), 0);
+	ASSERT(su);
+	ASSERT_EQU(infer_nr_hyp(in), 1);
+	ASSERT_EQ(sim_stats_updates(infer_base(in), ROOT), 64);
+	ASSERT_EQ(sim_stats_updates(infer_base(in), P), 64);
+	ASSERT_EQ(sim_stats_updates(infer_base(in), L), 64);
+	infer_destroy(in);
+}
+
+/*
  * setup_window's update, but traced at 50, after the window's unlock at 40.
  * A tracepoint fires after the change it reports, so if the last event
  * before it on its CPU came before the unlock (t_min 30), the change may have
@@ -909,5 +943,5 @@ TEST(test_key_sort)
 }
 
 TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_cap, test_mirror, test_order_sink,
-	  test_cap_keeps_nearest, test_late_update, test_policy_from_caller, test_cut_exact,
+	  test_cap_keeps_nearest, test_cap_dd, test_late_update, test_policy_from_caller, test_cut_exact,
 	  test_lazy_exact, test_win_exact, test_key_sort)

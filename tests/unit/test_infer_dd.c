@@ -493,6 +493,64 @@ TEST(test_dd_order_found)
 	inf_dd_destroy(dd);
 }
 
+/*
+ * embed: a set of m layers in a diagram of up to 2m - 1, its layers at
+ * random ascending places (layer 0 at 0), == the list's rows with the fill
+ * value at every new layer, as a handle.
+ */
+TEST(test_dd_embed)
+{
+	uint64_t x = 2718281828ull;
+	int round;
+
+	for (round = 0; round < ROUNDS; round++) {
+		size_t m = 1 + rnd(&x) % MAXM, n = rnd(&x) % MAXN, extra = rnd(&x) % m, mm, i, j, l;
+		unsigned int map[MAXM];
+		uint64_t keys[2 * MAXM];
+		struct tset s = { 0 }, want = { 0 };
+		struct inf_dd *dd = mk_dd(m), *big;
+		uint32_t root, out, w;
+		int64_t fill = (int64_t)(rnd(&x) % 3) - 1;
+
+		ASSERT(dd);
+		mm = m + extra;
+		want.m = mm;
+		for (l = 0; l < mm; l++)
+			keys[l] = 2000 + l;
+		big = inf_dd_create(keys, (unsigned int)mm);
+		ASSERT(big);
+		/* m places of mm, the first at 0 */
+		map[0] = 0;
+		for (i = 1, l = 1; i < m; i++, l++) {
+			while (mm - l > m - i && rnd(&x) % 2)
+				l++;
+			map[i] = (unsigned int)l;
+		}
+		tset_rand(&s, &x, m, n, 3);
+		ASSERT_EQ(inf_dd_build(dd, s.t, s.n, &root), 0);
+		for (i = 0; i < s.n; i++) {
+			int64_t row[2 * MAXM];
+
+			for (l = 0; l < mm; l++)
+				row[l] = fill;
+			for (j = 0; j < m; j++)
+				row[map[j]] = s.t[i * m + j];
+			ASSERT_EQ(tset_add(&want, row), 0);
+		}
+		ASSERT_EQ(inf_dd_embed(dd, root, big, map, fill, &out), 0);
+		ASSERT_EQ(inf_dd_build(big, want.t, want.n, &w), 0);
+		ASSERT_EQU(out, w);
+		if (m > 1) {
+			map[1] = map[0];
+			ASSERT_EQ(inf_dd_embed(dd, root, big, map, fill, &out), -EINVAL);
+		}
+		free(s.t);
+		free(want.t);
+		inf_dd_destroy(dd);
+		inf_dd_destroy(big);
+	}
+}
+
 /* Bad handles and layers: -EINVAL, nothing made. */
 TEST(test_dd_errors)
 {
@@ -523,4 +581,4 @@ TEST(test_dd_errors)
 }
 
 TEST_MAIN(test_dd_build_count_enum, test_dd_canonical, test_dd_restrict, test_dd_union,
-	  test_dd_map, test_dd_close, test_dd_order_found, test_dd_errors)
+	  test_dd_map, test_dd_embed, test_dd_close, test_dd_order_found, test_dd_errors)
