@@ -33,6 +33,13 @@ static void tmp_path(char *buf, size_t n, const char *name)
 	snprintf(buf, n, "%s/%s", tmp_dir, name);
 }
 
+/* Each test unlinks its database; the directory goes when the tests are done. */
+__attribute__((destructor)) static void tmp_cleanup(void)
+{
+	if (tmp_dir[0])
+		rmdir(tmp_dir);
+}
+
 /*
  * fleet's readers share one pid, and a task has one flush in flight: reads
  * come every reader_ms, longer than a flush (window_updates x cpus us at
