@@ -414,8 +414,6 @@ int inf_ddw_check(struct infer *in, struct inf_ddw *w, uint64_t id, int64_t su, 
 		  bool *su_ok, bool *nf_ok);
 void inf_ddw_reopen(const struct infer *in, struct inf_ddw *w);
 int inf_dd_switch(struct infer *in, const struct inf_path *pa);
-int inf_dd_take(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
-		enum sim_item_kind kind, int item, int64_t val);
 int inf_dd_back(struct infer *in);
 
 #endif

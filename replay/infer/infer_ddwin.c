@@ -885,22 +885,6 @@ int inf_dd_switch(struct infer *in, const struct inf_path *pa)
 	return 0;
 }
 
-/* An update while the diagram holds the orders: its walk on every tuple, then the base's. */
-int inf_dd_take(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
-		enum sim_item_kind kind, int item, int64_t val)
-{
-	uint32_t abs_val = sim_walk_abs(val);
-	struct inf_path pa;
-	int ret = 0;
-
-	if (abs_val) {
-		ret = inf_path_build(in, ts, cpu, id, abs_val, &pa);
-		if (!ret)
-			ret = inf_ddw_update(in, in->ddw, &pa, cpu);
-	}
-	return ret ? ret : sim_update(in->s, ts, cpu, id, kind, item, val);
-}
-
 static int ddw_to_hyp(void *ctx, size_t p, const uint64_t *keys, const int64_t *vals, size_t n)
 {
 	struct infer *in = ctx;

@@ -149,12 +149,10 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 		return ret;
 	if (ts > in->last_ts)
 		in->last_ts = ts;
-	if (in->ddw)
-		return inf_dd_take(in, ts, cpu, id, kind, item, val);
-	if (!abs_val || (!in->win && inf_trivial(in)))
+	if (!abs_val || (!in->ddw && !in->win && inf_trivial(in)))
 		return sim_update(in->s, ts, cpu, id, kind, item, val);
 	ret = inf_path_build(in, ts, cpu, id, abs_val, &pa);
-	if (!ret)
+	if (!ret && !in->ddw)
 		ret = inf_dd_switch(in, &pa);
 	if (ret)
 		return ret;
