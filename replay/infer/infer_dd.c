@@ -299,7 +299,8 @@ static int dd_mk(struct inf_dd *dd, uint32_t layer, size_t base, uint32_t *out)
 	if (dd_grow((void **)&dd->node, &dd->cap_node, dd->nr_node + 1, sizeof(*dd->node)) ||
 	    dd_grow((void **)&dd->edge, &dd->cap_edge, dd->nr_edge + ne, sizeof(*dd->edge)))
 		return -ENOMEM;
-	memcpy(dd->edge + dd->nr_edge, e, ne * sizeof(*e));
+	if (ne)
+		memcpy(dd->edge + dd->nr_edge, e, ne * sizeof(*e));
 	dd->node[dd->nr_node] = (struct dd_node){ .layer = layer, .ne = (uint32_t)ne,
 						  .eoff = dd->nr_edge };
 	dd->nr_edge += ne;

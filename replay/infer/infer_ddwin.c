@@ -243,7 +243,8 @@ static struct inf_dd *ddw_dd_new(const struct inf_ddw *w)
 	if (!keys)
 		return NULL;
 	keys[0] = 0;
-	memcpy(keys + 1, w->ids, w->nr * sizeof(*keys));
+	if (w->nr)
+		memcpy(keys + 1, w->ids, w->nr * sizeof(*keys));
 	dd = inf_dd_create(keys, (unsigned int)w->nr + 1);
 	free(keys);
 	return dd;
@@ -280,8 +281,10 @@ static int ddw_add(const struct infer *in, struct inf_ddw *w, const uint64_t *id
 	if (!nid || !ndep || !nvis || !map || !nheld)
 		goto out;
 	/* the old layers, then the new ones inserted in order */
-	memcpy(nid, w->ids, w->nr * sizeof(*nid));
-	memcpy(ndep, w->depth, w->nr * sizeof(*ndep));
+	if (w->nr) {
+		memcpy(nid, w->ids, w->nr * sizeof(*nid));
+		memcpy(ndep, w->depth, w->nr * sizeof(*ndep));
+	}
 	k = w->nr;
 	for (i = 0; i < n; i++) {
 		uint64_t id = ids[i];
@@ -533,10 +536,16 @@ static int ddw_enum_one(void *ctx, const int64_t *tuple)
 int inf_ddw_enum(struct inf_ddw *w, inf_ddw_fn fn, void *ctx)
 {
 	struct ddw_enum en = { .w = w, .fn = fn, .ctx = ctx };
+	size_t i, most = 0, room;
 	int ret;
 
-	en.keys = malloc((w->nr_ents + 1) * sizeof(*en.keys));
-	en.vals = malloc((w->nr_ents + 1) * sizeof(*en.vals));
+	/* a set may stand at several layers: room for the longest at each */
+	for (i = 0; i < w->nr_sets; i++)
+		if (w->len[i] > most)
+			most = w->len[i];
+	room = w->nr * most + 1;
+	en.keys = malloc(room * sizeof(*en.keys));
+	en.vals = malloc(room * sizeof(*en.vals));
 	ret = en.keys && en.vals ? inf_dd_enum(w->dd, w->root, ddw_enum_one, &en) : -ENOMEM;
 	free(en.keys);
 	free(en.vals);
