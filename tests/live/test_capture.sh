@@ -201,9 +201,26 @@ got=$(sq "$DB" "SELECT (SELECT sum(read) FROM cpu_stats WHERE phase='end') = (SE
 	(SELECT sum(overrun + dropped) FROM cpu_stats WHERE phase='end') = (SELECT coalesce(sum(count), 0) FROM gaps WHERE count > 0)")
 [ "$got" = "1|1" ] && pass capture_stats_match || fail capture_stats_match "read=count|lost=gaps: $got"
 # sub-buffers: 64 KiB where the kernel lets the instance choose (6.8+), else a page;
-# at most a 16th of -b, so a small buffer keeps enough of them to swap
+# at most a 16th of -b, so a small buffer keeps enough of them to swap.  Some
+# kernels have buffer_subbuf_size_kb but refuse writes to it (EPERM): then the
+# instance keeps the size it started with.  What the kernel gives for a request
+# is read off a scratch instance of ours, made and removed here.
 PAGE=$(getconf PAGESIZE)
-if [ -e "$TRACING/buffer_subbuf_size_kb" ]; then want=65536; else want=$PAGE; fi
+SUBBUF_PROBE=$INSTANCES/mcr_test_subbuf_$$
+subbuf_probe_cleanup() { [ -d "$SUBBUF_PROBE" ] && rmdir "$SUBBUF_PROBE"; return 0; }
+t_on_exit subbuf_probe_cleanup
+subbuf_given() {	# KB: the sub-buffer size in bytes the kernel gives an instance asking KB
+	local kb
+	if [ ! -e "$TRACING/buffer_subbuf_size_kb" ] || ! mkdir "$SUBBUF_PROBE" 2>/dev/null; then
+		echo "$PAGE"
+		return
+	fi
+	echo "$1" >"$SUBBUF_PROBE/buffer_subbuf_size_kb" 2>/dev/null
+	kb=$(cat "$SUBBUF_PROBE/buffer_subbuf_size_kb")
+	rmdir "$SUBBUF_PROBE"
+	echo $((kb * 1024))
+}
+want=$(subbuf_given 64)
 got=$(sq "$DB" "SELECT value FROM meta WHERE key='subbuf_size'")
 [ "$got" = "$want" ] && pass capture_subbuf_size || fail capture_subbuf_size "meta subbuf_size '$got', want $want"
 # 128 KiB may overflow on a loaded host: then exit 11 with every loss accounted
@@ -222,8 +239,8 @@ else
 	fail capture_small_buffer "exit $rc, wanted 0 (or 11 with losses accounted); stderr: $(head -c 300 "$T_TMP/small.err")"
 fi
 if [ $rc = 0 ] || [ $rc = 11 ]; then
-	want=$((128 * 1024 / 16)); [ "$want" -ge "$PAGE" ] || want=$PAGE
-	[ -e "$TRACING/buffer_subbuf_size_kb" ] || want=$PAGE
+	kb=$((128 / 16)); [ $((kb * 1024)) -ge "$PAGE" ] || kb=$((PAGE / 1024))
+	want=$(subbuf_given "$kb")
 	got=$(sq "$T_TMP/small.db" "SELECT value FROM meta WHERE key='subbuf_size'")
 	[ "$got" = "$want" ] && pass capture_small_buffer_subbuf || fail capture_small_buffer_subbuf "meta subbuf_size '$got', want $want for -b 128"
 fi
