@@ -133,6 +133,7 @@ struct inf_hyp {
  */
 struct inf_path {
 	uint64_t	id[INF_MAX_PATH];
+	int32_t		nd[INF_MAX_PATH];	/* its node handle, negative if none */
 	size_t		vis[INF_MAX_PATH];	/* list index of its visit, INF_NONE */
 	int64_t		base[2 * INF_MAX_PATH];
 	int64_t		post[2 * INF_MAX_PATH];
@@ -195,6 +196,14 @@ struct infer {
 	 * and the key's next node.
 	 */
 	struct idmap		owned;
+	/*
+	 * Lazy: nonzero at a node handle (sim_node_handle()) some key of
+	 * owned names, so a path's node with 0 needs no lookup; own_any_node
+	 * when a key's node had no handle: ask owned at every node.
+	 */
+	uint8_t			*own_node;
+	size_t			cap_own_node;
+	bool			own_any_node;
 	struct inf_own		*own;
 	size_t			nr_own, cap_own;
 	struct inf_kagg		*ka;

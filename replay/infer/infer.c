@@ -65,6 +65,7 @@ void infer_destroy(struct infer *in)
 	idmap_free(&in->wkeys);
 	idmap_free(&in->wkeys_hi);
 	idmap_free(&in->owned);
+	free(in->own_node);
 	free(in->own);
 	free(in->ka);
 	free(in->dirty);

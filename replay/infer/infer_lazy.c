@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "infer-local.h"
 
@@ -27,6 +28,46 @@ void inf_lazy_begin(struct infer *in)
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].pc_n = 0;
 	in->lazy = true;
+}
+
+/* Node @nd is marked: some key of owned may name it. */
+static int inf_lazy_mark(struct infer *in, uint64_t id)
+{
+	int32_t nd = sim_node_handle(in->s, id);
+
+	if (nd < 0) {
+		in->own_any_node = true;
+		return 0;
+	}
+	if ((size_t)nd >= in->cap_own_node) {
+		size_t cap = in->cap_own_node ? in->cap_own_node : 256;
+		uint8_t *m;
+
+		while (cap <= (size_t)nd)
+			cap *= 2;
+		m = realloc(in->own_node, cap);
+		if (!m)
+			return -ENOMEM;
+		memset(m + in->cap_own_node, 0, cap - in->cap_own_node);
+		in->own_node = m;
+		in->cap_own_node = cap;
+	}
+	in->own_node[nd] = 1;
+	return 0;
+}
+
+/* No key of owned names node @nd: its counters need no lookup. */
+static bool inf_lazy_unowned(const struct infer *in, int32_t nd)
+{
+	return !in->own_any_node && nd >= 0 &&
+	       ((size_t)nd >= in->cap_own_node || !in->own_node[nd]);
+}
+
+static void inf_lazy_unmark_all(struct infer *in)
+{
+	if (in->own_node)
+		memset(in->own_node, 0, in->cap_own_node);
+	in->own_any_node = false;
 }
 
 static struct inf_kagg *inf_lazy_ka(const struct infer *in, uint64_t key)
@@ -65,7 +106,8 @@ int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val)
 		in->cap_own = cap;
 	}
 	if (x < 0) {
-		if (inf_grow(&in->ka, &in->cap_ka, in->nr_ka + 1, sizeof(*in->ka)))
+		if (inf_grow(&in->ka, &in->cap_ka, in->nr_ka + 1, sizeof(*in->ka)) ||
+		    inf_lazy_mark(in, inf_key_id(key)))
 			return -ENOMEM;
 		x = (int64_t)in->nr_ka;
 		ret = idmap_put(&in->owned, key, x);
@@ -172,8 +214,9 @@ bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cp
 	if (!in->agg || in->owned_lost || pa->cut)
 		return false;
 	for (i = 0; i < pa->reach; i++) {
-		struct inf_kagg *a = inf_lazy_ka(in, inf_path_key(pa, 2 * i, cpu));
-		struct inf_kagg *c = inf_lazy_ka(in, inf_path_key(pa, 2 * i + 1, cpu));
+		bool none = inf_lazy_unowned(in, pa->nd[i]);
+		struct inf_kagg *a = none ? NULL : inf_lazy_ka(in, inf_path_key(pa, 2 * i, cpu));
+		struct inf_kagg *c = none ? NULL : inf_lazy_ka(in, inf_path_key(pa, 2 * i + 1, cpu));
 		int64_t av[3] = { pa->base[2 * i] }, cv[3] = { pa->base[2 * i + 1] };
 		size_t na = 1, nc = 1;
 		struct sim_step_out so;
@@ -182,6 +225,8 @@ bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cp
 		si.pcpu = (uint32_t)pa->base[2 * i + 1];
 		so = in->pol->step(&si);
 		d[i] = (int64_t)so.pcpu - pa->base[2 * i + 1];
+		if (none)
+			continue;
 		if (a && a->head != UINT32_MAX) {
 			av[na++] = a->lo;
 			av[na++] = a->hi;
@@ -205,10 +250,13 @@ bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cp
 		return false;
 	for (i = 0; i < pa->reach; i++) {
 		uint64_t key = inf_path_key(pa, 2 * i + 1, cpu);
-		int64_t xk = idmap_get(&in->owned, key, -1);
+		int64_t xk;
 		struct inf_kagg *c;
 
-		if (xk < 0 || !d[i])
+		if (!d[i] || inf_lazy_unowned(in, pa->nd[i]))
+			continue;
+		xk = idmap_get(&in->owned, key, -1);
+		if (xk < 0)
 			continue;
 		c = &in->ka[xk];
 		if (!c->dirty) {
@@ -234,6 +282,7 @@ int inf_lazy_owned(struct infer *in)
 	for (i = 0; i < in->nr_h; i++)
 		n += idmap_count(&in->h[i].e);
 	ret = idmap_reset(&in->owned, n);
+	inf_lazy_unmark_all(in);
 	in->nr_own = 0;
 	in->nr_ka = 0;
 	in->nr_dirty = 0;
@@ -257,6 +306,7 @@ int inf_lazy_end(struct infer *in)
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].pc_n = 0;	/* see inf_lazy_begin() */
 	idmap_free(&in->owned);
+	inf_lazy_unmark_all(in);
 	in->nr_own = 0;
 	in->nr_ka = 0;
 	in->lazy = false;

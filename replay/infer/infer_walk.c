@@ -55,6 +55,7 @@ int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 	for (x = id; x && pa->n < INF_MAX_PATH;
 	     nd = nd < 0 ? -1 : sim_node_parent_at(in->s, nd), x = nd < 0 ? 0 : sim_node_id_at(in->s, nd)) {
 		pa->id[pa->n] = x;
+		pa->nd[pa->n] = nd;
 		pa->vis[pa->n] = inf_list_idx(in, x);
 		pa->base[2 * pa->n] = pa->post[2 * pa->n] = nd < 0 ? 0 : sim_stats_updates_at(in->s, nd);
 		pa->base[2 * pa->n + 1] = pa->post[2 * pa->n + 1] =
