@@ -16,26 +16,41 @@
 #include "idmap.h"
 #include "replay-local.h"
 
-/* Update tag -> visits before it; a zeroed struct is an empty order. */
+#define ORDER_SEEN_BITS	16	/* 8 KiB: stays in cache beside the replay */
+
+/*
+ * Update tag -> visits before it; a zeroed struct is an empty order.  The
+ * replay asks about every update and almost none is in the table: a bit per
+ * hash of the tags held (seen) answers most of them without the table.
+ */
 struct replay_order {
 	struct idmap	tab;
+	uint64_t	seen[(1u << ORDER_SEEN_BITS) / 64];
 };
+
+static inline uint32_t order_seen_bit(uint64_t tag)
+{
+	return (uint32_t)((tag * 0x9e3779b97f4a7c15ull) >> (64 - ORDER_SEEN_BITS));
+}
 
 /* The inference's order sink; a later decision for the same tag replaces it. */
 int order_add(void *ctx, uint64_t tag, size_t p)
 {
 	struct replay_order *o = ctx;
+	uint32_t b = order_seen_bit(tag);
 
 	if (p > UINT32_MAX)
 		return -MCR_E_BAD_INPUT;
+	o->seen[b / 64] |= 1ull << (b % 64);
 	return idmap_put(&o->tab, tag, (int64_t)p);
 }
 
 bool replay_order_lookup(const struct replay_order *o, uint64_t tag, size_t *p)
 {
 	const struct idmap_ent *e;
+	uint32_t b = order_seen_bit(tag);
 
-	if (!o)
+	if (!o || !(o->seen[b / 64] & (1ull << (b % 64))))
 		return false;
 	e = idmap_find(&o->tab, tag);
 	if (e)
