@@ -40,11 +40,6 @@ int32_t sim_node_parent_at(const struct sim *s, int32_t node)
 	return s->nodes[node].parent;
 }
 
-uint64_t sim_node_id_at(const struct sim *s, int32_t node)
-{
-	return s->nodes[node].id;
-}
-
 /* As sim_stats_updates() and sim_pcpu_stats_updates() of the node's id. */
 int64_t sim_stats_updates_at(const struct sim *s, int32_t node)
 {
@@ -56,4 +51,22 @@ uint32_t sim_pcpu_stats_updates_at(const struct sim *s, int32_t node, unsigned i
 	int32_t idx = sim_slot_find(s, node, cpu);
 
 	return idx == SIM_NONE ? 0 : s->slots[idx].stats_updates;
+}
+
+size_t sim_node_path_at(const struct sim *s, int32_t node, unsigned int cpu,
+			struct sim_path_node *out, size_t max, bool *more)
+{
+	size_t n = 0;
+
+	for (; node >= 0 && n < max; node = s->nodes[node].parent, n++) {
+		const struct sim_node *nd = &s->nodes[node];
+		int32_t idx = sim_slot_find(s, node, cpu);
+
+		out[n] = (struct sim_path_node){
+			.node = node, .id = nd->id, .stats_updates = nd->stats_updates,
+			.pcpu = idx == SIM_NONE ? 0 : s->slots[idx].stats_updates,
+		};
+	}
+	*more = node >= 0;
+	return n;
 }

@@ -408,11 +408,25 @@ int32_t sim_node_handle(const struct sim *s, uint64_t id);
 int32_t sim_line_handle(const struct sim *s, enum sim_item_kind kind, int item);
 bool sim_node_flushable_at(const struct sim *s, int32_t node);
 int64_t sim_line_error_at(const struct sim *s, int32_t node, int32_t line);
-/* A known node's parent (negative at the root), id and counters: a path walked without lookups. */
+/* A known node's parent (negative at the root) and counters: a path walked without lookups. */
 int32_t sim_node_parent_at(const struct sim *s, int32_t node);
-uint64_t sim_node_id_at(const struct sim *s, int32_t node);
 int64_t sim_stats_updates_at(const struct sim *s, int32_t node);
 uint32_t sim_pcpu_stats_updates_at(const struct sim *s, int32_t node, unsigned int cpu);
+
+/* A known node's path to the root in one call: each node with its counters on a CPU. */
+struct sim_path_node {
+	int32_t		node;
+	uint32_t	pcpu;		/* sim_pcpu_stats_updates_at(node, cpu) */
+	uint64_t	id;
+	int64_t		stats_updates;	/* the atomic */
+};
+
+/*
+ * From @node up to the root, at most @max nodes into @out; returns how many,
+ * *@more set if the root was not reached.
+ */
+size_t sim_node_path_at(const struct sim *s, int32_t node, unsigned int cpu,
+			struct sim_path_node *out, size_t max, bool *more);
 
 /* error(@id, line of (@kind, @item)) now; 0 for a line never updated in the subtree. */
 int sim_item_error(const struct sim *s, uint64_t id, enum sim_item_kind kind, int item,

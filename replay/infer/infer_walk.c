@@ -37,7 +37,6 @@ static size_t inf_steps(const struct infer *in, const struct inf_path *pa, int64
 int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 		   uint32_t abs_val, struct inf_path *pa)
 {
-	uint64_t x;
 	int32_t nd;
 
 	if (!sim_cgroup_known(in->s, id)) {
@@ -50,19 +49,31 @@ int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 	pa->n = 0;
 	pa->th = sim_threshold(in->s);
 	pa->abs_val = abs_val;
-	/* up by node handles: one lookup, not three a node */
+	/* up by node handles, the base's counters read in one call */
 	nd = id ? sim_node_handle(in->s, id) : -1;
-	for (x = id; x && pa->n < INF_MAX_PATH;
-	     nd = nd < 0 ? -1 : sim_node_parent_at(in->s, nd), x = nd < 0 ? 0 : sim_node_id_at(in->s, nd)) {
-		pa->id[pa->n] = x;
-		pa->nd[pa->n] = nd;
-		pa->vis[pa->n] = inf_list_idx(in, x);
-		pa->base[2 * pa->n] = pa->post[2 * pa->n] = nd < 0 ? 0 : sim_stats_updates_at(in->s, nd);
-		pa->base[2 * pa->n + 1] = pa->post[2 * pa->n + 1] =
-			nd < 0 ? 0 : sim_pcpu_stats_updates_at(in->s, nd, cpu);
-		pa->n++;
+	if (nd >= 0) {
+		struct sim_path_node sp[INF_MAX_PATH];
+		size_t i;
+
+		pa->n = sim_node_path_at(in->s, nd, cpu, sp, INF_MAX_PATH, &pa->cut);
+		for (i = 0; i < pa->n; i++) {
+			pa->id[i] = sp[i].id;
+			pa->nd[i] = sp[i].node;
+			pa->vis[i] = inf_list_idx(in, sp[i].id);
+			pa->base[2 * i] = pa->post[2 * i] = sp[i].stats_updates;
+			pa->base[2 * i + 1] = pa->post[2 * i + 1] = sp[i].pcpu;
+		}
+	} else if (id) {
+		/* not the base's: a path of one node, at zero */
+		pa->id[0] = id;
+		pa->nd[0] = -1;
+		pa->vis[0] = inf_list_idx(in, id);
+		pa->base[0] = pa->post[0] = pa->base[1] = pa->post[1] = 0;
+		pa->n = 1;
+		pa->cut = false;
+	} else {
+		pa->cut = false;
 	}
-	pa->cut = x != 0;
 	/* the base's own walk, which sim_update() takes after the hypotheses' */
 	pa->reach = inf_steps(in, pa, pa->post);
 	return 0;

@@ -371,12 +371,17 @@ TEST(ancestor_path)
  * line 5 leaves A and the root 10 behind (error -10 at both, A's atomic 0:
  * its per-CPU 10 is below the batch); A +70 brings A's per-CPU to 80 >= 64,
  * so A's atomic is 80 > TH, flushable.  B's line 6 is known to the simulator
- * but never updated below A: A reads 0 for it.
+ * but never updated below A: A reads 0 for it.  A's path (A, then the root)
+ * reads the per-CPU 10 at both after A's first update; after its second,
+ * the root's per-CPU 10 + 1 (B's) + 70 = 81 >= 64 has moved too: atomics 80
+ * and 81, per-CPU 0.
  */
 TEST(handles)
 {
 	struct sim *s = sim_new(sim_policy_find("break"), 1, 1);
+	struct sim_path_node pn[4];
 	int32_t na, nr, l5, l6;
+	bool more;
 	int64_t e;
 
 	ASSERT(s);
@@ -398,6 +403,14 @@ TEST(handles)
 	ASSERT_EQ(sim_item_error(s, A, SIM_ITEM_STATE, 5, &e), 0);
 	ASSERT_EQ(e, -10);
 	ASSERT(!sim_node_flushable_at(s, na));
+	ASSERT_EQ(sim_node_path_at(s, na, 0, pn, 4, &more), 2);
+	ASSERT(!more);
+	ASSERT(pn[0].node == na && pn[0].id == A && pn[0].stats_updates == 0 && pn[0].pcpu == 10);
+	ASSERT(pn[1].node == nr && pn[1].id == ROOT && pn[1].stats_updates == 0 && pn[1].pcpu == 10);
+	ASSERT_EQ(sim_node_path_at(s, na, 0, pn, 1, &more), 1);
+	ASSERT(more && pn[0].node == na);
+	ASSERT_EQ(sim_node_path_at(s, nr, 0, pn, 4, &more), 1);
+	ASSERT(!more && pn[0].id == ROOT);
 
 	ASSERT_EQ(sim_update(s, 3, 0, B, SIM_ITEM_STATE, 6, 1), 0);
 	l6 = sim_line_handle(s, SIM_ITEM_STATE, 6);
@@ -412,6 +425,9 @@ TEST(handles)
 	ASSERT_EQ(sim_update(s, 4, 0, A, SIM_ITEM_STATE, 5, 70), 0);
 	ASSERT_EQ(sim_stats_updates(s, A), 80);
 	ASSERT(sim_node_flushable_at(s, na));
+	ASSERT_EQ(sim_node_path_at(s, na, 0, pn, 4, &more), 2);
+	ASSERT(pn[0].stats_updates == 80 && pn[0].pcpu == 0);
+	ASSERT(pn[1].stats_updates == 81 && pn[1].pcpu == 0);
 	ASSERT(sim_needs_flush(s, A));
 	ASSERT_EQ(sim_line_error_at(s, na, l5), -80);
 	sim_destroy(s);
