@@ -19,13 +19,6 @@
 #include "infer-local.h"
 
 #define INF_COMPACT_EVERY	255	/* updates between full compactions, minus 1 */
-/*
- * Between windows a compaction with nothing but pending adds since the last is
- * skipped, so a short period costs only where tables walked: twins a walk made
- * are merged before they walk again (validate on a fleet recording: 16 updates
- * 7.4-8.2 s, 256 updates 8.0-10.3 s, every update 7.9-9.1 s).
- */
-#define INF_COMPACT_LAZY	15
 
 /*
  * Hypothesis @k takes the update at @ts: one new hypothesis per visit of the
@@ -197,7 +190,7 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	 * Merge twins now and then (and restart lazy mode between windows);
 	 * after a branch, merge and cap at once.
 	 */
-	if (!(++in->quiet & (in->lazy ? INF_COMPACT_LAZY : INF_COMPACT_EVERY))) {
+	if (!(++in->quiet & INF_COMPACT_EVERY)) {
 		/*
 		 * Between windows, tables that only took the base's adds stay
 		 * distinct and as many: the merge would only sort them again.
