@@ -58,15 +58,12 @@ size_t sim_node_path_at(const struct sim *s, int32_t node, unsigned int cpu,
 {
 	size_t n = 0;
 
-	for (; node >= 0 && n < max; node = s->nodes[node].parent, n++) {
-		const struct sim_node *nd = &s->nodes[node];
-		int32_t idx = sim_slot_find(s, node, cpu);
-
+	for (; node >= 0 && n < max; node = s->nodes[node].parent, n++)
 		out[n] = (struct sim_path_node){
-			.node = node, .id = nd->id, .stats_updates = nd->stats_updates,
-			.pcpu = idx == SIM_NONE ? 0 : s->slots[idx].stats_updates,
+			.node = node, .id = s->nodes[node].id,
+			.stats_updates = sim_stats_updates_at(s, node),
+			.pcpu = sim_pcpu_stats_updates_at(s, node, cpu),
 		};
-	}
 	*more = node >= 0;
 	return n;
 }

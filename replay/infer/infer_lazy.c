@@ -40,17 +40,11 @@ static int inf_lazy_mark(struct infer *in, uint64_t id)
 		return 0;
 	}
 	if ((size_t)nd >= in->cap_own_node) {
-		size_t cap = in->cap_own_node ? in->cap_own_node : 256;
-		uint8_t *m;
+		size_t old = in->cap_own_node;
 
-		while (cap <= (size_t)nd)
-			cap *= 2;
-		m = realloc(in->own_node, cap);
-		if (!m)
+		if (inf_grow(&in->own_node, &in->cap_own_node, (size_t)nd + 1, 1))
 			return -ENOMEM;
-		memset(m + in->cap_own_node, 0, cap - in->cap_own_node);
-		in->own_node = m;
-		in->cap_own_node = cap;
+		memset(in->own_node + old, 0, in->cap_own_node - old);
 	}
 	in->own_node[nd] = 1;
 	return 0;
@@ -214,10 +208,8 @@ bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cp
 	if (!in->agg || in->owned_lost || pa->cut)
 		return false;
 	for (i = 0; i < pa->reach; i++) {
-		bool none = inf_lazy_unowned(in, pa->nd[i]);
-		struct inf_kagg *a = none ? NULL : inf_lazy_ka(in, inf_path_key(pa, 2 * i, cpu));
-		struct inf_kagg *c = none ? NULL : inf_lazy_ka(in, inf_path_key(pa, 2 * i + 1, cpu));
 		int64_t av[3] = { pa->base[2 * i] }, cv[3] = { pa->base[2 * i + 1] };
+		struct inf_kagg *a, *c;
 		size_t na = 1, nc = 1;
 		struct sim_step_out so;
 
@@ -225,8 +217,10 @@ bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cp
 		si.pcpu = (uint32_t)pa->base[2 * i + 1];
 		so = in->pol->step(&si);
 		d[i] = (int64_t)so.pcpu - pa->base[2 * i + 1];
-		if (none)
+		if (inf_lazy_unowned(in, pa->nd[i]))
 			continue;
+		a = inf_lazy_ka(in, inf_path_key(pa, 2 * i, cpu));
+		c = inf_lazy_ka(in, inf_path_key(pa, 2 * i + 1, cpu));
 		if (a && a->head != UINT32_MAX) {
 			av[na++] = a->lo;
 			av[na++] = a->hi;

@@ -37,7 +37,9 @@ static size_t inf_steps(const struct infer *in, const struct inf_path *pa, int64
 int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 		   uint32_t abs_val, struct inf_path *pa)
 {
+	struct sim_path_node sp[INF_MAX_PATH];
 	int32_t nd;
+	size_t i;
 
 	if (!sim_cgroup_known(in->s, id)) {
 		/* the base attaches it under the root; then the path is known */
@@ -49,30 +51,17 @@ int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 	pa->n = 0;
 	pa->th = sim_threshold(in->s);
 	pa->abs_val = abs_val;
-	/* up by node handles, the base's counters read in one call */
-	nd = id ? sim_node_handle(in->s, id) : -1;
-	if (nd >= 0) {
-		struct sim_path_node sp[INF_MAX_PATH];
-		size_t i;
-
-		pa->n = sim_node_path_at(in->s, nd, cpu, sp, INF_MAX_PATH, &pa->cut);
-		for (i = 0; i < pa->n; i++) {
-			pa->id[i] = sp[i].id;
-			pa->nd[i] = sp[i].node;
-			pa->vis[i] = inf_list_idx(in, sp[i].id);
-			pa->base[2 * i] = pa->post[2 * i] = sp[i].stats_updates;
-			pa->base[2 * i + 1] = pa->post[2 * i + 1] = sp[i].pcpu;
-		}
-	} else if (id) {
-		/* not the base's: a path of one node, at zero */
-		pa->id[0] = id;
-		pa->nd[0] = -1;
-		pa->vis[0] = inf_list_idx(in, id);
-		pa->base[0] = pa->post[0] = pa->base[1] = pa->post[1] = 0;
-		pa->n = 1;
-		pa->cut = false;
-	} else {
-		pa->cut = false;
+	/* known now (above): the path and the base's counters in one call */
+	nd = sim_node_handle(in->s, id);
+	if (nd < 0)
+		return -ENOENT;
+	pa->n = sim_node_path_at(in->s, nd, cpu, sp, INF_MAX_PATH, &pa->cut);
+	for (i = 0; i < pa->n; i++) {
+		pa->id[i] = sp[i].id;
+		pa->nd[i] = sp[i].node;
+		pa->vis[i] = inf_list_idx(in, sp[i].id);
+		pa->base[2 * i] = pa->post[2 * i] = sp[i].stats_updates;
+		pa->base[2 * i + 1] = pa->post[2 * i + 1] = sp[i].pcpu;
 	}
 	/* the base's own walk, which sim_update() takes after the hypotheses' */
 	pa->reach = inf_steps(in, pa, pa->post);
