@@ -22,8 +22,8 @@
  *   infer_cut.c     the branches the cap would drop, never made
  *   infer_window.c  the open lock window: visit list, visits, unlock and late updates,
  *                   the updates no hypothesis needs to take
- *   infer_lazy.c    between windows: which tables an update has to ask, the per-CPU
- *                   adds they all take alike (pending)
+ *   infer_lazy.c    between windows: which tables an update has to ask, the adds
+ *                   they take alike with the base (pending)
  *   infer_dd.c      (infer_dd.h) a set of tuples as one hash-consed layered decision
  *                   diagram
  *   infer_ddwin.c   the hypotheses on that diagram, exact where the list is capped:
@@ -59,16 +59,23 @@ struct inf_dec {
 	uint32_t	ref;
 };
 
-/* A hypothesis (in->h index) that may hold a key, and the key's next one. */
+/*
+ * A hypothesis (in->h index) that may hold a key, the value its entry had
+ * when listed (less the key's pend then, as entries are), and the key's next
+ * one.  A table that changes the entry is listed again with the new value,
+ * so its current value is always listed; a node whose value is no longer
+ * the entry's (or whose entry went) is left, and asked for nothing.
+ */
 struct inf_own {
 	uint32_t	hyp;
 	uint32_t	next;	/* UINT32_MAX: the last */
+	int64_t		val;
 };
 
 /*
  * Lazy mode (infer_lazy.c): a key some table holds.  Its holders' counters
- * are their entries plus @pend, the per-CPU adds they took alike with the
- * base's and not yet written; @lo..@hi bound their entries' values.
+ * are their entries plus @pend, the adds they took alike with the base's
+ * and not yet written; @lo..@hi bound their entries' values.
  */
 struct inf_kagg {
 	uint64_t	key;
@@ -212,6 +219,12 @@ struct infer {
 	size_t			nr_dirty, cap_dirty;
 	bool			agg;		/* the step is the table's: bounds decide (inf_lazy_alike()) */
 	uint64_t		lazy_alike;	/* lazy updates no hypothesis walked for */
+	uint64_t		*lseen;		/* per hypothesis: the list it was last met in */
+	size_t			cap_lseen;
+	uint64_t		lseq;		/* lists inf_lazy_select() walked */
+	uint64_t		lazy_listed;	/* list nodes it read */
+	uint64_t		lazy_asked;	/* tables it asked */
+	uint64_t		lazy_walked;	/* of them, those whose walk wrote */
 	/*
 	 * A table changed since the last compaction but by pending adds:
 	 * without, a lazy compaction would find no twin and drop nothing.
@@ -373,6 +386,8 @@ int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 		   uint32_t abs_val, struct inf_path *pa);
 int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 	     unsigned int cpu, struct inf_undo *undo);
+int inf_walk_lazy(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
+		  unsigned int cpu, const int64_t *pold, const int64_t *pend);
 bool inf_path_same(const struct infer *in, const struct inf_hyp *h, const struct inf_path *pa,
 		   unsigned int cpu);
 size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, size_t *vis);
@@ -394,8 +409,8 @@ int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu
 void inf_lazy_begin(struct infer *in);
 int inf_lazy_owned(struct infer *in);
 int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val);
-void inf_lazy_bound(struct infer *in, uint64_t key, int64_t val);
 bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu);
+int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 void inf_lazy_sync_path(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 void inf_lazy_sync(struct infer *in);
 int inf_lazy_end(struct infer *in);

@@ -66,6 +66,7 @@ void infer_destroy(struct infer *in)
 	idmap_free(&in->wkeys_hi);
 	idmap_free(&in->owned);
 	free(in->own_node);
+	free(in->lseen);
 	free(in->own);
 	free(in->ka);
 	free(in->dirty);

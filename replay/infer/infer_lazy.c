@@ -72,7 +72,7 @@ static struct inf_kagg *inf_lazy_ka(const struct infer *in, uint64_t key)
 }
 
 /* @val is an entry's value of @key now: its bounds take it in. */
-void inf_lazy_bound(struct infer *in, uint64_t key, int64_t val)
+static void inf_lazy_bound(struct infer *in, uint64_t key, int64_t val)
 {
 	struct inf_kagg *a = inf_lazy_ka(in, key);
 
@@ -110,7 +110,8 @@ int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val)
 		in->ka[in->nr_ka++] = (struct inf_kagg){ .key = key, .lo = val, .hi = val,
 							  .head = UINT32_MAX };
 	}
-	in->own[in->nr_own] = (struct inf_own){ .hyp = (uint32_t)k, .next = in->ka[x].head };
+	in->own[in->nr_own] = (struct inf_own){ .hyp = (uint32_t)k, .next = in->ka[x].head,
+						.val = val };
 	in->ka[x].head = (uint32_t)in->nr_own++;
 	inf_lazy_bound(in, key, val);
 	return 0;
@@ -127,6 +128,7 @@ static void inf_lazy_sync_key(struct infer *in, uint64_t key, struct inf_kagg *a
 		struct inf_hyp *h = &in->h[in->own[x].hyp];
 		struct idmap_ent *e;
 
+		in->own[x].val += a->pend;	/* every node: the listed values move alike */
 		if (h->useq == in->useq)
 			continue;	/* listed twice: its entry went and came back */
 		h->useq = in->useq;
@@ -222,8 +224,8 @@ bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cp
 		a = inf_lazy_ka(in, inf_path_key(pa, 2 * i, cpu));
 		c = inf_lazy_ka(in, inf_path_key(pa, 2 * i + 1, cpu));
 		if (a && a->head != UINT32_MAX) {
-			av[na++] = a->lo;
-			av[na++] = a->hi;
+			av[na++] = a->lo + a->pend;
+			av[na++] = a->hi + a->pend;
 		}
 		if (c && c->head != UINT32_MAX) {
 			cv[nc++] = c->lo + c->pend;
@@ -261,6 +263,121 @@ bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cp
 	}
 	in->lazy_alike++;
 	return true;
+}
+
+/*
+ * A lazy update that inf_lazy_alike() could not decide on the bounds: each
+ * table whose step could differ from the base's is asked on its own values
+ * (inf_walk_lazy()); the others, and most of those asked, walk as the base
+ * does and take its adds through the keys' pend, as an alike update's tables
+ * do, atomics included; only the rest write, relative to the pend this
+ * update leaves.  A key first held during the update has no pend yet: its
+ * new entries are what they read.
+ *
+ * Which could differ is read from the values the lists hold, without
+ * touching the tables: the table's steps (in->agg) read the atomic only
+ * against the threshold and the per-CPU counter only against the batch
+ * (sim_step_flushable(), sim_step_charge()), so at a node a table whose
+ * atomic is on the base's side, and whose per-CPU counter stays under the
+ * batch as the base's does or is not charged (the base skipped the node),
+ * steps as the base's.  A table with no entry there reads the base's counter.
+ */
+int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cpu)
+{
+	int64_t pold[2 * INF_MAX_PATH], pend[2 * INF_MAX_PATH], xk[2 * INF_MAX_PATH];
+	int64_t abs_val = pa->abs_val, batch = sim_batch(in->s), th = (int64_t)pa->th;
+	struct sim_step_in si = { .th = pa->th, .abs_val = pa->abs_val, .batch = batch };
+	size_t j;
+	int ret;
+
+	if (inf_grow(&in->dirty, &in->cap_dirty, in->nr_dirty + 2 * pa->reach, sizeof(*in->dirty)))
+		return -ENOMEM;
+	if (in->nr_h > in->cap_lseen) {
+		size_t old = in->cap_lseen;
+
+		if (inf_grow(&in->lseen, &in->cap_lseen, in->nr_h, sizeof(*in->lseen)))
+			return -ENOMEM;
+		memset(in->lseen + old, 0, (in->cap_lseen - old) * sizeof(*in->lseen));
+	}
+	for (j = 0; j < 2 * pa->n; j++) {
+		xk[j] = inf_lazy_unowned(in, pa->nd[j / 2]) ? -1 :
+			idmap_get(&in->owned, inf_path_key(pa, j, cpu), -1);
+		pold[j] = pend[j] = xk[j] < 0 ? 0 : in->ka[xk[j]].pend;
+		if (xk[j] >= 0)
+			pend[j] += pa->post[j] - pa->base[j];
+	}
+	in->useq++;
+	for (j = 0; j < 2 * pa->reach; j++) {
+		uint32_t x = xk[j] < 0 ? UINT32_MAX : in->ka[xk[j]].head, prev = UINT32_MAX;
+		int64_t b = pa->base[j];
+		bool pcpu = j & 1, b_side = pcpu ? b + abs_val >= batch : b > th;
+		struct sim_step_out so;
+
+		if (pcpu) {
+			si.atomic = pa->base[j - 1];
+			si.pcpu = (uint32_t)b;
+			so = in->pol->step(&si);
+			/* not charged: the same skip for every counter */
+			if (!so.charged)
+				continue;
+		}
+
+		/*
+		 * A walk may add nodes (own[] moves) but only at the head, before
+		 * x.  A table's first node is its entry's value now: the later
+		 * ones are unlinked, and so is a first whose entry is gone.  Per-CPU: unless the base's add crosses the
+		 * batch, a counter that stays under it steps as the base's;
+		 * atomic: one on the base's side of the threshold.
+		 */
+		in->lseq++;
+		for (; x != UINT32_MAX; x = in->own[x].next) {
+			int64_t c = in->own[x].val + pold[j];
+			uint32_t hyp = in->own[x].hyp;
+			const struct idmap_ent *e;
+			struct inf_hyp *h;
+
+			in->lazy_listed++;
+			if (in->lseen[hyp] == in->lseq) {
+				in->own[prev].next = in->own[x].next;
+				continue;
+			}
+			in->lseen[hyp] = in->lseq;
+			h = &in->h[hyp];
+			if ((pcpu ? !b_side && c + abs_val < batch : (c > th) == b_side) ||
+			    h->useq == in->useq) {
+				prev = x;
+				continue;
+			}
+			h->useq = in->useq;
+			in->lazy_asked++;
+			ret = inf_walk_lazy(in, h, pa, cpu, pold, pend);
+			if (ret < 0)
+				return ret;
+			if (!ret) {
+				in->lazy_walked++;
+				in->changed = true;
+			}
+			/* its entry went, or its walk moved it and listed it again */
+			e = inf_find(h, inf_path_key(pa, j, cpu));
+			if (prev != UINT32_MAX && (!e || (!ret && e->val != in->own[x].val)))
+				in->own[prev].next = in->own[x].next;
+			else
+				prev = x;
+		}
+	}
+	for (j = 0; j < 2 * pa->reach; j++) {
+		struct inf_kagg *a;
+
+		if (xk[j] < 0 || pend[j] == pold[j])
+			continue;
+		a = &in->ka[xk[j]];
+		if (!a->dirty) {
+			in->dirty[in->nr_dirty++] = (uint32_t)xk[j];
+			a->dirty = true;
+		}
+		a->pend = pend[j];
+	}
+	return 0;
 }
 
 /*

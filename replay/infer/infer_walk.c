@@ -144,8 +144,9 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 		 */
 		if (ent[j] && v[j] != virt[j] && v[j] != ent[j]->val) {
 			inf_ent_set(h, ent[j], v[j]);
-			if (in->lazy)
-				inf_lazy_bound(in, ent[j]->key, v[j]);
+			ret = in->lazy ? inf_lazy_own(in, ent[j]->key, (size_t)(h - in->h), v[j]) : 0;
+			if (ret)
+				return ret;
 			inf_win_key(in, ent[j]->key, v[j]);
 		}
 		drop |= ent[j] && v[j] == virt[j];
@@ -163,6 +164,69 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 		inf_win_key(in, key, v[j]);
 		if (!ret && in->lazy)
 			ret = inf_lazy_own(in, key, (size_t)(h - in->h), v[j]);
+		if (ret)
+			return ret;
+		if (h->pc_n == pa->n && h->pc_gen == gen && h->e.gen == gen && pa->n <= INF_PIN_NODES)
+			h->pc_idx[j] = idmap_slot(&h->e, key);
+	}
+	if (h->e.gen != gen)
+		h->pc_n = 0;	/* rebuilt: the slots are stale */
+	return 0;
+}
+
+/*
+ * Lazy mode, an update that is not alike on every table (inf_lazy_alike()):
+ * @h's own walk, its entries read as stored plus their key's pending add
+ * @pold and stored back less @pend, the key's pending add once this update
+ * has been taken (0 for a key nobody held before it).  If the walk moved each
+ * counter of the path as much as the base's walk moved the base's own, the
+ * pending adds carry it and nothing is written: returns 1.  Else the table
+ * takes the walk's values, canonical as inf_walk() keeps it (compared with
+ * what the base reads after its walk), and 0.  Outside a window only: nothing
+ * is visited.
+ */
+int inf_walk_lazy(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
+		  unsigned int cpu, const int64_t *pold, const int64_t *pend)
+{
+	struct idmap_ent *ent[2 * INF_MAX_PATH];
+	int64_t v[2 * INF_MAX_PATH], v0[2 * INF_MAX_PATH];
+	size_t j, k = (size_t)(h - in->h);
+	bool drop = false, same = true;
+	uint32_t gen;
+	int ret;
+
+	inf_path_find(h, pa, cpu, ent);
+	for (j = 0; j < 2 * pa->n; j++)
+		v[j] = v0[j] = ent[j] ? ent[j]->val + pold[j] : pa->base[j];
+	inf_steps(in, pa, v);
+	for (j = 0; j < 2 * pa->n && same; j++)
+		same = v[j] - v0[j] == pa->post[j] - pa->base[j];
+	if (same)
+		return 1;
+	for (j = 0; j < 2 * pa->n; j++) {
+		int64_t st = v[j] - pend[j];
+
+		if (ent[j] && v[j] != pa->post[j] && st != ent[j]->val) {
+			inf_ent_set(h, ent[j], st);
+			ret = inf_lazy_own(in, ent[j]->key, k, st);
+			if (ret)
+				return ret;
+		}
+		drop |= ent[j] && v[j] == pa->post[j];
+	}
+	for (j = 0; j < 2 * pa->n && drop; j++)
+		if (ent[j] && v[j] == pa->post[j])
+			inf_ent_del(h, inf_path_key(pa, j, cpu));
+	gen = h->e.gen;
+	for (j = 0; j < 2 * pa->n; j++) {
+		uint64_t key = inf_path_key(pa, j, cpu);
+		int64_t st = v[j] - pend[j];
+
+		if (ent[j] || v[j] == pa->post[j])
+			continue;
+		ret = inf_put(h, key, st, pa->post[j] - pend[j]);
+		if (!ret)
+			ret = inf_lazy_own(in, key, k, st);
 		if (ret)
 			return ret;
 		if (h->pc_n == pa->n && h->pc_gen == gen && h->e.gen == gen && pa->n <= INF_PIN_NODES)

@@ -712,7 +712,9 @@ TEST(test_cut_exact)
  * inference that walks every such table (agg off) must hold the same
  * hypotheses (as a set: a skipped compaction leaves an older order) with the
  * same counters after every event, answer every read the same and hand the
- * same order to the sink.  The cut's tree and CPUs; windows of 2-6 updates,
+ * same order to the sink.  Where the bounds cannot tell, only the tables the
+ * lists' values name are asked (inf_lazy_select()), relative to the pend.
+ * The cut's tree and CPUs; windows of 2-6 updates,
  * then 0-199 updates of -3..3 (now and then -80..80) between windows, most
  * of them alike.  Per policy.
  */
@@ -804,6 +806,10 @@ static void lazy_run(struct test_ctx *t, const char *pol)
 		goto out;
 	ASSERT(pr.a->lazy_alike > 1000);	/* most lazy updates wrote no table */
 	ASSERT_EQU(pr.b->lazy_alike, 0);
+	/* the others asked only the tables whose lists name a step apart, some of which wrote */
+	ASSERT(pr.a->lazy_asked < pr.a->lazy_listed);
+	ASSERT(pr.a->lazy_walked > 0 && pr.a->lazy_walked < pr.a->lazy_asked);
+	ASSERT_EQU(pr.b->lazy_listed, 0);
 out:
 	pair_free(&pr);
 }
