@@ -309,12 +309,42 @@ static int inf_sort(struct infer *in, enum inf_order by, size_t keep)
 	return 0;
 }
 
+/*
+ * Do two hypotheses share a hash?  If none does there is no twin to merge,
+ * and the sort by hash is not needed: no later order depends on the array's
+ * (inf_cost_cmp() is total on distinct tables, the reads and windows treat
+ * hypotheses alike whatever their place).  -ENOMEM: unknown, sort.
+ */
+static int inf_hash_shared(struct infer *in)
+{
+	size_t size, i;
+
+	for (size = 1; size < 2 * in->nr_h; size *= 2)
+		;
+	if (inf_grow(&in->gslot, &in->cap_gslot, size, sizeof(*in->gslot)))
+		return -ENOMEM;
+	memset(in->gslot, 0xff, size * sizeof(*in->gslot));
+	for (i = 0; i < in->nr_h; i++) {
+		uint64_t hash = in->h[i].hash;
+		size_t x = (size_t)mcr_hash64(hash) & (size - 1);
+
+		for (; in->gslot[x] != UINT32_MAX; x = (x + 1) & (size - 1))
+			if (in->h[in->gslot[x]].hash == hash)
+				return 1;
+		in->gslot[x] = (uint32_t)i;
+	}
+	return 0;
+}
+
 /* Sorted by hash, identical neighbours go: the first (cheapest) stays. */
 static int inf_merge(struct infer *in)
 {
 	size_t i, j, n = 0;
-	int ret = inf_sort(in, INF_BY_HASH, in->nr_h);
+	int ret;
 
+	if (!inf_hash_shared(in))
+		return 0;
+	ret = inf_sort(in, INF_BY_HASH, in->nr_h);
 	if (ret)
 		return ret;
 	for (i = 0; i < in->nr_h; i++) {
