@@ -373,12 +373,9 @@ int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag);
 uint64_t inf_branch_cost(const struct infer *in, uint64_t cost, uint64_t t_last, size_t vis,
 			 uint64_t ts);
 int inf_compact(struct infer *in, bool full);
-/* The compaction's two orders (infer_cap.c); the comparisons are the tests' reference. */
-enum inf_order { INF_BY_HASH, INF_BY_COST };
-int inf_hash_cmp(const void *a, const void *b, void *arg);
+/* The cap's order (infer_cap.c); the comparison is the tests' reference. */
 int inf_cost_cmp(const void *a, const void *b, void *arg);
-struct inf_sort_key *inf_keys_sort(struct inf_sort_key *k, struct inf_sort_key *t, size_t n,
-				   const struct inf_hyp *h, enum inf_order by);
+struct inf_sort_key *inf_keys_sort(struct inf_sort_key *k, struct inf_sort_key *t, size_t n);
 void inf_budget(struct infer *in, uint64_t unmade);
 
 /* infer_walk.c */

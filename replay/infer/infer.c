@@ -136,7 +136,8 @@ static int inf_emit(struct infer *in, struct inf_hyp *h)
 
 /**
  * infer_finish() - the end of the trace: the cheapest hypothesis's decisions
- * go to the order sink.
+ * go to the order sink; of equal cost, the one of least hash, whatever the
+ * array's order (which merges do not keep).
  */
 int infer_finish(struct infer *in, uint64_t ts)
 {
@@ -152,7 +153,9 @@ int infer_finish(struct infer *in, uint64_t ts)
 	if (ret)
 		return ret;
 	for (i = 1; i < in->nr_h; i++)
-		if (in->h[i].cost < in->h[best].cost)
+		if (in->h[i].cost < in->h[best].cost ||
+		    (in->h[i].cost == in->h[best].cost &&
+		     inf_hyp_hash(&in->h[i]) < inf_hyp_hash(&in->h[best])))
 			best = i;
 	return in->nr_h ? inf_emit(in, &in->h[best]) : 0;
 }

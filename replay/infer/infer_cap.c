@@ -88,7 +88,7 @@ static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
  * Twins of equal cost differ only in when their last decision was (t_last,
  * what the next visits are charged from) and in the decisions themselves:
  * newest first, down to the chain they share.  Without this the twin kept
- * would be whichever the sort met first, i.e. the array's order, which
+ * would be whichever the merge met first, i.e. the array's order, which
  * depends on the merges before.
  */
 static int inf_twin_cmp(const struct inf_hyp *x, const struct inf_hyp *y)
@@ -109,24 +109,11 @@ static int inf_twin_cmp(const struct inf_hyp *x, const struct inf_hyp *y)
 }
 
 /*
- * The sorts below order these keys, not the hypotheses (hundreds of bytes
+ * The cap's sort orders these keys, not the hypotheses (hundreds of bytes
  * each): then each hypothesis moves once, to its place.  The order is the
- * comparisons' below, ties kept in the array's order (a stable sort); it is
- * unique, so inf_keys_sort() need not call them to produce it.
+ * comparison's below, ties kept in the array's order (a stable sort); it is
+ * unique, so inf_keys_sort() need not call it to produce it.
  */
-/* By hash, then cost: the first of identical hypotheses has the cheapest history. */
-int inf_hash_cmp(const void *a, const void *b, void *arg)
-{
-	const struct inf_sort_key *x = a, *y = b;
-	const struct inf_hyp *h = arg;
-
-	if (x->hash != y->hash)
-		return x->hash < y->hash ? -1 : 1;
-	if (x->cost != y->cost)
-		return x->cost < y->cost ? -1 : 1;
-	return inf_twin_cmp(&h[x->idx], &h[y->idx]);
-}
-
 /*
  * By cost, then the hash, descending.  After inf_merge() no two hypotheses
  * have the same counters, so the order is total (up to a 64-bit hash
@@ -147,135 +134,84 @@ int inf_cost_cmp(const void *a, const void *b, void *arg)
 	return x->hash > y->hash ? -1 : x->hash < y->hash;
 }
 
-/* The order's 128-bit number of a key: inf_hash_cmp's first two fields, inf_cost_cmp's. */
-static inline uint64_t inf_key_hi(const struct inf_sort_key *k, enum inf_order by)
+/* The order's 128-bit number of a key: inf_cost_cmp()'s. */
+static inline bool inf_key_less(const struct inf_sort_key *x, const struct inf_sort_key *y)
 {
-	return by == INF_BY_HASH ? k->hash : k->cost;
-}
-
-static inline uint64_t inf_key_lo(const struct inf_sort_key *k, enum inf_order by)
-{
-	return by == INF_BY_HASH ? k->cost : ~k->hash;
-}
-
-static inline bool inf_key_less(const struct inf_sort_key *x, const struct inf_sort_key *y,
-				enum inf_order by)
-{
-	uint64_t a = inf_key_hi(x, by), b = inf_key_hi(y, by);
-
-	return a != b ? a < b : inf_key_lo(x, by) < inf_key_lo(y, by);
+	return x->cost != y->cost ? x->cost < y->cost : ~x->hash < ~y->hash;
 }
 
 /* Stable: an element passes only those strictly greater. */
-static void inf_keys_isort(struct inf_sort_key *k, size_t n, enum inf_order by)
+static void inf_keys_isort(struct inf_sort_key *k, size_t n)
 {
 	size_t i, j;
 
 	for (i = 1; i < n; i++) {
 		struct inf_sort_key x = k[i];
 
-		for (j = i; j > 0 && inf_key_less(&x, &k[j - 1], by); j--)
+		for (j = i; j > 0 && inf_key_less(&x, &k[j - 1]); j--)
 			k[j] = k[j - 1];
 		k[j] = x;
 	}
 }
 
-/* Twins (same hash and cost) by inf_twin_cmp(), stable; @t is scratch for @n. */
-static void inf_twins_sort(struct inf_sort_key *k, struct inf_sort_key *t, size_t n,
-			   const struct inf_hyp *h)
-{
-	size_t m = n / 2, i = 0, j = m, o = 0;
-
-	if (n <= 16) {
-		for (i = 1; i < n; i++) {
-			struct inf_sort_key x = k[i];
-
-			for (j = i; j > 0 && inf_twin_cmp(&h[x.idx], &h[k[j - 1].idx]) < 0; j--)
-				k[j] = k[j - 1];
-			k[j] = x;
-		}
-		return;
-	}
-	inf_twins_sort(k, t, m, h);
-	inf_twins_sort(k + m, t, n - m, h);
-	if (inf_twin_cmp(&h[k[m - 1].idx], &h[k[m].idx]) <= 0)
-		return;
-	memcpy(t, k, m * sizeof(*k));
-	/* the left half's first of equals: o <= j, the output never passes the right half's head */
-	while (i < m && j < n)
-		k[o++] = inf_twin_cmp(&h[k[j].idx], &h[t[i].idx]) < 0 ? k[j++] : t[i++];
-	while (i < m)
-		k[o++] = t[i++];
-}
-
 /*
- * @k[0..@n) in @by's order (inf_hash_cmp() or inf_cost_cmp() on @h, ties
- * in the array's order), without a comparison per step: a least significant
- * digit radix sort on the 128-bit key, a byte per pass, skipping the bytes
- * all keys share; insertion sort when few.  Then, by hash, the runs of
- * equal hash and cost by inf_twin_cmp().  @t is scratch for @n keys; the
- * result is in @k or @t, which is returned.
+ * @k[0..@n) in inf_cost_cmp()'s order, ties in the array's order, without a
+ * comparison per step: a least significant digit radix sort on the 128-bit
+ * key (cost, then the hash's complement), a byte per pass, skipping the
+ * bytes all keys share; insertion sort when few.  @t is scratch for @n
+ * keys; the result is in @k or @t, which is returned.
  */
-struct inf_sort_key *inf_keys_sort(struct inf_sort_key *k, struct inf_sort_key *t, size_t n,
-				   const struct inf_hyp *h, enum inf_order by)
+struct inf_sort_key *inf_keys_sort(struct inf_sort_key *k, struct inf_sort_key *t, size_t n)
 {
 	uint32_t cnt[16][256];
 	size_t i, j, d;
 
 	if (n <= 32) {
-		inf_keys_isort(k, n, by);
-	} else {
-		memset(cnt, 0, sizeof(cnt));
-		for (i = 0; i < n; i++) {
-			uint64_t lo = inf_key_lo(&k[i], by), hi = inf_key_hi(&k[i], by);
+		inf_keys_isort(k, n);
+		return k;
+	}
+	memset(cnt, 0, sizeof(cnt));
+	for (i = 0; i < n; i++) {
+		uint64_t lo = ~k[i].hash, hi = k[i].cost;
 
-			for (d = 0; d < 8; d++) {
-				cnt[d][(lo >> (8 * d)) & 0xff]++;
-				cnt[8 + d][(hi >> (8 * d)) & 0xff]++;
-			}
-		}
-		for (d = 0; d < 16; d++) {
-			unsigned int sh = 8 * (d & 7);
-			uint64_t v0 = d < 8 ? inf_key_lo(&k[0], by) : inf_key_hi(&k[0], by);
-			uint32_t sum = 0, c;
-			struct inf_sort_key *x;
-
-			if (cnt[d][(v0 >> sh) & 0xff] == n)
-				continue;	/* every key has this byte */
-			for (j = 0; j < 256; j++) {
-				c = cnt[d][j];
-				cnt[d][j] = sum;
-				sum += c;
-			}
-			for (i = 0; i < n; i++) {
-				uint64_t v = d < 8 ? inf_key_lo(&k[i], by) : inf_key_hi(&k[i], by);
-
-				t[cnt[d][(v >> sh) & 0xff]++] = k[i];
-			}
-			x = k;
-			k = t;
-			t = x;
+		for (d = 0; d < 8; d++) {
+			cnt[d][(lo >> (8 * d)) & 0xff]++;
+			cnt[8 + d][(hi >> (8 * d)) & 0xff]++;
 		}
 	}
-	if (by != INF_BY_HASH)
-		return k;
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && k[j].hash == k[i].hash && k[j].cost == k[i].cost; j++)
-			;
-		if (j - i > 1)
-			inf_twins_sort(k + i, t, j - i, h);
+	for (d = 0; d < 16; d++) {
+		unsigned int sh = 8 * (d & 7);
+		uint64_t v0 = d < 8 ? ~k[0].hash : k[0].cost;
+		uint32_t sum = 0, c;
+		struct inf_sort_key *x;
+
+		if (cnt[d][(v0 >> sh) & 0xff] == n)
+			continue;	/* every key has this byte */
+		for (j = 0; j < 256; j++) {
+			c = cnt[d][j];
+			cnt[d][j] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t v = d < 8 ? ~k[i].hash : k[i].cost;
+
+			t[cnt[d][(v >> sh) & 0xff]++] = k[i];
+		}
+		x = k;
+		k = t;
+		t = x;
 	}
 	return k;
 }
 
 /*
- * The hypotheses sorted by @cmp; the first @keep stay (in that order), the
- * others are freed.  The keys' permutation is applied in place, cycle by
+ * The hypotheses sorted by cost (inf_cost_cmp()); the first @keep stay (in
+ * that order), the others are freed.  The keys' permutation is applied in place, cycle by
  * cycle: each hypothesis moves once (plus one per cycle), and no second
  * array of hypotheses is held, which at the cap's peaks is as large as the
  * first.
  */
-static int inf_sort(struct infer *in, enum inf_order by, size_t keep)
+static int inf_sort(struct infer *in, size_t keep)
 {
 	struct inf_sort_key *k;
 	struct inf_hyp t;
@@ -288,7 +224,7 @@ static int inf_sort(struct infer *in, enum inf_order by, size_t keep)
 	for (i = 0; i < in->nr_h; i++)
 		k[i] = (struct inf_sort_key){ .hash = in->h[i].hash, .cost = in->h[i].cost,
 					      .idx = (uint32_t)i };
-	k = inf_keys_sort(k, in->keys_tmp, in->nr_h, in->h, by);
+	k = inf_keys_sort(k, in->keys_tmp, in->nr_h);
 	/* slot i takes the hypothesis at k[i].idx; UINT32_MAX marks a slot filled */
 	for (i = 0; i < in->nr_h; i++) {
 		if (k[i].idx == UINT32_MAX)
@@ -309,15 +245,22 @@ static int inf_sort(struct infer *in, enum inf_order by, size_t keep)
 	return 0;
 }
 
-/*
- * Do two hypotheses share a hash?  If none does there is no twin to merge,
- * and the sort by hash is not needed: no later order depends on the array's
- * (inf_cost_cmp() is total on distinct tables, the reads and windows treat
- * hypotheses alike whatever their place).  -ENOMEM: unknown, sort.
- */
-static int inf_hash_shared(struct infer *in)
+/* Of twins, @a has the cheaper history (inf_twin_cmp() breaks ties of cost). */
+static bool inf_twin_less(const struct inf_hyp *a, const struct inf_hyp *b)
 {
-	size_t size, i;
+	return a->cost != b->cost ? a->cost < b->cost : inf_twin_cmp(a, b) < 0;
+}
+
+/*
+ * Identical hypotheses (same position, same table) go but one, the one of
+ * the cheapest history, found through an open-addressing table of hashes;
+ * the others keep their order in the array.  No later order depends on the
+ * array's: the cap's sort is total on distinct tables (inf_cost_cmp()), and
+ * reads and windows treat every hypothesis alike wherever it is.
+ */
+static int inf_merge(struct infer *in)
+{
+	size_t size, i, x, n = 0;
 
 	for (size = 1; size < 2 * in->nr_h; size *= 2)
 		;
@@ -325,36 +268,24 @@ static int inf_hash_shared(struct infer *in)
 		return -ENOMEM;
 	memset(in->gslot, 0xff, size * sizeof(*in->gslot));
 	for (i = 0; i < in->nr_h; i++) {
-		uint64_t hash = in->h[i].hash;
-		size_t x = (size_t)mcr_hash64(hash) & (size - 1);
+		struct inf_hyp *h = &in->h[i], t;
 
-		for (; in->gslot[x] != UINT32_MAX; x = (x + 1) & (size - 1))
-			if (in->h[in->gslot[x]].hash == hash)
-				return 1;
-		in->gslot[x] = (uint32_t)i;
-	}
-	return 0;
-}
-
-/* Sorted by hash, identical neighbours go: the first (cheapest) stays. */
-static int inf_merge(struct infer *in)
-{
-	size_t i, j, n = 0;
-	int ret;
-
-	if (!inf_hash_shared(in))
-		return 0;
-	ret = inf_sort(in, INF_BY_HASH, in->nr_h);
-	if (ret)
-		return ret;
-	for (i = 0; i < in->nr_h; i++) {
-		for (j = n; j > 0 && in->h[j - 1].hash == in->h[i].hash; j--)
-			if (inf_same(&in->h[j - 1], &in->h[i]))
+		for (x = (size_t)mcr_hash64(h->hash) & (size - 1); in->gslot[x] != UINT32_MAX;
+		     x = (x + 1) & (size - 1))
+			if (inf_same(&in->h[in->gslot[x]], h))
 				break;
-		if (j > 0 && in->h[j - 1].hash == in->h[i].hash)
-			inf_hyp_free(&in->h[i]);
-		else
-			in->h[n++] = in->h[i];
+		if (in->gslot[x] == UINT32_MAX) {
+			in->gslot[x] = (uint32_t)n;
+			in->h[n++] = *h;
+			continue;
+		}
+		/* a twin of the one kept at gslot[x]: the cheaper history stays there */
+		if (inf_twin_less(h, &in->h[in->gslot[x]])) {
+			t = in->h[in->gslot[x]];
+			in->h[in->gslot[x]] = *h;
+			*h = t;
+		}
+		inf_hyp_free(h);
 	}
 	in->nr_h = n;
 	return 0;
@@ -380,7 +311,7 @@ int inf_compact(struct infer *in, bool full)
 	ret = inf_merge(in);
 	if (!ret && in->nr_h > in->cap) {
 		in->capped += in->nr_h - in->cap;
-		ret = inf_sort(in, INF_BY_COST, in->cap);
+		ret = inf_sort(in, in->cap);
 	}
 	if (ret)
 		return ret;

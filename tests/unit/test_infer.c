@@ -194,6 +194,47 @@ TEST(test_cap)
 }
 
 /*
+ * The merge (inf_compact()): of identical hypotheses (same position, same
+ * table) one stays, the one of least cost, then of the earliest last
+ * decision (inf_twin_cmp()); a table one counter apart stays beside it.
+ * Copies of the first hypothesis at costs 4, 3 (last decision at 7),
+ * 3 (at 2) and 5, and one with L's atomic at 5, cost 1.  Two stay, in the
+ * order of their first copies; costs less the least (1): the twin of cost 3
+ * and t_last 2 at 2, the other at 0.
+ */
+TEST(test_merge_twins)
+{
+	static const uint64_t cost[] = { 4, 3, 3, 5, 1 }, t_last[] = { 0, 7, 2, 0, 0 };
+	struct infer *in = mk("break", 0);
+	size_t i;
+
+	ASSERT(in);
+	if (t->failed)
+		return;
+	ASSERT_EQU(in->nr_h, 1);
+	for (i = 0; i < 5 && !t->failed; i++) {
+		struct inf_hyp c;
+
+		ASSERT_EQ(inf_hyp_copy(&c, &in->h[0]), 0);
+		c.cost = cost[i];
+		c.t_last = t_last[i];
+		if (i == 4)
+			ASSERT_EQ(inf_put(&c, inf_key(L, INF_ATOMIC), 5, 0), 0);
+		ASSERT_EQ(inf_push(in, &c), 0);
+	}
+	inf_hyp_free(&in->h[0]);
+	in->h[0] = in->h[--in->nr_h];	/* the original goes: the fifth copy takes its place */
+	ASSERT_EQ(inf_compact(in, false), 0);
+	ASSERT_EQU(in->nr_h, 2);
+	ASSERT_EQU(idmap_count(&in->h[0].e), 1);
+	ASSERT_EQU(in->h[0].cost, 0);
+	ASSERT_EQU(idmap_count(&in->h[1].e), 0);
+	ASSERT_EQU(in->h[1].cost, 2);
+	ASSERT_EQU(in->h[1].t_last, 2);
+	infer_destroy(in);
+}
+
+/*
  * The mirrored walk against the simulator: X (under root) is visited on
  * CPU 0 before an update to X in the window, which leaves a hypothesis
  * different from the base; random updates after that take that hypothesis's
@@ -372,6 +413,44 @@ TEST(test_order_sink)
 	ASSERT_EQ(infer_finish(in, 200), 0);
 	ASSERT_EQU(o.n, 1);	/* nothing twice */
 	infer_destroy(in);
+}
+
+/*
+ * infer_finish() of two hypotheses of equal cost (one with L's atomic at 5,
+ * one at 6, each a decision of its own, tags 5 and 6): the one of least hash
+ * goes to the sink, whichever comes first in the array.
+ */
+TEST(test_finish_tie)
+{
+	uint64_t want = inf_hash_of(0, inf_mix(inf_key(L, INF_ATOMIC), 5)) <
+			inf_hash_of(0, inf_mix(inf_key(L, INF_ATOMIC), 6)) ? 5 : 6;
+	int swap;
+
+	for (swap = 0; swap < 2 && !t->failed; swap++) {
+		struct infer *in = mk("break", 0);
+		struct order_rec o = { 0 };
+		int i;
+
+		ASSERT(in);
+		if (t->failed)
+			return;
+		infer_set_order_sink(in, order_rec, &o);
+		for (i = 0; i < 2 && !t->failed; i++) {
+			struct inf_hyp c;
+			uint64_t v = (uint64_t)(swap ? 6 - i : 5 + i);
+
+			ASSERT_EQ(inf_hyp_copy(&c, &in->h[0]), 0);
+			ASSERT_EQ(inf_put(&c, inf_key(L, INF_ATOMIC), (int64_t)v, 0), 0);
+			ASSERT_EQ(inf_dec_push(in, &c, v), 0);
+			ASSERT_EQ(inf_push(in, &c), 0);
+		}
+		inf_hyp_free(&in->h[0]);
+		in->h[0] = in->h[--in->nr_h];
+		ASSERT_EQ(infer_finish(in, 1000), 0);
+		ASSERT_EQU(o.n, 1);
+		ASSERT_EQU(o.tag[0], want);
+		infer_destroy(in);
+	}
 }
 
 /*
@@ -869,19 +948,11 @@ TEST(test_win_exact)
 }
 
 /*
- * The compaction's key sort (radix, no allocation) against qsort_r() with
- * the comparisons it replaces, ties (same comparison) in the array's order:
- * random keys with many equal hashes, costs and twins, sizes on both sides
- * of the insertion sort's and the twin merge sort's thresholds.
+ * The cap's key sort (radix, no allocation) against qsort_r() with the
+ * comparison it replaces, ties (same comparison) in the array's order:
+ * random keys with many equal hashes and costs, sizes on both sides of the
+ * insertion sort's threshold.
  */
-static int ref_hash_cmp(const void *a, const void *b, void *arg)
-{
-	const struct inf_sort_key *x = a, *y = b;
-	int c = inf_hash_cmp(a, b, arg);
-
-	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
-}
-
 static int ref_cost_cmp(const void *a, const void *b, void *arg)
 {
 	const struct inf_sort_key *x = a, *y = b;
@@ -894,7 +965,6 @@ TEST(test_key_sort)
 {
 	static const size_t sizes[] = { 0, 1, 2, 3, 17, 32, 33, 40, 100, 257, 1000, 4096, 20000 };
 	static const uint64_t costs[] = { 0, 1, 2, 255, 256, 1ULL << 40, UINT64_MAX - 1, UINT64_MAX };
-	struct inf_dec dec[64];
 	uint64_t hashes[8], x = 12345;
 	size_t s, i, r;
 
@@ -902,26 +972,19 @@ TEST(test_key_sort)
 		hashes[i] = cut_rnd(&x) << 32 ^ cut_rnd(&x);
 	hashes[0] = 0;
 	hashes[1] = UINT64_MAX;
-	for (i = 0; i < 64; i++)
-		dec[i] = (struct inf_dec){ .up = i && cut_rnd(&x) % 4 ? &dec[cut_rnd(&x) % i] : NULL,
-					   .tag = cut_rnd(&x) % 3, .p = cut_rnd(&x) % 2 };
 	for (r = 0; r < 4; r++)
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
 		size_t n = sizes[s];
-		struct inf_hyp *h = calloc(n + 1, sizeof(*h));
 		struct inf_sort_key *k = calloc(n + 1, sizeof(*k)), *tmp = calloc(n + 1, sizeof(*tmp));
 		struct inf_sort_key *ref = calloc(n + 1, sizeof(*ref)), *got;
-		int by;
 
-		ASSERT(h && k && tmp && ref);
+		ASSERT(k && tmp && ref);
 		if (t->failed)
 			return;
 		for (i = 0; i < n; i++) {
-			/* r = 0: few distinct keys, long twin runs; 3: mostly random */
+			/* r = 0: few distinct keys, long runs of ties; 3: mostly random */
 			unsigned int m = r ? 4 * (unsigned int)r : 2;
 
-			h[i].t_last = cut_rnd(&x) % 3;
-			h[i].d = cut_rnd(&x) % 5 ? &dec[cut_rnd(&x) % 64] : NULL;
 			ref[i] = (struct inf_sort_key){
 				.hash = cut_rnd(&x) % 16 >= m ? hashes[cut_rnd(&x) % 8] :
 						cut_rnd(&x) << 32 ^ cut_rnd(&x),
@@ -929,17 +992,12 @@ TEST(test_key_sort)
 						cut_rnd(&x) << 32 ^ cut_rnd(&x),
 				.idx = (uint32_t)i };
 		}
-		for (by = INF_BY_HASH; by <= INF_BY_COST; by++) {
-			memcpy(k, ref, n * sizeof(*k));
-			got = inf_keys_sort(k, tmp, n, h, by);
-			ASSERT(got == k || got == tmp);
-			qsort_r(ref, n, sizeof(*ref), by == INF_BY_HASH ? ref_hash_cmp : ref_cost_cmp, h);
-			for (i = 0; i < n && !t->failed; i++)
-				ASSERT_EQU(got[i].idx, ref[i].idx);
-			for (i = 0; i < n; i++)	/* back to the array's order */
-				ref[got[i].idx] = got[i];
-		}
-		free(h);
+		memcpy(k, ref, n * sizeof(*k));
+		got = inf_keys_sort(k, tmp, n);
+		ASSERT(got == k || got == tmp);
+		qsort_r(ref, n, sizeof(*ref), ref_cost_cmp, NULL);
+		for (i = 0; i < n && !t->failed; i++)
+			ASSERT_EQU(got[i].idx, ref[i].idx);
 		free(k);
 		free(tmp);
 		free(ref);
@@ -948,6 +1006,7 @@ TEST(test_key_sort)
 	}
 }
 
-TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_cap, test_mirror, test_order_sink,
+TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
+	  test_finish_tie, test_cap, test_mirror, test_order_sink,
 	  test_cap_keeps_nearest, test_cap_dd, test_late_update, test_policy_from_caller, test_cut_exact,
 	  test_lazy_exact, test_win_exact, test_key_sort)
