@@ -40,6 +40,11 @@ int32_t sim_node_parent_at(const struct sim *s, int32_t node)
 	return s->nodes[node].parent;
 }
 
+uint32_t sim_node_level_at(const struct sim *s, int32_t node)
+{
+	return s->nodes[node].level;
+}
+
 /* As sim_stats_updates() and sim_pcpu_stats_updates() of the node's id. */
 int64_t sim_stats_updates_at(const struct sim *s, int32_t node)
 {

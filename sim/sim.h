@@ -408,8 +408,12 @@ int32_t sim_node_handle(const struct sim *s, uint64_t id);
 int32_t sim_line_handle(const struct sim *s, enum sim_item_kind kind, int item);
 bool sim_node_flushable_at(const struct sim *s, int32_t node);
 int64_t sim_line_error_at(const struct sim *s, int32_t node, int32_t line);
-/* A known node's parent (negative at the root) and counters: a path walked without lookups. */
+/*
+ * A known node's parent (negative at the root), level (root = 0: a path of
+ * level + 1 nodes) and counters: a path walked without lookups.
+ */
 int32_t sim_node_parent_at(const struct sim *s, int32_t node);
+uint32_t sim_node_level_at(const struct sim *s, int32_t node);
 int64_t sim_stats_updates_at(const struct sim *s, int32_t node);
 uint32_t sim_pcpu_stats_updates_at(const struct sim *s, int32_t node, unsigned int cpu);
 

@@ -406,6 +406,7 @@ int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu
 void inf_lazy_begin(struct infer *in);
 int inf_lazy_owned(struct infer *in);
 int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val);
+bool inf_lazy_unheld(const struct infer *in, uint64_t id, unsigned int cpu, uint32_t abs_val);
 bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 void inf_lazy_sync_path(struct infer *in, const struct inf_path *pa, unsigned int cpu);

@@ -117,6 +117,37 @@ int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val)
 	return 0;
 }
 
+/*
+ * Before an update's path is built: does the base's walk step only nodes
+ * that no key of owned names?  Then no table holding a counter of the path
+ * is asked and none is written (inf_lazy_alike() would find every node
+ * unowned), and the update needs no path: most updates between windows
+ * stop after a node or two of a deep tree.  Reads the base's counters node
+ * by node, as inf_path_build() would, until the base's walk stops or a node
+ * is named; a node without a handle, a path deeper than INF_MAX_PATH (the
+ * hypotheses would stop walking lazily) or steps of a policy built
+ * elsewhere: no.
+ */
+bool inf_lazy_unheld(const struct infer *in, uint64_t id, unsigned int cpu, uint32_t abs_val)
+{
+	struct sim_step_in si = { .th = sim_threshold(in->s), .abs_val = abs_val,
+				  .batch = sim_batch(in->s) };
+	int32_t nd = sim_node_handle(in->s, id);
+
+	if (!in->lazy || in->win || !in->agg || in->owned_lost || nd < 0 ||
+	    sim_node_level_at(in->s, nd) >= INF_MAX_PATH)
+		return false;
+	for (; nd >= 0; nd = sim_node_parent_at(in->s, nd)) {
+		if (!inf_lazy_unowned(in, nd))
+			return false;
+		si.atomic = sim_stats_updates_at(in->s, nd);
+		si.pcpu = sim_pcpu_stats_updates_at(in->s, nd, cpu);
+		if (in->pol->step(&si).walk == SIM_WALK_STOP)
+			break;
+	}
+	return true;
+}
+
 /* The adds pending on @key go into its holders' entries; its bounds become exact. */
 static void inf_lazy_sync_key(struct infer *in, uint64_t key, struct inf_kagg *a)
 {

@@ -153,21 +153,25 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 		in->last_ts = ts;
 	if (!abs_val || (!in->ddw && !in->win && inf_trivial(in)))
 		return sim_update(in->s, ts, cpu, id, kind, item, val);
-	ret = inf_path_build(in, ts, cpu, id, abs_val, &pa);
-	if (!ret && !in->ddw)
-		ret = inf_dd_switch(in, &pa);
-	if (ret)
-		return ret;
-	if (in->ddw) {
-		ret = inf_ddw_update(in, in->ddw, &pa, cpu);
-		return ret ? ret : sim_update(in->s, ts, cpu, id, kind, item, val);
+	if (!in->ddw && inf_lazy_unheld(in, id, cpu, abs_val)) {
+		in->lazy_alike++;	/* alike with no table to ask: no path */
+	} else {
+		ret = inf_path_build(in, ts, cpu, id, abs_val, &pa);
+		if (!ret && !in->ddw)
+			ret = inf_dd_switch(in, &pa);
+		if (ret)
+			return ret;
+		if (in->ddw) {
+			ret = inf_ddw_update(in, in->ddw, &pa, cpu);
+			return ret ? ret : sim_update(in->s, ts, cpu, id, kind, item, val);
+		}
+		if (in->lazy && pa.cut)
+			ret = inf_lazy_end(in);	/* the base walks nodes the hypotheses do not */
+		else if (in->lazy)
+			ret = inf_lazy_update(in, &pa, cpu);
+		if (ret)
+			return ret;
 	}
-	if (in->lazy && pa.cut)
-		ret = inf_lazy_end(in);	/* the base walks nodes the hypotheses do not */
-	else if (in->lazy)
-		ret = inf_lazy_update(in, &pa, cpu);
-	if (ret)
-		return ret;
 	/* lazy, the hypotheses took the update above: nothing branches between windows */
 	/* and in a window, an update that commutes alike with every hypothesis's visits */
 	lazy = in->lazy || inf_win_alike(in, &pa, cpu);

@@ -411,6 +411,8 @@ TEST(handles)
 	ASSERT(more && pn[0].node == na);
 	ASSERT_EQ(sim_node_path_at(s, nr, 0, pn, 4, &more), 1);
 	ASSERT(!more && pn[0].id == ROOT);
+	ASSERT_EQ(sim_node_level_at(s, na), 1);
+	ASSERT_EQ(sim_node_level_at(s, nr), 0);
 
 	ASSERT_EQ(sim_update(s, 3, 0, B, SIM_ITEM_STATE, 6, 1), 0);
 	l6 = sim_line_handle(s, SIM_ITEM_STATE, 6);
