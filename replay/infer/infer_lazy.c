@@ -296,6 +296,17 @@ bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cp
 	return true;
 }
 
+/* Node @x stays in key @xk's list: its value is within the bounds. */
+static inline void inf_lazy_keep(struct infer *in, int64_t xk, uint32_t x)
+{
+	struct inf_kagg *a = &in->ka[xk];
+
+	if (in->own[x].val < a->lo)
+		a->lo = in->own[x].val;
+	if (in->own[x].val > a->hi)
+		a->hi = in->own[x].val;
+}
+
 /*
  * A lazy update that inf_lazy_alike() could not decide on the bounds: each
  * table whose step could differ from the base's is asked on its own values
@@ -360,6 +371,16 @@ int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cp
 		 * batch, a counter that stays under it steps as the base's;
 		 * atomic: one on the base's side of the threshold.
 		 */
+		/* the list's bounds: no value of it could be asked */
+		if (xk[j] >= 0 && (pcpu ? !b_side && in->ka[xk[j]].hi + pold[j] + abs_val < batch :
+				   b_side ? in->ka[xk[j]].lo + pold[j] > th :
+					    in->ka[xk[j]].hi + pold[j] <= th))
+			continue;
+		/* the bounds anew: of the nodes kept, and of those listed meanwhile */
+		if (xk[j] >= 0) {
+			in->ka[xk[j]].lo = INT64_MAX;
+			in->ka[xk[j]].hi = INT64_MIN;
+		}
 		in->lseq++;
 		for (; x != UINT32_MAX; x = in->own[x].next) {
 			int64_t c = in->own[x].val + pold[j];
@@ -376,7 +397,7 @@ int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cp
 			h = &in->h[hyp];
 			if ((pcpu ? !b_side && c + abs_val < batch : (c > th) == b_side) ||
 			    h->useq == in->useq) {
-				prev = x;
+				inf_lazy_keep(in, xk[j], prev = x);
 				continue;
 			}
 			h->useq = in->useq;
@@ -393,7 +414,7 @@ int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cp
 			if (prev != UINT32_MAX && (!e || (!ret && e->val != in->own[x].val)))
 				in->own[prev].next = in->own[x].next;
 			else
-				prev = x;
+				inf_lazy_keep(in, xk[j], prev = x);
 		}
 	}
 	for (j = 0; j < 2 * pa->reach; j++) {
