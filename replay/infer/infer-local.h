@@ -46,6 +46,8 @@
  * hypotheses, so their size is paid at every branching update.
  */
 #define INF_PIN_NODES	16
+/* Lazy mode's lists are made anew once they hold this many nodes beyond 4 per entry. */
+#define INF_RELIST_SLACK	4096
 
 /*
  * One branch decision: update @tag came after @p visits of its window.  A
@@ -213,6 +215,9 @@ struct infer {
 	bool			own_any_node;
 	struct inf_own		*own;
 	size_t			nr_own, cap_own;
+	size_t			nr_live;	/* nodes when last listed anew: as many as entries */
+	size_t			relist_slack;	/* listed anew past 4 * nr_live + this (tests: 0) */
+	uint64_t		relists;
 	struct inf_kagg		*ka;
 	size_t			nr_ka, cap_ka;
 	uint32_t		*dirty;		/* ka[] with adds not yet written */

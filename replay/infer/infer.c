@@ -38,6 +38,7 @@ struct infer *infer_create(const struct sim_params *sp, unsigned int max_hyp)
 	in->max_kept = 1;
 	/* the table's steps: monotone tests, which inf_lazy_alike() decides on bounds */
 	in->agg = sp->policy->update != NULL;
+	in->relist_slack = INF_RELIST_SLACK;
 	inf_lazy_begin(in);
 	return in;
 }

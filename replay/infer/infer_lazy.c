@@ -296,6 +296,45 @@ bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cp
 	return true;
 }
 
+/*
+ * The lists anew from the tables, each key's pend kept: a node per entry,
+ * at its value, and exact bounds.  Every walk that writes lists its table
+ * again, so between compactions a burst of them leaves lists mostly of
+ * nodes that are no longer anyone's value; this bounds them (and memory)
+ * by a multiple of the entries.  Never allocates: there are no more
+ * entries than nodes.
+ */
+static void inf_lazy_relist(struct infer *in)
+{
+	const struct idmap_ent *e;
+	size_t i, x;
+
+	for (x = 0; x < in->nr_ka; x++) {
+		in->ka[x].head = UINT32_MAX;
+		in->ka[x].lo = in->ka[x].hi = 0;	/* an empty list is never read */
+	}
+	in->nr_own = 0;
+	for (i = 0; i < in->nr_h; i++) {
+		uint32_t pos = 0;
+
+		while ((e = idmap_next(&in->h[i].e, &pos))) {
+			struct inf_kagg *a = &in->ka[idmap_get(&in->owned, e->key, -1)];
+
+			if (a->head == UINT32_MAX)
+				a->lo = a->hi = e->val;
+			else if (e->val < a->lo)
+				a->lo = e->val;
+			else if (e->val > a->hi)
+				a->hi = e->val;
+			in->own[in->nr_own] = (struct inf_own){ .hyp = (uint32_t)i, .next = a->head,
+								.val = e->val };
+			a->head = (uint32_t)in->nr_own++;
+		}
+	}
+	in->nr_live = in->nr_own;
+	in->relists++;
+}
+
 /* Node @x stays in key @xk's list: its value is within the bounds. */
 static inline void inf_lazy_keep(struct infer *in, int64_t xk, uint32_t x)
 {
@@ -334,6 +373,8 @@ int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cp
 
 	if (inf_grow(&in->dirty, &in->cap_dirty, in->nr_dirty + 2 * pa->reach, sizeof(*in->dirty)))
 		return -ENOMEM;
+	if (in->nr_own > 4 * in->nr_live + in->relist_slack)
+		inf_lazy_relist(in);
 	if (in->nr_h > in->cap_lseen) {
 		size_t old = in->cap_lseen;
 
@@ -455,6 +496,7 @@ int inf_lazy_owned(struct infer *in)
 		while (!ret && (e = idmap_next(&in->h[i].e, &pos)))
 			ret = inf_lazy_own(in, e->key, i, e->val);
 	}
+	in->nr_live = in->nr_own;
 	return ret;
 }
 

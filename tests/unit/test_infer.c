@@ -792,7 +792,8 @@ TEST(test_cut_exact)
  * hypotheses (as a set: a skipped compaction leaves an older order) with the
  * same counters after every event, answer every read the same and hand the
  * same order to the sink.  Where the bounds cannot tell, only the tables the
- * lists' values name are asked (inf_lazy_select()), relative to the pend.
+ * lists' values name are asked (inf_lazy_select()), relative to the pend,
+ * and the lists are made anew whenever they hold 4 nodes an entry.
  * The cut's tree and CPUs; windows of 2-6 updates,
  * then 0-199 updates of -3..3 (now and then -80..80) between windows, most
  * of them alike.  Per policy.
@@ -845,6 +846,7 @@ static void lazy_run(struct test_ctx *t, const char *pol)
 		goto out;
 	ASSERT(pr.a->agg);
 	pr.b->agg = false;
+	pr.a->relist_slack = 0;	/* lists made anew as soon as they hold 4 nodes an entry */
 	for (round = 0; round < 300 && !ret && !t->failed; round++) {
 		int n = 2 + (int)(cut_rnd(&x) % 5), m = (int)(cut_rnd(&x) % 200);
 		uint64_t top = cut_rnd(&x) % 3 ? ROOT : 30;
@@ -889,6 +891,7 @@ static void lazy_run(struct test_ctx *t, const char *pol)
 	ASSERT(pr.a->lazy_asked < pr.a->lazy_listed);
 	ASSERT(pr.a->lazy_walked > 0 && pr.a->lazy_walked < pr.a->lazy_asked);
 	ASSERT_EQU(pr.b->lazy_listed, 0);
+	ASSERT(pr.a->relists > 0);
 out:
 	pair_free(&pr);
 }
