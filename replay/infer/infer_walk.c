@@ -108,22 +108,73 @@ static void inf_path_find(struct inf_hyp *h, const struct inf_path *pa, unsigned
 }
 
 /*
+ * @h's counters of the path take the walk's values @v, compared with what @h
+ * reads without an entry once the base has taken its own walk (@virt): an
+ * entry where they differ, none where they agree.  So the table stays
+ * canonical.  Entries store each value less @off[j] (lazy mode's pend; NULL:
+ * none), and in lazy mode a changed entry is listed again (inf_lazy_own()).
+ */
+static int inf_walk_store(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
+			  unsigned int cpu, struct idmap_ent **ent, const int64_t *v,
+			  const int64_t *virt, const int64_t *off)
+{
+	size_t j, k = (size_t)(h - in->h);
+	bool drop = false;
+	uint32_t gen;
+	int ret;
+
+	/* in place first: a delete or an insert may move every slot */
+	for (j = 0; j < 2 * pa->n; j++) {
+		int64_t st = v[j] - (off ? off[j] : 0);
+
+		/*
+		 * Above where the walk stopped nothing changed: an unchanged entry
+		 * leaves the hash as it is: re-mixing it cost two hashes per counter.
+		 */
+		if (ent[j] && v[j] != virt[j] && st != ent[j]->val) {
+			inf_ent_set(h, ent[j], st);
+			ret = in->lazy ? inf_lazy_own(in, ent[j]->key, k, st) : 0;
+			if (ret)
+				return ret;
+			inf_win_key(in, ent[j]->key, st);
+		}
+		drop |= ent[j] && v[j] == virt[j];
+	}
+	for (j = 0; j < 2 * pa->n && drop; j++)
+		if (ent[j] && v[j] == virt[j])
+			inf_ent_del(h, inf_path_key(pa, j, cpu));
+	gen = h->e.gen;
+	for (j = 0; j < 2 * pa->n; j++) {
+		uint64_t key = inf_path_key(pa, j, cpu);
+		int64_t st = v[j] - (off ? off[j] : 0);
+
+		if (ent[j] || v[j] == virt[j])
+			continue;
+		ret = inf_put(h, key, st, virt[j] - (off ? off[j] : 0));
+		inf_win_key(in, key, st);
+		if (!ret && in->lazy)
+			ret = inf_lazy_own(in, key, k, st);
+		if (ret)
+			return ret;
+		if (h->pc_n == pa->n && h->pc_gen == gen && h->e.gen == gen && pa->n <= INF_PIN_NODES)
+			h->pc_idx[j] = idmap_slot(&h->e, key);
+	}
+	if (h->e.gen != gen)
+		h->pc_n = 0;	/* rebuilt: the slots are stale */
+	return 0;
+}
+
+/*
  * memcg_rstat_updated()'s walk on @h's counters: the policy's step at each
- * node, on its entry, else 0 past its visit, else the base's value.  Then
- * each counter of the path takes its new value, compared with what @h would
- * read without an entry once the base has taken its own walk (0 past its
- * visit, else the base's post-walk value): an entry where they differ, none
- * where they agree.  So the table stays canonical.
+ * node, on its entry, else 0 past its visit, else the base's value; then
+ * inf_walk_store() against 0 past its visit, else the base's post-walk value.
  */
 int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 	     unsigned int cpu, struct inf_undo *undo)
 {
 	struct idmap_ent *ent[2 * INF_MAX_PATH];
 	int64_t v[2 * INF_MAX_PATH], virt[2 * INF_MAX_PATH];
-	bool drop = false;
-	uint32_t gen;
 	size_t j;
-	int ret;
 
 	inf_path_find(h, pa, cpu, ent);
 	for (j = 0; undo && j < 2 * pa->n; j++)
@@ -136,42 +187,7 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 		virt[j] = visited ? 0 : pa->post[j];
 	}
 	inf_steps(in, pa, v);
-	/* in place first: a delete or an insert may move every slot */
-	for (j = 0; j < 2 * pa->n; j++) {
-		/*
-		 * Above where the walk stopped nothing changed: an unchanged entry
-		 * leaves the hash as it is: re-mixing it cost two hashes per counter.
-		 */
-		if (ent[j] && v[j] != virt[j] && v[j] != ent[j]->val) {
-			inf_ent_set(h, ent[j], v[j]);
-			ret = in->lazy ? inf_lazy_own(in, ent[j]->key, (size_t)(h - in->h), v[j]) : 0;
-			if (ret)
-				return ret;
-			inf_win_key(in, ent[j]->key, v[j]);
-		}
-		drop |= ent[j] && v[j] == virt[j];
-	}
-	for (j = 0; j < 2 * pa->n && drop; j++)
-		if (ent[j] && v[j] == virt[j])
-			inf_ent_del(h, inf_path_key(pa, j, cpu));
-	gen = h->e.gen;
-	for (j = 0; j < 2 * pa->n; j++) {
-		uint64_t key = inf_path_key(pa, j, cpu);
-
-		if (ent[j] || v[j] == virt[j])
-			continue;
-		ret = inf_put(h, key, v[j], virt[j]);
-		inf_win_key(in, key, v[j]);
-		if (!ret && in->lazy)
-			ret = inf_lazy_own(in, key, (size_t)(h - in->h), v[j]);
-		if (ret)
-			return ret;
-		if (h->pc_n == pa->n && h->pc_gen == gen && h->e.gen == gen && pa->n <= INF_PIN_NODES)
-			h->pc_idx[j] = idmap_slot(&h->e, key);
-	}
-	if (h->e.gen != gen)
-		h->pc_n = 0;	/* rebuilt: the slots are stale */
-	return 0;
+	return inf_walk_store(in, h, pa, cpu, ent, v, virt, NULL);
 }
 
 /*
@@ -181,19 +197,16 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
  * has been taken (0 for a key nobody held before it).  If the walk moved each
  * counter of the path as much as the base's walk moved the base's own, the
  * pending adds carry it and nothing is written: returns 1.  Else the table
- * takes the walk's values, canonical as inf_walk() keeps it (compared with
- * what the base reads after its walk), and 0.  Outside a window only: nothing
- * is visited.
+ * takes the walk's values (inf_walk_store() against the base's post-walk
+ * values), and 0.  Outside a window only: nothing is visited.
  */
 int inf_walk_lazy(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 		  unsigned int cpu, const int64_t *pold, const int64_t *pend)
 {
 	struct idmap_ent *ent[2 * INF_MAX_PATH];
 	int64_t v[2 * INF_MAX_PATH], v0[2 * INF_MAX_PATH];
-	size_t j, k = (size_t)(h - in->h);
-	bool drop = false, same = true;
-	uint32_t gen;
-	int ret;
+	bool same = true;
+	size_t j;
 
 	inf_path_find(h, pa, cpu, ent);
 	for (j = 0; j < 2 * pa->n; j++)
@@ -203,38 +216,7 @@ int inf_walk_lazy(struct infer *in, struct inf_hyp *h, const struct inf_path *pa
 		same = v[j] - v0[j] == pa->post[j] - pa->base[j];
 	if (same)
 		return 1;
-	for (j = 0; j < 2 * pa->n; j++) {
-		int64_t st = v[j] - pend[j];
-
-		if (ent[j] && v[j] != pa->post[j] && st != ent[j]->val) {
-			inf_ent_set(h, ent[j], st);
-			ret = inf_lazy_own(in, ent[j]->key, k, st);
-			if (ret)
-				return ret;
-		}
-		drop |= ent[j] && v[j] == pa->post[j];
-	}
-	for (j = 0; j < 2 * pa->n && drop; j++)
-		if (ent[j] && v[j] == pa->post[j])
-			inf_ent_del(h, inf_path_key(pa, j, cpu));
-	gen = h->e.gen;
-	for (j = 0; j < 2 * pa->n; j++) {
-		uint64_t key = inf_path_key(pa, j, cpu);
-		int64_t st = v[j] - pend[j];
-
-		if (ent[j] || v[j] == pa->post[j])
-			continue;
-		ret = inf_put(h, key, st, pa->post[j] - pend[j]);
-		if (!ret)
-			ret = inf_lazy_own(in, key, k, st);
-		if (ret)
-			return ret;
-		if (h->pc_n == pa->n && h->pc_gen == gen && h->e.gen == gen && pa->n <= INF_PIN_NODES)
-			h->pc_idx[j] = idmap_slot(&h->e, key);
-	}
-	if (h->e.gen != gen)
-		h->pc_n = 0;	/* rebuilt: the slots are stale */
-	return 0;
+	return inf_walk_store(in, h, pa, cpu, ent, v, pa->post, pend);
 }
 
 /*
