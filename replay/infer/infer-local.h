@@ -413,7 +413,11 @@ int inf_lazy_owned(struct infer *in);
 int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val);
 bool inf_lazy_unheld(const struct infer *in, uint64_t id, unsigned int cpu, uint32_t abs_val);
 bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu);
-int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cpu);
+/* How inf_lazy_select() asks a table: inf_walk_lazy()'s contract. */
+typedef int (*inf_ask_fn)(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
+			  unsigned int cpu, const int64_t *pold, const int64_t *pend);
+int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cpu,
+		    inf_ask_fn ask);
 void inf_lazy_sync_path(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 void inf_lazy_sync(struct infer *in);
 int inf_lazy_end(struct infer *in);

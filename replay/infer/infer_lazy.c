@@ -349,7 +349,7 @@ static inline void inf_lazy_keep(struct infer *in, int64_t xk, uint32_t x)
 /*
  * A lazy update that inf_lazy_alike() could not decide on the bounds: each
  * table whose step could differ from the base's is asked on its own values
- * (inf_walk_lazy()); the others, and most of those asked, walk as the base
+ * (@ask: inf_walk_lazy(), the driver's to pass); the others, and most of those asked, walk as the base
  * does and take its adds through the keys' pend, as an alike update's tables
  * do, atomics included; only the rest write, relative to the pend this
  * update leaves.  A key first held during the update has no pend yet: its
@@ -363,7 +363,8 @@ static inline void inf_lazy_keep(struct infer *in, int64_t xk, uint32_t x)
  * batch as the base's does or is not charged (the base skipped the node),
  * steps as the base's.  A table with no entry there reads the base's counter.
  */
-int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cpu)
+int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cpu,
+		    inf_ask_fn ask)
 {
 	int64_t pold[2 * INF_MAX_PATH], pend[2 * INF_MAX_PATH], xk[2 * INF_MAX_PATH];
 	int64_t abs_val = pa->abs_val, batch = sim_batch(in->s), th = (int64_t)pa->th;
@@ -443,7 +444,7 @@ int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cp
 			}
 			h->useq = in->useq;
 			in->lazy_asked++;
-			ret = inf_walk_lazy(in, h, pa, cpu, pold, pend);
+			ret = ask(in, h, pa, cpu, pold, pend);
 			if (ret < 0)
 				return ret;
 			if (!ret) {

@@ -97,7 +97,7 @@ static int inf_lazy_update(struct infer *in, const struct inf_path *pa, unsigned
 	if (inf_lazy_alike(in, pa, cpu))
 		return 0;	/* every table that differs takes the base's adds as they are */
 	if (in->agg && !in->owned_lost && !in->win)
-		return inf_lazy_select(in, pa, cpu);
+		return inf_lazy_select(in, pa, cpu, inf_walk_lazy);
 	inf_lazy_sync_path(in, pa, cpu);
 	in->changed = true;
 	if (in->owned_lost) {
