@@ -407,22 +407,24 @@ int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cp
 		}
 
 		/*
+		 * Per-CPU: unless the base's add crosses the batch, a counter
+		 * that stays under it steps as the base's; atomic: one on the
+		 * base's side of the threshold.  Not read: an empty list, or one
+		 * whose bounds hold no value that could be asked.
+		 */
+		if (x == UINT32_MAX ||
+		    (pcpu ? !b_side && in->ka[xk[j]].hi + pold[j] + abs_val < batch :
+		     b_side ? in->ka[xk[j]].lo + pold[j] > th : in->ka[xk[j]].hi + pold[j] <= th))
+			continue;
+		/*
 		 * A walk may add nodes (own[] moves) but only at the head, before
 		 * x.  A table's first node is its entry's value now: the later
-		 * ones are unlinked, and so is a first whose entry is gone.  Per-CPU: unless the base's add crosses the
-		 * batch, a counter that stays under it steps as the base's;
-		 * atomic: one on the base's side of the threshold.
+		 * ones are unlinked, and so is a first whose entry is gone.  The
+		 * bounds anew: of the nodes kept (the head always is) and of
+		 * those listed meanwhile.
 		 */
-		/* the list's bounds: no value of it could be asked */
-		if (xk[j] >= 0 && (pcpu ? !b_side && in->ka[xk[j]].hi + pold[j] + abs_val < batch :
-				   b_side ? in->ka[xk[j]].lo + pold[j] > th :
-					    in->ka[xk[j]].hi + pold[j] <= th))
-			continue;
-		/* the bounds anew: of the nodes kept, and of those listed meanwhile */
-		if (xk[j] >= 0) {
-			in->ka[xk[j]].lo = INT64_MAX;
-			in->ka[xk[j]].hi = INT64_MIN;
-		}
+		in->ka[xk[j]].lo = INT64_MAX;
+		in->ka[xk[j]].hi = INT64_MIN;
 		in->lseq++;
 		for (; x != UINT32_MAX; x = in->own[x].next) {
 			int64_t c = in->own[x].val + pold[j];
