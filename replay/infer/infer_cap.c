@@ -8,12 +8,13 @@
  * cheapest hypotheses, so the orders that are most plausible by timing are
  * the last to go, whatever the cap.
  *
- * Contract: inf_compact() only drops, merges and reorders hypotheses, never
- * changes a kept one's counters; the order it leaves depends only on their
- * counters, costs and decisions (never on table layout, memory, or when
- * entries equal to the base were last dropped), so a run is deterministic.
- * Ties of cost are broken by a hash of the counters that differ from the
- * base.
+ * Contract: inf_compact() only drops, merges and (at the cap) reorders
+ * hypotheses, never changes a kept one's counters; which it keeps depends
+ * only on their counters, costs and decisions (never on table layout,
+ * memory, when entries equal to the base were last dropped, or the array's
+ * order), so a run is deterministic.  Ties of cost are broken by a hash of
+ * the counters that differ from the base; nothing reads the array's order
+ * as a result (infer_finish() breaks its ties by the hash too).
  */
 #include <errno.h>
 #include <stdlib.h>
