@@ -369,6 +369,7 @@ int inf_put(struct inf_hyp *h, uint64_t key, int64_t val, int64_t virt);
 void inf_ent_del(struct inf_hyp *h, uint64_t key);
 int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src);
 int inf_grow(void *x, size_t *cap, size_t n, size_t size);
+int inf_grow_zero(void *x, size_t *cap, size_t n, size_t size);
 int inf_push(struct infer *in, struct inf_hyp *h);
 void inf_hyp_free(struct inf_hyp *h);
 void inf_dec_put(struct inf_dec *d);

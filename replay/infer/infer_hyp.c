@@ -120,6 +120,18 @@ int inf_grow(void *x, size_t *cap, size_t n, size_t size)
 	return 0;
 }
 
+/* As inf_grow(), the elements it adds zeroed. */
+int inf_grow_zero(void *x, size_t *cap, size_t n, size_t size)
+{
+	size_t old = *cap;
+
+	if (inf_grow(x, cap, n, size))
+		return -ENOMEM;
+	if (*cap > old)
+		memset((char *)*(void **)x + old * size, 0, (*cap - old) * size);
+	return 0;
+}
+
 /* Appends *@h to the hypotheses (which may move); the array owns it then. */
 int inf_push(struct infer *in, struct inf_hyp *h)
 {

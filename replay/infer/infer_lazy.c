@@ -39,13 +39,8 @@ static int inf_lazy_mark(struct infer *in, uint64_t id)
 		in->own_any_node = true;
 		return 0;
 	}
-	if ((size_t)nd >= in->cap_own_node) {
-		size_t old = in->cap_own_node;
-
-		if (inf_grow(&in->own_node, &in->cap_own_node, (size_t)nd + 1, 1))
-			return -ENOMEM;
-		memset(in->own_node + old, 0, in->cap_own_node - old);
-	}
+	if (inf_grow_zero(&in->own_node, &in->cap_own_node, (size_t)nd + 1, 1))
+		return -ENOMEM;
 	in->own_node[nd] = 1;
 	return 0;
 }
@@ -71,17 +66,22 @@ static struct inf_kagg *inf_lazy_ka(const struct infer *in, uint64_t key)
 	return x < 0 ? NULL : &in->ka[x];
 }
 
+/* @a's bounds take @val in (empty bounds: INT64_MAX..INT64_MIN). */
+static inline void inf_kagg_take(struct inf_kagg *a, int64_t val)
+{
+	if (val < a->lo)
+		a->lo = val;
+	if (val > a->hi)
+		a->hi = val;
+}
+
 /* @val is an entry's value of @key now: its bounds take it in. */
 static void inf_lazy_bound(struct infer *in, uint64_t key, int64_t val)
 {
 	struct inf_kagg *a = inf_lazy_ka(in, key);
 
-	if (!a)
-		return;
-	if (val < a->lo)
-		a->lo = val;
-	if (val > a->hi)
-		a->hi = val;
+	if (a)
+		inf_kagg_take(a, val);
 }
 
 /* @k's table holds @key now, at @val: one node more in its list. */
@@ -151,9 +151,10 @@ bool inf_lazy_unheld(const struct infer *in, uint64_t id, unsigned int cpu, uint
 /* The adds pending on @key go into its holders' entries; its bounds become exact. */
 static void inf_lazy_sync_key(struct infer *in, uint64_t key, struct inf_kagg *a)
 {
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	uint32_t x;
 
+	a->lo = INT64_MAX;
+	a->hi = INT64_MIN;
 	in->useq++;
 	for (x = a->head; x != UINT32_MAX; x = in->own[x].next) {
 		struct inf_hyp *h = &in->h[in->own[x].hyp];
@@ -169,14 +170,9 @@ static void inf_lazy_sync_key(struct infer *in, uint64_t key, struct inf_kagg *a
 		/* the base moved as much: it still differs, the table stays canonical */
 		if (a->pend)
 			inf_ent_set(h, e, e->val + a->pend);
-		if (e->val < lo)
-			lo = e->val;
-		if (e->val > hi)
-			hi = e->val;
+		inf_kagg_take(a, e->val);
 	}
 	a->pend = 0;
-	a->lo = lo;
-	a->hi = hi;
 }
 
 /* Before anything reads the tables but a lazy update: every pending add is written. */
@@ -311,7 +307,8 @@ static void inf_lazy_relist(struct infer *in)
 
 	for (x = 0; x < in->nr_ka; x++) {
 		in->ka[x].head = UINT32_MAX;
-		in->ka[x].lo = in->ka[x].hi = 0;	/* an empty list is never read */
+		in->ka[x].lo = INT64_MAX;	/* empty, as inf_lazy_sync_key() leaves a key no one holds */
+		in->ka[x].hi = INT64_MIN;
 	}
 	in->nr_own = 0;
 	for (i = 0; i < in->nr_h; i++) {
@@ -320,12 +317,7 @@ static void inf_lazy_relist(struct infer *in)
 		while ((e = idmap_next(&in->h[i].e, &pos))) {
 			struct inf_kagg *a = &in->ka[idmap_get(&in->owned, e->key, -1)];
 
-			if (a->head == UINT32_MAX)
-				a->lo = a->hi = e->val;
-			else if (e->val < a->lo)
-				a->lo = e->val;
-			else if (e->val > a->hi)
-				a->hi = e->val;
+			inf_kagg_take(a, e->val);
 			in->own[in->nr_own] = (struct inf_own){ .hyp = (uint32_t)i, .next = a->head,
 								.val = e->val };
 			a->head = (uint32_t)in->nr_own++;
@@ -335,25 +327,14 @@ static void inf_lazy_relist(struct infer *in)
 	in->relists++;
 }
 
-/* Node @x stays in key @xk's list: its value is within the bounds. */
-static inline void inf_lazy_keep(struct infer *in, int64_t xk, uint32_t x)
-{
-	struct inf_kagg *a = &in->ka[xk];
-
-	if (in->own[x].val < a->lo)
-		a->lo = in->own[x].val;
-	if (in->own[x].val > a->hi)
-		a->hi = in->own[x].val;
-}
-
 /*
  * A lazy update that inf_lazy_alike() could not decide on the bounds: each
  * table whose step could differ from the base's is asked on its own values
- * (@ask: inf_walk_lazy(), the driver's to pass); the others, and most of those asked, walk as the base
- * does and take its adds through the keys' pend, as an alike update's tables
- * do, atomics included; only the rest write, relative to the pend this
- * update leaves.  A key first held during the update has no pend yet: its
- * new entries are what they read.
+ * (@ask: inf_walk_lazy(), the driver's to pass); the others, and most of
+ * those asked, walk as the base does and take its adds through the keys'
+ * pend, as an alike update's tables do, atomics included; only the rest
+ * write, relative to the pend this update leaves.  A key first held during
+ * the update has no pend yet: its new entries are what they read.
  *
  * Which could differ is read from the values the lists hold, without
  * touching the tables: the table's steps (in->agg) read the atomic only
@@ -376,13 +357,8 @@ int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cp
 		return -ENOMEM;
 	if (in->nr_own > 4 * in->nr_live + in->relist_slack)
 		inf_lazy_relist(in);
-	if (in->nr_h > in->cap_lseen) {
-		size_t old = in->cap_lseen;
-
-		if (inf_grow(&in->lseen, &in->cap_lseen, in->nr_h, sizeof(*in->lseen)))
-			return -ENOMEM;
-		memset(in->lseen + old, 0, (in->cap_lseen - old) * sizeof(*in->lseen));
-	}
+	if (inf_grow_zero(&in->lseen, &in->cap_lseen, in->nr_h, sizeof(*in->lseen)))
+		return -ENOMEM;
 	for (j = 0; j < 2 * pa->n; j++) {
 		xk[j] = inf_lazy_unowned(in, pa->nd[j / 2]) ? -1 :
 			idmap_get(&in->owned, inf_path_key(pa, j, cpu), -1);
@@ -441,7 +417,7 @@ int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cp
 			h = &in->h[hyp];
 			if ((pcpu ? !b_side && c + abs_val < batch : (c > th) == b_side) ||
 			    h->useq == in->useq) {
-				inf_lazy_keep(in, xk[j], prev = x);
+				inf_kagg_take(&in->ka[xk[j]], in->own[prev = x].val);
 				continue;
 			}
 			h->useq = in->useq;
@@ -458,7 +434,7 @@ int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cp
 			if (prev != UINT32_MAX && (!e || (!ret && e->val != in->own[x].val)))
 				in->own[prev].next = in->own[x].next;
 			else
-				inf_lazy_keep(in, xk[j], prev = x);
+				inf_kagg_take(&in->ka[xk[j]], in->own[prev = x].val);
 		}
 	}
 	for (j = 0; j < 2 * pa->reach; j++) {
