@@ -43,6 +43,9 @@ t_exit() {
 	rm -rf "$T_TMP"
 }
 trap t_exit EXIT
+# killed (a CI timeout, ^C): bash runs no EXIT trap on a signal it does not
+# trap, and the test's cgroups and tracing settings would stay; as bench/'s scripts
+trap 'exit 1' INT TERM HUP
 
 # expect_exit NAME CODE CMD...: runs CMD, checks its exit code; output in $T_OUT/$T_ERR
 expect_exit() {
