@@ -102,6 +102,9 @@ static inline size_t db_iter_align(size_t n, size_t to)
  * the trace decompressed.  In huge pages where the kernel gives them: a
  * round reads the batches and columns of up to 64 CPUs, a quarter of a MiB
  * apart, more 4 KiB pages than the TLB holds (a tenth of reading 32 CPUs).
+ * An arena of less than half a huge page (a trace of a few CPUs) is not
+ * rounded up to one: the TLB holds its pages, and the rest would be resident
+ * for nothing, per iterator.
  */
 static int db_iter_arena(struct db_iter *it)
 {
@@ -114,12 +117,18 @@ static int db_iter_arena(struct db_iter *it)
 	stride = ev + db_iter_align(raw, 64);
 	if (it->nr_cpus > SIZE_MAX / 2 / stride)
 		return -ENOMEM;
-	len = db_iter_align(it->nr_cpus * stride, DB_ITER_HUGE);
-	a = aligned_alloc(DB_ITER_HUGE, len);
+	len = it->nr_cpus * stride;
+	if (len < DB_ITER_HUGE / 2) {
+		a = aligned_alloc(64, len);
+	} else {
+		len = db_iter_align(len, DB_ITER_HUGE);
+		a = aligned_alloc(DB_ITER_HUGE, len);
+		/* advice only: without huge pages the arena is read as well, a little slower */
+		if (a)
+			madvise(a, len, MADV_HUGEPAGE);
+	}
 	if (!a)
 		return -ENOMEM;
-	/* advice only: without huge pages the arena is read as well, a little slower */
-	madvise(a, len, MADV_HUGEPAGE);
 	it->arena = a;
 	for (i = 0; i < it->nr_cpus; i++) {
 		it->cpus[i].ev = (struct mcr_event *)(a + i * stride);
