@@ -61,11 +61,19 @@ uint64_t infer_cap_lowered(const struct infer *in);	/* long saturations: cap dow
  * The inferred order: for each update that landed in a lock window with
  * visits of its own path still to come, @p is how many of the window's visits
  * (sim_window_peek() order) came before it.  Called once per such update when
- * the choice is final: when one hypothesis is left, else at infer_finish()
- * with the cheapest.  A non-zero return stops the replay with that error.
+ * the choice is final: when one hypothesis is left, when all share it
+ * (infer_settle()), else at infer_finish() with the cheapest.  A non-zero
+ * return stops the replay with that error.
  */
 typedef int (*infer_order_fn)(void *ctx, uint64_t tag, size_t p);
 void infer_set_order_sink(struct infer *in, infer_order_fn fn, void *ctx);
+/*
+ * Between two updates: the decisions every hypothesis shares go to the sink
+ * now; @pending(ctx, tag) names each hypothesis's oldest decision still open.
+ * For a pass that reads the order while the inference runs (replay/beside.c).
+ * Return: how many open decisions it walked (its cost), or -errno.
+ */
+int infer_settle(struct infer *in, void (*pending)(void *ctx, uint64_t tag), void *ctx);
 int infer_finish(struct infer *in, uint64_t ts);	/* closes a window left open, flushes the order */
 size_t infer_nr_hyp(const struct infer *in);
 

@@ -53,12 +53,14 @@
  * One branch decision: update @tag came after @p visits of its window.  A
  * window holds one per update per hypothesis at the cap's peaks: 24 bytes,
  * one malloc chunk of 32 (the order takes no @p above UINT32_MAX anyway).
+ * @sent: handed to the sink by infer_settle(), as is all it stands on.
  */
 struct inf_dec {
 	struct inf_dec	*up;
 	uint64_t	tag;
 	uint32_t	p;
-	uint32_t	ref;
+	uint32_t	ref : 31;
+	uint32_t	sent : 1;
 };
 
 /*

@@ -111,28 +111,104 @@ void infer_set_order_sink(struct infer *in, infer_order_fn fn, void *ctx)
 	in->order_ctx = ctx;
 }
 
-/* @h's decisions are final: hand them to the sink, oldest first, and drop them. */
-static int inf_emit(struct infer *in, struct inf_hyp *h)
+/* Hand the decisions from @d up to the first one sent to the sink, oldest first. */
+static int inf_send(struct infer *in, struct inf_dec *d)
 {
-	struct inf_dec *d, **v;
+	struct inf_dec *e, **v;
 	size_t n = 0, i;
 	int ret = 0;
 
-	if (!h->d)
-		return 0;
-	for (d = h->d; d; d = d->up)
+	for (e = d; e && !e->sent; e = e->up)
 		n++;
+	if (!n)
+		return 0;
 	v = malloc(n * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (i = n, d = h->d; d; d = d->up)
-		v[--i] = d;
+	for (i = n, e = d; i; e = e->up)
+		v[--i] = e;
 	for (i = 0; i < n && !ret; i++)
 		ret = in->order_fn(in->order_ctx, v[i]->tag, v[i]->p);
 	free(v);
+	return ret;
+}
+
+/* @h's decisions are final: hand them to the sink, oldest first, and drop them. */
+static int inf_emit(struct infer *in, struct inf_hyp *h)
+{
+	int ret = inf_send(in, h->d);
+
 	inf_dec_put(h->d);
 	h->d = NULL;
 	return ret;
+}
+
+/* The newest decision both chains stand on, or NULL; walks what they do not share. */
+static struct inf_dec *inf_dec_common(struct inf_dec *a, struct inf_dec *b)
+{
+	size_t na = 0, nb = 0;
+	struct inf_dec *e;
+
+	if (a == b)
+		return a;
+	for (e = a; e && !e->sent; e = e->up)
+		na++;
+	for (e = b; e && !e->sent; e = e->up)
+		nb++;
+	for (; na > nb; na--)
+		a = a->up;
+	for (; nb > na; nb--)
+		b = b->up;
+	while (a != b && na) {
+		a = a->up;
+		b = b->up;
+		na--;
+	}
+	/* below every unsent decision: a sent one, the same for both if any */
+	return a == b ? a : NULL;
+}
+
+/**
+ * infer_settle() - what every hypothesis has decided is final: the decisions
+ * all their chains share go to the order sink now, oldest first (the same
+ * ones, in the same order, infer_check()'s fold or infer_finish() would
+ * hand it later).  @pending is called with the tag of each hypothesis's
+ * oldest decision not yet final; every update before those, in the order
+ * the caller fed them, has its final decision in the sink.
+ * Return: the decisions walked (its cost), or -errno.
+ */
+int infer_settle(struct infer *in, void (*pending)(void *ctx, uint64_t tag), void *ctx)
+{
+	struct inf_dec *c, *up, *d;
+	size_t i, walked = 0;
+	int ret;
+
+	if (!in->order_fn || !in->nr_h)
+		return 0;
+	c = in->h[0].d;
+	for (i = 1; i < in->nr_h && c; i++)
+		c = inf_dec_common(c, in->h[i].d);
+	for (i = 0; i < in->nr_h; i++) {
+		struct inf_dec *below = NULL;
+
+		for (d = in->h[i].d; d != c; d = d->up, walked++)
+			below = d;
+		if (below)
+			pending(ctx, below->tag);
+	}
+	if (walked > INT32_MAX)
+		walked = INT32_MAX;
+	if (!c || c->sent)
+		return (int)walked;
+	ret = inf_send(in, c);
+	if (ret)
+		return ret;
+	/* what it stands on was sent before it: no chain needs it again */
+	c->sent = true;
+	up = c->up;
+	c->up = NULL;
+	inf_dec_put(up);
+	return (int)walked;
 }
 
 /**

@@ -618,10 +618,15 @@ static bool cut_same(const struct infer *a, const struct infer *b)
 static const uint64_t pair_ids[] = { 30, 31, 32, 40, 41 };	/* A, A1, A2, B, B1 */
 static const uint64_t pair_par[] = { ROOT, 30, 30, ROOT, 40 };
 
+struct settle_log;
+
 struct pair {
-	struct infer	*a, *b;
-	struct cut_rec	*oa, *ob;
+	struct infer		*a, *b;
+	struct cut_rec		*oa, *ob;
+	struct settle_log	*sl;	/* infer_settle() on @a after each update (test_settle) */
 };
+
+static void settle_step(struct test_ctx *t, struct pair *pr, uint64_t fed);
 
 static void pair_open(struct test_ctx *t, struct pair *pr, const char *pol, unsigned int cpus,
 		      size_t max_hyp)
@@ -733,6 +738,8 @@ static void pair_windows(struct test_ctx *t, struct pair *pr, uint64_t *x, uint6
 			*ts += 1 + cut_rnd(x) % 30;
 			ret = ret ? ret : infer_update(pr->a, *ts, *ts, cpu, id, SIM_ITEM_STATE, 0, v, *ts);
 			ASSERT_EQ(ret, infer_update(pr->b, *ts, *ts, cpu, id, SIM_ITEM_STATE, 0, v, *ts));
+			if (pr->sl && !ret)
+				settle_step(t, pr, *ts);
 			ASSERT(d->same(pr->a, pr->b));
 			ASSERT_EQ(pr->a->capped > ca, pr->b->capped > cb);
 			ca = pr->a->capped;
@@ -782,6 +789,90 @@ TEST(test_cut_exact)
 	cut_run(t, "break");
 	cut_run(t, "continue");
 	cut_run(t, "legacy");
+}
+
+/*
+ * infer_settle() hands the decisions every hypothesis shares to the sink
+ * early: the same random trace as test_cut_exact's (cap 16, mostly
+ * saturated), @a settled after every update and @b never, must keep the same
+ * hypotheses, and both sinks must get the very same decisions in the same
+ * order (pair_finish()).  And what a settle says is open must be all that is:
+ * every decision of the final order not yet handed over at a settle is for
+ * an update fed after it, or at or after the oldest it named (the tags are
+ * the updates' ts, in feed order).  Not vacuous: settles hand over decisions a fold would not
+ * yet have, and name open ones.
+ */
+#define SETTLE_MAX	8192
+
+struct settle_log {
+	size_t		sent[SETTLE_MAX];	/* decisions in @a's sink at the settle */
+	uint64_t	oldest[SETTLE_MAX];	/* the oldest tag it named open */
+	uint64_t	fed[SETTLE_MAX];	/* the last update's tag before it */
+	size_t		n, early, named;
+};
+
+static void settle_open(void *ctx, uint64_t tag)
+{
+	uint64_t *oldest = ctx;
+
+	if (tag < *oldest)
+		*oldest = tag;
+}
+
+static void settle_step(struct test_ctx *t, struct pair *pr, uint64_t fed)
+{
+	struct settle_log *sl = pr->sl;
+	uint64_t oldest = UINT64_MAX;
+	size_t before = pr->oa->n;
+	int ret = infer_settle(pr->a, settle_open, &oldest);
+
+	ASSERT(ret >= 0);
+	if (sl->n == SETTLE_MAX)
+		return;
+	sl->early += pr->oa->n > before;
+	sl->named += oldest != UINT64_MAX;
+	sl->sent[sl->n] = pr->oa->n;
+	sl->fed[sl->n] = fed;
+	sl->oldest[sl->n++] = oldest;
+}
+
+static void settle_run(struct test_ctx *t, const char *pol)
+{
+	static const struct pair_drive d = { .cpus = 3, .value = cut_value, .read_th = 128,
+					     .close_b = true, .same = cut_same };
+	struct pair pr = { 0 };
+	uint64_t x = 88172645463325252ull, ts = 1;
+	size_t i, j;
+	int ret;
+
+	pr.sl = calloc(1, sizeof(*pr.sl));
+	ASSERT(pr.sl);
+	pair_open(t, &pr, pol, 3, 16);
+	if (t->failed)
+		goto out;
+	pair_windows(t, &pr, &x, &ts, &d, &ret);
+	if (t->failed)
+		goto out;
+	ASSERT_EQ(ret, 0);
+	pair_finish(t, &pr, ts);
+	if (t->failed)
+		goto out;
+	ASSERT(pr.oa->n <= CUT_ORDERS);
+	for (i = 0; i < pr.sl->n; i++)
+		for (j = pr.sl->sent[i]; j < pr.oa->n; j++)
+			ASSERT(pr.oa->tag[j] > pr.sl->fed[i] || pr.oa->tag[j] >= pr.sl->oldest[i]);
+	ASSERT(pr.sl->early > 0);
+	ASSERT(pr.sl->named > 0);
+out:
+	pair_free(&pr);
+	free(pr.sl);
+}
+
+TEST(test_settle)
+{
+	settle_run(t, "break");
+	settle_run(t, "continue");
+	settle_run(t, "legacy");
 }
 
 /*
@@ -1012,4 +1103,4 @@ TEST(test_key_sort)
 TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
 	  test_finish_tie, test_cap, test_mirror, test_order_sink,
 	  test_cap_keeps_nearest, test_cap_dd, test_late_update, test_policy_from_caller, test_cut_exact,
-	  test_lazy_exact, test_win_exact, test_key_sort)
+	  test_lazy_exact, test_win_exact, test_key_sort, test_settle)
