@@ -230,8 +230,9 @@ done
 # replay of the same file in the same invocation.  The default replay (three
 # policies) against -m spread of the same three; the default replay and
 # validate of the traced kernel's policy alone against -m spread of that one.
-# CPU seconds (user + sys), wall seconds, peak RSS, the ratios of CPU and of
-# peak RSS, and validate's match rate.
+# CPU seconds (user + sys), wall seconds, peak RSS, the ratios of CPU, of
+# wall time (the default replay's prepass runs beside its pass) and of peak
+# RSS, and validate's match rate.
 for rec in ${MCR_BENCH_RECORDINGS:-}; do
 	[ -f "$rec" ] || { echo "recording $rec: no such file"; continue; }
 	for b in $builds; do
@@ -250,13 +251,14 @@ for rec in ${MCR_BENCH_RECORDINGS:-}; do
 		    -v s3u="$s3u" -v s3r="$s3r" -v s3w="$s3w" -v d3u="$d3u" -v d3r="$d3r" -v d3w="$d3w" \
 		    -v vu="$vu" -v vr="$vr" -v vw="$vw" 'BEGIN {
 			q1 = s1u > 0 ? s1u : 0.01; q3 = s3u > 0 ? s3u : 0.01
-			f1 = "%s %.2f s CPU (%.1f x), %.1f s wall, %.0f MiB (%.1f x)"
+			w1 = s1w > 0 ? s1w : 0.01; w3 = s3w > 0 ? s3w : 0.01
+			f1 = "%s %.2f s CPU (%.1f x), %.1f s wall (%.1f x), %.0f MiB (%.1f x)"
 			printf "recording %s, %-4s: " f1 "; " f1 "; " f1 "; match %s\n", f, b,
-			       "-p " k " -m spread", s1u, 1, s1w, s1r / 1024, 1,
-			       "default", d1u, d1u / q1, d1w, d1r / 1024, d1r / s1r,
-			       "validate", vu, vu / q1, vw, vr / 1024, vr / s1r, m
+			       "-p " k " -m spread", s1u, 1, s1w, 1, s1r / 1024, 1,
+			       "default", d1u, d1u / q1, d1w, d1w / w1, d1r / 1024, d1r / s1r,
+			       "validate", vu, vu / q1, vw, vw / w1, vr / 1024, vr / s1r, m
 			printf "recording %s, %-4s: three policies: " f1 "; " f1 "\n", f, b,
-			       "-m spread", s3u, 1, s3w, s3r / 1024, 1,
-			       "default", d3u, d3u / q3, d3w, d3r / 1024, d3r / s3r }'
+			       "-m spread", s3u, 1, s3w, 1, s3r / 1024, 1,
+			       "default", d3u, d3u / q3, d3w, d3w / w3, d3r / 1024, d3r / s3r }'
 	done
 done

@@ -63,9 +63,10 @@ static const struct argp_option replay_options[] = {
 	{ "series-cgroup", 'S', "CGROUP", 0, "a series for this cgroup (its path or id; and its ancestors) too; "
 	  "repeatable.  By default: the cgroups that are read and their ancestors", 0 },
 	CLI_OPTION_MAX_HYP,
-	{ "threads", 'j', "N", 0, "threads for the policies' simulators, 1 to 64 (default: the "
-	  "online CPUs, at most one per policy and one to decode; a single policy: one; 1: one "
-	  "thread).  The results do not depend on it", 0 },
+	{ "threads", 'j', "N", 0, "threads for the policies' simulators and the inferred model's "
+	  "prepass, 1 to 64 (default: the online CPUs: one to decode, the prepass's beside it, "
+	  "then at most one per policy; a single policy: none of its own; 1: one thread, the "
+	  "prepass before the replay).  The results do not depend on it", 0 },
 	{ 0 }
 };
 
@@ -569,10 +570,15 @@ int cmd_replay(int argc, char **argv)
 		rc = cli_fail_db(db, ret, o.file);
 	} else {
 		prep = replay_prepass(ps.r);
-		if (prep)
+		if (prep && prep->beside)
+			printf("Inferred order: %zu updates inside lock windows placed, by %s (the "
+			       "traced kernel's policy) in %.2f s beside the replay, which waited "
+			       "%.2f s for it.\n", prep->placed, prep->policy->name, prep->seconds,
+			       prep->waited);
+		else if (prep)
 			printf("Inferred order: %zu updates inside lock windows placed, by %s (the "
 			       "traced kernel's policy) in %.2f s.\n", prep->placed, prep->policy->name,
-			       ps.prepass_s);
+			       prep->seconds);
 		const struct replay_stats *st = replay_stats(ps.r);
 		struct report_model m;
 

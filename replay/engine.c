@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "error.h"
 #include "replay-local.h"
@@ -168,18 +169,17 @@ void replay_destroy(struct replay *r)
 }
 
 /*
- * One pass of inference with @pol over @src, its decisions into @o.  The
- * inference follows the trace's own lock windows and the kernel's recorded
- * values, never a policy's decisions: the pass runs no policy at all.
+ * One pass of inference with @ei->policy over @src, its decisions to
+ * @ei->order.  The inference follows the trace's own lock windows and the
+ * kernel's recorded values, never a policy's decisions: the pass runs no
+ * policy at all.
  */
-static int engine_infer_pass(const struct replay_trace *t, const struct sim_policy *pol,
-			     unsigned int max_hyp, struct replay_source *src,
-			     void (*progress)(void *ctx, const char *pass, uint64_t done),
-			     void *progress_ctx, struct replay_order *o)
+int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *ei,
+		      struct replay_source *src)
 {
 	struct replay_params p = {
-		.model = &engine_no_model, .max_hypotheses = max_hyp,
-		.progress = progress, .progress_ctx = progress_ctx,
+		.model = &engine_no_model, .max_hypotheses = ei->max_hyp,
+		.progress = ei->progress, .progress_ctx = ei->progress_ctx,
 	};
 	struct replay *r;
 	int ret;
@@ -190,14 +190,16 @@ static int engine_infer_pass(const struct replay_trace *t, const struct sim_poli
 	r->prepared = true;
 	r->pass_name = "infer";
 	if (t->windows_traced) {
-		struct sim_params own = engine_own_params(t, pol);
+		struct sim_params own = engine_own_params(t, ei->policy);
 
-		r->inf = infer_create(&own, max_hyp);
+		r->inf = infer_create(&own, ei->max_hyp);
 		if (!r->inf) {
 			replay_destroy(r);
 			return -ENOMEM;
 		}
-		infer_set_order_sink(r->inf, order_add, o);
+		infer_set_order_sink(r->inf, ei->order, ei->order_ctx);
+		r->settled = ei->settled;
+		r->settled_ctx = ei->settled_ctx;
 	}
 	ret = rcg_add_initial(r);
 	if (!ret)
@@ -211,36 +213,53 @@ int replay_order_infer(const struct replay_trace *t, const struct sim_policy *po
 		       void (*progress)(void *ctx, const char *pass, uint64_t done), void *progress_ctx,
 		       struct replay_order **out)
 {
-	struct replay_order *o;
+	struct engine_infer ei = {
+		.policy = pol, .max_hyp = max_hyp, .order = order_add,
+		.progress = progress, .progress_ctx = progress_ctx,
+	};
 	int ret;
 
 	*out = NULL;
 	if (!pol)
 		return -EINVAL;
-	o = order_create();
-	if (!o)
+	ei.order_ctx = order_create();
+	if (!ei.order_ctx)
 		return -ENOMEM;
-	ret = engine_infer_pass(t, pol, max_hyp, src, progress, progress_ctx, o);
+	ret = engine_infer_pass(t, &ei, src);
 	if (ret) {
-		replay_order_free(o);
+		replay_order_free(ei.order_ctx);
 		return ret;
 	}
-	*out = o;
+	*out = ei.order_ctx;
 	return 0;
+}
+
+static double engine_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The model's prepare step: *@pol, the policy to infer with, or NULL (no prepass). */
+int engine_prepare(struct replay *r, const struct sim_policy **pol)
+{
+	*pol = NULL;
+	if (r->prepared)
+		return 0;
+	r->prepared = true;
+	return r->p.model->prepare ? r->p.model->prepare(r, pol) : 0;
 }
 
 int replay_prepare(struct replay *r, struct replay_source *src)
 {
-	const struct sim_policy *pol = NULL;
+	const struct sim_policy *pol;
 	struct replay_order *o;
+	double t0 = engine_clock();
 	int ret;
 
-	if (r->prepared)
-		return 0;
-	r->prepared = true;
-	if (!r->p.model->prepare)
-		return 0;
-	ret = r->p.model->prepare(r, &pol);
+	ret = engine_prepare(r, &pol);
 	if (ret < 0 || !pol)
 		return ret;
 	if (!src->rewind)
@@ -254,7 +273,8 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 		return ret;
 	}
 	r->order = r->order_own = o;
-	r->prep = (struct replay_prepass){ .policy = pol, .placed = replay_order_size(o) };
+	r->prep = (struct replay_prepass){ .policy = pol, .placed = replay_order_size(o),
+					   .seconds = engine_clock() - t0 };
 	return 0;
 }
 
@@ -525,6 +545,11 @@ next:
 		r->st.last_ts = ev.ts;
 		if (r->p.progress && !(r->st.events % REPLAY_PROGRESS_EVERY))
 			r->p.progress(r->p.progress_ctx, r->pass_name, r->st.events);
+		if (r->settled && !(r->st.events % REPLAY_BESIDE_EVERY)) {
+			ret = r->settled(r->settled_ctx, r->inf, r->st.events);
+			if (ret < 0)
+				return ret;
+		}
 	}
 	if (!ret)
 		ret = workers_drain(r);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One run against the database, inside one transaction; the model's prepass timed apart. */
+/* One run against the database, inside one transaction; the model's prepass beside it. */
 #include <errno.h>
 #include <string.h>
 #include <time.h>
@@ -18,8 +18,10 @@ static double pass_now(void)
 int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file, const char *kind,
 		   struct replay_params *p, struct replay_pass *out)
 {
-	struct replay_source src = { 0 };
-	double t0 = pass_now(), t1;
+	struct replay_source src = { 0 }, feed = { 0 }, gated, *run = &src;
+	const struct replay_prepass *prep;
+	struct replay_beside *bs = NULL;
+	double t0 = pass_now();
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -31,15 +33,22 @@ int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file
 		ret = replay_create(p, t, &out->r);
 	if (!ret)
 		ret = replay_source_db_open(db, &src);
-	t1 = pass_now();
+	if (!ret && replay_prepass_beside(out->r)) {
+		ret = replay_source_db_open(db, &feed);
+		if (!ret)
+			ret = replay_prepare_beside(out->r, &feed, &src, &gated, &bs);
+	}
+	if (ret > 0) {
+		run = &gated;
+		ret = 0;
+	}
 	if (!ret)
-		ret = replay_prepare(out->r, &src);
-	if (!ret && replay_prepass(out->r))
-		out->prepass_s = pass_now() - t1;
-	if (!ret)
-		ret = replay_run(out->r, &src);
+		ret = replay_run(out->r, run);
+	replay_beside_free(bs);
+	replay_source_db_close(&feed);
 	replay_source_db_close(&src);
-	out->wall_s = pass_now() - t0 - out->prepass_s;
+	prep = out->r ? replay_prepass(out->r) : NULL;
+	out->wall_s = pass_now() - t0 - (prep && !prep->beside ? prep->seconds : 0);
 	if (!ret)
 		ret = replay_store_finish(out->store, out->r, out->wall_s);
 	if (!ret)

@@ -272,6 +272,9 @@ struct replay {
 	uint64_t			*cpu_prev_ts;	/* [nr_possible]: last event's ts per CPU */
 	struct rcg			*root;
 	struct workers			*wk;		/* the runs' threads; NULL: serial */
+	/* a prepass beside a pass (beside.c): called every REPLAY_BESIDE_EVERY events */
+	int				(*settled)(void *ctx, struct infer *in, uint64_t done);
+	void				*settled_ctx;
 };
 
 /*
@@ -377,6 +380,23 @@ int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep);
 struct replay_order *order_create(void);
 int order_add(void *ctx, uint64_t tag, size_t p);
 
+/* engine.c: a pass of inference alone, its decisions to @fn */
+struct engine_infer {
+	const struct sim_policy	*policy;
+	unsigned int		max_hyp;
+	int			(*order)(void *ctx, uint64_t tag, size_t p);
+	void			*order_ctx;
+	int			(*settled)(void *ctx, struct infer *in, uint64_t done);
+	void			*settled_ctx;
+	void			(*progress)(void *ctx, const char *pass, uint64_t done);
+	void			*progress_ctx;
+};
+int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *ei,
+		      struct replay_source *src);
+int engine_prepare(struct replay *r, const struct sim_policy **pol);
+
+#define REPLAY_BESIDE_EVERY	1024u	/* beside.c's prepass: events between its looks */
+
 /* validate.c */
 int val_create(struct replay *r);
 void val_free(struct replay *r);
@@ -395,6 +415,17 @@ static inline enum sim_item_kind replay_item_kind(unsigned int ev_kind)
 static inline uint64_t replay_tag(const struct mcr_event *ev)
 {
 	return ((uint64_t)(uint32_t)ev->cpu << 48) ^ ev->seq;
+}
+
+/* The event's CPU, back from its tag; exact while seq < 2^48, else no CPU of the trace. */
+static inline uint64_t replay_tag_cpu(uint64_t tag)
+{
+	return tag >> 48;
+}
+
+static inline uint64_t replay_tag_seq(uint64_t tag)
+{
+	return tag & ((1ull << 48) - 1);
 }
 
 #endif

@@ -362,11 +362,31 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
  * prepass's error.
  */
 int replay_prepare(struct replay *r, struct replay_source *src);
+/*
+ * replay_prepare() with the prepass on a thread of its own, beside the pass
+ * (replay/beside.c), unless replay_params.threads is 1 or by default one CPU
+ * is online: the prepass reads @feed, a second source of the same events
+ * (both read on this thread only), and the pass must read @gated, which
+ * hands it @src's events as the prepass decides what they need, and at
+ * their end waits for the prepass and returns its error if it had one.  The
+ * rows are those of replay_prepare().  *@out: the prepass's thread, for
+ * replay_beside_free() after replay_run(), whatever it returned (NULL if
+ * none).  Returns 1 (read @gated), 0 (read @src: no prepass, or it ran
+ * first), or replay_prepare()'s errors.
+ */
+struct replay_beside;
+int replay_prepare_beside(struct replay *r, struct replay_source *feed, struct replay_source *src,
+			  struct replay_source *gated, struct replay_beside **out);
+bool replay_prepass_beside(struct replay *r);	/* would it start one (and need @feed)? */
+void replay_beside_free(struct replay_beside *b);	/* stops it if it still runs */
 
 /* What the model's prepass did; NULL if it ran none. */
 struct replay_prepass {
 	const struct sim_policy	*policy;	/* the inference's: the traced kernel's */
 	size_t			placed;		/* updates inside lock windows the order places */
+	double			seconds;	/* its wall-clock time */
+	bool			beside;		/* on its own thread, beside the pass */
+	double			waited;		/* beside: seconds the pass waited for its order */
 };
 const struct replay_prepass *replay_prepass(const struct replay *r);
 /*
@@ -446,8 +466,7 @@ void replay_store_close(struct replay_store *st);
 struct replay_pass {
 	struct replay		*r;
 	struct replay_store	*store;
-	double			wall_s;		/* the pass, the model's prepass not included */
-	double			prepass_s;	/* the model's prepass; 0 if none */
+	double			wall_s;		/* the pass; a prepass run before it not included */
 };
 int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file, const char *kind,
 		   struct replay_params *p, struct replay_pass *out);

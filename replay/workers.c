@@ -128,8 +128,10 @@ struct workers {
 
 /*
  * The runs' threads besides the pass's: one fewer than the threads allowed
- * (default: the online CPUs), at most one per run.  A single run gets one
- * when asked for two threads or more: the pass decodes while it applies.
+ * (default: the online CPUs), one fewer again for a prepass beside the pass
+ * (beside.c), at most one per run.  A single run gets one when asked for
+ * two threads or more besides the prepass's: the pass decodes while it
+ * applies.
  * Not by default: on a two-CPU machine that pipeline took 10 % more time
  * and 30 % more CPU than one thread (the 8-CPU fleet trace under break),
  * the run's half alone costing more on its thread than both together on one.
@@ -147,6 +149,8 @@ static unsigned int workers_count(const struct replay *r)
 		n = cpus > 0 ? (unsigned int)cpus : 1;
 	}
 	n--;
+	if (r->prep.beside && n)
+		n--;	/* the prepass's thread (beside.c) */
 	return n < r->p.nr_runs ? n : r->p.nr_runs;
 }
 

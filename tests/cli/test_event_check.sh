@@ -30,14 +30,25 @@ cp good.db rows.db && as_rows rows.db || fail rows_setup "events --table"
 [ "$(sqlite3 rows.db "SELECT kind, cpu, seq, ts FROM events WHERE rowid = 2")" = "4|0|0|2000000" ] ||
 	fail rows_setup "row 2 is not the flush this test expects"
 row() { cp rows.db "$1.db"; sqlite3 "$1.db" "$2" || fail "$1" "sqlite3: $2"; }
+# the inferred model's prepass reads the events too: before the replay (one
+# thread) and beside it (two), from its own reader; the same code and message
+inferred() {
+	local j
+	for j in 1 2; do
+		expect_exit "$1_inferred_j$j" "$3" timeout 30 "$REPLAY" replay -m inferred -j "$j" "$2" &&
+			expect_match "$1_inferred_j${j}_msg" "$4" "$T_ERR"
+	done
+}
 row r_kind11 "UPDATE events SET kind = 11 WHERE rowid = 2"
 readers r_kind11 r_kind11.db 17 "event cpu 0 seq 0 ts 2000000: kind 11 is not a known kind"
+inferred r_kind11 r_kind11.db 17 "event cpu 0 seq 0 ts 2000000: kind 11 is not a known kind"
 row r_kind0 "UPDATE events SET kind = 0 WHERE rowid = 2"
 readers r_kind0 r_kind0.db 17 "event cpu 0 seq 0 ts 2000000: kind 0 is not a known kind"
 row r_kind257 "UPDATE events SET kind = 257 WHERE rowid = 2"
 readers r_kind257 r_kind257.db 17 "events row 2 \(cpu 0 seq 0\): kind 257"
 row r_flush_id0 "UPDATE events SET id = 0 WHERE rowid = 2"
 readers r_flush_id0 r_flush_id0.db 17 "event cpu 0 seq 0 ts 2000000 \(memcg_flush_stats\): cgroup id 0 is not"
+inferred r_flush_id0 r_flush_id0.db 17 "event cpu 0 seq 0 ts 2000000 \(memcg_flush_stats\): cgroup id 0 is not"
 row r_id_negative "UPDATE events SET id = -5 WHERE rowid = 2"
 readers r_id_negative r_id_negative.db 17 "ts 2000000 \(memcg_flush_stats\): cgroup id -5 is not"
 row r_item_huge "UPDATE events SET item = 2000000000 WHERE rowid = 1"

@@ -72,6 +72,41 @@ else
 	fail replay_threads_as_rows "events --table failed"
 fi
 
+# The inferred model's prepass beside the pass (two threads or more) against
+# before it (one): windows whose visits fell at hidden times, the cap at 16,
+# so the prepass's hypotheses disagree over many events and the pass waits for
+# their decisions.  Nothing the prepass decided may reach the pass too late.
+HID=$T_TMP/hidden.db
+if "$REPLAY" synth --scenario fleet --events 100000 --cgroups 60 --window-updates 40 \
+	--hidden-order 1 -o "$HID" -q >/dev/null 2>&1; then
+	SRC=$HID same_rows hidden -p break,continue,legacy -m inferred -H 16 -s 1
+	SRC=$HID same_rows hidden_one_run -p continue -m inferred -H 16 -s 1
+	placed=$(sqlite3 "$T_TMP/t1.db" "SELECT count(*) FROM true_order")
+	[ "${placed:-0}" -gt 0 ] && pass replay_threads_hidden_truth ||
+		fail replay_threads_hidden_truth "no true_order rows: '$placed'"
+	cp "$HID" "$T_TMP/msg.db"
+	expect_exit replay_threads_beside_msg_run 0 "$REPLAY" replay -q -m inferred -H 16 -j 2 "$T_TMP/msg.db"
+	expect_match replay_threads_beside_msg \
+		'^Inferred order: [1-9][0-9]* updates .* beside the replay, which waited [0-9.]+ s for it' "$T_OUT"
+	cp "$HID" "$T_TMP/msg.db"
+	expect_exit replay_threads_before_msg_run 0 "$REPLAY" replay -q -m inferred -H 16 -j 1 "$T_TMP/msg.db"
+	expect_match replay_threads_before_msg '^Inferred order: [1-9][0-9]* updates .* in [0-9.]+ s\.$' "$T_OUT"
+	# an event damaged late: the prepass, ahead, meets it first beside the pass
+	cp "$HID" "$T_TMP/bad.db"
+	if as_rows "$T_TMP/bad.db" &&
+		sqlite3 "$T_TMP/bad.db" "UPDATE events SET kind = 11 WHERE rowid = 90000"; then
+		for n in 1 2 3; do
+			expect_exit "replay_threads_hidden_damaged_$n" 17 "$REPLAY" replay -q -m inferred \
+				-H 16 -j "$n" "$T_TMP/bad.db" &&
+				expect_match "replay_threads_hidden_damaged_${n}_msg" 'kind 11 is not a known kind' "$T_ERR"
+		done
+	else
+		fail replay_threads_hidden_damaged "events --table failed"
+	fi
+else
+	fail replay_threads_hidden "synth --hidden-order failed"
+fi
+
 for bad in 0 65 x -1; do
 	expect_exit "replay_threads_bad_$bad" 2 "$REPLAY" replay "$SRC" --threads "$bad"
 done

@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * beside.c - the inferred model's prepass on a thread of its own, beside the
+ * pass that reads its order.
+ *
+ * The prepass (engine_infer_pass()) decides, for the updates inside the
+ * trace's lock windows, how many visits came first; the pass needs an
+ * update's decision when it applies it.  Run one after the other, the pass
+ * waits for the whole prepass.  Here the prepass runs on its own thread and
+ * now and then says what is final (infer_settle()): every decision its
+ * hypotheses all share goes to the pass, and each hypothesis's oldest open
+ * decision names an update the pass must not reach yet.  The pass takes an
+ * event from its source only when the prepass has read past it and no open
+ * decision is at or before it on its CPU (per-CPU sequence numbers, the
+ * updates' tags).  Decisions reach the pass's order in the order the prepass
+ * made them, so the order, and every row, is what the prepass run first
+ * would give.  A settle walks the decisions the hypotheses do not share: the
+ * next comes no sooner than twice as many events later, nor than
+ * BESIDE_WAITED events while the pass waits, BESIDE_SETTLE while it does not.
+ *
+ * One database connection is used from one thread only: the caller's thread
+ * reads the prepass's events too, from a second source over the same file,
+ * into a ring the prepass's thread takes them from.  It fills the ring each
+ * time the pass asks its source for events, and while it waits for the
+ * prepass: the prepass waits only for events to read, so no wait is circular.
+ *
+ * Owns the thread, the ring and the decisions in flight; never prints.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "grow.h"
+#include "infer.h"
+#include "replay-local.h"
+
+#define BESIDE_RING	(1u << 12)	/* events read ahead for the prepass: 224 KiB */
+#define BESIDE_FILL	(BESIDE_RING / 4)	/* the least room worth a read */
+#define BESIDE_SETTLE	(1u << 16)	/* events between settles, the pass not waiting */
+#define BESIDE_WAITED	(1u << 12)	/* ... the pass waiting */
+
+struct beside_dec {
+	uint64_t	tag;
+	size_t		p;
+};
+
+struct beside_decs {
+	struct beside_dec	*v;
+	size_t			n, cap;
+};
+
+struct beside {
+	struct replay		*r;
+	const struct sim_policy	*pol;
+	pthread_t		thr;
+	bool			started;
+	double			t0, seconds;
+	pthread_mutex_t		mu;
+	pthread_cond_t		cv;	/* any change below: both sides wait on it */
+
+	/* the prepass's events: [head, tail) of the ring, read by the caller's thread */
+	struct replay_source	*feed;
+	struct mcr_event	*ring;
+	uint64_t		head, tail;
+	bool			feed_end;
+	int			feed_err;
+
+	/* the prepass's thread alone */
+	struct beside_decs	made;		/* handed by the sink since the last settle */
+	uint64_t		*open_seq;	/* [nr_possible]: its oldest open decisions */
+	uint64_t		next_settle;	/* the pass not waiting */
+	uint64_t		next_waited;	/* the pass waiting */
+
+	/* published by the prepass, under mu */
+	struct beside_decs	pub;
+	uint64_t		done;		/* events it has read past */
+	uint64_t		*gate;		/* [nr_possible]: no event of seq >= gate[cpu] */
+	uint64_t		pubs;		/* publishes so far */
+	bool			finished;
+	int			ret;
+	bool			stop;		/* the pass is over (or failed): end now */
+	bool			pass_waits;
+
+	/* the pass's side: its source, and its events handed out so far */
+	struct replay_source	*src;
+	struct beside_decs	take;		/* the published decisions, swapped out */
+	uint64_t		handed;
+	double			waited;		/* seconds the pass waited for the prepass */
+};
+
+static double beside_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int beside_decs_add(struct beside_decs *d, uint64_t tag, size_t p)
+{
+	if (mcr_grow((void **)&d->v, &d->cap, d->n + 1, sizeof(*d->v)) < 0)
+		return -ENOMEM;
+	d->v[d->n++] = (struct beside_dec){ .tag = tag, .p = p };
+	return 0;
+}
+
+/* The prepass's thread -------------------------------------------------- */
+
+/* The prepass's source: events from the ring, waiting for the caller's thread to fill it. */
+static int beside_ring_take(void *ctx, struct mcr_event *ev, int max)
+{
+	struct beside *b = ctx;
+	uint64_t head;
+	size_t n, at;
+
+	pthread_mutex_lock(&b->mu);
+	while (b->head == b->tail && !b->feed_end && !b->stop)
+		pthread_cond_wait(&b->cv, &b->mu);
+	if (b->stop || b->head == b->tail) {
+		int ret = b->stop ? -ECANCELED : b->feed_err;
+
+		pthread_mutex_unlock(&b->mu);
+		return ret;
+	}
+	head = b->head;
+	n = b->tail - head;
+	pthread_mutex_unlock(&b->mu);
+	/* [head, tail) is the prepass's until it moves head on */
+	at = head % BESIDE_RING;
+	if (n > BESIDE_RING - at)
+		n = BESIDE_RING - at;
+	if (n > (size_t)max)
+		n = (size_t)max;
+	memcpy(ev, &b->ring[at], n * sizeof(*ev));
+	pthread_mutex_lock(&b->mu);
+	b->head += n;
+	if (b->pass_waits)
+		pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	return (int)n;
+}
+
+static int beside_ring_next(void *ctx, struct mcr_event *ev)
+{
+	return beside_ring_take(ctx, ev, 1);
+}
+
+/* The inference's order sink: kept until the next settle publishes it. */
+static int beside_order(void *ctx, uint64_t tag, size_t p)
+{
+	struct beside *b = ctx;
+
+	return beside_decs_add(&b->made, tag, p);
+}
+
+/* An open decision: the pass takes nothing of its CPU from its seq on (of no CPU: nothing). */
+static void beside_open(void *ctx, uint64_t tag)
+{
+	struct beside *b = ctx;
+	uint64_t cpu = replay_tag_cpu(tag), seq = replay_tag_seq(tag);
+	unsigned int i;
+
+	if (cpu >= b->r->t->nr_possible) {
+		for (i = 0; i < b->r->t->nr_possible; i++)
+			b->open_seq[i] = 0;
+	} else if (seq < b->open_seq[cpu]) {
+		b->open_seq[cpu] = seq;
+	}
+}
+
+/* What the prepass has decided so far, and how far it has read: to the pass. */
+static int beside_publish(struct beside *b, uint64_t done, bool all)
+{
+	unsigned int i, n = b->r->t->nr_possible;
+	int ret = 0;
+
+	pthread_mutex_lock(&b->mu);
+	if (b->made.n) {
+		if (!b->pub.n) {
+			struct beside_decs t = b->pub;
+
+			b->pub = b->made;
+			b->made = t;
+			b->made.n = 0;
+		} else {
+			if (mcr_grow((void **)&b->pub.v, &b->pub.cap, b->pub.n + b->made.n,
+				     sizeof(*b->pub.v)) < 0)
+				ret = -ENOMEM;
+			else
+				memcpy(b->pub.v + b->pub.n, b->made.v, b->made.n * sizeof(*b->made.v));
+			b->pub.n += ret ? 0 : b->made.n;
+			b->made.n = 0;
+		}
+	}
+	b->done = done;
+	b->pubs++;
+	for (i = 0; i < n; i++)
+		b->gate[i] = all ? UINT64_MAX : b->open_seq[i];
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	return ret;
+}
+
+/* engine.c's call every REPLAY_BESIDE_EVERY events of the prepass. */
+static int beside_settled(void *ctx, struct infer *in, uint64_t done)
+{
+	struct beside *b = ctx;
+	unsigned int i;
+	bool waits;
+	int ret;
+
+	pthread_mutex_lock(&b->mu);
+	waits = b->pass_waits;
+	ret = b->stop ? -ECANCELED : 0;
+	pthread_mutex_unlock(&b->mu);
+	if (ret || done < (waits ? b->next_waited : b->next_settle))
+		return ret;
+	for (i = 0; i < b->r->t->nr_possible; i++)
+		b->open_seq[i] = UINT64_MAX;
+	ret = infer_settle(in, beside_open, b);
+	if (ret < 0)
+		return ret;
+
+	/* a settle walks the decisions the hypotheses do not share: at most one every 2 events */
+	b->next_waited = done + (2 * (uint64_t)ret > BESIDE_WAITED ? 2 * (uint64_t)ret : BESIDE_WAITED);
+	b->next_settle = done + (2 * (uint64_t)ret > BESIDE_SETTLE ? 2 * (uint64_t)ret : BESIDE_SETTLE);
+	return beside_publish(b, done, false);
+}
+
+static void *beside_main(void *arg)
+{
+	struct beside *b = arg;
+	struct replay_source src = {
+		.next = beside_ring_next, .take = beside_ring_take, .ctx = b,
+	};
+	struct engine_infer ei = {
+		.policy = b->pol, .max_hyp = b->r->p.max_hypotheses,
+		.order = beside_order, .order_ctx = b,
+		.settled = beside_settled, .settled_ctx = b,
+	};
+	int ret = engine_infer_pass(b->r->t, &ei, &src);
+
+	if (!ret)
+		ret = beside_publish(b, UINT64_MAX, true);
+	pthread_mutex_lock(&b->mu);
+	b->seconds = beside_now() - b->t0;
+	b->finished = true;
+	b->ret = ret;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	return NULL;
+}
+
+/* The caller's thread ---------------------------------------------------- */
+
+/*
+ * Read the prepass's next events into the ring while it has room for
+ * BESIDE_FILL.  Return: events read (the ring's end noted), or -errno.
+ */
+static int beside_fill(struct beside *b)
+{
+	uint64_t head, tail;
+	size_t at, room;
+	int n, got = 0;
+
+	pthread_mutex_lock(&b->mu);
+	head = b->head;
+	tail = b->tail;
+	n = b->feed_end;
+	pthread_mutex_unlock(&b->mu);
+	while (!n && BESIDE_RING - (tail - head) >= BESIDE_FILL) {
+		at = tail % BESIDE_RING;
+		room = BESIDE_RING - (tail - head);
+		if (room > BESIDE_RING - at)
+			room = BESIDE_RING - at;
+		n = b->feed->take(b->feed->ctx, &b->ring[at], (int)room);
+		pthread_mutex_lock(&b->mu);
+		if (n <= 0) {
+			b->feed_end = true;
+			b->feed_err = n;
+		} else {
+			b->tail = tail += (uint64_t)n;
+			got += n;
+			head = b->head;
+		}
+		pthread_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+		n = n <= 0;
+	}
+	return got;
+}
+
+/* Can the pass take @ev, the event after b->handed?  Under mu. */
+static bool beside_open_for(const struct beside *b, const struct mcr_event *ev, uint64_t i)
+{
+	unsigned int cpu = (unsigned int)ev->cpu;
+
+	if (b->finished)
+		return true;	/* decided, or failed: beside_wait() says which */
+	if (i >= b->done)
+		return false;
+	return cpu >= b->r->t->nr_possible || ev->seq < b->gate[cpu];
+}
+
+/*
+ * Wait until events @ev[0..n) may go to the pass, reading for the prepass
+ * meanwhile; move the decisions published so far into the pass's order.
+ */
+static int beside_wait(struct beside *b, const struct mcr_event *ev, int n)
+{
+	uint64_t seen;
+	double t0 = 0;
+	int ret = 0, i = 0;
+
+	for (;;) {
+		bool go;
+
+		pthread_mutex_lock(&b->mu);
+		seen = b->pubs;
+		while (i < n && beside_open_for(b, &ev[i], b->handed + (uint64_t)i))
+			i++;
+		go = i == n;
+		if (b->finished && b->ret)
+			ret = b->ret;
+		if (b->pub.n) {
+			struct beside_decs t = b->take;
+
+			b->take = b->pub;
+			b->pub = t;
+			b->pub.n = 0;
+		}
+		b->pass_waits = !go && !ret;
+		pthread_mutex_unlock(&b->mu);
+		for (size_t k = 0; !ret && k < b->take.n; k++)
+			ret = order_add(b->r->order_own, b->take.v[k].tag, b->take.v[k].p);
+		b->take.n = 0;
+		if (ret || go)
+			break;
+		if (!t0)
+			t0 = beside_now();
+		ret = beside_fill(b);
+		if (ret < 0)
+			break;
+		ret = 0;
+		pthread_mutex_lock(&b->mu);
+		/* the ring full: the prepass is busy; a publish since our look, or room, wakes us */
+		if (!b->finished && b->pubs == seen &&
+		    (b->feed_end || BESIDE_RING - (b->tail - b->head) < BESIDE_FILL))
+			pthread_cond_wait(&b->cv, &b->mu);
+		pthread_mutex_unlock(&b->mu);
+	}
+	pthread_mutex_lock(&b->mu);
+	b->pass_waits = false;
+	pthread_mutex_unlock(&b->mu);
+	if (t0)
+		b->waited += beside_now() - t0;
+	return ret;
+}
+
+/* The pass has read every event: wait for the prepass's end; its figures. */
+static int beside_end(struct beside *b)
+{
+	struct replay *r = b->r;
+	double t0 = beside_now();
+	int ret, err = 0;
+
+	pthread_mutex_lock(&b->mu);
+	while (!b->finished) {
+		b->pass_waits = true;
+		pthread_mutex_unlock(&b->mu);
+		ret = beside_fill(b);
+		pthread_mutex_lock(&b->mu);
+		if (ret < 0) {
+			err = ret;
+			b->stop = true;
+			pthread_cond_broadcast(&b->cv);
+			break;
+		}
+		/* as in beside_wait(): the room looked at under the lock, not before it */
+		if (!b->finished && (b->feed_end || BESIDE_RING - (b->tail - b->head) < BESIDE_FILL))
+			pthread_cond_wait(&b->cv, &b->mu);
+	}
+	pthread_mutex_unlock(&b->mu);
+	pthread_join(b->thr, NULL);
+	b->started = false;
+	if (err || b->ret)
+		return err ? err : b->ret;
+	if (b->pub.n || b->made.n)
+		return -EPROTO;		/* a decision for an update the pass has passed */
+	r->prep.placed = replay_order_size(r->order);
+	r->prep.seconds = b->seconds;
+	r->prep.waited = b->waited + beside_now() - t0;
+	return 0;
+}
+
+/*
+ * The pass's source: its own events, each once the prepass has decided what
+ * it needs; at their end, the prepass's end (its error, if it had one).
+ */
+static int beside_gated_take(void *ctx, struct mcr_event *ev, int max)
+{
+	struct beside *b = ctx;
+	int n, ret;
+
+	if (!b->started)
+		return 0;	/* the end, said once */
+	ret = beside_fill(b);
+	if (ret < 0)
+		return ret;
+	n = b->src->take ? b->src->take(b->src->ctx, ev, max) : b->src->next(b->src->ctx, ev);
+	if (n < 0)
+		return n;
+	if (!n)
+		return beside_end(b);
+	ret = beside_wait(b, ev, n);
+	if (ret < 0)
+		return ret;
+	b->handed += (uint64_t)n;
+	return n;
+}
+
+static int beside_gated_next(void *ctx, struct mcr_event *ev)
+{
+	return beside_gated_take(ctx, ev, 1);
+}
+
+void replay_beside_free(struct replay_beside *rb)
+{
+	struct beside *b = (struct beside *)rb;
+
+	if (!b)
+		return;
+	if (b->started) {
+		pthread_mutex_lock(&b->mu);
+		b->stop = true;
+		pthread_cond_broadcast(&b->cv);
+		pthread_mutex_unlock(&b->mu);
+		pthread_join(b->thr, NULL);
+	}
+	pthread_mutex_destroy(&b->mu);
+	pthread_cond_destroy(&b->cv);
+	free(b->made.v);
+	free(b->pub.v);
+	free(b->take.v);
+	free(b->ring);
+	free(b->open_seq);
+	free(b->gate);
+	free(b);
+}
+
+/* Start the prepass with @pol on its own thread; @gated the pass's source. */
+static int beside_start(struct replay *r, const struct sim_policy *pol, struct replay_source *feed,
+			struct replay_source *src, struct replay_source *gated,
+			struct replay_beside **out)
+{
+	struct beside *b = calloc(1, sizeof(*b));
+	unsigned int n = r->t->nr_possible;
+	int ret;
+
+	if (!b)
+		return -ENOMEM;
+	pthread_mutex_init(&b->mu, NULL);
+	pthread_cond_init(&b->cv, NULL);
+	*out = (struct replay_beside *)b;
+	b->r = r;
+	b->pol = pol;
+	b->feed = feed;
+	b->src = src;
+	b->ring = malloc(BESIDE_RING * sizeof(*b->ring));
+	b->open_seq = calloc(n, sizeof(*b->open_seq));
+	b->gate = calloc(n, sizeof(*b->gate));
+	r->order_own = order_create();
+	if (!b->ring || !b->open_seq || !b->gate || !r->order_own)
+		return -ENOMEM;
+	r->order = r->order_own;
+	r->prep = (struct replay_prepass){ .policy = pol, .beside = true };
+	b->t0 = beside_now();
+	ret = -pthread_create(&b->thr, NULL, beside_main, b);
+	if (ret)
+		return ret;
+	b->started = true;
+	*gated = (struct replay_source){ .next = beside_gated_next, .take = beside_gated_take,
+					 .ctx = b };
+	return 0;
+}
+
+/* Beside the pass unless one thread is asked for, or by default one CPU is online. */
+bool replay_prepass_beside(struct replay *r)
+{
+	const struct sim_policy *pol = NULL;
+
+	if (r->prepared || r->p.threads == 1 || !r->p.model->prepare ||
+	    (!r->p.threads && sysconf(_SC_NPROCESSORS_ONLN) < 2))
+		return false;
+	return r->p.model->prepare(r, &pol) >= 0 && pol;
+}
+
+int replay_prepare_beside(struct replay *r, struct replay_source *feed, struct replay_source *src,
+			  struct replay_source *gated, struct replay_beside **out)
+{
+	const struct sim_policy *pol;
+	int ret;
+
+	*out = NULL;
+	if (!replay_prepass_beside(r) || !src->take || !feed->take)
+		return replay_prepare(r, src);
+	ret = engine_prepare(r, &pol);
+	if (ret < 0 || !pol)
+		return ret;
+	ret = beside_start(r, pol, feed, src, gated, out);
+	return ret < 0 ? ret : 1;
+}
