@@ -753,6 +753,19 @@ static void pair_windows(struct test_ctx *t, struct pair *pr, uint64_t *x, uint6
 	}
 }
 
+/* pair_windows() from @seed, then pair_finish(): both end without error. */
+static void pair_run(struct test_ctx *t, struct pair *pr, const struct pair_drive *d, uint64_t seed)
+{
+	uint64_t x = seed, ts = 1;
+	int ret;
+
+	pair_windows(t, pr, &x, &ts, d, &ret);
+	if (t->failed)
+		return;
+	ASSERT_EQ(ret, 0);
+	pair_finish(t, pr, ts);
+}
+
 /* -80..80 */
 static int64_t cut_value(uint64_t *x)
 {
@@ -764,18 +777,12 @@ static void cut_run(struct test_ctx *t, const char *pol)
 	static const struct pair_drive d = { .cpus = 3, .value = cut_value, .read_th = 128,
 					     .close_b = false, .same = cut_same };
 	struct pair pr = { 0 };
-	uint64_t x = 88172645463325252ull, ts = 1;
-	int ret;
 
 	pair_open(t, &pr, pol, 3, 16);
 	if (t->failed)
 		goto out;
 	pr.b->no_cut = true;
-	pair_windows(t, &pr, &x, &ts, &d, &ret);
-	if (t->failed)
-		goto out;
-	ASSERT_EQ(ret, 0);
-	pair_finish(t, &pr, ts);
+	pair_run(t, &pr, &d, 88172645463325252ull);
 	if (t->failed)
 		goto out;
 	ASSERT(pr.a->unmade_total > 0);	/* the cut did leave branches out */
@@ -841,20 +848,14 @@ static void settle_run(struct test_ctx *t, const char *pol)
 	static const struct pair_drive d = { .cpus = 3, .value = cut_value, .read_th = 128,
 					     .close_b = true, .same = cut_same };
 	struct pair pr = { 0 };
-	uint64_t x = 88172645463325252ull, ts = 1;
 	size_t i, j;
-	int ret;
 
 	pr.sl = calloc(1, sizeof(*pr.sl));
 	ASSERT(pr.sl);
 	pair_open(t, &pr, pol, 3, 16);
 	if (t->failed)
 		goto out;
-	pair_windows(t, &pr, &x, &ts, &d, &ret);
-	if (t->failed)
-		goto out;
-	ASSERT_EQ(ret, 0);
-	pair_finish(t, &pr, ts);
+	pair_run(t, &pr, &d, 88172645463325252ull);
 	if (t->failed)
 		goto out;
 	ASSERT(pr.oa->n <= CUT_ORDERS);
@@ -1014,18 +1015,12 @@ static void win_run(struct test_ctx *t, const char *pol)
 	static const struct pair_drive d = { .cpus = 4, .value = win_value, .read_th = 256,
 					     .close_b = true, .same = cut_same };
 	struct pair pr = { 0 };
-	uint64_t x = 0x9e3779b97f4a7c15ull, ts = 1;
-	int ret;
 
 	pair_open(t, &pr, pol, 4, 64);
 	if (t->failed)
 		goto out;
 	pr.b->no_win_alike = true;
-	pair_windows(t, &pr, &x, &ts, &d, &ret);
-	if (t->failed)
-		goto out;
-	ASSERT_EQ(ret, 0);
-	pair_finish(t, &pr, ts);
+	pair_run(t, &pr, &d, 0x9e3779b97f4a7c15ull);
 	if (t->failed)
 		goto out;
 	ASSERT(pr.a->win_alike > 100);	/* many window updates asked no hypothesis */
