@@ -341,6 +341,8 @@ static int beside_wait(struct beside *b, const struct mcr_event *ev, int n)
 			break;
 		if (!t0)
 			t0 = beside_now();
+		else if (b->r->p.progress)	/* the line's clock goes on while it waits */
+			b->r->p.progress(b->r->p.progress_ctx, b->r->pass_name, b->r->st.events);
 		ret = beside_fill(b);
 		if (ret < 0)
 			break;
