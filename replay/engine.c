@@ -389,7 +389,8 @@ static int engine_update(struct replay *r, const struct mcr_event *ev)
 		if (ret < 0)
 			return ret;
 	}
-	ret = series_update(r, c, kind, ev->item);
+	/* no series cgroup yet (none ever, in a prepass): no path holds one */
+	ret = r->nr_ser ? series_update(r, c, kind, ev->item) : 0;
 	if (ret < 0)
 		return ret;
 	if (r->inf) {
@@ -515,7 +516,7 @@ int replay_run(struct replay *r, struct replay_source *src)
 			ev.ts = r->now;
 		r->now = ev.ts;
 		/* to the runs' threads, or (all queued work applied first) on here */
-		ret = workers_take(r, &ev);
+		ret = r->wk ? workers_take(r, &ev) : 0;
 		if (ret < 0)
 			return ret;
 		if (ret > 0)
