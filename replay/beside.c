@@ -30,7 +30,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "grow.h"
@@ -90,14 +89,6 @@ struct beside {
 	uint64_t		handed;
 	double			waited;		/* seconds the pass waited for the prepass */
 };
-
-static double beside_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int beside_decs_add(struct beside_decs *d, uint64_t tag, size_t p)
 {
@@ -246,7 +237,7 @@ static void *beside_main(void *arg)
 	if (!ret)
 		ret = beside_publish(b, UINT64_MAX, true);
 	pthread_mutex_lock(&b->mu);
-	b->seconds = beside_now() - b->t0;
+	b->seconds = replay_now_s() - b->t0;
 	b->finished = true;
 	b->ret = ret;
 	pthread_cond_broadcast(&b->cv);
@@ -340,7 +331,7 @@ static int beside_wait(struct beside *b, const struct mcr_event *ev, int n)
 		if (ret || go)
 			break;
 		if (!t0)
-			t0 = beside_now();
+			t0 = replay_now_s();
 		else if (b->r->p.progress)	/* the line's clock goes on while it waits */
 			b->r->p.progress(b->r->p.progress_ctx, b->r->pass_name, b->r->st.events);
 		ret = beside_fill(b);
@@ -358,7 +349,7 @@ static int beside_wait(struct beside *b, const struct mcr_event *ev, int n)
 	b->pass_waits = false;
 	pthread_mutex_unlock(&b->mu);
 	if (t0)
-		b->waited += beside_now() - t0;
+		b->waited += replay_now_s() - t0;
 	return ret;
 }
 
@@ -366,7 +357,7 @@ static int beside_wait(struct beside *b, const struct mcr_event *ev, int n)
 static int beside_end(struct beside *b)
 {
 	struct replay *r = b->r;
-	double t0 = beside_now();
+	double t0 = replay_now_s();
 	int ret, err = 0;
 
 	pthread_mutex_lock(&b->mu);
@@ -394,7 +385,7 @@ static int beside_end(struct beside *b)
 		return -EPROTO;		/* a decision for an update the pass has passed */
 	r->prep.placed = replay_order_size(r->order);
 	r->prep.seconds = b->seconds;
-	r->prep.waited = b->waited + beside_now() - t0;
+	r->prep.waited = b->waited + replay_now_s() - t0;
 	return 0;
 }
 
@@ -479,7 +470,7 @@ static int beside_start(struct replay *r, const struct sim_policy *pol, struct r
 		return -ENOMEM;
 	r->order = r->order_own;
 	r->prep = (struct replay_prepass){ .policy = pol, .beside = true };
-	b->t0 = beside_now();
+	b->t0 = replay_now_s();
 	ret = -pthread_create(&b->thr, NULL, beside_main, b);
 	if (ret)
 		return ret;

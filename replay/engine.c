@@ -10,7 +10,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "error.h"
 #include "replay-local.h"
@@ -234,14 +233,6 @@ int replay_order_infer(const struct replay_trace *t, const struct sim_policy *po
 	return 0;
 }
 
-static double engine_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The model's prepare step: *@pol, the policy to infer with, or NULL (no prepass). */
 int engine_prepare(struct replay *r, const struct sim_policy **pol)
 {
@@ -256,7 +247,7 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 {
 	const struct sim_policy *pol;
 	struct replay_order *o;
-	double t0 = engine_clock();
+	double t0 = replay_now_s();
 	int ret;
 
 	ret = engine_prepare(r, &pol);
@@ -274,7 +265,7 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 	}
 	r->order = r->order_own = o;
 	r->prep = (struct replay_prepass){ .policy = pol, .placed = replay_order_size(o),
-					   .seconds = engine_clock() - t0 };
+					   .seconds = replay_now_s() - t0 };
 	return 0;
 }
 

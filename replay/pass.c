@@ -2,18 +2,9 @@
 /* One run against the database, inside one transaction; the model's prepass beside it. */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "db.h"
-#include "replay.h"
-
-static double pass_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+#include "replay-local.h"
 
 int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file, const char *kind,
 		   struct replay_params *p, struct replay_pass *out)
@@ -21,7 +12,7 @@ int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file
 	struct replay_source src = { 0 }, feed = { 0 }, gated, *run = &src;
 	const struct replay_prepass *prep;
 	struct replay_beside *bs = NULL;
-	double t0 = pass_now();
+	double t0 = replay_now_s();
 	int ret;
 
 	memset(out, 0, sizeof(*out));
@@ -48,7 +39,7 @@ int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file
 	replay_source_db_close(&feed);
 	replay_source_db_close(&src);
 	prep = out->r ? replay_prepass(out->r) : NULL;
-	out->wall_s = pass_now() - t0 - (prep && !prep->beside ? prep->seconds : 0);
+	out->wall_s = replay_now_s() - t0 - (prep && !prep->beside ? prep->seconds : 0);
 	if (!ret)
 		ret = replay_store_finish(out->store, out->r, out->wall_s);
 	if (!ret)

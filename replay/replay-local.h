@@ -9,6 +9,8 @@
 #ifndef MCR_REPLAY_LOCAL_H
 #define MCR_REPLAY_LOCAL_H
 
+#include <time.h>
+
 #include "evq.h"
 #include "flush_model.h"
 #include "hash.h"
@@ -415,6 +417,15 @@ static inline enum sim_item_kind replay_item_kind(unsigned int ev_kind)
 static inline uint64_t replay_tag(const struct mcr_event *ev)
 {
 	return ((uint64_t)(uint32_t)ev->cpu << 48) ^ ev->seq;
+}
+
+/* CLOCK_MONOTONIC in seconds: the wall time of a pass and of its prepass. */
+static inline double replay_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* The event's CPU, back from its tag; exact while seq < 2^48, else no CPU of the trace. */
