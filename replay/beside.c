@@ -68,12 +68,11 @@ struct beside {
 	int			feed_err;
 
 	/* the prepass's thread alone */
-	struct beside_decs	made;		/* handed by the sink since the last settle */
 	uint64_t		*open_seq;	/* [nr_possible]: its oldest open decisions */
 	uint64_t		next_settle;	/* the pass not waiting */
 	uint64_t		next_waited;	/* the pass waiting */
 
-	/* published by the prepass, under mu */
+	/* published by the prepass, under mu: its decisions as it makes them */
 	struct beside_decs	pub;
 	uint64_t		done;		/* events it has read past */
 	uint64_t		*gate;		/* [nr_possible]: no event of seq >= gate[cpu] */
@@ -139,12 +138,19 @@ static int beside_ring_next(void *ctx, struct mcr_event *ev)
 	return beside_ring_take(ctx, ev, 1);
 }
 
-/* The inference's order sink: kept until the next settle publishes it. */
+/*
+ * The inference's order sink: to the pass at once.  A decision there before
+ * the gates let the pass reach its update is only early; the gates say when.
+ */
 static int beside_order(void *ctx, uint64_t tag, size_t p)
 {
 	struct beside *b = ctx;
+	int ret;
 
-	return beside_decs_add(&b->made, tag, p);
+	pthread_mutex_lock(&b->mu);
+	ret = beside_decs_add(&b->pub, tag, p);
+	pthread_mutex_unlock(&b->mu);
+	return ret;
 }
 
 /* An open decision: the pass takes nothing of its CPU from its seq on (of no CPU: nothing). */
@@ -162,37 +168,18 @@ static void beside_open(void *ctx, uint64_t tag)
 	}
 }
 
-/* What the prepass has decided so far, and how far it has read: to the pass. */
-static int beside_publish(struct beside *b, uint64_t done, bool all)
+/* How far the prepass has read, and where open decisions hold the pass: to the pass. */
+static void beside_publish(struct beside *b, uint64_t done, bool all)
 {
 	unsigned int i, n = b->r->t->nr_possible;
-	int ret = 0;
 
 	pthread_mutex_lock(&b->mu);
-	if (b->made.n) {
-		if (!b->pub.n) {
-			struct beside_decs t = b->pub;
-
-			b->pub = b->made;
-			b->made = t;
-			b->made.n = 0;
-		} else {
-			if (mcr_grow((void **)&b->pub.v, &b->pub.cap, b->pub.n + b->made.n,
-				     sizeof(*b->pub.v)) < 0)
-				ret = -ENOMEM;
-			else
-				memcpy(b->pub.v + b->pub.n, b->made.v, b->made.n * sizeof(*b->made.v));
-			b->pub.n += ret ? 0 : b->made.n;
-			b->made.n = 0;
-		}
-	}
 	b->done = done;
 	b->pubs++;
 	for (i = 0; i < n; i++)
 		b->gate[i] = all ? UINT64_MAX : b->open_seq[i];
 	pthread_cond_broadcast(&b->cv);
 	pthread_mutex_unlock(&b->mu);
-	return ret;
 }
 
 /* engine.c's call every REPLAY_BESIDE_EVERY events of the prepass. */
@@ -218,7 +205,8 @@ static int beside_settled(void *ctx, struct infer *in, uint64_t done)
 	/* a settle walks the decisions the hypotheses do not share: at most one every 2 events */
 	b->next_waited = done + (2 * (uint64_t)ret > BESIDE_WAITED ? 2 * (uint64_t)ret : BESIDE_WAITED);
 	b->next_settle = done + (2 * (uint64_t)ret > BESIDE_SETTLE ? 2 * (uint64_t)ret : BESIDE_SETTLE);
-	return beside_publish(b, done, false);
+	beside_publish(b, done, false);
+	return 0;
 }
 
 static void *beside_main(void *arg)
@@ -235,7 +223,7 @@ static void *beside_main(void *arg)
 	int ret = engine_infer_pass(b->r->t, &ei, &src);
 
 	if (!ret)
-		ret = beside_publish(b, UINT64_MAX, true);
+		beside_publish(b, UINT64_MAX, true);
 	pthread_mutex_lock(&b->mu);
 	b->seconds = replay_now_s() - b->t0;
 	b->finished = true;
@@ -249,13 +237,14 @@ static void *beside_main(void *arg)
 
 /*
  * Read the prepass's next events into the ring while it has room for
- * BESIDE_FILL.  Return: events read (the ring's end noted), or -errno.
+ * BESIDE_FILL.  The source's end, or its error, is the prepass's to meet
+ * (feed_end, feed_err): it ends with that error, which the pass then gets.
  */
-static int beside_fill(struct beside *b)
+static void beside_fill(struct beside *b)
 {
 	uint64_t head, tail;
 	size_t at, room;
-	int n, got = 0;
+	int n;
 
 	pthread_mutex_lock(&b->mu);
 	head = b->head;
@@ -274,14 +263,28 @@ static int beside_fill(struct beside *b)
 			b->feed_err = n;
 		} else {
 			b->tail = tail += (uint64_t)n;
-			got += n;
 			head = b->head;
 		}
 		pthread_cond_broadcast(&b->cv);
 		pthread_mutex_unlock(&b->mu);
 		n = n <= 0;
 	}
-	return got;
+}
+
+/*
+ * Nothing for the pass's thread until the prepass moves on: read for it,
+ * then sleep unless it has published since @seen or the ring has room (both
+ * looked at under the lock, so that a change just before is not slept
+ * through).
+ */
+static void beside_idle(struct beside *b, uint64_t seen)
+{
+	beside_fill(b);
+	pthread_mutex_lock(&b->mu);
+	if (!b->finished && b->pubs == seen &&
+	    (b->feed_end || BESIDE_RING - (b->tail - b->head) < BESIDE_FILL))
+		pthread_cond_wait(&b->cv, &b->mu);
+	pthread_mutex_unlock(&b->mu);
 }
 
 /* Can the pass take @ev, the event after b->handed?  Under mu. */
@@ -334,16 +337,7 @@ static int beside_wait(struct beside *b, const struct mcr_event *ev, int n)
 			t0 = replay_now_s();
 		else if (b->r->p.progress)	/* the line's clock goes on while it waits */
 			b->r->p.progress(b->r->p.progress_ctx, b->r->pass_name, b->r->st.events);
-		ret = beside_fill(b);
-		if (ret < 0)
-			break;
-		ret = 0;
-		pthread_mutex_lock(&b->mu);
-		/* the ring full: the prepass is busy; a publish since our look, or room, wakes us */
-		if (!b->finished && b->pubs == seen &&
-		    (b->feed_end || BESIDE_RING - (b->tail - b->head) < BESIDE_FILL))
-			pthread_cond_wait(&b->cv, &b->mu);
-		pthread_mutex_unlock(&b->mu);
+		beside_idle(b, seen);
 	}
 	pthread_mutex_lock(&b->mu);
 	b->pass_waits = false;
@@ -358,30 +352,22 @@ static int beside_end(struct beside *b)
 {
 	struct replay *r = b->r;
 	double t0 = replay_now_s();
-	int ret, err = 0;
 
 	pthread_mutex_lock(&b->mu);
+	b->pass_waits = true;
 	while (!b->finished) {
-		b->pass_waits = true;
+		uint64_t seen = b->pubs;
+
 		pthread_mutex_unlock(&b->mu);
-		ret = beside_fill(b);
+		beside_idle(b, seen);
 		pthread_mutex_lock(&b->mu);
-		if (ret < 0) {
-			err = ret;
-			b->stop = true;
-			pthread_cond_broadcast(&b->cv);
-			break;
-		}
-		/* as in beside_wait(): the room looked at under the lock, not before it */
-		if (!b->finished && (b->feed_end || BESIDE_RING - (b->tail - b->head) < BESIDE_FILL))
-			pthread_cond_wait(&b->cv, &b->mu);
 	}
 	pthread_mutex_unlock(&b->mu);
 	pthread_join(b->thr, NULL);
 	b->started = false;
-	if (err || b->ret)
-		return err ? err : b->ret;
-	if (b->pub.n || b->made.n)
+	if (b->ret)
+		return b->ret;
+	if (b->pub.n)
 		return -EPROTO;		/* a decision for an update the pass has passed */
 	r->prep.placed = replay_order_size(r->order);
 	r->prep.seconds = b->seconds;
@@ -400,9 +386,7 @@ static int beside_gated_take(void *ctx, struct mcr_event *ev, int max)
 
 	if (!b->started)
 		return 0;	/* the end, said once */
-	ret = beside_fill(b);
-	if (ret < 0)
-		return ret;
+	beside_fill(b);
 	n = b->src->take ? b->src->take(b->src->ctx, ev, max) : b->src->next(b->src->ctx, ev);
 	if (n < 0)
 		return n;
@@ -435,7 +419,6 @@ void replay_beside_free(struct replay_beside *rb)
 	}
 	pthread_mutex_destroy(&b->mu);
 	pthread_cond_destroy(&b->cv);
-	free(b->made.v);
 	free(b->pub.v);
 	free(b->take.v);
 	free(b->ring);
