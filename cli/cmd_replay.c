@@ -570,15 +570,14 @@ int cmd_replay(int argc, char **argv)
 		rc = cli_fail_db(db, ret, o.file);
 	} else {
 		prep = replay_prepass(ps.r);
-		if (prep && prep->beside)
+		if (prep) {
 			printf("Inferred order: %zu updates inside lock windows placed, by %s (the "
-			       "traced kernel's policy) in %.2f s beside the replay, which waited "
-			       "%.2f s for it.\n", prep->placed, prep->policy->name, prep->seconds,
-			       prep->waited);
-		else if (prep)
-			printf("Inferred order: %zu updates inside lock windows placed, by %s (the "
-			       "traced kernel's policy) in %.2f s.\n", prep->placed, prep->policy->name,
+			       "traced kernel's policy) in %.2f s", prep->placed, prep->policy->name,
 			       prep->seconds);
+			if (prep->beside)
+				printf(" beside the replay, which waited %.2f s for it", prep->waited);
+			printf(".\n");
+		}
 		const struct replay_stats *st = replay_stats(ps.r);
 		struct report_model m;
 
