@@ -84,6 +84,21 @@ static void inf_lazy_bound(struct infer *in, uint64_t key, int64_t val)
 		inf_kagg_take(a, val);
 }
 
+/*
+ * Key ka[@x] has adds not yet written: on the dirty list (the caller made
+ * room for it), once.  Return: the key, whose pend the caller sets.
+ */
+static struct inf_kagg *inf_lazy_dirty(struct infer *in, uint32_t x)
+{
+	struct inf_kagg *a = &in->ka[x];
+
+	if (!a->dirty) {
+		in->dirty[in->nr_dirty++] = x;
+		a->dirty = true;
+	}
+	return a;
+}
+
 /* @k's table holds @key now, at @val: one node more in its list. */
 int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val)
 {
@@ -274,19 +289,12 @@ bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cp
 	for (i = 0; i < pa->reach; i++) {
 		uint64_t key = inf_path_key(pa, 2 * i + 1, cpu);
 		int64_t xk;
-		struct inf_kagg *c;
 
 		if (!d[i] || inf_lazy_unowned(in, pa->nd[i]))
 			continue;
 		xk = idmap_get(&in->owned, key, -1);
-		if (xk < 0)
-			continue;
-		c = &in->ka[xk];
-		if (!c->dirty) {
-			in->dirty[in->nr_dirty++] = (uint32_t)xk;
-			c->dirty = true;
-		}
-		c->pend += d[i];
+		if (xk >= 0)
+			inf_lazy_dirty(in, (uint32_t)xk)->pend += d[i];
 	}
 	in->lazy_alike++;
 	return true;
@@ -437,18 +445,9 @@ int inf_lazy_select(struct infer *in, const struct inf_path *pa, unsigned int cp
 				inf_kagg_take(&in->ka[xk[j]], in->own[prev = x].val);
 		}
 	}
-	for (j = 0; j < 2 * pa->reach; j++) {
-		struct inf_kagg *a;
-
-		if (xk[j] < 0 || pend[j] == pold[j])
-			continue;
-		a = &in->ka[xk[j]];
-		if (!a->dirty) {
-			in->dirty[in->nr_dirty++] = (uint32_t)xk[j];
-			a->dirty = true;
-		}
-		a->pend = pend[j];
-	}
+	for (j = 0; j < 2 * pa->reach; j++)
+		if (xk[j] >= 0 && pend[j] != pold[j])
+			inf_lazy_dirty(in, (uint32_t)xk[j])->pend = pend[j];
 	return 0;
 }
 
