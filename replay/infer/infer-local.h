@@ -104,10 +104,11 @@ struct inf_skip {
 	uint64_t	make;	/* the unmade branches to make after all (inf_cut_settle()) */
 };
 
-/* An unmade branch: the i-th of in->skip[skip]. */
+/* An unmade branch: the i-th of in->skip[skip]; its group's slot in in->gslot (inf_cut_settle()). */
 struct inf_cref {
 	uint32_t	skip;
 	uint32_t	i;
+	uint32_t	slot;
 };
 
 /* What the compaction's sorts order (infer_cap.c): each hypothesis then moves once. */

@@ -228,12 +228,8 @@ static int inf_rank_cmp(const void *a, const void *b)
  */
 INF_SELECT(inf_rank_select, struct inf_sort_key, inf_rank_cmp)
 
-/* Unmade branch @g (in->cref), if one, is made after all. */
-static void inf_cand_make(struct infer *in, uint32_t g)
-{
-	if (g != UINT32_MAX)
-		in->skip[in->cref[g].skip].make |= 1ull << in->cref[g].i;
-}
+/* The group slots (in->gslot) whose unmade branches are made after all. */
+#define INF_SLOT_MADE	(1u << 31)
 
 /*
  * The cut did not hold (inf_cut_distinct()): which unmade branches may the
@@ -241,12 +237,15 @@ static void inf_cand_make(struct infer *in, uint32_t g)
  * (inf_branch_hashes()), and the hypotheses' group them by table: each
  * group ranks (the cap's order) by its cheapest member, and every group
  * holds at least one table of its own (a hash shared by different tables
- * only makes fewer groups than tables).  An unmade branch alone in its group
- * whose group ranks past cap + 1 has at least cap + 1 tables before it: the
- * cap drops it, and still cuts (more than cap stay), with every branch
- * made.  The others are made: those that may be kept, the one more that
- * makes the cap cut, and any whose hash another has, for the merge to
- * decide.  in->unmade is then what is left unmade.
+ * only makes fewer groups than tables).  A group that ranks past cap + 1
+ * has at least cap + 1 groups before it, each of whose cheapest member
+ * survives the merge (twins keep the cheapest) as a table of its own: the
+ * cap drops every member of the group, made or not, and still cuts (more
+ * than cap stay), with every branch made.  The first cap + 1 groups are
+ * made whole: those that may be kept, the one more that makes the cap cut,
+ * and within a group every member, for the merge to decide (twins, or
+ * different tables whose hashes collide).  in->unmade is then what is left
+ * unmade.
  */
 int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu, uint64_t ts,
 		   uint64_t tag, uint64_t cut)
@@ -287,10 +286,11 @@ int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu
 							.idx = (uint32_t)g++ };
 		}
 	}
-	/* groups by hash: a shared hash is made; each group keeps its cheapest */
+	/* groups by hash, each ranked by its cheapest member */
 	for (size = 1; size < 2 * n; size *= 2)
 		;
-	if (inf_grow(&in->gslot, &in->cap_gslot, size, sizeof(*in->gslot)) ||
+	if (n >= INF_SLOT_MADE ||
+	    inf_grow(&in->gslot, &in->cap_gslot, size, sizeof(*in->gslot)) ||
 	    inf_grow(&in->grp, &in->cap_grp, n, sizeof(*in->grp)))
 		return -ENOMEM;
 	memset(in->gslot, 0xff, size * sizeof(*in->gslot));
@@ -300,30 +300,37 @@ int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu
 
 		while (in->gslot[x] != UINT32_MAX && k[in->gslot[x]].hash != k[i].hash)
 			x = (x + 1) & (size - 1);
+		if (k[i].idx != UINT32_MAX)
+			in->cref[k[i].idx].slot = (uint32_t)x;
 		if (in->gslot[x] == UINT32_MAX) {
 			in->gslot[x] = (uint32_t)i;
 			continue;
 		}
 		r = &k[in->gslot[x]];
-		inf_cand_make(in, r->idx);
-		inf_cand_make(in, k[i].idx);
-		r->idx = UINT32_MAX;
 		if (k[i].cost < r->cost)
 			r->cost = k[i].cost;
 	}
 	for (slot = 0, g = 0; slot < size; slot++)
 		if (in->gslot[slot] != UINT32_MAX)
-			in->grp[g++] = k[in->gslot[slot]];
+			in->grp[g++] = (struct inf_sort_key){ .hash = k[in->gslot[slot]].hash,
+							      .cost = k[in->gslot[slot]].cost,
+							      .idx = (uint32_t)slot };
 	/* the first cap + 1 groups in the cap's order are made */
 	if (g > in->cap + 1)
 		inf_rank_select(in->grp, g, in->cap);
 	for (i = 0; i < g && i <= in->cap; i++)
-		inf_cand_make(in, in->grp[i].idx);
+		in->gslot[in->grp[i].idx] |= INF_SLOT_MADE;
 	in->unmade = 0;
-	for (s = 0; s < in->nr_skip; s++) {
-		nv = inf_skip_costs(in, &in->skip[s], pa, ts, vis, c);
-		for (i = 0; i < nv; i++)
-			in->unmade += c[i] > cut && !(in->skip[s].make >> i & 1);
+	for (i = 0; i < n; i++) {
+		const struct inf_cref *cr;
+
+		if (k[i].idx == UINT32_MAX)
+			continue;
+		cr = &in->cref[k[i].idx];
+		if (in->gslot[cr->slot] & INF_SLOT_MADE)
+			in->skip[cr->skip].make |= 1ull << cr->i;
+		else
+			in->unmade++;
 	}
 	return inf_unskip(in, pa, cpu, ts, tag);
 }
