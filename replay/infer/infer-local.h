@@ -197,6 +197,8 @@ struct infer {
 	size_t			cap_gslot;
 	struct inf_sort_key	*grp;		/* the groups */
 	size_t			cap_grp;
+	struct inf_sort_key	*gheap;		/* groups by their cheapest cost (inf_cut_settle()) */
+	size_t			nr_gheap, cap_gheap;
 	/*
 	 * Lazy mode, between windows (infer_lazy.c): a hypothesis walks only
 	 * where its own counters on the path differ from the base's.

@@ -61,6 +61,7 @@ void infer_destroy(struct infer *in)
 	free(in->cref);
 	free(in->gslot);
 	free(in->grp);
+	free(in->gheap);
 	free(in->list);
 	idmap_free(&in->list_idx);
 	idmap_free(&in->wkeys);

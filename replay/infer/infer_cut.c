@@ -228,8 +228,100 @@ static int inf_rank_cmp(const void *a, const void *b)
  */
 INF_SELECT(inf_rank_select, struct inf_sort_key, inf_rank_cmp)
 
-/* The group slots (in->gslot) whose unmade branches are made after all. */
-#define INF_SLOT_MADE	(1u << 31)
+/*
+ * in->gslot holds a candidate's index in in->cand, and two flags: the group
+ * is counted among those ranked before the next skipped hypothesis (COUNTED),
+ * its unmade branches are made after all (MADE).
+ */
+#define INF_SLOT_MADE		(1u << 31)
+#define INF_SLOT_COUNTED	(1u << 30)
+#define INF_SLOT_IDX		(INF_SLOT_COUNTED - 1)
+
+/* A min-heap of (a group's cheapest cost then, its slot) in in->gheap. */
+static void inf_gheap_push(struct infer *in, uint64_t cost, size_t slot)
+{
+	struct inf_sort_key *h = in->gheap, t;
+	size_t i = in->nr_gheap++;
+
+	h[i] = (struct inf_sort_key){ .cost = cost, .idx = (uint32_t)slot };
+	for (; i && h[(i - 1) / 2].cost > h[i].cost; i = (i - 1) / 2) {
+		t = h[i];
+		h[i] = h[(i - 1) / 2];
+		h[(i - 1) / 2] = t;
+	}
+}
+
+static void inf_gheap_pop(struct infer *in)
+{
+	struct inf_sort_key *h = in->gheap, t;
+	size_t i = 0, c, n = --in->nr_gheap;
+
+	h[0] = h[n];
+	for (; (c = 2 * i + 1) < n; i = c) {
+		if (c + 1 < n && h[c + 1].cost < h[c].cost)
+			c++;
+		if (h[i].cost <= h[c].cost)
+			break;
+		t = h[i];
+		h[i] = h[c];
+		h[c] = t;
+	}
+}
+
+/*
+ * Candidate @i of in->cand joins its hash's group in in->gslot (@size
+ * slots), which ranks by its cheapest member; a new cheapest goes on the heap.
+ */
+static size_t inf_group_put(struct infer *in, size_t i, size_t size)
+{
+	struct inf_sort_key *k = in->cand;
+	size_t x = (size_t)mcr_hash64(k[i].hash) & (size - 1);
+	struct inf_sort_key *r;
+
+	while (in->gslot[x] != UINT32_MAX && k[in->gslot[x] & INF_SLOT_IDX].hash != k[i].hash)
+		x = (x + 1) & (size - 1);
+	if (in->gslot[x] == UINT32_MAX) {
+		in->gslot[x] = (uint32_t)i;
+		inf_gheap_push(in, k[i].cost, x);
+		return x;
+	}
+	r = &k[in->gslot[x] & INF_SLOT_IDX];
+	if (k[i].cost < r->cost) {
+		r->cost = k[i].cost;
+		if (!(in->gslot[x] & INF_SLOT_COUNTED))
+			inf_gheap_push(in, k[i].cost, x);
+	}
+	return x;
+}
+
+/*
+ * Whether more than cap groups rank before every candidate of cost @x or
+ * more: the groups whose cheapest member costs less than @x, counted once
+ * each (a group's cheapest only falls, so a counted one stays counted).
+ */
+static bool inf_groups_before(struct infer *in, uint64_t x, size_t *counted)
+{
+	while (in->nr_gheap && in->gheap[0].cost < x) {
+		uint32_t *sl = &in->gslot[in->gheap[0].idx];
+
+		if (!(*sl & INF_SLOT_COUNTED)) {
+			*sl |= INF_SLOT_COUNTED;
+			++*counted;
+		}
+		inf_gheap_pop(in);
+	}
+	return *counted > in->cap;
+}
+
+/* By the cheapest of its unmade branches' costs: which skipped hypothesis to hash first. */
+static int inf_skip_order_cmp(const void *a, const void *b)
+{
+	const struct inf_sort_key *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
 
 /*
  * The cut did not hold (inf_cut_distinct()): which unmade branches may the
@@ -237,100 +329,112 @@ INF_SELECT(inf_rank_select, struct inf_sort_key, inf_rank_cmp)
  * (inf_branch_hashes()), and the hypotheses' group them by table: each
  * group ranks (the cap's order) by its cheapest member, and every group
  * holds at least one table of its own (a hash shared by different tables
- * only makes fewer groups than tables).  A group that ranks past cap + 1
- * has at least cap + 1 groups before it, each of whose cheapest member
- * survives the merge (twins keep the cheapest) as a table of its own: the
- * cap drops every member of the group, made or not, and still cuts (more
- * than cap stay), with every branch made.  The first cap + 1 groups are
- * made whole: those that may be kept, the one more that makes the cap cut,
- * and within a group every member, for the merge to decide (twins, or
- * different tables whose hashes collide).  in->unmade is then what is left
- * unmade.
+ * only makes fewer groups than tables).
+ *
+ * A group that ranks past cap + 1 has at least cap + 1 groups before it,
+ * each of whose cheapest member survives the merge (twins keep the cheapest)
+ * as a table of its own: the cap drops every member of the group, made or
+ * not, and still cuts (more than cap stay), with every branch made.  So
+ * does it an unmade branch of cost x once more than cap groups have a
+ * cheapest member below x, whatever its group: it is dearer than each of
+ * those tables, it loses to a cheaper twin or falls to the cap.  So the
+ * skipped hypotheses are hashed cheapest branch first, and no more once
+ * the next one's cheapest is that dear.
+ *
+ * The first cap + 1 groups are made whole: those that may be kept, the one
+ * more that makes the cap cut, and within a group every member hashed, for
+ * the merge to decide (twins, or different tables whose hashes collide).
+ * in->unmade is then what is left unmade.
  */
 int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu, uint64_t ts,
 		   uint64_t tag, uint64_t cut)
 {
-	size_t vis[INF_MAX_PATH + 1], s, i, slot, nv, n = 0, g = 0, size;
-	uint64_t c[INF_MAX_PATH], hash[INF_MAX_PATH];
-	struct inf_sort_key *k;
+	size_t vis[INF_MAX_PATH + 1], s, i, slot, nv, n = 0, g = 0, size, counted = 0, made = 0;
+	uint64_t c[INF_MAX_PATH], hash[INF_MAX_PATH], unmade = in->unmade;
+	struct inf_sort_key *k, *order;
 
-	if (!in->unmade)
+	if (!unmade)
 		return 0;
 	if (inf_grow(&in->costs, &in->cap_costs, in->nr_h, sizeof(*in->costs)))
 		return -ENOMEM;
 	if (inf_cut_distinct(in, cut) > in->cap)
 		return 0;
-	if (inf_grow(&in->cand, &in->cap_cand, in->nr_h + in->unmade, sizeof(*in->cand)) ||
-	    inf_grow(&in->cref, &in->cap_cref, in->unmade, sizeof(*in->cref)))
+	for (size = 1; size < 2 * (in->nr_h + unmade); size *= 2)
+		;
+	if (in->nr_h + unmade >= INF_SLOT_COUNTED ||
+	    inf_grow(&in->cand, &in->cap_cand, in->nr_h + unmade, sizeof(*in->cand)) ||
+	    inf_grow(&in->cref, &in->cap_cref, unmade, sizeof(*in->cref)) ||
+	    inf_grow(&in->gslot, &in->cap_gslot, size, sizeof(*in->gslot)) ||
+	    inf_grow(&in->gheap, &in->cap_gheap, in->nr_h + unmade, sizeof(*in->gheap)) ||
+	    inf_grow(&in->grp, &in->cap_grp, in->nr_h + unmade + in->nr_skip, sizeof(*in->grp)))
 		return -ENOMEM;
+	memset(in->gslot, 0xff, size * sizeof(*in->gslot));
+	in->nr_gheap = 0;
 	k = in->cand;
-	for (i = 0; i < in->nr_h; i++)
-		k[n++] = (struct inf_sort_key){ .hash = inf_hyp_hash(&in->h[i]),
-						.cost = in->h[i].cost, .idx = UINT32_MAX };
+	for (i = 0; i < in->nr_h; i++) {
+		k[n] = (struct inf_sort_key){ .hash = inf_hyp_hash(&in->h[i]),
+					      .cost = in->h[i].cost, .idx = UINT32_MAX };
+		inf_group_put(in, n++, size);
+	}
+	/* the skipped hypotheses by their cheapest unmade branch (in->grp's tail is scratch) */
+	order = in->grp + in->nr_h + unmade;
 	for (s = 0; s < in->nr_skip; s++) {
-		struct inf_skip *sk = &in->skip[s];
+		uint64_t least = UINT64_MAX;
+
+		nv = inf_skip_costs(in, &in->skip[s], pa, ts, vis, c);
+		for (i = 0; i < nv; i++)
+			if (c[i] > cut && c[i] < least)
+				least = c[i];
+		in->skip[s].make = 0;
+		order[s] = (struct inf_sort_key){ .cost = least, .idx = (uint32_t)s };
+	}
+	qsort(order, in->nr_skip, sizeof(*order), inf_skip_order_cmp);
+	for (s = 0; s < in->nr_skip; s++) {
+		struct inf_skip *sk = &in->skip[order[s].idx];
 		uint64_t mask = 0;
 
+		if (inf_groups_before(in, order[s].cost, &counted))
+			break;
 		nv = inf_skip_costs(in, sk, pa, ts, vis, c);
 		for (i = 0; i < nv; i++)
 			if (c[i] > cut)
 				mask |= 1ull << i;
-		sk->make = 0;
 		inf_branch_hashes(in, &in->h[sk->k], &in->undo[sk->undo], pa, cpu, vis, nv, mask,
 				  hash);
 		for (i = 0; i < nv; i++) {
 			if (!(mask >> i & 1))
 				continue;
-			in->cref[g] = (struct inf_cref){ .skip = (uint32_t)s, .i = (uint32_t)i };
-			k[n++] = (struct inf_sort_key){ .hash = hash[i], .cost = c[i],
-							.idx = (uint32_t)g++ };
+			in->cref[g] = (struct inf_cref){ .skip = order[s].idx, .i = (uint32_t)i };
+			k[n] = (struct inf_sort_key){ .hash = hash[i], .cost = c[i],
+						      .idx = (uint32_t)g++ };
+			in->cref[k[n].idx].slot = (uint32_t)inf_group_put(in, n, size);
+			n++;
 		}
 	}
-	/* groups by hash, each ranked by its cheapest member */
-	for (size = 1; size < 2 * n; size *= 2)
-		;
-	if (n >= INF_SLOT_MADE ||
-	    inf_grow(&in->gslot, &in->cap_gslot, size, sizeof(*in->gslot)) ||
-	    inf_grow(&in->grp, &in->cap_grp, n, sizeof(*in->grp)))
-		return -ENOMEM;
-	memset(in->gslot, 0xff, size * sizeof(*in->gslot));
-	for (i = 0; i < n; i++) {
-		size_t x = (size_t)mcr_hash64(k[i].hash) & (size - 1);
-		struct inf_sort_key *r;
-
-		while (in->gslot[x] != UINT32_MAX && k[in->gslot[x]].hash != k[i].hash)
-			x = (x + 1) & (size - 1);
-		if (k[i].idx != UINT32_MAX)
-			in->cref[k[i].idx].slot = (uint32_t)x;
-		if (in->gslot[x] == UINT32_MAX) {
-			in->gslot[x] = (uint32_t)i;
+	for (slot = 0, g = 0; slot < size; slot++) {
+		if (in->gslot[slot] == UINT32_MAX)
 			continue;
-		}
-		r = &k[in->gslot[x]];
-		if (k[i].cost < r->cost)
-			r->cost = k[i].cost;
+		in->gslot[slot] &= INF_SLOT_IDX;
+		in->grp[g++] = (struct inf_sort_key){ .hash = k[in->gslot[slot]].hash,
+						      .cost = k[in->gslot[slot]].cost,
+						      .idx = (uint32_t)slot };
 	}
-	for (slot = 0, g = 0; slot < size; slot++)
-		if (in->gslot[slot] != UINT32_MAX)
-			in->grp[g++] = (struct inf_sort_key){ .hash = k[in->gslot[slot]].hash,
-							      .cost = k[in->gslot[slot]].cost,
-							      .idx = (uint32_t)slot };
 	/* the first cap + 1 groups in the cap's order are made */
 	if (g > in->cap + 1)
 		inf_rank_select(in->grp, g, in->cap);
 	for (i = 0; i < g && i <= in->cap; i++)
 		in->gslot[in->grp[i].idx] |= INF_SLOT_MADE;
-	in->unmade = 0;
 	for (i = 0; i < n; i++) {
 		const struct inf_cref *cr;
 
 		if (k[i].idx == UINT32_MAX)
 			continue;
 		cr = &in->cref[k[i].idx];
-		if (in->gslot[cr->slot] & INF_SLOT_MADE)
+		if (in->gslot[cr->slot] & INF_SLOT_MADE) {
 			in->skip[cr->skip].make |= 1ull << cr->i;
-		else
-			in->unmade++;
+			made++;
+		}
 	}
+	in->unmade = unmade - made;
 	return inf_unskip(in, pa, cpu, ts, tag);
 }
