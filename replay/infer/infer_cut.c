@@ -334,12 +334,13 @@ static int inf_skip_order_cmp(const void *a, const void *b)
  * A group that ranks past cap + 1 has at least cap + 1 groups before it,
  * each of whose cheapest member survives the merge (twins keep the cheapest)
  * as a table of its own: the cap drops every member of the group, made or
- * not, and still cuts (more than cap stay), with every branch made.  So
- * does it an unmade branch of cost x once more than cap groups have a
- * cheapest member below x, whatever its group: it is dearer than each of
- * those tables, it loses to a cheaper twin or falls to the cap.  So the
- * skipped hypotheses are hashed cheapest branch first, and no more once
- * the next one's cheapest is that dear.
+ * not, and still cuts (more than cap stay), with every branch made.  For
+ * the same reason, once more than cap groups have a cheapest member below
+ * x, an unmade branch of cost x or more is dropped whatever its group: it
+ * is dearer than each of those survivors, so it loses to a cheaper twin or
+ * falls to the cap.  So the skipped hypotheses are hashed cheapest branch
+ * first, and none is hashed once the next one's cheapest branch is that
+ * dear.
  *
  * The first cap + 1 groups are made whole: those that may be kept, the one
  * more that makes the cap cut, and within a group every member hashed, for
