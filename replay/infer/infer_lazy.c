@@ -75,15 +75,6 @@ static inline void inf_kagg_take(struct inf_kagg *a, int64_t val)
 		a->hi = val;
 }
 
-/* @val is an entry's value of @key now: its bounds take it in. */
-static void inf_lazy_bound(struct infer *in, uint64_t key, int64_t val)
-{
-	struct inf_kagg *a = inf_lazy_ka(in, key);
-
-	if (a)
-		inf_kagg_take(a, val);
-}
-
 /*
  * Key ka[@x] has adds not yet written: on the dirty list (the caller made
  * room for it), once.  Return: the key, whose pend the caller sets.
@@ -128,7 +119,7 @@ int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val)
 	in->own[in->nr_own] = (struct inf_own){ .hyp = (uint32_t)k, .next = in->ka[x].head,
 						.val = val };
 	in->ka[x].head = (uint32_t)in->nr_own++;
-	inf_lazy_bound(in, key, val);
+	inf_kagg_take(&in->ka[x], val);	/* its bounds take the entry's value in */
 	return 0;
 }
 
