@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "grow.h"
 #include "infer-local.h"
 
 static int64_t inf_base(const struct infer *in, uint64_t key)
@@ -102,22 +103,13 @@ int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
 	return 0;
 }
 
-/* @x holds at least @n elements of @size bytes. */
+/*
+ * @x (the address of an array pointer) holds at least @n elements of @size
+ * bytes: mcr_grow() without the caller's cast; -ENOMEM whatever failed.
+ */
 int inf_grow(void *x, size_t *cap, size_t n, size_t size)
 {
-	void **p = x, *q;
-	size_t c = *cap ? *cap : 64;
-
-	if (n <= *cap)
-		return 0;
-	while (c < n)
-		c *= 2;
-	q = realloc(*p, c * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = c;
-	return 0;
+	return mcr_grow(x, cap, n, size) < 0 ? -ENOMEM : 0;
 }
 
 /* As inf_grow(), the elements it adds zeroed. */
