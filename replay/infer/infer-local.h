@@ -169,8 +169,6 @@ struct infer {
 	size_t			nr_h, cap_h;
 	struct inf_sort_key	*keys;
 	size_t			cap_keys;
-	struct inf_sort_key	*keys_tmp;	/* the key sort's scratch */
-	size_t			cap_keys_tmp;
 	uint64_t		max_kept;
 	uint64_t		quiet;		/* updates since creation: full normalization cadence */
 	uint64_t		capped;		/* hypotheses the cap dropped */
@@ -386,7 +384,6 @@ uint64_t inf_branch_cost(const struct infer *in, uint64_t cost, uint64_t t_last,
 int inf_compact(struct infer *in, bool full);
 /* The cap's order (infer_cap.c); the comparison is the tests' reference. */
 int inf_cost_cmp(const void *a, const void *b, void *arg);
-struct inf_sort_key *inf_keys_sort(struct inf_sort_key *k, struct inf_sort_key *t, size_t n);
 void inf_budget(struct infer *in, uint64_t unmade);
 
 /* infer_walk.c */
@@ -409,6 +406,7 @@ void inf_branch_hashes(const struct infer *in, const struct inf_hyp *h, const st
 		       uint64_t mask, uint64_t *hash);
 
 /* infer_cut.c */
+void inf_keys_select(struct inf_sort_key *a, size_t n, size_t k);
 int inf_cut(struct infer *in, uint64_t *cut);
 int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu, uint64_t ts,
 		   uint64_t tag, uint64_t cut);

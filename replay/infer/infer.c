@@ -53,7 +53,6 @@ void infer_destroy(struct infer *in)
 		inf_hyp_free(&in->h[i]);
 	free(in->h);
 	free(in->keys);
-	free(in->keys_tmp);
 	free(in->skip);
 	free(in->undo);
 	free(in->costs);

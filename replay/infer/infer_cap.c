@@ -110,17 +110,11 @@ static int inf_twin_cmp(const struct inf_hyp *x, const struct inf_hyp *y)
 }
 
 /*
- * The cap's sort orders these keys, not the hypotheses (hundreds of bytes
- * each): then each hypothesis moves once, to its place.  The order is the
- * comparison's below, ties kept in the array's order (a stable sort); it is
- * unique, so inf_keys_sort() need not call it to produce it.
- */
-/*
- * By cost, then the hash, descending.  After inf_merge() no two hypotheses
- * have the same counters, so the order is total (up to a 64-bit hash
- * collision between different tables): which of several orders of equal
- * cost the cap keeps depends on their position and counters only.  Each
- * table is canonical whenever it is hashed, so neither the cadence of
+ * The cap's order: by cost, then the hash, descending.  After inf_merge() no
+ * two hypotheses have the same counters, so the order is total (up to a
+ * 64-bit hash collision between different tables): which of several orders
+ * of equal cost the cap keeps depends on their position and counters only.
+ * Each table is canonical whenever it is hashed, so neither the cadence of
  * compactions nor the threads (the inference is one sequential pass over
  * the trace's events, whatever --threads) change it.  Which of the equal
  * orders stays is arbitrary by design: the direction is the one that keeps
@@ -135,114 +129,39 @@ int inf_cost_cmp(const void *a, const void *b, void *arg)
 	return x->hash > y->hash ? -1 : x->hash < y->hash;
 }
 
-/* The order's 128-bit number of a key: inf_cost_cmp()'s. */
-static inline bool inf_key_less(const struct inf_sort_key *x, const struct inf_sort_key *y)
-{
-	return x->cost != y->cost ? x->cost < y->cost : ~x->hash < ~y->hash;
-}
-
-/* Stable: an element passes only those strictly greater. */
-static void inf_keys_isort(struct inf_sort_key *k, size_t n)
-{
-	size_t i, j;
-
-	for (i = 1; i < n; i++) {
-		struct inf_sort_key x = k[i];
-
-		for (j = i; j > 0 && inf_key_less(&x, &k[j - 1]); j--)
-			k[j] = k[j - 1];
-		k[j] = x;
-	}
-}
-
 /*
- * @k[0..@n) in inf_cost_cmp()'s order, ties in the array's order, without a
- * comparison per step: a least significant digit radix sort on the 128-bit
- * key (cost, then the hash's complement), a byte per pass, skipping the
- * bytes all keys share; insertion sort when few.  @t is scratch for @n
- * keys; the result is in @k or @t, which is returned.
+ * The @keep first hypotheses in the cap's order (inf_cost_cmp()) stay, where
+ * they are in the array, the others are freed.  Which stay is the order's
+ * alone; where they lie is read by nothing (inf_merge()), so a selection of
+ * the keys serves, no sort, and a hypothesis moves only to close a gap.
  */
-struct inf_sort_key *inf_keys_sort(struct inf_sort_key *k, struct inf_sort_key *t, size_t n)
-{
-	uint32_t cnt[16][256];
-	size_t i, j, d;
-
-	if (n <= 32) {
-		inf_keys_isort(k, n);
-		return k;
-	}
-	memset(cnt, 0, sizeof(cnt));
-	for (i = 0; i < n; i++) {
-		uint64_t lo = ~k[i].hash, hi = k[i].cost;
-
-		for (d = 0; d < 8; d++) {
-			cnt[d][(lo >> (8 * d)) & 0xff]++;
-			cnt[8 + d][(hi >> (8 * d)) & 0xff]++;
-		}
-	}
-	for (d = 0; d < 16; d++) {
-		unsigned int sh = 8 * (d & 7);
-		uint64_t v0 = d < 8 ? ~k[0].hash : k[0].cost;
-		uint32_t sum = 0, c;
-		struct inf_sort_key *x;
-
-		if (cnt[d][(v0 >> sh) & 0xff] == n)
-			continue;	/* every key has this byte */
-		for (j = 0; j < 256; j++) {
-			c = cnt[d][j];
-			cnt[d][j] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++) {
-			uint64_t v = d < 8 ? ~k[i].hash : k[i].cost;
-
-			t[cnt[d][(v >> sh) & 0xff]++] = k[i];
-		}
-		x = k;
-		k = t;
-		t = x;
-	}
-	return k;
-}
-
-/*
- * The hypotheses sorted by cost (inf_cost_cmp()); the first @keep stay (in
- * that order), the others are freed.  The keys' permutation is applied in place, cycle by
- * cycle: each hypothesis moves once (plus one per cycle), and no second
- * array of hypotheses is held, which at the cap's peaks is as large as the
- * first.
- */
-static int inf_sort(struct infer *in, size_t keep)
+static int inf_keep(struct infer *in, size_t keep)
 {
 	struct inf_sort_key *k;
-	struct inf_hyp t;
-	size_t i, j, s;
+	uint64_t *stay;
+	size_t i, n = 0;
 
 	if (inf_grow(&in->keys, &in->cap_keys, in->nr_h, sizeof(*in->keys)) ||
-	    inf_grow(&in->keys_tmp, &in->cap_keys_tmp, in->nr_h, sizeof(*in->keys_tmp)))
+	    inf_grow(&in->costs, &in->cap_costs, in->nr_h, sizeof(*in->costs)))
 		return -ENOMEM;
 	k = in->keys;
-	for (i = 0; i < in->nr_h; i++)
+	stay = in->costs;	/* scratch between updates */
+	for (i = 0; i < in->nr_h; i++) {
 		k[i] = (struct inf_sort_key){ .hash = in->h[i].hash, .cost = in->h[i].cost,
 					      .idx = (uint32_t)i };
-	k = inf_keys_sort(k, in->keys_tmp, in->nr_h);
-	/* slot i takes the hypothesis at k[i].idx; UINT32_MAX marks a slot filled */
-	for (i = 0; i < in->nr_h; i++) {
-		if (k[i].idx == UINT32_MAX)
-			continue;
-		t = in->h[i];
-		for (j = i; k[j].idx != i; j = s) {
-			s = k[j].idx;
-			in->h[j] = in->h[s];
-			k[j].idx = UINT32_MAX;
-		}
-		in->h[j] = t;
-		k[j].idx = UINT32_MAX;
+		stay[i] = 0;
 	}
-	for (i = keep; i < in->nr_h; i++)
-		inf_hyp_free(&in->h[i]);
-	if (keep < in->nr_h)
-		in->nr_h = keep;
+	if (keep)
+		inf_keys_select(k, in->nr_h, keep - 1);
+	for (i = 0; i < keep; i++)
+		stay[k[i].idx] = 1;
+	for (i = 0; i < in->nr_h; i++) {
+		if (stay[i])
+			in->h[n++] = in->h[i];
+		else
+			inf_hyp_free(&in->h[i]);
+	}
+	in->nr_h = n;
 	return 0;
 }
 
@@ -312,7 +231,7 @@ int inf_compact(struct infer *in, bool full)
 	ret = inf_merge(in);
 	if (!ret && in->nr_h > in->cap) {
 		in->capped += in->nr_h - in->cap;
-		ret = inf_sort(in, in->cap);
+		ret = inf_keep(in, in->cap);
 	}
 	if (ret)
 		return ret;

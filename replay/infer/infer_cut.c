@@ -228,6 +228,12 @@ static int inf_rank_cmp(const void *a, const void *b)
  */
 INF_SELECT(inf_rank_select, struct inf_sort_key, inf_rank_cmp)
 
+/* @a reordered so that its first @k + 1 are the first in the cap's order: the cap's own (inf_keep()). */
+void inf_keys_select(struct inf_sort_key *a, size_t n, size_t k)
+{
+	inf_rank_select(a, n, k);
+}
+
 /*
  * in->gslot holds a candidate's index in in->cand, and two flags: the group
  * is counted among those ranked before the next skipped hypothesis (COUNTED),
