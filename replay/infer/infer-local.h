@@ -42,8 +42,8 @@
 #define INF_MAX_PATH	64
 /*
  * The deepest path whose entry slots a hypothesis keeps (pc_idx): deeper
- * ones are found entry by entry.  Compactions sort and move whole
- * hypotheses, so their size is paid at every branching update.
+ * ones are found entry by entry.  Compactions move whole hypotheses, so
+ * their size is paid at every branching update.
  */
 #define INF_PIN_NODES	16
 /* Lazy mode's lists are made anew once they hold this many nodes beyond 4 per entry. */
@@ -111,7 +111,7 @@ struct inf_cref {
 	uint32_t	slot;
 };
 
-/* What the compaction's sorts order (infer_cap.c): each hypothesis then moves once. */
+/* A hypothesis (or an unmade branch) as the cap's order ranks it (infer_cap.c, infer_cut.c). */
 struct inf_sort_key {
 	uint64_t	hash;
 	uint64_t	cost;

@@ -175,7 +175,7 @@ static bool inf_twin_less(const struct inf_hyp *a, const struct inf_hyp *b)
  * Identical hypotheses (same position, same table) go but one, the one of
  * the cheapest history, found through an open-addressing table of hashes;
  * the others keep their order in the array.  No later order depends on the
- * array's: the cap's sort is total on distinct tables (inf_cost_cmp()), and
+ * array's: the cap's order is total on distinct tables (inf_cost_cmp()), and
  * reads and windows treat every hypothesis alike wherever it is.
  */
 static int inf_merge(struct infer *in)

@@ -5,7 +5,7 @@
  * A window's update branches every hypothesis at each visit of its path
  * still to come; with the count at the cap, the compaction right after keeps
  * the cap cheapest and frees the rest, most of them branches just made
- * (copied, walked, hashed, sorted).  The hypotheses there before the update
+ * (copied, walked, hashed, selected).  The hypotheses there before the update
  * all stay, each as its own branch "before all" at its own cost, so the
  * cap-th cheapest of them is where the cap will cut (inf_cut()): a branch
  * dearer than that is not made, if at least cap of the cheaper ones stay
@@ -105,7 +105,7 @@ int inf_cut(struct infer *in, uint64_t *cut)
  * How many hypotheses of cost at most @cut are distinct (a different hash
  * is a different table; equal hashes count once).  If more than cap, the
  * branches dearer than @cut, not made, were dropped anyway: more than cap
- * survive the merge, the cap sorts by cost and keeps cap of them, and each
+ * survive the merge, the cap keeps the cap cheapest of them, and each
  * unmade branch costs more than every one of those; where it would have
  * merged, a cheaper twin is kept instead of it.  The kept hypotheses and
  * their order are the very ones made with every branch.  With cap or fewer,
@@ -176,7 +176,7 @@ static size_t inf_skip_costs(const struct infer *in, const struct inf_skip *sk,
  * The unmade branches of each skipped hypothesis in its in->cand entries'
  * make bits are made after all, from the hypothesis as it was before its
  * walk (its table, its last decision, t_last).  Their place in in->h does
- * not matter: inf_compact() sorts.
+ * not matter: the cap's order is the keys' (inf_compact()).
  */
 static int inf_unskip(struct infer *in, const struct inf_path *pa, unsigned int cpu,
 		      uint64_t ts, uint64_t tag)
@@ -211,14 +211,10 @@ static int inf_unskip(struct infer *in, const struct inf_path *pa, unsigned int 
 	return ret;
 }
 
-/* By cost, then the hash, descending: the cap's order (infer_cap.c). */
+/* The cap's order (inf_cost_cmp(), infer_cap.c). */
 static int inf_rank_cmp(const void *a, const void *b)
 {
-	const struct inf_sort_key *x = a, *y = b;
-
-	if (x->cost != y->cost)
-		return x->cost < y->cost ? -1 : 1;
-	return x->hash > y->hash ? -1 : x->hash < y->hash;
+	return inf_cost_cmp(a, b, NULL);
 }
 
 /*
