@@ -60,6 +60,8 @@ static int rcg_direct_reserve(struct replay *r, uint64_t id)
 static void rcg_set_added(struct replay *r, struct rcg *c)
 {
 	c->added = true;
+	c->under_unknown = c->parent_unknown ||
+			   (c->parent && c->parent != r->root && c->parent->under_unknown);
 	if (c->id < r->cap_direct)
 		r->direct_added[c->id] = 1;
 }

@@ -142,6 +142,12 @@ struct rcg {
 	int		table_idx;	/* index in replay_trace.cgroups, -1 */
 	bool		added;		/* known to the simulators */
 	bool		parent_unknown;
+	/*
+	 * It or an ancestor below the root has an unknown parent: set as it
+	 * is added, after its ancestors, whose flags are final by then (the
+	 * root's is read where it is needed: the table may set it later)
+	 */
+	bool		under_unknown;
 	bool		has_child;
 	struct rcg_pol	pol[];		/* [nr_runs] */
 };

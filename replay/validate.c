@@ -104,17 +104,12 @@ void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 {
 	struct rcg_upd *u = &c->ring[c->ring_n++ % RCG_RING];
 
-	struct rcg *x;
-
 	u->ts = ev->ts;
 	u->cpu = ev->cpu;
 	u->val = ev->kind == MCR_EV_EVENTS ? mcr_event_walk_val(ev) : ev->val;
-	for (x = c; x; x = x->parent) {
-		if (x->parent_unknown) {
-			r->val->unknown_upd_ts = ev->ts;
-			break;
-		}
-	}
+	/* an update under a cgroup of unknown parent, on its path to the root */
+	if (c->under_unknown || r->root->parent_unknown)
+		r->val->unknown_upd_ts = ev->ts;
 }
 
 void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts)
