@@ -11,7 +11,7 @@
  * dearer than that is not made, if at least cap of the cheaper ones stay
  * distinct, which inf_cut_settle() checks after the walks.
  *
- * Contract: the hypotheses kept, their order, every read's answer, the cap's
+ * Contract: the hypotheses kept, every read's answer, the cap's
  * "dropped some" and the order handed to the sink are the very ones of
  * making every branch (tests/unit/test_infer.c compares both): where the
  * check fails, the unmade branches' tables are hashed without making them,
@@ -107,8 +107,8 @@ int inf_cut(struct infer *in, uint64_t *cut)
  * branches dearer than @cut, not made, were dropped anyway: more than cap
  * survive the merge, the cap keeps the cap cheapest of them, and each
  * unmade branch costs more than every one of those; where it would have
- * merged, a cheaper twin is kept instead of it.  The kept hypotheses and
- * their order are the very ones made with every branch.  With cap or fewer,
+ * merged, a cheaper twin is kept instead of it.  The kept hypotheses are
+ * the very ones made with every branch.  With cap or fewer,
  * an unmade branch might have been the one more that made the cap cut.
  */
 static size_t inf_cut_distinct(struct infer *in, uint64_t cut)

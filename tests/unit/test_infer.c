@@ -561,8 +561,9 @@ TEST(test_late_update)
 /*
  * The cut (infer_cut.c) does not make the branches the cap would drop: the
  * same random trace through an inference that makes every branch (no_cut)
- * must keep the very same hypotheses in the same order after every event,
- * answer every read the same, say "the cap dropped some" at the same events
+ * must keep the very same hypotheses after every event (where each lies in
+ * the array is read by nothing), answer every read the same, say "the cap
+ * dropped some" at the same events
  * and hand the same order to the sink.  Tree root -> A (-> A1, A2), B
  * (-> B1), 3 CPUs, cap 16 (saturated most of the time); windows over the root
  * or A on a random CPU with 4-11 updates of -80..80 inside; a read of a
@@ -1042,9 +1043,8 @@ static int64_t win_value(uint64_t *x)
  * In a window, an update on another CPU whose path's counters no table
  * holds (or only atomics the step treats alike) is asked of no hypothesis
  * (inf_win_alike()).  The same random trace through an inference that asks
- * every hypothesis must keep the very same hypotheses in the same order
- * after every event, answer every read the same and hand the same order to
- * the sink.  The cut's tree, 4 CPUs, windows of 4-11 updates of -6..6 (now
+ * every hypothesis must keep the very same hypotheses after every event,
+ * answer every read the same and hand the same order to the sink.  The cut's tree, 4 CPUs, windows of 4-11 updates of -6..6 (now
  * and then -80..80) over the root or A; reads as there.  Per policy.
  */
 static void win_run(struct test_ctx *t, const char *pol)
