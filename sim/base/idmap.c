@@ -107,6 +107,26 @@ int idmap_reset(struct idmap *m, size_t n)
 }
 
 /**
+ * idmap_fit() - a table far larger than its keys is rebuilt to their size
+ *
+ * Deletes never shrink a table, and a copy or a walk of every entry costs
+ * its slots, not its keys: a map at most an eighth full takes the smallest
+ * table that holds its keys, at most half full as always.  Entries move.
+ *
+ * Return: 0 or -ENOMEM (the map is then unchanged).
+ */
+int idmap_fit(struct idmap *m)
+{
+	uint32_t cap = IDMAP_MIN;
+
+	if (!m->e || 8 * (size_t)m->used > (size_t)m->mask + 1)
+		return 0;
+	while (!idmap_fits(cap, m->used))
+		cap *= 2;
+	return cap < m->mask + 1 ? idmap_rebuild(m, cap) : 0;
+}
+
+/**
  * idmap_clone() - make @dst a copy of @src, slot for slot
  *
  * Return: 0 or -ENOMEM (@dst is then an empty map).

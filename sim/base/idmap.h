@@ -85,6 +85,7 @@ static inline struct idmap_ent *idmap_next(const struct idmap *m, uint32_t *pos)
 
 int idmap_put(struct idmap *m, uint64_t key, int64_t val);	/* insert or replace */
 int idmap_reset(struct idmap *m, size_t n);	/* empty, room for @n keys without a rebuild */
+int idmap_fit(struct idmap *m);	/* at most an eighth full: a table of its size */
 int idmap_clone(struct idmap *dst, const struct idmap *src);	/* @dst: uninitialized */
 int idmap_filter(struct idmap *m, bool (*keep)(const struct idmap_ent *e, void *ctx), void *ctx);
 bool idmap_del(struct idmap *m, uint64_t key);	/* true if it was there */

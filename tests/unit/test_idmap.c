@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_idmap.c - the id -> value table (sim/base/idmap.c): lookups across growth,
- * replace, the reserved key, iteration, filter, reset and clone, and the gen
+ * replace, the reserved key, iteration, filter, reset, clone and fit, and the gen
  * counter that tells a caller its slot numbers went stale.
  */
 #include <errno.h>
@@ -172,4 +172,51 @@ TEST(del_dense)
 	idmap_free(&m);
 }
 
-TEST_MAIN(put_get_grow, iterate_filter, reset_clone_gen, del_backward_shift, del_dense)
+/*
+ * idmap_fit(): 1000 keys make a 2048-slot table; deleting all but 100 leaves
+ * it 1/20 full (<= 1/8): it becomes the smallest power of two at most half
+ * full with 100 keys, 256 slots, every key kept, gen bumped.  At 100 keys in
+ * 256 slots (> 1/8) a second fit changes nothing, nor at 32 of 256 (exactly
+ * 1/8 is still fitted: 64 slots); an empty map goes to the 16-slot minimum,
+ * and an unallocated one stays so.
+ */
+TEST(fit_shrinks)
+{
+	struct idmap m = { 0 };
+	uint32_t gen;
+	uint64_t k;
+
+	for (k = 0; k < 1000; k++)
+		ASSERT_EQ(idmap_put(&m, k, (int64_t)k + 1), 0);
+	ASSERT_EQU(m.mask + 1, 2048);
+	for (k = 100; k < 1000; k++)
+		ASSERT(idmap_del(&m, k));
+	gen = m.gen;
+	ASSERT_EQ(idmap_fit(&m), 0);
+	ASSERT_EQU(m.mask + 1, 256);
+	ASSERT(m.gen != gen);
+	ASSERT_EQU(idmap_count(&m), 100);
+	for (k = 0; k < 100; k++)
+		ASSERT_EQ(idmap_get(&m, k, -1), (int64_t)k + 1);
+	ASSERT_EQ(idmap_get(&m, 100, -1), -1);
+	gen = m.gen;
+	ASSERT_EQ(idmap_fit(&m), 0);			/* 100 of 256: left */
+	ASSERT_EQU(m.mask + 1, 256);
+	ASSERT_EQU(m.gen, gen);
+	for (k = 32; k < 100; k++)
+		ASSERT(idmap_del(&m, k));
+	ASSERT_EQ(idmap_fit(&m), 0);			/* 32 of 256: an eighth */
+	ASSERT_EQU(m.mask + 1, 64);
+	for (k = 0; k < 32; k++)
+		ASSERT_EQ(idmap_get(&m, k, -1), (int64_t)k + 1);
+	for (k = 0; k < 32; k++)
+		ASSERT(idmap_del(&m, k));
+	ASSERT_EQ(idmap_fit(&m), 0);
+	ASSERT_EQU(m.mask + 1, 16);
+	ASSERT_EQU(idmap_count(&m), 0);
+	idmap_free(&m);
+	ASSERT_EQ(idmap_fit(&m), 0);
+	ASSERT(!m.e);
+}
+
+TEST_MAIN(put_get_grow, iterate_filter, reset_clone_gen, del_backward_shift, del_dense, fit_shrinks)
