@@ -235,10 +235,17 @@ int inf_compact(struct infer *in, bool full)
 	}
 	if (ret)
 		return ret;
-	/* only differences of cost matter: keep them small */
-	for (i = 0; i < in->nr_h; i++)
+	/*
+	 * only differences of cost matter: keep them small; and a table the
+	 * window's visits emptied gets a size of its own, not its largest,
+	 * before its branches copy it slot for slot (best effort: as it was
+	 * without the memory)
+	 */
+	for (i = 0; i < in->nr_h; i++) {
 		if (in->h[i].cost < min_cost)
 			min_cost = in->h[i].cost;
+		(void)idmap_fit(&in->h[i].e);
+	}
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].cost -= min_cost;
 	if (in->nr_h > in->max_kept)
