@@ -33,12 +33,17 @@
 static uint64_t inf_spread_x(const struct infer *in, uint64_t ts)
 {
 	unsigned __int128 x;
+	uint64_t y;
 
 	if (!in->dur)
 		return UINT64_MAX;
 	if (ts <= in->t0)
 		return 0;
-	x = (unsigned __int128)(ts - in->t0) * (in->n_list + 1) * INF_COST_UNIT / in->dur;
+	/* in 64 bits unless the product overflows (a long window of many visits) */
+	if (!__builtin_mul_overflow(ts - in->t0, (uint64_t)(in->n_list + 1) * INF_COST_UNIT, &y))
+		x = y / in->dur;
+	else
+		x = (unsigned __int128)(ts - in->t0) * (in->n_list + 1) * INF_COST_UNIT / in->dur;
 	return x > (in->n_list + 1) * INF_COST_UNIT ? (in->n_list + 1) * INF_COST_UNIT : (uint64_t)x;
 }
 
