@@ -48,11 +48,14 @@
 #define INF_PIN_NODES	16
 /* Lazy mode's lists are made anew once they hold this many nodes beyond 4 per entry. */
 #define INF_RELIST_SLACK	4096
+/* Decisions a block of the free list holds (24 KiB). */
+#define INF_DEC_BLOCK	1024
 
 /*
  * One branch decision: update @tag came after @p visits of its window.  A
- * window holds one per update per hypothesis at the cap's peaks: 24 bytes,
- * one malloc chunk of 32 (the order takes no @p above UINT32_MAX anyway).
+ * window holds one per update per hypothesis at the cap's peaks: 24 bytes in
+ * a block of the inference's free list (the order takes no @p above
+ * UINT32_MAX anyway); a free one is linked through @up.
  * @sent: handed to the sink by infer_settle(), as is all it stands on.
  */
 struct inf_dec {
@@ -274,6 +277,10 @@ struct infer {
 	bool			dd;
 	uint64_t		dd_switches;	/* list -> diagram */
 	uint64_t		dd_max;		/* the most orders a diagram held at a close or read */
+	/* decisions not in any chain (inf_dec_put()), and the blocks they all lie in */
+	struct inf_dec		*dec_free;
+	struct inf_dec		**dec_blk;
+	size_t			nr_dec_blk, cap_dec_blk;
 };
 
 /*
@@ -374,8 +381,8 @@ int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src);
 int inf_grow(void *x, size_t *cap, size_t n, size_t size);
 int inf_grow_zero(void *x, size_t *cap, size_t n, size_t size);
 int inf_push(struct infer *in, struct inf_hyp *h);
-void inf_hyp_free(struct inf_hyp *h);
-void inf_dec_put(struct inf_dec *d);
+void inf_hyp_free(struct infer *in, struct inf_hyp *h);
+void inf_dec_put(struct infer *in, struct inf_dec *d);
 int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag);
 
 /* infer_cap.c */

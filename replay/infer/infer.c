@@ -50,8 +50,11 @@ void infer_destroy(struct infer *in)
 	if (!in)
 		return;
 	for (i = 0; i < in->nr_h; i++)
-		inf_hyp_free(&in->h[i]);
+		inf_hyp_free(in, &in->h[i]);
 	free(in->h);
+	for (i = 0; i < in->nr_dec_blk; i++)
+		free(in->dec_blk[i]);
+	free(in->dec_blk);
 	free(in->keys);
 	free(in->skip);
 	free(in->undo);
@@ -138,7 +141,7 @@ static int inf_emit(struct infer *in, struct inf_hyp *h)
 {
 	int ret = inf_send(in, h->d);
 
-	inf_dec_put(h->d);
+	inf_dec_put(in, h->d);
 	h->d = NULL;
 	return ret;
 }
@@ -207,7 +210,7 @@ int infer_settle(struct infer *in, void (*pending)(void *ctx, uint64_t tag), voi
 	c->sent = true;
 	up = c->up;
 	c->up = NULL;
-	inf_dec_put(up);
+	inf_dec_put(in, up);
 	return (int)walked;
 }
 
@@ -314,7 +317,7 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 		if (inf_get(in, &in->h[i], key) == su)
 			in->h[n++] = in->h[i];
 		else
-			inf_hyp_free(&in->h[i]);
+			inf_hyp_free(in, &in->h[i]);
 	}
 	in->nr_h = n;
 	if (in->lazy)

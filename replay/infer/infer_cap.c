@@ -164,7 +164,7 @@ static int inf_keep(struct infer *in, size_t keep)
 		if (stay[i])
 			in->h[n++] = in->h[i];
 		else
-			inf_hyp_free(&in->h[i]);
+			inf_hyp_free(in, &in->h[i]);
 	}
 	in->nr_h = n;
 	return 0;
@@ -210,7 +210,7 @@ static int inf_merge(struct infer *in)
 			in->h[in->gslot[x]] = *h;
 			*h = t;
 		}
-		inf_hyp_free(h);
+		inf_hyp_free(in, h);
 	}
 	in->nr_h = n;
 	return 0;

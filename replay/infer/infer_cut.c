@@ -196,14 +196,14 @@ static int inf_unskip(struct infer *in, const struct inf_path *pa, unsigned int 
 		if (!ret)
 			ret = inf_undo_walk(&pre, &in->undo[sk->undo], 2 * pa->n);
 		if (ret) {
-			inf_hyp_free(&pre);
+			inf_hyp_free(in, &pre);
 			break;
 		}
 		/* the decision "before all of them" goes too */
 		up = pre.d ? pre.d->up : NULL;
 		if (up)
 			up->ref++;
-		inf_dec_put(pre.d);
+		inf_dec_put(in, pre.d);
 		pre.d = up;
 		pre.t_last = sk->t_last;
 		ret = inf_branches(in, &pre, true, pa, cpu, ts, tag, vis, nv, sk->make);

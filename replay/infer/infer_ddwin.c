@@ -888,7 +888,7 @@ int inf_dd_switch(struct infer *in, const struct inf_path *pa)
 	if (ret)
 		return ret;
 	for (i = 0; i < in->nr_h; i++)
-		inf_hyp_free(&in->h[i]);
+		inf_hyp_free(in, &in->h[i]);
 	in->nr_h = 0;
 	in->dd_switches++;
 	return 0;
@@ -908,7 +908,7 @@ static int ddw_to_hyp(void *ctx, size_t p, const uint64_t *keys, const int64_t *
 	if (!ret)
 		ret = inf_push(in, &h);
 	if (ret)
-		inf_hyp_free(&h);
+		inf_hyp_free(in, &h);
 	return ret;
 }
 

@@ -9,7 +9,8 @@
  * comes back to the virtual value goes.  Entry slots move only when the
  * table is rebuilt or an entry goes (idmap gen), so the walk may keep slot
  * numbers.  Decision chains are shared
- * between the copies of a hypothesis and reference counted.
+ * between the copies of a hypothesis and reference counted; their nodes come
+ * from the inference's own free list, in blocks.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -133,22 +134,52 @@ int inf_push(struct infer *in, struct inf_hyp *h)
 	return 0;
 }
 
-void inf_hyp_free(struct inf_hyp *h)
+void inf_hyp_free(struct infer *in, struct inf_hyp *h)
 {
 	idmap_free(&h->e);
 	h->ehash = 0;
-	inf_dec_put(h->d);
+	inf_dec_put(in, h->d);
 	h->d = NULL;
 }
 
-void inf_dec_put(struct inf_dec *d)
+/* Drops a reference to @d: the decisions no chain holds any more go back to the free list. */
+void inf_dec_put(struct infer *in, struct inf_dec *d)
 {
 	while (d && !--d->ref) {
 		struct inf_dec *up = d->up;
 
-		free(d);
+		d->up = in->dec_free;
+		in->dec_free = d;
 		d = up;
 	}
+}
+
+/*
+ * A decision off the free list, which takes a block of INF_DEC_BLOCK when
+ * empty: at the cap's peaks millions come and go an update apart, where
+ * malloc() searched its bins for each one.  Blocks go with the inference.
+ */
+static struct inf_dec *inf_dec_alloc(struct infer *in)
+{
+	struct inf_dec *d, *blk;
+	size_t i;
+
+	if (!in->dec_free) {
+		if (inf_grow(&in->dec_blk, &in->cap_dec_blk, in->nr_dec_blk + 1,
+			     sizeof(*in->dec_blk)))
+			return NULL;
+		blk = malloc(INF_DEC_BLOCK * sizeof(*blk));
+		if (!blk)
+			return NULL;
+		in->dec_blk[in->nr_dec_blk++] = blk;
+		for (i = INF_DEC_BLOCK; i--; ) {
+			blk[i].up = in->dec_free;
+			in->dec_free = &blk[i];
+		}
+	}
+	d = in->dec_free;
+	in->dec_free = d->up;
+	return d;
 }
 
 /* @h decides that update @tag came after its h->p visits; only with a sink. */
@@ -160,7 +191,7 @@ int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag)
 		return 0;
 	if (h->p > UINT32_MAX)
 		return -MCR_E_BAD_INPUT;	/* as order_add() would */
-	d = malloc(sizeof(*d));
+	d = inf_dec_alloc(in);
 	if (!d)
 		return -ENOMEM;
 	*d = (struct inf_dec){ .up = h->d, .tag = tag, .p = (uint32_t)h->p,

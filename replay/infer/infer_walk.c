@@ -325,14 +325,14 @@ int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct 
 			last = i;
 	if (last == nv) {
 		if (take)
-			inf_hyp_free(src);
+			inf_hyp_free(in, src);
 		return 0;
 	}
 	ret = take ? 0 : inf_hyp_copy(&b, src);
 	if (take)
 		b = *src;
 	if (ret) {
-		inf_hyp_free(&b);
+		inf_hyp_free(in, &b);
 		return ret;
 	}
 	for (i = 0; i <= last; i++) {
@@ -352,8 +352,8 @@ int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct 
 		if (!ret)
 			ret = inf_push(in, &b);
 		if (ret) {
-			inf_hyp_free(&b);
-			inf_hyp_free(&next);
+			inf_hyp_free(in, &b);
+			inf_hyp_free(in, &next);
 			return ret;
 		}
 		b = next;

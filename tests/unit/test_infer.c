@@ -222,7 +222,7 @@ TEST(test_merge_twins)
 			ASSERT_EQ(inf_put(&c, inf_key(L, INF_ATOMIC), 5, 0), 0);
 		ASSERT_EQ(inf_push(in, &c), 0);
 	}
-	inf_hyp_free(&in->h[0]);
+	inf_hyp_free(in, &in->h[0]);
 	in->h[0] = in->h[--in->nr_h];	/* the original goes: the fifth copy takes its place */
 	ASSERT_EQ(inf_compact(in, false), 0);
 	ASSERT_EQU(in->nr_h, 2);
@@ -444,7 +444,7 @@ TEST(test_finish_tie)
 			ASSERT_EQ(inf_dec_push(in, &c, v), 0);
 			ASSERT_EQ(inf_push(in, &c), 0);
 		}
-		inf_hyp_free(&in->h[0]);
+		inf_hyp_free(in, &in->h[0]);
 		in->h[0] = in->h[--in->nr_h];
 		ASSERT_EQ(infer_finish(in, 1000), 0);
 		ASSERT_EQU(o.n, 1);
