@@ -179,6 +179,8 @@ static struct inf_dec *inf_dec_alloc(struct infer *in)
 	}
 	d = in->dec_free;
 	in->dec_free = d->up;
+	if (in->dec_free)
+		__builtin_prefetch(in->dec_free, 1);	/* the next one's up is read then */
 	return d;
 }
 
