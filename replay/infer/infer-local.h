@@ -16,7 +16,8 @@
  *
  * Where each concern lives:
  *   infer.c         lifecycle, the kernel's values pruning hypotheses, the order sink
- *   infer_hyp.c     one hypothesis: its counter table, copies, decision chain
+ *   infer_hyp.c     one hypothesis: its counter table, copies, decision chain;
+ *                   the decisions' free list
  *   infer_walk.c    an update: the ancestor path, branching, the policy's step per hypothesis
  *   infer_cap.c     cost against the spread model, merging twins, the cap and its budget
  *   infer_cut.c     the branches the cap would drop, never made
