@@ -246,8 +246,8 @@ int inf_compact(struct infer *in, bool full)
 	/*
 	 * only differences of cost matter: keep them small; and a table the
 	 * window's visits emptied gets a size of its own, not its largest,
-	 * before its branches copy it slot for slot (best effort: as it was
-	 * without the memory)
+	 * before its branches copy it slot for slot (best effort: a table
+	 * that finds no memory for it stays as it is)
 	 */
 	for (i = 0; i < in->nr_h; i++) {
 		if (in->h[i].cost < min_cost)
