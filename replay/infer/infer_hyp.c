@@ -20,6 +20,27 @@
 #include "grow.h"
 #include "infer-local.h"
 
+/*
+ * Under AddressSanitizer a free decision is poisoned, as free() would leave
+ * it: a chain that reads one after its last reference went still fails the
+ * sanitized suite, free list or not.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define INF_DEC_ASAN	1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define INF_DEC_ASAN	1
+#endif
+#endif
+#ifdef INF_DEC_ASAN
+#include <sanitizer/asan_interface.h>
+#define inf_dec_poison(d)	ASAN_POISON_MEMORY_REGION((d), sizeof(*(d)))
+#define inf_dec_unpoison(d)	ASAN_UNPOISON_MEMORY_REGION((d), sizeof(*(d)))
+#else
+#define inf_dec_poison(d)	((void)(d))
+#define inf_dec_unpoison(d)	((void)(d))
+#endif
+
 static int64_t inf_base(const struct infer *in, uint64_t key)
 {
 	unsigned int cpu = inf_key_cpu(key);
@@ -150,6 +171,7 @@ void inf_dec_put(struct infer *in, struct inf_dec *d)
 
 		d->up = in->dec_free;
 		in->dec_free = d;
+		inf_dec_poison(d);
 		d = up;
 	}
 }
@@ -175,9 +197,11 @@ static struct inf_dec *inf_dec_alloc(struct infer *in)
 		for (i = INF_DEC_BLOCK; i--; ) {
 			blk[i].up = in->dec_free;
 			in->dec_free = &blk[i];
+			inf_dec_poison(&blk[i]);
 		}
 	}
 	d = in->dec_free;
+	inf_dec_unpoison(d);
 	in->dec_free = d->up;
 	if (in->dec_free)
 		__builtin_prefetch(in->dec_free, 1);	/* the next one's up is read then */
