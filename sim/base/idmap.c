@@ -17,6 +17,17 @@ static inline bool idmap_fits(uint32_t cap, size_t n)
 	return 2 * n <= cap;
 }
 
+/* The smallest table that holds @n keys at most half full (at least IDMAP_MIN slots); 0: none. */
+static uint32_t idmap_size_for(size_t n)
+{
+	size_t c;
+
+	for (c = IDMAP_MIN; !idmap_fits(c, n); c *= 2)
+		if (c > UINT32_MAX / 2)
+			return 0;
+	return (uint32_t)c;
+}
+
 /* A fresh table of @cap slots (a power of two) holding the same entries. */
 static int idmap_rebuild(struct idmap *m, uint32_t cap)
 {
@@ -86,13 +97,10 @@ int idmap_put(struct idmap *m, uint64_t key, int64_t val)
  */
 int idmap_reset(struct idmap *m, size_t n)
 {
-	uint32_t cap;
-	size_t c;
+	uint32_t cap = idmap_size_for(n);
 
-	for (c = IDMAP_MIN; !idmap_fits(c, n); c *= 2)
-		if (c > UINT32_MAX / 2)
-			return -ENOMEM;
-	cap = (uint32_t)c;
+	if (!cap)
+		return -ENOMEM;
 	if (m->e && m->mask + 1 == cap) {
 		uint32_t i;
 
@@ -117,12 +125,11 @@ int idmap_reset(struct idmap *m, size_t n)
  */
 int idmap_fit(struct idmap *m)
 {
-	uint32_t cap = IDMAP_MIN;
+	uint32_t cap;
 
 	if (!m->e || 8 * (size_t)m->used > (size_t)m->mask + 1)
 		return 0;
-	while (!idmap_fits(cap, m->used))
-		cap *= 2;
+	cap = idmap_size_for(m->used);	/* never 0: fewer keys than the table has slots */
 	return cap < m->mask + 1 ? idmap_rebuild(m, cap) : 0;
 }
 
