@@ -228,8 +228,9 @@ static const struct {
 "					-- NULL: none named, or not off\n"
 "	placed		INTEGER,		-- 1: the visit of the read's deciding flush inside its lock\n"
 "					-- window was placed by the printed values of the reads that\n"
-"					-- printed what that flush left (one cut per window, fitted\n"
-"					-- once for all of them); 0 not; NULL: a build before it\n"
+"					-- printed what that flush left, or, the anchor's flush, of\n"
+"					-- the reads after it (one cut per window, fitted once for\n"
+"					-- all of them); 0 not; NULL: a build before it\n"
 "	PRIMARY KEY (run_id, read, name)\n"
 ") WITHOUT ROWID" },
 	{ "INDEX", "reads_by_cgroup", "ON reads (run_id, cgroup_id, ts)" },

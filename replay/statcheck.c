@@ -687,7 +687,8 @@ static int sc_compare(struct sc *sc)
  * where an update traced late may still belong to the window.  With several
  * windows and few lines the cut is not
  * unique: the cuts that move the fewest updates from the inferred order win.
- * The anchor's own flush is never placed (its reads are compared with it).
+ * The anchor's flush is placed only as every later read's (sc_fit_anchored()):
+ * the reads that printed it are compared with it, whatever its cut.
  */
 #define SC_FIT_WINDOWS	64	/* windows of one flush: one per CPU */
 #define SC_FIT_ROUNDS	16	/* passes over a flush's windows, each cut in turn */
@@ -704,6 +705,16 @@ struct sc_fit {
 	bool			*dd1;
 	bool			*bad;
 	size_t			nr_rd;
+	/*
+	 * The read cgroups whose pins hold the anchor's (sc_fit_anchored()),
+	 * and the pins they had without it, taken instead if one of theirs is
+	 * ruled out (sc_fit_fall_back()).
+	 */
+	uint64_t		alt_cg[SC_MAX_CGROUPS];
+	unsigned int		nr_alt_cg;
+	struct replay_pin	*alt;
+	uint64_t		*alt_flush;
+	size_t			nr_alt, cap_alt, cap_alt_flush;
 };
 
 /* One window of a group: per cut x (0..nu) and target j, what it takes more than the pass. */
@@ -743,25 +754,152 @@ static void sc_fit_score(const struct sc_fit_win *fw, size_t m, const size_t *x,
 }
 
 /*
+ * The anchor's flush's windows in a group's fit.  The anchor's truth is its
+ * printed value less its simulated error, so where that flush's visit was
+ * shifts every later read of the cgroup alike: a cut that takes one more
+ * update there makes each later read show less by as much.  Free: fitted
+ * with the group's own cuts (nothing pinned); held: at @cut.
+ */
+struct sc_fit_anchor {
+	size_t		win[SC_FIT_WINDOWS];	/* into sc->win */
+	size_t		cut[SC_FIT_WINDOWS];
+	size_t		m;
+	bool		held;
+};
+
+/*
+ * What each cut of window @w takes more than the pass, per target (@sign: 1 a
+ * window of the reads' flush, -1 of the anchor's), and how many updates it
+ * places otherwise.  -ENOENT: the pass had no window there.
+ */
+static int sc_fit_win_fill(struct sc *sc, struct sc_fit_win *fw, const struct sc_win *w,
+			   const size_t *tj, size_t nt, int sign)
+{
+	size_t i, j, k;
+
+	*fw = (struct sc_fit_win){ .w = w };
+	fw->delta = calloc((w->nu + 1) * nt + 1, sizeof(*fw->delta));
+	fw->moved = calloc(w->nu + 1, sizeof(*fw->moved));
+	if (!fw->delta || !fw->moved)
+		return -ENOMEM;
+	/*
+	 * Cut 0 takes none: less what the pass took.  Cut k + 1 takes update k
+	 * too, unless its cgroup is not on the list.
+	 */
+	for (i = 0; i < w->nu; i++) {
+		int64_t how = idmap_get(sc->placed, w->u[i].tag, -1);
+
+		if (how < 0)
+			return -ENOENT;
+		for (j = 0; how == REPLAY_PLACED_TAKEN && j < nt; j++)
+			if (sc->tg[tj[j]].cls == w->u[i].cls && sc->tg[tj[j]].item == w->u[i].item)
+				fw->delta[j] -= sign * w->u[i].val;
+		fw->moved[0] += how == REPLAY_PLACED_TAKEN;
+	}
+	for (k = 1; k <= w->nu; k++) {
+		int64_t how = idmap_get(sc->placed, w->u[k - 1].tag, -1);
+		bool listed = how != REPLAY_PLACED_UNLISTED;
+
+		fw->moved[k] = fw->moved[k - 1];
+		if (listed && how == REPLAY_PLACED_TAKEN)
+			fw->moved[k]--;	/* taken as the pass took it */
+		else if (listed)
+			fw->moved[k]++;
+		for (j = 0; j < nt; j++)
+			fw->delta[k * nt + j] = fw->delta[(k - 1) * nt + j] +
+				(listed && sc->tg[tj[j]].cls == w->u[k - 1].cls &&
+				 sc->tg[tj[j]].item == w->u[k - 1].item ? sign * w->u[k - 1].val : 0);
+	}
+	return 0;
+}
+
+static void sc_fit_free(struct sc_fit_win *fw, size_t m)
+{
+	size_t c;
+
+	for (c = 0; c < m; c++) {
+		free(fw[c].delta);
+		free(fw[c].moved);
+	}
+}
+
+/* Pin window @w of read cgroup @cg's flush @flush at cut @x (@f has room). */
+static void sc_fit_pin(struct sc *sc, struct sc_fit *f, unsigned int cg, uint64_t flush,
+		       const struct sc_win *w, size_t x)
+{
+	f->flush[f->nr] = flush;
+	f->pins[f->nr++] = (struct replay_pin){
+		.lock_ts = w->lock_ts, .cpu = w->cpu, .cgroup = sc->cgs[cg],
+		.cut = x < w->nu, .cut_tag = x < w->nu ? w->u[x].tag : 0,
+	};
+}
+
+static int sc_fit_room(struct sc_fit *f, size_t n)
+{
+	if (mcr_grow((void **)&f->pins, &f->cap, f->nr + n, sizeof(*f->pins)) ||
+	    mcr_grow((void **)&f->flush, &f->cap_flush, f->nr + n, sizeof(*f->flush)))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * What a fit leaves: over targets and reads, the largest |printed - shown|
+ * and the sum of each target's two extremes, and the updates its cuts place
+ * otherwise than the pass.  Fits compare by these, in this order.
+ */
+struct sc_fit_res {
+	uint64_t	max, sum, moved;
+};
+
+static void sc_fit_res_add(struct sc_fit_res *to, uint64_t max, uint64_t sum, uint64_t moved)
+{
+	to->max = max > to->max ? max : to->max;
+	to->sum += sum;
+	to->moved += moved;
+}
+
+static bool sc_fit_res_less(const struct sc_fit_res *a, const struct sc_fit_res *b)
+{
+	return a->max != b->max ? a->max < b->max : a->sum != b->sum ? a->sum < b->sum :
+	       a->moved < b->moved;
+}
+
+/*
  * The reads @reads[0..@nr-1] of read cgroup @cg, all printing what flush
  * @flush left: 1 if one cut of each of its windows explains them (pins
- * added to @f), 0 if nothing needs one, -ENOENT if none does.
+ * added to @f), 0 if nothing needs one, -ENOENT if none does.  With @an,
+ * the anchor's windows too: where it holds them, or, free, fitted with the
+ * group's windows (1: their cuts in @an, no pin added).  @res takes what
+ * the fit leaves (free: what the anchor's cuts move), or, unfitted, what
+ * the pass's own placement leaves.
  */
 static int sc_fit_group(struct sc *sc, unsigned int cg, uint64_t flush, const size_t *reads,
-			size_t nr, struct sc_fit *f)
+			size_t nr, struct sc_fit *f, struct sc_fit_anchor *an, struct sc_fit_res *res)
 {
-	size_t tj[64], nt = 0, i, j, k, m = 0, c, round;
+	size_t tj[64], nt = 0, i, j, k, m = 0, c, round, am = an ? an->m : 0;
+	size_t first = an && an->held ? am : 0;	/* the first window whose cut is fitted */
 	int64_t mind[64], maxd[64];
 	struct sc_fit_win fw[SC_FIT_WINDOWS];
 	size_t x[SC_FIT_WINDOWS], best[SC_FIT_WINDOWS];
-	uint64_t best_max = UINT64_MAX, best_sum = UINT64_MAX, best_moved = UINT64_MAX;
-	bool off = false, changed;
-	int ret = -ENOENT;
+	uint64_t best_max = UINT64_MAX, best_sum = UINT64_MAX, best_moved = UINT64_MAX, mv;
+	uint64_t max0 = 0, sum0 = 0, hi, lo;	/* what the pass's own placement leaves */
+	bool changed;
+	int ret;
 
 	for (i = 0; i < sc->nr_tg && nt < 64; i++)
 		if (sc->tg[i].cg == cg)
 			tj[nt++] = i;
+	for (c = 0; c < am; c++) {
+		ret = sc_fit_win_fill(sc, &fw[m++], &sc->win[an->win[c]], tj, nt, -1);
+		x[c] = an->cut[c];
+		if (ret)
+			goto out;
+	}
 	for (j = 0; j < nt; j++) {
+		int64_t held = 0;	/* what the held anchor's cuts change */
+
+		for (c = 0; an && an->held && c < am; c++)
+			held += fw[c].delta[x[c] * nt + j];
 		mind[j] = INT64_MAX;
 		maxd[j] = INT64_MIN;
 		for (k = 0; k < nr; k++) {
@@ -771,13 +909,21 @@ static int sc_fit_group(struct sc *sc, unsigned int cg, uint64_t flush, const si
 				continue;
 			mind[j] = v->diff < mind[j] ? v->diff : mind[j];
 			maxd[j] = v->diff > maxd[j] ? v->diff : maxd[j];
-			off |= v->diff > 2 || v->diff < -2;
 		}
-		if (mind[j] > maxd[j])
-			mind[j] = maxd[j] = 0;	/* no read of it: no constraint */
+		if (mind[j] > maxd[j]) {
+			mind[j] = maxd[j] = held;	/* no read of it: no constraint */
+			continue;
+		}
+		hi = (uint64_t)(maxd[j] > held ? maxd[j] - held : held - maxd[j]);
+		lo = (uint64_t)(mind[j] > held ? mind[j] - held : held - mind[j]);
+		max0 = hi > max0 ? hi : max0;
+		max0 = lo > max0 ? lo : max0;
+		sum0 += hi + lo;
 	}
-	if (!off)
-		return 0;
+	ret = 0;
+	if (max0 <= 2)
+		goto out;	/* nothing off */
+	ret = -ENOENT;
 	for (i = 0; i < sc->nr_win; i++) {
 		const struct sc_win *w = &sc->win[i];
 
@@ -785,57 +931,20 @@ static int sc_fit_group(struct sc *sc, unsigned int cg, uint64_t flush, const si
 			continue;
 		if (m == SC_FIT_WINDOWS)
 			goto out;
-		fw[m] = (struct sc_fit_win){ .w = w };
-		fw[m].delta = calloc((w->nu + 1) * nt + 1, sizeof(*fw[m].delta));
-		fw[m].moved = calloc(w->nu + 1, sizeof(*fw[m].moved));
-		m++;
-		if (!fw[m - 1].delta || !fw[m - 1].moved) {
-			ret = -ENOMEM;
+		ret = sc_fit_win_fill(sc, &fw[m++], w, tj, nt, 1);
+		if (ret)
 			goto out;
-		}
+		ret = -ENOENT;
 	}
-	if (!m)
-		goto out;
-	for (c = 0; c < m; c++) {
-		const struct sc_win *w = fw[c].w;
-
-		/*
-		 * Cut 0 takes none: less what the pass took.  Cut k + 1 takes
-		 * update k too, unless its cgroup is not on the list.
-		 */
-		for (i = 0; i < w->nu; i++) {
-			int64_t how = idmap_get(sc->placed, w->u[i].tag, -1);
-
-			if (how < 0)
-				goto out;	/* the pass had no window there */
-			for (j = 0; how == REPLAY_PLACED_TAKEN && j < nt; j++)
-				if (sc->tg[tj[j]].cls == w->u[i].cls &&
-				    sc->tg[tj[j]].item == w->u[i].item)
-					fw[c].delta[j] -= w->u[i].val;
-			fw[c].moved[0] += how == REPLAY_PLACED_TAKEN;
-		}
-		for (k = 1; k <= w->nu; k++) {
-			int64_t how = idmap_get(sc->placed, w->u[k - 1].tag, -1);
-			bool listed = how != REPLAY_PLACED_UNLISTED;
-
-			fw[c].moved[k] = fw[c].moved[k - 1];
-			if (listed && how == REPLAY_PLACED_TAKEN)
-				fw[c].moved[k]--;	/* taken as the pass took it */
-			else if (listed)
-				fw[c].moved[k]++;
-			for (j = 0; j < nt; j++)
-				fw[c].delta[k * nt + j] = fw[c].delta[(k - 1) * nt + j] +
-					(listed && sc->tg[tj[j]].cls == w->u[k - 1].cls &&
-					 sc->tg[tj[j]].item == w->u[k - 1].item ? w->u[k - 1].val : 0);
-		}
-	}
+	if (m == first)
+		goto out;	/* no cut to fit */
 	/*
 	 * The cuts that leave the least (largest residual, then their sum), then
 	 * move the fewest updates: from the pass's own placement (each window's
 	 * cut that moves the fewest), one window at a time, the others held,
 	 * until no window's cut changes.
 	 */
-	for (c = 0; c < m; c++) {
+	for (c = first; c < m; c++) {
 		x[c] = 0;
 		for (k = 1; k <= fw[c].w->nu; k++)
 			if (fw[c].moved[k] < fw[c].moved[x[c]])
@@ -845,7 +954,7 @@ static int sc_fit_group(struct sc *sc, unsigned int cg, uint64_t flush, const si
 	memcpy(best, x, sizeof(x));
 	for (round = 0, changed = true; changed && round < SC_FIT_ROUNDS; round++) {
 		changed = false;
-		for (c = 0; c < m; c++) {
+		for (c = first; c < m; c++) {
 			memcpy(x, best, sizeof(x));
 			for (k = 0; k <= fw[c].w->nu; k++) {
 				uint64_t mx, sum, moved;
@@ -863,29 +972,121 @@ static int sc_fit_group(struct sc *sc, unsigned int cg, uint64_t flush, const si
 			}
 		}
 	}
-	if (best_max > 2 || !best_moved)
+	/* updates the fitted windows place otherwise than the pass */
+	for (c = first, mv = 0; c < m; c++)
+		mv += fw[c].moved[best[c]];
+	if (best_max > 2 || !mv)
 		goto out;
-	if (mcr_grow((void **)&f->pins, &f->cap, f->nr + m, sizeof(*f->pins)) ||
-	    mcr_grow((void **)&f->flush, &f->cap_flush, f->nr + m, sizeof(*f->flush))) {
-		ret = -ENOMEM;
+	if (an && !an->held) {
+		memcpy(an->cut, best, am * sizeof(*best));
+		for (c = 0; c < am; c++)	/* the anchor's own, for its pins */
+			res->moved += fw[c].moved[best[c]];
+		ret = 1;
 		goto out;
 	}
-	for (c = 0; c < m; c++) {
-		const struct sc_win *w = fw[c].w;
-
-		f->flush[f->nr] = flush;
-		f->pins[f->nr++] = (struct replay_pin){
-			.lock_ts = w->lock_ts, .cpu = w->cpu, .cgroup = sc->cgs[cg],
-			.cut = best[c] < w->nu, .cut_tag = best[c] < w->nu ? w->u[best[c]].tag : 0,
-		};
+	ret = sc_fit_room(f, m - am);
+	for (c = am; !ret && c < m; c++)
+		sc_fit_pin(sc, f, cg, flush, fw[c].w, best[c]);
+	if (!ret) {
+		sc_fit_res_add(res, best_max, best_sum, mv);
+		ret = 1;
 	}
-	ret = 1;
 out:
-	for (c = 0; c < m; c++) {
-		free(fw[c].delta);
-		free(fw[c].moved);
-	}
+	if (ret == 0 || ret == -ENOENT)
+		sc_fit_res_add(res, max0, sum0, 0);
+	sc_fit_free(fw, m);
 	return ret;
+}
+
+/* The groups of one read cgroup: reads by the flush they printed. */
+struct sc_groups {
+	size_t		*rd;		/* read indices, group after group */
+	size_t		*start;		/* [g]: the first of group g in rd; [nr]: the end */
+	uint64_t	*flush;
+	size_t		nr;
+};
+
+/* What fitting one read cgroup's groups gave. */
+struct sc_fit_sum {
+	uint64_t		placed, unplaced;
+	struct sc_fit_res	res;	/* over every group */
+	size_t			first;	/* the first group off: unexplained, else placed */
+};
+
+/* Fit every group of @gs, with @an if given. */
+static int sc_fit_groups(struct sc *sc, unsigned int cg, const struct sc_groups *gs,
+			 struct sc_fit *f, struct sc_fit_anchor *an, struct sc_fit_sum *sum)
+{
+	size_t g, first_placed = gs->nr;
+	int ret;
+
+	*sum = (struct sc_fit_sum){ .first = gs->nr };
+	for (g = 0; g < gs->nr; g++) {
+		ret = sc_fit_group(sc, cg, gs->flush[g], gs->rd + gs->start[g],
+				   gs->start[g + 1] - gs->start[g], f, an, &sum->res);
+		if (ret < 0 && ret != -ENOENT)
+			return ret;
+		sum->placed += ret == 1;
+		sum->unplaced += ret == -ENOENT;
+		if (ret == -ENOENT && sum->first == gs->nr)
+			sum->first = g;
+		if (ret == 1 && first_placed == gs->nr)
+			first_placed = g;
+	}
+	if (sum->first == gs->nr)
+		sum->first = first_placed;
+	return 0;
+}
+
+/*
+ * Reads of several flushes off alike may all be the anchor's: where its
+ * flush's visit was, placed otherwise by the pass, is in every later read's
+ * truth.  The anchor's cuts that explain the first group off (unexplained,
+ * else placed) together with that group's own are held, and every group is
+ * fitted again.  They stand, pinned too, if fewer groups are then left
+ * unexplained, or as many and the fits leave less (sc_fit_res_less(), the
+ * rule between the cuts of one group).  @sum: the fit without them,
+ * replaced where they stand (1; their pins and the groups' added to @f,
+ * else @f as it was).
+ */
+static int sc_fit_anchored(struct sc *sc, unsigned int cg, const struct sc_groups *gs,
+			   struct sc_fit *f, struct sc_fit_sum *sum)
+{
+	uint64_t af = sc->rd[sc->anchor[cg]].flush;
+	struct sc_fit_anchor an = { .m = 0 };
+	struct sc_fit_res own = { 0 };	/* the anchor's cuts' */
+	size_t nr0 = f->nr, i, c, g = sum->first;
+	struct sc_fit_sum with;
+	int ret;
+
+	for (i = 0; i < sc->nr_win && an.m < SC_FIT_WINDOWS / 2; i++)
+		if (sc->win[i].cg == cg && sc->win[i].flush == af && sc->win[i].nu)
+			an.win[an.m++] = i;
+	if (!an.m || g == gs->nr)
+		return 0;
+	ret = sc_fit_group(sc, cg, gs->flush[g], gs->rd + gs->start[g],
+			   gs->start[g + 1] - gs->start[g], f, &an, &own);
+	if (ret != 1)
+		return ret == -ENOENT ? 0 : ret;
+	an.held = true;
+	ret = sc_fit_room(f, an.m);
+	for (c = 0; !ret && c < an.m; c++)
+		sc_fit_pin(sc, f, cg, af, &sc->win[an.win[c]], an.cut[c]);
+	if (!ret)
+		ret = sc_fit_groups(sc, cg, gs, f, &an, &with);
+	if (ret) {
+		f->nr = nr0;
+		return ret;
+	}
+	with.res.moved += own.moved;
+	with.placed++;	/* the anchor's flush is placed too */
+	if (with.unplaced < sum->unplaced ||
+	    (with.unplaced == sum->unplaced && sc_fit_res_less(&with.res, &sum->res))) {
+		*sum = with;
+		return 1;
+	}
+	f->nr = nr0;
+	return 0;
 }
 
 /*
@@ -896,42 +1097,72 @@ out:
  */
 static int sc_fit(struct sc *sc, struct sc_fit *f)
 {
-	size_t *g = malloc((sc->nr_rd + 1) * sizeof(*g)), i, n;
+	struct sc_groups gs = {
+		.rd = malloc((sc->nr_rd + 1) * sizeof(*gs.rd)),
+		.start = malloc((sc->nr_rd + 2) * sizeof(*gs.start)),
+		.flush = malloc((sc->nr_rd + 1) * sizeof(*gs.flush)),
+	};
 	unsigned int cg;
 	int ret = 0;
 
-	if (!g)
-		return -ENOMEM;
+	if (!gs.rd || !gs.start || !gs.flush)
+		ret = -ENOMEM;
 	for (cg = 0; cg < sc->nr_cgs && !ret; cg++) {
-		uint64_t fl = 0, af;
+		struct sc_fit_sum sum;
+		size_t i, n = 0, nr0 = f->nr;
+		bool open = false;	/* this cgroup's read before is in a group */
+		uint64_t af;
 
 		if (sc->anchor[cg] == SIZE_MAX)
 			continue;
 		af = sc->rd[sc->anchor[cg]].flush;
-		n = 0;
-		for (i = 0; i <= sc->nr_rd && !ret; i++) {
-			const struct sc_read *rd = i < sc->nr_rd ? &sc->rd[i] : NULL;
-			bool in = rd && rd->matched && rd->snap_req && i > sc->anchor[cg] &&
-				  rd->cgroup == sc->cgs[cg] && !rd->decision_differs && rd->flush &&
-				  rd->flush != af && !rd->kernel_flushed;
+		gs.nr = 0;
+		for (i = 0; i < sc->nr_rd; i++) {
+			const struct sc_read *rd = &sc->rd[i];
+			bool in = rd->matched && rd->snap_req && i > sc->anchor[cg] &&
+				  !rd->decision_differs && rd->flush && rd->flush != af &&
+				  !rd->kernel_flushed;
 
-			if (rd && rd->cgroup != sc->cgs[cg])
+			if (rd->cgroup != sc->cgs[cg])
 				continue;
-			if (n && (!in || rd->flush != fl)) {
-				ret = sc_fit_group(sc, cg, fl, g, n, f);
-				f->groups += ret == 1;
-				f->unplaced += ret == -ENOENT;
-				if (ret == -ENOENT || ret == 1)
-					ret = 0;
-				n = 0;
+			if (in && (!open || rd->flush != gs.flush[gs.nr - 1])) {
+				gs.start[gs.nr] = n;
+				gs.flush[gs.nr++] = rd->flush;
 			}
-			if (in) {
-				fl = rd->flush;
-				g[n++] = i;
+			if (in)
+				gs.rd[n++] = i;
+			open = in;
+		}
+		gs.start[gs.nr] = n;
+		ret = sc_fit_groups(sc, cg, &gs, f, NULL, &sum);
+		if (!ret && (sum.placed || sum.unplaced)) {
+			size_t nr1 = f->nr;
+
+			/* with the anchor's cuts: their pins and the groups' replace those without */
+			ret = sc_fit_anchored(sc, cg, &gs, f, &sum);
+			if (ret == 1 && (mcr_grow((void **)&f->alt, &f->cap_alt,
+						  f->nr_alt + nr1 - nr0, sizeof(*f->alt)) ||
+					 mcr_grow((void **)&f->alt_flush, &f->cap_alt_flush,
+						  f->nr_alt + nr1 - nr0, sizeof(*f->alt_flush))))
+				ret = -ENOMEM;
+			if (ret == 1) {
+				memcpy(f->alt + f->nr_alt, f->pins + nr0, (nr1 - nr0) * sizeof(*f->alt));
+				memcpy(f->alt_flush + f->nr_alt, f->flush + nr0,
+				       (nr1 - nr0) * sizeof(*f->alt_flush));
+				f->nr_alt += nr1 - nr0;
+				f->alt_cg[f->nr_alt_cg++] = sc->cgs[cg];
+				memmove(f->pins + nr0, f->pins + nr1, (f->nr - nr1) * sizeof(*f->pins));
+				memmove(f->flush + nr0, f->flush + nr1, (f->nr - nr1) * sizeof(*f->flush));
+				f->nr = nr0 + (f->nr - nr1);
+				ret = 0;
 			}
 		}
+		f->groups += sum.placed;
+		f->unplaced += sum.unplaced;
 	}
-	free(g);
+	free(gs.rd);
+	free(gs.start);
+	free(gs.flush);
 	return ret;
 }
 
@@ -971,6 +1202,49 @@ static int sc_fit_decisions(struct sc *sc, struct sc_fit *f, bool first)
 		}
 	}
 	return 0;
+}
+
+/*
+ * A read cgroup whose pins hold the anchor's and lost one (lock_ts 0) takes
+ * the pins it had without the anchor's instead, once: the anchor's cut moved
+ * every later read, so its groups' cuts stand or fall with it.  The pins
+ * ruled out are counted.  Return: how many read cgroups fell back, -ENOMEM.
+ */
+static int sc_fit_fall_back(struct sc_fit *f)
+{
+	unsigned int a;
+	size_t i, n;
+	int fell = 0;
+
+	for (a = 0; a < f->nr_alt_cg; a++) {
+		uint64_t cg = f->alt_cg[a];
+		bool lost = false;
+
+		for (i = 0; i < f->nr; i++)
+			lost |= f->pins[i].cgroup == cg && !f->pins[i].lock_ts;
+		if (!lost)
+			continue;
+		for (i = n = 0; i < f->nr; i++) {
+			if (f->pins[i].cgroup == cg) {
+				f->rejected += !f->pins[i].lock_ts;
+				continue;
+			}
+			f->flush[n] = f->flush[i];
+			f->pins[n++] = f->pins[i];
+		}
+		f->nr = n;
+		for (i = 0; i < f->nr_alt; i++) {
+			if (f->alt[i].cgroup != cg)
+				continue;
+			if (sc_fit_room(f, 1))
+				return -ENOMEM;
+			f->flush[f->nr] = f->alt_flush[i];
+			f->pins[f->nr++] = f->alt[i];
+		}
+		f->alt_cg[a--] = f->alt_cg[--f->nr_alt_cg];
+		fell++;
+	}
+	return fell;
 }
 
 /* Second pass: the reads that printed what a pinned window's flush left. */
@@ -1201,17 +1475,19 @@ static int sc_scratch_pass(struct db *db, const struct replay_trace *t, const ch
 	struct sc_fit f = { 0 };
 	bool used = false;
 	size_t i, n;
-	int ret, round;
+	int ret, round, rounds = 3;
 
 	ret = sc_pass(db, t, file, base, m, m->prepare ? base->order : NULL, NULL,
 		      fit ? &placed : NULL, &f, out, &r1);
 	/*
 	 * A pass pinned there; a pinned flush after which the run decides a
 	 * read's flush unlike the kernel, where the first pass did not, loses
-	 * its pins (the kernel's needs_flush rules that cut out), and a pass
-	 * without them follows.  Twice at most; else the first pass stands.
+	 * its pins (the kernel's needs_flush rules that cut out), or its read
+	 * cgroup's pins fall back to those without the anchor's, and a pass
+	 * without them follows.  Twice at most (a fall back adds one); else
+	 * the first pass stands.
 	 */
-	for (round = 0; !ret && f.nr && r1->order && round < 3; round++) {
+	for (round = 0; !ret && f.nr && r1->order && round < rounds; round++) {
 		bool bad = false;
 
 		ret = sc_pass(db, t, file, base, m, r1->order, &f, NULL, &f, &o2, &r2);
@@ -1228,7 +1504,12 @@ static int sc_scratch_pass(struct db *db, const struct replay_trace *t, const ch
 			break;
 		}
 		replay_statcheck_free(&o2);
-		for (i = n = 0; i < f.nr; i++) {
+		ret = sc_fit_fall_back(&f);
+		if (ret > 0) {
+			rounds++;
+			ret = 0;
+		}
+		for (i = n = 0; !ret && i < f.nr; i++) {
 			if (!f.pins[i].lock_ts) {
 				f.rejected++;
 				continue;
@@ -1236,7 +1517,7 @@ static int sc_scratch_pass(struct db *db, const struct replay_trace *t, const ch
 			f.flush[n] = f.flush[i];
 			f.pins[n++] = f.pins[i];
 		}
-		f.nr = round < 2 ? n : 0;
+		f.nr = round < rounds - 1 ? n : 0;
 	}
 	if (!used) {
 		f.rejected += f.nr;
@@ -1256,6 +1537,8 @@ static int sc_scratch_pass(struct db *db, const struct replay_trace *t, const ch
 	free(f.flush);
 	free(f.dd1);
 	free(f.bad);
+	free(f.alt);
+	free(f.alt_flush);
 	return ret;
 }
 

@@ -24,6 +24,7 @@ command -v sqlite3 >/dev/null || { skip stat_placed "no sqlite3 shell"; t_done; 
 "$REPLAY" validate -q w.db >/dev/null && "$REPLAY" events --table w.db >/dev/null ||
 	{ fail setup "validate failed"; t_done; }
 stat_reads_craft w.db || { fail setup "crafting stat_reads"; t_done; }
+cp w.db anchor.db
 expect_exit stat_placed_exact 0 "$REPLAY" validate -q w.db
 expect_match stat_placed_exact_all "^\(read, line\) pairs 39: exact 39 \(100.00%\), within 2 units 0, off 0 .*; flush model inferred\$" "$T_OUT"
 ! grep -q '^visit placed by printed values' <<<"$T_OUT" && pass stat_placed_nothing_to_place ||
@@ -58,4 +59,22 @@ expect_exit stat_placed_100 0 "$REPLAY" validate -q w.db
 expect_match stat_placed_100_unplaced "^visit placed by printed values: 0 windows of 0 flushes .*; 1 flushes with an off pair that no cut explains, " "$T_OUT"
 expect_match stat_placed_100_listed "^  read [0-9]+ ts 345[0-9]+ / total_cache: .* off by 93 pages; cause: inside the range the deciding flush's lock window allows\$" "$T_OUT"
 expect_match stat_placed_100_others "^  read [0-9]+ ts 335[0-9]+ / total_cache: .* off by -7 pages; cause: inside the range the deciding flush's lock window allows\$" "$T_OUT"
+
+# The anchor's flush.  The root's anchor is its first read after the first forced root
+# flush (2 s); every later read is compared as printed(k) - printed(anchor).  Had that
+# flush's window visited the writer's cgroup some updates later than the inferred order
+# puts it, the anchor printed 7 pages more than the run shows, and every read printing a
+# later flush (3 s, 4 s, 5 s) printed(k) - printed(anchor) 7 pages less.  Each of those
+# three flushes' own windows could also take 7 pages less (three cuts); the anchor's one
+# cut moves a third of the updates from the inferred order, so it is the one pinned, and
+# the reads that printed the anchor's flush are the ones marked.
+sqlite3 anchor.db "UPDATE stat_reads SET value = value - 7 * 4096 WHERE ts_before > 3000000000;
+	UPDATE stat_reads SET line = name || ' ' || value"
+expect_exit stat_placed_anchor 0 "$REPLAY" validate -q anchor.db
+expect_match stat_placed_anchor_exact "^\(read, line\) pairs 39: exact 39 \(100.00%\), within 2 units 0, off 0 " "$T_OUT"
+expect_match stat_placed_anchor_said "^visit placed by printed values: 1 windows of 1 flushes .*; 0 flushes with an off pair that no cut explains, 0 windows whose cut the kernel's needs_flush ruled out" "$T_OUT"
+run=$(sqlite3 anchor.db "SELECT max(run_id) FROM runs WHERE kind = 'validate'")
+rows=$(sqlite3 anchor.db "SELECT count(*), min(request_ts) > 2000000000, max(request_ts) < 3000000000,
+	sum(verdict = 'anchor') FROM stat_read_checks WHERE run_id = $run AND placed = 1")
+[ "$rows" = "10|1|1|1" ] && pass stat_placed_anchor_marked || fail stat_placed_anchor_marked "$rows"
 t_done
