@@ -26,6 +26,7 @@ struct validate_opts {
 	double		min_match;
 	long		show;
 	unsigned int	max_hyp;
+	unsigned int	threads;	/* 0: the online CPUs */
 	bool		quiet;
 };
 
@@ -37,6 +38,9 @@ static const struct argp_option validate_options[] = {
 	{ "min-match", 'r', "RATE", 0, "exit 10 when the stats_updates match rate is below RATE (default 0.999)", 0 },
 	{ "mismatches", 'n', "N", 0, "mismatches shown with their context (default 10)", 0 },
 	CLI_OPTION_MAX_HYP,
+	{ "threads", 'j', "N", 0, "threads, 1 to 64 (default: the online CPUs: with two or more, "
+	  "the inference runs on a thread of its own beside the comparison; 1: on the same "
+	  "thread).  The results do not depend on it", 0 },
 	{ 0 }
 };
 
@@ -69,6 +73,11 @@ static error_t validate_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'H':
 		o->max_hyp = cli_arg_max_hyp(state, arg);
+		break;
+	case 'j':
+		if (cli_num_i64(arg, 1, 64, &n))
+			argp_error(state, "--threads: not a count in [1, 64]: '%s'", arg);
+		o->threads = (unsigned int)n;
 		break;
 	case 'q':
 		o->quiet = true;
@@ -509,6 +518,7 @@ int cmd_validate(int argc, char **argv)
 	if (validate_pick_model(o.model, &p.model) < 0)
 		return MCR_EXIT_USAGE;
 	p.max_hypotheses = o.max_hyp;
+	p.threads = o.threads;
 
 	db = cli_open_db(o.file, true, &rc);
 	if (!db)

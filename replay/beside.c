@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * beside.c - the inferred model's prepass on a thread of its own, beside the
- * pass that reads its order.
+ * pass that reads its order; and validate's inference, beside the comparison.
  *
  * The prepass (engine_infer_pass()) decides, for the updates inside the
  * trace's lock windows, how many visits came first; the pass needs an
@@ -18,13 +18,23 @@
  * next comes no sooner than twice as many events later, nor than
  * BESIDE_WAITED events while the pass waits, BESIDE_SETTLE while it does not.
  *
+ * validate's inference runs here the same way (checks): the pass uses no
+ * order, so nothing is gated on decisions and nothing settles; the inference's
+ * answer at each traced memcg_flush_stats (infer_check(), and its counts
+ * after it) is published, and the pass takes a flush event only once its
+ * answer is there, which then goes to the validation (val_checks_put()) in
+ * the order of the flush events.  Its decisions go to the order validate
+ * keeps (r->order_kept).  The pass's own inference, made by replay_create(),
+ * is dropped when the thread starts.
+ *
  * One database connection is used from one thread only: the caller's thread
  * reads the prepass's events too, from a second source over the same file,
  * into a ring the prepass's thread takes them from.  It fills the ring each
  * time the pass asks its source for events, and while it waits for the
  * prepass: the prepass waits only for events to read, so no wait is circular.
  *
- * Owns the thread, the ring and the decisions in flight; never prints.
+ * Owns the thread, the ring and the decisions and answers in flight; never
+ * prints.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -87,6 +97,19 @@ struct beside {
 	struct beside_decs	take;		/* the published decisions, swapped out */
 	uint64_t		handed;
 	double			waited;		/* seconds the pass waited for the prepass */
+
+	/*
+	 * validate's inference (checks): no gates, no settles; its answer at
+	 * each flush event published (pub_chk, chk_done: how many so far), and
+	 * the pass takes a flush event only once its answer is there
+	 * (flush_handed: flush events handed out).  Its order goes to
+	 * r->order_kept, if kept.
+	 */
+	bool			checks;
+	struct val_check	*pub_chk, *take_chk;
+	size_t			nr_pub_chk, cap_pub_chk, cap_take_chk;
+	uint64_t		chk_done;
+	uint64_t		flush_handed;
 };
 
 static int beside_decs_add(struct beside_decs *d, uint64_t tag, size_t p)
@@ -209,6 +232,29 @@ static int beside_settled(void *ctx, struct infer *in, uint64_t done)
 	return 0;
 }
 
+/* engine.c's call after each flush event the prepass checked (checks): to the pass. */
+static int beside_checked(void *ctx, struct infer *in, bool su_ok, bool nf_ok)
+{
+	struct beside *b = ctx;
+	int ret = 0;
+
+	pthread_mutex_lock(&b->mu);
+	if (mcr_grow((void **)&b->pub_chk, &b->cap_pub_chk, b->nr_pub_chk + 1,
+		     sizeof(*b->pub_chk)) < 0) {
+		ret = -ENOMEM;
+	} else {
+		b->pub_chk[b->nr_pub_chk++] = (struct val_check){
+			.su_ok = su_ok, .nf_ok = nf_ok, .capped = infer_capped(in),
+			.max_kept = infer_max_kept(in), .lowered = infer_cap_lowered(in),
+		};
+		b->chk_done++;
+		if (b->pass_waits)
+			pthread_cond_broadcast(&b->cv);
+	}
+	pthread_mutex_unlock(&b->mu);
+	return ret;
+}
+
 static void *beside_main(void *arg)
 {
 	struct beside *b = arg;
@@ -218,7 +264,8 @@ static void *beside_main(void *arg)
 	struct engine_infer ei = {
 		.policy = b->pol, .max_hyp = b->r->p.max_hypotheses,
 		.order = beside_order, .order_ctx = b,
-		.settled = beside_settled, .settled_ctx = b,
+		.settled = b->checks ? NULL : beside_settled, .settled_ctx = b,
+		.checked = b->checks ? beside_checked : NULL, .checked_ctx = b,
 	};
 	int ret = engine_infer_pass(b->r->t, &ei, &src);
 
@@ -281,22 +328,42 @@ static void beside_idle(struct beside *b, uint64_t seen)
 {
 	beside_fill(b);
 	pthread_mutex_lock(&b->mu);
-	if (!b->finished && b->pubs == seen &&
+	if (!b->finished && (b->checks ? b->chk_done : b->pubs) == seen &&
 	    (b->feed_end || BESIDE_RING - (b->tail - b->head) < BESIDE_FILL))
 		pthread_cond_wait(&b->cv, &b->mu);
 	pthread_mutex_unlock(&b->mu);
 }
 
-/* Can the pass take @ev, the event after b->handed?  Under mu. */
-static bool beside_open_for(const struct beside *b, const struct mcr_event *ev, uint64_t i)
+/*
+ * Can the pass take @ev, the event after b->handed, with @flushes flush
+ * events before it among those being handed?  Under mu.
+ */
+static bool beside_open_for(const struct beside *b, const struct mcr_event *ev, uint64_t i,
+			    uint64_t flushes)
 {
 	unsigned int cpu = (unsigned int)ev->cpu;
 
 	if (b->finished)
 		return true;	/* decided, or failed: beside_wait() says which */
+	if (b->checks)
+		return ev->kind != MCR_EV_FLUSH || b->chk_done > b->flush_handed + flushes;
 	if (i >= b->done)
 		return false;
 	return cpu >= b->r->t->nr_possible || ev->seq < b->gate[cpu];
+}
+
+/* The decisions and answers taken from the prepass: to the pass's order, and to validate. */
+static int beside_hand_over(struct beside *b, size_t nr_chk)
+{
+	struct replay_order *o = b->checks ? b->r->order_kept : b->r->order_own;
+	int ret = 0;
+
+	for (size_t k = 0; !ret && o && k < b->take.n; k++)
+		ret = order_add(o, b->take.v[k].tag, b->take.v[k].p);
+	b->take.n = 0;
+	if (!ret && nr_chk)
+		ret = val_checks_put(b->r, b->take_chk, nr_chk);
+	return ret;
 }
 
 /*
@@ -305,17 +372,18 @@ static bool beside_open_for(const struct beside *b, const struct mcr_event *ev, 
  */
 static int beside_wait(struct beside *b, const struct mcr_event *ev, int n)
 {
-	uint64_t seen;
+	uint64_t seen, flushes = 0;
 	double t0 = 0;
 	int ret = 0, i = 0;
 
 	for (;;) {
+		size_t nr_chk = 0;
 		bool go;
 
 		pthread_mutex_lock(&b->mu);
-		seen = b->pubs;
-		while (i < n && beside_open_for(b, &ev[i], b->handed + (uint64_t)i))
-			i++;
+		seen = b->checks ? b->chk_done : b->pubs;
+		while (i < n && beside_open_for(b, &ev[i], b->handed + (uint64_t)i, flushes))
+			flushes += ev[i++].kind == MCR_EV_FLUSH;
 		go = i == n;
 		if (b->finished && b->ret)
 			ret = b->ret;
@@ -326,11 +394,21 @@ static int beside_wait(struct beside *b, const struct mcr_event *ev, int n)
 			b->pub = t;
 			b->pub.n = 0;
 		}
+		if (b->nr_pub_chk) {
+			struct val_check *t = b->take_chk;
+			size_t c = b->cap_take_chk;
+
+			b->take_chk = b->pub_chk;
+			b->cap_take_chk = b->cap_pub_chk;
+			nr_chk = b->nr_pub_chk;
+			b->pub_chk = t;
+			b->cap_pub_chk = c;
+			b->nr_pub_chk = 0;
+		}
 		b->pass_waits = !go && !ret;
 		pthread_mutex_unlock(&b->mu);
-		for (size_t k = 0; !ret && k < b->take.n; k++)
-			ret = order_add(b->r->order_own, b->take.v[k].tag, b->take.v[k].p);
-		b->take.n = 0;
+		if (!ret)
+			ret = beside_hand_over(b, nr_chk);
 		if (ret || go)
 			break;
 		if (!t0)
@@ -356,7 +434,7 @@ static int beside_end(struct beside *b)
 	pthread_mutex_lock(&b->mu);
 	b->pass_waits = true;
 	while (!b->finished) {
-		uint64_t seen = b->pubs;
+		uint64_t seen = b->checks ? b->chk_done : b->pubs;
 
 		pthread_mutex_unlock(&b->mu);
 		beside_idle(b, seen);
@@ -367,6 +445,14 @@ static int beside_end(struct beside *b)
 	b->started = false;
 	if (b->ret)
 		return b->ret;
+	if (b->checks) {	/* the order's last decisions, made at its end */
+		b->take.n = 0;
+		for (size_t k = 0; k < b->pub.n && r->order_kept; k++)
+			if (order_add(r->order_kept, b->pub.v[k].tag, b->pub.v[k].p))
+				return -ENOMEM;
+		b->pub.n = 0;
+		return b->nr_pub_chk ? -EPROTO : 0;	/* an answer for no flush event */
+	}
 	if (b->pub.n)
 		return -EPROTO;		/* a decision for an update the pass has passed */
 	r->prep.placed = replay_order_size(r->order);
@@ -396,6 +482,8 @@ static int beside_gated_take(void *ctx, struct mcr_event *ev, int max)
 	if (ret < 0)
 		return ret;
 	b->handed += (uint64_t)n;
+	for (int i = 0; b->checks && i < n; i++)
+		b->flush_handed += ev[i].kind == MCR_EV_FLUSH;
 	return n;
 }
 
@@ -421,6 +509,8 @@ void replay_beside_free(struct replay_beside *rb)
 	pthread_cond_destroy(&b->cv);
 	free(b->pub.v);
 	free(b->take.v);
+	free(b->pub_chk);
+	free(b->take_chk);
 	free(b->ring);
 	free(b->open_seq);
 	free(b->gate);
@@ -429,7 +519,7 @@ void replay_beside_free(struct replay_beside *rb)
 
 /* Start the prepass with @pol on its own thread; @gated the pass's source. */
 static int beside_start(struct replay *r, const struct sim_policy *pol, struct replay_source *feed,
-			struct replay_source *src, struct replay_source *gated,
+			struct replay_source *src, struct replay_source *gated, bool checks,
 			struct replay_beside **out)
 {
 	struct beside *b = calloc(1, sizeof(*b));
@@ -448,11 +538,20 @@ static int beside_start(struct replay *r, const struct sim_policy *pol, struct r
 	b->ring = malloc(BESIDE_RING * sizeof(*b->ring));
 	b->open_seq = calloc(n, sizeof(*b->open_seq));
 	b->gate = calloc(n, sizeof(*b->gate));
-	r->order_own = order_create();
-	if (!b->ring || !b->open_seq || !b->gate || !r->order_own)
+	b->checks = checks;
+	if (!checks)
+		r->order_own = order_create();
+	if (!b->ring || !b->open_seq || !b->gate || (!checks && !r->order_own))
 		return -ENOMEM;
-	r->order = r->order_own;
-	r->prep = (struct replay_prepass){ .policy = pol, .beside = true };
+	if (checks) {
+		/* the pass's own inference goes: the prepass's answers replace it */
+		infer_destroy(r->inf);
+		r->inf = NULL;
+		r->val->beside = true;
+	} else {
+		r->order = r->order_own;
+		r->prep = (struct replay_prepass){ .policy = pol, .beside = true };
+	}
 	b->t0 = replay_now_s();
 	ret = -pthread_create(&b->thr, NULL, beside_main, b);
 	if (ret)
@@ -463,13 +562,31 @@ static int beside_start(struct replay *r, const struct sim_policy *pol, struct r
 	return 0;
 }
 
-/* Beside the pass unless one thread is asked for, or by default one CPU is online. */
+/* A thread of its own, unless one is asked for, or by default one CPU is online. */
+static bool beside_threads(const struct replay *r)
+{
+	return r->p.threads != 1 && (r->p.threads || sysconf(_SC_NPROCESSORS_ONLN) >= 2);
+}
+
+/*
+ * validate's inference, moved beside a pass whose model has no prepass of its
+ * own (replay_create() made it for the pass): the policy it infers with, or
+ * NULL.
+ */
+static const struct sim_policy *beside_validated(const struct replay *r)
+{
+	if (!r->inf || !r->val || r->val->beside || r->p.model->prepare || !beside_threads(r))
+		return NULL;
+	return r->p.runs[0].policy;
+}
+
 bool replay_prepass_beside(struct replay *r)
 {
 	const struct sim_policy *pol = NULL;
 
-	if (r->prepared || r->p.threads == 1 || !r->p.model->prepare ||
-	    (!r->p.threads && sysconf(_SC_NPROCESSORS_ONLN) < 2))
+	if (beside_validated(r))
+		return true;
+	if (r->prepared || !r->p.model->prepare || !beside_threads(r))
 		return false;
 	return r->p.model->prepare(r, &pol) >= 0 && pol;
 }
@@ -483,9 +600,14 @@ int replay_prepare_beside(struct replay *r, struct replay_source *feed, struct r
 	*out = NULL;
 	if (!replay_prepass_beside(r) || !src->take || !feed->take)
 		return replay_prepare(r, src);
+	pol = beside_validated(r);
+	if (pol) {
+		ret = beside_start(r, pol, feed, src, gated, true, out);
+		return ret < 0 ? ret : 1;
+	}
 	ret = engine_prepare(r, &pol);
 	if (ret < 0 || !pol)
 		return ret;
-	ret = beside_start(r, pol, feed, src, gated, out);
+	ret = beside_start(r, pol, feed, src, gated, false, out);
 	return ret < 0 ? ret : 1;
 }

@@ -199,6 +199,8 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
 		infer_set_order_sink(r->inf, ei->order, ei->order_ctx);
 		r->settled = ei->settled;
 		r->settled_ctx = ei->settled_ctx;
+		r->checked = ei->checked;
+		r->checked_ctx = ei->checked_ctx;
 	}
 	ret = rcg_add_initial(r);
 	if (!ret)
@@ -301,6 +303,8 @@ static int engine_read(struct replay *r, const struct mcr_event *ev)
 		bool su_ok, nf_ok;
 
 		ret = infer_check(r->inf, ev->id, ev->val, ev->flags & MCR_FLUSH_NEEDS, &su_ok, &nf_ok);
+		if (!ret && r->checked)
+			ret = r->checked(r->checked_ctx, r->inf, su_ok, nf_ok);
 		if (ret < 0)
 			return ret;
 	}

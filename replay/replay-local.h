@@ -220,11 +220,31 @@ struct win {
 	uint64_t	lost_ts;	/* the lock of the last window without unlock, 0 none */
 };
 
+/*
+ * The inference's answer at one traced memcg_flush_stats (infer_check()), and
+ * its counts right after it.
+ */
+struct val_check {
+	bool		su_ok, nf_ok;
+	uint64_t	capped;		/* infer_capped() */
+	uint64_t	max_kept;	/* infer_max_kept() */
+	uint64_t	lowered;	/* infer_cap_lowered() */
+};
+
 struct val_state {
 	struct replay_validation v;
 	uint64_t	capped_mark;	/* infer_capped() at the last mismatch */
 	uint64_t	unknown_upd_ts;	/* last update under a cgroup of unknown parent */
 	bool		synced;
+	/*
+	 * The inference runs beside the pass (beside.c, r->inf NULL): its
+	 * answers at the flush events, in their order, queued [head, tail);
+	 * cur: the last one taken.
+	 */
+	bool		beside;
+	struct val_check *q;
+	size_t		head, tail, cap;
+	struct val_check cur;
 };
 
 struct wk_eps;
@@ -283,6 +303,10 @@ struct replay {
 	/* a prepass beside a pass (beside.c): called every REPLAY_BESIDE_EVERY events */
 	int				(*settled)(void *ctx, struct infer *in, uint64_t done);
 	void				*settled_ctx;
+	/* ... and after each flush event it checked (engine_infer.checked) */
+	int				(*checked)(void *ctx, struct infer *in, bool su_ok,
+						   bool nf_ok);
+	void				*checked_ctx;
 };
 
 /*
@@ -396,6 +420,9 @@ struct engine_infer {
 	void			*order_ctx;
 	int			(*settled)(void *ctx, struct infer *in, uint64_t done);
 	void			*settled_ctx;
+	/* after each traced memcg_flush_stats the inference checked; may be NULL */
+	int			(*checked)(void *ctx, struct infer *in, bool su_ok, bool nf_ok);
+	void			*checked_ctx;
 	void			(*progress)(void *ctx, const char *pass, uint64_t done);
 	void			*progress_ctx;
 };
@@ -412,6 +439,7 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c);
 void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts);
 void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts);
+int val_checks_put(struct replay *r, const struct val_check *c, size_t n);
 
 static inline enum sim_item_kind replay_item_kind(unsigned int ev_kind)
 {

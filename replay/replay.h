@@ -373,6 +373,12 @@ int replay_prepare(struct replay *r, struct replay_source *src);
  * replay_beside_free() after replay_run(), whatever it returned (NULL if
  * none).  Returns 1 (read @gated), 0 (read @src: no prepass, or it ran
  * first), or replay_prepare()'s errors.
+ *
+ * Under the same rule validate's inference (replay_params.validate, a model
+ * without a prepass) moves to that thread too: the pass takes a traced
+ * memcg_flush_stats only once the inference has checked it, and the
+ * validation's counts, mismatches and kept order are those of the inference
+ * on the pass's own thread.
  */
 struct replay_beside;
 int replay_prepare_beside(struct replay *r, struct replay_source *feed, struct replay_source *src,

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "replay-local.h"
 
 #define VAL_CONTEXT_MAX		16	/* updates listed in one mismatch's context */
@@ -91,8 +92,67 @@ int val_create(struct replay *r)
 
 void val_free(struct replay *r)
 {
+	if (r->val)
+		free(r->val->q);
 	free(r->val);
 	r->val = NULL;
+}
+
+/* Inference's counts are compared: inline (r->inf) or beside the pass. */
+static bool val_inferred(const struct replay *r)
+{
+	return r->inf || r->val->beside;
+}
+
+/* infer_capped() now: at the flush event the pass is at, when beside it. */
+static uint64_t val_capped(const struct replay *r)
+{
+	return r->inf ? infer_capped(r->inf) : r->val->cur.capped;
+}
+
+/* beside.c: the inference's answers at the next @n flush events, in their order. */
+int val_checks_put(struct replay *r, const struct val_check *c, size_t n)
+{
+	struct val_state *vs = r->val;
+
+	if (vs->head && vs->tail + n > vs->cap) {	/* what was taken makes room */
+		memmove(vs->q, vs->q + vs->head, (vs->tail - vs->head) * sizeof(*vs->q));
+		vs->tail -= vs->head;
+		vs->head = 0;
+	}
+	if (mcr_grow((void **)&vs->q, &vs->cap, vs->tail + n, sizeof(*vs->q)))
+		return -ENOMEM;
+	memcpy(vs->q + vs->tail, c, n * sizeof(*c));
+	vs->tail += n;
+	return 0;
+}
+
+/*
+ * The inference's answer at flush event @ev: asked now (r->inf), or taken
+ * from beside.c's queue, which has it by the time the pass reads @ev.
+ */
+static int val_infer_check(struct replay *r, const struct mcr_event *ev, bool k_nf,
+			   bool *isu, bool *inf_nf)
+{
+	struct val_state *vs = r->val;
+	int ret;
+
+	if (r->inf) {
+		ret = infer_check(r->inf, ev->id, ev->val, k_nf, isu, inf_nf);
+		if (ret < 0)
+			return ret;
+		vs->cur = (struct val_check){
+			.su_ok = *isu, .nf_ok = *inf_nf, .capped = infer_capped(r->inf),
+			.max_kept = infer_max_kept(r->inf), .lowered = infer_cap_lowered(r->inf),
+		};
+		return 0;
+	}
+	if (vs->head == vs->tail)
+		return -EPROTO;	/* beside.c lets no flush event through before its answer */
+	vs->cur = vs->q[vs->head++];
+	*isu = vs->cur.su_ok;
+	*inf_nf = vs->cur.nf_ok;
+	return 0;
 }
 
 const struct replay_validation *replay_validation(const struct replay *r)
@@ -115,7 +175,7 @@ void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts)
 {
 	c->last_flush_ts = ts;
-	c->last_flush_capped = r->inf ? infer_capped(r->inf) : 0;
+	c->last_flush_capped = val_inferred(r) ? val_capped(r) : 0;
 }
 
 void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts)
@@ -182,7 +242,7 @@ static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t sin
 	 */
 	if (c == r->root && r->val->unknown_upd_ts && r->val->unknown_upd_ts >= since)
 		return REPLAY_CAUSE_UNKNOWN_PARENT;
-	if (r->inf && infer_capped(r->inf) > r->val->capped_mark)
+	if (val_inferred(r) && val_capped(r) > r->val->capped_mark)
 		return REPLAY_CAUSE_CAPPED;
 	/*
 	 * At a mismatch the cap explains, inference takes the kernel's value
@@ -193,11 +253,11 @@ static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t sin
 	 * since subtree(@c) was last reset, and a mismatch in subtree(@c)
 	 * since then showed that the orders kept had lost the kernel's.
 	 */
-	if (r->inf && c->cap_miss_ts && c->cap_miss_ts >= since &&
-	    infer_capped(r->inf) > capped_since)
+	if (val_inferred(r) && c->cap_miss_ts && c->cap_miss_ts >= since &&
+	    val_capped(r) > capped_since)
 		return REPLAY_CAUSE_CAPPED;
 	/* with inference every order was tried: the window alone explains nothing */
-	if (!r->inf && c->window_ts && c->window_ts >= since)
+	if (!val_inferred(r) && c->window_ts && c->window_ts >= since)
 		return REPLAY_CAUSE_WINDOW_ORDER;
 	/* Zero where we counted credit: the kernel reset it in a flush we did not see. */
 	if (ev->val == 0 && sim_su != 0)
@@ -281,9 +341,9 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 	struct rcg *a;
 
 	v->flush_events++;
-	if (r->inf) {
+	if (val_inferred(r)) {
 		/* the kernel's values prune hypotheses before sync too */
-		int ret = infer_check(r->inf, ev->id, ev->val, k_nf, &isu, &inf_nf);
+		int ret = val_infer_check(r, ev, k_nf, &isu, &inf_nf);
 
 		if (ret < 0)
 			return ret;
@@ -299,12 +359,12 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 	nf_ok = sim_nf == k_nf;
 	v->stats_updates_match_plain += su_ok;
 	v->needs_flush_match_plain += nf_ok;
-	if (r->inf) {
+	if (val_inferred(r)) {
 		v->stats_updates_match += isu;
 		v->needs_flush_match += inf_nf;
-		v->max_hypotheses = infer_max_kept(r->inf);
-		v->cap_lowered = infer_cap_lowered(r->inf);
-		v->capped = infer_capped(r->inf);
+		v->max_hypotheses = r->val->cur.max_kept;
+		v->cap_lowered = r->val->cur.lowered;
+		v->capped = r->val->cur.capped;
 	} else {
 		/* no windows in the trace, nothing to infer: the plain counts */
 		v->stats_updates_match += su_ok;
@@ -316,7 +376,7 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 	if (__builtin_sub_overflow(sim_su, ev->val, &diff))
 		diff = ev->val < 0 ? INT64_MAX : INT64_MIN;
 	v->diff_hist[val_bucket(diff)]++;
-	if (r->inf ? isu && inf_nf : su_ok && nf_ok)
+	if (val_inferred(r) ? isu && inf_nf : su_ok && nf_ok)
 		return 0;
 	v->mismatches++;
 	since = val_since(r, c, &capped_since);
@@ -324,8 +384,8 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 	v->causes[cause]++;
 	for (a = c; cause == REPLAY_CAUSE_CAPPED && a; a = a->parent)
 		a->cap_miss_ts = ev->ts;
-	if (r->inf)
-		r->val->capped_mark = infer_capped(r->inf);	/* inference took the kernel's value */
+	if (val_inferred(r))
+		r->val->capped_mark = val_capped(r);	/* inference took the kernel's value */
 	if (v->mismatches <= r->p.max_mismatches && r->p.sink.mismatch) {
 		char ctx[VAL_CONTEXT_BYTES];
 		struct replay_mismatch m = {

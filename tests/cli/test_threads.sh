@@ -2,7 +2,7 @@
 # replay --threads: one thread and several give the same rows (every result
 # table, every column but the run's wall time and start), with the spread model
 # and with the inferred one (its prepass, its windows), one policy or several;
-# bad counts are refused.
+# validate --threads: the same report and rows; bad counts are refused.
 . "$(dirname "$0")/../lib.sh"
 
 SRC=$T_TMP/fleet.db
@@ -106,6 +106,45 @@ if "$REPLAY" synth --scenario fleet --events 100000 --cgroups 60 --window-update
 else
 	fail replay_threads_hidden "synth --hidden-order failed"
 fi
+
+# validate's inference on a thread of its own beside the comparison (two threads)
+# against on the pass's own (one): its answer at each flush event reaches the
+# comparison before the pass reads that event, so the report and the rows are the
+# same, down to the one flush whose order the cap (16) dropped and the cause named.
+VID=$T_TMP/vhidden.db
+vrows() { sqlite3 "$1" "SELECT * FROM validation; SELECT * FROM validation_mismatch"; }
+if "$REPLAY" synth --scenario fleet --hidden-order 1 --cpus 8 --cgroups 100 --window-updates 10 \
+	--events 50000 --reader-ms 0.32 --period-ms 1 -o "$VID" -q >/dev/null 2>&1; then
+	for n in 1 2; do
+		cp "$VID" "$T_TMP/v$n.db"
+		expect_exit "validate_threads_$n" 0 "$REPLAY" validate -q -r 0 -H 16 -j "$n" -f json \
+			"$T_TMP/v$n.db" || continue
+		{ echo "$T_OUT"; vrows "$T_TMP/v$n.db"; } >"$T_TMP/v$n.out"
+	done
+	if cmp -s "$T_TMP/v1.out" "$T_TMP/v2.out"; then
+		pass validate_threads_same
+	else
+		fail validate_threads_same "$(diff "$T_TMP/v1.out" "$T_TMP/v2.out" | head -5)"
+	fi
+	grep -q '"orders dropped by the cap":[1-9]' "$T_TMP/v1.out" &&
+		grep -q '"hypotheses_capped":[1-9]' "$T_TMP/v1.out" && pass validate_threads_capped ||
+		fail validate_threads_capped "$(head -c 300 "$T_TMP/v1.out")"
+	# an event damaged late: with two threads the inference may meet it first
+	if as_rows "$VID" && sqlite3 "$VID" "UPDATE events SET kind = 11 WHERE rowid = 45000"; then
+		for n in 1 2; do
+			expect_exit "validate_threads_damaged_$n" 17 "$REPLAY" validate -q -j "$n" "$VID" &&
+				expect_match "validate_threads_damaged_${n}_msg" 'kind 11 is not a known kind' \
+					"$T_ERR"
+		done
+	else
+		fail validate_threads_damaged "events --table failed"
+	fi
+else
+	fail validate_threads "synth --hidden-order failed"
+fi
+for bad in 0 65 x; do
+	expect_exit "validate_threads_bad_$bad" 2 "$REPLAY" validate "$SRC" --threads "$bad"
+done
 
 for bad in 0 65 x -1; do
 	expect_exit "replay_threads_bad_$bad" 2 "$REPLAY" replay "$SRC" --threads "$bad"
