@@ -318,6 +318,12 @@ static void beside_fill(struct beside *b)
 	}
 }
 
+/* What the pass watches for a change while it waits: answers (checks), else publishes; under mu. */
+static uint64_t beside_seen(const struct beside *b)
+{
+	return b->checks ? b->chk_done : b->pubs;
+}
+
 /*
  * Nothing for the pass's thread until the prepass moves on: read for it,
  * then sleep unless it has published since @seen or the ring has room (both
@@ -328,7 +334,7 @@ static void beside_idle(struct beside *b, uint64_t seen)
 {
 	beside_fill(b);
 	pthread_mutex_lock(&b->mu);
-	if (!b->finished && (b->checks ? b->chk_done : b->pubs) == seen &&
+	if (!b->finished && beside_seen(b) == seen &&
 	    (b->feed_end || BESIDE_RING - (b->tail - b->head) < BESIDE_FILL))
 		pthread_cond_wait(&b->cv, &b->mu);
 	pthread_mutex_unlock(&b->mu);
@@ -350,6 +356,36 @@ static bool beside_open_for(const struct beside *b, const struct mcr_event *ev, 
 	if (i >= b->done)
 		return false;
 	return cpu >= b->r->t->nr_possible || ev->seq < b->gate[cpu];
+}
+
+/*
+ * The decisions and answers published so far move to the pass's side (take,
+ * take_chk), for beside_hand_over() after the lock.  Under mu, or once the
+ * prepass's thread is joined.
+ * Return: how many answers moved.
+ */
+static size_t beside_take_published(struct beside *b)
+{
+	size_t nr_chk = b->nr_pub_chk;
+
+	if (b->pub.n) {
+		struct beside_decs t = b->take;
+
+		b->take = b->pub;
+		b->pub = t;
+		b->pub.n = 0;
+	}
+	if (nr_chk) {
+		struct val_check *t = b->take_chk;
+		size_t c = b->cap_take_chk;
+
+		b->take_chk = b->pub_chk;
+		b->cap_take_chk = b->cap_pub_chk;
+		b->pub_chk = t;
+		b->cap_pub_chk = c;
+		b->nr_pub_chk = 0;
+	}
+	return nr_chk;
 }
 
 /* The decisions and answers taken from the prepass: to the pass's order, and to validate. */
@@ -377,34 +413,17 @@ static int beside_wait(struct beside *b, const struct mcr_event *ev, int n)
 	int ret = 0, i = 0;
 
 	for (;;) {
-		size_t nr_chk = 0;
+		size_t nr_chk;
 		bool go;
 
 		pthread_mutex_lock(&b->mu);
-		seen = b->checks ? b->chk_done : b->pubs;
+		seen = beside_seen(b);
 		while (i < n && beside_open_for(b, &ev[i], b->handed + (uint64_t)i, flushes))
 			flushes += ev[i++].kind == MCR_EV_FLUSH;
 		go = i == n;
 		if (b->finished && b->ret)
 			ret = b->ret;
-		if (b->pub.n) {
-			struct beside_decs t = b->take;
-
-			b->take = b->pub;
-			b->pub = t;
-			b->pub.n = 0;
-		}
-		if (b->nr_pub_chk) {
-			struct val_check *t = b->take_chk;
-			size_t c = b->cap_take_chk;
-
-			b->take_chk = b->pub_chk;
-			b->cap_take_chk = b->cap_pub_chk;
-			nr_chk = b->nr_pub_chk;
-			b->pub_chk = t;
-			b->cap_pub_chk = c;
-			b->nr_pub_chk = 0;
-		}
+		nr_chk = beside_take_published(b);
 		b->pass_waits = !go && !ret;
 		pthread_mutex_unlock(&b->mu);
 		if (!ret)
@@ -434,7 +453,7 @@ static int beside_end(struct beside *b)
 	pthread_mutex_lock(&b->mu);
 	b->pass_waits = true;
 	while (!b->finished) {
-		uint64_t seen = b->checks ? b->chk_done : b->pubs;
+		uint64_t seen = beside_seen(b);
 
 		pthread_mutex_unlock(&b->mu);
 		beside_idle(b, seen);
@@ -445,14 +464,9 @@ static int beside_end(struct beside *b)
 	b->started = false;
 	if (b->ret)
 		return b->ret;
-	if (b->checks) {	/* the order's last decisions, made at its end */
-		b->take.n = 0;
-		for (size_t k = 0; k < b->pub.n && r->order_kept; k++)
-			if (order_add(r->order_kept, b->pub.v[k].tag, b->pub.v[k].p))
-				return -ENOMEM;
-		b->pub.n = 0;
-		return b->nr_pub_chk ? -EPROTO : 0;	/* an answer for no flush event */
-	}
+	/* the order's last decisions, made at its end; an answer left has no flush event */
+	if (b->checks)
+		return beside_take_published(b) ? -EPROTO : beside_hand_over(b, 0);
 	if (b->pub.n)
 		return -EPROTO;		/* a decision for an update the pass has passed */
 	r->prep.placed = replay_order_size(r->order);

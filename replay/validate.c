@@ -104,10 +104,10 @@ static bool val_inferred(const struct replay *r)
 	return r->inf || r->val->beside;
 }
 
-/* infer_capped() now: at the flush event the pass is at, when beside it. */
+/* infer_capped() at the flush event the pass is at (val_infer_check()'s). */
 static uint64_t val_capped(const struct replay *r)
 {
-	return r->inf ? infer_capped(r->inf) : r->val->cur.capped;
+	return r->val->cur.capped;
 }
 
 /* beside.c: the inference's answers at the next @n flush events, in their order. */
