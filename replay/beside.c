@@ -261,9 +261,10 @@ static void *beside_main(void *arg)
 	struct replay_source src = {
 		.next = beside_ring_next, .take = beside_ring_take, .ctx = b,
 	};
+	/* validate keeps the order only for the memory.stat check: else no decision is made */
 	struct engine_infer ei = {
 		.policy = b->pol, .max_hyp = b->r->p.max_hypotheses,
-		.order = beside_order, .order_ctx = b,
+		.order = b->checks && !b->r->order_kept ? NULL : beside_order, .order_ctx = b,
 		.settled = b->checks ? NULL : beside_settled, .settled_ctx = b,
 		.checked = b->checks ? beside_checked : NULL, .checked_ctx = b,
 	};
