@@ -174,6 +174,8 @@ struct infer {
 	struct inf_sort_key	*keys;
 	size_t			cap_keys;
 	uint64_t		max_kept;
+	uint64_t		max_held;	/* after an update's branches, before the merge and the cap */
+	uint64_t		cut_ranked;	/* updates whose cut the candidates' ranks set (inf_cut()) */
 	uint64_t		quiet;		/* updates since creation: full normalization cadence */
 	uint64_t		capped;		/* hypotheses the cap dropped */
 	/*
@@ -389,6 +391,9 @@ int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag);
 /* infer_cap.c */
 uint64_t inf_branch_cost(const struct infer *in, uint64_t cost, uint64_t t_last, size_t vis,
 			 uint64_t ts);
+void inf_branch_costs(uint64_t cost, uint64_t lo, uint64_t hi, const size_t *vis, size_t nv,
+		      uint64_t *c);
+uint64_t inf_branch_at(const struct infer *in, uint64_t ts);
 int inf_compact(struct infer *in, bool full);
 /* The cap's order (infer_cap.c); the comparison is the tests' reference. */
 int inf_cost_cmp(const void *a, const void *b, void *arg);
@@ -415,7 +420,7 @@ void inf_branch_hashes(const struct infer *in, const struct inf_hyp *h, const st
 
 /* infer_cut.c */
 void inf_keys_select(struct inf_sort_key *a, size_t n, size_t k);
-int inf_cut(struct infer *in, uint64_t *cut);
+int inf_cut(struct infer *in, const struct inf_path *pa, uint64_t ts, uint64_t *cut);
 int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu, uint64_t ts,
 		   uint64_t tag, uint64_t cut);
 

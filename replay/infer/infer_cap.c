@@ -30,7 +30,7 @@
  * Where the spread model puts an update at @ts, in 1/1024 visits: visit k is
  * due at (k + 1) units; UINT64_MAX when the window's length is unknown.
  */
-static uint64_t inf_spread_x(const struct infer *in, uint64_t ts)
+uint64_t inf_branch_at(const struct infer *in, uint64_t ts)
 {
 	unsigned __int128 x;
 	uint64_t y;
@@ -48,26 +48,35 @@ static uint64_t inf_spread_x(const struct infer *in, uint64_t ts)
 }
 
 /*
- * The cost of placing visit @k somewhere in [@t_lo, @t_hi]: how far that
- * interval is from the spread model's time for it.  Charged once per visit
- * a decision places, not per update, so an order whose visits all run a
- * little late pays for each visit once, however many updates fall around it.
+ * The cost of each branch "after vis[i]", i < @nv, of a hypothesis of @cost,
+ * into @c: placing visit vis[i] somewhere between its last decision and the
+ * update, which the spread model puts at @lo and @hi (inf_branch_at()): how
+ * far that interval is from the spread model's time for the visit.  Charged
+ * once per visit a decision places, not per update, so an order whose visits
+ * all run a little late pays for each visit once, however many updates fall
+ * around it.  The window's times are worked out once for all the branches.
  */
-static uint64_t inf_visit_cost(const struct infer *in, size_t k, uint64_t t_lo, uint64_t t_hi)
+void inf_branch_costs(uint64_t cost, uint64_t lo, uint64_t hi, const size_t *vis, size_t nv,
+		      uint64_t *c)
 {
-	uint64_t due = (k + 1) * INF_COST_UNIT, lo = inf_spread_x(in, t_lo), hi = inf_spread_x(in, t_hi);
+	uint64_t due;
+	size_t i;
 
-	if (lo == UINT64_MAX)
-		return 0;
-	return due < lo ? lo - due : due > hi ? due - hi : 0;
+	for (i = 0; i < nv; i++) {
+		due = (vis[i] + 1) * INF_COST_UNIT;
+		c[i] = cost + (lo == UINT64_MAX ? 0 : due < lo ? lo - due : due > hi ? due - hi : 0);
+	}
 }
 
 /* A branch "after visit @vis" of a hypothesis of @cost whose last decision was at @t_last. */
 uint64_t inf_branch_cost(const struct infer *in, uint64_t cost, uint64_t t_last, size_t vis,
 			 uint64_t ts)
 {
+	uint64_t c;
+
 	/* visit vis came after this order's last decision, before ts */
-	return cost + inf_visit_cost(in, vis, t_last, ts);
+	inf_branch_costs(cost, inf_branch_at(in, t_last), inf_branch_at(in, ts), &vis, 1, &c);
+	return c;
 }
 
 /* Both tables canonical: the same counters are the same entries. */

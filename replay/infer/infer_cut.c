@@ -9,7 +9,11 @@
  * all stay, each as its own branch "before all" at its own cost, so the
  * cap-th cheapest of them is where the cap will cut (inf_cut()): a branch
  * dearer than that is not made, if at least cap of the cheaper ones stay
- * distinct, which inf_cut_settle() checks after the walks.
+ * distinct, which inf_cut_settle() checks after the walks.  Where the cheaper
+ * branches alone are more than cap (up to six times the cap in one update on
+ * a 64-CPU trace), only the cap + 1 cheapest of the hypotheses and their
+ * branches are made, with their ties: what an update makes before the cap
+ * has ranked its branches is about the cap's worth, not several times it.
  *
  * Contract: the hypotheses kept, every read's answer, the cap's
  * "dropped some" and the order handed to the sink are the very ones of
@@ -81,30 +85,66 @@ static uint64_t inf_select(uint64_t *a, size_t n, size_t k)
 }
 
 /*
- * Where the cap will cut after this update: the cost of the cap-th
- * cheapest hypothesis before it (they all stay, each as its own branch
- * "before all"), UINT64_MAX if there are fewer.  A branch dearer than that
- * ranks behind at least cap others, if those stay distinct: inf_cut_distinct().
+ * Which of this update's branches are made right away: those that cost less
+ * than *@cut, the others left to inf_cut_settle().  The candidates are the
+ * hypotheses before the update and every branch "after a visit" their
+ * positions allow (some commute and make none, so this may count more than
+ * are made).  Every branch with fewer hypotheses than the cap, else each
+ * that costs no more than the cap-th of those, where that makes no more than
+ * cap branches; else the cap + 2-th cheapest candidate, plus one.  Either
+ * way, when the tables made below the cut stay distinct and are more than
+ * cap, the branches not made are dropped unhashed (inf_cut_distinct()).
  */
-int inf_cut(struct infer *in, uint64_t *cut)
+int inf_cut(struct infer *in, const struct inf_path *pa, uint64_t ts, uint64_t *cut)
 {
-	size_t i;
+	size_t vis[INF_MAX_PATH + 1], i, k, nv, n = 0, max = 0, made = 0;
+	uint64_t *c, old = UINT64_MAX, at, t_lo = UINT64_MAX, lo = 0;
 
 	*cut = UINT64_MAX;
-	if (in->no_cut || !in->win || !in->cap || in->nr_h < in->cap)
+	if (in->no_cut || !in->win || !in->cap)
 		return 0;
-	if (inf_grow(&in->costs, &in->cap_costs, in->nr_h, sizeof(*in->costs)))
+	for (i = 0; i < pa->n; i++)
+		max += pa->vis[i] != INF_NONE;
+	if (in->nr_h * max <= in->cap)
+		return 0;
+	if (inf_grow(&in->costs, &in->cap_costs, in->nr_h * (max + 1), sizeof(*in->costs)))
 		return -ENOMEM;
-	for (i = 0; i < in->nr_h; i++)
-		in->costs[i] = in->h[i].cost;
-	*cut = inf_select(in->costs, in->nr_h, in->cap - 1);
+	c = in->costs;
+	if (in->nr_h >= in->cap) {
+		for (k = 0; k < in->nr_h; k++)
+			c[k] = in->h[k].cost;
+		old = inf_select(c, in->nr_h, in->cap - 1);
+	}
+	at = inf_branch_at(in, ts);
+	for (k = 0; k < in->nr_h; k++) {
+		const struct inf_hyp *h = &in->h[k];
+
+		c[n++] = h->cost;
+		nv = inf_branch_points(h, pa, vis);
+		if (!nv)
+			continue;
+		/* most hypotheses decided last at the same update */
+		if (h->t_last != t_lo) {
+			t_lo = h->t_last;
+			lo = inf_branch_at(in, t_lo);
+		}
+		inf_branch_costs(h->cost, lo, at, vis, nv, c + n);
+		for (i = 0; i < nv; i++)
+			made += c[n++] <= old;
+	}
+	if (made <= in->cap) {
+		*cut = old == UINT64_MAX ? old : old + 1;
+		return 0;
+	}
+	*cut = inf_select(c, n, in->cap + 1) + 1;
+	in->cut_ranked++;
 	return 0;
 }
 
 /*
- * How many hypotheses of cost at most @cut are distinct (a different hash
+ * How many hypotheses of cost below @cut are distinct (a different hash
  * is a different table; equal hashes count once).  If more than cap, the
- * branches dearer than @cut, not made, were dropped anyway: more than cap
+ * branches of @cut or more, not made, were dropped anyway: more than cap
  * survive the merge, the cap keeps the cap cheapest of them, and each
  * unmade branch costs more than every one of those; where it would have
  * merged, a cheaper twin is kept instead of it.  The kept hypotheses are
@@ -126,7 +166,7 @@ static size_t inf_cut_distinct(struct infer *in, uint64_t cut)
 		uint64_t x = inf_hyp_hash(&in->h[i]) | 1;
 		size_t j = (size_t)mcr_hash64(x) & mask;
 
-		if (in->h[i].cost > cut)
+		if (in->h[i].cost >= cut)
 			continue;
 		while (in->costs[j] && in->costs[j] != x)
 			j = (j + 1) & mask;
@@ -165,10 +205,9 @@ static size_t inf_skip_costs(const struct infer *in, const struct inf_skip *sk,
 			     const struct inf_path *pa, uint64_t ts, size_t *vis, uint64_t *c)
 {
 	const struct inf_hyp *h = &in->h[sk->k];
-	size_t i, nv = inf_branch_points(h, pa, vis);	/* its walk kept its position */
+	size_t nv = inf_branch_points(h, pa, vis);	/* its walk kept its position */
 
-	for (i = 0; i < nv; i++)
-		c[i] = inf_branch_cost(in, h->cost, sk->t_last, vis[i], ts);
+	inf_branch_costs(h->cost, inf_branch_at(in, sk->t_last), inf_branch_at(in, ts), vis, nv, c);
 	return nv;
 }
 
@@ -386,7 +425,7 @@ int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu
 
 		nv = inf_skip_costs(in, &in->skip[s], pa, ts, vis, c);
 		for (i = 0; i < nv; i++)
-			if (c[i] > cut && c[i] < least)
+			if (c[i] >= cut && c[i] < least)
 				least = c[i];
 		in->skip[s].make = 0;
 		order[s] = (struct inf_sort_key){ .cost = least, .idx = (uint32_t)s };
@@ -400,7 +439,7 @@ int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu
 			break;
 		nv = inf_skip_costs(in, sk, pa, ts, vis, c);
 		for (i = 0; i < nv; i++)
-			if (c[i] > cut)
+			if (c[i] >= cut)
 				mask |= 1ull << i;
 		inf_branch_hashes(in, &in->h[sk->k], &in->undo[sk->undo], pa, cpu, vis, nv, mask,
 				  hash);

@@ -22,7 +22,7 @@
 
 /*
  * Hypothesis @k takes the update at @ts: one new hypothesis per visit of the
- * path still to come ("after vis[i]") whose cost is at most @cut, pushed at
+ * path still to come ("after vis[i]") whose cost is below @cut, pushed at
  * the end of in->h, and @k itself for "before all of them".  If some were
  * not made, in->skip and in->undo keep how to make them (inf_unskip()).
  */
@@ -31,7 +31,7 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 {
 	size_t vis[INF_MAX_PATH + 1], nv, i, out = 0;
 	struct inf_undo *undo = NULL;
-	uint64_t t_last, mask = 0;
+	uint64_t t_last, mask = 0, c[INF_MAX_PATH + 1];
 	struct inf_hyp *h;
 	int ret;
 
@@ -43,8 +43,9 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 	if (!nv)
 		return inf_walk(in, &in->h[k], pa, cpu, NULL);
 	t_last = in->h[k].t_last;
+	inf_branch_costs(in->h[k].cost, inf_branch_at(in, t_last), inf_branch_at(in, ts), vis, nv, c);
 	for (i = 0; i < nv; i++)
-		if (inf_branch_cost(in, in->h[k].cost, t_last, vis[i], ts) <= cut)
+		if (c[i] < cut)
 			mask |= 1ull << i;
 		else
 			out++;
@@ -178,7 +179,7 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	nr_old = in->nr_h;
 	in->nr_skip = in->nr_undo = 0;
 	in->unmade = 0;
-	ret = lazy ? 0 : inf_cut(in, &cut);
+	ret = lazy ? 0 : inf_cut(in, &pa, ts, &cut);
 	for (k = 0; !lazy && !ret && k < nr_old; k++)
 		ret = inf_hyp_update(in, k, &pa, cpu, ts, tag, cut);
 	if (ret)
@@ -186,6 +187,8 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	ret = lazy ? 0 : inf_cut_settle(in, &pa, cpu, ts, tag, cut);
 	if (ret)
 		return ret;
+	if (in->nr_h > in->max_held)
+		in->max_held = in->nr_h;
 	ret = sim_update(in->s, ts, cpu, id, kind, item, val);
 	if (ret)
 		return ret;

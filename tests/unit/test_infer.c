@@ -568,7 +568,9 @@ TEST(test_late_update)
  * (-> B1), 3 CPUs, cap 16 (saturated most of the time); windows over the root
  * or A on a random CPU with 4-11 updates of -80..80 inside; a read of a
  * random node after most windows, with the value one of the hypotheses holds
- * (so that reads prune without emptying).  Per policy.
+ * (so that reads prune without emptying).  Per policy.  Nor does it hold
+ * them all at once: fewer hypotheses after an update's branches, where
+ * some updates' cut is the cap + 2-th cheapest candidate's.
  */
 #define CUT_ORDERS	4096
 
@@ -825,6 +827,9 @@ static void cut_run(struct test_ctx *t, const char *pol)
 		goto out;
 	ASSERT(pr.a->unmade_total > 0);	/* the cut did leave branches out */
 	ASSERT_EQU(pr.b->unmade_total, 0);
+	/* nor held them all at once, the cut set by the candidates' ranks too */
+	ASSERT(pr.a->max_held < pr.b->max_held);
+	ASSERT(pr.a->cut_ranked > 0);
 out:
 	pair_free(&pr);
 }
