@@ -693,10 +693,78 @@ static int sc_compare(struct sc *sc)
 #define SC_FIT_WINDOWS	64	/* windows of one flush: one per CPU */
 #define SC_FIT_ROUNDS	16	/* passes over a flush's windows, each cut in turn */
 
-struct sc_fit {
-	struct replay_pin	*pins;
-	uint64_t		*flush;		/* [i]: the flush pins[i]'s group printed */
+/*
+ * Pins, each beside the flush its group printed (the pass reads the pins as
+ * one array).
+ */
+struct sc_pins {
+	struct replay_pin	*v;
+	uint64_t		*flush;		/* [i]: the flush v[i]'s group printed */
 	size_t			nr, cap, cap_flush;
+};
+
+#define SC_RULED_OUT	UINT64_MAX	/* sc_pins_drop(): the pins ruled out, of any cgroup */
+
+/* Room for @n more pins in @p. */
+static int sc_pins_room(struct sc_pins *p, size_t n)
+{
+	if (mcr_grow((void **)&p->v, &p->cap, p->nr + n, sizeof(*p->v)) ||
+	    mcr_grow((void **)&p->flush, &p->cap_flush, p->nr + n, sizeof(*p->flush)))
+		return -ENOMEM;
+	return 0;
+}
+
+/* @pin, for @flush, at the end of @p (which has room). */
+static void sc_pins_put(struct sc_pins *p, const struct replay_pin *pin, uint64_t flush)
+{
+	p->flush[p->nr] = flush;
+	p->v[p->nr++] = *pin;
+}
+
+/* @from's pins [@i, @j) move to the end of @to, the rest of @from closing up. */
+static int sc_pins_move(struct sc_pins *to, struct sc_pins *from, size_t i, size_t j)
+{
+	size_t k;
+
+	if (sc_pins_room(to, j - i))
+		return -ENOMEM;
+	for (k = i; k < j; k++)
+		sc_pins_put(to, &from->v[k], from->flush[k]);
+	memmove(from->v + i, from->v + j, (from->nr - j) * sizeof(*from->v));
+	memmove(from->flush + i, from->flush + j, (from->nr - j) * sizeof(*from->flush));
+	from->nr -= j - i;
+	return 0;
+}
+
+/*
+ * The pins of read cgroup @cgroup go (SC_RULED_OUT: those ruled out, lock_ts
+ * 0, of any cgroup), the others closing up in order.  Return: how many of
+ * those that went were ruled out.
+ */
+static size_t sc_pins_drop(struct sc_pins *p, uint64_t cgroup)
+{
+	size_t i, n = 0, out = 0;
+
+	for (i = 0; i < p->nr; i++) {
+		if (cgroup == SC_RULED_OUT ? !p->v[i].lock_ts : p->v[i].cgroup == cgroup) {
+			out += !p->v[i].lock_ts;
+			continue;
+		}
+		p->flush[n] = p->flush[i];
+		p->v[n++] = p->v[i];
+	}
+	p->nr = n;
+	return out;
+}
+
+static void sc_pins_free(struct sc_pins *p)
+{
+	free(p->v);
+	free(p->flush);
+}
+
+struct sc_fit {
+	struct sc_pins		pins;
 	uint64_t		groups, unplaced, rejected;
 	/*
 	 * Per read (sc.rd order, the same in every pass): the first pass's run
@@ -712,9 +780,7 @@ struct sc_fit {
 	 */
 	uint64_t		alt_cg[SC_MAX_CGROUPS];
 	unsigned int		nr_alt_cg;
-	struct replay_pin	*alt;
-	uint64_t		*alt_flush;
-	size_t			nr_alt, cap_alt, cap_alt_flush;
+	struct sc_pins		alt;
 };
 
 /* One window of a group: per cut x (0..nu) and target j, what it takes more than the pass. */
@@ -827,19 +893,12 @@ static void sc_fit_free(struct sc_fit_win *fw, size_t m)
 static void sc_fit_pin(struct sc *sc, struct sc_fit *f, unsigned int cg, uint64_t flush,
 		       const struct sc_win *w, size_t x)
 {
-	f->flush[f->nr] = flush;
-	f->pins[f->nr++] = (struct replay_pin){
+	struct replay_pin pin = {
 		.lock_ts = w->lock_ts, .cpu = w->cpu, .cgroup = sc->cgs[cg],
 		.cut = x < w->nu, .cut_tag = x < w->nu ? w->u[x].tag : 0,
 	};
-}
 
-static int sc_fit_room(struct sc_fit *f, size_t n)
-{
-	if (mcr_grow((void **)&f->pins, &f->cap, f->nr + n, sizeof(*f->pins)) ||
-	    mcr_grow((void **)&f->flush, &f->cap_flush, f->nr + n, sizeof(*f->flush)))
-		return -ENOMEM;
-	return 0;
+	sc_pins_put(&f->pins, &pin, flush);
 }
 
 /*
@@ -984,7 +1043,7 @@ static int sc_fit_group(struct sc *sc, unsigned int cg, uint64_t flush, const si
 		ret = 1;
 		goto out;
 	}
-	ret = sc_fit_room(f, m - am);
+	ret = sc_pins_room(&f->pins, m - am);
 	for (c = am; !ret && c < m; c++)
 		sc_fit_pin(sc, f, cg, flush, fw[c].w, best[c]);
 	if (!ret) {
@@ -1055,7 +1114,7 @@ static int sc_fit_anchored(struct sc *sc, unsigned int cg, const struct sc_group
 	uint64_t af = sc->rd[sc->anchor[cg]].flush;
 	struct sc_fit_anchor an = { .m = 0 };
 	struct sc_fit_res own = { 0 };	/* the anchor's cuts' */
-	size_t nr0 = f->nr, i, c, g = sum->first;
+	size_t nr0 = f->pins.nr, i, c, g = sum->first;
 	struct sc_fit_sum with;
 	int ret;
 
@@ -1069,13 +1128,13 @@ static int sc_fit_anchored(struct sc *sc, unsigned int cg, const struct sc_group
 	if (ret != 1)
 		return ret == -ENOENT ? 0 : ret;
 	an.held = true;
-	ret = sc_fit_room(f, an.m);
+	ret = sc_pins_room(&f->pins, an.m);
 	for (c = 0; !ret && c < an.m; c++)
 		sc_fit_pin(sc, f, cg, af, &sc->win[an.win[c]], an.cut[c]);
 	if (!ret)
 		ret = sc_fit_groups(sc, cg, gs, f, &an, &with);
 	if (ret) {
-		f->nr = nr0;
+		f->pins.nr = nr0;
 		return ret;
 	}
 	with.res.moved += own.moved;
@@ -1085,7 +1144,7 @@ static int sc_fit_anchored(struct sc *sc, unsigned int cg, const struct sc_group
 		*sum = with;
 		return 1;
 	}
-	f->nr = nr0;
+	f->pins.nr = nr0;
 	return 0;
 }
 
@@ -1109,7 +1168,7 @@ static int sc_fit(struct sc *sc, struct sc_fit *f)
 		ret = -ENOMEM;
 	for (cg = 0; cg < sc->nr_cgs && !ret; cg++) {
 		struct sc_fit_sum sum;
-		size_t i, n = 0, nr0 = f->nr;
+		size_t i, n = 0, nr0 = f->pins.nr;
 		bool open = false;	/* this cgroup's read before is in a group */
 		uint64_t af;
 
@@ -1136,25 +1195,14 @@ static int sc_fit(struct sc *sc, struct sc_fit *f)
 		gs.start[gs.nr] = n;
 		ret = sc_fit_groups(sc, cg, &gs, f, NULL, &sum);
 		if (!ret && (sum.placed || sum.unplaced)) {
-			size_t nr1 = f->nr;
+			size_t nr1 = f->pins.nr;
 
 			/* with the anchor's cuts: their pins and the groups' replace those without */
 			ret = sc_fit_anchored(sc, cg, &gs, f, &sum);
-			if (ret == 1 && (mcr_grow((void **)&f->alt, &f->cap_alt,
-						  f->nr_alt + nr1 - nr0, sizeof(*f->alt)) ||
-					 mcr_grow((void **)&f->alt_flush, &f->cap_alt_flush,
-						  f->nr_alt + nr1 - nr0, sizeof(*f->alt_flush))))
-				ret = -ENOMEM;
 			if (ret == 1) {
-				memcpy(f->alt + f->nr_alt, f->pins + nr0, (nr1 - nr0) * sizeof(*f->alt));
-				memcpy(f->alt_flush + f->nr_alt, f->flush + nr0,
-				       (nr1 - nr0) * sizeof(*f->alt_flush));
-				f->nr_alt += nr1 - nr0;
-				f->alt_cg[f->nr_alt_cg++] = sc->cgs[cg];
-				memmove(f->pins + nr0, f->pins + nr1, (f->nr - nr1) * sizeof(*f->pins));
-				memmove(f->flush + nr0, f->flush + nr1, (f->nr - nr1) * sizeof(*f->flush));
-				f->nr = nr0 + (f->nr - nr1);
-				ret = 0;
+				ret = sc_pins_move(&f->alt, &f->pins, nr0, nr1);
+				if (!ret)
+					f->alt_cg[f->nr_alt_cg++] = sc->cgs[cg];
 			}
 		}
 		f->groups += sum.placed;
@@ -1192,13 +1240,13 @@ static int sc_fit_decisions(struct sc *sc, struct sc_fit *f, bool first)
 			uint64_t last = 0;
 			size_t p;
 
-			for (p = 0; p < f->nr; p++)
-				if (f->pins[p].cgroup == rd->cgroup && f->flush[p] <= rd->flush &&
-				    f->flush[p] > last)
-					last = f->flush[p];
-			for (p = 0; p < f->nr; p++)
-				if (f->pins[p].cgroup == rd->cgroup && f->flush[p] == last)
-					f->pins[p].lock_ts = 0;	/* rejected */
+			for (p = 0; p < f->pins.nr; p++)
+				if (f->pins.v[p].cgroup == rd->cgroup && f->pins.flush[p] <= rd->flush &&
+				    f->pins.flush[p] > last)
+					last = f->pins.flush[p];
+			for (p = 0; p < f->pins.nr; p++)
+				if (f->pins.v[p].cgroup == rd->cgroup && f->pins.flush[p] == last)
+					f->pins.v[p].lock_ts = 0;	/* rejected */
 		}
 	}
 	return 0;
@@ -1213,33 +1261,24 @@ static int sc_fit_decisions(struct sc *sc, struct sc_fit *f, bool first)
 static int sc_fit_fall_back(struct sc_fit *f)
 {
 	unsigned int a;
-	size_t i, n;
+	size_t i;
 	int fell = 0;
 
 	for (a = 0; a < f->nr_alt_cg; a++) {
 		uint64_t cg = f->alt_cg[a];
 		bool lost = false;
 
-		for (i = 0; i < f->nr; i++)
-			lost |= f->pins[i].cgroup == cg && !f->pins[i].lock_ts;
+		for (i = 0; i < f->pins.nr; i++)
+			lost |= f->pins.v[i].cgroup == cg && !f->pins.v[i].lock_ts;
 		if (!lost)
 			continue;
-		for (i = n = 0; i < f->nr; i++) {
-			if (f->pins[i].cgroup == cg) {
-				f->rejected += !f->pins[i].lock_ts;
+		f->rejected += sc_pins_drop(&f->pins, cg);
+		for (i = 0; i < f->alt.nr; i++) {
+			if (f->alt.v[i].cgroup != cg)
 				continue;
-			}
-			f->flush[n] = f->flush[i];
-			f->pins[n++] = f->pins[i];
-		}
-		f->nr = n;
-		for (i = 0; i < f->nr_alt; i++) {
-			if (f->alt[i].cgroup != cg)
-				continue;
-			if (sc_fit_room(f, 1))
+			if (sc_pins_room(&f->pins, 1))
 				return -ENOMEM;
-			f->flush[f->nr] = f->alt_flush[i];
-			f->pins[f->nr++] = f->alt[i];
+			sc_pins_put(&f->pins, &f->alt.v[i], f->alt.flush[i]);
 		}
 		f->alt_cg[a--] = f->alt_cg[--f->nr_alt_cg];
 		fell++;
@@ -1423,7 +1462,7 @@ static int sc_pass(struct db *db, const struct replay_trace *t, const char *file
 	struct replay_params p = {
 		.runs = { base->runs[0] }, .nr_runs = 1, .model = m,
 		.max_hypotheses = base->max_hypotheses, .threads = 1, .order = order,
-		.pins = pins ? pins->pins : NULL, .nr_pins = pins ? pins->nr : 0,
+		.pins = pins ? pins->pins.v : NULL, .nr_pins = pins ? pins->pins.nr : 0,
 		.placed = placed ? sc_placed_add : NULL, .placed_ctx = placed,
 	};
 	struct replay_source src = { 0 };
@@ -1474,7 +1513,7 @@ static int sc_scratch_pass(struct db *db, const struct replay_trace *t, const ch
 	struct idmap placed = { 0 };
 	struct sc_fit f = { 0 };
 	bool used = false;
-	size_t i, n;
+	size_t i;
 	int ret, round, rounds = 3;
 
 	ret = sc_pass(db, t, file, base, m, m->prepare ? base->order : NULL, NULL,
@@ -1487,7 +1526,7 @@ static int sc_scratch_pass(struct db *db, const struct replay_trace *t, const ch
 	 * without them follows.  Twice at most (a fall back adds one); else
 	 * the first pass stands.
 	 */
-	for (round = 0; !ret && f.nr && r1->order && round < rounds; round++) {
+	for (round = 0; !ret && f.pins.nr && r1->order && round < rounds; round++) {
 		bool bad = false;
 
 		ret = sc_pass(db, t, file, base, m, r1->order, &f, NULL, &f, &o2, &r2);
@@ -1509,36 +1548,29 @@ static int sc_scratch_pass(struct db *db, const struct replay_trace *t, const ch
 			rounds++;
 			ret = 0;
 		}
-		for (i = n = 0; !ret && i < f.nr; i++) {
-			if (!f.pins[i].lock_ts) {
-				f.rejected++;
-				continue;
-			}
-			f.flush[n] = f.flush[i];
-			f.pins[n++] = f.pins[i];
-		}
-		f.nr = round < rounds - 1 ? n : 0;
+		if (!ret)
+			f.rejected += sc_pins_drop(&f.pins, SC_RULED_OUT);
+		if (ret || round >= rounds - 1)
+			f.pins.nr = 0;
 	}
 	if (!used) {
-		f.rejected += f.nr;
-		f.nr = 0;
+		f.rejected += f.pins.nr;
+		f.pins.nr = 0;
 	}
 	if (!ret) {
-		out->placed_windows = f.nr;
-		for (i = 0; i < f.nr; i++)
-			out->placed_groups += !i || f.flush[i] != f.flush[i - 1] ||
-					      f.pins[i].cgroup != f.pins[i - 1].cgroup;
+		out->placed_windows = f.pins.nr;
+		for (i = 0; i < f.pins.nr; i++)
+			out->placed_groups += !i || f.pins.flush[i] != f.pins.flush[i - 1] ||
+					      f.pins.v[i].cgroup != f.pins.v[i - 1].cgroup;
 		out->unplaced_groups = f.unplaced;
 		out->rejected_windows = f.rejected;
 	}
 	replay_destroy(r1);
 	idmap_free(&placed);
-	free(f.pins);
-	free(f.flush);
+	sc_pins_free(&f.pins);
+	sc_pins_free(&f.alt);
 	free(f.dd1);
 	free(f.bad);
-	free(f.alt);
-	free(f.alt_flush);
 	return ret;
 }
 
