@@ -209,7 +209,10 @@ bool db_events_are_rows(struct db *db);
  * caller's, or its own: other connections cannot commit to a file in
  * rollback-journal mode until it is closed), and the connection's page
  * cache keeps 64 KiB of pages read, spilling dirty pages at the count it
- * had before.
+ * had before.  Iterators open on one connection at once (one thread only,
+ * as for any use of a connection) share the chunks they are in: a chunk is
+ * decompressed and checked once, whichever reaches it first, and held in
+ * memory once for all of them.
  */
 struct db_iter;
 int db_iter_open(struct db *db, struct db_iter **out);

@@ -47,6 +47,7 @@ struct db {
 	/* iter.c: open chunked iterators, and the page cache they found */
 	unsigned int		iters;
 	int64_t			cache_size, cache_spill;
+	struct db_chunk_buf	*chunk_bufs;	/* the chunks they hold decompressed (iter_local.h) */
 };
 
 /* schema.c */

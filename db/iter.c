@@ -97,26 +97,22 @@ static inline size_t db_iter_align(size_t n, size_t to)
 }
 
 /*
- * Every CPU's buffers in one arena: its built events (+ DB_ITER_AHEAD, which
- * db_iter_next_chunked() prefetches), then room for the largest chunk of
- * the trace decompressed.  In huge pages where the kernel gives them: a
- * round reads the batches and columns of up to 64 CPUs, a quarter of a MiB
- * apart, more 4 KiB pages than the TLB holds (a tenth of reading 32 CPUs).
- * An arena of less than half a huge page (a trace of a few CPUs) is not
- * rounded up to one: the TLB holds its pages, and the rest would be resident
- * for nothing, per iterator.
+ * Every CPU's built events (+ DB_ITER_AHEAD, which db_iter_next_chunked()
+ * prefetches) in one arena.  In huge pages where the kernel gives them, for
+ * the TLB, once the arena is more than half of one (above 70 CPUs): an
+ * arena of less is not rounded up to one, as the rest would be resident for
+ * nothing, per iterator.  The chunks decompressed are db_chunk_buf's, apart
+ * (iter_chunk.c): with them here, on huge pages, replay of a 32-CPU trace
+ * was no faster than with them on pages of their own.
  */
 static int db_iter_arena(struct db_iter *it)
 {
-	size_t ev = db_iter_align((DB_ITER_BATCH + DB_ITER_AHEAD) * sizeof(struct mcr_event), 64);
-	size_t raw = it->raw_size, stride, len, i;
+	size_t stride = db_iter_align((DB_ITER_BATCH + DB_ITER_AHEAD) * sizeof(struct mcr_event), 64);
+	size_t len, i;
 	uint8_t *a;
 
 	if (!it->nr_cpus)
 		return 0;
-	stride = ev + db_iter_align(raw, 64);
-	if (it->nr_cpus > SIZE_MAX / 2 / stride)
-		return -ENOMEM;
 	len = it->nr_cpus * stride;
 	if (len < DB_ITER_HUGE / 2) {
 		a = aligned_alloc(64, len);
@@ -130,10 +126,8 @@ static int db_iter_arena(struct db_iter *it)
 	if (!a)
 		return -ENOMEM;
 	it->arena = a;
-	for (i = 0; i < it->nr_cpus; i++) {
+	for (i = 0; i < it->nr_cpus; i++)
 		it->cpus[i].ev = (struct mcr_event *)(a + i * stride);
-		it->cpus[i].raw = a + i * stride + ev;
-	}
 	return 0;
 }
 
@@ -579,6 +573,9 @@ void db_iter_close(struct db_iter *it)
 	sqlite3_finalize(it->st);
 	sqlite3_finalize(it->win);
 	sqlite3_finalize(it->hold);
+	for (unsigned int i = 0; it->cpus && i < it->nr_cpus; i++)
+		db_iter_unhold(&it->cpus[i]);
+	db_iter_bufs_trim(it->db);
 	if (it->cached)
 		db_iter_uncache(it->db);
 	free(it->arena);

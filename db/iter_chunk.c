@@ -129,17 +129,92 @@ static int db_iter_fetch(struct db_iter *it, const struct db_chunk_index *ix, co
 	return 0;
 }
 
+/* Let go of @c's chunk (struct db_chunk_buf): the next chunk opened may take it. */
+void db_iter_unhold(struct db_iter_cpu *c)
+{
+	if (c->buf)
+		c->buf->refs--;
+	c->buf = NULL;
+}
+
+/* Free the buffers no iterator holds: one closed. */
+void db_iter_bufs_trim(struct db *db)
+{
+	struct db_chunk_buf **p = &db->chunk_bufs, *b;
+
+	while ((b = *p)) {
+		if (b->refs) {
+			p = &b->next;
+			continue;
+		}
+		*p = b->next;
+		free(b);
+	}
+}
+
+/* Chunk @ix as an iterator of the connection opened it, taken by @c; NULL if none has. */
+static struct db_chunk_buf *db_iter_share(struct db_iter *it, struct db_iter_cpu *c,
+					  const struct db_chunk_index *ix)
+{
+	struct db_chunk_buf *b;
+
+	for (b = it->db->chunk_bufs; b; b = b->next)
+		if (b->ok && b->chunk == ix->chunk && b->cpu == c->cpu)
+			break;
+	if (!b)
+		return NULL;
+	if (b != c->buf) {
+		db_iter_unhold(c);
+		b->refs++;
+		c->buf = b;
+	}
+	c->recs = b->recs;
+	c->cols = b->cols;
+	c->good = b->good;
+	return b;
+}
+
 /*
- * Open the next chunk of @c: decompressed into the CPU's own buffer and
- * checked whole; its events are built DB_ITER_BATCH at a time as the merge
- * takes them: the batches of every CPU stay in cache, where whole decoded
- * chunks (3 MiB a CPU) did not.  c->ev is left as it is.  1 opened, 0 none
- * left, or a negative error: also when the chunk's first event steps back,
- * none of it to go.
+ * A buffer for @c to open chunk @ix in: the one it holds, if no other
+ * iterator holds it, else one no one holds, else a new one.
+ */
+static struct db_chunk_buf *db_iter_own(struct db_iter *it, struct db_iter_cpu *c,
+					const struct db_chunk_index *ix)
+{
+	size_t need = db_iter_raw_size(it, ix), size = it->raw_size > need ? it->raw_size : need;
+	struct db_chunk_buf *b = c->buf;
+
+	if (!b || b->refs > 1 || b->size < need) {
+		db_iter_unhold(c);
+		for (b = it->db->chunk_bufs; b && (b->refs || b->size < need); b = b->next)
+			;
+		if (!b) {
+			b = aligned_alloc(64, (sizeof(*b) + size + 63) / 64 * 64);
+			if (!b)
+				return NULL;
+			*b = (struct db_chunk_buf){ .next = it->db->chunk_bufs, .size = size };
+			it->db->chunk_bufs = b;
+		}
+		b->refs = 1;
+		c->buf = b;
+	}
+	b->ok = false;
+	return b;
+}
+
+/*
+ * Open the next chunk of @c: decompressed and checked whole, unless another
+ * iterator of the connection holds it so already (db_iter_share()); its
+ * events are built DB_ITER_BATCH at a time as the merge takes them: the
+ * batches of every CPU stay in cache, where whole decoded chunks (3 MiB a
+ * CPU) did not.  c->ev is left as it is.  1 opened, 0 none left, or a
+ * negative error: also when the chunk's first event steps back, none of it
+ * to go.
  */
 int db_iter_open_chunk(struct db_iter *it, struct db_iter_cpu *c)
 {
 	struct db_chunk_index *ix;
+	struct db_chunk_buf *b;
 	const void *z = NULL;
 	int err, zlen = 0;
 
@@ -156,16 +231,34 @@ int db_iter_open_chunk(struct db_iter *it, struct db_iter_cpu *c)
 	}
 	if (ix->first_ts < c->last_ts)
 		return -MCR_E_TIME;	/* backwards across two chunks */
+	b = db_iter_share(it, c, ix);
+	if (b) {
+		err = b->err;
+		goto opened;
+	}
 	err = db_iter_fetch(it, ix, &z, &zlen);
 	if (err)
 		return err;
-	if (!z)
+	b = db_iter_own(it, c, ix);
+	if (!b)
+		err = -ENOMEM;
+	else if (!z)
 		err = -MCR_E_CORRUPT;
 	else if (it->version == DB_STORE_V2)
-		err = db_cols_open(&it->dctx, ix, z, (size_t)zlen, c->raw, &c->cols, &c->good);
+		err = db_cols_open(&it->dctx, ix, z, (size_t)zlen, b->raw, &c->cols, &c->good);
 	else
-		err = db_recs_open(&it->dctx, ix, z, (size_t)zlen, c->raw, &c->recs, &c->good);
+		err = db_recs_open(&it->dctx, ix, z, (size_t)zlen, b->raw, &c->recs, &c->good);
 	sqlite3_reset(it->st);
+	if (b && (!err || (err == -MCR_E_TIME && c->good))) {
+		b->chunk = ix->chunk;
+		b->cpu = c->cpu;
+		b->recs = c->recs;
+		b->cols = c->cols;
+		b->good = c->good;
+		b->err = err;
+		b->ok = true;
+	}
+opened:
 	c->last_ts = ix->last_ts;
 	if (err && (err != -MCR_E_TIME || !c->good))
 		return err;

@@ -3,9 +3,11 @@
  * test_db_iter.c - the event iterator: the merge of the CPUs' streams in
  * time order, the checks made on each event read (fields, values, time
  * order within a CPU, CPUs beyond the possible ones), its page cache and
- * the read transaction it holds.
+ * the read transaction it holds, and the chunks iterators of one connection
+ * share.
  */
 #include "db_fixture.h"
+#include "iter_local.h"
 
 TEST(test_time_backwards_within_cpu)
 {
@@ -401,6 +403,136 @@ static void merge_many(struct test_ctx *t, int cpus, const char *name)
 	free(evs);
 }
 
+/* The chunk buffers of @db held by an iterator (@held), or kept at all. */
+static size_t chunk_bufs(const struct db *db, bool held)
+{
+	const struct db_chunk_buf *b;
+	size_t n = 0;
+
+	for (b = db->chunk_bufs; b; b = b->next)
+		n += !held || b->refs;
+	return n;
+}
+
+static bool next_is(struct db_iter *it, const struct mcr_event *want)
+{
+	struct mcr_event ev;
+
+	return db_iter_next(it, &ev) == 1 && ev_same(&ev, want);
+}
+
+/*
+ * Two iterators of one connection at once, as replay's pass and its second
+ * reader (the prepass's, validate's inference's): each gets every event in
+ * order whether they go in step, one far ahead of the other, or one closed
+ * midway; a chunk both are in is decompressed once and held by both (struct
+ * db_chunk_buf).  In step, the chunks held after each pair of reads are at
+ * most one a CPU (two iterators of their own would hold two), and fewer
+ * than two a CPU are kept at any time; none is kept once both are closed;
+ * and a chunk that does not decompress fails for both.  Six CPUs at random,
+ * chunks of at most 700 events (5 to 12 a CPU), store version @version.
+ */
+static void shared_chunks(struct test_ctx *t, int version, const char *name)
+{
+	enum { CPUS = 6, N = 30000 };
+	const char *path = tmp_path(name);
+	struct mcr_event *evs = calloc(N, sizeof(*evs)), ev;
+	uint64_t x = 88172645463325252ULL, ts = 0, seq[CPUS] = { 0 };
+	struct db_iter *a, *b;
+	size_t k, n, most = 0;
+	struct db *db;
+
+	ASSERT(evs != NULL);
+	for (k = 0; k < N; k++) {
+		int cpu;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		cpu = (int)(x % CPUS);
+		ts += 1 + x % 3;	/* the merge's order is (ts, cpu): one ts an event */
+		evs[k] = ev_make(ts, cpu, seq[cpu]++, MCR_EV_STATE);
+		evs[k].val = (int64_t)k;
+	}
+	chunk_limit = 700;
+	ASSERT_EQ(make_db_version(path, CPUS, evs, N, version), 0);
+	chunk_limit = 0;
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT(query_int(db, "SELECT count(*) FROM event_chunks") >= 5 * CPUS);
+
+	/* in step */
+	ASSERT_EQ(db_iter_open(db, &a), 0);
+	ASSERT_EQ(db_iter_open(db, &b), 0);
+	for (n = 0; n < N && next_is(a, &evs[n]) && next_is(b, &evs[n]); n++) {
+		most = chunk_bufs(db, true) > most ? chunk_bufs(db, true) : most;
+		/* and those let go of are taken by the next chunks opened */
+		if (chunk_bufs(db, false) > 2 * CPUS - 1)
+			break;
+	}
+	ASSERT_EQU(n, N);
+	ASSERT(most >= 1 && most <= CPUS);
+	ASSERT_EQ(db_iter_next(a, &ev), 0);
+	ASSERT_EQ(db_iter_next(b, &ev), 0);
+	db_iter_close(a);
+	db_iter_close(b);
+	ASSERT_EQU(chunk_bufs(db, false), 0);
+
+	/* one half the trace ahead, then in step until it ends */
+	ASSERT_EQ(db_iter_open(db, &a), 0);
+	ASSERT_EQ(db_iter_open(db, &b), 0);
+	for (n = 0; n < N / 2 && next_is(a, &evs[n]); n++)
+		;
+	ASSERT_EQU(n, N / 2);
+	for (k = 0; k < N && next_is(b, &evs[k]) && (n == N || next_is(a, &evs[n++])); k++)
+		;
+	ASSERT_EQU(k, N);
+	ASSERT_EQU(n, N);
+	db_iter_close(b);
+	db_iter_close(a);
+
+	/* the one ahead closed midway: the other reads on from the chunks they shared */
+	ASSERT_EQ(db_iter_open(db, &a), 0);
+	ASSERT_EQ(db_iter_open(db, &b), 0);
+	for (n = 0; n < 5000 && next_is(a, &evs[n]); n++)
+		;
+	for (k = 0; k < 2000 && next_is(b, &evs[k]); k++)
+		;
+	ASSERT_EQU(n + k, 7000);
+	db_iter_close(a);
+	for (; k < N && next_is(b, &evs[k]); k++)
+		;
+	ASSERT_EQU(k, N);
+	db_iter_close(b);
+	ASSERT_EQU(chunk_bufs(db, false), 0);
+	db_close(db);
+
+	/* CPU 3's fourth chunk damaged: both iterators fail there */
+	ASSERT_EQ(raw_exec(path, "UPDATE event_chunks SET data = randomblob(length(data)) "
+			   "WHERE rowid = (SELECT rowid FROM event_chunks WHERE cpu = 3 "
+			   "ORDER BY first_ts LIMIT 1 OFFSET 3)"), 0);
+	ASSERT_EQ(db_open(path, false, &db), 0);
+	ASSERT_EQ(db_iter_open(db, &a), 0);
+	ASSERT_EQ(db_iter_open(db, &b), 0);
+	for (n = 0; n < N && next_is(a, &evs[n]) && next_is(b, &evs[n]); n++)
+		;
+	ASSERT(n < N);
+	ASSERT(db_iter_next(a, &ev) < 0 || db_iter_next(b, &ev) < 0);
+	ASSERT(db_iter_next(a, &ev) < 0);
+	ASSERT(db_iter_next(b, &ev) < 0);
+	db_iter_close(a);
+	db_iter_close(b);
+	ASSERT_EQU(chunk_bufs(db, false), 0);
+	db_close(db);
+	free(evs);
+}
+
+TEST(test_iter_shared_chunks)
+{
+	shared_chunks(t, DB_STORE_V2, "shared_v2.db");
+	if (!t->failed)
+		shared_chunks(t, DB_STORE_V1, "shared_v1.db");
+}
+
 TEST(test_merge_order_many_cpus)
 {
 	merge_many(t, 13, "merge_many.db");
@@ -673,7 +805,8 @@ TEST(test_index_out_of_order)
 	chunk_limit = 0;
 }
 
-TEST_MAIN(test_iter_page_cache, test_iter_write_spills, test_iter_read_transaction, test_merge_order,
+TEST_MAIN(test_iter_page_cache, test_iter_shared_chunks, test_iter_write_spills,
+	  test_iter_read_transaction, test_merge_order,
 	  test_merge_order_many_cpus, test_keys_merge, test_time_backwards_within_cpu,
 	  test_cpu_beyond_possible, test_event_fields, test_event_values, test_index_windows,
 	  test_index_out_of_order)
