@@ -406,11 +406,14 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 	     unsigned int cpu, struct inf_undo *undo);
 int inf_walk_lazy(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 		  unsigned int cpu, const int64_t *pold, const int64_t *pend);
+void inf_path_find(struct inf_hyp *h, const struct inf_path *pa, unsigned int cpu,
+		   struct idmap_ent **ent);
+/* @ent: @h's entries of the path (inf_path_find()), or NULL to look them up */
 bool inf_path_same(const struct infer *in, const struct inf_hyp *h, const struct inf_path *pa,
-		   unsigned int cpu);
+		   unsigned int cpu, struct idmap_ent *const *ent);
 size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, size_t *vis);
 bool inf_commutes(const struct infer *in, const struct inf_hyp *h, const struct inf_path *pa,
-		  unsigned int cpu);
+		  unsigned int cpu, struct idmap_ent *const *ent);
 int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct inf_path *pa,
 		 unsigned int cpu, uint64_t ts, uint64_t tag, const size_t *vis, size_t nv,
 		 uint64_t mask);

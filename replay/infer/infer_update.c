@@ -30,15 +30,25 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 			  unsigned int cpu, uint64_t ts, uint64_t tag, uint64_t cut)
 {
 	size_t vis[INF_MAX_PATH + 1], nv, i, out = 0;
+	struct idmap_ent *ent[2 * INF_MAX_PATH], **found = NULL;
 	struct inf_undo *undo = NULL;
 	uint64_t t_last, mask = 0, c[INF_MAX_PATH + 1];
 	struct inf_hyp *h;
 	int ret;
 
 	nv = inf_branch_points(&in->h[k], pa, vis);
-	if (nv && inf_commutes(in, &in->h[k], pa, cpu))
-		nv = 0;		/* no branch: each would be "before all" with visits made */
-	if (!nv && inf_path_same(in, &in->h[k], pa, cpu))
+	/*
+	 * With visits of the path to come, the test of commuting reads the
+	 * path's entries: found once for it, the next test and the walk (the
+	 * walk's from inf_path_find()'s cache of their slots).
+	 */
+	if (nv) {
+		inf_path_find(&in->h[k], pa, cpu, ent);
+		found = ent;
+		if (inf_commutes(in, &in->h[k], pa, cpu, found))
+			nv = 0;	/* no branch: each would be "before all" with visits made */
+	}
+	if (!nv && inf_path_same(in, &in->h[k], pa, cpu, found))
 		return 0;	/* its walk is the base's */
 	if (!nv)
 		return inf_walk(in, &in->h[k], pa, cpu, NULL);
@@ -85,7 +95,7 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 static int inf_lazy_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 			 unsigned int cpu)
 {
-	if (!idmap_count(&h->e) || inf_path_same(in, h, pa, cpu))
+	if (!idmap_count(&h->e) || inf_path_same(in, h, pa, cpu, NULL))
 		return 0;
 	return inf_walk(in, h, pa, cpu, NULL);
 }

@@ -83,8 +83,8 @@ static inline bool inf_path_visited(const struct infer *in, const struct inf_hyp
  * the table is not rebuilt (pc_gen): a run of updates on one cgroup looks
  * them up once.
  */
-static void inf_path_find(struct inf_hyp *h, const struct inf_path *pa, unsigned int cpu,
-			  struct idmap_ent **ent)
+void inf_path_find(struct inf_hyp *h, const struct inf_path *pa, unsigned int cpu,
+		   struct idmap_ent **ent)
 {
 	bool cache = pa->n <= INF_PIN_NODES;
 	size_t j;
@@ -228,14 +228,15 @@ int inf_walk_lazy(struct infer *in, struct inf_hyp *h, const struct inf_path *pa
  * read nor written.
  */
 bool inf_path_same(const struct infer *in, const struct inf_hyp *h, const struct inf_path *pa,
-		   unsigned int cpu)
+		   unsigned int cpu, struct idmap_ent *const *ent)
 {
 	size_t j;
 
 	for (j = 0; j < 2 * pa->reach; j++) {
 		if (inf_path_visited(in, h, pa, j, cpu))
 			return false;
-		if (idmap_count(&h->e) && inf_find(h, inf_path_key(pa, j, cpu)))
+		if (ent ? ent[j] != NULL :
+		    idmap_count(&h->e) && inf_find(h, inf_path_key(pa, j, cpu)))
 			return false;
 	}
 	return true;
@@ -255,7 +256,7 @@ bool inf_path_same(const struct infer *in, const struct inf_hyp *h, const struct
  * the same counters into both, so one check per node suffices.
  */
 bool inf_commutes(const struct infer *in, const struct inf_hyp *h, const struct inf_path *pa,
-		  unsigned int cpu)
+		  unsigned int cpu, struct idmap_ent *const *ent)
 {
 	struct sim_step_in si = { .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
 	size_t i;
@@ -266,7 +267,10 @@ bool inf_commutes(const struct infer *in, const struct inf_hyp *h, const struct 
 		struct sim_step_out so, sv;
 		bool visited = v != INF_NONE && v < h->p;
 
-		if (idmap_count(&h->e)) {
+		if (ent) {
+			a = ent[2 * i];
+			c = ent[2 * i + 1];
+		} else if (idmap_count(&h->e)) {
 			a = inf_find(h, inf_path_key(pa, 2 * i, cpu));
 			c = inf_find(h, inf_path_key(pa, 2 * i + 1, cpu));
 		}
