@@ -56,16 +56,7 @@ synth_all() {
 if [ "${MCR_BENCH_INFER_ONLY:-0}" = 1 ]; then
 	EVENTS=0 RSS_EVENTS=
 fi
-if [ "$EVENTS" -gt 0 ]; then
-synth_all "$TRACE" --events "$EVENTS"
-echo "fleet trace: $EVENTS events, $(du -m "$TRACE.new" | cut -f1) MiB; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
-
-# Simulator-only: the same events preloaded into memory, no SQLite in the loop.
-for b in $builds; do
-	echo "-- simulator-only, $b"
-	"$(mem "$b")" "$TRACE.$b" | sed "s/^/$b: /"
-done
-
+# the end-to-end runs of both sections below (the peak RSS one runs alone too)
 IO_STAT=$MCR_BUILD/bench/io_stat
 e2e() {	# build, label, policies, file[, threads] -> wall user rss sys wchar write_bytes growth
 	local db=$DIR/fleet-$2.db size
@@ -80,6 +71,16 @@ e2e() {	# build, label, policies, file[, threads] -> wall user rss sys wchar wri
 	echo "$(cat "$DIR/time-$2") $(awk '$1 == "wchar" { w = $2 } $1 == "write_bytes" { b = $2 }
 		END { print w, b }' "$DIR/io-$2") $size"
 }
+if [ "$EVENTS" -gt 0 ]; then
+synth_all "$TRACE" --events "$EVENTS"
+echo "fleet trace: $EVENTS events, $(du -m "$TRACE.new" | cut -f1) MiB; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Simulator-only: the same events preloaded into memory, no SQLite in the loop.
+for b in $builds; do
+	echo "-- simulator-only, $b"
+	"$(mem "$b")" "$TRACE.$b" | sed "s/^/$b: /"
+done
+
 for round in 1 2; do
 	for th in 1 2; do
 	for b in $builds; do

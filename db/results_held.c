@@ -20,9 +20,9 @@
  * line in key order, each run's records of it in the order they were
  * written, then its bytes still in memory; past DB_HELD_WAYS runs, groups
  * of them are merged into one first (held_reduce()).  Memory holds the
- * lines, their unwritten bytes and a small buffer for each of at most
- * DB_HELD_WAYS runs, whatever the trace's length.  The rows are the same; only the order and
- * time of the inserts differ.  They go DB_BULK_ROWS at a time through one
+ * lines, their unwritten bytes and the runs' read buffers, DB_RUN_BYTES in
+ * all however many runs are read at once, whatever the trace's length.
+ * The rows are the same; only the order and time of the inserts differ.  They go DB_BULK_ROWS at a time through one
  * statement of as many VALUES rows (db_results_bulk()), so the statement's
  * run, reset and bindings are paid once per batch, not per row.
  *
@@ -62,7 +62,16 @@
  */
 #define DB_HELD_BYTES		(1u << 20)
 #define DB_SPILL_BUF		(64u << 10)	/* a spill's records go out in writes of this */
-#define DB_RUN_BUF		(8u << 10)	/* the merge reads each run in reads of this */
+/*
+ * The merge reads each run in reads of DB_RUN_BYTES / runs, 8 KiB at most:
+ * 32 runs of 8 KiB, DB_HELD_WAYS of 512 bytes.  With 16 ways (8 KiB each),
+ * a replay of 100 M events (the 8-CPU fleet trace, three policies) spilled
+ * 265 runs and merged them in groups before the insert: the spill file
+ * written twice, 2.5 times the database's growth in all (1.4 times with
+ * every run read at once, as at 20 M events).
+ */
+#define DB_RUN_BYTES		(256u << 10)
+#define DB_RUN_BUF		(8u << 10)
 #define DB_REC_HDR		8		/* a record: line id, byte count (u32 each) */
 #define DB_LINE_COLS		5	/* values of a row at most, ts first */
 
@@ -657,7 +666,8 @@ static int held_decode(struct held_ins *in, const struct held_line *l, const uin
 /* The merge's reader of one run of the spill file. */
 struct held_run {
 	uint64_t		off, end;	/* the run's bytes not read yet */
-	uint8_t			*buf;		/* DB_RUN_BUF */
+	uint8_t			*buf;		/* @cap bytes: a read of the run */
+	size_t			cap;
 	size_t			pos, len;	/* buf's bytes not used yet */
 	uint32_t		hdr[2];		/* the next record's line id and byte count */
 	bool			more;		/* hdr holds one */
@@ -672,7 +682,7 @@ static int held_run_read(const struct held *h, struct held_run *rr, void *p, siz
 
 	while (len) {
 		if (rr->pos == rr->len) {
-			n = rr->end - rr->off < DB_RUN_BUF ? (size_t)(rr->end - rr->off) : DB_RUN_BUF;
+			n = rr->end - rr->off < rr->cap ? (size_t)(rr->end - rr->off) : rr->cap;
 			if (!n)
 				return -MCR_E_CORRUPT;
 			err = pio_all(pread, h->spill, rr->buf, n, rr->off);
@@ -739,7 +749,8 @@ static int held_merge(struct held *h, size_t first, size_t n, struct held_ins *i
 	for (k = 0; !err && k < n; k++) {
 		rr[k].off = h->runs[first + k].off;
 		rr[k].end = h->runs[first + k].end;
-		rr[k].buf = malloc(DB_RUN_BUF);
+		rr[k].cap = DB_RUN_BYTES / n < DB_RUN_BUF ? DB_RUN_BYTES / n : DB_RUN_BUF;
+		rr[k].buf = malloc(rr[k].cap);
 		err = rr[k].buf ? held_run_next(h, &rr[k]) : -ENOMEM;
 	}
 	if (!err && o) {
@@ -807,10 +818,10 @@ static int held_merge(struct held *h, size_t first, size_t n, struct held_ins *i
 static int held_reduce(struct held *h)
 {
 	struct held_out o = { .h = h };
-	size_t g, cnt, n;
+	size_t g, cnt, n, ways = h->ways ? h->ways : DB_HELD_WAYS;
 	int err = 0;
 
-	while (!err && h->nr_runs > DB_HELD_WAYS) {
+	while (!err && h->nr_runs > ways) {
 		if (!o.buf) {
 			o.buf = malloc(DB_SPILL_BUF);
 			if (!o.buf)
@@ -819,7 +830,7 @@ static int held_reduce(struct held *h)
 		for (g = n = 0; !err && g < h->nr_runs; g += cnt) {
 			struct held_span sp = h->runs[g];
 
-			cnt = h->nr_runs - g < DB_HELD_WAYS ? h->nr_runs - g : DB_HELD_WAYS;
+			cnt = h->nr_runs - g < ways ? h->nr_runs - g : ways;
 			if (cnt > 1) {
 				sp.off = h->spill_len;
 				err = held_merge(h, g, cnt, NULL, &o);

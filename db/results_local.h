@@ -19,8 +19,12 @@ struct held_line;
 /* Rows per bulk INSERT (db_results_bulk()): 832 parameters at most (item_summary's 13). */
 #define DB_BULK_ROWS		64
 
-/* The most runs of the spill file one merge reads at once (one buffer each). */
-#define DB_HELD_WAYS		16
+/*
+ * The most runs of the spill file one merge reads at once, one buffer each
+ * (results_held.c): more, and held_reduce() merges groups of them first,
+ * writing the spill file again.
+ */
+#define DB_HELD_WAYS		512
 
 /* A run of the spill file: its records' bytes [off, end). */
 struct held_span {
@@ -46,6 +50,7 @@ struct held {
 	size_t			nr_runs, cap_runs;
 	size_t			limit;		/* bytes held before a spill, 0: DB_HELD_BYTES */
 	struct held		*peer;		/* shares the limit: spilled together; or NULL */
+	size_t			ways;		/* runs a merge reads at once, 0: DB_HELD_WAYS */
 	size_t			ways_max;	/* the most runs read at once by a merge */
 	sqlite3_stmt		*bulk;		/* DB_BULK_ROWS rows */
 	sqlite3_stmt		*one;		/* one row */
