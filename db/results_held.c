@@ -22,9 +22,10 @@
  * of them are merged into one first (held_reduce()).  Memory holds the
  * lines, their unwritten bytes and the runs' read buffers, DB_RUN_BYTES in
  * all however many runs are read at once, whatever the trace's length.
- * The rows are the same; only the order and time of the inserts differ.  They go DB_BULK_ROWS at a time through one
- * statement of as many VALUES rows (db_results_bulk()), so the statement's
- * run, reset and bindings are paid once per batch, not per row.
+ * The rows are the same; only the order and time of the inserts differ.
+ * They go DB_BULK_ROWS at a time through one statement of as many VALUES
+ * rows (db_results_bulk()), so the statement's run, reset and bindings are
+ * paid once per batch, not per row.
  *
  * Or, for a table with held.piece (series_lines, the view series' storage),
  * a line's rows go in as pieces: consecutive rows at one ts step, their
