@@ -152,6 +152,14 @@ void db_iter_bufs_trim(struct db *db)
 	}
 }
 
+/* @c starts on @b's chunk as it was opened: its own copy of the opened state. */
+static void db_iter_start(struct db_iter_cpu *c, const struct db_chunk_buf *b)
+{
+	c->recs = b->recs;
+	c->cols = b->cols;
+	c->good = b->good;
+}
+
 /* Chunk @ix as an iterator of the connection opened it, taken by @c; NULL if none has. */
 static struct db_chunk_buf *db_iter_share(struct db_iter *it, struct db_iter_cpu *c,
 					  const struct db_chunk_index *ix)
@@ -168,9 +176,7 @@ static struct db_chunk_buf *db_iter_share(struct db_iter *it, struct db_iter_cpu
 		b->refs++;
 		c->buf = b;
 	}
-	c->recs = b->recs;
-	c->cols = b->cols;
-	c->good = b->good;
+	db_iter_start(c, b);
 	return b;
 }
 
@@ -240,24 +246,25 @@ int db_iter_open_chunk(struct db_iter *it, struct db_iter_cpu *c)
 	if (err)
 		return err;
 	b = db_iter_own(it, c, ix);
-	if (!b)
+	if (!b) {
+		sqlite3_reset(it->st);
 		err = -ENOMEM;
-	else if (!z)
+		goto opened;
+	}
+	/* opened into the buffer, as any iterator that takes the chunk next starts from */
+	b->good = 0;
+	if (!z)
 		err = -MCR_E_CORRUPT;
 	else if (it->version == DB_STORE_V2)
-		err = db_cols_open(&it->dctx, ix, z, (size_t)zlen, b->raw, &c->cols, &c->good);
+		err = db_cols_open(&it->dctx, ix, z, (size_t)zlen, b->raw, &b->cols, &b->good);
 	else
-		err = db_recs_open(&it->dctx, ix, z, (size_t)zlen, b->raw, &c->recs, &c->good);
+		err = db_recs_open(&it->dctx, ix, z, (size_t)zlen, b->raw, &b->recs, &b->good);
 	sqlite3_reset(it->st);
-	if (b && (!err || (err == -MCR_E_TIME && c->good))) {
-		b->chunk = ix->chunk;
-		b->cpu = c->cpu;
-		b->recs = c->recs;
-		b->cols = c->cols;
-		b->good = c->good;
-		b->err = err;
-		b->ok = true;
-	}
+	b->chunk = ix->chunk;
+	b->cpu = c->cpu;
+	b->err = err;
+	b->ok = !err || (err == -MCR_E_TIME && b->good);
+	db_iter_start(c, b);
 opened:
 	c->last_ts = ix->last_ts;
 	if (err && (err != -MCR_E_TIME || !c->good))
