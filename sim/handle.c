@@ -55,7 +55,7 @@ uint32_t sim_pcpu_stats_updates_at(const struct sim *s, int32_t node, unsigned i
 {
 	int32_t idx = sim_slot_find(s, node, cpu);
 
-	return idx == SIM_NONE ? 0 : s->slots[idx].stats_updates;
+	return idx == SIM_NONE ? 0 : s->ctr[idx].stats_updates;
 }
 
 size_t sim_node_path_at(const struct sim *s, int32_t node, unsigned int cpu,

@@ -60,6 +60,7 @@ void sim_destroy(struct sim *s)
 	free(s->path);
 	free(s->calm_up);
 	free(s->owe_dirty);
+	free(s->ctr);
 	free(s->slots);
 	free(s->tree);
 	free(s->win);

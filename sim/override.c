@@ -37,7 +37,7 @@ int sim_pcpu_set(struct sim *s, uint64_t id, unsigned int cpu, uint32_t v)
 	slot = sim_slot_get(s, node, cpu);
 	if (slot < 0)
 		return slot;
-	s->slots[slot].stats_updates = v;
+	s->ctr[slot].stats_updates = v;
 	return 0;
 }
 

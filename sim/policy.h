@@ -32,11 +32,11 @@ void sim_walk_run(struct sim *s, int32_t slot, uint32_t abs_val, bool calm_skips
 	int32_t idx;
 
 	/* css_rstat_updated()'s own early return, before the call: a slot mostly is linked */
-	if (!s->slots[slot].on_tree)
+	if (!s->ctr[slot].on_tree)
 		sim_rstat_updated(s, slot);
 	/* the two counts of every step in registers: the stores below may alias s->cost */
-	for (idx = slot; idx != SIM_NONE; idx = s->slots[idx].parent) {
-		struct sim_pcpu *sl = &s->slots[idx];
+	for (idx = slot; idx != SIM_NONE; idx = s->ctr[idx].parent) {
+		struct sim_ctr *sl = &s->ctr[idx];
 		struct sim_node *n = &s->nodes[sl->node];
 		struct sim_step_out out;
 

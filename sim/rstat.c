@@ -49,6 +49,7 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 		uint32_t cap = s->cap_slots ? s->cap_slots * 2 : 256;
 		struct sim_pcpu *slots;
 		struct sim_tree *tree;
+		struct sim_ctr *ctr;
 
 		if (cap > INT32_MAX)
 			return -ENOMEM;
@@ -56,30 +57,40 @@ static int32_t sim_slot_new(struct sim *s, int32_t node, unsigned int cpu, int32
 		if (!tree)
 			return -ENOMEM;
 		s->tree = tree;
-		slots = sim_array_grow(s->slots, sizeof(*slots) * s->cap_slots,
-				       sizeof(*slots) * cap);
-		if (!slots)
+		ctr = sim_array_grow(s->ctr, sizeof(*ctr) * s->cap_slots, sizeof(*ctr) * cap);
+		if (!ctr)
 			return -ENOMEM;
-		s->slots = slots;
+		s->ctr = ctr;
+		if (!s->counters_only) {
+			slots = sim_array_grow(s->slots, sizeof(*slots) * s->cap_slots,
+					       sizeof(*slots) * cap);
+			if (!slots)
+				return -ENOMEM;
+			s->slots = slots;
+		}
 		s->cap_slots = cap;
 	}
 	idx = (int32_t)s->nr_slots;
 	s->slot_of[(size_t)node * s->nr_possible + cpu] = idx;
 	s->nr_slots++;
 
-	sl = &s->slots[idx];
-	*sl = (struct sim_pcpu) {
-		.unfl_since		= SIM_TS_NONE,
-		.chunks			= SIM_NONE,
+	s->ctr[idx] = (struct sim_ctr) {
 		.node			= node,
 		.parent			= parent,
-		.dirty_prev		= SIM_NONE,
-		.dirty_next		= SIM_NONE,
 	};
 	s->tree[idx] = (struct sim_tree) {
 		.updated_children	= SIM_NONE,
 		.updated_next		= SIM_NONE,
 		.updated_prev		= SIM_NONE,
+	};
+	if (s->counters_only)
+		return idx;
+	sl = &s->slots[idx];
+	*sl = (struct sim_pcpu) {
+		.unfl_since		= SIM_TS_NONE,
+		.chunks			= SIM_NONE,
+		.dirty_prev		= SIM_NONE,
+		.dirty_next		= SIM_NONE,
 	};
 	memset(sl->k, 0xff, sizeof(sl->k));
 	return idx;
@@ -116,7 +127,7 @@ int32_t sim_slot_get(struct sim *s, int32_t node, unsigned int cpu)
 void sim_rstat_updated(struct sim *s, int32_t idx)
 {
 	while (idx != SIM_NONE) {
-		struct sim_pcpu *sl = &s->slots[idx];
+		struct sim_ctr *sl = &s->ctr[idx];
 		struct sim_tree *t = &s->tree[idx], *pt;
 
 		if (sl->on_tree)
@@ -158,7 +169,7 @@ static int sim_win_push(struct sim *s, int32_t idx)
  */
 int sim_rstat_updated_list(struct sim *s, int32_t idx)
 {
-	struct sim_pcpu *sl = &s->slots[idx];
+	struct sim_ctr *sl = &s->ctr[idx];
 	struct sim_tree *t = &s->tree[idx];
 	size_t i, j;
 	int ret;
@@ -189,7 +200,7 @@ int sim_rstat_updated_list(struct sim *s, int32_t idx)
 				break;
 		}
 		t = &s->tree[s->win[i]];
-		s->slots[s->win[i]].on_tree = false;
+		s->ctr[s->win[i]].on_tree = false;
 		t->updated_children = SIM_NONE;
 		t->updated_next = SIM_NONE;
 		t->updated_prev = SIM_NONE;

@@ -18,11 +18,12 @@
  *
  * Nodes live in one array in creation order, so a parent's index is always
  * smaller than its children's.  Per (memcg, cpu) state exists only for pairs
- * that occurred: a slot (struct sim_pcpu) is made the first time an update of
- * the memcg or one of its descendants runs on that CPU, together with the slots
- * of its ancestors on that CPU, and caches the parent's slot the way the kernel
- * caches parent_pcpu.  Slots and nodes are addressed by index because their
- * arrays grow with realloc().
+ * that occurred: a slot (its struct sim_ctr, and its struct sim_pcpu unless
+ * counters only) is made the first time an update of the memcg or one of its
+ * descendants runs on that CPU, together with the slots of its ancestors on
+ * that CPU, and caches the parent's slot the way the kernel caches
+ * parent_pcpu.  Slots and nodes are addressed by index because their arrays
+ * grow.
  */
 #ifndef MCR_SIM_LOCAL_H
 #define MCR_SIM_LOCAL_H
@@ -64,26 +65,34 @@ struct sim_chunk {
 };
 
 /*
- * One (memcg, cpu) pair: the kernel's memcg_vmstats_percpu (stats_updates)
- * plus what the staleness accounting needs (deltas not yet moved up by a
- * visit on this CPU).  Two cache lines: the first is all that an update and
- * the walk read and write but the deltas, the second the deltas.  Slots
- * are the largest part of a simulator (a memcg has one per CPU it was
- * updated on), so what only flushes need, the updated-tree links, is in
- * sim.tree beside them.
+ * One (memcg, cpu) pair, in two arrays by the same slot index.  What the
+ * ancestor walk reads and writes at every node, the kernel's
+ * memcg_vmstats_percpu.stats_updates and the parent_pcpu link, is a
+ * struct sim_ctr: 16 bytes, four to a cache line, so the walk's slots of
+ * thousands of memcgs on tens of CPUs stay in a core's L2.  What only the
+ * staleness accounting needs (the deltas not yet moved up by a visit on this
+ * CPU) is a struct sim_pcpu of two cache lines: the first holds the item
+ * keys and the dirty links, the second the deltas.  A counters-only
+ * simulator (struct sim_params) has no sim_pcpu array at all.  Slots are the
+ * largest part of a simulator (a memcg has one per CPU it was updated on), so
+ * what only flushes need, the updated-tree links, is in sim.tree beside them.
  */
+struct sim_ctr {
+	uint32_t		stats_updates;	/* memcg_vmstats_percpu.stats_updates */
+	int32_t			parent;		/* slot of (parent(node), cpu): parent_pcpu */
+	int32_t			node;
+	bool			on_tree;	/* linked on this CPU's updated tree */
+};
+_Static_assert(sizeof(struct sim_ctr) == 16, "four counters to a cache line");
+
 struct __attribute__((aligned(SIM_CACHELINE))) sim_pcpu {
 	uint64_t		unfl;		/* sum of |v| since the last visit (node, cpu) */
 	uint64_t		unfl_since;	/* ts of the oldest of them, SIM_TS_NONE if none */
 	uint16_t		k[SIM_SLOT_ITEMS] __attribute__((aligned(16))); /* SIM_ITEM_FREE: unused */
 	int32_t			chunks;		/* the deltas past d[], newest chunk first */
-	int32_t			node;
-	int32_t			parent;		/* slot of (parent(node), cpu): parent_pcpu */
-	uint32_t		stats_updates;	/* memcg_vmstats_percpu.stats_updates */
 	int32_t			dirty_prev;	/* the node's slots with unfl > 0, */
 	int32_t			dirty_next;	/* sorted by unfl_since */
 	uint16_t		nr;		/* items in k[] and d[] */
-	bool			on_tree;	/* linked on this CPU's updated tree */
 	int64_t			d[SIM_SLOT_ITEMS] __attribute__((aligned(SIM_CACHELINE)));
 };
 _Static_assert(sizeof(struct sim_pcpu) == 2 * SIM_CACHELINE, "a slot is two cache lines");
@@ -249,8 +258,9 @@ struct sim {
 	uint32_t		cap_chunks;
 	int32_t			free_chunk;
 
-	struct sim_pcpu		*slots;
-	struct sim_tree		*tree;		/* [slot], as long as slots */
+	struct sim_ctr		*ctr;		/* [slot] */
+	struct sim_pcpu		*slots;		/* [slot], NULL if counters_only */
+	struct sim_tree		*tree;		/* [slot] */
 	uint32_t		nr_slots;
 	uint32_t		cap_slots;
 	/*
@@ -352,10 +362,11 @@ static inline void sim_clock(struct sim *s, uint64_t ts)
 }
 
 /*
- * Grow an array of nodes or slots, keeping the cache-line alignment of their
- * type (realloc() only keeps malloc's): the fields an update touches at each
- * ancestor are then in two lines of a node and one of a slot, wherever the
- * element lies.  @new_size is a multiple of SIM_CACHELINE (the types' size).
+ * Grow an array of nodes, slots or counters, keeping the cache-line
+ * alignment of their type (realloc() only keeps malloc's): the fields an
+ * update touches at each ancestor are then in two lines of a node and one of
+ * a slot, wherever the element lies.  @new_size is a multiple of
+ * SIM_CACHELINE (the types' size).
  */
 static inline void *sim_array_grow(void *old, size_t old_size, size_t new_size)
 {

@@ -95,9 +95,9 @@ static uint64_t sim_oldest_recompute(const struct sim *s, const struct sim_node 
  * this CPU's deltas and the children's pending deltas reach the node and wait
  * in the parent's pending.
  */
-int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl)
+int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl, int32_t node)
 {
-	struct sim_node *n = &s->nodes[sl->node];
+	struct sim_node *n = &s->nodes[node];
 	struct sim_node *p = sim_parent(s, n);
 	uint64_t amt = sl->unfl + n->pendmag;
 	uint64_t since;

@@ -179,10 +179,10 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	struct sim_pcpu *sl = &s->slots[slot];
 	/*
 	 * The slot's memcg, read once: a store through the slot's deltas
-	 * could be one to sl->node or s->nodes as the compiler sees them,
+	 * could be one to its counter or s->nodes as the compiler sees them,
 	 * and nothing here moves the nodes.
 	 */
-	int32_t node = sl->node, idx, top;
+	int32_t node = s->ctr[slot].node, idx, top;
 	struct sim_node *un = &s->nodes[node], *n;
 	uint64_t mag, g;
 	int64_t d;
@@ -250,12 +250,12 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 
 /*
  * What the update of (@node, @cpu) is about to touch in the slots: the
- * slot's deltas, and of the ancestors' slots on @cpu only the parent's,
- * whose index the slot holds: a slot_of load and multiply per ancestor
- * cost more than their misses (break's walk reaches 1.5 slots an update;
- * replay_mem, CPU time, with and without: every policy as fast or faster
- * without).  The nodes' lines are sim_lines_prefetch()'s.  Hints only:
- * nothing is read for its value but the slot's parent link.
+ * slot's deltas, and of the ancestors' counters on @cpu only the parent's,
+ * whose index the slot's counter holds: a slot_of load and multiply per
+ * ancestor cost more than their misses (break's walk reaches 1.5 slots an
+ * update; replay_mem, CPU time, with and without: every policy as fast or
+ * faster without).  The nodes' lines are sim_lines_prefetch()'s.  Hints
+ * only: nothing is read for its value but the counter's parent link.
  * always_inline: as a function of its own, GCC 12 finds it free of side
  * effects (pure-const) and drops the call.
  */
@@ -263,21 +263,21 @@ static inline __attribute__((always_inline))
 void sim_path_prefetch(const struct sim *s, int32_t slot, bool prepared)
 {
 	const char *sl = (const char *)&s->slots[slot];
-	const struct sim_pcpu *sp = &s->slots[slot];
+	const struct sim_ctr *sp = &s->ctr[slot];
 	int32_t parent = sp->parent;
 
 	/* sim_update_prepare() asked for it already */
 	if (!prepared)
 		__builtin_prefetch(sl + SIM_CACHELINE);
 	/*
-	 * The parent's slot on @cpu, where the walk goes first after the
-	 * slot's own step: its index is in the slot's first line, which the
+	 * The parent's counter on @cpu, where the walk goes first after the
+	 * slot's own step: its index is in the slot's counter, which the
 	 * update reads at once anyway, so it costs no lookup.  And where a
 	 * slot off its updated tree will be linked (sim_rstat_updated()):
 	 * its links and its parent's.  The stale pass overlaps their misses.
 	 */
 	if (parent != SIM_NONE)
-		__builtin_prefetch(&s->slots[parent]);
+		__builtin_prefetch(&s->ctr[parent]);
 	if (!sp->on_tree) {
 		__builtin_prefetch(&s->tree[slot]);
 		if (parent != SIM_NONE)
@@ -463,8 +463,11 @@ uint64_t sim_prep_lookup(const struct sim *s, unsigned int cpu, uint64_t id,
 	slot = sim_slot_find(s, node, cpu);
 	if (slot == SIM_NONE)
 		return none;
-	__builtin_prefetch(&s->slots[slot]);
-	__builtin_prefetch((const char *)&s->slots[slot] + SIM_CACHELINE);
+	__builtin_prefetch(&s->ctr[slot]);
+	if (s->slots) {
+		__builtin_prefetch(&s->slots[slot]);
+		__builtin_prefetch((const char *)&s->slots[slot] + SIM_CACHELINE);
+	}
 	__builtin_prefetch(&s->nodes[node]);
 	if ((unsigned int)item >= SIM_ITEM_DIRECT)
 		return none;

@@ -318,8 +318,8 @@ TEST(items_foreach)
 /*
  * The update path's prefetch table: each node lists its SIM_PATH nearest
  * ancestors, the parent links' own answer; deeper ones are cut off there but
- * the update still reaches the root.  Nodes and slots stay on cache lines
- * across the arrays' growth (past 64 nodes, past 256 slots).
+ * the update still reaches the root.  Nodes, slots and their counters stay
+ * on cache lines across the arrays' growth (past 64 nodes, past 256 slots).
  */
 TEST(ancestor_path)
 {
@@ -360,6 +360,7 @@ TEST(ancestor_path)
 	ASSERT(s->nr_slots > 256);
 	ASSERT_EQ((uintptr_t)s->nodes % SIM_CACHELINE, 0);
 	ASSERT_EQ((uintptr_t)s->slots % SIM_CACHELINE, 0);
+	ASSERT_EQ((uintptr_t)s->ctr % SIM_CACHELINE, 0);
 	/* 3 + 80 * 4 * 1 pages below the root, none flushed */
 	ASSERT_EQ(sim_stale_get(s, ROOT, &st), 0);
 	ASSERT_EQ(st.missing, 323);
@@ -376,6 +377,40 @@ TEST(ancestor_path)
  * the root's per-CPU 10 + 1 (B's) + 70 = 81 >= 64 has moved too: atomics 80
  * and 81, per-CPU 0.
  */
+/*
+ * A counters-only simulator keeps the slots' counters and no deltas: the
+ * same updates make the same slots, and their sim_pcpu array is never made.
+ * 40 leaves on 8 CPUs, depth 2: 40 * 8 + 8 + 8 = 336 slots, past the first
+ * growth (256).
+ */
+TEST(counters_only_slots)
+{
+	struct sim_params sp = { .policy = sim_policy_find("break"), .nr_possible = 8,
+				 .nr_online = 8, .batch = SIM_CHARGE_BATCH };
+	struct sim *s[2];
+	uint64_t id;
+	unsigned int k, cpu;
+
+	for (k = 0; k < 2; k++) {
+		sp.counters_only = k;
+		s[k] = sim_create(&sp);
+		ASSERT(s[k]);
+		ASSERT_EQ(sim_cgroup_add(s[k], 0, 10, ROOT), 0);
+		for (id = 100; id < 140; id++)
+			ASSERT_EQ(sim_cgroup_add(s[k], 0, id, 10), 0);
+		for (id = 100; id < 140; id++)
+			for (cpu = 0; cpu < 8; cpu++)
+				ASSERT_EQ(sim_update(s[k], 1, cpu, id, SIM_ITEM_STATE, 1, 1), 0);
+		ASSERT_EQ(s[k]->nr_slots, 336);
+	}
+	ASSERT(s[0]->slots != NULL);
+	ASSERT(s[1]->slots == NULL);
+	for (k = 0; k < s[0]->nr_slots; k++)
+		ASSERT_EQ(s[1]->ctr[k].stats_updates, s[0]->ctr[k].stats_updates);
+	for (k = 0; k < 2; k++)
+		sim_destroy(s[k]);
+}
+
 TEST(handles)
 {
 	struct sim *s = sim_new(sim_policy_find("break"), 1, 1);
@@ -538,6 +573,6 @@ TEST(table_walk_matches_step)
 	}
 }
 
-TEST_MAIN(policy_table, policy_rank, create_arguments, hierarchy, unknown_ids, update_errors,
+TEST_MAIN(policy_table, counters_only_slots, policy_rank, create_arguments, hierarchy, unknown_ids, update_errors,
 	  window_errors, window_relink, set_online_threshold, flush_request, items_foreach,
 	  ancestor_path, handles, id_ranges, table_walk_matches_step)
