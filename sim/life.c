@@ -56,12 +56,12 @@ void sim_destroy(struct sim *s)
 	if (!s)
 		return;
 	sim_items_destroy(s);
-	free(s->nodes);
+	sim_array_free(s->nodes, sizeof(*s->nodes) * s->cap_nodes);
 	free(s->path);
 	free(s->calm_up);
 	free(s->owe_dirty);
-	free(s->ctr);
-	free(s->slots);
+	sim_array_free(s->ctr, sizeof(*s->ctr) * s->cap_slots);
+	sim_array_free(s->slots, sizeof(*s->slots) * s->cap_slots);
 	free(s->tree);
 	free(s->win);
 	idmap_free(&s->ids);

@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "idmap.h"
 #include "sim.h"
@@ -366,18 +367,52 @@ static inline void sim_clock(struct sim *s, uint64_t ts)
  * alignment of their type (realloc() only keeps malloc's): the fields an
  * update touches at each ancestor are then in two lines of a node and one of
  * a slot, wherever the element lies.  @new_size is a multiple of
- * SIM_CACHELINE (the types' size).
+ * SIM_CACHELINE (the types' size).  From SIM_MAP_MIN on, the array is a
+ * mapping of its own that grows with mremap(): the pages move, nothing is
+ * copied, and the old and the new array are never both resident (a copy
+ * doubled the slots' memory at the moment they grew, the peak of a replay at
+ * 256 CPUs).  Free with sim_array_free() and the same size.
  */
+#define SIM_MAP_MIN	(1u << 20)
+#define SIM_MAP_ROUND	(1u << 16)	/* a multiple of any page size */
+
+static inline size_t sim_map_len(size_t size)
+{
+	return (size + SIM_MAP_ROUND - 1) & ~(size_t)(SIM_MAP_ROUND - 1);
+}
+
 static inline void *sim_array_grow(void *old, size_t old_size, size_t new_size)
 {
-	void *p = aligned_alloc(SIM_CACHELINE, new_size);
+	void *p;
 
-	if (!p)
-		return NULL;
+	if (old_size >= SIM_MAP_MIN) {
+		p = mremap(old, sim_map_len(old_size), sim_map_len(new_size), MREMAP_MAYMOVE);
+		return p == MAP_FAILED ? NULL : p;
+	}
+	if (new_size >= SIM_MAP_MIN) {
+		p = mmap(NULL, sim_map_len(new_size), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return NULL;
+	} else {
+		p = aligned_alloc(SIM_CACHELINE, new_size);
+		if (!p)
+			return NULL;
+	}
 	if (old)
 		memcpy(p, old, old_size);
 	free(old);
 	return p;
+}
+
+static inline void sim_array_free(void *p, size_t size)
+{
+	if (!p)
+		return;
+	if (size >= SIM_MAP_MIN)
+		munmap(p, sim_map_len(size));
+	else
+		free(p);
 }
 
 static inline struct sim_node *sim_parent(struct sim *s, const struct sim_node *n)

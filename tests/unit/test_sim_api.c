@@ -411,6 +411,47 @@ TEST(counters_only_slots)
 		sim_destroy(s[k]);
 }
 
+/*
+ * Past SIM_MAP_MIN the node, slot and counter arrays are mappings grown by
+ * mremap(): nothing is lost as they move.  4100 memcgs under the root on 2
+ * CPUs: 8200 + 2 slots, so the slots (128 bytes each) become a mapping at
+ * 8192 (1 MiB) and are remapped past it, and the nodes (448 bytes) become
+ * one at 4096 and are remapped past that.  Each (memcg, cpu) takes
+ * 1 + (memcg + cpu) % 50 pages, below the batch (64): its per-CPU counter is
+ * that, its atomic 0.  The root misses the sum.
+ */
+TEST(arrays_mapped)
+{
+	struct sim *s = sim_new(sim_policy_find("break"), 2, 2);
+	struct sim_stale st;
+	uint64_t id, sum = 0;
+	unsigned int cpu;
+
+	ASSERT(s);
+	for (id = 100; id < 4200; id++)
+		ASSERT_EQ(sim_cgroup_add(s, 0, id, ROOT), 0);
+	for (id = 100; id < 4200; id++)
+		for (cpu = 0; cpu < 2; cpu++) {
+			ASSERT_EQ(sim_update(s, 1, cpu, id, SIM_ITEM_STATE, 1,
+					     1 + (int64_t)((id + cpu) % 50)), 0);
+			sum += 1 + (id + cpu) % 50;
+		}
+	ASSERT_EQ(s->nr_slots, 8202);
+	ASSERT_EQ(s->cap_slots, 16384);
+	ASSERT_EQ(s->cap_nodes, 8192);
+	ASSERT(sizeof(*s->nodes) * 4096 >= SIM_MAP_MIN);
+	ASSERT_EQ((uintptr_t)s->slots % SIM_CACHELINE, 0);
+	ASSERT_EQ((uintptr_t)s->ctr % SIM_CACHELINE, 0);
+	ASSERT_EQ((uintptr_t)s->nodes % SIM_CACHELINE, 0);
+	for (id = 100; id < 4200; id++)
+		for (cpu = 0; cpu < 2; cpu++)
+			ASSERT_EQ(sim_pcpu_stats_updates(s, id, cpu), 1 + (id + cpu) % 50);
+	ASSERT_EQ(sim_stats_updates(s, 4199), 0);
+	ASSERT_EQ(sim_stale_get(s, ROOT, &st), 0);
+	ASSERT_EQ(st.missing, sum);
+	sim_destroy(s);
+}
+
 TEST(handles)
 {
 	struct sim *s = sim_new(sim_policy_find("break"), 1, 1);
@@ -573,6 +614,6 @@ TEST(table_walk_matches_step)
 	}
 }
 
-TEST_MAIN(policy_table, counters_only_slots, policy_rank, create_arguments, hierarchy, unknown_ids, update_errors,
+TEST_MAIN(policy_table, counters_only_slots, arrays_mapped, policy_rank, create_arguments, hierarchy, unknown_ids, update_errors,
 	  window_errors, window_relink, set_online_threshold, flush_request, items_foreach,
 	  ancestor_path, handles, id_ranges, table_walk_matches_step)
