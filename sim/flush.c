@@ -71,7 +71,7 @@ int sim_visit(struct sim *s, uint64_t ts, int32_t slot)
 		return ret;
 	sim_lazy_sync(s, ts);
 	s->cost.visits++;
-	ret = s->counters_only ? 0 : sim_stale_visit(s, ts, &s->slots[slot], sc->node);
+	ret = s->counters_only ? 0 : sim_stale_visit(s, ts, slot);
 	sc->stats_updates = 0;
 	if (n->stats_updates) {
 		n->stats_updates = 0;

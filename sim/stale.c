@@ -95,9 +95,10 @@ static uint64_t sim_oldest_recompute(const struct sim *s, const struct sim_node 
  * this CPU's deltas and the children's pending deltas reach the node and wait
  * in the parent's pending.
  */
-int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl, int32_t node)
+int sim_stale_visit(struct sim *s, uint64_t ts, int32_t slot)
 {
-	struct sim_node *n = &s->nodes[node];
+	struct sim_pcpu *sl = &s->slots[slot];
+	struct sim_node *n = &s->nodes[s->ctr[slot].node];
 	struct sim_node *p = sim_parent(s, n);
 	uint64_t amt = sl->unfl + n->pendmag;
 	uint64_t since;

@@ -12,7 +12,7 @@
 void sim_stale_touch(struct sim_node *n, uint64_t ts);
 void sim_oldest_set(struct sim_node *n, uint64_t oldest);
 void sim_dirty_unlink(struct sim *s, struct sim_node *n, struct sim_pcpu *sl);
-int sim_stale_visit(struct sim *s, uint64_t ts, struct sim_pcpu *sl, int32_t node);
+int sim_stale_visit(struct sim *s, uint64_t ts, int32_t slot);
 void sim_flushable_update(struct sim *s, struct sim_node *n, uint64_t ts);
 
 /*

@@ -368,16 +368,6 @@ TEST(ancestor_path)
 }
 
 /*
- * Handles (handle.c) read what the lookups read.  1 CPU, TH = 64: A +10 of
- * line 5 leaves A and the root 10 behind (error -10 at both, A's atomic 0:
- * its per-CPU 10 is below the batch); A +70 brings A's per-CPU to 80 >= 64,
- * so A's atomic is 80 > TH, flushable.  B's line 6 is known to the simulator
- * but never updated below A: A reads 0 for it.  A's path (A, then the root)
- * reads the per-CPU 10 at both after A's first update; after its second,
- * the root's per-CPU 10 + 1 (B's) + 70 = 81 >= 64 has moved too: atomics 80
- * and 81, per-CPU 0.
- */
-/*
  * A counters-only simulator keeps the slots' counters and no deltas: the
  * same updates make the same slots, and their sim_pcpu array is never made.
  * 40 leaves on 8 CPUs, depth 2: 40 * 8 + 8 + 8 = 336 slots, past the first
@@ -452,6 +442,16 @@ TEST(arrays_mapped)
 	sim_destroy(s);
 }
 
+/*
+ * Handles (handle.c) read what the lookups read.  1 CPU, TH = 64: A +10 of
+ * line 5 leaves A and the root 10 behind (error -10 at both, A's atomic 0:
+ * its per-CPU 10 is below the batch); A +70 brings A's per-CPU to 80 >= 64,
+ * so A's atomic is 80 > TH, flushable.  B's line 6 is known to the simulator
+ * but never updated below A: A reads 0 for it.  A's path (A, then the root)
+ * reads the per-CPU 10 at both after A's first update; after its second,
+ * the root's per-CPU 10 + 1 (B's) + 70 = 81 >= 64 has moved too: atomics 80
+ * and 81, per-CPU 0.
+ */
 TEST(handles)
 {
 	struct sim *s = sim_new(sim_policy_find("break"), 1, 1);
@@ -614,6 +614,7 @@ TEST(table_walk_matches_step)
 	}
 }
 
-TEST_MAIN(policy_table, counters_only_slots, arrays_mapped, policy_rank, create_arguments, hierarchy, unknown_ids, update_errors,
+TEST_MAIN(policy_table, policy_rank, create_arguments, hierarchy, unknown_ids, update_errors,
 	  window_errors, window_relink, set_online_threshold, flush_request, items_foreach,
-	  ancestor_path, handles, id_ranges, table_walk_matches_step)
+	  ancestor_path, counters_only_slots, arrays_mapped, handles, id_ranges,
+	  table_walk_matches_step)
