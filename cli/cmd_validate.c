@@ -28,7 +28,10 @@ struct validate_opts {
 	unsigned int	max_hyp;
 	unsigned int	threads;	/* 0: the online CPUs */
 	bool		quiet;
+	bool		cap_only;
 };
+
+#define VALIDATE_OPT_CAP_ONLY	0x100
 
 static const struct argp_option validate_options[] = {
 	{ "policy", 'p', "POLICY", 0, "auto (default: from the traced kernel release), break, legacy, continue", 0 },
@@ -38,6 +41,9 @@ static const struct argp_option validate_options[] = {
 	{ "min-match", 'r', "RATE", 0, "exit 10 when the stats_updates match rate is below RATE (default 0.999)", 0 },
 	{ "mismatches", 'n', "N", 0, "mismatches shown with their context (default 10)", 0 },
 	CLI_OPTION_MAX_HYP,
+	{ "cap-only", VALIDATE_OPT_CAP_ONLY, NULL, 0, "infer with the capped list alone: no exact "
+	  "diagram past --max-hypotheses (faster where lock windows stay saturated; the cap's "
+	  "drops then name mismatches)", 0 },
 	{ "threads", 'j', "N", 0, "threads, 1 to 64 (default: the online CPUs: with two or more, "
 	  "the inference runs on a thread of its own beside the comparison; 1: on the same "
 	  "thread).  The results do not depend on it", 0 },
@@ -82,6 +88,9 @@ static error_t validate_parse(int key, char *arg, struct argp_state *state)
 	case 'q':
 		o->quiet = true;
 		break;
+	case VALIDATE_OPT_CAP_ONLY:
+		o->cap_only = true;
+		break;
 	default:
 		return cli_arg_file(key, arg, state, &o->file);
 	}
@@ -118,7 +127,13 @@ static char *validate_help_extra(void)
 		"inference, stats_updates_match_plain with the flush model alone.\n"
 		"Inference keeps every order of updates and flush visits inside each traced\n"
 		"rstat lock window that could have happened, as hypotheses, and lets the\n"
-		"kernel's later memcg_flush_stats values prune them.\n"
+		"kernel's later memcg_flush_stats values prune them.  Past --max-hypotheses\n"
+		"the orders are also held exactly, as a decision diagram beside the capped\n"
+		"list, and the kernel's values are checked against it, within a budget of\n"
+		"work that grows with the trace's updates; a diagram past it is given up\n"
+		"and the capped list goes on (counted).  The check of logged memory.stat\n"
+		"reads (below) needs the order itself, which only the list hands out: no\n"
+		"diagram then.\n"
 		"\nWritten into FILE: runs (kind 'validate'), reads, validation (one row),\n"
 		"validation_mismatch (up to %d rows, with the recent updates in the\n"
 		"subtree and a cause where one can be named: lost events nearby (a gap, or\n"
@@ -195,6 +210,10 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 	       v->needs_flush_match_plain, 100 * rate(v->needs_flush_match_plain, v->compared));
 	printf("hypotheses kept at most %" PRIu64 " (--max-hypotheses %u)", v->max_hypotheses,
 	       p->max_hypotheses ? p->max_hypotheses : REPLAY_MAX_HYP_DEFAULT);
+	if (v->exact_max)
+		printf("; past it, an exact diagram held at most %" PRIu64 " orders", v->exact_max);
+	if (v->exact_given_up)
+		printf("; exact diagrams given up at their budget: %" PRIu64, v->exact_given_up);
 	if (v->cap_lowered)
 		printf("; after long saturation the cap fell to 64 (%" PRIu64 " times)",
 		       v->cap_lowered);
@@ -519,6 +538,7 @@ int cmd_validate(int argc, char **argv)
 	if (validate_pick_model(o.model, &p.model) < 0)
 		return MCR_EXIT_USAGE;
 	p.max_hypotheses = o.max_hyp;
+	p.cap_only = o.cap_only;
 	p.threads = o.threads;
 
 	db = cli_open_db(o.file, true, &rc);

@@ -243,10 +243,7 @@ static int beside_checked(void *ctx, struct infer *in, bool su_ok, bool nf_ok)
 		     sizeof(*b->pub_chk)) < 0) {
 		ret = -ENOMEM;
 	} else {
-		b->pub_chk[b->nr_pub_chk++] = (struct val_check){
-			.su_ok = su_ok, .nf_ok = nf_ok, .capped = infer_capped(in),
-			.max_kept = infer_max_kept(in), .lowered = infer_cap_lowered(in),
-		};
+		b->pub_chk[b->nr_pub_chk++] = val_check_of(in, su_ok, nf_ok);
 		b->chk_done++;
 		if (b->pass_waits)
 			pthread_cond_broadcast(&b->cv);
@@ -263,7 +260,7 @@ static void *beside_main(void *arg)
 	};
 	/* validate keeps the order only for the memory.stat check: else no decision is made */
 	struct engine_infer ei = {
-		.policy = b->pol, .max_hyp = b->r->p.max_hypotheses,
+		.policy = b->pol, .max_hyp = b->r->p.max_hypotheses, .exact = !b->r->p.cap_only,
 		.order = b->checks && !b->r->order_kept ? NULL : beside_order, .order_ctx = b,
 		.settled = b->checks ? NULL : beside_settled, .settled_ctx = b,
 		.checked = b->checks ? beside_checked : NULL, .checked_ctx = b,

@@ -120,6 +120,8 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 			ret = -ENOMEM;
 			goto fail;
 		}
+		/* exact beside the cap where no order is kept (infer_set_exact()) */
+		infer_set_exact(r->inf, !p->cap_only);
 		/* the inferred model's prepass would find the same order */
 		if (p->keep_order && p->runs[0].policy == replay_policy_for_trace(t)) {
 			r->order_kept = order_create();
@@ -196,6 +198,7 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
 			replay_destroy(r);
 			return -ENOMEM;
 		}
+		infer_set_exact(r->inf, ei->exact);
 		infer_set_order_sink(r->inf, ei->order, ei->order_ctx);
 		r->settled = ei->settled;
 		r->settled_ctx = ei->settled_ctx;

@@ -77,4 +77,16 @@ int infer_settle(struct infer *in, void (*pending)(void *ctx, uint64_t tag), voi
 int infer_finish(struct infer *in, uint64_t ts);	/* closes a window left open, flushes the order */
 size_t infer_nr_hyp(const struct infer *in);
 
+/*
+ * Exact mode, off by default: without an order sink, the orders of a window
+ * that would pass the cap are also held as a decision diagram beside the
+ * list, with no cap, and the traced values are checked against it; when a
+ * close or read leaves no more than the cap, they are the list again.  A
+ * diagram that costs more than its budget of steps per update is given up
+ * and the list goes on alone (its drops then count in infer_capped()).
+ */
+void infer_set_exact(struct infer *in, bool on);
+uint64_t infer_exact_max(const struct infer *in);	/* the most orders a diagram held */
+uint64_t infer_exact_given_up(const struct infer *in);	/* diagrams given up, past their budget */
+
 #endif

@@ -229,7 +229,10 @@ struct val_check {
 	uint64_t	capped;		/* infer_capped() */
 	uint64_t	max_kept;	/* infer_max_kept() */
 	uint64_t	lowered;	/* infer_cap_lowered() */
+	uint64_t	exact_max;	/* infer_exact_max() */
+	uint64_t	given_up;	/* infer_exact_given_up() */
 };
+struct val_check val_check_of(const struct infer *in, bool su_ok, bool nf_ok);
 
 struct val_state {
 	struct replay_validation v;
@@ -416,6 +419,7 @@ int order_add(void *ctx, uint64_t tag, size_t p);
 struct engine_infer {
 	const struct sim_policy	*policy;
 	unsigned int		max_hyp;
+	bool			exact;		/* infer_set_exact() */
 	int			(*order)(void *ctx, uint64_t tag, size_t p);
 	void			*order_ctx;
 	int			(*settled)(void *ctx, struct infer *in, uint64_t done);

@@ -215,6 +215,7 @@ struct replay_params {
 						 * CPUs) with the kernel's values */
 	unsigned int		max_mismatches;	/* sent to the sink; the rest only counted */
 	unsigned int		max_hypotheses;	/* inference cap; 0: REPLAY_MAX_HYP_DEFAULT */
+	bool			cap_only;	/* validate: no exact diagram past the cap */
 	/*
 	 * validate: its inference also keeps the order it finds, when it runs
 	 * the traced kernel's policy (replay_validated_order()).
@@ -293,6 +294,8 @@ struct replay_validation {
 	uint64_t	max_hypotheses;
 	uint64_t	cap_lowered;			/* long saturations: the cap fell to 64 */
 	uint64_t	capped;				/* hypotheses the cap dropped (0: exact) */
+	uint64_t	exact_max;			/* the most orders held exactly (infer_set_exact()) */
+	uint64_t	exact_given_up;			/* of those diagrams, given up past their budget */
 	uint64_t	mismatches;
 	uint64_t	sync_ts;			/* 0: never synced */
 	uint64_t	diff_hist[REPLAY_DIFF_BUCKETS];	/* sim - kernel, see replay_diff_bucket_name */

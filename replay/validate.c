@@ -104,6 +104,16 @@ static bool val_inferred(const struct replay *r)
 	return r->inf || r->val->beside;
 }
 
+/* The inference's answer at a traced memcg_flush_stats, and its counts then. */
+struct val_check val_check_of(const struct infer *in, bool su_ok, bool nf_ok)
+{
+	return (struct val_check){
+		.su_ok = su_ok, .nf_ok = nf_ok, .capped = infer_capped(in),
+		.max_kept = infer_max_kept(in), .lowered = infer_cap_lowered(in),
+		.exact_max = infer_exact_max(in), .given_up = infer_exact_given_up(in),
+	};
+}
+
 /* infer_capped() at the flush event the pass is at (val_infer_check()'s). */
 static uint64_t val_capped(const struct replay *r)
 {
@@ -141,10 +151,7 @@ static int val_infer_check(struct replay *r, const struct mcr_event *ev, bool k_
 		ret = infer_check(r->inf, ev->id, ev->val, k_nf, isu, inf_nf);
 		if (ret < 0)
 			return ret;
-		vs->cur = (struct val_check){
-			.su_ok = *isu, .nf_ok = *inf_nf, .capped = infer_capped(r->inf),
-			.max_kept = infer_max_kept(r->inf), .lowered = infer_cap_lowered(r->inf),
-		};
+		vs->cur = val_check_of(r->inf, *isu, *inf_nf);
 		return 0;
 	}
 	if (vs->head == vs->tail)
@@ -365,6 +372,8 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 		v->max_hypotheses = r->val->cur.max_kept;
 		v->cap_lowered = r->val->cur.lowered;
 		v->capped = r->val->cur.capped;
+		v->exact_max = r->val->cur.exact_max;
+		v->exact_given_up = r->val->cur.given_up;
 	} else {
 		/* no windows in the trace, nothing to infer: the plain counts */
 		v->stats_updates_match += su_ok;

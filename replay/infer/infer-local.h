@@ -27,9 +27,10 @@
  *                   they take alike with the base (pending)
  *   infer_dd.c      (infer_dd.h) a set of tuples as one hash-consed layered decision
  *                   diagram
- *   infer_ddwin.c   the hypotheses on that diagram, exact where the list is capped:
- *                   from the list, an update's branches and walks, a read, the
- *                   close, back to the list; the switch is off unless in->dd
+ *   infer_ddwin.c   the hypotheses on that diagram, exact where the list is capped,
+ *                   beside it: from the list, an update's branches and walks, a
+ *                   read, the close, back to the list; the budget; only with
+ *                   in->dd (infer_set_exact()) and no order sink
  */
 #ifndef MCR_REPLAY_INFER_LOCAL_H
 #define MCR_REPLAY_INFER_LOCAL_H
@@ -270,16 +271,19 @@ struct infer {
 	infer_order_fn		order_fn;
 	void			*order_ctx;
 	/*
-	 * With dd and without a sink, a window whose list the cap could cut
-	 * holds its orders as a diagram instead (infer_ddwin.c), the list
-	 * empty, until a close or a read leaves no more than the cap.  Off
-	 * unless a caller sets it (tests, bench/infer_census): each update
-	 * rebuilds the diagram above its path, far slower than the list yet.
+	 * With dd (infer_set_exact()) and without a sink, a window whose list
+	 * the cap could cut holds its orders also as a diagram (infer_ddwin.c),
+	 * exact, beside the list, until a close or a read leaves no more than
+	 * the cap, or its budget runs out.
 	 */
 	struct inf_ddw		*ddw;
 	bool			dd;
-	uint64_t		dd_switches;	/* list -> diagram */
+	uint64_t		dd_switches;	/* diagrams opened */
 	uint64_t		dd_max;		/* the most orders a diagram held at a close or read */
+	uint64_t		dd_given_up;	/* diagrams dropped past their budget (inf_dd_budget()) */
+	uint64_t		dd_work;	/* map steps of the diagrams dropped so far */
+	uint64_t		nr_upd;		/* updates taken since creation: the budget grows with them */
+	uint64_t		dd_capped;	/* what the list's cap dropped beside the open diagram */
 	/* decisions not in any chain (inf_dec_put()), and the blocks they all lie in */
 	struct inf_dec		*dec_free;
 	struct inf_dec		**dec_blk;
@@ -465,6 +469,24 @@ int inf_ddw_check(struct infer *in, struct inf_ddw *w, uint64_t id, int64_t su, 
 		  bool *su_ok, bool *nf_ok);
 void inf_ddw_reopen(const struct infer *in, struct inf_ddw *w);
 int inf_dd_switch(struct infer *in, const struct inf_path *pa);
+int inf_dd_update(struct infer *in, const struct inf_path *pa, unsigned int cpu);
+int inf_dd_give_up(struct infer *in, int ret);
 int inf_dd_back(struct infer *in);
+/*
+ * The diagrams' budget, over the whole trace: map steps allowed at first,
+ * and for each update (infer_update()) since; a diagram opens only with
+ * INF_DD_OPEN_STEPS of it left.
+ */
+#define INF_DD_FIRST_STEPS	(1ull << 22)
+#define INF_DD_STEPS		4
+#define INF_DD_OPEN_STEPS	(1ull << 20)
+/* The cap dropped @n hypotheses: they count unless an exact diagram is beside the list. */
+static inline void inf_capped_add(struct infer *in, uint64_t n)
+{
+	if (in->ddw)
+		in->dd_capped += n;
+	else
+		in->capped += n;
+}
 
 #endif

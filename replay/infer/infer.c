@@ -266,11 +266,11 @@ static int inf_fold(struct infer *in)
 	return ret;
 }
 
+static int inf_list_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
+			  bool *nf_ok);
+
 int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok, bool *nf_ok)
 {
-	int64_t th = (int64_t)sim_threshold(in->s);
-	uint64_t key = inf_key(id, INF_ATOMIC);
-	size_t i, n = 0;
 	int ret;
 
 	if (in->closing) {
@@ -280,11 +280,32 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 	}
 
 	if (in->ddw) {
-		ret = inf_ddw_check(in, in->ddw, id, su, nf, su_ok, nf_ok);
+		bool lsu, lnf;
+
+		/* the diagram's answer; the list beside it is pruned alike */
+		ret = inf_dd_give_up(in, inf_ddw_check(in, in->ddw, id, su, nf, su_ok, nf_ok));
+		if (!ret && !in->ddw)	/* given up: the list's answer */
+			return inf_list_check(in, id, su, nf, su_ok, nf_ok) ?: inf_fold(in);
+		if (!ret)
+			ret = inf_list_check(in, id, su, nf, &lsu, &lnf);
 		if (!ret && !in->win)
 			ret = inf_dd_back(in);
-		return ret ? ret : inf_fold(in);
+		/* no fold while the diagram's tuples are read against the base */
+		return ret || in->ddw ? ret : inf_fold(in);
 	}
+	ret = inf_list_check(in, id, su, nf, su_ok, nf_ok);
+	return ret ? ret : inf_fold(in);
+}
+
+/* infer_check() on the list alone, without the fold. */
+static int inf_list_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
+			  bool *nf_ok)
+{
+	int64_t th = (int64_t)sim_threshold(in->s);
+	uint64_t key = inf_key(id, INF_ATOMIC);
+	size_t i, n = 0;
+	int ret;
+
 	inf_lazy_sync(in);	/* a read may drop hypotheses: their lists are rebuilt */
 	*su_ok = *nf_ok = false;
 	for (i = 0; i < in->nr_h; i++) {
@@ -322,5 +343,20 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 	in->nr_h = n;
 	if (in->lazy)
 		in->owned_lost = inf_lazy_owned(in) != 0;	/* the array moved */
-	return inf_fold(in);
+	return 0;
+}
+
+void infer_set_exact(struct infer *in, bool on)
+{
+	in->dd = on;
+}
+
+uint64_t infer_exact_max(const struct infer *in)
+{
+	return in->dd_max;
+}
+
+uint64_t infer_exact_given_up(const struct infer *in)
+{
+	return in->dd_given_up;
 }

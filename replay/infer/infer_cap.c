@@ -247,7 +247,7 @@ int inf_compact(struct infer *in, bool full)
 		inf_lazy_begin(in);
 	ret = inf_merge(in);
 	if (!ret && in->nr_h > in->cap) {
-		in->capped += in->nr_h - in->cap;
+		inf_capped_add(in, in->nr_h - in->cap);
 		ret = inf_keep(in, in->cap);
 	}
 	if (ret)

@@ -18,10 +18,13 @@
 
 #include "infer_dd.h"
 
+#define DD_UNION_MEMO	(1u << 15)	/* union memo entries kept at most */
+
 struct dd_node {
 	uint32_t	layer;
 	uint32_t	ne;
 	size_t		eoff;
+	uint64_t	sum;	/* the OR of its edges' inf_dd_sum_fn and of their children's */
 };
 
 struct dd_edge {
@@ -54,10 +57,13 @@ struct inf_dd {
 	struct dd_edge	*scr;		/* scratch stack of edges */
 	size_t		nr_scr, cap_scr;
 	struct dd_memo	op;		/* the running operation's, new generation per call */
-	struct dd_memo	un;		/* union's: nodes never change, so never cleared */
+	struct dd_memo	un;		/* union's: nodes never change, so kept across calls, up to DD_UNION_MEMO */
 	int64_t		*tup;		/* enumeration's tuple */
 	int64_t		*outv;		/* map steps' images, INF_DD_MAX_OUT per layer */
 	uint64_t	*outs;
+	uint64_t	steps;		/* nodes and edges the maps met, each time (inf_dd_steps()) */
+	inf_dd_sum_fn	sum;		/* NULL: no summary, every node's is 0 */
+	void		*sum_ctx;
 	uint32_t	*mark;		/* inf_dd_size()'s visited stamps, per node */
 	size_t		cap_mark;
 	uint32_t	stamp;
@@ -144,9 +150,33 @@ unsigned int inf_dd_layers(const struct inf_dd *dd)
 	return dd->nr;
 }
 
+int inf_dd_set_sum(struct inf_dd *dd, inf_dd_sum_fn fn, void *ctx)
+{
+	if (dd->nr_node > 2)
+		return -EBUSY;
+	dd->sum = fn;
+	dd->sum_ctx = ctx;
+	return 0;
+}
+
+uint64_t inf_dd_sum(const struct inf_dd *dd, uint32_t u)
+{
+	return u < dd->nr_node ? dd->node[u].sum : 0;
+}
+
+uint64_t inf_dd_steps(const struct inf_dd *dd)
+{
+	return dd->steps;
+}
+
 uint64_t inf_dd_key(const struct inf_dd *dd, unsigned int layer)
 {
 	return layer < dd->nr ? dd->keys[layer] : 0;
+}
+
+size_t inf_dd_nr_edges(const struct inf_dd *dd)
+{
+	return dd->nr_edge;
 }
 
 size_t inf_dd_nr_nodes(const struct inf_dd *dd)
@@ -281,7 +311,7 @@ static int dd_ut_rehash(struct inf_dd *dd)
 static int dd_mk(struct inf_dd *dd, uint32_t layer, size_t base, uint32_t *out)
 {
 	const struct dd_edge *e = dd->scr + base;
-	size_t ne = dd->nr_scr - base, i;
+	size_t ne = dd->nr_scr - base, i, k;
 	int ret;
 
 	dd->nr_scr = base;
@@ -303,6 +333,9 @@ static int dd_mk(struct inf_dd *dd, uint32_t layer, size_t base, uint32_t *out)
 		memcpy(dd->edge + dd->nr_edge, e, ne * sizeof(*e));
 	dd->node[dd->nr_node] = (struct dd_node){ .layer = layer, .ne = (uint32_t)ne,
 						  .eoff = dd->nr_edge };
+	for (k = 0; dd->sum && k < ne; k++)
+		dd->node[dd->nr_node].sum |= dd->sum(dd->sum_ctx, layer, e[k].val) |
+					     dd->node[e[k].child].sum;
 	dd->nr_edge += ne;
 	dd->ut[i] = (uint32_t)dd->nr_node;
 	*out = (uint32_t)dd->nr_node++;
@@ -590,6 +623,7 @@ static int dd_union_rec(struct inf_dd *dd, uint32_t a, uint32_t b, uint32_t *out
 	layer = dd->node[a].layer;
 	if (a == INF_DD_ONE || dd->node[b].layer != layer)
 		return -EINVAL;
+	dd->steps++;	/* a map's images that meet are united: its work too */
 	if (dd_memo_get(&dd->un, a, b, &res)) {
 		*out = (uint32_t)res;
 		return 0;
@@ -622,7 +656,12 @@ static int dd_union_rec(struct inf_dd *dd, uint32_t a, uint32_t b, uint32_t *out
 		return ret;
 	}
 	ret = dd_mk(dd, layer, base, out);
-	return ret ? ret : dd_memo_put(&dd->un, a, b, *out);
+	if (ret)
+		return ret;
+	/* a cache: kept to DD_UNION_MEMO entries, not to every union ever made */
+	if (dd->un.used >= DD_UNION_MEMO)
+		dd_memo_clear(&dd->un);
+	return dd_memo_put(&dd->un, a, b, *out);
 }
 
 int inf_dd_union(struct inf_dd *dd, uint32_t a, uint32_t b, uint32_t *out)
@@ -654,6 +693,7 @@ int inf_dd_drop_top(struct inf_dd *dd, uint32_t root, uint32_t *out)
 /* ---- map ---- */
 
 struct dd_map {
+	inf_dd_keep_fn		keep;
 	unsigned int	depth;
 	inf_dd_step_fn	fn;
 	void		*ctx;
@@ -673,10 +713,13 @@ static int dd_map_rec(struct inf_dd *dd, const struct dd_map *mp, uint32_t u, ui
 {
 	size_t base = dd->nr_scr, i, k, w;
 	uint32_t layer = dd->node[u].layer, c;
+	bool same = true, sorted = true;
 	uint64_t res;
 	int ret = 0, nout;
 
-	if (u == INF_DD_EMPTY) {
+	dd->steps++;
+	if (u == INF_DD_EMPTY || (mp->keep && u != INF_DD_ONE &&
+				  mp->keep(mp->ctx, layer, state, dd->node[u].sum))) {
 		*out = u;
 		return 0;
 	}
@@ -684,10 +727,16 @@ static int dd_map_rec(struct inf_dd *dd, const struct dd_map *mp, uint32_t u, ui
 		*out = (uint32_t)res;
 		return 0;
 	}
+	dd->steps += dd->node[u].ne;	/* a step an edge too: a node may be wide */
+	/*
+	 * While every edge so far is its own image nothing is pushed: most
+	 * nodes of a map come out as they were (the keep shortcut aside).
+	 */
 	for (i = 0; !ret && i < dd->node[u].ne; i++) {
 		struct dd_edge e = dd->edge[dd->node[u].eoff + i];
 		int64_t *ov = dd->outv + (size_t)layer * INF_DD_MAX_OUT;
 		uint64_t *os = dd->outs + (size_t)layer * INF_DD_MAX_OUT;
+		uint32_t ch[INF_DD_MAX_OUT];
 
 		nout = mp->fn(mp->ctx, layer, state, e.val, ov, os);
 		if (nout < 0 || nout > INF_DD_MAX_OUT) {
@@ -695,21 +744,40 @@ static int dd_map_rec(struct inf_dd *dd, const struct dd_map *mp, uint32_t u, ui
 			break;
 		}
 		for (k = 0; !ret && k < (size_t)nout; k++) {
-			int64_t v = ov[k];
-
-			c = e.child;
+			ch[k] = e.child;
 			if (layer + 1 < mp->depth)
-				ret = dd_map_rec(dd, mp, e.child, os[k], &c);
-			if (!ret && c != INF_DD_EMPTY)
-				ret = dd_push(dd, v, c);
+				ret = dd_map_rec(dd, mp, e.child, os[k], &ch[k]);
+		}
+		if (ret)
+			break;
+		if (same && nout == 1 && ov[0] == e.val && ch[0] == e.child)
+			continue;
+		if (same) {
+			/* the edges before this one were their own images, in order */
+			for (k = 0; !ret && k < i; k++)
+				ret = dd_push(dd, dd->edge[dd->node[u].eoff + k].val,
+					      dd->edge[dd->node[u].eoff + k].child);
+			same = false;
+		}
+		for (k = 0; !ret && k < (size_t)nout; k++) {
+			if (ch[k] == INF_DD_EMPTY)
+				continue;
+			sorted &= dd->nr_scr == base || dd->scr[dd->nr_scr - 1].val < ov[k];
+			ret = dd_push(dd, ov[k], ch[k]);
 		}
 	}
 	if (ret) {
 		dd->nr_scr = base;
 		return ret;
 	}
+	if (same) {
+		/* every edge its own image: the node, neither sorted nor hashed again */
+		*out = u;
+		return dd_memo_put(&dd->op, u, state, u);
+	}
 	/* images may meet: one edge per value, its child the union of theirs */
-	qsort(dd->scr + base, dd->nr_scr - base, sizeof(*dd->scr), dd_edge_cmp);
+	if (!sorted)
+		qsort(dd->scr + base, dd->nr_scr - base, sizeof(*dd->scr), dd_edge_cmp);
 	for (i = base, w = base; !ret && i < dd->nr_scr; i++) {
 		if (w > base && dd->scr[w - 1].val == dd->scr[i].val) {
 			ret = dd_union_rec(dd, dd->scr[w - 1].child, dd->scr[i].child, &c);
@@ -728,9 +796,9 @@ static int dd_map_rec(struct inf_dd *dd, const struct dd_map *mp, uint32_t u, ui
 }
 
 int inf_dd_map(struct inf_dd *dd, uint32_t root, unsigned int depth, uint64_t state0,
-	       inf_dd_step_fn fn, void *ctx, uint32_t *out)
+	       inf_dd_step_fn fn, inf_dd_keep_fn keep, void *ctx, uint32_t *out)
 {
-	struct dd_map mp = { .depth = depth, .fn = fn, .ctx = ctx };
+	struct dd_map mp = { .depth = depth, .fn = fn, .keep = keep, .ctx = ctx };
 	int ret = dd_check(dd, root);
 
 	*out = INF_DD_EMPTY;

@@ -25,6 +25,7 @@
 #ifndef MCR_REPLAY_INFER_DD_H
 #define MCR_REPLAY_INFER_DD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,6 +49,28 @@ struct inf_dd *inf_dd_create(const uint64_t *keys, unsigned int nr_layers);
  * @dd: the diagram.
  */
 void inf_dd_destroy(struct inf_dd *dd);
+
+/*
+ * A node's summary: the OR, over its edges, of this function of (layer,
+ * value) and of the child's summary, so a summary covers the whole set
+ * below; 0 without one.  It must be a function of its arguments only.
+ */
+typedef uint64_t (*inf_dd_sum_fn)(void *ctx, unsigned int layer, int64_t val);
+
+/**
+ * inf_dd_set_sum() - give the nodes a summary, before any is made.
+ * @dd: the diagram, still empty (-EBUSY if not).
+ * @fn: the summary's function; NULL for none.
+ * @ctx: @fn's.
+ */
+int inf_dd_set_sum(struct inf_dd *dd, inf_dd_sum_fn fn, void *ctx);
+
+/**
+ * inf_dd_sum() - a node's summary (0 for the terminals or a handle out of range).
+ * @dd: the diagram.
+ * @u: the node.
+ */
+uint64_t inf_dd_sum(const struct inf_dd *dd, uint32_t u);
 
 /**
  * inf_dd_layers() - how many layers @dd has.
@@ -128,6 +151,14 @@ int inf_dd_drop_top(struct inf_dd *dd, uint32_t root, uint32_t *out);
 typedef int (*inf_dd_step_fn)(void *ctx, unsigned int layer, uint64_t state, int64_t val,
 			      int64_t *out_val, uint64_t *out_state);
 
+/*
+ * A map's shortcut: true when the step, from @layer down, would give every
+ * tuple of a node back as it is, read with the state @state and knowing
+ * the node's summary @sum (inf_dd_set_sum()).  The node is then its own
+ * image, not walked.
+ */
+typedef bool (*inf_dd_keep_fn)(void *ctx, unsigned int layer, uint64_t state, uint64_t sum);
+
 /**
  * inf_dd_map() - the image of a set under a per-tuple transducer.
  * @dd: the diagram.
@@ -136,7 +167,8 @@ typedef int (*inf_dd_step_fn)(void *ctx, unsigned int layer, uint64_t state, int
  *         @depth of @root's layer gives @root back.
  * @state0: the state @fn reads at @root's layer.
  * @fn: the step, layer by layer; several images of a value branch.
- * @ctx: @fn's.
+ * @keep: NULL, or the shortcut asked at each node before it is walked.
+ * @ctx: @fn's and @keep's.
  * @out: the image; exact: each image of each tuple, once.
  *
  * An update is one such pass down to its path's deepest counter layer, its
@@ -145,7 +177,7 @@ typedef int (*inf_dd_step_fn)(void *ctx, unsigned int layer, uint64_t state, int
  * images), -ENOMEM.
  */
 int inf_dd_map(struct inf_dd *dd, uint32_t root, unsigned int depth, uint64_t state0,
-	       inf_dd_step_fn fn, void *ctx, uint32_t *out);
+	       inf_dd_step_fn fn, inf_dd_keep_fn keep, void *ctx, uint32_t *out);
 
 /**
  * inf_dd_embed() - a set of one diagram as a set of another with more layers.
@@ -175,9 +207,23 @@ int inf_dd_size(struct inf_dd *dd, uint32_t root, size_t *nodes, size_t *edges,
 		size_t *width);
 
 /**
+ * inf_dd_steps() - the nodes inf_dd_map() met so far, each as often as met
+ * (memo hits and shortcuts too), and the edges of those it walked: the
+ * maps' work.
+ * @dd: the diagram.
+ */
+uint64_t inf_dd_steps(const struct inf_dd *dd);
+
+/**
  * inf_dd_nr_nodes() - the nodes the unique table holds (every one made).
  * @dd: the diagram.
  */
 size_t inf_dd_nr_nodes(const struct inf_dd *dd);
+
+/**
+ * inf_dd_nr_edges() - the edges of every node made.
+ * @dd: the diagram.
+ */
+size_t inf_dd_nr_edges(const struct inf_dd *dd);
 
 #endif

@@ -29,13 +29,21 @@
  * The base simulator is the inference's, read, never changed.
  * tests/unit/test_infer_ddwin.c holds these against the list.
  *
- * The switch (in->dd, off by default): without an order sink, an update in
- * a window that could take the list past the cap turns the list into the
- * diagram (inf_dd_switch()), which then takes every update, read and
- * window until a close or a read leaves no more orders than the cap
- * (inf_dd_back()).  Off because it is slow: every update rebuilds the
- * diagram above its path's last layer, and the path's root is the last
- * layer, so each costs the whole diagram.
+ * Exact mode (in->dd, infer_set_exact()): without an order sink, an update
+ * in a window that could take the list past the cap opens the diagram from
+ * the list (inf_dd_switch()), and both take every update, read and window
+ * from there: the list with its cap as ever, the diagram exact, and the
+ * reads' answers are the diagram's.  When a close or a read leaves no more
+ * orders than the cap, they become the list (inf_dd_back()), and what the
+ * cap dropped meanwhile never counts.  A diagram that spends more than its
+ * budget of map steps (inf_dd_budget()) is given up: the list goes on
+ * alone, and its drops count from the diagram's opening.
+ *
+ * What keeps an update cheap: most of a map's nodes come out as they were.
+ * A node's summary (inf_dd_set_sum()) is a Bloom filter of the counters its
+ * tuples hold below, an atomic's with its flushable side; a node holding
+ * none that the update's walk reads or moves, reached with the walk where
+ * the base's is, is its own image and is not walked (ddw_upd_keep()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -45,6 +53,9 @@
 #include "infer_dd.h"
 
 #define DDW_PBITS	28
+#define DDW_GC_EDGES	(1u << 16)	/* edges made beyond the live ones before a copy (1 MiB) */
+#define DDW_MAX_EDGES	(1u << 17)	/* live edges past which the diagram is given up (2 MiB) */
+#define DDW_MAP_STEPS	(1u << 16)	/* steps past which one map gives the diagram up */
 #define DDW_PMASK	((1ull << DDW_PBITS) - 1)
 #define DDW_ALIVE	(1ull << 56)	/* the branch's walk goes on */
 #define DDW_CALIVE	(1ull << 57)	/* the commute test goes on */
@@ -53,6 +64,20 @@
 struct ddw_ent {
 	uint32_t	cpu;	/* INF_ATOMIC, or the per-CPU counter's CPU */
 	int64_t		val;
+};
+
+/*
+ * An update's step at a memcg layer is a function of (layer, state, value)
+ * alone, and the same triple meets many nodes: the image of each, for the
+ * update being mapped (gen), in a table of DDW_SMEMO slots, the newest kept.
+ */
+#define DDW_SMEMO	(1u << 14)
+struct ddw_smemo {
+	uint64_t	state;
+	int64_t		val, ov;
+	uint64_t	os;
+	uint32_t	layer, gen;
+	int		nout;		/* 0 (the tuples dropped) or 1 */
 };
 
 struct inf_ddw {
@@ -67,6 +92,7 @@ struct inf_ddw {
 	size_t		nr, cap;
 	struct idmap	lidx;		/* memcg id -> its layer */
 	size_t		gc_at;		/* nodes made past which the live ones are copied out */
+	size_t		gc_edges;	/* or edges (a map copies a wide node whole) */
 	/* interned entry sets: set v is ents[off[v] .. off[v] + len[v]), by cpu */
 	struct ddw_ent	*ents;
 	size_t		nr_ents, cap_ents;
@@ -76,7 +102,39 @@ struct inf_ddw {
 	size_t		ht_mask;
 	struct ddw_ent	*scr;		/* a set being changed */
 	size_t		cap_scr;
+	struct ddw_smemo *smemo;	/* NULL until the first update */
+	uint32_t	sgen;
+	uint64_t	work;		/* map steps (inf_dd_steps()) since it was opened */
+	uint64_t	stop_at;	/* a map's: inf_dd_steps() past which it gives up (-E2BIG) */
+	int64_t		th;		/* the flushable threshold (ddw_atomic_bit()) */
 };
+
+/*
+ * What is left of the diagrams' budget: INF_DD_FIRST_STEPS map steps, and
+ * INF_DD_STEPS more for each update the inference took, over the whole
+ * trace, less what every diagram spent (@w's too, if open).  A window whose
+ * diagram stays narrow costs a few steps an update; one whose orders
+ * multiply faster than the reads prune them would cost ever more, and
+ * stops at the budget.
+ */
+static uint64_t ddw_left(const struct infer *in, const struct inf_ddw *w)
+{
+	uint64_t allowed = INF_DD_FIRST_STEPS + INF_DD_STEPS * in->nr_upd;
+	uint64_t spent = in->dd_work + (w ? w->work : 0);
+
+	return spent < allowed ? allowed - spent : 0;
+}
+
+/*
+ * A map's own limit: the left budget, and at most DDW_MAP_STEPS, which
+ * bounds its memo (a slot a node met) and the nodes it makes.
+ */
+static uint64_t ddw_map_limit(const struct infer *in, const struct inf_ddw *w)
+{
+	uint64_t left = ddw_left(in, w);
+
+	return left < DDW_MAP_STEPS ? left : DDW_MAP_STEPS;
+}
 
 /* ---- interned entry sets ---- */
 
@@ -211,6 +269,40 @@ static void ddw_put(struct ddw_ent *e, size_t *n, uint32_t cpu, int64_t val, int
 	(*n)++;
 }
 
+/*
+ * The nodes' summaries are 64-bit Bloom filters of the counters held below
+ * them, an atomic's with whether it is flushable (sim_step_flushable(): all
+ * the table's steps read of it).  A per-CPU counter's bit:
+ */
+static uint64_t ddw_key_bit(uint64_t key)
+{
+	return 1ull << (inf_mix(key, 0) >> 58);
+}
+
+/* An atomic's, flushable or not. */
+static uint64_t ddw_atomic_bit(uint64_t id, bool flushable)
+{
+	return 1ull << (inf_mix(inf_key(id, INF_ATOMIC), 1 + flushable) >> 58);
+}
+
+/* inf_dd_sum_fn: the counters set @val of memcg layer @layer holds */
+static uint64_t ddw_sum(void *ctx, unsigned int layer, int64_t val)
+{
+	const struct inf_ddw *w = ctx;
+	const struct ddw_ent *e;
+	uint64_t id, m = 0;
+	size_t i;
+
+	if (!layer)
+		return 0;
+	id = w->ids[layer - 1];
+	e = w->ents + w->off[val];
+	for (i = 0; i < w->len[val]; i++)
+		m |= e[i].cpu == INF_ATOMIC ? ddw_atomic_bit(id, e[i].val > w->th) :
+					      ddw_key_bit(inf_key(id, e[i].cpu));
+	return m;
+}
+
 /* ---- layers ---- */
 
 static uint32_t ddw_depth(const struct infer *in, uint64_t id)
@@ -235,7 +327,7 @@ static unsigned int ddw_layer(const struct inf_ddw *w, uint64_t id)
 	return (unsigned int)idmap_get(&w->lidx, id, 0);
 }
 
-static struct inf_dd *ddw_dd_new(const struct inf_ddw *w)
+static struct inf_dd *ddw_dd_new(struct inf_ddw *w)
 {
 	uint64_t *keys = malloc((w->nr + 1) * sizeof(*keys));
 	struct inf_dd *dd;
@@ -247,6 +339,8 @@ static struct inf_dd *ddw_dd_new(const struct inf_ddw *w)
 		memcpy(keys + 1, w->ids, w->nr * sizeof(*keys));
 	dd = inf_dd_create(keys, (unsigned int)w->nr + 1);
 	free(keys);
+	if (dd)
+		(void)inf_dd_set_sum(dd, ddw_sum, w);	/* a new diagram: cannot fail */
 	return dd;
 }
 
@@ -365,7 +459,7 @@ static int ddw_gc(struct inf_ddw *w)
 	size_t l;
 	int ret;
 
-	if (inf_dd_nr_nodes(w->dd) <= w->gc_at)
+	if (inf_dd_nr_nodes(w->dd) <= w->gc_at && inf_dd_nr_edges(w->dd) <= w->gc_edges)
 		return 0;
 	map = malloc((w->nr + 1) * sizeof(*map));
 	dd = ddw_dd_new(w);
@@ -383,7 +477,9 @@ static int ddw_gc(struct inf_ddw *w)
 	w->dd = dd;
 	w->root = root;
 	w->gc_at = 2 * inf_dd_nr_nodes(dd) + (1u << 16);
-	return 0;
+	w->gc_edges = 2 * inf_dd_nr_edges(dd) + DDW_GC_EDGES;
+	/* its memory is the budget's too */
+	return inf_dd_nr_edges(dd) > DDW_MAX_EDGES ? -E2BIG : 0;
 }
 
 /* A window opens: where each memcg's visit is in its list. */
@@ -413,6 +509,7 @@ void inf_ddw_free(struct inf_ddw *w)
 	free(w->len);
 	free(w->ht);
 	free(w->scr);
+	free(w->smemo);
 	free(w);
 }
 
@@ -448,11 +545,13 @@ int inf_ddw_open(struct infer *in, struct inf_ddw **out)
 	*out = NULL;
 	if (!w)
 		return -ENOMEM;
+	w->th = (int64_t)sim_threshold(in->s);
 	w->dd = ddw_dd_new(w);	/* the position's layer alone */
 	if (!w->dd)
 		goto fail;
 	w->root = INF_DD_EMPTY;
 	w->gc_at = 1u << 16;
+	w->gc_edges = DDW_GC_EDGES;
 	ret = ddw_intern(w, NULL, 0, &v);	/* set 0: no entry */
 	for (i = 0; !ret && i < in->nr_h; i++) {
 		const struct idmap_ent *e;
@@ -561,6 +660,9 @@ struct ddw_upd {
 	unsigned int		cpu;
 	unsigned int		top;	/* the layer of the path's last node */
 	struct sim_step_in	si;
+	bool			branch;	/* a visit on the path: the tuples branch */
+	unsigned int		walk_to; /* the base's walk reaches the layers up to this one */
+	uint64_t		keys;	/* the held counters its walk reads or moves (summary bits) */
 };
 
 static int ddw_upd_pos(const struct ddw_upd *u, int64_t val, int64_t *ov, uint64_t *os)
@@ -582,7 +684,16 @@ static int ddw_upd_pos(const struct ddw_upd *u, int64_t val, int64_t *ov, uint64
 	return n;
 }
 
-static int ddw_upd_step(void *ctx, unsigned int layer, uint64_t state, int64_t val, int64_t *ov,
+/* Memcg layer @layer is neither on the path nor visited between the state's two positions: kept. */
+static bool ddw_upd_idle(const struct inf_ddw *w, unsigned int layer, uint64_t state)
+{
+	size_t v = w->vis[layer - 1];
+
+	return w->pidx[layer] < 0 &&
+	       (v == INF_NONE || v < (state & DDW_PMASK) || v >= (state >> DDW_PBITS & DDW_PMASK));
+}
+
+static int ddw_upd_walk(void *ctx, unsigned int layer, uint64_t state, int64_t val, int64_t *ov,
 			uint64_t *os)
 {
 	struct ddw_upd *u = ctx;
@@ -598,8 +709,8 @@ static int ddw_upd_step(void *ctx, unsigned int layer, uint64_t state, int64_t v
 		return ddw_upd_pos(u, val, ov, os);
 	v = w->vis[layer - 1];
 	i = w->pidx[layer];
-	if (i < 0 && !(v != INF_NONE && v >= p0 && v < p1)) {
-		ov[0] = val;	/* neither on the path nor visited now */
+	if (ddw_upd_idle(w, layer, state)) {
+		ov[0] = val;
 		os[0] = state;
 		return 1;
 	}
@@ -673,6 +784,82 @@ static int ddw_upd_step(void *ctx, unsigned int layer, uint64_t state, int64_t v
 	return 1;
 }
 
+/*
+ * The summary bits of the counters that would make a tuple's walk differ
+ * from the base's, or change, where the base's walk steps: the per-CPU
+ * counters it raises; an atomic on the other side of flushable, or any
+ * where the base's step moves a batch into it (the holders' values move).
+ * A policy built elsewhere may read the atomic otherwise: both sides.
+ */
+static uint64_t ddw_path_bits(const struct infer *in, const struct inf_path *pa, unsigned int cpu,
+			      int64_t th)
+{
+	struct sim_step_in si = { .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
+	uint64_t m = 0;
+	size_t i;
+
+	for (i = 0; i < pa->reach; i++) {
+		uint64_t id = pa->id[i];
+		bool fl = pa->base[2 * i] > th;
+		struct sim_step_out so;
+
+		si.atomic = pa->base[2 * i];
+		si.pcpu = (uint32_t)pa->base[2 * i + 1];
+		so = in->pol->step(&si);
+		m |= ddw_key_bit(inf_key(id, cpu)) | ddw_atomic_bit(id, !fl);
+		if (!in->agg || so.add)
+			m |= ddw_atomic_bit(id, fl);
+	}
+	return m;
+}
+
+/*
+ * Without a branch, tuples that hold none of the path's counters below
+ * @layer and whose walk goes on where the base's does (or stops alike)
+ * take the base's steps there: nothing of them changes.
+ */
+static bool ddw_upd_keep(void *ctx, unsigned int layer, uint64_t state, uint64_t sum)
+{
+	const struct ddw_upd *u = ctx;
+
+	return !u->branch && layer && !(sum & u->keys) &&
+	       !!(state & DDW_ALIVE) == (layer <= u->walk_to);
+}
+
+/* ddw_upd_walk(), each (layer, state, value) of a memcg layer worked out once per update */
+static int ddw_upd_step(void *ctx, unsigned int layer, uint64_t state, int64_t val, int64_t *ov,
+			uint64_t *os)
+{
+	struct ddw_upd *u = ctx;
+	struct inf_ddw *w = u->w;
+	struct ddw_smemo *m;
+	uint64_t h;
+	int n;
+
+	if (inf_dd_steps(w->dd) > w->stop_at)
+		return -E2BIG;	/* past the budget */
+	if (!layer)
+		return ddw_upd_walk(ctx, layer, state, val, ov, os);
+	if (ddw_upd_idle(w, layer, state)) {
+		ov[0] = val;
+		os[0] = state;
+		return 1;
+	}
+	h = (state * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)val * 0xbf58476d1ce4e5b9ull) ^ layer;
+	m = &w->smemo[(h ^ h >> 29) & (DDW_SMEMO - 1)];
+	if (m->gen == w->sgen && m->layer == layer && m->val == val && m->state == state) {
+		ov[0] = m->ov;
+		os[0] = m->os;
+		return m->nout;
+	}
+	n = ddw_upd_walk(ctx, layer, state, val, ov, os);
+	if (n == 0 || n == 1)
+		*m = (struct ddw_smemo){ .state = state, .val = val, .layer = layer,
+					 .gen = w->sgen, .nout = n, .ov = n ? ov[0] : 0,
+					 .os = n ? os[0] : 0 };
+	return n;
+}
+
 /**
  * inf_ddw_update() - every tuple takes the update of path @pa from @cpu (as
  * built by inf_path_build() before the base takes it), as inf_hyp_update()
@@ -682,8 +869,9 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 		   unsigned int cpu)
 {
 	struct ddw_upd u = { .in = in, .w = w, .pa = pa, .cpu = cpu };
-	unsigned int depth, l;
+	unsigned int depth, l, lay[INF_MAX_PATH];
 	bool branch = false;
+	uint64_t steps;
 	uint32_t out;
 	size_t i;
 	int ret;
@@ -704,20 +892,40 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 	}
 	if (i == pa->n)
 		return 0;
+	for (i = 0; i < pa->n; i++)
+		branch |= pa->vis[i] != INF_NONE;
+	u.branch = branch;
+	u.keys = ddw_path_bits(in, pa, cpu, w->th);
+	/* the same, by the summaries: no tuple holds a counter the walk reads or moves */
+	if (!branch && !(inf_dd_sum(w->dd, w->root) & u.keys))
+		return 0;
 	ret = ddw_add(in, w, pa->id, pa->n);
 	if (ret)
 		return ret;
+	if (!w->smemo && !(w->smemo = calloc(DDW_SMEMO, sizeof(*w->smemo))))
+		return -ENOMEM;
+	if (++w->sgen == 0) {
+		memset(w->smemo, 0, DDW_SMEMO * sizeof(*w->smemo));
+		w->sgen = 1;
+	}
 	u.si = (struct sim_step_in){ .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
 	for (i = 0; i < pa->n; i++) {
-		l = ddw_layer(w, pa->id[i]);
-		w->pidx[l] = (int32_t)i;
-		branch |= pa->vis[i] != INF_NONE;
+		lay[i] = ddw_layer(w, pa->id[i]);
+		w->pidx[lay[i]] = (int32_t)i;
 	}
-	u.top = ddw_layer(w, pa->id[pa->n - 1]);
+	/*
+	 * The path's layers ascend as its nodes do: the base's walk reaches a
+	 * layer while it is at most the last node the walk steps.
+	 */
+	u.walk_to = pa->reach ? lay[pa->reach - 1] : 0;
+	u.top = lay[pa->n - 1];
 	depth = branch ? (unsigned int)w->nr + 1 : u.top + 1;
-	ret = inf_dd_map(w->dd, w->root, depth, 0, ddw_upd_step, &u, &out);
+	steps = inf_dd_steps(w->dd);
+	w->stop_at = steps + ddw_map_limit(in, w);
+	ret = inf_dd_map(w->dd, w->root, depth, 0, ddw_upd_step, ddw_upd_keep, &u, &out);
+	w->work += inf_dd_steps(w->dd) - steps;
 	for (i = 0; i < pa->n; i++)
-		w->pidx[ddw_layer(w, pa->id[i])] = -1;
+		w->pidx[lay[i]] = -1;
 	if (!ret)
 		w->root = out;
 	return ret ? ret : ddw_gc(w);
@@ -746,6 +954,8 @@ static int ddw_rd_step(void *ctx, unsigned int layer, uint64_t state, int64_t va
 	struct ddw_ent *e;
 	int ret;
 
+	if (inf_dd_steps(w->dd) > w->stop_at)
+		return -E2BIG;	/* past the budget */
 	if (!layer) {
 		ov[0] = r->op == DDW_CLOSE ? 0 : val;
 		os[0] = (uint64_t)val;
@@ -798,7 +1008,14 @@ static int ddw_rd(struct ddw_rd *r, uint32_t *out)
 {
 	unsigned int depth = r->op == DDW_CLOSE ? (unsigned int)r->w->nr + 1 : r->layer + 1;
 
-	return inf_dd_map(r->w->dd, r->w->root, depth, 0, ddw_rd_step, r, out);
+	uint64_t steps = inf_dd_steps(r->w->dd);
+	int ret;
+
+	r->w->stop_at = steps + ddw_map_limit(r->in, r->w);
+	ret = inf_dd_map(r->w->dd, r->w->root, depth, 0, ddw_rd_step, NULL, r, out);
+
+	r->w->work += inf_dd_steps(r->w->dd) - steps;
+	return ret;
 }
 
 /**
@@ -862,14 +1079,15 @@ int inf_ddw_check(struct infer *in, struct inf_ddw *w, uint64_t id, int64_t su, 
 	return ret;
 }
 
-/* ---- the switch: list -> diagram -> list ---- */
+/* ---- exact mode: the diagram beside the list ---- */
 
 /**
  * inf_dd_switch() - before an update in a window whose branches could take
  * the list past the cap (each hypothesis one per visit of the path still to
- * come, and itself): without a sink, the list becomes the diagram, exact
- * from here on.  The sink needs each order's history, which the diagram
- * does not keep: with one, the list and its cap stay.
+ * come, and itself): without a sink, the diagram opens from the list, exact
+ * from here on, and the list goes on beside it.  The sink needs each
+ * order's history, which the diagram does not keep: with one, the list and
+ * its cap alone.
  */
 int inf_dd_switch(struct infer *in, const struct inf_path *pa)
 {
@@ -880,18 +1098,51 @@ int inf_dd_switch(struct infer *in, const struct inf_path *pa)
 		return 0;
 	for (i = 0; i < pa->n; i++)
 		nv += pa->vis[i] != INF_NONE;
-	if (!nv || in->nr_h * (nv + 1) <= in->cap)
+	if (!nv || in->nr_h * (nv + 1) <= in->cap || ddw_left(in, NULL) < INF_DD_OPEN_STEPS)
 		return 0;
 	ret = inf_lazy_end(in);
 	if (!ret)
 		ret = inf_ddw_open(in, &in->ddw);
 	if (ret)
 		return ret;
-	for (i = 0; i < in->nr_h; i++)
-		inf_hyp_free(in, &in->h[i]);
-	in->nr_h = 0;
+	in->ddw->work = in->nr_h * (in->ddw->nr + 1);	/* the opening, a step a tuple's layer */
 	in->dd_switches++;
+	in->dd_capped = 0;
 	return 0;
+}
+
+/* The diagram is dropped; what the list's cap dropped beside it counts now. */
+static void inf_dd_drop(struct infer *in)
+{
+	in->dd_work += in->ddw->work;
+	inf_ddw_free(in->ddw);
+	in->ddw = NULL;
+	in->capped += in->dd_capped;
+	in->dd_capped = 0;
+}
+
+/**
+ * inf_dd_give_up() - after an operation on the diagram: one that ran past
+ * the budget (-E2BIG) drops it, and the list, capped, goes on alone.
+ * Returns the operation's other errors.
+ */
+int inf_dd_give_up(struct infer *in, int ret)
+{
+	if (ret != -E2BIG)
+		return ret;
+	inf_dd_drop(in);
+	in->dd_given_up++;
+	return 0;
+}
+
+/**
+ * inf_dd_update() - the open diagram, if any, takes an update of path @pa
+ * from @cpu (before the base does, as the list), within the budget, or is
+ * given up (so is it on a path it cannot take).
+ */
+int inf_dd_update(struct infer *in, const struct inf_path *pa, unsigned int cpu)
+{
+	return in->ddw ? inf_dd_give_up(in, inf_ddw_update(in, in->ddw, pa, cpu)) : 0;
 }
 
 static int ddw_to_hyp(void *ctx, size_t p, const uint64_t *keys, const int64_t *vals, size_t n)
@@ -914,12 +1165,14 @@ static int ddw_to_hyp(void *ctx, size_t p, const uint64_t *keys, const int64_t *
 
 /**
  * inf_dd_back() - outside a window, a diagram of no more orders than the
- * cap becomes the list again (each cost 0: the spread model's distance is
- * not kept by the diagram).
+ * cap becomes the list, in place of the list's own (each cost 0: the
+ * spread model's distance is not kept by the diagram); what the cap
+ * dropped beside it is back, so it never counts.
  */
 int inf_dd_back(struct infer *in)
 {
 	uint64_t n;
+	size_t i;
 	int ret;
 
 	if (!in->ddw || in->win)
@@ -929,14 +1182,18 @@ int inf_dd_back(struct infer *in)
 		return ret == -EOVERFLOW ? 0 : ret;
 	if (n > in->dd_max)
 		in->dd_max = n;
-	if (n > in->max_kept)
-		in->max_kept = n;
 	if (n > in->cap)
 		return 0;
+	ret = inf_lazy_end(in);
+	if (ret)
+		return ret;
+	for (i = 0; i < in->nr_h; i++)
+		inf_hyp_free(in, &in->h[i]);
+	in->nr_h = 0;
 	ret = inf_ddw_enum(in->ddw, ddw_to_hyp, in);
 	if (ret)
 		return ret;
-	inf_ddw_free(in->ddw);
-	in->ddw = NULL;
+	in->dd_capped = 0;
+	inf_dd_drop(in);
 	return inf_compact(in, true);
 }

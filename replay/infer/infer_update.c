@@ -154,7 +154,7 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	uint64_t cut = UINT64_MAX;
 	struct inf_path pa;
 	size_t k, nr_old;
-	bool lazy;
+	bool lazy, unheld;
 	int ret;
 
 	ret = inf_close_unless_late(in, ts, t_min);
@@ -162,20 +162,23 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 		return ret;
 	if (ts > in->last_ts)
 		in->last_ts = ts;
+	in->nr_upd++;
 	if (!abs_val || (!in->ddw && !in->win && inf_trivial(in)))
 		return sim_update(in->s, ts, cpu, id, kind, item, val);
-	if (!in->ddw && inf_lazy_unheld(in, id, cpu, abs_val)) {
-		in->lazy_alike++;	/* alike with no table to ask: no path */
-	} else {
+	/* the list's tables: none to ask (no path), but the diagram's tuples take it all the same */
+	unheld = inf_lazy_unheld(in, id, cpu, abs_val);
+	if (!unheld || in->ddw) {
 		ret = inf_path_build(in, ts, cpu, id, abs_val, &pa);
 		if (!ret && !in->ddw)
 			ret = inf_dd_switch(in, &pa);
+		if (!ret)
+			ret = inf_dd_update(in, &pa, cpu);
 		if (ret)
 			return ret;
-		if (in->ddw) {
-			ret = inf_ddw_update(in, in->ddw, &pa, cpu);
-			return ret ? ret : sim_update(in->s, ts, cpu, id, kind, item, val);
-		}
+	}
+	if (unheld) {
+		in->lazy_alike++;	/* alike with no table to ask */
+	} else {
 		if (in->lazy && pa.cut)
 			ret = inf_lazy_end(in);	/* the base walks nodes the hypotheses do not */
 		else if (in->lazy)
@@ -203,7 +206,7 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	if (ret)
 		return ret;
 	inf_budget(in, in->unmade);
-	in->capped += in->unmade;
+	inf_capped_add(in, in->unmade);
 	in->unmade_total += in->unmade;	/* the cap would have dropped them (inf_cut_distinct()) */
 	/*
 	 * Merge twins now and then (and restart lazy mode between windows);

@@ -223,7 +223,7 @@ int inf_close(struct infer *in)
 	if (!in->win)
 		return 0;
 	if (in->ddw) {
-		ret = inf_ddw_close(in, in->ddw);
+		ret = inf_dd_give_up(in, inf_ddw_close(in, in->ddw));
 		if (ret)
 			return ret;
 	}
@@ -234,9 +234,9 @@ int inf_close(struct infer *in)
 	in->win = in->closing = false;
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].p = 0;
-	if (!ret && in->ddw)
-		return inf_dd_back(in);
-	return ret ? ret : inf_compact(in, true);
+	if (!ret)
+		ret = inf_compact(in, true);
+	return ret ? ret : inf_dd_back(in);
 }
 
 /*

@@ -495,9 +495,10 @@ TEST(test_cap_dd)
 	bool su, nf;
 
 	ASSERT(in);
-	in->dd = true;
+	infer_set_exact(in, true);
 	ASSERT_EQ(setup_window(in), 0);
 	ASSERT_EQU(in->dd_switches, 1);
+	ASSERT_EQU(in->nr_h, 2);	/* the list goes on beside it, capped */
 	ASSERT(in->ddw);
 	ASSERT_EQU(infer_nr_hyp(in), 4);
 	ASSERT_EQ(infer_check(in, P, 64, false, &su, &nf), 0);
@@ -511,6 +512,43 @@ TEST(test_cap_dd)
 	ASSERT_EQ(sim_stats_updates(infer_base(in), ROOT), 64);
 	ASSERT_EQ(sim_stats_updates(infer_base(in), P), 64);
 	ASSERT_EQ(sim_stats_updates(infer_base(in), L), 64);
+	infer_destroy(in);
+}
+
+/*
+ * test_cap_dd with the diagrams' budget spent (as if earlier windows had
+ * spent it) once the window is open: the read gives the diagram up, and
+ * the list beside it answers as test_cap_keeps_nearest's: the cap kept two
+ * orders with P = 0, so P = 64 is not explained, and the 2 orders the cap
+ * dropped beside the diagram count now.  With an order sink no diagram
+ * opens at all: it keeps no history to hand out.
+ */
+TEST(test_cap_dd_given_up)
+{
+	struct infer *in = mk("break", 2);
+	struct order_rec o = { 0 };
+	bool su, nf;
+
+	ASSERT(in);
+	infer_set_exact(in, true);
+	ASSERT_EQ(setup_window(in), 0);
+	ASSERT(in->ddw);
+	ASSERT_EQU(infer_capped(in), 0);
+	in->dd_work = UINT64_MAX / 2;
+	ASSERT_EQ(infer_check(in, P, 64, false, &su, &nf), 0);
+	ASSERT(!su);
+	ASSERT(!in->ddw);
+	ASSERT_EQU(infer_exact_given_up(in), 1);
+	ASSERT_EQU(infer_capped(in), 2);
+	infer_destroy(in);
+
+	in = mk("break", 2);
+	ASSERT(in);
+	infer_set_exact(in, true);
+	infer_set_order_sink(in, order_rec, &o);
+	ASSERT_EQ(setup_window(in), 0);
+	ASSERT(!in->ddw);
+	ASSERT_EQU(in->dd_switches, 0);
 	infer_destroy(in);
 }
 
@@ -1138,5 +1176,6 @@ TEST(test_key_select)
 
 TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
 	  test_finish_tie, test_cap, test_mirror, test_order_sink,
-	  test_cap_keeps_nearest, test_cap_dd, test_late_update, test_policy_from_caller, test_cut_exact,
-	  test_lazy_exact, test_win_exact, test_key_select, test_settle)
+	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_late_update,
+	  test_policy_from_caller, test_cut_exact, test_lazy_exact, test_win_exact, test_key_select,
+	  test_settle)

@@ -345,7 +345,7 @@ TEST(test_dd_map)
 			ASSERT_EQ(map_row(&img, row, 0, depth, s0), 0);
 		}
 		ASSERT_EQ(inf_dd_build(dd, img.t, img.n, &want), 0);
-		ASSERT_EQ(inf_dd_map(dd, root, (unsigned int)depth, s0, step, NULL, &r), 0);
+		ASSERT_EQ(inf_dd_map(dd, root, (unsigned int)depth, s0, step, NULL, NULL, &r), 0);
 		ASSERT_EQU(r, want);
 		tset_norm(&img);
 		ASSERT_EQ(inf_dd_count(dd, r, &cnt), 0);
@@ -354,6 +354,74 @@ TEST(test_dd_map)
 		free(img.t);
 		inf_dd_destroy(dd);
 	}
+}
+
+/* A summary: the bit of each value (values are small). */
+static uint64_t sum_bit(void *ctx, unsigned int layer, int64_t val)
+{
+	return 1ull << ((uint64_t)(val + 1) & 63);
+}
+
+/* Below layer 0, a 2 becomes 3; the rest, and the state, stay. */
+static int two_step(void *ctx, unsigned int layer, uint64_t state, int64_t val, int64_t *ov,
+		    uint64_t *os)
+{
+	ov[0] = layer && val == 2 ? 3 : val;
+	os[0] = state;
+	return 1;
+}
+
+/* Nothing below holds a 2: two_step() gives the node back. */
+static bool two_keep(void *ctx, unsigned int layer, uint64_t state, uint64_t sum)
+{
+	unsigned int *kept = ctx;
+
+	if (!layer || (sum & sum_bit(NULL, 0, 2)))
+		return false;
+	(*kept)++;
+	return true;
+}
+
+/*
+ * Summaries cover every layer below a node: the shortcut, taken wherever
+ * the summary shows no 2 below, gives the very map made without it (and
+ * the list's images), and it is taken.  A summary is set before any node.
+ */
+TEST(test_dd_sum_keep)
+{
+	uint64_t x = 4242;
+	unsigned int kept = 0;
+	int round;
+
+	for (round = 0; round < ROUNDS; round++) {
+		size_t m = 1 + rnd(&x) % MAXM, i, j;
+		struct tset s = { 0 }, img = { .m = m };
+		struct inf_dd *dd = mk_dd(m);
+		uint32_t root, plain, fast, want;
+
+		ASSERT(dd);
+		ASSERT_EQ(inf_dd_set_sum(dd, sum_bit, NULL), 0);
+		tset_rand(&s, &x, m, 1 + rnd(&x) % MAXN, 2 + rnd(&x) % 3);
+		ASSERT_EQ(inf_dd_build(dd, s.t, s.n, &root), 0);
+		ASSERT_EQ(inf_dd_set_sum(dd, NULL, NULL), -EBUSY);
+		for (i = 0; i < s.n; i++) {
+			int64_t row[MAXM];
+
+			for (j = 0; j < m; j++)
+				row[j] = j && s.t[i * m + j] == 2 ? 3 : s.t[i * m + j];
+			ASSERT_EQ(tset_add(&img, row), 0);
+		}
+		ASSERT_EQ(inf_dd_build(dd, img.t, img.n, &want), 0);
+		ASSERT_EQ(inf_dd_map(dd, root, (unsigned int)m, 0, two_step, NULL, NULL, &plain), 0);
+		ASSERT_EQ(inf_dd_map(dd, root, (unsigned int)m, 0, two_step, two_keep, &kept, &fast),
+			  0);
+		ASSERT_EQU(plain, want);
+		ASSERT_EQU(fast, want);
+		free(s.t);
+		free(img.t);
+		inf_dd_destroy(dd);
+	}
+	ASSERT(kept > 0);
 }
 
 /* The close: layer j visited at position >= j. */
@@ -401,7 +469,7 @@ TEST(test_dd_close)
 			ASSERT_EQ(tset_add(&ref, row), 0);
 		}
 		ASSERT_EQ(inf_dd_build(dd, s.t, s.n, &root), 0);
-		ASSERT_EQ(inf_dd_map(dd, root, (unsigned int)m, 0, close_step, NULL, &r), 0);
+		ASSERT_EQ(inf_dd_map(dd, root, (unsigned int)m, 0, close_step, NULL, NULL, &r), 0);
 		ASSERT_EQ(inf_dd_drop_top(dd, r, &closed), 0);
 		ASSERT_EQ(inf_dd_build(dd, ref.t, ref.n, &want_top), 0);
 		ASSERT_EQ(inf_dd_drop_top(dd, want_top, &want), 0);
@@ -474,10 +542,10 @@ TEST(test_dd_order_found)
 
 	ASSERT(dd);
 	ASSERT_EQ(inf_dd_build(dd, open, 1, &root), 0);
-	ASSERT_EQ(inf_dd_map(dd, root, 4, 0, ex_update, NULL, &upd), 0);
+	ASSERT_EQ(inf_dd_map(dd, root, 4, 0, ex_update, NULL, NULL, &upd), 0);
 	ASSERT_EQ(inf_dd_count(dd, upd, &cnt), 0);
 	ASSERT_EQU(cnt, 4);			/* four orders */
-	ASSERT_EQ(inf_dd_map(dd, upd, 4, 0, ex_unlock, NULL, &unl), 0);
+	ASSERT_EQ(inf_dd_map(dd, upd, 4, 0, ex_unlock, NULL, NULL, &unl), 0);
 	ASSERT_EQ(inf_dd_drop_top(dd, unl, &closed), 0);
 	ASSERT_EQ(inf_dd_enum(dd, closed, collect_row, &c), 0);
 	ASSERT_EQU(c.s.n, 4);
@@ -570,8 +638,8 @@ TEST(test_dd_errors)
 	ASSERT_EQ(inf_dd_restrict(dd, INF_DD_EMPTY, 1, 0, &r), 0);
 	ASSERT_EQU(r, INF_DD_EMPTY);
 	ASSERT_EQ(inf_dd_size(dd, root + 100, &n, &e, NULL), -EINVAL);
-	ASSERT_EQ(inf_dd_map(dd, root, 3, 0, step, NULL, &r), -EINVAL);
-	ASSERT_EQ(inf_dd_map(dd, root, 0, 0, step, NULL, &r), 0);
+	ASSERT_EQ(inf_dd_map(dd, root, 3, 0, step, NULL, NULL, &r), -EINVAL);
+	ASSERT_EQ(inf_dd_map(dd, root, 0, 0, step, NULL, NULL, &r), 0);
 	ASSERT_EQU(r, root);
 	ASSERT_EQ(inf_dd_build(dd, tab, 0, &r), 0);
 	ASSERT_EQU(r, INF_DD_EMPTY);
@@ -581,4 +649,5 @@ TEST(test_dd_errors)
 }
 
 TEST_MAIN(test_dd_build_count_enum, test_dd_canonical, test_dd_restrict, test_dd_union,
-	  test_dd_map, test_dd_embed, test_dd_close, test_dd_order_found, test_dd_errors)
+	  test_dd_map, test_dd_sum_keep, test_dd_embed, test_dd_close, test_dd_order_found,
+	  test_dd_errors)
