@@ -40,10 +40,14 @@
  * alone, and its drops count from the diagram's opening.
  *
  * What keeps an update cheap: most of a map's nodes come out as they were.
- * A node's summary (inf_dd_set_sum()) is a Bloom filter of the counters its
- * tuples hold below, an atomic's with its flushable side; a node holding
- * none that the update's walk reads or moves, reached with the walk where
- * the base's is, is its own image and is not walked (ddw_upd_keep()).
+ * A per-CPU counter's value is stored less its pend, the adds every holder
+ * took alike with the base, so a charge below the batch changes no stored
+ * value of the holders it leaves below it.  A node's summary
+ * (inf_dd_set_sum()) is a Bloom filter of the counters its tuples hold
+ * below: an atomic's with its flushable side, a per-CPU counter's with the
+ * bucket of its stored value; a node holding none that the update would
+ * change otherwise than by a pend, reached with the walk where the base's
+ * is, is its own image and is not walked (ddw_upd_keep()).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -53,6 +57,7 @@
 #include "infer_dd.h"
 
 #define DDW_PBITS	28
+#define DDW_BUCKET	16		/* a per-CPU counter's summary buckets (ddw_bucket()) */
 #define DDW_GC_EDGES	(1u << 16)	/* edges made beyond the live ones before a copy (1 MiB) */
 #define DDW_MAX_EDGES	(1u << 17)	/* live edges past which the diagram is given up (2 MiB) */
 #define DDW_MAP_STEPS	(1u << 16)	/* steps past which one map gives the diagram up */
@@ -107,6 +112,13 @@ struct inf_ddw {
 	uint64_t	work;		/* map steps (inf_dd_steps()) since it was opened */
 	uint64_t	stop_at;	/* a map's: inf_dd_steps() past which it gives up (-E2BIG) */
 	int64_t		th;		/* the flushable threshold (ddw_atomic_bit()) */
+	/*
+	 * Pends: per per-CPU counter, the adds every holder took alike with
+	 * the base and that no stored value carries: a holder's counter is its
+	 * stored value plus its pend (an atomic has none).  key -> pend.
+	 */
+	struct idmap	pend;
+	bool		*pended;	/* per memcg layer: some counter of it has a pend */
 };
 
 /*
@@ -229,6 +241,45 @@ static int ddw_load(struct inf_ddw *w, int64_t v, size_t *n)
 	return 0;
 }
 
+static int64_t ddw_pend(const struct inf_ddw *w, uint64_t key)
+{
+	return idmap_get(&w->pend, key, 0);
+}
+
+/* Set @v of memcg layer @layer into the scratch as counter values (its pends added). */
+static int ddw_load_at(struct inf_ddw *w, unsigned int layer, int64_t v, size_t *n)
+{
+	size_t i;
+	int ret = ddw_load(w, v, n);
+
+	if (ret || !w->pended[layer - 1])
+		return ret;
+	for (i = 0; i < *n; i++)
+		if (w->scr[i].cpu != INF_ATOMIC)
+			w->scr[i].val += ddw_pend(w, inf_key(w->ids[layer - 1], w->scr[i].cpu));
+	return 0;
+}
+
+/*
+ * The scratch's @n counter values of memcg layer @layer as a stored set,
+ * named in @out: less each one's pend, and for @cpu's counter @d more, the
+ * pend the update being made adds to it after (ddw_upd_pend()).
+ */
+static int ddw_store(struct inf_ddw *w, unsigned int layer, size_t n, uint32_t cpu, int64_t d,
+		     int64_t *out)
+{
+	size_t i;
+
+	if (w->pended[layer - 1] || d)
+		for (i = 0; i < n; i++)
+			if (w->scr[i].cpu != INF_ATOMIC)
+				w->scr[i].val -= ddw_pend(w, inf_key(w->ids[layer - 1],
+								     w->scr[i].cpu)) +
+						 (w->scr[i].cpu == cpu ? d : 0);
+	w->held[layer - 1] |= n != 0;
+	return ddw_intern(w, w->scr, n, out);
+}
+
 static struct ddw_ent *ddw_find(struct ddw_ent *e, size_t n, uint32_t cpu)
 {
 	size_t i;
@@ -285,6 +336,20 @@ static uint64_t ddw_atomic_bit(uint64_t id, bool flushable)
 	return 1ull << (inf_mix(inf_key(id, INF_ATOMIC), 1 + flushable) >> 58);
 }
 
+/*
+ * A per-CPU counter's stored value's bucket (DDW_BUCKET wide, floored): an
+ * update reads which holders its add takes to the batch by the buckets.
+ */
+static int64_t ddw_bucket(int64_t stored)
+{
+	return stored >= 0 ? stored / DDW_BUCKET : -((-stored + DDW_BUCKET - 1) / DDW_BUCKET);
+}
+
+static uint64_t ddw_bucket_bit(uint64_t key, int64_t bucket)
+{
+	return 1ull << (inf_mix(key, 3 + (uint64_t)bucket) >> 58);
+}
+
 /* inf_dd_sum_fn: the counters set @val of memcg layer @layer holds */
 static uint64_t ddw_sum(void *ctx, unsigned int layer, int64_t val)
 {
@@ -298,8 +363,10 @@ static uint64_t ddw_sum(void *ctx, unsigned int layer, int64_t val)
 	id = w->ids[layer - 1];
 	e = w->ents + w->off[val];
 	for (i = 0; i < w->len[val]; i++)
-		m |= e[i].cpu == INF_ATOMIC ? ddw_atomic_bit(id, e[i].val > w->th) :
-					      ddw_key_bit(inf_key(id, e[i].cpu));
+		m |= e[i].cpu == INF_ATOMIC ?
+			     ddw_atomic_bit(id, e[i].val > w->th) :
+			     ddw_key_bit(inf_key(id, e[i].cpu)) |
+			     ddw_bucket_bit(inf_key(id, e[i].cpu), ddw_bucket(e[i].val));
 	return m;
 }
 
@@ -355,7 +422,7 @@ static int ddw_add(const struct infer *in, struct inf_ddw *w, const uint64_t *id
 	uint64_t *nid = NULL;
 	uint32_t *ndep = NULL, root;
 	size_t *nvis = NULL;
-	bool *nheld = NULL;
+	bool *nheld = NULL, *npended = NULL;
 	struct inf_dd *dd = NULL;
 	int ret = -ENOMEM;
 
@@ -372,7 +439,8 @@ static int ddw_add(const struct infer *in, struct inf_ddw *w, const uint64_t *id
 	nvis = malloc(nn * sizeof(*nvis));
 	map = malloc((w->nr + 1) * sizeof(*map));
 	nheld = calloc(nn, sizeof(*nheld));
-	if (!nid || !ndep || !nvis || !map || !nheld)
+	npended = calloc(nn, sizeof(*npended));
+	if (!nid || !ndep || !nvis || !map || !nheld || !npended)
 		goto out;
 	/* the old layers, then the new ones inserted in order */
 	if (w->nr) {
@@ -406,6 +474,7 @@ static int ddw_add(const struct infer *in, struct inf_ddw *w, const uint64_t *id
 			j++;
 		map[i + 1] = (unsigned int)j + 1;
 		nheld[j] = w->held[i];
+		npended[j] = w->pended[i];
 	}
 	for (j = 0; j < nn; j++)
 		nvis[j] = inf_list_idx(in, nid[j]);
@@ -418,6 +487,9 @@ static int ddw_add(const struct infer *in, struct inf_ddw *w, const uint64_t *id
 	w->depth = ndep;
 	w->vis = nvis;
 	w->held = nheld;
+	free(w->pended);
+	w->pended = npended;
+	npended = NULL;
 	nid = NULL;
 	ndep = NULL;
 	nvis = NULL;
@@ -443,6 +515,7 @@ out:
 	free(ndep);
 	free(nvis);
 	free(nheld);
+	free(npended);
 	free(map);
 	return ret;
 }
@@ -504,6 +577,8 @@ void inf_ddw_free(struct inf_ddw *w)
 	free(w->pidx);
 	free(w->held);
 	idmap_free(&w->lidx);
+	idmap_free(&w->pend);
+	free(w->pended);
 	free(w->ents);
 	free(w->off);
 	free(w->len);
@@ -578,10 +653,9 @@ int inf_ddw_open(struct infer *in, struct inf_ddw **out)
 		for (l = 0; l < w->nr; l++) {
 			ret = ddw_of_hyp(w, &in->h[i], w->ids[l], &n);
 			if (!ret)
-				ret = ddw_intern(w, w->scr, n, &row[l + 1]);
+				ret = ddw_store(w, (unsigned int)l + 1, n, 0, 0, &row[l + 1]);
 			if (ret)
 				goto fail;
-			w->held[l] |= n != 0;
 		}
 	}
 	ret = inf_dd_build(w->dd, tab, in->nr_h, &w->root);
@@ -623,6 +697,8 @@ static int ddw_enum_one(void *ctx, const int64_t *tuple)
 		for (i = 0; i < w->len[tuple[l + 1]]; i++, n++) {
 			en->keys[n] = inf_key(w->ids[l], e[i].cpu);
 			en->vals[n] = e[i].val;
+			if (e[i].cpu != INF_ATOMIC)
+				en->vals[n] += ddw_pend(w, en->keys[n]);
 		}
 	}
 	return en->fn(en->ctx, (size_t)tuple[0], en->keys, en->vals, n);
@@ -662,6 +738,7 @@ struct ddw_upd {
 	struct sim_step_in	si;
 	bool			branch;	/* a visit on the path: the tuples branch */
 	unsigned int		walk_to; /* the base's walk reaches the layers up to this one */
+	int64_t			d[INF_MAX_PATH]; /* per path node: the pend its counter on cpu takes */
 	uint64_t		keys;	/* the held counters its walk reads or moves (summary bits) */
 };
 
@@ -714,7 +791,7 @@ static int ddw_upd_walk(void *ctx, unsigned int layer, uint64_t state, int64_t v
 		os[0] = state;
 		return 1;
 	}
-	ret = ddw_load(w, val, &n);
+	ret = ddw_load_at(w, layer, val, &n);
 	if (ret)
 		return ret;
 	if (i >= 0 && p1 != p0 && (f & DDW_CALIVE)) {
@@ -776,41 +853,81 @@ static int ddw_upd_walk(void *ctx, unsigned int layer, uint64_t state, int64_t v
 			f = 0;
 		}
 	}
-	ret = ddw_intern(w, w->scr, n, &ov[0]);
+	ret = ddw_store(w, layer, n, cpu, i >= 0 ? u->d[i] : 0, &ov[0]);
 	if (ret)
 		return ret;
-	w->held[layer - 1] |= n != 0;
 	os[0] = p0 | (uint64_t)p1 << DDW_PBITS | f;
 	return 1;
 }
 
 /*
  * The summary bits of the counters that would make a tuple's walk differ
- * from the base's, or change, where the base's walk steps: the per-CPU
- * counters it raises; an atomic on the other side of flushable, or any
- * where the base's step moves a batch into it (the holders' values move).
- * A policy built elsewhere may read the atomic otherwise: both sides.
+ * from the base's, or change otherwise than by a pend, where the base's
+ * walk steps (the table's steps: a flushable test on the atomic, a batch
+ * test on the per-CPU counter):
+ * - an atomic on the other side of flushable; any, where the base's step
+ *   moves a batch into it (its holders' values move);
+ * - where the base's step charges its per-CPU counter below the batch,
+ *   the holders whose add would reach the batch (their buckets); every
+ *   other holder takes the add alike: it goes to the counter's pend, @d;
+ * - where the base's step moves that counter to the atomic, every holder.
+ * A policy built elsewhere may read them otherwise: every holder, no pend.
  */
-static uint64_t ddw_path_bits(const struct infer *in, const struct inf_path *pa, unsigned int cpu,
-			      int64_t th)
+static uint64_t ddw_path_bits(const struct infer *in, const struct inf_ddw *w,
+			      const struct inf_path *pa, unsigned int cpu, int64_t *d)
 {
 	struct sim_step_in si = { .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
 	uint64_t m = 0;
 	size_t i;
 
+	for (i = 0; i < pa->n; i++)
+		d[i] = 0;
 	for (i = 0; i < pa->reach; i++) {
-		uint64_t id = pa->id[i];
-		bool fl = pa->base[2 * i] > th;
+		uint64_t id = pa->id[i], key = inf_key(id, cpu);
+		bool fl = pa->base[2 * i] > w->th;
+		int64_t moved, p, b;
 		struct sim_step_out so;
 
 		si.atomic = pa->base[2 * i];
 		si.pcpu = (uint32_t)pa->base[2 * i + 1];
 		so = in->pol->step(&si);
-		m |= ddw_key_bit(inf_key(id, cpu)) | ddw_atomic_bit(id, !fl);
+		moved = (int64_t)so.pcpu - pa->base[2 * i + 1];
+		m |= ddw_atomic_bit(id, !fl);
 		if (!in->agg || so.add)
 			m |= ddw_atomic_bit(id, fl);
+		if (!in->agg || so.add || so.drop || (moved && moved != (int64_t)pa->abs_val)) {
+			m |= ddw_key_bit(key);
+		} else if (moved) {
+			p = ddw_pend(w, key);
+			for (b = ddw_bucket(si.batch - (int64_t)pa->abs_val - p);
+			     b <= ddw_bucket(si.batch - 1 - p); b++)
+				m |= ddw_bucket_bit(key, b);
+			d[i] = moved;
+		}
 	}
 	return m;
+}
+
+/* The pends the update's alike holders took (ddw_path_bits()), after its map. */
+static int ddw_upd_pend(struct inf_ddw *w, const struct inf_path *pa, unsigned int cpu,
+			const int64_t *d)
+{
+	unsigned int l;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < pa->reach; i++) {
+		uint64_t key = inf_key(pa->id[i], cpu);
+
+		/* a memcg with no layer has no holder: its pend may stay as it is */
+		if (!d[i] || !(l = ddw_layer(w, pa->id[i])))
+			continue;
+		ret = idmap_put(&w->pend, key, ddw_pend(w, key) + d[i]);
+		if (ret)
+			return ret;
+		w->pended[l - 1] = true;
+	}
+	return 0;
 }
 
 /*
@@ -895,10 +1012,10 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 	for (i = 0; i < pa->n; i++)
 		branch |= pa->vis[i] != INF_NONE;
 	u.branch = branch;
-	u.keys = ddw_path_bits(in, pa, cpu, w->th);
+	u.keys = ddw_path_bits(in, w, pa, cpu, u.d);
 	/* the same, by the summaries: no tuple holds a counter the walk reads or moves */
 	if (!branch && !(inf_dd_sum(w->dd, w->root) & u.keys))
-		return 0;
+		return ddw_upd_pend(w, pa, cpu, u.d);
 	ret = ddw_add(in, w, pa->id, pa->n);
 	if (ret)
 		return ret;
@@ -926,8 +1043,10 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 	w->work += inf_dd_steps(w->dd) - steps;
 	for (i = 0; i < pa->n; i++)
 		w->pidx[lay[i]] = -1;
-	if (!ret)
-		w->root = out;
+	if (ret)
+		return ret;
+	w->root = out;
+	ret = ddw_upd_pend(w, pa, cpu, u.d);
 	return ret ? ret : ddw_gc(w);
 }
 
@@ -968,7 +1087,7 @@ static int ddw_rd_step(void *ctx, unsigned int layer, uint64_t state, int64_t va
 			os[0] = state;
 			return 1;
 		}
-		ret = ddw_load(w, val, &n);
+		ret = ddw_load_at(w, layer, val, &n);
 		if (ret)
 			return ret;
 		if (v != INF_NONE && v >= state) {
@@ -976,7 +1095,7 @@ static int ddw_rd_step(void *ctx, unsigned int layer, uint64_t state, int64_t va
 			ddw_del(w->scr, &n, r->in->wcpu);
 		}
 		os[0] = state;
-		return ddw_intern(w, w->scr, n, &ov[0]) ?: 1;
+		return ddw_store(w, layer, n, 0, 0, &ov[0]) ?: 1;
 	}
 	if (layer != r->layer) {
 		ov[0] = val;
@@ -984,7 +1103,7 @@ static int ddw_rd_step(void *ctx, unsigned int layer, uint64_t state, int64_t va
 		return 1;
 	}
 	/* inf_get() of the atomic */
-	ret = ddw_load(w, val, &n);
+	ret = ddw_load_at(w, layer, val, &n);
 	if (ret)
 		return ret;
 	virt = v != INF_NONE && v < state ? 0 : sim_stats_updates(r->in->s, w->ids[layer - 1]);
@@ -999,8 +1118,7 @@ static int ddw_rd_step(void *ctx, unsigned int layer, uint64_t state, int64_t va
 		return (a > r->th) == r->nf;
 	default:
 		ddw_put(w->scr, &n, INF_ATOMIC, r->su, virt);
-		w->held[layer - 1] |= n != 0;
-		return ddw_intern(w, w->scr, n, &ov[0]) ?: 1;
+		return ddw_store(w, layer, n, 0, 0, &ov[0]) ?: 1;
 	}
 }
 
