@@ -310,7 +310,7 @@ static int dd_ut_rehash(struct inf_dd *dd)
  */
 static int dd_mk(struct inf_dd *dd, uint32_t layer, size_t base, uint32_t *out)
 {
-	const struct dd_edge *e = dd->scr + base;
+	const struct dd_edge *e;
 	size_t ne = dd->nr_scr - base, i, k;
 	int ret;
 
@@ -319,6 +319,7 @@ static int dd_mk(struct inf_dd *dd, uint32_t layer, size_t base, uint32_t *out)
 		*out = INF_DD_EMPTY;
 		return 0;
 	}
+	e = dd->scr + base;
 	for (i = dd_hash(layer, e, ne) & dd->ut_mask; dd->ut[i]; i = (i + 1) & dd->ut_mask)
 		if (dd_same(dd, dd->ut[i], layer, e, ne)) {
 			*out = dd->ut[i];

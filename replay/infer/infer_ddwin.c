@@ -160,9 +160,15 @@ static uint64_t ddw_set_hash(const struct ddw_ent *e, size_t n)
 	return h ^ (h >> 29);
 }
 
+/* Set @v's entries; NULL for none (the table may not exist yet). */
+static const struct ddw_ent *ddw_set_ents(const struct inf_ddw *w, size_t v)
+{
+	return w->len[v] ? w->ents + w->off[v] : NULL;
+}
+
 static bool ddw_set_is(const struct inf_ddw *w, uint32_t v, const struct ddw_ent *e, size_t n)
 {
-	const struct ddw_ent *x = w->ents + w->off[v];
+	const struct ddw_ent *x = ddw_set_ents(w, v);
 	size_t i;
 
 	if (w->len[v] != n)
@@ -184,7 +190,7 @@ static int ddw_rehash(struct inf_ddw *w)
 	w->ht = ht;
 	w->ht_mask = nn - 1;
 	for (v = 0; v < w->nr_sets; v++) {
-		for (i = ddw_set_hash(w->ents + w->off[v], w->len[v]) & w->ht_mask; ht[i];
+		for (i = ddw_set_hash(ddw_set_ents(w, v), w->len[v]) & w->ht_mask; ht[i];
 		     i = (i + 1) & w->ht_mask)
 			;
 		ht[i] = (uint32_t)v + 1;
@@ -361,7 +367,7 @@ static uint64_t ddw_sum(void *ctx, unsigned int layer, int64_t val)
 	if (!layer)
 		return 0;
 	id = w->ids[layer - 1];
-	e = w->ents + w->off[val];
+	e = ddw_set_ents(w, (size_t)val);
 	for (i = 0; i < w->len[val]; i++)
 		m |= e[i].cpu == INF_ATOMIC ?
 			     ddw_atomic_bit(id, e[i].val > w->th) :
@@ -692,7 +698,7 @@ static int ddw_enum_one(void *ctx, const int64_t *tuple)
 	size_t l, i, n = 0;
 
 	for (l = 0; l < w->nr; l++) {
-		const struct ddw_ent *e = w->ents + w->off[tuple[l + 1]];
+		const struct ddw_ent *e = ddw_set_ents(w, (size_t)tuple[l + 1]);
 
 		for (i = 0; i < w->len[tuple[l + 1]]; i++, n++) {
 			en->keys[n] = inf_key(w->ids[l], e[i].cpu);
