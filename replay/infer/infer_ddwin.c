@@ -61,6 +61,8 @@
 #define DDW_GC_EDGES	(1u << 16)	/* edges made beyond the live ones before a copy (1 MiB) */
 #define DDW_MAX_EDGES	(1u << 17)	/* live edges past which the diagram is given up (2 MiB) */
 #define DDW_MAP_STEPS	(1u << 16)	/* steps past which one map gives the diagram up */
+#define DDW_MAX_SETS	(1u << 16)	/* entry sets interned, past which it is given up */
+#define DDW_MAX_ENTS	(1u << 18)	/* and their entries (4 MiB) */
 #define DDW_PMASK	((1ull << DDW_PBITS) - 1)
 #define DDW_ALIVE	(1ull << 56)	/* the branch's walk goes on */
 #define DDW_CALIVE	(1ull << 57)	/* the commute test goes on */
@@ -211,8 +213,10 @@ static int ddw_intern(struct inf_ddw *w, const struct ddw_ent *e, size_t n, int6
 			*out = w->ht[i] - 1;
 			return 0;
 		}
-	if (w->nr_sets >= UINT32_MAX - 1 || w->nr_ents + n > UINT32_MAX ||
-	    inf_grow(&w->off, &w->cap_sets, w->nr_sets + 1, sizeof(*w->off)))
+	/* sets are never freed while the diagram lives: their memory is the budget's too */
+	if (w->nr_sets >= DDW_MAX_SETS || w->nr_ents + n > DDW_MAX_ENTS)
+		return -E2BIG;
+	if (inf_grow(&w->off, &w->cap_sets, w->nr_sets + 1, sizeof(*w->off)))
 		return -ENOMEM;
 	/* len shares cap_sets: grown alongside */
 	{
@@ -1227,6 +1231,10 @@ int inf_dd_switch(struct infer *in, const struct inf_path *pa)
 	ret = inf_lazy_end(in);
 	if (!ret)
 		ret = inf_ddw_open(in, &in->ddw);
+	if (ret == -E2BIG) {
+		in->dd_given_up++;	/* too large from the start */
+		return 0;
+	}
 	if (ret)
 		return ret;
 	in->ddw->work = in->nr_h * (in->ddw->nr + 1);	/* the opening, a step a tuple's layer */
