@@ -35,9 +35,10 @@
  * from there: the list with its cap as ever, the diagram exact, and the
  * reads' answers are the diagram's.  When a close or a read leaves no more
  * orders than the cap, they become the list (inf_dd_back()), and what the
- * cap dropped meanwhile never counts.  A diagram that spends more than its
- * budget of map steps (inf_dd_budget()) is given up: the list goes on
- * alone, and its drops count from the diagram's opening.
+ * cap dropped meanwhile never counts.  A diagram past its budget (map steps
+ * over the trace, ddw_left(); one map's steps; its live edges; its interned
+ * sets) is given up (inf_dd_give_up()): the list goes on alone, and its
+ * drops count from the diagram's opening.
  *
  * What keeps an update cheap: most of a map's nodes come out as they were.
  * A per-CPU counter's value is stored less its pend, the adds every holder
