@@ -695,6 +695,7 @@ int inf_dd_drop_top(struct inf_dd *dd, uint32_t root, uint32_t *out)
 
 struct dd_map {
 	inf_dd_keep_fn		keep;
+	uint64_t		stop_at;	/* dd->steps past which a step is refused */
 	unsigned int	depth;
 	inf_dd_step_fn	fn;
 	void		*ctx;
@@ -739,6 +740,10 @@ static int dd_map_rec(struct inf_dd *dd, const struct dd_map *mp, uint32_t u, ui
 		uint64_t *os = dd->outs + (size_t)layer * INF_DD_MAX_OUT;
 		uint32_t ch[INF_DD_MAX_OUT];
 
+		if (dd->steps > mp->stop_at) {
+			ret = -E2BIG;
+			break;
+		}
 		nout = mp->fn(mp->ctx, layer, state, e.val, ov, os);
 		if (nout < 0 || nout > INF_DD_MAX_OUT) {
 			ret = nout < 0 ? nout : -EINVAL;
@@ -799,7 +804,17 @@ static int dd_map_rec(struct inf_dd *dd, const struct dd_map *mp, uint32_t u, ui
 int inf_dd_map(struct inf_dd *dd, uint32_t root, unsigned int depth, uint64_t state0,
 	       inf_dd_step_fn fn, inf_dd_keep_fn keep, void *ctx, uint32_t *out)
 {
-	struct dd_map mp = { .depth = depth, .fn = fn, .keep = keep, .ctx = ctx };
+	return inf_dd_map_within(dd, root, depth, state0, fn, keep, ctx, UINT64_MAX, out);
+}
+
+int inf_dd_map_within(struct inf_dd *dd, uint32_t root, unsigned int depth, uint64_t state0,
+		      inf_dd_step_fn fn, inf_dd_keep_fn keep, void *ctx, uint64_t max_steps,
+		      uint32_t *out)
+{
+	struct dd_map mp = {
+		.depth = depth, .fn = fn, .keep = keep, .ctx = ctx,
+		.stop_at = dd->steps + max_steps < dd->steps ? UINT64_MAX : dd->steps + max_steps,
+	};
 	int ret = dd_check(dd, root);
 
 	*out = INF_DD_EMPTY;

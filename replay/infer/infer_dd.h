@@ -180,6 +180,17 @@ int inf_dd_map(struct inf_dd *dd, uint32_t root, unsigned int depth, uint64_t st
 	       inf_dd_step_fn fn, inf_dd_keep_fn keep, void *ctx, uint32_t *out);
 
 /**
+ * inf_dd_map_within() - inf_dd_map() that gives up past @max_steps steps
+ * (inf_dd_steps()): no step is asked once the map has taken more.
+ *
+ * Returns -E2BIG then (@out and the set are as they were; nodes the map
+ * made stay, reached from nothing), else as inf_dd_map().
+ */
+int inf_dd_map_within(struct inf_dd *dd, uint32_t root, unsigned int depth, uint64_t state0,
+		      inf_dd_step_fn fn, inf_dd_keep_fn keep, void *ctx, uint64_t max_steps,
+		      uint32_t *out);
+
+/**
  * inf_dd_embed() - a set of one diagram as a set of another with more layers.
  * @src: the set's diagram.
  * @root: the set (a node of layer 0, or INF_DD_EMPTY).

@@ -113,7 +113,6 @@ struct inf_ddw {
 	struct ddw_smemo *smemo;	/* NULL until the first update */
 	uint32_t	sgen;
 	uint64_t	work;		/* map steps (inf_dd_steps()) since it was opened */
-	uint64_t	stop_at;	/* a map's: inf_dd_steps() past which it gives up (-E2BIG) */
 	int64_t		th;		/* the flushable threshold (ddw_atomic_bit()) */
 	/*
 	 * Pends: per per-CPU counter, the adds every holder took alike with
@@ -149,6 +148,18 @@ static uint64_t ddw_map_limit(const struct infer *in, const struct inf_ddw *w)
 	uint64_t left = ddw_left(in, w);
 
 	return left < DDW_MAP_STEPS ? left : DDW_MAP_STEPS;
+}
+
+/* inf_dd_map() of @w's diagram within ddw_map_limit() (else -E2BIG); its steps count. */
+static int ddw_map(const struct infer *in, struct inf_ddw *w, unsigned int depth,
+		   inf_dd_step_fn fn, inf_dd_keep_fn keep, void *ctx, uint32_t *out)
+{
+	uint64_t steps = inf_dd_steps(w->dd);
+	int ret = inf_dd_map_within(w->dd, w->root, depth, 0, fn, keep, ctx,
+				    ddw_map_limit(in, w), out);
+
+	w->work += inf_dd_steps(w->dd) - steps;
+	return ret;
 }
 
 /* ---- interned entry sets ---- */
@@ -795,13 +806,9 @@ static int ddw_upd_walk(void *ctx, unsigned int layer, uint64_t state, int64_t v
 
 	if (!layer)
 		return ddw_upd_pos(u, val, ov, os);
+	/* a memcg layer, not idle: ddw_upd_step() keeps those */
 	v = w->vis[layer - 1];
 	i = w->pidx[layer];
-	if (ddw_upd_idle(w, layer, state)) {
-		ov[0] = val;
-		os[0] = state;
-		return 1;
-	}
 	ret = ddw_load_at(w, layer, val, &n);
 	if (ret)
 		return ret;
@@ -885,9 +892,9 @@ static int ddw_upd_walk(void *ctx, unsigned int layer, uint64_t state, int64_t v
  * A policy built elsewhere may read them otherwise: every holder, no pend.
  */
 static uint64_t ddw_path_bits(const struct infer *in, const struct inf_ddw *w,
-			      const struct inf_path *pa, unsigned int cpu, int64_t *d)
+			      const struct inf_path *pa, unsigned int cpu, struct sim_step_in si,
+			      int64_t *d)
 {
-	struct sim_step_in si = { .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
 	uint64_t m = 0;
 	size_t i;
 
@@ -964,8 +971,6 @@ static int ddw_upd_step(void *ctx, unsigned int layer, uint64_t state, int64_t v
 	uint64_t h;
 	int n;
 
-	if (inf_dd_steps(w->dd) > w->stop_at)
-		return -E2BIG;	/* past the budget */
 	if (!layer)
 		return ddw_upd_walk(ctx, layer, state, val, ov, os);
 	if (ddw_upd_idle(w, layer, state)) {
@@ -999,7 +1004,6 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 	struct ddw_upd u = { .in = in, .w = w, .pa = pa, .cpu = cpu };
 	unsigned int depth, l, lay[INF_MAX_PATH];
 	bool branch = false;
-	uint64_t steps;
 	uint32_t out;
 	size_t i;
 	int ret;
@@ -1023,7 +1027,8 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 	for (i = 0; i < pa->n; i++)
 		branch |= pa->vis[i] != INF_NONE;
 	u.branch = branch;
-	u.keys = ddw_path_bits(in, w, pa, cpu, u.d);
+	u.si = (struct sim_step_in){ .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
+	u.keys = ddw_path_bits(in, w, pa, cpu, u.si, u.d);
 	/* the same, by the summaries: no tuple holds a counter the walk reads or moves */
 	if (!branch && !(inf_dd_sum(w->dd, w->root) & u.keys))
 		return ddw_upd_pend(w, pa, cpu, u.d);
@@ -1036,7 +1041,6 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 		memset(w->smemo, 0, DDW_SMEMO * sizeof(*w->smemo));
 		w->sgen = 1;
 	}
-	u.si = (struct sim_step_in){ .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
 	for (i = 0; i < pa->n; i++) {
 		lay[i] = ddw_layer(w, pa->id[i]);
 		w->pidx[lay[i]] = (int32_t)i;
@@ -1048,10 +1052,7 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 	u.walk_to = pa->reach ? lay[pa->reach - 1] : 0;
 	u.top = lay[pa->n - 1];
 	depth = branch ? (unsigned int)w->nr + 1 : u.top + 1;
-	steps = inf_dd_steps(w->dd);
-	w->stop_at = steps + ddw_map_limit(in, w);
-	ret = inf_dd_map(w->dd, w->root, depth, 0, ddw_upd_step, ddw_upd_keep, &u, &out);
-	w->work += inf_dd_steps(w->dd) - steps;
+	ret = ddw_map(in, w, depth, ddw_upd_step, ddw_upd_keep, &u, &out);
 	for (i = 0; i < pa->n; i++)
 		w->pidx[lay[i]] = -1;
 	if (ret)
@@ -1084,8 +1085,6 @@ static int ddw_rd_step(void *ctx, unsigned int layer, uint64_t state, int64_t va
 	struct ddw_ent *e;
 	int ret;
 
-	if (inf_dd_steps(w->dd) > w->stop_at)
-		return -E2BIG;	/* past the budget */
 	if (!layer) {
 		ov[0] = r->op == DDW_CLOSE ? 0 : val;
 		os[0] = (uint64_t)val;
@@ -1137,14 +1136,7 @@ static int ddw_rd(struct ddw_rd *r, uint32_t *out)
 {
 	unsigned int depth = r->op == DDW_CLOSE ? (unsigned int)r->w->nr + 1 : r->layer + 1;
 
-	uint64_t steps = inf_dd_steps(r->w->dd);
-	int ret;
-
-	r->w->stop_at = steps + ddw_map_limit(r->in, r->w);
-	ret = inf_dd_map(r->w->dd, r->w->root, depth, 0, ddw_rd_step, NULL, r, out);
-
-	r->w->work += inf_dd_steps(r->w->dd) - steps;
-	return ret;
+	return ddw_map(r->in, r->w, depth, ddw_rd_step, NULL, r, out);
 }
 
 /**

@@ -386,6 +386,7 @@ static bool two_keep(void *ctx, unsigned int layer, uint64_t state, uint64_t sum
  * Summaries cover every layer below a node: the shortcut, taken wherever
  * the summary shows no 2 below, gives the very map made without it (and
  * the list's images), and it is taken.  A summary is set before any node.
+ * A map within a step limit is refused at once with none, the same with enough.
  */
 TEST(test_dd_sum_keep)
 {
@@ -397,7 +398,7 @@ TEST(test_dd_sum_keep)
 		size_t m = 1 + rnd(&x) % MAXM, i, j;
 		struct tset s = { 0 }, img = { .m = m };
 		struct inf_dd *dd = mk_dd(m);
-		uint32_t root, plain, fast, want;
+		uint32_t root, plain, fast, want, lim;
 
 		ASSERT(dd);
 		ASSERT_EQ(inf_dd_set_sum(dd, sum_bit, NULL), 0);
@@ -417,6 +418,12 @@ TEST(test_dd_sum_keep)
 			  0);
 		ASSERT_EQU(plain, want);
 		ASSERT_EQU(fast, want);
+		/* within a limit: none refuses the first step, enough gives the same map */
+		ASSERT_EQ(inf_dd_map_within(dd, root, (unsigned int)m, 0, two_step, NULL, NULL, 0,
+					    &lim), -E2BIG);
+		ASSERT_EQ(inf_dd_map_within(dd, root, (unsigned int)m, 0, two_step, NULL, NULL,
+					    1u << 20, &lim), 0);
+		ASSERT_EQU(lim, want);
 		free(s.t);
 		free(img.t);
 		inf_dd_destroy(dd);
