@@ -271,6 +271,7 @@ static int inf_list_check(struct infer *in, uint64_t id, int64_t su, bool nf, bo
 
 int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok, bool *nf_ok)
 {
+	bool lsu, lnf;	/* the list's answer beside a diagram's */
 	int ret;
 
 	if (in->closing) {
@@ -280,21 +281,20 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 	}
 
 	if (in->ddw) {
-		bool lsu, lnf;
-
 		/* the diagram's answer; the list beside it is pruned alike */
 		ret = inf_dd_give_up(in, inf_ddw_check(in, in->ddw, id, su, nf, su_ok, nf_ok));
-		if (!ret && !in->ddw)	/* given up: the list's answer */
-			return inf_list_check(in, id, su, nf, su_ok, nf_ok) ?: inf_fold(in);
-		if (!ret)
-			ret = inf_list_check(in, id, su, nf, &lsu, &lnf);
-		if (!ret && !in->win)
-			ret = inf_dd_back(in);
-		/* no fold while the diagram's tuples are read against the base */
-		return ret || in->ddw ? ret : inf_fold(in);
+		if (ret)
+			return ret;
+		if (in->ddw) {	/* else given up: the list's answer */
+			su_ok = &lsu;
+			nf_ok = &lnf;
+		}
 	}
 	ret = inf_list_check(in, id, su, nf, su_ok, nf_ok);
-	return ret ? ret : inf_fold(in);
+	if (!ret && in->ddw && !in->win)
+		ret = inf_dd_back(in);
+	/* no fold while the diagram's tuples are read against the base */
+	return ret || in->ddw ? ret : inf_fold(in);
 }
 
 /* infer_check() on the list alone, without the fold. */
