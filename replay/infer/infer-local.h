@@ -280,7 +280,7 @@ struct infer {
 	bool			dd;
 	uint64_t		dd_switches;	/* diagrams opened */
 	uint64_t		dd_max;		/* the most orders a diagram held at a close or read */
-	uint64_t		dd_given_up;	/* diagrams dropped past their budget (inf_dd_budget()) */
+	uint64_t		dd_given_up;	/* diagrams dropped past their budget (inf_dd_give_up()) */
 	uint64_t		dd_work;	/* map steps of the diagrams dropped so far */
 	uint64_t		nr_upd;		/* updates taken since creation: the budget grows with them */
 	uint64_t		dd_capped;	/* what the list's cap dropped beside the open diagram */
@@ -468,6 +468,11 @@ int inf_ddw_close(struct infer *in, struct inf_ddw *w);
 int inf_ddw_check(struct infer *in, struct inf_ddw *w, uint64_t id, int64_t su, bool nf,
 		  bool *su_ok, bool *nf_ok);
 void inf_ddw_reopen(const struct infer *in, struct inf_ddw *w);
+uint64_t inf_ddw_left(const struct infer *in, const struct inf_ddw *w);
+uint64_t inf_ddw_work(const struct inf_ddw *w);
+bool inf_ddw_fits(const struct infer *in);
+
+/* infer_exact.c: the diagram beside the list */
 int inf_dd_switch(struct infer *in, const struct inf_path *pa);
 int inf_dd_update(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 int inf_dd_give_up(struct infer *in, int ret);

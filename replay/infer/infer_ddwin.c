@@ -29,16 +29,9 @@
  * The base simulator is the inference's, read, never changed.
  * tests/unit/test_infer_ddwin.c holds these against the list.
  *
- * Exact mode (in->dd, infer_set_exact()): without an order sink, an update
- * in a window that could take the list past the cap opens the diagram from
- * the list (inf_dd_switch()), and both take every update, read and window
- * from there: the list with its cap as ever, the diagram exact, and the
- * reads' answers are the diagram's.  When a close or a read leaves no more
- * orders than the cap, they become the list (inf_dd_back()), and what the
- * cap dropped meanwhile never counts.  A diagram past its budget (map steps
- * over the trace, ddw_left(); one map's steps; its live edges; its interned
- * sets) is given up (inf_dd_give_up()): the list goes on alone, and its
- * drops count from the diagram's opening.
+ * Its budget (infer_exact.c gives a diagram up past it): map steps over
+ * the trace (inf_ddw_left()), one map's steps, its live edges, its
+ * interned sets; past any, an operation returns -E2BIG.
  *
  * What keeps an update cheap: most of a map's nodes come out as they were.
  * A per-CPU counter's value is stored less its pend, the adds every holder
@@ -131,7 +124,7 @@ struct inf_ddw {
  * multiply faster than the reads prune them would cost ever more, and
  * stops at the budget.
  */
-static uint64_t ddw_left(const struct infer *in, const struct inf_ddw *w)
+uint64_t inf_ddw_left(const struct infer *in, const struct inf_ddw *w)
 {
 	uint64_t allowed = INF_DD_FIRST_STEPS + INF_DD_STEPS * in->nr_upd;
 	uint64_t spent = in->dd_work + (w ? w->work : 0);
@@ -145,7 +138,7 @@ static uint64_t ddw_left(const struct infer *in, const struct inf_ddw *w)
  */
 static uint64_t ddw_map_limit(const struct infer *in, const struct inf_ddw *w)
 {
-	uint64_t left = ddw_left(in, w);
+	uint64_t left = inf_ddw_left(in, w);
 
 	return left < DDW_MAP_STEPS ? left : DDW_MAP_STEPS;
 }
@@ -160,6 +153,18 @@ static int ddw_map(const struct infer *in, struct inf_ddw *w, unsigned int depth
 
 	w->work += inf_dd_steps(w->dd) - steps;
 	return ret;
+}
+
+/* The map steps @w spent since it was opened. */
+uint64_t inf_ddw_work(const struct inf_ddw *w)
+{
+	return w->work;
+}
+
+/* Can a diagram hold the open window's positions? */
+bool inf_ddw_fits(const struct infer *in)
+{
+	return in->n_list <= DDW_PMASK;
 }
 
 /* ---- interned entry sets ---- */
@@ -685,6 +690,7 @@ int inf_ddw_open(struct infer *in, struct inf_ddw **out)
 		goto fail;
 	free(ids);
 	free(tab);
+	w->work = in->nr_h * (w->nr + 1);	/* the opening, a step a tuple's layer */
 	*out = w;
 	return 0;
 fail:
@@ -1198,127 +1204,4 @@ int inf_ddw_check(struct infer *in, struct inf_ddw *w, uint64_t id, int64_t su, 
 	if (!ret)
 		w->root = keep;
 	return ret;
-}
-
-/* ---- exact mode: the diagram beside the list ---- */
-
-/**
- * inf_dd_switch() - before an update in a window whose branches could take
- * the list past the cap (each hypothesis one per visit of the path still to
- * come, and itself): without a sink, the diagram opens from the list, exact
- * from here on, and the list goes on beside it.  The sink needs each
- * order's history, which the diagram does not keep: with one, the list and
- * its cap alone.
- */
-int inf_dd_switch(struct infer *in, const struct inf_path *pa)
-{
-	size_t i, nv = 0;
-	int ret;
-
-	if (!in->dd || in->ddw || in->order_fn || !in->win || pa->cut || in->n_list > DDW_PMASK)
-		return 0;
-	for (i = 0; i < pa->n; i++)
-		nv += pa->vis[i] != INF_NONE;
-	if (!nv || in->nr_h * (nv + 1) <= in->cap || ddw_left(in, NULL) < INF_DD_OPEN_STEPS)
-		return 0;
-	ret = inf_lazy_end(in);
-	if (!ret)
-		ret = inf_ddw_open(in, &in->ddw);
-	if (ret == -E2BIG) {
-		in->dd_given_up++;	/* too large from the start */
-		return 0;
-	}
-	if (ret)
-		return ret;
-	in->ddw->work = in->nr_h * (in->ddw->nr + 1);	/* the opening, a step a tuple's layer */
-	in->dd_switches++;
-	in->dd_capped = 0;
-	return 0;
-}
-
-/* The diagram is dropped; what the list's cap dropped beside it counts now. */
-static void inf_dd_drop(struct infer *in)
-{
-	in->dd_work += in->ddw->work;
-	inf_ddw_free(in->ddw);
-	in->ddw = NULL;
-	in->capped += in->dd_capped;
-	in->dd_capped = 0;
-}
-
-/**
- * inf_dd_give_up() - after an operation on the diagram: one that ran past
- * the budget (-E2BIG) drops it, and the list, capped, goes on alone.
- * Returns the operation's other errors.
- */
-int inf_dd_give_up(struct infer *in, int ret)
-{
-	if (ret != -E2BIG)
-		return ret;
-	inf_dd_drop(in);
-	in->dd_given_up++;
-	return 0;
-}
-
-/**
- * inf_dd_update() - the open diagram, if any, takes an update of path @pa
- * from @cpu (before the base does, as the list), within the budget, or is
- * given up (so is it on a path it cannot take).
- */
-int inf_dd_update(struct infer *in, const struct inf_path *pa, unsigned int cpu)
-{
-	return in->ddw ? inf_dd_give_up(in, inf_ddw_update(in, in->ddw, pa, cpu)) : 0;
-}
-
-static int ddw_to_hyp(void *ctx, size_t p, const uint64_t *keys, const int64_t *vals, size_t n)
-{
-	struct infer *in = ctx;
-	struct inf_hyp h = { .p = p, .t_last = in->last_ts };
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; i < n && !ret; i++) {
-		ret = idmap_put(&h.e, keys[i], vals[i]);
-		h.ehash += inf_mix(keys[i], vals[i]);
-	}
-	if (!ret)
-		ret = inf_push(in, &h);
-	if (ret)
-		inf_hyp_free(in, &h);
-	return ret;
-}
-
-/**
- * inf_dd_back() - outside a window, a diagram of no more orders than the
- * cap becomes the list, in place of the list's own (each cost 0: the
- * spread model's distance is not kept by the diagram); what the cap
- * dropped beside it is back, so it never counts.
- */
-int inf_dd_back(struct infer *in)
-{
-	uint64_t n;
-	size_t i;
-	int ret;
-
-	if (!in->ddw || in->win)
-		return 0;
-	ret = inf_ddw_count(in->ddw, &n);
-	if (ret)
-		return ret == -EOVERFLOW ? 0 : ret;
-	if (n > in->dd_max)
-		in->dd_max = n;
-	if (n > in->cap)
-		return 0;
-	ret = inf_lazy_end(in);
-	if (ret)
-		return ret;
-	for (i = 0; i < in->nr_h; i++)
-		inf_hyp_free(in, &in->h[i]);
-	in->nr_h = 0;
-	ret = inf_ddw_enum(in->ddw, ddw_to_hyp, in);
-	if (ret)
-		return ret;
-	in->dd_capped = 0;
-	inf_dd_drop(in);
-	return inf_compact(in, true);
 }
