@@ -27,10 +27,12 @@
  *                   they take alike with the base (pending)
  *   infer_dd.c      (infer_dd.h) a set of tuples as one hash-consed layered decision
  *                   diagram
- *   infer_ddwin.c   the hypotheses on that diagram, exact where the list is capped,
- *                   beside it: from the list, an update's branches and walks, a
- *                   read, the close, back to the list; the budget; only with
- *                   in->dd (infer_set_exact()) and no order sink
+ *   infer_ddwin.c   the hypotheses on that diagram, exact where the list is capped:
+ *                   from the list, an update's branches and walks, a read, the
+ *                   close, back to hypotheses; its budget
+ *   infer_exact.c   the diagram beside the list: when it opens, is given up and
+ *                   becomes the list again; only with in->dd (infer_set_exact())
+ *                   and no order sink
  */
 #ifndef MCR_REPLAY_INFER_LOCAL_H
 #define MCR_REPLAY_INFER_LOCAL_H

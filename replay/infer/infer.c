@@ -291,8 +291,8 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 		}
 	}
 	ret = inf_list_check(in, id, su, nf, su_ok, nf_ok);
-	if (!ret && in->ddw && !in->win)
-		ret = inf_dd_back(in);
+	if (!ret)
+		ret = inf_dd_back(in);	/* outside a window only */
 	/* no fold while the diagram's tuples are read against the base */
 	return ret || in->ddw ? ret : inf_fold(in);
 }
