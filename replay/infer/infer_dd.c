@@ -701,13 +701,41 @@ struct dd_map {
 	void		*ctx;
 };
 
+static inline bool dd_edge_less(const struct dd_edge *x, const struct dd_edge *y)
+{
+	return x->val < y->val || (x->val == y->val && x->child < y->child);
+}
+
 static int dd_edge_cmp(const void *a, const void *b)
 {
 	const struct dd_edge *x = a, *y = b;
 
-	if (x->val != y->val)
-		return x->val < y->val ? -1 : 1;
-	return x->child < y->child ? -1 : x->child > y->child;
+	return dd_edge_less(x, y) ? -1 : dd_edge_less(y, x);
+}
+
+/*
+ * A map's images in value order.  They come as a few ascending runs (a
+ * batch that fills wraps the largest per-CPU values round to the smallest):
+ * a node's few tens of edges sort in place faster than qsort() calls its
+ * comparison for them.
+ */
+#define DD_SORT_INSERT	64
+
+static void dd_edges_sort(struct dd_edge *v, size_t n)
+{
+	size_t i, j;
+
+	if (n > DD_SORT_INSERT) {
+		qsort(v, n, sizeof(*v), dd_edge_cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		struct dd_edge x = v[i];
+
+		for (j = i; j && dd_edge_less(&x, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
 }
 
 static int dd_map_rec(struct inf_dd *dd, const struct dd_map *mp, uint32_t u, uint64_t state,
@@ -783,7 +811,7 @@ static int dd_map_rec(struct inf_dd *dd, const struct dd_map *mp, uint32_t u, ui
 	}
 	/* images may meet: one edge per value, its child the union of theirs */
 	if (!sorted)
-		qsort(dd->scr + base, dd->nr_scr - base, sizeof(*dd->scr), dd_edge_cmp);
+		dd_edges_sort(dd->scr + base, dd->nr_scr - base);
 	for (i = base, w = base; !ret && i < dd->nr_scr; i++) {
 		if (w > base && dd->scr[w - 1].val == dd->scr[i].val) {
 			ret = dd_union_rec(dd, dd->scr[w - 1].child, dd->scr[i].child, &c);

@@ -356,6 +356,64 @@ TEST(test_dd_map)
 	}
 }
 
+/*
+ * A batch that fills: the values from @ctx's cut up wrap round to 0 and
+ * below (v - cut), the rest move up by 1; the second layer's values, all
+ * distinct, reversed.  A node's images then come out of value order.
+ */
+static int wrap_step(void *ctx, unsigned int layer, uint64_t state, int64_t val, int64_t *ov,
+		     uint64_t *os)
+{
+	int64_t cut = *(const int64_t *)ctx;
+
+	ov[0] = layer ? 1000 - val : val >= cut ? val - cut : val + 1;
+	os[0] = state;
+	return 1;
+}
+
+/*
+ * Wide nodes (up to 200 edges: below the sort's in-place bound and above
+ * it) whose images come as two or many ascending runs, and meet (v + 1 of
+ * one edge is v - cut of another): map == the per-tuple images.
+ */
+TEST(test_dd_map_wide)
+{
+	static const size_t widths[] = { 2, 17, 64, 65, 200 };
+	uint64_t x = 7;
+	size_t w, i, j;
+
+	for (w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
+		size_t n = widths[w];
+		int64_t cut = (int64_t)(n / 2), row[2];
+		struct tset s = { .m = 2 }, img = { .m = 2 };
+		struct inf_dd *dd = mk_dd(2);
+		uint32_t root, r, want;
+		uint64_t cnt;
+
+		ASSERT(dd);
+		for (i = 0; i < n; i++)
+			for (j = 0; j < 1 + rnd(&x) % 3; j++) {
+				row[0] = (int64_t)i;
+				row[1] = (int64_t)(rnd(&x) % 50);
+				ASSERT_EQ(tset_add(&s, row), 0);
+				/* its image, as wrap_step() makes it */
+				row[0] = row[0] >= cut ? row[0] - cut : row[0] + 1;
+				row[1] = 1000 - row[1];
+				ASSERT_EQ(tset_add(&img, row), 0);
+			}
+		ASSERT_EQ(inf_dd_build(dd, s.t, s.n, &root), 0);
+		ASSERT_EQ(inf_dd_build(dd, img.t, img.n, &want), 0);
+		ASSERT_EQ(inf_dd_map(dd, root, 2, 0, wrap_step, NULL, &cut, &r), 0);
+		ASSERT_EQU(r, want);
+		tset_norm(&img);
+		ASSERT_EQ(inf_dd_count(dd, r, &cnt), 0);
+		ASSERT_EQU(cnt, img.n);
+		free(s.t);
+		free(img.t);
+		inf_dd_destroy(dd);
+	}
+}
+
 /* A summary: the bit of each value (values are small). */
 static uint64_t sum_bit(void *ctx, unsigned int layer, int64_t val)
 {
@@ -656,5 +714,5 @@ TEST(test_dd_errors)
 }
 
 TEST_MAIN(test_dd_build_count_enum, test_dd_canonical, test_dd_restrict, test_dd_union,
-	  test_dd_map, test_dd_sum_keep, test_dd_embed, test_dd_close, test_dd_order_found,
+	  test_dd_map, test_dd_map_wide, test_dd_sum_keep, test_dd_embed, test_dd_close, test_dd_order_found,
 	  test_dd_errors)
