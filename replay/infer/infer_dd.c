@@ -186,9 +186,19 @@ size_t inf_dd_nr_nodes(const struct inf_dd *dd)
 
 /* ---- the memo ---- */
 
+/*
+ * Two words in one mix: a multiply spreads @a over the word before @b joins
+ * it.  Pairs that meet only probe on.  A node's hash mixes one pair an
+ * edge: dd_mix() twice an edge was twice the time.
+ */
+static uint64_t dd_mix2(uint64_t h, uint64_t a, uint64_t b)
+{
+	return dd_mix(h, (a * 0x9e3779b97f4a7c15ull) ^ b);
+}
+
 static size_t dd_memo_slot(const struct dd_memo *m, uint64_t a, uint64_t b)
 {
-	return (size_t)dd_mix(dd_mix(0x5bd1e995ull, a), b) & m->mask;
+	return (size_t)dd_mix2(0x5bd1e995ull, a, b) & m->mask;
 }
 
 static bool dd_memo_get(const struct dd_memo *m, uint64_t a, uint64_t b, uint64_t *res)
@@ -264,7 +274,7 @@ static uint64_t dd_hash(uint32_t layer, const struct dd_edge *e, size_t ne)
 	size_t i;
 
 	for (i = 0; i < ne; i++)
-		h = dd_mix(dd_mix(h, (uint64_t)e[i].val), e[i].child);
+		h = dd_mix2(h, (uint64_t)e[i].val, e[i].child);
 	return h;
 }
 
