@@ -52,6 +52,7 @@
 
 #define DDW_PBITS	28
 #define DDW_BUCKET	16		/* a per-CPU counter's summary buckets (ddw_bucket()) */
+#define DDW_GC_NODES	(1u << 16)	/* nodes made beyond the live ones before a copy */
 #define DDW_GC_EDGES	(1u << 16)	/* edges made beyond the live ones before a copy (1 MiB) */
 #define DDW_MAX_EDGES	(1u << 17)	/* live edges past which the diagram is given up (2 MiB) */
 #define DDW_MAP_STEPS	(1u << 16)	/* steps past which one map gives the diagram up */
@@ -273,7 +274,15 @@ static int64_t ddw_pend(const struct inf_ddw *w, uint64_t key)
 	return idmap_get(&w->pend, key, 0);
 }
 
-/* Set @v of memcg layer @layer into the scratch as counter values (its pends added). */
+/* Entry @e of a set at memcg layer @layer as its counter's value: a per-CPU one's pend added. */
+static int64_t ddw_value(const struct inf_ddw *w, unsigned int layer, const struct ddw_ent *e)
+{
+	if (e->cpu == INF_ATOMIC || !w->pended[layer - 1])
+		return e->val;
+	return e->val + ddw_pend(w, inf_key(w->ids[layer - 1], e->cpu));
+}
+
+/* Set @v of memcg layer @layer into the scratch as counter values (ddw_value()). */
 static int ddw_load_at(struct inf_ddw *w, unsigned int layer, int64_t v, size_t *n)
 {
 	size_t i;
@@ -282,8 +291,7 @@ static int ddw_load_at(struct inf_ddw *w, unsigned int layer, int64_t v, size_t 
 	if (ret || !w->pended[layer - 1])
 		return ret;
 	for (i = 0; i < *n; i++)
-		if (w->scr[i].cpu != INF_ATOMIC)
-			w->scr[i].val += ddw_pend(w, inf_key(w->ids[layer - 1], w->scr[i].cpu));
+		w->scr[i].val = ddw_value(w, layer, &w->scr[i]);
 	return 0;
 }
 
@@ -576,7 +584,7 @@ static int ddw_gc(struct inf_ddw *w)
 	inf_dd_destroy(w->dd);
 	w->dd = dd;
 	w->root = root;
-	w->gc_at = 2 * inf_dd_nr_nodes(dd) + (1u << 16);
+	w->gc_at = 2 * inf_dd_nr_nodes(dd) + DDW_GC_NODES;
 	w->gc_edges = 2 * inf_dd_nr_edges(dd) + DDW_GC_EDGES;
 	/* its memory is the budget's too */
 	return inf_dd_nr_edges(dd) > DDW_MAX_EDGES ? -E2BIG : 0;
@@ -652,7 +660,7 @@ int inf_ddw_open(struct infer *in, struct inf_ddw **out)
 	if (!w->dd)
 		goto fail;
 	w->root = INF_DD_EMPTY;
-	w->gc_at = 1u << 16;
+	w->gc_at = DDW_GC_NODES;
 	w->gc_edges = DDW_GC_EDGES;
 	ret = ddw_intern(w, NULL, 0, &v);	/* set 0: no entry */
 	for (i = 0; !ret && i < in->nr_h; i++) {
@@ -724,9 +732,7 @@ static int ddw_enum_one(void *ctx, const int64_t *tuple)
 
 		for (i = 0; i < w->len[tuple[l + 1]]; i++, n++) {
 			en->keys[n] = inf_key(w->ids[l], e[i].cpu);
-			en->vals[n] = e[i].val;
-			if (e[i].cpu != INF_ATOMIC)
-				en->vals[n] += ddw_pend(w, en->keys[n]);
+			en->vals[n] = ddw_value(w, (unsigned int)l + 1, &e[i]);
 		}
 	}
 	return en->fn(en->ctx, (size_t)tuple[0], en->keys, en->vals, n);
