@@ -322,6 +322,25 @@ static int map_row(struct tset *out, int64_t *row, size_t l, size_t depth, uint6
 	return ret;
 }
 
+/*
+ * The map of @root under @fn is the set the per-tuple images @img build,
+ * the same handle, holding as many tuples as @img's distinct rows (@img is
+ * sorted); else @t fails.
+ */
+static void expect_map(struct test_ctx *t, struct inf_dd *dd, uint32_t root, unsigned int depth,
+		       uint64_t s0, inf_dd_step_fn fn, void *ctx, struct tset *img)
+{
+	uint32_t r, want;
+	uint64_t cnt;
+
+	ASSERT_EQ(inf_dd_build(dd, img->t, img->n, &want), 0);
+	ASSERT_EQ(inf_dd_map(dd, root, depth, s0, fn, NULL, ctx, &r), 0);
+	ASSERT_EQU(r, want);
+	tset_norm(img);
+	ASSERT_EQ(inf_dd_count(dd, r, &cnt), 0);
+	ASSERT_EQU(cnt, img->n);
+}
+
 /* map == the list's per-tuple images, as a handle. */
 TEST(test_dd_map)
 {
@@ -330,10 +349,10 @@ TEST(test_dd_map)
 
 	for (round = 0; round < ROUNDS; round++) {
 		size_t m = 1 + rnd(&x) % MAXM, depth = rnd(&x) % (m + 1), i;
-		uint64_t s0 = rnd(&x) % 4, cnt;
+		uint64_t s0 = rnd(&x) % 4;
 		struct tset s = { 0 }, img = { .m = m };
 		struct inf_dd *dd = mk_dd(m);
-		uint32_t root, r, want;
+		uint32_t root;
 
 		ASSERT(dd);
 		tset_rand(&s, &x, m, rnd(&x) % MAXN, 1 + rnd(&x) % 4);
@@ -344,12 +363,7 @@ TEST(test_dd_map)
 			memcpy(row, s.t + i * m, m * sizeof(*row));
 			ASSERT_EQ(map_row(&img, row, 0, depth, s0), 0);
 		}
-		ASSERT_EQ(inf_dd_build(dd, img.t, img.n, &want), 0);
-		ASSERT_EQ(inf_dd_map(dd, root, (unsigned int)depth, s0, step, NULL, NULL, &r), 0);
-		ASSERT_EQU(r, want);
-		tset_norm(&img);
-		ASSERT_EQ(inf_dd_count(dd, r, &cnt), 0);
-		ASSERT_EQU(cnt, img.n);
+		expect_map(t, dd, root, (unsigned int)depth, s0, step, NULL, &img);
 		free(s.t);
 		free(img.t);
 		inf_dd_destroy(dd);
@@ -387,8 +401,7 @@ TEST(test_dd_map_wide)
 		int64_t cut = (int64_t)(n / 2), row[2];
 		struct tset s = { .m = 2 }, img = { .m = 2 };
 		struct inf_dd *dd = mk_dd(2);
-		uint32_t root, r, want;
-		uint64_t cnt;
+		uint32_t root;
 
 		ASSERT(dd);
 		for (i = 0; i < n; i++)
@@ -402,12 +415,7 @@ TEST(test_dd_map_wide)
 				ASSERT_EQ(tset_add(&img, row), 0);
 			}
 		ASSERT_EQ(inf_dd_build(dd, s.t, s.n, &root), 0);
-		ASSERT_EQ(inf_dd_build(dd, img.t, img.n, &want), 0);
-		ASSERT_EQ(inf_dd_map(dd, root, 2, 0, wrap_step, NULL, &cut, &r), 0);
-		ASSERT_EQU(r, want);
-		tset_norm(&img);
-		ASSERT_EQ(inf_dd_count(dd, r, &cnt), 0);
-		ASSERT_EQU(cnt, img.n);
+		expect_map(t, dd, root, 2, 0, wrap_step, &cut, &img);
 		free(s.t);
 		free(img.t);
 		inf_dd_destroy(dd);
