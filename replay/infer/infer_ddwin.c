@@ -1020,7 +1020,7 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 	size_t i;
 	int ret;
 
-	if (pa->cut || in->n_list > DDW_PMASK)
+	if (pa->cut || !inf_ddw_fits(in))
 		return -E2BIG;
 	if (!pa->abs_val)
 		return 0;
