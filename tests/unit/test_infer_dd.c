@@ -372,8 +372,8 @@ TEST(test_dd_map)
 
 /*
  * A batch that fills: the values from @ctx's cut up wrap round to 0 and
- * below (v - cut), the rest move up by 1; the second layer's values, all
- * distinct, reversed.  A node's images then come out of value order.
+ * up (v - cut), the rest move up by 1; the second layer's values
+ * reversed.  A node's images then come out of value order.
  */
 static int wrap_step(void *ctx, unsigned int layer, uint64_t state, int64_t val, int64_t *ov,
 		     uint64_t *os)
@@ -394,7 +394,7 @@ TEST(test_dd_map_wide)
 {
 	static const size_t widths[] = { 2, 17, 64, 65, 200 };
 	uint64_t x = 7;
-	size_t w, i, j;
+	size_t w, i, j, dups;
 
 	for (w = 0; w < sizeof(widths) / sizeof(widths[0]); w++) {
 		size_t n = widths[w];
@@ -405,7 +405,7 @@ TEST(test_dd_map_wide)
 
 		ASSERT(dd);
 		for (i = 0; i < n; i++)
-			for (j = 0; j < 1 + rnd(&x) % 3; j++) {
+			for (j = 0, dups = 1 + rnd(&x) % 3; j < dups; j++) {
 				row[0] = (int64_t)i;
 				row[1] = (int64_t)(rnd(&x) % 50);
 				ASSERT_EQ(tset_add(&s, row), 0);
@@ -722,5 +722,5 @@ TEST(test_dd_errors)
 }
 
 TEST_MAIN(test_dd_build_count_enum, test_dd_canonical, test_dd_restrict, test_dd_union,
-	  test_dd_map, test_dd_map_wide, test_dd_sum_keep, test_dd_embed, test_dd_close, test_dd_order_found,
-	  test_dd_errors)
+	  test_dd_map, test_dd_map_wide, test_dd_sum_keep, test_dd_embed, test_dd_close,
+	  test_dd_order_found, test_dd_errors)
