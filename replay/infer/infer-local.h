@@ -103,10 +103,28 @@ struct inf_undo {
 	bool		had;
 };
 
+/*
+ * What a hypothesis's decisions in the open window say of the visits it has
+ * still to make: those from w[i] on came after lo[i] (a time as
+ * inf_branch_at() gives it), the latest entry that applies being the
+ * bound; ascending in both, none for a visit before w[0] (the window's
+ * start).  A decision "after visit v" at t says only that the path's next
+ * visit came after t: the visits between commute with the update and may
+ * have been made before it.  At most INF_FRONT entries: past that the
+ * oldest goes, which only lowers a bound.
+ */
+#define INF_FRONT	4
+struct inf_front {
+	uint64_t	lo[INF_FRONT];
+	uint32_t	w[INF_FRONT];
+	uint32_t	n;
+};
+
 /* Hypothesis @k did not make its branches above the cut; how it was before its walk. */
 struct inf_skip {
 	size_t		k;
-	uint64_t	t_last;
+	uint64_t	cost;
+	struct inf_front front;
 	size_t		undo;	/* its path's counters: in->undo[undo..] */
 	uint64_t	make;	/* the unmade branches to make after all (inf_cut_settle()) */
 };
@@ -130,7 +148,7 @@ struct inf_hyp {
 	uint64_t	hash;		/* of (p, entries), set by inf_compact() */
 	uint64_t	ehash;		/* sum of inf_mix() over the entries */
 	uint64_t	cost;		/* distance from the spread model, 1/1024 visits */
-	uint64_t	t_last;		/* its last decision in the open window (or its start) */
+	struct inf_front front;		/* its decisions' bounds on its visits to come */
 	uint64_t	useq;		/* lazy: the update (in->useq) that last asked it */
 	struct inf_dec	*d;		/* newest decision; NULL without a sink */
 	struct idmap	e;		/* key -> counter value, where it differs from the base */
@@ -395,11 +413,11 @@ void inf_dec_put(struct infer *in, struct inf_dec *d);
 int inf_dec_push(struct infer *in, struct inf_hyp *h, uint64_t tag);
 
 /* infer_cap.c */
-uint64_t inf_branch_cost(const struct infer *in, uint64_t cost, uint64_t t_last, size_t vis,
-			 uint64_t ts);
-void inf_branch_costs(uint64_t cost, uint64_t lo, uint64_t hi, const size_t *vis, size_t nv,
-		      uint64_t *c);
 uint64_t inf_branch_at(const struct infer *in, uint64_t ts);
+uint64_t inf_branch_costs(const struct infer *in, const struct inf_front *f, size_t p,
+			  uint64_t cost, uint64_t at, const size_t *vis, size_t nv, uint64_t *c);
+void inf_front_push(struct inf_front *f, uint64_t at, size_t w);
+void inf_front_placed(struct inf_front *f, size_t p);
 int inf_compact(struct infer *in, bool full);
 /* The cap's order (infer_cap.c); the comparison is the tests' reference. */
 int inf_cost_cmp(const void *a, const void *b, void *arg);

@@ -2,11 +2,13 @@
 /*
  * infer_cap.c - what the inference keeps: cost, merging, the cap.
  *
- * Each hypothesis carries a cost: how far, in visits, its choices sit from
- * where the spread model would put each update, summed over its history (a
- * Viterbi path score).  Merging keeps the cheaper history; the cap keeps the
- * cheapest hypotheses, so the orders that are most plausible by timing are
- * the last to go, whatever the cap.
+ * Each hypothesis carries a cost: how far, in visits, the visits of its
+ * order sit from where the spread model puts them, each visit at the time
+ * nearest its own that the order's decisions allow, summed over its history
+ * (a Viterbi path score).  The spread model's own order costs nothing.
+ * Merging keeps the cheaper history; the cap keeps the cheapest hypotheses,
+ * so the orders that are most plausible by timing are the last to go,
+ * whatever the cap.
  *
  * Contract: inf_compact() only drops, merges and (at the cap) reorders
  * hypotheses, never changes a kept one's counters; which it keeps depends
@@ -48,35 +50,135 @@ uint64_t inf_branch_at(const struct infer *in, uint64_t ts)
 }
 
 /*
- * The cost of each branch "after vis[i]", i < @nv, of a hypothesis of @cost,
- * into @c: placing visit vis[i] somewhere between its last decision and the
- * update, which the spread model puts at @lo and @hi (inf_branch_at()): how
- * far that interval is from the spread model's time for the visit.  Charged
- * once per visit a decision places, not per update, so an order whose visits
- * all run a little late pays for each visit once, however many updates fall
- * around it.  The window's times are worked out once for all the branches.
+ * The sum, over visits @a..@b, of how far the spread model's time for each
+ * (visit v is due at (v + 1) units) lies outside [@lo, @hi]: the visits
+ * due before @lo came late, those due after @hi early.  Arithmetic series,
+ * no loop: a window may hold thousands of visits.
  */
-void inf_branch_costs(uint64_t cost, uint64_t lo, uint64_t hi, const size_t *vis, size_t nv,
-		      uint64_t *c)
+static uint64_t inf_dist_sum(size_t a, size_t b, uint64_t lo, uint64_t hi)
 {
-	uint64_t due;
-	size_t i;
+	const uint64_t u = INF_COST_UNIT;
+	uint64_t sum = 0, c, m;
 
-	for (i = 0; i < nv; i++) {
-		due = (vis[i] + 1) * INF_COST_UNIT;
-		c[i] = cost + (lo == UINT64_MAX ? 0 : due < lo ? lo - due : due > hi ? due - hi : 0);
+	if (a > b)
+		return 0;
+	/* late: (v + 1) * u < lo, i.e. v + 1 <= (lo - 1) / u */
+	m = lo ? (lo - 1) / u : 0;
+	if (m > a) {
+		c = (m - 1 < b ? m - 1 : b) - a + 1;
+		sum += c * lo - u * (c * (a + 1) + c * (c - 1) / 2);
 	}
+	/* early: (v + 1) * u > hi, i.e. v >= hi / u */
+	m = hi / u > a ? hi / u : a;
+	if (m <= b) {
+		c = b - m + 1;
+		sum += u * (c * (m + 1) + c * (c - 1) / 2) - c * hi;
+	}
+	return sum;
 }
 
-/* A branch "after visit @vis" of a hypothesis of @cost whose last decision was at @t_last. */
-uint64_t inf_branch_cost(const struct infer *in, uint64_t cost, uint64_t t_last, size_t vis,
-			 uint64_t ts)
+/* The lateness of visits @a..@b past the bounds @f puts on them (inf_dist_sum()). */
+static uint64_t inf_front_late(const struct inf_front *f, size_t a, size_t b)
 {
-	uint64_t c;
+	uint64_t sum = 0, lo = 0;
+	size_t j = 0, e;
 
-	/* visit vis came after this order's last decision, before ts */
-	inf_branch_costs(cost, inf_branch_at(in, t_last), inf_branch_at(in, ts), &vis, 1, &c);
-	return c;
+	while (j < f->n && f->w[j] <= a)
+		lo = f->lo[j++];
+	while (a <= b) {
+		/* lo bounds a..e, up to the next entry */
+		e = j < f->n && f->w[j] - 1 < b ? f->w[j] - 1 : b;
+		sum += inf_dist_sum(a, e, lo, UINT64_MAX);
+		if (j < f->n)
+			lo = f->lo[j++];
+		a = e + 1;
+	}
+	return sum;
+}
+
+/* The time a new bound takes: never below the latest (a late update's may be). */
+static uint64_t inf_front_at(const struct inf_front *f, uint64_t at)
+{
+	return f->n && f->lo[f->n - 1] > at ? f->lo[f->n - 1] : at;
+}
+
+/*
+ * What a decision at @at that visit @w (INF_NONE: none) came after it adds
+ * to the lateness of the visits from @w to @last: they are bounded by @at
+ * now, by @f before.
+ */
+static uint64_t inf_front_raise(const struct inf_front *f, size_t w, uint64_t at, size_t last)
+{
+	if (w == INF_NONE || w > last)
+		return 0;
+	return inf_dist_sum(w, last, inf_front_at(f, at), UINT64_MAX) - inf_front_late(f, w, last);
+}
+
+/*
+ * The costs of an update's branches for a hypothesis of @cost at position
+ * @p with bounds @f, the update being where the spread model puts @at
+ * (inf_branch_at()): of each "after vis[i]", i < @nv, into @c, and of
+ * "before all of them", returned.  A visit is charged for coming early when
+ * a branch makes it before the update, and for coming late as soon as a
+ * decision bounds it from below, so that an order that leaves its visits
+ * for later pays now, not when it makes them: "after vis[i]" makes visits
+ * p..vis[i] and bounds vis[i + 1] (the path's next); "before all" bounds
+ * vis[0].  The spread model's own order is never charged.  @vis ascends,
+ * from @p on.
+ */
+uint64_t inf_branch_costs(const struct infer *in, const struct inf_front *f, size_t p,
+			  uint64_t cost, uint64_t at, const size_t *vis, size_t nv, uint64_t *c)
+{
+	size_t i, last = in->n_list ? in->n_list - 1 : 0;
+
+	if (at == UINT64_MAX) {
+		/* the window's length is unknown: no spread model to be far from */
+		for (i = 0; i < nv; i++)
+			c[i] = cost;
+		return cost;
+	}
+	for (i = 0; i < nv; i++)
+		c[i] = cost + inf_dist_sum(p, vis[i], 0, at) +
+		       (i + 1 < nv ? inf_front_raise(f, vis[i + 1], at, last) : 0);
+	return nv ? cost + inf_front_raise(f, vis[0], at, last) : cost;
+}
+
+/* A decision at @at (inf_branch_at()) says visit @w (INF_NONE: none) and those after came later. */
+void inf_front_push(struct inf_front *f, uint64_t at, size_t w)
+{
+	if (w == INF_NONE || at == UINT64_MAX)
+		return;
+	at = inf_front_at(f, at);
+	/* a later bound from an earlier visit on holds for all those an older one bounds */
+	while (f->n && f->w[f->n - 1] >= w)
+		f->n--;
+	if (f->n == INF_FRONT) {
+		/*
+		 * The oldest goes: its visits' bound falls to the window's
+		 * start.  Their lateness is charged already; a later raise
+		 * over them may charge it again, never the spread order's,
+		 * which has none.
+		 */
+		memmove(f->lo, f->lo + 1, (INF_FRONT - 1) * sizeof(*f->lo));
+		memmove(f->w, f->w + 1, (INF_FRONT - 1) * sizeof(*f->w));
+		f->n--;
+	}
+	f->lo[f->n] = at;
+	f->w[f->n++] = (uint32_t)w;
+}
+
+/* Visits before @p are made: of the entries that bound none of the rest, only the last counts. */
+void inf_front_placed(struct inf_front *f, size_t p)
+{
+	size_t j = 0;
+
+	while (j + 1 < f->n && f->w[j + 1] <= p)
+		j++;
+	if (!j)
+		return;
+	memmove(f->lo, f->lo + j, (f->n - j) * sizeof(*f->lo));
+	memmove(f->w, f->w + j, (f->n - j) * sizeof(*f->w));
+	f->n -= (uint32_t)j;
 }
 
 /* Both tables canonical: the same counters are the same entries. */
@@ -100,8 +202,34 @@ static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
 }
 
 /*
- * Twins of equal cost differ only in when their last decision was (t_last,
- * what the next visits are charged from) and in the decisions themselves:
+ * Bounds, the looser first where one is looser: the latest entry's time,
+ * then its visit (a later visit bounds fewer), then the count, then each
+ * entry from the first.  Total: equal only if the same.
+ */
+static int inf_front_cmp(const struct inf_front *x, const struct inf_front *y)
+{
+	uint32_t j;
+
+	if (x->n && y->n) {
+		if (x->lo[x->n - 1] != y->lo[y->n - 1])
+			return x->lo[x->n - 1] < y->lo[y->n - 1] ? -1 : 1;
+		if (x->w[x->n - 1] != y->w[y->n - 1])
+			return x->w[x->n - 1] > y->w[y->n - 1] ? -1 : 1;
+	}
+	if (x->n != y->n)
+		return x->n < y->n ? -1 : 1;
+	for (j = 0; j < x->n; j++) {
+		if (x->lo[j] != y->lo[j])
+			return x->lo[j] < y->lo[j] ? -1 : 1;
+		if (x->w[j] != y->w[j])
+			return x->w[j] > y->w[j] ? -1 : 1;
+	}
+	return 0;
+}
+
+/*
+ * Twins of equal cost differ only in their bounds on the visits to come
+ * (what those will be charged from) and in the decisions themselves:
  * newest first, down to the chain they share.  Without this the twin kept
  * would be whichever the merge met first, i.e. the array's order, which
  * depends on the merges before.
@@ -109,9 +237,10 @@ static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
 static int inf_twin_cmp(const struct inf_hyp *x, const struct inf_hyp *y)
 {
 	const struct inf_dec *a = x->d, *b = y->d;
+	int c = inf_front_cmp(&x->front, &y->front);
 
-	if (x->t_last != y->t_last)
-		return x->t_last < y->t_last ? -1 : 1;
+	if (c)
+		return c;
 	for (; a != b; a = a->up, b = b->up) {
 		if (!a || !b)
 			return a ? 1 : -1;

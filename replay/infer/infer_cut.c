@@ -6,8 +6,8 @@
  * still to come; with the count at the cap, the compaction right after keeps
  * the cap cheapest and frees the rest, most of them branches just made
  * (copied, walked, hashed, selected).  The hypotheses there before the update
- * all stay, each as its own branch "before all" at its own cost, so the
- * cap-th cheapest of them is where the cap will cut (inf_cut()): a branch
+ * all stay, each as its own branch "before all" at that branch's cost, so
+ * the cap-th cheapest of them is where the cap will cut (inf_cut()): a branch
  * dearer than that is not made, if at least cap of the cheaper ones stay
  * distinct, which inf_cut_settle() checks after the walks.  Where the cheaper
  * branches alone are more than cap (up to six times the cap in one update on
@@ -98,7 +98,7 @@ static uint64_t inf_select(uint64_t *a, size_t n, size_t k)
 int inf_cut(struct infer *in, const struct inf_path *pa, uint64_t ts, uint64_t *cut)
 {
 	size_t vis[INF_MAX_PATH + 1], i, k, nv, n = 0, max = 0, made = 0;
-	uint64_t *c, old = UINT64_MAX, at, t_lo = UINT64_MAX, lo = 0;
+	uint64_t *c, *before, old = UINT64_MAX, at;
 
 	*cut = UINT64_MAX;
 	if (in->no_cut || !in->win || !in->cap)
@@ -107,30 +107,29 @@ int inf_cut(struct infer *in, const struct inf_path *pa, uint64_t ts, uint64_t *
 		max += pa->vis[i] != INF_NONE;
 	if (in->nr_h * max <= in->cap)
 		return 0;
-	if (inf_grow(&in->costs, &in->cap_costs, in->nr_h * (max + 1), sizeof(*in->costs)))
+	/* every candidate's cost, then each hypothesis's "before all" again */
+	if (inf_grow(&in->costs, &in->cap_costs, in->nr_h * (max + 2), sizeof(*in->costs)))
 		return -ENOMEM;
 	c = in->costs;
-	if (in->nr_h >= in->cap) {
-		for (k = 0; k < in->nr_h; k++)
-			c[k] = in->h[k].cost;
-		old = inf_select(c, in->nr_h, in->cap - 1);
-	}
+	before = c + in->nr_h * (max + 1);
 	at = inf_branch_at(in, ts);
 	for (k = 0; k < in->nr_h; k++) {
 		const struct inf_hyp *h = &in->h[k];
 
-		c[n++] = h->cost;
 		nv = inf_branch_points(h, pa, vis);
-		if (!nv)
-			continue;
-		/* most hypotheses decided last at the same update */
-		if (h->t_last != t_lo) {
-			t_lo = h->t_last;
-			lo = inf_branch_at(in, t_lo);
-		}
-		inf_branch_costs(h->cost, lo, at, vis, nv, c + n);
-		for (i = 0; i < nv; i++)
-			made += c[n++] <= old;
+		c[n] = inf_branch_costs(in, &h->front, h->p, h->cost, at, vis, nv, c + n + 1);
+		before[k] = c[n];
+		n += nv + 1;
+	}
+	if (in->nr_h >= in->cap) {
+		old = inf_select(before, in->nr_h, in->cap - 1);
+		/* the branches as cheap as the cap-th "before all" */
+		for (i = 0; i < n; i++)
+			made += c[i] <= old;
+		for (k = 0; k < in->nr_h; k++)
+			made -= before[k] <= old;
+	} else {
+		made = n - in->nr_h;
 	}
 	if (made <= in->cap) {
 		*cut = old == UINT64_MAX ? old : old + 1;
@@ -207,14 +206,14 @@ static size_t inf_skip_costs(const struct infer *in, const struct inf_skip *sk,
 	const struct inf_hyp *h = &in->h[sk->k];
 	size_t nv = inf_branch_points(h, pa, vis);	/* its walk kept its position */
 
-	inf_branch_costs(h->cost, inf_branch_at(in, sk->t_last), inf_branch_at(in, ts), vis, nv, c);
+	inf_branch_costs(in, &sk->front, h->p, sk->cost, inf_branch_at(in, ts), vis, nv, c);
 	return nv;
 }
 
 /*
  * The unmade branches of each skipped hypothesis in its in->cand entries'
  * make bits are made after all, from the hypothesis as it was before its
- * walk (its table, its last decision, t_last).  Their place in in->h does
+ * walk (its table, its last decision, its bounds).  Their place in in->h does
  * not matter: the cap's order is the keys' (inf_compact()).
  */
 static int inf_unskip(struct infer *in, const struct inf_path *pa, unsigned int cpu,
@@ -244,7 +243,8 @@ static int inf_unskip(struct infer *in, const struct inf_path *pa, unsigned int 
 			up->ref++;
 		inf_dec_put(in, pre.d);
 		pre.d = up;
-		pre.t_last = sk->t_last;
+		pre.cost = sk->cost;
+		pre.front = sk->front;
 		ret = inf_branches(in, &pre, true, pa, cpu, ts, tag, vis, nv, sk->make);
 	}
 	return ret;

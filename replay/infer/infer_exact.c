@@ -92,7 +92,7 @@ int inf_dd_update(struct infer *in, const struct inf_path *pa, unsigned int cpu)
 static int dd_to_hyp(void *ctx, size_t p, const uint64_t *keys, const int64_t *vals, size_t n)
 {
 	struct infer *in = ctx;
-	struct inf_hyp h = { .p = p, .t_last = in->last_ts };
+	struct inf_hyp h = { .p = p };	/* the diagram keeps no bounds: none */
 	size_t i;
 	int ret = 0;
 

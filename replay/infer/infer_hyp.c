@@ -107,7 +107,7 @@ void inf_ent_del(struct inf_hyp *h, uint64_t key)
  */
 int inf_hyp_copy(struct inf_hyp *dst, const struct inf_hyp *src)
 {
-	*dst = (struct inf_hyp){ .p = src->p, .cost = src->cost, .t_last = src->t_last, .d = src->d,
+	*dst = (struct inf_hyp){ .p = src->p, .cost = src->cost, .front = src->front, .d = src->d,
 				 .ehash = src->ehash };
 	if (dst->d)
 		dst->d->ref++;

@@ -32,7 +32,8 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 	size_t vis[INF_MAX_PATH + 1], nv, i, out = 0;
 	struct idmap_ent *ent[2 * INF_MAX_PATH], **found = NULL;
 	struct inf_undo *undo = NULL;
-	uint64_t t_last, mask = 0, c[INF_MAX_PATH + 1];
+	uint64_t at, before, mask = 0, c[INF_MAX_PATH + 1];
+	struct inf_front front;
 	struct inf_hyp *h;
 	int ret;
 
@@ -52,8 +53,9 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 		return 0;	/* its walk is the base's */
 	if (!nv)
 		return inf_walk(in, &in->h[k], pa, cpu, NULL);
-	t_last = in->h[k].t_last;
-	inf_branch_costs(in->h[k].cost, inf_branch_at(in, t_last), inf_branch_at(in, ts), vis, nv, c);
+	front = in->h[k].front;
+	at = inf_branch_at(in, ts);
+	before = inf_branch_costs(in, &front, in->h[k].p, in->h[k].cost, at, vis, nv, c);
 	for (i = 0; i < nv; i++)
 		if (c[i] < cut)
 			mask |= 1ull << i;
@@ -67,7 +69,8 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 		if (inf_grow(&in->skip, &in->cap_skip, in->nr_skip + 1, sizeof(*in->skip)) ||
 		    inf_grow(&in->undo, &in->cap_undo, in->nr_undo + 2 * pa->n, sizeof(*in->undo)))
 			return -ENOMEM;
-		in->skip[in->nr_skip++] = (struct inf_skip){ .k = k, .t_last = t_last,
+		in->skip[in->nr_skip++] = (struct inf_skip){ .k = k, .cost = in->h[k].cost,
+							     .front = front,
 							     .undo = in->nr_undo };
 		undo = &in->undo[in->nr_undo];
 		in->nr_undo += 2 * pa->n;
@@ -75,8 +78,9 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 	/* before all of them; in->h may have moved */
 	h = &in->h[k];
 	if (nv) {
-		/* a visit still to come that was due is charged when it comes */
-		h->t_last = ts;
+		/* the path's next visit came after the update, as do those after it */
+		h->cost = before;
+		inf_front_push(&h->front, at, vis[0]);
 		ret = inf_dec_push(in, h, tag);
 		if (ret)
 			return ret;

@@ -319,7 +319,7 @@ int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct 
 		 unsigned int cpu, uint64_t ts, uint64_t tag, const size_t *vis, size_t nv,
 		 uint64_t mask)
 {
-	uint64_t cost0 = src->cost, t_last = src->t_last;
+	uint64_t c[INF_MAX_PATH + 1], at = inf_branch_at(in, ts);
 	size_t i, last = nv;
 	struct inf_hyp b;
 	int ret;
@@ -332,6 +332,7 @@ int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct 
 			inf_hyp_free(in, src);
 		return 0;
 	}
+	inf_branch_costs(in, &src->front, src->p, src->cost, at, vis, nv, c);
 	ret = take ? 0 : inf_hyp_copy(&b, src);
 	if (take)
 		b = *src;
@@ -347,8 +348,9 @@ int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct 
 		inf_visit_upto(in, &b, vis[i]);
 		ret = i < last ? inf_hyp_copy(&next, &b) : 0;
 		if (!ret) {
-			b.cost = inf_branch_cost(in, cost0, t_last, vis[i], ts);
-			b.t_last = ts;
+			b.cost = c[i];
+			inf_front_placed(&b.front, b.p);
+			inf_front_push(&b.front, at, i + 1 < nv ? vis[i + 1] : INF_NONE);
 			ret = inf_dec_push(in, &b, tag);
 		}
 		if (!ret)

@@ -209,7 +209,7 @@ int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, u
 		inf_ddw_reopen(in, in->ddw);
 	for (i = 0; i < in->nr_h; i++) {
 		in->h[i].p = 0;
-		in->h[i].t_last = ts;
+		in->h[i].front.n = 0;
 	}
 	return 0;
 }
@@ -227,6 +227,7 @@ int inf_close(struct infer *in)
 		if (ret)
 			return ret;
 	}
+	/* the lateness of what each has left was charged with its bounds */
 	for (i = 0; i < in->nr_h; i++)
 		if (in->n_list)
 			inf_visit_upto(in, &in->h[i], in->n_list - 1);

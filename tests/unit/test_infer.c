@@ -163,7 +163,8 @@ TEST(test_no_order)
  * with the visits of its path: a branch "after vis[i]" would be "before
  * all" with those visits made, a state the hypothesis reaches by moving on.
  * No branch at all: 1 hypothesis (once 4, p = 0..3), not 4^20.  With a cap
- * of 2: 2, the count the setup's reads leave there (the cap keeps it).
+ * of 2: 1 too ("after P", which the cap kept and P = 64 leaves alone:
+ * test_cap_keeps_nearest), and never more kept than the cap.
  */
 static void merge_run(struct test_ctx *t, unsigned int cap, size_t want)
 {
@@ -190,21 +191,21 @@ TEST(test_merge)
 
 TEST(test_cap)
 {
-	merge_run(t, 2, 2);
+	merge_run(t, 2, 1);
 }
 
 /*
  * The merge (inf_compact()): of identical hypotheses (same position, same
- * table) one stays, the one of least cost, then of the earliest last
- * decision (inf_twin_cmp()); a table one counter apart stays beside it.
- * Copies of the first hypothesis at costs 4, 3 (last decision at 7),
- * 3 (at 2) and 5, and one with L's atomic at 5, cost 1.  Two stay, in the
- * order of their first copies; costs less the least (1): the twin of cost 3
- * and t_last 2 at 2, the other at 0.
+ * table) one stays, the one of least cost, then of the looser bounds on
+ * its visits to come (inf_twin_cmp()); a table one counter apart stays
+ * beside it.  Copies of the first hypothesis at costs 4, 3 (its visits
+ * bounded from time 7 on), 3 (from 2) and 5, and one with L's atomic at 5,
+ * cost 1.  Two stay, in the order of their first copies; costs less the
+ * least (1): the twin of cost 3 and bound 2 at 2, the other at 0.
  */
 TEST(test_merge_twins)
 {
-	static const uint64_t cost[] = { 4, 3, 3, 5, 1 }, t_last[] = { 0, 7, 2, 0, 0 };
+	static const uint64_t cost[] = { 4, 3, 3, 5, 1 }, lo[] = { 0, 7, 2, 0, 0 };
 	struct infer *in = mk("break", 0);
 	size_t i;
 
@@ -217,7 +218,9 @@ TEST(test_merge_twins)
 
 		ASSERT_EQ(inf_hyp_copy(&c, &in->h[0]), 0);
 		c.cost = cost[i];
-		c.t_last = t_last[i];
+		c.front = (struct inf_front){ .n = 0 };
+		if (lo[i])
+			inf_front_push(&c.front, lo[i], 0);
 		if (i == 4)
 			ASSERT_EQ(inf_put(&c, inf_key(L, INF_ATOMIC), 5, 0), 0);
 		ASSERT_EQ(inf_push(in, &c), 0);
@@ -230,7 +233,8 @@ TEST(test_merge_twins)
 	ASSERT_EQU(in->h[0].cost, 0);
 	ASSERT_EQU(idmap_count(&in->h[1].e), 0);
 	ASSERT_EQU(in->h[1].cost, 2);
-	ASSERT_EQU(in->h[1].t_last, 2);
+	ASSERT_EQU(in->h[1].front.n, 1);
+	ASSERT_EQU(in->h[1].front.lo[0], 2);
 	infer_destroy(in);
 }
 
@@ -454,15 +458,83 @@ TEST(test_finish_tie)
 }
 
 /*
+ * The cost of an update's branches (inf_branch_costs()), by hand.  A window
+ * [100, 500] of 3 visits: spread has visit k due at 100 + 100 (k + 1), i.e.
+ * at (k + 1) * 1024 in the cost's units (1/1024 visit); an update at 350
+ * is at 2.5 visits (2560), one at 360 at 2.6 (2662.4, floored: 2662).
+ * At 350, an update whose path has visits 0 and 2 (1 is another subtree's),
+ * from position 0, no bounds:
+ *   after 0: visit 0 (due 1024) made before 2560, on time; visit 2, the
+ *     path's next, is bounded by 2560 and due at 3072: not late.   0
+ *   after 2: visits 0..2 made before 2560: 2 early by 3072 - 2560.  512
+ *   before all: visits from 0 on bounded by 2560: 0 is late by 1536,
+ *     1 by 512.                                                    2048
+ * At 360, an update whose path has visits 1 and 2:
+ *   from "after 0" (position 1, visit 2 on bounded by 2560): nothing bounds
+ *     visit 1, which the first update's path did not hold (it may have come
+ *     before 350, as spread has it at 300): after 1: 0; after 2: 3072 - 2662
+ *     = 410; before all: 1 late by 2662 - 2048 = 614.
+ *   from "before all" (position 0, cost 2048, visits from 0 on bounded by
+ *     2560): after 1: visits 0 and 1 made, their lateness charged already:
+ *     2048; after 2: 2048 + 410 = 2458; before all: visit 1's bound rises
+ *     to 2662, 614 late instead of 512: 2048 + 102 = 2150.
+ * The spread model's order ("after 0" then "after 1") costs nothing.  The
+ * cost charged only the visit a branch places, from the order's last
+ * decision, had "after 1" from "after 0" at 2560 - 2048 = 512.
+ */
+TEST(test_cost_bounds)
+{
+	static const size_t vis_a[] = { 0, 2 }, vis_b[] = { 1, 2 };
+	struct infer *in = mk("break", 0);
+	struct inf_front f0 = { .n = 0 }, fa, fb;
+	uint64_t c[2], at_a, at_b;
+
+	ASSERT(in);
+	ASSERT_EQ(upd(in, 1, 0, L, 64), 0);	/* CPU 0's list: [L, P, root] */
+	ASSERT_EQ(infer_locked(in, 100, ROOT, 0, 400), 0);
+	ASSERT_EQU(in->n_list, 3);
+	at_a = inf_branch_at(in, 350);
+	at_b = inf_branch_at(in, 360);
+	ASSERT_EQU(at_a, 2560);
+	ASSERT_EQU(at_b, 2662);
+
+	ASSERT_EQU(inf_branch_costs(in, &f0, 0, 0, at_a, vis_a, 2, c), 2048);
+	ASSERT_EQU(c[0], 0);
+	ASSERT_EQU(c[1], 512);
+
+	fa = f0;	/* after 0: position 1, the path's next visit (2) bounded */
+	inf_front_placed(&fa, 1);
+	inf_front_push(&fa, at_a, 2);
+	ASSERT_EQU(inf_branch_costs(in, &fa, 1, 0, at_b, vis_b, 2, c), 614);
+	ASSERT_EQU(c[0], 0);
+	ASSERT_EQU(c[1], 410);
+
+	fb = f0;	/* before all: position 0, visit 0 on bounded */
+	inf_front_push(&fb, at_a, 0);
+	ASSERT_EQU(inf_branch_costs(in, &fb, 0, 2048, at_b, vis_b, 2, c), 2150);
+	ASSERT_EQU(c[0], 2048);
+	ASSERT_EQU(c[1], 2458);
+
+	/* a bound from an earlier visit on replaces those after it */
+	inf_front_push(&fa, at_b, 1);
+	ASSERT_EQU(fa.n, 1);
+	ASSERT_EQU(fa.lo[0], at_b);
+	ASSERT_EQU(fa.w[0], 1);
+	infer_destroy(in);
+}
+
+/*
  * The cap keeps the orders whose visits sit nearest the spread model's times.
  * Window [10, 110] over [L, P, root] (n = 3): spread has visit k due at
  * 10 + 25 (k + 1), i.e. at k + 1 in units of 25 ns; the update at 50 is at
- * 1.6.  A branch "after visit k" places visit k between the window's start
- * (the order's last decision) and 50, i.e. in [0, 1.6]:
- *   after L (due 1): 0    after P (due 2): 0.4    after root (due 3): 1.4
- *   before all: 0 now (its visits are charged when they come)
- * A cap of 2 keeps "before all" (L/P/root 0/0/0) and "after L" (64/0/0):
- * the kernel's P = 0 is explained, P = 64 ("after P", "after root") is not.
+ * 1.6 (test_cost_bounds has the rule):
+ *   after L: L made on time, P (the path's next, due 2) bounded by 1.6: 0
+ *   after P: P early by 2 - 1.6:                                        0.4
+ *   after root: P and root early:              0.4 + 3 - 1.6 =          1.8
+ *   before all: L (due 1) bounded by 1.6, late:                         0.6
+ * A cap of 2 keeps "after L" (L/P/root 64/0/0 at unlock) and "after P"
+ * (64/64/0): root = 0 keeps both; L = 0 ("before all" alone) is not
+ * explained; P = 64 leaves "after P".
  */
 TEST(test_cap_keeps_nearest)
 {
@@ -475,8 +547,12 @@ TEST(test_cap_keeps_nearest)
 	ASSERT_EQ(infer_check(in, ROOT, 0, false, &su, &nf), 0);
 	ASSERT(su);
 	ASSERT_EQU(infer_nr_hyp(in), 2);
+	ASSERT_EQ(infer_check(in, L, 0, false, &su, &nf), 0);
+	ASSERT(!su);	/* the cap dropped the one order that explains it */
+	ASSERT_EQU(infer_nr_hyp(in), 2);
 	ASSERT_EQ(infer_check(in, P, 64, false, &su, &nf), 0);
-	ASSERT(!su);	/* the cap dropped both orders that explain it */
+	ASSERT(su);
+	ASSERT_EQU(infer_nr_hyp(in), 1);
 	infer_destroy(in);
 }
 
@@ -518,9 +594,9 @@ TEST(test_cap_dd)
 /*
  * test_cap_dd with the diagrams' budget spent (as if earlier windows had
  * spent it) once the window is open: the read gives the diagram up, and
- * the list beside it answers as test_cap_keeps_nearest's: the cap kept two
- * orders with P = 0, so P = 64 is not explained, and the 2 orders the cap
- * dropped beside the diagram count now.  With an order sink no diagram
+ * the list beside it answers as test_cap_keeps_nearest's: the cap kept
+ * "after L" and "after P", so L = 0 is not explained, and the 2 orders the
+ * cap dropped beside the diagram count now.  With an order sink no diagram
  * opens at all: it keeps no history to hand out.
  */
 TEST(test_cap_dd_given_up)
@@ -535,7 +611,7 @@ TEST(test_cap_dd_given_up)
 	ASSERT(in->ddw);
 	ASSERT_EQU(infer_capped(in), 0);
 	in->dd_work = UINT64_MAX / 2;
-	ASSERT_EQ(infer_check(in, P, 64, false, &su, &nf), 0);
+	ASSERT_EQ(infer_check(in, L, 0, false, &su, &nf), 0);
 	ASSERT(!su);
 	ASSERT(!in->ddw);
 	ASSERT_EQU(infer_exact_given_up(in), 1);
@@ -1175,7 +1251,7 @@ TEST(test_key_select)
 }
 
 TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
-	  test_finish_tie, test_cap, test_mirror, test_order_sink,
+	  test_finish_tie, test_cap, test_mirror, test_order_sink, test_cost_bounds,
 	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_late_update,
 	  test_policy_from_caller, test_cut_exact, test_lazy_exact, test_win_exact, test_key_select,
 	  test_settle)
