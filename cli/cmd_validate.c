@@ -230,7 +230,7 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 		printf("cgroups of unknown parent: %zu (removed before the trace, or made before it "
 		       "without --cgroupfs): hung under the root, so root reads after their updates "
 		       "may differ\n", replay_cgroup_unknown_parents(ps->r));
-	printf("sim - kernel:");
+	printf("plain model - kernel:");
 	for (b = 0; b < REPLAY_DIFF_BUCKETS; b++)
 		if (v->diff_hist[b])
 			printf(" [%s] %" PRIu64, replay_diff_bucket_name(b), v->diff_hist[b]);
