@@ -113,7 +113,7 @@ struct inf_undo {
  * have been made before it.  At most INF_FRONT entries: past that the
  * oldest goes, which only lowers a bound.
  */
-#define INF_FRONT	4
+#define INF_FRONT	2
 struct inf_front {
 	uint64_t	lo[INF_FRONT];
 	uint32_t	w[INF_FRONT];
@@ -440,7 +440,7 @@ bool inf_commutes(const struct infer *in, const struct inf_hyp *h, const struct 
 		  unsigned int cpu, struct idmap_ent *const *ent);
 int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct inf_path *pa,
 		 unsigned int cpu, uint64_t ts, uint64_t tag, const size_t *vis, size_t nv,
-		 uint64_t mask);
+		 uint64_t mask, const uint64_t *costs);
 void inf_branch_hashes(const struct infer *in, const struct inf_hyp *h, const struct inf_undo *u,
 		       const struct inf_path *pa, unsigned int cpu, const size_t *vis, size_t nv,
 		       uint64_t mask, uint64_t *hash);

@@ -245,7 +245,7 @@ static int inf_unskip(struct infer *in, const struct inf_path *pa, unsigned int 
 		pre.d = up;
 		pre.cost = sk->cost;
 		pre.front = sk->front;
-		ret = inf_branches(in, &pre, true, pa, cpu, ts, tag, vis, nv, sk->make);
+		ret = inf_branches(in, &pre, true, pa, cpu, ts, tag, vis, nv, sk->make, NULL);
 	}
 	return ret;
 }

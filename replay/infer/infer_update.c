@@ -61,7 +61,7 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 			mask |= 1ull << i;
 		else
 			out++;
-	ret = inf_branches(in, &in->h[k], false, pa, cpu, ts, tag, vis, nv, mask);
+	ret = inf_branches(in, &in->h[k], false, pa, cpu, ts, tag, vis, nv, mask, c);
 	if (ret)
 		return ret;
 	if (out) {

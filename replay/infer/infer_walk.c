@@ -307,7 +307,8 @@ size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, siz
 }
 
 /*
- * The branches "after vis[i]" of @src for each bit i of @mask, pushed at the
+ * The branches "after vis[i]" of @src for each bit i of @mask, at the costs
+ * @costs (inf_branch_costs(); NULL: worked out here), pushed at the
  * end of in->h (which may move: @src must not be in it, or be read before
  * the first push).  @src is left as it is, or with @take consumed (the first
  * branch is made of it, not of a copy).  Ascending (children come first in
@@ -317,7 +318,7 @@ size_t inf_branch_points(const struct inf_hyp *h, const struct inf_path *pa, siz
  */
 int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct inf_path *pa,
 		 unsigned int cpu, uint64_t ts, uint64_t tag, const size_t *vis, size_t nv,
-		 uint64_t mask)
+		 uint64_t mask, const uint64_t *costs)
 {
 	uint64_t c[INF_MAX_PATH + 1], at = inf_branch_at(in, ts);
 	size_t i, last = nv;
@@ -332,7 +333,10 @@ int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct 
 			inf_hyp_free(in, src);
 		return 0;
 	}
-	inf_branch_costs(in, &src->front, src->p, src->cost, at, vis, nv, c);
+	if (!costs) {
+		inf_branch_costs(in, &src->front, src->p, src->cost, at, vis, nv, c);
+		costs = c;
+	}
 	ret = take ? 0 : inf_hyp_copy(&b, src);
 	if (take)
 		b = *src;
@@ -348,7 +352,7 @@ int inf_branches(struct infer *in, struct inf_hyp *src, bool take, const struct 
 		inf_visit_upto(in, &b, vis[i]);
 		ret = i < last ? inf_hyp_copy(&next, &b) : 0;
 		if (!ret) {
-			b.cost = c[i];
+			b.cost = costs[i];
 			inf_front_placed(&b.front, b.p);
 			inf_front_push(&b.front, at, i + 1 < nv ? vis[i + 1] : INF_NONE);
 			ret = inf_dec_push(in, &b, tag);
