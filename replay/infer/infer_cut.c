@@ -383,16 +383,20 @@ static int inf_skip_order_cmp(const void *a, const void *b)
  * first, and none is hashed once the next one's cheapest branch is that
  * dear.
  *
- * The first cap + 1 groups are made whole: those that may be kept, the one
- * more that makes the cap cut, and within a group every member hashed, for
- * the merge to decide (twins, or different tables whose hashes collide).
- * in->unmade is then what is left unmade.
+ * The first cap + 1 groups are made: those that may be kept and the one
+ * more that makes the cap cut; within a group, each member as cheap as its
+ * cheapest, for the merge to decide between equal twins (inf_twin_cmp()).
+ * A dearer member would lose the merge to the cheapest twin: it is not
+ * made, and not dropped by the cap either.  (A different table whose hash
+ * collided would be lost so; the cap's order already takes a 64-bit hash
+ * for the table, infer_cap.c.)  in->unmade is then what the cap drops.
  */
 int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu, uint64_t ts,
 		   uint64_t tag, uint64_t cut)
 {
 	size_t vis[INF_MAX_PATH + 1], s, i, slot, nv, n = 0, g = 0, size, counted = 0, made = 0;
-	uint64_t c[INF_MAX_PATH], hash[INF_MAX_PATH], unmade = in->unmade;
+	size_t merged = 0;
+	uint64_t c[INF_MAX_PATH], hash[INF_MAX_PATH], unmade = in->unmade, *own;
 	struct inf_sort_key *k, *order;
 
 	if (!unmade)
@@ -410,12 +414,17 @@ int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu
 	    inf_grow(&in->gheap, &in->cap_gheap, in->nr_h + unmade, sizeof(*in->gheap)) ||
 	    inf_grow(&in->grp, &in->cap_grp, in->nr_h + unmade + in->nr_skip, sizeof(*in->grp)))
 		return -ENOMEM;
+	/* in->costs, free again after inf_cut_distinct(): each candidate's own cost */
+	if (inf_grow(&in->costs, &in->cap_costs, in->nr_h + unmade, sizeof(*in->costs)))
+		return -ENOMEM;
+	own = in->costs;
 	memset(in->gslot, 0xff, size * sizeof(*in->gslot));
 	in->nr_gheap = 0;
 	k = in->cand;
 	for (i = 0; i < in->nr_h; i++) {
 		k[n] = (struct inf_sort_key){ .hash = inf_hyp_hash(&in->h[i]),
 					      .cost = in->h[i].cost, .idx = UINT32_MAX };
+		own[n] = k[n].cost;
 		inf_group_put(in, n++, size);
 	}
 	/* the skipped hypotheses by their cheapest unmade branch (in->grp's tail is scratch) */
@@ -449,6 +458,7 @@ int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu
 			in->cref[g] = (struct inf_cref){ .skip = order[s].idx, .i = (uint32_t)i };
 			k[n] = (struct inf_sort_key){ .hash = hash[i], .cost = c[i],
 						      .idx = (uint32_t)g++ };
+			own[n] = c[i];
 			in->cref[k[n].idx].slot = (uint32_t)inf_group_put(in, n, size);
 			n++;
 		}
@@ -472,11 +482,16 @@ int inf_cut_settle(struct infer *in, const struct inf_path *pa, unsigned int cpu
 		if (k[i].idx == UINT32_MAX)
 			continue;
 		cr = &in->cref[k[i].idx];
-		if (in->gslot[cr->slot] & INF_SLOT_MADE) {
-			in->skip[cr->skip].make |= 1ull << cr->i;
-			made++;
+		if (!(in->gslot[cr->slot] & INF_SLOT_MADE))
+			continue;
+		/* a twin dearer than its group's cheapest would lose the merge to it: not dropped */
+		if (own[i] > k[in->gslot[cr->slot] & INF_SLOT_IDX].cost) {
+			merged++;
+			continue;
 		}
+		in->skip[cr->skip].make |= 1ull << cr->i;
+		made++;
 	}
-	in->unmade = unmade - made;
+	in->unmade = unmade - made - merged;
 	return inf_unskip(in, pa, cpu, ts, tag);
 }
