@@ -143,6 +143,14 @@ uint64_t inf_branch_costs(const struct infer *in, const struct inf_front *f, siz
 	return nv ? cost + inf_front_raise(f, vis[0], at, last) : cost;
 }
 
+/* Drop the first @j bounds of @f. */
+static void inf_front_drop(struct inf_front *f, uint32_t j)
+{
+	memmove(f->lo, f->lo + j, (f->n - j) * sizeof(*f->lo));
+	memmove(f->w, f->w + j, (f->n - j) * sizeof(*f->w));
+	f->n -= j;
+}
+
 /* A decision at @at (inf_branch_at()) says visit @w (INF_NONE: none) and those after came later. */
 void inf_front_push(struct inf_front *f, uint64_t at, size_t w)
 {
@@ -159,9 +167,7 @@ void inf_front_push(struct inf_front *f, uint64_t at, size_t w)
 		 * over them may charge it again, never the spread order's,
 		 * which has none.
 		 */
-		memmove(f->lo, f->lo + 1, (INF_FRONT - 1) * sizeof(*f->lo));
-		memmove(f->w, f->w + 1, (INF_FRONT - 1) * sizeof(*f->w));
-		f->n--;
+		inf_front_drop(f, 1);
 	}
 	f->lo[f->n] = at;
 	f->w[f->n++] = (uint32_t)w;
@@ -170,15 +176,12 @@ void inf_front_push(struct inf_front *f, uint64_t at, size_t w)
 /* Visits before @p are made: of the entries that bound none of the rest, only the last counts. */
 void inf_front_placed(struct inf_front *f, size_t p)
 {
-	size_t j = 0;
+	uint32_t j = 0;
 
 	while (j + 1 < f->n && f->w[j + 1] <= p)
 		j++;
-	if (!j)
-		return;
-	memmove(f->lo, f->lo + j, (f->n - j) * sizeof(*f->lo));
-	memmove(f->w, f->w + j, (f->n - j) * sizeof(*f->w));
-	f->n -= (uint32_t)j;
+	if (j)
+		inf_front_drop(f, j);
 }
 
 /* Both tables canonical: the same counters are the same entries. */
@@ -201,30 +204,34 @@ static bool inf_same(const struct inf_hyp *a, const struct inf_hyp *b)
 	return true;
 }
 
+/* Bound @i of @x against bound @j of @y, the looser first: the earlier time, then the later visit. */
+static int inf_bound_cmp(const struct inf_front *x, uint32_t i, const struct inf_front *y,
+			 uint32_t j)
+{
+	if (x->lo[i] != y->lo[j])
+		return x->lo[i] < y->lo[j] ? -1 : 1;
+	if (x->w[i] != y->w[j])
+		return x->w[i] > y->w[j] ? -1 : 1;
+	return 0;
+}
+
 /*
- * Bounds, the looser first where one is looser: the latest entry's time,
- * then its visit (a later visit bounds fewer), then the count, then each
- * entry from the first.  Total: equal only if the same.
+ * Bounds, the looser first where one is looser: the latest bound
+ * (inf_bound_cmp()), then the count, then each bound from the first.
+ * Total: equal only if the same.
  */
 static int inf_front_cmp(const struct inf_front *x, const struct inf_front *y)
 {
+	int c = x->n && y->n ? inf_bound_cmp(x, x->n - 1, y, y->n - 1) : 0;
 	uint32_t j;
 
-	if (x->n && y->n) {
-		if (x->lo[x->n - 1] != y->lo[y->n - 1])
-			return x->lo[x->n - 1] < y->lo[y->n - 1] ? -1 : 1;
-		if (x->w[x->n - 1] != y->w[y->n - 1])
-			return x->w[x->n - 1] > y->w[y->n - 1] ? -1 : 1;
-	}
+	if (c)
+		return c;
 	if (x->n != y->n)
 		return x->n < y->n ? -1 : 1;
-	for (j = 0; j < x->n; j++) {
-		if (x->lo[j] != y->lo[j])
-			return x->lo[j] < y->lo[j] ? -1 : 1;
-		if (x->w[j] != y->w[j])
-			return x->w[j] > y->w[j] ? -1 : 1;
-	}
-	return 0;
+	for (j = 0; j < x->n && !c; j++)
+		c = inf_bound_cmp(x, j, y, j);
+	return c;
 }
 
 /*
