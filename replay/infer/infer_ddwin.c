@@ -904,11 +904,17 @@ static int ddw_upd_walk(void *ctx, unsigned int layer, uint64_t state, int64_t v
  * A policy built elsewhere may read them otherwise: every holder, no pend.
  */
 static uint64_t ddw_path_bits(const struct infer *in, const struct inf_ddw *w,
-			      const struct inf_path *pa, unsigned int cpu, struct sim_step_in si,
-			      int64_t *d)
+			      const struct inf_path *pa, unsigned int cpu,
+			      const struct sim_step_in *sb, int64_t *d)
 {
+	struct sim_step_in si;
 	uint64_t m = 0;
 	size_t i;
+
+	/* field by field: a copy of *@sb whole stalled on its narrower stores */
+	si.th = sb->th;
+	si.abs_val = sb->abs_val;
+	si.batch = sb->batch;
 
 	for (i = 0; i < pa->n; i++)
 		d[i] = 0;
@@ -1048,8 +1054,17 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *p
 	u.pa = pa;
 	u.cpu = cpu;
 	u.branch = branch;
-	u.si = (struct sim_step_in){ .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
-	u.keys = ddw_path_bits(in, w, pa, cpu, u.si, u.d);
+	/*
+	 * Field by field too: a compound literal's stores, then a copy's wide
+	 * loads across them, failed to forward (over half of this function's
+	 * own time on anon2's trace-cmd recording).
+	 */
+	u.si.atomic = 0;
+	u.si.pcpu = 0;
+	u.si.th = pa->th;
+	u.si.abs_val = pa->abs_val;
+	u.si.batch = sim_batch(in->s);
+	u.keys = ddw_path_bits(in, w, pa, cpu, &u.si, u.d);
 	/* the same, by the summaries: no tuple holds a counter the walk reads or moves */
 	if (!branch && !(inf_dd_sum(w->dd, w->root) & u.keys))
 		return ddw_upd_pend(w, pa, cpu, u.d);

@@ -41,20 +41,21 @@ int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 	int32_t nd;
 	size_t i;
 
-	if (!sim_cgroup_known(in->s, id)) {
+	nd = sim_node_handle(in->s, id);
+	if (nd < 0) {
 		/* the base attaches it under the root; then the path is known */
 		int ret = sim_cgroup_add(in->s, ts, id, SIM_ROOT_ID);
 
 		if (ret < 0 && ret != -EEXIST)
 			return ret;
+		nd = sim_node_handle(in->s, id);
+		if (nd < 0)
+			return -ENOENT;
 	}
 	pa->n = 0;
 	pa->th = sim_threshold(in->s);
 	pa->abs_val = abs_val;
-	/* known now (above): the path and the base's counters in one call */
-	nd = sim_node_handle(in->s, id);
-	if (nd < 0)
-		return -ENOENT;
+	/* the path and the base's counters in one call */
 	pa->n = sim_node_path_at(in->s, nd, cpu, sp, INF_MAX_PATH, &pa->cut);
 	for (i = 0; i < pa->n; i++) {
 		pa->id[i] = sp[i].id;
