@@ -177,8 +177,11 @@ struct inf_path {
 	size_t		n;
 	size_t		reach;
 	bool		cut;		/* deeper than INF_MAX_PATH: the base walks further */
+	bool		partial;	/* only the nodes to reach: inf_path_complete() adds the rest */
+	bool		added;		/* its memcg was unknown: the base attached it under the root */
 	uint64_t	th;
 	uint32_t	abs_val;
+	unsigned int	cpu;
 };
 
 
@@ -425,7 +428,8 @@ void inf_budget(struct infer *in, uint64_t unmade);
 
 /* infer_walk.c */
 int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
-		   uint32_t abs_val, struct inf_path *pa);
+		   uint32_t abs_val, struct inf_path *pa, bool to_reach);
+void inf_path_complete(const struct infer *in, struct inf_path *pa);
 int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 	     unsigned int cpu, struct inf_undo *undo);
 int inf_walk_lazy(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
@@ -456,6 +460,7 @@ void inf_lazy_begin(struct infer *in);
 int inf_lazy_owned(struct infer *in);
 int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val);
 bool inf_lazy_unheld(const struct infer *in, uint64_t id, unsigned int cpu, uint32_t abs_val);
+bool inf_lazy_unheld_path(const struct infer *in, const struct inf_path *pa);
 bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 /* How inf_lazy_select() asks a table: inf_walk_lazy()'s contract. */
 typedef int (*inf_ask_fn)(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
@@ -482,7 +487,7 @@ int inf_ddw_open(struct infer *in, struct inf_ddw **out);
 void inf_ddw_free(struct inf_ddw *w);
 int inf_ddw_count(struct inf_ddw *w, uint64_t *n);
 int inf_ddw_enum(struct inf_ddw *w, inf_ddw_fn fn, void *ctx);
-int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *pa,
+int inf_ddw_update(struct infer *in, struct inf_ddw *w, struct inf_path *pa,
 		   unsigned int cpu);
 int inf_ddw_close(struct infer *in, struct inf_ddw *w);
 int inf_ddw_check(struct infer *in, struct inf_ddw *w, uint64_t id, int64_t su, bool nf,
@@ -494,7 +499,7 @@ bool inf_ddw_fits(const struct infer *in);
 
 /* infer_exact.c: the diagram beside the list */
 int inf_dd_switch(struct infer *in, const struct inf_path *pa);
-int inf_dd_update(struct infer *in, const struct inf_path *pa, unsigned int cpu);
+int inf_dd_update(struct infer *in, struct inf_path *pa, unsigned int cpu);
 int inf_dd_give_up(struct infer *in, int ret);
 int inf_dd_back(struct infer *in);
 /*

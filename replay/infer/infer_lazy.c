@@ -154,6 +154,23 @@ bool inf_lazy_unheld(const struct infer *in, uint64_t id, unsigned int cpu, uint
 	return true;
 }
 
+/*
+ * inf_lazy_unheld() of a path built to its reach (inf_path_build()), with
+ * the open diagram, which needs that much of it anyway: one walk up the
+ * tree, not two.  A memcg the path build attached: no, as there.
+ */
+bool inf_lazy_unheld_path(const struct infer *in, const struct inf_path *pa)
+{
+	size_t i;
+
+	if (!in->lazy || in->win || !in->agg || in->owned_lost || pa->cut || pa->added)
+		return false;
+	for (i = 0; i < pa->reach; i++)
+		if (!inf_lazy_unowned(in, pa->nd[i]))
+			return false;
+	return true;
+}
+
 /* The adds pending on @key go into its holders' entries; its bounds become exact. */
 static void inf_lazy_sync_key(struct infer *in, uint64_t key, struct inf_kagg *a)
 {

@@ -169,16 +169,33 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	in->nr_upd++;
 	if (!abs_val || (!in->ddw && !in->win && inf_trivial(in)))
 		return sim_update(in->s, ts, cpu, id, kind, item, val);
-	/* the list's tables: none to ask (no path), but the diagram's tuples take it all the same */
-	unheld = inf_lazy_unheld(in, id, cpu, abs_val);
-	if (!unheld || in->ddw) {
-		ret = inf_path_build(in, ts, cpu, id, abs_val, &pa);
-		if (!ret && !in->ddw)
-			ret = inf_dd_switch(in, &pa);
-		if (!ret)
-			ret = inf_dd_update(in, &pa, cpu);
+	/*
+	 * The list's tables: none to ask (no path), but the diagram's tuples
+	 * take it all the same.  With the diagram open, the path to the base's
+	 * reach answers both; the rest of it only if the list or the diagram
+	 * asks.
+	 */
+	if (in->ddw) {
+		ret = inf_path_build(in, ts, cpu, id, abs_val, &pa, true);
 		if (ret)
 			return ret;
+		unheld = inf_lazy_unheld_path(in, &pa);
+		if (!unheld)
+			inf_path_complete(in, &pa);
+		ret = inf_dd_update(in, &pa, cpu);
+		if (ret)
+			return ret;
+	} else {
+		unheld = inf_lazy_unheld(in, id, cpu, abs_val);
+		if (!unheld) {
+			ret = inf_path_build(in, ts, cpu, id, abs_val, &pa, false);
+			if (!ret)
+				ret = inf_dd_switch(in, &pa);
+			if (!ret)
+				ret = inf_dd_update(in, &pa, cpu);
+			if (ret)
+				return ret;
+		}
 	}
 	if (unheld) {
 		in->lazy_alike++;	/* alike with no table to ask */

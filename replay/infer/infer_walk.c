@@ -10,6 +10,24 @@
 
 #include "infer-local.h"
 
+/* The policy's step at node @i of the path, on its counters @v, in place; true if it stops the walk. */
+static inline bool inf_step_at(const struct infer *in, const struct inf_path *pa, int64_t *v,
+			       size_t i)
+{
+	struct sim_step_in si;
+	struct sim_step_out so;
+
+	si.th = pa->th;
+	si.abs_val = pa->abs_val;
+	si.batch = sim_batch(in->s);
+	si.atomic = v[2 * i];
+	si.pcpu = (uint32_t)v[2 * i + 1];
+	so = in->pol->step(&si);
+	v[2 * i + 1] = so.pcpu;
+	v[2 * i] += so.add;
+	return so.walk == SIM_WALK_STOP;
+}
+
 /*
  * memcg_rstat_updated()'s walk on the path's counters @v (atomic, then
  * per-CPU, of each node), in place: the policy's step at each node until one
@@ -17,30 +35,53 @@
  */
 static size_t inf_steps(const struct infer *in, const struct inf_path *pa, int64_t *v)
 {
-	struct sim_step_in si = { .th = pa->th, .abs_val = pa->abs_val, .batch = sim_batch(in->s) };
 	size_t i;
 
-	for (i = 0; i < pa->n; i++) {
-		struct sim_step_out so;
-
-		si.atomic = v[2 * i];
-		si.pcpu = (uint32_t)v[2 * i + 1];
-		so = in->pol->step(&si);
-		v[2 * i + 1] = so.pcpu;
-		v[2 * i] += so.add;
-		if (so.walk == SIM_WALK_STOP)
+	for (i = 0; i < pa->n; i++)
+		if (inf_step_at(in, pa, v, i))
 			return i + 1;
-	}
 	return pa->n;
 }
 
-int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
-		   uint32_t abs_val, struct inf_path *pa)
+/*
+ * Up to @max nodes from @nd up, appended to @pa with the base's counters;
+ * returns whether nodes are left above them.
+ */
+static bool inf_path_fill(const struct infer *in, struct inf_path *pa, int32_t nd, size_t max)
 {
 	struct sim_path_node sp[INF_MAX_PATH];
-	int32_t nd;
-	size_t i;
+	size_t i, n;
+	bool more;
 
+	n = sim_node_path_at(in->s, nd, pa->cpu, sp, max, &more);
+	for (i = 0; i < n; i++) {
+		size_t k = pa->n + i;
+
+		pa->id[k] = sp[i].id;
+		pa->nd[k] = sp[i].node;
+		pa->vis[k] = inf_list_idx(in, sp[i].id);
+		pa->base[2 * k] = pa->post[2 * k] = sp[i].stats_updates;
+		pa->base[2 * k + 1] = pa->post[2 * k + 1] = sp[i].pcpu;
+	}
+	pa->n += n;
+	return more;
+}
+
+/*
+ * inf_path_build() - the path of an update of @id from @cpu, the base's
+ * counters on it and the base's own walk (sim_update() takes it after the
+ * hypotheses').  With @to_reach, outside a window (no node has a visit to
+ * come), only the nodes the base's walk steps: between windows most walks
+ * stop after a node or two of a deep tree, and an update that the open
+ * diagram takes alike needs no more (infer_ddwin.c); @pa is then partial
+ * until inf_path_complete().
+ */
+int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
+		   uint32_t abs_val, struct inf_path *pa, bool to_reach)
+{
+	int32_t nd;
+
+	pa->added = false;
 	nd = sim_node_handle(in->s, id);
 	if (nd < 0) {
 		/* the base attaches it under the root; then the path is known */
@@ -51,22 +92,45 @@ int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 		nd = sim_node_handle(in->s, id);
 		if (nd < 0)
 			return -ENOENT;
+		pa->added = true;
 	}
 	pa->n = 0;
 	pa->th = sim_threshold(in->s);
 	pa->abs_val = abs_val;
-	/* the path and the base's counters in one call */
-	pa->n = sim_node_path_at(in->s, nd, cpu, sp, INF_MAX_PATH, &pa->cut);
-	for (i = 0; i < pa->n; i++) {
-		pa->id[i] = sp[i].id;
-		pa->nd[i] = sp[i].node;
-		pa->vis[i] = inf_list_idx(in, sp[i].id);
-		pa->base[2 * i] = pa->post[2 * i] = sp[i].stats_updates;
-		pa->base[2 * i + 1] = pa->post[2 * i + 1] = sp[i].pcpu;
+	pa->cpu = cpu;
+	pa->partial = false;
+	pa->cut = false;
+	if (!to_reach || in->win || sim_node_level_at(in->s, nd) >= INF_MAX_PATH) {
+		pa->cut = inf_path_fill(in, pa, nd, INF_MAX_PATH);
+		pa->reach = inf_steps(in, pa, pa->post);
+		return 0;
 	}
-	/* the base's own walk, which sim_update() takes after the hypotheses' */
-	pa->reach = inf_steps(in, pa, pa->post);
+	/* no deeper than INF_MAX_PATH: never cut */
+	for (;;) {
+		bool more = inf_path_fill(in, pa, nd, 1);
+
+		if (inf_step_at(in, pa, pa->post, pa->n - 1)) {
+			pa->partial = more;
+			break;
+		}
+		if (!more)
+			break;
+		nd = sim_node_parent_at(in->s, nd);
+	}
+	pa->reach = pa->n;
 	return 0;
+}
+
+/*
+ * inf_path_complete() - the nodes of a partial @pa above its reach, with
+ * the base's counters (its walk did not step them: post is base).
+ */
+void inf_path_complete(const struct infer *in, struct inf_path *pa)
+{
+	if (!pa->partial)
+		return;
+	inf_path_fill(in, pa, sim_node_parent_at(in->s, pa->nd[pa->n - 1]), INF_MAX_PATH - pa->n);
+	pa->partial = false;
 }
 
 /* Has @h made the visit that resets counter @j of the path (0 then)? */

@@ -1152,6 +1152,99 @@ TEST(test_lazy_exact)
 	lazy_run(t, "legacy");
 }
 
+/*
+ * An update's path built only to the base's reach (inf_path_build() with
+ * to_reach, as infer_update() builds it beside an open diagram), then
+ * completed (inf_path_complete()), is the path built whole, field by field;
+ * and inf_lazy_unheld_path() on it answers as inf_lazy_unheld()'s own walk.
+ * The deep chain of test_order_found_deep (root -> A1 .. A17 -> P -> L),
+ * break / continue / legacy, 2 CPUs: first three updates of L and a window
+ * over the root with one inside it (hypotheses, then lazy mode once it is
+ * read), then 3000 random updates of -80..80 on random nodes of the chain
+ * and reads of P now and then.  Break's walks stop at every depth as
+ * counters fill and flushes empty them: its paths are partial at many
+ * lengths; continue's and legacy's walks go to the root, never partial.
+ */
+static void path_reach_run(struct test_ctx *t, const char *pol)
+{
+	struct sim_params sp = { .policy = sim_policy_find(pol), .nr_possible = 2,
+				 .nr_online = 2, .batch = SIM_CHARGE_BATCH };
+	struct infer *in = infer_create(&sp, 0);
+	uint64_t ids[DEEP_A + 3], x = 0x2545f4914f6cdd1dull, ts = 200;
+	size_t i, j, partial = 0, lens = 0, unheld = 0;
+	bool su, nf;
+
+	ASSERT(in);
+	ids[0] = ROOT;
+	for (i = 1; i <= DEEP_A; i++) {
+		ids[i] = DEEP_ID(i);
+		ASSERT_EQ(sim_cgroup_add(infer_base(in), 0, ids[i], ids[i - 1]), 0);
+	}
+	ids[DEEP_A + 1] = P;
+	ids[DEEP_A + 2] = L;
+	ASSERT_EQ(sim_cgroup_add(infer_base(in), 0, P, ids[DEEP_A]), 0);
+	ASSERT_EQ(sim_cgroup_add(infer_base(in), 0, L, P), 0);
+	ASSERT_EQ(setup_window(in), 0);
+	ASSERT_EQ(infer_check(in, P, sim_stats_updates(infer_base(in), P), false, &su, &nf), 0);
+	for (i = 0; i < 3000 && !t->failed; i++) {
+		unsigned int cpu = (unsigned int)(cut_rnd(&x) % 2);
+		uint64_t id = ids[DEEP_A + 2 - cut_rnd(&x) % 6 * cut_rnd(&x) % (DEEP_A + 3)];
+		int64_t val = (int64_t)(cut_rnd(&x) % 161) - 80;
+		uint32_t abs_val = sim_walk_abs(val);
+		struct inf_path whole, part;
+
+		ts += 1 + cut_rnd(&x) % 5;
+		if (abs_val) {
+			ASSERT_EQ(inf_path_build(in, ts, cpu, id, abs_val, &whole, false), 0);
+			ASSERT_EQ(inf_path_build(in, ts, cpu, id, abs_val, &part, true), 0);
+			ASSERT(!whole.partial && !whole.cut);
+			ASSERT(inf_lazy_unheld_path(in, &part) ==
+			       inf_lazy_unheld(in, id, cpu, abs_val));
+			unheld += inf_lazy_unheld_path(in, &part);
+			if (part.partial) {
+				ASSERT(part.n == part.reach && part.n < whole.n);
+				partial++;
+				lens |= 1u << part.n;
+			}
+			inf_path_complete(in, &part);
+			ASSERT(!part.partial);
+			ASSERT_EQU(part.n, whole.n);
+			ASSERT_EQU(part.reach, whole.reach);
+			ASSERT(part.cut == whole.cut);
+			for (j = 0; j < whole.n && !t->failed; j++) {
+				ASSERT_EQU(part.id[j], whole.id[j]);
+				ASSERT_EQ(part.nd[j], whole.nd[j]);
+				ASSERT_EQU(part.vis[j], whole.vis[j]);
+				ASSERT_EQ(part.base[2 * j], whole.base[2 * j]);
+				ASSERT_EQ(part.base[2 * j + 1], whole.base[2 * j + 1]);
+				ASSERT_EQ(part.post[2 * j], whole.post[2 * j]);
+				ASSERT_EQ(part.post[2 * j + 1], whole.post[2 * j + 1]);
+			}
+		}
+		ASSERT_EQ(upd(in, ts, cpu, id, val), 0);
+		if (cut_rnd(&x) % 200 == 0)
+			ASSERT_EQ(infer_check(in, P, sim_stats_updates(infer_base(in), P),
+					      sim_needs_flush(infer_base(in), P), &su, &nf), 0);
+	}
+	if (strcmp(pol, "break")) {
+		/* continue's and legacy's steps never stop a walk: every path is whole */
+		ASSERT_EQU(partial, 0);
+	} else {
+		/* partial paths of at least three lengths, and the unheld answer both ways */
+		ASSERT(partial > 100);
+		ASSERT(__builtin_popcountll(lens) >= 3);
+		ASSERT(unheld > 0 && unheld < partial);
+	}
+	infer_destroy(in);
+}
+
+TEST(test_path_to_reach)
+{
+	path_reach_run(t, "break");
+	path_reach_run(t, "continue");
+	path_reach_run(t, "legacy");
+}
+
 /* -6..6, now and then -80..80 */
 static int64_t win_value(uint64_t *x)
 {
@@ -1254,4 +1347,4 @@ TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, te
 	  test_finish_tie, test_cap, test_mirror, test_order_sink, test_cost_bounds,
 	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_late_update,
 	  test_policy_from_caller, test_cut_exact, test_lazy_exact, test_win_exact, test_key_select,
-	  test_settle)
+	  test_settle, test_path_to_reach)
