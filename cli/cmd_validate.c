@@ -140,9 +140,10 @@ static char *validate_help_extra(void)
 		"a lock window without its unlock event), cgroup of unknown parent, flush\n"
 		"outside the trace, window order unknown (without inference), orders\n"
 		"dropped by the cap (with it: the cap dropped orders since the last miss,\n"
-		"or since the cgroup's last flush with a miss in its subtree the cap\n"
-		"explains since, whose correction of one counter left the others' error;\n"
-		"if a higher --max-hypotheses still misses, the cause is not known)).\n",
+		"or since the cgroup's last flush, by the kernel and the run alike, with a\n"
+		"miss the cap explains since in its subtree or of an ancestor, whose\n"
+		"correction of one counter left the others' error; if a higher\n"
+		"--max-hypotheses still misses, the cause is not known)).\n",
 		VALIDATE_STORED_MISMATCHES);
 	fprintf(f, "\nWith the memory.stat reads a capture logged (memcg-capture --read, table\n"
 		"stat_reads): each read is matched to its traced flush request and, per line of\n"

@@ -325,7 +325,12 @@ static int engine_read(struct replay *r, const struct mcr_event *ev)
 		if (ret < 0)
 			return ret;
 	}
-	if (r->val && go[0])
+	/*
+	 * Subtree(c) is reset in both only where both flushed: where the run
+	 * flushed and the kernel did not (or the other way), the counters of
+	 * one still hold what came before, and a mismatch can build up from it.
+	 */
+	if (r->val && go[0] && (force || (ev->flags & MCR_FLUSH_NEEDS)))
 		val_went_ahead(r, c, ev->ts);
 	ret = window_flush_request(r, ev, go);
 	return ret < 0 ? ret : reads_settle(r, false);

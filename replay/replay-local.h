@@ -129,6 +129,7 @@ struct rcg {
 	uint64_t	last_flush_ts;	/* validation: last flush of it that went ahead */
 	uint64_t	last_flush_capped;	/* validation: infer_capped() then */
 	uint64_t	cap_miss_ts;	/* validation: last mismatch in its subtree the cap explains */
+	uint64_t	cap_own_ts;	/* validation: its own last mismatch the cap explains */
 	uint64_t	window_ts;	/* last update in its subtree inside a lock window */
 	struct rcg_upd	ring[RCG_RING];	/* validation only: updates to it */
 	/*

@@ -258,11 +258,17 @@ static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t sin
 	 * atomic fed by the same window), until a flush of it resets them.  So
 	 * a later mismatch of @c is the cap's too if the cap dropped orders
 	 * since subtree(@c) was last reset, and a mismatch in subtree(@c)
-	 * since then showed that the orders kept had lost the kernel's.
+	 * since then showed that the orders kept had lost the kernel's; or
+	 * an ancestor's own such mismatch did, whose subtree holds @c's
+	 * counters.
 	 */
-	if (val_inferred(r) && c->cap_miss_ts && c->cap_miss_ts >= since &&
-	    val_capped(r) > capped_since)
-		return REPLAY_CAUSE_CAPPED;
+	if (val_inferred(r) && val_capped(r) > capped_since) {
+		if (c->cap_miss_ts && c->cap_miss_ts >= since)
+			return REPLAY_CAUSE_CAPPED;
+		for (a = c->parent; a; a = a->parent)
+			if (a->cap_own_ts && a->cap_own_ts >= since)
+				return REPLAY_CAUSE_CAPPED;
+	}
 	/* with inference every order was tried: the window alone explains nothing */
 	if (!val_inferred(r) && c->window_ts && c->window_ts >= since)
 		return REPLAY_CAUSE_WINDOW_ORDER;
@@ -393,6 +399,8 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 	v->causes[cause]++;
 	for (a = c; cause == REPLAY_CAUSE_CAPPED && a; a = a->parent)
 		a->cap_miss_ts = ev->ts;
+	if (cause == REPLAY_CAUSE_CAPPED)
+		c->cap_own_ts = ev->ts;
 	if (val_inferred(r))
 		r->val->capped_mark = val_capped(r);	/* inference took the kernel's value */
 	if (v->mismatches <= r->p.max_mismatches && r->p.sink.mismatch) {

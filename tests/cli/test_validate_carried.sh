@@ -4,8 +4,9 @@
 # kernel's value of the counter read and of no other: the dropped orders'
 # error stays in the rest of that subtree (per-CPU counters, an ancestor's
 # atomic fed by the same lock window) until a flush resets it.  So a parent's
-# read right after its child's such mismatch is the cap's too; a read of a
-# cgroup flushed since, or outside the subtree of the cap's mismatch, is not.
+# read right after its child's such mismatch is the cap's too, and so is a
+# child's (its counters are in that subtree); a read of a cgroup flushed
+# since, or outside the subtree of the cap's mismatch, is not.
 #
 # A crafted trace, -H 1 and --cap-only so that the cap drops the orders of
 # every update made inside a lock window on its CPU (without --cap-only an
@@ -13,7 +14,8 @@
 # mismatch is wanted:
 #   /p/c/l, /s/l leaves, updated on CPU 1 only; forced root flushes at 1 ms
 #   (sync), 10 ms (updates of /p/c/l inside its CPU 1 window) and 30 ms;
-#   20 ms /p/c 7 (cap), 21 ms /p 5 (carried), 31 ms /p 6 (flushed since: none),
+#   20 ms /p/c 7 (cap), 21 ms /p 5 (carried), 22 ms /p/c/l 3 (carried down),
+#   31 ms /p 6 (flushed since: none),
 #   40 ms /s 300 (no drop since the last mismatch: none), its flush's CPU 1
 #   window with updates of /s/l, 50 ms /s 4 (cap), 51 ms /p 8 (the cap's
 #   mismatch is not in its subtree: none), 52 ms / 9 (carried from /s).
@@ -50,6 +52,7 @@ INSERT INTO ev VALUES (10400, 1, 2, 102, $item, 1, 0, 0, 0, 42), (10500, 1, 2, 1
 	(40500, 1, 2, 104, $item, 1, 0, 0, 0, 42), (40600, 1, 2, 104, $item, 1, 0, 0, 0, 42);
 -- the reads whose values the model does not reproduce
 INSERT INTO ev VALUES (20000, 0, 4, 101, 0, 7, 0, 0, 0, 600), (21000, 0, 4, 100, 0, 5, 0, 0, 0, 601),
+	(22000, 0, 4, 102, 0, 3, 0, 0, 0, 606),
 	(31000, 0, 4, 100, 0, 6, 0, 0, 0, 602), (50000, 0, 4, 103, 0, 4, 0, 0, 0, 603),
 	(51000, 0, 4, 100, 0, 8, 0, 0, 0, 604), (52000, 0, 4, 1, 0, 9, 0, 0, 0, 605);
 INSERT INTO events (ts, cpu, seq, kind, id, item, val, aux, level, flags, pid)
@@ -68,7 +71,7 @@ expect_exit validate_carried_exact_run 0 "$REPLAY" validate "$T_TMP/x.db" -H 1 -
 expect_match validate_carried_exact_summary 'orders dropped by the cap 0, no cause named' "$T_OUT"
 expect_match validate_carried_exact_held 'past it, an exact diagram held at most [0-9]+ orders' "$T_OUT"
 expect_exit validate_carried_run 0 "$REPLAY" validate "$DB" -H 1 --cap-only -r 0 -n 20
-expect_match validate_carried_summary 'mismatches 7:.*orders dropped by the cap 4, no cause named 3' "$T_OUT"
+expect_match validate_carried_summary 'mismatches 8:.*orders dropped by the cap 5, no cause named 3' "$T_OUT"
 check() {	# check NAME MS CAUSE
 	local got
 	got=$(cause_at "$2")
@@ -76,6 +79,7 @@ check() {	# check NAME MS CAUSE
 }
 check child_cap 20 'orders dropped by the cap'
 check parent_after_child 21 'orders dropped by the cap'
+check child_after_parent 22 'orders dropped by the cap'
 check parent_flushed_since 31 '-'
 check no_drop_since_mismatch 40 '-'
 check sibling_cap 50 'orders dropped by the cap'
@@ -99,4 +103,42 @@ sqlite3 "$DB" "DELETE FROM validation_mismatch;
 expect_exit validate_carried_before_run 0 "$REPLAY" validate "$DB" -H 1 --cap-only -r 0 -n 20
 check before_child 30.5 'orders dropped by the cap'
 check before_parent 31 '-'
+
+# A flush the run made and the kernel did not resets nothing in the kernel:
+# the mismatches after it still count from the flush before.  Forced root
+# flushes at 1 ms (sync) and 10 ms, whose CPU 1 window holds three updates of
+# /p/c/l by 64 (the cap drops their orders); 4 x 64 on /p/c/l at 2 ms and on
+# CPU 0 at 15 ms, then 2 x 64 on /p/c, leave /p/c flushable in every order
+# (the 10 ms flush reads 192, the run's value).  20 ms /p/c reads 100,
+# needs_flush 0: the cap's mismatch; the run flushes /p/c, the kernel does
+# not.  21 ms /p/c/l reads 5, needs_flush 0: from the 10 ms flush on, the
+# cap dropped orders and /p/c's own mismatch showed the kept ones wrong, so
+# it is the cap's (counted from the run's 20 ms flush, it was '-').
+sqlite3 "$DB" "DELETE FROM validation_mismatch; DELETE FROM events;
+CREATE TEMP TABLE e3 (us INTEGER, cpu INTEGER, kind INTEGER, id INTEGER, item INTEGER,
+		      val INTEGER, aux INTEGER, level INTEGER, flags INTEGER, pid INTEGER);
+CREATE TEMP TABLE f3 (us INTEGER, pid INTEGER);
+INSERT INTO f3 VALUES (1000, 700), (10000, 701);
+INSERT INTO e3 SELECT us, 0, 4, 1, 0, 192 * (us > 1000), 0, 0, 1 + 2 * (us > 1000), pid FROM f3
+	UNION ALL SELECT us + 100, 0, 5, 1, 0, 0, 4, 0, 0, pid FROM f3
+	UNION ALL SELECT us + 200, 0, 6, 1, 0, 0, 4, 0, 0, pid FROM f3
+	UNION ALL SELECT us + 300, 0, 5, 1, 1, 0, 4, 0, 0, pid FROM f3
+	UNION ALL SELECT us + 1000, 0, 6, 1, 1, 0, 4, 0, 0, pid FROM f3;
+WITH RECURSIVE k(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM k WHERE n < 3)
+INSERT INTO e3 SELECT 2000 + 10 * n, 1, 2, 102, $item, 64, 0, 0, 0, 42 FROM k
+	UNION ALL SELECT 15000 + 10 * n, 0, 2, 102, $item, 64, 0, 0, 0, 43 FROM k;
+INSERT INTO e3 VALUES (10400, 1, 2, 102, $item, 64, 0, 0, 0, 42),
+	(10500, 1, 2, 102, $item, 64, 0, 0, 0, 42), (10600, 1, 2, 102, $item, 64, 0, 0, 0, 42),
+	(16000, 0, 2, 101, $item, 64, 0, 0, 0, 43), (16010, 0, 2, 101, $item, 64, 0, 0, 0, 43),
+	(20000, 0, 4, 101, 0, 100, 0, 0, 0, 710), (21000, 0, 4, 102, 0, 5, 0, 0, 0, 711);
+INSERT INTO events (ts, cpu, seq, kind, id, item, val, aux, level, flags, pid)
+	SELECT 1000000000 + 1000 * us, cpu, row_number() OVER (ORDER BY us, kind) - 1, kind, id,
+	       item, val, aux, level, flags, pid FROM e3 ORDER BY us, kind;
+UPDATE meta SET value = (SELECT count(*) FROM events)
+	WHERE key IN ('event_count', 'read_cgroups_events')"
+expect_exit validate_carried_kernel_run 0 "$REPLAY" validate "$DB" -H 1 --cap-only -r 0 -n 20
+expect_match validate_carried_kernel_summary 'mismatches 2:.*orders dropped by the cap 2, no cause named 0' "$T_OUT"
+expect_match validate_carried_kernel_plain_flushes 'ts 1020000000 cpu 0 /p/c: kernel 100/0, plain model [0-9]+/1' "$T_OUT"
+check kernel_kept_parent 20 'orders dropped by the cap'
+check kernel_kept_child 21 'orders dropped by the cap'
 t_done
