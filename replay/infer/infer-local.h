@@ -487,7 +487,7 @@ int inf_ddw_open(struct infer *in, struct inf_ddw **out);
 void inf_ddw_free(struct inf_ddw *w);
 int inf_ddw_count(struct inf_ddw *w, uint64_t *n);
 int inf_ddw_enum(struct inf_ddw *w, inf_ddw_fn fn, void *ctx);
-int inf_ddw_update(struct infer *in, struct inf_ddw *w, struct inf_path *pa,
+int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *pa,
 		   unsigned int cpu);
 int inf_ddw_close(struct infer *in, struct inf_ddw *w);
 int inf_ddw_check(struct infer *in, struct inf_ddw *w, uint64_t id, int64_t su, bool nf,
@@ -499,7 +499,7 @@ bool inf_ddw_fits(const struct infer *in);
 
 /* infer_exact.c: the diagram beside the list */
 int inf_dd_switch(struct infer *in, const struct inf_path *pa);
-int inf_dd_update(struct infer *in, struct inf_path *pa, unsigned int cpu);
+int inf_dd_update(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 int inf_dd_give_up(struct infer *in, int ret);
 int inf_dd_back(struct infer *in);
 /*

@@ -1015,10 +1015,11 @@ static int ddw_upd_step(void *ctx, unsigned int layer, uint64_t state, int64_t v
  * inf_ddw_update() - every tuple takes the update of path @pa from @cpu (as
  * built by inf_path_build() before the base takes it), as inf_hyp_update()
  * with no cut: the branches, each walk.  A partial @pa (only to the base's
- * reach, outside a window) is completed only if a tuple's walk may differ
- * from the base's.
+ * reach, outside a window) does where every tuple takes the update alike;
+ * where a tuple's walk may differ, -EAGAIN with nothing changed: the caller
+ * completes @pa (inf_path_complete()) and calls again.
  */
-int inf_ddw_update(struct infer *in, struct inf_ddw *w, struct inf_path *pa,
+int inf_ddw_update(struct infer *in, struct inf_ddw *w, const struct inf_path *pa,
 		   unsigned int cpu)
 {
 	struct ddw_upd u;	/* its d[] as long as the path, set by ddw_path_bits() */
@@ -1070,13 +1071,8 @@ int inf_ddw_update(struct infer *in, struct inf_ddw *w, struct inf_path *pa,
 	/* the same, by the summaries: no tuple holds a counter the walk reads or moves */
 	if (!branch && !(inf_dd_sum(w->dd, w->root) & u.keys))
 		return ddw_upd_pend(w, pa, cpu, u.d);
-	if (pa->partial) {
-		size_t n0 = pa->n;
-
-		inf_path_complete(in, pa);
-		for (i = n0; i < pa->n; i++)
-			u.d[i] = 0;	/* above the reach: no pend */
-	}
+	if (pa->partial)
+		return -EAGAIN;	/* nothing changed yet: again with the whole path */
 	ret = ddw_add(in, w, pa->id, pa->n);
 	if (ret)
 		return ret;

@@ -82,9 +82,10 @@ int inf_dd_give_up(struct infer *in, int ret)
 /**
  * inf_dd_update() - the open diagram, if any, takes an update of path @pa
  * from @cpu (before the base does, as the list), within the budget, or is
- * given up (so is it on a path it cannot take).
+ * given up (so is it on a path it cannot take).  -EAGAIN: @pa is partial
+ * and the diagram needs the whole of it (inf_ddw_update()).
  */
-int inf_dd_update(struct infer *in, struct inf_path *pa, unsigned int cpu)
+int inf_dd_update(struct infer *in, const struct inf_path *pa, unsigned int cpu)
 {
 	return in->ddw ? inf_dd_give_up(in, inf_ddw_update(in, in->ddw, pa, cpu)) : 0;
 }

@@ -183,6 +183,10 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 		if (!unheld)
 			inf_path_complete(in, &pa);
 		ret = inf_dd_update(in, &pa, cpu);
+		if (ret == -EAGAIN) {
+			inf_path_complete(in, &pa);
+			ret = inf_dd_update(in, &pa, cpu);
+		}
 		if (ret)
 			return ret;
 	} else {
