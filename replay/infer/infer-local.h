@@ -428,7 +428,7 @@ void inf_budget(struct infer *in, uint64_t unmade);
 
 /* infer_walk.c */
 int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
-		   uint32_t abs_val, struct inf_path *pa, bool to_reach);
+		   uint32_t abs_val, struct inf_path *pa, bool *unheld);
 void inf_path_complete(const struct infer *in, struct inf_path *pa);
 int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 	     unsigned int cpu, struct inf_undo *undo);
@@ -460,7 +460,8 @@ void inf_lazy_begin(struct infer *in);
 int inf_lazy_owned(struct infer *in);
 int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val);
 bool inf_lazy_unheld(const struct infer *in, uint64_t id, unsigned int cpu, uint32_t abs_val);
-bool inf_lazy_unheld_path(const struct infer *in, const struct inf_path *pa);
+bool inf_lazy_unheld_may(const struct infer *in);
+bool inf_lazy_node_unowned(const struct infer *in, int32_t nd);
 bool inf_lazy_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 /* How inf_lazy_select() asks a table: inf_walk_lazy()'s contract. */
 typedef int (*inf_ask_fn)(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,

@@ -134,14 +134,25 @@ int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val)
  * hypotheses would stop walking lazily) or steps of a policy built
  * elsewhere: no.
  */
+/* Can an update be unheld at all: lazy mode between windows, the owned lists whole. */
+bool inf_lazy_unheld_may(const struct infer *in)
+{
+	return in->lazy && !in->win && in->agg && !in->owned_lost;
+}
+
+/* inf_lazy_unowned(), for inf_path_build()'s walk to the reach. */
+bool inf_lazy_node_unowned(const struct infer *in, int32_t nd)
+{
+	return inf_lazy_unowned(in, nd);
+}
+
 bool inf_lazy_unheld(const struct infer *in, uint64_t id, unsigned int cpu, uint32_t abs_val)
 {
 	struct sim_step_in si = { .th = sim_threshold(in->s), .abs_val = abs_val,
 				  .batch = sim_batch(in->s) };
 	int32_t nd = sim_node_handle(in->s, id);
 
-	if (!in->lazy || in->win || !in->agg || in->owned_lost || nd < 0 ||
-	    sim_node_level_at(in->s, nd) >= INF_MAX_PATH)
+	if (!inf_lazy_unheld_may(in) || nd < 0 || sim_node_level_at(in->s, nd) >= INF_MAX_PATH)
 		return false;
 	for (; nd >= 0; nd = sim_node_parent_at(in->s, nd)) {
 		if (!inf_lazy_unowned(in, nd))
@@ -151,23 +162,6 @@ bool inf_lazy_unheld(const struct infer *in, uint64_t id, unsigned int cpu, uint
 		if (in->pol->step(&si).walk == SIM_WALK_STOP)
 			break;
 	}
-	return true;
-}
-
-/*
- * inf_lazy_unheld() of a path built to its reach (inf_path_build()), with
- * the open diagram, which needs that much of it anyway: one walk up the
- * tree, not two.  A memcg the path build attached: no, as there.
- */
-bool inf_lazy_unheld_path(const struct infer *in, const struct inf_path *pa)
-{
-	size_t i;
-
-	if (!in->lazy || in->win || !in->agg || in->owned_lost || pa->cut || pa->added)
-		return false;
-	for (i = 0; i < pa->reach; i++)
-		if (!inf_lazy_unowned(in, pa->nd[i]))
-			return false;
 	return true;
 }
 

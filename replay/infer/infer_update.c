@@ -176,12 +176,9 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	 * asks.
 	 */
 	if (in->ddw) {
-		ret = inf_path_build(in, ts, cpu, id, abs_val, &pa, true);
+		ret = inf_path_build(in, ts, cpu, id, abs_val, &pa, &unheld);
 		if (ret)
 			return ret;
-		unheld = inf_lazy_unheld_path(in, &pa);
-		if (!unheld)
-			inf_path_complete(in, &pa);
 		ret = inf_dd_update(in, &pa, cpu);
 		if (ret == -EAGAIN) {
 			inf_path_complete(in, &pa);
@@ -192,7 +189,7 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	} else {
 		unheld = inf_lazy_unheld(in, id, cpu, abs_val);
 		if (!unheld) {
-			ret = inf_path_build(in, ts, cpu, id, abs_val, &pa, false);
+			ret = inf_path_build(in, ts, cpu, id, abs_val, &pa, NULL);
 			if (!ret)
 				ret = inf_dd_switch(in, &pa);
 			if (!ret)

@@ -10,19 +10,24 @@
 
 #include "infer-local.h"
 
+/* The step input of @pa's update, field by field (a copy of a whole literal stalls). */
+static inline void inf_step_in(const struct infer *in, const struct inf_path *pa,
+			       struct sim_step_in *si)
+{
+	si->th = pa->th;
+	si->abs_val = pa->abs_val;
+	si->batch = sim_batch(in->s);
+}
+
 /* The policy's step at node @i of the path, on its counters @v, in place; true if it stops the walk. */
-static inline bool inf_step_at(const struct infer *in, const struct inf_path *pa, int64_t *v,
+static inline bool inf_step_at(const struct infer *in, struct sim_step_in *si, int64_t *v,
 			       size_t i)
 {
-	struct sim_step_in si;
 	struct sim_step_out so;
 
-	si.th = pa->th;
-	si.abs_val = pa->abs_val;
-	si.batch = sim_batch(in->s);
-	si.atomic = v[2 * i];
-	si.pcpu = (uint32_t)v[2 * i + 1];
-	so = in->pol->step(&si);
+	si->atomic = v[2 * i];
+	si->pcpu = (uint32_t)v[2 * i + 1];
+	so = in->pol->step(si);
 	v[2 * i + 1] = so.pcpu;
 	v[2 * i] += so.add;
 	return so.walk == SIM_WALK_STOP;
@@ -30,15 +35,18 @@ static inline bool inf_step_at(const struct infer *in, const struct inf_path *pa
 
 /*
  * memcg_rstat_updated()'s walk on the path's counters @v (atomic, then
- * per-CPU, of each node), in place: the policy's step at each node until one
- * stops it.  Returns how many nodes it stepped: the walk read nothing above.
+ * per-CPU, of each node), in place, from node @from (the walk went on past
+ * those below): the policy's step at each node until one stops it.  Returns
+ * how many nodes it stepped: the walk read nothing above.
  */
-static size_t inf_steps(const struct infer *in, const struct inf_path *pa, int64_t *v)
+static size_t inf_steps(const struct infer *in, const struct inf_path *pa, int64_t *v, size_t from)
 {
+	struct sim_step_in si;
 	size_t i;
 
-	for (i = 0; i < pa->n; i++)
-		if (inf_step_at(in, pa, v, i))
+	inf_step_in(in, pa, &si);
+	for (i = from; i < pa->n; i++)
+		if (inf_step_at(in, &si, v, i))
 			return i + 1;
 	return pa->n;
 }
@@ -70,15 +78,17 @@ static bool inf_path_fill(const struct infer *in, struct inf_path *pa, int32_t n
 /*
  * inf_path_build() - the path of an update of @id from @cpu, the base's
  * counters on it and the base's own walk (sim_update() takes it after the
- * hypotheses').  With @to_reach, outside a window (no node has a visit to
- * come), only the nodes the base's walk steps: between windows most walks
- * stop after a node or two of a deep tree, and an update that the open
- * diagram takes alike needs no more (infer_ddwin.c); @pa is then partial
- * until inf_path_complete().
+ * hypotheses').  With @unheld, *@unheld says whether the list's tables hold
+ * nothing the base's walk reads, as inf_lazy_unheld() would answer; then
+ * @pa holds only the nodes that walk steps (partial until
+ * inf_path_complete()): between windows most walks stop after a node or two
+ * of a deep tree, and the open diagram takes most updates alike, reading
+ * nothing above.  Where a node is held, the whole path, which the list reads.
  */
 int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
-		   uint32_t abs_val, struct inf_path *pa, bool to_reach)
+		   uint32_t abs_val, struct inf_path *pa, bool *unheld)
 {
+	struct sim_step_in si;
 	int32_t nd;
 
 	pa->added = false;
@@ -100,16 +110,30 @@ int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 	pa->cpu = cpu;
 	pa->partial = false;
 	pa->cut = false;
-	if (!to_reach || in->win || sim_node_level_at(in->s, nd) >= INF_MAX_PATH) {
+	if (unheld)
+		*unheld = false;
+	/* a memcg just attached: not unheld, as inf_lazy_unheld() finds no handle for it */
+	if (!unheld || pa->added || !inf_lazy_unheld_may(in) ||
+	    sim_node_level_at(in->s, nd) >= INF_MAX_PATH) {
 		pa->cut = inf_path_fill(in, pa, nd, INF_MAX_PATH);
-		pa->reach = inf_steps(in, pa, pa->post);
+		pa->reach = inf_steps(in, pa, pa->post, 0);
 		return 0;
 	}
 	/* no deeper than INF_MAX_PATH: never cut */
+	inf_step_in(in, pa, &si);
 	for (;;) {
-		bool more = inf_path_fill(in, pa, nd, 1);
+		bool more;
 
-		if (inf_step_at(in, pa, pa->post, pa->n - 1)) {
+		if (!inf_lazy_node_unowned(in, nd)) {
+			/* held: the rest at once, and the walk on from here */
+			size_t from = pa->n;
+
+			inf_path_fill(in, pa, nd, INF_MAX_PATH - pa->n);
+			pa->reach = inf_steps(in, pa, pa->post, from);
+			return 0;
+		}
+		more = inf_path_fill(in, pa, nd, 1);
+		if (inf_step_at(in, &si, pa->post, pa->n - 1)) {
 			pa->partial = more;
 			break;
 		}
@@ -118,6 +142,7 @@ int inf_path_build(struct infer *in, uint64_t ts, unsigned int cpu, uint64_t id,
 		nd = sim_node_parent_at(in->s, nd);
 	}
 	pa->reach = pa->n;
+	*unheld = true;
 	return 0;
 }
 
@@ -251,7 +276,7 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 		v[j] = ent[j] ? ent[j]->val : visited ? 0 : pa->base[j];
 		virt[j] = visited ? 0 : pa->post[j];
 	}
-	inf_steps(in, pa, v);
+	inf_steps(in, pa, v, 0);
 	return inf_walk_store(in, h, pa, cpu, ent, v, virt, NULL);
 }
 
@@ -276,7 +301,7 @@ int inf_walk_lazy(struct infer *in, struct inf_hyp *h, const struct inf_path *pa
 	inf_path_find(h, pa, cpu, ent);
 	for (j = 0; j < 2 * pa->n; j++)
 		v[j] = v0[j] = ent[j] ? ent[j]->val + pold[j] : pa->base[j];
-	inf_steps(in, pa, v);
+	inf_steps(in, pa, v, 0);
 	for (j = 0; j < 2 * pa->n && same; j++)
 		same = v[j] - v0[j] == pa->post[j] - pa->base[j];
 	if (same)
@@ -495,7 +520,7 @@ void inf_branch_hashes(const struct infer *in, const struct inf_hyp *h, const st
 			val[j] = has ? u[j].val : visited ? 0 : pa->base[j];
 			virt[j] = visited ? 0 : pa->post[j];
 		}
-		inf_steps(in, pa, val);
+		inf_steps(in, pa, val, 0);
 		for (j = 0; j < 2 * pa->n; j++)
 			if (val[j] != virt[j])
 				sum += inf_mix(u[j].key, val[j]);

@@ -1153,17 +1153,21 @@ TEST(test_lazy_exact)
 }
 
 /*
- * An update's path built only to the base's reach (inf_path_build() with
- * to_reach, as infer_update() builds it beside an open diagram), then
- * completed (inf_path_complete()), is the path built whole, field by field;
- * and inf_lazy_unheld_path() on it answers as inf_lazy_unheld()'s own walk.
+ * An update's path built asking whether the list holds its reach
+ * (inf_path_build() with @unheld, as infer_update() builds it beside an open
+ * diagram) answers as inf_lazy_unheld()'s own walk, and holds only the nodes
+ * to the reach where the answer is yes; completed (inf_path_complete()), it
+ * is the path built whole, field by field.
  * The deep chain of test_order_found_deep (root -> A1 .. A17 -> P -> L),
  * break / continue / legacy, 2 CPUs: first three updates of L and a window
- * over the root with one inside it (hypotheses, then lazy mode once it is
- * read), then 3000 random updates of -80..80 on random nodes of the chain
- * and reads of P now and then.  Break's walks stop at every depth as
- * counters fill and flushes empty them: its paths are partial at many
- * lengths; continue's and legacy's walks go to the root, never partial.
+ * over the root with one inside it (20 orders left once P is read, which
+ * hold nearly every node), then 3000 random updates of -80..80 on random
+ * nodes of the chain, reads of P now and then, and every 40 or so a flush
+ * of a random memcg with no update inside (resets, no branch); half way,
+ * every memcg read at one order's value leaves that one, holding little.
+ * Break's walks stop at every depth as counters fill and flushes empty
+ * them: its paths are partial at many lengths; continue's and legacy's
+ * walks go to the root, never partial.
  */
 static void path_reach_run(struct test_ctx *t, const char *pol)
 {
@@ -1171,7 +1175,7 @@ static void path_reach_run(struct test_ctx *t, const char *pol)
 				 .nr_online = 2, .batch = SIM_CHARGE_BATCH };
 	struct infer *in = infer_create(&sp, 0);
 	uint64_t ids[DEEP_A + 3], x = 0x2545f4914f6cdd1dull, ts = 200;
-	size_t i, j, partial = 0, lens = 0, unheld = 0;
+	size_t i, j, partial = 0, lens = 0, nr_unheld = 0, held = 0;
 	bool su, nf;
 
 	ASSERT(in);
@@ -1192,15 +1196,17 @@ static void path_reach_run(struct test_ctx *t, const char *pol)
 		int64_t val = (int64_t)(cut_rnd(&x) % 161) - 80;
 		uint32_t abs_val = sim_walk_abs(val);
 		struct inf_path whole, part;
+		bool unheld;
 
 		ts += 1 + cut_rnd(&x) % 5;
 		if (abs_val) {
-			ASSERT_EQ(inf_path_build(in, ts, cpu, id, abs_val, &whole, false), 0);
-			ASSERT_EQ(inf_path_build(in, ts, cpu, id, abs_val, &part, true), 0);
+			ASSERT_EQ(inf_path_build(in, ts, cpu, id, abs_val, &whole, NULL), 0);
+			ASSERT_EQ(inf_path_build(in, ts, cpu, id, abs_val, &part, &unheld), 0);
 			ASSERT(!whole.partial && !whole.cut);
-			ASSERT(inf_lazy_unheld_path(in, &part) ==
-			       inf_lazy_unheld(in, id, cpu, abs_val));
-			unheld += inf_lazy_unheld_path(in, &part);
+			ASSERT(unheld == inf_lazy_unheld(in, id, cpu, abs_val));
+			ASSERT(!part.partial || unheld);	/* the list reads the whole path */
+			nr_unheld += unheld;
+			held += inf_lazy_unheld_may(in) && !unheld;
 			if (part.partial) {
 				ASSERT(part.n == part.reach && part.n < whole.n);
 				partial++;
@@ -1222,18 +1228,38 @@ static void path_reach_run(struct test_ctx *t, const char *pol)
 			}
 		}
 		ASSERT_EQ(upd(in, ts, cpu, id, val), 0);
+		/* now and then a flush of a random memcg with no update inside: resets, no branch */
+		if (cut_rnd(&x) % 40 == 0) {
+			ts += 2;
+			ASSERT_EQ(infer_locked(in, ts, ids[cut_rnd(&x) % (DEEP_A + 3)],
+					       (unsigned int)(cut_rnd(&x) % 2), 1), 0);
+			ASSERT_EQ(infer_unlock(in, ts + 1), 0);
+			ts += 2;
+		}
 		if (cut_rnd(&x) % 200 == 0)
 			ASSERT_EQ(infer_check(in, P, sim_stats_updates(infer_base(in), P),
 					      sim_needs_flush(infer_base(in), P), &su, &nf), 0);
+		/*
+		 * Half way, every memcg read at the first order's value: the
+		 * orders left agree on every atomic, most tables empty, few
+		 * nodes held from then on.
+		 */
+		for (j = 0; i == 1500 && j < DEEP_A + 3 && !t->failed; j++) {
+			int64_t v = inf_get(in, &in->h[0], inf_key(ids[j], INF_ATOMIC));
+
+			ASSERT_EQ(infer_check(in, ids[j], v, v > (int64_t)sim_threshold(infer_base(in)),
+					      &su, &nf), 0);
+		}
 	}
+	/* the unheld answer both ways */
+	ASSERT(nr_unheld > 100 && held > 100);
 	if (strcmp(pol, "break")) {
 		/* continue's and legacy's steps never stop a walk: every path is whole */
 		ASSERT_EQU(partial, 0);
 	} else {
-		/* partial paths of at least three lengths, and the unheld answer both ways */
+		/* partial paths of at least ten lengths */
 		ASSERT(partial > 100);
-		ASSERT(__builtin_popcountll(lens) >= 3);
-		ASSERT(unheld > 0 && unheld < partial);
+		ASSERT(__builtin_popcountll(lens) >= 10);
 	}
 	infer_destroy(in);
 }

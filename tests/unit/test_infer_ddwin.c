@@ -167,7 +167,7 @@ static void run(struct test_ctx *t, const char *pol, uint64_t seed, uint64_t *wi
 			}
 			ts += 1 + rnd(&x) % 30;
 			if (w && sim_walk_abs(val)) {
-				ASSERT_EQ(inf_path_build(in, ts, cpu, id, sim_walk_abs(val), &pa, false), 0);
+				ASSERT_EQ(inf_path_build(in, ts, cpu, id, sim_walk_abs(val), &pa, NULL), 0);
 				ASSERT_EQ(inf_ddw_update(in, w, &pa, cpu), 0);
 			}
 			ASSERT_EQ(infer_update(in, ts, ts, cpu, id, SIM_ITEM_STATE, 0, val, ts), 0);
