@@ -123,17 +123,6 @@ int inf_lazy_own(struct infer *in, uint64_t key, size_t k, int64_t val)
 	return 0;
 }
 
-/*
- * Before an update's path is built: does the base's walk step only nodes
- * that no key of owned names?  Then no table holding a counter of the path
- * is asked and none is written (inf_lazy_alike() would find every node
- * unowned), and the update needs no path: most updates between windows
- * stop after a node or two of a deep tree.  Reads the base's counters node
- * by node, as inf_path_build() would, until the base's walk stops or a node
- * is named; a node without a handle, a path deeper than INF_MAX_PATH (the
- * hypotheses would stop walking lazily) or steps of a policy built
- * elsewhere: no.
- */
 /* Can an update be unheld at all: lazy mode between windows, the owned lists whole. */
 bool inf_lazy_unheld_may(const struct infer *in)
 {
@@ -146,6 +135,17 @@ bool inf_lazy_node_unowned(const struct infer *in, int32_t nd)
 	return inf_lazy_unowned(in, nd);
 }
 
+/*
+ * Before an update's path is built: does the base's walk step only nodes
+ * that no key of owned names?  Then no table holding a counter of the path
+ * is asked and none is written (inf_lazy_alike() would find every node
+ * unowned), and the update needs no path: most updates between windows
+ * stop after a node or two of a deep tree.  Reads the base's counters node
+ * by node, as inf_path_build() would, until the base's walk stops or a node
+ * is named; a node without a handle, a path deeper than INF_MAX_PATH (the
+ * hypotheses would stop walking lazily) or steps of a policy built
+ * elsewhere: no.
+ */
 bool inf_lazy_unheld(const struct infer *in, uint64_t id, unsigned int cpu, uint32_t abs_val)
 {
 	struct sim_step_in si = { .th = sim_threshold(in->s), .abs_val = abs_val,
