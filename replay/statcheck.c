@@ -99,6 +99,7 @@ struct sc_read {
 	int64_t		read_id;
 	bool		matched, snap_req, snap_end;
 	bool		decision_differs;	/* the run's flush decision is not the kernel's */
+	bool		deciding_differs;	/* so, or of the logged read whose flush it printed */
 	bool		kernel_flushed;		/* the kernel flushed at this read, as traced */
 	bool		placed;			/* its flush's visit placed by printed values */
 	uint64_t	flush;			/* what it printed: that flush's (sc_last_flush.seq) */
@@ -572,21 +573,54 @@ static int sc_row_add(struct sc *sc, size_t *cap, const struct sc_read *rd, size
 	return 0;
 }
 
+/*
+ * A read the kernel did not flush printed what an earlier flush left; where
+ * that flush was a logged read's whose decision the run made otherwise, the
+ * run's value differs from what it printed by that flush's updates, though
+ * this read's own decision agrees: it inherits the difference.  Reads come
+ * in the order they began, so the deciding read is seen first.
+ */
+static int sc_deciding(struct sc *sc)
+{
+	struct idmap by_flush = { 0 };	/* flush seq -> its read's decision_differs */
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < sc->nr_rd && !ret; i++) {
+		struct sc_read *rd = &sc->rd[i];
+
+		rd->deciding_differs = rd->decision_differs;
+		if (!rd->matched || !rd->flush)
+			continue;
+		if (rd->kernel_flushed)
+			ret = idmap_put(&by_flush, rd->flush, rd->decision_differs);
+		else if (idmap_get(&by_flush, rd->flush, 0))
+			rd->deciding_differs = true;
+	}
+	idmap_free(&by_flush);
+	return ret;
+}
+
 /* Each matched read against its cgroup's anchor. */
 static int sc_compare(struct sc *sc)
 {
 	struct replay_statcheck *o = sc->out;
 	const struct sc_read *anchor[SC_MAX_CGROUPS] = { NULL };
 	size_t i, j, cap = 0, cap_rows = 0;
+	int ret;
 
+	ret = sc_deciding(sc);
+	if (ret)
+		return ret;
 	for (i = 0; i < sc->nr_rd; i++) {
 		struct sc_read *rd = &sc->rd[i];
 		int bit;
 
 		if (!rd->matched || (bit = sc_cg_bit(sc, rd->cgroup)) < 0)
 			continue;
+		/* its printed value, left by a flush the run decided otherwise, is no anchor */
 		if (!anchor[bit] && ((o->anchor_forced && rd->req_ts <= o->forced_ts) ||
-				     (o->anchor_forced && rd->decision_differs))) {
+				     (o->anchor_forced && rd->deciding_differs))) {
 			o->before_anchor++;
 			continue;
 		}
@@ -651,7 +685,7 @@ static int sc_compare(struct sc *sc)
 				win += v->last_win;
 			if (!anchor[bit]->kernel_flushed)
 				win += a->last_win;
-			if (rd->decision_differs || anchor[bit]->decision_differs)
+			if (rd->deciding_differs || anchor[bit]->deciding_differs)
 				cause = REPLAY_SC_DECISION;
 			else if (ad <= win)
 				cause = REPLAY_SC_WINDOW;

@@ -25,6 +25,7 @@ command -v sqlite3 >/dev/null || { skip stat_placed "no sqlite3 shell"; t_done; 
 	{ fail setup "validate failed"; t_done; }
 stat_reads_craft w.db || { fail setup "crafting stat_reads"; t_done; }
 cp w.db anchor.db
+cp w.db decided.db
 expect_exit stat_placed_exact 0 "$REPLAY" validate -q w.db
 expect_match stat_placed_exact_all "^\(read, line\) pairs 39: exact 39 \(100.00%\), within 2 units 0, off 0 .*; flush model inferred\$" "$T_OUT"
 ! grep -q '^visit placed by printed values' <<<"$T_OUT" && pass stat_placed_nothing_to_place ||
@@ -77,4 +78,23 @@ run=$(sqlite3 anchor.db "SELECT max(run_id) FROM runs WHERE kind = 'validate'")
 rows=$(sqlite3 anchor.db "SELECT count(*), min(request_ts) > 2000000000, max(request_ts) < 3000000000,
 	sum(verdict = 'anchor') FROM stat_read_checks WHERE run_id = $run AND placed = 1")
 [ "$rows" = "10|1|1|1" ] && pass stat_placed_anchor_marked || fail stat_placed_anchor_marked "$rows"
+
+# A flush the run did not make is no anchor's, nor are the reads that printed it.  The
+# root's anchor would be its first read after the forced flush at 2 s (at 2.05 s, the run
+# and the kernel both skipping it).  Say the kernel flushed at that read (needs_flush set on
+# its event; the run, at stats_updates 0, still skips it): the ten stale reads after it, to
+# the forced flush at 3 s, each decided alike, printed what that flush left, which the
+# run's values lack, so none of them anchors either; the first read after the 3 s flush,
+# which both made, does.  The build before anchored at 2.15 s.
+sqlite3 decided.db "DROP TABLE event_chunks;
+	UPDATE events SET flags = flags | 2 WHERE kind = 4 AND id = 1 AND ts = 2050000000"
+expect_exit stat_placed_decided 0 "$REPLAY" validate -q decided.db
+expect_match stat_placed_decided_before "^anchored on each cgroup's first matched read after the first forced root flush \(ts 2000000000, .*; 20 reads before their anchor not compared:\$" "$T_OUT"
+run=$(sqlite3 decided.db "SELECT max(run_id) FROM runs WHERE kind = 'validate'")
+rows=$(sqlite3 decided.db "SELECT group_concat(DISTINCT request_ts) FROM stat_read_checks
+	WHERE run_id = $run AND verdict = 'anchor'")
+[ "$rows" = 3050000000 ] && pass stat_placed_decided_anchor || fail stat_placed_decided_anchor "$rows"
+rows=$(sqlite3 decided.db "SELECT flushed, kernel_needs_flush FROM reads WHERE run_id = $run
+	AND cgroup_id = 1 AND ts = 2050000000")
+[ "$rows" = "0|1" ] && pass stat_placed_decided_differs || fail stat_placed_decided_differs "$rows"
 t_done
