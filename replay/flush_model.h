@@ -54,6 +54,12 @@ struct model_lock {
 	bool		unlock_found;
 };
 
+/* An update's before_update half, for the runs' halves (the inferred model's decision). */
+struct model_upd {
+	size_t		want;	/* visits the order puts before the update */
+	bool		has;	/* a decision: @want is the order's (else 0) */
+};
+
 struct replay_model {
 	const char	*name;
 	const char	*summary;	/* one line for --help */
@@ -85,8 +91,19 @@ struct replay_model {
 	/* Before each event while the window is open: the visits due first.  1, or 0: close it. */
 	int (*visit)(struct replay *r, unsigned int pol, struct model_window *w,
 		     const struct mcr_event *ev);
-	/* Before each update is applied, once: the visits it puts first, in any open window. */
-	int (*before_update)(struct replay *r, const struct mcr_event *ev);
+	/*
+	 * Before each update is applied, in two halves.  before_update, once,
+	 * on the pass's thread: what the runs need to know of the update
+	 * (read from state the pass owns, such as the order), into @u; 1 if
+	 * before_update_run has anything to do, 0 if not, -errno.  Then
+	 * before_update_run for each run @pol, on whichever thread applies
+	 * the run's update (workers.c): the visits @u puts first in its open
+	 * window.  It touches only the run's window and simulator, and ends
+	 * no window.
+	 */
+	int (*before_update)(struct replay *r, const struct mcr_event *ev, struct model_upd *u);
+	int (*before_update_run)(struct replay *r, unsigned int pol, const struct mcr_event *ev,
+				 const struct model_upd *u);
 	/* The kernel's unlock of the window: 1 keeps it open, 0 makes what is left happen now. */
 	int (*window_end)(struct replay *r, unsigned int pol, struct model_window *w, uint64_t ts);
 };

@@ -119,45 +119,49 @@ static int inferred_visit(struct replay *r, unsigned int pol, struct model_windo
 /*
  * The visits the order puts before this update happen first.  An update
  * without a decision has no visit of its own path left to order against, so
- * it needs none.
+ * it needs none.  The order is the pass's (the prepass beside it adds to
+ * it): looked up here, once; each run's visits in inferred_before_update_run().
  */
-static int inferred_before_update(struct replay *r, const struct mcr_event *ev)
+static int inferred_before_update(struct replay *r, const struct mcr_event *ev,
+				  struct model_upd *u)
 {
-	uint64_t tag = replay_tag(ev);
-	unsigned int p;
 	size_t k = 0;
-	bool has;
 
 	if (!r->order)
 		return 0;
-	has = replay_order_lookup(r->order, tag, &k);
-	if (!has && !r->p.nr_pins)
+	u->has = replay_order_lookup(r->order, replay_tag(ev), &k);
+	u->want = u->has ? k : 0;
+	r->st.win.inferred_updates += u->has;
+	return u->has || r->p.nr_pins;
+}
+
+static int inferred_before_update_run(struct replay *r, unsigned int pol,
+				      const struct mcr_event *ev, const struct model_upd *u)
+{
+	struct model_window *w = window_placed(r, pol);
+	size_t want = u->want;
+
+	if (!w)
 		return 0;
-	r->st.win.inferred_updates += has;
-	for (p = 0; p < r->p.nr_runs; p++) {
-		struct model_window *w = window_placed(r, p);
-		size_t want = has ? k : 0;
-
-		/* a pin: the subtree's visits wait for the cut, and happen there */
-		if (w && w->pinned && !w->cut_done) {
-			if (w->has_cut && tag == w->cut_tag) {
-				w->cut_done = true;
-				if (want < w->through)
-					want = w->through;
-			} else if (want > w->hold) {
-				want = w->hold;
-			}
+	/* a pin: the subtree's visits wait for the cut, and happen there */
+	if (w->pinned && !w->cut_done) {
+		if (w->has_cut && replay_tag(ev) == w->cut_tag) {
+			w->cut_done = true;
+			if (want < w->through)
+				want = w->through;
+		} else if (want > w->hold) {
+			want = w->hold;
 		}
-		while (w && w->done < want) {
-			uint64_t id;
-			int ret = sim_window_visit_next(r->sims[p], ev->ts, &id);
+	}
+	while (w->done < want) {
+		uint64_t id;
+		int ret = sim_window_visit_next(r->sims[pol], ev->ts, &id);
 
-			if (ret < 0)
-				return ret;
-			if (!ret)
-				break;
-			w->done++;
-		}
+		if (ret < 0)
+			return ret;
+		if (!ret)
+			break;
+		w->done++;
 	}
 	return 0;
 }
@@ -182,5 +186,6 @@ const struct replay_model replay_model_inferred = {
 	.window_begin	= inferred_window_begin,
 	.visit		= inferred_visit,
 	.before_update	= inferred_before_update,
+	.before_update_run = inferred_before_update_run,
 	.window_end	= inferred_window_end,
 };

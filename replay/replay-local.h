@@ -393,6 +393,10 @@ int window_visit(struct replay *r, const struct mcr_event *ev);
 int window_before_event(struct replay *r, const struct mcr_event *ev);
 int window_before_event_run(struct replay *r, unsigned int p, const struct mcr_event *ev);
 int window_before_update(struct replay *r, const struct mcr_event *ev);
+int window_update_shared(struct replay *r, const struct mcr_event *ev, struct model_upd *u);
+int window_update_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
+		      const struct model_upd *u);
+bool window_runs_may_queue(const struct replay *r);
 void window_update_hook(struct replay *r, const struct mcr_event *ev, struct rcg *c);
 int window_finish(struct replay *r);
 /* Frees what the windows hold (the flushes deferred to a window's end). */

@@ -423,10 +423,56 @@ int window_before_event_run(struct replay *r, unsigned int p, const struct mcr_e
 	return ret ? ret : win_end_policy(r, p, ev->ts);
 }
 
-/* window_before_update() - an update is about to be applied: the visits the model puts first. */
+/*
+ * window_update_shared() - an update is about to be applied: the model's
+ * half of it on the pass's thread, into @u.  Return: 1 if the runs' halves
+ * (window_update_run()) have something to do, 0 if not, -errno.
+ */
+int window_update_shared(struct replay *r, const struct mcr_event *ev, struct model_upd *u)
+{
+	*u = (struct model_upd){ 0 };
+	return r->p.model->before_update ? r->p.model->before_update(r, ev, u) : 0;
+}
+
+/* window_update_shared()'s event @ev, run @p's half: the visits the model puts first. */
+int window_update_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
+		      const struct model_upd *u)
+{
+	return r->p.model->before_update_run(r, p, ev, u);
+}
+
+/* window_before_update() - both halves, every run: the visits the model puts before @ev. */
 int window_before_update(struct replay *r, const struct mcr_event *ev)
 {
-	return r->p.model->before_update ? r->p.model->before_update(r, ev) : 0;
+	struct model_upd u;
+	unsigned int p;
+	int ret = window_update_shared(r, ev, &u);
+
+	for (p = 0; ret > 0 && p < r->p.nr_runs; p++) {
+		int err = window_update_run(r, p, ev, &u);
+
+		if (err < 0)
+			return err;
+	}
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * window_runs_may_queue() - may an update go to the runs' threads as far as
+ * the windows go?  Not while a run's window is kept open past its unlock
+ * (the inferred model's window_end): the model's visit hook ends it at
+ * some event, which ends reads and reads the pass's order.  Pass's thread,
+ * runs drained or not: only the pass opens, closes or marks windows
+ * closing under a model with before_update (window_take()).
+ */
+bool window_runs_may_queue(const struct replay *r)
+{
+	unsigned int p;
+
+	for (p = 0; p < r->p.nr_runs; p++)
+		if (r->win.pol[p].open && r->win.pol[p].m.closing)
+			return false;
+	return true;
 }
 
 struct model_window *window_placed(struct replay *r, unsigned int pol)

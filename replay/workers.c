@@ -5,18 +5,18 @@
  *
  * The pass (engine.c) decodes every event once.  An update that needs no
  * shared decision (no series sample or new series line due, its cgroup known
- * to the simulators, no validation or inference, and no window open in any
- * run if the flush model places visits from its before_update hook) has its
- * shared half done by the pass right away (cgroup, window hook, counters) and
- * its per-run half queued in a block: the visits the model puts before it
- * (window_before_event_run()), sim_update(), and the run's series minimum,
- * maximum and visited lines.  Those touch only the run's simulator, window
- * and series entries.  A waiting read does not stop it: whether a read's
- * flush is over changes only at the flush and lock events (window.c's
- * pending flushes), when a window kept open past its unlock closes (the
- * inferred model's, whose before_update hook queues nothing while one is
- * open) and when a window whose unlock was lost closes (nothing is queued
- * while one is open), all serial, so no queued update could end one.
+ * to the simulators, no validation or inference, and no run's window kept
+ * open past its unlock) has its shared half done by the pass right away
+ * (cgroup, window hook, counters, the model's look at the order) and its
+ * per-run half queued in a block: the visits the model puts before it
+ * (window_before_event_run(), window_update_run()), sim_update(), and the
+ * run's series minimum, maximum and visited lines.  Those touch only the
+ * run's simulator, window and series entries.  A waiting read does not stop
+ * it: whether a read's flush is over changes only at the flush and lock
+ * events (window.c's pending flushes), when a window kept open past its
+ * unlock closes (the inferred model's: nothing is queued while one is) and
+ * when a window whose unlock was lost closes (nothing is queued while one
+ * is open), all serial, so no queued update could end one.
  * A lock or unlock event that continues a flush in progress goes the same
  * way (window_take(): the kernel window's bookkeeping by the pass, each
  * run's window opened or ended by the run), so the runs do not stop at each
@@ -80,12 +80,21 @@ struct wk_eplist {
 struct wk_eps {
 	struct wk_eplist	*list;	/* the block's, for run p */
 	uint32_t		at;	/* the block's event being applied */
-	uint8_t			phase;	/* 0: the visits before it, 1: the update itself */
+	/*
+	 * 0: the visits before it (the model's visit hook), 1: those the
+	 * model puts before the update (window_update_run()), 2: the update
+	 */
+	uint8_t			phase;
 } __attribute__((aligned(64)));
+
+#define WK_PHASES	3
 
 struct wk_block {
 	struct wk_ev		ev[WK_BLOCK];
 	struct win_op		op[WK_BLOCK];		/* a lock or unlock's per-run half */
+	/* an update's model half for the runs (window_update_shared()), if upd_run */
+	struct model_upd	upd[WK_BLOCK];
+	bool			upd_run[WK_BLOCK];
 	/* an update's series lines, hits.v[hit0..]; unused with own_series */
 	uint32_t		hit0[WK_BLOCK], nr_hits[WK_BLOCK];
 	uint32_t		nr;
@@ -181,7 +190,7 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 		ret = window_before_event_run(r, p, ev);
 		if (ret < 0)
 			break;
-		cur->phase = 1;
+		cur->phase = 2;
 		if (!mcr_event_is_update(ev)) {
 			nh.slot = -1;
 			ret = window_op_run(r, p, ev, &b->op[i]);
@@ -189,6 +198,13 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 				break;
 			ret = series_after_event_run(r, p);
 			continue;
+		}
+		if (b->upd_run[i]) {
+			cur->phase = 1;
+			ret = window_update_run(r, p, ev, &b->upd[i]);
+			if (ret < 0)
+				break;
+			cur->phase = 2;
 		}
 		/*
 		 * The block's next update prepared while this one is applied
@@ -326,7 +342,7 @@ static int workers_emit(struct workers *w, struct wk_block *b)
 			i = b->eps[p].v[0].at;
 	}
 	for (; left && i < b->nr; i++)
-		for (ph = 0; ph < 2; ph++)
+		for (ph = 0; ph < WK_PHASES; ph++)
 			for (p = 0; p < w->nr_runs; p++)
 				for (; pos[p] < b->eps[p].nr && b->eps[p].v[pos[p]].at == i &&
 				       b->eps[p].v[pos[p]].phase == ph; pos[p]++, left--) {
@@ -433,7 +449,6 @@ int workers_drain(struct replay *r)
 static struct rcg *workers_eligible(struct replay *r, const struct mcr_event *ev,
 				    struct wk_block *b, int *err)
 {
-	unsigned int p;
 	int ret;
 	struct rcg *c;
 
@@ -442,13 +457,12 @@ static struct rcg *workers_eligible(struct replay *r, const struct mcr_event *ev
 	    series_due(r, ev->ts) || r->win.kwin_lost)
 		return NULL;
 	/*
-	 * A model whose before_update hook places visits does so on this
-	 * thread: only outside windows, where it touches no simulator.  The
-	 * visit hook, per run, goes with the update to the run's thread.
+	 * The model's hooks, per run, go with the update to the run's thread
+	 * (the visit hook, before_update's run half), but not where one would
+	 * end a window.
 	 */
-	for (p = 0; r->p.model->before_update && p < r->p.nr_runs; p++)
-		if (r->win.pol[p].open)
-			return NULL;
+	if (!window_runs_may_queue(r))
+		return NULL;
 	c = rcg_find_added(r, ev->id);
 	if (!c)
 		return NULL;
@@ -517,9 +531,10 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 		return workers_drain(r);
 	/* engine_update()'s shared half, in its order */
 	window_update_hook(r, ev, c);
-	ret = window_before_update(r, ev);
+	ret = window_update_shared(r, ev, &w->fill->upd[w->fill->nr]);
 	if (ret < 0)
 		return ret;
+	w->fill->upd_run[w->fill->nr] = ret > 0;
 	r->st.updates++;
 	e = &w->fill->ev[w->fill->nr];
 	e->ev = *ev;
