@@ -174,7 +174,17 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 	struct replay_ep_ctx *ec = &r->ep[p];
 	struct wk_eps *cur = &w->cur[p];
 	struct sim *s = r->sims[p];
-	struct sim_prep h, nh = { .slot = -1 };
+	/*
+	 * hv[hc]: the update's handle, if ok[hc]; hv[hc ^ 1]: the next's.
+	 * Two in place, and whether each holds one apart from it: a handle
+	 * marked unresolved in its slot and copied whole to the next was a
+	 * 4-byte store loaded as 8, a store forwarding stall (4 % of the
+	 * three policies' profile on the 8-CPU fleet trace).  An event that
+	 * is not an update leaves ok[hc] false: only an update asks ahead.
+	 */
+	struct sim_prep hv[2];
+	bool ok[2] = { false, false };
+	unsigned int hc = 0;
 	uint32_t i;
 	int ret = 0;
 
@@ -192,7 +202,6 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 			break;
 		cur->phase = 2;
 		if (!mcr_event_is_update(ev)) {
-			nh.slot = -1;
 			ret = window_op_run(r, p, ev, &b->op[i]);
 			if (ret < 0)
 				break;
@@ -210,16 +219,17 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 		 * The block's next update prepared while this one is applied
 		 * (engine_prefetch()), this one with what the previous prepared.
 		 */
-		h = nh;
-		nh.slot = -1;
+		ok[hc ^ 1] = false;
 		if (i + 1 < b->nr && mcr_event_is_update(&b->ev[i + 1].ev)) {
 			const struct mcr_event *nx = &b->ev[i + 1].ev;
 
-			nh = sim_update_prepare(s, (unsigned int)nx->cpu, nx->id,
-						replay_item_kind(nx->kind), nx->item);
+			hv[hc ^ 1] = sim_update_prepare(s, (unsigned int)nx->cpu, nx->id,
+							 replay_item_kind(nx->kind), nx->item);
+			ok[hc ^ 1] = true;
 		}
-		ret = sim_prep_ok(h) ? sim_update_apply(s, h, ev->ts, ev->val) :
+		ret = ok[hc] && sim_prep_ok(hv[hc]) ? sim_update_apply(s, hv[hc], ev->ts, ev->val) :
 		      sim_update(s, ev->ts, (unsigned int)ev->cpu, ev->id, kind, ev->item, ev->val);
+		hc ^= 1;
 		if (ret)
 			break;
 		if (w->own_series)
