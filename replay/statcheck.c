@@ -607,11 +607,7 @@ static int sc_compare(struct sc *sc)
 	struct replay_statcheck *o = sc->out;
 	const struct sc_read *anchor[SC_MAX_CGROUPS] = { NULL };
 	size_t i, j, cap = 0, cap_rows = 0;
-	int ret;
 
-	ret = sc_deciding(sc);
-	if (ret)
-		return ret;
 	for (i = 0; i < sc->nr_rd; i++) {
 		struct sc_read *rd = &sc->rd[i];
 		int bit;
@@ -1186,7 +1182,9 @@ static int sc_fit_anchored(struct sc *sc, unsigned int cg, const struct sc_group
  * After the first pass's comparison: the groups of reads by the flush they
  * printed (the anchor's own left out: its reads are compared with it), each
  * fitted.  A read the run decided unlike the kernel printed another flush's
- * result than the run's: not in any group.
+ * result than the run's, and so did a read that printed the flush of such a
+ * read (sc_deciding()): the run made no such flush, no cut of its windows
+ * explains them, and their pairs' cause is the decision.  Not in any group.
  */
 static int sc_fit(struct sc *sc, struct sc_fit *f)
 {
@@ -1213,7 +1211,7 @@ static int sc_fit(struct sc *sc, struct sc_fit *f)
 		for (i = 0; i < sc->nr_rd; i++) {
 			const struct sc_read *rd = &sc->rd[i];
 			bool in = rd->matched && rd->snap_req && i > sc->anchor[cg] &&
-				  !rd->decision_differs && rd->flush && rd->flush != af &&
+				  !rd->deciding_differs && rd->flush && rd->flush != af &&
 				  !rd->kernel_flushed;
 
 			if (rd->cgroup != sc->cgs[cg])
@@ -1336,7 +1334,7 @@ static void sc_mark_placed(struct sc *sc)
 			continue;
 		for (k = 0; k < sc->nr_rd; k++)
 			if (sc->rd[k].cgroup == sc->cgs[w->cg] && sc->rd[k].flush == w->flush &&
-			    sc->rd[k].matched && !sc->rd[k].decision_differs &&
+			    sc->rd[k].matched && !sc->rd[k].deciding_differs &&
 			    !sc->rd[k].kernel_flushed)
 				sc->rd[k].placed = true;
 	}
@@ -1416,6 +1414,8 @@ static int sc_check(struct db *db, const struct replay_trace *t, int64_t run_id,
 	}
 	if (!ret)
 		ret = sc_events(&sc);
+	if (!ret)
+		ret = sc_deciding(&sc);
 	if (!ret && nr_pins)
 		sc_mark_placed(&sc);
 	if (!ret)

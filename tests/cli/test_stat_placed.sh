@@ -26,6 +26,7 @@ command -v sqlite3 >/dev/null || { skip stat_placed "no sqlite3 shell"; t_done; 
 stat_reads_craft w.db || { fail setup "crafting stat_reads"; t_done; }
 cp w.db anchor.db
 cp w.db decided.db
+cp w.db after.db
 expect_exit stat_placed_exact 0 "$REPLAY" validate -q w.db
 expect_match stat_placed_exact_all "^\(read, line\) pairs 39: exact 39 \(100.00%\), within 2 units 0, off 0 .*; flush model inferred\$" "$T_OUT"
 ! grep -q '^visit placed by printed values' <<<"$T_OUT" && pass stat_placed_nothing_to_place ||
@@ -97,4 +98,20 @@ rows=$(sqlite3 decided.db "SELECT group_concat(DISTINCT request_ts) FROM stat_re
 rows=$(sqlite3 decided.db "SELECT flushed, kernel_needs_flush FROM reads WHERE run_id = $run
 	AND cgroup_id = 1 AND ts = 2050000000")
 [ "$rows" = "0|1" ] && pass stat_placed_decided_differs || fail stat_placed_decided_differs "$rows"
+
+# The same past the anchor: say the kernel flushed at the root's read of 3.15 s (the run,
+# one flush after the forced one at 3 s, skips it) and that read and the three stale ones
+# after it, to 3.45 s, printed what that flush left: 2400 pages more than the run's value,
+# which lacks it.  Their four pairs are off by those 2400 pages, the cause the decision.
+# That flush is not the run's, so no cut of its windows is fitted to them: no flush "with
+# an off pair that no cut explains" (the build before counted one).
+sqlite3 after.db "DROP TABLE event_chunks;
+	UPDATE events SET flags = flags | 2 WHERE kind = 4 AND id = 1 AND ts = 3150000000;
+	UPDATE stat_reads SET value = value + 2400 * 4096 WHERE ts_before > 3140000000 AND ts_before < 3500000000;
+	UPDATE stat_reads SET line = name || ' ' || value"
+expect_exit stat_placed_after 0 "$REPLAY" validate -q after.db
+expect_match stat_placed_after_off "^\(read, line\) pairs 39: exact 35 \(89.74%\), within 2 units 0, off 4 \(the run's flush decision differs from the kernel's 4, inside the range the deciding flush's lock window allows 0, no cause named 0\)" "$T_OUT"
+expect_match stat_placed_after_listed "^  read [0-9]+ ts 3450000000 / total_cache: .* off by 2400 pages; cause: the run's flush decision differs from the kernel's\$" "$T_OUT"
+! grep -q '^visit placed by printed values' <<<"$T_OUT" && pass stat_placed_after_not_fitted ||
+	fail stat_placed_after_not_fitted "$(grep '^visit placed' <<<"$T_OUT")"
 t_done
