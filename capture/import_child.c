@@ -69,10 +69,26 @@ static bool imp_crash_signal(int sig)
 	       sig == SIGABRT || sig == SIGTRAP || sig == SIGSYS;
 }
 
+/* A sanitizer's runtime, where one is linked in (weak: NULL otherwise). */
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+/*
+ * In a child: a sanitizer's report ends it with no callback.  What it
+ * reports is libtracecmd's, which the child contains; a fuzzer's callback
+ * (libFuzzer's) would save the input as a finding of its own, as it did for
+ * damaged v6 files that the probe below found libtracecmd unable to read.
+ */
+static void imp_child_quiet(void)
+{
+	if (__sanitizer_set_death_callback)
+		__sanitizer_set_death_callback(NULL);
+}
+
 static void imp_child(int (*fn)(void *arg), void *arg, struct imp_box *box, pid_t parent,
 		      const sigset_t *mask)
 {
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	imp_child_quiet();
 	if (getppid() != parent)
 		_exit(1);	/* the parent died before prctl() */
 	sigprocmask(SIG_SETMASK, mask, NULL);
@@ -243,6 +259,7 @@ int imp_open_checked(const char *path, const char **why)
 		/* a sanitizer's crash report would otherwise reach the user */
 		if (null >= 0)
 			dup2(null, STDERR_FILENO);
+		imp_child_quiet();
 		h = tracecmd_open(path, TRACECMD_FL_LOAD_NO_PLUGINS);
 		if (h)
 			tracecmd_close(h);
