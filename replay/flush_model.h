@@ -54,10 +54,9 @@ struct model_lock {
 	bool		unlock_found;
 };
 
-/* An update's before_update half, for the runs' halves (the inferred model's decision). */
+/* What an update's before_update half found, for the runs' halves. */
 struct model_upd {
-	size_t		want;	/* visits the order puts before the update */
-	bool		has;	/* a decision: @want is the order's (else 0) */
+	size_t		want;	/* inferred: visits the order puts before it (0: no decision) */
 };
 
 struct replay_model {

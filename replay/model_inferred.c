@@ -126,13 +126,14 @@ static int inferred_before_update(struct replay *r, const struct mcr_event *ev,
 				  struct model_upd *u)
 {
 	size_t k = 0;
+	bool has;
 
 	if (!r->order)
 		return 0;
-	u->has = replay_order_lookup(r->order, replay_tag(ev), &k);
-	u->want = u->has ? k : 0;
-	r->st.win.inferred_updates += u->has;
-	return u->has || r->p.nr_pins;
+	has = replay_order_lookup(r->order, replay_tag(ev), &k);
+	u->want = has ? k : 0;
+	r->st.win.inferred_updates += has;
+	return has || r->p.nr_pins;
 }
 
 static int inferred_before_update_run(struct replay *r, unsigned int pol,
