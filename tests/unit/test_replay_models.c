@@ -31,6 +31,8 @@ TEST(model_table)
 		/* visits are placed only in a window the model kept open */
 		if (m->visit || m->window_end || m->needs_unlock)
 			ASSERT(m->window_begin);
+		/* an update's visits: the pass's half and each run's, both or neither */
+		ASSERT(!m->before_update == !m->before_update_run);
 		/* a model that prepares says what a trace must have; a plain one runs on any */
 		ASSERT(!replay_model_is_plain(m) == !!m->unmet);
 		ASSERT(replay_model_is_plain(m) || replay_model_unmet(m, &tr));
