@@ -462,13 +462,17 @@ int window_before_update(struct replay *r, const struct mcr_event *ev)
  * the windows go?  Not while a run's window is kept open past its unlock
  * (the inferred model's window_end): the model's visit hook ends it at
  * some event, which ends reads and reads the pass's order.  Pass's thread,
- * runs drained or not: only the pass opens, closes or marks windows
- * closing under a model with before_update (window_take()).
+ * runs drained or not.  Only a model with window_end keeps one open, and
+ * under such a model only the pass opens and closes windows
+ * (window_take()); under any other the runs' threads may, so their flags
+ * are not read here.
  */
 bool window_runs_may_queue(const struct replay *r)
 {
 	unsigned int p;
 
+	if (!r->p.model->window_end)
+		return true;
 	for (p = 0; p < r->p.nr_runs; p++)
 		if (r->win.pol[p].open && r->win.pol[p].m.closing)
 			return false;
@@ -618,11 +622,11 @@ static bool win_waits_held(const struct replay *r)
  * in order with their queued updates (workers.c)?  Only where nothing the
  * pass does until the runs next drain reads a run's window or simulator:
  *   - a lock of a flush request's next CPU (its pid's, its cgroup known to
- *     the simulators), whose unlock the lookahead finds, under a model that places visits in the
- *     window and has no before_update hook (workers_eligible() would read
- *     the windows);
- *   - an unlock of such a window but the flush's last, under a model with
- *     no window_end hook: the last ends the request, and its reads;
+ *     the simulators), whose unlock the lookahead finds, under a model that
+ *     places visits in the window and has neither a before_update hook nor
+ *     a window_end one (window_runs_may_queue() reads the windows then);
+ *   - an unlock of such a window but the flush's last: the last ends the
+ *     request, and its reads;
  * and only while every waiting read is held by its request (win_waits_held()):
  * then no read ends at the event.  The caller checks what is not the
  * windows' (no sample due, no window with a lost unlock, the CPU).
@@ -636,14 +640,15 @@ int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
 	struct rcg *c;
 	int ret;
 
-	if (m->before_update || (r->t->hierarchy_id >= 0 && ev->aux != r->t->hierarchy_id) ||
+	if (m->before_update || m->window_end ||
+	    (r->t->hierarchy_id >= 0 && ev->aux != r->t->hierarchy_id) ||
 	    ev->item < 0 || ev->item >= (int)r->t->nr_possible)
 		return 0;
 	pd = win_pend_find(r, ev->pid);
 	if (!pd || pd->id != ev->id || !win_waits_held(r))
 		return 0;
 	if (ev->kind == MCR_EV_UNLOCK) {
-		if (m->window_end || pd->last_cpu != ev->item || pd->unlocked ||
+		if (pd->last_cpu != ev->item || pd->unlocked ||
 		    ev->item == (int)r->t->nr_possible - 1)
 			return 0;
 		/* win_unlock_at()'s shared half */
