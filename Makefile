@@ -1,6 +1,7 @@
 # memcg-replay - plain Makefile; every library through pkg-config.
 #   make            build both programs (build/)
-#   make check      build, run every test, then again under ASan+UBSan (build-san/)
+#   make check      build, run every test, the threads under TSan (build-tsan/),
+#                   then every test again under ASan+UBSan (build-san/)
 #   make test       run the suite once (build/)
 #   make bench      build and run the benchmarks
 #   make deps       install the Debian packages the build and demo need (root);
@@ -54,6 +55,7 @@ INC_ALL		:= $(INC_BASE) -Isim -Idb -Ireplay -Icapture -Icli
 
 O	?= build
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+TSAN_FLAGS := -O1 -g -fsanitize=thread
 
 $(O)/sim/%.o:		MOD_CFLAGS = $(INC_SIM)
 # shorter stem than $(O)/sim/%.o: the vocabulary sees only itself
@@ -182,6 +184,10 @@ check:
 	$(MAKE) O=build all
 	MCR_BUILD=build MCR_DEB_TEST=1 tests/run.sh
 	$(MAKE) fuzz-replay
+	@# the runs' threads and the prepass beside the pass, every model, under ThreadSanitizer:
+	@# a report ends the command (exit 66), which the test counts as a failure
+	$(MAKE) O=build-tsan CFLAGS="$(TSAN_FLAGS)" LDFLAGS="-fsanitize=thread" build-tsan/memcg-replay
+	TSAN_OPTIONS=halt_on_error=1 MCR_BUILD=build-tsan bash tests/cli/test_threads.sh
 	$(MAKE) O=build-san CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" all
 	@# last, so that the suite's "N passed, N failed, N skipped" ends the output
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
@@ -217,7 +223,7 @@ deps:
 deps-test: deps
 
 clean:
-	rm -rf build build-san build-deb build-fuzz
+	rm -rf build build-san build-tsan build-deb build-fuzz
 
 # `make deps demo`, `make deps check`: nothing may start before deps is done.
 ifneq ($(filter deps deps-test,$(MAKECMDGOALS)),)
