@@ -47,10 +47,15 @@ struct rcg_pol {
 	size_t		nr_items, cap_items;
 };
 
-/* Run p's view of a series line: min and max since the last sample, and its sim line. */
+/*
+ * Run p's view of a series line: min and max since the last sample, and its
+ * sim line.  The line's key is the run's own copy: the series cgroup's
+ * (rser.items) is the pass's, which may move it while the run reads.
+ */
 struct rser_run {
 	int64_t		min, max;
 	int32_t		line;		/* sim_line_handle(), < 0 until the sim knows it */
+	struct line_key	key;
 };
 
 /*
@@ -60,12 +65,21 @@ struct rser_run {
 struct rser_pol {
 	int32_t		node;		/* sim_node_handle(), < 0 until known */
 	bool		flushable;
-	struct rser_run	*lines;		/* [cap_items], in the order of rser.items */
+	/*
+	 * By slot (rser_item.slot): the lines the run has been shown, each
+	 * at the update that made it (series_see_line()), so that a line made
+	 * by the pass while the run applies earlier updates is not yet among
+	 * them, as one thread would have it.  The run's own: grown on its
+	 * thread.
+	 */
+	struct rser_run	*lines;
+	uint32_t	nr_lines, cap_lines;
 };
 
 /* A series line of one series cgroup (series.c). */
 struct rser_item {
 	struct line_key	key;
+	uint32_t	slot;		/* its place in each run's lines: the order lines were made */
 	uint64_t	emitted;	/* samples written for it */
 };
 
@@ -85,19 +99,24 @@ struct rser {
 	uint64_t	open;
 	struct rser_pol	pol[REPLAY_MAX_RUNS];
 	struct rcg	*c;
-	struct rser_item *items;	/* sorted by (kind, item) */
+	/*
+	 * The pass's (or the single run's, with own_series): sorted by (kind,
+	 * item); a line's slot never changes, so the runs' threads can go on
+	 * with lines made after the updates they apply (workers.c).
+	 */
+	struct rser_item *items;
 	size_t		nr_items, cap_items;
-	uint32_t	direct[2][RSER_DIRECT];	/* [STATE, EVENT][item]: index + 1, 0 none */
+	uint32_t	direct[2][RSER_DIRECT];	/* [STATE, EVENT][item]: slot + 1, 0 none */
 	uint64_t	emitted;	/* cgroup_series samples written */
 };
 
 /*
  * The series lines one update reaches, one per series cgroup on its path,
- * resolved once for every run; valid until a line joins (serial: workers.c).
+ * resolved once for every run (the lines made where new).
  */
 struct rser_hit {
 	struct rser		*s;
-	size_t			i;	/* the line's index in s->items */
+	size_t			i;	/* the line's slot (rser_item.slot) */
 };
 
 struct rser_hits {
@@ -353,7 +372,8 @@ void rcg_free_all(struct replay *r);
 /* series.c */
 int series_mark(struct replay *r, struct rcg *c);
 int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item);
-void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, unsigned int p);
+int series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, unsigned int p,
+		      enum sim_item_kind kind, int item);
 int series_update_one(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item,
 		      struct rser_hits *hits);
 int series_lines_resolve(struct replay *r, struct rcg *c, enum sim_item_kind kind,

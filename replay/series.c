@@ -93,12 +93,13 @@ int series_mark(struct replay *r, struct rcg *c)
  * items the kernel has (kind STATE or EVENT, LRUVEC folded), a search for
  * any other.
  */
+/* The slot of line (@kind, @item) of @s, -1 if it has none. */
 static long series_line_find(const struct rser *s, enum sim_item_kind kind, int item)
 {
 	const struct rser_item *it;
 
 	it = line_find(s->items, s->nr_items, sizeof(*s->items), kind, item, NULL);
-	return it ? it - s->items : -1;
+	return it ? (long)it->slot : -1;
 }
 
 static inline long series_line(const struct rser *s, enum sim_item_kind kind, int item)
@@ -108,78 +109,34 @@ static inline long series_line(const struct rser *s, enum sim_item_kind kind, in
 	return (long)s->direct[kind == SIM_ITEM_EVENT][item] - 1;
 }
 
-/* A line joined @s: the ones after it moved up by one. */
-static void series_direct_fill(struct rser *s)
-{
-	size_t i;
-
-	for (i = 0; i < s->nr_items; i++) {
-		const struct line_key *k = &s->items[i].key;
-
-		if (k->item >= 0 && k->item < RSER_DIRECT) {
-			s->direct[k->kind == SIM_ITEM_EVENT][k->item] = (uint32_t)(i + 1);
-			s->have[k->kind == SIM_ITEM_EVENT][k->item / 64] |= 1ull << (k->item % 64);
-		}
-	}
-}
-
 /*
- * Line (@kind, @item), which @s lacks, joins it: its index (-1: ENOMEM).
- * min = max = 0 for a new line: the value held since the last sample,
- * before it existed.
+ * Line (@kind, @item), which @s lacks, joins it: its slot, the next one
+ * (-1: ENOMEM).  The runs' lines are theirs: each run adds its own at the
+ * update that made the line (series_see_line()).
  */
-static long series_item_new(const struct replay *r, struct rser *s, enum sim_item_kind kind,
-			    int item)
+static long series_item_new(struct rser *s, enum sim_item_kind kind, int item)
 {
+	uint32_t slot = (uint32_t)s->nr_items;
 	struct rser_item *it;
-	unsigned int p;
-	size_t pos;
 
-	/* room in every run's lines first: nothing to undo after the line is in */
-	for (p = 0; p < r->p.nr_runs; p++) {
-		struct rser_pol *pp = &s->pol[p];
-		size_t cap = s->cap_items > s->nr_items ? s->cap_items : s->nr_items * 2 + 8;
-		struct rser_run *v;
-
-		if (pp->lines && s->cap_items > s->nr_items)
-			continue;
-		v = realloc(pp->lines, cap * sizeof(*v));
-		if (!v)
-			return -1;
-		pp->lines = v;
-	}
-	if (s->cap_items == s->nr_items) {
-		/* line_get() would double: make it the capacity the lines have */
-		size_t cap = s->nr_items * 2 + 8;
-		struct rser_item *v = realloc(s->items, cap * sizeof(*v));
-
-		if (!v)
-			return -1;
-		s->items = v;
-		s->cap_items = cap;
-	}
 	it = line_get((void **)&s->items, &s->nr_items, &s->cap_items, sizeof(*s->items), kind,
 		      item);
 	if (!it)
 		return -1;
-	pos = (size_t)(it - s->items);
-	for (p = 0; p < r->p.nr_runs; p++) {
-		struct rser_run *l = s->pol[p].lines;
-
-		memmove(l + pos + 1, l + pos, (s->nr_items - pos - 1) * sizeof(*l));
-		l[pos] = (struct rser_run){ .line = -1 };
+	it->slot = slot;
+	if (item >= 0 && item < RSER_DIRECT) {
+		s->direct[kind == SIM_ITEM_EVENT][item] = slot + 1;
+		s->have[kind == SIM_ITEM_EVENT][item / 64] |= 1ull << (item % 64);
 	}
-	series_direct_fill(s);
-	return (long)pos;
+	return (long)slot;
 }
 
 /* Inline for the lines that exist, which is nearly every update's. */
-static inline long series_item(const struct replay *r, struct rser *s, enum sim_item_kind kind,
-			       int item)
+static inline long series_item(struct rser *s, enum sim_item_kind kind, int item)
 {
 	long i = series_line(s, kind, item);
 
-	return i >= 0 ? i : series_item_new(r, s, kind, item);
+	return i >= 0 ? i : series_item_new(s, kind, item);
 }
 
 /*
@@ -220,11 +177,19 @@ static void series_flushable_set(struct rser *s, unsigned int p, bool f)
 		__atomic_fetch_or(&s->open, 1ull << p, __ATOMIC_RELAXED);
 }
 
-/* The visible error of line @i of @s under policy @p now: sim_item_error() unless flushable. */
+/* @ru's sim line under run @p, looked up until the sim knows it. */
+static inline int32_t series_run_line(struct replay *r, unsigned int p, struct rser_run *ru)
+{
+	if (ru->line < 0)
+		ru->line = sim_line_handle(r->sims[p], (enum sim_item_kind)ru->key.kind,
+					   ru->key.item);
+	return ru->line;
+}
+
+/* The visible error of the line in slot @i of @s under policy @p now: sim_item_error() unless flushable. */
 static int64_t series_visible(struct replay *r, unsigned int p, struct rser *s, size_t i)
 {
 	struct rser_pol *pp = &s->pol[p];
-	struct rser_run *ru = &pp->lines[i];
 	int32_t n;
 
 	if (pp->flushable)
@@ -232,10 +197,37 @@ static int64_t series_visible(struct replay *r, unsigned int p, struct rser *s, 
 	n = series_node(r, p, s);
 	if (n < 0)
 		return 0;
-	if (ru->line < 0)
-		ru->line = sim_line_handle(r->sims[p], (enum sim_item_kind)s->items[i].key.kind,
-					   s->items[i].key.item);
-	return sim_line_error_at(r->sims[p], n, ru->line);
+	return sim_line_error_at(r->sims[p], n, series_run_line(r, p, &pp->lines[i]));
+}
+
+/*
+ * Run @p is shown the line in slot @slot of @s, (@kind, @item), at the
+ * update that made it, if it has not been: the next slot of its own lines.
+ * min = max = 0: the value held since the last sample, before it existed.
+ * The update that made a line shows it to every run (series_update_at(),
+ * the hits a block carries), so a run's lines are the slots up to the
+ * newest it was shown.  Return: 0, -ENOMEM, -EPROTO for a slot past the
+ * next (a line some run was not shown: a bug).
+ */
+static int series_run_show(struct rser_pol *pp, size_t slot, enum sim_item_kind kind, int item)
+{
+	if (slot < pp->nr_lines)
+		return 0;
+	if (slot > pp->nr_lines)
+		return -EPROTO;
+	if (pp->nr_lines == pp->cap_lines) {
+		uint32_t cap = pp->cap_lines ? 2 * pp->cap_lines : 8;
+		struct rser_run *v = realloc(pp->lines, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		pp->lines = v;
+		pp->cap_lines = cap;
+	}
+	pp->lines[pp->nr_lines++] = (struct rser_run){
+		.line = -1, .key = { .kind = (uint8_t)kind, .item = item },
+	};
+	return 0;
 }
 
 /*
@@ -249,18 +241,13 @@ static void series_see_all(struct replay *r, unsigned int p, struct rser *s)
 	int32_t n = pp->flushable ? -1 : series_node(r, p, s);
 	size_t i;
 
-	for (i = 0; i < s->nr_items; i++) {
+	for (i = 0; i < pp->nr_lines; i++) {
 		struct rser_run *ru = &pp->lines[i];
 		int64_t v = 0;
 
 		/* series_visible() */
-		if (n >= 0) {
-			if (ru->line < 0)
-				ru->line = sim_line_handle(r->sims[p],
-							   (enum sim_item_kind)s->items[i].key.kind,
-							   s->items[i].key.item);
-			v = sim_line_error_at(r->sims[p], n, ru->line);
-		}
+		if (n >= 0)
+			v = sim_line_error_at(r->sims[p], n, series_run_line(r, p, ru));
 		if (v < ru->min)
 			ru->min = v;
 		if (v > ru->max)
@@ -314,11 +301,10 @@ static void series_path_cache(const struct replay *r, struct rcg *c)
 
 /*
  * The series lines an update of (@kind, @item) to @c reaches, appended to
- * @out: made where new if @make, else 0 (and @out unchanged) at the first
- * series cgroup that lacks the line.  Return: 1 appended, 0, -ENOMEM.
+ * @out, made where new.  Return: 1 appended, -ENOMEM (@out unchanged).
  */
 static int series_path(const struct replay *r, struct rcg *c, enum sim_item_kind kind,
-		       int item, bool make, struct rser_hits *out)
+		       int item, struct rser_hits *out)
 {
 	size_t nr0 = out->nr;
 	unsigned int depth = 0, j;
@@ -332,10 +318,10 @@ static int series_path(const struct replay *r, struct rcg *c, enum sim_item_kind
 	if (c->nr_ser_path <= RCG_SER_PATH) {
 		for (j = 0; j < c->nr_ser_path && ret > 0; j++) {
 			struct rser *s = c->ser_path[j];
-			long i = make ? series_item(r, s, kind, item) : series_line(s, kind, item);
+			long i = series_item(s, kind, item);
 
 			if (i < 0)
-				ret = make ? -ENOMEM : 0;
+				ret = -ENOMEM;
 			else if (series_hit_add(out, s, (size_t)i) < 0)
 				ret = -ENOMEM;
 		}
@@ -346,9 +332,9 @@ static int series_path(const struct replay *r, struct rcg *c, enum sim_item_kind
 
 		if (!a->ser)
 			continue;
-		i = make ? series_item(r, a->ser, kind, item) : series_line(a->ser, kind, item);
+		i = series_item(a->ser, kind, item);
 		if (i < 0)
-			ret = make ? -ENOMEM : 0;
+			ret = -ENOMEM;
 		else if (series_hit_add(out, a->ser, (size_t)i) < 0)
 			ret = -ENOMEM;
 	}
@@ -366,34 +352,37 @@ out:
  * after the event, series_visited()), and its lines' visible error, 0, is
  * in their minimum and maximum already.
  */
-static inline void series_see_line(struct replay *r, struct sim *sim, unsigned int p,
-				   struct rser *s, size_t i)
+static inline int series_see_line(struct replay *r, struct sim *sim, unsigned int p,
+				  struct rser *s, size_t i, enum sim_item_kind kind, int item)
 {
 	struct rser_pol *pp = &s->pol[p];
 	struct rser_run *ru;
 	int32_t n;
 	int64_t v = 0;
 
+	if (__builtin_expect(i >= pp->nr_lines, 0)) {
+		int ret = series_run_show(pp, i, kind, item);
+
+		if (ret < 0)
+			return ret;
+	}
 	if (pp->flushable)
-		return;
+		return 0;
 	ru = &pp->lines[i];
 	n = series_node(r, p, s);
 	if (n >= 0 && sim_node_flushable_at(sim, n)) {	/* every line is 0 now, this one too */
 		series_flushable_set(s, p, true);
 		series_see_all(r, p, s);
-		return;
+		return 0;
 	}
 	/* series_visible() */
-	if (n >= 0) {
-		if (ru->line < 0)
-			ru->line = sim_line_handle(sim, (enum sim_item_kind)s->items[i].key.kind,
-						   s->items[i].key.item);
-		v = sim_line_error_at(sim, n, ru->line);
-	}
+	if (n >= 0)
+		v = sim_line_error_at(sim, n, series_run_line(r, p, ru));
 	if (v < ru->min)
 		ru->min = v;
 	if (v > ru->max)
 		ru->max = v;
+	return 0;
 }
 
 /*
@@ -419,13 +408,17 @@ static inline bool series_flushable_has(const struct rser *s, size_t have, uint6
 static __attribute__((noinline)) int series_update_at(struct replay *r, struct rser *s,
 						       enum sim_item_kind kind, int item)
 {
-	long i = series_item(r, s, kind, item);
+	long i = series_item(s, kind, item);
 	unsigned int p;
+	int ret;
 
 	if (i < 0)
 		return -ENOMEM;
-	for (p = 0; p < r->p.nr_runs; p++)
-		series_see_line(r, r->sims[p], p, s, (size_t)i);
+	for (p = 0; p < r->p.nr_runs; p++) {
+		ret = series_see_line(r, r->sims[p], p, s, (size_t)i, kind, item);
+		if (ret < 0)
+			return ret;
+	}
 	return 0;
 }
 
@@ -438,12 +431,10 @@ static __attribute__((noinline)) int series_update_deep(struct replay *r, struct
 	int ret;
 
 	hits->nr = 0;
-	ret = series_path(r, c, kind, item, true, hits);
-	if (ret < 0)
-		return ret;
-	for (p = 0; p < r->p.nr_runs; p++)
-		series_update_run(r, hits->v, hits->nr, p);
-	return 0;
+	ret = series_path(r, c, kind, item, hits);
+	for (p = 0; ret >= 0 && p < r->p.nr_runs; p++)
+		ret = series_update_run(r, hits->v, hits->nr, p, kind, item);
+	return ret < 0 ? ret : 0;
 }
 
 /* series_update(), the deep path's list in @hits. */
@@ -506,30 +497,40 @@ int series_update_one(struct replay *r, struct rcg *c, enum sim_item_kind kind, 
 }
 
 /*
- * The per-run half of series_update(), for a run's own thread: the lines
- * are resolved already (series_lines_resolve()), so nothing shared changes;
- * only run @p's min, max, handles and flushable entries are written.
+ * The per-run half of series_update() of (@kind, @item), for a run's own
+ * thread: the lines are resolved already (series_lines_resolve()), so
+ * nothing shared changes; only run @p's lines, min, max, handles and
+ * flushable entries are written.  Return: 0 or -errno.
  */
-void series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, unsigned int p)
+int series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, unsigned int p,
+		      enum sim_item_kind kind, int item)
 {
 	struct sim *sim = r->sims[p];
 	size_t i;
+	int ret;
 
-	for (i = 0; i < nr; i++)
-		series_see_line(r, sim, p, hit[i].s, hit[i].i);
+	if (kind == SIM_ITEM_LRUVEC)
+		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
+	for (i = 0; i < nr; i++) {
+		ret = series_see_line(r, sim, p, hit[i].s, hit[i].i, kind, item);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 /**
  * series_lines_resolve() - the series lines an update of (@kind, @item) to
- * @c reaches, appended to @out, if every series cgroup on the path has the
- * line already.  A line joins only where a series cgroup sees it first:
- * serial there (series_update()), since it changes what every run sees.
- * Return: 1 appended, 0 a line is new (@out unchanged), -ENOMEM.
+ * @c reaches, appended to @out, made where a series cgroup sees the line
+ * first.  Making one changes nothing a run reads: its slot is new, and each
+ * run is shown it as it applies this update (series_update_run()), which
+ * the caller must then queue for every run.
+ * Return: 1 appended, -ENOMEM.
  */
 int series_lines_resolve(struct replay *r, struct rcg *c, enum sim_item_kind kind,
 			 int item, struct rser_hits *out)
 {
-	return series_path(r, c, kind, item, false, out);
+	return series_path(r, c, kind, item, out);
 }
 
 struct series_vis {
@@ -621,10 +622,14 @@ static int series_item_row(struct replay *r, unsigned int p, struct rser *s, siz
 	struct replay_sample sm = {
 		.ts = ts, .id = s->c->id, .kind = (enum sim_item_kind)it->key.kind, .item = it->key.item,
 	};
-	struct rser_run *ru = &s->pol[p].lines[i];
+	struct rser_run *ru;
 
 	if (!zero) {
-		sm.error = series_visible(r, p, s, i);
+		/* every run was shown every line by now: the runs are drained */
+		if (it->slot >= s->pol[p].nr_lines)
+			return -EPROTO;
+		ru = &s->pol[p].lines[it->slot];
+		sm.error = series_visible(r, p, s, it->slot);
 		sm.min_error = ru->min < sm.error ? ru->min : sm.error;
 		sm.max_error = ru->max > sm.error ? ru->max : sm.error;
 		/* held into the next interval */

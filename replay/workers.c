@@ -4,11 +4,11 @@
  * decoded stream.
  *
  * The pass (engine.c) decodes every event once.  An update that needs no
- * shared decision (no series sample or new series line due, its cgroup known
- * to the simulators, no validation or inference, and no run's window kept
- * open past its unlock) has its shared half done by the pass right away
- * (cgroup, window hook, counters, the model's look at the order) and its
- * per-run half queued in a block: the visits the model puts before it
+ * shared decision (no series sample due, its cgroup known to the
+ * simulators, no validation or inference, and no run's window kept open
+ * past its unlock) has its shared half done by the pass right away (cgroup,
+ * window hook, counters, the model's look at the order, its series lines,
+ * made where new) and its per-run half queued in a block: the visits the model puts before it
  * (window_before_event_run(), window_update_run()), sim_update(), and the
  * run's series minimum, maximum and visited lines.  Those touch only the
  * run's simulator, window and series entries.  A waiting read does not stop
@@ -235,7 +235,8 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 		if (w->own_series)
 			ret = series_update_one(r, b->ev[i].c, kind, ev->item, &w->one_hits);
 		else if (b->nr_hits[i])	/* without series the block has no hits array */
-			series_update_run(r, b->hits.v + b->hit0[i], b->nr_hits[i], p);
+			ret = series_update_run(r, b->hits.v + b->hit0[i], b->nr_hits[i], p, kind,
+						ev->item);
 		if (!ret)
 			ret = series_after_event_run(r, p);
 	}
