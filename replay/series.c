@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "replay-local.h"
 
 static bool series_wanted(const struct replay *r, uint64_t id)
@@ -211,19 +212,18 @@ static int64_t series_visible(struct replay *r, unsigned int p, struct rser *s, 
  */
 static int series_run_show(struct rser_pol *pp, size_t slot, enum sim_item_kind kind, int item)
 {
+	size_t cap = pp->cap_lines;
+	int ret;
+
 	if (slot < pp->nr_lines)
 		return 0;
 	if (slot > pp->nr_lines)
 		return -EPROTO;
-	if (pp->nr_lines == pp->cap_lines) {
-		uint32_t cap = pp->cap_lines ? 2 * pp->cap_lines : 8;
-		struct rser_run *v = realloc(pp->lines, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		pp->lines = v;
-		pp->cap_lines = cap;
-	}
+	/* a cgroup has a line per item of the trace at most: far below 2^32 */
+	ret = mcr_grow((void **)&pp->lines, &cap, (size_t)pp->nr_lines + 1, sizeof(*pp->lines));
+	if (ret)
+		return ret;
+	pp->cap_lines = (uint32_t)cap;
 	pp->lines[pp->nr_lines++] = (struct rser_run){
 		.line = -1, .key = { .kind = (uint8_t)kind, .item = item },
 	};
