@@ -90,11 +90,10 @@ int series_mark(struct replay *r, struct rcg *c)
 }
 
 /*
- * The index of line (@kind, @item) in @s->items, or -1: one load for the
- * items the kernel has (kind STATE or EVENT, LRUVEC folded), a search for
- * any other.
+ * The slot of line (@kind, @item) of @s, or -1 if it has none: one load for
+ * the items the kernel has (kind STATE or EVENT, LRUVEC folded), a search
+ * for any other.
  */
-/* The slot of line (@kind, @item) of @s, -1 if it has none. */
 static long series_line_find(const struct rser *s, enum sim_item_kind kind, int item)
 {
 	const struct rser_item *it;
@@ -187,7 +186,10 @@ static inline int32_t series_run_line(struct replay *r, unsigned int p, struct r
 	return ru->line;
 }
 
-/* The visible error of the line in slot @i of @s under policy @p now: sim_item_error() unless flushable. */
+/*
+ * The visible error of the line in slot @i of @s under policy @p now:
+ * sim_item_error() unless flushable.
+ */
 static int64_t series_visible(struct replay *r, unsigned int p, struct rser *s, size_t i)
 {
 	struct rser_pol *pp = &s->pol[p];
@@ -203,20 +205,18 @@ static int64_t series_visible(struct replay *r, unsigned int p, struct rser *s, 
 
 /*
  * Run @p is shown the line in slot @slot of @s, (@kind, @item), at the
- * update that made it, if it has not been: the next slot of its own lines.
- * min = max = 0: the value held since the last sample, before it existed.
- * The update that made a line shows it to every run (series_update_at(),
- * the hits a block carries), so a run's lines are the slots up to the
- * newest it was shown.  Return: 0, -ENOMEM, -EPROTO for a slot past the
- * next (a line some run was not shown: a bug).
+ * update that made it: a slot it has not been shown (@slot >= nr_lines),
+ * the next of its own lines.  min = max = 0: the value held since the last
+ * sample, before it existed.  The update that made a line shows it to
+ * every run (series_update_at(), the hits a block carries), so a run's
+ * lines are the slots up to the newest it was shown.  Return: 0, -ENOMEM,
+ * -EPROTO for a slot past the next (a line some run was not shown: a bug).
  */
 static int series_run_show(struct rser_pol *pp, size_t slot, enum sim_item_kind kind, int item)
 {
 	size_t cap = pp->cap_lines;
 	int ret;
 
-	if (slot < pp->nr_lines)
-		return 0;
 	if (slot > pp->nr_lines)
 		return -EPROTO;
 	/* a cgroup has a line per item of the trace at most: far below 2^32 */

@@ -8,9 +8,9 @@
  * simulators, no validation or inference, and no run's window kept open
  * past its unlock) has its shared half done by the pass right away (cgroup,
  * window hook, counters, the model's look at the order, its series lines,
- * made where new) and its per-run half queued in a block: the visits the model puts before it
- * (window_before_event_run(), window_update_run()), sim_update(), and the
- * run's series minimum, maximum and visited lines.  Those touch only the
+ * made where new) and its per-run half queued in a block: the visits the
+ * model puts before it (window_before_event_run(), window_update_run()),
+ * sim_update(), and the run's series minimum, maximum and visited lines.  Those touch only the
  * run's simulator, window and series entries.  A waiting read does not stop
  * it: whether a read's flush is over changes only at the flush and lock
  * events (window.c's pending flushes), when a window kept open past its
