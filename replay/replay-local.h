@@ -413,7 +413,18 @@ int window_visit(struct replay *r, const struct mcr_event *ev);
 int window_before_event(struct replay *r, const struct mcr_event *ev);
 int window_before_event_run(struct replay *r, unsigned int p, const struct mcr_event *ev);
 int window_before_update(struct replay *r, const struct mcr_event *ev);
-int window_update_shared(struct replay *r, const struct mcr_event *ev, struct model_upd *u);
+/*
+ * window_update_shared() - an update is about to be applied: the model's
+ * half of it on the pass's thread, into @u.  Return: 1 if the runs' halves
+ * (window_update_run()) have something to do (@u then filled), 0 if not,
+ * -errno.  Inline: most models have no before_update, and the pass asks at
+ * every update it queues.
+ */
+static inline int window_update_shared(struct replay *r, const struct mcr_event *ev,
+				       struct model_upd *u)
+{
+	return r->p.model->before_update ? r->p.model->before_update(r, ev, u) : 0;
+}
 int window_update_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
 		      const struct model_upd *u);
 bool window_runs_may_queue(const struct replay *r);

@@ -423,17 +423,6 @@ int window_before_event_run(struct replay *r, unsigned int p, const struct mcr_e
 	return ret ? ret : win_end_policy(r, p, ev->ts);
 }
 
-/*
- * window_update_shared() - an update is about to be applied: the model's
- * half of it on the pass's thread, into @u.  Return: 1 if the runs' halves
- * (window_update_run()) have something to do, 0 if not, -errno.
- */
-int window_update_shared(struct replay *r, const struct mcr_event *ev, struct model_upd *u)
-{
-	*u = (struct model_upd){ 0 };
-	return r->p.model->before_update ? r->p.model->before_update(r, ev, u) : 0;
-}
-
 /* window_update_shared()'s event @ev, run @p's half: the visits the model puts first. */
 int window_update_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
 		      const struct model_upd *u)

@@ -542,9 +542,7 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 		return workers_drain(r);
 	/* engine_update()'s shared half, in its order */
 	window_update_hook(r, ev, c);
-	/* most models have no before_update: nothing to write in the block */
-	ret = r->p.model->before_update ?
-	      window_update_shared(r, ev, &w->fill->upd[w->fill->nr]) : 0;
+	ret = window_update_shared(r, ev, &w->fill->upd[w->fill->nr]);
 	if (ret < 0)
 		return ret;
 	w->fill->upd_run[w->fill->nr] = ret > 0;
