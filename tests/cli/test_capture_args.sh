@@ -9,6 +9,7 @@
 # so a build that accepted them stops at the output instead of capturing.
 # Likewise a bad --rotate SPEC (a period below 1 s, a size below 1 MiB, no unit
 # it knows) and --keep 0 or --keep without --rotate.
+# run.sh: alone (its last cases trace the memcg tracepoints)
 source "$(dirname "$0")/../lib.sh"
 
 [ -x "$CAPTURE" ] || { skip capture_args "$CAPTURE is not built"; t_done; }

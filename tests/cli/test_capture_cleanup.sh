@@ -3,6 +3,7 @@
 # tracefs instances memcg_capture_<pid> whose pid is not running (what a
 # kill -9 leaves tracing), names each, and leaves those of running pids.
 # The instances are fakes made here (mkdir in instances/), nothing traces.
+# run.sh: alone (--cleanup removes every dead capture's tracefs instance)
 source "$(dirname "$0")/../lib.sh"
 
 INSTANCES=/sys/kernel/tracing/instances

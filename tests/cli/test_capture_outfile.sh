@@ -10,6 +10,7 @@
 # The last: of two captures to one path the one that ends second fails, leaves
 # the first one's file, and keeps its own recording under its temporary name
 # (two short recordings).
+# run.sh: alone (its last case traces the memcg tracepoints)
 source "$(dirname "$0")/../lib.sh"
 
 TRACING=/sys/kernel/tracing

@@ -3,6 +3,7 @@
 # its exit code (sim/base/error.h) and one line on stderr, never a crash, and no output file.
 # The truncated files and the trace.dat without memcg events are recorded here with
 # trace-cmd (root + tracefs + Linux 6.13+); those cases skip with the reason otherwise.
+# run.sh: alone (records with trace-cmd, which changes the top-level tracing settings)
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../live.sh"
 

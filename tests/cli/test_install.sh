@@ -5,6 +5,7 @@
 # completion), the default
 # PREFIX=/usr/local, the Debian package's *.install lists covering exactly
 # what is installed, and uninstall leaving nothing behind.
+# run.sh: alone (make install builds the man pages in the build)
 source "$(dirname "$0")/../lib.sh"
 
 command -v help2man >/dev/null || { skip install "help2man not installed (make deps)"; exit 0; }

@@ -6,6 +6,7 @@
 # exactly the exit codes its --help lists; every command it shows can be
 # pasted (one per line, continuations intact) and SEE ALSO names the pages
 # whole.  A --help without an exit paragraph is refused.
+# run.sh: alone (make builds a man page in the build)
 source "$(dirname "$0")/../lib.sh"
 
 for c in help2man man groff; do

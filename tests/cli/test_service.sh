@@ -7,6 +7,7 @@
 # under PREFIX and keeps an edited settings file, the .deb (when make deb built one)
 # carries them, and, where systemd is PID 1, the unit runs, rotates and stops
 # cleanly.
+# run.sh: alone (runs captures, and make install-systemd in the build)
 source "$(dirname "$0")/../lib.sh"
 
 SVC=$TOP/cli/systemd

@@ -18,6 +18,8 @@
  * cgroup's path through its file handle (cgroupfs_path_of) on both.  Everything made is removed
  * and the mount undone; without root, cgroup2 or tracefs the tests skip and
  * say why.
+ *
+ * run.sh: alone (makes cgroups while a tracefs instance records every cgroup_mkdir)
  */
 #include <errno.h>
 #include <fcntl.h>
