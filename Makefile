@@ -39,6 +39,11 @@ WARN	:= -Wall -Wextra -Werror -Wno-unused-parameter -Wshadow -Wformat=2 -Wvla
 BASE_CFLAGS = -std=gnu11 $(WARN) -D_GNU_SOURCE -DMCR_VERSION=\"$(VERSION)\" $(MOD_CFLAGS)
 CFLAGS	?= -O2 -g
 
+# make check, make demo and make deb build with one job per online CPU, unless
+# make was given -j itself (its jobserver then rules the sub-makes)
+JOBS	?= $(shell nproc 2>/dev/null || echo 1)
+PAR	= $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
+
 # The layering, enforced: each module sees only the headers it may include
 # (docs/HACKING.md, Layering).  sim/base/ (the shared vocabulary: the event record,
 # errors and exit codes, the id hash and table) includes nothing of ours; sim/ sees
@@ -181,14 +186,14 @@ test: all
 
 check:
 	$(MAKE) check-layers
-	$(MAKE) O=build all
+	$(MAKE) $(PAR) O=build all
 	MCR_BUILD=build MCR_DEB_TEST=1 tests/run.sh
-	$(MAKE) fuzz-replay
+	$(MAKE) $(PAR) fuzz-replay
 	@# the runs' threads and the prepass beside the pass, every model, under ThreadSanitizer:
 	@# a report ends the command (exit 66), which the test counts as a failure
-	$(MAKE) O=build-tsan CFLAGS="$(TSAN_FLAGS)" LDFLAGS="-fsanitize=thread" build-tsan/memcg-replay
+	$(MAKE) $(PAR) O=build-tsan CFLAGS="$(TSAN_FLAGS)" LDFLAGS="-fsanitize=thread" build-tsan/memcg-replay
 	TSAN_OPTIONS=halt_on_error=1 MCR_BUILD=build-tsan bash tests/cli/test_threads.sh
-	$(MAKE) O=build-san CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" all
+	$(MAKE) $(PAR) O=build-san CFLAGS="$(SAN_FLAGS)" LDFLAGS="-fsanitize=address,undefined" all
 	@# last, so that the suite's "N passed, N failed, N skipped" ends the output
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		MCR_BUILD=build-san MCR_SANITIZED=1 tests/run.sh
@@ -196,7 +201,8 @@ check:
 bench: all
 	MCR_BUILD=$(O) bench/run.sh
 
-demo: all
+demo:
+	$(MAKE) $(PAR) all
 	MCR_BUILD=$(O) cli/demo.sh
 
 # `make deps` installs (apt-get, root) what the build and `make demo` need; with a
@@ -386,7 +392,7 @@ deb:
 	printf '%s\n' "memcg-replay ($(VERSION)) unstable; urgency=medium" "" \
 		"  * Version $(VERSION) (written by make deb from the Makefile's VERSION)." "" \
 		" -- $$maint  $$date" >$(DEB_SRC)/debian/changelog
-	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b -J$(JOBS)
 	lintian --info --display-info $(DEB_TOP)/*.changes
 
 # install the packages, run them, remove them (root; CI: .ci/run)
