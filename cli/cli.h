@@ -92,7 +92,10 @@ int cli_input_check(const char *what, const char *path);
  * A progress line on stderr, only when it is a TTY (never into a file or a
  * pipe) and not after cli_progress_quiet(): events done / total, rate,
  * elapsed time and ETA, rewritten in place at most ~5 times per second; the
- * final line stays (with a newline) only for runs longer than half a second.
+ * final line stays (with a newline) only for runs longer than the period.
+ * The rate (and the ETA from it) counts from the first update on: a pass
+ * whose line begins at its first call has events done before the line's
+ * clock started, which counted from the start gave billions of events/s.
  */
 struct cli_progress {
 	const char	*what;
@@ -100,6 +103,9 @@ struct cli_progress {
 	uint64_t	last_ns;
 	uint64_t	start_ns;
 	uint64_t	every_ns;	/* refresh period; MCR_PROGRESS_MS overrides 200 ms */
+	uint64_t	rate_ns;	/* the first update: the rate's start */
+	uint64_t	rate_done;	/* events done then */
+	bool		rate_set;	/* an update has come */
 	bool		tty;
 };
 void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total);

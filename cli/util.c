@@ -129,6 +129,7 @@ void cli_progress_init(struct cli_progress *p, const char *what, uint64_t total)
 	p->what = what;
 	p->total = total;
 	p->start_ns = p->last_ns = cli_now_ns();
+	p->rate_set = false;
 	p->tty = isatty(STDERR_FILENO);
 	/*
 	 * A run shorter than the period shows no line.  The tests set
@@ -170,6 +171,9 @@ static void progress_print(struct cli_progress *p, uint64_t done, uint64_t now, 
 	double rate = secs > 0 ? (double)done / secs : 0;
 	char el[32], eta[32];
 
+	if (p->rate_set && now > p->rate_ns && done >= p->rate_done)
+		rate = (double)(done - p->rate_done) / ((double)(now - p->rate_ns) / 1e9);
+
 	progress_secs(el, sizeof(el), secs);
 	if (p->total && done <= p->total) {
 		if (rate > 0)
@@ -193,6 +197,12 @@ void cli_progress_update(struct cli_progress *p, uint64_t done)
 	if (!p->tty)
 		return;
 	now = cli_now_ns();
+	if (!p->rate_set) {	/* the rate's start: no line, it has no interval yet */
+		p->rate_set = true;
+		p->rate_ns = now;
+		p->rate_done = done;
+		return;
+	}
 	if (now - p->last_ns < p->every_ns)
 		return;
 	p->last_ns = now;
