@@ -37,6 +37,14 @@ for t in "$MCR_BUILD"/tests/test_*; do
 	a=0; says_alone "tests/unit/$n.c" && a=1
 	add "$a" "$t"
 done
+# The Debian packages: built, installed, run and removed (make check's plain pass, as
+# root).  First of the files that run alone: test_service.sh then checks the .deb built.
+if [ "${MCR_DEB_TEST:-0}" = 1 ]; then
+	for t in tests/package/*.sh; do
+		[ -f "$t" ] || continue
+		add 1 "$t"
+	done
+fi
 for t in tests/cli/*.sh; do
 	[ -f "$t" ] || continue
 	a=0; says_alone "$t" && a=1
@@ -46,13 +54,6 @@ for t in tests/live/*.sh; do
 	[ -f "$t" ] || continue
 	add 2 "$t"
 done
-# The Debian packages: built, installed, run and removed (make check's plain pass, as root).
-if [ "${MCR_DEB_TEST:-0}" = 1 ]; then
-	for t in tests/package/*.sh; do
-		[ -f "$t" ] || continue
-		add 1 "$t"
-	done
-fi
 
 start() {	# index: runs the file in the background; its output, rc and time land in $dir
 	local i=$1 f=${files[$1]}
