@@ -10,9 +10,9 @@
  * window hook, counters, the model's look at the order, its series lines,
  * made where new) and its per-run half queued in a block: the visits the
  * model puts before it (window_before_event_run(), window_update_run()),
- * sim_update(), and the run's series minimum, maximum and visited lines.  Those touch only the
- * run's simulator, window and series entries.  A waiting read does not stop
- * it: whether a read's flush is over changes only at the flush and lock
+ * sim_update(), and the run's series minimum, maximum and visited lines.
+ * Those touch only the run's simulator, window and series entries.  A
+ * waiting read does not stop it: whether a read's flush is over changes only at the flush and lock
  * events (window.c's pending flushes), when a window kept open past its
  * unlock closes (the inferred model's: nothing is queued while one is) and
  * when a window whose unlock was lost closes (nothing is queued while one

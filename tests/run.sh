@@ -86,15 +86,16 @@ show() {	# prints every ended file from the next one in order on; "last": every 
 	while [ "$shown" -lt "${#order[@]}" ]; do
 		i=${order[$shown]}
 		[ -f "$dir/$i.rc" ] || [ "$1" = last ] || return 0
+		# no rc: the file was killed before it could write one (its log start() made)
 		label=${labels[$i]} rc=$(cat "$dir/$i.rc" 2>/dev/null || echo 1) t=$(cat "$dir/$i.time" 2>/dev/null || echo 0)
 		echo "== $label"
-		cat "$dir/$i.log" 2>/dev/null
+		cat "$dir/$i.log"
 		# per-file wall time: what to look at when CI's time grows
 		echo "-- $label: $t s"
 		echo "$t $label" >>"$dir/times"
-		p=$(grep -c '^PASS ' "$dir/$i.log" 2>/dev/null)
-		f=$(grep -c '^FAIL ' "$dir/$i.log" 2>/dev/null)
-		s=$(grep -c '^SKIP ' "$dir/$i.log" 2>/dev/null)
+		p=$(grep -c '^PASS ' "$dir/$i.log")
+		f=$(grep -c '^FAIL ' "$dir/$i.log")
+		s=$(grep -c '^SKIP ' "$dir/$i.log")
 		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 			echo "FAIL $label: exited $rc without reporting a failure"
 			f=1
