@@ -121,6 +121,7 @@ struct workers {
 	struct rser_hits	one_hits;
 	struct wk_eps		cur[REPLAY_MAX_RUNS];	/* per run */
 	struct wk_thread	th[REPLAY_MAX_RUNS + 1];	/* [0] the pass's */
+	unsigned int		owner[REPLAY_MAX_RUNS];	/* the thread that applies run p */
 	unsigned int		started;	/* threads created */
 	pthread_mutex_t		mu;
 	pthread_cond_t		cv;
@@ -245,22 +246,24 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 }
 
 /*
- * A run with a block to apply that no thread holds, for thread @t, or -1.
- * Under mu.  The run @t applied last if it can go on with it: a run that
- * changes threads takes its simulator's state to the other core, and the
- * runs chosen by which was furthest behind changed threads at nearly every
- * block (62 000 times in 65 000 blocks applied on the 8-CPU fleet trace).
- * Else the run furthest behind.
+ * A run of thread @t's with a block to apply, or -1.  Under mu.  The run
+ * @t applied last if it can go on with it, else its run furthest behind.
+ * Only its own (workers_start()): a run that changes threads takes its
+ * simulator's state to the other core.  Chosen among all runs by which was
+ * furthest behind, runs changed threads at nearly every block (62 000 times
+ * in 65 000 blocks applied on the 8-CPU fleet trace), and even kept on a
+ * thread while they had blocks, with three runs on two threads each run was
+ * applied on both.
  */
 static int workers_pick(const struct workers *w, const struct wk_thread *t)
 {
-	unsigned int p, best = 0;
+	unsigned int p, best = 0, me = (unsigned int)(t - w->th);
 	int pick = -1;
 
 	if (t->last >= 0 && !w->claimed[t->last] && w->done[t->last] < w->filled)
 		return t->last;
 	for (p = 0; p < w->nr_runs; p++)
-		if (!w->claimed[p] && w->done[p] < w->filled &&
+		if (w->owner[p] == me && !w->claimed[p] && w->done[p] < w->filled &&
 		    (pick < 0 || w->done[p] < w->done[best])) {
 			pick = (int)p;
 			best = p;
@@ -613,11 +616,18 @@ int workers_start(struct replay *r)
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->cv, NULL);
 	r->wk = w;
-	/* each runs' thread starts on a run of its own; the pass's on the last */
+	/*
+	 * The runs dealt to the runs' threads in turn and then to the pass's,
+	 * which decodes besides: of three runs on two threads, the runs'
+	 * thread applies two.  Each thread starts on its first.
+	 */
 	for (i = 0; i < w->nr_threads; i++)
-		w->th[i] = (struct wk_thread){ .w = w, .last = i ? (int)i - 1 : -1 };
-	if (w->nr_runs >= w->nr_threads)
-		w->th[0].last = (int)w->nr_runs - 1;
+		w->th[i] = (struct wk_thread){ .w = w, .last = -1 };
+	for (i = 0; i < w->nr_runs; i++) {
+		w->owner[i] = (i + 1) % w->nr_threads;
+		if (w->th[w->owner[i]].last < 0)
+			w->th[w->owner[i]].last = (int)i;
+	}
 	for (i = 0; i + 1 < w->nr_threads; i++) {
 		ret = -pthread_create(&w->th[i + 1].id, NULL, workers_main, &w->th[i + 1]);
 		if (ret) {
