@@ -577,6 +577,14 @@ int cmd_replay(int argc, char **argv)
 			if (prep->beside)
 				printf(" beside the replay, which waited %.2f s for it", prep->waited);
 			printf(".\n");
+			/* a branch the cap would drop is never made: counted, though it might have had a twin */
+			if (prep->capped)
+				printf("The inference kept at most %u orders at once (-H) and dropped up to "
+				       "%" PRIu64 " others: where the kernel's was one of them, the order "
+				       "placed is not the kernel's ('memcg-replay validate' counts the "
+				       "flushes it explains).\n",
+				       p.max_hypotheses ? p.max_hypotheses : REPLAY_MAX_HYP_DEFAULT,
+				       prep->capped);
 		}
 		const struct replay_stats *st = replay_stats(ps.r);
 		struct report_model m;

@@ -68,6 +68,7 @@ struct beside {
 	pthread_t		thr;
 	bool			started;
 	double			t0, seconds;
+	uint64_t		capped;		/* the prepass's infer_capped(), once finished */
 	pthread_mutex_t		mu;
 	pthread_cond_t		cv;	/* any change below: both sides wait on it */
 
@@ -278,6 +279,7 @@ static void *beside_main(void *arg)
 		.order = b->checks && !b->r->order_kept ? NULL : beside_order, .order_ctx = b,
 		.settled = b->checks ? NULL : beside_settled, .settled_ctx = b,
 		.checked = b->checks ? beside_checked : NULL, .checked_ctx = b,
+		.capped = &b->capped,
 	};
 	int ret = engine_infer_pass(b->r->t, &ei, &src);
 
@@ -482,6 +484,7 @@ static int beside_end(struct beside *b)
 	if (b->pub.n)
 		return -EPROTO;		/* a decision for an update the pass has passed */
 	r->prep.placed = replay_order_size(r->order);
+	r->prep.capped = b->capped;
 	r->prep.seconds = b->seconds;
 	r->prep.waited = b->waited + replay_now_s() - t0;
 	return 0;

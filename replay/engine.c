@@ -208,18 +208,21 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
 	ret = rcg_add_initial(r);
 	if (!ret)
 		ret = replay_run(r, src);
+	if (ei->capped)
+		*ei->capped = r->inf ? infer_capped(r->inf) : 0;
 	replay_destroy(r);
 	return ret;
 }
 
-int replay_order_infer(const struct replay_trace *t, const struct sim_policy *pol,
-		       unsigned int max_hyp, struct replay_source *src,
-		       void (*progress)(void *ctx, const char *pass, uint64_t done), void *progress_ctx,
-		       struct replay_order **out)
+/* replay_order_infer(), and the orders the cap dropped into *@capped (may be NULL). */
+static int engine_order_infer(const struct replay_trace *t, const struct sim_policy *pol,
+			      unsigned int max_hyp, struct replay_source *src,
+			      void (*progress)(void *ctx, const char *pass, uint64_t done),
+			      void *progress_ctx, struct replay_order **out, uint64_t *capped)
 {
 	struct engine_infer ei = {
 		.policy = pol, .max_hyp = max_hyp, .order = order_add,
-		.progress = progress, .progress_ctx = progress_ctx,
+		.progress = progress, .progress_ctx = progress_ctx, .capped = capped,
 	};
 	int ret;
 
@@ -238,6 +241,14 @@ int replay_order_infer(const struct replay_trace *t, const struct sim_policy *po
 	return 0;
 }
 
+int replay_order_infer(const struct replay_trace *t, const struct sim_policy *pol,
+		       unsigned int max_hyp, struct replay_source *src,
+		       void (*progress)(void *ctx, const char *pass, uint64_t done), void *progress_ctx,
+		       struct replay_order **out)
+{
+	return engine_order_infer(t, pol, max_hyp, src, progress, progress_ctx, out, NULL);
+}
+
 /* The model's prepare step: *@pol, the policy to infer with, or NULL (no prepass). */
 int engine_prepare(struct replay *r, const struct sim_policy **pol)
 {
@@ -253,6 +264,7 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 	const struct sim_policy *pol;
 	struct replay_order *o;
 	double t0 = replay_now_s();
+	uint64_t capped = 0;
 	int ret;
 
 	ret = engine_prepare(r, &pol);
@@ -260,8 +272,8 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 		return ret;
 	if (!src->rewind)
 		return -EINVAL;
-	ret = replay_order_infer(r->t, pol, r->p.max_hypotheses, src, r->p.progress,
-				 r->p.progress_ctx, &o);
+	ret = engine_order_infer(r->t, pol, r->p.max_hypotheses, src, r->p.progress,
+				 r->p.progress_ctx, &o, &capped);
 	if (!ret)
 		ret = src->rewind(src->ctx);
 	if (ret) {
@@ -270,7 +282,7 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 	}
 	r->order = r->order_own = o;
 	r->prep = (struct replay_prepass){ .policy = pol, .placed = replay_order_size(o),
-					   .seconds = replay_now_s() - t0 };
+					   .capped = capped, .seconds = replay_now_s() - t0 };
 	return 0;
 }
 

@@ -465,6 +465,7 @@ struct engine_infer {
 	void			*checked_ctx;
 	void			(*progress)(void *ctx, const char *pass, uint64_t done);
 	void			*progress_ctx;
+	uint64_t		*capped;	/* out: infer_capped() at the end; may be NULL */
 };
 int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *ei,
 		      struct replay_source *src);

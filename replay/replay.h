@@ -393,6 +393,11 @@ void replay_beside_free(struct replay_beside *b);	/* stops it if it still runs *
 struct replay_prepass {
 	const struct sim_policy	*policy;	/* the inference's: the traced kernel's */
 	size_t			placed;		/* updates inside lock windows the order places */
+	/*
+	 * orders the inference's cap dropped (infer_capped()): where one of
+	 * them was the kernel's, the order placed is not
+	 */
+	uint64_t		capped;
 	double			seconds;	/* its wall-clock time */
 	bool			beside;		/* on its own thread, beside the pass */
 	double			waited;		/* beside: seconds the pass waited for its order */

@@ -76,6 +76,16 @@ got=$(sqlite3 "$T_TMP/h.db" "SELECT flush_model FROM runs ORDER BY run_id DESC L
 # -m inferred infers there too, and says so
 expect_exit infer_replay_model 0 "$REPLAY" replay "$T_TMP/h.db" -p break -s 0 -m inferred -H 64
 expect_match infer_replay_model_msg '^Inferred order: [0-9]+ updates' "$T_OUT"
+# ... and what the cap dropped, which synth's long windows make it drop
+expect_match infer_replay_capped_msg \
+	'^The inference kept at most 64 orders at once \(-H\) and dropped up to [1-9][0-9]* others' "$T_OUT"
+# said only where it dropped any: not on the seed race's one window
+"$REPLAY" synth --scenario seed-race -o "$T_TMP/seed.db" -q ||
+	fail infer_replay_uncapped_synth "synth --scenario seed-race failed"
+expect_exit infer_replay_uncapped 0 "$REPLAY" replay "$T_TMP/seed.db" -p break -s 0 -m inferred
+expect_match infer_replay_uncapped_msg '^Inferred order: 1 updates' "$T_OUT"
+grep -q '^The inference kept' <<<"$T_OUT" && fail infer_replay_uncapped_quiet "$T_OUT" ||
+	pass infer_replay_uncapped_quiet
 got=$(sqlite3 "$T_TMP/h.db" "SELECT flush_model FROM runs ORDER BY run_id DESC LIMIT 1")
 [ "$got" = inferred ] && pass infer_replay_run_row || fail infer_replay_run_row "$got"
 # with the inferred order break reproduces the kernel's values at every compared read

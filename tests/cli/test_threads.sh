@@ -88,9 +88,15 @@ if "$REPLAY" synth --scenario fleet --events 100000 --cgroups 60 --window-update
 	expect_exit replay_threads_beside_msg_run 0 "$REPLAY" replay -q -m inferred -H 16 -j 2 "$T_TMP/msg.db"
 	expect_match replay_threads_beside_msg \
 		'^Inferred order: [1-9][0-9]* updates .* beside the replay, which waited [0-9.]+ s for it' "$T_OUT"
+	# at a cap of 16 the inference drops orders, and says how many: as many either way
+	drop='s/^The inference kept at most 16 orders at once (-H) and dropped up to \([0-9]*\) others: .*/\1/p'
+	capped2=$(sed -n "$drop" <<<"$T_OUT")
 	cp "$HID" "$T_TMP/msg.db"
 	expect_exit replay_threads_before_msg_run 0 "$REPLAY" replay -q -m inferred -H 16 -j 1 "$T_TMP/msg.db"
 	expect_match replay_threads_before_msg '^Inferred order: [1-9][0-9]* updates .* in [0-9.]+ s\.$' "$T_OUT"
+	capped1=$(sed -n "$drop" <<<"$T_OUT")
+	[ "${capped2:-0}" -gt 0 ] && [ "$capped2" = "$capped1" ] && pass replay_threads_capped_msg ||
+		fail replay_threads_capped_msg "dropped '$capped2' beside, '$capped1' before"
 	# an event damaged late: the prepass, ahead, meets it first beside the pass
 	cp "$HID" "$T_TMP/bad.db"
 	if as_rows "$T_TMP/bad.db" &&
