@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "infer_dd.h"
 
 #define DD_UNION_MEMO	(1u << 15)	/* union memo entries kept at most */
@@ -77,23 +78,6 @@ static uint64_t dd_mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 29);
 }
 
-static int dd_grow(void **p, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = realloc(*p, n * size);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 struct inf_dd *inf_dd_create(const uint64_t *keys, unsigned int nr_layers)
 {
 	struct inf_dd *dd;
@@ -112,7 +96,7 @@ struct inf_dd *inf_dd_create(const uint64_t *keys, unsigned int nr_layers)
 	dd->ut_mask = 255;
 	dd->ut = calloc(dd->ut_mask + 1, sizeof(*dd->ut));
 	if (!dd->keys || !dd->tup || !dd->outv || !dd->outs || !dd->ut ||
-	    dd_grow((void **)&dd->node, &dd->cap_node, 2, sizeof(*dd->node))) {
+	    mcr_grow((void **)&dd->node, &dd->cap_node, 2, sizeof(*dd->node))) {
 		inf_dd_destroy(dd);
 		return NULL;
 	}
@@ -262,7 +246,7 @@ static void dd_memo_clear(struct dd_memo *m)
 
 static int dd_push(struct inf_dd *dd, int64_t val, uint32_t child)
 {
-	if (dd_grow((void **)&dd->scr, &dd->cap_scr, dd->nr_scr + 1, sizeof(*dd->scr)))
+	if (mcr_grow((void **)&dd->scr, &dd->cap_scr, dd->nr_scr + 1, sizeof(*dd->scr)))
 		return -ENOMEM;
 	dd->scr[dd->nr_scr++] = (struct dd_edge){ .val = val, .child = child };
 	return 0;
@@ -337,8 +321,8 @@ static int dd_mk(struct inf_dd *dd, uint32_t layer, size_t base, uint32_t *out)
 		}
 	if (dd->nr_node >= UINT32_MAX - 1 || ne > UINT32_MAX)
 		return -ENOMEM;
-	if (dd_grow((void **)&dd->node, &dd->cap_node, dd->nr_node + 1, sizeof(*dd->node)) ||
-	    dd_grow((void **)&dd->edge, &dd->cap_edge, dd->nr_edge + ne, sizeof(*dd->edge)))
+	if (mcr_grow((void **)&dd->node, &dd->cap_node, dd->nr_node + 1, sizeof(*dd->node)) ||
+	    mcr_grow((void **)&dd->edge, &dd->cap_edge, dd->nr_edge + ne, sizeof(*dd->edge)))
 		return -ENOMEM;
 	if (ne)
 		memcpy(dd->edge + dd->nr_edge, e, ne * sizeof(*e));
@@ -530,7 +514,7 @@ int inf_dd_size(struct inf_dd *dd, uint32_t root, size_t *nodes, size_t *edges, 
 		memset(width, 0, dd->nr * sizeof(*width));
 	if (ret)
 		return ret;
-	if (dd_grow((void **)&dd->mark, &dd->cap_mark, dd->nr_node, sizeof(*dd->mark)))
+	if (mcr_grow((void **)&dd->mark, &dd->cap_mark, dd->nr_node, sizeof(*dd->mark)))
 		return -ENOMEM;
 	if (dd->cap_mark > old)
 		memset(dd->mark + old, 0, (dd->cap_mark - old) * sizeof(*dd->mark));
