@@ -183,7 +183,9 @@ static char *replay_help_extra(void)
 		"  'memcg-replay validate --help'); every policy then sees that order in the\n"
 		"  windows the trace has.  Flushes the trace does not have (a policy that\n"
 		"  flushes where the kernel skipped) happen at the request.  It costs one\n"
-		"  extra pass.\n");
+		"  extra pass.  It keeps at most --max-hypotheses orders at once; where it\n"
+		"  drops others, replay says how many, and then the order it placed may not\n"
+		"  be the kernel's.\n");
 	fprintf(f, "\nThe parameter grid: --batch and --cpus take lists, and every\n"
 		"(policy x batch x CPUs) combination is one run over the same events in\n"
 		"the same pass, at most " CLI_STR(REPLAY_MAX_RUNS) " runs.  --batch sets MEMCG_CHARGE_BATCH:\n"
