@@ -21,7 +21,9 @@
  *            dependent when some pair of their values never occurs together),
  *            the sum over groups of the value tuples each group takes, and
  *            whether the product of the groups is exactly the hypotheses
- *            (then the groups factor the set without loss)
+ *            (then the groups factor the set without loss); with more than
+ *            one group, a second line lists each group's tuples and columns
+ *            (the position, atomics, per-CPU counters by CPU)
  *   dd       a reduced layered decision diagram of the set (position first,
  *            then the counters by their memcg's place in the window's
  *            visit list, per-CPU ones beside their atomic): nodes, edges
@@ -251,6 +253,53 @@ static int64_t settled(const struct infer *in, const struct inf_hyp *h, uint64_t
 	return v != INF_NONE && v >= h->p ? 0 : inf_get(in, h, key);
 }
 
+/*
+ * " T (pos, N atomics, cpu C: K, ...)": group @g's @tuples, and its columns:
+ * the position (column 0), atomics, per-CPU counters by CPU.  Into @buf,
+ * returns the length written (at most @size - 1).
+ */
+static size_t group_desc(char *buf, size_t size, const int *grp, const struct ckey *keys,
+			 size_t nd, size_t g, uint64_t tuples)
+{
+	unsigned int cpus[16], nc[16], ncpu = 0, nat = 0, u;
+	bool pos = false, more = false;
+	size_t j, len;
+	int a;
+
+	for (j = 0; j <= nd; j++) {
+		for (a = (int)j; grp[a] != a; a = grp[a])
+			;
+		if ((size_t)a != g)
+			continue;
+		if (!j) {
+			pos = true;
+			continue;
+		}
+		if (inf_key_cpu(keys[j - 1].key) == INF_ATOMIC) {
+			nat++;
+			continue;
+		}
+		for (u = 0; u < ncpu && cpus[u] != inf_key_cpu(keys[j - 1].key); u++)
+			;
+		if (u == ncpu && ncpu == 16) {
+			more = true;
+			continue;
+		}
+		if (u == ncpu) {
+			cpus[ncpu] = inf_key_cpu(keys[j - 1].key);
+			nc[ncpu++] = 0;
+		}
+		nc[u]++;
+	}
+	len = (size_t)snprintf(buf, size, " %llu (%s%u atomics", (unsigned long long)tuples,
+			       pos ? "pos, " : "", nat);
+	for (u = 0; u < ncpu && len < size; u++)
+		len += (size_t)snprintf(buf + len, size - len, ", cpu %u: %u", cpus[u], nc[u]);
+	if (len < size)
+		len += (size_t)snprintf(buf + len, size - len, "%s)", more ? ", ..." : "");
+	return len < size ? len : size - 1;
+}
+
 static void census(struct census_src *c)
 {
 	struct infer *in = c->r->inf;
@@ -270,6 +319,8 @@ static void census(struct census_src *c)
 	long double comp_prod = 1;
 	struct idmap seen = { 0 };
 	int *grp = NULL;
+	char gdesc[2048] = "";
+	size_t gdesc_len = 0;
 
 	if (!keys || !col)
 		goto out;
@@ -393,6 +444,9 @@ static void census(struct census_src *c)
 		comp_sum += k;
 		comp_prod *= (long double)k;
 		ncomp++;
+		if (gdesc_len < sizeof(gdesc) - 64)
+			gdesc_len += group_desc(gdesc + gdesc_len, sizeof(gdesc) - gdesc_len, grp, keys,
+						nd, j, k);
 	}
 	/* the module's diagram, and the one counted here as its check */
 	dd_ret = dd_module(tab, n, keys, nd, &dd_nodes, &dd_edges, &dd_width, &tuples);
@@ -434,6 +488,8 @@ static void census(struct census_src *c)
 	       dd_ret || ctl_ret ? "module failed" :
 	       hash_nodes == dd_nodes && hash_edges == dd_edges && hash_width == dd_width &&
 	       ctl_tuples == tuples ? "agrees" : "DIFFERS");
+	if (ncomp > 1 && nd <= CENSUS_MAX_PAIRS)
+		printf("  groups:%s\n", gdesc);
 	if (dd_ret || ctl_ret || hash_nodes != dd_nodes || hash_edges != dd_edges ||
 	    hash_width != dd_width || ctl_tuples != tuples)
 		c->dd_disagree++;
