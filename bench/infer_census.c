@@ -253,6 +253,14 @@ static int64_t settled(const struct infer *in, const struct inf_hyp *h, uint64_t
 	return v != INF_NONE && v >= h->p ? 0 : inf_get(in, h, key);
 }
 
+/* The group (union-find root) of column @j. */
+static size_t grp_root(const int *grp, size_t j)
+{
+	while ((size_t)grp[j] != j)
+		j = (size_t)grp[j];
+	return j;
+}
+
 /*
  * " T (pos, N atomics, cpu C: K, ...)": group @g's @tuples, and its columns:
  * the position (column 0), atomics, per-CPU counters by CPU.  Into @buf,
@@ -264,12 +272,9 @@ static size_t group_desc(char *buf, size_t size, const int *grp, const struct ck
 	unsigned int cpus[16], nc[16], ncpu = 0, nat = 0, u;
 	bool pos = false, more = false;
 	size_t j, len;
-	int a;
 
 	for (j = 0; j <= nd; j++) {
-		for (a = (int)j; grp[a] != a; a = grp[a])
-			;
-		if ((size_t)a != g)
+		if (grp_root(grp, j) != g)
 			continue;
 		if (!j) {
 			pos = true;
@@ -399,12 +404,8 @@ static void census(struct census_src *c)
 	for (j = 0; j <= nd && nd <= CENSUS_MAX_PAIRS; j++)
 		for (k = j + 1; k <= nd; k++) {
 			uint64_t dj, dk, djk;
-			int a, b;
+			size_t a = grp_root(grp, j), b = grp_root(grp, k);
 
-			for (a = (int)j; grp[a] != a; a = grp[a])
-				;
-			for (b = (int)k; grp[b] != b; b = grp[b])
-				;
 			if (a == b)
 				continue;
 			for (i = 0; i < n; i++)
@@ -417,27 +418,18 @@ static void census(struct census_src *c)
 				col[i] = mix((uint64_t)tab[i * (nd + 1) + j], (uint64_t)tab[i * (nd + 1) + k]);
 			djk = distinct(col, n);
 			if (djk != dj * dk)
-				grp[b] = a;
+				grp[b] = (int)a;
 		}
 	for (j = 0; j <= nd; j++) {
-		int a;
-
-		for (a = (int)j; grp[a] != a; a = grp[a])
-			;
-		if (a != (int)j)
+		if (grp_root(grp, j) != j)
 			continue;
 		/* the tuples of group j */
 		for (i = 0; i < n; i++) {
 			uint64_t h = 77;
 
-			for (k = 0; k <= nd; k++) {
-				int b;
-
-				for (b = (int)k; grp[b] != b; b = grp[b])
-					;
-				if (b == (int)j)
+			for (k = 0; k <= nd; k++)
+				if (grp_root(grp, k) == j)
 					h = mix(h, (uint64_t)tab[i * (nd + 1) + k]);
-			}
 			col[i] = h;
 		}
 		k = distinct(col, n);
