@@ -178,12 +178,12 @@ struct win_pend {
 	uint64_t	req_ts;
 	int32_t		pid;
 	int		last_cpu;	/* the last window's CPU; -2 before the first */
-	uint64_t	go;		/* runs that flush at these windows, bit p for run p */
 	bool		used;
 	bool		unlocked;	/* its last window's unlock happened (traced or implied) */
 	bool		lock_only;
 	bool		root_forced;	/* a forced root flush: its end syncs validation */
-	bool		progress;	/* its runs in @go have a flush in progress (pend_progress()) */
+	/* the runs that flush at its windows have a flush in progress (pend_progress()) */
+	bool		progress;
 };
 
 /*
@@ -191,11 +191,10 @@ struct win_pend {
  * kind 0 for an update.
  */
 struct win_op {
-	uint64_t	go;		/* lock: the runs whose window opens */
 	uint64_t	req_ts;		/* lock: its flush request's */
 	uint64_t	unlock_ts;	/* lock: the unlock the lookahead found */
+	uint32_t	slot;		/* lock: its flush's win_pend: the runs that flush at it open one */
 	uint8_t		kind;		/* 0, MCR_EV_LOCKED or MCR_EV_UNLOCK */
-	bool		expl;		/* lock: explicit VISIT events place its visits */
 	bool		progress;	/* lock: the flush's first, sim_flush_progress_begin() */
 };
 
@@ -222,6 +221,13 @@ struct win_defer {
 
 struct win {
 	struct win_pend	pend[WIN_MAX_PEND];
+	/*
+	 * Bit k of rgo[p]: run p flushes at pend[k]'s windows (it went ahead
+	 * at the request).  Run p's own word: set by the run that decides
+	 * (window_flush_request_run()), on whichever thread applies it; read
+	 * and cleared for every run only with the runs drained.
+	 */
+	uint64_t	rgo[REPLAY_MAX_RUNS];
 	struct win_pol	pol[REPLAY_MAX_RUNS];
 	struct win_defer defer[REPLAY_MAX_RUNS];
 	/* The kernel's own open window (any model): updates inside it have unknown order. */

@@ -136,8 +136,9 @@ static int win_pend_for_lock(struct replay *r, const struct mcr_event *ev, struc
 			return -ENOMEM;
 		*pd = (struct win_pend){
 			.id = ev->id, .req_ts = ev->ts, .pid = ev->pid, .last_cpu = -2,
-			.go = win_all_policies(r), .used = true, .lock_only = true,
+			.used = true, .lock_only = true,
 		};
+		win_pend_go_set(r, pd, win_all_policies(r));
 	}
 	*out = pd;
 	return 0;
@@ -192,7 +193,7 @@ static int win_open_run(struct replay *r, unsigned int p, const struct mcr_event
 	return ret < 0 ? ret : 0;
 }
 
-/* Opens the window of each policy in @pd->go (win_open_run()). */
+/* Opens the window of each policy that flushes at @pd (win_open_run()). */
 static int win_open(struct replay *r, const struct mcr_event *ev, const struct win_pend *pd,
 		    const struct win_look *look)
 {
@@ -204,7 +205,7 @@ static int win_open(struct replay *r, const struct mcr_event *ev, const struct w
 	if (look->explicit_visits)
 		r->st.win.explicit_windows++;
 	for (p = 0; p < r->p.nr_runs; p++) {
-		if (!(pd->go & (win_run_bit(p))))
+		if (!win_goes(r, p, pd))
 			continue;
 		ret = win_open_run(r, p, ev, pd->req_ts, look->explicit_visits, &lk);
 		if (ret < 0)
@@ -254,7 +255,7 @@ static int win_unlock_at(struct replay *r, struct win_pend *pd, int item, uint64
 		ret = win_pend_progress(r, pd, ts, false);
 		if (ret < 0)
 			return ret;
-		pd->used = false;
+		win_pend_free(r, pd);
 	}
 	return 0;
 }
@@ -376,9 +377,10 @@ int window_locked(struct replay *r, const struct mcr_event *ev)
 	 * The 6.10-6.14 loop holds every CPU inside one window, timing unknown;
 	 * a model that flushes whole does a lock-only flush at its first window.
 	 */
-	if (ret >= 0 && pd->go) {
+	if (ret >= 0 && win_pend_go(r, pd)) {
 		if (ev->item == -1 || (r->p.model->whole_flush && !r->t->visits_traced))
-			ret = first || ev->item == -1 ? win_flush_now(r, pd->go, ev->ts, ev->id) : 0;
+			ret = first || ev->item == -1 ?
+			      win_flush_now(r, win_pend_go(r, pd), ev->ts, ev->id) : 0;
 		else
 			ret = win_open(r, ev, pd, &lk);
 	}
@@ -596,7 +598,7 @@ static bool win_waits_held(const struct replay *r)
 			const struct win_pend *pd = &r->win.pend[k];
 
 			if (pd->used && pd->pid == w->rd.pid && pd->id == w->rd.id &&
-			    pd->req_ts == w->rd.ts && (pd->go & win_run_bit(w->pol)))
+			    pd->req_ts == w->rd.ts && win_goes(r, w->pol, pd))
 				break;
 		}
 		if (k == WIN_MAX_PEND)
@@ -654,7 +656,11 @@ int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
 	if (!c || !c->added)
 		return 0;
 	ret = win_lookahead(r, ev, &lk);
-	if (ret < 0 || !lk.found)
+	/*
+	 * explicit visits count in the windows' stats where some run flushes,
+	 * which only the runs know while requests are queued
+	 */
+	if (ret < 0 || !lk.found || lk.explicit_visits)
 		return ret;
 	/* window_locked()'s shared half */
 	if (pd->lock_only)
@@ -667,13 +673,10 @@ int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
 	win_kernel_open(r, pd, ev);
 	if (lk.unlock_ts > ev->ts && lk.unlock_ts - ev->ts > r->win.max_win_ns)
 		r->win.max_win_ns = lk.unlock_ts - ev->ts;
-	if (pd->go && lk.explicit_visits)
-		r->st.win.explicit_windows++;
 	op->kind = MCR_EV_LOCKED;
-	op->go = pd->go;
+	op->slot = win_slot(r, pd);
 	op->req_ts = pd->req_ts;
 	op->unlock_ts = lk.unlock_ts;
-	op->expl = lk.explicit_visits;
 	return 1;
 }
 
@@ -686,7 +689,7 @@ int window_op_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
 
 	if (op->kind == MCR_EV_UNLOCK)
 		return win_unlock_run(r, p, ev->ts);
-	if (!(op->go & win_run_bit(p)))
+	if (!win_goes(r, p, &r->win.pend[op->slot]))
 		return 0;
 	/* no row comes of it: the runs' order among themselves is free */
 	if (op->progress) {
@@ -694,7 +697,7 @@ int window_op_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
 		if (ret < 0)
 			return ret;
 	}
-	return win_open_run(r, p, ev, op->req_ts, op->expl, &lk);
+	return win_open_run(r, p, ev, op->req_ts, false, &lk);
 }
 
 /**
@@ -718,7 +721,7 @@ bool window_flush_waiting(const struct replay *r, uint64_t id, uint64_t req_ts, 
 	for (i = 0; i < WIN_MAX_PEND; i++) {
 		pd = &r->win.pend[i];
 		if (pd->used && pd->pid == pid && pd->id == id && pd->req_ts == req_ts &&
-		    (pd->go & win_run_bit(pol)))
+		    win_goes(r, pol, pd))
 			return true;
 	}
 	return false;

@@ -24,6 +24,35 @@ struct win_pend *win_pend_find(struct replay *r, int32_t pid)
 	return NULL;
 }
 
+/* The runs that flush at @pd's windows, bit p for run p.  Only with the runs drained. */
+uint64_t win_pend_go(const struct replay *r, const struct win_pend *pd)
+{
+	uint64_t go = 0;
+	unsigned int p;
+
+	for (p = 0; p < r->p.nr_runs; p++)
+		if (win_goes(r, p, pd))
+			go |= win_run_bit(p);
+	return go;
+}
+
+/* The runs in @go flush at @pd's windows, the others not.  Only with the runs drained. */
+void win_pend_go_set(struct replay *r, const struct win_pend *pd, uint64_t go)
+{
+	uint64_t bit = (uint64_t)1 << win_slot(r, pd);
+	unsigned int p;
+
+	for (p = 0; p < r->p.nr_runs; p++)
+		r->win.rgo[p] = go & win_run_bit(p) ? r->win.rgo[p] | bit : r->win.rgo[p] & ~bit;
+}
+
+/* @pd is over: its slot free, no run flushing at it.  Only with the runs drained. */
+void win_pend_free(struct replay *r, struct win_pend *pd)
+{
+	win_pend_go_set(r, pd, 0);
+	pd->used = false;
+}
+
 int win_end_policy(struct replay *r, unsigned int p, uint64_t ts)
 {
 	struct win_pol *wp = &r->win.pol[p];
@@ -68,7 +97,7 @@ void window_free(struct replay *r)
 }
 
 /*
- * The flush of @pd is in progress in each run of its @go from its first
+ * The flush of @pd is in progress in each run that flushes at it from its first
  * window to the end of its last (sim_flush_progress_begin()): visible states
  * in between are its transients, not settled staleness.  @begin false ends
  * it, once.
@@ -82,7 +111,7 @@ int win_pend_progress(struct replay *r, struct win_pend *pd, uint64_t ts, bool b
 		return 0;
 	pd->progress = begin;
 	for (p = 0; p < r->p.nr_runs; p++) {
-		if (!(pd->go & win_run_bit(p)))
+		if (!win_goes(r, p, pd))
 			continue;
 		ret = begin ? sim_flush_progress_begin(r->sims[p], ts) :
 			      sim_flush_progress_end(r->sims[p], ts);
@@ -102,7 +131,7 @@ int win_pend_close(struct replay *r, struct win_pend *pd, uint64_t ts)
 	int ret;
 
 	for (p = 0; p < r->p.nr_runs; p++) {
-		if (!(pd->go & (win_run_bit(p))))
+		if (!win_goes(r, p, pd))
 			continue;
 		if (r->win.kwin_open && r->win.kwin_pid == pd->pid) {
 			ret = win_end_policy(r, p, ts);
@@ -115,7 +144,7 @@ int win_pend_close(struct replay *r, struct win_pend *pd, uint64_t ts)
 				return ret;
 		}
 	}
-	if (pd->last_cpu == -2 && pd->go)
+	if (pd->last_cpu == -2 && win_pend_go(r, pd))
 		r->st.win.missing++;
 	ret = win_pend_progress(r, pd, ts, false);
 	if (ret < 0)
@@ -129,7 +158,7 @@ int win_pend_close(struct replay *r, struct win_pend *pd, uint64_t ts)
 				return ret;
 		}
 	}
-	pd->used = false;
+	win_pend_free(r, pd);
 	return 0;
 }
 
@@ -192,8 +221,9 @@ int window_flush_request(struct replay *r, const struct mcr_event *ev, const boo
 	if (!pd)
 		return -ENOMEM;
 	*pd = (struct win_pend){
-		.id = ev->id, .req_ts = ev->ts, .pid = ev->pid, .last_cpu = -2, .go = mask,
+		.id = ev->id, .req_ts = ev->ts, .pid = ev->pid, .last_cpu = -2,
 		.used = true, .root_forced = (ev->flags & MCR_FLUSH_FORCE) && ev->id == SIM_ROOT_ID,
 	};
+	win_pend_go_set(r, pd, mask);
 	return 0;
 }
