@@ -333,7 +333,7 @@ static int engine_read(struct replay *r, const struct mcr_event *ev)
 		if (ret < 0)
 			return ret;
 		go[p] = ret > 0;
-		ret = reads_request(r, ev, c, p, go[p], &st);
+		ret = reads_request(r, ev, c, p, go[p], &st, r->st.flush_events);
 		if (ret < 0)
 			return ret;
 	}
@@ -541,14 +541,14 @@ int replay_run(struct replay *r, struct replay_source *src)
 			return ret;
 		ret = window_before_event(r, &ev);
 		/* a window that closed just now ends its reads before @ev changes anything */
-		if (ret >= 0 && r->nr_waits)
+		if (ret >= 0 && reads_waiting(r))
 			ret = reads_settle(r, false);
 		if (ret < 0)
 			return ret;
 		ret = engine_event(r, &ev);
 		if (ret < 0)
 			return ret;
-		if (r->nr_waits)
+		if (reads_waiting(r))
 			ret = reads_settle(r, false);
 		if (ret >= 0)
 			ret = series_after_event(r);

@@ -58,8 +58,10 @@ void reads_free(struct replay *r)
 				hist_free(&cp->items[j].h);
 			free(cp->items);
 		}
-	free(r->waits);
-	free(r->errs);
+	for (p = 0; p < REPLAY_MAX_RUNS; p++) {
+		free(r->rr[p].w);
+		free(r->rr[p].errs);
+	}
 }
 
 static int reads_emit(struct replay *r, unsigned int p, struct replay_read *rd)
@@ -68,29 +70,28 @@ static int reads_emit(struct replay *r, unsigned int p, struct replay_read *rd)
 }
 
 struct err_ctx {
-	struct replay	*r;
+	struct reads_run *rr;
 	struct rcg_pol	*cp;
-	int		err;
 };
 
 static int reads_err_cb(enum sim_item_kind kind, int item, int64_t error, uint64_t age_ns,
 			void *ctx)
 {
 	struct err_ctx *ec = ctx;
-	struct replay *r = ec->r;
+	struct reads_run *rr = ec->rr;
 	struct rcg_item *it;
 	int ret;
 
-	if (r->nr_errs == r->cap_errs) {
-		size_t ncap = r->cap_errs ? r->cap_errs * 2 : 32;
-		struct replay_read_error *n = realloc(r->errs, ncap * sizeof(*n));
+	if (rr->nr_errs == rr->cap_errs) {
+		size_t ncap = rr->cap_errs ? rr->cap_errs * 2 : 32;
+		struct replay_read_error *n = realloc(rr->errs, ncap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		r->errs = n;
-		r->cap_errs = ncap;
+		rr->errs = n;
+		rr->cap_errs = ncap;
 	}
-	r->errs[r->nr_errs++] = (struct replay_read_error){
+	rr->errs[rr->nr_errs++] = (struct replay_read_error){
 		.error = error, .age_ns = age_ns, .kind = kind, .item = item,
 	};
 	it = rcg_item_get(ec->cp, kind, item);
@@ -104,19 +105,20 @@ static int reads_err_cb(enum sim_item_kind kind, int item, int64_t error, uint64
 static int reads_end(struct replay *r, struct read_wait *w, uint64_t ts)
 {
 	struct rcg *c = rcg_find(r, w->rd.id);
-	struct err_ctx ec = { .r = r };
+	struct reads_run *rr = &r->rr[w->pol];
+	struct err_ctx ec = { .rr = rr };
 	struct sim_read_info info;
 	int ret;
 
 	if (!c)
 		return -ENOENT;
 	ec.cp = &c->pol[w->pol];
-	r->nr_errs = 0;
+	rr->nr_errs = 0;
 	ret = sim_read_end(r->sims[w->pol], ts, w->rd.id, reads_err_cb, &ec, &info);
 	if (ret < 0)
 		return ret;
-	w->rd.errors = r->errs;
-	w->rd.nr_errors = r->nr_errs;
+	w->rd.errors = rr->errs;
+	w->rd.nr_errors = rr->nr_errs;
 	return reads_emit(r, w->pol, &w->rd);
 }
 
@@ -125,7 +127,7 @@ static int reads_end(struct replay *r, struct read_wait *w, uint64_t ts)
  * @st is the memcg's state before the decision.
  */
 int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, unsigned int p,
-		  bool go, const struct sim_stale *st)
+		  bool go, const struct sim_stale *st, uint64_t seq)
 {
 	struct replay_read rd = {
 		.ts = ev->ts, .id = ev->id, .pending = st->missing,
@@ -133,8 +135,8 @@ int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, u
 		.cpu = ev->cpu, .pid = ev->pid, .force = ev->flags & MCR_FLUSH_FORCE,
 		.flushed = go, .kernel_needs_flush = ev->flags & MCR_FLUSH_NEEDS,
 	};
+	struct reads_run *rr = &r->rr[p];
 	struct sim_read_info info;
-	struct read_wait *w;
 	int ret;
 
 	if (rd.force) {
@@ -154,31 +156,60 @@ int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, u
 	rd.pending_since_flush = info.pending_since_flush;
 	rd.stale = info.stale;
 	c->pol[p].flushed_reads += go;
-	if (r->nr_waits == r->cap_waits) {
-		size_t ncap = r->cap_waits ? r->cap_waits * 2 : 16;
-		struct read_wait *n = realloc(r->waits, ncap * sizeof(*n));
+	if (rr->nr == rr->cap) {
+		size_t ncap = rr->cap ? rr->cap * 2 : 16;
+		struct read_wait *n = realloc(rr->w, ncap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		r->waits = n;
-		r->cap_waits = ncap;
+		rr->w = n;
+		rr->cap = ncap;
 	}
-	w = &r->waits[r->nr_waits++];
-	*w = (struct read_wait){ .rd = rd, .pol = p };
+	rr->w[rr->nr++] = (struct read_wait){ .rd = rd, .seq = seq, .pol = p };
 	return 0;	/* reads_settle() ends it once the flush is placed */
+}
+
+/* Are reads waiting?  Only with the runs drained. */
+bool reads_waiting(const struct replay *r)
+{
+	unsigned int p;
+
+	for (p = 0; p < r->p.nr_runs; p++)
+		if (r->rr[p].nr)
+			return true;
+	return false;
+}
+
+/*
+ * The waiting read that came first among the runs' lists from @pos on:
+ * by its request, then by run.  Its run, or -1 if none is left.
+ */
+static int reads_next(const struct replay *r, const size_t *pos)
+{
+	unsigned int p;
+	int best = -1;
+
+	for (p = 0; p < r->p.nr_runs; p++)
+		if (pos[p] < r->rr[p].nr &&
+		    (best < 0 || r->rr[p].w[pos[p]].seq < r->rr[best].w[pos[best]].seq))
+			best = (int)p;
+	return best;
 }
 
 /**
  * reads_settle() - end the waiting reads whose flush is over (@all: every
- * one, the trace ended), in the order they came.
+ * one, the trace ended), in the order they came: request by request, run
+ * by run in each.  Only with the runs drained.
  */
 int reads_settle(struct replay *r, bool all)
 {
-	size_t i, k = 0;
-	int ret = 0;
+	size_t pos[REPLAY_MAX_RUNS] = { 0 }, kept[REPLAY_MAX_RUNS] = { 0 };
+	unsigned int p;
+	int q, ret = 0;
 
-	for (i = 0; i < r->nr_waits; i++) {
-		struct read_wait *w = &r->waits[i];
+	while ((q = reads_next(r, pos)) >= 0) {
+		struct reads_run *rr = &r->rr[q];
+		struct read_wait *w = &rr->w[pos[q]++];
 
 		if (!ret && (all || !w->rd.flushed ||
 			     !window_flush_waiting(r, w->rd.id, w->rd.ts, w->rd.pid, w->pol))) {
@@ -187,9 +218,10 @@ int reads_settle(struct replay *r, bool all)
 		}
 		if (ret)
 			continue;
-		r->waits[k++] = *w;
+		rr->w[kept[q]++] = *w;
 	}
-	r->nr_waits = ret ? 0 : k;
+	for (p = 0; p < r->p.nr_runs; p++)
+		r->rr[p].nr = ret ? 0 : kept[p];
 	return ret;
 }
 

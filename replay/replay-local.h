@@ -127,7 +127,20 @@ struct rser_hits {
 /* A read whose value is not fixed yet (reads.c). */
 struct read_wait {
 	struct replay_read	rd;
+	uint64_t		seq;	/* its request's, in the trace's order (replay_stats.flush_events) */
 	unsigned int		pol;
+};
+
+/*
+ * One run's reads waiting for their value, in the order they came, and the
+ * errors of the one being ended: the run's own, so that its thread may
+ * request and end reads (workers.c) while another run's does.
+ */
+struct reads_run {
+	struct read_wait		*w;
+	size_t				nr, cap;
+	struct replay_read_error	*errs;
+	size_t				nr_errs, cap_errs;
 };
 
 struct rcg_upd {
@@ -320,10 +333,7 @@ struct replay {
 	uint64_t			ser_gen;	/* bumped when a series or parent link is made */
 	uint64_t			nr_samples;	/* samples taken */
 	uint64_t			sample_due;	/* the next one's ts, once one was taken */
-	struct read_wait		*waits;		/* reads waiting for their flush */
-	size_t				nr_waits, cap_waits;
-	struct replay_read_error	*errs;		/* the read being ended */
-	size_t				nr_errs, cap_errs;
+	struct reads_run		rr[REPLAY_MAX_RUNS];	/* reads waiting for their flush */
 	struct replay_ep_ctx		ep[REPLAY_MAX_RUNS];	/* episode sink contexts */
 	uint64_t			now;
 	uint64_t			*cpu_prev_ts;	/* [nr_possible]: last event's ts per CPU */
@@ -407,8 +417,9 @@ void series_free(struct replay *r);
 
 /* reads.c */
 int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, unsigned int p,
-		  bool go, const struct sim_stale *st);
+		  bool go, const struct sim_stale *st, uint64_t seq);
 int reads_settle(struct replay *r, bool all);
+bool reads_waiting(const struct replay *r);
 void reads_free(struct replay *r);
 
 /* window.c */

@@ -579,6 +579,23 @@ int window_finish(struct replay *r)
 	return r->inf ? infer_finish(r->inf, r->now) : 0;
 }
 
+/* Is waiting read @w's flush still ahead of it by its pending request alone? */
+static bool win_wait_held(const struct replay *r, const struct read_wait *w)
+{
+	unsigned int k;
+
+	if (!w->rd.flushed)
+		return false;
+	for (k = 0; k < WIN_MAX_PEND; k++) {
+		const struct win_pend *pd = &r->win.pend[k];
+
+		if (pd->used && pd->pid == w->rd.pid && pd->id == w->rd.id &&
+		    pd->req_ts == w->rd.ts && win_goes(r, w->pol, pd))
+			return true;
+	}
+	return false;
+}
+
 /*
  * Is every waiting read's flush still ahead of it by its pending request
  * alone (a used win_pend of its run)?  Then no read can end before the
@@ -586,24 +603,13 @@ int window_finish(struct replay *r)
  */
 static bool win_waits_held(const struct replay *r)
 {
+	unsigned int p;
 	size_t i;
-	unsigned int k;
 
-	for (i = 0; i < r->nr_waits; i++) {
-		const struct read_wait *w = &r->waits[i];
-
-		if (!w->rd.flushed)
-			return false;
-		for (k = 0; k < WIN_MAX_PEND; k++) {
-			const struct win_pend *pd = &r->win.pend[k];
-
-			if (pd->used && pd->pid == w->rd.pid && pd->id == w->rd.id &&
-			    pd->req_ts == w->rd.ts && win_goes(r, w->pol, pd))
-				break;
-		}
-		if (k == WIN_MAX_PEND)
-			return false;
-	}
+	for (p = 0; p < r->p.nr_runs; p++)
+		for (i = 0; i < r->rr[p].nr; i++)
+			if (!win_wait_held(r, &r->rr[p].w[i]))
+				return false;
 	return true;
 }
 
