@@ -348,6 +348,63 @@ static int engine_read(struct replay *r, const struct mcr_event *ev)
 	return ret < 0 ? ret : reads_settle(r, false);
 }
 
+/**
+ * engine_read_take() - can flush request @ev go to the runs' threads?  Then
+ * its shared half is done now (its count, its pending flush:
+ * window_flush_take()) and each run's half (engine_read_run()) goes with
+ * the queued updates.  Not a forced flush (its row reads every run's
+ * cgroup stats), nor while some waiting read is not held by its request
+ * (reads_settle() might end it here).  The runs' threads run without
+ * validation or inference, and the caller checks what is not the reads'
+ * (no sample due, no window with a lost unlock, the CPU, the cgroup known).
+ * Return: 1 (@op filled), 0 (nothing done), -errno.
+ */
+int engine_read_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
+{
+	int ret;
+
+	if ((ev->flags & MCR_FLUSH_FORCE) || r->win.waits_unheld)
+		return 0;
+	ret = window_flush_take(r, ev, op);
+	if (ret <= 0)
+		return ret;
+	op->seq = ++r->st.flush_events;
+	return 1;
+}
+
+/**
+ * engine_read_run() - engine_read() of a request the runs took
+ * (engine_read_take()), run @p's half: its decision and read, its flush if
+ * that goes ahead at once, and the read's end unless the request's windows
+ * hold it.  Touches run @p's simulator, window, reads and @c's run state
+ * alone.
+ */
+int engine_read_run(struct replay *r, unsigned int p, const struct mcr_event *ev, struct rcg *c,
+		    const struct win_op *op)
+{
+	struct sim_stale st;
+	bool go;
+	int ret;
+
+	ret = sim_stale_get(r->sims[p], ev->id, &st);
+	if (ret < 0)
+		return ret;
+	ret = sim_flush_request(r->sims[p], ev->ts, ev->id, false);
+	if (ret < 0)
+		return ret;
+	go = ret > 0;
+	ret = reads_request(r, ev, c, p, go, &st, op->seq);
+	if (ret < 0)
+		return ret;
+	workers_phase(&r->ep[p], WK_PH_FLUSH);
+	ret = window_flush_request_run(r, p, ev, op, go);
+	if (ret < 0)
+		return ret;
+	workers_phase(&r->ep[p], WK_PH_READS);
+	/* reads_settle(): held by the request's windows, or over */
+	return go && op->slot != WIN_SLOT_NONE ? 0 : reads_end_new(r, p, ev->ts);
+}
+
 /*
  * For statcheck.c: how run 0 places update @ev of @c, made on the CPU of the
  * kernel's open lock window, inside subtree(window): before its cgroup's
@@ -554,6 +611,8 @@ int replay_run(struct replay *r, struct replay_source *src)
 			ret = series_after_event(r);
 		if (ret < 0)
 			return ret;
+		if (r->wk)	/* the runs are drained */
+			window_reads_note(r);
 next:
 		if (ev.cpu >= 0 && (unsigned int)ev.cpu < r->t->nr_possible)
 			r->cpu_prev_ts[ev.cpu] = ev.ts;

@@ -66,6 +66,8 @@ void reads_free(struct replay *r)
 
 static int reads_emit(struct replay *r, unsigned int p, struct replay_read *rd)
 {
+	if (r->ep[p].buf)	/* on a run's thread (workers.c): delivered in order later */
+		return workers_read(&r->ep[p], rd);
 	return r->p.sink.read ? r->p.sink.read(r->p.sink.ctx, p, rd) : 0;
 }
 
@@ -167,6 +169,48 @@ int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, u
 	}
 	rr->w[rr->nr++] = (struct read_wait){ .rd = rd, .seq = seq, .pol = p };
 	return 0;	/* reads_settle() ends it once the flush is placed */
+}
+
+/**
+ * reads_end_new() - end run @p's newest waiting read, its request's, at @ts:
+ * one that did not go ahead, or went ahead at once (engine_read_run()).
+ */
+int reads_end_new(struct replay *r, unsigned int p, uint64_t ts)
+{
+	struct reads_run *rr = &r->rr[p];
+	struct read_wait w;
+
+	if (!rr->nr)
+		return -EINVAL;
+	w = rr->w[--rr->nr];
+	return reads_end(r, &w, ts);
+}
+
+/**
+ * reads_end_flush() - the flush that (@pid, @req_ts) requested of @id is
+ * over for run @p at @ts (its last unlock): its read that waited for it
+ * ends (reads_settle(), run @p's half).
+ */
+int reads_end_flush(struct replay *r, unsigned int p, uint64_t id, uint64_t req_ts, int32_t pid,
+		    uint64_t ts)
+{
+	struct reads_run *rr = &r->rr[p];
+	size_t i, k = 0;
+	int ret = 0;
+
+	for (i = 0; i < rr->nr; i++) {
+		struct read_wait *w = &rr->w[i];
+
+		if (!ret && w->rd.flushed && w->rd.id == id && w->rd.ts == req_ts &&
+		    w->rd.pid == pid) {
+			ret = reads_end(r, w, ts);
+			continue;
+		}
+		if (!ret)
+			rr->w[k++] = *w;
+	}
+	rr->nr = ret ? 0 : k;
+	return ret;
 }
 
 /* Are reads waiting?  Only with the runs drained. */

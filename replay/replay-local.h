@@ -200,16 +200,27 @@ struct win_pend {
 };
 
 /*
- * A lock or unlock event's per-run half (window_take(), window_op_run()):
- * kind 0 for an update.
+ * A lock, unlock or flush request event's per-run half (window_take(),
+ * window_op_run(); engine_read_take(), engine_read_run()): kind 0 for an
+ * update.
  */
 struct win_op {
-	uint64_t	req_ts;		/* lock: its flush request's */
+	uint64_t	req_ts;		/* lock, last unlock: its flush request's */
 	uint64_t	unlock_ts;	/* lock: the unlock the lookahead found */
-	uint32_t	slot;		/* lock: its flush's win_pend: the runs that flush at it open one */
-	uint8_t		kind;		/* 0, MCR_EV_LOCKED or MCR_EV_UNLOCK */
-	bool		progress;	/* lock: the flush's first, sim_flush_progress_begin() */
+	uint64_t	seq;		/* request: its place among the trace's (replay_stats.flush_events) */
+	/*
+	 * lock: its flush's win_pend, the runs that flush at it open one
+	 * (last unlock: end it);
+	 * request: the win_pend it made, WIN_SLOT_NONE if none (its runs that
+	 * go ahead flush at once)
+	 */
+	uint32_t	slot;
+	uint8_t		kind;		/* 0, MCR_EV_LOCKED, MCR_EV_UNLOCK or MCR_EV_FLUSH */
+	/* lock: the flush's first, sim_flush_progress_begin(); last unlock: its end */
+	bool		progress;
+	bool		last;		/* unlock: the flush's last, which ends its request */
 };
+#define WIN_SLOT_NONE	UINT32_MAX
 
 /* One policy's simulated window: the engine opens and closes it, the model places its visits. */
 struct win_pol {
@@ -241,6 +252,12 @@ struct win {
 	 * and cleared for every run only with the runs drained.
 	 */
 	uint64_t	rgo[REPLAY_MAX_RUNS];
+	/*
+	 * Some waiting read is not held by its request alone (win_waits_held()):
+	 * as the runs were last drained (window_reads_note()).  A request the
+	 * runs take leaves it so: each of its reads is held or ended at once.
+	 */
+	bool		waits_unheld;
 	struct win_pol	pol[REPLAY_MAX_RUNS];
 	struct win_defer defer[REPLAY_MAX_RUNS];
 	/* The kernel's own open window (any model): updates inside it have unknown order. */
@@ -419,6 +436,9 @@ void series_free(struct replay *r);
 int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, unsigned int p,
 		  bool go, const struct sim_stale *st, uint64_t seq);
 int reads_settle(struct replay *r, bool all);
+int reads_end_new(struct replay *r, unsigned int p, uint64_t ts);
+int reads_end_flush(struct replay *r, unsigned int p, uint64_t id, uint64_t req_ts, int32_t pid,
+		    uint64_t ts);
 bool reads_waiting(const struct replay *r);
 void reads_free(struct replay *r);
 
@@ -456,6 +476,10 @@ bool window_flush_waiting(const struct replay *r, uint64_t id, uint64_t req_ts, 
 int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op);
 int window_op_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
 		  const struct win_op *op);
+int window_flush_take(struct replay *r, const struct mcr_event *ev, struct win_op *op);
+int window_flush_request_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
+			     const struct win_op *op, bool go);
+void window_reads_note(struct replay *r);
 
 /* workers.c */
 int workers_start(struct replay *r);
@@ -463,6 +487,20 @@ int workers_take(struct replay *r, const struct mcr_event *ev);
 int workers_drain(struct replay *r);
 void workers_stop(struct replay *r);
 int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep);
+int workers_read(struct replay_ep_ctx *ec, const struct replay_read *rd);
+/*
+ * Where in an event the rows a run makes come, one thread's order: the
+ * runs' rows are delivered phase by phase, run by run in each (workers.c).
+ */
+enum wk_phase {
+	WK_PH_VISITS,	/* the visits before it (the model's visit hook) */
+	WK_PH_MODEL,	/* those the model puts before an update (window_update_run()) */
+	WK_PH_EVENT,	/* the update, a lock or unlock; a flush request's decision */
+	WK_PH_FLUSH,	/* a flush request's flushes that go ahead at once */
+	WK_PH_READS,	/* a flush request's reads that end at once */
+	WK_PHASES
+};
+void workers_phase(struct replay_ep_ctx *ec, enum wk_phase ph);
 
 /* order.c */
 struct replay_order *order_create(void);
@@ -487,6 +525,9 @@ struct engine_infer {
 int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *ei,
 		      struct replay_source *src);
 int engine_prepare(struct replay *r, const struct sim_policy **pol);
+int engine_read_take(struct replay *r, const struct mcr_event *ev, struct win_op *op);
+int engine_read_run(struct replay *r, unsigned int p, const struct mcr_event *ev, struct rcg *c,
+		    const struct win_op *op);
 
 #define REPLAY_BESIDE_EVERY	1024u	/* beside.c's prepass: events between its looks */
 

@@ -613,6 +613,16 @@ static bool win_waits_held(const struct replay *r)
 	return true;
 }
 
+/**
+ * window_reads_note() - the runs drained: is some waiting read not held by
+ * its request alone?  window_take() and engine_read_take() ask until the
+ * runs next drain.
+ */
+void window_reads_note(struct replay *r)
+{
+	r->win.waits_unheld = !win_waits_held(r);
+}
+
 /*
  * window_take() - can lock or unlock event @ev be split into a shared half,
  * done now, and per-run halves (window_op_run()) that the runs' threads do
@@ -621,12 +631,16 @@ static bool win_waits_held(const struct replay *r)
  *   - a lock of a flush request's next CPU (its pid's, its cgroup known to
  *     the simulators), whose unlock the lookahead finds, under a model that
  *     places visits in the window and has neither a before_update hook nor
- *     a window_end one (window_runs_may_queue() reads the windows then);
- *   - an unlock of such a window but the flush's last: the last ends the
- *     request, and its reads;
- * and only while every waiting read is held by its request (win_waits_held()):
- * then no read ends at the event.  The caller checks what is not the
- * windows' (no sample due, no window with a lost unlock, the CPU).
+ *     a window_end one (window_runs_may_queue() reads the windows then),
+ *     and no explicit VISIT events in it;
+ *   - an unlock of such a window.  The flush's last ends the request: the
+ *     pass frees its slot, each run ends its progress and its read of it
+ *     (win_pend_over_run()), but not a forced root flush's (validation
+ *     syncs at its end);
+ * and only while every waiting read was held by its request as the runs
+ * last drained (window_reads_note()): then no read ends at the event but
+ * the request's own, each run's on its thread.  The caller checks what is
+ * not the windows' (no sample due, no window with a lost unlock, the CPU).
  * Return: 1 (the shared half done, @op filled), 0 (nothing done), -errno.
  */
 int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
@@ -642,17 +656,31 @@ int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
 	    ev->item < 0 || ev->item >= (int)r->t->nr_possible)
 		return 0;
 	pd = win_pend_find(r, ev->pid);
-	if (!pd || pd->id != ev->id || !win_waits_held(r))
+	if (!pd || pd->id != ev->id || r->win.waits_unheld)
 		return 0;
 	if (ev->kind == MCR_EV_UNLOCK) {
-		if (pd->last_cpu != ev->item || pd->unlocked ||
-		    ev->item == (int)r->t->nr_possible - 1)
+		bool last = ev->item == (int)r->t->nr_possible - 1;
+
+		if (pd->last_cpu != ev->item || pd->unlocked || (last && pd->root_forced))
 			return 0;
 		/* win_unlock_at()'s shared half */
 		r->win.kwin_open = false;
 		r->win.kwin_lost = false;
 		pd->unlocked = true;
 		*op = (struct win_op){ .kind = MCR_EV_UNLOCK };
+		if (last) {
+			/*
+			 * the request is over: its slot free now, each run's bit
+			 * cleared as the run gets there, before any later
+			 * request's sets it again (win_pend_over_run())
+			 */
+			op->last = true;
+			op->slot = win_slot(r, pd);
+			op->progress = pd->progress;
+			op->req_ts = pd->req_ts;
+			pd->progress = false;
+			pd->used = false;
+		}
 		return 1;
 	}
 	if (ev->kind != MCR_EV_LOCKED || ev->item <= pd->last_cpu ||
@@ -686,15 +714,41 @@ int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
 	return 1;
 }
 
-/* window_take()'s event @ev, run @p's half: touches only its window and simulator. */
+/*
+ * The last unlock @ev of a request run @p flushed at (@op): as
+ * win_unlock_at() ends it, run @p's half: its progress ends, its bit goes,
+ * and its read of it ends (reads_settle()).
+ */
+static int win_pend_over_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
+			     const struct win_op *op)
+{
+	uint64_t bit = (uint64_t)1 << op->slot;
+	int ret;
+
+	if (!(r->win.rgo[p] & bit))
+		return 0;
+	r->win.rgo[p] &= ~bit;
+	workers_phase(&r->ep[p], WK_PH_FLUSH);
+	if (op->progress) {
+		ret = sim_flush_progress_end(r->sims[p], ev->ts);
+		if (ret < 0)
+			return ret;
+	}
+	workers_phase(&r->ep[p], WK_PH_READS);
+	return reads_end_flush(r, p, ev->id, op->req_ts, ev->pid, ev->ts);
+}
+
+/* window_take()'s event @ev, run @p's half: touches only its window, simulator and reads. */
 int window_op_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
 		  const struct win_op *op)
 {
 	struct model_lock lk = { .ts = ev->ts, .unlock_ts = op->unlock_ts, .unlock_found = true };
 	int ret;
 
-	if (op->kind == MCR_EV_UNLOCK)
-		return win_unlock_run(r, p, ev->ts);
+	if (op->kind == MCR_EV_UNLOCK) {
+		ret = win_unlock_run(r, p, ev->ts);
+		return ret < 0 || !op->last ? ret : win_pend_over_run(r, p, ev, op);
+	}
 	if (!win_goes(r, p, &r->win.pend[op->slot]))
 		return 0;
 	/* no row comes of it: the runs' order among themselves is free */

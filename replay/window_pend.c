@@ -82,7 +82,8 @@ int win_flush_run(struct replay *r, unsigned int p, uint64_t ts, uint64_t id)
 	if (ret < 0)
 		return ret;
 	d->id[d->nr++] = id;
-	r->st.win.deferred++;
+	/* runs' threads count here at once (window_flush_request_run()) */
+	__atomic_fetch_add(&r->st.win.deferred, 1, __ATOMIC_RELAXED);
 	return 0;
 }
 
@@ -226,4 +227,59 @@ int window_flush_request(struct replay *r, const struct mcr_event *ev, const boo
 	};
 	win_pend_go_set(r, pd, mask);
 	return 0;
+}
+
+/**
+ * window_flush_take() - can flush request @ev go to the runs' threads as far
+ * as the windows go?  Then its shared half is done now: the pending flush
+ * its windows will find, if the kernel flushed, its runs to come
+ * (window_flush_request_run() sets each run's bit), and @op says which.
+ * Not where it would close a request (its pid's) or drop one (no slot
+ * free), which reads every run's decision; not under a model that places
+ * visits before updates or ends windows itself, nor one that flushes whole
+ * where the trace has windows but no visits.  Return: 1 (@op filled), 0.
+ */
+int window_flush_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
+{
+	const struct replay_model *m = r->p.model;
+	bool windows = (ev->flags & (MCR_FLUSH_FORCE | MCR_FLUSH_NEEDS)) && r->t->windows_traced;
+	struct win_pend *pd = NULL;
+	unsigned int i;
+
+	if (m->before_update || m->window_end || (ev->flags & MCR_FLUSH_FORCE) ||
+	    win_pend_find(r, ev->pid) || (windows && m->whole_flush && !r->t->visits_traced))
+		return 0;
+	if (windows) {
+		for (i = 0; i < WIN_MAX_PEND && r->win.pend[i].used; i++)
+			;
+		if (i == WIN_MAX_PEND)
+			return 0;
+		pd = &r->win.pend[i];
+		/* each run clears its bit before this request sets it: win_pend_over_run() */
+		*pd = (struct win_pend){
+			.id = ev->id, .req_ts = ev->ts, .pid = ev->pid, .last_cpu = -2,
+			.used = true,
+		};
+	}
+	*op = (struct win_op){
+		.kind = MCR_EV_FLUSH, .slot = pd ? win_slot(r, pd) : WIN_SLOT_NONE,
+	};
+	return 1;
+}
+
+/*
+ * window_flush_request() for run @p alone, of a request the runs took
+ * (window_flush_take()): if it went ahead (@go), it flushes at the
+ * request's windows, or at once if the kernel's flush has none.
+ */
+int window_flush_request_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
+			     const struct win_op *op, bool go)
+{
+	if (!go)
+		return 0;
+	if (op->slot != WIN_SLOT_NONE) {
+		r->win.rgo[p] |= (uint64_t)1 << op->slot;
+		return 0;
+	}
+	return win_flush_run(r, p, ev->ts, ev->id);
 }

@@ -16,11 +16,18 @@
  * events (window.c's pending flushes), when a window kept open past its
  * unlock closes (the inferred model's: nothing is queued while one is) and
  * when a window whose unlock was lost closes (nothing is queued while one
- * is open), all serial, so no queued update could end one.
+ * is open), so no queued update could end one.
  * A lock or unlock event that continues a flush in progress goes the same
  * way (window_take(): the kernel window's bookkeeping by the pass, each
  * run's window opened or ended by the run), so the runs do not stop at each
- * of a flush's per-CPU windows.  Blocks are small and sit in a ring; every
+ * of a flush's per-CPU windows; so does the flush's last unlock, each run
+ * ending its own read of it.  A flush request that neither closes another
+ * nor is forced goes too (engine_read_take()): the pass counts it and
+ * makes its pending flush, each run decides, reads, flushes at once if it
+ * must, and ends its read unless the request's windows hold it.  Each run
+ * keeps which requests it flushes at (win.rgo) and its waiting reads
+ * (struct reads_run), so nothing the pass reads waits for their decisions.
+ * Blocks are small and sit in a ring; every
  * run consumes every block in order, on whichever thread is free, the
  * pass's own thread included when it waits for room, so three runs keep two
  * cores busy while the pass decodes, and a single run, if asked, has a
@@ -28,12 +35,14 @@
  * applies.  Any other event first drains the ring: the pass then goes on
  * serially, as with one thread.
  *
- * The only rows the queued events make are stranded episodes, which a run
- * buffers per block and the pass's thread hands to the sink in the order one
- * thread would have: event by event, the visits' before the update's, runs
- * in order in each.  So the rows are the same for any thread count.
+ * The rows the queued events make are stranded episodes and reads, which a
+ * run buffers per block and the pass's thread hands to the sink in the
+ * order one thread would have: event by event, phase by phase (enum
+ * wk_phase: the visits' before the update's, a request's decisions before
+ * its flushes and those before its reads), runs in order in each.  So the
+ * rows are the same for any thread count.
  *
- * Owns the threads, the ring and the episode buffers; never prints.
+ * Owns the threads, the ring and the row buffers; never prints.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -42,6 +51,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "grow.h"
 #include "replay-local.h"
 
 #define WK_BLOCK	256	/* events per block: the runs start on it early */
@@ -58,17 +68,28 @@ struct wk_ev {
 	struct rcg		*c;	/* an update's cgroup */
 };
 
-/* A stranded episode that ended during event @at of a block, in its @phase. */
+/*
+ * A row a run made during event @at of a block, in its @phase: a stranded
+ * episode that ended, or a read whose value was fixed (its errors in its
+ * list's errs from err0).
+ */
 struct wk_ep {
-	struct sim_episode	ep;
+	union {
+		struct sim_episode	ep;
+		struct replay_read	rd;
+	};
+	size_t			err0;
 	uint32_t		at;
 	uint8_t			phase;	/* wk_eps.phase */
+	bool			read;
 };
 
-/* One run's stranded episodes of one block. */
+/* One run's rows of one block. */
 struct wk_eplist {
 	struct wk_ep		*v;
 	size_t			nr, cap;
+	struct replay_read_error *errs;
+	size_t			nr_errs, cap_errs;
 };
 
 /*
@@ -80,14 +101,8 @@ struct wk_eplist {
 struct wk_eps {
 	struct wk_eplist	*list;	/* the block's, for run p */
 	uint32_t		at;	/* the block's event being applied */
-	/*
-	 * 0: the visits before it (the model's visit hook), 1: those the
-	 * model puts before the update (window_update_run()), 2: the update
-	 */
-	uint8_t			phase;
+	uint8_t			phase;	/* enum wk_phase */
 } __attribute__((aligned(64)));
-
-#define WK_PHASES	3
 
 struct wk_block {
 	struct wk_ev		ev[WK_BLOCK];
@@ -190,6 +205,7 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 	int ret = 0;
 
 	b->eps[p].nr = 0;
+	b->eps[p].nr_errs = 0;
 	cur->list = &b->eps[p];
 	ec->buf = cur;
 	for (i = 0; i < b->nr && !ret; i++) {
@@ -197,24 +213,26 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 		enum sim_item_kind kind = replay_item_kind(ev->kind);
 
 		cur->at = i;
-		cur->phase = 0;
+		cur->phase = WK_PH_VISITS;
 		ret = window_before_event_run(r, p, ev);
 		if (ret < 0)
 			break;
-		cur->phase = 2;
+		cur->phase = WK_PH_EVENT;
 		if (!mcr_event_is_update(ev)) {
-			ret = window_op_run(r, p, ev, &b->op[i]);
+			ret = b->op[i].kind == MCR_EV_FLUSH ?
+			      engine_read_run(r, p, ev, b->ev[i].c, &b->op[i]) :
+			      window_op_run(r, p, ev, &b->op[i]);
 			if (ret < 0)
 				break;
 			ret = series_after_event_run(r, p);
 			continue;
 		}
 		if (b->upd_run[i]) {
-			cur->phase = 1;
+			cur->phase = WK_PH_MODEL;
 			ret = window_update_run(r, p, ev, &b->upd[i]);
 			if (ret < 0)
 				break;
-			cur->phase = 2;
+			cur->phase = WK_PH_EVENT;
 		}
 		/*
 		 * The block's next update prepared while this one is applied
@@ -340,7 +358,7 @@ static void *workers_main(void *arg)
 	return NULL;
 }
 
-/* The oldest block every run has applied: its episodes to the sink, in one thread's order. */
+/* The oldest block every run has applied: its rows to the sink, in one thread's order. */
 static int workers_emit(struct workers *w, struct wk_block *b)
 {
 	const struct replay_sink *sk = &w->r->p.sink;
@@ -356,13 +374,18 @@ static int workers_emit(struct workers *w, struct wk_block *b)
 			i = b->eps[p].v[0].at;
 	}
 	for (; left && i < b->nr; i++)
-		for (ph = 0; ph < WK_PHASES; ph++)
+		for (ph = WK_PH_VISITS; ph < WK_PHASES; ph++)
 			for (p = 0; p < w->nr_runs; p++)
 				for (; pos[p] < b->eps[p].nr && b->eps[p].v[pos[p]].at == i &&
 				       b->eps[p].v[pos[p]].phase == ph; pos[p]++, left--) {
-					if (!sk->episode)
-						continue;
-					ret = sk->episode(sk->ctx, p, &b->eps[p].v[pos[p]].ep);
+					struct wk_ep *e = &b->eps[p].v[pos[p]];
+
+					if (e->read) {
+						e->rd.errors = b->eps[p].errs + e->err0;
+						ret = sk->read ? sk->read(sk->ctx, p, &e->rd) : 0;
+					} else {
+						ret = sk->episode ? sk->episode(sk->ctx, p, &e->ep) : 0;
+					}
 					if (ret < 0)
 						return ret;
 				}
@@ -517,6 +540,32 @@ static int workers_take_window(struct replay *r, struct workers *w, const struct
 	return ret < 0 ? ret : 1;
 }
 
+/*
+ * A flush request whose per-run halves can go with the updates
+ * (engine_read_take()), its shared half done now.  Return: 1 queued, 0
+ * not, -errno.
+ */
+static int workers_take_flush(struct replay *r, struct workers *w, const struct mcr_event *ev)
+{
+	struct wk_ev *e = &w->fill->ev[w->fill->nr];
+	struct rcg *c;
+	int ret;
+
+	if ((unsigned int)ev->cpu >= r->t->nr_possible || series_due(r, ev->ts) ||
+	    r->win.kwin_lost)
+		return 0;
+	c = rcg_find_added(r, ev->id);
+	if (!c)
+		return 0;
+	ret = engine_read_take(r, ev, &w->fill->op[w->fill->nr]);
+	if (ret <= 0)
+		return ret;
+	e->ev = *ev;
+	e->c = c;
+	ret = workers_push(w);
+	return ret < 0 ? ret : 1;
+}
+
 /**
  * workers_take() - queue update @ev for the runs if it can go (see the top
  * of this file), doing its shared half now; a lock or unlock event too,
@@ -534,7 +583,8 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 	if (!w)
 		return 0;
 	if (!mcr_event_is_update(ev)) {
-		ret = workers_take_window(r, w, ev);
+		ret = ev->kind == MCR_EV_FLUSH ? workers_take_flush(r, w, ev) :
+		      workers_take_window(r, w, ev);
 		return ret ? ret : workers_drain(r);
 	}
 	hit0 = w->fill->hits.nr;
@@ -562,7 +612,8 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 }
 
 /* engine.c's episode sink while run @ec->pol applies a block: keep it for workers_emit(). */
-int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep)
+/* The next row of @ec's run in the block it applies, at the event and phase it is in; NULL: ENOMEM. */
+static struct wk_ep *workers_row(struct replay_ep_ctx *ec)
 {
 	struct wk_eps *cur = ec->buf;
 	struct wk_eplist *b = cur->list;
@@ -572,12 +623,53 @@ int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep)
 		struct wk_ep *v = realloc(b->v, cap * sizeof(*v));
 
 		if (!v)
-			return -ENOMEM;
+			return NULL;
 		b->v = v;
 		b->cap = cap;
 	}
-	b->v[b->nr++] = (struct wk_ep){ .ep = *ep, .at = cur->at, .phase = cur->phase };
+	b->v[b->nr] = (struct wk_ep){ .at = cur->at, .phase = cur->phase };
+	return &b->v[b->nr++];
+}
+
+int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep)
+{
+	struct wk_ep *e = workers_row(ec);
+
+	if (!e)
+		return -ENOMEM;
+	e->ep = *ep;
 	return 0;
+}
+
+/* Run ec->pol's read @rd, its value fixed on the run's thread: kept, errors and all, for workers_emit(). */
+int workers_read(struct replay_ep_ctx *ec, const struct replay_read *rd)
+{
+	struct wk_eplist *b = ec->buf->list;
+	struct wk_ep *e;
+	int ret;
+
+	ret = mcr_grow((void **)&b->errs, &b->cap_errs, b->nr_errs + rd->nr_errors,
+		       sizeof(*b->errs));
+	if (ret < 0)
+		return ret;
+	e = workers_row(ec);
+	if (!e)
+		return -ENOMEM;
+	e->rd = *rd;
+	e->rd.errors = NULL;
+	e->err0 = b->nr_errs;
+	e->read = true;
+	if (rd->nr_errors)
+		memcpy(b->errs + b->nr_errs, rd->errors, rd->nr_errors * sizeof(*b->errs));
+	b->nr_errs += rd->nr_errors;
+	return 0;
+}
+
+/* Run ec->pol's rows come in phase @ph of the event it applies, if on a run's thread. */
+void workers_phase(struct replay_ep_ctx *ec, enum wk_phase ph)
+{
+	if (ec->buf)
+		ec->buf->phase = (uint8_t)ph;
 }
 
 /**
@@ -662,8 +754,10 @@ void workers_stop(struct replay *r)
 	for (i = 0; i < WK_RING; i++) {
 		if (!w->ring[i])
 			continue;
-		for (p = 0; p < REPLAY_MAX_RUNS; p++)
+		for (p = 0; p < REPLAY_MAX_RUNS; p++) {
 			free(w->ring[i]->eps[p].v);
+			free(w->ring[i]->eps[p].errs);
+		}
 		free(w->ring[i]->hits.v);
 		free(w->ring[i]);
 	}
