@@ -168,6 +168,7 @@ int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, u
 		rr->cap = ncap;
 	}
 	rr->w[rr->nr++] = (struct read_wait){ .rd = rd, .seq = seq, .pol = p };
+	__atomic_fetch_add(&r->nr_waits, 1, __ATOMIC_RELAXED);
 	return 0;	/* reads_settle() ends it once the flush is placed */
 }
 
@@ -183,6 +184,7 @@ int reads_end_new(struct replay *r, unsigned int p, uint64_t ts)
 	if (!rr->nr)
 		return -EINVAL;
 	w = rr->w[--rr->nr];
+	__atomic_fetch_sub(&r->nr_waits, 1, __ATOMIC_RELAXED);
 	return reads_end(r, &w, ts);
 }
 
@@ -209,20 +211,11 @@ int reads_end_flush(struct replay *r, unsigned int p, uint64_t id, uint64_t req_
 		if (!ret)
 			rr->w[k++] = *w;
 	}
+	__atomic_fetch_sub(&r->nr_waits, rr->nr - (ret ? 0 : k), __ATOMIC_RELAXED);
 	rr->nr = ret ? 0 : k;
 	return ret;
 }
 
-/* Are reads waiting?  Only with the runs drained. */
-bool reads_waiting(const struct replay *r)
-{
-	unsigned int p;
-
-	for (p = 0; p < r->p.nr_runs; p++)
-		if (r->rr[p].nr)
-			return true;
-	return false;
-}
 
 /*
  * The waiting read that came first among the runs' lists from @pos on:
@@ -233,11 +226,33 @@ static int reads_next(const struct replay *r, const size_t *pos)
 	unsigned int p;
 	int best = -1;
 
+	if (r->p.nr_runs == 1)	/* one list: in order already */
+		return pos[0] < r->rr[0].nr ? 0 : -1;
 	for (p = 0; p < r->p.nr_runs; p++)
 		if (pos[p] < r->rr[p].nr &&
 		    (best < 0 || r->rr[p].w[pos[p]].seq < r->rr[best].w[pos[best]].seq))
 			best = (int)p;
 	return best;
+}
+
+/* Is waiting read @w's value fixed now (@all: the trace ended)? */
+static bool reads_over(const struct replay *r, const struct read_wait *w, bool all)
+{
+	return all || !w->rd.flushed ||
+	       !window_flush_waiting(r, w->rd.id, w->rd.ts, w->rd.pid, w->pol);
+}
+
+/* Does some waiting read end now?  The pass asks after nearly every event, and mostly none does. */
+static bool reads_any_over(const struct replay *r, bool all)
+{
+	unsigned int p;
+	size_t i;
+
+	for (p = 0; p < r->p.nr_runs; p++)
+		for (i = 0; i < r->rr[p].nr; i++)
+			if (reads_over(r, &r->rr[p].w[i], all))
+				return true;
+	return false;
 }
 
 /**
@@ -247,25 +262,33 @@ static int reads_next(const struct replay *r, const size_t *pos)
  */
 int reads_settle(struct replay *r, bool all)
 {
-	size_t pos[REPLAY_MAX_RUNS] = { 0 }, kept[REPLAY_MAX_RUNS] = { 0 };
+	size_t pos[REPLAY_MAX_RUNS], kept[REPLAY_MAX_RUNS], left = 0;
 	unsigned int p;
 	int q, ret = 0;
 
+	if (!reads_any_over(r, all))
+		return 0;
+	for (p = 0; p < r->p.nr_runs; p++)
+		pos[p] = kept[p] = 0;
 	while ((q = reads_next(r, pos)) >= 0) {
 		struct reads_run *rr = &r->rr[q];
 		struct read_wait *w = &rr->w[pos[q]++];
 
-		if (!ret && (all || !w->rd.flushed ||
-			     !window_flush_waiting(r, w->rd.id, w->rd.ts, w->rd.pid, w->pol))) {
+		if (!ret && reads_over(r, w, all)) {
 			ret = reads_end(r, w, w->rd.flushed || all ? r->now : w->rd.ts);
 			continue;
 		}
 		if (ret)
 			continue;
-		rr->w[kept[q]++] = *w;
+		if (w != &rr->w[kept[q]])	/* most stay where they are */
+			rr->w[kept[q]] = *w;
+		kept[q]++;
 	}
-	for (p = 0; p < r->p.nr_runs; p++)
+	for (p = 0; p < r->p.nr_runs; p++) {
 		r->rr[p].nr = ret ? 0 : kept[p];
+		left += r->rr[p].nr;
+	}
+	__atomic_store_n(&r->nr_waits, left, __ATOMIC_RELAXED);
 	return ret;
 }
 

@@ -351,6 +351,7 @@ struct replay {
 	uint64_t			nr_samples;	/* samples taken */
 	uint64_t			sample_due;	/* the next one's ts, once one was taken */
 	struct reads_run		rr[REPLAY_MAX_RUNS];	/* reads waiting for their flush */
+	size_t				nr_waits;	/* in all rr[]: atomic, runs' threads add and end */
 	struct replay_ep_ctx		ep[REPLAY_MAX_RUNS];	/* episode sink contexts */
 	uint64_t			now;
 	uint64_t			*cpu_prev_ts;	/* [nr_possible]: last event's ts per CPU */
@@ -437,9 +438,13 @@ int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, u
 		  bool go, const struct sim_stale *st, uint64_t seq);
 int reads_settle(struct replay *r, bool all);
 int reads_end_new(struct replay *r, unsigned int p, uint64_t ts);
+/* Are reads waiting?  The pass asks after every event it does itself. */
+static inline bool reads_waiting(const struct replay *r)
+{
+	return __atomic_load_n(&r->nr_waits, __ATOMIC_RELAXED);
+}
 int reads_end_flush(struct replay *r, unsigned int p, uint64_t id, uint64_t req_ts, int32_t pid,
 		    uint64_t ts);
-bool reads_waiting(const struct replay *r);
 void reads_free(struct replay *r);
 
 /* window.c */
