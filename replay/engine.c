@@ -297,6 +297,28 @@ const struct replay_order *replay_validated_order(const struct replay *r)
 }
 
 /* memcg_flush_stats: a read of memcg id.  Every run decides with its own counters. */
+/*
+ * Run @p decides on flush request @ev of @c, the @seq-th (replay_stats.flush_events),
+ * and reads.  Return: 1 it goes ahead, 0 not, -errno.
+ */
+static int engine_read_decide(struct replay *r, unsigned int p, const struct mcr_event *ev,
+			      struct rcg *c, uint64_t seq)
+{
+	struct sim_stale st;
+	bool go;
+	int ret;
+
+	ret = sim_stale_get(r->sims[p], ev->id, &st);
+	if (ret < 0)
+		return ret;
+	ret = sim_flush_request(r->sims[p], ev->ts, ev->id, ev->flags & MCR_FLUSH_FORCE);
+	if (ret < 0)
+		return ret;
+	go = ret > 0;
+	ret = reads_request(r, ev, c, p, go, &st, seq);
+	return ret < 0 ? ret : go;
+}
+
 static int engine_read(struct replay *r, const struct mcr_event *ev)
 {
 	bool force = ev->flags & MCR_FLUSH_FORCE, go[REPLAY_MAX_RUNS] = { false };
@@ -324,18 +346,10 @@ static int engine_read(struct replay *r, const struct mcr_event *ev)
 			return ret;
 	}
 	for (p = 0; p < r->p.nr_runs; p++) {
-		struct sim_stale st;
-
-		ret = sim_stale_get(r->sims[p], ev->id, &st);
-		if (ret < 0)
-			return ret;
-		ret = sim_flush_request(r->sims[p], ev->ts, ev->id, force);
+		ret = engine_read_decide(r, p, ev, c, r->st.flush_events);
 		if (ret < 0)
 			return ret;
 		go[p] = ret > 0;
-		ret = reads_request(r, ev, c, p, go[p], &st, r->st.flush_events);
-		if (ret < 0)
-			return ret;
 	}
 	/*
 	 * Subtree(c) is reset in both only where both flushed: where the run
@@ -352,9 +366,9 @@ static int engine_read(struct replay *r, const struct mcr_event *ev)
  * engine_read_take() - can flush request @ev go to the runs' threads?  Then
  * its shared half is done now (its count, its pending flush:
  * window_flush_take()) and each run's half (engine_read_run()) goes with
- * the queued updates.  Not a forced flush (its row reads every run's
- * cgroup stats), nor while some waiting read is not held by its request
- * (reads_settle() might end it here).  The runs' threads run without
+ * the queued updates.  Not a forced flush (few: the periodic one, and a
+ * forced root flush's end is validation's to sync), nor while some waiting
+ * read is not held by its request (reads_settle() might end it here).  The runs' threads run without
  * validation or inference, and the caller checks what is not the reads'
  * (no sample due, no window with a lost unlock, the CPU, the cgroup known).
  * Return: 1 (@op filled), 0 (nothing done), -errno.
@@ -382,20 +396,13 @@ int engine_read_take(struct replay *r, const struct mcr_event *ev, struct win_op
 int engine_read_run(struct replay *r, unsigned int p, const struct mcr_event *ev, struct rcg *c,
 		    const struct win_op *op)
 {
-	struct sim_stale st;
 	bool go;
 	int ret;
 
-	ret = sim_stale_get(r->sims[p], ev->id, &st);
-	if (ret < 0)
-		return ret;
-	ret = sim_flush_request(r->sims[p], ev->ts, ev->id, false);
+	ret = engine_read_decide(r, p, ev, c, op->seq);	/* not forced: engine_read_take() */
 	if (ret < 0)
 		return ret;
 	go = ret > 0;
-	ret = reads_request(r, ev, c, p, go, &st, op->seq);
-	if (ret < 0)
-		return ret;
 	workers_phase(&r->ep[p], WK_PH_FLUSH);
 	ret = window_flush_request_run(r, p, ev, op, go);
 	if (ret < 0)
