@@ -23,7 +23,7 @@ static int engine_episode(const struct sim_episode *ep, void *ctx)
 	struct replay *r = ec->r;
 
 	if (ec->buf)	/* on a run's thread (workers.c): delivered in order later */
-		return workers_episode(ec, ep);
+		return rows_episode(ec, ep);
 	return r->p.sink.episode ? r->p.sink.episode(r->p.sink.ctx, ec->pol, ep) : 0;
 }
 
@@ -297,28 +297,6 @@ const struct replay_order *replay_validated_order(const struct replay *r)
 }
 
 /* memcg_flush_stats: a read of memcg id.  Every run decides with its own counters. */
-/*
- * Run @p decides on flush request @ev of @c, the @seq-th (replay_stats.flush_events),
- * and reads.  Return: 1 it goes ahead, 0 not, -errno.
- */
-static int engine_read_decide(struct replay *r, unsigned int p, const struct mcr_event *ev,
-			      struct rcg *c, uint64_t seq)
-{
-	struct sim_stale st;
-	bool go;
-	int ret;
-
-	ret = sim_stale_get(r->sims[p], ev->id, &st);
-	if (ret < 0)
-		return ret;
-	ret = sim_flush_request(r->sims[p], ev->ts, ev->id, ev->flags & MCR_FLUSH_FORCE);
-	if (ret < 0)
-		return ret;
-	go = ret > 0;
-	ret = reads_request(r, ev, c, p, go, &st, seq);
-	return ret < 0 ? ret : go;
-}
-
 static int engine_read(struct replay *r, const struct mcr_event *ev)
 {
 	bool force = ev->flags & MCR_FLUSH_FORCE, go[REPLAY_MAX_RUNS] = { false };
@@ -346,7 +324,7 @@ static int engine_read(struct replay *r, const struct mcr_event *ev)
 			return ret;
 	}
 	for (p = 0; p < r->p.nr_runs; p++) {
-		ret = engine_read_decide(r, p, ev, c, r->st.flush_events);
+		ret = reads_decide(r, p, ev, c, r->st.flush_events);
 		if (ret < 0)
 			return ret;
 		go[p] = ret > 0;
@@ -360,56 +338,6 @@ static int engine_read(struct replay *r, const struct mcr_event *ev)
 		val_went_ahead(r, c, ev->ts);
 	ret = window_flush_request(r, ev, go);
 	return ret < 0 ? ret : reads_settle(r, false);
-}
-
-/**
- * engine_read_take() - can flush request @ev go to the runs' threads?  Then
- * its shared half is done now (its count, its pending flush:
- * window_flush_take()) and each run's half (engine_read_run()) goes with
- * the queued updates.  Not a forced flush (few: the periodic one, and a
- * forced root flush's end is validation's to sync), nor while some waiting
- * read is not held by its request (reads_settle() might end it here).  The runs' threads run without
- * validation or inference, and the caller checks what is not the reads'
- * (no sample due, no window with a lost unlock, the CPU, the cgroup known).
- * Return: 1 (@op filled), 0 (nothing done), -errno.
- */
-int engine_read_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
-{
-	int ret;
-
-	if ((ev->flags & MCR_FLUSH_FORCE) || r->win.waits_unheld)
-		return 0;
-	ret = window_flush_take(r, ev, op);
-	if (ret <= 0)
-		return ret;
-	op->seq = ++r->st.flush_events;
-	return 1;
-}
-
-/**
- * engine_read_run() - engine_read() of a request the runs took
- * (engine_read_take()), run @p's half: its decision and read, its flush if
- * that goes ahead at once, and the read's end unless the request's windows
- * hold it.  Touches run @p's simulator, window, reads and @c's run state
- * alone.
- */
-int engine_read_run(struct replay *r, unsigned int p, const struct mcr_event *ev, struct rcg *c,
-		    const struct win_op *op)
-{
-	bool go;
-	int ret;
-
-	ret = engine_read_decide(r, p, ev, c, op->seq);	/* not forced: engine_read_take() */
-	if (ret < 0)
-		return ret;
-	go = ret > 0;
-	workers_phase(&r->ep[p], WK_PH_FLUSH);
-	ret = window_flush_request_run(r, p, ev, op, go);
-	if (ret < 0)
-		return ret;
-	workers_phase(&r->ep[p], WK_PH_READS);
-	/* reads_settle(): held by the request's windows, or over */
-	return go && op->slot != WIN_SLOT_NONE ? 0 : reads_end_new(r, p, ev->ts);
 }
 
 /*

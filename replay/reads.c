@@ -67,7 +67,7 @@ void reads_free(struct replay *r)
 static int reads_emit(struct replay *r, unsigned int p, struct replay_read *rd)
 {
 	if (r->ep[p].buf)	/* on a run's thread (workers.c): delivered in order later */
-		return workers_read(&r->ep[p], rd);
+		return rows_read(&r->ep[p], rd);
 	return r->p.sink.read ? r->p.sink.read(r->p.sink.ctx, p, rd) : 0;
 }
 
@@ -173,8 +173,82 @@ int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, u
 }
 
 /**
+ * reads_decide() - run @p decides on flush request @ev of @c, the @seq-th
+ * (replay_stats.flush_events), and its read waits.  Return: 1 it goes
+ * ahead, 0 not, -errno.
+ */
+int reads_decide(struct replay *r, unsigned int p, const struct mcr_event *ev, struct rcg *c,
+		 uint64_t seq)
+{
+	struct sim_stale st;
+	bool go;
+	int ret;
+
+	ret = sim_stale_get(r->sims[p], ev->id, &st);
+	if (ret < 0)
+		return ret;
+	ret = sim_flush_request(r->sims[p], ev->ts, ev->id, ev->flags & MCR_FLUSH_FORCE);
+	if (ret < 0)
+		return ret;
+	go = ret > 0;
+	ret = reads_request(r, ev, c, p, go, &st, seq);
+	return ret < 0 ? ret : go;
+}
+
+/**
+ * reads_take() - can flush request @ev go to the runs' threads?  Then
+ * its shared half is done now (its count, its pending flush:
+ * window_flush_take()) and each run's half (reads_request_run()) goes with
+ * the queued updates.  Not a forced flush (few: the periodic one, and a
+ * forced root flush's end is validation's to sync), nor while some waiting
+ * read is not held by its request (reads_settle() might end it here).  The
+ * runs' threads run without validation or inference, and the caller checks
+ * what is not the reads' (no sample due, no window with a lost unlock, the
+ * CPU, the cgroup known).
+ * Return: 1 (@op filled), 0 (nothing done), -errno.
+ */
+int reads_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
+{
+	int ret;
+
+	if ((ev->flags & MCR_FLUSH_FORCE) || r->win.waits_unheld)
+		return 0;
+	ret = window_flush_take(r, ev, op);
+	if (ret <= 0)
+		return ret;
+	op->seq = ++r->st.flush_events;
+	return 1;
+}
+
+/**
+ * reads_request_run() - engine_read() of a request the runs took
+ * (reads_take()), run @p's half: its decision and read, its flush if
+ * that goes ahead at once, and the read's end unless the request's windows
+ * hold it.  Touches run @p's simulator, window, reads and @c's run state
+ * alone.
+ */
+int reads_request_run(struct replay *r, unsigned int p, const struct mcr_event *ev, struct rcg *c,
+		      const struct win_op *op)
+{
+	bool go;
+	int ret;
+
+	ret = reads_decide(r, p, ev, c, op->seq);	/* not forced: reads_take() */
+	if (ret < 0)
+		return ret;
+	go = ret > 0;
+	rows_phase(&r->ep[p], ROWS_FLUSH);
+	ret = window_flush_request_run(r, p, ev, op, go);
+	if (ret < 0)
+		return ret;
+	rows_phase(&r->ep[p], ROWS_READS);
+	/* reads_settle(): held by the request's windows, or over */
+	return go && op->slot != WIN_SLOT_NONE ? 0 : reads_end_new(r, p, ev->ts);
+}
+
+/**
  * reads_end_new() - end run @p's newest waiting read, its request's, at @ts:
- * one that did not go ahead, or went ahead at once (engine_read_run()).
+ * one that did not go ahead, or went ahead at once (reads_request_run()).
  */
 int reads_end_new(struct replay *r, unsigned int p, uint64_t ts)
 {

@@ -2,9 +2,10 @@
 /*
  * replay-local.h - the engine's private state, shared by engine.c (the pass
  * and a model's prepass), cgroup.c (per-cgroup state), window.c (lock
- * windows), the flush models (model_*.c, through flush_model.h's hooks),
- * order.c (the inferred order) and validate.c (comparison with the kernel).
- * Not for use outside replay/.
+ * windows), reads.c (the readers' values), workers.c (the runs' threads)
+ * and rows.c (the rows they make), the flush models (model_*.c, through
+ * flush_model.h's hooks), order.c (the inferred order) and validate.c
+ * (comparison with the kernel).  Not for use outside replay/.
  */
 #ifndef MCR_REPLAY_LOCAL_H
 #define MCR_REPLAY_LOCAL_H
@@ -201,7 +202,7 @@ struct win_pend {
 
 /*
  * A lock, unlock or flush request event's per-run half (window_take(),
- * window_op_run(); engine_read_take(), engine_read_run()): kind 0 for an
+ * window_op_run(); reads_take(), reads_request_run()): kind 0 for an
  * update.
  */
 struct win_op {
@@ -306,10 +307,10 @@ struct val_state {
 	struct val_check cur;
 };
 
-struct wk_eps;
+struct rows_cursor;
 struct replay_ep_ctx {
 	struct replay	*r;
-	struct wk_eps	*buf;	/* set while the run applies a block on its thread (workers.c) */
+	struct rows_cursor *buf; /* set while the run applies a block on its thread (rows.c) */
 	unsigned int	pol;
 };
 
@@ -437,6 +438,11 @@ void series_free(struct replay *r);
 int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, unsigned int p,
 		  bool go, const struct sim_stale *st, uint64_t seq);
 int reads_settle(struct replay *r, bool all);
+int reads_decide(struct replay *r, unsigned int p, const struct mcr_event *ev, struct rcg *c,
+		 uint64_t seq);
+int reads_take(struct replay *r, const struct mcr_event *ev, struct win_op *op);
+int reads_request_run(struct replay *r, unsigned int p, const struct mcr_event *ev, struct rcg *c,
+		      const struct win_op *op);
 int reads_end_new(struct replay *r, unsigned int p, uint64_t ts);
 /* Are reads waiting?  The pass asks after every event it does itself. */
 static inline bool reads_waiting(const struct replay *r)
@@ -491,21 +497,63 @@ int workers_start(struct replay *r);
 int workers_take(struct replay *r, const struct mcr_event *ev);
 int workers_drain(struct replay *r);
 void workers_stop(struct replay *r);
-int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep);
-int workers_read(struct replay_ep_ctx *ec, const struct replay_read *rd);
+
 /*
- * Where in an event the rows a run makes come, one thread's order: the
- * runs' rows are delivered phase by phase, run by run in each (workers.c).
+ * rows.c: a run's rows made on a runs' thread, kept per block and delivered
+ * in one thread's order: event by event, phase by phase, runs in order in
+ * each.  Where in an event a row comes:
  */
-enum wk_phase {
-	WK_PH_VISITS,	/* the visits before it (the model's visit hook) */
-	WK_PH_MODEL,	/* those the model puts before an update (window_update_run()) */
-	WK_PH_EVENT,	/* the update, a lock or unlock; a flush request's decision */
-	WK_PH_FLUSH,	/* a flush request's flushes that go ahead at once */
-	WK_PH_READS,	/* a flush request's reads that end at once */
-	WK_PHASES
+enum rows_phase {
+	ROWS_VISITS,	/* the visits before it (the model's visit hook) */
+	ROWS_MODEL,	/* those the model puts before an update (window_update_run()) */
+	ROWS_EVENT,	/* the update, lock or unlock; a flush request's decision */
+	ROWS_FLUSH,	/* a request's flushes that go ahead at once; a last unlock's end of it */
+	ROWS_READS,	/* the reads that end at the event */
+	ROWS_PHASES
 };
-void workers_phase(struct replay_ep_ctx *ec, enum wk_phase ph);
+
+/*
+ * A row a run made during event @at of a block, in its @phase: a stranded
+ * episode that ended, or a read whose value was fixed (its errors in its
+ * list's errs from err0).
+ */
+struct rows_row {
+	union {
+		struct sim_episode	ep;
+		struct replay_read	rd;
+	};
+	size_t			err0;
+	uint32_t		at;
+	uint8_t			phase;	/* enum rows_phase */
+	bool			read;
+};
+
+/* One run's rows of one block. */
+struct rows_list {
+	struct rows_row		*v;
+	size_t			nr, cap;
+	struct replay_read_error *errs;
+	size_t			nr_errs, cap_errs;
+};
+
+/*
+ * Where run p is in the block it applies (replay_ep_ctx.buf points here
+ * meanwhile): written at every event, so each run's on a cache line of its
+ * own; beside another run's, applied on the other core, every event's write
+ * missed.
+ */
+struct rows_cursor {
+	struct rows_list	*list;	/* the block's, for run p */
+	uint32_t		at;	/* the block's event being applied */
+	uint8_t			phase;	/* enum rows_phase */
+} __attribute__((aligned(64)));
+
+void rows_begin(struct replay_ep_ctx *ec, struct rows_cursor *cur, struct rows_list *l);
+int rows_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep);
+int rows_read(struct replay_ep_ctx *ec, const struct replay_read *rd);
+void rows_phase(struct replay_ep_ctx *ec, enum rows_phase ph);
+int rows_emit(const struct replay_sink *sk, struct rows_list *l, unsigned int nr_runs, uint32_t nr);
+void rows_free(struct rows_list *l);
 
 /* order.c */
 struct replay_order *order_create(void);
@@ -530,9 +578,6 @@ struct engine_infer {
 int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *ei,
 		      struct replay_source *src);
 int engine_prepare(struct replay *r, const struct sim_policy **pol);
-int engine_read_take(struct replay *r, const struct mcr_event *ev, struct win_op *op);
-int engine_read_run(struct replay *r, unsigned int p, const struct mcr_event *ev, struct rcg *c,
-		    const struct win_op *op);
 
 #define REPLAY_BESIDE_EVERY	1024u	/* beside.c's prepass: events between its looks */
 

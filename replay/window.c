@@ -615,7 +615,7 @@ static bool win_waits_held(const struct replay *r)
 
 /**
  * window_reads_note() - the runs drained: is some waiting read not held by
- * its request alone?  window_take() and engine_read_take() ask until the
+ * its request alone?  window_take() and reads_take() ask until the
  * runs next drain.
  */
 void window_reads_note(struct replay *r)
@@ -715,9 +715,9 @@ int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
 }
 
 /*
- * The last unlock @ev of a request run @p flushed at (@op): as
- * win_unlock_at() ends it, run @p's half: its progress ends, its bit goes,
- * and its read of it ends (reads_settle()).
+ * The last unlock @ev of a request (@op): as win_unlock_at() ends it, run
+ * @p's half: if the run flushed at it, its progress ends and its bit goes.
+ * Return: 1 if it did (its read of it ends now: reads_end_flush()), 0, -errno.
  */
 static int win_pend_over_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
 			     const struct win_op *op)
@@ -728,17 +728,21 @@ static int win_pend_over_run(struct replay *r, unsigned int p, const struct mcr_
 	if (!(r->win.rgo[p] & bit))
 		return 0;
 	r->win.rgo[p] &= ~bit;
-	workers_phase(&r->ep[p], WK_PH_FLUSH);
+	rows_phase(&r->ep[p], ROWS_FLUSH);
 	if (op->progress) {
 		ret = sim_flush_progress_end(r->sims[p], ev->ts);
 		if (ret < 0)
 			return ret;
 	}
-	workers_phase(&r->ep[p], WK_PH_READS);
-	return reads_end_flush(r, p, ev->id, op->req_ts, ev->pid, ev->ts);
+	return 1;
 }
 
-/* window_take()'s event @ev, run @p's half: touches only its window, simulator and reads. */
+/*
+ * window_op_run() - window_take()'s event @ev, run @p's half: touches only
+ * its window and simulator.  Return: 1 if @ev ended a request the run
+ * flushed at (the caller ends the run's read of it: reads_end_flush()), 0,
+ * or -errno.
+ */
 int window_op_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
 		  const struct win_op *op)
 {

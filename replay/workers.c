@@ -22,27 +22,24 @@
  * run's window opened or ended by the run), so the runs do not stop at each
  * of a flush's per-CPU windows; so does the flush's last unlock, each run
  * ending its own read of it.  A flush request that neither closes another
- * nor is forced goes too (engine_read_take()): the pass counts it and
- * makes its pending flush, each run decides, reads, flushes at once if it
- * must, and ends its read unless the request's windows hold it.  Each run
- * keeps which requests it flushes at (win.rgo) and its waiting reads
- * (struct reads_run), so nothing the pass reads waits for their decisions.
- * Blocks are small and sit in a ring; every
- * run consumes every block in order, on whichever thread is free, the
- * pass's own thread included when it waits for room, so three runs keep two
- * cores busy while the pass decodes, and a single run, if asked, has a
- * thread of its own: the pass decodes and does the shared halves while it
- * applies.  Any other event first drains the ring: the pass then goes on
+ * nor is forced goes too (reads_take()): the pass counts it and makes its
+ * pending flush, each run decides, reads, flushes at once if it must, and
+ * ends its read unless the request's windows hold it.  Each run keeps which
+ * requests it flushes at (win.rgo) and its waiting reads (struct
+ * reads_run), so nothing the pass reads waits for their decisions.  Blocks
+ * are small and sit in a ring; every run consumes every block in order, on
+ * its own thread (the pass's included, when it waits for room), so three
+ * runs keep two cores busy while the pass decodes, and a single run, if
+ * asked, has a thread of its own: the pass decodes and does the shared
+ * halves while it applies.  Any other event first drains the ring: the pass then goes on
  * serially, as with one thread.
  *
- * The rows the queued events make are stranded episodes and reads, which a
- * run buffers per block and the pass's thread hands to the sink in the
- * order one thread would have: event by event, phase by phase (enum
- * wk_phase: the visits' before the update's, a request's decisions before
- * its flushes and those before its reads), runs in order in each.  So the
- * rows are the same for any thread count.
+ * The rows the queued events make, stranded episodes and reads, a run keeps
+ * per block (rows.c), and the pass's thread hands them to the sink in the
+ * order one thread would have made them.  So the rows are the same for any
+ * thread count.
  *
- * Owns the threads, the ring and the row buffers; never prints.
+ * Owns the threads and the ring; never prints.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -51,7 +48,6 @@
 #include <unistd.h>
 
 #include "error.h"
-#include "grow.h"
 #include "replay-local.h"
 
 #define WK_BLOCK	256	/* events per block: the runs start on it early */
@@ -68,42 +64,6 @@ struct wk_ev {
 	struct rcg		*c;	/* an update's cgroup */
 };
 
-/*
- * A row a run made during event @at of a block, in its @phase: a stranded
- * episode that ended, or a read whose value was fixed (its errors in its
- * list's errs from err0).
- */
-struct wk_ep {
-	union {
-		struct sim_episode	ep;
-		struct replay_read	rd;
-	};
-	size_t			err0;
-	uint32_t		at;
-	uint8_t			phase;	/* wk_eps.phase */
-	bool			read;
-};
-
-/* One run's rows of one block. */
-struct wk_eplist {
-	struct wk_ep		*v;
-	size_t			nr, cap;
-	struct replay_read_error *errs;
-	size_t			nr_errs, cap_errs;
-};
-
-/*
- * Where run p is in the block it applies (replay_ep_ctx.buf points here
- * meanwhile): written at every event, so each run's on a cache line of its
- * own; beside another run's, applied on the other core, every event's write
- * missed.
- */
-struct wk_eps {
-	struct wk_eplist	*list;	/* the block's, for run p */
-	uint32_t		at;	/* the block's event being applied */
-	uint8_t			phase;	/* enum wk_phase */
-} __attribute__((aligned(64)));
-
 struct wk_block {
 	struct wk_ev		ev[WK_BLOCK];
 	struct win_op		op[WK_BLOCK];		/* a lock or unlock's per-run half */
@@ -114,7 +74,7 @@ struct wk_block {
 	uint32_t		hit0[WK_BLOCK], nr_hits[WK_BLOCK];
 	uint32_t		nr;
 	struct rser_hits	hits;			/* the events' series lines */
-	struct wk_eplist	eps[REPLAY_MAX_RUNS];	/* per run */
+	struct rows_list	eps[REPLAY_MAX_RUNS];	/* per run */
 };
 
 /* A thread that applies blocks; th[0] is the pass's own. */
@@ -134,7 +94,7 @@ struct workers {
 	 */
 	bool			own_series;
 	struct rser_hits	one_hits;
-	struct wk_eps		cur[REPLAY_MAX_RUNS];	/* per run */
+	struct rows_cursor	cur[REPLAY_MAX_RUNS];	/* per run */
 	struct wk_thread	th[REPLAY_MAX_RUNS + 1];	/* [0] the pass's */
 	unsigned int		owner[REPLAY_MAX_RUNS];	/* the thread that applies run p */
 	unsigned int		started;	/* threads created */
@@ -183,12 +143,28 @@ static unsigned int workers_count(const struct replay *r)
 	return n < r->p.nr_runs ? n : r->p.nr_runs;
 }
 
+/* A lock, unlock or flush request's per-run half (window_take(), reads_take()), run @p's. */
+static int workers_op_run(struct replay *r, unsigned int p, const struct mcr_event *ev,
+			  struct rcg *c, const struct win_op *op)
+{
+	int ret;
+
+	if (op->kind == MCR_EV_FLUSH)
+		return reads_request_run(r, p, ev, c, op);
+	ret = window_op_run(r, p, ev, op);
+	if (ret <= 0)
+		return ret;
+	/* the request the unlock ended held the run's read of it */
+	rows_phase(&r->ep[p], ROWS_READS);
+	return reads_end_flush(r, p, ev->id, op->req_ts, ev->pid, ev->ts);
+}
+
 /* Apply block @b to run @p.  No lock held: the run is claimed. */
 static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 {
 	struct replay *r = w->r;
 	struct replay_ep_ctx *ec = &r->ep[p];
-	struct wk_eps *cur = &w->cur[p];
+	struct rows_cursor *cur = &w->cur[p];
 	struct sim *s = r->sims[p];
 	/*
 	 * hv[hc]: the update's handle, if ok[hc]; hv[hc ^ 1]: the next's.
@@ -204,35 +180,30 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 	uint32_t i;
 	int ret = 0;
 
-	b->eps[p].nr = 0;
-	b->eps[p].nr_errs = 0;
-	cur->list = &b->eps[p];
-	ec->buf = cur;
+	rows_begin(ec, cur, &b->eps[p]);
 	for (i = 0; i < b->nr && !ret; i++) {
 		const struct mcr_event *ev = &b->ev[i].ev;
 		enum sim_item_kind kind = replay_item_kind(ev->kind);
 
 		cur->at = i;
-		cur->phase = WK_PH_VISITS;
+		cur->phase = ROWS_VISITS;
 		ret = window_before_event_run(r, p, ev);
 		if (ret < 0)
 			break;
-		cur->phase = WK_PH_EVENT;
+		cur->phase = ROWS_EVENT;
 		if (!mcr_event_is_update(ev)) {
-			ret = b->op[i].kind == MCR_EV_FLUSH ?
-			      engine_read_run(r, p, ev, b->ev[i].c, &b->op[i]) :
-			      window_op_run(r, p, ev, &b->op[i]);
+			ret = workers_op_run(r, p, ev, b->ev[i].c, &b->op[i]);
 			if (ret < 0)
 				break;
 			ret = series_after_event_run(r, p);
 			continue;
 		}
 		if (b->upd_run[i]) {
-			cur->phase = WK_PH_MODEL;
+			cur->phase = ROWS_MODEL;
 			ret = window_update_run(r, p, ev, &b->upd[i]);
 			if (ret < 0)
 				break;
-			cur->phase = WK_PH_EVENT;
+			cur->phase = ROWS_EVENT;
 		}
 		/*
 		 * The block's next update prepared while this one is applied
@@ -361,35 +332,7 @@ static void *workers_main(void *arg)
 /* The oldest block every run has applied: its rows to the sink, in one thread's order. */
 static int workers_emit(struct workers *w, struct wk_block *b)
 {
-	const struct replay_sink *sk = &w->r->p.sink;
-	size_t pos[REPLAY_MAX_RUNS] = { 0 }, left = 0;
-	unsigned int p, ph;
-	uint32_t i = UINT32_MAX;
-	int ret;
-
-	/* from the first event that ended one to the last: most blocks have none */
-	for (p = 0; p < w->nr_runs; p++) {
-		left += b->eps[p].nr;
-		if (b->eps[p].nr && b->eps[p].v[0].at < i)
-			i = b->eps[p].v[0].at;
-	}
-	for (; left && i < b->nr; i++)
-		for (ph = WK_PH_VISITS; ph < WK_PHASES; ph++)
-			for (p = 0; p < w->nr_runs; p++)
-				for (; pos[p] < b->eps[p].nr && b->eps[p].v[pos[p]].at == i &&
-				       b->eps[p].v[pos[p]].phase == ph; pos[p]++, left--) {
-					struct wk_ep *e = &b->eps[p].v[pos[p]];
-
-					if (e->read) {
-						e->rd.errors = b->eps[p].errs + e->err0;
-						ret = sk->read ? sk->read(sk->ctx, p, &e->rd) : 0;
-					} else {
-						ret = sk->episode ? sk->episode(sk->ctx, p, &e->ep) : 0;
-					}
-					if (ret < 0)
-						return ret;
-				}
-	return 0;
+	return rows_emit(&w->r->p.sink, b->eps, w->nr_runs, b->nr);
 }
 
 static uint64_t workers_min_done(const struct workers *w)
@@ -542,7 +485,7 @@ static int workers_take_window(struct replay *r, struct workers *w, const struct
 
 /*
  * A flush request whose per-run halves can go with the updates
- * (engine_read_take()), its shared half done now.  Return: 1 queued, 0
+ * (reads_take()), its shared half done now.  Return: 1 queued, 0
  * not, -errno.
  */
 static int workers_take_flush(struct replay *r, struct workers *w, const struct mcr_event *ev)
@@ -557,7 +500,7 @@ static int workers_take_flush(struct replay *r, struct workers *w, const struct 
 	c = rcg_find_added(r, ev->id);
 	if (!c)
 		return 0;
-	ret = engine_read_take(r, ev, &w->fill->op[w->fill->nr]);
+	ret = reads_take(r, ev, &w->fill->op[w->fill->nr]);
 	if (ret <= 0)
 		return ret;
 	e->ev = *ev;
@@ -612,66 +555,6 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 }
 
 /* engine.c's episode sink while run @ec->pol applies a block: keep it for workers_emit(). */
-/* The next row of @ec's run in the block it applies, at the event and phase it is in; NULL: ENOMEM. */
-static struct wk_ep *workers_row(struct replay_ep_ctx *ec)
-{
-	struct wk_eps *cur = ec->buf;
-	struct wk_eplist *b = cur->list;
-
-	if (b->nr == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		struct wk_ep *v = realloc(b->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		b->v = v;
-		b->cap = cap;
-	}
-	b->v[b->nr] = (struct wk_ep){ .at = cur->at, .phase = cur->phase };
-	return &b->v[b->nr++];
-}
-
-int workers_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep)
-{
-	struct wk_ep *e = workers_row(ec);
-
-	if (!e)
-		return -ENOMEM;
-	e->ep = *ep;
-	return 0;
-}
-
-/* Run ec->pol's read @rd, its value fixed on the run's thread: kept, errors and all, for workers_emit(). */
-int workers_read(struct replay_ep_ctx *ec, const struct replay_read *rd)
-{
-	struct wk_eplist *b = ec->buf->list;
-	struct wk_ep *e;
-	int ret;
-
-	ret = mcr_grow((void **)&b->errs, &b->cap_errs, b->nr_errs + rd->nr_errors,
-		       sizeof(*b->errs));
-	if (ret < 0)
-		return ret;
-	e = workers_row(ec);
-	if (!e)
-		return -ENOMEM;
-	e->rd = *rd;
-	e->rd.errors = NULL;
-	e->err0 = b->nr_errs;
-	e->read = true;
-	if (rd->nr_errors)
-		memcpy(b->errs + b->nr_errs, rd->errors, rd->nr_errors * sizeof(*b->errs));
-	b->nr_errs += rd->nr_errors;
-	return 0;
-}
-
-/* Run ec->pol's rows come in phase @ph of the event it applies, if on a run's thread. */
-void workers_phase(struct replay_ep_ctx *ec, enum wk_phase ph)
-{
-	if (ec->buf)
-		ec->buf->phase = (uint8_t)ph;
-}
-
 /**
  * workers_start() - the runs' threads for @r's pass, if more than one
  * thread is allowed, and neither validation nor inference
@@ -755,8 +638,7 @@ void workers_stop(struct replay *r)
 		if (!w->ring[i])
 			continue;
 		for (p = 0; p < REPLAY_MAX_RUNS; p++) {
-			free(w->ring[i]->eps[p].v);
-			free(w->ring[i]->eps[p].errs);
+			rows_free(&w->ring[i]->eps[p]);
 		}
 		free(w->ring[i]->hits.v);
 		free(w->ring[i]);
