@@ -45,8 +45,8 @@ same_rows() {	# name, replay options...: --threads 1 against 2 and 3
 }
 
 same_rows spread -p break,continue,legacy -m spread -s 1
-# the rows compared hold what threads could reorder: episodes (delivered later
-# from the runs' buffers), reads between queued blocks, series samples
+# the rows compared hold what threads could reorder: episodes and reads
+# (delivered later from the runs' buffers), series samples
 got=$(sqlite3 "$T_TMP/t1.db" "SELECT (SELECT count(*) FROM stranded_episodes) > 0,
 	(SELECT count(*) FROM reads) > 0, (SELECT count(*) FROM series) > 1000")
 [ "$got" = "1|1|1" ] && pass replay_threads_rows_exist || fail replay_threads_rows_exist "$got"
@@ -63,6 +63,21 @@ same_rows one_run_inferred -p break -m inferred -H 16 -s 1
 same_rows window -p break,continue,legacy -m window -s 1
 same_rows instant -p break,continue,legacy -m instant -s 1
 same_rows no_series -p break,continue,legacy -m spread -s 0
+# readers every millisecond, on fewer cgroups, their flushes overlapping: the
+# requests and last unlocks the runs' threads take (reads_take(), each run
+# deciding and ending its reads there) interleave with the ones the pass keeps
+# (a request whose pid's last flush is still open, a forced one): about half
+# of the 50 requests each way
+SRC_FLEET=$SRC SRC=$T_TMP/readers.db
+if "$REPLAY" synth --scenario fleet --events 50000 --cgroups 60 --reader-ms 1 --flush-us 1000 \
+	--seed 3 -o "$SRC" -q >/dev/null 2>&1; then
+	same_rows readers -p break,continue,legacy -m spread -s 1
+	got=$(sqlite3 "$T_TMP/t1.db" "SELECT count(*) > 100, count(DISTINCT flushed) = 2 FROM reads")
+	[ "$got" = "1|1" ] && pass replay_threads_readers_rows || fail replay_threads_readers_rows "$got"
+else
+	fail replay_threads_readers "synth --reader-ms 1 failed"
+fi
+SRC=$SRC_FLEET
 if as_rows "$SRC"; then
 	# every fifth unlock lost: those windows end by the rule (window.c), serially
 	sqlite3 "$SRC" "DELETE FROM events WHERE kind = 6 AND rowid % 5 = 0"
