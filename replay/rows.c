@@ -114,7 +114,9 @@ int rows_emit(const struct replay_sink *sk, struct rows_list *l, unsigned int nr
 					struct rows_row *e = &l[p].v[pos[p]];
 
 					if (e->read) {
-						e->rd.errors = l[p].errs + e->err0;
+						/* no errors: the buffer may be NULL */
+						e->rd.errors = e->rd.nr_errors ?
+							       l[p].errs + e->err0 : NULL;
 						ret = sk->read ? sk->read(sk->ctx, p, &e->rd) : 0;
 					} else {
 						ret = sk->episode ? sk->episode(sk->ctx, p, &e->ep) : 0;
