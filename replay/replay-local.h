@@ -77,6 +77,22 @@ struct rser_pol {
 	uint32_t	nr_lines, cap_lines;
 };
 
+/* A run's values at a sample (series_sample_run()): each series cgroup's, then its lines'. */
+struct series_val {
+	int64_t		error, min, max;
+};
+struct series_cg_val {
+	struct sim_stale st;
+	size_t		v0;		/* its lines' values from here */
+	uint32_t	nr_lines;	/* the run's lines then */
+	bool		known;		/* the simulator knows it: st is its state */
+};
+struct series_vals {
+	struct series_cg_val	*cg;
+	struct series_val	*v;
+	size_t			nr_cg, cap_cg, nr_v, cap_v;
+};
+
 /* A series line of one series cgroup (series.c). */
 struct rser_item {
 	struct line_key	key;
@@ -351,6 +367,7 @@ struct replay {
 	uint64_t			ser_gen;	/* bumped when a series or parent link is made */
 	uint64_t			nr_samples;	/* samples taken */
 	uint64_t			sample_due;	/* the next one's ts, once one was taken */
+	struct series_vals		svals[REPLAY_MAX_RUNS];	/* a serial sample's (series_sample()) */
 	struct reads_run		rr[REPLAY_MAX_RUNS];	/* reads waiting for their flush */
 	size_t				nr_waits;	/* in all rr[]: atomic, runs' threads add and end */
 	struct replay_ep_ctx		ep[REPLAY_MAX_RUNS];	/* episode sink contexts */
@@ -430,6 +447,10 @@ static inline bool series_due(const struct replay *r, uint64_t ts)
 int series_after_event(struct replay *r);
 int series_after_event_run(struct replay *r, unsigned int p);
 int series_sample(struct replay *r);
+int series_sample_run(struct replay *r, unsigned int p, struct series_vals *out);
+int series_sample_emit(struct replay *r, uint64_t k, const struct series_vals *v);
+uint64_t series_sample_take(struct replay *r);
+void series_vals_free(struct series_vals *v);
 int series_until(struct replay *r, uint64_t ts);
 int series_finish(struct replay *r);
 void series_free(struct replay *r);

@@ -594,48 +594,155 @@ static uint64_t series_ts(const struct replay *r, uint64_t k)
 	return ts;
 }
 
+/* Run @p's cgroup row of @s at @ts: its state @st (@zero: before it joined, zeros). */
 static int series_cgroup_row(struct replay *r, unsigned int p, struct rser *s, uint64_t ts,
-			     bool zero)
+			     const struct sim_stale *st)
 {
 	struct replay_cgroup_sample cs = { .ts = ts, .id = s->c->id };
-	struct sim_stale st;
-	int ret;
 
-	if (!zero) {
-		ret = sim_stale_get(r->sims[p], s->c->id, &st);
-		if (ret < 0 && ret != -ENOENT)
-			return ret;
-		if (!ret) {
-			cs.pending = st.missing;
-			cs.stats_updates = st.stats_updates;
-			cs.flushable = st.flushable;
-			cs.stranded = st.stranded;
-		}
+	if (st) {
+		cs.pending = st->missing;
+		cs.stats_updates = st->stats_updates;
+		cs.flushable = st->flushable;
+		cs.stranded = st->stranded;
 	}
 	return r->p.sink.cgroup_sample ? r->p.sink.cgroup_sample(r->p.sink.ctx, p, &cs) : 0;
 }
 
+/* Run @p's row of line @i of @s at @ts: its values @v (NULL: before it joined, zeros). */
 static int series_item_row(struct replay *r, unsigned int p, struct rser *s, size_t i,
-			   uint64_t ts, bool zero)
+			   uint64_t ts, const struct series_val *v)
 {
 	const struct rser_item *it = &s->items[i];
 	struct replay_sample sm = {
 		.ts = ts, .id = s->c->id, .kind = (enum sim_item_kind)it->key.kind, .item = it->key.item,
 	};
-	struct rser_run *ru;
 
-	if (!zero) {
-		/* every run was shown every line by now: the runs are drained */
-		if (it->slot >= s->pol[p].nr_lines)
-			return -EPROTO;
-		ru = &s->pol[p].lines[it->slot];
-		sm.error = series_visible(r, p, s, it->slot);
-		sm.min_error = ru->min < sm.error ? ru->min : sm.error;
-		sm.max_error = ru->max > sm.error ? ru->max : sm.error;
-		/* held into the next interval */
-		ru->min = ru->max = sm.error;
+	if (v) {
+		sm.error = v->error;
+		sm.min_error = v->min;
+		sm.max_error = v->max;
 	}
 	return r->p.sink.sample ? r->p.sink.sample(r->p.sink.ctx, p, &sm) : 0;
+}
+
+/*
+ * series_sample_run() - run @p's half of a sample: for every series cgroup,
+ * its state and each of the run's lines' visible error now, with the
+ * minimum and maximum since the last sample (which start again from it),
+ * into @out.  The run's lines are every line made before the sample (each
+ * was shown to the run at the update that made it).  Touches run @p's
+ * state alone: a run's thread may do it (workers.c).  Return: 0, -errno.
+ */
+int series_sample_run(struct replay *r, unsigned int p, struct series_vals *out)
+{
+	size_t i, k;
+	int ret;
+
+	out->nr_v = 0;
+	ret = mcr_grow((void **)&out->cg, &out->cap_cg, r->nr_ser, sizeof(*out->cg));
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < r->nr_ser; i++) {
+		struct rser *s = r->ser[i];
+		struct rser_pol *pp = &s->pol[p];
+		struct series_cg_val *cg = &out->cg[i];
+
+		series_flushable_set(s, p, series_needs_flush(r, p, s));
+		ret = sim_stale_get(r->sims[p], s->c->id, &cg->st);
+		if (ret < 0 && ret != -ENOENT)
+			return ret;
+		cg->known = !ret;
+		cg->nr_lines = pp->nr_lines;
+		cg->v0 = out->nr_v;
+		ret = mcr_grow((void **)&out->v, &out->cap_v, out->nr_v + pp->nr_lines,
+			       sizeof(*out->v));
+		if (ret < 0)
+			return ret;
+		for (k = 0; k < pp->nr_lines; k++) {
+			struct rser_run *ru = &pp->lines[k];
+			int64_t e = series_visible(r, p, s, k);
+
+			out->v[out->nr_v++] = (struct series_val){
+				.error = e, .min = ru->min < e ? ru->min : e,
+				.max = ru->max > e ? ru->max : e,
+			};
+			/* held into the next interval */
+			ru->min = ru->max = e;
+		}
+	}
+	out->nr_cg = r->nr_ser;
+	return 0;
+}
+
+/*
+ * series_sample_emit() - the rows of sample @k from every run's half
+ * (@v[p], series_sample_run()): for every series cgroup, and every line of
+ * it the sample saw, rows missed by late joiners first, as zeros.  Lines
+ * made after the sample (by updates the pass took since) wait for the
+ * next.  Only the pass's thread.
+ */
+int series_sample_emit(struct replay *r, uint64_t k, const struct series_vals *v)
+{
+	uint64_t ts = series_ts(r, k);
+	unsigned int p;
+	size_t i, j;
+	int ret;
+
+	for (i = 0; i < v[0].nr_cg; i++) {
+		struct rser *s = r->ser[i];
+
+		for (; s->emitted < k; s->emitted++)
+			for (p = 0; p < r->p.nr_runs; p++) {
+				ret = series_cgroup_row(r, p, s, series_ts(r, s->emitted), NULL);
+				if (ret < 0)
+					return ret;
+			}
+		for (p = 0; p < r->p.nr_runs; p++) {
+			const struct series_cg_val *cg = &v[p].cg[i];
+			static const struct sim_stale none;
+
+			ret = series_cgroup_row(r, p, s, ts, cg->known ? &cg->st : &none);
+			if (ret < 0)
+				return ret;
+		}
+		s->emitted = k + 1;
+		for (j = 0; j < s->nr_items; j++) {
+			struct rser_item *it = &s->items[j];
+
+			if (it->slot >= v[0].cg[i].nr_lines)
+				continue;
+			for (; it->emitted < k; it->emitted++)
+				for (p = 0; p < r->p.nr_runs; p++) {
+					ret = series_item_row(r, p, s, j, series_ts(r, it->emitted),
+							      NULL);
+					if (ret < 0)
+						return ret;
+				}
+			for (p = 0; p < r->p.nr_runs; p++) {
+				if (it->slot >= v[p].cg[i].nr_lines)	/* a run not shown it: a bug */
+					return -EPROTO;
+				ret = series_item_row(r, p, s, j, ts, &v[p].v[v[p].cg[i].v0 + it->slot]);
+				if (ret < 0)
+					return ret;
+			}
+			it->emitted = k + 1;
+		}
+	}
+	return 0;
+}
+
+/**
+ * series_sample_take() - the next sample is taken now as far as the pass
+ * goes: its index, for a sample whose runs' halves (series_sample_run())
+ * come later, and series_sample_emit() after them.
+ */
+uint64_t series_sample_take(struct replay *r)
+{
+	uint64_t k = r->nr_samples++;
+
+	r->sample_due = series_ts(r, r->nr_samples);
+	return k;
 }
 
 /**
@@ -644,48 +751,15 @@ static int series_item_row(struct replay *r, unsigned int p, struct rser *s, siz
  */
 int series_sample(struct replay *r)
 {
-	uint64_t k = r->nr_samples, ts = series_ts(r, k);
 	unsigned int p;
-	size_t i, j;
 	int ret;
 
-	for (i = 0; i < r->nr_ser; i++) {
-		struct rser *s = r->ser[i];
-
-		for (; s->emitted < k; s->emitted++)
-			for (p = 0; p < r->p.nr_runs; p++) {
-				ret = series_cgroup_row(r, p, s, series_ts(r, s->emitted), true);
-				if (ret < 0)
-					return ret;
-			}
-		for (p = 0; p < r->p.nr_runs; p++) {
-			series_flushable_set(s, p, series_needs_flush(r, p, s));
-			ret = series_cgroup_row(r, p, s, ts, false);
-			if (ret < 0)
-				return ret;
-		}
-		s->emitted = k + 1;
-		for (j = 0; j < s->nr_items; j++) {
-			struct rser_item *it = &s->items[j];
-
-			for (; it->emitted < k; it->emitted++)
-				for (p = 0; p < r->p.nr_runs; p++) {
-					ret = series_item_row(r, p, s, j, series_ts(r, it->emitted),
-							      true);
-					if (ret < 0)
-						return ret;
-				}
-			for (p = 0; p < r->p.nr_runs; p++) {
-				ret = series_item_row(r, p, s, j, ts, false);
-				if (ret < 0)
-					return ret;
-			}
-			it->emitted = k + 1;
-		}
+	for (p = 0; p < r->p.nr_runs; p++) {
+		ret = series_sample_run(r, p, &r->svals[p]);
+		if (ret < 0)
+			return ret;
 	}
-	r->nr_samples++;
-	r->sample_due = series_ts(r, r->nr_samples);
-	return 0;
+	return series_sample_emit(r, series_sample_take(r), r->svals);
 }
 
 /**
@@ -722,6 +796,15 @@ void series_free(struct replay *r)
 	r->nr_ser = 0;
 	free(r->hits.v);
 	r->hits = (struct rser_hits){ 0 };
+	for (j = 0; j < REPLAY_MAX_RUNS; j++)
+		series_vals_free(&r->svals[j]);
+}
+
+void series_vals_free(struct series_vals *v)
+{
+	free(v->cg);
+	free(v->v);
+	*v = (struct series_vals){ 0 };
 }
 
 size_t replay_series_count(const struct replay *r)
@@ -741,7 +824,7 @@ int series_finish(struct replay *r)
 
 		for (; s->emitted < r->nr_samples; s->emitted++)
 			for (p = 0; p < r->p.nr_runs; p++) {
-				ret = series_cgroup_row(r, p, s, series_ts(r, s->emitted), true);
+				ret = series_cgroup_row(r, p, s, series_ts(r, s->emitted), NULL);
 				if (ret < 0)
 					return ret;
 			}
@@ -751,7 +834,7 @@ int series_finish(struct replay *r)
 			for (; it->emitted < r->nr_samples; it->emitted++)
 				for (p = 0; p < r->p.nr_runs; p++) {
 					ret = series_item_row(r, p, s, j, series_ts(r, it->emitted),
-							      true);
+							      NULL);
 					if (ret < 0)
 						return ret;
 				}

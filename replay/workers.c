@@ -75,7 +75,14 @@ struct wk_block {
 	uint32_t		nr;
 	struct rser_hits	hits;			/* the events' series lines */
 	struct rows_list	eps[REPLAY_MAX_RUNS];	/* per run */
+	/* a series sample among its events (at most one): its index, each run's values */
+	bool			sampled;
+	uint64_t		sample_k;
+	struct series_vals	svals[REPLAY_MAX_RUNS];
 };
+
+/* win_op.kind of a series sample's entry in a block */
+#define WK_OP_SAMPLE	0xff
 
 /* A thread that applies blocks; th[0] is the pass's own. */
 struct wk_thread {
@@ -186,6 +193,11 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 		enum sim_item_kind kind = replay_item_kind(ev->kind);
 
 		cur->at = i;
+		if (!mcr_event_is_update(ev) && b->op[i].kind == WK_OP_SAMPLE) {
+			/* taken before the event's visits, as series_until() is */
+			ret = series_sample_run(r, p, &b->svals[p]);
+			continue;
+		}
 		cur->phase = ROWS_VISITS;
 		ret = window_before_event_run(r, p, ev);
 		if (ret < 0)
@@ -332,7 +344,17 @@ static void *workers_main(void *arg)
 /* The oldest block every run has applied: its rows to the sink, in one thread's order. */
 static int workers_emit(struct workers *w, struct wk_block *b)
 {
-	return rows_emit(&w->r->p.sink, b->eps, w->nr_runs, b->nr);
+	unsigned int p;
+	int ret;
+
+	ret = rows_emit(&w->r->p.sink, b->eps, w->nr_runs, b->nr);
+	if (ret < 0 || !b->sampled)
+		return ret;
+	/* its rows go to the held series tables: their order among the others' is free */
+	ret = series_sample_emit(w->r, b->sample_k, b->svals);
+	for (p = 0; p < w->nr_runs; p++)	/* a sample's values are large, and rare */
+		series_vals_free(&b->svals[p]);
+	return ret;
 }
 
 static uint64_t workers_min_done(const struct workers *w)
@@ -398,6 +420,7 @@ static int workers_publish(struct workers *w)
 	w->fill = w->ring[w->filled % WK_RING];
 	w->fill->nr = 0;
 	w->fill->hits.nr = 0;
+	w->fill->sampled = false;
 	return 0;
 }
 
@@ -509,6 +532,35 @@ static int workers_take_flush(struct replay *r, struct workers *w, const struct 
 	return ret < 0 ? ret : 1;
 }
 
+/*
+ * The series samples due before an event at @ts go to the runs' threads:
+ * the pass counts each (series_sample_take()), each run takes its values
+ * in order with the queued events (series_sample_run()), and the pass makes
+ * the rows when the block is delivered (workers_emit()).  Not with a
+ * single run's own series, whose lines its thread makes.  One to a block.
+ * Return: 0 or -errno.
+ */
+static int workers_take_samples(struct replay *r, struct workers *w, uint64_t ts)
+{
+	int ret;
+
+	while (!w->own_series && series_due(r, ts)) {
+		if (w->fill->sampled) {
+			ret = workers_publish(w);
+			if (ret < 0)
+				return ret;
+		}
+		w->fill->ev[w->fill->nr] = (struct wk_ev){ .ev = { .ts = ts } };
+		w->fill->op[w->fill->nr] = (struct win_op){ .kind = WK_OP_SAMPLE };
+		w->fill->sampled = true;
+		w->fill->sample_k = series_sample_take(r);
+		ret = workers_push(w);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
 /**
  * workers_take() - queue update @ev for the runs if it can go (see the top
  * of this file), doing its shared half now; a lock or unlock event too,
@@ -525,6 +577,9 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 
 	if (!w)
 		return 0;
+	ret = workers_take_samples(r, w, ev->ts);
+	if (ret < 0)
+		return ret;
 	if (!mcr_event_is_update(ev)) {
 		ret = ev->kind == MCR_EV_FLUSH ? workers_take_flush(r, w, ev) :
 		      workers_take_window(r, w, ev);
@@ -639,6 +694,7 @@ void workers_stop(struct replay *r)
 			continue;
 		for (p = 0; p < REPLAY_MAX_RUNS; p++) {
 			rows_free(&w->ring[i]->eps[p]);
+			series_vals_free(&w->ring[i]->svals[p]);
 		}
 		free(w->ring[i]->hits.v);
 		free(w->ring[i]);
