@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "replay-local.h"
 
 /*
@@ -84,15 +85,9 @@ static int reads_err_cb(enum sim_item_kind kind, int item, int64_t error, uint64
 	struct rcg_item *it;
 	int ret;
 
-	if (rr->nr_errs == rr->cap_errs) {
-		size_t ncap = rr->cap_errs ? rr->cap_errs * 2 : 32;
-		struct replay_read_error *n = realloc(rr->errs, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		rr->errs = n;
-		rr->cap_errs = ncap;
-	}
+	ret = mcr_grow((void **)&rr->errs, &rr->cap_errs, rr->nr_errs + 1, sizeof(*rr->errs));
+	if (ret < 0)
+		return ret;
 	rr->errs[rr->nr_errs++] = (struct replay_read_error){
 		.error = error, .age_ns = age_ns, .kind = kind, .item = item,
 	};
@@ -158,15 +153,9 @@ int reads_request(struct replay *r, const struct mcr_event *ev, struct rcg *c, u
 	rd.pending_since_flush = info.pending_since_flush;
 	rd.stale = info.stale;
 	c->pol[p].flushed_reads += go;
-	if (rr->nr == rr->cap) {
-		size_t ncap = rr->cap ? rr->cap * 2 : 16;
-		struct read_wait *n = realloc(rr->w, ncap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		rr->w = n;
-		rr->cap = ncap;
-	}
+	ret = mcr_grow((void **)&rr->w, &rr->cap, rr->nr + 1, sizeof(*rr->w));
+	if (ret < 0)
+		return ret;
 	rr->w[rr->nr++] = (struct read_wait){ .rd = rd, .seq = seq, .pol = p };
 	__atomic_fetch_add(&r->nr_waits, 1, __ATOMIC_RELAXED);
 	return 0;	/* reads_settle() ends it once the flush is placed */
@@ -289,7 +278,6 @@ int reads_end_flush(struct replay *r, unsigned int p, uint64_t id, uint64_t req_
 	rr->nr = ret ? 0 : k;
 	return ret;
 }
-
 
 /*
  * The waiting read that came first among the runs' lists from @pos on:

@@ -232,7 +232,8 @@ struct win_op {
 	 * go ahead flush at once)
 	 */
 	uint32_t	slot;
-	uint8_t		kind;		/* 0, MCR_EV_LOCKED, MCR_EV_UNLOCK or MCR_EV_FLUSH */
+	/* 0, MCR_EV_LOCKED, MCR_EV_UNLOCK, MCR_EV_FLUSH, or workers.c's sample entry */
+	uint8_t		kind;
 	/* lock: the flush's first, sim_flush_progress_begin(); last unlock: its end */
 	bool		progress;
 	bool		last;		/* unlock: the flush's last, which ends its request */

@@ -18,21 +18,17 @@
 #include "grow.h"
 #include "replay-local.h"
 
-/* The next row of @ec's run in the block it applies, at the event and phase it is in; NULL: ENOMEM. */
+/*
+ * The next row of @ec's run in the block it applies, at the event and phase
+ * it is in; NULL: no memory.
+ */
 static struct rows_row *rows_next(struct replay_ep_ctx *ec)
 {
 	struct rows_cursor *cur = ec->buf;
 	struct rows_list *b = cur->list;
 
-	if (b->nr == b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 16;
-		struct rows_row *v = realloc(b->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		b->v = v;
-		b->cap = cap;
-	}
+	if (mcr_grow((void **)&b->v, &b->cap, b->nr + 1, sizeof(*b->v)) < 0)
+		return NULL;
 	b->v[b->nr] = (struct rows_row){ .at = cur->at, .phase = cur->phase };
 	return &b->v[b->nr++];
 }
@@ -48,7 +44,10 @@ int rows_episode(struct replay_ep_ctx *ec, const struct sim_episode *ep)
 	return 0;
 }
 
-/* Run ec->pol's read @rd, its value fixed on the run's thread: kept, errors and all, for rows_emit(). */
+/*
+ * Run ec->pol's read @rd, its value fixed on the run's thread: kept, errors
+ * and all, for rows_emit().
+ */
 int rows_read(struct replay_ep_ctx *ec, const struct replay_read *rd)
 {
 	struct rows_list *b = ec->buf->list;

@@ -594,7 +594,7 @@ static uint64_t series_ts(const struct replay *r, uint64_t k)
 	return ts;
 }
 
-/* Run @p's cgroup row of @s at @ts: its state @st (@zero: before it joined, zeros). */
+/* Run @p's cgroup row of @s at @ts: its state @st (NULL: unknown or before it joined, zeros). */
 static int series_cgroup_row(struct replay *r, unsigned int p, struct rser *s, uint64_t ts,
 			     const struct sim_stale *st)
 {
@@ -700,9 +700,8 @@ int series_sample_emit(struct replay *r, uint64_t k, const struct series_vals *v
 			}
 		for (p = 0; p < r->p.nr_runs; p++) {
 			const struct series_cg_val *cg = &v[p].cg[i];
-			static const struct sim_stale none;
 
-			ret = series_cgroup_row(r, p, s, ts, cg->known ? &cg->st : &none);
+			ret = series_cgroup_row(r, p, s, ts, cg->known ? &cg->st : NULL);
 			if (ret < 0)
 				return ret;
 		}

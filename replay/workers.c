@@ -31,8 +31,10 @@
  * its own thread (the pass's included, when it waits for room), so three
  * runs keep two cores busy while the pass decodes, and a single run, if
  * asked, has a thread of its own: the pass decodes and does the shared
- * halves while it applies.  Any other event first drains the ring: the pass then goes on
- * serially, as with one thread.
+ * halves while it applies.  A series sample goes too: each run takes its
+ * values, the pass makes the rows as the block is delivered.  Any other
+ * event first drains the ring: the pass then goes on serially, as with one
+ * thread.
  *
  * The rows the queued events make, stranded episodes and reads, a run keeps
  * per block (rows.c), and the pass's thread hands them to the sink in the
@@ -66,7 +68,8 @@ struct wk_ev {
 
 struct wk_block {
 	struct wk_ev		ev[WK_BLOCK];
-	struct win_op		op[WK_BLOCK];		/* a lock or unlock's per-run half */
+	/* a lock, unlock, flush request or sample's per-run half */
+	struct win_op		op[WK_BLOCK];
 	/* an update's model half for the runs (window_update_shared()), if upd_run */
 	struct model_upd	upd[WK_BLOCK];
 	bool			upd_run[WK_BLOCK];
@@ -609,7 +612,6 @@ int workers_take(struct replay *r, const struct mcr_event *ev)
 	return ret < 0 ? ret : 1;
 }
 
-/* engine.c's episode sink while run @ec->pol applies a block: keep it for workers_emit(). */
 /**
  * workers_start() - the runs' threads for @r's pass, if more than one
  * thread is allowed, and neither validation nor inference
