@@ -58,6 +58,13 @@ uint32_t sim_pcpu_stats_updates_at(const struct sim *s, int32_t node, unsigned i
 	return idx == SIM_NONE ? 0 : s->ctr[idx].stats_updates;
 }
 
+bool sim_pcpu_on_tree_at(const struct sim *s, int32_t node, unsigned int cpu)
+{
+	int32_t idx = sim_slot_find(s, node, cpu);
+
+	return idx != SIM_NONE && s->ctr[idx].on_tree;
+}
+
 size_t sim_node_path_at(const struct sim *s, int32_t node, unsigned int cpu,
 			struct sim_path_node *out, size_t max, bool *more)
 {

@@ -416,6 +416,8 @@ int32_t sim_node_parent_at(const struct sim *s, int32_t node);
 uint32_t sim_node_level_at(const struct sim *s, int32_t node);
 int64_t sim_stats_updates_at(const struct sim *s, int32_t node);
 uint32_t sim_pcpu_stats_updates_at(const struct sim *s, int32_t node, unsigned int cpu);
+/* (node, cpu) is linked on @cpu's updated tree: the next flush above it on @cpu visits it */
+bool sim_pcpu_on_tree_at(const struct sim *s, int32_t node, unsigned int cpu);
 
 /* A known node's path to the root in one call: each node with its counters on a CPU. */
 struct sim_path_node {
