@@ -93,6 +93,37 @@ static struct sim_params engine_own_params(const struct replay_trace *t,
 				    .nr_online = t->nr_online, .batch = t->batch };
 }
 
+/*
+ * The inference's lookahead (infer_set_ahead()): the event the pass is on,
+ * and its own queue of events after it.
+ */
+static int engine_peek(void *ctx, uint64_t at, const struct mcr_event **ev)
+{
+	struct replay *r = ctx;
+
+	if (at + 1 == r->q.got && r->q.got) {
+		*ev = &r->cur;
+		return 1;
+	}
+	if (!r->q.src || at < r->q.got)
+		return 0;
+	return evq_peek(&r->q, (size_t)(at - r->q.got), ev);
+}
+
+static uint64_t engine_done(void *ctx)
+{
+	const struct replay *r = ctx;
+
+	return r->q.got;
+}
+
+static void engine_infer_ahead(struct replay *r)
+{
+	const struct infer_ahead a = { .peek = engine_peek, .done = engine_done, .ctx = r };
+
+	infer_set_ahead(r->inf, &a);
+}
+
 int replay_create(const struct replay_params *p, const struct replay_trace *t,
 		  struct replay **out)
 {
@@ -122,6 +153,7 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 		}
 		/* exact beside the cap where no order is kept (infer_set_exact()) */
 		infer_set_exact(r->inf, !p->cap_only);
+		engine_infer_ahead(r);
 		/* the inferred model's prepass would find the same order */
 		if (p->keep_order && p->runs[0].policy == replay_policy_for_trace(t)) {
 			r->order_kept = order_create();
@@ -200,6 +232,7 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
 		}
 		infer_set_exact(r->inf, ei->exact);
 		infer_set_order_sink(r->inf, ei->order, ei->order_ctx);
+		engine_infer_ahead(r);
 		r->settled = ei->settled;
 		r->settled_ctx = ei->settled_ctx;
 		r->checked = ei->checked;
@@ -500,7 +533,8 @@ static int engine_prefetch(struct replay *r)
 
 int replay_run(struct replay *r, struct replay_source *src)
 {
-	struct mcr_event ev;
+	/* in r: the inference's lookahead reads it (engine_peek()) */
+	struct mcr_event *ev = &r->cur;
 	unsigned int p;
 	int ret;
 
@@ -512,32 +546,32 @@ int replay_run(struct replay *r, struct replay_source *src)
 		return ret;
 	evq_init(&r->q, src);
 	r->prep_set[0] = r->prep_set[1] = false;
-	while ((ret = evq_get(&r->q, &ev)) > 0) {
+	while ((ret = evq_get(&r->q, ev)) > 0) {
 		ret = engine_prefetch(r);
 		if (ret < 0)
 			return ret;
 		if (!r->st.events)
-			r->st.first_ts = ev.ts;
+			r->st.first_ts = ev->ts;
 		/* Replay order merges CPUs by ts; never let time run back for the simulators. */
-		if (ev.ts < r->now)
-			ev.ts = r->now;
-		r->now = ev.ts;
+		if (ev->ts < r->now)
+			ev->ts = r->now;
+		r->now = ev->ts;
 		/* to the runs' threads, or (all queued work applied first) on here */
-		ret = r->wk ? workers_take(r, &ev) : 0;
+		ret = r->wk ? workers_take(r, ev) : 0;
 		if (ret < 0)
 			return ret;
 		if (ret > 0)
 			goto next;
-		ret = series_due(r, ev.ts) ? series_until(r, ev.ts) : 0;
+		ret = series_due(r, ev->ts) ? series_until(r, ev->ts) : 0;
 		if (ret < 0)
 			return ret;
-		ret = window_before_event(r, &ev);
+		ret = window_before_event(r, ev);
 		/* a window that closed just now ends its reads before @ev changes anything */
 		if (ret >= 0 && reads_waiting(r))
 			ret = reads_settle(r, false);
 		if (ret < 0)
 			return ret;
-		ret = engine_event(r, &ev);
+		ret = engine_event(r, ev);
 		if (ret < 0)
 			return ret;
 		if (reads_waiting(r))
@@ -549,10 +583,10 @@ int replay_run(struct replay *r, struct replay_source *src)
 		if (r->wk)	/* the runs are drained */
 			window_reads_note(r);
 next:
-		if (ev.cpu >= 0 && (unsigned int)ev.cpu < r->t->nr_possible)
-			r->cpu_prev_ts[ev.cpu] = ev.ts;
+		if (ev->cpu >= 0 && (unsigned int)ev->cpu < r->t->nr_possible)
+			r->cpu_prev_ts[ev->cpu] = ev->ts;
 		r->st.events++;
-		r->st.last_ts = ev.ts;
+		r->st.last_ts = ev->ts;
 		if (r->p.progress && !(r->st.events % REPLAY_PROGRESS_EVERY))
 			r->p.progress(r->p.progress_ctx, r->pass_name, r->st.events);
 		if (r->settled && !(r->st.events % REPLAY_BESIDE_EVERY)) {

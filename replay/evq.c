@@ -36,6 +36,8 @@ int evq_get_slow(struct evq *q, struct mcr_event *ev)
 	ret = evq_src(q, ev, 1);
 	if (ret == 0)
 		q->end = 1;
+	if (ret > 0)
+		q->got++;
 	return ret;
 }
 

@@ -24,6 +24,7 @@ struct evq {
 	struct replay_source	*src;
 	struct mcr_event	*buf;
 	size_t			cap, head, len;
+	uint64_t		got;	/* events evq_get() handed out */
 	int			end;	/* source returned 0 */
 };
 
@@ -41,6 +42,7 @@ static inline int evq_get(struct evq *q, struct mcr_event *ev)
 	*ev = q->buf[q->head];
 	q->head = (q->head + 1) & (q->cap - 1);
 	q->len--;
+	q->got++;
 	return 1;
 }
 

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "event.h"
 #include "replay.h"
 #include "sim.h"
 
@@ -76,6 +77,22 @@ void infer_set_order_sink(struct infer *in, infer_order_fn fn, void *ctx);
 int infer_settle(struct infer *in, void (*pending)(void *ctx, uint64_t tag), void *ctx);
 int infer_finish(struct infer *in, uint64_t ts);	/* closes a window left open, flushes the order */
 size_t infer_nr_hyp(const struct infer *in);
+
+/*
+ * The trace ahead of the inference, for merging hypotheses exactly: @done()
+ * is the number of the trace's events the caller has taken, the last of
+ * them the one being fed now (or passed over); @peek makes event @at of the
+ * trace available in *@ev (0: its first; @at >= @done() - 1): 1, or 0 past
+ * the end or past what it can hold, or a negative error.  Without it
+ * hypotheses merge only where they are alike (infer_ahead.c: what it adds).
+ */
+struct infer_ahead {
+	int		(*peek)(void *ctx, uint64_t at, const struct mcr_event **ev);
+	uint64_t	(*done)(void *ctx);
+	void		*ctx;
+};
+void infer_set_ahead(struct infer *in, const struct infer_ahead *a);
+uint64_t infer_inert_keys(const struct infer *in);	/* counters found inert and set back */
 
 /*
  * Exact mode, off by default: without an order sink, the orders of a window

@@ -350,6 +350,7 @@ struct replay {
 	unsigned int			prep_cur;
 	bool				prep_set[2];
 	struct evq			q;
+	struct mcr_event		cur;	/* the event replay_run() is on: q.got - 1 */
 	struct win			win;
 	struct replay_stats		st;
 	struct val_state		*val;

@@ -33,6 +33,8 @@
  *   infer_exact.c   the diagram beside the list: when it opens, is given up and
  *                   becomes the list again; only with in->dd (infer_set_exact())
  *                   and no order sink
+ *   infer_ahead.c   the trace ahead: per-CPU counters no hypothesis can take
+ *                   to a batch before their next reset, set back to the base's
  */
 #ifndef MCR_REPLAY_INFER_LOCAL_H
 #define MCR_REPLAY_INFER_LOCAL_H
@@ -44,6 +46,12 @@
 #define INF_ATOMIC	((1u << INF_CPU_BITS) - 1)	/* the "cpu" of an atomic key */
 #define INF_NONE	SIZE_MAX
 #define INF_MAX_PATH	64
+/*
+ * How long after a window's unlock an update's tracepoint may still report a
+ * change made inside the window: the walk, the tracepoint's own cost, an
+ * interrupt in between.  Measured gaps here were 11-300 ns.
+ */
+#define INF_LATE_NS	20000
 /*
  * The deepest path whose entry slots a hypothesis keeps (pc_idx): deeper
  * ones are found entry by entry.  Compactions move whole hypotheses, so
@@ -185,6 +193,25 @@ struct inf_path {
 };
 
 
+/*
+ * infer_ahead.c: an event still to come on one CPU, as the lookahead logged
+ * it (an update made on it, a lock window flushing its per-CPU trees).
+ */
+enum { INF_AREC_UPDATE, INF_AREC_LOCKED, INF_AREC_UNLOCK };
+struct inf_arec {
+	uint64_t	at;	/* its place in the trace (struct infer_ahead) */
+	uint64_t	ts;
+	uint64_t	id;	/* the update's memcg; the window's flushed cgroup */
+	uint32_t	val;	/* an update's abs(val) */
+	uint8_t		kind;
+};
+
+/* One CPU's events still to come, [head, n) of r. */
+struct inf_alog {
+	struct inf_arec	*r;
+	size_t		head, n, cap;
+};
+
 struct infer {
 	struct sim		*s;
 	const struct sim_policy	*pol;		/* whose step the hypotheses' walks apply */
@@ -307,6 +334,23 @@ struct infer {
 	uint64_t		dd_work;	/* map steps of the diagrams dropped so far */
 	uint64_t		nr_upd;		/* updates taken since creation: the budget grows with them */
 	uint64_t		dd_capped;	/* what the list's cap dropped beside the open diagram */
+	/*
+	 * The trace ahead (infer_ahead.c): each CPU's events from the next
+	 * one fed up to ahead_at, at most INF_AHEAD_EVENTS on; ahead_end: to
+	 * the trace's end.  canon, canon_pre: scratch, each per-CPU key held
+	 * and the greatest value held (inf_canon_keys()).
+	 */
+	struct infer_ahead	ahead;
+	struct inf_alog		*alog;		/* [nr_possible], NULL until first used */
+	uint64_t		ahead_at;
+	bool			ahead_end;
+	bool			canon_always;	/* at every compaction, not only past the cap (tests) */
+	uint64_t		canon_keys;	/* per-CPU counters found inert and set back */
+	uint64_t		canon_runs;	/* compactions that set some back */
+	uint64_t		canon_next;	/* no look before this event (infer_ahead.c) */
+	uint64_t		canon_wait;
+	struct idmap		canon, canon_pre;
+	struct idmap		canon_memo;	/* key -> its verdict: inert until ts, or not until -done */
 	/* decisions not in any chain (inf_dec_put()), and the blocks they all lie in */
 	struct inf_dec		*dec_free;
 	struct inf_dec		**dec_blk;
@@ -497,6 +541,16 @@ void inf_ddw_reopen(const struct infer *in, struct inf_ddw *w);
 uint64_t inf_ddw_left(const struct infer *in, const struct inf_ddw *w);
 uint64_t inf_ddw_work(const struct inf_ddw *w);
 bool inf_ddw_fits(const struct infer *in);
+
+/* infer_ahead.c */
+/*
+ * How far ahead of the event being fed the lookahead reads: a flush period
+ * of a busy synthetic host (64 CPUs, 1 M updates/s: 51 ms), and the queue
+ * it takes stays within 64 Ki events (3.5 MiB)
+ */
+#define INF_AHEAD_EVENTS	(63u << 10)
+int inf_canon(struct infer *in);
+void inf_ahead_free(struct infer *in);
 
 /* infer_exact.c: the diagram beside the list */
 int inf_dd_switch(struct infer *in, const struct inf_path *pa);

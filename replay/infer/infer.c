@@ -52,6 +52,7 @@ void infer_destroy(struct infer *in)
 	for (i = 0; i < in->nr_h; i++)
 		inf_hyp_free(in, &in->h[i]);
 	free(in->h);
+	inf_ahead_free(in);
 	for (i = 0; i < in->nr_dec_blk; i++)
 		free(in->dec_blk[i]);
 	free(in->dec_blk);

@@ -382,6 +382,15 @@ int inf_compact(struct infer *in, bool full)
 	if (full && !in->win)
 		inf_lazy_begin(in);
 	ret = inf_merge(in);
+	/* twins once the counters no later step can tell apart go (infer_ahead.c) */
+	if (!ret && (in->nr_h > in->cap || in->canon_always)) {
+		ret = inf_canon(in);
+		if (ret > 0) {
+			for (i = 0; i < in->nr_h; i++)
+				in->h[i].hash = inf_hyp_hash(&in->h[i]);
+			ret = inf_merge(in);
+		}
+	}
 	if (!ret && in->nr_h > in->cap) {
 		inf_capped_add(in, in->nr_h - in->cap);
 		ret = inf_keep(in, in->cap);

@@ -16,13 +16,6 @@
 #include "infer-local.h"
 
 /*
- * How long after a window's unlock an update's tracepoint may still report a
- * change made inside the window: the walk, the tracepoint's own cost, an
- * interrupt in between.  Measured gaps here were 11-300 ns.
- */
-#define INF_LATE_NS		20000
-
-/*
  * Visits p..upto of @h happen now: listed counters of those nodes become 0,
  * which is what @h reads past their visit without an entry, so their entries
  * go.  Either walk the visits and look their two counters up (the atomic and
