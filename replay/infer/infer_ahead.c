@@ -82,15 +82,8 @@ void inf_ahead_free(struct infer *in)
 /* Append; never moves what is logged (inf_canon() compacts, between scans). */
 static int inf_alog_push(struct inf_alog *l, const struct inf_arec *rec)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 64;
-		struct inf_arec *r = realloc(l->r, cap * sizeof(*r));
-
-		if (!r)
-			return -ENOMEM;
-		l->r = r;
-		l->cap = cap;
-	}
+	if (inf_grow(&l->r, &l->cap, l->n + 1, sizeof(*l->r)))
+		return -ENOMEM;
 	l->r[l->n++] = *rec;
 	return 0;
 }
@@ -144,6 +137,39 @@ static bool inf_below(const struct infer *in, int32_t anc, int32_t nd)
 }
 
 /*
+ * Record @i of @cpu's log, read ahead as far as @limit if it is not yet:
+ * 1 and *@rec, 0 where the lookahead sees no further, or -errno.
+ */
+static int inf_alog_at(struct infer *in, unsigned int cpu, size_t i, uint64_t limit,
+		       const struct inf_arec **rec)
+{
+	struct inf_alog *l = &in->alog[cpu];
+	int ret;
+
+	while (i == l->n) {
+		ret = inf_ahead_read(in, limit);
+		if (ret < 0)
+			return ret;
+		if (i == l->n && !ret)
+			return 0;
+	}
+	*rec = &l->r[i];
+	return (*rec)->at < limit;
+}
+
+/*
+ * Does update @rec count toward node @nd's per-CPU counter: its memcg is at
+ * or below @nd, or the base does not know it yet?  Its node in *@m (< 0:
+ * not known).
+ */
+static bool inf_arec_below(const struct infer *in, int32_t nd, const struct inf_arec *rec,
+			   int32_t *m)
+{
+	*m = sim_node_handle(in->s, rec->id);
+	return *m < 0 || inf_below(in, nd, *m);
+}
+
+/*
  * Is (@id, @cpu) inert, no hypothesis holding more than @vmax (the top of
  * this file)?  @done: the events fed so far.  The verdict, and until when
  * it holds, in *@memo (inf_canon()).
@@ -155,7 +181,6 @@ static int inf_inert(struct infer *in, uint64_t id, unsigned int cpu, int64_t vm
 	uint64_t lock_ts = 0;
 	uint64_t limit = done + INF_AHEAD_EVENTS;
 	int32_t nd = sim_node_handle(in->s, id);
-	struct inf_alog *l = &in->alog[cpu];
 	bool on, open = false, covers = false;
 	size_t i;
 	int ret;
@@ -173,20 +198,13 @@ static int inf_inert(struct infer *in, uint64_t id, unsigned int cpu, int64_t vm
 		on = false;
 		quiet = in->closing ? in->unlock_ts + INF_LATE_NS : UINT64_MAX;
 	}
-	for (i = l->head; ; i++) {
+	for (i = in->alog[cpu].head; ; i++) {
 		const struct inf_arec *rec;
 		int32_t m;
 
-		while (i == l->n) {
-			ret = inf_ahead_read(in, limit);
-			if (ret < 0)
-				return ret;
-			if (i == l->n && !ret)
-				return 0;	/* its visit is past what the lookahead sees */
-		}
-		rec = &l->r[i];
-		if (rec->at >= limit)
-			return 0;
+		ret = inf_alog_at(in, cpu, i, limit, &rec);
+		if (ret <= 0)
+			return ret;	/* 0: its visit is past what the lookahead sees */
 		if (until != UINT64_MAX && rec->ts > until) {
 			/* until that window opens: past its visit, a hypothesis keeps what came after */
 			*memo = (int64_t)(lock_ts < INT64_MAX ? lock_ts : INT64_MAX);
@@ -194,8 +212,7 @@ static int inf_inert(struct infer *in, uint64_t id, unsigned int cpu, int64_t vm
 		}
 		switch (rec->kind) {
 		case INF_AREC_UPDATE:
-			m = sim_node_handle(in->s, rec->id);
-			if (m >= 0 && !inf_below(in, nd, m))
+			if (!inf_arec_below(in, nd, rec, &m))
 				break;
 			acc += rec->val;
 			if (acc >= batch)
@@ -239,36 +256,25 @@ static int inf_inert_pre(struct infer *in, uint64_t id, unsigned int cpu, int64_
 	uint64_t batch = sim_batch(in->s), acc = (uint64_t)vmax, limit = done + INF_AHEAD_EVENTS;
 	uint64_t until = in->closing ? in->unlock_ts + INF_LATE_NS : UINT64_MAX;
 	int32_t nd = sim_node_handle(in->s, id);
-	struct inf_alog *l = &in->alog[cpu];
 	size_t i;
 	int ret;
 
 	if (nd < 0 || vmax < 0 || acc >= batch)
 		return 0;
-	for (i = l->head; ; i++) {
+	for (i = in->alog[cpu].head; ; i++) {
 		const struct inf_arec *rec;
 		int32_t m;
 
-		while (i == l->n) {
-			ret = inf_ahead_read(in, limit);
-			if (ret < 0)
-				return ret;
-			if (i == l->n && !ret)
-				return 0;
-		}
-		rec = &l->r[i];
-		if (rec->at >= limit)
-			return 0;
+		ret = inf_alog_at(in, cpu, i, limit, &rec);
+		if (ret <= 0)
+			return ret;
 		if (rec->ts > until)
 			return 1;
 		if (rec->kind == INF_AREC_UNLOCK && until == UINT64_MAX)
 			until = rec->ts + INF_LATE_NS;
 		else if (rec->kind == INF_AREC_LOCKED && until == UINT64_MAX)
 			return 0;	/* the open window's unlock was lost */
-		if (rec->kind != INF_AREC_UPDATE)
-			continue;
-		m = sim_node_handle(in->s, rec->id);
-		if (m >= 0 && !inf_below(in, nd, m))
+		if (rec->kind != INF_AREC_UPDATE || !inf_arec_below(in, nd, rec, &m))
 			continue;
 		acc += rec->val;
 		if (acc >= batch)
