@@ -124,7 +124,7 @@ static int rcg_add_to_sims(struct replay *r, uint64_t ts, struct rcg *c, unsigne
 			return ret;
 	}
 	if (r->inf) {
-		ret = sim_cgroup_add(infer_base(r->inf), ts, c->id, parent->id);
+		ret = infer_cgroup_add(r->inf, ts, c->id, parent->id);
 		if (ret < 0 && ret != -EEXIST)
 			return ret;
 	}

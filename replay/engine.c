@@ -464,7 +464,7 @@ static int engine_cgroup_event(struct replay *r, const struct mcr_event *ev)
 			return ret;
 	}
 	if (r->inf) {
-		ret = sim_cgroup_remove(infer_base(r->inf), ev->ts, ev->id);
+		ret = infer_cgroup_remove(r->inf, ev->ts, ev->id);
 		if (ret < 0 && ret != -ENOENT)
 			return ret;
 	}

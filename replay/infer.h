@@ -25,12 +25,24 @@
 #include "sim.h"
 
 #define INFER_MAX_HYP_DEFAULT	REPLAY_MAX_HYP_DEFAULT
+/*
+ * How long after a window's unlock an update's tracepoint may still report a
+ * change made inside the window: the walk, the tracepoint's own cost, an
+ * interrupt in between.  Measured gaps here were 11-300 ns.  The window
+ * stays open that long for an update with nothing traced on its CPU since
+ * before the unlock, and closes at the first event that cannot be one (a
+ * lock, a flush, any other update): infer_unlock().
+ */
+#define INFER_LATE_NS		20000
 
 struct infer;
 
 struct infer *infer_create(const struct sim_params *sp, unsigned int max_hyp);
 void infer_destroy(struct infer *in);
-struct sim *infer_base(struct infer *in);	/* for cgroup adds/removes */
+struct sim *infer_base(struct infer *in);	/* the base simulator, to read */
+/* sim_cgroup_add() / sim_cgroup_remove() on the base, a held window opened first */
+int infer_cgroup_add(struct infer *in, uint64_t ts, uint64_t id, uint64_t parent_id);
+int infer_cgroup_remove(struct infer *in, uint64_t ts, uint64_t id);
 
 /*
  * @t_min: the earliest the change can have been made: the previous event

@@ -46,12 +46,7 @@
 #define INF_ATOMIC	((1u << INF_CPU_BITS) - 1)	/* the "cpu" of an atomic key */
 #define INF_NONE	SIZE_MAX
 #define INF_MAX_PATH	64
-/*
- * How long after a window's unlock an update's tracepoint may still report a
- * change made inside the window: the walk, the tracepoint's own cost, an
- * interrupt in between.  Measured gaps here were 11-300 ns.
- */
-#define INF_LATE_NS	20000
+#define INF_LATE_NS	INFER_LATE_NS
 /*
  * The deepest path whose entry slots a hypothesis keeps (pc_idx): deeper
  * ones are found entry by entry.  Compactions move whole hypotheses, so
@@ -312,6 +307,17 @@ struct infer {
 	/* the open window */
 	bool			win;
 	bool			closing;	/* unlock traced, late updates may still land */
+	/*
+	 * A lock that came while the open window was closing, not yet taken
+	 * (infer_locked()): the closing window stays open for late updates
+	 * whose paths the held window's visits do not touch.
+	 */
+	struct inf_held {
+		uint64_t	ts, id, dur;
+		unsigned int	cpu;
+		bool		on;
+	}			held;
+	uint64_t		late_held;	/* late updates taken with a lock held */
 	unsigned int		wcpu;
 	uint64_t		t0, dur;
 	uint64_t		unlock_ts, last_ts;
@@ -522,6 +528,9 @@ int inf_close(struct infer *in);
 void inf_win_key(struct infer *in, uint64_t key, int64_t val);
 bool inf_win_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu);
 int inf_close_unless_late(struct infer *in, uint64_t ts, uint64_t t_min);
+int inf_unhold(struct infer *in);
+bool inf_late_past_held(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu,
+			uint64_t id);
 
 /* infer_ddwin.c */
 struct inf_ddw;

@@ -85,6 +85,20 @@ struct sim *infer_base(struct infer *in)
 	return in->s;
 }
 
+int infer_cgroup_add(struct infer *in, uint64_t ts, uint64_t id, uint64_t parent_id)
+{
+	int ret = inf_unhold(in);
+
+	return ret ? ret : sim_cgroup_add(in->s, ts, id, parent_id);
+}
+
+int infer_cgroup_remove(struct infer *in, uint64_t ts, uint64_t id)
+{
+	int ret = inf_unhold(in);
+
+	return ret ? ret : sim_cgroup_remove(in->s, ts, id);
+}
+
 uint64_t infer_max_kept(const struct infer *in)
 {
 	return in->max_kept;
@@ -225,6 +239,9 @@ int infer_finish(struct infer *in, uint64_t ts)
 	size_t i, best = 0;
 	int ret;
 
+	ret = inf_unhold(in);
+	if (ret)
+		return ret;
 	if (in->win && !in->closing)
 		infer_unlock(in, ts);
 	ret = inf_close(in);
@@ -275,6 +292,9 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 	bool lsu, lnf;	/* the list's answer beside a diagram's */
 	int ret;
 
+	ret = inf_unhold(in);
+	if (ret)
+		return ret;
 	if (in->closing) {
 		ret = inf_close(in);
 		if (ret)

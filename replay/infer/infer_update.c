@@ -161,6 +161,12 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	bool lazy, unheld;
 	int ret;
 
+	if (in->held.on) {
+		if (inf_late_past_held(in, ts, t_min, cpu, id))
+			in->late_held++;
+		else if ((ret = inf_unhold(in)))
+			return ret;
+	}
 	ret = inf_close_unless_late(in, ts, t_min);
 	if (ret)
 		return ret;

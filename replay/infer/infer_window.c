@@ -7,8 +7,9 @@
  * hypothesis moves its own position through it, and at the close every
  * hypothesis makes the visits it has left while the base makes the whole
  * window at once.  A window stays open a little past its traced unlock for
- * updates whose change may have been made inside it.  Never decides between
- * hypotheses (infer_cap.c does).
+ * updates whose change may have been made inside it, past the next window's
+ * lock too (held) for those the next window's visits commute with.  Never
+ * decides between hypotheses (infer_cap.c does).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -173,10 +174,8 @@ bool inf_win_alike(struct infer *in, const struct inf_path *pa, unsigned int cpu
 	return true;
 }
 
-/**
- * infer_locked() - the kernel's window on @cpu for subtree(@id) opens.
- */
-int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, uint64_t dur)
+/* The kernel's window on @cpu for subtree(@id) opens: the one open closes. */
+static int inf_open(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, uint64_t dur)
 {
 	size_t i;
 	int ret;
@@ -205,6 +204,79 @@ int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, u
 		in->h[i].front.n = 0;
 	}
 	return 0;
+}
+
+/**
+ * infer_locked() - the kernel's window on @cpu for subtree(@id) opens.
+ *
+ * On a machine with several CPUs the next CPU's window of a flush often
+ * locks within a microsecond of the last one's unlock, before an update
+ * made inside that one is traced (a tracepoint fires after the change):
+ * closed at this lock, the window would take it as made after its visits.
+ * So without an order sink a lock that comes while the open window is
+ * closing, within INFER_LATE_NS of its unlock, is held (in->held): the
+ * window stays open for late updates whose paths the held window does not
+ * visit (inf_late_past_held()), which commute with its visits wherever
+ * they fell, and the held window opens at the first other event
+ * (inf_unhold()).  With a sink the order would name positions of a window
+ * the replay has closed already: no hold.
+ */
+int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, uint64_t dur)
+{
+	int ret = inf_unhold(in);
+
+	if (ret)
+		return ret;
+	if (in->win && in->closing && !in->order_fn && ts >= in->unlock_ts &&
+	    ts - in->unlock_ts <= INF_LATE_NS) {
+		in->held = (struct inf_held){ .ts = ts, .id = id, .dur = dur, .cpu = cpu, .on = true };
+		return 0;
+	}
+	return inf_open(in, ts, id, cpu, dur);
+}
+
+/* A held lock (infer_locked()) opens its window now; 0 if none is held. */
+int inf_unhold(struct infer *in)
+{
+	struct inf_held h = in->held;
+
+	if (!h.on)
+		return 0;
+	in->held.on = false;
+	return inf_open(in, h.ts, h.id, h.cpu, h.dur);
+}
+
+/*
+ * May the update of @id on @cpu at @ts (the last event on @cpu at @t_min) be
+ * taken as a late update of the closing window while a lock is held?  Late
+ * for it (inf_close_unless_late()'s test), on another CPU than the held
+ * window's (an update on that CPU before its lock would be on its list,
+ * one after not), and none of its path's nodes under the held window's
+ * cgroup linked on that CPU's tree: the held window's visits touch none of
+ * the counters its walk reads or writes.
+ */
+bool inf_late_past_held(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu,
+			uint64_t id)
+{
+	uint64_t a;
+	int32_t n;
+
+	if (!in->held.on || !in->closing || t_min >= in->unlock_ts ||
+	    ts - in->unlock_ts > INF_LATE_NS || cpu == in->held.cpu || sim_node_handle(in->s, id) < 0)
+		return false;
+	/* the path's nodes under the held window's cgroup: from @id up to it */
+	for (a = id; a && a != in->held.id; a = sim_cgroup_parent(in->s, a))
+		;
+	if (!a)
+		return true;
+	for (a = id; a; a = sim_cgroup_parent(in->s, a)) {
+		n = sim_node_handle(in->s, a);
+		if (n < 0 || sim_pcpu_on_tree_at(in->s, n, in->held.cpu))
+			return false;
+		if (a == in->held.id)
+			break;
+	}
+	return true;
 }
 
 /* The window is over: every hypothesis makes its remaining visits. */
@@ -253,6 +325,10 @@ int inf_close_unless_late(struct infer *in, uint64_t ts, uint64_t t_min)
  */
 int infer_unlock(struct infer *in, uint64_t ts)
 {
+	int ret = inf_unhold(in);
+
+	if (ret)
+		return ret;
 	if (!in->win)
 		return 0;
 	in->closing = true;
@@ -267,7 +343,10 @@ int infer_unlock(struct infer *in, uint64_t ts)
 int infer_flush_all(struct infer *in, uint64_t ts, uint64_t id)
 {
 	unsigned int cpu;
-	int ret;
+	int ret = inf_unhold(in);
+
+	if (ret)
+		return ret;
 
 	for (cpu = 0; cpu < in->nr_possible; cpu++) {
 		ret = infer_locked(in, ts, id, cpu, 0);

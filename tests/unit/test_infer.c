@@ -673,6 +673,81 @@ TEST(test_late_update)
 }
 
 /*
+ * The late update with the next window's lock traced before it.  break, 2
+ * CPUs, TH 128; root -> P -> L.  Three cpu0 L +64 move a batch each into L,
+ * P and root: all at 192, flushable; cpu0's tree holds L, P, root, cpu1's
+ * is empty (@cpu1_too: the third update is cpu1's instead, which links the
+ * path on cpu1's tree; the counters are the same).  Window on cpu 0 over
+ * root [10, 40], list [L, P, root]; the next CPU's window (cpu 1, root)
+ * locks at 42; cpu0 L +64 is traced at 50, nothing on cpu 0 since 3.
+ * Made inside the first window, the orders are:
+ *   before all visits: L flushable, the walk stops; the visits zero all: 0/0/0
+ *   after L:    L 0 -> 64 (a batch), P flushable stops it; visits: 64/0/0
+ *   after P:    L and P take it, root stops it: 64/64/0
+ *   after root: 64/64/64
+ * Made after it: the visits first, then the batch into all three: 64/64/64,
+ * the one order of a window closed at 42 (cpu 1's list is empty).  The
+ * kernel reads root = 0: only the first window held open past the next
+ * one's lock explains it.  Not held:
+ *   - with an order sink (the replay would have closed the window);
+ *   - after another event (@between: cpu1 L +64 at 45, not late: after the
+ *     visits it moves 64 into L, P and root, then the update at 50 another
+ *     64: 128 each, one order);
+ *   - where cpu 1's window visits L's path (@cpu1_too: its list is
+ *     [L, P, root]).  There the update is in cpu 1's window, and its visits
+ *     reset the atomics: before them 64/64/64 zeroed, after L 64/0/0, after
+ *     P 64/64/0, after root 64/64/64: 4 orders, root = 0 explained again.
+ */
+static int late_rec(void *ctx, uint64_t tag, size_t p)
+{
+	(void)ctx;
+	(void)tag;
+	(void)p;
+	return 0;
+}
+
+static int setup_late_held(struct infer *in, bool cpu1_too, bool between)
+{
+	int ret = upd(in, 1, 0, L, 64);
+
+	ret = ret ? ret : upd(in, 2, 0, L, 64);
+	ret = ret ? ret : upd(in, 3, cpu1_too ? 1 : 0, L, 64);
+	ret = ret ? ret : infer_locked(in, 10, ROOT, 0, 30);
+	ret = ret ? ret : infer_unlock(in, 40);
+	ret = ret ? ret : infer_locked(in, 42, ROOT, 1, 10);
+	if (between)
+		ret = ret ? ret : upd(in, 45, 1, L, 64);
+	ret = ret ? ret : infer_update(in, 50, 3, 0, L, SIM_ITEM_STATE, 0, 64, 50);
+	return ret ? ret : infer_unlock(in, 52);
+}
+
+TEST(test_late_past_next_lock)
+{
+	static const struct { bool cpu1_too, between, sink; size_t hyp; uint64_t held; } c[] = {
+		{ false, false, false, 4, 1 },
+		{ true, false, false, 4, 0 },
+		{ false, true, false, 1, 0 },
+		{ false, false, true, 1, 0 },
+	};
+	struct infer *in;
+	size_t i;
+	bool su, nf;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		in = mk("break", 0);
+		ASSERT(in);
+		if (c[i].sink)
+			infer_set_order_sink(in, late_rec, NULL);
+		ASSERT_EQ(setup_late_held(in, c[i].cpu1_too, c[i].between), 0);
+		ASSERT_EQU(infer_nr_hyp(in), c[i].hyp);
+		ASSERT_EQU(in->late_held, c[i].held);
+		ASSERT_EQ(infer_check(in, ROOT, 0, false, &su, &nf), 0);
+		ASSERT(su == (c[i].hyp == 4));
+		infer_destroy(in);
+	}
+}
+
+/*
  * The cut (infer_cut.c) does not make the branches the cap would drop: the
  * same random trace through an inference that makes every branch (no_cut)
  * must keep the very same hypotheses after every event (where each lies in
@@ -1371,6 +1446,6 @@ TEST(test_key_select)
 
 TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
 	  test_finish_tie, test_cap, test_mirror, test_order_sink, test_cost_bounds,
-	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_late_update,
+	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_late_update, test_late_past_next_lock,
 	  test_policy_from_caller, test_cut_exact, test_lazy_exact, test_win_exact, test_key_select,
 	  test_settle, test_path_to_reach)
