@@ -127,21 +127,28 @@ static char *validate_help_extra(void)
 		"inference, stats_updates_match_plain with the flush model alone.\n"
 		"Inference keeps every order of updates and flush visits inside each traced\n"
 		"rstat lock window that could have happened, as hypotheses, and lets the\n"
-		"kernel's later memcg_flush_stats values prune them.  Before the cap drops\n"
-		"any, orders that differ only in per-CPU counters no update can take to the\n"
-		"batch before the flush that next visits them (read from the trace ahead)\n"
-		"are merged: nothing later can tell them apart.  Past --max-hypotheses\n"
-		"the orders are also held exactly, as a decision diagram beside the capped\n"
-		"list, and the kernel's values are checked against it, within a budget of\n"
-		"work that grows with the trace's updates; a diagram past it is given up\n"
-		"and the capped list goes on (counted).  The check of logged memory.stat\n"
-		"reads (below) needs the order itself, which only the list hands out: no\n"
-		"diagram then.\n"
+		"kernel's later memcg_flush_stats values prune them.  An update traced\n"
+		"within 20 us of a window's unlock, with nothing on its CPU since before it,\n"
+		"may have been made inside the window (a tracepoint fires after the change):\n"
+		"the window stays open for it, past the next CPU's window lock too when\n"
+		"that window visits nothing on the update's path (not with the memory.stat\n"
+		"check below, whose order names positions of the window it closed).\n"
+		"Before the cap drops any, orders that differ only in per-CPU counters no\n"
+		"update can take to the batch before the flush that next visits them (read\n"
+		"from the trace ahead) are merged: nothing later can tell them apart.  Past\n"
+		"--max-hypotheses the orders are also held exactly, as a decision diagram\n"
+		"beside the capped list, and the kernel's values are checked against it,\n"
+		"within a budget of work that grows with the trace's updates; a diagram\n"
+		"past it is given up and the capped list goes on (counted).  The check of\n"
+		"logged memory.stat reads (below) needs the order itself, which only the\n"
+		"list hands out: no diagram then.\n"
 		"\nWritten into FILE: runs (kind 'validate'), reads, validation (one row),\n"
 		"validation_mismatch (up to %d rows, with the recent updates in the\n"
 		"subtree and a cause where one can be named: lost events nearby (a gap, or\n"
 		"a lock window without its unlock event), cgroup of unknown parent, flush\n"
-		"outside the trace, window order unknown (without inference), orders\n"
+		"outside the trace, window order unknown (without inference), late update\n"
+		"taken as after its window (an update in the subtree traced just after a\n"
+		"window's unlock, as above, once another event had come between), orders\n"
 		"dropped by the cap (with it: the cap dropped orders since the last miss,\n"
 		"or since the cgroup's last flush, by the kernel and the run alike, with a\n"
 		"miss the cap explains since in its subtree or of an ancestor, whose\n"
@@ -301,6 +308,7 @@ static int validate_print_json(struct db *db, struct replay_pass *ps, long show,
 	struct db_validation row;
 	unsigned long n = 0;
 	char *diff = NULL;
+	unsigned int b;
 	int ret;
 
 	ret = db_validation_get(db, run_id, &row, &diff);
@@ -323,12 +331,10 @@ static int validate_print_json(struct db *db, struct replay_pass *ps, long show,
 	printf(",\"diff_hist\":%s", diff);	/* stored through json(): valid */
 	json_key_u64("mismatches", v->mismatches);
 	json_key_u64("windows_unlock_lost", replay_stats(ps->r)->win.unlock_lost);
-	printf(",\"causes\":{\"lost events nearby\":%" PRIu64 ",\"cgroup of unknown parent\":%"
-	       PRIu64 ",\"flush outside the trace\":%" PRIu64 ",\"window order unknown\":%"
-	       PRIu64 ",\"orders dropped by the cap\":%" PRIu64 ",\"none\":%" PRIu64 "}",
-	       v->causes[REPLAY_CAUSE_LOST], v->causes[REPLAY_CAUSE_UNKNOWN_PARENT],
-	       v->causes[REPLAY_CAUSE_OUTSIDE], v->causes[REPLAY_CAUSE_WINDOW_ORDER],
-	       v->causes[REPLAY_CAUSE_CAPPED], v->causes[REPLAY_CAUSE_NONE]);
+	printf(",\"causes\":{");
+	for (b = REPLAY_CAUSE_LOST; b < REPLAY_CAUSE_COUNT; b++)
+		printf("\"%s\":%" PRIu64 ",", replay_cause_name(b), v->causes[b]);
+	printf("\"none\":%" PRIu64 "}", v->causes[REPLAY_CAUSE_NONE]);
 	printf(",\"first_mismatches\":[");
 	ret = db_mismatches_foreach(db, run_id, show, json_mismatch, &n);
 	putchar(']');

@@ -180,6 +180,7 @@ struct rcg {
 	uint64_t	cap_miss_ts;	/* validation: last mismatch in its subtree the cap explains */
 	uint64_t	cap_own_ts;	/* validation: its own last mismatch the cap explains */
 	uint64_t	window_ts;	/* last update in its subtree inside a lock window */
+	uint64_t	late_ts;	/* validation: last update in its subtree val_late() names */
 	struct rcg_upd	ring[RCG_RING];	/* validation only: updates to it */
 	/*
 	 * series.c: the series cgroups on its path, itself first, while
@@ -313,6 +314,15 @@ struct val_state {
 	uint64_t	capped_mark;	/* infer_capped() at the last mismatch */
 	uint64_t	unknown_upd_ts;	/* last update under a cgroup of unknown parent */
 	bool		synced;
+	/*
+	 * The last lock window inference was given an unlock of (subtree
+	 * late_id, unlocked at late_unl_ts, 0 none), and whether inference
+	 * still holds it open for late updates (infer_unlock()'s rule,
+	 * followed here from the events alone: val_late()).
+	 */
+	uint64_t	late_unl_ts;
+	uint64_t	late_id;
+	bool		late_open;
 	/*
 	 * The inference runs beside the pass (beside.c, r->inf NULL): its
 	 * answers at the flush events, in their order, queued [head, tail);
@@ -609,6 +619,8 @@ int val_create(struct replay *r);
 void val_free(struct replay *r);
 int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c);
 void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c);
+void val_unlocked(struct replay *r, uint64_t id, uint64_t ts);
+void val_window_closed(struct replay *r);
 void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts);
 void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts);
 int val_checks_put(struct replay *r, const struct val_check *c, size_t n);

@@ -299,7 +299,7 @@ struct replay_validation {
 	uint64_t	mismatches;
 	uint64_t	sync_ts;			/* 0: never synced */
 	uint64_t	diff_hist[REPLAY_DIFF_BUCKETS];	/* sim - kernel, see replay_diff_bucket_name */
-	uint64_t	causes[6];			/* by enum replay_cause */
+	uint64_t	causes[7];			/* by enum replay_cause */
 };
 const char *replay_diff_bucket_name(unsigned int b);	/* "0", "+1", "+2..3", "-64..-33" ... */
 
@@ -309,6 +309,14 @@ enum replay_cause {
 	REPLAY_CAUSE_UNKNOWN_PARENT,	/* a cgroup of unknown parent in the subtree */
 	REPLAY_CAUSE_OUTSIDE,		/* the kernel flushed where the trace shows no flush */
 	REPLAY_CAUSE_WINDOW_ORDER,	/* updates landed inside a lock window: order unknown */
+	/*
+	 * An update traced just after a lock window's unlock (within
+	 * INFER_LATE_NS, nothing traced on its CPU in between), so possibly
+	 * made inside it, that inference took as made after it: another event
+	 * came between (the next CPU's window, a flush, another update), and
+	 * it holds one window at a time.
+	 */
+	REPLAY_CAUSE_LATE,
 	REPLAY_CAUSE_CAPPED,		/* inference: the cap dropped the kernel's order */
 	REPLAY_CAUSE_COUNT
 };

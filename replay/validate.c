@@ -30,8 +30,11 @@ static const char *const val_cause_names[] = {
 	[REPLAY_CAUSE_UNKNOWN_PARENT]	= "cgroup of unknown parent",
 	[REPLAY_CAUSE_OUTSIDE]		= "flush outside the trace",
 	[REPLAY_CAUSE_WINDOW_ORDER]	= "window order unknown",
+	[REPLAY_CAUSE_LATE]		= "late update taken as after its window",
 	[REPLAY_CAUSE_CAPPED]		= "orders dropped by the cap",
 };
+_Static_assert(sizeof(((struct replay_validation *)0)->causes) / sizeof(uint64_t) ==
+	       REPLAY_CAUSE_COUNT, "a count for every cause");
 
 const char *replay_cause_name(enum replay_cause c)
 {
@@ -167,9 +170,63 @@ const struct replay_validation *replay_validation(const struct replay *r)
 	return r->val ? &r->val->v : NULL;
 }
 
+/*
+ * Inference was given the unlock of a window over subtree(@id) at @ts: it
+ * holds the window open for updates traced late (infer_unlock()).
+ */
+void val_unlocked(struct replay *r, uint64_t id, uint64_t ts)
+{
+	if (!r->val)
+		return;
+	r->val->late_unl_ts = ts;
+	r->val->late_id = id;
+	r->val->late_open = true;
+}
+
+/* A lock or a flush event: inference closes a window it held open for late updates. */
+void val_window_closed(struct replay *r)
+{
+	if (r->val)
+		r->val->late_open = false;
+}
+
+/*
+ * Update @ev of @c against the last window unlocked: traced within
+ * INFER_LATE_NS of its unlock with nothing on its CPU between, it may have
+ * been made inside the window (the tracepoint fires after the change).
+ * While inference holds the window open, it tries those orders; once
+ * another event closed it, it takes the update as made after the window,
+ * and a mismatch in a subtree holding the update may be that: mark the
+ * path.  Only an update under the window's cgroup: the window's visits
+ * touch no other counter of its path.  Any other update closes the window.
+ */
+static void val_late(struct replay *r, const struct mcr_event *ev, struct rcg *c)
+{
+	struct val_state *vs = r->val;
+	uint64_t t_min = r->cpu_prev_ts[ev->cpu];
+	struct rcg *a;
+
+	if (!vs->late_unl_ts || t_min >= vs->late_unl_ts || ev->ts < vs->late_unl_ts ||
+	    ev->ts - vs->late_unl_ts > INFER_LATE_NS) {
+		vs->late_open = false;
+		return;
+	}
+	/* without inference, the flush model takes it after the window too */
+	if (vs->late_open && val_inferred(r))
+		return;
+	for (a = c; a && a->id != vs->late_id; a = a->parent)
+		;
+	if (!a)
+		return;
+	for (a = c; a; a = a->parent)
+		a->late_ts = ev->ts;
+}
+
 void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 {
 	struct rcg_upd *u = &c->ring[c->ring_n++ % RCG_RING];
+
+	val_late(r, ev, c);
 
 	u->ts = ev->ts;
 	u->cpu = ev->cpu;
@@ -272,6 +329,8 @@ static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t sin
 	/* with inference every order was tried: the window alone explains nothing */
 	if (!val_inferred(r) && c->window_ts && c->window_ts >= since)
 		return REPLAY_CAUSE_WINDOW_ORDER;
+	if (c->late_ts && c->late_ts >= since)
+		return REPLAY_CAUSE_LATE;
 	/* Zero where we counted credit: the kernel reset it in a flush we did not see. */
 	if (ev->val == 0 && sim_su != 0)
 		return REPLAY_CAUSE_OUTSIDE;
@@ -354,6 +413,7 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 	struct rcg *a;
 
 	v->flush_events++;
+	val_window_closed(r);
 	if (val_inferred(r)) {
 		/* the kernel's values prune hypotheses before sync too */
 		int ret = val_infer_check(r, ev, k_nf, &isu, &inf_nf);

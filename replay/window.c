@@ -87,6 +87,7 @@ static int win_lookahead(struct replay *r, const struct mcr_event *ev, struct wi
 static int win_infer_locked(struct replay *r, const struct mcr_event *ev,
 			    const struct win_look *lk)
 {
+	val_window_closed(r);
 	if (!r->inf)
 		return 0;
 	if (ev->item == -1)
@@ -241,6 +242,7 @@ static int win_unlock_at(struct replay *r, struct win_pend *pd, int item, uint64
 		if (ret < 0)
 			return ret;
 	}
+	val_unlocked(r, r->win.kwin_id, ts);
 	r->win.kwin_open = false;
 	r->win.kwin_lost = false;
 	pd->unlocked = true;

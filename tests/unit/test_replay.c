@@ -305,6 +305,66 @@ TEST(validate_names_unknown_parent)
 	replay_destroy(r);
 }
 
+/*
+ * The seed race (SEED_RACE_PLAIN) with its update at 1030 traced late: at
+ * 1115, after CPU 0's window unlocked at 1110 and CPU 1's locked at 1112,
+ * nothing on CPU 0 since 100.  A forced root flush at 50 syncs first, so
+ * that the flush at 1000 and the read at 3000 are both compared.
+ *   t=100  L +64 cpu0: L = R = 64; the flush at 1000 reads R = 64: a match.
+ *   Made inside CPU 0's window after L's visit, before R's (the kernel's
+ *   order), the update leaves L 64 and R wiped; CPU 1's six L +64 then take
+ *   R to 256 = TH and the walk stops at flushable L: R = 256 at 3000.
+ *   Made after the window, it leaves L = R = 64 and R reaches 320.
+ * CPU 1's window visits nothing on L's path (CPU 1's tree is empty), so
+ * inference keeps CPU 0's window open past its lock for the late update and
+ * finds the kernel's 256.  With a read of L traced at 1113 (L = 0 after the
+ * window's visits: not flushable, skipped, a match) CPU 0's window closes
+ * first: the update comes after it, R = 320 against 256, and validate names
+ * the late update as the cause.
+ */
+#define LATE_HEAD \
+	FLUSH(50, R, 0, MCR_FLUSH_FORCE), LOCK(60, R, 0), UNLOCK(61, R, 0), \
+	REST_OF_WINDOWS(62, R), \
+	UPD(100, 0, L, 64), \
+	FLUSH(1000, R, 64, MCR_FLUSH_FORCE), \
+	LOCK(1010, R, 0), UNLOCK(1110, R, 0), LOCK(1112, R, 1)
+#define LATE_TAIL \
+	UPD(1115, 0, L, 64), UNLOCK(1116, R, 1), \
+	LOCK(1202, R, 2), UNLOCK(1203, R, 2), LOCK(1204, R, 3), UNLOCK(1205, R, 3), \
+	UPD(2000, 1, L, 64), UPD(2010, 1, L, 64), UPD(2020, 1, L, 64), UPD(2030, 1, L, 64), \
+	UPD(2100, 1, L, 64), UPD(2110, 1, L, 64), \
+	FLUSH(3000, R, 256, 0)
+
+TEST(validate_late_update_past_next_lock)
+{
+	static const struct mcr_event held[] = { LATE_HEAD, LATE_TAIL };
+	static const struct mcr_event closed[] = { LATE_HEAD, FLUSH(1113, L, 0, 0), LATE_TAIL };
+	static const char *const brk[] = { "break", NULL };
+	struct replay_trace tr = trace4(false);
+	const struct replay_validation *v;
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+
+	ASSERT_EQ(run(held, N(held), &tr, brk, &replay_model_spread, true, &rc, &r), 0);
+	v = replay_validation(r);
+	ASSERT_EQ(v->compared, 2);
+	ASSERT_EQ(v->stats_updates_match, 2);
+	ASSERT_EQ(v->mismatches, 0);
+	replay_destroy(r);
+
+	memset(&rc, 0, sizeof(rc));
+	ASSERT_EQ(run(closed, N(closed), &tr, brk, &replay_model_spread, true, &rc, &r), 0);
+	v = replay_validation(r);
+	ASSERT_EQ(v->compared, 3);
+	ASSERT_EQ(v->stats_updates_match, 2);
+	ASSERT_EQ(v->mismatches, 1);
+	ASSERT_EQ(rc.nr_mm, 1);
+	ASSERT_EQ(rc.mm[0].kernel_stats_updates, 256);
+	ASSERT_EQ(rc.mm[0].sim_stats_updates, 320);
+	ASSERT_EQ(v->causes[REPLAY_CAUSE_LATE], 1);
+	replay_destroy(r);
+}
+
 /* An event naming a CPU beyond nr_possible stops the pass with -MCR_E_CPU. */
 TEST(bad_cpu_stops)
 {
@@ -320,4 +380,5 @@ TEST(bad_cpu_stops)
 
 TEST_MAIN(seed_race_explicit_visits, flush_models_place_visits, lock_only_release_flush,
 	  policy_flushes_where_kernel_did_not, validate_seed_race, bad_cpu_stops,
-	  inferred_order_reproduces_kernel, validate_names_unknown_parent)
+	  inferred_order_reproduces_kernel, validate_names_unknown_parent,
+	  validate_late_update_past_next_lock)
