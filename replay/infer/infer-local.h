@@ -318,6 +318,7 @@ struct infer {
 		bool		on;
 	}			held;
 	uint64_t		late_held;	/* late updates taken with a lock held */
+	bool			reopening;	/* inf_open() closing the window before */
 	unsigned int		wcpu;
 	uint64_t		t0, dur;
 	uint64_t		unlock_ts, last_ts;

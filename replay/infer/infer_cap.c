@@ -379,7 +379,7 @@ int inf_compact(struct infer *in, bool full)
 	in->changed = in->stale = false;
 	for (i = 0; i < in->nr_h; i++)
 		in->h[i].hash = inf_hyp_hash(&in->h[i]);
-	if (full && !in->win)
+	if (full && !in->win && !in->reopening)
 		inf_lazy_begin(in);
 	ret = inf_merge(in);
 	/* twins once the counters no later step can tell apart go (infer_ahead.c) */

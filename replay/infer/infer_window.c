@@ -180,7 +180,10 @@ static int inf_open(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu
 	size_t i;
 	int ret;
 
+	/* the next window opens at once: no lazy mode to begin for it (inf_compact()) */
+	in->reopening = true;
 	ret = inf_close(in);
+	in->reopening = false;
 	if (!ret)
 		ret = inf_lazy_end(in);	/* in a window, every entry is its own */
 	if (ret)
