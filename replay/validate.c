@@ -329,11 +329,15 @@ static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t sin
 	/* with inference every order was tried: the window alone explains nothing */
 	if (!val_inferred(r) && c->window_ts && c->window_ts >= since)
 		return REPLAY_CAUSE_WINDOW_ORDER;
-	if (c->late_ts && c->late_ts >= since)
-		return REPLAY_CAUSE_LATE;
 	/* Zero where we counted credit: the kernel reset it in a flush we did not see. */
 	if (ev->val == 0 && sim_su != 0)
 		return REPLAY_CAUSE_OUTSIDE;
+	/*
+	 * Marked also where inference held the window past the next lock and
+	 * tried the orders (val_late()): the last cause asked.
+	 */
+	if (c->late_ts && c->late_ts >= since)
+		return REPLAY_CAUSE_LATE;
 	return REPLAY_CAUSE_NONE;
 }
 
