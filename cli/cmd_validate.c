@@ -26,6 +26,7 @@ struct validate_opts {
 	double		min_match;
 	long		show;
 	unsigned int	max_hyp;
+	unsigned int	exact_budget;	/* 0: 1 */
 	unsigned int	threads;	/* 0: the online CPUs */
 	bool		quiet;
 	bool		cap_only;
@@ -44,6 +45,10 @@ static const struct argp_option validate_options[] = {
 	{ "cap-only", VALIDATE_OPT_CAP_ONLY, NULL, 0, "infer with the capped list alone: no exact "
 	  "diagram past --max-hypotheses (faster where lock windows stay saturated; the cap's "
 	  "drops then name mismatches)", 0 },
+	{ "exact-budget", 'B', "N", 0, "the exact diagram's budget, in multiples of the default, "
+	  "1 to 1024 (default 1): the work and memory a diagram may take before it is given up.  "
+	  "Raise it where mismatches are named \"orders dropped by the cap\", at a cost in "
+	  "time and memory where lock windows stay saturated", 0 },
 	{ "threads", 'j', "N", 0, "threads, 1 to 64 (default: the online CPUs: with two or more, "
 	  "the inference runs on a thread of its own beside the comparison; 1: on the same "
 	  "thread).  The results do not depend on it", 0 },
@@ -90,6 +95,12 @@ static error_t validate_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case VALIDATE_OPT_CAP_ONLY:
 		o->cap_only = true;
+		break;
+	case 'B':
+		if (cli_num_i64(arg, 1, REPLAY_EXACT_BUDGET_MAX, &n))
+			argp_error(state, "--exact-budget: not a count in [1, %d]: '%s'",
+				   REPLAY_EXACT_BUDGET_MAX, arg);
+		o->exact_budget = (unsigned int)n;
 		break;
 	default:
 		return cli_arg_file(key, arg, state, &o->file);
@@ -138,10 +149,10 @@ static char *validate_help_extra(void)
 		"from the trace ahead) are merged: nothing later can tell them apart.  Past\n"
 		"--max-hypotheses the orders are also held exactly, as a decision diagram\n"
 		"beside the capped list, and the kernel's values are checked against it,\n"
-		"within a budget of work that grows with the trace's updates; a diagram\n"
-		"past it is given up and the capped list goes on (counted).  The check of\n"
-		"logged memory.stat reads (below) needs the order itself, which only the\n"
-		"list hands out: no diagram then.\n"
+		"within a budget of work that grows with the trace's updates (times\n"
+		"--exact-budget); a diagram past it is given up and the capped list goes\n"
+		"on (counted).  The check of logged memory.stat reads (below) needs the\n"
+		"order itself, which only the list hands out: no diagram then.\n"
 		"\nWritten into FILE: runs (kind 'validate'), reads, validation (one row),\n"
 		"validation_mismatch (up to %d rows, with the recent updates in the\n"
 		"subtree and a cause where one can be named: lost events nearby (a gap, or\n"
@@ -153,7 +164,7 @@ static char *validate_help_extra(void)
 		"or since the cgroup's last flush, by the kernel and the run alike, with a\n"
 		"miss the cap explains since in its subtree or of an ancestor, whose\n"
 		"correction of one counter left the others' error; if a higher\n"
-		"--max-hypotheses still misses, the cause is not known)).\n",
+		"--exact-budget still misses, the cause is not known)).\n",
 		VALIDATE_STORED_MISMATCHES);
 	fprintf(f, "\nWith the memory.stat reads a capture logged (memcg-capture --read, table\n"
 		"stat_reads): each read is matched to its traced flush request and, per line of\n"
@@ -224,7 +235,8 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 	if (v->exact_max)
 		printf("; past it, an exact diagram held at most %" PRIu64 " orders", v->exact_max);
 	if (v->exact_given_up)
-		printf("; exact diagrams given up at their budget: %" PRIu64, v->exact_given_up);
+		printf("; exact diagrams given up at their budget (--exact-budget %u): %" PRIu64,
+		       p->exact_budget ? p->exact_budget : 1, v->exact_given_up);
 	if (v->cap_lowered)
 		printf("; after long saturation the cap fell to 64 (%" PRIu64 " times)",
 		       v->cap_lowered);
@@ -547,8 +559,13 @@ int cmd_validate(int argc, char **argv)
 	}
 	if (validate_pick_model(o.model, &p.model) < 0)
 		return MCR_EXIT_USAGE;
+	if (o.cap_only && o.exact_budget) {
+		cli_msg("--cap-only and --exact-budget exclude each other: --cap-only holds no diagram");
+		return MCR_EXIT_USAGE;
+	}
 	p.max_hypotheses = o.max_hyp;
 	p.cap_only = o.cap_only;
+	p.exact_budget = o.exact_budget;
 	p.threads = o.threads;
 
 	db = cli_open_db(o.file, true, &rc);

@@ -275,7 +275,7 @@ static void *beside_main(void *arg)
 	};
 	/* validate keeps the order only for the memory.stat check: else no decision is made */
 	struct engine_infer ei = {
-		.policy = b->pol, .max_hyp = b->r->p.max_hypotheses, .exact = !b->r->p.cap_only,
+		.policy = b->pol, .max_hyp = b->r->p.max_hypotheses, .exact = replay_exact_budget(&b->r->p),
 		.order = b->checks && !b->r->order_kept ? NULL : beside_order, .order_ctx = b,
 		.settled = b->checks ? NULL : beside_settled, .settled_ctx = b,
 		.checked = b->checks ? beside_checked : NULL, .checked_ctx = b,

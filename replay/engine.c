@@ -152,7 +152,7 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 			goto fail;
 		}
 		/* exact beside the cap where no order is kept (infer_set_exact()) */
-		infer_set_exact(r->inf, !p->cap_only);
+		infer_set_exact(r->inf, replay_exact_budget(p));
 		engine_infer_ahead(r);
 		/* the inferred model's prepass would find the same order */
 		if (p->keep_order && p->runs[0].policy == replay_policy_for_trace(t)) {

@@ -113,8 +113,11 @@ uint64_t infer_inert_keys(const struct infer *in);	/* counters found inert and s
  * close or read leaves no more than the cap, they are the list again.  A
  * diagram that costs more than its budget of steps per update is given up
  * and the list goes on alone (its drops then count in infer_capped()).
+ * @budget: 0 off; else the diagrams' budget and limits times @budget
+ * (INFER_EXACT_BUDGET_MAX at most; 1 the default).
  */
-void infer_set_exact(struct infer *in, bool on);
+#define INFER_EXACT_BUDGET_MAX	REPLAY_EXACT_BUDGET_MAX
+void infer_set_exact(struct infer *in, unsigned int budget);
 uint64_t infer_exact_max(const struct infer *in);	/* the most orders a diagram held */
 uint64_t infer_exact_given_up(const struct infer *in);	/* diagrams given up, past their budget */
 

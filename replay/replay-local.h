@@ -588,6 +588,12 @@ void rows_phase(struct replay_ep_ctx *ec, enum rows_phase ph);
 int rows_emit(const struct replay_sink *sk, struct rows_list *l, unsigned int nr_runs, uint32_t nr);
 void rows_free(struct rows_list *l);
 
+/* validate's infer_set_exact() budget: 0 with --cap-only, else 1 by default */
+static inline unsigned int replay_exact_budget(const struct replay_params *p)
+{
+	return p->cap_only ? 0 : p->exact_budget ? p->exact_budget : 1;
+}
+
 /* order.c */
 struct replay_order *order_create(void);
 int order_add(void *ctx, uint64_t tag, size_t p);
@@ -596,7 +602,7 @@ int order_add(void *ctx, uint64_t tag, size_t p);
 struct engine_infer {
 	const struct sim_policy	*policy;
 	unsigned int		max_hyp;
-	bool			exact;		/* infer_set_exact() */
+	unsigned int		exact;		/* infer_set_exact()'s budget, 0 off */
 	int			(*order)(void *ctx, uint64_t tag, size_t p);
 	void			*order_ctx;
 	int			(*settled)(void *ctx, struct infer *in, uint64_t done);

@@ -161,6 +161,7 @@ struct replay_sink {
 };
 
 #define REPLAY_MAX_HYP_DEFAULT	1024
+#define REPLAY_EXACT_BUDGET_MAX	1024	/* validate --exact-budget at most */
 
 /*
  * One simulator of the pass: a walk policy on a machine of @nr_online CPUs
@@ -216,6 +217,8 @@ struct replay_params {
 	unsigned int		max_mismatches;	/* sent to the sink; the rest only counted */
 	unsigned int		max_hypotheses;	/* inference cap; 0: REPLAY_MAX_HYP_DEFAULT */
 	bool			cap_only;	/* validate: no exact diagram past the cap */
+	/* validate: the exact diagram's budget and limits times this, 1 to 1024; 0: 1 */
+	unsigned int		exact_budget;
 	/*
 	 * validate: its inference also keeps the order it finds, when it runs
 	 * the traced kernel's policy (replay_validated_order()).

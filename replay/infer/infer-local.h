@@ -335,6 +335,7 @@ struct infer {
 	 */
 	struct inf_ddw		*ddw;
 	bool			dd;
+	uint64_t		dd_scale;	/* the diagrams' budget and limits times it, >= 1 */
 	uint64_t		dd_switches;	/* diagrams opened */
 	uint64_t		dd_max;		/* the most orders a diagram held at a close or read */
 	uint64_t		dd_given_up;	/* diagrams dropped past their budget (inf_dd_give_up()) */

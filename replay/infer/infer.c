@@ -39,6 +39,7 @@ struct infer *infer_create(const struct sim_params *sp, unsigned int max_hyp)
 	/* the table's steps: monotone tests, which inf_lazy_alike() decides on bounds */
 	in->agg = sp->policy->update != NULL;
 	in->relist_slack = INF_RELIST_SLACK;
+	in->dd_scale = 1;
 	inf_lazy_begin(in);
 	return in;
 }
@@ -367,9 +368,10 @@ static int inf_list_check(struct infer *in, uint64_t id, int64_t su, bool nf, bo
 	return 0;
 }
 
-void infer_set_exact(struct infer *in, bool on)
+void infer_set_exact(struct infer *in, unsigned int budget)
 {
-	in->dd = on;
+	in->dd = budget > 0;
+	in->dd_scale = !budget ? 1 : budget > INFER_EXACT_BUDGET_MAX ? INFER_EXACT_BUDGET_MAX : budget;
 }
 
 uint64_t infer_exact_max(const struct infer *in)

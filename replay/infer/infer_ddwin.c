@@ -85,6 +85,7 @@ struct ddw_smemo {
 struct inf_ddw {
 	struct inf_dd	*dd;
 	uint32_t	root;
+	uint64_t	scale;		/* in->dd_scale: the limits below times it */
 	/* memcg layer l (>= 1): ids[l - 1], its depth and its visit's list index */
 	uint64_t	*ids;
 	uint32_t	*depth;
@@ -120,14 +121,15 @@ struct inf_ddw {
 /*
  * What is left of the diagrams' budget: INF_DD_FIRST_STEPS map steps, and
  * INF_DD_STEPS more for each update the inference took, over the whole
- * trace, less what every diagram spent (@w's too, if open).  A window whose
+ * trace, times in->dd_scale (infer_set_exact()), less what every diagram
+ * spent (@w's too, if open).  A window whose
  * diagram stays narrow costs a few steps an update; one whose orders
  * multiply faster than the reads prune them would cost ever more, and
  * stops at the budget.
  */
 uint64_t inf_ddw_left(const struct infer *in, const struct inf_ddw *w)
 {
-	uint64_t allowed = INF_DD_FIRST_STEPS + INF_DD_STEPS * in->nr_upd;
+	uint64_t allowed = in->dd_scale * (INF_DD_FIRST_STEPS + INF_DD_STEPS * in->nr_upd);
 	uint64_t spent = in->dd_work + (w ? w->work : 0);
 
 	return spent < allowed ? allowed - spent : 0;
@@ -139,9 +141,9 @@ uint64_t inf_ddw_left(const struct infer *in, const struct inf_ddw *w)
  */
 static uint64_t ddw_map_limit(const struct infer *in, const struct inf_ddw *w)
 {
-	uint64_t left = inf_ddw_left(in, w);
+	uint64_t left = inf_ddw_left(in, w), most = in->dd_scale * DDW_MAP_STEPS;
 
-	return left < DDW_MAP_STEPS ? left : DDW_MAP_STEPS;
+	return left < most ? left : most;
 }
 
 /* inf_dd_map() of @w's diagram within ddw_map_limit() (else -E2BIG); its steps count. */
@@ -232,7 +234,7 @@ static int ddw_intern(struct inf_ddw *w, const struct ddw_ent *e, size_t n, int6
 			return 0;
 		}
 	/* sets are never freed while the diagram lives: their memory is the budget's too */
-	if (w->nr_sets >= DDW_MAX_SETS || w->nr_ents + n > DDW_MAX_ENTS)
+	if (w->nr_sets >= w->scale * DDW_MAX_SETS || w->nr_ents + n > w->scale * DDW_MAX_ENTS)
 		return -E2BIG;
 	/*
 	 * len shares cap_sets: grown alongside, only when off grew (a realloc
@@ -594,7 +596,7 @@ static int ddw_gc(struct inf_ddw *w)
 	w->gc_at = 2 * inf_dd_nr_nodes(dd) + DDW_GC_NODES;
 	w->gc_edges = 2 * inf_dd_nr_edges(dd) + DDW_GC_EDGES;
 	/* its memory is the budget's too */
-	return inf_dd_nr_edges(dd) > DDW_MAX_EDGES ? -E2BIG : 0;
+	return inf_dd_nr_edges(dd) > w->scale * DDW_MAX_EDGES ? -E2BIG : 0;
 }
 
 /* A window opens: where each memcg's visit is in its list. */
@@ -663,6 +665,7 @@ int inf_ddw_open(struct infer *in, struct inf_ddw **out)
 	if (!w)
 		return -ENOMEM;
 	w->th = (int64_t)sim_threshold(in->s);
+	w->scale = in->dd_scale;
 	w->dd = ddw_dd_new(w);	/* the position's layer alone */
 	if (!w->dd)
 		goto fail;

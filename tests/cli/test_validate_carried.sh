@@ -141,4 +141,19 @@ expect_match validate_carried_kernel_summary 'mismatches 2:.*orders dropped by t
 expect_match validate_carried_kernel_plain_flushes 'ts 1020000000 cpu 0 /p/c: kernel 100/0, plain model [0-9]+/1' "$T_OUT"
 check kernel_kept_parent 20 'orders dropped by the cap'
 check kernel_kept_child 21 'orders dropped by the cap'
+
+# --exact-budget: 1 to 1024, and no diagram with --cap-only to budget: usage errors (2),
+# nothing written; in range, the same run with the diagram (test_infer's
+# test_cap_dd_budget_scale has a budget that decides a read)
+n0=$(sqlite3 "$DB" "SELECT count(*) FROM runs")
+expect_exit validate_budget_zero 2 "$REPLAY" validate "$DB" --exact-budget 0
+expect_match validate_budget_zero_msg "--exact-budget: not a count in \[1, 1024\]: '0'" "$T_ERR"
+expect_exit validate_budget_big 2 "$REPLAY" validate "$DB" -B 1025
+expect_exit validate_budget_cap_only 2 "$REPLAY" validate "$DB" -B 4 --cap-only
+expect_match validate_budget_cap_only_msg '--cap-only and --exact-budget exclude each other' "$T_ERR"
+n1=$(sqlite3 "$DB" "SELECT count(*) FROM runs")
+[ "$n1" = "$n0" ] && pass validate_budget_nothing_written ||
+	fail validate_budget_nothing_written "runs $n0 before, $n1 after"
+expect_exit validate_budget_run 0 "$REPLAY" validate "$DB" -H 1 -B 4 -r 0 -n 20
+expect_match validate_budget_summary 'mismatches 2:.*orders dropped by the cap 0' "$T_OUT"
 t_done

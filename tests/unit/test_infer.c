@@ -629,6 +629,34 @@ TEST(test_cap_dd_given_up)
 }
 
 /*
+ * The budget's scale (infer_set_exact(), validate --exact-budget):
+ * test_cap_dd_given_up's window, the diagrams having spent one step more
+ * than the default budget allows (INF_DD_FIRST_STEPS, and INF_DD_STEPS per
+ * update taken).  At 1 the read gives the diagram up, and the capped list
+ * misses L = 0; at 2 the diagram stays, and its exact set explains L = 0
+ * ("before all visits": L, P and root all 0).
+ */
+TEST(test_cap_dd_budget_scale)
+{
+	unsigned int scale;
+	struct infer *in;
+	bool su, nf;
+
+	for (scale = 1; scale <= 2; scale++) {
+		in = mk("break", 2);
+		ASSERT(in);
+		infer_set_exact(in, scale);
+		ASSERT_EQ(setup_window(in), 0);
+		ASSERT(in->ddw);
+		in->dd_work = INF_DD_FIRST_STEPS + INF_DD_STEPS * in->nr_upd + 1;
+		ASSERT_EQ(infer_check(in, L, 0, false, &su, &nf), 0);
+		ASSERT(su == (scale == 2));
+		ASSERT_EQU(infer_exact_given_up(in), scale == 1);
+		infer_destroy(in);
+	}
+}
+
+/*
  * setup_window's update, but traced at 50, after the window's unlock at 40.
  * A tracepoint fires after the change it reports, so if the last event
  * before it on its CPU came before the unlock (t_min 30), the change may have
@@ -1446,6 +1474,6 @@ TEST(test_key_select)
 
 TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
 	  test_finish_tie, test_cap, test_mirror, test_order_sink, test_cost_bounds,
-	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_late_update, test_late_past_next_lock,
+	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_cap_dd_budget_scale, test_late_update, test_late_past_next_lock,
 	  test_policy_from_caller, test_cut_exact, test_lazy_exact, test_win_exact, test_key_select,
 	  test_settle, test_path_to_reach)
