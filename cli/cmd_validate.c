@@ -594,6 +594,10 @@ int cmd_validate(int argc, char **argv)
 	 */
 	scm = o.model ? p.model : replay_model_default(&t);
 	p.keep_order = scm->prepare && db_has_stat_reads(db);
+	if (p.keep_order && o.exact_budget)
+		cli_msg("%s: --exact-budget has no effect: its memory.stat reads are checked against "
+			"the order inference finds, which only the capped list hands out (no exact "
+			"diagram)", o.file);
 	cli_progress_init(&prog, "validate", t.nr_events);
 	if (o.quiet)
 		cli_progress_quiet(&prog);

@@ -31,6 +31,12 @@ expect_exit stat_placed_exact 0 "$REPLAY" validate -q w.db
 expect_match stat_placed_exact_all "^\(read, line\) pairs 39: exact 39 \(100.00%\), within 2 units 0, off 0 .*; flush model inferred\$" "$T_OUT"
 ! grep -q '^visit placed by printed values' <<<"$T_OUT" && pass stat_placed_nothing_to_place ||
 	fail stat_placed_nothing_to_place "$(grep '^visit placed' <<<"$T_OUT")"
+# the reads are checked against the inferred model's run, which needs the order: no exact
+# diagram, so --exact-budget is said to have no effect (and the run is the same)
+cp w.db budget.db
+expect_exit stat_placed_budget 0 "$REPLAY" validate -q -B 2 budget.db
+expect_match stat_placed_budget_note "budget.db: --exact-budget has no effect: its memory.stat reads are checked" "$T_ERR"
+expect_match stat_placed_budget_same "^\(read, line\) pairs 39: exact 39 \(100.00%\)" "$T_OUT"
 
 # the periodic root flush at 3 s: one window on CPU 0, and what the root read after it
 # until the next (at 4 s) printed
