@@ -238,7 +238,7 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 		printf("; exact diagrams given up at their budget (--exact-budget %u): %" PRIu64,
 		       p->exact_budget ? p->exact_budget : 1, v->exact_given_up);
 	if (v->cap_lowered)
-		printf("; after long saturation the cap fell to 64 (%" PRIu64 " times)",
+		printf("; after long saturation the cap was halved %" PRIu64 " times (not below 64)",
 		       v->cap_lowered);
 	/* a branch the cap would drop is never made: counted, though it might have had a twin */
 	if (v->capped)

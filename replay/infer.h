@@ -68,7 +68,7 @@ int infer_flush_all(struct infer *in, uint64_t ts, uint64_t id);	/* a window we 
 int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok, bool *nf_ok);
 uint64_t infer_max_kept(const struct infer *in);
 uint64_t infer_capped(const struct infer *in);	/* hypotheses dropped by the cap so far */
-uint64_t infer_cap_lowered(const struct infer *in);	/* long saturations: cap down to 64 */
+uint64_t infer_cap_lowered(const struct infer *in);	/* long saturations: cap halved */
 
 /*
  * The inferred order: for each update that landed in a lock window with

@@ -295,7 +295,7 @@ struct replay_validation {
 	uint64_t	stats_updates_match_plain;	/* the flush model alone */
 	uint64_t	needs_flush_match_plain;
 	uint64_t	max_hypotheses;
-	uint64_t	cap_lowered;			/* long saturations: the cap fell to 64 */
+	uint64_t	cap_lowered;			/* long saturations: the cap halved */
 	uint64_t	capped;				/* hypotheses the cap dropped (0: exact) */
 	uint64_t	exact_max;			/* the most orders held exactly (infer_set_exact()) */
 	uint64_t	exact_given_up;			/* of those diagrams, given up past their budget */

@@ -214,7 +214,7 @@ struct infer {
 	unsigned int		max_hyp;
 	unsigned int		cap;		/* the cap now: max_hyp, or the floor (see inf_budget) */
 	uint64_t		sat_work;	/* hypothesis walks since the count last fit the floor */
-	uint64_t		lowered;	/* times the cap fell to the floor */
+	uint64_t		lowered;	/* times the cap was halved (inf_budget()) */
 	struct inf_hyp		*h;
 	size_t			nr_h, cap_h;
 	struct inf_sort_key	*keys;

@@ -657,6 +657,41 @@ TEST(test_cap_dd_budget_scale)
 }
 
 /*
+ * The cap's budget (inf_budget()): a count held above the floor (64) for a
+ * budget of walks halves the cap, and each further budget halves it again,
+ * every step after as many walks: 1024, 512, 256, 128, 64, and never below
+ * the floor.  A count down to a quarter of the floor (16) gives the cap back.
+ */
+TEST(test_cap_halved)
+{
+	static const unsigned int caps[] = { 512, 256, 128, 64 };
+	struct infer *in = mk("break", 1024);
+	uint64_t calls, first = 0;
+	size_t i;
+
+	ASSERT(in);
+	ASSERT_EQU(in->cap, 1024);
+	for (i = 0; i < sizeof(caps) / sizeof(caps[0]); i++) {
+		unsigned int cap = in->cap;
+
+		for (calls = 1; calls < 100000 && in->cap == cap; calls++)
+			inf_budget(in, 1u << 20);	/* 2^20 hypotheses' walks an update */
+		ASSERT_EQU(in->cap, caps[i]);
+		ASSERT_EQU(in->lowered, i + 1);
+		if (!i)
+			first = calls;
+		ASSERT_EQU(calls, first);	/* each step after the same budget */
+	}
+	for (calls = 0; calls < 4 * first; calls++)
+		inf_budget(in, 1u << 20);
+	ASSERT_EQU(in->cap, 64);
+	ASSERT_EQU(in->lowered, 4);
+	inf_budget(in, 0);	/* one hypothesis: at most 16 */
+	ASSERT_EQU(in->cap, 1024);
+	infer_destroy(in);
+}
+
+/*
  * setup_window's update, but traced at 50, after the window's unlock at 40.
  * A tracepoint fires after the change it reports, so if the last event
  * before it on its CPU came before the unlock (t_min 30), the change may have
@@ -1474,6 +1509,6 @@ TEST(test_key_select)
 
 TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
 	  test_finish_tie, test_cap, test_mirror, test_order_sink, test_cost_bounds,
-	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_cap_dd_budget_scale, test_late_update, test_late_past_next_lock,
+	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_cap_dd_budget_scale, test_cap_halved, test_late_update, test_late_past_next_lock,
 	  test_policy_from_caller, test_cut_exact, test_lazy_exact, test_win_exact, test_key_select,
 	  test_settle, test_path_to_reach)
