@@ -170,6 +170,14 @@ const struct replay_validation *replay_validation(const struct replay *r)
 	return r->val ? &r->val->v : NULL;
 }
 
+static bool val_in_subtree(const struct rcg *x, const struct rcg *top)
+{
+	for (; x; x = x->parent)
+		if (x == top)
+			return true;
+	return false;
+}
+
 /*
  * Inference was given the unlock of a window over subtree(@id) at @ts: it
  * holds the window open for updates traced late (infer_unlock()).
@@ -214,9 +222,7 @@ static void val_late(struct replay *r, const struct mcr_event *ev, struct rcg *c
 	/* without inference, the flush model takes it after the window too */
 	if (vs->late_open && val_inferred(r))
 		return;
-	for (a = c; a && a->id != vs->late_id; a = a->parent)
-		;
-	if (!a)
+	if (!val_in_subtree(c, rcg_find(r, vs->late_id)))
 		return;
 	for (a = c; a; a = a->parent)
 		a->late_ts = ev->ts;
@@ -339,14 +345,6 @@ static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t sin
 	if (c->late_ts && c->late_ts >= since)
 		return REPLAY_CAUSE_LATE;
 	return REPLAY_CAUSE_NONE;
-}
-
-static bool val_in_subtree(const struct rcg *x, const struct rcg *top)
-{
-	for (; x; x = x->parent)
-		if (x == top)
-			return true;
-	return false;
 }
 
 static int val_upd_cmp(const void *a, const void *b)

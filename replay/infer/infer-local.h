@@ -212,7 +212,7 @@ struct infer {
 	const struct sim_policy	*pol;		/* whose step the hypotheses' walks apply */
 	unsigned int		nr_possible;
 	unsigned int		max_hyp;
-	unsigned int		cap;		/* the cap now: max_hyp, or the floor (see inf_budget) */
+	unsigned int		cap;		/* the cap now: max_hyp, or halved down to the floor (inf_budget) */
 	uint64_t		sat_work;	/* hypothesis walks since the count last fit the floor */
 	uint64_t		lowered;	/* times the cap was halved (inf_budget()) */
 	struct inf_hyp		*h;

@@ -238,6 +238,16 @@ int infer_locked(struct infer *in, uint64_t ts, uint64_t id, unsigned int cpu, u
 	return inf_open(in, ts, id, cpu, dur);
 }
 
+/*
+ * An update at @ts, the last event on its CPU at @t_min, is late for the
+ * closing window: traced just after its unlock, with nothing else seen on
+ * its CPU since before it, so possibly made inside it.
+ */
+static bool inf_late(const struct infer *in, uint64_t ts, uint64_t t_min)
+{
+	return in->closing && t_min < in->unlock_ts && ts - in->unlock_ts <= INF_LATE_NS;
+}
+
 /* A held lock (infer_locked()) opens its window now; 0 if none is held. */
 int inf_unhold(struct infer *in)
 {
@@ -252,7 +262,7 @@ int inf_unhold(struct infer *in)
 /*
  * May the update of @id on @cpu at @ts (the last event on @cpu at @t_min) be
  * taken as a late update of the closing window while a lock is held?  Late
- * for it (inf_close_unless_late()'s test), on another CPU than the held
+ * for it (inf_late()), on another CPU than the held
  * window's (an update on that CPU before its lock would be on its list,
  * one after not), and none of its path's nodes under the held window's
  * cgroup linked on that CPU's tree: the held window's visits touch none of
@@ -264,8 +274,8 @@ bool inf_late_past_held(struct infer *in, uint64_t ts, uint64_t t_min, unsigned 
 	uint64_t a;
 	int32_t n;
 
-	if (!in->held.on || !in->closing || t_min >= in->unlock_ts ||
-	    ts - in->unlock_ts > INF_LATE_NS || cpu == in->held.cpu || sim_node_handle(in->s, id) < 0)
+	if (!in->held.on || !inf_late(in, ts, t_min) || cpu == in->held.cpu ||
+	    sim_node_handle(in->s, id) < 0)
 		return false;
 	/* the path's nodes under the held window's cgroup: from @id up to it */
 	for (a = id; a && a != in->held.id; a = sim_cgroup_parent(in->s, a))
@@ -315,7 +325,7 @@ int inf_close(struct infer *in)
  */
 int inf_close_unless_late(struct infer *in, uint64_t ts, uint64_t t_min)
 {
-	if (in->closing && !(t_min < in->unlock_ts && ts - in->unlock_ts <= INF_LATE_NS))
+	if (in->closing && !inf_late(in, ts, t_min))
 		return inf_close(in);
 	return 0;
 }
@@ -346,10 +356,7 @@ int infer_unlock(struct infer *in, uint64_t ts)
 int infer_flush_all(struct infer *in, uint64_t ts, uint64_t id)
 {
 	unsigned int cpu;
-	int ret = inf_unhold(in);
-
-	if (ret)
-		return ret;
+	int ret;
 
 	for (cpu = 0; cpu < in->nr_possible; cpu++) {
 		ret = infer_locked(in, ts, id, cpu, 0);
