@@ -66,9 +66,10 @@ struct rser_run {
 struct rser_pol {
 	int32_t		node;		/* sim_node_handle(), < 0 until known */
 	bool		flushable;
+	bool		watched;	/* the run's simulator watches it (series_show()) */
 	/*
 	 * By slot (rser_item.slot): the lines the run has been shown, each
-	 * at the update that made it (series_see_line()), so that a line made
+	 * at the update that made it (series_show()), so that a line made
 	 * by the pass while the run applies earlier updates is not yet among
 	 * them, as one thread would have it.  The run's own: grown on its
 	 * thread.
@@ -104,16 +105,12 @@ struct rser_item {
 
 struct rser {
 	/*
-	 * What an update's look at a flushable series cgroup reads, in its
-	 * first cache line (the struct is aligned to one): that the line
-	 * exists and that every run sees the cgroup flushable.  Bit item of
-	 * have[kind == EVENT]: direct[][item] != 0.  Bit p of open: run p
-	 * sees it not flushable (!pol[p].flushable), changed only with
-	 * atomic operations, since each run flips its own bit on its own
-	 * thread (series_flushable_set()).
+	 * What an update reads of a series cgroup on its path, in its first
+	 * cache line (the struct is aligned to one): that the line exists
+	 * (series_path_new()).  Bit item of have[kind == EVENT]: the line
+	 * of (kind, item) is among items.
 	 */
 	uint64_t	have[2][RSER_DIRECT / 64];
-	uint64_t	open;
 	struct rser_pol	pol[REPLAY_MAX_RUNS];
 	struct rcg	*c;
 	/*
@@ -123,14 +120,10 @@ struct rser {
 	 */
 	struct rser_item *items;
 	size_t		nr_items, cap_items;
-	uint32_t	direct[2][RSER_DIRECT];	/* [STATE, EVENT][item]: slot + 1, 0 none */
 	uint64_t	emitted;	/* cgroup_series samples written */
 };
 
-/*
- * The series lines one update reaches, one per series cgroup on its path,
- * resolved once for every run (the lines made where new).
- */
+/* A series line one update made, for every run to be shown (series_show()). */
 struct rser_hit {
 	struct rser		*s;
 	size_t			i;	/* the line's slot (rser_item.slot) */
@@ -187,6 +180,11 @@ struct rcg {
 	 * ser_gen is replay.ser_gen; nr_ser_path > RCG_SER_PATH: walk instead
 	 */
 	uint64_t	ser_gen;
+	/*
+	 * Bit item of ser_full[kind == EVENT]: every series cgroup of the
+	 * path has the line, as of ser_gen (series_path_new())
+	 */
+	uint64_t	ser_full[2][RSER_DIRECT / 64];
 	struct rser	*ser_path[RCG_SER_PATH];
 	unsigned int	nr_ser_path;
 	unsigned int	ring_n;

@@ -7,17 +7,20 @@
  *
  * No sample is skipped.  A line or cgroup that joins late had error 0 before
  * (nothing of it was updated, so truth and shown were both 0): its earlier
- * rows are written as zeros when it joins.  The minimum and maximum are kept
- * by looking at the visible error after every event that can change it: an
- * update below the cgroup (that line; all lines if the cgroup's flushable
- * state flipped) and any event during which a policy made visits.  States
+ * rows are written as zeros when it joins.  The minimum and maximum hold
+ * the visible error after every event that can change it: an update below
+ * the cgroup (that line; all lines if the update made the cgroup
+ * flushable) and any event during which a policy made visits.  States
  * inside one event (the visits of an instant flush) are not seen, as no
- * reader could see them either.  That look costs no lookup: an update's
- * lines are resolved once for every run (struct rser_hit), and each run keeps
- * its simulator's node and line handles (sim_node_handle()).  What a run
- * reads and writes at the look sits in its own struct rser_pol and line
- * array: the look is a few cache misses per series ancestor and run, on
- * every update, and it was most of the series' cost.
+ * reader could see them either.  The updates' part each run's simulator
+ * keeps, its series cgroups watched (sim_watch()): in the update path, on
+ * the lines it touches anyway, and only at cgroups that are not flushable,
+ * each run's range taken at each sample.  Looked at here after every
+ * update, one run's look was a few cache misses per series ancestor, most
+ * of them flushable, and most of the series' cost.  What is left per
+ * update here is making a line where the update is the first of its item
+ * below a series cgroup: one bit of the updated cgroup says it is not.
+ * The visits' part is here (series_visited()).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -53,7 +56,7 @@ static int series_add(struct replay *r, struct rcg *c)
 		r->ser = n;
 		r->cap_ser = ncap;
 	}
-	/* its first cache line is what an update's look at it reads (replay-local.h) */
+	/* its first cache line is what an update reads of it (replay-local.h) */
 	s = aligned_alloc(64, (sizeof(*s) + 63) & ~(size_t)63);
 	if (!s)
 		return -ENOMEM;
@@ -61,8 +64,6 @@ static int series_add(struct replay *r, struct rcg *c)
 	s->c = c;
 	for (p = 0; p < REPLAY_MAX_RUNS; p++)
 		s->pol[p].node = -1;
-	/* no run has seen it flushable yet */
-	s->open = r->p.nr_runs >= 64 ? ~0ull : (1ull << r->p.nr_runs) - 1;
 	c->ser = s;
 	r->ser_gen++;
 	r->ser[r->nr_ser++] = s;
@@ -89,11 +90,7 @@ int series_mark(struct replay *r, struct rcg *c)
 	return 0;
 }
 
-/*
- * The slot of line (@kind, @item) of @s, or -1 if it has none: one load for
- * the items the kernel has (kind STATE or EVENT, LRUVEC folded), a search
- * for any other.
- */
+/* The slot of line (@kind, @item) of @s (LRUVEC folded), or -1 if it has none. */
 static long series_line_find(const struct rser *s, enum sim_item_kind kind, int item)
 {
 	const struct rser_item *it;
@@ -102,17 +99,10 @@ static long series_line_find(const struct rser *s, enum sim_item_kind kind, int 
 	return it ? (long)it->slot : -1;
 }
 
-static inline long series_line(const struct rser *s, enum sim_item_kind kind, int item)
-{
-	if (item < 0 || item >= RSER_DIRECT)
-		return series_line_find(s, kind, item);
-	return (long)s->direct[kind == SIM_ITEM_EVENT][item] - 1;
-}
-
 /*
  * Line (@kind, @item), which @s lacks, joins it: its slot, the next one
  * (-1: ENOMEM).  The runs' lines are theirs: each run adds its own at the
- * update that made the line (series_see_line()).
+ * update that made the line (series_show()).
  */
 static long series_item_new(struct rser *s, enum sim_item_kind kind, int item)
 {
@@ -124,19 +114,9 @@ static long series_item_new(struct rser *s, enum sim_item_kind kind, int item)
 	if (!it)
 		return -1;
 	it->slot = slot;
-	if (item >= 0 && item < RSER_DIRECT) {
-		s->direct[kind == SIM_ITEM_EVENT][item] = slot + 1;
+	if (item >= 0 && item < RSER_DIRECT)
 		s->have[kind == SIM_ITEM_EVENT][item / 64] |= 1ull << (item % 64);
-	}
 	return (long)slot;
-}
-
-/* Inline for the lines that exist, which is nearly every update's. */
-static inline long series_item(struct rser *s, enum sim_item_kind kind, int item)
-{
-	long i = series_line(s, kind, item);
-
-	return i >= 0 ? i : series_item_new(s, kind, item);
 }
 
 /*
@@ -160,21 +140,10 @@ static bool series_needs_flush(struct replay *r, unsigned int p, struct rser *s)
 	return n >= 0 && sim_node_flushable_at(r->sims[p], n);
 }
 
-/*
- * Run @p sees @s flushable (@f) or not: its flag, and its bit of s->open
- * if that changed.  A run's flag changes on the run's own thread, so the
- * bits of one word change atomically; they change far less often than an
- * update reads them (series_update_hits()).
- */
+/* Run @p sees @s flushable (@f) or not. */
 static void series_flushable_set(struct rser *s, unsigned int p, bool f)
 {
-	if (s->pol[p].flushable == f)
-		return;
 	s->pol[p].flushable = f;
-	if (f)
-		__atomic_fetch_and(&s->open, ~(1ull << p), __ATOMIC_RELAXED);
-	else
-		__atomic_fetch_or(&s->open, 1ull << p, __ATOMIC_RELAXED);
 }
 
 /* @ru's sim line under run @p, looked up until the sim knows it. */
@@ -208,7 +177,7 @@ static int64_t series_visible(struct replay *r, unsigned int p, struct rser *s, 
  * update that made it: a slot it has not been shown (@slot >= nr_lines),
  * the next of its own lines.  min = max = 0: the value held since the last
  * sample, before it existed.  The update that made a line shows it to
- * every run (series_update_at(), the hits a block carries), so a run's
+ * every run (series_show(), the hits a block carries), so a run's
  * lines are the slots up to the newest it was shown.  Return: 0, -ENOMEM,
  * -EPROTO for a slot past the next (a line some run was not shown: a bug).
  */
@@ -297,87 +266,94 @@ static void series_path_cache(const struct replay *r, struct rcg *c)
 	}
 	c->nr_ser_path = n;
 	c->ser_gen = r->ser_gen;
+	memset(c->ser_full, 0, sizeof(c->ser_full));
+}
+
+/* Has @s the line (@kind, @item)?  One bit for the items the kernel has. */
+static inline bool series_has(const struct rser *s, enum sim_item_kind kind, int item)
+{
+	if (item >= 0 && item < RSER_DIRECT)
+		return s->have[kind == SIM_ITEM_EVENT][item / 64] >> (item % 64) & 1;
+	return series_line_find(s, kind, item) >= 0;
+}
+
+/* A series line an update reaches and made: appended to @out, or -ENOMEM. */
+static int series_made(struct rser *s, enum sim_item_kind kind, int item, struct rser_hits *out)
+{
+	long i = series_item_new(s, kind, item);
+
+	return i < 0 ? -ENOMEM : series_hit_add(out, s, (size_t)i);
 }
 
 /*
- * The series lines an update of (@kind, @item) to @c reaches, appended to
- * @out, made where new.  Return: 1 appended, -ENOMEM (@out unchanged).
+ * The series lines an update of (@kind, @item) to @c reaches and makes (one
+ * per series cgroup on its path that lacks it), appended to @out.  Most
+ * updates make none: a bit of @c says so, once each series cgroup of the
+ * path had the line.  Return: 1, -ENOMEM (@out unchanged).
  */
-static int series_path(const struct replay *r, struct rcg *c, enum sim_item_kind kind,
-		       int item, struct rser_hits *out)
+static int series_path_new(const struct replay *r, struct rcg *c, enum sim_item_kind kind,
+			   int item, struct rser_hits *out)
 {
 	size_t nr0 = out->nr;
 	unsigned int depth = 0, j;
-	const struct rcg *a;
-	int ret = 1;
+	struct rcg *a;
+	bool direct;
+	int ret = 0;
 
 	if (kind == SIM_ITEM_LRUVEC)
 		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
 	if (c->ser_gen != r->ser_gen)
 		series_path_cache(r, c);
+	direct = item >= 0 && item < RSER_DIRECT;
+	if (direct && c->ser_full[kind == SIM_ITEM_EVENT][item / 64] >> (item % 64) & 1)
+		return 1;	/* nearly every update: one cache line of @c */
 	if (c->nr_ser_path <= RCG_SER_PATH) {
-		for (j = 0; j < c->nr_ser_path && ret > 0; j++) {
-			struct rser *s = c->ser_path[j];
-			long i = series_item(s, kind, item);
-
-			if (i < 0)
-				ret = -ENOMEM;
-			else if (series_hit_add(out, s, (size_t)i) < 0)
-				ret = -ENOMEM;
-		}
-		goto out;
+		for (j = 0; j < c->nr_ser_path && !ret; j++)
+			if (!series_has(c->ser_path[j], kind, item))
+				ret = series_made(c->ser_path[j], kind, item, out);
+	} else {
+		for (a = c; a && depth < RCG_MAX_DEPTH && !ret; a = a->parent, depth++)
+			if (a->ser && !series_has(a->ser, kind, item))
+				ret = series_made(a->ser, kind, item, out);
 	}
-	for (a = c; a && depth < RCG_MAX_DEPTH && ret > 0; a = a->parent, depth++) {
-		long i;
-
-		if (!a->ser)
-			continue;
-		i = series_item(a->ser, kind, item);
-		if (i < 0)
-			ret = -ENOMEM;
-		else if (series_hit_add(out, a->ser, (size_t)i) < 0)
-			ret = -ENOMEM;
-	}
-out:
-	if (ret <= 0)
+	if (ret < 0) {
 		out->nr = nr0;
-	return ret;
+		return ret;
+	}
+	if (direct)
+		c->ser_full[kind == SIM_ITEM_EVENT][item / 64] |= 1ull << (item % 64);
+	return 1;
 }
 
 /*
- * Run @p sees line @i of @s change, as series_see_all() sees each: if the
- * cgroup's flushable state changed, every line's visible error did.  A
- * cgroup seen flushable is left alone: an update cannot end that (only a
- * visit resets its stats_updates, and a visited cgroup is looked at again
- * after the event, series_visited()), and its lines' visible error, 0, is
- * in their minimum and maximum already.
+ * Run @p is shown line @i of @s, (@kind, @item), after it applied the
+ * update that made it: a slot it has not been shown, the next of its own
+ * (series_run_show(), min = max = 0: the value before the line existed).
+ * What the update changed there the run's simulator holds (sim_watch()),
+ * but for the first line a run is shown of @s, which starts the watch:
+ * that update it looks at here, as every update was looked at before
+ * simulators kept the ranges (a cgroup that became flushable shows 0).
  */
-static inline int series_see_line(struct replay *r, struct sim *sim, unsigned int p,
-				  struct rser *s, size_t i, enum sim_item_kind kind, int item)
+static int series_show(struct replay *r, unsigned int p, struct rser *s, size_t i,
+		       enum sim_item_kind kind, int item)
 {
 	struct rser_pol *pp = &s->pol[p];
 	struct rser_run *ru;
-	int32_t n;
-	int64_t v = 0;
+	int64_t v;
+	int ret;
 
-	if (__builtin_expect(i >= pp->nr_lines, 0)) {
-		int ret = series_run_show(pp, i, kind, item);
-
-		if (ret < 0)
-			return ret;
-	}
-	if (pp->flushable)
+	if (i < pp->nr_lines)
 		return 0;
+	ret = series_run_show(pp, i, kind, item);
+	if (ret < 0 || pp->watched)
+		return ret;
+	ret = sim_watch(r->sims[p], s->c->id);
+	if (ret < 0)
+		return ret;
+	pp->watched = true;
+	series_flushable_set(s, p, series_needs_flush(r, p, s));
 	ru = &pp->lines[i];
-	n = series_node(r, p, s);
-	if (n >= 0 && sim_node_flushable_at(sim, n)) {	/* every line is 0 now, this one too */
-		series_flushable_set(s, p, true);
-		series_see_all(r, p, s);
-		return 0;
-	}
-	/* series_visible() */
-	if (n >= 0)
-		v = sim_line_error_at(sim, n, series_run_line(r, p, ru));
+	v = series_visible(r, p, s, i);
 	if (v < ru->min)
 		ru->min = v;
 	if (v > ru->max)
@@ -385,97 +361,27 @@ static inline int series_see_line(struct replay *r, struct sim *sim, unsigned in
 	return 0;
 }
 
-/*
- * Does every run see @s flushable, and has it the line whose bit of
- * s->have is @bit of word @have (NULL: an item out of the direct range)?
- * Then an update of the line changes nothing a run sees
- * (series_see_line() leaves at once): one cache line read, not two.  Only
- * where no run's thread changes s->open meanwhile (series_update_hits()).
- */
-static inline bool series_flushable_has(const struct rser *s, size_t have, uint64_t bit)
-{
-	return !__atomic_load_n(&s->open, __ATOMIC_RELAXED) && have != SIZE_MAX &&
-	       ((const uint64_t *)s->have)[have] & bit;
-}
-
-/*
- * series_update_hits() at series cgroup @s, which some run does not see
- * flushable or which lacks the line: made where new, seen by every run.
- * Out of line, as the path deeper than the cache: the update's look at
- * the ancestors every run sees flushable, most of them, stays a small
- * function with a small frame.
- */
-static __attribute__((noinline)) int series_update_at(struct replay *r, struct rser *s,
-						       enum sim_item_kind kind, int item)
-{
-	long i = series_item(s, kind, item);
-	unsigned int p;
-	int ret;
-
-	if (i < 0)
-		return -ENOMEM;
-	for (p = 0; p < r->p.nr_runs; p++) {
-		ret = series_see_line(r, r->sims[p], p, s, (size_t)i, kind, item);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
-}
-
-/* series_update_hits() of a path deeper than the cache, listed in @hits. */
-static __attribute__((noinline)) int series_update_deep(struct replay *r, struct rcg *c,
-							 enum sim_item_kind kind, int item,
-							 struct rser_hits *hits)
+/* series_update(), the new lines listed in @hits. */
+static int series_update_hits(struct replay *r, struct rcg *c, enum sim_item_kind kind,
+			      int item, struct rser_hits *hits)
 {
 	unsigned int p;
 	int ret;
 
 	hits->nr = 0;
-	ret = series_path(r, c, kind, item, hits);
+	ret = series_path_new(r, c, kind, item, hits);
+	if (ret >= 0 && !hits->nr)
+		return 0;	/* nearly every update */
 	for (p = 0; ret >= 0 && p < r->p.nr_runs; p++)
 		ret = series_update_run(r, hits->v, hits->nr, p, kind, item);
 	return ret < 0 ? ret : 0;
 }
 
-/* series_update(), the deep path's list in @hits. */
-static inline int series_update_hits(struct replay *r, struct rcg *c, enum sim_item_kind kind,
-				     int item, struct rser_hits *hits)
-{
-	size_t have;
-	uint64_t bit;
-	unsigned int j;
-	int ret;
-
-	if (kind == SIM_ITEM_LRUVEC)
-		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
-	if (c->ser_gen != r->ser_gen)
-		series_path_cache(r, c);
-	if (c->nr_ser_path > RCG_SER_PATH)
-		return series_update_deep(r, c, kind, item, hits);
-	/* the line's word and bit of rser.have, the same in every series cgroup */
-	have = item >= 0 && item < RSER_DIRECT ?
-	       (size_t)(kind == SIM_ITEM_EVENT) * (RSER_DIRECT / 64) + (size_t)item / 64 : SIZE_MAX;
-	bit = 1ull << ((unsigned int)item % 64);
-	for (j = 0; j < c->nr_ser_path; j++) {
-		struct rser *s = c->ser_path[j];
-
-		/* a line there and every run's cgroup flushable: nothing to see */
-		if (series_flushable_has(s, have, bit))
-			continue;
-		ret = series_update_at(r, s, kind, item);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
-}
-
 /**
  * series_update() - after an update of (@kind, @item) to @c was applied to
- * every policy: the series cgroups on @c's path see the line change, made
- * where new.  Each series cgroup's line is looked at by every run at once,
- * as series_update_run() would (a run's look at one series cgroup reads
- * and writes nothing of another's): no hits array in between, since most
- * of them, at flushable ancestors, are left at once.
+ * every run: the series lines on @c's path made where new, and shown to
+ * every run.  What the update changed in the lines of series cgroups that
+ * are not flushable each run's simulator keeps itself (sim_watch()).
  */
 int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item)
 {
@@ -486,9 +392,8 @@ int series_update(struct replay *r, struct rcg *c, enum sim_item_kind kind, int 
  * series_update_one() - series_update() of a pass with a single run, on the
  * run's own thread (workers.c): with one run the series lines are the run's
  * alone until the next sample, which the pass takes serially, so a line can
- * join here without stopping the pass.  Each line is seen as it is found,
- * with no list of them; a deep path's list goes through @hits, the run's
- * own (the pass keeps r->hits).
+ * join here without stopping the pass.  The new lines go through @hits, the
+ * run's own (the pass keeps r->hits).
  */
 int series_update_one(struct replay *r, struct rcg *c, enum sim_item_kind kind, int item,
 		      struct rser_hits *hits)
@@ -498,21 +403,20 @@ int series_update_one(struct replay *r, struct rcg *c, enum sim_item_kind kind, 
 
 /*
  * The per-run half of series_update() of (@kind, @item), for a run's own
- * thread: the lines are resolved already (series_lines_resolve()), so
- * nothing shared changes; only run @p's lines, min, max, handles and
- * flushable entries are written.  Return: 0 or -errno.
+ * thread, after it applied the update: the lines the update made
+ * (series_lines_resolve()), @nr of them, shown to run @p.  Only run @p's
+ * lines and handles are written.  Return: 0 or -errno.
  */
 int series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, unsigned int p,
 		      enum sim_item_kind kind, int item)
 {
-	struct sim *sim = r->sims[p];
 	size_t i;
 	int ret;
 
 	if (kind == SIM_ITEM_LRUVEC)
 		kind = SIM_ITEM_STATE;	/* one line of memory.stat (sim.h) */
 	for (i = 0; i < nr; i++) {
-		ret = series_see_line(r, sim, p, hit[i].s, hit[i].i, kind, item);
+		ret = series_show(r, p, hit[i].s, hit[i].i, kind, item);
 		if (ret < 0)
 			return ret;
 	}
@@ -521,16 +425,14 @@ int series_update_run(struct replay *r, const struct rser_hit *hit, size_t nr, u
 
 /**
  * series_lines_resolve() - the series lines an update of (@kind, @item) to
- * @c reaches, appended to @out, made where a series cgroup sees the line
- * first.  Making one changes nothing a run reads: its slot is new, and each
- * run is shown it as it applies this update (series_update_run()), which
- * the caller must then queue for every run.
- * Return: 1 appended, -ENOMEM.
+ * @c makes, appended to @out, for the runs' threads to show
+ * (series_update_run()).  Only the pass's thread.
+ * Return: 1, -ENOMEM.
  */
 int series_lines_resolve(struct replay *r, struct rcg *c, enum sim_item_kind kind,
 			 int item, struct rser_hits *out)
 {
-	return series_path(r, c, kind, item, out);
+	return series_path_new(r, c, kind, item, out);
 }
 
 struct series_vis {
@@ -637,6 +539,7 @@ static int series_item_row(struct replay *r, unsigned int p, struct rser *s, siz
 int series_sample_run(struct replay *r, unsigned int p, struct series_vals *out)
 {
 	size_t i, k;
+	int32_t n;
 	int ret;
 
 	out->nr_v = 0;
@@ -659,14 +562,23 @@ int series_sample_run(struct replay *r, unsigned int p, struct series_vals *out)
 			       sizeof(*out->v));
 		if (ret < 0)
 			return ret;
+		n = series_node(r, p, s);
 		for (k = 0; k < pp->nr_lines; k++) {
 			struct rser_run *ru = &pp->lines[k];
-			int64_t e = series_visible(r, p, s, k);
+			int64_t e = series_visible(r, p, s, k), lo, hi;
+			struct series_val *sv = &out->v[out->nr_v++];
 
-			out->v[out->nr_v++] = (struct series_val){
+			*sv = (struct series_val){
 				.error = e, .min = ru->min < e ? ru->min : e,
 				.max = ru->max > e ? ru->max : e,
 			};
+			/* and what the run's updates changed (series_show()) */
+			if (n >= 0 && sim_range_take(r->sims[p], n, series_run_line(r, p, ru), &lo, &hi)) {
+				if (lo < sv->min)
+					sv->min = lo;
+				if (hi > sv->max)
+					sv->max = hi;
+			}
 			/* held into the next interval */
 			ru->min = ru->max = e;
 		}

@@ -7,10 +7,11 @@
  * shared decision (no series sample due, its cgroup known to the
  * simulators, no validation or inference, and no run's window kept open
  * past its unlock) has its shared half done by the pass right away (cgroup,
- * window hook, counters, the model's look at the order, its series lines,
- * made where new) and its per-run half queued in a block: the visits the
- * model puts before it (window_before_event_run(), window_update_run()),
- * sim_update(), and the run's series minimum, maximum and visited lines.
+ * window hook, counters, the model's look at the order, the series lines it
+ * makes) and its per-run half queued in a block: the visits the model puts
+ * before it (window_before_event_run(), window_update_run()), sim_update()
+ * (whose simulator keeps the series' ranges, sim_watch()), and the run's
+ * new and visited series lines.
  * Those touch only the run's simulator, window and series entries.  A
  * waiting read does not stop it: whether a read's flush is over changes only at the flush and lock
  * events (window.c's pending flushes), when a window kept open past its
@@ -73,10 +74,10 @@ struct wk_block {
 	/* an update's model half for the runs (window_update_shared()), if upd_run */
 	struct model_upd	upd[WK_BLOCK];
 	bool			upd_run[WK_BLOCK];
-	/* an update's series lines, hits.v[hit0..]; unused with own_series */
+	/* the series lines an update made, hits.v[hit0..]; unused with own_series */
 	uint32_t		hit0[WK_BLOCK], nr_hits[WK_BLOCK];
 	uint32_t		nr;
-	struct rser_hits	hits;			/* the events' series lines */
+	struct rser_hits	hits;			/* the series lines the events made */
 	struct rows_list	eps[REPLAY_MAX_RUNS];	/* per run */
 	/* a series sample among its events (at most one): its index, each run's values */
 	bool			sampled;
@@ -237,6 +238,7 @@ static int workers_apply(struct workers *w, struct wk_block *b, unsigned int p)
 		hc ^= 1;
 		if (ret)
 			break;
+		/* the series lines the update made */
 		if (w->own_series)
 			ret = series_update_one(r, b->ev[i].c, kind, ev->item, &w->one_hits);
 		else if (b->nr_hits[i])	/* without series the block has no hits array */

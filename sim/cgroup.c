@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cgroup.h"
+#include "watch.h"
 
 /* The ancestors of @idx: @parent, then the parent's own list shifted by one. */
 static void sim_path_fill(struct sim *s, int32_t idx, int32_t parent)
@@ -74,6 +75,8 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 			return -ENOMEM;
 		memset(dirty + s->cap_nodes / 64, 0, (cap - s->cap_nodes) / 8);
 		s->owe_dirty = dirty;
+		if (s->watched && sim_watch_grow(s, cap))
+			return -ENOMEM;
 		nodes = sim_array_grow(s->nodes, sizeof(*nodes) * s->cap_nodes,
 				       sizeof(*nodes) * cap);
 		if (!nodes)
@@ -112,6 +115,11 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 		n->level = p->level + 1;
 		n->next_sibling = p->first_child;
 		p->first_child = idx;
+	}
+	if (s->nr_watch_ids) {
+		ret = sim_watch_created(s, idx, id);
+		if (ret)
+			return ret;
 	}
 	return idx;
 }

@@ -8,6 +8,7 @@
 
 #include "cgroup.h"
 #include "policy.h"
+#include "watch.h"
 
 /* TH of memcg_vmstats_needs_flush() and the stranded limit above it, for @nr_online. */
 static void sim_thresholds(struct sim *s, unsigned int nr_online)
@@ -56,6 +57,7 @@ void sim_destroy(struct sim *s)
 	if (!s)
 		return;
 	sim_items_destroy(s);
+	sim_watch_destroy(s);
 	sim_array_free(s->nodes, sizeof(*s->nodes) * s->cap_nodes);
 	free(s->path);
 	free(s->calm_up);

@@ -121,6 +121,17 @@ struct sim_line {
 	double			vis_area;	/* integral of |visible error|, unit * ns */
 };
 
+/* The range of a watched line's visible error since it was last taken: lo > hi when empty. */
+struct sim_range {
+	int64_t			lo, hi;
+};
+
+/* A watched memcg's ranges, by item index (cap of them). */
+struct sim_wnode {
+	struct sim_range	*r;
+	uint32_t		cap;
+};
+
 /* Per (memcg, line): what the reads of the memcg got; only for memcgs that are read. */
 struct sim_item_reads {
 	uint64_t		max_err;
@@ -312,6 +323,25 @@ struct sim {
 	int32_t			*visited;
 	uint32_t		nr_visited;
 	uint32_t		cap_visited;
+
+	/*
+	 * Watched memcgs (watch.c, sim_watch()): after each update, the
+	 * visible error of the line it changed (0 for every line, where the
+	 * update made the memcg flushable) widens that line's range, until
+	 * sim_range_take().  watched[node] is nonzero for them and grows with
+	 * the nodes once one is watched; watch_ids are ids watched before the
+	 * simulator knew them.  The update's watched memcgs below its calm
+	 * top that were not flushable wait in wpend until its walk is done
+	 * (room for nr_watched).
+	 */
+	uint8_t			*watched;
+	struct sim_wnode	*wn;		/* [node], beside watched */
+	uint32_t		nr_watched;
+	uint64_t		*watch_ids;
+	uint32_t		nr_watch_ids;
+	uint32_t		cap_watch_ids;
+	int32_t			*wpend;
+	uint32_t		nr_wpend;
 
 	/* stranded episodes go here when they end */
 	int			(*ep_fn)(const struct sim_episode *ep, void *ctx);

@@ -11,6 +11,7 @@
 
 #include "cgroup.h"
 #include "policy.h"
+#include "watch.h"
 
 /*
  * One node's share of an update of line @k: @n and every ancestor miss it
@@ -170,7 +171,8 @@ void sim_lines_prefetch(const struct sim *s, int32_t node, uint32_t k, int32_t t
  * sim_walk_abs()): at the memcg and each ancestor below the calm top
  * of its path (sim_calm_top()) now, the top's share deferred (lag.c).
  * always_inline: one copy in each policy's update path, which is then one
- * function but for the rare calls.
+ * function but for the rare calls.  The watched memcgs it changed that
+ * are not flushable wait in s->wpend for sim_watch_look() after the walk.
  */
 static inline __attribute__((always_inline))
 int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
@@ -238,10 +240,14 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 	g = node != top ? sim_settled(s, ts) : 0;
 	for (idx = node; idx != top; idx = n->parent) {
 		n = &s->nodes[idx];
-		if (sim_node_calm(n))
+		if (sim_node_calm(n)) {
 			stale_add(s, n, ts, k, mag, walk_mag, d, g, true);
-		else
-			stale_add(s, n, ts, k, mag, walk_mag, d, g, false);
+			continue;
+		}
+		stale_add(s, n, ts, k, mag, walk_mag, d, g, false);
+		/* a watched memcg that is not flushable: its line is seen after the walk */
+		if (__builtin_expect(s->watched != NULL, 0) && s->watched[idx] && !n->flushable)
+			s->wpend[s->nr_wpend++] = idx;
 	}
 	if (top != SIM_NONE)
 		stale_defer(s, top, ts, k, mag, walk_mag, d);
@@ -308,6 +314,11 @@ int sim_update_slot(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind
 	}
 	if (abs_val)
 		sim_walk_run(s, slot, abs_val, step == sim_policy_continue_step, step);
+	if (__builtin_expect(s->nr_wpend != 0, 0)) {
+		ret = sim_watch_look(s, k);
+		if (ret)
+			return ret;
+	}
 	return sim_lag_err_take(s);
 }
 

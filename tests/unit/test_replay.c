@@ -378,7 +378,84 @@ TEST(bad_cpu_stops)
 	replay_destroy(r);
 }
 
+/* The root's series rows of item 0, per run (series_sink()). */
+struct ser_rec {
+	struct replay_sample	s[3][4];
+	unsigned int		n[3];
+};
+
+static int series_sink(void *ctx, unsigned int pol, const struct replay_sample *sm)
+{
+	struct ser_rec *sr = ctx;
+
+	if (sm->id == R && sm->kind == SIM_ITEM_STATE && sm->item == 0 && sr->n[pol] < 4)
+		sr->s[pol][sr->n[pol]++] = *sm;
+	return 0;
+}
+
+/*
+ * A series' minimum and maximum between samples hold every update's visible
+ * error: the first one a run sees of a series cgroup (series_show()) and
+ * those its simulator keeps (sim_watch()).  Series of R every 1000 ns from
+ * the first event (100); L's updates on CPU 0, nothing flushable (per-CPU
+ * |val| sums 40, 60, then 90 >= 64 moves 90 to the atomics, then 45, 46;
+ * TH = 256), so R's visible error is minus what is missing there: -40, -20,
+ * -50, -5, -6.
+ *   t=100  +40 -> -40; t=200 -20 -> -20
+ *   sample at 1100, before the update there: error -20, min -40 (the first
+ *     look), max 0 (the line's value before it existed)
+ *   t=1100 +30 -> -50; t=1200 -45 -> -5
+ *   sample at 2100: error -5, min -50, max -5 (the simulator's range: the
+ *     interval starts from the last sample's -20)
+ *   t=2100 +1 -> -6, the last event: its sample, 2100, was taken before it.
+ * The same under every policy (nothing is flushable), on one thread and
+ * with the runs on threads of their own.
+ */
+TEST(series_min_max_from_updates)
+{
+	static const char *const pols[] = { "break", "continue", "legacy" };
+	static const struct mcr_event ev[] = {
+		UPD(100, 0, L, 40), UPD(200, 0, L, -20), UPD(1100, 0, L, 30), UPD(1200, 0, L, -45),
+		UPD(2100, 0, L, 1),
+	};
+	static const uint64_t ids[] = { R };
+	struct replay_trace tr = trace4(false);
+	unsigned int threads, p, k;
+
+	for (threads = 1; threads <= 3; threads += 2) {
+		struct ser_rec sr = { 0 };
+		struct arr_src a = { .ev = ev, .n = N(ev) };
+		struct replay_source src = { .next = arr_next, .rewind = arr_rewind, .ctx = &a };
+		struct replay_params prm = {
+			.model = &replay_model_window, .sample_ns = 1000, .series_ids = ids,
+			.nr_series_ids = 1, .threads = threads,
+			.sink = { .sample = series_sink, .ctx = &sr },
+		};
+		struct replay *r = NULL;
+
+		for (p = 0; p < 3; p++)
+			prm.runs[prm.nr_runs++] = replay_run_own(&tr, sim_policy_find(pols[p]));
+		ASSERT_EQ(replay_create(&prm, &tr, &r), 0);
+		ASSERT_EQ(replay_run(r, &src), 0);
+		replay_destroy(r);
+		for (p = 0; p < 3; p++) {
+			/* sample 0 (100, before the line), 1100, 2100 */
+			ASSERT_EQ(sr.n[p], 3);
+			for (k = 0; k < 3; k++)
+				ASSERT_EQ(sr.s[p][k].ts, 100 + 1000 * k);
+			ASSERT(sr.s[p][0].error == 0 && sr.s[p][0].min_error == 0 &&
+			       sr.s[p][0].max_error == 0);
+			ASSERT_EQ(sr.s[p][1].error, -20);
+			ASSERT_EQ(sr.s[p][1].min_error, -40);
+			ASSERT_EQ(sr.s[p][1].max_error, 0);
+			ASSERT_EQ(sr.s[p][2].error, -5);
+			ASSERT_EQ(sr.s[p][2].min_error, -50);
+			ASSERT_EQ(sr.s[p][2].max_error, -5);
+		}
+	}
+}
+
 TEST_MAIN(seed_race_explicit_visits, flush_models_place_visits, lock_only_release_flush,
 	  policy_flushes_where_kernel_did_not, validate_seed_race, bad_cpu_stops,
 	  inferred_order_reproduces_kernel, validate_names_unknown_parent,
-	  validate_late_update_past_next_lock)
+	  validate_late_update_past_next_lock, series_min_max_from_updates)
