@@ -12,15 +12,15 @@
  * the cgroup (that line; all lines if the update made the cgroup
  * flushable) and any event during which a policy made visits.  States
  * inside one event (the visits of an instant flush) are not seen, as no
- * reader could see them either.  The updates' part each run's simulator
- * keeps, its series cgroups watched (sim_watch()): in the update path, on
- * the lines it touches anyway, and only at cgroups that are not flushable,
- * each run's range taken at each sample.  Looked at here after every
- * update, one run's look was a few cache misses per series ancestor, most
- * of them flushable, and most of the series' cost.  What is left per
- * update here is making a line where the update is the first of its item
- * below a series cgroup: one bit of the updated cgroup says it is not.
- * The visits' part is here (series_visited()).
+ * reader could see them either.  Each run's simulator keeps them, its
+ * series cgroups watched (sim_watch()): in the update path, on the lines it
+ * touches anyway and only at cgroups that are not flushable, and after an
+ * event that visited them (sim_watch_visited()); each sample takes the
+ * ranges.  Looked at here after every update, one run's look was a few
+ * cache misses per series ancestor, most of them flushable, and most of
+ * the series' cost.  What is left per update here is making a line where
+ * the update is the first of its item below a series cgroup: one bit of
+ * the updated cgroup says it is not.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -199,31 +199,6 @@ static int series_run_show(struct rser_pol *pp, size_t slot, enum sim_item_kind 
 	return 0;
 }
 
-/*
- * Every line of @s under run @p is seen: its visible error now widens its
- * minimum and maximum since the last sample.  The node and its flag are
- * looked at once.
- */
-static void series_see_all(struct replay *r, unsigned int p, struct rser *s)
-{
-	struct rser_pol *pp = &s->pol[p];
-	int32_t n = pp->flushable ? -1 : series_node(r, p, s);
-	size_t i;
-
-	for (i = 0; i < pp->nr_lines; i++) {
-		struct rser_run *ru = &pp->lines[i];
-		int64_t v = 0;
-
-		/* series_visible() */
-		if (n >= 0)
-			v = sim_line_error_at(r->sims[p], n, series_run_line(r, p, ru));
-		if (v < ru->min)
-			ru->min = v;
-		if (v > ru->max)
-			ru->max = v;
-	}
-}
-
 static int series_hits_grow(struct rser_hits *h)
 {
 	size_t cap = h->cap ? h->cap * 2 : 64;
@@ -328,31 +303,37 @@ static int series_path_new(const struct replay *r, struct rcg *c, enum sim_item_
 /*
  * Run @p is shown line @i of @s, (@kind, @item), after it applied the
  * update that made it: a slot it has not been shown, the next of its own
- * (series_run_show(), min = max = 0: the value before the line existed).
- * What the update changed there the run's simulator holds (sim_watch()),
- * but for the first line a run is shown of @s, which starts the watch:
- * that update it looks at here, as every update was looked at before
- * simulators kept the ranges (a cgroup that became flushable shows 0).
+ * (series_run_show(), min = max = 0: the value before the line existed),
+ * and its visible error now.  The first line a run is shown of @s starts
+ * the watch of its memcg by the run's simulator (sim_watch()), which keeps
+ * the ranges from then on; what its range holds of the line from before
+ * (the visits' looks see every line) is dropped.
  */
 static int series_show(struct replay *r, unsigned int p, struct rser *s, size_t i,
 		       enum sim_item_kind kind, int item)
 {
 	struct rser_pol *pp = &s->pol[p];
 	struct rser_run *ru;
-	int64_t v;
+	int64_t v, lo, hi;
+	int32_t n;
 	int ret;
 
 	if (i < pp->nr_lines)
 		return 0;
 	ret = series_run_show(pp, i, kind, item);
-	if (ret < 0 || pp->watched)
-		return ret;
-	ret = sim_watch(r->sims[p], s->c->id);
 	if (ret < 0)
 		return ret;
-	pp->watched = true;
-	series_flushable_set(s, p, series_needs_flush(r, p, s));
+	if (!pp->watched) {
+		ret = sim_watch(r->sims[p], s->c->id);
+		if (ret < 0)
+			return ret;
+		pp->watched = true;
+	}
 	ru = &pp->lines[i];
+	n = series_node(r, p, s);
+	if (n >= 0)
+		sim_range_take(r->sims[p], n, series_run_line(r, p, ru), &lo, &hi);
+	series_flushable_set(s, p, series_needs_flush(r, p, s));
 	v = series_visible(r, p, s, i);
 	if (v < ru->min)
 		ru->min = v;
@@ -435,30 +416,12 @@ int series_lines_resolve(struct replay *r, struct rcg *c, enum sim_item_kind kin
 	return series_path_new(r, c, kind, item, out);
 }
 
-struct series_vis {
-	struct replay	*r;
-	unsigned int	p;
-};
-
-/* Memcg @id was visited under run v->p: if it has series, its lines are seen again. */
-static int series_visited(uint64_t id, void *ctx)
-{
-	struct series_vis *v = ctx;
-	struct rcg *c = rcg_find(v->r, id);
-
-	if (!c || !c->ser)
-		return 0;
-	series_flushable_set(c->ser, v->p, series_needs_flush(v->r, v->p, c->ser));
-	series_see_all(v->r, v->p, c->ser);
-	return 0;
-}
-
 /**
- * series_after_event() - the series cgroups a run visited during the last
- * event are looked at again: visits change what is shown and reset
- * stats_updates.  Only the visited ones: a visit changes nothing else's
- * visible error (sim_visited_drain()), and a state already seen adds nothing
- * to a minimum or maximum.
+ * series_after_event() - after an event: the series cgroups a run visited
+ * during it see every line again (visits change what is shown and reset
+ * stats_updates), which each run's simulator does (sim_watch_visited()).
+ * Only the visited ones: a visit changes nothing else's visible error, and
+ * a state already seen adds nothing to a minimum or maximum.
  */
 int series_after_event(struct replay *r)
 {
@@ -473,13 +436,10 @@ int series_after_event(struct replay *r)
 	return 0;
 }
 
-/* series_after_event() for run @p alone, on its own thread: only its entries are written. */
+/* series_after_event() for run @p alone, on its own thread: only its simulator is written. */
 int series_after_event_run(struct replay *r, unsigned int p)
 {
-	struct series_vis v = { .r = r, .p = p };
-	int ret = sim_visited_drain(r->sims[p], series_visited, &v);
-
-	return ret < 0 ? ret : 0;
+	return sim_watch_visited(r->sims[p]);
 }
 
 /*

@@ -410,12 +410,19 @@ int32_t sim_line_handle(const struct sim *s, enum sim_item_kind kind, int item);
  * Watched memcgs (watch.c): from sim_watch() on, each update that changes a
  * line of @id while it is not flushable widens the range of the line's
  * visible error (sim_line_error_at(), 0 for every line if the update makes
- * it flushable); sim_range_take() returns a line's range since it was last
- * taken (false: no such update) and starts it again empty.  Visits and CPU
- * hotplug change visible errors too: a caller looks at those itself.
+ * it flushable), and so does each event that visits it, for every line
+ * (sim_watch_visited()); sim_range_take() returns a line's range since it
+ * was last taken (false: none seen) and starts it again empty.  CPU
+ * hotplug changes visible errors too: a caller looks at that itself.
  */
 int sim_watch(struct sim *s, uint64_t id);
 bool sim_range_take(struct sim *s, int32_t node, int32_t line, int64_t *lo, int64_t *hi);
+/*
+ * After an event: the watched memcgs it visited see every line's visible
+ * error (0 for all where flushable); empties the list sim_visited_drain()
+ * reads.  Return: 0, -ENOMEM.
+ */
+int sim_watch_visited(struct sim *s);
 bool sim_node_flushable_at(const struct sim *s, int32_t node);
 int64_t sim_line_error_at(const struct sim *s, int32_t node, int32_t line);
 /*

@@ -12,9 +12,12 @@
  * update's walk, each watched memcg it changed that was not flushable
  * before sees its line (or every line, where the walk made it flushable)
  * widen the line's range; one that was flushable shows 0 still, which the
- * caller's range holds already (see sim_range_take()).  What other events change (visits,
- * CPU hotplug) the caller looks at itself after them.  States inside one
- * update are not seen, as no reader could see them.
+ * caller's range holds already (see sim_range_take()).  A visit moves the
+ * visited memcg's lines and may end its flushable state: after each event
+ * the caller asks sim_watch_visited(), and each watched memcg visited sees
+ * every line.  States inside one update or event are not seen, as no
+ * reader could see them.  CPU hotplug (sim_set_online()) the caller looks
+ * at itself.
  *
  * Costs nothing per update where no memcg is watched, and one byte per
  * memcg of the path below its calm top where some are.
@@ -152,6 +155,37 @@ int sim_watch_flushable(struct sim *s, int32_t node)
 	ret = sim_ranges_reserve(s, node, s->nr_items - 1);
 	for (j = 0; !ret && j < s->nr_items; j++)
 		sim_range_see(&s->wn[node].r[j], 0);
+	return ret;
+}
+
+/**
+ * sim_watch_visited() - after an event: each watched memcg visited during
+ * it sees the visible error of every line it has (its visits moved them,
+ * and may have ended its flushable state); the visited list is emptied,
+ * as by sim_visited_drain()
+ * @s: the simulator
+ *
+ * Return: 0, -ENOMEM.
+ */
+int sim_watch_visited(struct sim *s)
+{
+	uint32_t i, j;
+	int ret = 0;
+
+	/* replay asks after every event; most events visit nothing */
+	for (i = 0; i < s->nr_visited; i++) {
+		int32_t node = s->visited[i];
+		const struct sim_node *n = &s->nodes[node];
+
+		s->nodes[node].vis_listed = false;
+		if (ret || !s->watched || !s->watched[node] || !s->nr_items)
+			continue;
+		ret = sim_ranges_reserve(s, node, s->nr_items - 1);
+		for (j = 0; !ret && j < s->nr_items; j++)
+			sim_range_see(&s->wn[node].r[j],
+				      n->flushable || j >= n->cap_it ? 0 : -n->lines[j].miss);
+	}
+	s->nr_visited = 0;
 	return ret;
 }
 

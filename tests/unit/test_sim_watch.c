@@ -31,14 +31,17 @@ static bool take(struct sim *s, uint64_t id, int32_t line, int64_t *lo, int64_t 
  * - B -4: A misses 6: [-10, -6].  Taken: those; again: empty.
  * - B +60: per-CPU 10 + 4 + 60 = 74 at B, A and the root: each moves 74 to
  *   its atomic, 74 > TH, so the walk makes A flushable: every line of A
- *   shows 0 after it (not -66, which only the walk's inside saw): [0, 0],
- *   line 6 (not yet known to A's range) too once it exists.
+ *   shows 0 after it (not -66, which only the walk's inside saw): [0, 0];
+ *   line 6, which the simulator does not know yet, gets nothing.
  * - B +1 of line 6: A and the root are calm (flushable, not stranded), as
  *   is B: nothing is seen, A's line 6 stays empty.
  * - C appears under A and takes +5 of line 5: A and the root are calm, C
  *   is not flushable: C's line 5 [-5, -5]; A's line 5 empty since taken.
- * - A flush of the root visits all: C's error goes back to 0, but visits
- *   are the caller's to look at: C's range is still [-5, -5].
+ * - A flush of the root visits all: C's error goes back to 0, seen when
+ *   the caller asks after the event (sim_watch_visited()): before that C's
+ *   range is [-5, -5] (taken), after it C's line 5 [0, 0] and A's lines 5
+ *   and 6 [0, 0] (A is no longer flushable: its atomic was reset; nothing
+ *   is missing); the root, not watched, none.
  */
 TEST(ranges)
 {
@@ -85,6 +88,17 @@ TEST(ranges)
 	ASSERT(take(s, C, l5, &lo, &hi));
 	ASSERT_EQ(lo, -5);
 	ASSERT_EQ(hi, -5);
+	ASSERT_EQ(sim_watch_visited(s), 0);
+	ASSERT(!sim_needs_flush(s, A));
+	ASSERT(take(s, C, l5, &lo, &hi));
+	ASSERT(lo == 0 && hi == 0);
+	ASSERT(take(s, A, l5, &lo, &hi));
+	ASSERT(lo == 0 && hi == 0);
+	ASSERT(take(s, A, l6, &lo, &hi));
+	ASSERT(lo == 0 && hi == 0);
+	ASSERT(!take(s, ROOT, l5, &lo, &hi));
+	ASSERT_EQ(sim_watch_visited(s), 0);	/* the list is empty: nothing more */
+	ASSERT(!take(s, C, l5, &lo, &hi));
 	sim_destroy(s);
 }
 
