@@ -530,8 +530,9 @@ int window_visit(struct replay *r, const struct mcr_event *ev)
  * @c's path that the window still has to make: the per-CPU phase of those
  * counters is unknown: memcg_rstat_updated() takes no rstat lock.
  *
- * It marks the path, so that validation without inference can name "window
- * order unknown" as a mismatch's cause.  Inference itself branches on that
+ * It counts the update and, when validating, marks the path, so that
+ * validation without inference can name "window order unknown" as a
+ * mismatch's cause.  Inference itself branches on that
  * order in infer_update() (replay/infer/infer_update.c); the inferred flush model
  * replays the order it found (replay/model_inferred.c).
  */
@@ -551,6 +552,9 @@ void window_update_hook(struct replay *r, const struct mcr_event *ev, struct rcg
 	if (!inside)
 		return;
 	r->st.win.in_window_updates++;
+	/* only validation reads the marks: a replay's path stays clean */
+	if (!r->val)
+		return;
 	for (a = c; a; a = a->parent)
 		a->window_ts = ev->ts;
 }
