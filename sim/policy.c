@@ -19,6 +19,8 @@ static const struct sim_policy sim_policies[] = {
 		.step		= sim_policy_break_step,
 		.update		= sim_update_break,
 		.apply		= sim_update_break_apply,
+		.update_watched	= sim_update_break_watched,
+		.apply_watched	= sim_update_break_watched_apply,
 	},
 	{
 		.name		= "continue",
@@ -27,6 +29,8 @@ static const struct sim_policy sim_policies[] = {
 		.step		= sim_policy_continue_step,
 		.update		= sim_update_continue,
 		.apply		= sim_update_continue_apply,
+		.update_watched	= sim_update_continue_watched,
+		.apply_watched	= sim_update_continue_watched_apply,
 	},
 	{
 		.name		= "legacy",
@@ -35,6 +39,8 @@ static const struct sim_policy sim_policies[] = {
 		.step		= sim_policy_legacy_step,
 		.update		= sim_update_legacy,
 		.apply		= sim_update_legacy_apply,
+		.update_watched	= sim_update_legacy_watched,
+		.apply_watched	= sim_update_legacy_watched_apply,
 	},
 };
 

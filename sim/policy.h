@@ -125,5 +125,18 @@ int sim_update_break_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_
 int sim_update_continue_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
 int sim_update_legacy_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
 int sim_update_generic_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
+/* the same for a simulator with watched memcgs (struct sim_policy.update_watched, .apply_watched) */
+int sim_update_break_watched(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+			     enum sim_item_kind kind, int item, int64_t val);
+int sim_update_continue_watched(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+				enum sim_item_kind kind, int item, int64_t val);
+int sim_update_legacy_watched(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+			      enum sim_item_kind kind, int item, int64_t val);
+int sim_update_generic_watched(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+			       enum sim_item_kind kind, int item, int64_t val);
+int sim_update_break_watched_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
+int sim_update_continue_watched_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
+int sim_update_legacy_watched_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
+int sim_update_generic_watched_apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
 
 #endif

@@ -109,6 +109,10 @@ struct sim_policy {
 		      enum sim_item_kind kind, int item, int64_t val);
 	/* Optional with @update: sim_update_apply(), @step inlined; NULL: through @step */
 	int (*apply)(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
+	/* Optional with @update and @apply: theirs once the simulator watches a memcg (sim_watch()) */
+	int (*update_watched)(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
+			      enum sim_item_kind kind, int item, int64_t val);
+	int (*apply_watched)(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val);
 };
 
 const struct sim_policy *sim_policy_find(const char *name);	/* NULL if unknown */

@@ -171,12 +171,14 @@ void sim_lines_prefetch(const struct sim *s, int32_t node, uint32_t k, int32_t t
  * sim_walk_abs()): at the memcg and each ancestor below the calm top
  * of its path (sim_calm_top()) now, the top's share deferred (lag.c).
  * always_inline: one copy in each policy's update path, which is then one
- * function but for the rare calls.  The watched memcgs it changed that
- * are not flushable wait in s->wpend for sim_watch_look() after the walk.
+ * function but for the rare calls.  @watch (a simulator with watched
+ * memcgs, sim_watch(): its own instance of the update path): the watched
+ * memcgs it changed that are not flushable wait in s->wpend for
+ * sim_watch_look() after the walk.
  */
 static inline __attribute__((always_inline))
 int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
-		     uint32_t k, int64_t val, uint32_t walk_mag)
+		     uint32_t k, int64_t val, uint32_t walk_mag, bool watch)
 {
 	struct sim_pcpu *sl = &s->slots[slot];
 	/*
@@ -246,7 +248,7 @@ int sim_stale_update(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kin
 		}
 		stale_add(s, n, ts, k, mag, walk_mag, d, g, false);
 		/* a watched memcg that is not flushable: its line is seen after the walk */
-		if (__builtin_expect(s->watched != NULL, 0) && s->watched[idx] && !n->flushable)
+		if (watch && s->watched[idx] && !n->flushable)
 			s->wpend[s->nr_wpend++] = idx;
 	}
 	if (top != SIM_NONE)
@@ -298,7 +300,7 @@ void sim_path_prefetch(const struct sim *s, int32_t slot, bool prepared)
  */
 static inline __attribute__((always_inline))
 int sim_update_slot(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind kind,
-		    uint32_t k, int64_t val, bool prepared,
+		    uint32_t k, int64_t val, bool prepared, bool watch,
 		    struct sim_step_out (*step)(const struct sim_step_in *in))
 {
 	/* what the counters see (memcg_rstat_updated()'s int val), once for both halves */
@@ -308,13 +310,13 @@ int sim_update_slot(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind
 	/* counters only: the walk's slots and nodes are few and stay in cache */
 	if (!s->counters_only) {
 		sim_path_prefetch(s, slot, prepared);
-		ret = sim_stale_update(s, ts, slot, kind, k, val, abs_val);
+		ret = sim_stale_update(s, ts, slot, kind, k, val, abs_val, watch);
 		if (ret)
 			return ret;
 	}
 	if (abs_val)
 		sim_walk_run(s, slot, abs_val, step == sim_policy_continue_step, step);
-	if (__builtin_expect(s->nr_wpend != 0, 0)) {
+	if (watch && s->nr_wpend) {
 		ret = sim_watch_look(s, k);
 		if (ret)
 			return ret;
@@ -324,7 +326,7 @@ int sim_update_slot(struct sim *s, uint64_t ts, int32_t slot, enum sim_item_kind
 
 static inline __attribute__((always_inline))
 int sim_update_run(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
-		   enum sim_item_kind kind, int item, int64_t val,
+		   enum sim_item_kind kind, int item, int64_t val, bool watch,
 		   struct sim_step_out (*step)(const struct sim_step_in *in))
 {
 	int32_t node, slot;
@@ -353,7 +355,7 @@ int sim_update_run(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
 	k = sim_item_index(s, kind, item);
 	if (k < 0)
 		return k;
-	return sim_update_slot(s, ts, slot, kind, (uint32_t)k, val, false, step);
+	return sim_update_slot(s, ts, slot, kind, (uint32_t)k, val, false, watch, step);
 }
 
 /*
@@ -362,7 +364,7 @@ int sim_update_run(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,
  * since it was prepared is seen here as sim_update() would see it.
  */
 static inline __attribute__((always_inline))
-int sim_update_apply_run(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val,
+int sim_update_apply_run(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val, bool watch,
 			 struct sim_step_out (*step)(const struct sim_step_in *in))
 {
 	if (!val)
@@ -370,25 +372,37 @@ int sim_update_apply_run(struct sim *s, struct sim_prep h, uint64_t ts, int64_t 
 	sim_clock(s, ts);
 	s->now = ts;
 	s->cost.updates++;
-	return sim_update_slot(s, ts, h.slot, h.kind, (uint32_t)h.line, val, true, step);
+	return sim_update_slot(s, ts, h.slot, h.kind, (uint32_t)h.line, val, true, watch, step);
 }
 
 /*
  * The update path once per table policy, its step inlined in the walk
  * (struct sim_policy.update and .apply), and once with the step through
- * the policy's pointer for a policy built elsewhere.  sim_update() calls
- * the simulator's own through one pointer: no test of the policy on the path.
+ * the policy's pointer for a policy built elsewhere; each twice, for a
+ * simulator without watched memcgs and one with (.update_watched and
+ * .apply_watched, sim_watch()).  sim_update() calls the simulator's own
+ * through one pointer: no test of the policy or of watching on the path.
  */
 #define SIM_POLICY_UPDATE(name, stepfn)						\
 	int name(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,	\
 		 enum sim_item_kind kind, int item, int64_t val)		\
 	{									\
-		return sim_update_run(s, ts, cpu, id, kind, item, val, stepfn);	\
+		return sim_update_run(s, ts, cpu, id, kind, item, val, false, stepfn); \
 	}									\
 	int name##_apply(struct sim *s, struct sim_prep h, uint64_t ts,		\
 			 int64_t val)						\
 	{									\
-		return sim_update_apply_run(s, h, ts, val, stepfn);		\
+		return sim_update_apply_run(s, h, ts, val, false, stepfn);	\
+	}									\
+	int name##_watched(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id, \
+			   enum sim_item_kind kind, int item, int64_t val)	\
+	{									\
+		return sim_update_run(s, ts, cpu, id, kind, item, val, true, stepfn); \
+	}									\
+	int name##_watched_apply(struct sim *s, struct sim_prep h, uint64_t ts,	\
+				 int64_t val)					\
+	{									\
+		return sim_update_apply_run(s, h, ts, val, true, stepfn);	\
 	}
 
 SIM_POLICY_UPDATE(sim_update_break, sim_policy_break_step)

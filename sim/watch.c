@@ -19,13 +19,15 @@
  * reader could see them.  CPU hotplug (sim_set_online()) the caller looks
  * at itself.
  *
- * Costs nothing per update where no memcg is watched, and one byte per
- * memcg of the path below its calm top where some are.
+ * Costs nothing where no memcg is watched: a simulator takes its own
+ * instance of the update path at its first watch.  Then one byte per memcg
+ * of the path below its calm top.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy.h"
 #include "sim-local.h"
 #include "watch.h"
 
@@ -70,7 +72,14 @@ static int sim_watch_node(struct sim *s, int32_t node)
 		return -ENOMEM;
 	s->wpend = wp;
 	s->watched[node] = 1;
-	s->nr_watched++;
+	/* the first: from now on the update path's instance that lists them */
+	if (!s->nr_watched++) {
+		const struct sim_policy *p = s->policy;
+		bool own = p->update && p->apply && p->update_watched && p->apply_watched;
+
+		s->update = own ? p->update_watched : sim_update_generic_watched;
+		s->apply = own ? p->apply_watched : sim_update_generic_watched_apply;
+	}
 	return 0;
 }
 
