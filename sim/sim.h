@@ -573,11 +573,13 @@ void sim_episode_sink(struct sim *s, int (*fn)(const struct sim_episode *ep, voi
 int sim_episodes_close(struct sim *s, uint64_t ts);
 
 /*
- * The memcgs visited since the last call, each once, in first-visit order;
- * then the list is empty.  A visit changes only the visited memcg's shown
- * values, atomic and flushable state, so a caller that watches some memcgs
- * looks at these instead of all of them after each flush.  @fn's non-zero
- * return stops the walk (the rest stay listed) and is returned.
+ * The memcgs visited since the last call (or sim_watch_visited()), each
+ * once, in first-visit order; then the list is empty.  A visit changes only
+ * the visited memcg's shown values, atomic and flushable state, so a caller
+ * that follows some memcgs looks at these instead of all of them after each
+ * flush (the replay's series let the simulator do it: sim_watch_visited()).
+ * @fn's non-zero return stops the walk (the rest stay listed) and is
+ * returned.
  */
 int sim_visited_drain(struct sim *s, int (*fn)(uint64_t id, void *ctx), void *ctx);
 
