@@ -60,12 +60,13 @@ struct rser_run {
 };
 
 /*
- * Run p's view of a series cgroup: what an update's look at one of its
- * lines reads and writes, together (two cache lines, not five).
+ * Run p's view of a series cgroup: its simulator's node, and the lines the
+ * run was shown, each with its minimum and maximum between samples (what
+ * the simulator's range does not hold: the line's value before it existed
+ * and at the update that made it).
  */
 struct rser_pol {
 	int32_t		node;		/* sim_node_handle(), < 0 until known */
-	bool		flushable;
 	bool		watched;	/* the run's simulator watches it (series_show()) */
 	/*
 	 * By slot (rser_item.slot): the lines the run has been shown, each

@@ -133,19 +133,6 @@ static int32_t series_node(struct replay *r, unsigned int p, struct rser *s)
 	return pp->node;
 }
 
-static bool series_needs_flush(struct replay *r, unsigned int p, struct rser *s)
-{
-	int32_t n = series_node(r, p, s);
-
-	return n >= 0 && sim_node_flushable_at(r->sims[p], n);
-}
-
-/* Run @p sees @s flushable (@f) or not. */
-static void series_flushable_set(struct rser *s, unsigned int p, bool f)
-{
-	s->pol[p].flushable = f;
-}
-
 /* @ru's sim line under run @p, looked up until the sim knows it. */
 static inline int32_t series_run_line(struct replay *r, unsigned int p, struct rser_run *ru)
 {
@@ -161,15 +148,11 @@ static inline int32_t series_run_line(struct replay *r, unsigned int p, struct r
  */
 static int64_t series_visible(struct replay *r, unsigned int p, struct rser *s, size_t i)
 {
-	struct rser_pol *pp = &s->pol[p];
-	int32_t n;
+	int32_t n = series_node(r, p, s);
 
-	if (pp->flushable)
+	if (n < 0 || sim_node_flushable_at(r->sims[p], n))
 		return 0;
-	n = series_node(r, p, s);
-	if (n < 0)
-		return 0;
-	return sim_line_error_at(r->sims[p], n, series_run_line(r, p, &pp->lines[i]));
+	return sim_line_error_at(r->sims[p], n, series_run_line(r, p, &s->pol[p].lines[i]));
 }
 
 /*
@@ -333,7 +316,6 @@ static int series_show(struct replay *r, unsigned int p, struct rser *s, size_t 
 	n = series_node(r, p, s);
 	if (n >= 0)
 		sim_range_take(r->sims[p], n, series_run_line(r, p, ru), &lo, &hi);
-	series_flushable_set(s, p, series_needs_flush(r, p, s));
 	v = series_visible(r, p, s, i);
 	if (v < ru->min)
 		ru->min = v;
@@ -511,7 +493,6 @@ int series_sample_run(struct replay *r, unsigned int p, struct series_vals *out)
 		struct rser_pol *pp = &s->pol[p];
 		struct series_cg_val *cg = &out->cg[i];
 
-		series_flushable_set(s, p, series_needs_flush(r, p, s));
 		ret = sim_stale_get(r->sims[p], s->c->id, &cg->st);
 		if (ret < 0 && ret != -ENOENT)
 			return ret;

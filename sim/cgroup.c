@@ -75,7 +75,7 @@ int32_t sim_node_create(struct sim *s, uint64_t ts, uint64_t id, int32_t parent)
 			return -ENOMEM;
 		memset(dirty + s->cap_nodes / 64, 0, (cap - s->cap_nodes) / 8);
 		s->owe_dirty = dirty;
-		if (s->watched && sim_watch_grow(s, cap))
+		if (s->watched && sim_watch_grow(s, s->cap_nodes, cap))
 			return -ENOMEM;
 		nodes = sim_array_grow(s->nodes, sizeof(*nodes) * s->cap_nodes,
 				       sizeof(*nodes) * cap);

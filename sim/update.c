@@ -383,27 +383,19 @@ int sim_update_apply_run(struct sim *s, struct sim_prep h, uint64_t ts, int64_t 
  * .apply_watched, sim_watch()).  sim_update() calls the simulator's own
  * through one pointer: no test of the policy or of watching on the path.
  */
-#define SIM_POLICY_UPDATE(name, stepfn)						\
+#define SIM_UPDATE_PAIR(name, apply, stepfn, watch)				\
 	int name(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id,	\
 		 enum sim_item_kind kind, int item, int64_t val)		\
 	{									\
-		return sim_update_run(s, ts, cpu, id, kind, item, val, false, stepfn); \
+		return sim_update_run(s, ts, cpu, id, kind, item, val, watch, stepfn); \
 	}									\
-	int name##_apply(struct sim *s, struct sim_prep h, uint64_t ts,		\
-			 int64_t val)						\
+	int apply(struct sim *s, struct sim_prep h, uint64_t ts, int64_t val)	\
 	{									\
-		return sim_update_apply_run(s, h, ts, val, false, stepfn);	\
-	}									\
-	int name##_watched(struct sim *s, uint64_t ts, unsigned int cpu, uint64_t id, \
-			   enum sim_item_kind kind, int item, int64_t val)	\
-	{									\
-		return sim_update_run(s, ts, cpu, id, kind, item, val, true, stepfn); \
-	}									\
-	int name##_watched_apply(struct sim *s, struct sim_prep h, uint64_t ts,	\
-				 int64_t val)					\
-	{									\
-		return sim_update_apply_run(s, h, ts, val, true, stepfn);	\
+		return sim_update_apply_run(s, h, ts, val, watch, stepfn);	\
 	}
+#define SIM_POLICY_UPDATE(name, stepfn)						\
+	SIM_UPDATE_PAIR(name, name##_apply, stepfn, false)			\
+	SIM_UPDATE_PAIR(name##_watched, name##_watched_apply, stepfn, true)
 
 SIM_POLICY_UPDATE(sim_update_break, sim_policy_break_step)
 SIM_POLICY_UPDATE(sim_update_continue, sim_policy_continue_step)

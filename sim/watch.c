@@ -31,8 +31,8 @@
 #include "sim-local.h"
 #include "watch.h"
 
-/* Grow the per-node arrays to @cap nodes (new ones not watched). */
-int sim_watch_grow(struct sim *s, uint32_t cap)
+/* Grow the per-node arrays to @cap nodes, those from @from on not watched. */
+int sim_watch_grow(struct sim *s, uint32_t from, uint32_t cap)
 {
 	uint8_t *w;
 	struct sim_wnode *wn;
@@ -45,10 +45,8 @@ int sim_watch_grow(struct sim *s, uint32_t cap)
 	if (!wn)
 		return -ENOMEM;
 	s->wn = wn;
-	if (cap > s->cap_nodes) {
-		memset(w + s->cap_nodes, 0, cap - s->cap_nodes);
-		memset(wn + s->cap_nodes, 0, (cap - s->cap_nodes) * sizeof(*wn));
-	}
+	memset(w + from, 0, cap - from);
+	memset(wn + from, 0, (cap - from) * sizeof(*wn));
 	return 0;
 }
 
@@ -58,11 +56,9 @@ static int sim_watch_node(struct sim *s, int32_t node)
 	int ret;
 
 	if (!s->watched) {
-		ret = sim_watch_grow(s, s->cap_nodes);
+		ret = sim_watch_grow(s, 0, s->cap_nodes);
 		if (ret)
 			return ret;
-		memset(s->watched, 0, s->cap_nodes);
-		memset(s->wn, 0, s->cap_nodes * sizeof(*s->wn));
 	}
 	if (s->watched[node])
 		return 0;
@@ -151,11 +147,14 @@ int sim_ranges_reserve(struct sim *s, int32_t node, uint32_t k)
 }
 
 /*
- * sim_watch_look() of a memcg the walk made flushable: every line the
- * simulator knows shows 0 (one not made yet shows 0 until an update).
+ * Every line the simulator knows sees watched memcg @node's visible error
+ * (0 for all where it is flushable, or where it has no line yet): after
+ * the walk that made it flushable (sim_watch_look()), after the visits of
+ * an event (sim_watch_visited()).
  */
-int sim_watch_flushable(struct sim *s, int32_t node)
+int sim_watch_all(struct sim *s, int32_t node)
 {
+	const struct sim_node *n = &s->nodes[node];
 	uint32_t j;
 	int ret;
 
@@ -163,7 +162,8 @@ int sim_watch_flushable(struct sim *s, int32_t node)
 		return 0;
 	ret = sim_ranges_reserve(s, node, s->nr_items - 1);
 	for (j = 0; !ret && j < s->nr_items; j++)
-		sim_range_see(&s->wn[node].r[j], 0);
+		sim_range_see(&s->wn[node].r[j],
+			      n->flushable || j >= n->cap_it ? 0 : -n->lines[j].miss);
 	return ret;
 }
 
@@ -178,21 +178,16 @@ int sim_watch_flushable(struct sim *s, int32_t node)
  */
 int sim_watch_visited(struct sim *s)
 {
-	uint32_t i, j;
+	uint32_t i;
 	int ret = 0;
 
 	/* replay asks after every event; most events visit nothing */
 	for (i = 0; i < s->nr_visited; i++) {
 		int32_t node = s->visited[i];
-		const struct sim_node *n = &s->nodes[node];
 
 		s->nodes[node].vis_listed = false;
-		if (ret || !s->watched || !s->watched[node] || !s->nr_items)
-			continue;
-		ret = sim_ranges_reserve(s, node, s->nr_items - 1);
-		for (j = 0; !ret && j < s->nr_items; j++)
-			sim_range_see(&s->wn[node].r[j],
-				      n->flushable || j >= n->cap_it ? 0 : -n->lines[j].miss);
+		if (!ret && s->watched && s->watched[node])
+			ret = sim_watch_all(s, node);
 	}
 	s->nr_visited = 0;
 	return ret;
@@ -200,17 +195,17 @@ int sim_watch_visited(struct sim *s)
 
 /**
  * sim_range_take() - the range of line @line of watched node @node since
- * it was last taken (or reset), which starts again empty
+ * it was last taken, which starts again empty
  * @s: the simulator
  * @node: a node handle (sim_node_handle())
  * @line: a line handle (sim_line_handle())
  * @lo: its least visible error seen
  * @hi: its largest
  *
- * Only what the updates changed: a caller that takes a range at each of its
- * samples holds the value at the sample and what it saw itself, and takes
- * the least and largest of those and this.
- * Return: true if some update was seen (else @lo and @hi are untouched).
+ * Only what the updates and visits changed: a caller that takes a range at
+ * each of its samples holds the value at the sample and what it saw itself,
+ * and takes the least and largest of those and this.
+ * Return: true if something was seen (else @lo and @hi are untouched).
  */
 bool sim_range_take(struct sim *s, int32_t node, int32_t line, int64_t *lo, int64_t *hi)
 {

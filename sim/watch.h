@@ -7,10 +7,10 @@
 
 #include "sim-local.h"
 
-int sim_watch_grow(struct sim *s, uint32_t cap);
+int sim_watch_grow(struct sim *s, uint32_t from, uint32_t cap);
 int sim_watch_created(struct sim *s, int32_t node, uint64_t id);
 int sim_ranges_reserve(struct sim *s, int32_t node, uint32_t k);
-int sim_watch_flushable(struct sim *s, int32_t node);
+int sim_watch_all(struct sim *s, int32_t node);
 void sim_watch_destroy(struct sim *s);
 
 static inline void sim_range_see(struct sim_range *r, int64_t v)
@@ -38,7 +38,7 @@ static inline int sim_watch_look(struct sim *s, uint32_t k)
 		struct sim_wnode *w = &s->wn[node];
 
 		if (n->flushable)
-			ret = sim_watch_flushable(s, node);
+			ret = sim_watch_all(s, node);
 		else if (k < w->cap || !(ret = sim_ranges_reserve(s, node, k)))
 			sim_range_see(&w->r[k], -n->lines[k].miss);
 	}
