@@ -19,7 +19,8 @@
  *   infer_hyp.c     one hypothesis: its counter table, copies, decision chain;
  *                   the decisions' free list
  *   infer_walk.c    an update: the ancestor path, branching, the policy's step per hypothesis
- *   infer_cap.c     cost against the spread model, merging twins, the cap and its budget
+ *   infer_cap.c     cost against the spread model, merging twins, the cap and its budget,
+ *                   the counters every table holds alike given to the base
  *   infer_cut.c     the branches the cap would drop, never made
  *   infer_window.c  the open lock window: visit list, visits, unlock and late updates,
  *                   the updates no hypothesis needs to take
@@ -224,6 +225,8 @@ struct infer {
 	uint64_t		cut_ranked;	/* updates whose cut the candidates' ranks set (inf_cut()) */
 	uint64_t		quiet;		/* updates since creation: full normalization cadence */
 	uint64_t		capped;		/* hypotheses the cap dropped */
+	uint64_t		consensus_keys;	/* counters all held alike, given to the base */
+	bool			no_consensus;	/* keep them (tests hold a diagram against the base) */
 	/*
 	 * The update being taken in a window (infer_walk.c): the branches
 	 * the cap would drop are not made (skip), each hypothesis that had

@@ -11,12 +11,15 @@
  * whatever the cap.
  *
  * Contract: inf_compact() only drops, merges and (at the cap) reorders
- * hypotheses, never changes a kept one's counters; which it keeps depends
- * only on their counters, costs and decisions (never on table layout,
- * memory, when entries equal to the base were last dropped, or the array's
- * order), so a run is deterministic.  Ties of cost are broken by a hash of
- * the counters that differ from the base; nothing reads the array's order
- * as a result (infer_finish() breaks its ties by the hash too).
+ * hypotheses, never changes a kept one's counters; outside a window it
+ * gives the base the counters every table holds alike (inf_consensus()),
+ * which changes the tables, not what they stand for.  Which it keeps
+ * depends only on their counters, the base's, costs and decisions (never on
+ * table layout, memory, when entries equal to the base were last dropped,
+ * or the array's order), so a run is deterministic.  Ties of cost are
+ * broken by a hash of the counters that differ from the base; nothing reads
+ * the array's order as a result (infer_finish() breaks its ties by the hash
+ * too).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -369,6 +372,62 @@ static int inf_merge(struct infer *in)
  * INF_COMPACT_EVERY updates, and at a window's close) outside a window also
  * begins lazy mode again.
  */
+/*
+ * Outside a window, a counter that every hypothesis holds at the same value
+ * is no difference between them: the base takes it and the entries go.  The
+ * base itself follows no order of its own (it takes each window's visits at
+ * its unlock), so after a window every hypothesis differs from it alike in
+ * the per-CPU counters of the walks that window changed: hundreds of
+ * entries each at 64 CPUs, copied at every branch and listed in owned,
+ * where a handful tell them apart.  Exact: each hypothesis's counters are
+ * what they were; each hash moves by the same amount, so twins stay twins.
+ * Candidates are the first table's keys; a key any table lacks, or holds
+ * at another value, stays.
+ */
+static int inf_consensus(struct infer *in)
+{
+	const struct inf_hyp *h0 = &in->h[0];
+	const struct idmap_ent *e;
+	uint64_t *keys;
+	int64_t *vals;
+	size_t i, k, n = 0, cap = idmap_count(&h0->e);
+	uint32_t pos = 0;
+	int ret = 0;
+
+	if (in->win || in->ddw || in->no_consensus || !in->nr_h || !cap)
+		return 0;
+	keys = malloc(cap * (sizeof(*keys) + sizeof(*vals)));
+	if (!keys)
+		return 0;	/* best effort: the tables stay as they are */
+	vals = (int64_t *)(keys + cap);
+	while ((e = idmap_next(&h0->e, &pos))) {
+		for (k = 1; k < in->nr_h; k++) {
+			const struct idmap_ent *f = inf_find(&in->h[k], e->key);
+
+			if (!f || f->val != e->val)
+				break;
+		}
+		if (k == in->nr_h) {
+			keys[n] = e->key;
+			vals[n++] = e->val;
+		}
+	}
+	for (i = 0; i < n && !ret; i++) {
+		uint64_t id = inf_key_id(keys[i]);
+		unsigned int cpu = inf_key_cpu(keys[i]);
+
+		ret = cpu == INF_ATOMIC ? sim_stats_updates_set(in->s, id, vals[i]) :
+					  sim_pcpu_set(in->s, id, cpu, (uint32_t)vals[i]);
+		for (k = 0; k < in->nr_h && !ret; k++)
+			inf_ent_del(&in->h[k], keys[i]);
+	}
+	for (k = 0; k < in->nr_h; k++)
+		in->h[k].hash = inf_hyp_hash(&in->h[k]);
+	in->consensus_keys += n;
+	free(keys);
+	return ret;
+}
+
 int inf_compact(struct infer *in, bool full)
 {
 	uint64_t min_cost = UINT64_MAX;
@@ -395,6 +454,8 @@ int inf_compact(struct infer *in, bool full)
 		inf_capped_add(in, in->nr_h - in->cap);
 		ret = inf_keep(in, in->cap);
 	}
+	if (!ret)
+		ret = inf_consensus(in);
 	if (ret)
 		return ret;
 	/*

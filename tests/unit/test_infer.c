@@ -89,6 +89,68 @@ TEST(test_order_found)
 }
 
 /*
+ * The counters every hypothesis holds alike go to the base (inf_consensus()).
+ * setup_window's four orders, closed: P = 64 keeps "after P" (L 64, P 64,
+ * root 0) and "after root" (L 64, P 64, root 64), against the base's 0 / 0 /
+ * 0.  Both differ from the base in L's and P's atomics, alike: a compaction
+ * outside the window gives the base L = 64 and P = 64, and leaves "after P"
+ * no entry (root 0 is the base's) and "after root" one (root 64).  What each
+ * stands for is unchanged: both still read P = 64 and L = 64, they are still
+ * two, and the root's read at 64 leaves "after root" alone, folded: 64 / 64
+ * / 64 in the base.  The per-CPU counters stay 0: cpu1's walk moved each
+ * batch of 64 into the atomic.  With the fold off (no_consensus), the same
+ * compaction leaves the base at 0 and both tables at their two or three.
+ */
+static void consensus_run(struct test_ctx *t, bool off)
+{
+	struct infer *in = mk("break", 0);
+	size_t i, entries = 0;
+	bool su, nf;
+
+	ASSERT(in);
+	in->no_consensus = off;
+	ASSERT_EQ(setup_window(in), 0);
+	ASSERT_EQ(infer_check(in, P, 64, false, &su, &nf), 0);
+	ASSERT(su);
+	ASSERT_EQU(infer_nr_hyp(in), 2);
+	ASSERT_EQ(inf_compact(in, true), 0);
+	ASSERT_EQU(infer_nr_hyp(in), 2);
+	for (i = 0; i < in->nr_h; i++) {
+		entries += idmap_count(&in->h[i].e);
+		ASSERT_EQ(inf_get(in, &in->h[i], inf_key(P, INF_ATOMIC)), 64);
+		ASSERT_EQ(inf_get(in, &in->h[i], inf_key(L, INF_ATOMIC)), 64);
+	}
+	ASSERT_EQ(sim_stats_updates(infer_base(in), ROOT), 0);
+	if (off) {
+		ASSERT_EQU(entries, 5);
+		ASSERT_EQ(sim_stats_updates(infer_base(in), P), 0);
+		ASSERT_EQU(in->consensus_keys, 0);
+	} else {
+		ASSERT_EQU(entries, 1);
+		ASSERT_EQ(sim_stats_updates(infer_base(in), P), 64);
+		ASSERT_EQ(sim_stats_updates(infer_base(in), L), 64);
+		ASSERT_EQU(in->consensus_keys, 2);
+	}
+	ASSERT_EQ(infer_check(in, P, 64, false, &su, &nf), 0);
+	ASSERT(su && nf);
+	ASSERT_EQU(infer_nr_hyp(in), 2);
+	ASSERT_EQ(infer_check(in, ROOT, 64, false, &su, &nf), 0);
+	ASSERT(su);
+	ASSERT_EQU(infer_nr_hyp(in), 1);
+	ASSERT_EQ(sim_stats_updates(infer_base(in), ROOT), 64);
+	ASSERT_EQ(sim_stats_updates(infer_base(in), P), 64);
+	ASSERT_EQ(sim_stats_updates(infer_base(in), L), 64);
+	ASSERT_EQU(sim_pcpu_stats_updates(infer_base(in), L, 1), 0);
+	infer_destroy(in);
+}
+
+TEST(test_consensus)
+{
+	consensus_run(t, false);
+	consensus_run(t, true);
+}
+
+/*
  * test_order_found on a path deeper than a hypothesis keeps entry slots for
  * (16 nodes): root -> A1 -> ... -> A17 -> P -> L, 20 nodes.  The three
  * updates before the window credit every node alike (64, 128, 192), so the
@@ -1507,7 +1569,7 @@ TEST(test_key_select)
 	}
 }
 
-TEST_MAIN(test_order_found, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
+TEST_MAIN(test_order_found, test_consensus, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
 	  test_finish_tie, test_cap, test_mirror, test_order_sink, test_cost_bounds,
 	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_cap_dd_budget_scale, test_cap_halved, test_late_update, test_late_past_next_lock,
 	  test_policy_from_caller, test_cut_exact, test_lazy_exact, test_win_exact, test_key_select,
