@@ -176,7 +176,8 @@ done
 # the plain spread replay in the same invocation: CPU seconds (user + sys),
 # wall seconds and peak RSS of the plain replay, of the default inferred
 # replay (-m inferred) and of validate, their CPU ratios to the plain
-# replay's, validate's match rate, the hypotheses it kept and
+# replay's, the flushes whose stats_updates validate matched of those it
+# compared (and the plain spread model's), the hypotheses it kept and
 # those the cap dropped (0: exact).  Readers every 4 flush lengths, the
 # forced root flush every 8, so that flushes do not queue; the trace holds
 # MCR_BENCH_HIDDEN_READS reads' worth of events.  A run past
@@ -214,14 +215,14 @@ for sc in $HSCALES; do
 		field() { sqlite3 :memory: "SELECT json_extract('$js', '\$.$1')" 2>/dev/null; }
 		awk -v c="$hc" -v g="$hg" -v w="$hw" -v n="$hev" -v b="$b" -v pu="$pu" -v pr="$pr" \
 		    -v iu="$iu" -v ir="$ir" -v vu="$vu" -v vr="$vr" -v pw="$pw" -v iw="$iw" -v vw="$vw" \
-		    -v m="$(field stats_updates_match_rate)" \
+		    -v m="$(field stats_updates_match)" -v mp="$(field stats_updates_match_plain)" \
 		    -v cmp="$(field compared)" -v k="$(field max_hypotheses)" -v x="$(field hypotheses_capped)" 'BEGIN {
 			q = pu > 0 ? pu : 0.01
 			f = "%.2f s CPU (%.1f x, %.0f MiB, %.1f s wall)"
 			is = iu == "timeout" ? "timeout" : sprintf(f, iu, iu / q, ir / 1024, iw)
 			vs = vu == "timeout" ? "timeout" : sprintf(f, vu, vu / q, vr / 1024, vw)
-			printf "hidden order %3d CPUs %4d cgroups %5d updates/window, %d events, %-4s: plain %.2f s CPU (%.0f MiB, %.1f s wall), -m inferred %s, validate %s; match %s of %s, hypotheses %s, capped %s\n",
-			       c, g, w, n, b, pu, pr / 1024, pw, is, vs, m, cmp, k, x == "" ? "-" : x }'
+			printf "hidden order %3d CPUs %4d cgroups %5d updates/window, %d events, %-4s: plain %.2f s CPU (%.0f MiB, %.1f s wall), -m inferred %s, validate %s; stats_updates matched %s of %s compared (plain model %s), hypotheses %s, capped %s\n",
+			       c, g, w, n, b, pu, pr / 1024, pw, is, vs, m, cmp, mp, k, x == "" ? "-" : x }'
 	done
 	rm -f "$t"
 done
