@@ -305,6 +305,16 @@ struct infer {
 	struct idmap		wkeys;		/* key -> the least value held */
 	struct idmap		wkeys_hi;	/* key -> the greatest */
 	bool			wkeys_lost;
+	/*
+	 * The update being taken in a window: which of its path's counters
+	 * (inf_path_key() order) some table may hold, from wkeys once for
+	 * all its hypotheses, and set as a walk gives a table one of them:
+	 * the others need no lookup in any table (inf_path_find()).
+	 */
+	bool			pk_on;
+	bool			pk_maybe[2 * INF_MAX_PATH];
+	bool			no_pk;		/* every table looks every counter up (tests compare) */
+	uint64_t		pk_masked;	/* window updates with a counter no table held */
 	uint64_t		win_alike;	/* window updates no hypothesis walked for */
 	bool			no_win_alike;	/* ask every hypothesis (tests compare) */
 	/* the open window */
@@ -489,8 +499,8 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 	     unsigned int cpu, struct inf_undo *undo);
 int inf_walk_lazy(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 		  unsigned int cpu, const int64_t *pold, const int64_t *pend);
-void inf_path_find(struct inf_hyp *h, const struct inf_path *pa, unsigned int cpu,
-		   struct idmap_ent **ent);
+void inf_path_find(const struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
+		   unsigned int cpu, struct idmap_ent **ent);
 /* @ent: @h's entries of the path (inf_path_find()), or NULL to look them up */
 bool inf_path_same(const struct infer *in, const struct inf_hyp *h, const struct inf_path *pa,
 		   unsigned int cpu, struct idmap_ent *const *ent);

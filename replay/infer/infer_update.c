@@ -44,7 +44,7 @@ static int inf_hyp_update(struct infer *in, size_t k, const struct inf_path *pa,
 	 * walk's from inf_path_find()'s cache of their slots).
 	 */
 	if (nv) {
-		inf_path_find(&in->h[k], pa, cpu, ent);
+		inf_path_find(in, &in->h[k], pa, cpu, ent);
 		found = ent;
 		if (inf_commutes(in, &in->h[k], pa, cpu, found))
 			nv = 0;	/* no branch: each would be "before all" with visits made */
@@ -148,6 +148,24 @@ static bool inf_trivial(const struct infer *in)
 	return in->nr_h == 1 && !idmap_count(&in->h[0].e) && !in->h[0].p;
 }
 
+/*
+ * In a window, which counters of @pa some table may hold (in->pk_maybe):
+ * one lookup each in wkeys, for the update, where each hypothesis would
+ * look every one up in its own table.  wkeys lost: every table is asked.
+ */
+static void inf_path_maybe(struct infer *in, const struct inf_path *pa, unsigned int cpu)
+{
+	bool some = false;
+	size_t j;
+
+	in->pk_on = in->win && !in->wkeys_lost && !in->no_pk;
+	for (j = 0; in->pk_on && j < 2 * pa->n; j++) {
+		in->pk_maybe[j] = idmap_find(&in->wkeys, inf_path_key(pa, j, cpu)) != NULL;
+		some |= !in->pk_maybe[j];
+	}
+	in->pk_masked += some;
+}
+
 /**
  * infer_update() - one traced update; see sim_update() for the arguments.
  */
@@ -221,11 +239,13 @@ int infer_update(struct infer *in, uint64_t ts, uint64_t t_min, unsigned int cpu
 	in->nr_skip = in->nr_undo = 0;
 	in->unmade = 0;
 	ret = lazy ? 0 : inf_cut(in, &pa, ts, &cut);
+	if (!lazy)
+		inf_path_maybe(in, &pa, cpu);
 	for (k = 0; !lazy && !ret && k < nr_old; k++)
 		ret = inf_hyp_update(in, k, &pa, cpu, ts, tag, cut);
-	if (ret)
-		return ret;
-	ret = lazy ? 0 : inf_cut_settle(in, &pa, cpu, ts, tag, cut);
+	if (!ret && !lazy)
+		ret = inf_cut_settle(in, &pa, cpu, ts, tag, cut);
+	in->pk_on = false;
 	if (ret)
 		return ret;
 	if (in->nr_h > in->max_held)

@@ -173,8 +173,8 @@ static inline bool inf_path_visited(const struct infer *in, const struct inf_hyp
  * the table is not rebuilt (pc_gen): a run of updates on one cgroup looks
  * them up once.
  */
-void inf_path_find(struct inf_hyp *h, const struct inf_path *pa, unsigned int cpu,
-		   struct idmap_ent **ent)
+void inf_path_find(const struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
+		   unsigned int cpu, struct idmap_ent **ent)
 {
 	bool cache = pa->n <= INF_PIN_NODES;
 	size_t j;
@@ -186,7 +186,7 @@ void inf_path_find(struct inf_hyp *h, const struct inf_path *pa, unsigned int cp
 		return;
 	}
 	for (j = 0; j < 2 * pa->n; j++)
-		ent[j] = inf_find(h, inf_path_key(pa, j, cpu));
+		ent[j] = in->pk_on && !in->pk_maybe[j] ? NULL : inf_find(h, inf_path_key(pa, j, cpu));
 	if (cache) {
 		for (j = 0; j < 2 * pa->n; j++)
 			h->pc_idx[j] = ent[j] ? (uint32_t)(ent[j] - h->e.e) : UINT32_MAX;
@@ -242,6 +242,12 @@ static int inf_walk_store(struct infer *in, struct inf_hyp *h, const struct inf_
 			continue;
 		ret = inf_put(h, key, st, virt[j] - (off ? off[j] : 0));
 		inf_win_key(in, key, st);
+		/*
+		 * A table walks once an update, from what it held before it, so
+		 * no lookup of this update reads this entry; kept true to the
+		 * mask's word all the same (read only while pk_on).
+		 */
+		in->pk_maybe[j] = true;
 		if (!ret && in->lazy)
 			ret = inf_lazy_own(in, key, k, st);
 		if (ret)
@@ -266,7 +272,7 @@ int inf_walk(struct infer *in, struct inf_hyp *h, const struct inf_path *pa,
 	int64_t v[2 * INF_MAX_PATH], virt[2 * INF_MAX_PATH];
 	size_t j;
 
-	inf_path_find(h, pa, cpu, ent);
+	inf_path_find(in, h, pa, cpu, ent);
 	for (j = 0; undo && j < 2 * pa->n; j++)
 		undo[j] = (struct inf_undo){ .key = inf_path_key(pa, j, cpu),
 					     .val = ent[j] ? ent[j]->val : 0, .had = ent[j] != NULL };
@@ -298,7 +304,7 @@ int inf_walk_lazy(struct infer *in, struct inf_hyp *h, const struct inf_path *pa
 	bool same = true;
 	size_t j;
 
-	inf_path_find(h, pa, cpu, ent);
+	inf_path_find(in, h, pa, cpu, ent);
 	for (j = 0; j < 2 * pa->n; j++)
 		v[j] = v0[j] = ent[j] ? ent[j]->val + pold[j] : pa->base[j];
 	inf_steps(in, pa, v, 0);

@@ -1512,6 +1512,39 @@ TEST(test_win_exact)
 }
 
 /*
+ * In a window, the path's counters no table holds are looked up in no
+ * table (in->pk_maybe, from wkeys once per update, set as a walk gives a
+ * table one).  win_run()'s trace through an inference that looks every
+ * counter up in every table: the same hypotheses after every event, the
+ * same answers and the same order.  Per policy.
+ */
+static void pk_run(struct test_ctx *t, const char *pol)
+{
+	static const struct pair_drive d = { .cpus = 4, .value = win_value, .read_th = 256,
+					     .close_b = true, .same = cut_same };
+	struct pair pr = { 0 };
+
+	pair_open(t, &pr, pol, 4, 64);
+	if (t->failed)
+		goto out;
+	pr.b->no_pk = true;
+	pair_run(t, &pr, &d, 0x2545f4914f6cdd1dull);
+	if (t->failed)
+		goto out;
+	ASSERT(pr.a->pk_masked > 100);	/* many updates looked some counter up in no table */
+	ASSERT_EQU(pr.b->pk_masked, 0);
+out:
+	pair_free(&pr);
+}
+
+TEST(test_path_mask_exact)
+{
+	pk_run(t, "break");
+	pk_run(t, "continue");
+	pk_run(t, "legacy");
+}
+
+/*
  * The cap's selection (inf_keys_select(), which inf_keep() runs) against
  * qsort_r() with the order's comparison: random keys with many equal hashes
  * and costs, every size and k of a few; the first k + 1 must be, as keys,
@@ -1572,5 +1605,5 @@ TEST(test_key_select)
 TEST_MAIN(test_order_found, test_consensus, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
 	  test_finish_tie, test_cap, test_mirror, test_order_sink, test_cost_bounds,
 	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_cap_dd_budget_scale, test_cap_halved, test_late_update, test_late_past_next_lock,
-	  test_policy_from_caller, test_cut_exact, test_lazy_exact, test_win_exact, test_key_select,
+	  test_policy_from_caller, test_cut_exact, test_lazy_exact, test_win_exact, test_path_mask_exact, test_key_select,
 	  test_settle, test_path_to_reach)
