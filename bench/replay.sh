@@ -234,14 +234,15 @@ done
 # validate of the traced kernel's policy alone against -m spread of that one.
 # CPU seconds (user + sys), wall seconds, peak RSS, the ratios of CPU, of
 # wall time (the default replay's prepass runs beside its pass) and of peak
-# RSS, and validate's match rate.
+# RSS, and the flushes whose stats_updates validate matched, of those compared.
 for rec in ${MCR_BENCH_RECORDINGS:-}; do
 	[ -f "$rec" ] || { echo "recording $rec: no such file"; continue; }
 	for b in $builds; do
 		read -r pu pr pw <<<"$(hrun "$b" "$rec" validate -q -r 0 -n 0 -f json)"
 		js=$(cat "$DIR/hout")
 		kpol=$(sqlite3 :memory: "SELECT json_extract('$js', '\$.policy')" 2>/dev/null)
-		match=$(sqlite3 :memory: "SELECT json_extract('$js', '\$.stats_updates_match_rate')" 2>/dev/null)
+		match=$(sqlite3 :memory: "SELECT json_extract('$js', '\$.stats_updates_match') || ' of ' ||
+			json_extract('$js', '\$.compared')" 2>/dev/null)
 		vline="$pu $pr $pw"
 		read -r s1u s1r s1w <<<"$(hrun "$b" "$rec" replay -q -m spread -p "$kpol")"
 		read -r d1u d1r d1w <<<"$(hrun "$b" "$rec" replay -q -p "$kpol")"
@@ -255,7 +256,7 @@ for rec in ${MCR_BENCH_RECORDINGS:-}; do
 			q1 = s1u > 0 ? s1u : 0.01; q3 = s3u > 0 ? s3u : 0.01
 			w1 = s1w > 0 ? s1w : 0.01; w3 = s3w > 0 ? s3w : 0.01
 			f1 = "%s %.2f s CPU (%.1f x), %.1f s wall (%.1f x), %.0f MiB (%.1f x)"
-			printf "recording %s, %-4s: " f1 "; " f1 "; " f1 "; match %s\n", f, b,
+			printf "recording %s, %-4s: " f1 "; " f1 "; " f1 "; stats_updates matched %s compared\n", f, b,
 			       "-p " k " -m spread", s1u, 1, s1w, 1, s1r / 1024, 1,
 			       "default", d1u, d1u / q1, d1w, d1w / w1, d1r / 1024, d1r / s1r,
 			       "validate", vu, vu / q1, vw, vw / w1, vr / 1024, vr / s1r, m
