@@ -164,7 +164,11 @@ static char *validate_help_extra(void)
 		"or since the cgroup's last flush, by the kernel and the run alike, with a\n"
 		"miss the cap explains since in its subtree or of an ancestor, whose\n"
 		"correction of one counter left the others' error; if a higher\n"
-		"--exact-budget still misses, the cause is not known)).\n",
+		"--exact-budget still misses, the cause is not known)), more than the\n"
+		"traced updates can add (the kernel's value is more than the |val| of every\n"
+		"update traced in the cgroup's subtree since the request of its last flush\n"
+		"the trace saw complete, plus one update in flight per CPU at the largest\n"
+		"|val| that CPU traced: no order explains it; credit the trace lacks).\n",
 		VALIDATE_STORED_MISMATCHES);
 	fprintf(f, "\nWith the memory.stat reads a capture logged (memcg-capture --read, table\n"
 		"stat_reads): each read is matched to its traced flush request and, per line of\n"

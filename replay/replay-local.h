@@ -161,6 +161,8 @@ struct rcg_upd {
 };
 
 /* One cgroup: what the engine keeps besides the simulators' state. */
+#define RCG_CREDIT_NOTES	4	/* validation: requests back a credit can be counted from */
+
 struct rcg {
 	uint64_t	id;
 	uint64_t	parent_id;	/* from the cgroups table; 0 unknown */
@@ -175,6 +177,19 @@ struct rcg {
 	uint64_t	cap_own_ts;	/* validation: its own last mismatch the cap explains */
 	uint64_t	window_ts;	/* last update in its subtree inside a lock window */
 	uint64_t	late_ts;	/* validation: last update in its subtree val_late() names */
+	/*
+	 * Validation, val_untraced()'s bound: the request of its last flush
+	 * that went ahead in the kernel (flush_req_ts) and of the last the
+	 * trace saw complete (done_req_ts); |val| summed over every update in
+	 * its subtree (credit), and what that sum was at the first update
+	 * after each of the last RCG_CREDIT_NOTES such requests of it or an
+	 * ancestor (credit_req[0] the latest).
+	 */
+	uint64_t	flush_req_ts;
+	uint64_t	done_req_ts;
+	uint64_t	credit;
+	uint64_t	credit_req[RCG_CREDIT_NOTES];
+	uint64_t	credit_at[RCG_CREDIT_NOTES];
 	struct rcg_upd	ring[RCG_RING];	/* validation only: updates to it */
 	/*
 	 * series.c: the series cgroups on its path, itself first, while
@@ -331,6 +346,12 @@ struct val_state {
 	struct val_check *q;
 	size_t		head, tail, cap;
 	struct val_check cur;
+	/*
+	 * Per CPU, the largest |val| it traced, and their sum: an update made
+	 * just before a read and traced just after it (val_untraced()).
+	 */
+	uint64_t	*cpu_max_abs;	/* [nr_possible] */
+	uint64_t	in_flight;
 };
 
 struct rows_cursor;
@@ -626,6 +647,7 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c);
 void val_unlocked(struct replay *r, uint64_t id, uint64_t ts);
 void val_window_closed(struct replay *r);
+/* a flush the trace saw complete (its last window unlocked): the credit counts from its request; a forced root one syncs */
 void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts);
 void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts);
 int val_checks_put(struct replay *r, const struct val_check *c, size_t n);

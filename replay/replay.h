@@ -302,7 +302,7 @@ struct replay_validation {
 	uint64_t	mismatches;
 	uint64_t	sync_ts;			/* 0: never synced */
 	uint64_t	diff_hist[REPLAY_DIFF_BUCKETS];	/* sim - kernel, see replay_diff_bucket_name */
-	uint64_t	causes[7];			/* by enum replay_cause */
+	uint64_t	causes[8];			/* by enum replay_cause */
 };
 const char *replay_diff_bucket_name(unsigned int b);	/* "0", "+1", "+2..3", "-64..-33" ... */
 
@@ -321,6 +321,12 @@ enum replay_cause {
 	 */
 	REPLAY_CAUSE_LATE,
 	REPLAY_CAUSE_CAPPED,		/* inference: the cap dropped the kernel's order */
+	/*
+	 * The kernel's stats_updates is more than every traced update in the
+	 * subtree since its last completed flush could have added, in any
+	 * order: credit the trace does not hold (validate.c, val_untraced()).
+	 */
+	REPLAY_CAUSE_UNTRACED,
 	REPLAY_CAUSE_COUNT
 };
 const char *replay_cause_name(enum replay_cause c);

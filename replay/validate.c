@@ -23,6 +23,7 @@
 
 #define VAL_CONTEXT_MAX		16	/* updates listed in one mismatch's context */
 #define VAL_CONTEXT_BYTES	1024
+#define VAL_CREDIT_DEPTH	64	/* deepest path val_credit() bounds */
 
 static const char *const val_cause_names[] = {
 	[REPLAY_CAUSE_NONE]		= NULL,
@@ -32,6 +33,7 @@ static const char *const val_cause_names[] = {
 	[REPLAY_CAUSE_WINDOW_ORDER]	= "window order unknown",
 	[REPLAY_CAUSE_LATE]		= "late update taken as after its window",
 	[REPLAY_CAUSE_CAPPED]		= "orders dropped by the cap",
+	[REPLAY_CAUSE_UNTRACED]		= "more than the traced updates can add",
 };
 _Static_assert(sizeof(((struct replay_validation *)0)->causes) / sizeof(uint64_t) ==
 	       REPLAY_CAUSE_COUNT, "a count for every cause");
@@ -90,13 +92,22 @@ const char *replay_diff_bucket_name(unsigned int b)
 int val_create(struct replay *r)
 {
 	r->val = calloc(1, sizeof(*r->val));
-	return r->val ? 0 : -ENOMEM;
+	if (!r->val)
+		return -ENOMEM;
+	r->val->cpu_max_abs = calloc(r->t->nr_possible, sizeof(*r->val->cpu_max_abs));
+	if (!r->val->cpu_max_abs) {
+		val_free(r);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void val_free(struct replay *r)
 {
-	if (r->val)
+	if (r->val) {
 		free(r->val->q);
+		free(r->val->cpu_max_abs);
+	}
 	free(r->val);
 	r->val = NULL;
 }
@@ -228,9 +239,42 @@ static void val_late(struct replay *r, const struct mcr_event *ev, struct rcg *c
 		a->late_ts = ev->ts;
 }
 
+/*
+ * An update of @abs in subtree(@c): each of @c and its ancestors counts it
+ * (credit), having first noted its count at the latest flush request that
+ * went ahead of it or an ancestor, if new to it (val_untraced()).
+ */
+static void val_credit(struct rcg *c, uint64_t abs)
+{
+	struct rcg *path[VAL_CREDIT_DEPTH], *a;
+	uint64_t req = 0;
+	size_t n = 0;
+
+	for (a = c; a && n < VAL_CREDIT_DEPTH; a = a->parent)
+		path[n++] = a;
+	if (a)
+		return;	/* deeper than that: no bound for this path (val_credit_since()) */
+	while (n--) {
+		a = path[n];
+		if (a->flush_req_ts > req)
+			req = a->flush_req_ts;
+		if (a->credit_req[0] != req) {
+			memmove(a->credit_req + 1, a->credit_req,
+				(RCG_CREDIT_NOTES - 1) * sizeof(a->credit_req[0]));
+			memmove(a->credit_at + 1, a->credit_at,
+				(RCG_CREDIT_NOTES - 1) * sizeof(a->credit_at[0]));
+			a->credit_req[0] = req;
+			a->credit_at[0] = a->credit;
+		}
+		a->credit += abs;
+	}
+}
+
 void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 {
 	struct rcg_upd *u = &c->ring[c->ring_n++ % RCG_RING];
+	struct val_state *vs = r->val;
+	uint64_t abs;
 
 	val_late(r, ev, c);
 
@@ -240,6 +284,14 @@ void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 	/* an update under a cgroup of unknown parent, on its path to the root */
 	if (c->under_unknown || r->root->parent_unknown)
 		r->val->unknown_upd_ts = ev->ts;
+	abs = sim_walk_abs(u->val);
+	if (!abs)
+		return;
+	if (abs > vs->cpu_max_abs[ev->cpu]) {
+		vs->in_flight += abs - vs->cpu_max_abs[ev->cpu];
+		vs->cpu_max_abs[ev->cpu] = abs;
+	}
+	val_credit(c, abs);
 }
 
 void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts)
@@ -250,7 +302,15 @@ void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts)
 
 void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts)
 {
-	if (!r->val || r->val->synced || !pd->root_forced)
+	struct rcg *c;
+
+	if (!r->val)
+		return;
+	/* a window with no request traced is no zero for the credit (no flush_req_ts) */
+	c = pd->lock_only ? NULL : rcg_find(r, pd->id);
+	if (c && pd->req_ts > c->done_req_ts)
+		c->done_req_ts = pd->req_ts;
+	if (r->val->synced || !pd->root_forced)
 		return;
 	r->val->synced = true;
 	r->val->v.sync_ts = ts;
@@ -294,6 +354,60 @@ static bool val_gap_between(const struct replay_trace *t, uint64_t from, uint64_
 	return lo < t->nr_gaps && t->gaps[lo].ts <= to;
 }
 
+/*
+ * No order of the traced updates explains the kernel's stats_updates of @c:
+ * it is more than they can have added.  A flush the trace saw complete,
+ * of @c or an ancestor, zeroed every counter of subtree(@c) that was not
+ * zero at its request: a (memcg, CPU) counter is non-zero only after an
+ * update on that CPU in the memcg's subtree, which puts it on the CPU's
+ * updated tree, and each CPU's window visits its tree and zeroes its
+ * per-CPU counter and the atomic.  Since that request, @c's atomic takes
+ * per-CPU counters that only updates in its subtree fill, each by its
+ * |val| at most: the sum of those traced (credit) bounds it.  An update
+ * made just before the read can be traced just after it (the tracepoint
+ * fires after the change): one per CPU, counted at the largest |val| that
+ * CPU traced.  The bound only holds for a kernel without untraced
+ * updates (6.13+; not the NMI path, kernel-model section 10).
+ */
+/*
+ * The credit in subtree(@c) since the request at @since: its count then is
+ * the one noted at the first update after the oldest noted request at or
+ * after @since with none noted between (no update came between @since and
+ * it); UINT64_MAX if the notes do not reach back to @since.
+ */
+static uint64_t val_credit_since(const struct rcg *c, uint64_t since)
+{
+	size_t i;
+
+	if (since > c->credit_req[0])
+		return 0;	/* no update in the subtree since */
+	for (i = 0; i + 1 < RCG_CREDIT_NOTES; i++)
+		if (since > c->credit_req[i + 1] || since == c->credit_req[i])
+			return c->credit - c->credit_at[i];
+	return since == c->credit_req[i] ? c->credit - c->credit_at[i] : UINT64_MAX;
+}
+
+/* The bound, and in *@since the request it counts from (0: no flush completed, no bound). */
+static uint64_t val_credit_bound(const struct replay *r, const struct rcg *c, uint64_t *since)
+{
+	const struct rcg *a;
+	uint64_t credit;
+
+	*since = 0;
+	for (a = c; a; a = a->parent)
+		if (a->done_req_ts > *since)
+			*since = a->done_req_ts;
+	credit = *since ? val_credit_since(c, *since) : UINT64_MAX;
+	return credit > UINT64_MAX - r->val->in_flight ? UINT64_MAX : credit + r->val->in_flight;
+}
+
+static bool val_untraced(const struct replay *r, const struct rcg *c, int64_t kernel)
+{
+	uint64_t since, bound = val_credit_bound(r, c, &since);
+
+	return kernel > 0 && bound != UINT64_MAX && (uint64_t)kernel > bound;
+}
+
 static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t since,
 				   uint64_t capped_since, const struct mcr_event *ev, int64_t sim_su)
 {
@@ -312,6 +426,9 @@ static enum replay_cause val_cause(struct replay *r, struct rcg *c, uint64_t sin
 	 */
 	if (c == r->root && r->val->unknown_upd_ts && r->val->unknown_upd_ts >= since)
 		return REPLAY_CAUSE_UNKNOWN_PARENT;
+	/* no order explains it: not the cap's, nor a window's, nor a late update's */
+	if (val_untraced(r, c, ev->val))
+		return REPLAY_CAUSE_UNTRACED;
 	if (val_inferred(r) && val_capped(r) > r->val->capped_mark)
 		return REPLAY_CAUSE_CAPPED;
 	/*
@@ -416,6 +533,8 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 
 	v->flush_events++;
 	val_window_closed(r);
+	if (ev->flags & (MCR_FLUSH_FORCE | MCR_FLUSH_NEEDS))
+		c->flush_req_ts = ev->ts;	/* the kernel flushes: the credit's zero if it completes */
 	if (val_inferred(r)) {
 		/* the kernel's values prune hypotheses before sync too */
 		int ret = val_infer_check(r, ev, k_nf, &isu, &inf_nf);
@@ -473,7 +592,16 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 			.sim_needs_flush = sim_nf, .cause = replay_cause_name(cause), .context = ctx,
 		};
 
-		val_context(r, c, since, ctx, sizeof(ctx));
+		size_t off = 0;
+
+		if (cause == REPLAY_CAUSE_UNTRACED) {
+			uint64_t from, bound = val_credit_bound(r, c, &from);
+			int w = snprintf(ctx, sizeof(ctx), "the traced updates since the flush requested at ts %" PRIu64
+					 " can add at most %" PRIu64 "; ", from, bound);
+
+			off = w > 0 && (size_t)w < sizeof(ctx) ? (size_t)w : 0;
+		}
+		val_context(r, c, since, ctx + off, sizeof(ctx) - off);
 		return r->p.sink.mismatch(r->p.sink.ctx, &m);
 	}
 	return 0;

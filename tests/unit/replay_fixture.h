@@ -88,8 +88,7 @@ static inline int rec_mismatch(void *ctx, const struct replay_mismatch *m)
 
 	if (rc->nr_mm < 8) {
 		rc->mm[rc->nr_mm] = *m;
-		rc->mm[rc->nr_mm].context = NULL;
-		rc->mm[rc->nr_mm].cause = NULL;
+		rc->mm[rc->nr_mm].context = NULL;	/* the caller's buffer; the cause is a static name */
 		rc->nr_mm++;
 	}
 	return 0;

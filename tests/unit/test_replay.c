@@ -365,6 +365,50 @@ TEST(validate_late_update_past_next_lock)
 	replay_destroy(r);
 }
 
+/*
+ * More credit than the trace holds (val_untraced()).  After the sync (the
+ * forced root flush requested at 1000 and its windows), one update, L +64
+ * on CPU 0 at 2000: it moves a batch into L and R, so the simulation reads
+ * R = 64 at 3000.  Since the request, no order of the traced updates gives
+ * R more than the |val| of those in its subtree, 64, plus one update per
+ * CPU in flight at the read, counted at the largest |val| that CPU traced:
+ * CPU 0's 64, the others' none: 128.  A kernel reading 129 is named "more
+ * than the traced updates can add"; one reading 128, a mismatch all the
+ * same, is not (no cause named).
+ */
+#define CREDIT_HEAD \
+	FLUSH(1000, R, 0, MCR_FLUSH_FORCE), LOCK(1010, R, 0), UNLOCK(1020, R, 0), \
+	REST_OF_WINDOWS(1030, R), \
+	UPD(2000, 0, L, 64)
+
+TEST(validate_names_untraced_credit)
+{
+	static const struct mcr_event over[] = { CREDIT_HEAD, FLUSH(3000, R, 129, 0) };
+	static const struct mcr_event at[] = { CREDIT_HEAD, FLUSH(3000, R, 128, 0) };
+	static const char *const brk[] = { "break", NULL };
+	struct replay_trace tr = trace4(false);
+	const struct replay_validation *v;
+	struct rec rc = { 0 };
+	struct replay *r = NULL;
+
+	ASSERT_EQ(run(over, N(over), &tr, brk, &replay_model_spread, true, &rc, &r), 0);
+	v = replay_validation(r);
+	ASSERT_EQ(v->compared, 1);
+	ASSERT_EQ(v->mismatches, 1);
+	ASSERT_EQ(rc.mm[0].sim_stats_updates, 64);
+	ASSERT_EQ(v->causes[REPLAY_CAUSE_UNTRACED], 1);
+	ASSERT_STR(rc.mm[0].cause, "more than the traced updates can add");
+	replay_destroy(r);
+
+	memset(&rc, 0, sizeof(rc));
+	ASSERT_EQ(run(at, N(at), &tr, brk, &replay_model_spread, true, &rc, &r), 0);
+	v = replay_validation(r);
+	ASSERT_EQ(v->mismatches, 1);
+	ASSERT_EQ(v->causes[REPLAY_CAUSE_UNTRACED], 0);
+	ASSERT_EQ(v->causes[REPLAY_CAUSE_NONE], 1);
+	replay_destroy(r);
+}
+
 /* An event naming a CPU beyond nr_possible stops the pass with -MCR_E_CPU. */
 TEST(bad_cpu_stops)
 {
@@ -458,4 +502,5 @@ TEST(series_min_max_from_updates)
 TEST_MAIN(seed_race_explicit_visits, flush_models_place_visits, lock_only_release_flush,
 	  policy_flushes_where_kernel_did_not, validate_seed_race, bad_cpu_stops,
 	  inferred_order_reproduces_kernel, validate_names_unknown_parent,
-	  validate_late_update_past_next_lock, series_min_max_from_updates)
+	  validate_late_update_past_next_lock, validate_names_untraced_credit,
+	  series_min_max_from_updates)
