@@ -160,9 +160,9 @@ struct rcg_upd {
 	int32_t		cpu;
 };
 
-/* One cgroup: what the engine keeps besides the simulators' state. */
 #define RCG_CREDIT_NOTES	4	/* validation: requests back a credit can be counted from */
 
+/* One cgroup: what the engine keeps besides the simulators' state. */
 struct rcg {
 	uint64_t	id;
 	uint64_t	parent_id;	/* from the cgroups table; 0 unknown */

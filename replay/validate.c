@@ -355,21 +355,6 @@ static bool val_gap_between(const struct replay_trace *t, uint64_t from, uint64_
 }
 
 /*
- * No order of the traced updates explains the kernel's stats_updates of @c:
- * it is more than they can have added.  A flush the trace saw complete,
- * of @c or an ancestor, zeroed every counter of subtree(@c) that was not
- * zero at its request: a (memcg, CPU) counter is non-zero only after an
- * update on that CPU in the memcg's subtree, which puts it on the CPU's
- * updated tree, and each CPU's window visits its tree and zeroes its
- * per-CPU counter and the atomic.  Since that request, @c's atomic takes
- * per-CPU counters that only updates in its subtree fill, each by its
- * |val| at most: the sum of those traced (credit) bounds it.  An update
- * made just before the read can be traced just after it (the tracepoint
- * fires after the change): one per CPU, counted at the largest |val| that
- * CPU traced.  The bound only holds for a kernel without untraced
- * updates (6.13+; not the NMI path, kernel-model section 10).
- */
-/*
  * The credit in subtree(@c) since the request at @since: its count then is
  * the one noted at the first update after the oldest noted request at or
  * after @since with none noted between (no update came between @since and
@@ -401,6 +386,23 @@ static uint64_t val_credit_bound(const struct replay *r, const struct rcg *c, ui
 	return credit > UINT64_MAX - r->val->in_flight ? UINT64_MAX : credit + r->val->in_flight;
 }
 
+/*
+ * No order of the traced updates explains the kernel's stats_updates of @c:
+ * it is more than they can have added.  A flush the trace saw complete,
+ * of @c or an ancestor, zeroed every counter of subtree(@c) that was not
+ * zero at its request: a (memcg, CPU) counter is non-zero only after an
+ * update on that CPU in the memcg's subtree, which puts it on the CPU's
+ * updated tree, and each CPU's window visits its tree and zeroes its
+ * per-CPU counter and the atomic.  Since that request, @c's atomic takes
+ * per-CPU counters that only updates in its subtree fill, each by its
+ * |val| at most: the sum of those traced (credit) bounds it.  An update
+ * made just before the read can be traced just after it (the tracepoint
+ * fires after the change): one per CPU, counted at the largest |val| that
+ * CPU traced.  The bound only holds for a kernel that traces every
+ * update: 6.13 on, where each memcg_rstat_updated() has its tracepoint,
+ * and not the NMI-safe accounting of architectures without NMI-safe
+ * per-CPU operations (6.16 on), which adds with none.
+ */
 static bool val_untraced(const struct replay *r, const struct rcg *c, int64_t kernel)
 {
 	uint64_t since, bound = val_credit_bound(r, c, &since);

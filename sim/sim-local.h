@@ -328,11 +328,12 @@ struct sim {
 	 * Watched memcgs (watch.c, sim_watch()): after each update, the
 	 * visible error of the line it changed (0 for every line, where the
 	 * update made the memcg flushable), and after each event that visited
-	 * one, every line's, widens the line's range until sim_range_take().  watched[node] is nonzero for them and grows with
-	 * the nodes once one is watched; watch_ids are ids watched before the
-	 * simulator knew them.  The update's watched memcgs below its calm
-	 * top that were not flushable wait in wpend until its walk is done
-	 * (room for nr_watched).
+	 * one, every line's, widens the line's range until sim_range_take().
+	 * watched[node] is nonzero for them and grows with the nodes once one
+	 * is watched; watch_ids are ids watched before the simulator knew
+	 * them.  The update's watched memcgs below its calm top that were
+	 * not flushable wait in wpend until its walk is done (room for
+	 * nr_watched).
 	 */
 	uint8_t			*watched;
 	struct sim_wnode	*wn;		/* [node], beside watched */

@@ -226,6 +226,8 @@ struct infer {
 	uint64_t		quiet;		/* updates since creation: full normalization cadence */
 	uint64_t		capped;		/* hypotheses the cap dropped */
 	uint64_t		consensus_keys;	/* counters all held alike, given to the base */
+	struct idmap_ent	*cons;		/* scratch: those counters (inf_consensus()) */
+	size_t			cap_cons;
 	bool			no_consensus;	/* keep them (tests hold a diagram against the base) */
 	/*
 	 * The update being taken in a window (infer_walk.c): the branches

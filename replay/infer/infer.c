@@ -61,6 +61,7 @@ void infer_destroy(struct infer *in)
 	free(in->skip);
 	free(in->undo);
 	free(in->costs);
+	free(in->cons);
 	free(in->cand);
 	free(in->cref);
 	free(in->gslot);

@@ -368,11 +368,6 @@ static int inf_merge(struct infer *in)
 }
 
 /*
- * Merge identical hypotheses, then keep the @cap cheapest.  @full (every
- * INF_COMPACT_EVERY updates, and at a window's close) outside a window also
- * begins lazy mode again.
- */
-/*
  * Outside a window, a counter that every hypothesis holds at the same value
  * is no difference between them: the base takes it and the entries go.  The
  * base itself follows no order of its own (it takes each window's visits at
@@ -388,18 +383,15 @@ static int inf_consensus(struct infer *in)
 {
 	const struct inf_hyp *h0 = &in->h[0];
 	const struct idmap_ent *e;
-	uint64_t *keys;
-	int64_t *vals;
-	size_t i, k, n = 0, cap = idmap_count(&h0->e);
+	size_t i, k, n = 0;
 	uint32_t pos = 0;
 	int ret = 0;
 
-	if (in->win || in->ddw || in->no_consensus || !in->nr_h || !cap)
+	if (in->win || in->ddw || in->no_consensus || !in->nr_h || !idmap_count(&h0->e))
 		return 0;
-	keys = malloc(cap * (sizeof(*keys) + sizeof(*vals)));
-	if (!keys)
-		return 0;	/* best effort: the tables stay as they are */
-	vals = (int64_t *)(keys + cap);
+	/* best effort: without room the tables stay as they are */
+	if (inf_grow(&in->cons, &in->cap_cons, idmap_count(&h0->e), sizeof(*in->cons)))
+		return 0;
 	while ((e = idmap_next(&h0->e, &pos))) {
 		for (k = 1; k < in->nr_h; k++) {
 			const struct idmap_ent *f = inf_find(&in->h[k], e->key);
@@ -407,27 +399,29 @@ static int inf_consensus(struct infer *in)
 			if (!f || f->val != e->val)
 				break;
 		}
-		if (k == in->nr_h) {
-			keys[n] = e->key;
-			vals[n++] = e->val;
-		}
+		if (k == in->nr_h)
+			in->cons[n++] = *e;	/* the tables move as entries go: listed first */
 	}
 	for (i = 0; i < n && !ret; i++) {
-		uint64_t id = inf_key_id(keys[i]);
-		unsigned int cpu = inf_key_cpu(keys[i]);
+		uint64_t id = inf_key_id(in->cons[i].key);
+		unsigned int cpu = inf_key_cpu(in->cons[i].key);
 
-		ret = cpu == INF_ATOMIC ? sim_stats_updates_set(in->s, id, vals[i]) :
-					  sim_pcpu_set(in->s, id, cpu, (uint32_t)vals[i]);
+		ret = cpu == INF_ATOMIC ? sim_stats_updates_set(in->s, id, in->cons[i].val) :
+					  sim_pcpu_set(in->s, id, cpu, (uint32_t)in->cons[i].val);
 		for (k = 0; k < in->nr_h && !ret; k++)
-			inf_ent_del(&in->h[k], keys[i]);
+			inf_ent_del(&in->h[k], in->cons[i].key);
 	}
 	for (k = 0; k < in->nr_h; k++)
 		in->h[k].hash = inf_hyp_hash(&in->h[k]);
 	in->consensus_keys += n;
-	free(keys);
 	return ret;
 }
 
+/*
+ * Merge identical hypotheses, then keep the @cap cheapest.  @full (every
+ * INF_COMPACT_EVERY updates, and at a window's close) outside a window also
+ * begins lazy mode again.
+ */
 int inf_compact(struct infer *in, bool full)
 {
 	uint64_t min_cost = UINT64_MAX;
