@@ -69,6 +69,25 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 uint64_t infer_max_kept(const struct infer *in);
 uint64_t infer_capped(const struct infer *in);	/* hypotheses dropped by the cap so far */
 uint64_t infer_cap_lowered(const struct infer *in);	/* long saturations: cap halved */
+/*
+ * Checks where no hypothesis explained the kernel's stats_updates after the
+ * cap had dropped some: the kernel's order may have been among them.
+ */
+uint64_t infer_missed(const struct infer *in);
+/* Those checks, by their number among the infer_check() calls (0: the first), in order. */
+size_t infer_miss_at(const struct infer *in, const uint64_t **at);
+/*
+ * The work done so far: hypothesis walks, and the exact diagrams' map
+ * steps.  A measure of cost that does not depend on the machine.
+ */
+uint64_t infer_work(const struct infer *in);
+/* infer_work() at each infer_check() so far, by its number; returns how many. */
+size_t infer_work_at(const struct infer *in, const uint64_t **at);
+/*
+ * How long a saturated cap holds before it is halved, in multiples of the
+ * default (1; 0 is taken as 1): a pass that searches wider after a miss.
+ */
+void infer_set_patience(struct infer *in, unsigned int k);
 
 /*
  * The inferred order: for each update that landed in a lock window with

@@ -216,6 +216,14 @@ struct infer {
 	unsigned int		cap;		/* the cap now: max_hyp, or halved down to the floor (inf_budget) */
 	uint64_t		sat_work;	/* hypothesis walks since the count last fit the floor */
 	uint64_t		lowered;	/* times the cap was halved (inf_budget()) */
+	unsigned int		patience;	/* INF_SAT_BUDGET times this before each halving */
+	uint64_t		missed;		/* checks no order explained, the cap having dropped some */
+	uint64_t		checks;		/* infer_check() calls */
+	uint64_t		*miss_at;	/* [missed]: the checks (0: the first) that missed */
+	size_t			cap_miss_at;
+	uint64_t		*work_at;	/* [checks]: infer_work() at each check */
+	size_t			cap_work_at;
+	uint64_t		walks;		/* hypothesis walks, all told (inf_budget()) */
 	struct inf_hyp		*h;
 	size_t			nr_h, cap_h;
 	struct inf_sort_key	*keys;

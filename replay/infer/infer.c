@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "grow.h"
 #include "infer-local.h"
 
 struct infer *infer_create(const struct sim_params *sp, unsigned int max_hyp)
@@ -31,6 +32,7 @@ struct infer *infer_create(const struct sim_params *sp, unsigned int max_hyp)
 	in->pol = sp->policy;
 	in->nr_possible = sp->nr_possible;
 	in->max_hyp = in->cap = max_hyp ? max_hyp : INFER_MAX_HYP_DEFAULT;
+	in->patience = 1;
 	if (!in->s || sp->nr_possible >= INF_ATOMIC || inf_push(in, &h0) < 0) {
 		infer_destroy(in);
 		return NULL;
@@ -53,6 +55,8 @@ void infer_destroy(struct infer *in)
 	for (i = 0; i < in->nr_h; i++)
 		inf_hyp_free(in, &in->h[i]);
 	free(in->h);
+	free(in->miss_at);
+	free(in->work_at);
 	inf_ahead_free(in);
 	for (i = 0; i < in->nr_dec_blk; i++)
 		free(in->dec_blk[i]);
@@ -114,6 +118,33 @@ uint64_t infer_cap_lowered(const struct infer *in)
 uint64_t infer_capped(const struct infer *in)
 {
 	return in->capped;
+}
+
+uint64_t infer_missed(const struct infer *in)
+{
+	return in->missed;
+}
+
+size_t infer_miss_at(const struct infer *in, const uint64_t **at)
+{
+	*at = in->miss_at;
+	return in->missed;
+}
+
+size_t infer_work_at(const struct infer *in, const uint64_t **at)
+{
+	*at = in->work_at;
+	return in->checks;
+}
+
+uint64_t infer_work(const struct infer *in)
+{
+	return in->walks + in->dd_work + (in->ddw ? inf_ddw_work(in->ddw) : 0);
+}
+
+void infer_set_patience(struct infer *in, unsigned int k)
+{
+	in->patience = k ? k : 1;
 }
 
 size_t infer_nr_hyp(const struct infer *in)
@@ -292,6 +323,7 @@ static int inf_list_check(struct infer *in, uint64_t id, int64_t su, bool nf, bo
 int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok, bool *nf_ok)
 {
 	bool lsu, lnf;	/* the list's answer beside a diagram's */
+	bool *answer = su_ok;
 	int ret;
 
 	ret = inf_unhold(in);
@@ -314,6 +346,17 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 		}
 	}
 	ret = inf_list_check(in, id, su, nf, su_ok, nf_ok);
+	if (!ret && !*answer && in->capped) {
+		if (mcr_grow((void **)&in->miss_at, &in->cap_miss_at, in->missed + 1,
+			     sizeof(*in->miss_at)))
+			return -ENOMEM;
+		in->miss_at[in->missed++] = in->checks;
+	}
+	if (!ret && mcr_grow((void **)&in->work_at, &in->cap_work_at, in->checks + 1,
+			     sizeof(*in->work_at)))
+		return -ENOMEM;
+	if (!ret)
+		in->work_at[in->checks++] = infer_work(in);
 	if (!ret)
 		ret = inf_dd_back(in);	/* outside a window only */
 	/* no fold while the diagram's tuples are read against the base */

@@ -484,13 +484,15 @@ int inf_compact(struct infer *in, bool full)
  * recording whose long flush saturated a cap of 1024 while 512 held the
  * kernel's order, the floor dropped it (validate 59 of 60 flushes and 34 of
  * 1140 memory.stat lines off, where -H 512 and halving match all).  Each
- * step costs one budget more: log2(max_hyp / floor) of them at most.
+ * step costs one budget more: log2(max_hyp / floor) of them at most.  A
+ * second pass that searches wider (infer_set_patience()) waits longer.
  */
 void inf_budget(struct infer *in, uint64_t unmade)
 {
 	unsigned int floor = in->max_hyp < INF_CAP_FLOOR ? in->max_hyp : INF_CAP_FLOOR;
 	uint64_t n = in->nr_h + unmade;
 
+	in->walks += n;
 	/* hysteresis: a lowered cap keeps the count at the floor, so wait for it to shrink */
 	if (n <= (in->cap == in->max_hyp ? floor : floor / 4)) {
 		in->sat_work = 0;
@@ -498,7 +500,7 @@ void inf_budget(struct infer *in, uint64_t unmade)
 		return;
 	}
 	in->sat_work += n;
-	if (in->sat_work > INF_SAT_BUDGET && in->cap != floor) {
+	if (in->sat_work > INF_SAT_BUDGET * in->patience && in->cap != floor) {
 		in->cap = in->cap / 2 > floor ? in->cap / 2 : floor;
 		in->sat_work = 0;
 		in->lowered++;

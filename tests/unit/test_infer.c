@@ -89,6 +89,51 @@ TEST(test_order_found)
 }
 
 /*
+ * Misses after the cap: setup_window's update inside the window makes four
+ * orders (before L, after L, after P, after root); a cap of 1 keeps one and
+ * drops three.  The cheapest is kept, one of the two whose P and root are 0
+ * after the unlock (before L, after L), so the kernel's P = 64 is a miss the
+ * cap explains: infer_missed() 1, at check 0.  The miss makes the kernel's
+ * value the hypothesis's (P = 64), and the root's 64 at check 1 is a miss
+ * too (the kept order says 0): at check 1.  Without the cap the
+ * same checks miss nothing.  The work counts, for each update the
+ * hypotheses walk, the orders it leaves, made or dropped: the three before
+ * the window are taken by the one hypothesis lazily (nothing walked), the
+ * one inside it leaves four: 4, with the cap (one kept, three dropped) as
+ * without.
+ */
+TEST(test_missed_after_cap)
+{
+	struct infer *one = mk("break", 1), *all = mk("break", 0);
+	const uint64_t *at;
+	bool su, nf;
+
+	ASSERT(one && all);
+	ASSERT_EQ(setup_window(one), 0);
+	ASSERT_EQ(setup_window(all), 0);
+	ASSERT_EQU(infer_capped(one), 3);
+	ASSERT_EQU(infer_capped(all), 0);
+	ASSERT_EQ(infer_check(one, P, 64, false, &su, &nf), 0);
+	ASSERT(!su);
+	ASSERT_EQ(infer_check(one, ROOT, 64, false, &su, &nf), 0);
+	ASSERT(!su);
+	ASSERT_EQU(infer_missed(one), 2);
+	ASSERT_EQU(infer_miss_at(one, &at), 2);
+	ASSERT_EQU(at[0], 0);
+	ASSERT_EQU(at[1], 1);
+	ASSERT_EQ(infer_check(all, P, 64, false, &su, &nf), 0);
+	ASSERT(su);
+	ASSERT_EQ(infer_check(all, ROOT, 64, false, &su, &nf), 0);
+	ASSERT(su);
+	ASSERT_EQU(infer_missed(all), 0);
+	ASSERT_EQU(infer_miss_at(all, &at), 0);
+	ASSERT_EQU(infer_work(one), 4);
+	ASSERT_EQU(infer_work(all), 4);
+	infer_destroy(one);
+	infer_destroy(all);
+}
+
+/*
  * The counters every hypothesis holds alike go to the base (inf_consensus()).
  * setup_window's four orders, closed: P = 64 keeps "after P" (L 64, P 64,
  * root 0) and "after root" (L 64, P 64, root 64), against the base's 0 / 0 /
@@ -1593,7 +1638,7 @@ TEST(test_key_select)
 	}
 }
 
-TEST_MAIN(test_order_found, test_consensus, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
+TEST_MAIN(test_order_found, test_missed_after_cap, test_consensus, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
 	  test_finish_tie, test_cap, test_mirror, test_order_sink, test_cost_bounds,
 	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_cap_dd_budget_scale, test_cap_halved, test_late_update, test_late_past_next_lock,
 	  test_policy_from_caller, test_cut_exact, test_lazy_exact, test_win_exact, test_path_mask_exact, test_key_select,
