@@ -27,6 +27,23 @@
 #define CLI_OPTION_MAX_HYP \
 	{ "max-hypotheses", 'H', "N", 0, "orders inside lock windows the inference keeps at " \
 	  "once (default " CLI_STR(REPLAY_MAX_HYP_DEFAULT) ")", 0 }
+/* --retry, shared by replay and validate: a factor in [0, 1000], else argp_error(). */
+#define CLI_OPT_RETRY	0x1f0
+#define CLI_OPTION_RETRY \
+	{ "retry", CLI_OPT_RETRY, "K", 0, "where the inference missed values the kernel " \
+	  "recorded after its cap had dropped orders, search again from the start, wider: " \
+	  CLI_STR(REPLAY_WIDER_CAP) " times the cap, halved under saturation " \
+	  CLI_STR(REPLAY_WIDER_PATIENCE) " times more slowly, where the order is kept or no " \
+	  "diagram is held; else " CLI_STR(REPLAY_WIDER_BUDGET) " times the exact diagram's " \
+	  "budget.  It is given up past K times the first pass's work (orders walked and " \
+	  "diagram steps: the same on any machine), at its end or, from an eighth of the " \
+	  "flushes on, by the same flush; or once it explains no more than the first pass " \
+	  "by the same flush (from a quarter of its misses on).  What it finds replaces " \
+	  "the first pass only where it misses fewer (default " CLI_STR(REPLAY_RETRY_DEFAULT) \
+	  "; 0: never)", 0 }
+struct argp_state;
+double cli_arg_retry(struct argp_state *state, const char *arg);
+
 /*
  * @s as one CSV field (RFC 4180): quoted when it holds a comma, quote or line
  * break; a byte that belongs to no well-formed UTF-8 sequence is written as
@@ -34,7 +51,6 @@
  */
 void cli_csv_field(FILE *f, const char *s);
 
-struct argp_state;
 unsigned int cli_arg_max_hyp(struct argp_state *state, const char *arg);
 /*
  * The one FILE operand of replay, validate, report and info: handles

@@ -45,6 +45,7 @@ struct replay_opts {
 	unsigned int	nr_series;
 	double		sample_ms;	/* < 0: the default */
 	unsigned int	max_hyp;
+	double		retry;		/* --retry */
 	unsigned int	threads;	/* 0: the online CPUs */
 	bool		quiet;
 };
@@ -63,6 +64,7 @@ static const struct argp_option replay_options[] = {
 	{ "series-cgroup", 'S', "CGROUP", 0, "a series for this cgroup (its path or id; and its ancestors) too; "
 	  "repeatable.  By default: the cgroups that are read and their ancestors", 0 },
 	CLI_OPTION_MAX_HYP,
+	CLI_OPTION_RETRY,
 	{ "threads", 'j', "N", 0, "threads for the policies' simulators and the inferred model's "
 	  "prepass, 1 to 64 (default: the online CPUs: one to decode, the prepass's beside it, "
 	  "then at most one per policy; a single policy: none of its own; 1: one thread, the "
@@ -131,6 +133,9 @@ static error_t replay_parse(int key, char *arg, struct argp_state *state)
 	case 'H':
 		o->max_hyp = cli_arg_max_hyp(state, arg);
 		break;
+	case CLI_OPT_RETRY:
+		o->retry = cli_arg_retry(state, arg);
+		break;
 	case 'j': {
 		int64_t n;
 
@@ -185,7 +190,9 @@ static char *replay_help_extra(void)
 		"  flushes where the kernel skipped) happen at the request.  It costs one\n"
 		"  extra pass.  It keeps at most --max-hypotheses orders at once; where it\n"
 		"  drops others, replay says how many, and then the order it placed may not\n"
-		"  be the kernel's.\n");
+		"  be the kernel's.  Where it missed values after such drops, a wider search\n"
+		"  runs from the start (--retry), and the replay follows its order where it\n"
+		"  explains more.\n");
 	fprintf(f, "\nThe parameter grid: --batch and --cpus take lists, and every\n"
 		"(policy x batch x CPUs) combination is one run over the same events in\n"
 		"the same pass, at most " CLI_STR(REPLAY_MAX_RUNS) " runs.  --batch sets MEMCG_CHARGE_BATCH:\n"
@@ -501,9 +508,43 @@ static int replay_sample_ns(struct db *db, const struct replay_opts *o, uint64_t
 	return MCR_EXIT_OK;
 }
 
+/*
+ * The wider search the prepass's misses by the cap started (--retry): the
+ * order it found, which the replay follows, or why the first one stands.
+ */
+static void replay_print_retry(const struct replay_pass *ps, const struct replay_trace *t)
+{
+	const struct sim_policy *pol = replay_policy_for_trace(t);
+
+	if (!ps->narrow_missed)
+		return;
+	if (ps->widened) {
+		printf("Inferred order: %zu updates inside lock windows placed, by %s (the traced "
+		       "kernel's policy) in a wider search from the start (cap %u, %.2f s): the "
+		       "first prepass (-H %u, %.2f s) missed %" PRIu64 " of the kernel's values "
+		       "after its cap dropped orders, the search %" PRId64 ".\n",
+		       replay_order_size(ps->order), pol ? pol->name : "?", ps->wide_hypotheses,
+		       ps->wide_s, ps->narrow_hypotheses, ps->narrow_s, ps->narrow_missed,
+		       ps->wide_missed);
+		return;
+	}
+	printf("It missed %" PRIu64 " of the kernel's values after its cap dropped orders; a wider "
+	       "search from the start (cap %u) ", ps->narrow_missed, ps->wide_hypotheses);
+	if (ps->wide_missed == -1)
+		printf("was given up past --retry times its work, in %.2f s: this order is kept.\n",
+		       ps->wide_s);
+	else if (ps->wide_missed < 0)
+		printf("was given up, explaining no more than it by the same flush, in %.2f s: "
+		       "this order is kept.\n", ps->wide_s);
+	else
+		printf("missed %" PRId64 " in %.2f s, no fewer: this order is kept.\n",
+		       ps->wide_missed, ps->wide_s);
+}
+
 int cmd_replay(int argc, char **argv)
 {
-	struct replay_opts o = { .policies = "break,continue,legacy", .sample_ms = -1 };
+	struct replay_opts o = { .policies = "break,continue,legacy", .sample_ms = -1,
+				 .retry = REPLAY_RETRY_DEFAULT };
 	struct replay_params p = { .max_mismatches = 0 };
 	const struct sim_policy *pols[REPLAY_MAX_RUNS];
 	unsigned int nr_pols = 0, nr_runs;
@@ -535,6 +576,7 @@ int cmd_replay(int argc, char **argv)
 		return MCR_EXIT_USAGE;
 	}
 	p.max_hypotheses = o.max_hyp;
+	p.retry = o.retry;
 	p.threads = o.threads;
 
 	db = cli_open_db(o.file, true, &rc);
@@ -572,6 +614,8 @@ int cmd_replay(int argc, char **argv)
 		rc = cli_fail_db(db, ret, o.file);
 	} else {
 		prep = replay_prepass(ps.r);
+		if (ps.widened)
+			replay_print_retry(&ps, &t);
 		if (prep) {
 			printf("Inferred order: %zu updates inside lock windows placed, by %s (the "
 			       "traced kernel's policy) in %.2f s", prep->placed, prep->policy->name,
@@ -587,6 +631,7 @@ int cmd_replay(int argc, char **argv)
 				       "flushes it explains).\n",
 				       p.max_hypotheses ? p.max_hypotheses : REPLAY_MAX_HYP_DEFAULT,
 				       prep->capped);
+			replay_print_retry(&ps, &t);
 		}
 		const struct replay_stats *st = replay_stats(ps.r);
 		struct report_model m;

@@ -26,6 +26,7 @@ struct validate_opts {
 	double		min_match;
 	long		show;
 	unsigned int	max_hyp;
+	double		retry;		/* --retry */
 	unsigned int	exact_budget;	/* 0: 1 */
 	unsigned int	threads;	/* 0: the online CPUs */
 	bool		quiet;
@@ -42,6 +43,7 @@ static const struct argp_option validate_options[] = {
 	{ "min-match", 'r', "RATE", 0, "exit 10 when the stats_updates match rate is below RATE (default 0.999)", 0 },
 	{ "mismatches", 'n', "N", 0, "mismatches shown with their context (default 10)", 0 },
 	CLI_OPTION_MAX_HYP,
+	CLI_OPTION_RETRY,
 	{ "cap-only", VALIDATE_OPT_CAP_ONLY, NULL, 0, "infer with the capped list alone: no exact "
 	  "diagram past --max-hypotheses (faster where lock windows stay saturated; the cap's "
 	  "drops then name mismatches)", 0 },
@@ -84,6 +86,9 @@ static error_t validate_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'H':
 		o->max_hyp = cli_arg_max_hyp(state, arg);
+		break;
+	case CLI_OPT_RETRY:
+		o->retry = cli_arg_retry(state, arg);
 		break;
 	case 'j':
 		if (cli_num_i64(arg, 1, 64, &n))
@@ -153,6 +158,11 @@ static char *validate_help_extra(void)
 		"--exact-budget); a diagram past it is given up and the capped list goes\n"
 		"on (counted).  The check of logged memory.stat reads (below) needs the\n"
 		"order itself, which only the list hands out: no diagram then.\n"
+		"Where values were missed after the cap had dropped orders, a wider search\n"
+		"runs from the start (--retry): the cap larger and halved later when the\n"
+		"order is kept, else a larger diagram budget.  If it explains more, the\n"
+		"pass is run again on its answers and the results are its; else, or past\n"
+		"its work, the first pass's stand.  The report says which.\n"
 		"\nWritten into FILE: runs (kind 'validate'), reads, validation (one row),\n"
 		"validation_mismatch (up to %d rows, with the recent updates in the\n"
 		"subtree and a cause where one can be named: lost events nearby (a gap, or\n"
@@ -217,6 +227,35 @@ static int print_mismatch(const struct db_mismatch *m, void *ctx)
 	return 0;
 }
 
+/* The first pass's misses by the cap, and the wider search they started (--retry). */
+static void validate_print_retry(const struct replay_pass *ps)
+{
+	if (!ps->narrow_missed)
+		return;
+	printf("first pass (--max-hypotheses %u, ", ps->narrow_hypotheses);
+	if (ps->narrow_budget)
+		printf("--exact-budget %u", ps->narrow_budget);
+	else
+		printf("no exact diagram");
+	printf("): %" PRIu64 " flushes missed as orders dropped by the cap, in %.2f s; a wider "
+	       "search from the start (", ps->narrow_missed, ps->narrow_s);
+	if (ps->wide_budget != ps->narrow_budget)
+		printf("exact budget %u) ", ps->wide_budget);
+	else
+		printf("cap %u) ", ps->wide_hypotheses);
+	if (ps->wide_missed == -1)
+		printf("was given up past --retry times the first pass's work, in %.2f s: the "
+		       "first pass's results are kept\n", ps->wide_s);
+	else if (ps->wide_missed < 0)
+		printf("was given up, explaining no more than the first pass by the same flush, "
+		       "in %.2f s: the first pass's results are kept\n", ps->wide_s);
+	else if (!ps->widened)
+		printf("missed no fewer values in %.2f s: the first pass's results are kept\n",
+		       ps->wide_s);
+	else
+		printf("explained more in %.2f s: the results below are its\n", ps->wide_s);
+}
+
 static void validate_print_text(struct db *db, struct replay_pass *ps, long show)
 {
 	const struct replay_stats *st = replay_stats(ps->r);
@@ -234,7 +273,9 @@ static void validate_print_text(struct db *db, struct replay_pass *ps, long show
 	printf("needs_flush agree %" PRIu64 " (%.2f%%), plain %" PRIu64 " (%.2f%%)\n",
 	       v->needs_flush_match, 100 * rate(v->needs_flush_match, v->compared),
 	       v->needs_flush_match_plain, 100 * rate(v->needs_flush_match_plain, v->compared));
-	printf("hypotheses kept at most %" PRIu64 " (--max-hypotheses %u)", v->max_hypotheses,
+	validate_print_retry(ps);
+	printf("hypotheses kept at most %" PRIu64 " (%s %u)", v->max_hypotheses,
+	       ps->widened ? "the wider search's cap" : "--max-hypotheses",
 	       p->max_hypotheses ? p->max_hypotheses : REPLAY_MAX_HYP_DEFAULT);
 	if (v->exact_max)
 		printf("; past it, an exact diagram held at most %" PRIu64 " orders", v->exact_max);
@@ -344,6 +385,19 @@ static int validate_print_json(struct db *db, struct replay_pass *ps, long show,
 	json_rate("stats_updates_match_plain_rate", row.stats_updates_match_plain, row.compared);
 	json_key_u64("max_hypotheses", row.max_hypotheses);
 	json_key_u64("hypotheses_capped", v->capped);
+	/* the first pass, where its cap dropped orders values needed and it ran again wider */
+	if (ps->narrow_missed) {
+		printf(",\"retry\":{\"first_max_hypotheses\":%u", ps->narrow_hypotheses);
+		json_key_u64("first_exact_budget", ps->narrow_budget);
+		json_key_u64("first_missed_by_cap", ps->narrow_missed);
+		json_key_u64("search_max_hypotheses", ps->wide_hypotheses);
+		json_key_u64("search_exact_budget", ps->wide_budget);
+		json_key_u64("first_work", ps->narrow_work);
+		json_key_u64("search_work", ps->wide_work);
+		printf(",\"search\":\"%s\"}", ps->wide_missed == -1 ? "given up: work" :
+		       ps->wide_missed < 0 ? "given up: worse" :
+		       ps->widened ? "kept" : "missed no fewer");
+	}
 	printf(",\"diff_hist\":%s", diff);	/* stored through json(): valid */
 	json_key_u64("mismatches", v->mismatches);
 	json_key_u64("windows_unlock_lost", replay_stats(ps->r)->win.unlock_lost);
@@ -545,7 +599,8 @@ static void validate_progress(void *ctx, const char *pass, uint64_t done)
 
 int cmd_validate(int argc, char **argv)
 {
-	struct validate_opts o = { .policy = "auto", .format = "text", .min_match = 0.999, .show = 10 };
+	struct validate_opts o = { .policy = "auto", .format = "text", .min_match = 0.999, .show = 10,
+				   .retry = REPLAY_RETRY_DEFAULT };
 	struct replay_params p = { .validate = true, .max_mismatches = VALIDATE_STORED_MISMATCHES };
 	const struct replay_validation *v;
 	struct replay_trace t;
@@ -568,6 +623,7 @@ int cmd_validate(int argc, char **argv)
 		return MCR_EXIT_USAGE;
 	}
 	p.max_hypotheses = o.max_hyp;
+	p.retry = o.retry;
 	p.cap_only = o.cap_only;
 	p.exact_budget = o.exact_budget;
 	p.threads = o.threads;

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "utf8.h"
+#include "num.h"
 #include "outfile.h"
 
 /* A trace-cmd recording (trace.dat) starts with "\x17\x08\x44tracing". */
@@ -227,6 +228,15 @@ unsigned int cli_arg_max_hyp(struct argp_state *state, const char *arg)
 	if (errno || *end || end == arg || n < 1 || n > 1 << 20)
 		argp_error(state, "--max-hypotheses: not a count in [1, 1048576]: '%s'", arg);
 	return (unsigned int)n;
+}
+
+double cli_arg_retry(struct argp_state *state, const char *arg)
+{
+	double k;
+
+	if (cli_num_double(arg, 0, 1000, &k))
+		argp_error(state, "--retry: not a factor in [0, 1000]: '%s'", arg);
+	return k;
 }
 
 int cli_arg_file(int key, char *arg, struct argp_state *state, const char **file)

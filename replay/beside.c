@@ -69,6 +69,9 @@ struct beside {
 	bool			started;
 	double			t0, seconds;
 	uint64_t		capped;		/* the prepass's infer_capped(), once finished */
+	uint64_t		missed;		/* and its infer_missed() */
+	uint64_t		work;		/* and its infer_work() */
+	struct replay_checks	inf_checks;	/* and its misses and work by check */
 	pthread_mutex_t		mu;
 	pthread_cond_t		cv;	/* any change below: both sides wait on it */
 
@@ -279,7 +282,9 @@ static void *beside_main(void *arg)
 		.order = b->checks && !b->r->order_kept ? NULL : beside_order, .order_ctx = b,
 		.settled = b->checks ? NULL : beside_settled, .settled_ctx = b,
 		.checked = b->checks ? beside_checked : NULL, .checked_ctx = b,
-		.capped = &b->capped,
+		.capped = &b->capped, .missed = &b->missed, .work = &b->work,
+		.checks = &b->inf_checks,
+		.patience = b->r->p.patience,
 	};
 	int ret = engine_infer_pass(b->r->t, &ei, &src);
 
@@ -478,6 +483,10 @@ static int beside_end(struct beside *b)
 	b->started = false;
 	if (b->ret)
 		return b->ret;
+	/* the inference's misses and work, for a wider search (pass.c) */
+	replay_checks_free(&r->inf_checks);
+	r->inf_checks = b->inf_checks;
+	b->inf_checks = (struct replay_checks){ 0 };
 	/* the order's last decisions, made at its end; an answer left has no flush event */
 	if (b->checks)
 		return beside_take_published(b) ? -EPROTO : beside_hand_over(b, 0);
@@ -485,6 +494,8 @@ static int beside_end(struct beside *b)
 		return -EPROTO;		/* a decision for an update the pass has passed */
 	r->prep.placed = replay_order_size(r->order);
 	r->prep.capped = b->capped;
+	r->prep.missed = b->missed;
+	r->prep.work = b->work;
 	r->prep.seconds = b->seconds;
 	r->prep.waited = b->waited + replay_now_s() - t0;
 	return 0;
@@ -543,6 +554,7 @@ void replay_beside_free(struct replay_beside *rb)
 	free(b->ring);
 	free(b->open_seq);
 	free(b->gate);
+	replay_checks_free(&b->inf_checks);
 	free(b);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "grow.h"
 #include "replay-local.h"
 
 #define REPLAY_PROGRESS_EVERY	(1u << 16)
@@ -144,7 +145,7 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 	ret = engine_alloc(p, t, &r);
 	if (ret)
 		return ret;
-	if (p->validate && t->windows_traced) {
+	if (p->validate && t->windows_traced && !p->answers) {
 		own = engine_own_params(t, p->runs[0].policy);
 		r->inf = infer_create(&own, p->max_hypotheses);
 		if (!r->inf) {
@@ -153,6 +154,7 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 		}
 		/* exact beside the cap where no order is kept (infer_set_exact()) */
 		infer_set_exact(r->inf, replay_exact_budget(p));
+		infer_set_patience(r->inf, p->patience);
 		engine_infer_ahead(r);
 		/* the inferred model's prepass would find the same order */
 		if (p->keep_order && p->runs[0].policy == replay_policy_for_trace(t)) {
@@ -171,6 +173,15 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 		ret = val_create(r);
 		if (ret < 0)
 			goto fail;
+	}
+	/* a search's answers stand for the inference, as beside.c's do */
+	if (p->validate && t->windows_traced && p->answers) {
+		r->val->beside = true;
+		ret = p->answers->n ? val_checks_put(r, p->answers->v, p->answers->n) : 0;
+		if (ret < 0)
+			goto fail;
+		r->order_kept = p->answers->order;
+		p->answers->order = NULL;
 	}
 	*out = r;
 	return 0;
@@ -197,6 +208,7 @@ void replay_destroy(struct replay *r)
 	evq_free(&r->q);
 	replay_order_free(r->order_own);
 	replay_order_free(r->order_kept);
+	replay_checks_free(&r->inf_checks);
 	free(r->cpu_prev_ts);
 	free(r);
 }
@@ -231,6 +243,7 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
 			return -ENOMEM;
 		}
 		infer_set_exact(r->inf, ei->exact);
+		infer_set_patience(r->inf, ei->patience);
 		infer_set_order_sink(r->inf, ei->order, ei->order_ctx);
 		engine_infer_ahead(r);
 		r->settled = ei->settled;
@@ -243,34 +256,35 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
 		ret = replay_run(r, src);
 	if (ei->capped)
 		*ei->capped = r->inf ? infer_capped(r->inf) : 0;
+	if (ei->missed)
+		*ei->missed = r->inf ? infer_missed(r->inf) : 0;
+	if (ei->work)
+		*ei->work = r->inf ? infer_work(r->inf) : 0;
+	if (!ret && ei->checks && r->inf)
+		ret = replay_checks_copy(ei->checks, r->inf);
 	replay_destroy(r);
 	return ret;
 }
 
-/* replay_order_infer(), and the orders the cap dropped into *@capped (may be NULL). */
-static int engine_order_infer(const struct replay_trace *t, const struct sim_policy *pol,
-			      unsigned int max_hyp, struct replay_source *src,
-			      void (*progress)(void *ctx, const char *pass, uint64_t done),
-			      void *progress_ctx, struct replay_order **out, uint64_t *capped)
+/* replay_order_infer() with @ei's cap, patience and outputs; the order is its own. */
+static int engine_order_infer(const struct replay_trace *t, struct engine_infer *ei,
+			      struct replay_source *src, struct replay_order **out)
 {
-	struct engine_infer ei = {
-		.policy = pol, .max_hyp = max_hyp, .order = order_add,
-		.progress = progress, .progress_ctx = progress_ctx, .capped = capped,
-	};
 	int ret;
 
 	*out = NULL;
-	if (!pol)
+	if (!ei->policy)
 		return -EINVAL;
-	ei.order_ctx = order_create();
-	if (!ei.order_ctx)
+	ei->order = order_add;
+	ei->order_ctx = order_create();
+	if (!ei->order_ctx)
 		return -ENOMEM;
-	ret = engine_infer_pass(t, &ei, src);
+	ret = engine_infer_pass(t, ei, src);
 	if (ret) {
-		replay_order_free(ei.order_ctx);
+		replay_order_free(ei->order_ctx);
 		return ret;
 	}
-	*out = ei.order_ctx;
+	*out = ei->order_ctx;
 	return 0;
 }
 
@@ -279,7 +293,113 @@ int replay_order_infer(const struct replay_trace *t, const struct sim_policy *po
 		       void (*progress)(void *ctx, const char *pass, uint64_t done), void *progress_ctx,
 		       struct replay_order **out)
 {
-	return engine_order_infer(t, pol, max_hyp, src, progress, progress_ctx, out, NULL);
+	struct engine_infer ei = {
+		.policy = pol, .max_hyp = max_hyp, .progress = progress,
+		.progress_ctx = progress_ctx,
+	};
+
+	return engine_order_infer(t, &ei, src, out);
+}
+
+int replay_checks_copy(struct replay_checks *to, const struct infer *in)
+{
+	const uint64_t *miss, *work;
+	size_t nm = infer_miss_at(in, &miss), nw = infer_work_at(in, &work);
+
+	replay_checks_free(to);
+	to->miss_at = malloc((nm + 1) * sizeof(*to->miss_at));
+	to->work_at = malloc((nw + 1) * sizeof(*to->work_at));
+	if (!to->miss_at || !to->work_at) {
+		replay_checks_free(to);
+		return -ENOMEM;
+	}
+	if (nm)
+		memcpy(to->miss_at, miss, nm * sizeof(*miss));
+	if (nw)
+		memcpy(to->work_at, work, nw * sizeof(*work));
+	to->nr_miss = nm;
+	to->nr_checks = nw;
+	return 0;
+}
+
+void replay_checks_free(struct replay_checks *c)
+{
+	free(c->miss_at);
+	free(c->work_at);
+	*c = (struct replay_checks){ 0 };
+}
+
+static int search_checked(void *ctx, struct infer *in, bool su_ok, bool nf_ok)
+{
+	struct replay_answers *a = ctx;
+	uint64_t at = a->checks++;
+
+	if (a->keep) {
+		if (mcr_grow((void **)&a->v, &a->cap, a->n + 1, sizeof(*a->v)) < 0)
+			return -ENOMEM;
+		a->v[a->n++] = val_check_of(in, su_ok, nf_ok);
+	}
+	/*
+	 * Given up: a search doing worse than the first pass so far, or, once
+	 * the first pass had made a quarter of its misses, no better; one past
+	 * --retry times the first pass's work so far, from an eighth of its
+	 * checks on (before, one burst of saturation weighs too much).
+	 */
+	while (a->first_by < a->first_nr_miss && a->first_miss[a->first_by] <= at)
+		a->first_by++;
+	if (infer_missed(in) > a->first_by)
+		return -ERANGE;
+	if (a->first_by && a->first_by * 4 >= a->first_nr_miss && infer_missed(in) >= a->first_by)
+		return -ERANGE;
+	if (at < a->first_nr_checks && at * 8 >= a->first_nr_checks &&
+	    (double)infer_work(in) > a->retry * (double)a->first_work[at])
+		return -ETIME;
+	return 0;
+}
+
+/* Every REPLAY_BESIDE_EVERY events: the search's work. */
+static int search_settled(void *ctx, struct infer *in, uint64_t done)
+{
+	const struct replay_answers *a = ctx;
+
+	return infer_work(in) > a->limit ? -ETIME : 0;
+}
+
+int engine_search(const struct replay_trace *t, const struct replay_params *p,
+		  const struct sim_policy *pol, bool checks, bool order, struct replay_source *src,
+		  struct replay_answers *out)
+{
+	struct engine_infer ei = {
+		.policy = pol, .max_hyp = p->max_hypotheses, .patience = p->patience,
+		.exact = checks ? replay_exact_budget(p) : 0,
+		.settled = search_settled, .settled_ctx = out,
+		.checked = search_checked, .checked_ctx = out,
+		.missed = &out->missed, .work = &out->work,
+		.progress = p->progress, .progress_ctx = p->progress_ctx,
+	};
+	int ret;
+
+	out->keep = checks;
+	if (order) {
+		out->order = order_create();
+		if (!out->order)
+			return -ENOMEM;
+		ei.order = order_add;
+		ei.order_ctx = out->order;
+	}
+	ret = engine_infer_pass(t, &ei, src);
+	if (ret)
+		replay_answers_free(out);
+	return ret;
+}
+
+void replay_answers_free(struct replay_answers *a)
+{
+	free(a->v);
+	replay_order_free(a->order);
+	a->v = NULL;
+	a->order = NULL;
+	a->n = a->cap = 0;
 }
 
 /* The model's prepare step: *@pol, the policy to infer with, or NULL (no prepass). */
@@ -297,7 +417,12 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 	const struct sim_policy *pol;
 	struct replay_order *o;
 	double t0 = replay_now_s();
-	uint64_t capped = 0;
+	uint64_t capped = 0, missed = 0, work = 0;
+	struct engine_infer ei = {
+		.max_hyp = r->p.max_hypotheses, .patience = r->p.patience,
+		.progress = r->p.progress, .progress_ctx = r->p.progress_ctx,
+		.capped = &capped, .missed = &missed, .work = &work,
+	};
 	int ret;
 
 	ret = engine_prepare(r, &pol);
@@ -305,8 +430,9 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 		return ret;
 	if (!src->rewind)
 		return -EINVAL;
-	ret = engine_order_infer(r->t, pol, r->p.max_hypotheses, src, r->p.progress,
-				 r->p.progress_ctx, &o, &capped);
+	ei.policy = pol;
+	ei.checks = &r->inf_checks;
+	ret = engine_order_infer(r->t, &ei, src, &o);
 	if (!ret)
 		ret = src->rewind(src->ctx);
 	if (ret) {
@@ -315,7 +441,8 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 	}
 	r->order = r->order_own = o;
 	r->prep = (struct replay_prepass){ .policy = pol, .placed = replay_order_size(o),
-					   .capped = capped, .seconds = replay_now_s() - t0 };
+					   .capped = capped, .missed = missed, .work = work,
+					   .seconds = replay_now_s() - t0 };
 	return 0;
 }
 

@@ -1,13 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
-/* One run against the database, inside one transaction; the model's prepass beside it. */
+/*
+ * One run against the database, inside one transaction; the model's prepass
+ * beside it.  Where the inference missed recorded values after its cap had
+ * dropped orders, a wider search by inference alone; where it misses fewer,
+ * the transaction is rolled back and the pass runs again on what it found.
+ */
 #include <errno.h>
 #include <string.h>
 
 #include "db.h"
 #include "replay-local.h"
 
-int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file, const char *kind,
-		   struct replay_params *p, struct replay_pass *out)
+uint64_t replay_pass_missed(const struct replay *r)
+{
+	if (r->val)
+		return r->val->v.causes[REPLAY_CAUSE_CAPPED];
+	return r->prep.policy ? r->prep.missed : 0;
+}
+
+/* infer_missed() and infer_work() of the pass's inference: validate's, or the prepass's. */
+static uint64_t pass_infer_missed(const struct replay *r)
+{
+	return r->val ? r->val->cur.missed : r->prep.missed;
+}
+
+static uint64_t pass_infer_work(const struct replay *r)
+{
+	return r->val ? r->val->cur.work : r->prep.work;
+}
+
+static int pass_once(struct db *db, const struct replay_trace *t, const char *file,
+		     const char *kind, struct replay_params *p, struct replay_pass *out)
 {
 	struct replay_source src = { 0 }, feed = { 0 }, gated, *run = &src;
 	const struct replay_prepass *prep;
@@ -15,7 +38,6 @@ int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file
 	double t0 = replay_now_s();
 	int ret;
 
-	memset(out, 0, sizeof(*out));
 	ret = db_begin(db);
 	if (ret < 0)
 		return ret;
@@ -40,6 +62,109 @@ int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file
 	replay_source_db_close(&src);
 	prep = out->r ? replay_prepass(out->r) : NULL;
 	out->wall_s = replay_now_s() - t0 - (prep && !prep->beside ? prep->seconds : 0);
+	return ret;
+}
+
+/*
+ * The wider search: the cap raised and its halving put off where the order
+ * is kept or no diagram is held, else the exact diagram's budget raised.
+ * It starts from the trace's beginning (the orders the first pass dropped
+ * may go back to any window before its miss) and reads the database inside
+ * the transaction.
+ * Returns 1 with @p made the wider one and *@a its answers, 0 if it misses
+ * as many as the first pass, or was given up (past its work, or worse than
+ * the first pass so far), or -errno.
+ */
+static int pass_search(struct db *db, const struct replay_trace *t, struct replay_params *p,
+		       struct replay_pass *out, struct replay_answers *a)
+{
+	const struct replay *r = out->r;
+	const struct sim_policy *pol = p->validate ? p->runs[0].policy : r->prep.policy;
+	bool order = !p->validate || (p->keep_order && pol == replay_policy_for_trace(t));
+	struct replay_params wide = *p;
+	struct replay_source src = { 0 };
+	double t0 = replay_now_s();
+	int ret;
+
+	out->narrow_missed = replay_pass_missed(r);
+	out->narrow_hypotheses = p->max_hypotheses ? p->max_hypotheses : REPLAY_MAX_HYP_DEFAULT;
+	out->narrow_budget = order ? 0 : replay_exact_budget(p);	/* a kept order: no diagram */
+	out->narrow_s = out->wall_s;
+	out->narrow_work = pass_infer_work(r);
+	/* with no diagram (the order kept, or --cap-only) the list is all there is */
+	if (order || !out->narrow_budget) {
+		wide.max_hypotheses = out->narrow_hypotheses * REPLAY_WIDER_CAP > 1u << 20 ?
+				      1u << 20 : out->narrow_hypotheses * REPLAY_WIDER_CAP;
+		wide.patience = REPLAY_WIDER_PATIENCE;
+	} else {
+		wide.exact_budget = out->narrow_budget * REPLAY_WIDER_BUDGET > REPLAY_EXACT_BUDGET_MAX ?
+				    REPLAY_EXACT_BUDGET_MAX : out->narrow_budget * REPLAY_WIDER_BUDGET;
+	}
+	out->wide_hypotheses = wide.max_hypotheses ? wide.max_hypotheses : REPLAY_MAX_HYP_DEFAULT;
+	out->wide_budget = order ? 0 : replay_exact_budget(&wide);
+	*a = (struct replay_answers){
+		.limit = (uint64_t)(p->retry * (double)pass_infer_work(r)), .retry = p->retry,
+		.first_miss = r->inf_checks.miss_at, .first_nr_miss = r->inf_checks.nr_miss,
+		.first_work = r->inf_checks.work_at, .first_nr_checks = r->inf_checks.nr_checks,
+	};
+	if (r->inf) {	/* validate's, on the pass's thread */
+		a->first_nr_miss = infer_miss_at(r->inf, &a->first_miss);
+		a->first_nr_checks = infer_work_at(r->inf, &a->first_work);
+	}
+	ret = replay_source_db_open(db, &src);
+	if (!ret)
+		ret = engine_search(t, &wide, pol, p->validate, order, &src, a);
+	replay_source_db_close(&src);
+	out->wide_s = replay_now_s() - t0;
+	out->wide_work = a->work;
+	out->wide_missed = ret == -ETIME ? -1 : ret == -ERANGE ? -2 : (int64_t)a->missed;
+	if (ret == -ETIME || ret == -ERANGE)
+		return 0;
+	if (ret < 0)
+		return ret;
+	if (a->missed >= pass_infer_missed(r)) {
+		replay_answers_free(a);
+		return 0;
+	}
+	p->max_hypotheses = wide.max_hypotheses;
+	p->patience = wide.patience;
+	p->exact_budget = wide.exact_budget;
+	return 1;
+}
+
+int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file, const char *kind,
+		   struct replay_params *p, struct replay_pass *out)
+{
+	struct replay_answers a = { 0 };
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = pass_once(db, t, file, kind, p, out);
+	if (!ret && p->retry > 0 && out->r && replay_pass_missed(out->r) &&
+	    (p->validate || replay_prepass(out->r))) {
+		struct replay_pass first = *out;
+
+		ret = pass_search(db, t, p, out, &a);
+		if (ret > 0) {
+			/* the first pass's rows go; the pass runs on the search's findings */
+			db_rollback(db);
+			replay_pass_free(&first);
+			out->r = NULL;
+			out->store = NULL;
+			if (p->validate) {
+				p->answers = &a;
+			} else {
+				out->order = a.order;
+				a.order = NULL;
+				p->order = out->order;
+			}
+			ret = pass_once(db, t, file, kind, p, out);
+			p->answers = NULL;
+			out->widened = true;
+			out->wall_s += out->narrow_s + out->wide_s;	/* what the run cost */
+		}
+		replay_answers_free(&a);
+	}
 	if (!ret)
 		ret = replay_store_finish(out->store, out->r, out->wall_s);
 	if (!ret)
@@ -55,6 +180,8 @@ void replay_pass_free(struct replay_pass *ps)
 {
 	replay_store_close(ps->store);
 	replay_destroy(ps->r);
+	replay_order_free(ps->order);
 	ps->store = NULL;
 	ps->r = NULL;
+	ps->order = NULL;
 }

@@ -320,6 +320,8 @@ struct val_check {
 	uint64_t	lowered;	/* infer_cap_lowered() */
 	uint64_t	exact_max;	/* infer_exact_max() */
 	uint64_t	given_up;	/* infer_exact_given_up() */
+	uint64_t	missed;		/* infer_missed() */
+	uint64_t	work;		/* infer_work() */
 };
 struct val_check val_check_of(const struct infer *in, bool su_ok, bool nf_ok);
 
@@ -361,12 +363,21 @@ struct replay_ep_ctx {
 	unsigned int	pol;
 };
 
+/* An inference's infer_miss_at() and infer_work_at(), kept past it. */
+struct replay_checks {
+	uint64_t	*miss_at, *work_at;
+	size_t		nr_miss, nr_checks;
+};
+int replay_checks_copy(struct replay_checks *to, const struct infer *in);
+void replay_checks_free(struct replay_checks *c);
+
 struct replay {
 	struct replay_params		p;
 	const struct replay_trace	*t;
 	const struct replay_order	*order;		/* p.order, or the prepass's */
 	struct replay_order		*order_own;	/* the prepass's, freed with the replay */
 	struct replay_order		*order_kept;	/* validate's inference's (p.keep_order) */
+	struct replay_checks		inf_checks;	/* the inference's, where it ran apart */
 	struct replay_prepass		prep;		/* prep.policy NULL: no prepass ran */
 	bool				prepared;	/* replay_prepare() done */
 	const char			*pass_name;	/* for progress: NULL, or "infer" for a prepass */
@@ -633,9 +644,42 @@ struct engine_infer {
 	void			(*progress)(void *ctx, const char *pass, uint64_t done);
 	void			*progress_ctx;
 	uint64_t		*capped;	/* out: infer_capped() at the end; may be NULL */
+	uint64_t		*missed;	/* out: infer_missed() at the end; may be NULL */
+	uint64_t		*work;		/* out: infer_work() at the end; may be NULL */
+	struct replay_checks	*checks;	/* out: at the end; may be NULL */
+	unsigned int		patience;	/* infer_set_patience() */
 };
 int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *ei,
 		      struct replay_source *src);
+
+/*
+ * A search by inference alone (pass.c's wider one): its answer at every
+ * traced memcg_flush_stats (for validate), its order (where one is kept)
+ * and its misses.  Given up with -ETIME once its infer_work() passes
+ * @limit, or, from an eighth of the first pass's checks on, @retry times
+ * the first pass's work at the same check; with -ERANGE once it has
+ * missed more values than the first pass had by the same check, or as many
+ * once that was a quarter of the first pass's.  Writes nothing.
+ */
+struct replay_answers {
+	struct val_check	*v;
+	size_t			n, cap;
+	struct replay_order	*order;
+	uint64_t		missed;		/* infer_missed() */
+	uint64_t		work;		/* infer_work() */
+	uint64_t		limit;
+	double			retry;
+	/* the first pass's infer_miss_at() and infer_work_at(), not owned */
+	const uint64_t		*first_miss, *first_work;
+	size_t			first_nr_miss, first_nr_checks;
+	size_t			first_by;	/* of its misses, the ones at the checks so far */
+	uint64_t		checks;
+	bool			keep;		/* the answers (v, n) kept */
+};
+int engine_search(const struct replay_trace *t, const struct replay_params *p,
+		  const struct sim_policy *pol, bool checks, bool order, struct replay_source *src,
+		  struct replay_answers *out);
+void replay_answers_free(struct replay_answers *a);
 int engine_prepare(struct replay *r, const struct sim_policy **pol);
 
 #define REPLAY_BESIDE_EVERY	1024u	/* beside.c's prepass: events between its looks */
