@@ -32,15 +32,16 @@
 #define CLI_OPTION_RETRY \
 	{ "retry", CLI_OPT_RETRY, "K", 0, "where the inference missed values the kernel " \
 	  "recorded after its cap had dropped orders, search again from the start, wider: " \
-	  CLI_STR(REPLAY_WIDER_CAP) " times the cap, halved under saturation " \
-	  CLI_STR(REPLAY_WIDER_PATIENCE) " times more slowly, where the order is kept or no " \
-	  "diagram is held; else " CLI_STR(REPLAY_WIDER_BUDGET) " times the exact diagram's " \
-	  "budget.  It is given up past K times the first pass's work (orders walked and " \
-	  "diagram steps: the same on any machine), at its end or, from an eighth of the " \
-	  "flushes on, by the same flush; or once it explains no more than the first pass " \
-	  "by the same flush (from a quarter of its misses on).  What it finds replaces " \
-	  "the first pass only where it misses fewer (default " CLI_STR(REPLAY_RETRY_DEFAULT) \
-	  "; 0: never)", 0 }
+	  CLI_STR(REPLAY_WIDER_CAP) " times the cap, never halved, where the order is kept " \
+	  "or no diagram is held; else " CLI_STR(REPLAY_WIDER_BUDGET) " times the exact " \
+	  "diagram's budget.  It is given up once its work (orders walked and diagram " \
+	  "steps: the same on any machine) passes K times the first pass's by the same " \
+	  "flush plus an eighth of its whole, or once it has missed more than three " \
+	  "quarters as many values as the first pass by the same flush (from a quarter of " \
+	  "its misses on).  " \
+	  "What it finds " \
+	  "replaces the first pass only where it misses fewer (default " \
+	  CLI_STR(REPLAY_RETRY_DEFAULT) "; 0: never)", 0 }
 struct argp_state;
 double cli_arg_retry(struct argp_state *state, const char *arg);
 

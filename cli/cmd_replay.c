@@ -534,8 +534,8 @@ static void replay_print_retry(const struct replay_pass *ps, const struct replay
 		printf("was given up past --retry times its work, in %.2f s: this order is kept.\n",
 		       ps->wide_s);
 	else if (ps->wide_missed < 0)
-		printf("was given up, explaining no more than it by the same flush, in %.2f s: "
-		       "this order is kept.\n", ps->wide_s);
+		printf("was given up, missing more than three quarters as many values as it by "
+		       "the same flush, in %.2f s: this order is kept.\n", ps->wide_s);
 	else
 		printf("missed %" PRId64 " in %.2f s, no fewer: this order is kept.\n",
 		       ps->wide_missed, ps->wide_s);

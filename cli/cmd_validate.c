@@ -159,7 +159,7 @@ static char *validate_help_extra(void)
 		"on (counted).  The check of logged memory.stat reads (below) needs the\n"
 		"order itself, which only the list hands out: no diagram then.\n"
 		"Where values were missed after the cap had dropped orders, a wider search\n"
-		"runs from the start (--retry): the cap larger and halved later when the\n"
+		"runs from the start (--retry): the cap larger and never halved when the\n"
 		"order is kept, else a larger diagram budget.  If it explains more, the\n"
 		"pass is run again on its answers and the results are its; else, or past\n"
 		"its work, the first pass's stand.  The report says which.\n"
@@ -247,8 +247,8 @@ static void validate_print_retry(const struct replay_pass *ps)
 		printf("was given up past --retry times the first pass's work, in %.2f s: the "
 		       "first pass's results are kept\n", ps->wide_s);
 	else if (ps->wide_missed < 0)
-		printf("was given up, explaining no more than the first pass by the same flush, "
-		       "in %.2f s: the first pass's results are kept\n", ps->wide_s);
+		printf("was given up, missing more than three quarters as many values as the first "
+		       "pass by the same flush, in %.2f s: the first pass's results are kept\n", ps->wide_s);
 	else if (!ps->widened)
 		printf("missed no fewer values in %.2f s: the first pass's results are kept\n",
 		       ps->wide_s);

@@ -284,7 +284,7 @@ static void *beside_main(void *arg)
 		.checked = b->checks ? beside_checked : NULL, .checked_ctx = b,
 		.capped = &b->capped, .missed = &b->missed, .work = &b->work,
 		.checks = &b->inf_checks,
-		.patience = b->r->p.patience,
+		.no_halving = b->r->p.no_halving,
 	};
 	int ret = engine_infer_pass(b->r->t, &ei, &src);
 

@@ -154,7 +154,8 @@ int replay_create(const struct replay_params *p, const struct replay_trace *t,
 		}
 		/* exact beside the cap where no order is kept (infer_set_exact()) */
 		infer_set_exact(r->inf, replay_exact_budget(p));
-		infer_set_patience(r->inf, p->patience);
+		if (p->no_halving)
+			infer_set_patience(r->inf, 0);
 		engine_infer_ahead(r);
 		/* the inferred model's prepass would find the same order */
 		if (p->keep_order && p->runs[0].policy == replay_policy_for_trace(t)) {
@@ -243,7 +244,8 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
 			return -ENOMEM;
 		}
 		infer_set_exact(r->inf, ei->exact);
-		infer_set_patience(r->inf, ei->patience);
+		if (ei->no_halving)
+			infer_set_patience(r->inf, 0);
 		infer_set_order_sink(r->inf, ei->order, ei->order_ctx);
 		engine_infer_ahead(r);
 		r->settled = ei->settled;
@@ -266,7 +268,7 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
 	return ret;
 }
 
-/* replay_order_infer() with @ei's cap, patience and outputs; the order is its own. */
+/* replay_order_infer() with @ei's cap, halving and outputs; the order is its own. */
 static int engine_order_infer(const struct replay_trace *t, struct engine_infer *ei,
 			      struct replay_source *src, struct replay_order **out)
 {
@@ -341,18 +343,21 @@ static int search_checked(void *ctx, struct infer *in, bool su_ok, bool nf_ok)
 	}
 	/*
 	 * Given up: a search doing worse than the first pass so far, or, once
-	 * the first pass had made a quarter of its misses, no better; one past
-	 * --retry times the first pass's work so far, from an eighth of its
-	 * checks on (before, one burst of saturation weighs too much).
+	 * the first pass had made a quarter of its misses, avoiding fewer than
+	 * a quarter of them (it costs several passes: worth it for more; the
+	 * misses before the counters are known are both passes'); one past
+	 * --retry times the first pass's work so far and an eighth of its
+	 * whole (one burst of saturation early on may cost more than the rest).
 	 */
 	while (a->first_by < a->first_nr_miss && a->first_miss[a->first_by] <= at)
 		a->first_by++;
 	if (infer_missed(in) > a->first_by)
 		return -ERANGE;
-	if (a->first_by && a->first_by * 4 >= a->first_nr_miss && infer_missed(in) >= a->first_by)
+	if (a->first_by && a->first_by * 4 >= a->first_nr_miss &&
+	    4 * infer_missed(in) > 3 * a->first_by)
 		return -ERANGE;
-	if (at < a->first_nr_checks && at * 8 >= a->first_nr_checks &&
-	    (double)infer_work(in) > a->retry * (double)a->first_work[at])
+	if (at < a->first_nr_checks &&
+	    (double)infer_work(in) > a->retry * ((double)a->first_work[at] + a->first_whole / 8))
 		return -ETIME;
 	return 0;
 }
@@ -370,7 +375,7 @@ int engine_search(const struct replay_trace *t, const struct replay_params *p,
 		  struct replay_answers *out)
 {
 	struct engine_infer ei = {
-		.policy = pol, .max_hyp = p->max_hypotheses, .patience = p->patience,
+		.policy = pol, .max_hyp = p->max_hypotheses, .no_halving = p->no_halving,
 		.exact = checks ? replay_exact_budget(p) : 0,
 		.settled = search_settled, .settled_ctx = out,
 		.checked = search_checked, .checked_ctx = out,
@@ -419,7 +424,7 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 	double t0 = replay_now_s();
 	uint64_t capped = 0, missed = 0, work = 0;
 	struct engine_infer ei = {
-		.max_hyp = r->p.max_hypotheses, .patience = r->p.patience,
+		.max_hyp = r->p.max_hypotheses, .no_halving = r->p.no_halving,
 		.progress = r->p.progress, .progress_ctx = r->p.progress_ctx,
 		.capped = &capped, .missed = &missed, .work = &work,
 	};

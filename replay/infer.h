@@ -85,7 +85,7 @@ uint64_t infer_work(const struct infer *in);
 size_t infer_work_at(const struct infer *in, const uint64_t **at);
 /*
  * How long a saturated cap holds before it is halved, in multiples of the
- * default (1; 0 is taken as 1): a pass that searches wider after a miss.
+ * default (1); 0: never halved (a search after a miss, bounded otherwise).
  */
 void infer_set_patience(struct infer *in, unsigned int k);
 

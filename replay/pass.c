@@ -66,8 +66,8 @@ static int pass_once(struct db *db, const struct replay_trace *t, const char *fi
 }
 
 /*
- * The wider search: the cap raised and its halving put off where the order
- * is kept or no diagram is held, else the exact diagram's budget raised.
+ * The wider search: the cap raised and never halved where the order is
+ * kept or no diagram is held, else the exact diagram's budget raised.
  * It starts from the trace's beginning (the orders the first pass dropped
  * may go back to any window before its miss) and reads the database inside
  * the transaction.
@@ -95,7 +95,7 @@ static int pass_search(struct db *db, const struct replay_trace *t, struct repla
 	if (order || !out->narrow_budget) {
 		wide.max_hypotheses = out->narrow_hypotheses * REPLAY_WIDER_CAP > 1u << 20 ?
 				      1u << 20 : out->narrow_hypotheses * REPLAY_WIDER_CAP;
-		wide.patience = REPLAY_WIDER_PATIENCE;
+		wide.no_halving = true;
 	} else {
 		wide.exact_budget = out->narrow_budget * REPLAY_WIDER_BUDGET > REPLAY_EXACT_BUDGET_MAX ?
 				    REPLAY_EXACT_BUDGET_MAX : out->narrow_budget * REPLAY_WIDER_BUDGET;
@@ -103,7 +103,8 @@ static int pass_search(struct db *db, const struct replay_trace *t, struct repla
 	out->wide_hypotheses = wide.max_hypotheses ? wide.max_hypotheses : REPLAY_MAX_HYP_DEFAULT;
 	out->wide_budget = order ? 0 : replay_exact_budget(&wide);
 	*a = (struct replay_answers){
-		.limit = (uint64_t)(p->retry * (double)pass_infer_work(r)), .retry = p->retry,
+		.limit = (uint64_t)(p->retry * (double)pass_infer_work(r) * 9 / 8),
+		.retry = p->retry, .first_whole = (double)pass_infer_work(r),
 		.first_miss = r->inf_checks.miss_at, .first_nr_miss = r->inf_checks.nr_miss,
 		.first_work = r->inf_checks.work_at, .first_nr_checks = r->inf_checks.nr_checks,
 	};
@@ -127,7 +128,7 @@ static int pass_search(struct db *db, const struct replay_trace *t, struct repla
 		return 0;
 	}
 	p->max_hypotheses = wide.max_hypotheses;
-	p->patience = wide.patience;
+	p->no_halving = wide.no_halving;
 	p->exact_budget = wide.exact_budget;
 	return 1;
 }

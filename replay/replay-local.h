@@ -647,7 +647,7 @@ struct engine_infer {
 	uint64_t		*missed;	/* out: infer_missed() at the end; may be NULL */
 	uint64_t		*work;		/* out: infer_work() at the end; may be NULL */
 	struct replay_checks	*checks;	/* out: at the end; may be NULL */
-	unsigned int		patience;	/* infer_set_patience() */
+	bool			no_halving;	/* infer_set_patience(0) */
 };
 int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *ei,
 		      struct replay_source *src);
@@ -656,9 +656,9 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
  * A search by inference alone (pass.c's wider one): its answer at every
  * traced memcg_flush_stats (for validate), its order (where one is kept)
  * and its misses.  Given up with -ETIME once its infer_work() passes
- * @limit, or, from an eighth of the first pass's checks on, @retry times
- * the first pass's work at the same check; with -ERANGE once it has
- * missed more values than the first pass had by the same check, or as many
+ * @limit, or @retry times the first pass's work at the same check and an
+ * eighth of its whole; with -ERANGE once it has missed more values than
+ * the first pass had by the same check, or more than three quarters as many
  * once that was a quarter of the first pass's.  Writes nothing.
  */
 struct replay_answers {
@@ -669,6 +669,7 @@ struct replay_answers {
 	uint64_t		work;		/* infer_work() */
 	uint64_t		limit;
 	double			retry;
+	double			first_whole;	/* the first pass's infer_work() */
 	/* the first pass's infer_miss_at() and infer_work_at(), not owned */
 	const uint64_t		*first_miss, *first_work;
 	size_t			first_nr_miss, first_nr_checks;

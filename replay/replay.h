@@ -224,7 +224,7 @@ struct replay_params {
 	 * and the pass runs again on what it found if it misses fewer.  0: never.
 	 */
 	double			retry;
-	unsigned int		patience;	/* infer_set_patience(); 0: 1 */
+	bool			no_halving;	/* the cap never halved (infer_set_patience(0)) */
 	/* replay_pass_db()'s wider search, for validate: its answers stand for the inference */
 	struct replay_answers	*answers;
 	bool			cap_only;	/* validate: no exact diagram past the cap */
@@ -509,7 +509,7 @@ void replay_store_close(struct replay_store *st);
  * replay_pass_missed() is not 0 and @p->retry allows, a wider search runs
  * (engine_search()); where it misses fewer, the first pass is rolled back
  * and the pass runs again on its findings: @p then holds the search's cap,
- * patience and exact budget, and wall_s all three.
+ * halving and exact budget, and wall_s all three.
  */
 struct replay_pass {
 	struct replay		*r;
@@ -543,14 +543,14 @@ int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file
 uint64_t replay_pass_missed(const struct replay *r);
 /*
  * The wider search: where the order is kept or no exact diagram is held
- * (cap_only), the cap this many times larger, and halved under saturation
- * only after REPLAY_WIDER_PATIENCE times as long; else (validate) the exact
- * diagram's budget REPLAY_WIDER_BUDGET times larger.
+ * (cap_only), the cap this many times larger and never halved (a long
+ * saturation halves the first pass's, and the kernel's order can go with
+ * it); else (validate) the exact diagram's budget REPLAY_WIDER_BUDGET times
+ * larger.
  */
-#define REPLAY_WIDER_CAP	8
-#define REPLAY_WIDER_PATIENCE	4
+#define REPLAY_WIDER_CAP	4
 #define REPLAY_WIDER_BUDGET	4
-#define REPLAY_RETRY_DEFAULT	4	/* replay_params.retry for the tools */
+#define REPLAY_RETRY_DEFAULT	5	/* replay_params.retry for the tools */
 void replay_pass_free(struct replay_pass *ps);
 
 /*

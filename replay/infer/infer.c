@@ -144,7 +144,7 @@ uint64_t infer_work(const struct infer *in)
 
 void infer_set_patience(struct infer *in, unsigned int k)
 {
-	in->patience = k ? k : 1;
+	in->patience = k;
 }
 
 size_t infer_nr_hyp(const struct infer *in)

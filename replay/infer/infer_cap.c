@@ -485,7 +485,7 @@ int inf_compact(struct infer *in, bool full)
  * kernel's order, the floor dropped it (validate 59 of 60 flushes and 34 of
  * 1140 memory.stat lines off, where -H 512 and halving match all).  Each
  * step costs one budget more: log2(max_hyp / floor) of them at most.  A
- * second pass that searches wider (infer_set_patience()) waits longer.
+ * search after a miss may wait longer, or never halve (infer_set_patience()).
  */
 void inf_budget(struct infer *in, uint64_t unmade)
 {
@@ -500,7 +500,7 @@ void inf_budget(struct infer *in, uint64_t unmade)
 		return;
 	}
 	in->sat_work += n;
-	if (in->sat_work > INF_SAT_BUDGET * in->patience && in->cap != floor) {
+	if (in->patience && in->sat_work > INF_SAT_BUDGET * in->patience && in->cap != floor) {
 		in->cap = in->cap / 2 > floor ? in->cap / 2 : floor;
 		in->sat_work = 0;
 		in->lowered++;

@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # --retry: where the inference missed recorded values after its cap dropped
-# orders, a wider search from the start (the cap 8 times larger where no exact
-# diagram is held) runs, and the pass is run again on its findings only where
-# it misses fewer.  Its work is at most --retry times the first pass's: the
-# search at 8 times the cap of 1 walks about 15 times the orders here, so the
-# cases that keep it allow 100.  The pass kept is then the one a first pass at the wider
-# cap gives: validate's counts and mismatch rows, and replay's result rows,
-# are those of --max-hypotheses 8 --retry 0 where the first pass had 1.  A
-# search that misses no fewer, or is given up at its time, leaves the first
-# pass's results, and says so.
+# orders, a wider search from the start (the cap 4 times larger, never
+# halved, where no exact diagram is held) runs, and the pass is run again on
+# its findings only where it misses fewer.  The pass kept is then the one a
+# first pass at the wider cap gives (none halves its cap here): validate's
+# counts and mismatch rows, and replay's result rows, are those of
+# --max-hypotheses 12 --retry 0 where the first pass had 3.  A search given
+# up (past its work, or missing more than three quarters as many values as
+# the first pass by the same flush) leaves the first pass's results, and says
+# so.
 . "$(dirname "$0")/../lib.sh"
 
 SRC=$T_TMP/hidden.db
-# 8 CPUs, 100 cgroups, 40 updates in each window at hidden times: one order
-# kept drops the kernel's at some reads, eight keep more of them
-if ! "$REPLAY" synth --scenario fleet --hidden-order 1 --cpus 8 --cgroups 100 \
-	--window-updates 40 --events 50000 --reader-ms 1 --period-ms 2 -o "$SRC" -q \
+# 32 CPUs, 1000 cgroups, 100 updates in each window at hidden times: three
+# orders kept drop the kernel's at two reads, twelve at one
+if ! "$REPLAY" synth --scenario fleet --hidden-order 1 --cpus 32 --cgroups 1000 \
+	--window-updates 100 --events 400000 --reader-ms 13 --period-ms 26 -o "$SRC" -q \
 	>/dev/null 2>&1; then
 	skip retry "synth --hidden-order failed"
 	t_done
@@ -40,21 +40,21 @@ check() {	# name, then validate options: exit 10 (below --min-match) and JSON in
 		"$T_TMP/$name.db" && printf '%s\n' "$T_OUT" >"$T_TMP/$name.json"
 }
 
-check narrow -H 1 --retry 0
-check wide -H 8 --retry 0
-check kept -H 1 --retry 100
+check narrow -H 3 --retry 0
+check wide -H 12 --retry 0
+check kept -H 3
 missed=$(field "$T_TMP/narrow.json" "causes.\"orders dropped by the cap\"")
 wide=$(field "$T_TMP/wide.json" "causes.\"orders dropped by the cap\"")
-echo "# orders dropped by the cap: -H 1 $missed, -H 8 $wide"
+echo "# orders dropped by the cap: -H 3 $missed, -H 12 $wide"
 # the trace is one where the wider cap explains more: else nothing below is tested
 [ "${missed:-0}" -gt "${wide:-0}" ] && pass retry_trace_needs_wider ||
-	fail retry_trace_needs_wider "-H 1 $missed, -H 8 $wide"
+	fail retry_trace_needs_wider "-H 3 $missed, -H 12 $wide"
 [ -z "$(field "$T_TMP/narrow.json" retry)" ] && pass retry_zero_never ||
 	fail retry_zero_never "$(field "$T_TMP/narrow.json" retry)"
 got=$(field "$T_TMP/kept.json" "retry.search")
 [ "$got" = kept ] && pass retry_kept || fail retry_kept "search '$got'"
 got="$(field "$T_TMP/kept.json" "retry.first_missed_by_cap")|$(field "$T_TMP/kept.json" "retry.search_max_hypotheses")"
-[ "$got" = "$missed|8" ] && pass retry_kept_first_counts || fail retry_kept_first_counts "$got"
+[ "$got" = "$missed|12" ] && pass retry_kept_first_counts || fail retry_kept_first_counts "$got"
 if [ "$(validation "$T_TMP/kept.db")" = "$(validation "$T_TMP/wide.db")" ]; then
 	pass retry_kept_rows_are_wider_pass
 else
@@ -70,29 +70,23 @@ got=$(sqlite3 "$T_TMP/kept.db" "SELECT (SELECT count(*) FROM validation),
 
 # the text says what ran, and that the results are the search's
 cp "$SRC" "$T_TMP/t.db"
-expect_exit retry_text 10 "$REPLAY" validate -q --cap-only -H 1 --retry 100 "$T_TMP/t.db"
-expect_match retry_text_first "^first pass \(--max-hypotheses 1, no exact diagram\): $missed flushes missed as orders dropped by the cap, in [0-9.]+ s; a wider search from the start \(cap 8\) explained more in [0-9.]+ s: the results below are its$" "$T_OUT"
-expect_match retry_text_cap '^hypotheses kept at most [1-8] \(the wider search.s cap 8\)' "$T_OUT"
+expect_exit retry_text 10 "$REPLAY" validate -q --cap-only -H 3 "$T_TMP/t.db"
+expect_match retry_text_first "^first pass \(--max-hypotheses 3, no exact diagram\): $missed flushes missed as orders dropped by the cap, in [0-9.]+ s; a wider search from the start \(cap 12\) explained more in [0-9.]+ s: the results below are its$" "$T_OUT"
+expect_match retry_text_cap '^hypotheses kept at most ([1-9]|1[0-2]) \(the wider search.s cap 12\)' "$T_OUT"
 
 # given up at its work (a millionth of the first pass's): the first pass's results
-check given_up -H 1 --retry 0.000001
-# and at the default (4 times the work), which this search needs more than
-check given_up_default -H 1
-got=$(field "$T_TMP/given_up_default.json" "retry.search")
-[ "$got" = "given up: work" ] && pass retry_given_up_default ||
-	fail retry_given_up_default "search '$got'"
+check given_up -H 3 --retry 0.000001
 got=$(field "$T_TMP/given_up.json" "retry.search")
 [ "$got" = "given up: work" ] && pass retry_given_up || fail retry_given_up "search '$got'"
 [ "$(validation "$T_TMP/given_up.db")" = "$(validation "$T_TMP/narrow.db")" ] &&
 	pass retry_given_up_rows_first || fail retry_given_up_rows_first "rows differ"
 
-# a wrong policy: a wider search explains no more of it; given up as soon as
-# it is no better than the first pass once a quarter of its misses are made
+# a wrong policy: a wider search misses about as many; given up once it had
+# missed more than three quarters as many as the first pass by the same flush
 cp "$SRC" "$T_TMP/l.db"
-expect_exit retry_no_better 10 "$REPLAY" validate -q --cap-only -H 1 -p legacy --retry 100 \
-	"$T_TMP/l.db"
-expect_match retry_no_better_msg 'a wider search from the start \(cap 8\) was given up, explaining no more than the first pass by the same flush, in [0-9.]+ s: the first pass.s results are kept$' "$T_OUT"
-expect_match retry_no_better_cap '^hypotheses kept at most 1 \(--max-hypotheses 1\)' "$T_OUT"
+expect_exit retry_no_better 10 "$REPLAY" validate -q --cap-only -H 3 -p legacy "$T_TMP/l.db"
+expect_match retry_no_better_msg 'a wider search from the start \(cap 12\) was given up, missing more than three quarters as many values as the first pass by the same flush, in [0-9.]+ s: the first pass.s results are kept$' "$T_OUT"
+expect_match retry_no_better_cap '^hypotheses kept at most [1-3] \(--max-hypotheses 3\)' "$T_OUT"
 
 # replay: the prepass's search, and the rows of the pass that follows its order
 dump() {	# db: the result rows, the replayed file's name and the wall time masked
@@ -107,19 +101,25 @@ dump() {	# db: the result rows, the replayed file's name and the wall time maske
 }
 cp "$SRC" "$T_TMP/r1.db"
 cp "$SRC" "$T_TMP/r8.db"
-expect_exit retry_replay 0 "$REPLAY" replay -q -m inferred -s 0 -H 1 --retry 100 "$T_TMP/r1.db"
-expect_match retry_replay_msg "^Inferred order: [0-9]+ updates inside lock windows placed, by break \(the traced kernel's policy\) in a wider search from the start \(cap 8, [0-9.]+ s\): the first prepass \(-H 1, [0-9.]+ s\) missed [0-9]+ of the kernel's values after its cap dropped orders, the search [0-9]+\.$" "$T_OUT"
-# the default gives it up: the first order, and the replay says so
+expect_exit retry_replay 0 "$REPLAY" replay -q -m inferred -s 0 -H 3 "$T_TMP/r1.db"
+expect_match retry_replay_msg "^Inferred order: [0-9]+ updates inside lock windows placed, by break \(the traced kernel's policy\) in a wider search from the start \(cap 12, [0-9.]+ s\): the first prepass \(-H 3, [0-9.]+ s\) missed [0-9]+ of the kernel's values after its cap dropped orders, the search [0-9]+\.$" "$T_OUT"
+# given up at its work: the first order, and the replay says so
 cp "$SRC" "$T_TMP/r0.db"
-expect_exit retry_replay_given_up 0 "$REPLAY" replay -q -m inferred -s 0 -H 1 "$T_TMP/r0.db"
-expect_match retry_replay_given_up_msg "^It missed [0-9]+ of the kernel's values after its cap dropped orders; a wider search from the start \(cap 8\) was given up past --retry times its work, in [0-9.]+ s: this order is kept\.$" "$T_OUT"
-expect_exit retry_replay_wide 0 "$REPLAY" replay -q -m inferred -s 0 -H 8 --retry 0 "$T_TMP/r8.db"
+expect_exit retry_replay_given_up 0 "$REPLAY" replay -q -m inferred -s 0 -H 3 --retry 0.000001 \
+	"$T_TMP/r0.db"
+expect_match retry_replay_given_up_msg "^It missed [0-9]+ of the kernel's values after its cap dropped orders; a wider search from the start \\(cap 12\\) was given up past --retry times its work, in [0-9.]+ s: this order is kept\\.$" "$T_OUT"
+expect_exit retry_replay_wide 0 "$REPLAY" replay -q -m inferred -s 0 -H 12 --retry 0 "$T_TMP/r8.db"
 if [ "$(dump "$T_TMP/r1.db" | sed 's#r1\.db#FILE#g')" = "$(dump "$T_TMP/r8.db" | sed 's#r8\.db#FILE#g')" ]; then
 	pass retry_replay_rows_are_wider_pass
 else
 	fail retry_replay_rows_are_wider_pass "$(diff <(dump "$T_TMP/r1.db" | sed 's#r1\.db#FILE#g') \
 		<(dump "$T_TMP/r8.db" | sed 's#r8\.db#FILE#g') | head -4)"
 fi
+# ... which are not the first prepass's order's
+cp "$SRC" "$T_TMP/r3.db"
+expect_exit retry_replay_narrow 0 "$REPLAY" replay -q -m inferred -s 0 -H 3 --retry 0 "$T_TMP/r3.db"
+[ "$(dump "$T_TMP/r1.db" | sed 's#r1\.db#FILE#g')" != "$(dump "$T_TMP/r3.db" | sed 's#r3\.db#FILE#g')" ] &&
+	pass retry_replay_rows_not_first || fail retry_replay_rows_not_first "the first order's rows"
 
 # bad values are refused
 expect_exit retry_bad_value 2 "$REPLAY" validate --retry -1 "$T_TMP/t.db"
