@@ -69,7 +69,6 @@ struct beside {
 	bool			started;
 	double			t0, seconds;
 	uint64_t		capped;		/* the prepass's infer_capped(), once finished */
-	uint64_t		missed;		/* and its infer_missed() */
 	uint64_t		work;		/* and its infer_work() */
 	struct replay_checks	inf_checks;	/* and its misses and work by check */
 	pthread_mutex_t		mu;
@@ -282,7 +281,7 @@ static void *beside_main(void *arg)
 		.order = b->checks && !b->r->order_kept ? NULL : beside_order, .order_ctx = b,
 		.settled = b->checks ? NULL : beside_settled, .settled_ctx = b,
 		.checked = b->checks ? beside_checked : NULL, .checked_ctx = b,
-		.capped = &b->capped, .missed = &b->missed, .work = &b->work,
+		.capped = &b->capped, .work = &b->work,
 		.checks = &b->inf_checks,
 		.no_halving = b->r->p.no_halving,
 	};
@@ -494,7 +493,6 @@ static int beside_end(struct beside *b)
 		return -EPROTO;		/* a decision for an update the pass has passed */
 	r->prep.placed = replay_order_size(r->order);
 	r->prep.capped = b->capped;
-	r->prep.missed = b->missed;
 	r->prep.work = b->work;
 	r->prep.seconds = b->seconds;
 	r->prep.waited = b->waited + replay_now_s() - t0;

@@ -422,11 +422,11 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 	const struct sim_policy *pol;
 	struct replay_order *o;
 	double t0 = replay_now_s();
-	uint64_t capped = 0, missed = 0, work = 0;
+	uint64_t capped = 0, work = 0;
 	struct engine_infer ei = {
 		.max_hyp = r->p.max_hypotheses, .no_halving = r->p.no_halving,
 		.progress = r->p.progress, .progress_ctx = r->p.progress_ctx,
-		.capped = &capped, .missed = &missed, .work = &work,
+		.capped = &capped, .work = &work,
 	};
 	int ret;
 
@@ -446,7 +446,7 @@ int replay_prepare(struct replay *r, struct replay_source *src)
 	}
 	r->order = r->order_own = o;
 	r->prep = (struct replay_prepass){ .policy = pol, .placed = replay_order_size(o),
-					   .capped = capped, .missed = missed, .work = work,
+					   .capped = capped, .work = work,
 					   .seconds = replay_now_s() - t0 };
 	return 0;
 }

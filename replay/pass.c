@@ -11,19 +11,20 @@
 #include "db.h"
 #include "replay-local.h"
 
-uint64_t replay_pass_missed(const struct replay *r)
+/*
+ * The recorded values the inference could not explain after its cap had
+ * dropped orders that might have: validate's mismatches of cause "orders
+ * dropped by the cap", or the inferred model's prepass's misses after a
+ * drop (infer_missed()).
+ */
+static uint64_t pass_missed(const struct replay *r)
 {
 	if (r->val)
 		return r->val->v.causes[REPLAY_CAUSE_CAPPED];
-	return r->prep.policy ? r->prep.missed : 0;
+	return r->prep.policy ? r->inf_checks.nr_miss : 0;
 }
 
-/* infer_missed() and infer_work() of the pass's inference: validate's, or the prepass's. */
-static uint64_t pass_infer_missed(const struct replay *r)
-{
-	return r->val ? r->val->cur.missed : r->prep.missed;
-}
-
+/* infer_work() of the pass's inference: validate's, or the prepass's. */
 static uint64_t pass_infer_work(const struct replay *r)
 {
 	return r->val ? r->val->cur.work : r->prep.work;
@@ -83,14 +84,15 @@ static int pass_search(struct db *db, const struct replay_trace *t, struct repla
 	bool order = !p->validate || (p->keep_order && pol == replay_policy_for_trace(t));
 	struct replay_params wide = *p;
 	struct replay_source src = { 0 };
+	uint64_t work = pass_infer_work(r);
 	double t0 = replay_now_s();
 	int ret;
 
-	out->narrow_missed = replay_pass_missed(r);
+	out->narrow_missed = pass_missed(r);
 	out->narrow_hypotheses = p->max_hypotheses ? p->max_hypotheses : REPLAY_MAX_HYP_DEFAULT;
 	out->narrow_budget = order ? 0 : replay_exact_budget(p);	/* a kept order: no diagram */
 	out->narrow_s = out->wall_s;
-	out->narrow_work = pass_infer_work(r);
+	out->narrow_work = work;
 	/* with no diagram (the order kept, or --cap-only) the list is all there is */
 	if (order || !out->narrow_budget) {
 		wide.max_hypotheses = out->narrow_hypotheses * REPLAY_WIDER_CAP > 1u << 20 ?
@@ -103,8 +105,8 @@ static int pass_search(struct db *db, const struct replay_trace *t, struct repla
 	out->wide_hypotheses = wide.max_hypotheses ? wide.max_hypotheses : REPLAY_MAX_HYP_DEFAULT;
 	out->wide_budget = order ? 0 : replay_exact_budget(&wide);
 	*a = (struct replay_answers){
-		.limit = (uint64_t)(p->retry * (double)pass_infer_work(r) * 9 / 8),
-		.retry = p->retry, .first_whole = (double)pass_infer_work(r),
+		.limit = (uint64_t)(p->retry * (double)work * 9 / 8),
+		.retry = p->retry, .first_whole = (double)work,
 		.first_miss = r->inf_checks.miss_at, .first_nr_miss = r->inf_checks.nr_miss,
 		.first_work = r->inf_checks.work_at, .first_nr_checks = r->inf_checks.nr_checks,
 	};
@@ -123,7 +125,7 @@ static int pass_search(struct db *db, const struct replay_trace *t, struct repla
 		return 0;
 	if (ret < 0)
 		return ret;
-	if (a->missed >= pass_infer_missed(r)) {
+	if (a->missed >= a->first_nr_miss) {	/* infer_missed(), the first pass's */
 		replay_answers_free(a);
 		return 0;
 	}
@@ -141,7 +143,7 @@ int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file
 
 	memset(out, 0, sizeof(*out));
 	ret = pass_once(db, t, file, kind, p, out);
-	if (!ret && p->retry > 0 && out->r && replay_pass_missed(out->r) &&
+	if (!ret && p->retry > 0 && out->r && pass_missed(out->r) &&
 	    (p->validate || replay_prepass(out->r))) {
 		struct replay_pass first = *out;
 

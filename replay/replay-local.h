@@ -320,7 +320,6 @@ struct val_check {
 	uint64_t	lowered;	/* infer_cap_lowered() */
 	uint64_t	exact_max;	/* infer_exact_max() */
 	uint64_t	given_up;	/* infer_exact_given_up() */
-	uint64_t	missed;		/* infer_missed() */
 	uint64_t	work;		/* infer_work() */
 };
 struct val_check val_check_of(const struct infer *in, bool su_ok, bool nf_ok);

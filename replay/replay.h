@@ -218,7 +218,7 @@ struct replay_params {
 	unsigned int		max_hypotheses;	/* inference cap; 0: REPLAY_MAX_HYP_DEFAULT */
 	/*
 	 * replay_pass_db(): where the inference missed recorded values after
-	 * its cap had dropped orders (replay_pass_missed()), it searches again
+	 * its cap had dropped orders (pass.c: pass_missed()), it searches again
 	 * from the start, wider (REPLAY_WIDER_*), for at most @retry times the
 	 * first pass's inference work (infer_work(): the same on any machine),
 	 * and the pass runs again on what it found if it misses fewer.  0: never.
@@ -426,7 +426,6 @@ struct replay_prepass {
 	 * them was the kernel's, the order placed is not
 	 */
 	uint64_t		capped;
-	uint64_t		missed;		/* of the kernel's values, those no kept order explained after a drop */
 	uint64_t		work;		/* infer_work(): hypothesis walks and diagram steps */
 	double			seconds;	/* its wall-clock time */
 	bool			beside;		/* on its own thread, beside the pass */
@@ -506,7 +505,9 @@ void replay_store_close(struct replay_store *st);
  * A whole run against the database: one transaction around the run rows, the
  * pass and the summaries; rolled back on any error.  @t from replay_trace_load.
  * On success @out holds the replay (for summaries) and the run ids.  Where
- * replay_pass_missed() is not 0 and @p->retry allows, a wider search runs
+ * the inference missed values after its cap dropped orders (validate's
+ * mismatches of cause "orders dropped by the cap", or the prepass's misses
+ * after a drop) and @p->retry allows, a wider search runs
  * (engine_search()); where it misses fewer, the first pass is rolled back
  * and the pass runs again on its findings: @p then holds the search's cap,
  * halving and exact budget, and wall_s all three.
@@ -516,12 +517,12 @@ struct replay_pass {
 	struct replay_store	*store;
 	double			wall_s;		/* the pass; a prepass run before it not included */
 	/*
-	 * Where the first pass missed (replay_pass_missed()) and a wider search
-	 * ran (replay_params.retry): the first pass's misses, the caps and
-	 * exact budgets (0: no diagram) of both, their work and seconds; the
-	 * search's misses, or -1 where it was given up past its work, -2 where
-	 * it explained no more than the first pass by the same check; whether
-	 * the pass kept is the search's (then wall_s holds all three).
+	 * Where the first pass missed so and a wider search ran
+	 * (replay_params.retry): the first pass's misses, the caps and exact
+	 * budgets (0: no diagram) of both, their work and seconds; the search's
+	 * misses, or -1 where it was given up past its work, -2 where it was
+	 * given up on its misses (engine_search()); whether the pass kept is
+	 * the search's (then wall_s holds all three).
 	 */
 	uint64_t		narrow_missed;
 	unsigned int		narrow_hypotheses, narrow_budget;
@@ -534,13 +535,6 @@ struct replay_pass {
 };
 int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file, const char *kind,
 		   struct replay_params *p, struct replay_pass *out);
-/*
- * The recorded values the inference could not explain after its cap had
- * dropped orders that might have: validate's mismatches of cause "orders
- * dropped by the cap", or the inferred model's prepass's misses after a
- * drop (infer_missed()).
- */
-uint64_t replay_pass_missed(const struct replay *r);
 /*
  * The wider search: where the order is kept or no exact diagram is held
  * (cap_only), the cap this many times larger and never halved (a long

@@ -125,7 +125,7 @@ struct val_check val_check_of(const struct infer *in, bool su_ok, bool nf_ok)
 		.su_ok = su_ok, .nf_ok = nf_ok, .capped = infer_capped(in),
 		.max_kept = infer_max_kept(in), .lowered = infer_cap_lowered(in),
 		.exact_max = infer_exact_max(in), .given_up = infer_exact_given_up(in),
-		.missed = infer_missed(in), .work = infer_work(in),
+		.work = infer_work(in),
 	};
 }
 

@@ -320,6 +320,22 @@ static int inf_fold(struct infer *in)
 static int inf_list_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 			  bool *nf_ok);
 
+/* A check's number, the work by then and, unexplained after a drop, its miss. */
+static int inf_check_note(struct infer *in, bool explained)
+{
+	if (!explained && in->capped) {
+		if (mcr_grow((void **)&in->miss_at, &in->cap_miss_at, in->missed + 1,
+			     sizeof(*in->miss_at)))
+			return -ENOMEM;
+		in->miss_at[in->missed++] = in->checks;
+	}
+	if (mcr_grow((void **)&in->work_at, &in->cap_work_at, in->checks + 1,
+		     sizeof(*in->work_at)))
+		return -ENOMEM;
+	in->work_at[in->checks++] = infer_work(in);
+	return 0;
+}
+
 int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok, bool *nf_ok)
 {
 	bool lsu, lnf;	/* the list's answer beside a diagram's */
@@ -346,17 +362,8 @@ int infer_check(struct infer *in, uint64_t id, int64_t su, bool nf, bool *su_ok,
 		}
 	}
 	ret = inf_list_check(in, id, su, nf, su_ok, nf_ok);
-	if (!ret && !*answer && in->capped) {
-		if (mcr_grow((void **)&in->miss_at, &in->cap_miss_at, in->missed + 1,
-			     sizeof(*in->miss_at)))
-			return -ENOMEM;
-		in->miss_at[in->missed++] = in->checks;
-	}
-	if (!ret && mcr_grow((void **)&in->work_at, &in->cap_work_at, in->checks + 1,
-			     sizeof(*in->work_at)))
-		return -ENOMEM;
 	if (!ret)
-		in->work_at[in->checks++] = infer_work(in);
+		ret = inf_check_note(in, *answer);
 	if (!ret)
 		ret = inf_dd_back(in);	/* outside a window only */
 	/* no fold while the diagram's tuples are read against the base */
