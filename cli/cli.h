@@ -130,6 +130,25 @@ void cli_progress_update(struct cli_progress *p, uint64_t done);
 void cli_progress_quiet(struct cli_progress *p);
 void cli_progress_done(struct cli_progress *p, uint64_t done);
 
+/*
+ * The lines of a command whose library runs several passes over the trace
+ * (struct replay_params.progress): a line of its own for each, named after
+ * the pass ("replay", "infer", "wider search", "replay again"), the one
+ * before ended with its final figures.  Zero it, set what (the command's
+ * name), total and quiet, and hand cli_progress_pass() as the callback.
+ */
+struct cli_progress_passes {
+	struct cli_progress	line;
+	const char		*what;	/* the pass itself: the command's name */
+	uint64_t		total, done;
+	const char		*pass;	/* the line's */
+	char			label[48];
+	bool			started, quiet;
+};
+void cli_progress_pass(void *ctx, const char *pass, uint64_t done);
+/* The last line's final figures: @done events (0: the last count it was given). */
+void cli_progress_passes_done(struct cli_progress_passes *pp, uint64_t done);
+
 uint64_t cli_now_ns(void);	/* CLOCK_MONOTONIC */
 
 int cmd_synth(int argc, char **argv);

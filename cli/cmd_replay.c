@@ -346,27 +346,6 @@ static void replay_print_stats(struct replay_pass *ps)
 }
 
 /* One progress line per pass: the flush model's prepass ("infer"), then the replay. */
-struct replay_prog {
-	struct cli_progress	line;
-	const char		*pass;	/* the line's: NULL the replay */
-	uint64_t		total, done;
-	bool			started;
-};
-
-static void replay_progress(void *ctx, const char *pass, uint64_t done)
-{
-	struct replay_prog *rp = ctx;
-
-	if (!rp->started || pass != rp->pass) {
-		if (rp->started)
-			cli_progress_done(&rp->line, rp->done);
-		cli_progress_init(&rp->line, pass ? pass : "replay", rp->total);
-		rp->pass = pass;
-		rp->started = true;
-	}
-	rp->done = done;
-	cli_progress_update(&rp->line, done);
-}
 
 struct ids {
 	uint64_t	*v;
@@ -550,7 +529,7 @@ int cmd_replay(int argc, char **argv)
 	unsigned int nr_pols = 0, nr_runs;
 	const struct replay_prepass *prep;
 	const struct replay_model *model = NULL;
-	struct replay_prog prog = { 0 };
+	struct cli_progress_passes prog = { .what = "replay" };
 	struct ids ids = { 0 };
 	int64_t page_size = 4096;
 	struct replay_trace t;
@@ -604,12 +583,11 @@ int cmd_replay(int argc, char **argv)
 	p.nr_series_ids = ids.n;
 	prog.total = t.nr_events;
 	if (!o.quiet) {
-		p.progress = replay_progress;
+		p.progress = cli_progress_pass;
 		p.progress_ctx = &prog;
 	}
 	ret = replay_pass_db(db, &t, o.file, "replay", &p, &ps);
-	if (prog.started)
-		cli_progress_done(&prog.line, prog.done);
+	cli_progress_passes_done(&prog, ps.r ? replay_stats(ps.r)->events : 0);
 	if (ret < 0) {
 		rc = cli_fail_db(db, ret, o.file);
 	} else {

@@ -592,11 +592,6 @@ static int validate_pick_model(const char *name, const struct replay_model **out
 	return -EINVAL;
 }
 
-static void validate_progress(void *ctx, const char *pass, uint64_t done)
-{
-	cli_progress_update(ctx, done);
-}
-
 int cmd_validate(int argc, char **argv)
 {
 	struct validate_opts o = { .policy = "auto", .format = "text", .min_match = 0.999, .show = 10,
@@ -605,7 +600,7 @@ int cmd_validate(int argc, char **argv)
 	const struct replay_validation *v;
 	struct replay_trace t;
 	struct replay_pass ps;
-	struct cli_progress prog;
+	struct cli_progress_passes prog = { .what = "validate" };
 	const struct replay_model *scm;
 	struct replay_statcheck sc;
 	struct db *db;
@@ -658,13 +653,12 @@ int cmd_validate(int argc, char **argv)
 		cli_msg("%s: --exact-budget has no effect: its memory.stat reads are checked against "
 			"the order inference finds, which only the capped list hands out (no exact "
 			"diagram)", o.file);
-	cli_progress_init(&prog, "validate", t.nr_events);
-	if (o.quiet)
-		cli_progress_quiet(&prog);
-	p.progress = validate_progress;
+	prog.total = t.nr_events;
+	prog.quiet = o.quiet;
+	p.progress = cli_progress_pass;
 	p.progress_ctx = &prog;
 	ret = replay_pass_db(db, &t, o.file, "validate", &p, &ps);
-	cli_progress_done(&prog, ps.r ? replay_stats(ps.r)->events : 0);
+	cli_progress_passes_done(&prog, ps.r ? replay_stats(ps.r)->events : 0);
 	if (ret < 0) {
 		rc = cli_fail_db(db, ret, o.file);
 		goto out;

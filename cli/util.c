@@ -218,6 +218,37 @@ void cli_progress_done(struct cli_progress *p, uint64_t done)
 	progress_print(p, done, cli_now_ns(), "\n");
 }
 
+void cli_progress_pass(void *ctx, const char *pass, uint64_t done)
+{
+	struct cli_progress_passes *pp = ctx;
+
+	if (!pp->started || pass != pp->pass) {
+		if (pp->started)
+			cli_progress_done(&pp->line, pp->done);
+		if (!pass)
+			snprintf(pp->label, sizeof(pp->label), "%s", pp->what);
+		else if (!strcmp(pass, "search"))
+			snprintf(pp->label, sizeof(pp->label), "wider search");
+		else if (!strcmp(pass, "again"))
+			snprintf(pp->label, sizeof(pp->label), "%s again", pp->what);
+		else
+			snprintf(pp->label, sizeof(pp->label), "%s", pass);
+		cli_progress_init(&pp->line, pp->label, pp->total);
+		if (pp->quiet)
+			cli_progress_quiet(&pp->line);
+		pp->pass = pass;
+		pp->started = true;
+	}
+	pp->done = done;
+	cli_progress_update(&pp->line, done);
+}
+
+void cli_progress_passes_done(struct cli_progress_passes *pp, uint64_t done)
+{
+	if (pp->started)
+		cli_progress_done(&pp->line, done ? done : pp->done);
+}
+
 unsigned int cli_arg_max_hyp(struct argp_state *state, const char *arg)
 {
 	char *end;

@@ -451,7 +451,7 @@ static int beside_wait(struct beside *b, const struct mcr_event *ev, int n)
 		if (!t0)
 			t0 = replay_now_s();
 		else if (b->r->p.progress)	/* the line's clock goes on while it waits */
-			b->r->p.progress(b->r->p.progress_ctx, b->r->pass_name, b->r->st.events);
+			b->r->p.progress(b->r->p.progress_ctx, b->r->p.progress_name, b->r->st.events);
 		beside_idle(b, seen);
 	}
 	pthread_mutex_lock(&b->mu);

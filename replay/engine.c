@@ -226,6 +226,7 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
 	struct replay_params p = {
 		.model = &engine_no_model, .max_hypotheses = ei->max_hyp,
 		.progress = ei->progress, .progress_ctx = ei->progress_ctx,
+		.progress_name = ei->name ? ei->name : "infer",
 	};
 	struct replay *r;
 	int ret;
@@ -234,7 +235,6 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
 	if (ret)
 		return ret;
 	r->prepared = true;
-	r->pass_name = "infer";
 	if (t->windows_traced) {
 		struct sim_params own = engine_own_params(t, ei->policy);
 
@@ -380,7 +380,7 @@ int engine_search(const struct replay_trace *t, const struct replay_params *p,
 		.settled = search_settled, .settled_ctx = out,
 		.checked = search_checked, .checked_ctx = out,
 		.missed = &out->missed, .work = &out->work,
-		.progress = p->progress, .progress_ctx = p->progress_ctx,
+		.progress = p->progress, .progress_ctx = p->progress_ctx, .name = "search",
 	};
 	int ret;
 
@@ -720,7 +720,7 @@ next:
 		r->st.events++;
 		r->st.last_ts = ev->ts;
 		if (r->p.progress && !(r->st.events % REPLAY_PROGRESS_EVERY))
-			r->p.progress(r->p.progress_ctx, r->pass_name, r->st.events);
+			r->p.progress(r->p.progress_ctx, r->p.progress_name, r->st.events);
 		if (r->settled && !(r->st.events % REPLAY_BESIDE_EVERY)) {
 			ret = r->settled(r->settled_ctx, r->inf, r->st.events);
 			if (ret < 0)
@@ -742,7 +742,7 @@ next:
 	if (!ret)
 		ret = series_finish(r);
 	if (r->p.progress)
-		r->p.progress(r->p.progress_ctx, r->pass_name, r->st.events);
+		r->p.progress(r->p.progress_ctx, r->p.progress_name, r->st.events);
 	return ret;
 }
 

@@ -161,7 +161,9 @@ int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file
 				a.order = NULL;
 				p->order = out->order;
 			}
+			p->progress_name = "again";
 			ret = pass_once(db, t, file, kind, p, out);
+			p->progress_name = NULL;
 			p->answers = NULL;
 			out->widened = true;
 			out->wall_s += out->narrow_s + out->wide_s;	/* what the run cost */

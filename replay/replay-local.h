@@ -379,7 +379,6 @@ struct replay {
 	struct replay_checks		inf_checks;	/* the inference's, where it ran apart */
 	struct replay_prepass		prep;		/* prep.policy NULL: no prepass ran */
 	bool				prepared;	/* replay_prepare() done */
-	const char			*pass_name;	/* for progress: NULL, or "infer" for a prepass */
 	struct sim			*sims[REPLAY_MAX_RUNS];	/* one per run */
 	/*
 	 * Each run's sim_update_prepare() of the event being applied
@@ -642,6 +641,7 @@ struct engine_infer {
 	void			*checked_ctx;
 	void			(*progress)(void *ctx, const char *pass, uint64_t done);
 	void			*progress_ctx;
+	const char		*name;		/* the progress's @pass: NULL "infer" */
 	uint64_t		*capped;	/* out: infer_capped() at the end; may be NULL */
 	uint64_t		*missed;	/* out: infer_missed() at the end; may be NULL */
 	uint64_t		*work;		/* out: infer_work() at the end; may be NULL */

@@ -265,10 +265,13 @@ struct replay_params {
 	struct replay_sink	sink;		/* any callback may be NULL */
 	/*
 	 * Called every few thousand events of a pass: @pass is NULL for the
-	 * pass itself, "infer" for a model's prepass.  The library never prints.
+	 * pass itself, "infer" for a model's prepass run before it, "search"
+	 * for the wider search (@retry), "again" for the pass run again on the
+	 * search's findings.  The library never prints.
 	 */
 	void			(*progress)(void *ctx, const char *pass, uint64_t done);
 	void			*progress_ctx;
+	const char		*progress_name;	/* the pass's @pass; NULL: the pass itself */
 };
 
 /* Window bookkeeping: how the trace's lock windows were used. */

@@ -121,6 +121,27 @@ expect_exit retry_replay_narrow 0 "$REPLAY" replay -q -m inferred -s 0 -H 3 --re
 [ "$(dump "$T_TMP/r1.db" | sed 's#r1\.db#FILE#g')" != "$(dump "$T_TMP/r3.db" | sed 's#r3\.db#FILE#g')" ] &&
 	pass retry_replay_rows_not_first || fail retry_replay_rows_not_first "the first order's rows"
 
+# the progress line on a terminal: a line of its own for each pass, named
+# after it, in the order they ran (MCR_PROGRESS_MS=0: a line at every update,
+# whatever the machine's speed)
+passes() {	# name, command: the names of its progress lines, one per pass
+	MCR_PROGRESS_MS=0 script -qec "$2" /dev/null </dev/null >"$T_TMP/$1.tty" 2>&1
+	tr '\r' '\n' <"$T_TMP/$1.tty" | grep -aoE '^[a-z ]+: [0-9]+/[0-9]+ events' |
+		sed 's/: .*//' | uniq | paste -sd,
+}
+if command -v script >/dev/null; then
+	cp "$SRC" "$T_TMP/p.db"
+	got=$(passes progress_validate "$REPLAY validate --cap-only -H 3 $T_TMP/p.db")
+	[ "$got" = "validate,wider search,validate again" ] && pass retry_progress_validate ||
+		fail retry_progress_validate "lines '$got'"
+	cp "$SRC" "$T_TMP/p1.db"
+	got=$(passes progress_replay "$REPLAY replay -m inferred -s 0 -H 3 -j 1 $T_TMP/p1.db")
+	[ "$got" = "infer,replay,wider search,replay again" ] && pass retry_progress_replay ||
+		fail retry_progress_replay "lines '$got'"
+else
+	skip retry_progress "script(1) not installed (bsdutils)"
+fi
+
 # bad values are refused
 expect_exit retry_bad_value 2 "$REPLAY" validate --retry -1 "$T_TMP/t.db"
 expect_match retry_bad_value_msg "retry: not a factor in \[0, 1000\]: '-1'" "$T_ERR"
