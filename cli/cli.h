@@ -32,9 +32,10 @@
 #define CLI_OPTION_RETRY \
 	{ "retry", CLI_OPT_RETRY, "K", 0, "where the inference missed values the kernel " \
 	  "recorded after its cap had dropped orders, search again from the start, wider: " \
-	  CLI_STR(REPLAY_WIDER_CAP) " times the cap, never halved, where the order is kept " \
-	  "or no diagram is held; else " CLI_STR(REPLAY_WIDER_BUDGET) " times the exact " \
-	  "diagram's budget.  It is given up once its work (orders walked and diagram " \
+	  CLI_STR(REPLAY_WIDER_CAP) " times the cap, never halved, over the " \
+	  CLI_STR(REPLAY_WIDER_AHEAD) " traced flushes up to each value missed, where the " \
+	  "order is kept or no diagram is held; else " CLI_STR(REPLAY_WIDER_BUDGET) " times " \
+	  "the exact diagram's budget there.  It is given up once its work (orders walked and diagram " \
 	  "steps: the same on any machine) passes K times the first pass's by the same " \
 	  "flush plus an eighth of its whole, or once it has missed more than three " \
 	  "quarters as many values as the first pass by the same flush (from a quarter of " \

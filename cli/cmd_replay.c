@@ -499,16 +499,19 @@ static void replay_print_retry(const struct replay_pass *ps, const struct replay
 		return;
 	if (ps->widened) {
 		printf("Inferred order: %zu updates inside lock windows placed, by %s (the traced "
-		       "kernel's policy) in a wider search from the start (cap %u, %.2f s): the "
-		       "first prepass (-H %u, %.2f s) missed %" PRIu64 " of the kernel's values "
-		       "after its cap dropped orders, the search %" PRId64 ".\n",
+		       "kernel's policy) in a wider search from the start (cap %u over the %d "
+		       "flushes up to each miss: %" PRIu64 " of %" PRIu64 ", %.2f s): the first "
+		       "prepass (-H %u, %.2f s) missed %" PRIu64 " of the kernel's values after its "
+		       "cap dropped orders, the search %" PRId64 ".\n",
 		       replay_order_size(ps->order), pol ? pol->name : "?", ps->wide_hypotheses,
-		       ps->wide_s, ps->narrow_hypotheses, ps->narrow_s, ps->narrow_missed,
-		       ps->wide_missed);
+		       REPLAY_WIDER_AHEAD, ps->wide_checks, ps->wide_reached, ps->wide_s,
+		       ps->narrow_hypotheses, ps->narrow_s, ps->narrow_missed, ps->wide_missed);
 		return;
 	}
 	printf("It missed %" PRIu64 " of the kernel's values after its cap dropped orders; a wider "
-	       "search from the start (cap %u) ", ps->narrow_missed, ps->wide_hypotheses);
+	       "search from the start (cap %u over the %d flushes up to each miss: %" PRIu64 " of "
+	       "the %" PRIu64 " it reached) ", ps->narrow_missed, ps->wide_hypotheses,
+	       REPLAY_WIDER_AHEAD, ps->wide_checks, ps->wide_reached);
 	if (ps->wide_missed == -1)
 		printf("was given up past --retry times its work, in %.2f s: this order is kept.\n",
 		       ps->wide_s);

@@ -159,10 +159,11 @@ static char *validate_help_extra(void)
 		"on (counted).  The check of logged memory.stat reads (below) needs the\n"
 		"order itself, which only the list hands out: no diagram then.\n"
 		"Where values were missed after the cap had dropped orders, a wider search\n"
-		"runs from the start (--retry): the cap larger and never halved when the\n"
-		"order is kept, else a larger diagram budget.  If it explains more, the\n"
-		"pass is run again on its answers and the results are its; else, or past\n"
-		"its work, the first pass's stand.  The report says which.\n"
+		"runs from the start (--retry): the cap larger and never halved up to each\n"
+		"value missed when the order is kept, else a larger diagram budget.  If it\n"
+		"explains more, the pass is run again on its answers and the results are\n"
+		"its; else, or past its work, the first pass's stand.  The report says\n"
+		"which.\n"
 		"\nWritten into FILE: runs (kind 'validate'), reads, validation (one row),\n"
 		"validation_mismatch (up to %d rows, with the recent updates in the\n"
 		"subtree and a cause where one can be named: lost events nearby (a gap, or\n"
@@ -240,9 +241,11 @@ static void validate_print_retry(const struct replay_pass *ps)
 	printf("): %" PRIu64 " flushes missed as orders dropped by the cap, in %.2f s; a wider "
 	       "search from the start (", ps->narrow_missed, ps->narrow_s);
 	if (ps->wide_budget != ps->narrow_budget)
-		printf("exact budget %u) ", ps->wide_budget);
+		printf("exact budget %u", ps->wide_budget);
 	else
-		printf("cap %u) ", ps->wide_hypotheses);
+		printf("cap %u", ps->wide_hypotheses);
+	printf(" over the %d flushes up to each miss: %" PRIu64 " of the %" PRIu64 " it reached) ",
+	       REPLAY_WIDER_AHEAD, ps->wide_checks, ps->wide_reached);
 	if (ps->wide_missed == -1)
 		printf("was given up past --retry times the first pass's work, in %.2f s: the "
 		       "first pass's results are kept\n", ps->wide_s);
@@ -394,6 +397,8 @@ static int validate_print_json(struct db *db, struct replay_pass *ps, long show,
 		json_key_u64("search_exact_budget", ps->wide_budget);
 		json_key_u64("first_work", ps->narrow_work);
 		json_key_u64("search_work", ps->wide_work);
+		json_key_u64("search_flushes_reached", ps->wide_reached);
+		json_key_u64("search_flushes_wide", ps->wide_checks);
 		printf(",\"search\":\"%s\"}", ps->wide_missed == -1 ? "given up: work" :
 		       ps->wide_missed < 0 ? "given up: worse" :
 		       ps->widened ? "kept" : "missed no fewer");

@@ -244,6 +244,8 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
 			return -ENOMEM;
 		}
 		infer_set_exact(r->inf, ei->exact);
+		if (ei->exact_wide)
+			infer_set_exact_wide(r->inf, ei->exact_wide);
 		if (ei->no_halving)
 			infer_set_patience(r->inf, 0);
 		infer_set_order_sink(r->inf, ei->order, ei->order_ctx);
@@ -331,6 +333,26 @@ void replay_checks_free(struct replay_checks *c)
 	*c = (struct replay_checks){ 0 };
 }
 
+/*
+ * Wide for the stretch up to check @next where a miss of the first pass is
+ * near (REPLAY_WIDER_AHEAD): the list's cap, or the diagrams' budget.
+ */
+static void search_region(struct replay_answers *a, struct infer *in, uint64_t next)
+{
+	bool wide = a->first_by < a->first_nr_miss &&
+		    a->first_miss[a->first_by] < next + REPLAY_WIDER_AHEAD;
+
+	if (wide == a->wide)
+		return;
+	a->wide = wide;
+	if (a->wide_budget) {
+		infer_set_exact_wide(in, wide ? a->wide_budget : 0);
+		return;
+	}
+	infer_set_max_hyp(in, wide ? a->wide_hyp : a->narrow_hyp);
+	infer_set_patience(in, wide ? 0 : 1);
+}
+
 static int search_checked(void *ctx, struct infer *in, bool su_ok, bool nf_ok)
 {
 	struct replay_answers *a = ctx;
@@ -349,8 +371,11 @@ static int search_checked(void *ctx, struct infer *in, bool su_ok, bool nf_ok)
 	 * --retry times the first pass's work so far and an eighth of its
 	 * whole (one burst of saturation early on may cost more than the rest).
 	 */
+	if (a->wide)
+		a->wide_checks++;
 	while (a->first_by < a->first_nr_miss && a->first_miss[a->first_by] <= at)
 		a->first_by++;
+	search_region(a, in, at + 1);
 	if (infer_missed(in) > a->first_by)
 		return -ERANGE;
 	if (a->first_by && a->first_by * 4 >= a->first_nr_miss &&
@@ -385,6 +410,15 @@ int engine_search(const struct replay_trace *t, const struct replay_params *p,
 	int ret;
 
 	out->keep = checks;
+	/* the stretch up to the first check: wide where the first pass missed it */
+	out->wide = out->first_nr_miss && out->first_miss[0] < REPLAY_WIDER_AHEAD;
+	if (out->wide_budget) {
+		ei.exact = out->narrow_budget;
+		ei.exact_wide = out->wide ? out->wide_budget : 0;
+	} else {
+		ei.max_hyp = out->wide ? out->wide_hyp : out->narrow_hyp;
+		ei.no_halving = out->wide;
+	}
 	if (order) {
 		out->order = order_create();
 		if (!out->order)

@@ -88,6 +88,11 @@ size_t infer_work_at(const struct infer *in, const uint64_t **at);
  * default (1); 0: never halved (a search after a miss, bounded otherwise).
  */
 void infer_set_patience(struct infer *in, unsigned int k);
+/*
+ * The cap from the next update on (0: the default), a lowered one restored:
+ * a search widens it only where it may explain what a first pass missed.
+ */
+void infer_set_max_hyp(struct infer *in, unsigned int max_hyp);
 
 /*
  * The inferred order: for each update that landed in a lock window with
@@ -137,6 +142,12 @@ uint64_t infer_inert_keys(const struct infer *in);	/* counters found inert and s
  */
 #define INFER_EXACT_BUDGET_MAX	REPLAY_EXACT_BUDGET_MAX
 void infer_set_exact(struct infer *in, unsigned int budget);
+/*
+ * A wider search's stretch (@budget > 0): the budget's scale @budget from
+ * here, as though from the start; 0: back to infer_set_exact()'s, and the
+ * steps spent meanwhile no longer count against it.
+ */
+void infer_set_exact_wide(struct infer *in, unsigned int budget);
 uint64_t infer_exact_max(const struct infer *in);	/* the most orders a diagram held */
 uint64_t infer_exact_given_up(const struct infer *in);	/* diagrams given up, past their budget */
 

@@ -114,12 +114,21 @@ static int pass_search(struct db *db, const struct replay_trace *t, struct repla
 		a->first_nr_miss = infer_miss_at(r->inf, &a->first_miss);
 		a->first_nr_checks = infer_work_at(r->inf, &a->first_work);
 	}
+	if (order || !out->narrow_budget) {
+		a->narrow_hyp = out->narrow_hypotheses;
+		a->wide_hyp = out->wide_hypotheses;
+	} else {
+		a->narrow_budget = out->narrow_budget;
+		a->wide_budget = out->wide_budget;
+	}
 	ret = replay_source_db_open(db, &src);
 	if (!ret)
 		ret = engine_search(t, &wide, pol, p->validate, order, &src, a);
 	replay_source_db_close(&src);
 	out->wide_s = replay_now_s() - t0;
 	out->wide_work = a->work;
+	out->wide_checks = a->wide_checks;
+	out->wide_reached = a->checks;
 	out->wide_missed = ret == -ETIME ? -1 : ret == -ERANGE ? -2 : (int64_t)a->missed;
 	if (ret == -ETIME || ret == -ERANGE)
 		return 0;

@@ -632,6 +632,7 @@ struct engine_infer {
 	const struct sim_policy	*policy;
 	unsigned int		max_hyp;
 	unsigned int		exact;		/* infer_set_exact()'s budget, 0 off */
+	unsigned int		exact_wide;	/* infer_set_exact_wide()'s from the start, 0 none */
 	int			(*order)(void *ctx, uint64_t tag, size_t p);
 	void			*order_ctx;
 	int			(*settled)(void *ctx, struct infer *in, uint64_t done);
@@ -675,6 +676,15 @@ struct replay_answers {
 	size_t			first_by;	/* of its misses, the ones at the checks so far */
 	uint64_t		checks;
 	bool			keep;		/* the answers (v, n) kept */
+	/*
+	 * Wide only for the REPLAY_WIDER_AHEAD checks up to each of the first
+	 * pass's misses, as the first pass elsewhere: a list search's cap (and
+	 * never halved), or with wide_budget the diagrams' budget.
+	 */
+	bool			wide;		/* now */
+	unsigned int		narrow_hyp, wide_hyp;
+	unsigned int		narrow_budget, wide_budget;	/* 0: a list search */
+	uint64_t		wide_checks;	/* checks reached wide */
 };
 int engine_search(const struct replay_trace *t, const struct replay_params *p,
 		  const struct sim_policy *pol, bool checks, bool order, struct replay_source *src,

@@ -533,6 +533,8 @@ struct replay_pass {
 	uint64_t		narrow_work, wide_work;	/* infer_work() */
 	double			narrow_s, wide_s;
 	int64_t			wide_missed;
+	/* of the checks it reached, those it reached wide (all but for a list search) */
+	uint64_t		wide_checks, wide_reached;
 	bool			widened;
 	struct replay_order	*order;		/* the search's, for the pass kept (replay) */
 };
@@ -542,10 +544,15 @@ int replay_pass_db(struct db *db, const struct replay_trace *t, const char *file
  * The wider search: where the order is kept or no exact diagram is held
  * (cap_only), the cap this many times larger and never halved (a long
  * saturation halves the first pass's, and the kernel's order can go with
- * it); else (validate) the exact diagram's budget REPLAY_WIDER_BUDGET times
- * larger.
+ * it), else (validate) the exact diagram's budget REPLAY_WIDER_BUDGET times
+ * larger (infer_set_exact_wide()): over the REPLAY_WIDER_AHEAD traced
+ * flushes up to each one the first pass missed, as the first pass
+ * elsewhere.  The orders a cap drops are those of the lock windows just
+ * before the read that would have told them apart, and the stretches
+ * between cost what they cost the first pass.
  */
 #define REPLAY_WIDER_CAP	4
+#define REPLAY_WIDER_AHEAD	64
 #define REPLAY_WIDER_BUDGET	4
 #define REPLAY_RETRY_DEFAULT	5	/* replay_params.retry for the tools */
 void replay_pass_free(struct replay_pass *ps);

@@ -363,6 +363,14 @@ struct infer {
 	uint64_t		dd_max;		/* the most orders a diagram held at a close or read */
 	uint64_t		dd_given_up;	/* diagrams dropped past their budget (inf_dd_give_up()) */
 	uint64_t		dd_work;	/* map steps of the diagrams dropped so far */
+	/*
+	 * infer_set_exact_wide(): the steps spent while the budget was wide,
+	 * which the budget no longer counts once it is narrow again
+	 * (inf_ddw_left()); and what was spent when it widened.
+	 */
+	uint64_t		dd_forgiven;
+	uint64_t		dd_wide_from;
+	uint64_t		dd_narrow_scale;	/* 0: not wide */
 	uint64_t		nr_upd;		/* updates taken since creation: the budget grows with them */
 	uint64_t		dd_capped;	/* what the list's cap dropped beside the open diagram */
 	/*

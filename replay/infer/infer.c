@@ -147,6 +147,12 @@ void infer_set_patience(struct infer *in, unsigned int k)
 	in->patience = k;
 }
 
+void infer_set_max_hyp(struct infer *in, unsigned int max_hyp)
+{
+	in->max_hyp = in->cap = max_hyp ? max_hyp : INFER_MAX_HYP_DEFAULT;
+	in->sat_work = 0;
+}
+
 size_t infer_nr_hyp(const struct infer *in)
 {
 	uint64_t n;
@@ -423,6 +429,29 @@ void infer_set_exact(struct infer *in, unsigned int budget)
 {
 	in->dd = budget > 0;
 	in->dd_scale = !budget ? 1 : budget > INFER_EXACT_BUDGET_MAX ? INFER_EXACT_BUDGET_MAX : budget;
+}
+
+/*
+ * The budget's scale from here on: as though it had been @budget from the
+ * start (the whole trace's allowance grows at once); narrow again (@budget
+ * 0), what the diagrams spent meanwhile no longer counts against it, so the
+ * stretches after a wide one have what they would have had without it.
+ */
+void infer_set_exact_wide(struct infer *in, unsigned int budget)
+{
+	uint64_t spent = in->dd_work + (in->ddw ? inf_ddw_work(in->ddw) : 0);
+
+	if (budget) {
+		if (!in->dd_narrow_scale) {
+			in->dd_narrow_scale = in->dd_scale;
+			in->dd_wide_from = spent;
+		}
+		in->dd_scale = budget > INFER_EXACT_BUDGET_MAX ? INFER_EXACT_BUDGET_MAX : budget;
+	} else if (in->dd_narrow_scale) {
+		in->dd_forgiven += spent - in->dd_wide_from;
+		in->dd_scale = in->dd_narrow_scale;
+		in->dd_narrow_scale = 0;
+	}
 }
 
 uint64_t infer_exact_max(const struct infer *in)

@@ -122,7 +122,7 @@ struct inf_ddw {
  * What is left of the diagrams' budget: INF_DD_FIRST_STEPS map steps, and
  * INF_DD_STEPS more for each update the inference took, over the whole
  * trace, times in->dd_scale (infer_set_exact()), less what every diagram
- * spent (@w's too, if open).  A window whose
+ * spent (@w's too, if open) but while it was wide (infer_set_exact_wide()).  A window whose
  * diagram stays narrow costs a few steps an update; one whose orders
  * multiply faster than the reads prune them would cost ever more, and
  * stops at the budget.
@@ -131,6 +131,9 @@ uint64_t inf_ddw_left(const struct infer *in, const struct inf_ddw *w)
 {
 	uint64_t allowed = in->dd_scale * (INF_DD_FIRST_STEPS + INF_DD_STEPS * in->nr_upd);
 	uint64_t spent = in->dd_work + (w ? w->work : 0);
+
+	/* an open diagram's steps may be among those forgiven: @w NULL then counts less */
+	spent = spent > in->dd_forgiven ? spent - in->dd_forgiven : 0;
 
 	return spent < allowed ? allowed - spent : 0;
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # --retry: where the inference missed recorded values after its cap dropped
 # orders, a wider search from the start (the cap 4 times larger, never
-# halved, where no exact diagram is held) runs, and the pass is run again on
-# its findings only where it misses fewer.  The pass kept is then the one a
-# first pass at the wider cap gives (none halves its cap here): validate's
-# counts and mismatch rows, and replay's result rows, are those of
-# --max-hypotheses 12 --retry 0 where the first pass had 3.  A search given
+# halved, over the 64 flushes up to each value missed, where no exact
+# diagram is held) runs, and the pass is run again on its findings only
+# where it misses fewer.  The pass kept here is the one a first pass at the
+# wider cap gives (none halves its cap here, and what the narrow stretches
+# keep is what decides at these reads): validate's counts and mismatch rows,
+# and replay's result rows, are those of --max-hypotheses 12 --retry 0 where
+# the first pass had 3.  A search given
 # up (past its work, or missing more than three quarters as many values as
 # the first pass by the same flush) leaves the first pass's results, and says
 # so.
@@ -55,6 +57,15 @@ got=$(field "$T_TMP/kept.json" "retry.search")
 [ "$got" = kept ] && pass retry_kept || fail retry_kept "search '$got'"
 got="$(field "$T_TMP/kept.json" "retry.first_missed_by_cap")|$(field "$T_TMP/kept.json" "retry.search_max_hypotheses")"
 [ "$got" = "$missed|12" ] && pass retry_kept_first_counts || fail retry_kept_first_counts "$got"
+# wide only over the 64 flushes up to each of the first pass's misses: some,
+# not all, of the flushes it reached (46 here)
+wide_n=$(field "$T_TMP/kept.json" "retry.search_flushes_wide")
+reached=$(field "$T_TMP/kept.json" "retry.search_flushes_reached")
+compared=$(field "$T_TMP/kept.json" "flush_events")
+echo "# the search wide over $wide_n of $reached flushes (the trace's: $compared)"
+[ "${wide_n:-0}" -gt 0 ] && [ "$wide_n" -le $((64 * missed)) ] && [ "$wide_n" -lt "$reached" ] &&
+	[ "$reached" = "$compared" ] && pass retry_kept_wide_up_to_misses ||
+	fail retry_kept_wide_up_to_misses "wide $wide_n of $reached (flushes $compared, misses $missed)"
 if [ "$(validation "$T_TMP/kept.db")" = "$(validation "$T_TMP/wide.db")" ]; then
 	pass retry_kept_rows_are_wider_pass
 else
@@ -71,7 +82,7 @@ got=$(sqlite3 "$T_TMP/kept.db" "SELECT (SELECT count(*) FROM validation),
 # the text says what ran, and that the results are the search's
 cp "$SRC" "$T_TMP/t.db"
 expect_exit retry_text 10 "$REPLAY" validate -q --cap-only -H 3 "$T_TMP/t.db"
-expect_match retry_text_first "^first pass \(--max-hypotheses 3, no exact diagram\): $missed flushes missed as orders dropped by the cap, in [0-9.]+ s; a wider search from the start \(cap 12\) explained more in [0-9.]+ s: the results below are its$" "$T_OUT"
+expect_match retry_text_first "^first pass \(--max-hypotheses 3, no exact diagram\): $missed flushes missed as orders dropped by the cap, in [0-9.]+ s; a wider search from the start \(cap 12 over the 64 flushes up to each miss: [0-9]+ of the [0-9]+ it reached\) explained more in [0-9.]+ s: the results below are its$" "$T_OUT"
 expect_match retry_text_cap '^hypotheses kept at most ([1-9]|1[0-2]) \(the wider search.s cap 12\)' "$T_OUT"
 
 # given up at its work (a millionth of the first pass's): the first pass's results
@@ -85,7 +96,7 @@ got=$(field "$T_TMP/given_up.json" "retry.search")
 # missed more than three quarters as many as the first pass by the same flush
 cp "$SRC" "$T_TMP/l.db"
 expect_exit retry_no_better 10 "$REPLAY" validate -q --cap-only -H 3 -p legacy "$T_TMP/l.db"
-expect_match retry_no_better_msg 'a wider search from the start \(cap 12\) was given up, missing more than three quarters as many values as the first pass by the same flush, in [0-9.]+ s: the first pass.s results are kept$' "$T_OUT"
+expect_match retry_no_better_msg 'a wider search from the start \(cap 12 over the 64 flushes up to each miss: [0-9]+ of the [0-9]+ it reached\) was given up, missing more than three quarters as many values as the first pass by the same flush, in [0-9.]+ s: the first pass.s results are kept$' "$T_OUT"
 expect_match retry_no_better_cap '^hypotheses kept at most [1-3] \(--max-hypotheses 3\)' "$T_OUT"
 
 # replay: the prepass's search, and the rows of the pass that follows its order
@@ -102,12 +113,12 @@ dump() {	# db: the result rows, the replayed file's name and the wall time maske
 cp "$SRC" "$T_TMP/r1.db"
 cp "$SRC" "$T_TMP/r8.db"
 expect_exit retry_replay 0 "$REPLAY" replay -q -m inferred -s 0 -H 3 "$T_TMP/r1.db"
-expect_match retry_replay_msg "^Inferred order: [0-9]+ updates inside lock windows placed, by break \(the traced kernel's policy\) in a wider search from the start \(cap 12, [0-9.]+ s\): the first prepass \(-H 3, [0-9.]+ s\) missed [0-9]+ of the kernel's values after its cap dropped orders, the search [0-9]+\.$" "$T_OUT"
+expect_match retry_replay_msg "^Inferred order: [0-9]+ updates inside lock windows placed, by break \(the traced kernel's policy\) in a wider search from the start \(cap 12 over the 64 flushes up to each miss: [0-9]+ of [0-9]+, [0-9.]+ s\): the first prepass \(-H 3, [0-9.]+ s\) missed [0-9]+ of the kernel's values after its cap dropped orders, the search [0-9]+\.$" "$T_OUT"
 # given up at its work: the first order, and the replay says so
 cp "$SRC" "$T_TMP/r0.db"
 expect_exit retry_replay_given_up 0 "$REPLAY" replay -q -m inferred -s 0 -H 3 --retry 0.000001 \
 	"$T_TMP/r0.db"
-expect_match retry_replay_given_up_msg "^It missed [0-9]+ of the kernel's values after its cap dropped orders; a wider search from the start \\(cap 12\\) was given up past --retry times its work, in [0-9.]+ s: this order is kept\\.$" "$T_OUT"
+expect_match retry_replay_given_up_msg "^It missed [0-9]+ of the kernel's values after its cap dropped orders; a wider search from the start \\(cap 12 over the 64 flushes up to each miss: [0-9]+ of the [0-9]+ it reached\\) was given up past --retry times its work, in [0-9.]+ s: this order is kept\\.$" "$T_OUT"
 expect_exit retry_replay_wide 0 "$REPLAY" replay -q -m inferred -s 0 -H 12 --retry 0 "$T_TMP/r8.db"
 if [ "$(dump "$T_TMP/r1.db" | sed 's#r1\.db#FILE#g')" = "$(dump "$T_TMP/r8.db" | sed 's#r8\.db#FILE#g')" ]; then
 	pass retry_replay_rows_are_wider_pass

@@ -134,6 +134,37 @@ TEST(test_missed_after_cap)
 }
 
 /*
+ * infer_set_max_hyp(): the cap from the next update on, either way (the
+ * wider search's stretches, pass.c).  setup_window's window update leaves
+ * four orders: an inference made with a cap of 4 and narrowed to 1 before
+ * it keeps one and drops three, as one made with a cap of 1; made with 1 and
+ * widened to 4 before it, it keeps all four and drops none, and both of the
+ * kernel's reads (P = 64, root = 64) are then explained, as with no cap.
+ */
+TEST(test_set_max_hyp)
+{
+	struct infer *narrowed = mk("break", 4), *widened = mk("break", 1);
+	bool su, nf;
+
+	ASSERT(narrowed && widened);
+	infer_set_max_hyp(narrowed, 1);
+	infer_set_max_hyp(widened, 4);
+	ASSERT_EQ(setup_window(narrowed), 0);
+	ASSERT_EQ(setup_window(widened), 0);
+	ASSERT_EQU(infer_capped(narrowed), 3);
+	ASSERT_EQU(infer_nr_hyp(narrowed), 1);
+	ASSERT_EQU(infer_capped(widened), 0);
+	ASSERT_EQU(infer_nr_hyp(widened), 4);
+	ASSERT_EQ(infer_check(widened, P, 64, false, &su, &nf), 0);
+	ASSERT(su);
+	ASSERT_EQ(infer_check(widened, ROOT, 64, false, &su, &nf), 0);
+	ASSERT(su);
+	ASSERT_EQU(infer_missed(widened), 0);
+	infer_destroy(narrowed);
+	infer_destroy(widened);
+}
+
+/*
  * The counters every hypothesis holds alike go to the base (inf_consensus()).
  * setup_window's four orders, closed: P = 64 keeps "after P" (L 64, P 64,
  * root 0) and "after root" (L 64, P 64, root 64), against the base's 0 / 0 /
@@ -761,6 +792,47 @@ TEST(test_cap_dd_budget_scale)
 		ASSERT_EQU(infer_exact_given_up(in), scale == 1);
 		infer_destroy(in);
 	}
+}
+
+/*
+ * infer_set_exact_wide(): test_cap_dd_budget_scale's window at the default
+ * budget, the diagrams having spent one step more than it allows (A, its
+ * allowance: left 0).  Widened to 2 before the read, the allowance is 2 A
+ * as though from the start, A - 1 left, and the diagram stays and explains
+ * L = 0 (at 1 it is given up, test_cap_dd_budget_scale).  5 more steps
+ * spent while wide (S1 + 5 in all, S1 after the read) are forgiven with the
+ * read's when it narrows: S1 + 5 - (A + 1), and the budget is again one
+ * step over: 0 left, 1 once 2 steps are taken back.  Narrowed again without
+ * a widening, nothing more is forgiven.
+ */
+TEST(test_cap_dd_budget_wide)
+{
+	struct infer *in = mk("break", 2);
+	uint64_t allowed, s1;
+	bool su, nf;
+
+	ASSERT(in);
+	infer_set_exact(in, 1);
+	ASSERT_EQ(setup_window(in), 0);
+	ASSERT(in->ddw);
+	allowed = INF_DD_FIRST_STEPS + INF_DD_STEPS * in->nr_upd;
+	in->dd_work = allowed + 1 - inf_ddw_work(in->ddw);
+	ASSERT_EQU(inf_ddw_left(in, in->ddw), 0);
+	infer_set_exact_wide(in, 2);
+	ASSERT_EQU(inf_ddw_left(in, in->ddw), allowed - 1);
+	ASSERT_EQ(infer_check(in, L, 0, false, &su, &nf), 0);
+	ASSERT(su);
+	ASSERT_EQU(infer_exact_given_up(in), 0);
+	s1 = in->dd_work + (in->ddw ? inf_ddw_work(in->ddw) : 0);
+	in->dd_work += 5;
+	infer_set_exact_wide(in, 0);
+	ASSERT_EQU(in->dd_forgiven, s1 + 5 - (allowed + 1));
+	ASSERT_EQU(inf_ddw_left(in, in->ddw), 0);
+	in->dd_work -= 2;
+	ASSERT_EQU(inf_ddw_left(in, in->ddw), 1);
+	infer_set_exact_wide(in, 0);
+	ASSERT_EQU(in->dd_forgiven, s1 + 5 - (allowed + 1));
+	infer_destroy(in);
 }
 
 /*
@@ -1638,8 +1710,8 @@ TEST(test_key_select)
 	}
 }
 
-TEST_MAIN(test_order_found, test_missed_after_cap, test_consensus, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
+TEST_MAIN(test_order_found, test_missed_after_cap, test_set_max_hyp, test_consensus, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
 	  test_finish_tie, test_cap, test_mirror, test_order_sink, test_cost_bounds,
-	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_cap_dd_budget_scale, test_cap_halved, test_late_update, test_late_past_next_lock,
+	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_cap_dd_budget_scale, test_cap_dd_budget_wide, test_cap_halved, test_late_update, test_late_past_next_lock,
 	  test_policy_from_caller, test_cut_exact, test_lazy_exact, test_win_exact, test_path_mask_exact, test_key_select,
 	  test_settle, test_path_to_reach)
