@@ -35,14 +35,12 @@
 	  CLI_STR(REPLAY_WIDER_CAP) " times the cap, never halved, over the " \
 	  CLI_STR(REPLAY_WIDER_AHEAD) " traced flushes up to each value missed, where the " \
 	  "order is kept or no diagram is held; else " CLI_STR(REPLAY_WIDER_BUDGET) " times " \
-	  "the exact diagram's budget there.  It is given up once its work (orders walked and diagram " \
-	  "steps: the same on any machine) passes K times the first pass's by the same " \
-	  "flush plus an eighth of its whole, or once it has missed more than three " \
-	  "quarters as many values as the first pass by the same flush (from a quarter of " \
-	  "its misses on).  " \
-	  "What it finds " \
-	  "replaces the first pass only where it misses fewer (default " \
-	  CLI_STR(REPLAY_RETRY_DEFAULT) "; 0: never)", 0 }
+	  "the exact diagram's budget there.  It is given up once its work (orders walked " \
+	  "and diagram steps: the same on any machine) passes K times the first pass's by " \
+	  "the same flush plus an eighth of its whole, or once it has missed more than " \
+	  "three quarters as many values as the first pass by the same flush (from a " \
+	  "quarter of its misses on).  What it finds replaces the first pass only where it " \
+	  "misses fewer (default " CLI_STR(REPLAY_RETRY_DEFAULT) "; 0: never)", 0 }
 struct argp_state;
 double cli_arg_retry(struct argp_state *state, const char *arg);
 

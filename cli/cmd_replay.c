@@ -345,8 +345,6 @@ static void replay_print_stats(struct replay_pass *ps)
 	printf(".\n");
 }
 
-/* One progress line per pass: the flush model's prepass ("infer"), then the replay. */
-
 struct ids {
 	uint64_t	*v;
 	size_t		n, cap;

@@ -334,13 +334,19 @@ void replay_checks_free(struct replay_checks *c)
 }
 
 /*
- * Wide for the stretch up to check @next where a miss of the first pass is
- * near (REPLAY_WIDER_AHEAD): the list's cap, or the diagrams' budget.
+ * Is the stretch up to check @next wide: is the first pass's next miss
+ * within REPLAY_WIDER_AHEAD checks of it?
  */
+static bool search_wide(const struct replay_answers *a, uint64_t next)
+{
+	return a->first_by < a->first_nr_miss &&
+	       a->first_miss[a->first_by] < next + REPLAY_WIDER_AHEAD;
+}
+
+/* The stretch up to check @next, wide or not: the list's cap, or the diagrams' budget. */
 static void search_region(struct replay_answers *a, struct infer *in, uint64_t next)
 {
-	bool wide = a->first_by < a->first_nr_miss &&
-		    a->first_miss[a->first_by] < next + REPLAY_WIDER_AHEAD;
+	bool wide = search_wide(a, next);
 
 	if (wide == a->wide)
 		return;
@@ -363,6 +369,11 @@ static int search_checked(void *ctx, struct infer *in, bool su_ok, bool nf_ok)
 			return -ENOMEM;
 		a->v[a->n++] = val_check_of(in, su_ok, nf_ok);
 	}
+	if (a->wide)
+		a->wide_checks++;
+	while (a->first_by < a->first_nr_miss && a->first_miss[a->first_by] <= at)
+		a->first_by++;
+	search_region(a, in, at + 1);
 	/*
 	 * Given up: a search doing worse than the first pass so far, or, once
 	 * the first pass had made a quarter of its misses, avoiding fewer than
@@ -371,11 +382,6 @@ static int search_checked(void *ctx, struct infer *in, bool su_ok, bool nf_ok)
 	 * --retry times the first pass's work so far and an eighth of its
 	 * whole (one burst of saturation early on may cost more than the rest).
 	 */
-	if (a->wide)
-		a->wide_checks++;
-	while (a->first_by < a->first_nr_miss && a->first_miss[a->first_by] <= at)
-		a->first_by++;
-	search_region(a, in, at + 1);
 	if (infer_missed(in) > a->first_by)
 		return -ERANGE;
 	if (a->first_by && a->first_by * 4 >= a->first_nr_miss &&
@@ -400,8 +406,7 @@ int engine_search(const struct replay_trace *t, const struct replay_params *p,
 		  struct replay_answers *out)
 {
 	struct engine_infer ei = {
-		.policy = pol, .max_hyp = p->max_hypotheses, .no_halving = p->no_halving,
-		.exact = checks ? replay_exact_budget(p) : 0,
+		.policy = pol, .exact = out->narrow_budget,
 		.settled = search_settled, .settled_ctx = out,
 		.checked = search_checked, .checked_ctx = out,
 		.missed = &out->missed, .work = &out->work,
@@ -410,15 +415,11 @@ int engine_search(const struct replay_trace *t, const struct replay_params *p,
 	int ret;
 
 	out->keep = checks;
-	/* the stretch up to the first check: wide where the first pass missed it */
-	out->wide = out->first_nr_miss && out->first_miss[0] < REPLAY_WIDER_AHEAD;
-	if (out->wide_budget) {
-		ei.exact = out->narrow_budget;
-		ei.exact_wide = out->wide ? out->wide_budget : 0;
-	} else {
-		ei.max_hyp = out->wide ? out->wide_hyp : out->narrow_hyp;
-		ei.no_halving = out->wide;
-	}
+	/* the stretch up to the first check (a diagram search's cap is the first pass's) */
+	out->wide = search_wide(out, 0);
+	ei.max_hyp = out->wide ? out->wide_hyp : out->narrow_hyp;
+	ei.no_halving = out->wide && !out->wide_budget;
+	ei.exact_wide = out->wide ? out->wide_budget : 0;
 	if (order) {
 		out->order = order_create();
 		if (!out->order)

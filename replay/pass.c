@@ -68,10 +68,10 @@ static int pass_once(struct db *db, const struct replay_trace *t, const char *fi
 
 /*
  * The wider search: the cap raised and never halved where the order is
- * kept or no diagram is held, else the exact diagram's budget raised.
- * It starts from the trace's beginning (the orders the first pass dropped
- * may go back to any window before its miss) and reads the database inside
- * the transaction.
+ * kept or no diagram is held, else the exact diagram's budget raised, over
+ * the flushes up to each the first pass missed (engine_search()).  It runs
+ * from the trace's beginning, as the first pass elsewhere, and reads the
+ * database inside the transaction.
  * Returns 1 with @p made the wider one and *@a its answers, 0 if it misses
  * as many as the first pass, or was given up (past its work, or worse than
  * the first pass so far), or -errno.
@@ -81,8 +81,7 @@ static int pass_search(struct db *db, const struct replay_trace *t, struct repla
 {
 	const struct replay *r = out->r;
 	const struct sim_policy *pol = p->validate ? p->runs[0].policy : r->prep.policy;
-	bool order = !p->validate || (p->keep_order && pol == replay_policy_for_trace(t));
-	struct replay_params wide = *p;
+	bool order = !p->validate || (p->keep_order && pol == replay_policy_for_trace(t)), list;
 	struct replay_source src = { 0 };
 	uint64_t work = pass_infer_work(r);
 	double t0 = replay_now_s();
@@ -94,36 +93,30 @@ static int pass_search(struct db *db, const struct replay_trace *t, struct repla
 	out->narrow_s = out->wall_s;
 	out->narrow_work = work;
 	/* with no diagram (the order kept, or --cap-only) the list is all there is */
-	if (order || !out->narrow_budget) {
-		wide.max_hypotheses = out->narrow_hypotheses * REPLAY_WIDER_CAP > 1u << 20 ?
-				      1u << 20 : out->narrow_hypotheses * REPLAY_WIDER_CAP;
-		wide.no_halving = true;
-	} else {
-		wide.exact_budget = out->narrow_budget * REPLAY_WIDER_BUDGET > REPLAY_EXACT_BUDGET_MAX ?
-				    REPLAY_EXACT_BUDGET_MAX : out->narrow_budget * REPLAY_WIDER_BUDGET;
-	}
-	out->wide_hypotheses = wide.max_hypotheses ? wide.max_hypotheses : REPLAY_MAX_HYP_DEFAULT;
-	out->wide_budget = order ? 0 : replay_exact_budget(&wide);
+	list = order || !out->narrow_budget;
+	out->wide_hypotheses = out->narrow_hypotheses;
+	out->wide_budget = out->narrow_budget;
+	if (list)
+		out->wide_hypotheses = out->narrow_hypotheses * REPLAY_WIDER_CAP > 1u << 20 ?
+				       1u << 20 : out->narrow_hypotheses * REPLAY_WIDER_CAP;
+	else
+		out->wide_budget = out->narrow_budget * REPLAY_WIDER_BUDGET > REPLAY_EXACT_BUDGET_MAX ?
+				   REPLAY_EXACT_BUDGET_MAX : out->narrow_budget * REPLAY_WIDER_BUDGET;
 	*a = (struct replay_answers){
 		.limit = (uint64_t)(p->retry * (double)work * 9 / 8),
 		.retry = p->retry, .first_whole = (double)work,
 		.first_miss = r->inf_checks.miss_at, .first_nr_miss = r->inf_checks.nr_miss,
 		.first_work = r->inf_checks.work_at, .first_nr_checks = r->inf_checks.nr_checks,
+		.narrow_hyp = out->narrow_hypotheses, .wide_hyp = out->wide_hypotheses,
+		.narrow_budget = out->narrow_budget, .wide_budget = out->wide_budget,
 	};
 	if (r->inf) {	/* validate's, on the pass's thread */
 		a->first_nr_miss = infer_miss_at(r->inf, &a->first_miss);
 		a->first_nr_checks = infer_work_at(r->inf, &a->first_work);
 	}
-	if (order || !out->narrow_budget) {
-		a->narrow_hyp = out->narrow_hypotheses;
-		a->wide_hyp = out->wide_hypotheses;
-	} else {
-		a->narrow_budget = out->narrow_budget;
-		a->wide_budget = out->wide_budget;
-	}
 	ret = replay_source_db_open(db, &src);
 	if (!ret)
-		ret = engine_search(t, &wide, pol, p->validate, order, &src, a);
+		ret = engine_search(t, p, pol, p->validate, order, &src, a);
 	replay_source_db_close(&src);
 	out->wide_s = replay_now_s() - t0;
 	out->wide_work = a->work;
@@ -138,9 +131,12 @@ static int pass_search(struct db *db, const struct replay_trace *t, struct repla
 		replay_answers_free(a);
 		return 0;
 	}
-	p->max_hypotheses = wide.max_hypotheses;
-	p->no_halving = wide.no_halving;
-	p->exact_budget = wide.exact_budget;
+	if (list) {
+		p->max_hypotheses = out->wide_hypotheses;
+		p->no_halving = true;
+	} else {
+		p->exact_budget = out->wide_budget;
+	}
 	return 1;
 }
 

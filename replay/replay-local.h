@@ -659,7 +659,9 @@ int engine_infer_pass(const struct replay_trace *t, const struct engine_infer *e
  * @limit, or @retry times the first pass's work at the same check and an
  * eighth of its whole; with -ERANGE once it has missed more values than
  * the first pass had by the same check, or more than three quarters as many
- * once that was a quarter of the first pass's.  Writes nothing.
+ * once that was a quarter of the first pass's.  Writes nothing.  Its caps
+ * and budgets are @out's (narrow_*, wide_*, set by the caller); of @p only
+ * the progress callback is used.
  */
 struct replay_answers {
 	struct val_check	*v;
@@ -682,7 +684,7 @@ struct replay_answers {
 	 * never halved), or with wide_budget the diagrams' budget.
 	 */
 	bool			wide;		/* now */
-	unsigned int		narrow_hyp, wide_hyp;
+	unsigned int		narrow_hyp, wide_hyp;		/* alike for a diagram search */
 	unsigned int		narrow_budget, wide_budget;	/* 0: a list search */
 	uint64_t		wide_checks;	/* checks reached wide */
 };

@@ -533,7 +533,7 @@ struct replay_pass {
 	uint64_t		narrow_work, wide_work;	/* infer_work() */
 	double			narrow_s, wide_s;
 	int64_t			wide_missed;
-	/* of the checks it reached, those it reached wide (all but for a list search) */
+	/* the checks the search reached, and of them those it reached wide */
 	uint64_t		wide_checks, wide_reached;
 	bool			widened;
 	struct replay_order	*order;		/* the search's, for the pass kept (replay) */

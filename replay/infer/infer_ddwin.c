@@ -122,8 +122,8 @@ struct inf_ddw {
  * What is left of the diagrams' budget: INF_DD_FIRST_STEPS map steps, and
  * INF_DD_STEPS more for each update the inference took, over the whole
  * trace, times in->dd_scale (infer_set_exact()), less what every diagram
- * spent (@w's too, if open) but while it was wide (infer_set_exact_wide()).  A window whose
- * diagram stays narrow costs a few steps an update; one whose orders
+ * spent (@w's too, if open) but while it was wide (infer_set_exact_wide()).
+ * A window whose diagram stays narrow costs a few steps an update; one whose orders
  * multiply faster than the reads prune them would cost ever more, and
  * stops at the budget.
  */
