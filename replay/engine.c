@@ -377,8 +377,8 @@ static int search_checked(void *ctx, struct infer *in, bool su_ok, bool nf_ok)
 	/*
 	 * Given up: a search doing worse than the first pass so far, or, once
 	 * the first pass had made a quarter of its misses, avoiding fewer than
-	 * a quarter of them (it costs several passes: worth it for more; the
-	 * misses before the counters are known are both passes'); one past
+	 * a quarter of them (it costs several passes: worth it for more; no
+	 * value before the counters are known is a miss, infer_set_synced()); one past
 	 * --retry times the first pass's work so far and an eighth of its
 	 * whole (one burst of saturation early on may cost more than the rest).
 	 */

@@ -71,7 +71,8 @@ uint64_t infer_capped(const struct infer *in);	/* hypotheses dropped by the cap 
 uint64_t infer_cap_lowered(const struct infer *in);	/* long saturations: cap halved */
 /*
  * Checks where no hypothesis explained the kernel's stats_updates after the
- * cap had dropped some: the kernel's order may have been among them.
+ * cap had dropped some, once synced (infer_set_synced()): the kernel's order
+ * may have been among them.
  */
 uint64_t infer_missed(const struct infer *in);
 /* Those checks, by their number among the infer_check() calls (0: the first), in order. */
@@ -83,6 +84,13 @@ size_t infer_miss_at(const struct infer *in, const uint64_t **at);
 uint64_t infer_work(const struct infer *in);
 /* infer_work() at each infer_check() so far, by its number; returns how many. */
 size_t infer_work_at(const struct infer *in, const uint64_t **at);
+/*
+ * Every counter is known from here on: a forced flush of the root has reset
+ * them all.  Before it the trace began with values it does not show, which
+ * no order explains: a check no hypothesis explains is no miss
+ * (infer_missed()), though every hypothesis still takes the kernel's value.
+ */
+void infer_set_synced(struct infer *in);
 /*
  * How long a saturated cap holds before it is halved, in multiples of the
  * default (1); 0: never halved (a search after a miss, bounded otherwise).

@@ -328,7 +328,6 @@ struct val_state {
 	struct replay_validation v;
 	uint64_t	capped_mark;	/* infer_capped() at the last mismatch */
 	uint64_t	unknown_upd_ts;	/* last update under a cgroup of unknown parent */
-	bool		synced;
 	/*
 	 * The last lock window inference was given an unlock of (subtree
 	 * late_id, unlocked at late_unl_ts, 0 none), and whether inference
@@ -394,6 +393,12 @@ struct replay {
 	struct replay_stats		st;
 	struct val_state		*val;
 	struct infer			*inf;		/* validation with windows traced */
+	/*
+	 * A forced flush of the root has completed (win_pend_done()): every
+	 * counter is known from sync_ts on, the trace's and the simulators'.
+	 */
+	bool				synced;
+	uint64_t			sync_ts;
 	struct rcg			**cg;		/* first-seen order */
 	size_t				nr_cg, cap_cg;
 	struct rcg			**htab;
@@ -703,8 +708,8 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 void val_update(struct replay *r, const struct mcr_event *ev, struct rcg *c);
 void val_unlocked(struct replay *r, uint64_t id, uint64_t ts);
 void val_window_closed(struct replay *r);
-/* a flush the trace saw complete (its last window unlocked): the credit counts from its request; a forced root one syncs */
-void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts);
+/* a flush the trace saw complete (its last window unlocked): the credit counts from its request */
+void val_flush_done(struct replay *r, const struct win_pend *pd);
 void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts);
 int val_checks_put(struct replay *r, const struct val_check *c, size_t n);
 

@@ -301,7 +301,7 @@ void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts)
 	c->last_flush_capped = val_inferred(r) ? val_capped(r) : 0;
 }
 
-void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts)
+void val_flush_done(struct replay *r, const struct win_pend *pd)
 {
 	struct rcg *c;
 
@@ -311,10 +311,7 @@ void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts)
 	c = pd->lock_only ? NULL : rcg_find(r, pd->id);
 	if (c && pd->req_ts > c->done_req_ts)
 		c->done_req_ts = pd->req_ts;
-	if (r->val->synced || !pd->root_forced)
-		return;
-	r->val->synced = true;
-	r->val->v.sync_ts = ts;
+	r->val->v.sync_ts = r->sync_ts;	/* the pass's (win_pend_done()) */
 }
 
 /*
@@ -326,7 +323,7 @@ void val_flush_done(struct replay *r, const struct win_pend *pd, uint64_t ts)
  */
 static uint64_t val_since(struct replay *r, struct rcg *c, uint64_t *capped)
 {
-	uint64_t since = r->val->v.sync_ts;
+	uint64_t since = r->sync_ts;
 	struct rcg *a;
 
 	*capped = 0;
@@ -545,7 +542,7 @@ int val_flush_event(struct replay *r, const struct mcr_event *ev, struct rcg *c)
 		if (ret < 0)
 			return ret;
 	}
-	if (!r->val->synced) {
+	if (!r->synced) {
 		v->skipped_before_sync++;
 		return 0;
 	}

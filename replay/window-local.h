@@ -40,6 +40,8 @@ struct win_pend *win_pend_find(struct replay *r, int32_t pid);
 struct win_pend *win_pend_alloc(struct replay *r, int32_t pid, uint64_t ts);
 int win_pend_progress(struct replay *r, struct win_pend *pd, uint64_t ts, bool begin);
 int win_pend_close(struct replay *r, struct win_pend *pd, uint64_t ts);
+/* The trace saw @pd's flush complete at @ts (its last window unlocked): a forced root one syncs. */
+void win_pend_done(struct replay *r, const struct win_pend *pd, uint64_t ts);
 /* End run @p's open window at @ts (sim_window_end()), then its deferred flushes. */
 int win_end_policy(struct replay *r, unsigned int p, uint64_t ts);
 /*

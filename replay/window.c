@@ -252,7 +252,7 @@ static int win_unlock_at(struct replay *r, struct win_pend *pd, int item, uint64
 			return ret;
 	}
 	if (item == -1 || item == (int)r->t->nr_possible - 1) {
-		val_flush_done(r, pd, ts);
+		win_pend_done(r, pd, ts);
 		ret = win_pend_progress(r, pd, ts, false);
 		if (ret < 0)
 			return ret;
@@ -683,7 +683,7 @@ int window_take(struct replay *r, const struct mcr_event *ev, struct win_op *op)
 			op->slot = win_slot(r, pd);
 			op->progress = pd->progress;
 			op->req_ts = pd->req_ts;
-			val_flush_done(r, pd, ev->ts);	/* not a forced root flush's: no sync */
+			win_pend_done(r, pd, ev->ts);	/* not a forced root flush's: no sync */
 			pd->progress = false;
 			pd->used = false;
 		}

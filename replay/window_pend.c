@@ -163,6 +163,17 @@ int win_pend_close(struct replay *r, struct win_pend *pd, uint64_t ts)
 	return 0;
 }
 
+void win_pend_done(struct replay *r, const struct win_pend *pd, uint64_t ts)
+{
+	if (pd->root_forced && !r->synced) {
+		r->synced = true;
+		r->sync_ts = ts;
+		if (r->inf)
+			infer_set_synced(r->inf);
+	}
+	val_flush_done(r, pd);
+}
+
 struct win_pend *win_pend_alloc(struct replay *r, int32_t pid, uint64_t ts)
 {
 	struct win_pend *oldest = NULL;
@@ -214,7 +225,7 @@ int window_flush_request(struct replay *r, const struct mcr_event *ev, const boo
 		if (kernel_flush && (ev->flags & MCR_FLUSH_FORCE) && ev->id == SIM_ROOT_ID) {
 			struct win_pend done = { .id = ev->id, .root_forced = true };
 
-			val_flush_done(r, &done, ev->ts);
+			win_pend_done(r, &done, ev->ts);
 		}
 		return 0;
 	}

@@ -125,6 +125,11 @@ uint64_t infer_missed(const struct infer *in)
 	return in->missed;
 }
 
+void infer_set_synced(struct infer *in)
+{
+	in->synced = true;
+}
+
 size_t infer_miss_at(const struct infer *in, const uint64_t **at)
 {
 	*at = in->miss_at;
@@ -329,7 +334,7 @@ static int inf_list_check(struct infer *in, uint64_t id, int64_t su, bool nf, bo
 /* A check's number, the work by then and, unexplained after a drop, its miss. */
 static int inf_check_note(struct infer *in, bool explained)
 {
-	if (!explained && in->capped) {
+	if (!explained && in->capped && in->synced) {
 		if (mcr_grow((void **)&in->miss_at, &in->cap_miss_at, in->missed + 1,
 			     sizeof(*in->miss_at)))
 			return -ENOMEM;
