@@ -85,10 +85,19 @@ uint64_t infer_work(const struct infer *in);
 /* infer_work() at each infer_check() so far, by its number; returns how many. */
 size_t infer_work_at(const struct infer *in, const uint64_t **at);
 /*
- * Every counter is known from here on: a forced flush of the root has reset
- * them all.  Before it the trace began with values it does not show, which
- * no order explains: a check no hypothesis explains is no miss
- * (infer_missed()), though every hypothesis still takes the kernel's value.
+ * A forced flush of the root is requested: once it completes, every counter
+ * is what its lock windows and the updates among them left, whatever came
+ * before.  No order before it decides a counter after it, so the exact
+ * diagram (infer_set_exact()) opens only from here on; before it the list
+ * and its cap alone.
+ */
+void infer_set_syncing(struct infer *in);
+/*
+ * Every counter is known from here on: that flush has completed (and
+ * infer_set_syncing() holds).  Before it the trace began with values it does
+ * not show, which no order explains: a check no hypothesis explains is no
+ * miss (infer_missed()), though every hypothesis still takes the kernel's
+ * value.
  */
 void infer_set_synced(struct infer *in);
 /*

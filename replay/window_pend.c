@@ -198,6 +198,7 @@ struct win_pend *win_pend_alloc(struct replay *r, int32_t pid, uint64_t ts)
 int window_flush_request(struct replay *r, const struct mcr_event *ev, const bool *go)
 {
 	bool kernel_flush = ev->flags & (MCR_FLUSH_FORCE | MCR_FLUSH_NEEDS);
+	bool root_forced = (ev->flags & MCR_FLUSH_FORCE) && ev->id == SIM_ROOT_ID;
 	bool windows = kernel_flush && r->t->windows_traced;
 	bool defer = windows && (!r->p.model->whole_flush || r->t->visits_traced);
 	struct win_pend *pd = win_pend_find(r, ev->pid);
@@ -221,8 +222,11 @@ int window_flush_request(struct replay *r, const struct mcr_event *ev, const boo
 		if (ret < 0)
 			return ret;
 	}
+	/* what the flush leaves is what every counter starts from once it completes */
+	if (root_forced && r->inf)
+		infer_set_syncing(r->inf);
 	if (!windows) {
-		if (kernel_flush && (ev->flags & MCR_FLUSH_FORCE) && ev->id == SIM_ROOT_ID) {
+		if (root_forced) {
 			struct win_pend done = { .id = ev->id, .root_forced = true };
 
 			win_pend_done(r, &done, ev->ts);
@@ -234,7 +238,7 @@ int window_flush_request(struct replay *r, const struct mcr_event *ev, const boo
 		return -ENOMEM;
 	*pd = (struct win_pend){
 		.id = ev->id, .req_ts = ev->ts, .pid = ev->pid, .last_cpu = -2,
-		.used = true, .root_forced = (ev->flags & MCR_FLUSH_FORCE) && ev->id == SIM_ROOT_ID,
+		.used = true, .root_forced = root_forced,
 	};
 	win_pend_go_set(r, pd, mask);
 	return 0;

@@ -218,6 +218,7 @@ struct infer {
 	uint64_t		lowered;	/* times the cap was halved (inf_budget()) */
 	unsigned int		patience;	/* INF_SAT_BUDGET times this before each halving */
 	uint64_t		missed;		/* checks no order explained, the cap having dropped some */
+	bool			syncing;	/* infer_set_syncing(): orders decide from here on */
 	bool			synced;		/* infer_set_synced(): misses count from here on */
 	uint64_t		checks;		/* infer_check() calls */
 	uint64_t		*miss_at;	/* [missed]: the checks (0: the first) that missed */

@@ -125,8 +125,14 @@ uint64_t infer_missed(const struct infer *in)
 	return in->missed;
 }
 
+void infer_set_syncing(struct infer *in)
+{
+	in->syncing = true;
+}
+
 void infer_set_synced(struct infer *in)
 {
+	in->syncing = true;
 	in->synced = true;
 }
 

@@ -28,14 +28,15 @@
  * come, and itself): without a sink, the diagram opens from the list, exact
  * from here on, and the list goes on beside it.  The sink needs each
  * order's history, which the diagram does not keep: with one, the list and
- * its cap alone.
+ * its cap alone.  Nor before a forced flush of the root is requested
+ * (infer_set_syncing()): no order before it decides any counter after it.
  */
 int inf_dd_switch(struct infer *in, const struct inf_path *pa)
 {
 	size_t i, nv = 0;
 	int ret;
 
-	if (!in->dd || in->ddw || in->order_fn || !in->win || pa->cut || !inf_ddw_fits(in))
+	if (!in->dd || !in->syncing || in->ddw || in->order_fn || !in->win || pa->cut || !inf_ddw_fits(in))
 		return 0;
 	for (i = 0; i < pa->n; i++)
 		nv += pa->vis[i] != INF_NONE;

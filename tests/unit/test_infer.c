@@ -150,7 +150,7 @@ TEST(test_no_miss_before_sync)
 	bool su, nf;
 
 	ASSERT(in);
-	in->synced = false;	/* as infer_create() makes it */
+	in->syncing = in->synced = false;	/* as infer_create() makes it */
 	ASSERT_EQ(setup_window(in), 0);
 	ASSERT_EQU(infer_capped(in), 3);
 	ASSERT_EQ(infer_check(in, P, 64, false, &su, &nf), 0);
@@ -761,6 +761,38 @@ TEST(test_cap_dd)
 	ASSERT_EQ(sim_stats_updates(infer_base(in), ROOT), 64);
 	ASSERT_EQ(sim_stats_updates(infer_base(in), P), 64);
 	ASSERT_EQ(sim_stats_updates(infer_base(in), L), 64);
+	infer_destroy(in);
+}
+
+/*
+ * test_cap_dd before a forced flush of the root is requested: no diagram
+ * opens (infer_set_syncing()), so the list alone takes the window's update,
+ * capped at 2 of its 4 orders (2 dropped).  The same inference, told of the
+ * request, opens one at the next such update: setup_window's updates and
+ * window again (cpu0's tree holds L, P and root once more), where each of
+ * the 2 orders kept branches 4 ways, past the cap: one switch.
+ */
+TEST(test_cap_dd_not_before_syncing)
+{
+	struct infer *in = mk("break", 2);
+
+	ASSERT(in);
+	in->syncing = in->synced = false;	/* as infer_create() makes it */
+	infer_set_exact(in, true);
+	ASSERT_EQ(setup_window(in), 0);
+	ASSERT(!in->ddw);
+	ASSERT_EQU(in->dd_switches, 0);
+	ASSERT_EQU(infer_nr_hyp(in), 2);
+	ASSERT_EQU(infer_capped(in), 2);
+	infer_set_syncing(in);
+	ASSERT(!in->synced);	/* misses count only once it completes */
+	ASSERT_EQ(upd(in, 201, 0, L, 64), 0);
+	ASSERT_EQ(upd(in, 202, 0, L, 64), 0);
+	ASSERT_EQ(upd(in, 203, 1, L, 64), 0);
+	ASSERT_EQ(infer_locked(in, 210, ROOT, 0, 100), 0);
+	ASSERT_EQ(upd(in, 250, 1, L, 64), 0);
+	ASSERT_EQU(in->dd_switches, 1);
+	ASSERT(in->ddw);
 	infer_destroy(in);
 }
 
@@ -1745,7 +1777,7 @@ TEST(test_key_select)
 	}
 }
 
-TEST_MAIN(test_order_found, test_missed_after_cap, test_no_miss_before_sync, test_set_max_hyp, test_consensus, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
+TEST_MAIN(test_order_found, test_missed_after_cap, test_no_miss_before_sync, test_cap_dd_not_before_syncing, test_set_max_hyp, test_consensus, test_order_found_deep, test_no_order, test_merge, test_merge_twins,
 	  test_finish_tie, test_cap, test_mirror, test_order_sink, test_cost_bounds,
 	  test_cap_keeps_nearest, test_cap_dd, test_cap_dd_given_up, test_cap_dd_budget_scale, test_cap_dd_budget_wide, test_cap_halved, test_late_update, test_late_past_next_lock,
 	  test_policy_from_caller, test_cut_exact, test_lazy_exact, test_win_exact, test_path_mask_exact, test_key_select,
