@@ -113,7 +113,8 @@ dump() {	# db: the result rows, the replayed file's name and the wall time maske
 cp "$SRC" "$T_TMP/r1.db"
 cp "$SRC" "$T_TMP/r8.db"
 expect_exit retry_replay 0 "$REPLAY" replay -q -m inferred -s 0 -H 3 "$T_TMP/r1.db"
-expect_match retry_replay_msg "^Inferred order: [0-9]+ updates inside lock windows placed, by break \(the traced kernel's policy\) in a wider search from the start \(cap 12 over the 64 flushes up to each miss: [0-9]+ of [0-9]+, [0-9.]+ s\): the first prepass \(-H 3, [0-9.]+ s\) missed [0-9]+ of the kernel's values after its cap dropped orders, the search [0-9]+\.$" "$T_OUT"
+# the prepass misses what validate's list at the same cap does (no value before sync is a miss)
+expect_match retry_replay_msg "^Inferred order: [0-9]+ updates inside lock windows placed, by break \(the traced kernel's policy\) in a wider search from the start \(cap 12 over the 64 flushes up to each miss: [0-9]+ of [0-9]+, [0-9.]+ s\): the first prepass \(-H 3, [0-9.]+ s\) missed $missed of the kernel's values after its cap dropped orders, the search [0-9]+\.$" "$T_OUT"
 # given up at its work: the first order, and the replay says so
 cp "$SRC" "$T_TMP/r0.db"
 expect_exit retry_replay_given_up 0 "$REPLAY" replay -q -m inferred -s 0 -H 3 --retry 0.000001 \
