@@ -85,11 +85,12 @@ uint64_t infer_work(const struct infer *in);
 /* infer_work() at each infer_check() so far, by its number; returns how many. */
 size_t infer_work_at(const struct infer *in, const uint64_t **at);
 /*
- * A forced flush of the root is requested: once it completes, every counter
- * is what its lock windows and the updates among them left, whatever came
- * before.  No order before it decides a counter after it, so the exact
- * diagram (infer_set_exact()) opens only from here on; before it the list
- * and its cap alone.
+ * A forced flush of the root is requested.  Until it completes, counters may
+ * still hold values from before the trace, which it does not show, and no
+ * value is compared: exact orders there buy little.  So the exact diagram
+ * (infer_set_exact()) opens only from here on, its budget kept for the
+ * orders of this flush's lock windows and after; before it the list and
+ * its cap alone.
  */
 void infer_set_syncing(struct infer *in);
 /*

@@ -222,7 +222,7 @@ int window_flush_request(struct replay *r, const struct mcr_event *ev, const boo
 		if (ret < 0)
 			return ret;
 	}
-	/* what the flush leaves is what every counter starts from once it completes */
+	/* once it completes every counter is known: exact orders from here on */
 	if (root_forced && r->inf)
 		infer_set_syncing(r->inf);
 	if (!windows) {

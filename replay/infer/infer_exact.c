@@ -29,7 +29,8 @@
  * from here on, and the list goes on beside it.  The sink needs each
  * order's history, which the diagram does not keep: with one, the list and
  * its cap alone.  Nor before a forced flush of the root is requested
- * (infer_set_syncing()): no order before it decides any counter after it.
+ * (infer_set_syncing()): while counters may still hold values from before
+ * the trace, exact orders buy little.
  */
 int inf_dd_switch(struct infer *in, const struct inf_path *pa)
 {
