@@ -95,10 +95,10 @@ size_t infer_work_at(const struct infer *in, const uint64_t **at);
 void infer_set_syncing(struct infer *in);
 /*
  * Every counter is known from here on: that flush has completed (and
- * infer_set_syncing() holds).  Before it the trace began with values it does
- * not show, which no order explains: a check no hypothesis explains is no
- * miss (infer_missed()), though every hypothesis still takes the kernel's
- * value.
+ * infer_set_syncing() holds).  Before it counters may hold values from
+ * before the trace, which it does not show, so a value no hypothesis explains
+ * says nothing of the cap: no miss (infer_missed()), though every hypothesis
+ * still takes the kernel's value.
  */
 void infer_set_synced(struct infer *in);
 /*
