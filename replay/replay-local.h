@@ -710,6 +710,8 @@ void val_unlocked(struct replay *r, uint64_t id, uint64_t ts);
 void val_window_closed(struct replay *r);
 /* a flush the trace saw complete (its last window unlocked): the credit counts from its request */
 void val_flush_done(struct replay *r, const struct win_pend *pd);
+/* the pass synced (win_pend_done()): the validation reports when */
+void val_synced(struct replay *r);
 void val_went_ahead(struct replay *r, struct rcg *c, uint64_t ts);
 int val_checks_put(struct replay *r, const struct val_check *c, size_t n);
 

@@ -311,7 +311,12 @@ void val_flush_done(struct replay *r, const struct win_pend *pd)
 	c = pd->lock_only ? NULL : rcg_find(r, pd->id);
 	if (c && pd->req_ts > c->done_req_ts)
 		c->done_req_ts = pd->req_ts;
-	r->val->v.sync_ts = r->sync_ts;	/* the pass's (win_pend_done()) */
+}
+
+void val_synced(struct replay *r)
+{
+	if (r->val)
+		r->val->v.sync_ts = r->sync_ts;
 }
 
 /*

@@ -170,6 +170,7 @@ void win_pend_done(struct replay *r, const struct win_pend *pd, uint64_t ts)
 		r->sync_ts = ts;
 		if (r->inf)
 			infer_set_synced(r->inf);
+		val_synced(r);
 	}
 	val_flush_done(r, pd);
 }
